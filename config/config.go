@@ -1,0 +1,258 @@
+// Package config describes one business as its owner writes it: the
+// business, its locations and their units, prices, limits, mail, deployment
+// and store settings, read from one TOML file and checked as a whole.
+//
+// It is a domain package: it imports only the standard library and the TOML
+// decoder. cmd/frontdesk layers defaults, the file, FRONTDESK_* environment
+// variables and flags, in that order.
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the whole file.
+type Config struct {
+	Business   Business   `toml:"business"`
+	Locations  []Location `toml:"locations"`
+	Limits     Limits     `toml:"limits"`
+	Mail       Mail       `toml:"mail"`
+	Deployment Deployment `toml:"deployment"`
+	Store      Store      `toml:"store"`
+	USP        USP        `toml:"usp"`
+	ORP        ORP        `toml:"orp"`
+}
+
+// Business holds what every location shares unless it overrides it.
+type Business struct {
+	Name             string      `toml:"name"`
+	Phone            string      `toml:"phone"`
+	TimeZone         string      `toml:"time_zone"`
+	CheckinHour      string      `toml:"checkin_hour"` // "15:00", local time
+	Currency         string      `toml:"currency"`     // ISO 4217, such as "USD"
+	TaxPercent       float64     `toml:"tax_percent"`  // at most two decimals, such as 10.75
+	TaxLabel         string      `toml:"tax_label"`    // wording used in quotes, such as "10.75% lodging tax"
+	StayPolicyReason string      `toml:"stay_policy_reason"`
+	PrivacyURL       string      `toml:"privacy_url"`
+	PolicyURL        string      `toml:"policy_url"`
+	LocationsURL     string      `toml:"locations_url"`
+	MinAge           int         `toml:"min_age"`
+	ConfirmHours     int         `toml:"confirm_hours"`
+	OfficeHours      OfficeHours `toml:"office_hours"`
+}
+
+// OfficeHours gives each weekday as "HH:MM-HH:MM" or "closed".
+type OfficeHours struct {
+	Mon string `toml:"mon"`
+	Tue string `toml:"tue"`
+	Wed string `toml:"wed"`
+	Thu string `toml:"thu"`
+	Fri string `toml:"fri"`
+	Sat string `toml:"sat"`
+	Sun string `toml:"sun"`
+}
+
+// Location is one property with its own public server, phone and units.
+type Location struct {
+	Slug        string `toml:"slug"`
+	Name        string `toml:"name"`
+	Domain      string `toml:"domain"`
+	Phone       string `toml:"phone"`
+	TimeZone    string `toml:"time_zone"`    // empty: the business zone
+	CheckinHour string `toml:"checkin_hour"` // empty: the business hour
+	Prefix      string `toml:"reference_prefix"`
+	FormURL     string `toml:"form_url"` // empty: this server's /book/{slug}
+	Units       []Unit `toml:"units"`
+}
+
+// Unit kinds.
+const (
+	KindNight = "night" // sold by the night, checked in on a date
+	KindTimed = "timed" // sold by the slot, inside opening hours
+)
+
+// Unit is a room type sold by the night or a timed service sold by the slot.
+type Unit struct {
+	Type        string `toml:"type"` // "single", "double", "studio", "shuttle"…
+	Kind        string `toml:"kind"` // KindNight (default) or KindTimed
+	Name        string `toml:"name"` // display name; empty: the type
+	Count       int    `toml:"count"`
+	NightlyRate string `toml:"nightly_rate"` // decimal, such as "89.00"; empty: weekly only
+	WeeklyRate  string `toml:"weekly_rate"`
+	MinNights   int    `toml:"min_nights"`
+	// Timed units only.
+	DurationMinutes int    `toml:"duration_minutes"`
+	Opens           string `toml:"opens"`  // "06:00", local time, every day
+	Closes          string `toml:"closes"` // the last slot ends by then
+	Price           string `toml:"price"`  // per slot
+}
+
+// Limits are the business decisions and adjustable ceilings of
+// direct-booking.md. The fixed per-mailbox limits are constants in booking.
+type Limits struct {
+	MaxStayNights        int `toml:"max_stay_nights"`
+	AdjacencyGapNights   int `toml:"adjacency_gap_nights"`
+	AdvanceDays          int `toml:"advance_days"`
+	MaxGuests            int `toml:"max_guests"`
+	CancelBeforeHours    int `toml:"cancel_before_hours"`
+	PortfolioEmailHourly int `toml:"portfolio_email_hourly"`
+	PortfolioEmailDaily  int `toml:"portfolio_email_daily"`
+	LocationEmailHourly  int `toml:"location_email_hourly"`
+	CancelPortfolioDaily int `toml:"cancel_portfolio_daily"`
+	LocationPending      int `toml:"location_pending"`
+	PortfolioPending     int `toml:"portfolio_pending"`
+}
+
+// Mail says how mail leaves the server.
+type Mail struct {
+	Driver       string `toml:"driver"` // "dev" or "smtp"
+	From         string `toml:"from"`
+	Staff        string `toml:"staff"`
+	SMTPHost     string `toml:"smtp_host"`
+	SMTPPort     int    `toml:"smtp_port"`
+	SMTPUser     string `toml:"smtp_username"`
+	SMTPPassword string `toml:"-"` // from password_env or password_file only
+	PasswordEnv  string `toml:"smtp_password_env"`
+	PasswordFile string `toml:"smtp_password_file"`
+}
+
+// Deployment is the evidence the booking tools check before acting.
+type Deployment struct {
+	Context      string   `toml:"context"` // "production", "draft", "preview"…
+	Published    bool     `toml:"published"`
+	Hostnames    []string `toml:"hostnames"`     // Host values this server answers to
+	PublicOrigin string   `toml:"public_origin"` // such as "https://book.example.com"; empty: from the listen address
+}
+
+// Store selects the engine: Database (a postgres:// URL) wins over DataDir.
+type Store struct {
+	DataDir  string `toml:"data_dir"`
+	Database string `toml:"database"`
+}
+
+// USP switches the Universal Scheduling Protocol front door.
+type USP struct {
+	Enabled bool `toml:"enabled"`
+}
+
+// ORP switches the Open Rails Protocol host.
+type ORP struct {
+	Enabled bool `toml:"enabled"`
+}
+
+// Parse decodes a TOML file. Unknown keys are errors that name the key, so a
+// typo never silently falls back to a default.
+func Parse(data []byte) (Config, error) {
+	c := Defaults()
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&c)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		var errs []error
+		for _, k := range undecoded {
+			errs = append(errs, fmt.Errorf("%s: unknown setting", k))
+		}
+		return Config{}, joinErrors(errs)
+	}
+	c.fillLocationDefaults()
+	return c, nil
+}
+
+// Defaults are the settings used where the file is silent.
+func Defaults() Config {
+	return Config{
+		Business: Business{
+			TimeZone:     "UTC",
+			CheckinHour:  "15:00",
+			Currency:     "USD",
+			MinAge:       18,
+			ConfirmHours: 24,
+			OfficeHours: OfficeHours{
+				Mon: "08:00-18:00", Tue: "08:00-18:00", Wed: "08:00-18:00",
+				Thu: "08:00-18:00", Fri: "08:00-18:00", Sat: "10:00-18:00", Sun: "closed",
+			},
+		},
+		Limits: Limits{
+			MaxStayNights:        30,
+			AdjacencyGapNights:   1,
+			AdvanceDays:          550,
+			MaxGuests:            4,
+			CancelBeforeHours:    48,
+			PortfolioEmailHourly: 8,
+			PortfolioEmailDaily:  20,
+			LocationEmailHourly:  3,
+			CancelPortfolioDaily: 5,
+			LocationPending:      3,
+			PortfolioPending:     8,
+		},
+		Mail:       Mail{Driver: "dev", SMTPPort: 587},
+		Deployment: Deployment{Context: "production", Published: true, Hostnames: []string{"localhost", "127.0.0.1"}},
+		Store:      Store{DataDir: "frontdesk-data"},
+	}
+}
+
+// fillLocationDefaults copies business-wide values into locations that
+// leave them empty, so later code reads one place.
+func (c *Config) fillLocationDefaults() {
+	for i := range c.Locations {
+		l := &c.Locations[i]
+		if l.TimeZone == "" {
+			l.TimeZone = c.Business.TimeZone
+		}
+		if l.CheckinHour == "" {
+			l.CheckinHour = c.Business.CheckinHour
+		}
+		for j := range l.Units {
+			if l.Units[j].Kind == "" {
+				l.Units[j].Kind = KindNight
+			}
+		}
+	}
+}
+
+// Zone returns the location's IANA zone. Validate guarantees it loads.
+func (l Location) Zone() *time.Location {
+	z, err := time.LoadLocation(l.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return z
+}
+
+// Unit returns the unit of the given type, case-insensitively.
+func (l Location) Unit(typ string) (Unit, bool) {
+	for _, u := range l.Units {
+		if strings.EqualFold(u.Type, typ) {
+			return u, true
+		}
+	}
+	return Unit{}, false
+}
+
+// NightUnits returns the units sold by the night, in config order.
+func (l Location) NightUnits() []Unit {
+	var out []Unit
+	for _, u := range l.Units {
+		if u.Kind == KindNight {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// DisplayName is the unit's name for people.
+func (u Unit) DisplayName() string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.Type
+}
+
+// WeeklyOnly reports whether the unit has no nightly rate.
+func (u Unit) WeeklyOnly() bool { return u.Kind == KindNight && u.NightlyRate == "" }

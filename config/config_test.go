@@ -1,0 +1,122 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"frontdesk/internal/golden"
+)
+
+func TestDemoIsTheDesignedBusiness(t *testing.T) {
+	c := Demo()
+	if got, want := c.Business.Name, "Sample Stays"; got != want {
+		t.Fatalf("name = %q, want %q", got, want)
+	}
+	if c.Business.Phone == "" || c.Business.TimeZone != "America/Denver" || c.Business.CheckinHour != "15:00" {
+		t.Fatalf("business = %+v", c.Business)
+	}
+	want := map[string]map[string]int{
+		"riverside": {"single": 3, "double": 2, "studio": 1},
+		"oldtown":   {"single": 2, "double": 2},
+		"airport":   {"double": 1, "studio": 2},
+	}
+	timed := 0
+	for _, l := range c.Locations {
+		if l.Phone == c.Business.Phone {
+			t.Errorf("%s shares the business phone", l.Slug)
+		}
+		nights := map[string]int{}
+		for _, u := range l.Units {
+			if u.Kind == KindTimed {
+				timed++
+				continue
+			}
+			nights[u.Type] = u.Count
+			if u.Type == "studio" && (!u.WeeklyOnly() || u.MinNights != 7) {
+				t.Errorf("%s studio is not weekly-only with a 7-night minimum", l.Slug)
+			}
+			if u.Type != "studio" && u.WeeklyOnly() {
+				t.Errorf("%s %s has no nightly rate", l.Slug, u.Type)
+			}
+		}
+		for typ, n := range want[l.Slug] {
+			if nights[typ] != n {
+				t.Errorf("%s %s = %d units, want %d", l.Slug, typ, nights[typ], n)
+			}
+		}
+		if len(nights) != len(want[l.Slug]) {
+			t.Errorf("%s sells %v, want %v", l.Slug, nights, want[l.Slug])
+		}
+	}
+	if timed == 0 {
+		t.Error("demo offers no timed service")
+	}
+	if c.Deployment.Context != "production" || !c.Deployment.Published {
+		t.Errorf("deployment = %+v", c.Deployment)
+	}
+	if got := strings.Join(c.Deployment.Hostnames, ","); got != "localhost,127.0.0.1" {
+		t.Errorf("hostnames = %s", got)
+	}
+	if c.Business.OfficeHours.Sun != "closed" || c.Business.OfficeHours.Sat != "10:00-18:00" || c.Business.OfficeHours.Mon != "08:00-18:00" {
+		t.Errorf("office hours = %+v", c.Business.OfficeHours)
+	}
+}
+
+func TestExampleValidates(t *testing.T) {
+	c, err := Parse(ExampleTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("example config: %v", err)
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	bad := strings.NewReplacer(
+		`time_zone = "America/Denver"`, `time_zone = "Mars/Olympus"`,
+		`slug = "oldtown"`, `slug = "riverside"`,
+		`nightly_rate = "79.00"`, `nightly_rate = "79.001"`,
+		`count = 2`+"\n"+`weekly_rate = "595.00"`, `count = 0`+"\n"+`weekly_rate = "595.00"`,
+		`opens = "06:00"`, `opens = "23:00"`,
+		`max_guests = 4`, `max_guests = 0`,
+		`driver = "dev"`, `driver = "pigeon"`,
+		`reference_prefix = "APS"`, `reference_prefix = "rv"`,
+	).Replace(string(DemoTOML))
+	c, err := Parse([]byte(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil, want errors")
+	}
+	golden.Check(t, "invalid-demo.txt", []byte(err.Error()+"\n"))
+}
+
+func TestParseRefusesUnknownSettings(t *testing.T) {
+	_, err := Parse([]byte("[business]\nnmae = \"x\"\n[limits]\nmax_guest = 3\n"))
+	if err == nil {
+		t.Fatal("Parse accepted unknown keys")
+	}
+	for _, want := range []string{"business.nmae: unknown setting", "limits.max_guest: unknown setting"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestParseHours(t *testing.T) {
+	open, from, to, err := ParseHours("08:00-18:30")
+	if err != nil || !open || from != 480 || to != 1110 {
+		t.Fatalf("ParseHours = %v %d %d %v", open, from, to, err)
+	}
+	if open, _, _, err := ParseHours("closed"); err != nil || open {
+		t.Fatalf("closed = %v, %v", open, err)
+	}
+	for _, bad := range []string{"18:00-08:00", "8-18", "", "24:00-25:00"} {
+		if _, _, _, err := ParseHours(bad); err == nil {
+			t.Errorf("ParseHours(%q) accepted", bad)
+		}
+	}
+}

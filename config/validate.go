@@ -1,0 +1,306 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"frontdesk/internal/money"
+)
+
+var (
+	slugPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+	typePattern   = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,19}$`)
+	prefixPattern = regexp.MustCompile(`^[A-Z]{2,6}$`)
+	clockPattern  = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	phonePattern  = regexp.MustCompile(`^\+?[0-9][0-9 ().-]{6,30}$`)
+	emailPattern  = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$`)
+)
+
+// Validate reports every problem at once. Each error starts with the
+// field's path in the file, such as "locations[1].units[0].count".
+func (c Config) Validate() error {
+	v := &validator{}
+	c.validateBusiness(v)
+	c.validateLocations(v)
+	c.validateLimits(v)
+	c.validateMail(v)
+	c.validateDeployment(v)
+	return joinErrors(v.errs)
+}
+
+type validator struct{ errs []error }
+
+func (v *validator) add(field, format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+}
+
+func (v *validator) required(field, value string) bool {
+	if strings.TrimSpace(value) == "" {
+		v.add(field, "is required")
+		return false
+	}
+	return true
+}
+
+func (v *validator) url(field, value string, required bool) {
+	if value == "" {
+		if required {
+			v.add(field, "is required")
+		}
+		return
+	}
+	if strings.HasPrefix(value, "/") && !strings.HasPrefix(value, "//") {
+		return // a page on this server, resolved against the public origin
+	}
+	u, err := url.Parse(value)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		v.add(field, "must be an absolute http or https URL or a path starting with /, got %q", value)
+	}
+}
+
+func (v *validator) zone(field, value string) {
+	if _, err := time.LoadLocation(value); err != nil || value == "" || value == "Local" {
+		v.add(field, "must be an IANA time zone such as America/Denver, got %q", value)
+	}
+}
+
+func (v *validator) clock(field, value string) {
+	if !clockPattern.MatchString(value) {
+		v.add(field, "must be a local time HH:MM, got %q", value)
+	}
+}
+
+func (v *validator) phone(field, value string) {
+	if v.required(field, value) && !phonePattern.MatchString(value) {
+		v.add(field, "must be a phone number such as +1 303 555 0100, got %q", value)
+	}
+}
+
+func (c Config) validateBusiness(v *validator) {
+	b := c.Business
+	v.required("business.name", b.Name)
+	if len(b.Name) > 120 {
+		v.add("business.name", "must be at most 120 characters")
+	}
+	v.phone("business.phone", b.Phone)
+	v.zone("business.time_zone", b.TimeZone)
+	v.clock("business.checkin_hour", b.CheckinHour)
+	if !money.ValidCurrency(b.Currency) {
+		v.add("business.currency", "must be an ISO 4217 code such as USD, got %q", b.Currency)
+	}
+	if b.TaxPercent < 0 || b.TaxPercent > 100 || math.Abs(b.TaxPercent*100-math.Round(b.TaxPercent*100)) > 1e-6 {
+		v.add("business.tax_percent", "must be a percentage from 0 to 100 with at most two decimals")
+	}
+	if b.TaxPercent > 0 {
+		v.required("business.tax_label", b.TaxLabel)
+	}
+	v.required("business.stay_policy_reason", b.StayPolicyReason)
+	v.url("business.privacy_url", b.PrivacyURL, true)
+	v.url("business.policy_url", b.PolicyURL, true)
+	v.url("business.locations_url", b.LocationsURL, false)
+	if b.MinAge < 0 || b.MinAge > 99 {
+		v.add("business.min_age", "must be from 0 to 99")
+	}
+	if b.ConfirmHours < 1 || b.ConfirmHours > 168 {
+		v.add("business.confirm_hours", "must be from 1 to 168")
+	}
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if _, _, _, err := ParseHours(b.OfficeHours.ForDay(d)); err != nil {
+			v.add("business.office_hours."+dayKeys[d], "%v", err)
+		}
+	}
+}
+
+func (c Config) validateLocations(v *validator) {
+	if len(c.Locations) == 0 {
+		v.add("locations", "at least one location is required")
+	}
+	seen := map[string]string{}
+	claim := func(field, kind, value string) {
+		k := kind + ":" + strings.ToLower(value)
+		if prev, ok := seen[k]; ok {
+			v.add(field, "%q is already used by %s", value, prev)
+			return
+		}
+		seen[k] = field
+	}
+	for i, l := range c.Locations {
+		p := fmt.Sprintf("locations[%d]", i)
+		if !slugPattern.MatchString(l.Slug) {
+			v.add(p+".slug", "must be lowercase letters, digits and dashes (at most 40), got %q", l.Slug)
+		} else {
+			claim(p+".slug", "slug", l.Slug)
+		}
+		if v.required(p+".name", l.Name) {
+			claim(p+".name", "name", l.Name)
+			if len(l.Name) > 120 {
+				v.add(p+".name", "must be at most 120 characters")
+			}
+		}
+		if l.Domain != "" {
+			claim(p+".domain", "domain", l.Domain)
+		}
+		v.phone(p+".phone", l.Phone)
+		v.zone(p+".time_zone", l.TimeZone)
+		v.clock(p+".checkin_hour", l.CheckinHour)
+		if !prefixPattern.MatchString(l.Prefix) {
+			v.add(p+".reference_prefix", "must be 2 to 6 uppercase letters, got %q", l.Prefix)
+		} else {
+			claim(p+".reference_prefix", "prefix", l.Prefix)
+		}
+		v.url(p+".form_url", l.FormURL, false)
+		if len(l.Units) == 0 {
+			v.add(p+".units", "at least one unit is required")
+		}
+		types := map[string]bool{}
+		for j, u := range l.Units {
+			up := fmt.Sprintf("%s.units[%d]", p, j)
+			if !typePattern.MatchString(u.Type) {
+				v.add(up+".type", "must be a lowercase word of at most 20 characters, got %q", u.Type)
+			} else if types[u.Type] {
+				v.add(up+".type", "%q is listed twice", u.Type)
+			}
+			types[u.Type] = true
+			c.validateUnit(v, up, u)
+		}
+	}
+}
+
+func (c Config) validateUnit(v *validator, p string, u Unit) {
+	if u.Count < 1 || u.Count > 1000 {
+		v.add(p+".count", "must be from 1 to 1000")
+	}
+	amount := func(field, value string) {
+		if value == "" {
+			return
+		}
+		if _, err := money.Parse(value, c.Business.Currency); err != nil {
+			v.add(p+"."+field, "%v", err)
+		}
+	}
+	switch u.Kind {
+	case KindNight:
+		amount("nightly_rate", u.NightlyRate)
+		amount("weekly_rate", u.WeeklyRate)
+		if u.NightlyRate == "" && u.WeeklyRate == "" {
+			v.add(p+".nightly_rate", "a night unit needs nightly_rate, weekly_rate or both")
+		}
+		if u.MinNights < 1 || u.MinNights > c.Limits.MaxStayNights {
+			v.add(p+".min_nights", "must be from 1 to limits.max_stay_nights (%d)", c.Limits.MaxStayNights)
+		}
+		if u.Price != "" || u.DurationMinutes != 0 || u.Opens != "" || u.Closes != "" {
+			v.add(p+".kind", "price, duration_minutes, opens and closes are for timed units only")
+		}
+	case KindTimed:
+		if u.Price == "" {
+			v.add(p+".price", "is required for a timed unit")
+		}
+		amount("price", u.Price)
+		if u.DurationMinutes < 5 || u.DurationMinutes > 720 {
+			v.add(p+".duration_minutes", "must be from 5 to 720")
+		}
+		v.clock(p+".opens", u.Opens)
+		v.clock(p+".closes", u.Closes)
+		if clockPattern.MatchString(u.Opens) && clockPattern.MatchString(u.Closes) && u.Closes <= u.Opens {
+			v.add(p+".closes", "must be after opens")
+		}
+		if u.NightlyRate != "" || u.WeeklyRate != "" || u.MinNights != 0 {
+			v.add(p+".kind", "nightly_rate, weekly_rate and min_nights are for night units only")
+		}
+	default:
+		v.add(p+".kind", "must be %q or %q, got %q", KindNight, KindTimed, u.Kind)
+	}
+}
+
+func (c Config) validateLimits(v *validator) {
+	l := c.Limits
+	ranged := func(field string, value, lo, hi int) {
+		if value < lo || value > hi {
+			v.add("limits."+field, "must be from %d to %d, got %d", lo, hi, value)
+		}
+	}
+	ranged("max_stay_nights", l.MaxStayNights, 1, 365)
+	ranged("adjacency_gap_nights", l.AdjacencyGapNights, 0, 30)
+	ranged("advance_days", l.AdvanceDays, 1, 1000)
+	ranged("max_guests", l.MaxGuests, 1, 20)
+	ranged("cancel_before_hours", l.CancelBeforeHours, 0, 720)
+	// The adjustable booking ceilings share one range, as direct-booking.md
+	// sets for chat settings.
+	ranged("portfolio_email_hourly", l.PortfolioEmailHourly, 1, 1000)
+	ranged("portfolio_email_daily", l.PortfolioEmailDaily, 1, 1000)
+	ranged("location_email_hourly", l.LocationEmailHourly, 1, 1000)
+	ranged("cancel_portfolio_daily", l.CancelPortfolioDaily, 1, 1000)
+	ranged("location_pending", l.LocationPending, 1, 1000)
+	ranged("portfolio_pending", l.PortfolioPending, 1, 1000)
+}
+
+func (c Config) validateMail(v *validator) {
+	m := c.Mail
+	switch m.Driver {
+	case "dev":
+	case "smtp":
+		v.required("mail.smtp_host", m.SMTPHost)
+		if m.SMTPPort < 1 || m.SMTPPort > 65535 {
+			v.add("mail.smtp_port", "must be a TCP port")
+		}
+	default:
+		v.add("mail.driver", `must be "dev" or "smtp", got %q`, m.Driver)
+	}
+	for _, f := range []struct{ field, addr string }{{"mail.from", m.From}, {"mail.staff", m.Staff}} {
+		if v.required(f.field, f.addr) && !emailPattern.MatchString(f.addr) {
+			v.add(f.field, "must be an email address, got %q", f.addr)
+		}
+	}
+}
+
+func (c Config) validateDeployment(v *validator) {
+	d := c.Deployment
+	v.required("deployment.context", d.Context)
+	if len(d.Hostnames) == 0 {
+		v.add("deployment.hostnames", "at least one hostname is required")
+	}
+	for i, h := range d.Hostnames {
+		if h == "" || strings.ContainsAny(h, "/:@ ") && !strings.HasPrefix(h, "[") {
+			v.add(fmt.Sprintf("deployment.hostnames[%d]", i), "must be a bare host name without scheme or port, got %q", h)
+		}
+	}
+	v.url("deployment.public_origin", d.PublicOrigin, false)
+}
+
+// dayKeys are the office_hours keys by weekday.
+var dayKeys = [...]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
+
+// ForDay returns the hours of a weekday.
+func (o OfficeHours) ForDay(d time.Weekday) string {
+	return [...]string{o.Sun, o.Mon, o.Tue, o.Wed, o.Thu, o.Fri, o.Sat}[d]
+}
+
+// ParseHours reads "HH:MM-HH:MM" into minutes after midnight, or "closed".
+func ParseHours(s string) (open bool, from, to int, err error) {
+	if s == "closed" {
+		return false, 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "-")
+	if !ok || !clockPattern.MatchString(a) || !clockPattern.MatchString(b) || b <= a {
+		return false, 0, 0, fmt.Errorf(`must be "HH:MM-HH:MM" with the end after the start, or "closed", got %q`, s)
+	}
+	return true, Minutes(a), Minutes(b), nil
+}
+
+// Minutes turns a valid "HH:MM" into minutes after midnight.
+func Minutes(hhmm string) int {
+	return int(hhmm[0]-'0')*600 + int(hhmm[1]-'0')*60 + int(hhmm[3]-'0')*10 + int(hhmm[4]-'0')
+}
+
+// joinErrors is errors.Join that returns a nil interface for no errors.
+func joinErrors(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.Join(errs...)
+}

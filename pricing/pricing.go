@@ -1,0 +1,190 @@
+// Package pricing prices stays: nightly and weekly rates, tax, minimum
+// stays, the stay cap, the arrival window and the guest limit, and words
+// the inherited quote refusals. Its functions are pure: the caller passes
+// today's date.
+//
+// It imports config and the internal civil and money helpers only.
+package pricing
+
+import (
+	"encoding/json"
+	"strings"
+
+	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/money"
+)
+
+// Earliest arrival offset from today, in days. The inherited price function
+// accepts yesterday so a late-night arrival is not refused at midnight.
+const earliestArrival = -1
+
+// Pricer prices stays for one business.
+type Pricer struct {
+	cfg    config.Config
+	origin string // public origin of the hub, for links in refusals
+}
+
+// New returns a Pricer. origin is the hub's public origin, such as
+// "https://book.example.com"; relative config URLs are resolved against it.
+func New(cfg config.Config, origin string) *Pricer {
+	return &Pricer{cfg: cfg, origin: strings.TrimSuffix(origin, "/")}
+}
+
+// Stay is what a caller asks to price.
+type Stay struct {
+	Location config.Location
+	RoomType string // as given; matched case-insensitively
+	Checkin  string // YYYY-MM-DD as given
+	Checkout string
+}
+
+// Quote is a priced stay. Amounts are minor units of Currency.
+type Quote struct {
+	Location  string // slug
+	RoomType  string
+	Checkin   civil.Date
+	Checkout  civil.Date
+	Nights    int
+	Subtotal  int64
+	Tax       int64
+	Total     int64
+	Currency  string
+	RateBasis string // "nightly", "weekly" or "weekly+nightly"
+}
+
+// Amount renders minor units as an exact JSON number with the currency's
+// decimals, such as 1234.50.
+func (p *Pricer) Amount(minor int64) json.Number {
+	return json.Number(money.Format(minor, p.cfg.Business.Currency))
+}
+
+// Display renders minor units for people, such as "$1,234.50".
+func (p *Pricer) Display(minor int64) string { return money.Display(minor, p.cfg.Business.Currency) }
+
+// Dates reads and checks a stay's dates without a room type: readable,
+// checkout after checkin, inside the arrival window and under the cap.
+// today is the current date in the location's zone.
+func (p *Pricer) Dates(loc config.Location, checkin, checkout string, today civil.Date) (in, out civil.Date, nights int, err error) {
+	in, errIn := civil.Parse(checkin)
+	out, errOut := civil.Parse(checkout)
+	if errIn != nil || errOut != nil {
+		return in, out, 0, p.refuse(RefusalUnreadableDates, "", nil)
+	}
+	nights = in.DaysUntil(out)
+	offset := today.DaysUntil(in)
+	switch {
+	case nights < 1:
+		return in, out, nights, p.refuse(RefusalCheckoutNotAfter, "Check out has to be after check in.", nil)
+	case offset < earliestArrival:
+		return in, out, nights, p.refuse(RefusalPast, "That arrival date has already passed.", nil)
+	case offset > p.cfg.Limits.AdvanceDays:
+		return in, out, nights, p.refuse(RefusalTooFar, "That is further ahead than this business books.", nil)
+	case nights > p.cfg.Limits.MaxStayNights:
+		return in, out, nights, p.overCap(in)
+	}
+	return in, out, nights, nil
+}
+
+// Quote prices a stay at one location, or returns a *Refusal with the
+// inherited wording.
+func (p *Pricer) Quote(s Stay, today civil.Date) (Quote, error) {
+	unit, ok := s.Location.Unit(s.RoomType)
+	if !ok || unit.Kind != config.KindNight {
+		return Quote{}, p.unknownRoomType(s.Location, s.RoomType)
+	}
+	in, out, nights, err := p.Dates(s.Location, s.Checkin, s.Checkout, today)
+	if err != nil {
+		return Quote{}, err
+	}
+	if nights < unit.MinNights {
+		if unit.WeeklyOnly() && unit.MinNights < 7 {
+			// The live minimum was lowered below a week, but a weekly-only
+			// unit still has no price for a shorter stay.
+			if nights < 7 {
+				return Quote{}, p.refuse(RefusalWeeklyOnly, "A "+unit.Type+" here is sold by the week only: it has no nightly rate, so there is no price for a stay of under a week in one.", nil)
+			}
+		}
+		return Quote{}, p.minimumStay(s.Location, unit)
+	}
+	if unit.WeeklyOnly() && nights < 7 {
+		return Quote{}, p.refuse(RefusalWeeklyOnly, "A "+unit.Type+" here is sold by the week only: it has no nightly rate, so there is no price for a stay of under a week in one.", nil)
+	}
+	subtotal, basis := p.subtotal(unit, nights)
+	tax := money.DivRound(subtotal*p.taxBasisPoints(), 10000)
+	return Quote{
+		Location: s.Location.Slug, RoomType: unit.Type,
+		Checkin: in, Checkout: out, Nights: nights,
+		Subtotal: subtotal, Tax: tax, Total: subtotal + tax,
+		Currency: p.cfg.Business.Currency, RateBasis: basis,
+	}, nil
+}
+
+// subtotal applies whole weeks at the weekly rate when there is one and
+// the rest at the nightly rate; a weekly-only unit prices extra nights at
+// a seventh of its week.
+func (p *Pricer) subtotal(u config.Unit, nights int) (int64, string) {
+	nightly, hasNightly := p.rate(u.NightlyRate)
+	weekly, hasWeekly := p.rate(u.WeeklyRate)
+	switch {
+	case hasWeekly && !hasNightly:
+		weeks, rest := int64(nights/7), int64(nights%7)
+		return weeks*weekly + rest*money.DivRound(weekly, 7), "weekly"
+	case hasWeekly && nights >= 7:
+		weeks, rest := int64(nights/7), int64(nights%7)
+		if rest == 0 {
+			return weeks * weekly, "weekly"
+		}
+		return weeks*weekly + rest*nightly, "weekly+nightly"
+	default:
+		return int64(nights) * nightly, "nightly"
+	}
+}
+
+func (p *Pricer) rate(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n, err := money.Parse(s, p.cfg.Business.Currency)
+	return n, err == nil // Validate refused unreadable rates already
+}
+
+func (p *Pricer) taxBasisPoints() int64 {
+	return int64(p.cfg.Business.TaxPercent*100 + 0.5)
+}
+
+// URL resolves a config URL that may be a path on this server.
+func (p *Pricer) URL(u string) string {
+	if strings.HasPrefix(u, "/") {
+		return p.origin + u
+	}
+	return u
+}
+
+// FormURL is the location's booking form, prefilled with the requested
+// room type and dates when they are given.
+func (p *Pricer) FormURL(loc config.Location, roomType, checkin, checkout string) string {
+	base := p.BareFormURL(loc)
+	if roomType == "" && checkin == "" && checkout == "" {
+		return base
+	}
+	q := []string{}
+	for _, kv := range [][2]string{{"roomtype", roomType}, {"checkin", checkin}, {"checkout", checkout}} {
+		if kv[1] != "" {
+			q = append(q, kv[0]+"="+queryEscape(kv[1]))
+		}
+	}
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + strings.Join(q, "&")
+}
+
+// BareFormURL is the booking form without query values.
+func (p *Pricer) BareFormURL(loc config.Location) string {
+	if loc.FormURL != "" {
+		return p.URL(loc.FormURL)
+	}
+	return p.origin + "/book/" + loc.Slug
+}

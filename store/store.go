@@ -1,0 +1,92 @@
+// Package store declares the storage contracts that every engine
+// implements: versioned records with conditional create and
+// compare-and-swap, and the availability index where units are held.
+//
+// It holds interfaces, records and sentinel errors only. It imports
+// nothing of this module; the engines live in sqlite/ and postgres/ and
+// their shared contract suite in storetest/.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors returned by every engine. Callers compare with errors.Is.
+// A conflict is contention, not an outage: the caller re-reads and retries.
+var (
+	ErrNotFound = errors.New("store: not found")
+	ErrExists   = errors.New("store: already exists")
+	ErrConflict = errors.New("store: version conflict")
+	ErrFull     = errors.New("store: no capacity left")
+)
+
+// Record is one versioned value. Version starts at 1 on create and grows by
+// one with every successful swap.
+type Record struct {
+	Kind      string // what the value is, such as "intent"; part of the key
+	Key       string
+	Value     []byte
+	Version   int64
+	UpdatedAt time.Time // the caller's clock, stored as a UTC instant
+}
+
+// Records stores versioned values with conditional writes only.
+type Records interface {
+	// Create stores r with version 1. It returns ErrExists if the key is
+	// taken and never overwrites.
+	Create(ctx context.Context, r Record) (Record, error)
+	// Get returns the current record, or ErrNotFound.
+	Get(ctx context.Context, kind, key string) (Record, error)
+	// Swap replaces the value if r.Version is still the current version and
+	// returns the record with its new version. It returns ErrConflict for a
+	// stale version and ErrNotFound when the key is absent.
+	Swap(ctx context.Context, r Record) (Record, error)
+	// Delete removes the record if version is still current: ErrConflict
+	// for a stale version, ErrNotFound when absent.
+	Delete(ctx context.Context, kind, key string, version int64) error
+}
+
+// Count is how many units of one type are held in one slot. A slot is a
+// night ("2026-12-01") or a timed start ("2026-12-01T10:00"), so slots of
+// one location sort by time as plain strings.
+type Count struct {
+	Unit string
+	Slot string
+	Held int
+}
+
+// Hold takes Units units in every listed slot, or none of them.
+type Hold struct {
+	ID       string // unique; a second hold with the same ID is ErrExists
+	Location string
+	Unit     string
+	Slots    []string
+	Units    int
+	Capacity int // the most units of this type that may be held per slot
+	At       time.Time
+}
+
+// Index is the authoritative availability index: every channel holds units
+// through it, so no channel can sell what another already sold.
+type Index interface {
+	// Counts returns the non-zero held counts of a location for slots in
+	// [from, to), ordered by unit then slot.
+	Counts(ctx context.Context, location, from, to string) ([]Count, error)
+	// Hold applies h atomically with conditional writes. It returns
+	// ErrFull if any slot would exceed h.Capacity and ErrExists if h.ID is
+	// already held; in both cases nothing changes.
+	Hold(ctx context.Context, h Hold) error
+	// Release gives back every unit of hold id, or returns ErrNotFound.
+	Release(ctx context.Context, id string, at time.Time) error
+}
+
+// Store is everything an engine provides.
+type Store interface {
+	Records
+	Index
+	// Ready reports whether the store is reachable and fully migrated.
+	Ready(ctx context.Context) error
+	Close() error
+}
