@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
+)
+
+// testNow is a fixed instant: 2026-11-30 10:00 in Denver.
+var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
+
+// startServer runs Main on a free loopback port with a temp SQLite dir, or
+// on PostgreSQL when database is set, and returns its base URL.
+func startServer(t *testing.T, database string) string {
+	t.Helper()
+	c := config.Demo()
+	c.Store.DataDir = t.TempDir()
+	c.Store.Database = database
+	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler),
+		Clock: clock.NewFixed(testNow), Out: io.Discard, ready: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	select {
+	case <-m.ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("Run: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run returned %v after shutdown", err)
+		}
+	})
+	return m.URL
+}
+
+func connect(t *testing.T, url, revision string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
+	if err != nil {
+		t.Fatalf("connect %s at %s: %v", url, revision, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var out map[string]any
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+	}
+	return res, out
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+var revisions = []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+func TestHubToolsOnEveryRevision(t *testing.T) {
+	url := startServer(t, "")
+	for _, rev := range revisions {
+		t.Run(rev, func(t *testing.T) {
+			cs := connect(t, url+"/mcp", rev)
+			tools, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range tools.Tools {
+				names = append(names, tool.Name)
+				checkToolShape(t, tool)
+			}
+			if got, want := strings.Join(names, ","), "find_rooms,list_properties,property_info,quote_stay"; got != want {
+				t.Fatalf("hub tools = %s, want %s", got, want)
+			}
+			res, out := callTool(t, cs, "quote_stay", map[string]any{"property": "Riverside Inn", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2027-01-02"})
+			if res.IsError {
+				t.Fatalf("quote_stay refused: %s", text(res))
+			}
+			if out["total"] != 395.38 || out["nights"] != 3.0 || out["subtotal"] != 357.0 {
+				t.Fatalf("quote = %v", out)
+			}
+			if got, want := text(res), "Riverside Inn, double, 2026-12-30 to 2027-01-02, 3 nights: $357.00 + $38.38 10.75% lodging tax = $395.38."; got != want {
+				t.Fatalf("summary = %q, want %q", got, want)
+			}
+			res, out = callTool(t, cs, "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-02"})
+			if res.IsError || len(out["properties"].([]any)) != 3 {
+				t.Fatalf("find_rooms = %s %v", text(res), out)
+			}
+		})
+	}
+}
+
+// checkToolShape holds every tool to the contract: a title, all four hints
+// written out, a closed input schema and an output schema.
+func checkToolShape(t *testing.T, tool *mcp.Tool) {
+	t.Helper()
+	raw, _ := json.Marshal(tool)
+	var wire map[string]any
+	json.Unmarshal(raw, &wire)
+	ann, _ := wire["annotations"].(map[string]any)
+	for _, hint := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+		if _, ok := ann[hint].(bool); !ok {
+			t.Errorf("%s: %s not set explicitly: %s", tool.Name, hint, raw)
+		}
+	}
+	if tool.Title == "" || ann["title"] == "" {
+		t.Errorf("%s has no title", tool.Name)
+	}
+	in, _ := wire["inputSchema"].(map[string]any)
+	if in["additionalProperties"] != false {
+		t.Errorf("%s input schema is not closed: %v", tool.Name, in["additionalProperties"])
+	}
+	if wire["outputSchema"] == nil {
+		t.Errorf("%s has no output schema", tool.Name)
+	}
+}
+
+func TestLocationServersHaveReadToolsOnly(t *testing.T) {
+	url := startServer(t, "")
+	for _, slug := range []string{"riverside", "oldtown", "airport"} {
+		cs := connect(t, url+"/locations/"+slug+"/mcp", "2025-06-18")
+		tools, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range tools.Tools {
+			names = append(names, tool.Name)
+			checkToolShape(t, tool)
+		}
+		if got, want := strings.Join(names, ","), "find_rooms,property_info,quote_stay"; got != want {
+			t.Fatalf("%s tools = %s, want %s", slug, got, want)
+		}
+		res, out := callTool(t, cs, "property_info", nil)
+		if res.IsError || out["property"] != slug {
+			t.Fatalf("%s property_info = %s %v", slug, text(res), out)
+		}
+	}
+}
+
+func TestHubRefusalsAreToolResults(t *testing.T) {
+	url := startServer(t, "")
+	cs := connect(t, url+"/mcp", "2025-11-25")
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"quote_stay", map[string]any{"property": "oldtown", "roomtype": "studio", "checkin": "2026-12-10", "checkout": "2026-12-17"},
+			"No quote: unknown room type\nThe argument is roomtype (roomType, room_type, type and room are read the same way). Old Town Lodge sells: single, double.\nOur sister properties nearby have studios by the week: find_rooms on " + url + "/mcp checks all 3 properties, or see " + url + "/locations."},
+		{"quote_stay", map[string]any{"property": "in", "roomtype": "single", "checkin": "2026-12-10", "checkout": "2026-12-11"},
+			"property must identify one property by name, slug or domain. Available properties: Riverside Inn (riverside), Old Town Lodge (oldtown), Airport Suites (airport). Call +1 303 555 0100."},
+		{"quote_stay", map[string]any{"property": "airport", "room_type": "double", "checkin": "2026-12-10", "checkout": "2026-12-11", "guests": 5},
+			"guests must be a whole-number count from 1 to 4."},
+		{"find_rooms", map[string]any{"checkin": "2026-12-01", "checkout": "2027-01-15"},
+			"Sample Stays: 2026-12-01 to 2027-01-15, 45 nights\n\nEvery stay is capped at 30 days, and 2026-12-01 to 2027-01-15 is 45 nights, so none of the 3 properties can take it as one booking.\nThe longest stay from 2026-12-01 checks out on 2026-12-31. Ask again with a check out no more than 30 days after the check in.\nLonger stays are handled as residential lets, which we do not offer.\nQuestions: call +1 303 555 0100."},
+		{"quote_stay", map[string]any{"property": "riverside", "type": "single", "checkin": "2026-11-28", "checkout": "2026-11-29"},
+			"No quote: check in is in the past\nThat arrival date has already passed."},
+	}
+	for _, tt := range tests {
+		res, out := callTool(t, cs, tt.tool, tt.args)
+		if !res.IsError || out != nil {
+			t.Errorf("%s %v: not a refusal: %v", tt.tool, tt.args, out)
+		}
+		if got := text(res); got != tt.want {
+			t.Errorf("%s %v:\n got %q\nwant %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+	res, _ := callTool(t, cs, "find_rooms", map[string]any{"checkin": "2026-12-10", "checkout": "2026-12-11", "nights": 1})
+	if !res.IsError || !strings.Contains(text(res), "do not match the input schema") {
+		t.Errorf("unknown argument accepted: %s", text(res))
+	}
+}
+
+// post sends a raw body to the hub and returns status and body.
+func post(t *testing.T, url string, headers map[string]string, body string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+func TestTransportErrorsAreJSONRPC(t *testing.T) {
+	url := startServer(t, "")
+	tests := []struct {
+		name    string
+		headers map[string]string
+		body    string
+		status  int
+		code    float64
+	}{
+		{"not json", nil, `{"jsonrpc":`, 400, -32700},
+		{"not json-rpc", nil, `"hello"`, 400, -32600},
+		{"empty batch", nil, `[]`, 400, -32600},
+		{"foreign host", map[string]string{"Host": "attacker.example"}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 403, -32600},
+		{"foreign origin", map[string]string{"Origin": "http://attacker.example"}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 403, -32600},
+		{"batch on 2025-06-18", map[string]string{"Mcp-Protocol-Version": "2025-06-18"}, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 400, -32600},
+		{"unknown session", map[string]string{"Mcp-Session-Id": "nope", "Mcp-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 404, -32600},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, h, body := post(t, url+"/mcp", tt.headers, tt.body)
+			var msg struct {
+				JSONRPC string `json:"jsonrpc"`
+				Error   struct {
+					Code    float64 `json:"code"`
+					Message string  `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(body), &msg); err != nil || msg.JSONRPC != "2.0" {
+				t.Fatalf("body %q is not a JSON-RPC error (%v)", body, err)
+			}
+			if status != tt.status || msg.Error.Code != tt.code || !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+				t.Fatalf("status %d code %v type %q, want %d %v: %s", status, msg.Error.Code, h.Get("Content-Type"), tt.status, tt.code, body)
+			}
+		})
+	}
+}
+
+func TestProbesAndMetrics(t *testing.T) {
+	url := startServer(t, "")
+	for path, want := range map[string]string{"/healthz": "ok\n", "/readyz": "ready\n"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != want {
+			t.Fatalf("%s = %d %q", path, resp.StatusCode, b)
+		}
+	}
+	cs := connect(t, url+"/mcp", "2025-11-25")
+	callTool(t, cs, "list_properties", nil)
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`frontdesk_mcp_tool_calls_total{outcome="ok",server="hub",tool="list_properties"} 1`,
+		`frontdesk_mcp_tool_call_seconds_count{server="hub",tool="list_properties"} 1`,
+		`frontdesk_http_responses_total{code="200",route="GET /readyz"} 1`,
+	} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestPostgresAnswersLikeSQLite runs the same calls on both engines and
+// compares the answers byte for byte.
+func TestPostgresAnswersLikeSQLite(t *testing.T) {
+	pgtest.DSN(t)
+	answers := func(url string) string {
+		cs := connect(t, url+"/mcp", "2025-11-25")
+		var b strings.Builder
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"list_properties", nil},
+			{"find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-06"}},
+			{"quote_stay", map[string]any{"property": "airport", "roomtype": "studio", "checkin": "2026-12-30", "checkout": "2027-01-09"}},
+			{"property_info", map[string]any{"property": "oldtown"}},
+		} {
+			res, _ := callTool(t, cs, c.tool, c.args)
+			raw, _ := json.Marshal(res.StructuredContent)
+			fmt.Fprintf(&b, "%s %v %s %s\n", c.tool, res.IsError, text(res), raw)
+		}
+		return strings.ReplaceAll(b.String(), url, "URL")
+	}
+	lite := answers(startServer(t, ""))
+	pg := answers(startServer(t, pgtest.Schema(t)))
+	if lite != pg {
+		t.Fatalf("PostgreSQL answers differ:\n--- sqlite ---\n%s\n--- postgres ---\n%s", lite, pg)
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"frontdesk/mcptools"
+	"frontdesk/web"
+)
+
+// routes lists every entry point of the server. Nothing else mounts a
+// handler.
+func (m *Main) routes() http.Handler {
+	opts := m.mcpOptions()
+	httpOpts := mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
+	mux := http.NewServeMux()
+
+	mux.Handle("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, opts), httpOpts))
+	for _, l := range m.Config.Locations {
+		s, err := mcptools.NewLocation(m.hub, l.Slug, opts)
+		if err != nil {
+			panic(err) // the config was validated; every slug resolves
+		}
+		mux.Handle("/locations/"+l.Slug+"/mcp", mcptools.Handler(s, httpOpts))
+	}
+
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{}))
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), FormURL: m.hub.Pricer().FormURL}
+	mux.Handle("/", site.Handler())
+	return m.countStatus(mux)
+}
+
+func (m *Main) mcpOptions() mcptools.Options {
+	return mcptools.Options{Logger: m.Logger, Metrics: m.metrics, Version: version}
+}
+
+// bookingGuard is the batch rule for the hub: the booking tools, when
+// they are added, may appear at most once per JSON-RPC batch.
+func bookingGuard() mcptools.BatchGuard {
+	return mcptools.BatchGuard{Limited: map[string]bool{
+		"start_booking": true, "confirm_booking": true, "get_booking": true, "cancel_booking": true,
+	}}
+}
+
+// countStatus counts responses by route pattern and status code.
+func (m *Main) countStatus(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		m.metrics.HTTPResponses.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Flush() }
+
+func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
+	return mcptools.ServeStdio(ctx, mcptools.NewHub(m.hub, m.mcpOptions()), in, out, bookingGuard())
+}

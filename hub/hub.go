@@ -1,0 +1,218 @@
+// Package hub is the public front of a business with several locations:
+// it resolves which property a call means and relays the call to that
+// location's backend, in process today and over authenticated HTTP in a
+// split deployment.
+//
+// It imports config, location, pricing and the internal civil and clock
+// helpers only.
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/clock"
+	"frontdesk/location"
+	"frontdesk/pricing"
+)
+
+// Backend answers the read calls of the locations it serves. The
+// in-process *location.Service is one; an HTTP relay is another.
+type Backend interface {
+	FindRooms(ctx context.Context, slug, checkin, checkout string) (location.Rooms, error)
+	Quote(ctx context.Context, slug, roomType, checkin, checkout string) (pricing.Quote, error)
+	Info(slug string) (location.Info, error)
+}
+
+var _ Backend = (*location.Service)(nil)
+
+// Hub routes public calls to locations.
+type Hub struct {
+	cfg     config.Config
+	pricer  *pricing.Pricer
+	backend Backend
+	clock   clock.Clock
+}
+
+// New returns a Hub.
+func New(cfg config.Config, pricer *pricing.Pricer, backend Backend, c clock.Clock) *Hub {
+	return &Hub{cfg: cfg, pricer: pricer, backend: backend, clock: c}
+}
+
+// Config returns the business the hub serves.
+func (h *Hub) Config() config.Config { return h.cfg }
+
+// Pricer returns the hub's pricer, for wording links and amounts.
+func (h *Hub) Pricer() *pricing.Pricer { return h.pricer }
+
+// Backend returns where calls are relayed.
+func (h *Hub) Backend() Backend { return h.backend }
+
+// ErrProperty is a property argument that names no single location. Its
+// text is safe to show and lists the properties.
+type ErrProperty struct{ Text string }
+
+func (e *ErrProperty) Error() string { return e.Text }
+
+// minShortName is the shortest text matched as a unique short name.
+const minShortName = 3
+
+// Resolve finds the location a property argument names: its slug, name or
+// domain exactly (case-insensitive), or a unique short name of at least
+// three characters that starts its slug, its domain or a word of its name.
+func (h *Hub) Resolve(property string) (config.Location, error) {
+	q := strings.Join(strings.Fields(strings.ToLower(property)), " ")
+	if q != "" {
+		for _, l := range h.cfg.Locations {
+			if q == l.Slug || q == strings.ToLower(l.Name) || (l.Domain != "" && q == strings.ToLower(l.Domain)) {
+				return l, nil
+			}
+		}
+	}
+	if len(q) >= minShortName {
+		var found []config.Location
+		for _, l := range h.cfg.Locations {
+			if shortNameMatches(l, q) {
+				found = append(found, l)
+			}
+		}
+		if len(found) == 1 {
+			return found[0], nil
+		}
+	}
+	return config.Location{}, &ErrProperty{Text: fmt.Sprintf(
+		"property must identify one property by name, slug or domain. Available properties: %s. Call %s.",
+		h.LocationList(), h.cfg.Business.Phone)}
+}
+
+func shortNameMatches(l config.Location, q string) bool {
+	if strings.HasPrefix(l.Slug, q) || (l.Domain != "" && strings.HasPrefix(strings.ToLower(l.Domain), q)) {
+		return true
+	}
+	words := strings.Fields(strings.ToLower(l.Name))
+	for i := range words {
+		if strings.HasPrefix(strings.Join(words[i:], " "), q) {
+			return true
+		}
+	}
+	return false
+}
+
+// LocationList names every property for people: "Riverside Inn
+// (riverside), Old Town Lodge (oldtown)".
+func (h *Hub) LocationList() string {
+	var names []string
+	for _, l := range h.cfg.Locations {
+		names = append(names, fmt.Sprintf("%s (%s)", l.Name, l.Slug))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Property is one entry of list_properties.
+type Property struct {
+	Property  string   `json:"property" jsonschema:"slug to pass as the property argument"`
+	Name      string   `json:"name"`
+	Domain    string   `json:"domain,omitempty"`
+	Phone     string   `json:"phone"`
+	TimeZone  string   `json:"time_zone"`
+	RoomTypes []string `json:"roomtypes"`
+	Services  []string `json:"timed_services"`
+	MCPURL    string   `json:"mcp_url" jsonschema:"this property's own read-only MCP server"`
+}
+
+// Properties lists every location in config order.
+func (h *Hub) Properties() []Property {
+	out := []Property{}
+	for _, l := range h.cfg.Locations {
+		p := Property{Property: l.Slug, Name: l.Name, Domain: l.Domain, Phone: l.Phone, TimeZone: l.TimeZone,
+			RoomTypes: []string{}, Services: []string{}, MCPURL: h.pricer.URL("/locations/" + l.Slug + "/mcp")}
+		for _, u := range l.Units {
+			if u.Kind == config.KindTimed {
+				p.Services = append(p.Services, u.Type)
+			} else {
+				p.RoomTypes = append(p.RoomTypes, u.Type)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Search is find_rooms across one or every location.
+type Search struct {
+	Checkin    string           `json:"checkin"`
+	Checkout   string           `json:"checkout"`
+	Nights     int              `json:"nights"`
+	Properties []location.Rooms `json:"properties"`
+}
+
+// FindRooms searches one location when property is given, else every
+// location. A stay over the cap across every location gets the request-only
+// cap wording; other date refusals are the location's.
+func (h *Hub) FindRooms(ctx context.Context, property, checkin, checkout string) (Search, error) {
+	locs := h.cfg.Locations
+	if strings.TrimSpace(property) != "" {
+		l, err := h.Resolve(property)
+		if err != nil {
+			return Search{}, err
+		}
+		locs = []config.Location{l}
+	} else if refusal := h.overCapEverywhere(checkin, checkout); refusal != nil {
+		return Search{}, refusal
+	}
+	out := Search{Checkin: checkin, Checkout: checkout, Properties: []location.Rooms{}}
+	for _, l := range locs {
+		rooms, err := h.backend.FindRooms(ctx, l.Slug, checkin, checkout)
+		if err != nil {
+			return Search{}, err
+		}
+		out.Properties = append(out.Properties, rooms)
+	}
+	in, _ := civil.Parse(checkin)
+	outDate, _ := civil.Parse(checkout)
+	out.Nights = in.DaysUntil(outDate)
+	return out, nil
+}
+
+// overCapEverywhere returns the request-only cap refusal when both dates
+// are real and the stay is longer than any location takes.
+func (h *Hub) overCapEverywhere(checkin, checkout string) *pricing.Refusal {
+	in, err1 := civil.Parse(checkin)
+	out, err2 := civil.Parse(checkout)
+	if err1 != nil || err2 != nil || in.DaysUntil(out) <= h.cfg.Limits.MaxStayNights {
+		return nil
+	}
+	return h.pricer.StayCap(in, out)
+}
+
+// Quote prices a stay at the named property.
+func (h *Hub) Quote(ctx context.Context, property, roomType, checkin, checkout string) (config.Location, pricing.Quote, error) {
+	l, err := h.Resolve(property)
+	if err != nil {
+		return l, pricing.Quote{}, err
+	}
+	q, err := h.backend.Quote(ctx, l.Slug, roomType, checkin, checkout)
+	var refusal *pricing.Refusal
+	if err != nil && !errors.As(err, &refusal) {
+		// The location could not answer: say so without guessing a figure.
+		reason := "did not answer in time"
+		if !errors.Is(err, context.DeadlineExceeded) {
+			reason = "no quote in its answer"
+		}
+		return l, q, fmt.Errorf("%w: %w", h.pricer.QuoteOutage(l, reason), err)
+	}
+	return l, q, err
+}
+
+// Info describes the named property.
+func (h *Hub) Info(property string) (location.Info, error) {
+	l, err := h.Resolve(property)
+	if err != nil {
+		return location.Info{}, err
+	}
+	return h.backend.Info(l.Slug)
+}

@@ -1,0 +1,40 @@
+// Package metrics defines the Prometheus series the server exports, on a
+// registry the server owns rather than the global one. It imports only the
+// Prometheus client.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Metrics holds every series.
+type Metrics struct {
+	Registry      *prometheus.Registry
+	ToolCalls     *prometheus.CounterVec   // server, tool, outcome
+	ToolSeconds   *prometheus.HistogramVec // server, tool
+	HTTPResponses *prometheus.CounterVec   // route, code
+}
+
+// New registers the series on a fresh registry.
+func New() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		ToolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "frontdesk_mcp_tool_calls_total",
+			Help: "MCP tool calls by server, tool and outcome (ok, refused, error).",
+		}, []string{"server", "tool", "outcome"}),
+		ToolSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "frontdesk_mcp_tool_call_seconds",
+			Help:    "MCP tool call latency.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"server", "tool"}),
+		HTTPResponses: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "frontdesk_http_responses_total",
+			Help: "HTTP responses by route pattern and status code.",
+		}, []string{"route", "code"}),
+	}
+	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

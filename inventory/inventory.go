@@ -1,0 +1,119 @@
+// Package inventory answers what is free and holds units through the
+// store's availability index: nights for rooms, timed slots for services.
+// Every channel holds through Hold, so the index's conditional write is
+// the one place where the last unit is decided.
+//
+// It imports config, store and the internal civil helper only.
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/store"
+)
+
+// Inventory reads and holds units for every location of a business.
+type Inventory struct {
+	index store.Index
+}
+
+// New returns an Inventory over the given index.
+func New(index store.Index) *Inventory { return &Inventory{index: index} }
+
+// Free is how many units of one type are free for a whole stay or slot.
+type Free struct {
+	Unit  config.Unit
+	Free  int
+	Slots []string // the slots checked: nights, or one timed start
+}
+
+// Nights lists the nights of a stay as slots: checkin up to the night
+// before checkout.
+func Nights(checkin civil.Date, nights int) []string {
+	out := make([]string, nights)
+	for i := range out {
+		out[i] = checkin.AddDays(i).String()
+	}
+	return out
+}
+
+// FreeNights returns, for every night unit of the location in config
+// order, how many units are free on every night of the stay. It reads the
+// index once for the location.
+func (inv *Inventory) FreeNights(ctx context.Context, loc config.Location, checkin civil.Date, nights int) ([]Free, error) {
+	counts, err := inv.index.Counts(ctx, loc.Slug, checkin.String(), checkin.AddDays(nights).String())
+	if err != nil {
+		return nil, fmt.Errorf("read availability: %w", err)
+	}
+	busiest := map[string]int{} // unit type → most units held on any night
+	for _, c := range counts {
+		if len(c.Slot) == len(time.DateOnly) && c.Held > busiest[c.Unit] {
+			busiest[c.Unit] = c.Held
+		}
+	}
+	var out []Free
+	slots := Nights(checkin, nights)
+	for _, u := range loc.NightUnits() {
+		out = append(out, Free{Unit: u, Free: max(0, u.Count-busiest[u.Type]), Slots: slots})
+	}
+	return out, nil
+}
+
+// TimedSlots lists the starts of a timed unit on one day: every Duration
+// from Opens, each ending by Closes.
+func TimedSlots(u config.Unit, day civil.Date) []string {
+	if u.Kind != config.KindTimed || u.DurationMinutes <= 0 {
+		return nil
+	}
+	var out []string
+	for m := config.Minutes(u.Opens); m+u.DurationMinutes <= config.Minutes(u.Closes); m += u.DurationMinutes {
+		out = append(out, fmt.Sprintf("%sT%02d:%02d", day, m/60, m%60))
+	}
+	return out
+}
+
+// FreeSlots returns how many places are free in each slot of a timed unit
+// on one day. Count is the unit's capacity per slot.
+func (inv *Inventory) FreeSlots(ctx context.Context, loc config.Location, u config.Unit, day civil.Date) ([]Free, error) {
+	counts, err := inv.index.Counts(ctx, loc.Slug, day.String(), day.AddDays(1).String())
+	if err != nil {
+		return nil, fmt.Errorf("read availability: %w", err)
+	}
+	held := map[string]int{}
+	for _, c := range counts {
+		if c.Unit == u.Type {
+			held[c.Slot] = c.Held
+		}
+	}
+	var out []Free
+	for _, s := range TimedSlots(u, day) {
+		out = append(out, Free{Unit: u, Free: max(0, u.Count-held[s]), Slots: []string{s}})
+	}
+	return out, nil
+}
+
+// ErrTaken means the last unit went to someone else; nothing was held.
+var ErrTaken = errors.New("inventory: no unit is free for every slot")
+
+// Hold takes one unit of u for every slot, or none, under id. A repeated
+// id returns store.ErrExists.
+func (inv *Inventory) Hold(ctx context.Context, id string, loc config.Location, u config.Unit, slots []string, now time.Time) error {
+	err := inv.index.Hold(ctx, store.Hold{
+		ID: id, Location: loc.Slug, Unit: u.Type, Slots: slots,
+		Units: 1, Capacity: u.Count, At: now,
+	})
+	if errors.Is(err, store.ErrFull) {
+		return ErrTaken
+	}
+	return err
+}
+
+// Release gives back the units of hold id.
+func (inv *Inventory) Release(ctx context.Context, id string, now time.Time) error {
+	return inv.index.Release(ctx, id, now)
+}

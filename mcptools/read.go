@@ -1,0 +1,304 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/hub"
+	"frontdesk/internal/metrics"
+	"frontdesk/location"
+	"frontdesk/pricing"
+)
+
+// Options configure the MCP servers. Nil fields mean defaults.
+type Options struct {
+	Logger  *slog.Logger
+	Metrics *metrics.Metrics
+	Version string
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger.With("component", "mcp")
+}
+
+// Read-tool descriptions. They say what the tool does for an agent; they
+// never instruct it.
+const (
+	describeList  = "Lists the business's properties with their slugs, phones, room types, timed services and each property's own read-only MCP address."
+	describeFind  = "Shows which room types are free for every night of a stay, with the price of the whole stay where it can be quoted. Without a property it searches every property. Nothing is held."
+	describeQuote = "Prices a stay in one room type: nights, subtotal, tax and total, in the business's currency. Minimum stays, weekly-only rooms, the stay cap and the booking horizon apply. Nothing is held."
+	describeInfo  = "Describes a property: phone, time zone, check-in hour, office hours, room types with minimum stays and rates, timed services, policy and privacy pages and the booking form."
+)
+
+// Input schemas, written out so the exported schema is exactly the one
+// enforced.
+func str(maxLength int, description string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", MaxLength: &maxLength, Description: description}
+}
+
+func object(order []string, props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+	if required == nil {
+		required = []string{}
+	}
+	return &jsonschema.Schema{
+		Type: "object", Properties: props, PropertyOrder: order, Required: required,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+}
+
+var (
+	propertyArg = str(120, "Property name, slug, domain or unique short name.")
+	checkinArg  = str(10, "Arrival date, YYYY-MM-DD.")
+	checkoutArg = str(10, "Departure date, YYYY-MM-DD.")
+)
+
+func roomTypeArgs(props map[string]*jsonschema.Schema) []string {
+	props["roomtype"] = str(20, "Room type, such as single, double or studio; case-insensitive.")
+	for _, alias := range []string{"roomType", "room_type", "type", "room"} {
+		props[alias] = str(20, "Read the same as roomtype.")
+	}
+	return []string{"roomtype", "roomType", "room_type", "type", "room"}
+}
+
+func guestsArg() *jsonschema.Schema {
+	one := 1.0
+	return &jsonschema.Schema{Type: "integer", Minimum: &one, Description: "Guest count, subject to the room limit; default 1."}
+}
+
+type listIn struct{}
+
+type listOut struct {
+	Properties []hub.Property `json:"properties"`
+}
+
+type findIn struct {
+	Property string `json:"property"`
+	Checkin  string `json:"checkin"`
+	Checkout string `json:"checkout"`
+}
+
+type quoteIn struct {
+	Property  string `json:"property"`
+	RoomType  string `json:"roomtype"`
+	RoomTypeC string `json:"roomType"`
+	RoomTypeS string `json:"room_type"`
+	Type      string `json:"type"`
+	Room      string `json:"room"`
+	Checkin   string `json:"checkin"`
+	Checkout  string `json:"checkout"`
+	Guests    *int   `json:"guests"`
+}
+
+// roomType is the first room type given under any of its accepted names.
+func (q quoteIn) roomType() string {
+	for _, v := range []string{q.RoomType, q.RoomTypeC, q.RoomTypeS, q.Type, q.Room} {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+type quoteOut struct {
+	Property  string      `json:"property"`
+	Name      string      `json:"name"`
+	RoomType  string      `json:"roomtype"`
+	Checkin   string      `json:"checkin"`
+	Checkout  string      `json:"checkout"`
+	Nights    int         `json:"nights"`
+	Subtotal  json.Number `json:"subtotal"`
+	Tax       json.Number `json:"tax"`
+	TaxLabel  string      `json:"tax_label"`
+	Total     json.Number `json:"total"`
+	Currency  string      `json:"currency"`
+	RateBasis string      `json:"rate_basis" jsonschema:"nightly, weekly or weekly+nightly"`
+	Form      string      `json:"booking_form"`
+}
+
+type infoIn struct {
+	Property string `json:"property"`
+}
+
+// readTools answers the read tools for the hub (every location) or for one
+// location (slug set).
+type readTools struct {
+	hub  *hub.Hub
+	slug string // empty on the hub
+}
+
+func (r readTools) property(arg string) string {
+	if r.slug != "" {
+		return r.slug
+	}
+	return arg
+}
+
+func (r readTools) list(ctx context.Context, _ listIn) (listOut, string, error) {
+	props := r.hub.Properties()
+	var names []string
+	for _, p := range props {
+		names = append(names, fmt.Sprintf("%s (%s)", p.Name, p.Property))
+	}
+	return listOut{Properties: props}, fmt.Sprintf("%d properties: %s.", len(props), strings.Join(names, ", ")), nil
+}
+
+func (r readTools) find(ctx context.Context, in findIn) (hub.Search, string, error) {
+	s, err := r.hub.FindRooms(ctx, r.property(in.Property), in.Checkin, in.Checkout)
+	if err != nil {
+		return s, "", err
+	}
+	free, bookable := 0, 0
+	for _, p := range s.Properties {
+		for _, room := range p.Rooms {
+			free += room.Free
+			if room.Bookable {
+				bookable++
+			}
+		}
+	}
+	where := fmt.Sprintf("across %d properties", len(s.Properties))
+	if len(s.Properties) == 1 {
+		where = "at " + s.Properties[0].Name
+	}
+	return s, fmt.Sprintf("%s to %s, %d nights: %d rooms free %s; %d room types bookable for these dates.",
+		s.Checkin, s.Checkout, s.Nights, free, where, bookable), nil
+}
+
+func (r readTools) quote(ctx context.Context, in quoteIn) (quoteOut, string, error) {
+	max := r.hub.Config().Limits.MaxGuests
+	if in.Guests != nil && (*in.Guests < 1 || *in.Guests > max) {
+		return quoteOut{}, "", Show(fmt.Sprintf("guests must be a whole-number count from 1 to %d.", max))
+	}
+	l, q, err := r.hub.Quote(ctx, r.property(in.Property), in.roomType(), in.Checkin, in.Checkout)
+	if err != nil {
+		return quoteOut{}, "", err
+	}
+	p := r.hub.Pricer()
+	tax := r.hub.Config().Business.TaxLabel
+	out := quoteOut{
+		Property: l.Slug, Name: l.Name, RoomType: q.RoomType,
+		Checkin: q.Checkin.String(), Checkout: q.Checkout.String(), Nights: q.Nights,
+		Subtotal: p.Amount(q.Subtotal), Tax: p.Amount(q.Tax), TaxLabel: tax, Total: p.Amount(q.Total),
+		Currency: q.Currency, RateBasis: q.RateBasis,
+		Form: p.FormURL(l, q.RoomType, q.Checkin.String(), q.Checkout.String()),
+	}
+	summary := fmt.Sprintf("%s, %s, %s to %s, %d nights: %s + %s %s = %s.", l.Name, q.RoomType, out.Checkin, out.Checkout,
+		q.Nights, p.Display(q.Subtotal), p.Display(q.Tax), tax, p.Display(q.Total))
+	return out, summary, nil
+}
+
+func (r readTools) info(ctx context.Context, in infoIn) (location.Info, string, error) {
+	info, err := r.hub.Info(r.property(in.Property))
+	if err != nil {
+		return info, "", err
+	}
+	var types []string
+	for _, u := range info.UnitTypes {
+		types = append(types, u.RoomType)
+	}
+	return info, fmt.Sprintf("%s, %s, check-in %s %s, sells %s.", info.Name, info.Phone, info.CheckinHour, info.TimeZone, strings.Join(types, ", ")), nil
+}
+
+// safe words an error for the caller. Refusals are shown as they are;
+// anything else is an internal fault, worded without detail.
+func (r readTools) safe(err error) (string, bool) {
+	var refusal *pricing.Refusal
+	var property *hub.ErrProperty
+	var show shown
+	switch {
+	case errors.As(err, &refusal):
+		return refusal.Text, refusal.Kind == pricing.RefusalQuoteOutage
+	case errors.As(err, &property):
+		return property.Text, false
+	case errors.As(err, &show):
+		return show.text, false
+	}
+	phone := r.hub.Config().Business.Phone
+	if l, lerr := r.hub.Resolve(r.slug); r.slug != "" && lerr == nil {
+		phone = l.Phone
+	}
+	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), true
+}
+
+// NewHub returns the hub's MCP server with the read tools.
+func NewHub(h *hub.Hub, opts Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version}, nil)
+	r := readTools{hub: h}
+	env := toolEnv{server: "hub", log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
+	addReadTools(s, env, r)
+	return s
+}
+
+// NewLocation returns one location's public MCP server: read tools only,
+// never a booking tool.
+func NewLocation(h *hub.Hub, slug string, opts Options) (*mcp.Server, error) {
+	l, err := h.Resolve(slug)
+	if err != nil || l.Slug != slug {
+		return nil, fmt.Errorf("location server: unknown slug %q", slug)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version}, nil)
+	r := readTools{hub: h, slug: slug}
+	env := toolEnv{server: "location:" + slug, log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
+	addReadTools(s, env, r)
+	return s, nil
+}
+
+func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
+	onHub := r.slug == ""
+	withProperty := func(order []string, props map[string]*jsonschema.Schema) []string {
+		if onHub {
+			props["property"] = propertyArg
+			return append([]string{"property"}, order...)
+		}
+		return order
+	}
+	if onHub {
+		add(s, env, spec[listIn, listOut]{
+			name: "list_properties", title: "List properties", description: describeList,
+			readOnly: true, idempotent: true, input: object(nil, map[string]*jsonschema.Schema{}),
+			run: r.list,
+		})
+	}
+
+	findProps := map[string]*jsonschema.Schema{"checkin": checkinArg, "checkout": checkoutArg}
+	findOrder := withProperty([]string{"checkin", "checkout"}, findProps)
+	add(s, env, spec[findIn, hub.Search]{
+		name: "find_rooms", title: "Find free rooms", description: describeFind,
+		readOnly: true, idempotent: true, input: object(findOrder, findProps, "checkin", "checkout"),
+		run: r.find,
+	})
+
+	quoteProps := map[string]*jsonschema.Schema{"checkin": checkinArg, "checkout": checkoutArg, "guests": guestsArg()}
+	quoteOrder := withProperty(append(roomTypeArgs(quoteProps), "checkin", "checkout", "guests"), quoteProps)
+	quoteRequired := []string{"checkin", "checkout"}
+	if onHub {
+		quoteRequired = append([]string{"property"}, quoteRequired...)
+	}
+	add(s, env, spec[quoteIn, quoteOut]{
+		name: "quote_stay", title: "Quote a stay", description: describeQuote,
+		readOnly: true, idempotent: true, input: object(quoteOrder, quoteProps, quoteRequired...),
+		run: r.quote,
+	})
+
+	infoProps := map[string]*jsonschema.Schema{}
+	infoOrder := withProperty(nil, infoProps)
+	var infoRequired []string
+	if onHub {
+		infoRequired = []string{"property"}
+	}
+	add(s, env, spec[infoIn, location.Info]{
+		name: "property_info", title: "Property information", description: describeInfo,
+		readOnly: true, idempotent: true, input: object(infoOrder, infoProps, infoRequired...),
+		run: r.info,
+	})
+}

@@ -1,0 +1,156 @@
+// Package mcptools defines frontdesk's MCP servers: the hub's tools, each
+// location's read-only tools, and the HTTP and stdio front that checks
+// hosts, answers malformed bodies with JSON-RPC errors and looks at a whole
+// batch before any call in it runs. Tools parse, call the domain and
+// render; they hold no business rules.
+//
+// It is an adapter: it imports domain packages (config, hub, location,
+// pricing) and internal helpers, never another adapter.
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/internal/metrics"
+)
+
+// Refusal is an answer the tool gives instead of a result: safe to show,
+// worded for the guest.
+type Refusal interface {
+	error
+	refusal()
+}
+
+// shown wraps a sentence that is safe to return as a tool error.
+type shown struct{ text string }
+
+func (s shown) Error() string { return s.text }
+func (shown) refusal()        {}
+
+// Show marks text as a refusal to return verbatim.
+func Show(text string) error { return shown{text} }
+
+// spec describes one tool: its wire identity and its handler.
+type spec[In, Out any] struct {
+	name, title, description string
+	readOnly, destructive    bool
+	idempotent, openWorld    bool
+	input                    *jsonschema.Schema
+	// run returns the result and its one-line summary, or an error: one
+	// that is safe to show (a refusal) or an internal fault.
+	run func(ctx context.Context, in In) (Out, string, error)
+}
+
+// toolEnv is what every tool registration shares.
+type toolEnv struct {
+	server  string // "hub" or "location:<slug>", for metrics
+	log     *slog.Logger
+	metrics *metrics.Metrics
+	// safe turns an error into text a guest may see. It decides which
+	// errors are refusals and words internal faults without detail.
+	safe func(err error) (text string, internal bool)
+}
+
+var numberSchema = &jsonschema.Schema{Type: "number"}
+
+// outputSchema infers the schema of Out, with exact decimal amounts as
+// JSON numbers.
+func outputSchema[Out any]() *jsonschema.Schema {
+	s, err := jsonschema.For[Out](&jsonschema.ForOptions{
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.Number](): numberSchema},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: output schema of %T: %v", *new(Out), err))
+	}
+	return s
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// add registers t on s. Arguments are validated against the exported input
+// schema, so the schema a client sees is the one enforced.
+func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
+	resolved, err := t.input.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: input schema of %s: %v", t.name, err))
+	}
+	tool := &mcp.Tool{
+		Name:         t.name,
+		Title:        t.title,
+		Description:  t.description,
+		InputSchema:  t.input,
+		OutputSchema: outputSchema[Out](),
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.title,
+			ReadOnlyHint:    t.readOnly,
+			DestructiveHint: boolPtr(t.destructive),
+			IdempotentHint:  t.idempotent,
+			OpenWorldHint:   boolPtr(t.openWorld),
+		},
+	}
+	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		var res *mcp.CallToolResult
+		outcome := "refused"
+		if text, refused := batchRefusal(req.Params.Meta); refused {
+			res = errorResult(text)
+		} else {
+			res, outcome = call(ctx, env, t, resolved, req.Params.Arguments)
+		}
+		env.metrics.ToolCalls.WithLabelValues(env.server, t.name, outcome).Inc()
+		env.metrics.ToolSeconds.WithLabelValues(env.server, t.name).Observe(time.Since(start).Seconds())
+		return res, nil
+	})
+}
+
+func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string) {
+	var args map[string]any
+	if len(raw) == 0 || string(raw) == "null" {
+		args = map[string]any{}
+	} else if err := json.Unmarshal(raw, &args); err != nil {
+		return errorResult("Tool arguments must be a JSON object."), "refused"
+	}
+	if err := schema.Validate(args); err != nil {
+		return errorResult(argumentError(err)), "refused"
+	}
+	var in In
+	if err := json.Unmarshal(raw, &in); err != nil && len(raw) > 0 && string(raw) != "null" {
+		return errorResult("Tool arguments do not match the input schema."), "refused"
+	}
+	out, summary, err := t.run(ctx, in)
+	if err != nil {
+		text, internal := env.safe(err)
+		if internal {
+			env.log.ErrorContext(ctx, "tool call failed", "tool", t.name, "err", err)
+			return errorResult(text), "error"
+		}
+		return errorResult(text), "refused"
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		env.log.ErrorContext(ctx, "encode tool result", "tool", t.name, "err", err)
+		return errorResult("The answer could not be encoded."), "error"
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: summary}},
+		StructuredContent: json.RawMessage(body),
+	}, "ok"
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// argumentError words a schema failure for the caller. It goes back to
+// the caller only, never to logs.
+func argumentError(err error) string {
+	return "Tool arguments do not match the input schema: " + err.Error()
+}
