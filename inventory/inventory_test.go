@@ -1,0 +1,151 @@
+package inventory_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/inventory"
+	"frontdesk/sqlite"
+	"frontdesk/store"
+)
+
+var now = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
+
+func setup(t *testing.T) (*inventory.Inventory, config.Location) {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "inv.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, l := range config.Demo().Locations {
+		if l.Slug == "riverside" {
+			return inventory.New(db), l
+		}
+	}
+	t.Fatal("no riverside")
+	return nil, config.Location{}
+}
+
+func free(t *testing.T, inv *inventory.Inventory, l config.Location, in civil.Date, nights int) string {
+	t.Helper()
+	got, err := inv.FreeNights(context.Background(), l, in, nights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	for _, f := range got {
+		parts = append(parts, f.Unit.Type+"="+string(rune('0'+f.Free)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestHoldCountsAgainstEveryNightOfTheStay(t *testing.T) {
+	inv, l := setup(t)
+	ctx := context.Background()
+	in, _ := civil.Parse("2026-12-10")
+	double, _ := l.Unit("double")
+	if got := free(t, inv, l, in, 3); got != "single=3 double=2 studio=1" {
+		t.Fatalf("empty = %s", got)
+	}
+	if err := inv.Hold(ctx, "h1", l, double, inventory.Nights(in.AddDays(2), 2), now); err != nil {
+		t.Fatal(err)
+	}
+	// The hold covers the 12th and 13th: a stay of the 10th to 13th meets
+	// it on its last night; a stay of the 10th to 12th does not.
+	if got := free(t, inv, l, in, 3); got != "single=3 double=1 studio=1" {
+		t.Fatalf("overlapping = %s", got)
+	}
+	if got := free(t, inv, l, in, 2); got != "single=3 double=2 studio=1" {
+		t.Fatalf("before = %s", got)
+	}
+	if err := inv.Hold(ctx, "h2", l, double, inventory.Nights(in, 4), now); err != nil {
+		t.Fatal(err)
+	}
+	// Both doubles are now held on the 12th: a third hold over it is
+	// refused whole, even for nights that had room.
+	err := inv.Hold(ctx, "h3", l, double, inventory.Nights(in.AddDays(1), 2), now)
+	if !errors.Is(err, inventory.ErrTaken) {
+		t.Fatalf("third hold = %v, want ErrTaken", err)
+	}
+	if got := free(t, inv, l, in.AddDays(1), 1); got != "single=3 double=1 studio=1" {
+		t.Fatalf("refused hold changed the 11th: %s", got)
+	}
+	if err := inv.Release(ctx, "h2", now); err != nil {
+		t.Fatal(err)
+	}
+	if got := free(t, inv, l, in, 3); got != "single=3 double=1 studio=1" {
+		t.Fatalf("after release = %s", got)
+	}
+	if err := inv.Hold(ctx, "h1", l, double, inventory.Nights(in, 1), now); !errors.Is(err, store.ErrExists) {
+		t.Fatalf("repeated hold id = %v, want ErrExists", err)
+	}
+}
+
+// TestLastRoomGoesToOneCaller races callers for the single studio: one
+// wins, the rest are told it is taken.
+func TestLastRoomGoesToOneCaller(t *testing.T) {
+	inv, l := setup(t)
+	studio, _ := l.Unit("studio")
+	in, _ := civil.Parse("2026-12-10")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won, taken := 0, 0
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := inv.Hold(context.Background(), "race-"+string(rune('a'+i)), l, studio, inventory.Nights(in, 7), now)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, inventory.ErrTaken):
+				taken++
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 || taken != 9 {
+		t.Fatalf("won %d, taken %d; want 1 and 9", won, taken)
+	}
+}
+
+func TestTimedSlots(t *testing.T) {
+	shuttle := config.Unit{Type: "shuttle", Kind: config.KindTimed, Count: 2, DurationMinutes: 90, Opens: "06:00", Closes: "11:00"}
+	day, _ := civil.Parse("2026-12-10")
+	got := strings.Join(inventory.TimedSlots(shuttle, day), " ")
+	if want := "2026-12-10T06:00 2026-12-10T07:30 2026-12-10T09:00"; got != want {
+		t.Fatalf("slots = %s, want %s", got, want)
+	}
+	inv, l := setup(t)
+	ctx := context.Background()
+	if err := inv.Hold(ctx, "s1", l, shuttle, []string{"2026-12-10T07:30"}, now); err != nil {
+		t.Fatal(err)
+	}
+	slots, err := inv.FreeSlots(ctx, l, shuttle, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var perSlot []int
+	for _, s := range slots {
+		perSlot = append(perSlot, s.Free)
+	}
+	if len(perSlot) != 3 || perSlot[0] != 2 || perSlot[1] != 1 || perSlot[2] != 2 {
+		t.Fatalf("free per slot = %v, want [2 1 2]", perSlot)
+	}
+	// A timed slot never reads as a night of a room stay.
+	if got := free(t, inv, l, day, 1); got != "single=3 double=2 studio=1" {
+		t.Fatalf("nights after a timed hold = %s", got)
+	}
+}

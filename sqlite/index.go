@@ -1,0 +1,241 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"frontdesk/store"
+)
+
+// maxAttempts bounds how often one slot's compare-and-swap is re-read and
+// tried again. Every failed attempt means another writer succeeded, so the
+// bound is only reached under pathological contention, which is reported
+// as store.ErrConflict for the caller to retry.
+const maxAttempts = 100
+
+// Counts returns the non-zero held counts of location for slots in
+// [from, to), ordered by unit then slot.
+func (db *DB) Counts(ctx context.Context, location, from, to string) ([]store.Count, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT unit, slot, held FROM slots
+		WHERE location = ? AND slot >= ? AND slot < ? AND held > 0
+		ORDER BY unit, slot`, location, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("counts: %w", err)
+	}
+	defer rows.Close()
+	var cs []store.Count
+	for rows.Next() {
+		var c store.Count
+		if err := rows.Scan(&c.Unit, &c.Slot, &c.Held); err != nil {
+			return nil, fmt.Errorf("counts: %w", err)
+		}
+		cs = append(cs, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("counts: %w", err)
+	}
+	return cs, nil
+}
+
+// Hold takes h.Units units in every slot of h or none: store.ErrFull if
+// any slot would pass h.Capacity, store.ErrExists if h.ID is taken.
+func (db *DB) Hold(ctx context.Context, h store.Hold) error {
+	slots, err := checkHold(h)
+	if err != nil {
+		return fmt.Errorf("hold: %w", err)
+	}
+	at, err := nanos(h.At)
+	if err != nil {
+		return fmt.Errorf("hold: %w", err)
+	}
+
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("hold: %w", err)
+	}
+	defer tx.Rollback()
+
+	// The hold row goes first: its primary key refuses a second hold with
+	// the same ID before any slot is touched.
+	_, err = tx.ExecContext(ctx, `INSERT INTO holds (id, location, unit, units, created_at)
+		VALUES (?, ?, ?, ?, ?)`, h.ID, h.Location, h.Unit, h.Units, at)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("hold: %w", store.ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("hold: %w", err)
+	}
+	for _, slot := range slots {
+		if err := takeSlot(ctx, tx, h, slot); err != nil {
+			// Returning rolls back the slots already taken: all or nothing.
+			return fmt.Errorf("hold: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO hold_slots (hold_id, slot) VALUES (?, ?)`, h.ID, slot)
+		if err != nil {
+			return fmt.Errorf("hold: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("hold: %w", err)
+	}
+	return nil
+}
+
+// takeSlot adds h.Units to one slot with a conditional write, re-reading
+// after every write that did not apply.
+func takeSlot(ctx context.Context, tx *sql.Tx, h store.Hold, slot string) error {
+	for range maxAttempts {
+		var held, version int64
+		err := tx.QueryRowContext(ctx, `SELECT held, version FROM slots
+			WHERE location = ? AND unit = ? AND slot = ?`, h.Location, h.Unit, slot).Scan(&held, &version)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if h.Units > h.Capacity {
+				return store.ErrFull
+			}
+			// DO NOTHING turns a racing first insert into zero rows
+			// affected, which is contention: re-read and go again.
+			res, err := tx.ExecContext(ctx, `INSERT INTO slots (location, unit, slot, held, version)
+				VALUES (?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`, h.Location, h.Unit, slot, h.Units)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 1 {
+				return err
+			}
+		case err != nil:
+			return err
+		default:
+			if held+int64(h.Units) > int64(h.Capacity) {
+				return store.ErrFull
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE slots SET held = held + ?, version = version + 1
+				WHERE location = ? AND unit = ? AND slot = ? AND version = ? AND held + ? <= ?`,
+				h.Units, h.Location, h.Unit, slot, version, h.Units, h.Capacity)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 1 {
+				return err
+			}
+		}
+	}
+	return store.ErrConflict
+}
+
+// Release gives back every unit of hold id, or returns store.ErrNotFound.
+// The instant is part of the contract for engines that record it; this
+// schema keeps no release time, since the hold row is deleted.
+func (db *DB) Release(ctx context.Context, id string, at time.Time) error {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	defer tx.Rollback()
+
+	// Deleting is what claims the hold: of two racing releases, only one
+	// finds the rows to give back. The slots go first because deleting the
+	// hold would cascade to them.
+	slots, err := deleteHoldSlots(ctx, tx, id)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	var location, unit string
+	var units int64
+	err = tx.QueryRowContext(ctx, `DELETE FROM holds WHERE id = ?
+		RETURNING location, unit, units`, id).Scan(&location, &unit, &units)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("release: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	for _, slot := range slots {
+		if err := giveSlot(ctx, tx, location, unit, slot, units); err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	return nil
+}
+
+// deleteHoldSlots removes and returns the slots of hold id, sorted so that
+// every writer touches slots in the same order.
+func deleteHoldSlots(ctx context.Context, tx *sql.Tx, id string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `DELETE FROM hold_slots WHERE hold_id = ? RETURNING slot`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var slots []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		slots = append(slots, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.Sort(slots)
+	return slots, nil
+}
+
+// giveSlot takes units back from one slot with a conditional write,
+// re-reading after every write that did not apply.
+func giveSlot(ctx context.Context, tx *sql.Tx, location, unit, slot string, units int64) error {
+	for range maxAttempts {
+		var held, version int64
+		err := tx.QueryRowContext(ctx, `SELECT held, version FROM slots
+			WHERE location = ? AND unit = ? AND slot = ?`, location, unit, slot).Scan(&held, &version)
+		if err != nil {
+			return fmt.Errorf("slot %s %s %s: %w", location, unit, slot, err)
+		}
+		if held < units {
+			// The index lost track of this hold; refusing keeps the count
+			// from going negative and the hold in place for inspection.
+			return fmt.Errorf("slot %s %s %s holds %d, fewer than the %d released", location, unit, slot, held, units)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE slots SET held = held - ?, version = version + 1
+			WHERE location = ? AND unit = ? AND slot = ? AND version = ? AND held >= ?`,
+			units, location, unit, slot, version, units)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+	}
+	return store.ErrConflict
+}
+
+// checkHold validates h and returns its slots sorted, so every writer takes
+// row locks in the same order and two holds cannot deadlock.
+func checkHold(h store.Hold) ([]string, error) {
+	switch {
+	case h.ID == "" || h.Location == "" || h.Unit == "":
+		return nil, errors.New("id, location and unit are required")
+	case h.Units < 1:
+		return nil, fmt.Errorf("units %d must be at least 1", h.Units)
+	case len(h.Slots) == 0:
+		return nil, errors.New("at least one slot is required")
+	}
+	slots := slices.Clone(h.Slots)
+	slices.Sort(slots)
+	for i, s := range slots {
+		if s == "" {
+			return nil, errors.New("empty slot")
+		}
+		if i > 0 && s == slots[i-1] {
+			return nil, fmt.Errorf("slot %s listed twice", s)
+		}
+	}
+	return slots, nil
+}

@@ -1,0 +1,158 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"frontdesk/store"
+	"frontdesk/storetest"
+)
+
+// at is the instant these tests write with.
+func at() time.Time { return time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC) }
+
+// open opens a store on a new file under t.TempDir.
+func open(t *testing.T, path string) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open(%s) = %v, want nil", path, err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("Close = %v, want nil", err)
+		}
+	})
+	return db
+}
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return open(t, filepath.Join(t.TempDir(), "frontdesk.db"))
+	})
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "frontdesk.db")
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open = %v, want nil", err)
+	}
+	if _, err := db.Create(ctx, store.Record{Kind: "intent", Key: "k", Value: []byte("v"), UpdatedAt: at()}); err != nil {
+		t.Fatalf("Create = %v, want nil", err)
+	}
+	hold := store.Hold{ID: "h", Location: "riverside", Unit: "double", Slots: []string{"2026-12-01"}, Units: 1, Capacity: 2, At: at()}
+	if err := db.Hold(ctx, hold); err != nil {
+		t.Fatalf("Hold = %v, want nil", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close = %v, want nil", err)
+	}
+
+	// A second Open would fail on CREATE TABLE if it applied 0001 again.
+	db = open(t, path)
+	got, err := db.Get(ctx, "intent", "k")
+	if err != nil {
+		t.Fatalf("Get after reopen = %v, want nil", err)
+	}
+	if string(got.Value) != "v" || got.Version != 1 {
+		t.Fatalf("Get after reopen = %q v%d, want %q v%d", got.Value, got.Version, "v", 1)
+	}
+	if err := db.Hold(ctx, hold); !errors.Is(err, store.ErrExists) {
+		t.Fatalf("Hold after reopen = %v, want %v", err, store.ErrExists)
+	}
+	if err := db.Release(ctx, "h", at()); err != nil {
+		t.Fatalf("Release after reopen = %v, want nil", err)
+	}
+
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatalf("loadMigrations = %v, want nil", err)
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT version, name FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatalf("query schema_migrations = %v", err)
+	}
+	defer rows.Close()
+	var applied []string
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			t.Fatalf("scan = %v", err)
+		}
+		applied = append(applied, fmt.Sprintf("%d %s", v, name))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("rows = %v", err)
+	}
+	var want []string
+	for _, m := range ms {
+		want = append(want, fmt.Sprintf("%d %s", m.version, m.name))
+	}
+	if fmt.Sprint(applied) != fmt.Sprint(want) {
+		t.Fatalf("schema_migrations = %v, want %v", applied, want)
+	}
+}
+
+// TestTwoHandlesOneFile stands in for two processes on one file: their
+// writers serialize on SQLite's lock rather than failing with SQLITE_BUSY,
+// and holds through either handle respect one capacity.
+func TestTwoHandlesOneFile(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "frontdesk.db")
+	dbs := []*DB{open(t, path), open(t, path)}
+
+	const capacity, holders = 5, 12
+	errs := make(chan error, holders)
+	for i := range holders {
+		go func() {
+			errs <- dbs[i%2].Hold(ctx, store.Hold{
+				ID: fmt.Sprintf("h%d", i), Location: "riverside", Unit: "double",
+				Slots: []string{"2026-12-01", "2026-12-02"}, Units: 1, Capacity: capacity, At: at(),
+			})
+		}()
+	}
+	won := 0
+	for range holders {
+		switch err := <-errs; {
+		case err == nil:
+			won++
+		case !errors.Is(err, store.ErrFull):
+			t.Fatalf("Hold = %v, want nil or %v", err, store.ErrFull)
+		}
+	}
+	if got, want := won, capacity; got != want {
+		t.Fatalf("%d holds won, want %d", got, want)
+	}
+	got, err := dbs[0].Counts(ctx, "riverside", "2026-12-01", "2026-12-03")
+	if err != nil {
+		t.Fatalf("Counts = %v, want nil", err)
+	}
+	want := []store.Count{{Unit: "double", Slot: "2026-12-01", Held: capacity}, {Unit: "double", Slot: "2026-12-02", Held: capacity}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Counts = %v, want %v", got, want)
+	}
+}
+
+func TestOpenRefusesMemory(t *testing.T) {
+	for _, path := range []string{"", ":memory:", "file::memory:", "a?b"} {
+		if db, err := Open(t.Context(), path); err == nil {
+			db.Close()
+			t.Fatalf("Open(%q) = nil, want an error", path)
+		}
+	}
+}
+
+func TestTimeOutOfRange(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "frontdesk.db"))
+	_, err := db.Create(t.Context(), store.Record{Kind: "intent", Key: "k", Value: []byte("v")})
+	if err == nil {
+		t.Fatalf("Create with zero UpdatedAt = nil, want an error")
+	}
+}
