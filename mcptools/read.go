@@ -34,10 +34,11 @@ func (o Options) logger() *slog.Logger {
 // Read-tool descriptions. They say what the tool does for an agent; they
 // never instruct it.
 const (
-	describeList  = "Lists the business's properties with their slugs, phones, room types, timed services and each property's own read-only MCP address."
-	describeFind  = "Shows which room types are free for every night of a stay, with the price of the whole stay where it can be quoted. Without a property it searches every property. Nothing is held."
-	describeQuote = "Prices a stay in one room type: nights, subtotal, tax and total, in the business's currency. Minimum stays, weekly-only rooms, the stay cap and the booking horizon apply. Nothing is held."
-	describeInfo  = "Describes a property: phone, time zone, check-in hour, office hours, room types with minimum stays and rates, timed services, policy and privacy pages and the booking form."
+	describeList         = "Lists the business's properties with their slugs, phones, room types, timed services and each property's own read-only MCP address."
+	describeFind         = "Shows which room types are free for every night of a stay, with the price of the whole stay where it can be quoted. Without a property it searches every property. Nothing is held."
+	describeFindLocation = "Shows which room types of this property are free for every night of a stay, with the price of the whole stay where it can be quoted. Nothing is held."
+	describeQuote        = "Prices a stay in one room type: nights, subtotal, tax and total, in the business's currency. Minimum stays, weekly-only rooms, the stay cap and the booking horizon apply. Nothing is held."
+	describeInfo         = "Describes a property: phone, time zone, check-in hour, office hours, room types with minimum stays and rates, timed services, policy and privacy pages and the booking form."
 )
 
 // Input schemas, written out so the exported schema is exactly the one
@@ -270,10 +271,14 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 		})
 	}
 
+	findDescription := describeFindLocation
+	if onHub {
+		findDescription = describeFind
+	}
 	findProps := map[string]*jsonschema.Schema{"checkin": checkinArg, "checkout": checkoutArg}
 	findOrder := withProperty([]string{"checkin", "checkout"}, findProps)
 	add(s, env, spec[findIn, hub.Search]{
-		name: "find_rooms", title: "Find free rooms", description: describeFind,
+		name: "find_rooms", title: "Find free rooms", description: findDescription,
 		readOnly: true, idempotent: true, input: object(findOrder, findProps, "checkin", "checkout"),
 		run: r.find,
 	})

@@ -19,10 +19,12 @@ const maxAttempts = 100
 
 // Counts returns the non-zero held counts of location for slots in
 // [from, to), ordered by unit then slot.
+const countsSQL = `SELECT unit, slot, held FROM slots
+	WHERE location = ? AND slot >= ? AND slot < ? AND held > 0
+	ORDER BY unit, slot`
+
 func (db *DB) Counts(ctx context.Context, location, from, to string) ([]store.Count, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT unit, slot, held FROM slots
-		WHERE location = ? AND slot >= ? AND slot < ? AND held > 0
-		ORDER BY unit, slot`, location, from, to)
+	rows, err := db.counts.QueryContext(ctx, location, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("counts: %w", err)
 	}

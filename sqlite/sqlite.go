@@ -43,7 +43,10 @@ const busyTimeout = 5 * time.Second
 type DB struct {
 	writer *sql.DB // exactly one connection: the only writer in this process
 	reader *sql.DB // read-only connections for Get, Counts and Ready
-	latest int     // the newest embedded migration, which Ready expects
+	// counts is prepared once: availability is the hottest read, and
+	// parsing its SQL on every call cost as much as running it.
+	counts *sql.Stmt
+	latest int // the newest embedded migration, which Ready expects
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -97,9 +100,16 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	reader.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	readers := max(4, runtime.NumCPU())
+	reader.SetMaxOpenConns(readers)
+	reader.SetMaxIdleConns(readers) // keep connections, and their prepared statements
 	db.reader = reader
 	if err := reader.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	db.counts, err = reader.PrepareContext(ctx, countsSQL)
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
@@ -127,6 +137,9 @@ func (db *DB) Ready(ctx context.Context) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.counts != nil {
+		errs = append(errs, db.counts.Close())
+	}
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())
 	}

@@ -36,6 +36,9 @@ type Main struct {
 	Logger *slog.Logger
 	Clock  clock.Clock
 	Out    io.Writer // where serve prints its URLs
+	// WrapStore, when set, wraps the opened store: tests inject faults and
+	// delays at the durable boundary through it.
+	WrapStore func(store.Store) store.Store
 
 	// Set by Run once the listener is open.
 	URL      string
@@ -126,6 +129,9 @@ func (m *Main) open(ctx context.Context, origin string) error {
 	st, err := openStore(ctx, m.Config.Store)
 	if err != nil {
 		return err
+	}
+	if m.WrapStore != nil {
+		st = m.WrapStore(st)
 	}
 	m.store = st
 	m.metrics = metrics.New()

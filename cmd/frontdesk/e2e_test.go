@@ -24,7 +24,7 @@ var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 
 // startServer runs Main on a free loopback port with a temp SQLite dir, or
 // on PostgreSQL when database is set, and returns its base URL.
-func startServer(t *testing.T, database string) string {
+func startServer(t testing.TB, database string) string {
 	t.Helper()
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
@@ -49,7 +49,7 @@ func startServer(t *testing.T, database string) string {
 	return m.URL
 }
 
-func connect(t *testing.T, url, revision string) *mcp.ClientSession {
+func connect(t testing.TB, url, revision string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
@@ -59,6 +59,14 @@ func connect(t *testing.T, url, revision string) *mcp.ClientSession {
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
+
+func toolParams(name string, args map[string]any) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: name, Arguments: args}
+}
+
+type errText string
+
+func (e errText) Error() string { return string(e) }
 
 func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
 	t.Helper()
