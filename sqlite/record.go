@@ -9,25 +9,23 @@ import (
 	"frontdesk/store"
 )
 
+// maxList is the most records one List may return.
+const maxList = 1000
+
+// querier is what the record writes need from the writer connection or
+// from a transaction on it, so that one statement serves both a single
+// write and a write inside an Apply.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // Create stores r with version 1, or returns store.ErrExists.
 func (db *DB) Create(ctx context.Context, r store.Record) (store.Record, error) {
-	at, err := nanos(r.UpdatedAt)
+	r, err := createRecord(ctx, db.writer, r)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("create record: %w", err)
 	}
-	r.Value = nonNil(r.Value)
-	// A plain INSERT is the conditional create: the primary key refuses a
-	// second record, so two racing creators cannot both win.
-	_, err = db.writer.ExecContext(ctx, `INSERT INTO records (kind, key, value, version, updated_at)
-		VALUES (?, ?, ?, 1, ?)`, r.Kind, r.Key, r.Value, at)
-	if isUniqueViolation(err) {
-		return store.Record{}, fmt.Errorf("create record: %w", store.ErrExists)
-	}
-	if err != nil {
-		return store.Record{}, fmt.Errorf("create record: %w", err)
-	}
-	r.Version = 1
-	r.UpdatedAt = instant(at)
 	return r, nil
 }
 
@@ -51,44 +49,197 @@ func (db *DB) Get(ctx context.Context, kind, key string) (store.Record, error) {
 // Swap replaces the value if r.Version is current: store.ErrConflict for a
 // stale version, store.ErrNotFound when absent.
 func (db *DB) Swap(ctx context.Context, r store.Record) (store.Record, error) {
-	at, err := nanos(r.UpdatedAt)
+	r, err := swapRecord(ctx, db.writer, r)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("swap record: %w", err)
 	}
-	r.Value = nonNil(r.Value)
-	res, err := db.writer.ExecContext(ctx, `UPDATE records
-		SET value = ?, version = version + 1, updated_at = ?
-		WHERE kind = ? AND key = ? AND version = ?`,
-		r.Value, at, r.Kind, r.Key, r.Version)
-	if err != nil {
-		return store.Record{}, fmt.Errorf("swap record: %w", err)
-	}
-	if err := db.changedOne(ctx, res, r.Kind, r.Key); err != nil {
-		return store.Record{}, fmt.Errorf("swap record: %w", err)
-	}
-	r.Version++
-	r.UpdatedAt = instant(at)
 	return r, nil
 }
 
 // Delete removes the record if version is current: store.ErrConflict for a
 // stale version, store.ErrNotFound when absent.
 func (db *DB) Delete(ctx context.Context, kind, key string, version int64) error {
-	res, err := db.writer.ExecContext(ctx, `DELETE FROM records
-		WHERE kind = ? AND key = ? AND version = ?`, kind, key, version)
-	if err != nil {
-		return fmt.Errorf("delete record: %w", err)
-	}
-	if err := db.changedOne(ctx, res, kind, key); err != nil {
+	if err := deleteRecord(ctx, db.writer, kind, key, version); err != nil {
 		return fmt.Errorf("delete record: %w", err)
 	}
 	return nil
 }
 
+// List returns up to limit records of kind whose keys start with prefix
+// and sort after after, in byte order of key.
+func (db *DB) List(ctx context.Context, kind, prefix, after string, limit int) ([]store.Record, error) {
+	if limit < 1 || limit > maxList {
+		return nil, fmt.Errorf("list records: limit %d must be from 1 to %d", limit, maxList)
+	}
+	// The keys wanted are one range of the primary key (kind, key), so the
+	// bounds are given as plain comparisons that SQLite turns into a single
+	// index range: it starts at the prefix, or just past after when that
+	// is later, and ends before the first key past the prefix.
+	query := `SELECT key, value, version, updated_at FROM records WHERE kind = ?`
+	args := []any{kind}
+	if after != "" && after >= prefix {
+		query += ` AND key > ?`
+		args = append(args, after)
+	} else {
+		query += ` AND key >= ?`
+		args = append(args, prefix)
+	}
+	if end, ok := prefixEnd(prefix); ok {
+		query += ` AND key < ?`
+		args = append(args, end)
+	}
+	query += ` ORDER BY key LIMIT ?`
+	args = append(args, limit)
+
+	rows, err := db.reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list records: %w", err)
+	}
+	defer rows.Close()
+	var rs []store.Record
+	for rows.Next() {
+		r := store.Record{Kind: kind}
+		var at int64
+		if err := rows.Scan(&r.Key, &r.Value, &r.Version, &at); err != nil {
+			return nil, fmt.Errorf("list records: %w", err)
+		}
+		r.Value = nonNil(r.Value)
+		r.UpdatedAt = instant(at)
+		rs = append(rs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list records: %w", err)
+	}
+	return rs, nil
+}
+
+// prefixEnd returns the least string greater than every string that starts
+// with prefix, comparing bytes as SQLite's BINARY collation does. There is
+// none when prefix is empty or all 0xFF bytes.
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xFF {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// Apply performs every write in one immediate transaction, or none: the
+// first refused write rolls back the others and is reported as a
+// *store.WriteError.
+func (db *DB) Apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
+	if len(writes) == 0 {
+		return nil, nil
+	}
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("apply records: %w", err)
+	}
+	defer tx.Rollback()
+
+	rs := make([]store.Record, len(writes))
+	for i, w := range writes {
+		r, err := applyWrite(ctx, tx, w)
+		if refused(err) {
+			return nil, &store.WriteError{Index: i, Err: err}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("apply records: write %d: %w", i, err)
+		}
+		rs[i] = r
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("apply records: %w", err)
+	}
+	return rs, nil
+}
+
+// applyWrite performs one write of an Apply with the same statements as
+// Create, Swap and Delete.
+func applyWrite(ctx context.Context, q querier, w store.Write) (store.Record, error) {
+	switch w.Op {
+	case store.OpCreate:
+		return createRecord(ctx, q, w.Record)
+	case store.OpSwap:
+		return swapRecord(ctx, q, w.Record)
+	case store.OpDelete:
+		r := w.Record
+		return r, deleteRecord(ctx, q, r.Kind, r.Key, r.Version)
+	}
+	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
+}
+
+// refused reports whether err is a conditional write refusing, as opposed
+// to a failure. The record writes return these sentinels unwrapped.
+func refused(err error) bool {
+	return err == store.ErrExists || err == store.ErrConflict || err == store.ErrNotFound
+}
+
+// createRecord inserts r with version 1 through q, or returns
+// store.ErrExists.
+func createRecord(ctx context.Context, q querier, r store.Record) (store.Record, error) {
+	at, err := nanos(r.UpdatedAt)
+	if err != nil {
+		return store.Record{}, err
+	}
+	r.Value = nonNil(r.Value)
+	// A plain INSERT is the conditional create: the primary key refuses a
+	// second record, so two racing creators cannot both win.
+	_, err = q.ExecContext(ctx, `INSERT INTO records (kind, key, value, version, updated_at)
+		VALUES (?, ?, ?, 1, ?)`, r.Kind, r.Key, r.Value, at)
+	if isUniqueViolation(err) {
+		return store.Record{}, store.ErrExists
+	}
+	if err != nil {
+		return store.Record{}, err
+	}
+	r.Version = 1
+	r.UpdatedAt = instant(at)
+	return r, nil
+}
+
+// swapRecord replaces the value through q if r.Version is current, or
+// returns store.ErrConflict or store.ErrNotFound.
+func swapRecord(ctx context.Context, q querier, r store.Record) (store.Record, error) {
+	at, err := nanos(r.UpdatedAt)
+	if err != nil {
+		return store.Record{}, err
+	}
+	r.Value = nonNil(r.Value)
+	res, err := q.ExecContext(ctx, `UPDATE records
+		SET value = ?, version = version + 1, updated_at = ?
+		WHERE kind = ? AND key = ? AND version = ?`,
+		r.Value, at, r.Kind, r.Key, r.Version)
+	if err != nil {
+		return store.Record{}, err
+	}
+	if err := changedOne(ctx, q, res, r.Kind, r.Key); err != nil {
+		return store.Record{}, err
+	}
+	r.Version++
+	r.UpdatedAt = instant(at)
+	return r, nil
+}
+
+// deleteRecord removes the record through q if version is current, or
+// returns store.ErrConflict or store.ErrNotFound.
+func deleteRecord(ctx context.Context, q querier, kind, key string, version int64) error {
+	res, err := q.ExecContext(ctx, `DELETE FROM records
+		WHERE kind = ? AND key = ? AND version = ?`, kind, key, version)
+	if err != nil {
+		return err
+	}
+	return changedOne(ctx, q, res, kind, key)
+}
+
 // changedOne checks that a conditional write on one record took effect.
 // When it did not, the version was stale or the record is gone, and only a
-// fresh read can tell which.
-func (db *DB) changedOne(ctx context.Context, res sql.Result, kind, key string) error {
+// fresh read can tell which. The read goes through q, so inside an Apply it
+// sees the transaction's own earlier writes.
+func changedOne(ctx context.Context, q querier, res sql.Result, kind, key string) error {
 	n, err := res.RowsAffected()
 	if err != nil {
 		return err
@@ -97,7 +248,7 @@ func (db *DB) changedOne(ctx context.Context, res sql.Result, kind, key string) 
 		return nil
 	}
 	var one int
-	err = db.reader.QueryRowContext(ctx,
+	err = q.QueryRowContext(ctx,
 		`SELECT 1 FROM records WHERE kind = ? AND key = ?`, kind, key).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.ErrNotFound

@@ -10,6 +10,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -46,7 +47,47 @@ type Records interface {
 	// Delete removes the record if version is still current: ErrConflict
 	// for a stale version, ErrNotFound when absent.
 	Delete(ctx context.Context, kind, key string, version int64) error
+	// List returns up to limit records of one kind whose keys start with
+	// prefix and sort after the key after (all when after is ""), in
+	// ascending byte order of key. It is how queues and inboxes page. A
+	// limit outside 1 to 1000 is an error.
+	List(ctx context.Context, kind, prefix, after string, limit int) ([]Record, error)
+	// Apply performs every write in one transaction, or none of them. It
+	// returns the written records in order (a deleted record as given).
+	// When one write is refused, nothing changes and the error is a
+	// *WriteError wrapping ErrExists, ErrConflict or ErrNotFound. No writes
+	// return no records and no error.
+	Apply(ctx context.Context, writes []Write) ([]Record, error)
 }
+
+// Op is the kind of one conditional write in an Apply.
+type Op int
+
+// The conditional writes. Swap and Delete expect Record.Version to be the
+// current version.
+const (
+	OpCreate Op = iota + 1
+	OpSwap
+	OpDelete
+)
+
+// Write is one conditional write of an Apply.
+type Write struct {
+	Op     Op
+	Record Record
+}
+
+// WriteError says which write of an Apply was refused, and why.
+type WriteError struct {
+	Index int   // position in the writes
+	Err   error // ErrExists, ErrConflict or ErrNotFound
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("store: write %d refused: %v", e.Index, e.Err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
 
 // Count is how many units of one type are held in one slot. A slot is a
 // night ("2026-12-01") or a timed start ("2026-12-01T10:00"), so slots of

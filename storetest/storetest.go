@@ -1,6 +1,7 @@
 // Package storetest is the contract suite that every store engine runs:
-// conditional create, compare-and-swap, all-or-nothing holds and their
-// behaviour under concurrent writers. An engine's own test calls Run with a
+// conditional create, compare-and-swap, listing, all-or-nothing batches
+// of record writes and of holds, and their behaviour under concurrent
+// writers. The cases for List and Apply live in record.go. An engine's own test calls Run with a
 // function that opens a fresh, empty store.
 //
 // It imports only store from this module.
@@ -44,6 +45,15 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Delete", testDelete},
 		{"DeleteStale", testDeleteStale},
 		{"ConcurrentSwaps", testConcurrentSwaps},
+		{"ListPages", testListPages},
+		{"ListPrefix", testListPrefix},
+		{"ListLimit", testListLimit},
+		{"ApplyAllOrNothing", testApplyAllOrNothing},
+		{"ApplyReturnsVersions", testApplyReturnsVersions},
+		{"ApplyRefused", testApplyRefused},
+		{"ApplyEmpty", testApplyEmpty},
+		{"ApplyInvalid", testApplyInvalid},
+		{"ConcurrentApplySwaps", testConcurrentApplySwaps},
 		{"HoldAllOrNothing", testHoldAllOrNothing},
 		{"HoldUpToCapacity", testHoldUpToCapacity},
 		{"HoldMoreThanCapacity", testHoldMoreThanCapacity},

@@ -180,6 +180,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.ready != nil {
 		close(m.ready)
 	}
+	stopORP := m.startORP(ctx)
+	defer stopORP() // after the server stops, so no acknowledged click is lost
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

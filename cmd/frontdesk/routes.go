@@ -28,6 +28,7 @@ func (m *Main) routes() http.Handler {
 		mux.Handle("/locations/"+l.Slug+"/mcp", mcptools.Handler(s, httpOpts))
 	}
 
+	m.mountORP(mux)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{}))
 	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), FormURL: m.hub.Pricer().FormURL}
 	mux.Handle("/", site.Handler())
