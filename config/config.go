@@ -67,7 +67,10 @@ type Location struct {
 	CheckinHour string `toml:"checkin_hour"` // empty: the business hour
 	Prefix      string `toml:"reference_prefix"`
 	FormURL     string `toml:"form_url"` // empty: this server's /book/{slug}
-	Units       []Unit `toml:"units"`
+	// BookingOff is the location's chat-booking off switch; the form and
+	// phone stay available.
+	BookingOff bool   `toml:"booking_off"`
+	Units      []Unit `toml:"units"`
 }
 
 // Unit kinds.
@@ -123,10 +126,14 @@ type Mail struct {
 
 // Deployment is the evidence the booking tools check before acting.
 type Deployment struct {
-	Context      string   `toml:"context"` // "production", "draft", "preview"…
-	Published    bool     `toml:"published"`
-	Hostnames    []string `toml:"hostnames"`     // Host values this server answers to
-	PublicOrigin string   `toml:"public_origin"` // such as "https://book.example.com"; empty: from the listen address
+	Context   string   `toml:"context"` // "production", "draft", "preview"…
+	Published bool     `toml:"published"`
+	Hostnames []string `toml:"hostnames"` // Host values this server answers to
+	// CustomHostnames are the hosts on which the booking tools run; a
+	// platform's default hostname may serve reads but never bookings.
+	// Empty: every hostname.
+	CustomHostnames []string `toml:"custom_hostnames"`
+	PublicOrigin    string   `toml:"public_origin"` // such as "https://book.example.com"; empty: from the listen address
 }
 
 // Store selects the engine: Database (a postgres:// URL) wins over DataDir.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -267,6 +268,11 @@ func (c Config) validateDeployment(v *validator) {
 	for i, h := range d.Hostnames {
 		if h == "" || strings.ContainsAny(h, "/:@ ") && !strings.HasPrefix(h, "[") {
 			v.add(fmt.Sprintf("deployment.hostnames[%d]", i), "must be a bare host name without scheme or port, got %q", h)
+		}
+	}
+	for i, h := range d.CustomHostnames {
+		if !slices.Contains(d.Hostnames, h) {
+			v.add(fmt.Sprintf("deployment.custom_hostnames[%d]", i), "%q must also be listed in deployment.hostnames", h)
 		}
 	}
 	v.url("deployment.public_origin", d.PublicOrigin, false)

@@ -26,6 +26,10 @@ const (
 
 var errParse = errors.New("parse error")
 
+// hostHeader carries the request's actual Host to the tools. The front
+// overwrites any value a client sent.
+const hostHeader = "X-Frontdesk-Request-Host"
+
 // HTTPOptions configure the HTTP front of an MCP server.
 type HTTPOptions struct {
 	// Hostnames are the Host and Origin host names accepted. Anything else
@@ -98,6 +102,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(jw, http.StatusForbidden, -32600, "Forbidden: this host or origin is not served here.")
 		return
 	}
+	// The Host a tool sees is the one this request arrived with; a client
+	// cannot supply its own.
+	r.Header.Set(hostHeader, r.Host)
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))

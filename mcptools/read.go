@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"frontdesk/booking"
 	"frontdesk/hub"
 	"frontdesk/internal/metrics"
 	"frontdesk/location"
@@ -231,12 +232,16 @@ func (r readTools) safe(err error) (string, bool) {
 	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), true
 }
 
-// NewHub returns the hub's MCP server with the read tools.
-func NewHub(h *hub.Hub, opts Options) *mcp.Server {
+// NewHub returns the hub's MCP server: the read tools and, when bookings
+// is set, the four booking tools.
+func NewHub(h *hub.Hub, bookings *booking.Service, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version}, nil)
 	r := readTools{hub: h}
 	env := toolEnv{server: "hub", log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
 	addReadTools(s, env, r)
+	if bookings != nil {
+		addBookingTools(s, env, bookingTools{svc: bookings, phone: h.Config().Business.Phone})
+	}
 	return s
 }
 

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"time"
 
@@ -44,6 +45,9 @@ type spec[In, Out any] struct {
 	readOnly, destructive    bool
 	idempotent, openWorld    bool
 	input                    *jsonschema.Schema
+	// ownValidation hands the arguments to run unchecked: the booking
+	// tools answer every argument problem with their own exact sentence.
+	ownValidation bool
 	// run returns the result and its one-line summary, or an error: one
 	// that is safe to show (a refusal) or an internal fault.
 	run func(ctx context.Context, in In) (Out, string, error)
@@ -98,6 +102,7 @@ func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
 	}
 	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
+		ctx = withHeader(ctx, req)
 		var res *mcp.CallToolResult
 		outcome := "refused"
 		if text, refused := batchRefusal(req.Params.Meta); refused {
@@ -112,18 +117,22 @@ func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
 }
 
 func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string) {
-	var args map[string]any
-	if len(raw) == 0 || string(raw) == "null" {
-		args = map[string]any{}
-	} else if err := json.Unmarshal(raw, &args); err != nil {
-		return errorResult("Tool arguments must be a JSON object."), "refused"
-	}
-	if err := schema.Validate(args); err != nil {
-		return errorResult(argumentError(err)), "refused"
-	}
 	var in In
-	if err := json.Unmarshal(raw, &in); err != nil && len(raw) > 0 && string(raw) != "null" {
-		return errorResult("Tool arguments do not match the input schema."), "refused"
+	if t.ownValidation {
+		_ = json.Unmarshal(raw, &in) // what does not decode reaches run as the zero value
+	} else {
+		var args map[string]any
+		if len(raw) == 0 || string(raw) == "null" {
+			args = map[string]any{}
+		} else if err := json.Unmarshal(raw, &args); err != nil {
+			return errorResult("Tool arguments must be a JSON object."), "refused"
+		}
+		if err := schema.Validate(args); err != nil {
+			return errorResult(argumentError(err)), "refused"
+		}
+		if err := json.Unmarshal(raw, &in); err != nil && len(raw) > 0 && string(raw) != "null" {
+			return errorResult("Tool arguments do not match the input schema."), "refused"
+		}
 	}
 	out, summary, err := t.run(ctx, in)
 	if err != nil {
@@ -153,4 +162,25 @@ func errorResult(text string) *mcp.CallToolResult {
 // the caller only, never to logs.
 func argumentError(err error) string {
 	return "Tool arguments do not match the input schema: " + err.Error()
+}
+
+type headerKey struct{}
+
+// withHeader keeps the HTTP request's headers in ctx for the call, so a
+// tool can read the request identity the front recorded.
+func withHeader(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, headerKey{}, req.Extra.Header)
+}
+
+// requestHost is the Host the request really arrived with, as the front
+// recorded it; "" and false over stdio.
+func requestHost(ctx context.Context) (string, bool) {
+	h, ok := ctx.Value(headerKey{}).(http.Header)
+	if !ok {
+		return "", false
+	}
+	return h.Get(hostHeader), true
 }

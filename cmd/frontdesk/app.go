@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,12 +15,15 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/hub"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/metrics"
 	"frontdesk/inventory"
 	"frontdesk/location"
+	"frontdesk/mail"
+	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/sqlite"
@@ -46,6 +50,11 @@ type Main struct {
 	store    store.Store
 	metrics  *metrics.Metrics
 	hub      *hub.Hub
+	bookings *booking.Service
+	mailer   message.Sender
+	devMail  *mail.Dev // set when the mail driver is dev
+	// Rand is the random source; nil means crypto/rand.
+	Rand io.Reader
 	ready    chan struct{}
 }
 
@@ -141,6 +150,36 @@ func (m *Main) open(ctx context.Context, origin string) error {
 	pricer := pricing.New(m.Config, origin)
 	locations := location.New(m.Config, pricer, inventory.New(st), m.Clock)
 	m.hub = hub.New(m.Config, pricer, locations, m.Clock)
+	if err := m.openMail(); err != nil {
+		return err
+	}
+	if m.Rand == nil {
+		m.Rand = rand.Reader
+	}
+	m.bookings = booking.New(booking.Options{
+		Config: m.Config, Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
+		Resolve: func(property string) (config.Location, bool) {
+			l, err := m.hub.Resolve(property)
+			return l, err == nil
+		},
+	})
+	return nil
+}
+
+// openMail builds the configured mail driver: the dev mailbox keeps mail
+// in the store, shown at /dev/mail; smtp sends through the provider.
+func (m *Main) openMail() error {
+	switch m.Config.Mail.Driver {
+	case "smtp":
+		s, err := mail.NewSMTP(m.Config.Mail, &mail.SMTPOptions{TLSPolicy: mail.TLSMandatory, Clock: m.Clock, Logger: m.Logger})
+		if err != nil {
+			return err
+		}
+		m.mailer = s
+	default:
+		m.devMail = mail.NewDev(m.store, m.Clock, m.Logger)
+		m.mailer = m.devMail
+	}
 	return nil
 }
 
@@ -206,6 +245,9 @@ func (m *Main) printURLs() {
 		fmt.Fprintf(m.Out, "  %-27s %s/locations/%s/mcp\n", l.Name+":", m.URL, l.Slug)
 	}
 	fmt.Fprintf(m.Out, "  Pages:                      %s/\n", m.URL)
+	if m.devMail != nil {
+		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", m.URL)
+	}
 	fmt.Fprintf(m.Out, "  Health, readiness, metrics: %s/healthz %s/readyz %s/metrics\n", m.URL, m.URL, m.URL)
 	where := "SQLite in " + m.Config.Store.DataDir
 	if m.Config.Store.Database != "" {

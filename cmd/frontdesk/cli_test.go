@@ -83,7 +83,7 @@ func TestStdioServesTheHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != 8 {
 		t.Fatalf("tools = %v, %v", tools, err)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_properties", Arguments: map[string]any{}})

@@ -26,6 +26,13 @@ var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 // on PostgreSQL when database is set, and returns its base URL.
 func startServer(t testing.TB, database string) string {
 	t.Helper()
+	return startMain(t, database).URL
+}
+
+// startMain is startServer returning the running Main, for tests that
+// move its clock.
+func startMain(t testing.TB, database string) *Main {
+	t.Helper()
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
 	c.Store.Database = database
@@ -46,7 +53,7 @@ func startServer(t testing.TB, database string) string {
 			t.Errorf("Run returned %v after shutdown", err)
 		}
 	})
-	return m.URL
+	return m
 }
 
 func connect(t testing.TB, url, revision string) *mcp.ClientSession {
@@ -108,7 +115,7 @@ func TestHubToolsOnEveryRevision(t *testing.T) {
 				names = append(names, tool.Name)
 				checkToolShape(t, tool)
 			}
-			if got, want := strings.Join(names, ","), "find_rooms,list_properties,property_info,quote_stay"; got != want {
+			if got, want := strings.Join(names, ","), "cancel_booking,confirm_booking,find_rooms,get_booking,list_properties,property_info,quote_stay,start_booking"; got != want {
 				t.Fatalf("hub tools = %s, want %s", got, want)
 			}
 			res, out := callTool(t, cs, "quote_stay", map[string]any{"property": "Riverside Inn", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2027-01-02"})

@@ -19,7 +19,7 @@ func (m *Main) routes() http.Handler {
 	httpOpts := mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
 	mux := http.NewServeMux()
 
-	mux.Handle("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, opts), httpOpts))
+	mux.Handle("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, m.bookings, opts), httpOpts))
 	for _, l := range m.Config.Locations {
 		s, err := mcptools.NewLocation(m.hub, l.Slug, opts)
 		if err != nil {
@@ -28,6 +28,10 @@ func (m *Main) routes() http.Handler {
 		mux.Handle("/locations/"+l.Slug+"/mcp", mcptools.Handler(s, httpOpts))
 	}
 
+	if m.devMail != nil {
+		mux.Handle("/dev/mail", m.devMail.Handler())
+		mux.Handle("/dev/mail.json", m.devMail.Handler())
+	}
 	m.mountORP(mux)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{}))
 	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), FormURL: m.hub.Pricer().FormURL}
@@ -39,12 +43,14 @@ func (m *Main) mcpOptions() mcptools.Options {
 	return mcptools.Options{Logger: m.Logger, Metrics: m.metrics, Version: version}
 }
 
-// bookingGuard is the batch rule for the hub: the booking tools, when
-// they are added, may appear at most once per JSON-RPC batch.
+// bookingGuard is the batch rule for the hub: at most one booking-tool
+// call, get_booking included, per JSON-RPC batch.
 func bookingGuard() mcptools.BatchGuard {
-	return mcptools.BatchGuard{Limited: map[string]bool{
-		"start_booking": true, "confirm_booking": true, "get_booking": true, "cancel_booking": true,
-	}}
+	limited := map[string]bool{}
+	for _, name := range mcptools.BookingTools {
+		limited[name] = true
+	}
+	return mcptools.BatchGuard{Limited: limited}
 }
 
 // countStatus counts responses by route pattern and status code.
@@ -75,5 +81,5 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Flush() }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
-	return mcptools.ServeStdio(ctx, mcptools.NewHub(m.hub, m.mcpOptions()), in, out, bookingGuard())
+	return mcptools.ServeStdio(ctx, mcptools.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
 }

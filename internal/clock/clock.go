@@ -38,3 +38,10 @@ func (f *Fixed) Advance(d time.Duration) {
 	defer f.mu.Unlock()
 	f.t = f.t.Add(d)
 }
+
+// Set moves the clock to t.
+func (f *Fixed) Set(t time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t = t
+}

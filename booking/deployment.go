@@ -1,0 +1,52 @@
+package booking
+
+import (
+	"net"
+	"strings"
+)
+
+// Caller is the deployment evidence of one call, taken from the runtime
+// and the request itself, never from a tool argument.
+type Caller struct {
+	// Host is the request's actual Host header (host[:port]).
+	Host string
+	// Local is true for the stdio server, which has no host: the process
+	// was started by the person at the machine.
+	Local bool
+}
+
+// checkDeployment refuses booking outside the published production deploy
+// on a custom hostname (§16).
+func (s *Service) checkDeployment(c Caller, rt route) *Refusal {
+	d := s.cfg.Deployment
+	ctx := strings.TrimSpace(d.Context)
+	switch {
+	case ctx == "":
+		return assemble("deploy_unknown", sentDeployUnknown, AssembleP, rt)
+	case ctx != "production":
+		return assemble("deploy_draft", sentDeployDraft, AssembleP, rt, ctx)
+	case !d.Published:
+		return assemble("deploy_stale", sentDeployStale, AssembleP, rt, ctx)
+	case !c.Local && !s.customHost(c.Host):
+		return assemble("deploy_not_custom", sentDeployNotCustom, AssembleP, rt, ctx)
+	}
+	return nil
+}
+
+func (s *Service) customHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	names := s.cfg.Deployment.CustomHostnames
+	if len(names) == 0 {
+		names = s.cfg.Deployment.Hostnames
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, host) {
+			return true
+		}
+	}
+	return false
+}

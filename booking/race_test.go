@@ -1,0 +1,214 @@
+package booking
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"frontdesk/config"
+)
+
+// TestLastRoomRace: many proved guests confirm Riverside's one studio at
+// once; exactly one holds it, the rest get the last-room refusal, and no
+// second reference or hold exists.
+func TestLastRoomRace(t *testing.T) {
+	w := newWorld(t, func(c *config.Config) {
+		c.Limits.PortfolioEmailHourly, c.Limits.PortfolioEmailDaily, c.Limits.LocationEmailHourly = 100, 100, 100
+		c.Limits.PortfolioPending, c.Limits.LocationPending = 100, 100
+	})
+	ctx := context.Background()
+	const guests = 8
+	ids := make([]string, guests)
+	codes := make([]string, guests)
+	for i := range guests {
+		email := fmt.Sprintf("guest%d@example.com", i)
+		res, err := w.svc.Start(ctx, web, stayArgs("roomtype", "studio", "checkout", "2027-01-06", "email", email))
+		if err != nil {
+			t.Fatal(refusalText(err))
+		}
+		ids[i], codes[i] = res.BookingID, w.lastCode(email)
+	}
+	var wg sync.WaitGroup
+	results := make([]string, guests)
+	for i := range guests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := w.svc.Confirm(ctx, web, args("booking_id", ids[i], "code", codes[i]))
+			if err != nil {
+				results[i] = refusalText(err)
+			} else {
+				results[i] = "OK " + res.ReservationNumber
+			}
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, r := range results {
+		switch {
+		case strings.HasPrefix(r, "OK "):
+			won++
+		case !strings.HasPrefix(r, "The last room went while you were verifying."):
+			t.Errorf("loser answer = %q", r)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d guests hold the one studio: %v", won, results)
+	}
+	free, _ := w.svc.inv.FreeNights(ctx, w.cfg.Locations[0], mustDate("2026-12-30"), 7)
+	if freeOf(free, "studio") != 0 {
+		t.Fatal("the studio is not held")
+	}
+	recs, err := w.st.List(ctx, kindReservation, "", "", 100)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("reservation records = %d, %v; want exactly one", len(recs), err)
+	}
+}
+
+// TestIdenticalConcurrentStarts: identical starts at once give one
+// identifier and one email, over many rounds.
+func TestIdenticalConcurrentStarts(t *testing.T) {
+	w := newWorld(t, func(c *config.Config) {
+		c.Limits.PortfolioEmailHourly, c.Limits.PortfolioEmailDaily, c.Limits.LocationEmailHourly = 1000, 1000, 1000
+	})
+	ctx := context.Background()
+	for round := range 20 {
+		email := fmt.Sprintf("round%d@example.com", round)
+		var wg sync.WaitGroup
+		ids := make([]string, 4)
+		for i := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := w.svc.Start(ctx, web, stayArgs("email", email))
+				if err != nil {
+					ids[i] = refusalText(err)
+					return
+				}
+				ids[i] = res.BookingID
+			}()
+		}
+		wg.Wait()
+		for _, id := range ids[1:] {
+			if id != ids[0] {
+				t.Fatalf("round %d: ids %v", round, ids)
+			}
+		}
+		sent := 0
+		for _, m := range w.messages() {
+			if m.To[0] == email {
+				sent++
+			}
+		}
+		if sent != 1 {
+			t.Fatalf("round %d: %d emails, want 1", round, sent)
+		}
+	}
+}
+
+// TestIdenticalConcurrentConfirms: the same valid pair sent at once yields
+// one reservation; losers get the in-progress sentence and later the same
+// reference.
+func TestIdenticalConcurrentConfirms(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	res, _ := w.svc.Start(ctx, web, stayArgs())
+	code := w.lastCode("ada@example.com")
+	var wg sync.WaitGroup
+	answers := make([]string, 4)
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+			if err != nil {
+				answers[i] = refusalText(err)
+				return
+			}
+			answers[i] = conf.ReservationNumber
+		}()
+	}
+	wg.Wait()
+	ref := ""
+	for _, a := range answers {
+		if strings.HasPrefix(a, "RIV-") {
+			if ref != "" && a != ref {
+				t.Fatalf("two references: %v", answers)
+			}
+			ref = a
+		} else if !strings.HasPrefix(a, "This booking confirmation is still in progress.") {
+			t.Fatalf("answer %q", a)
+		}
+	}
+	later, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+	if err != nil || later.ReservationNumber != ref {
+		t.Fatalf("later = %v %s, want %s", later, refusalText(err), ref)
+	}
+}
+
+// TestPendingCeilings: the local ceiling of 3 and the group ceiling of 8
+// hold under concurrent confirms.
+func TestPendingCeilings(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		local, group  int
+		wantPerLocOld int
+	}{
+		{"local", 3, 8, 3},
+		{"group", 3, 4, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, func(c *config.Config) {
+				c.Limits.PortfolioEmailHourly, c.Limits.PortfolioEmailDaily, c.Limits.LocationEmailHourly = 100, 100, 100
+				c.Limits.LocationPending, c.Limits.PortfolioPending = tc.local, tc.group
+			})
+			ctx := context.Background()
+			type pending struct{ id, code string }
+			var starts []pending
+			for i := range 6 {
+				for _, prop := range []string{"riverside", "oldtown"} {
+					email := fmt.Sprintf("p%d-%s@example.com", i, prop)
+					res, err := w.svc.Start(ctx, web, stayArgs("property", prop, "roomtype", "single", "email", email,
+						"checkin", fmt.Sprintf("2027-0%d-10", i+1), "checkout", fmt.Sprintf("2027-0%d-11", i+1)))
+					if err != nil {
+						t.Fatal(refusalText(err))
+					}
+					starts = append(starts, pending{res.BookingID, w.lastCode(email)})
+				}
+			}
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			perLocation := map[string]int{}
+			for _, s := range starts {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					conf, err := w.svc.Confirm(ctx, web, args("booking_id", s.id, "code", s.code))
+					if err != nil {
+						if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused while staff confirm existing reservations.") {
+							t.Errorf("refusal %q", refusalText(err))
+						}
+						return
+					}
+					mu.Lock()
+					perLocation[conf.Property]++
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			total := 0
+			for loc, n := range perLocation {
+				if n > tc.local {
+					t.Errorf("%s holds %d pending, over the local ceiling %d", loc, n, tc.local)
+				}
+				total += n
+			}
+			want := min(tc.group, 2*tc.local)
+			if total != want {
+				t.Fatalf("pending reservations = %d (%v), want %d", total, perLocation, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"frontdesk/message"
+	"frontdesk/store"
+)
+
+// resend sends a new code for an open intent. It checks the intent before
+// charging anything, keeps the original expiry and wrong-try count, and
+// replaces the code only once the new one was sent.
+func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartResult, error) {
+	id, _, _ := args.str("booking_id", maxIdentifier)
+	id = strings.TrimSpace(id)
+	l, known := s.locationByPrefix(id)
+	business := route{phone: s.cfg.Business.Phone}
+	if !known || !validIntentID(id, l.Prefix+"_b_") {
+		return nil, assemble("bad_booking_id", sentBadBookingID, AssembleP, business)
+	}
+	rt := route{phone: l.Phone}
+	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)
+	}
+	if err != nil {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	rt.form = s.formFor(l, in.Data)
+	if !in.live(now) || in.State != stateOpen {
+		return nil, assemble("intent_gone", sentIntentGone, assemblyForData(in.Data), rt)
+	}
+	if in.Resends >= maxResends {
+		return nil, assemble("two_resends", sentTwoResends, AssembleF, rt)
+	}
+	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
+		return nil, assemble("wait_60", sentWait60, AssembleF, rt)
+	}
+	adm, err := s.admit(ctx, now, s.groupBookingBudget(), s.mailboxBudget(in.Mailbox))
+	if refusal := s.admissionRefusal(err, rt); refusal != nil {
+		return nil, refusal
+	}
+	locAdm, err := s.admit(ctx, now, s.locationBudget(l.Slug))
+	if err != nil {
+		s.refund(ctx, adm, now)
+		return nil, s.admissionRefusal(err, rt)
+	}
+	code, salt, err := s.codeAndSalt()
+	if err != nil {
+		s.refund(ctx, adm, now)
+		s.refund(ctx, locAdm, now)
+		return nil, err
+	}
+	err = s.mail.Send(ctx, s.codeEmail(in, l, code, now))
+	if message.NotSent(err) {
+		s.refund(ctx, adm, now)
+		s.refund(ctx, locAdm, now)
+		return nil, assemble("email_rejected", sentEmailRejected, AssembleF, rt)
+	}
+	updated, err := update(ctx, s.st, kindIntent, id, now, func(v *intent) error {
+		if v.State != stateOpen {
+			return errStop
+		}
+		v.Salt, v.Digest = salt, digest(salt, id, code)
+		v.Resends++
+		v.SentAt = append(v.SentAt, now)
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
+	}
+	if err != nil {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	return s.startResult(updated, l), nil
+}
+
+func assemblyForData(d *intentData) Assembly {
+	if d != nil {
+		return AssembleF
+	}
+	return AssembleP
+}
+
+// validIntentID checks the shape of a booking_id or cancel_id: the prefix
+// and 48 lowercase hex characters.
+func validIntentID(id, prefix string) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	return ok && len(rest) == 48 && isHex(rest, false)
+}
+
+func isHex(s string, upper bool) bool {
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+		case !upper && r >= 'a' && r <= 'f':
+		case upper && r >= 'A' && r <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,189 @@
+// Package booking is direct booking for guests' assistants: intents
+// proved by a six-digit email code, reservations held through the
+// availability index, lookups, two-step cancellation, limits and mail
+// budgets, the refusal catalogue and the notices of direct-booking.md.
+//
+// It is a domain package: it imports config, store, inventory, pricing,
+// message and internal helpers, never an adapter.
+package booking
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/clock"
+	"frontdesk/inventory"
+	"frontdesk/message"
+	"frontdesk/pricing"
+	"frontdesk/store"
+)
+
+// Service runs the four booking operations for every location of one
+// business in this process.
+type Service struct {
+	cfg    config.Config
+	st     store.Store
+	inv    *inventory.Inventory
+	pricer *pricing.Pricer
+	clock  clock.Clock
+	rand   io.Reader
+	mail   message.Sender
+	log    *slog.Logger
+	// resolveProperty finds the location a property argument names, the
+	// same way the read tools do.
+	resolveProperty func(string) (config.Location, bool)
+}
+
+// Options are a Service's collaborators. Rand is crypto/rand.Reader in
+// production and a seeded reader in tests.
+type Options struct {
+	Config config.Config
+	Store  store.Store
+	Pricer *pricing.Pricer
+	Clock  clock.Clock
+	Rand   io.Reader
+	Mail   message.Sender
+	Logger *slog.Logger
+	// Resolve finds the location a property argument names.
+	Resolve func(property string) (config.Location, bool)
+}
+
+// New returns a Service.
+func New(o Options) *Service {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{
+		cfg: o.Config, st: o.Store, inv: inventory.New(o.Store), pricer: o.Pricer,
+		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
+		resolveProperty: o.Resolve,
+	}
+}
+
+// secret is the operational key for proofs and keyed mailbox hashes. It
+// is created once in the store, so every instance on one store shares it.
+func (s *Service) secret(ctx context.Context, now time.Time) ([]byte, error) {
+	r, err := s.st.Get(ctx, kindSecret, "hmac")
+	if err == nil {
+		return r.Value, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	key := make([]byte, 32)
+	if _, err := io.ReadFull(s.rand, key); err != nil {
+		return nil, err
+	}
+	if _, err := s.st.Create(ctx, store.Record{Kind: kindSecret, Key: "hmac", Value: key, UpdatedAt: now}); err != nil && !errors.Is(err, store.ErrExists) {
+		return nil, err
+	}
+	r, err = s.st.Get(ctx, kindSecret, "hmac")
+	return r.Value, err
+}
+
+// keyed derives a pseudonymous key from private text: the store keeps
+// mailbox grouping and proofs without keeping the address or the code.
+func (s *Service) keyed(ctx context.Context, now time.Time, purpose, text string) (string, error) {
+	secret, err := s.secret(ctx, now)
+	if err != nil {
+		return "", err
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose + "\x00" + text))
+	return hex.EncodeToString(m.Sum(nil))[:40], nil
+}
+
+func (s *Service) randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(s.rand, b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// newCode draws a uniform six-digit code.
+func (s *Service) newCode() (string, error) {
+	const limit = 4294000000 // largest multiple of 1e6 below 2^32
+	var b [4]byte
+	for {
+		if _, err := io.ReadFull(s.rand, b[:]); err != nil {
+			return "", err
+		}
+		if n := binary.BigEndian.Uint32(b[:]); n < limit {
+			return fmt.Sprintf("%06d", n%1000000), nil
+		}
+	}
+}
+
+// digest is the salted code digest stored instead of the code.
+func digest(salt, id, code string) string {
+	h := sha256.Sum256([]byte(salt + "\x00" + id + "\x00" + code))
+	return hex.EncodeToString(h[:])
+}
+
+// sameDigest compares equal-length digests in constant time.
+func sameDigest(a, b string) bool { return len(a) == len(b) && hmac.Equal([]byte(a), []byte(b)) }
+
+// Identifier shapes: 24 random bytes as 48 hex characters after the
+// location prefix for intents and cancellations, 8 bytes as 16 uppercase
+// hex characters for references.
+func (s *Service) newBookingID(l config.Location) (string, error) {
+	h, err := s.randomHex(24)
+	return l.Prefix + "_b_" + h, err
+}
+
+func (s *Service) newCancelID(l config.Location) (string, error) {
+	h, err := s.randomHex(24)
+	return l.Prefix + "_c_" + h, err
+}
+
+func (s *Service) newReference(l config.Location) (string, error) {
+	h, err := s.randomHex(8)
+	return l.Prefix + "-" + strings.ToUpper(h), err
+}
+
+// locationByPrefix finds the location an identifier or reference starts
+// with.
+func (s *Service) locationByPrefix(id string) (config.Location, bool) {
+	for _, l := range s.cfg.Locations {
+		if strings.HasPrefix(id, l.Prefix+"_") || strings.HasPrefix(id, l.Prefix+"-") {
+			return l, true
+		}
+	}
+	return config.Location{}, false
+}
+
+func (s *Service) location(slug string) (config.Location, bool) {
+	for _, l := range s.cfg.Locations {
+		if l.Slug == slug {
+			return l, true
+		}
+	}
+	return config.Location{}, false
+}
+
+// localTime words an instant in the location's wall clock, as guests read
+// it: "10:15 AM MST on Monday, November 30, 2026".
+func localTime(t time.Time, l config.Location) string {
+	return t.In(l.Zone()).Format("3:04 PM MST on Monday, January 2, 2006")
+}
+
+// checkinInstant is the local check-in time on the arrival date.
+func checkinInstant(l config.Location, checkin civil.Date) time.Time {
+	m := config.Minutes(l.CheckinHour)
+	return checkin.At(m/60, m%60, l.Zone())
+}
+
+func (s *Service) today(l config.Location, now time.Time) civil.Date { return civil.Of(now, l.Zone()) }

@@ -1,0 +1,191 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/mail"
+	"frontdesk/message"
+	"frontdesk/pricing"
+	"frontdesk/sqlite"
+	"frontdesk/store"
+)
+
+// testNow is Monday 30 November 2026, 10:00 in Denver: office hours.
+var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
+
+// seeded is a deterministic, goroutine-safe random source.
+type seeded struct {
+	mu sync.Mutex
+	r  *rand.ChaCha8
+}
+
+func newSeeded(seed byte) *seeded {
+	var s [32]byte
+	s[0] = seed
+	return &seeded{r: rand.NewChaCha8(s)}
+}
+
+func (s *seeded) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.r.Read(p)
+}
+
+// faultyMail delivers through the real dev mailbox unless told to fail.
+type faultyMail struct {
+	mu   sync.Mutex
+	next error // returned once by the next Send
+	dev  *mail.Dev
+}
+
+func (f *faultyMail) Send(ctx context.Context, e message.Email) error {
+	f.mu.Lock()
+	err := f.next
+	f.next = nil
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return f.dev.Send(ctx, e)
+}
+
+func (f *faultyMail) failNext(err error) {
+	f.mu.Lock()
+	f.next = err
+	f.mu.Unlock()
+}
+
+type world struct {
+	t     *testing.T
+	cfg   config.Config
+	st    store.Store
+	clock *clock.Fixed
+	mail  *faultyMail
+	svc   *Service
+}
+
+// newWorld is the demo business on a fresh SQLite file with the dev
+// mailbox, a fixed clock and seeded randomness.
+func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
+	t.Helper()
+	cfg := config.Demo()
+	for _, e := range edit {
+		e(&cfg)
+	}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "fd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return newWorldOn(t, cfg, st)
+}
+
+func newWorldOn(t *testing.T, cfg config.Config, st store.Store) *world {
+	clk := clock.NewFixed(testNow)
+	fm := &faultyMail{dev: mail.NewDev(st, clk, nil)}
+	pricer := pricing.New(cfg, "http://localhost:8080")
+	w := &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm}
+	w.svc = New(Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: newSeeded(1), Mail: fm,
+		Resolve: func(p string) (config.Location, bool) {
+			for _, l := range cfg.Locations {
+				if strings.EqualFold(p, l.Slug) || strings.EqualFold(p, l.Name) {
+					return l, true
+				}
+			}
+			return config.Location{}, false
+		}})
+	return w
+}
+
+var web = Caller{Host: "localhost:8080"}
+
+func args(kv ...any) Args {
+	a := Args{}
+	for i := 0; i < len(kv); i += 2 {
+		a[kv[i].(string)] = kv[i+1]
+	}
+	return a
+}
+
+// stayArgs is a valid start for Riverside's double.
+func stayArgs(extra ...any) Args {
+	a := args("property", "riverside", "roomtype", "double", "checkin", "2026-12-30", "checkout", "2027-01-02",
+		"guest_name", "Ada Lovelace", "email", "ada@example.com", "phone", "+1 303 555 0199")
+	for i := 0; i < len(extra); i += 2 {
+		if extra[i+1] == nil {
+			delete(a, extra[i].(string))
+			continue
+		}
+		a[extra[i].(string)] = extra[i+1]
+	}
+	return a
+}
+
+func (w *world) messages() []mail.DevMessage {
+	w.t.Helper()
+	msgs, err := w.mail.dev.Messages(context.Background())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return msgs
+}
+
+var codePattern = regexp.MustCompile(`code is (\d{6})\.`)
+
+// lastCode reads the code of the newest mail to addr.
+func (w *world) lastCode(addr string) string {
+	w.t.Helper()
+	msgs := w.messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if len(msgs[i].To) > 0 && msgs[i].To[0] == addr {
+			if m := codePattern.FindStringSubmatch(msgs[i].Text); m != nil {
+				return m[1]
+			}
+		}
+	}
+	w.t.Fatalf("no code mailed to %s", addr)
+	return ""
+}
+
+func refusalText(err error) string {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r.Text
+	}
+	if err != nil {
+		return "ERROR " + err.Error()
+	}
+	return ""
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// book runs a whole booking for the given start args and returns its
+// reference.
+func (w *world) book(a Args) string {
+	w.t.Helper()
+	res, err := w.svc.Start(context.Background(), web, a)
+	if err != nil {
+		w.t.Fatalf("start: %v", refusalText(err))
+	}
+	email, _ := a["email"].(string)
+	conf, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
+	if err != nil {
+		w.t.Fatalf("confirm: %v", refusalText(err))
+	}
+	return conf.ReservationNumber
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"frontdesk/internal/clock"
+)
+
+type devMail struct {
+	Messages []struct {
+		ID      string   `json:"id"`
+		To      []string `json:"to"`
+		Subject string   `json:"subject"`
+		Text    string   `json:"text"`
+	} `json:"messages"`
+}
+
+var codeIn = regexp.MustCompile(`code is (\d{6})\.`)
+
+// latestCode reads the newest code mailed to addr from /dev/mail.json, as
+// a person testing the demo would.
+func latestCode(t *testing.T, url, addr string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/dev/mail.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var box devMail
+	if err := json.NewDecoder(resp.Body).Decode(&box); err != nil {
+		t.Fatal(err)
+	}
+	for i := len(box.Messages) - 1; i >= 0; i-- {
+		m := box.Messages[i]
+		if len(m.To) == 1 && m.To[0] == addr {
+			if c := codeIn.FindStringSubmatch(m.Text); c != nil {
+				return c[1]
+			}
+		}
+	}
+	t.Fatalf("no code for %s in %d messages", addr, len(box.Messages))
+	return ""
+}
+
+// TestBookingOverStreamableHTTP is the whole guest journey against the
+// running server: quote, start, read the code from the dev mailbox,
+// confirm, look up, cancel in two steps.
+func TestBookingOverStreamableHTTP(t *testing.T) {
+	m := startMain(t, "")
+	url := m.URL
+	cs := connect(t, url+"/mcp", "2025-11-25")
+	stay := map[string]any{"property": "Riverside Inn", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2027-01-02"}
+	if res, out := callTool(t, cs, "quote_stay", stay); res.IsError || out["total"] != 395.38 {
+		t.Fatalf("quote: %s", text(res))
+	}
+	start := map[string]any{"guest_name": "Ada Lovelace", "email": "ada@example.com", "phone": "+1 303 555 0199"}
+	for k, v := range stay {
+		start[k] = v
+	}
+	res, out := callTool(t, cs, "start_booking", start)
+	if res.IsError {
+		t.Fatalf("start_booking: %s", text(res))
+	}
+	id := out["booking_id"].(string)
+	res, out = callTool(t, cs, "confirm_booking", map[string]any{"booking_id": id, "code": latestCode(t, url, "ada@example.com")})
+	if res.IsError || out["status"] != "reserved" {
+		t.Fatalf("confirm_booking: %s", text(res))
+	}
+	ref := out["reservation_number"].(string)
+	res, out = callTool(t, cs, "get_booking", map[string]any{"reservation_number": ref, "phone_last4": "0199"})
+	if res.IsError || out["status"] != "reserved" || out["total"] != 395.38 {
+		t.Fatalf("get_booking: %s %v", text(res), out)
+	}
+	m.Clock.(*clock.Fixed).Advance(time.Minute) // the cancellation code is the newest mail
+	res, out = callTool(t, cs, "cancel_booking", map[string]any{"reservation_number": ref, "phone_last4": "0199"})
+	if res.IsError {
+		t.Fatalf("cancel_booking step 1: %s", text(res))
+	}
+	cancelID := out["cancel_id"].(string)
+	res, out = callTool(t, cs, "cancel_booking", map[string]any{"cancel_id": cancelID, "code": latestCode(t, url, "ada@example.com")})
+	if res.IsError || out["status"] != "cancelled" {
+		t.Fatalf("cancel_booking step 2: %s", text(res))
+	}
+	if strings.Contains(text(res), "/book/") {
+		t.Fatal("a cancellation answer carries a booking-form link")
+	}
+}
+
+// TestBookingToolsCheckTheRealHost: a Host the config does not list for
+// bookings is refused, whatever a forwarded header says.
+func TestBookingToolsCheckTheRealHost(t *testing.T) {
+	url := startServer(t, "")
+	status, _, body := post(t, url+"/mcp", map[string]string{
+		"Host": "evil.example", "X-Forwarded-Host": "localhost", "X-Frontdesk-Request-Host": "localhost",
+		"Mcp-Protocol-Version": "2026-07-28",
+	}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_booking","arguments":{}}}`)
+	if status != http.StatusForbidden {
+		t.Fatalf("foreign host = %d %s", status, body)
+	}
+}

@@ -1,0 +1,203 @@
+package mail
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"frontdesk/internal/clock"
+	"frontdesk/message"
+	"frontdesk/store"
+)
+
+// devKind is the store kind of captured mail. Keys are the capture time
+// as zero-padded UTC nanoseconds, "-", and the email's ID, so that the
+// store's ascending key order is oldest first.
+const devKind = "devmail"
+
+// devShown is how many of the newest messages the mailbox shows.
+const devShown = 500
+
+// devPage is how many records one List call reads while paging.
+const devPage = 200
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var templates = template.Must(template.ParseFS(templateFS, "templates/*.html"))
+
+// Dev is the development mail driver: it keeps every message in the store
+// instead of sending it, so `frontdesk serve` and `frontdesk mcp`, which
+// are separate processes on the same data, share one mailbox, and a
+// person reads it at /dev/mail.
+type Dev struct {
+	records store.Records
+	clock   clock.Clock
+	logger  *slog.Logger
+}
+
+var _ message.Sender = (*Dev)(nil)
+
+// NewDev returns a dev driver on records, stamping messages with clk.
+// A nil logger discards.
+func NewDev(records store.Records, clk clock.Clock, logger *slog.Logger) *Dev {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Dev{records: records, clock: clk, logger: logger.With("component", "devmail")}
+}
+
+// DevMessage is one captured message and when it was captured.
+type DevMessage struct {
+	message.Email
+	ReceivedAt time.Time
+}
+
+// devRecord is the stored form of a DevMessage.
+type devRecord struct {
+	ID         string    `json:"id"`
+	From       string    `json:"from"`
+	To         []string  `json:"to"`
+	ReplyTo    string    `json:"reply_to,omitempty"`
+	Subject    string    `json:"subject"`
+	Text       string    `json:"text"`
+	Date       time.Time `json:"date"`
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+// Send captures e. A second capture of the same ID at the same instant is
+// a retry of the same send and succeeds without a second copy. A store
+// failure leaves it uncertain whether the message was kept, so the error
+// does not wrap message.ErrNotSent.
+func (d *Dev) Send(ctx context.Context, e message.Email) error {
+	now := d.clock.Now().UTC()
+	value, err := json.Marshal(devRecord{
+		ID: e.ID, From: e.From, To: nonNil(e.To), ReplyTo: e.ReplyTo,
+		Subject: e.Subject, Text: e.Text, Date: e.Date.UTC(), ReceivedAt: now,
+	})
+	if err != nil {
+		return fmt.Errorf("dev mail: %w: %w", message.ErrNotSent, err)
+	}
+	key := fmt.Sprintf("%020d-%s", now.UnixNano(), e.ID)
+	_, err = d.records.Create(ctx, store.Record{Kind: devKind, Key: key, Value: value, UpdatedAt: now})
+	if err != nil && !errors.Is(err, store.ErrExists) {
+		return fmt.Errorf("dev mail: %w", err)
+	}
+	return nil
+}
+
+// Messages returns the newest captured messages, at most 500, oldest
+// first.
+func (d *Dev) Messages(ctx context.Context) ([]DevMessage, error) {
+	var out []DevMessage
+	after := ""
+	for {
+		page, err := d.records.List(ctx, devKind, "", after, devPage)
+		if err != nil {
+			return nil, fmt.Errorf("dev mail: list: %w", err)
+		}
+		for _, r := range page {
+			var v devRecord
+			if err := json.Unmarshal(r.Value, &v); err != nil {
+				return nil, fmt.Errorf("dev mail: record %s: %w", r.Key, err)
+			}
+			out = append(out, DevMessage{
+				Email:      message.Email{ID: v.ID, From: v.From, To: v.To, ReplyTo: v.ReplyTo, Subject: v.Subject, Text: v.Text, Date: v.Date},
+				ReceivedAt: v.ReceivedAt,
+			})
+		}
+		if len(out) > devShown {
+			out = slices.Delete(out, 0, len(out)-devShown)
+		}
+		if len(page) < devPage {
+			return out, nil
+		}
+		after = page[len(page)-1].Key
+	}
+}
+
+// Handler serves the mailbox: GET /dev/mail.json for programs and
+// GET /dev/mail for people.
+func (d *Dev) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /dev/mail.json", d.serveJSON)
+	mux.HandleFunc("GET /dev/mail", d.serveHTML)
+	return mux
+}
+
+// jsonMessage is one message on the wire of /dev/mail.json.
+type jsonMessage struct {
+	ID         string   `json:"id"`
+	From       string   `json:"from"`
+	To         []string `json:"to"`
+	Subject    string   `json:"subject"`
+	Text       string   `json:"text"`
+	ReceivedAt string   `json:"received_at"`
+}
+
+func (d *Dev) serveJSON(w http.ResponseWriter, r *http.Request) {
+	msgs, err := d.Messages(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	out := struct {
+		Messages []jsonMessage `json:"messages"`
+	}{Messages: make([]jsonMessage, 0, len(msgs))}
+	for _, m := range msgs {
+		out.Messages = append(out.Messages, jsonMessage{
+			ID: m.ID, From: m.From, To: nonNil(m.To), Subject: m.Subject, Text: m.Text,
+			ReceivedAt: m.ReceivedAt.UTC().Format(time.RFC3339),
+		})
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	header(w, "application/json")
+	w.Write(append(body, '\n'))
+}
+
+func (d *Dev) serveHTML(w http.ResponseWriter, r *http.Request) {
+	msgs, err := d.Messages(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	slices.Reverse(msgs) // a person reads the newest first
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "devmail.html", msgs); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	header(w, "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// header marks the mailbox as uncacheable: it holds sign-in codes.
+func header(w http.ResponseWriter, contentType string) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+}
+
+func (d *Dev) fail(w http.ResponseWriter, r *http.Request, err error) {
+	d.logger.ErrorContext(r.Context(), "dev mailbox failed", "err", err)
+	http.Error(w, "internal error", http.StatusInternalServerError)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

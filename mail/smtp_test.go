@@ -1,0 +1,322 @@
+package mail
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"mime"
+	"mime/quotedprintable"
+	"net"
+	netmail "net/mail"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/golden"
+	"frontdesk/internal/smtptest"
+	"frontdesk/message"
+)
+
+// sender is the configured sender of these tests.
+const sender = "stay@samplestays.example"
+
+func testEmail() message.Email {
+	return message.Email{
+		ID:      "notice-RIV-0123ABCD-guest",
+		From:    sender,
+		To:      []string{"guest@example.com"},
+		ReplyTo: "riverside@samplestays.example",
+		Subject: "Your code for Riverside Inn — 123456",
+		Text: "Hello,\n\nYour confirmation code is 123456. It expires in 15 minutes.\n" +
+			"Café, naïve, 10% off: a line that is long enough to be folded by quoted-printable encoding, which wraps at 76 characters.\n" +
+			"Trailing space stays \n\n— Sample Stays\n",
+		Date: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC),
+	}
+}
+
+// newSMTP returns a driver for srv in the clear, as srv is on loopback.
+func newSMTP(t *testing.T, host string, port int, opts SMTPOptions) *SMTP {
+	t.Helper()
+	if opts.Timeout == 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	s, err := NewSMTP(config.Mail{Driver: "smtp", From: sender, SMTPHost: host, SMTPPort: port}, &opts)
+	if err != nil {
+		t.Fatalf("NewSMTP = %v, want nil", err)
+	}
+	return s
+}
+
+func sendOne(t *testing.T, srv *smtptest.Server, e message.Email) *netmail.Message {
+	t.Helper()
+	s := newSMTP(t, srv.Host, srv.Port, SMTPOptions{TLSPolicy: TLSNone})
+	if err := s.Send(t.Context(), e); err != nil {
+		t.Fatalf("Send = %v, want nil", err)
+	}
+	got := srv.Messages()
+	if len(got) != 1 {
+		t.Fatalf("server accepted %d messages, want 1", len(got))
+	}
+	if got[0].From != sender || !slices.Equal(got[0].To, e.To) {
+		t.Fatalf("envelope = %q → %q, want %q → %q", got[0].From, got[0].To, sender, e.To)
+	}
+	m, err := netmail.ReadMessage(bytes.NewReader(got[0].Data))
+	if err != nil {
+		t.Fatalf("parse sent message: %v\n%s", err, got[0].Data)
+	}
+	return m
+}
+
+func TestSMTPSendsExactMessage(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{})
+	e := testEmail()
+	m := sendOne(t, srv, e)
+
+	addr := func(name string) string {
+		t.Helper()
+		a, err := m.Header.AddressList(name)
+		if err != nil || len(a) != 1 {
+			t.Fatalf("%s = %q (%v), want one address", name, m.Header.Get(name), err)
+		}
+		return a[0].Address
+	}
+	if got, want := addr("From"), e.From; got != want {
+		t.Errorf("From = %q, want %q", got, want)
+	}
+	if got, want := addr("To"), e.To[0]; got != want {
+		t.Errorf("To = %q, want %q", got, want)
+	}
+	if got, want := addr("Reply-To"), e.ReplyTo; got != want {
+		t.Errorf("Reply-To = %q, want %q", got, want)
+	}
+	subject, err := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+	if err != nil || subject != e.Subject {
+		t.Errorf("Subject = %q (%v), want %q", subject, err, e.Subject)
+	}
+	date, err := m.Header.Date()
+	if err != nil || !date.Equal(e.Date) {
+		t.Errorf("Date = %v (%v), want %v", date, err, e.Date)
+	}
+	if got, want := m.Header.Get("Message-ID"), "<notice-RIV-0123ABCD-guest@samplestays.example>"; got != want {
+		t.Errorf("Message-ID = %q, want %q", got, want)
+	}
+	mediaType, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
+	if err != nil || mediaType != "text/plain" || !strings.EqualFold(params["charset"], "utf-8") {
+		t.Errorf("Content-Type = %q, want text/plain; charset=UTF-8", m.Header.Get("Content-Type"))
+	}
+	for _, h := range []string{"User-Agent", "X-Mailer"} {
+		if v := m.Header.Get(h); v != "" {
+			t.Errorf("%s = %q, want none: it would name the library to every guest", h, v)
+		}
+	}
+
+	raw, err := io.ReadAll(m.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "smtp-body.txt", raw)
+	if got := m.Header.Get("Content-Transfer-Encoding"); !strings.EqualFold(got, "quoted-printable") {
+		t.Fatalf("Content-Transfer-Encoding = %q, want quoted-printable", got)
+	}
+	text, err := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SMTP carries lines with CRLF; the email's text joins them with LF.
+	if got := strings.ReplaceAll(string(text), "\r\n", "\n"); got != e.Text {
+		t.Errorf("decoded body = %q, want %q", got, e.Text)
+	}
+}
+
+func TestSMTPReplyTo(t *testing.T) {
+	tests := []struct {
+		name    string
+		replyTo string
+	}{
+		{"present", "riverside@samplestays.example"},
+		{"absent", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := smtptest.Start(t, smtptest.Options{})
+			e := testEmail()
+			e.ReplyTo = tt.replyTo
+			m := sendOne(t, srv, e)
+			_, present := m.Header["Reply-To"]
+			if present != (tt.replyTo != "") {
+				t.Fatalf("Reply-To header = %q (present %v), want present %v", m.Header.Get("Reply-To"), present, tt.replyTo != "")
+			}
+			if present {
+				a, err := netmail.ParseAddress(m.Header.Get("Reply-To"))
+				if err != nil || a.Address != tt.replyTo {
+					t.Fatalf("Reply-To = %q (%v), want %q", m.Header.Get("Reply-To"), err, tt.replyTo)
+				}
+			}
+		})
+	}
+}
+
+func TestSMTPUsesConfiguredSenderWhenEmailHasNone(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{})
+	e := testEmail()
+	e.From = ""
+	m := sendOne(t, srv, e)
+	a, err := netmail.ParseAddress(m.Header.Get("From"))
+	if err != nil || a.Address != sender {
+		t.Fatalf("From = %q (%v), want %q", m.Header.Get("From"), err, sender)
+	}
+}
+
+func TestSMTPAuthenticates(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{Username: "frontdesk", Password: "s3cret"})
+	s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: "s3cret"},
+		&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(t.Context(), testEmail()); err != nil {
+		t.Fatalf("Send = %v, want nil", err)
+	}
+	if got := len(srv.Messages()); got != 1 {
+		t.Fatalf("server accepted %d messages, want 1", got)
+	}
+}
+
+// closedPort returns a loopback port that nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
+}
+
+// TestSMTPFailures checks the line between "certainly not sent", which
+// may be refunded, and "uncertain", which may not, against a real server.
+func TestSMTPFailures(t *testing.T) {
+	tests := []struct {
+		name        string
+		server      smtptest.Options
+		refused     bool // connect to a closed port instead of the server
+		policy      TLSPolicy
+		user, pass  string
+		timeout     time.Duration
+		cancelAfter time.Duration
+		wantNotSent bool
+		wantData    int // messages whose data reached the server
+	}{
+		{name: "connection refused", refused: true, policy: TLSNone, wantNotSent: true},
+		{name: "recipient rejected", server: smtptest.Options{RejectRcpt: []string{"guest@example.com"}}, policy: TLSNone, wantNotSent: true},
+		{name: "wrong password", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, policy: TLSNone, user: "frontdesk", pass: "wrong", wantNotSent: true},
+		{name: "no credentials where required", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, policy: TLSNone, wantNotSent: true},
+		{name: "starttls required but not offered", policy: TLSMandatory, wantNotSent: true},
+		{name: "password never sent in the clear", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, policy: TLSOpportunistic, user: "frontdesk", pass: "s3cret", wantNotSent: true},
+		{name: "failure after data", server: smtptest.Options{FailAfterData: true}, policy: TLSNone, wantNotSent: false, wantData: 1},
+		{name: "hang after data", server: smtptest.Options{HangAfterData: true}, policy: TLSNone, timeout: 300 * time.Millisecond, wantNotSent: false, wantData: 1},
+		{name: "cancelled during data", server: smtptest.Options{HangAfterData: true}, policy: TLSNone, cancelAfter: 300 * time.Millisecond, wantNotSent: false, wantData: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := smtptest.Start(t, tt.server)
+			port := srv.Port
+			if tt.refused {
+				port = closedPort(t)
+			}
+			timeout := tt.timeout
+			if timeout == 0 {
+				timeout = 5 * time.Second
+			}
+			s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: port, SMTPUser: tt.user, SMTPPassword: tt.pass},
+				&SMTPOptions{TLSPolicy: tt.policy, Timeout: timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := t.Context()
+			if tt.cancelAfter > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				time.AfterFunc(tt.cancelAfter, cancel)
+			}
+			start := time.Now()
+			err = s.Send(ctx, testEmail())
+			elapsed := time.Since(start)
+			if err == nil {
+				t.Fatal("Send = nil, want an error")
+			}
+			t.Logf("Send = %v", err)
+			if got := message.NotSent(err); got != tt.wantNotSent {
+				t.Errorf("NotSent(%v) = %v, want %v", err, got, tt.wantNotSent)
+			}
+			if elapsed > 3*time.Second {
+				t.Errorf("Send took %v; the send's timeout or context should have ended it", elapsed)
+			}
+			if got := srv.DataReceived(); got != tt.wantData {
+				t.Errorf("server received data %d times, want %d", got, tt.wantData)
+			}
+			if got := len(srv.Messages()); got != 0 {
+				t.Errorf("server accepted %d messages, want 0", got)
+			}
+		})
+	}
+}
+
+func TestSMTPRefusesBadEmails(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{})
+	s := newSMTP(t, srv.Host, srv.Port, SMTPOptions{TLSPolicy: TLSNone})
+	tests := []struct {
+		name string
+		edit func(*message.Email)
+	}{
+		{"no ID", func(e *message.Email) { e.ID = "" }},
+		{"no recipient", func(e *message.Email) { e.To = nil }},
+		{"bad recipient", func(e *message.Email) { e.To = []string{"not an address"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := testEmail()
+			tt.edit(&e)
+			err := s.Send(t.Context(), e)
+			if !message.NotSent(err) {
+				t.Fatalf("Send = %v, want an error wrapping ErrNotSent", err)
+			}
+		})
+	}
+	if got := srv.DataReceived(); got != 0 {
+		t.Fatalf("server received data %d times, want 0", got)
+	}
+}
+
+func TestNewSMTPRefusesPlainTextOffLoopback(t *testing.T) {
+	_, err := NewSMTP(config.Mail{From: sender, SMTPHost: "smtp.example.com", SMTPPort: 587}, &SMTPOptions{TLSPolicy: TLSNone})
+	if err == nil {
+		t.Fatal("NewSMTP with TLSNone on a remote host = nil, want an error")
+	}
+	for _, host := range []string{"localhost", "127.0.0.1", "::1"} {
+		if _, err := NewSMTP(config.Mail{SMTPHost: host, SMTPPort: 2525}, &SMTPOptions{TLSPolicy: TLSNone}); err != nil {
+			t.Errorf("NewSMTP with TLSNone on %s = %v, want nil", host, err)
+		}
+	}
+}
+
+func TestMessageID(t *testing.T) {
+	tests := []struct {
+		name, id, from, want string
+	}{
+		{"plain", "notice-RIV-0123ABCD-guest", "stay@samplestays.example", "notice-RIV-0123ABCD-guest@samplestays.example"},
+		{"display name", "code-1", "Sample Stays <Stay@SampleStays.Example>", "code-1@samplestays.example"},
+		{"unsafe bytes", "a b@c<d>.e=f", "stay@x.example", "a=20b=40c=3Cd=3E=2Ee=3Df@x.example"},
+		{"no sender", "code-1", "", "code-1@localhost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := messageID(tt.id, tt.from); got != tt.want {
+				t.Fatalf("messageID(%q, %q) = %q, want %q", tt.id, tt.from, got, tt.want)
+			}
+		})
+	}
+}

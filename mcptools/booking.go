@@ -1,0 +1,126 @@
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/booking"
+)
+
+// Booking-tool descriptions, as direct-booking.md §6 gives them.
+const (
+	describeStart   = "Validates and prices a stay, checks current availability without holding a room, and emails a six-digit code. The intent and code last 15 minutes. An identical open start returns the same booking_id without another email. Resend takes only booking_id, allows two resends at least 60 seconds apart, and keeps the original expiry. Mailbox, location and group code limits apply. A room is held only after confirm_booking accepts the code. Unavailable chat booking returns the requested form link and public phone."
+	describeConfirm = "Verifies the emailed code for a booking_id, then holds an available room and submits the reservation for staff confirmation within 24 hours. Repeating the valid pair returns the same reservation. Proved-email rules cover pending reservations, overlap and the 30-day continuous span, including a one-night gap. The guest brings photo ID and signs the agreement at check-in. No payment is taken."
+	describeGet     = "Reads reservation status, property, room type, dates and total using the reservation number and the last four digits of its contact phone. It returns no guest name, email or full phone. Incorrect details produce the same no-reservation answer. Failed lookups count toward a per-reference limit."
+	describeCancel  = "Cancels in two steps. Reservation number and phone last four start an email-code challenge. cancel_id and code complete cancellation, release the room and notify staff and guest. Automated cancellation is available more than 48 hours before check-in during office hours. Other cases return the property phone. Codes have separate reservation and group budgets. No payment or refund is processed."
+)
+
+// BookingTools are the names the batch guard limits to one per batch.
+var BookingTools = []string{"start_booking", "confirm_booking", "get_booking", "cancel_booking"}
+
+func pattern(p, description string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: p, Description: description}
+}
+
+var (
+	bookingIDArg  = str(100, "Opaque identifier returned by the first step.")
+	codeArg       = pattern(`^\d{6}$`, "The six-digit code received by the guest by email.")
+	referenceArg  = str(100, "Reservation number.")
+	last4Arg      = pattern(`^\d{4}$`, "Last four digits of the booking contact phone number.")
+	cancelIDArg   = str(100, "Opaque identifier returned by the first step.")
+	startSchema   = startInput()
+	confirmSchema = object([]string{"booking_id", "code"}, map[string]*jsonschema.Schema{"booking_id": bookingIDArg, "code": codeArg}, "booking_id", "code")
+	getSchema     = object([]string{"reservation_number", "phone_last4"}, map[string]*jsonschema.Schema{"reservation_number": referenceArg, "phone_last4": last4Arg}, "reservation_number", "phone_last4")
+	cancelSchema  = object([]string{"reservation_number", "phone_last4", "cancel_id", "code"}, map[string]*jsonschema.Schema{
+		"reservation_number": referenceArg, "phone_last4": last4Arg, "cancel_id": cancelIDArg, "code": codeArg,
+	})
+)
+
+func startInput() *jsonschema.Schema {
+	one := 1.0
+	return object(
+		[]string{"property", "roomtype", "checkin", "checkout", "guest_name", "email", "phone", "guests", "notes", "booking_id"},
+		map[string]*jsonschema.Schema{
+			"property":   str(120, "Property name, slug, domain or unique short name."),
+			"roomtype":   str(20, "Room type: single, double or studio; case-insensitive."),
+			"checkin":    str(10, "Arrival date, YYYY-MM-DD."),
+			"checkout":   str(10, "Departure date, YYYY-MM-DD."),
+			"guest_name": str(120, "Guest name."),
+			"email":      str(254, "Email address for the verification code."),
+			"phone":      str(40, "Contact phone number, with country code for international numbers."),
+			"guests":     {Type: "integer", Minimum: &one, Description: "Guest count, subject to the room limit."},
+			"notes":      str(500, "Optional plain-text arrival details or requests."),
+			"booking_id": bookingIDArg,
+		})
+}
+
+// bookingTools adds the four booking tools to the hub.
+type bookingTools struct {
+	svc   *booking.Service
+	phone string // the business phone, for faults with no better route
+}
+
+func caller(ctx context.Context) booking.Caller {
+	host, overHTTP := requestHost(ctx)
+	return booking.Caller{Host: host, Local: !overHTTP}
+}
+
+func (b bookingTools) safe(err error) (string, bool) {
+	var r *booking.Refusal
+	if errors.As(err, &r) {
+		return r.Text, false
+	}
+	return fmt.Sprintf("This booking cannot be checked right now. Try again in a few minutes or call %s.", b.phone), true
+}
+
+func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
+	env.safe = b.safe
+	add(s, env, spec[booking.Args, booking.StartResult]{
+		name: "start_booking", title: "Start a booking", description: describeStart,
+		destructive: true, openWorld: true, input: startSchema, ownValidation: true,
+		run: func(ctx context.Context, args booking.Args) (booking.StartResult, string, error) {
+			res, err := b.svc.Start(ctx, caller(ctx), args)
+			if err != nil {
+				return booking.StartResult{}, "", err
+			}
+			return *res, res.Message, nil
+		},
+	})
+	add(s, env, spec[booking.Args, booking.ConfirmResult]{
+		name: "confirm_booking", title: "Confirm a booking", description: describeConfirm,
+		destructive: true, idempotent: true, openWorld: true, input: confirmSchema, ownValidation: true,
+		run: func(ctx context.Context, args booking.Args) (booking.ConfirmResult, string, error) {
+			res, err := b.svc.Confirm(ctx, caller(ctx), args)
+			if err != nil {
+				return booking.ConfirmResult{}, "", err
+			}
+			return *res, res.Message, nil
+		},
+	})
+	add(s, env, spec[booking.Args, booking.LookupResult]{
+		name: "get_booking", title: "Look up a booking", description: describeGet,
+		readOnly: true, idempotent: true, input: getSchema, ownValidation: true,
+		run: func(ctx context.Context, args booking.Args) (booking.LookupResult, string, error) {
+			res, err := b.svc.Lookup(ctx, caller(ctx), args)
+			if err != nil {
+				return booking.LookupResult{}, "", err
+			}
+			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
+		},
+	})
+	add(s, env, spec[booking.Args, booking.CancelResult]{
+		name: "cancel_booking", title: "Cancel a booking", description: describeCancel,
+		destructive: true, idempotent: true, openWorld: true, input: cancelSchema, ownValidation: true,
+		run: func(ctx context.Context, args booking.Args) (booking.CancelResult, string, error) {
+			res, err := b.svc.Cancel(ctx, caller(ctx), args)
+			if err != nil {
+				return booking.CancelResult{}, "", err
+			}
+			return *res, res.Message, nil
+		},
+	})
+}
