@@ -54,8 +54,8 @@ type Main struct {
 	mailer   message.Sender
 	devMail  *mail.Dev // set when the mail driver is dev
 	// Rand is the random source; nil means crypto/rand.
-	Rand io.Reader
-	ready    chan struct{}
+	Rand  io.Reader
+	ready chan struct{}
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*
