@@ -158,13 +158,17 @@ func (d *Dev) serveJSON(w http.ResponseWriter, r *http.Request) {
 			ReceivedAt: m.ReceivedAt.UTC().Format(time.RFC3339),
 		})
 	}
-	body, err := json.Marshal(out)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Mail text is full of "<", ">" and "&"; the response is JSON with
+	// nosniff, never HTML, so they are left readable.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	header(w, "application/json")
-	w.Write(append(body, '\n'))
+	w.Write(buf.Bytes())
 }
 
 func (d *Dev) serveHTML(w http.ResponseWriter, r *http.Request) {

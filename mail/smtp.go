@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
@@ -47,6 +49,9 @@ const implicitTLSPort = 465
 // means the default.
 type SMTPOptions struct {
 	TLSPolicy TLSPolicy
+	// ImplicitTLS speaks TLS from the first byte (RFC 8314) instead of
+	// upgrading with STARTTLS. It is always on for port 465.
+	ImplicitTLS bool
 	// TLSConfig verifies the server; nil means the system roots with the
 	// configured host as the server name.
 	TLSConfig *tls.Config
@@ -66,6 +71,7 @@ type SMTP struct {
 	password string
 	from     string // used when an Email has no From
 	policy   TLSPolicy
+	implicit bool
 	tls      *tls.Config
 	timeout  time.Duration
 	clock    clock.Clock
@@ -88,12 +94,15 @@ func NewSMTP(c config.Mail, opts *SMTPOptions) (*SMTP, error) {
 	if c.SMTPPort < 1 || c.SMTPPort > 65535 {
 		return nil, fmt.Errorf("mail: smtp port %d is not a TCP port", c.SMTPPort)
 	}
+	if o.TLSPolicy == TLSNone && o.ImplicitTLS {
+		return nil, errors.New("mail: implicit TLS contradicts the TLSNone policy")
+	}
 	if o.TLSPolicy == TLSNone && !isLoopback(c.SMTPHost) {
 		return nil, fmt.Errorf("mail: smtp without TLS is allowed only on loopback, not %q", c.SMTPHost)
 	}
 	s := &SMTP{
 		host: c.SMTPHost, port: c.SMTPPort, username: c.SMTPUser, password: c.SMTPPassword, from: c.From,
-		policy: o.TLSPolicy, timeout: o.Timeout, clock: o.Clock, logger: o.Logger,
+		policy: o.TLSPolicy, implicit: o.ImplicitTLS || c.SMTPPort == implicitTLSPort, timeout: o.Timeout, clock: o.Clock, logger: o.Logger,
 	}
 	if o.TLSConfig != nil {
 		s.tls = o.TLSConfig.Clone()
@@ -130,9 +139,10 @@ func isLoopback(host string) bool {
 // refused the sender, a recipient or the DATA command. Once the message
 // data is on the wire, a failure or timeout leaves delivery uncertain and
 // the error does not wrap ErrNotSent: the server may have queued the
-// message and lost only its answer, and a send that is called off is
-// better than a guest who gets the same mail twice. This is deliberately
-// conservative for a 4xx or 5xx answer to the data too.
+// message and lost only its answer, so refunding or resending it could
+// give the guest the same mail twice. A 4xx or 5xx answer to the data is
+// treated as uncertain too, deliberately: some providers queue first and
+// answer late or wrongly, and the cost of a wrong "not sent" is a duplicate.
 func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 	msg, err := s.compose(e)
 	if err != nil {
@@ -141,7 +151,7 @@ func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 
-	d := &dialer{ctx: ctx, tls: s.tls, implicitTLS: s.port == implicitTLSPort && s.policy != TLSNone}
+	d := &dialer{ctx: ctx, tls: s.tls, implicitTLS: s.implicit && s.policy != TLSNone}
 	defer d.close()
 	client, err := gomail.NewClient(s.host, s.clientOptions(d)...)
 	if err != nil {
@@ -163,7 +173,7 @@ func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 	if err == nil {
 		return errors.New("smtp send: delivery uncertain: the server never confirmed the data")
 	}
-	f := failure(err)
+	f := failure(err, d.ended())
 	if f.beforeData {
 		return fmt.Errorf("smtp send: %w: %w", message.ErrNotSent, f)
 	}
@@ -179,8 +189,8 @@ type sendFailure struct {
 	step       string
 	code       int    // the server's reply code, 0 when there was none
 	status     string // the enhanced status code, such as "5.1.1"
-	timeout    bool
-	beforeData bool // no byte of the message data had been written
+	ended      error  // the send's context error, when it timed out or was cancelled
+	beforeData bool   // no byte of the message data had been written
 	cause      error
 }
 
@@ -190,8 +200,10 @@ func (e *sendFailure) Error() string {
 		return fmt.Sprintf("%s refused: %d %s", e.step, e.code, e.status)
 	case e.code != 0:
 		return fmt.Sprintf("%s refused: %d", e.step, e.code)
-	case e.timeout:
+	case errors.Is(e.ended, context.DeadlineExceeded):
 		return e.step + ": timed out"
+	case e.ended != nil:
+		return e.step + ": cancelled"
 	}
 	return e.step + ": connection failed"
 }
@@ -203,10 +215,11 @@ func (e *sendFailure) Unwrap() error { return e.cause }
 // accepted, so a refusal of any of those means the message never left.
 // ErrWriteContent and ErrSMTPDataClose come once the data started, and
 // anything unrecognised is treated the same way: uncertain.
-func failure(err error) *sendFailure {
-	f := &sendFailure{step: "send", cause: err}
-	var ne net.Error
-	f.timeout = errors.As(err, &ne) && ne.Timeout()
+//
+// ended is why the send's connection stopped, if it was cut short (see
+// dialer.ended): go-mail's errors do not wrap the network error.
+func failure(err, ended error) *sendFailure {
+	f := &sendFailure{step: "send", cause: err, ended: ended}
 	var se *gomail.SendError
 	if !errors.As(err, &se) {
 		return f
@@ -349,6 +362,21 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	return tc, nil
 }
 
+// ended returns the send's context error, or context.DeadlineExceeded
+// when the connection hit its deadline a moment before the context's own
+// timer fired, as both are set to the same instant.
+func (d *dialer) ended() error {
+	if err := d.ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conn != nil && d.conn.timedOut.Load() {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // close releases the connection however the send ended; go-mail leaves
 // it open when QUIT fails.
 func (d *dialer) close() {
@@ -368,7 +396,26 @@ type boundConn struct {
 	ctx   context.Context
 	limit time.Time // zero when the context has no deadline
 
-	mu sync.Mutex
+	mu       sync.Mutex
+	timedOut atomic.Bool // a read or write hit its deadline
+}
+
+func (c *boundConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.noteTimeout(err)
+	return n, err
+}
+
+func (c *boundConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.noteTimeout(err)
+	return n, err
+}
+
+func (c *boundConn) noteTimeout(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.timedOut.Store(true)
+	}
 }
 
 // expired is a deadline long past: I/O fails at once.

@@ -184,6 +184,51 @@ func TestSMTPAuthenticates(t *testing.T) {
 	}
 }
 
+// TestSMTPTLS runs the production paths: STARTTLS or implicit TLS, with
+// the password sent only inside TLS.
+func TestSMTPTLS(t *testing.T) {
+	tests := []struct {
+		name   string
+		server smtptest.Options
+		opts   SMTPOptions
+	}{
+		{"starttls mandatory", smtptest.Options{StartTLS: true}, SMTPOptions{TLSPolicy: TLSMandatory}},
+		{"starttls opportunistic", smtptest.Options{StartTLS: true}, SMTPOptions{TLSPolicy: TLSOpportunistic}},
+		{"implicit tls", smtptest.Options{ImplicitTLS: true}, SMTPOptions{ImplicitTLS: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.server.Username, tt.server.Password = "frontdesk", "s3cret"
+			srv := smtptest.Start(t, tt.server)
+			tt.opts.TLSConfig, tt.opts.Timeout = srv.ClientTLS, 5*time.Second
+			s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: "s3cret"}, &tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Send(t.Context(), testEmail()); err != nil {
+				t.Fatalf("Send = %v, want nil", err)
+			}
+			got := srv.Messages()
+			if len(got) != 1 || !got[0].TLS || got[0].User != "frontdesk" {
+				t.Fatalf("server accepted %+v, want one message over TLS from user frontdesk", got)
+			}
+		})
+	}
+}
+
+func TestSMTPRefusesAnUntrustedCertificate(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{StartTLS: true})
+	// No TLSConfig: the system roots do not know the test certificate.
+	s := newSMTP(t, srv.Host, srv.Port, SMTPOptions{TLSPolicy: TLSMandatory})
+	err := s.Send(t.Context(), testEmail())
+	if !message.NotSent(err) {
+		t.Fatalf("Send = %v, want an error wrapping ErrNotSent", err)
+	}
+	if got := srv.DataReceived(); got != 0 {
+		t.Fatalf("server received data %d times, want 0", got)
+	}
+}
+
 // closedPort returns a loopback port that nothing listens on.
 func closedPort(t *testing.T) int {
 	t.Helper()
@@ -208,17 +253,18 @@ func TestSMTPFailures(t *testing.T) {
 		timeout     time.Duration
 		cancelAfter time.Duration
 		wantNotSent bool
-		wantData    int // messages whose data reached the server
+		wantData    int    // messages whose data reached the server
+		wantText    string // part of the error's text
 	}{
 		{name: "connection refused", refused: true, policy: TLSNone, wantNotSent: true},
-		{name: "recipient rejected", server: smtptest.Options{RejectRcpt: []string{"guest@example.com"}}, policy: TLSNone, wantNotSent: true},
+		{name: "recipient rejected", server: smtptest.Options{RejectRcpt: []string{"guest@example.com"}}, policy: TLSNone, wantNotSent: true, wantText: "RCPT TO refused: 550 5.1.1"},
 		{name: "wrong password", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, policy: TLSNone, user: "frontdesk", pass: "wrong", wantNotSent: true},
 		{name: "no credentials where required", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, policy: TLSNone, wantNotSent: true},
 		{name: "starttls required but not offered", policy: TLSMandatory, wantNotSent: true},
 		{name: "password never sent in the clear", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, policy: TLSOpportunistic, user: "frontdesk", pass: "s3cret", wantNotSent: true},
-		{name: "failure after data", server: smtptest.Options{FailAfterData: true}, policy: TLSNone, wantNotSent: false, wantData: 1},
-		{name: "hang after data", server: smtptest.Options{HangAfterData: true}, policy: TLSNone, timeout: 300 * time.Millisecond, wantNotSent: false, wantData: 1},
-		{name: "cancelled during data", server: smtptest.Options{HangAfterData: true}, policy: TLSNone, cancelAfter: 300 * time.Millisecond, wantNotSent: false, wantData: 1},
+		{name: "failure after data", server: smtptest.Options{FailAfterData: true}, policy: TLSNone, wantNotSent: false, wantData: 1, wantText: "end of data refused: 451 4.3.0"},
+		{name: "hang after data", server: smtptest.Options{HangAfterData: true}, policy: TLSNone, timeout: 300 * time.Millisecond, wantNotSent: false, wantData: 1, wantText: "end of data: timed out"},
+		{name: "cancelled during data", server: smtptest.Options{HangAfterData: true}, policy: TLSNone, cancelAfter: 300 * time.Millisecond, wantNotSent: false, wantData: 1, wantText: "end of data: cancelled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,6 +297,13 @@ func TestSMTPFailures(t *testing.T) {
 			t.Logf("Send = %v", err)
 			if got := message.NotSent(err); got != tt.wantNotSent {
 				t.Errorf("NotSent(%v) = %v, want %v", err, got, tt.wantNotSent)
+			}
+			if !strings.Contains(err.Error(), tt.wantText) {
+				t.Errorf("Send = %q, want it to contain %q", err, tt.wantText)
+			}
+			// Callers log this error; logs never carry a guest's address.
+			if strings.Contains(err.Error(), "guest@example.com") {
+				t.Errorf("Send = %q, which names the guest's address", err)
 			}
 			if elapsed > 3*time.Second {
 				t.Errorf("Send took %v; the send's timeout or context should have ended it", elapsed)
@@ -295,6 +348,10 @@ func TestNewSMTPRefusesPlainTextOffLoopback(t *testing.T) {
 	_, err := NewSMTP(config.Mail{From: sender, SMTPHost: "smtp.example.com", SMTPPort: 587}, &SMTPOptions{TLSPolicy: TLSNone})
 	if err == nil {
 		t.Fatal("NewSMTP with TLSNone on a remote host = nil, want an error")
+	}
+	_, err = NewSMTP(config.Mail{From: sender, SMTPHost: "127.0.0.1", SMTPPort: 465}, &SMTPOptions{TLSPolicy: TLSNone, ImplicitTLS: true})
+	if err == nil {
+		t.Fatal("NewSMTP with TLSNone and ImplicitTLS = nil, want an error")
 	}
 	for _, host := range []string{"localhost", "127.0.0.1", "::1"} {
 		if _, err := NewSMTP(config.Mail{SMTPHost: host, SMTPPort: 2525}, &SMTPOptions{TLSPolicy: TLSNone}); err != nil {

@@ -9,9 +9,16 @@
 package smtptest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"io"
 	"log"
+	"math/big"
 	"net"
 	"slices"
 	"sync"
@@ -28,6 +35,8 @@ type Message struct {
 	From string
 	To   []string
 	Data []byte
+	TLS  bool   // the message came over TLS
+	User string // the username the client authenticated as, if any
 }
 
 // Options choose how the server misbehaves. The zero value accepts
@@ -43,9 +52,13 @@ type Options struct {
 	// the server closes, so the sender cannot know whether it was taken.
 	HangAfterData bool
 	// Username and Password, when Username is set, make the server offer
-	// AUTH PLAIN (over plain TCP, as this is loopback) and refuse MAIL
+	// AUTH PLAIN (over plain TCP too, as this is loopback) and refuse MAIL
 	// FROM until the client has authenticated with them.
 	Username, Password string
+	// StartTLS offers STARTTLS with a self-signed certificate for
+	// 127.0.0.1; ImplicitTLS speaks TLS from the first byte, as port 465
+	// does. Clients trust the certificate through Server.ClientTLS.
+	StartTLS, ImplicitTLS bool
 }
 
 // Server is a running test SMTP server.
@@ -55,6 +68,9 @@ type Server struct {
 	// Host and Port are Addr split for clients that take them apart.
 	Host string
 	Port int
+
+	// ClientTLS trusts the server's certificate; nil without TLS.
+	ClientTLS *tls.Config
 
 	opts     Options
 	srv      *smtp.Server
@@ -76,6 +92,20 @@ func Start(t testing.TB, opts Options) *Server {
 	addr := ln.Addr().(*net.TCPAddr)
 	s := &Server{Addr: addr.String(), Host: addr.IP.String(), Port: addr.Port, opts: opts, release: make(chan struct{})}
 	s.srv = smtp.NewServer(smtp.BackendFunc(s.newSession))
+	if opts.StartTLS || opts.ImplicitTLS {
+		serverTLS, clientTLS, err := selfSigned(addr.IP)
+		if err != nil {
+			ln.Close()
+			t.Fatalf("smtptest: certificate: %v", err)
+		}
+		s.ClientTLS = clientTLS
+		if opts.StartTLS {
+			s.srv.TLSConfig = serverTLS
+		}
+		if opts.ImplicitTLS {
+			ln = tls.NewListener(ln, serverTLS)
+		}
+	}
 	s.srv.Domain = "smtptest.localhost"
 	s.srv.AllowInsecureAuth = true // loopback only; no certificate to offer
 	s.srv.ReadTimeout = 10 * time.Second
@@ -91,10 +121,45 @@ func Start(t testing.TB, opts Options) *Server {
 		// connections would leave their goroutines blocked.
 		close(s.release)
 		s.srv.Close()
+		// Serve may not have registered the listener with the server yet,
+		// in which case Close did not reach it.
+		ln.Close()
 		<-served
 		s.sessions.Wait()
 	})
 	return s
+}
+
+// selfSigned makes a certificate for ip, valid for a day around now, and
+// the server and client TLS configurations that use and trust it.
+func selfSigned(ip net.IP) (server, client *tls.Config, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "smtptest"},
+		IPAddresses:  []net.IP{ip},
+		NotBefore:    now.Add(-12 * time.Hour),
+		NotAfter:     now.Add(12 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, err
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(cert)
+	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}, MinVersion: tls.VersionTLS12}
+	client = &tls.Config{RootCAs: roots, ServerName: ip.String(), MinVersion: tls.VersionTLS12}
+	return server, client, nil
 }
 
 // Messages returns the accepted messages in the order they arrived.
@@ -112,14 +177,17 @@ func (s *Server) DataReceived() int {
 	return s.attempts
 }
 
-func (s *Server) newSession(*smtp.Conn) (smtp.Session, error) {
+func (s *Server) newSession(c *smtp.Conn) (smtp.Session, error) {
 	s.sessions.Add(1)
-	return &session{server: s}, nil
+	_, isTLS := c.TLSConnectionState()
+	return &session{server: s, tls: isTLS}, nil
 }
 
 // session is one SMTP connection's state.
 type session struct {
 	server *Server
+	tls    bool // a STARTTLS upgrade starts a new session
+	user   string
 	authed bool
 	from   string
 	to     []string
@@ -142,7 +210,7 @@ func (c *session) Auth(mech string) (sasl.Server, error) {
 		if username != c.server.opts.Username || password != c.server.opts.Password {
 			return smtp.ErrAuthFailed
 		}
-		c.authed = true
+		c.authed, c.user = true, username
 		return nil
 	}), nil
 }
@@ -180,7 +248,7 @@ func (c *session) Data(r io.Reader) error {
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Local error in processing"}
 	}
 	s.mu.Lock()
-	s.messages = append(s.messages, Message{From: c.from, To: slices.Clone(c.to), Data: data})
+	s.messages = append(s.messages, Message{From: c.from, To: slices.Clone(c.to), Data: data, TLS: c.tls, User: c.user})
 	s.mu.Unlock()
 	return nil
 }
