@@ -45,7 +45,8 @@ func (s *seeded) Read(p []byte) (int, error) {
 // faultyMail delivers through the real dev mailbox unless told to fail.
 type faultyMail struct {
 	mu   sync.Mutex
-	next error // returned once by the next Send
+	next error                    // returned once by the next Send
+	last map[string]message.Email // the newest delivered mail by recipient
 	dev  *mail.Dev
 }
 
@@ -57,7 +58,16 @@ func (f *faultyMail) Send(ctx context.Context, e message.Email) error {
 	if err != nil {
 		return err
 	}
-	return f.dev.Send(ctx, e)
+	if err := f.dev.Send(ctx, e); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.last == nil {
+		f.last = map[string]message.Email{}
+	}
+	f.last[e.To[0]] = e
+	return nil
 }
 
 func (f *faultyMail) failNext(err error) {
@@ -67,7 +77,7 @@ func (f *faultyMail) failNext(err error) {
 }
 
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	cfg   config.Config
 	st    store.Store
 	clock *clock.Fixed
@@ -91,7 +101,7 @@ func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	return newWorldOn(t, cfg, st)
 }
 
-func newWorldOn(t *testing.T, cfg config.Config, st store.Store) *world {
+func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 	clk := clock.NewFixed(testNow)
 	fm := &faultyMail{dev: mail.NewDev(st, clk, nil)}
 	pricer := pricing.New(cfg, "http://localhost:8080")
@@ -143,16 +153,14 @@ func (w *world) messages() []mail.DevMessage {
 
 var codePattern = regexp.MustCompile(`code is (\d{6})\.`)
 
-// lastCode reads the code of the newest mail to addr.
+// lastCode reads the code of the newest mail delivered to addr.
 func (w *world) lastCode(addr string) string {
 	w.t.Helper()
-	msgs := w.messages()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if len(msgs[i].To) > 0 && msgs[i].To[0] == addr {
-			if m := codePattern.FindStringSubmatch(msgs[i].Text); m != nil {
-				return m[1]
-			}
-		}
+	w.mail.mu.Lock()
+	e := w.mail.last[addr]
+	w.mail.mu.Unlock()
+	if m := codePattern.FindStringSubmatch(e.Text); m != nil {
+		return m[1]
 	}
 	w.t.Fatalf("no code mailed to %s", addr)
 	return ""

@@ -16,7 +16,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-const HUB_TOOLS = ['list_properties', 'find_rooms', 'quote_stay', 'property_info'];
+const HUB_TOOLS = [
+  'list_properties', 'find_rooms', 'quote_stay', 'property_info',
+  'start_booking', 'confirm_booking', 'get_booking', 'cancel_booking',
+];
 const LOCATION_TOOLS = ['find_rooms', 'quote_stay', 'property_info'];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 const TIMEOUT_MS = 30_000;
@@ -256,8 +259,9 @@ async function runHttp(base) {
   const b = base.replace(/\/+$/, '').replace(/\/mcp$/, '');
   const hub = `${b}/mcp`;
   await withClient(`http ${hub}`, () => new StreamableHTTPClientTransport(new URL(hub)), async (client) => {
-    await checkToolList('http hub', client, HUB_TOOLS, false);
+    await checkToolList('http hub', client, HUB_TOOLS, true);
     await hubCalls('http hub', client);
+    await bookingFlow(b, client);
   });
   const loc = `${b}/locations/riverside/mcp`;
   await withClient(`http ${loc}`, () => new StreamableHTTPClientTransport(new URL(loc)), async (client) => {
@@ -276,6 +280,60 @@ async function runHttp(base) {
       assert(sc.property === 'riverside', `property is ${short(sc.property)}`);
       return `${sc.name}`;
     });
+  });
+}
+
+// The newest six-digit code mailed to addr, read from /dev/mail.json as a
+// person testing the demo would.
+async function codeFor(base, addr) {
+  const res = await fetch(`${base}/dev/mail.json`);
+  assert(res.ok, `/dev/mail.json answered ${res.status}`);
+  const box = await res.json();
+  for (const m of [...box.messages].reverse()) {
+    const match = m.to.length === 1 && m.to[0] === addr && /code is (\d{6})\./.exec(m.text);
+    if (match) return match[1];
+  }
+  throw new Error(`no code mailed to ${addr}`);
+}
+
+// The whole guest journey over the hub: start, code from the dev mailbox,
+// confirm, look up, cancel in two steps. Chat cancellation runs only in
+// office hours, so outside them the exact office-hours refusal is the
+// expected answer.
+async function bookingFlow(base, client) {
+  const email = `ci-${process.pid}-${Date.now()}@example.com`;
+  let bookingId, ref, cancelId;
+  await check('http hub start_booking emails a code', async () => {
+    const sc = await callOk(client, 'start_booking', {
+      property: 'riverside', roomtype: 'single', checkin: CHECKIN, checkout: CHECKOUT,
+      guest_name: 'CI Guest', email, phone: '+1 303 555 0199',
+    });
+    assert(typeof sc.booking_id === 'string' && sc.channel === 'email', `unexpected ${short(sc)}`);
+    bookingId = sc.booking_id;
+    return `${sc.code_sent_to}, expires ${sc.code_expires_local}`;
+  });
+  await check('http hub confirm_booking holds a room', async () => {
+    const sc = await callOk(client, 'confirm_booking', { booking_id: bookingId, code: await codeFor(base, email) });
+    assert(sc.status === 'reserved', `status ${short(sc.status)}`);
+    ref = sc.reservation_number;
+    return ref;
+  });
+  await check('http hub get_booking finds it by reference and last four', async () => {
+    const sc = await callOk(client, 'get_booking', { reservation_number: ref, phone_last4: '0199' });
+    assert(sc.ok === true && sc.status === 'reserved' && isAmount(sc.total), `unexpected ${short(sc)}`);
+    return `${sc.status} ${sc.total}`;
+  });
+  await check('http hub cancel_booking in two steps', async () => {
+    const first = await withTimeout(client.callTool({ name: 'cancel_booking', arguments: { reservation_number: ref, phone_last4: '0199' } }), 'cancel');
+    if (first.isError) {
+      const t = textOf(first);
+      assert(t.includes('during office hours. Cancellation cannot be completed in chat right now.'), `refused: ${t}`);
+      return 'outside office hours: the phone route was given';
+    }
+    cancelId = first.structuredContent.cancel_id;
+    const sc = await callOk(client, 'cancel_booking', { cancel_id: cancelId, code: await codeFor(base, email) });
+    assert(sc.status === 'cancelled', `status ${short(sc.status)}`);
+    return 'cancelled';
   });
 }
 

@@ -22,7 +22,10 @@ const require = createRequire(import.meta.url);
 const CLI_PKG = path.dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json'));
 const CLI_BUILD = path.join(CLI_PKG, 'build');
 const CLI = path.join(CLI_BUILD, 'cli.js');
-const HUB_TOOLS = ['list_properties', 'find_rooms', 'quote_stay', 'property_info'];
+const HUB_TOOLS = [
+  'list_properties', 'find_rooms', 'quote_stay', 'property_info',
+  'start_booking', 'confirm_booking', 'get_booking', 'cancel_booking',
+];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 const TIMEOUT_MS = 60_000;
 
@@ -93,7 +96,7 @@ function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
-await check('tools/list: four hub tools with titles and all four hints', ['--method', 'tools/list'], (j) => {
+await check('tools/list: eight hub tools with titles and all four hints', ['--method', 'tools/list'], (j) => {
   assert(Array.isArray(j.tools), 'no tools array');
   const problems = [];
   for (const name of HUB_TOOLS) {

@@ -16,7 +16,7 @@ import (
 
 // DSN returns FRONTDESK_TEST_POSTGRES, or skips the test when it is unset.
 // CI sets it, so there the PostgreSQL tests always run.
-func DSN(t *testing.T) string {
+func DSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv("FRONTDESK_TEST_POSTGRES")
 	if dsn == "" {
@@ -27,7 +27,7 @@ func DSN(t *testing.T) string {
 
 // Schema creates an empty schema with a random name, drops it when t ends,
 // and returns a URL whose search_path selects it.
-func Schema(t *testing.T) string {
+func Schema(t testing.TB) string {
 	t.Helper()
 	dsn := DSN(t)
 	schema := "frontdesk_test_" + strings.ToLower(rand.Text())
@@ -48,7 +48,7 @@ func Schema(t *testing.T) string {
 
 // Exec runs one statement on its own connection. It does not use
 // t.Context, which is already cancelled when cleanups run.
-func Exec(t *testing.T, dsn, sql string) {
+func Exec(t testing.TB, dsn, sql string) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
