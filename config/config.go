@@ -147,9 +147,16 @@ type USP struct {
 	Enabled bool `toml:"enabled"`
 }
 
-// ORP switches the Open Rails Protocol host.
+// ORP switches the Open Rails Protocol host and names it.
 type ORP struct {
 	Enabled bool `toml:"enabled"`
+	// Name and Description appear in the discovery document; an empty
+	// name is the business name.
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	// SweepMinutes is how often serve runs the scheduled work (outcomes,
+	// expiries, delayed revokes); 0 means 5.
+	SweepMinutes int `toml:"sweep_minutes"`
 }
 
 // Parse decodes a TOML file. Unknown keys are errors that name the key, so a

@@ -31,6 +31,7 @@ func (c Config) Validate() error {
 	c.validateLimits(v)
 	c.validateMail(v)
 	c.validateDeployment(v)
+	c.validateORP(v)
 	return joinErrors(v.errs)
 }
 
@@ -309,4 +310,17 @@ func joinErrors(errs []error) error {
 		return nil
 	}
 	return errors.Join(errs...)
+}
+
+func (c Config) validateORP(v *validator) {
+	o := c.ORP
+	if len(o.Name) > 120 {
+		v.add("orp.name", "must be at most 120 characters")
+	}
+	if len(o.Description) > 1000 {
+		v.add("orp.description", "must be at most 1000 characters")
+	}
+	if o.SweepMinutes < 0 || o.SweepMinutes > 24*60 {
+		v.add("orp.sweep_minutes", "must be from 0 to 1440, got %d", o.SweepMinutes)
+	}
 }

@@ -53,6 +53,7 @@ type Main struct {
 	bookings *booking.Service
 	mailer   message.Sender
 	devMail  *mail.Dev // set when the mail driver is dev
+	orp      *orpState // set by mountORP when the config enables ORP
 	// Rand is the random source; nil means crypto/rand.
 	Rand  io.Reader
 	ready chan struct{}

@@ -27,6 +27,7 @@ Usage:
   frontdesk mcp [--config F] [--data DIR | --database URL]
   frontdesk init [--demo]
   frontdesk check-config FILE
+  frontdesk sweep [--config F] [--data DIR | --database URL]
 `
 
 func main() {
@@ -72,6 +73,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		_, err := stdout.Write(config.ExampleTOML)
 		return err
+	case "sweep":
+		m, err := newMain(cmd, args, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		return m.RunSweep(ctx, stdout)
 	case "check-config":
 		if len(args) != 1 {
 			return errors.New("usage: frontdesk check-config FILE")

@@ -1,0 +1,189 @@
+package orp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxBody is the largest message or request body the host reads (§4.2).
+const MaxBody = 64 << 10
+
+// decodeStrict parses one JSON value, refusing duplicate keys (§2),
+// invalid UTF-8, trailing data and bodies over MaxBody. Numbers stay
+// json.Number so integers are never rounded.
+func decodeStrict(b []byte) (any, *Error) {
+	if len(b) > MaxBody {
+		return nil, invalid("", fmt.Sprintf("The body is over %d bytes.", MaxBody))
+	}
+	if !utf8.Valid(b) {
+		return nil, invalid("", "The body is not UTF-8.")
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	v, err := readValue(d, "")
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, invalid("", "The body is not JSON.")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, invalid("", "The body holds more than one JSON value.")
+	}
+	return v, nil
+}
+
+func readValue(d *json.Decoder, at string) (any, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := map[string]any{}
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return nil, err
+				}
+				k := kt.(string)
+				p := at + "/" + escapePointer(k)
+				if _, dup := obj[k]; dup {
+					return nil, invalid(safePointer(p), "Duplicate keys are invalid.")
+				}
+				v, err := readValue(d, p)
+				if err != nil {
+					return nil, err
+				}
+				obj[k] = v
+			}
+			_, err := d.Token()
+			return obj, err
+		case '[':
+			arr := []any{}
+			for i := 0; d.More(); i++ {
+				v, err := readValue(d, at+"/"+strconv.Itoa(i))
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			_, err := d.Token()
+			return arr, err
+		}
+		return nil, errors.New("unexpected delimiter")
+	default:
+		return t, nil
+	}
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+var pointerToken = regexp.MustCompile(`^[A-Za-z0-9_.:~-]{1,64}$`)
+
+// safePointer cuts a pointer before the first token the sender made up
+// that is not a plain name, so refusals never echo odd text back.
+func safePointer(p string) string {
+	parts := strings.Split(p, "/")
+	for i, t := range parts[1:] {
+		if !pointerToken.MatchString(t) {
+			return strings.Join(parts[:i+1], "/")
+		}
+	}
+	return p
+}
+
+// Text hygiene (§18) and personal data in free text (§7.2).
+var (
+	markup = regexp.MustCompile(`<\s*/?\s*[A-Za-z!?][^<>]*>|&#?[A-Za-z0-9]+;`)
+	email  = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
+	// phone finds runs of digits and separators; phoneDigits decides.
+	phone = regexp.MustCompile(`\+?\(?[0-9][0-9 ().-]{5,}[0-9]`)
+	// isoDate is a run that is a date, not a phone number.
+	isoDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+)
+
+// freeText are the fields whose text a person wrote for another party,
+// where an email address or phone number is refused.
+var freeText = map[string]bool{"note": true, "statement": true, "brief": true, "copy": true, "title": true, "quote": true, "label": true}
+
+// checkText refuses, with the field's pointer, any string in v that holds
+// bidirectional controls, zero-width characters, C0 or C1 controls other
+// than newline and tab, or HTML markup; and any free-text field holding
+// an email address or a phone number.
+func checkText(v any, at string, key string) *Error {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, c := range v {
+			if e := checkText(c, at+"/"+escapePointer(k), k); e != nil {
+				return e
+			}
+		}
+	case []any:
+		for i, c := range v {
+			if e := checkText(c, at+"/"+strconv.Itoa(i), key); e != nil {
+				return e
+			}
+		}
+	case string:
+		if msg := hygiene(v); msg != "" {
+			return invalid(safePointer(at), msg)
+		}
+		if freeText[key] && hasContact(v) {
+			return invalid(safePointer(at), "Free text must not contain an email address or phone number.")
+		}
+	}
+	return nil
+}
+
+func hygiene(s string) string {
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			return "Text must not contain control characters."
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+			return "Text must not contain bidirectional control characters."
+		case r >= 0x200b && r <= 0x200d, r == 0x2060, r == 0xfeff, r == 0x180e:
+			return "Text must not contain zero-width characters."
+		}
+	}
+	if markup.MatchString(s) {
+		return "Text must not contain HTML markup."
+	}
+	return ""
+}
+
+func hasContact(s string) bool {
+	if email.MatchString(s) {
+		return true
+	}
+	for _, m := range phone.FindAllString(s, -1) {
+		m = strings.TrimSpace(m)
+		if isoDate.MatchString(m) {
+			continue
+		}
+		digits := 0
+		for _, r := range m {
+			if r >= '0' && r <= '9' {
+				digits++
+			}
+		}
+		if digits >= 9 && digits <= 15 {
+			return true
+		}
+	}
+	return false
+}

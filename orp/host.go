@@ -1,0 +1,264 @@
+package orp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"frontdesk/internal/clock"
+	"frontdesk/orp/schema"
+	"frontdesk/store"
+)
+
+// Version is the one ORP version this host speaks.
+const Version = "0.3"
+
+// Fixed protocol constants.
+const (
+	clockSkew     = 15 * time.Minute   // E6
+	idemKeep      = 8 * 24 * time.Hour // E7 asks for at least 7 days
+	escalationTTL = 7 * 24 * time.Hour // H5
+	outcomeEvery  = 7 * 24 * time.Hour // §14.1: at least weekly
+	maxRounds     = 20                 // §9.4
+	repeatWindow  = 5 * time.Second    // T5
+)
+
+// Options configure a Host. Store, Clock, Rand and Origin are required.
+type Options struct {
+	Store  store.Records
+	Clock  clock.Clock
+	Rand   io.Reader
+	Logger *slog.Logger
+	// Origin is the public origin, such as "https://hub.example". The host
+	// id, party ids and every URL the host hands out derive from it.
+	Origin      string
+	Name        string
+	Description string
+	TermsURL    string // absolute URLs of pages the server serves
+	PrivacyURL  string
+	// Levels are the conformance levels the discovery document claims.
+	// cmd/frontdesk passes only the levels whose suites pass.
+	Levels []string
+	// MCP says the MCP binding is served at /orp/mcp.
+	MCP bool
+	// MessagesPerMinute and OpenDeals are an unclaimed party's limits.
+	MessagesPerMinute int
+	OpenDeals         int
+	// AddressPerMinute limits join and suggest by network address (§9.3).
+	AddressPerMinute int
+	// ClickPerMinute limits tracked-link requests by network address; a
+	// limited request still redirects and counts nothing (§18).
+	ClickPerMinute int
+}
+
+// Host is one ORP host. It is safe for concurrent use.
+type Host struct {
+	store   store.Records
+	clock   clock.Clock
+	rand    io.Reader
+	randMu  sync.Mutex
+	log     *slog.Logger
+	schemas *schema.Set
+	opts    Options
+
+	hostport string // "hub.example" or "127.0.0.1:8080"
+	id       string // "orp:<hostport>/host"
+
+	partyLimit *limiter
+	addrLimit  *limiter
+	clickLimit *limiter
+	links      *linkCache
+	clicks     *batcher
+	inboxSeq   atomic.Uint64
+}
+
+// New checks the options and builds a host. Call Start to run the click
+// writer, and Close to flush it.
+func New(o Options) (*Host, error) {
+	if o.Store == nil || o.Clock == nil || o.Rand == nil {
+		return nil, errors.New("orp: store, clock and rand are required")
+	}
+	u, err := url.Parse(o.Origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("orp: origin %q is not an http or https origin", o.Origin)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MessagesPerMinute == 0 {
+		o.MessagesPerMinute = 30
+	}
+	if o.OpenDeals == 0 {
+		o.OpenDeals = 5
+	}
+	if o.AddressPerMinute == 0 {
+		o.AddressPerMinute = 30
+	}
+	if o.ClickPerMinute == 0 {
+		o.ClickPerMinute = 120
+	}
+	if o.Name == "" {
+		o.Name = "frontdesk"
+	}
+	s, err := schema.New()
+	if err != nil {
+		return nil, err
+	}
+	o.Origin = strings.TrimSuffix(o.Origin, "/")
+	h := &Host{
+		store: o.Store, clock: o.Clock, rand: o.Rand, log: o.Logger.With("component", "orp"),
+		schemas: s, opts: o, hostport: strings.ToLower(u.Host),
+	}
+	h.id = "orp:" + h.hostport + "/host"
+	h.partyLimit = newLimiter(o.MessagesPerMinute)
+	h.addrLimit = newLimiter(o.AddressPerMinute)
+	h.clickLimit = newLimiter(o.ClickPerMinute)
+	h.links = newLinkCache()
+	h.clicks = newBatcher(h)
+	return h, nil
+}
+
+// ID is the host's own party id.
+func (h *Host) ID() string { return h.id }
+
+// Schemas are the compiled schemas the host validates with.
+func (h *Host) Schemas() *schema.Set { return h.schemas }
+
+func (h *Host) url(path string) string { return h.opts.Origin + path }
+
+func (h *Host) partyID(opaque string) string { return "orp:" + h.hostport + "/" + opaque }
+
+// opaqueOf returns the opaque part of a party id on this host, or "".
+func (h *Host) opaqueOf(id string) string {
+	rest, ok := strings.CutPrefix(id, "orp:"+h.hostport+"/")
+	if !ok || rest == "host" {
+		return ""
+	}
+	return rest
+}
+
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// randomString draws n characters of alphabet from the injected source
+// without modulo bias.
+func (h *Host) randomString(n int, chars string) string {
+	h.randMu.Lock()
+	defer h.randMu.Unlock()
+	out := make([]byte, 0, n)
+	buf := make([]byte, 1)
+	limit := 256 - 256%len(chars)
+	for len(out) < n {
+		if _, err := io.ReadFull(h.rand, buf); err != nil {
+			panic(fmt.Sprintf("orp: random source failed: %v", err)) // crypto/rand never fails
+		}
+		if int(buf[0]) < limit {
+			out = append(out, chars[int(buf[0])%len(chars)])
+		}
+	}
+	return string(out)
+}
+
+func (h *Host) newID(prefix string, n int) string { return prefix + h.randomString(n, alphabet) }
+
+// stamp formats a time as the RFC 3339 UTC timestamps ORP uses.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// stampMilli keeps sub-second precision where order matters.
+func stampMilli(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Record kinds. Every key the host writes lives under one of these.
+const (
+	kindParty    = "orp.party"
+	kindToken    = "orp.token"
+	kindMessage  = "orp.msg"
+	kindDeal     = "orp.deal"
+	kindOffer    = "orp.offer"
+	kindSpace    = "orp.space"
+	kindEscalate = "orp.esc"
+	kindInbox    = "orp.inbox"
+	kindLink     = "orp.link"
+	kindLinkStat = "orp.linkstat"
+	kindClick    = "orp.click"
+)
+
+func (h *Host) get(ctx context.Context, kind, key string, v any) (store.Record, error) {
+	r, err := h.store.Get(ctx, kind, key)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(r.Value, v); err != nil {
+		return r, fmt.Errorf("decode %s %s: %w", kind, key, err)
+	}
+	return r, nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("orp: encode %T: %v", v, err)) // only plain structs are encoded
+	}
+	return b
+}
+
+func create(kind, key string, v any, now time.Time) store.Write {
+	return store.Write{Op: store.OpCreate, Record: store.Record{Kind: kind, Key: key, Value: mustJSON(v), UpdatedAt: now}}
+}
+
+func swap(r store.Record, v any, now time.Time) store.Write {
+	return store.Write{Op: store.OpSwap, Record: store.Record{Kind: r.Kind, Key: r.Key, Value: mustJSON(v), Version: r.Version, UpdatedAt: now}}
+}
+
+// contention reports whether err is a lost race that a re-read fixes.
+func contention(err error) bool {
+	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)
+}
+
+// limiter counts events per key in fixed one-minute windows. It is in
+// memory: limits are abuse protection, not accounting.
+type limiter struct {
+	mu     sync.Mutex
+	max    int
+	window map[string]windowCount
+}
+
+type windowCount struct {
+	start time.Time
+	n     int
+}
+
+func newLimiter(max int) *limiter { return &limiter{max: max, window: map[string]windowCount{}} }
+
+// allow counts one event for key and returns 0, or the seconds until
+// another is allowed.
+func (l *limiter) allow(key string, now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.window[key]
+	if now.Sub(w.start) >= time.Minute || now.Before(w.start) {
+		if len(l.window) > 100000 {
+			clear(l.window) // bound memory under a flood of keys
+		}
+		w = windowCount{start: now}
+	}
+	if w.n >= l.max {
+		return int(w.start.Add(time.Minute).Sub(now)/time.Second) + 1
+	}
+	w.n++
+	l.window[key] = w
+	return 0
+}

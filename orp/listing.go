@@ -1,0 +1,561 @@
+package orp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"frontdesk/orp/schema"
+	"frontdesk/store"
+)
+
+// Listing states of standing offers and spaces.
+const (
+	statusListed    = "listed"
+	statusWaiting   = "waiting"
+	statusWithdrawn = "withdrawn"
+	statusRevoked   = "revoked"
+)
+
+type listingWaiting struct {
+	Step       string   `json:"step"`
+	Since      string   `json:"since"`
+	Escalation string   `json:"escalation"`
+	Reasons    []string `json:"reasons,omitempty"`
+	URL        string   `json:"url"`
+}
+
+// offerRecord is a standing offer (§9.4).
+type offerRecord struct {
+	ID        string          `json:"id"`
+	Offerer   string          `json:"offerer"`
+	Terms     json.RawMessage `json:"terms"`
+	TermsHash string          `json:"terms_hash"`
+	Limit     int             `json:"limit,omitempty"`
+	Expires   *time.Time      `json:"expires,omitempty"`
+	Status    string          `json:"status"`
+	Waiting   *listingWaiting `json:"waiting,omitempty"`
+	Opened    int             `json:"opened"`
+	ListedAt  time.Time       `json:"listed_at"`
+	Created   time.Time       `json:"created"`
+}
+
+type offerBody struct {
+	ID        string          `json:"id"`
+	Terms     json.RawMessage `json:"terms"`
+	TermsHash string          `json:"terms_hash"`
+	Limit     int             `json:"limit,omitempty"`
+	Expires   string          `json:"expires,omitempty"`
+	Status    string          `json:"status"`
+	Waiting   *listingWaiting `json:"waiting,omitempty"`
+}
+
+func (r *offerRecord) body(h *Host) offerBody {
+	b := offerBody{ID: r.ID, Terms: r.Terms, TermsHash: r.TermsHash, Limit: r.Limit, Status: r.Status, Waiting: r.Waiting}
+	if r.Expires != nil {
+		b.Expires = stamp(*r.Expires)
+	}
+	return b
+}
+
+// Listing is a standing offer as other parties see it.
+type Listing struct {
+	ID        string          `json:"id"`
+	Offerer   string          `json:"offerer"`
+	Terms     json.RawMessage `json:"terms"`
+	TermsHash string          `json:"terms_hash"`
+	Limit     int             `json:"limit,omitempty"`
+	Expires   string          `json:"expires,omitempty"`
+}
+
+func (r *offerRecord) listing() Listing {
+	l := Listing{ID: r.ID, Offerer: r.Offerer, Terms: r.Terms, TermsHash: r.TermsHash, Limit: r.Limit}
+	if r.Expires != nil {
+		l.Expires = stamp(*r.Expires)
+	}
+	return l
+}
+
+func (h *Host) loadOffer(ctx context.Context, id string) (*offerRecord, store.Record, error) {
+	var r offerRecord
+	rec, err := h.get(ctx, kindOffer, id, &r)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, rec, refuse(NotFound, "No such standing offer is listed.")
+	}
+	if err != nil {
+		return nil, rec, err
+	}
+	return &r, rec, nil
+}
+
+// offer lists a standing offer (no to) or opens a deal (to) (§9.4).
+func (h *Host) offer(ctx context.Context, o *op) error {
+	var b struct {
+		ID        string          `json:"id"`
+		Terms     json.RawMessage `json:"terms"`
+		TermsHash string          `json:"terms_hash"`
+		Limit     int             `json:"limit"`
+		Expires   string          `json:"expires"`
+	}
+	if err := o.body(&b); err != nil {
+		return err
+	}
+	if b.ID != "" {
+		return invalid("/body/id", "The host sets a standing offer's id.")
+	}
+	hash, err := Hash(b.Terms)
+	if err != nil {
+		return invalid("/body/terms", "The terms cannot be hashed.")
+	}
+	if b.TermsHash != "" && b.TermsHash != hash {
+		return refuse(TermsMismatch, "terms_hash does not match the terms.")
+	}
+	var expires *time.Time
+	if b.Expires != "" {
+		t, _ := time.Parse(time.RFC3339Nano, b.Expires)
+		if !t.After(o.now) {
+			return invalid("/body/expires", "expires is in the past.")
+		}
+		expires = &t
+	}
+	if o.env.To != "" {
+		return h.directed(ctx, o, b.Terms, hash, expires)
+	}
+	mode, err := o.stepMode("list")
+	if err != nil {
+		return err
+	}
+	r := &offerRecord{ID: h.newID("ofr_", 12), Offerer: o.party.ID, Terms: b.Terms, TermsHash: hash, Limit: b.Limit,
+		Expires: expires, Status: statusListed, ListedAt: o.now, Created: o.now}
+	if mode == "ask" {
+		exp := o.now.Add(escalationTTL)
+		e := o.escalate("list", "offer", r.ID, hash, []string{"step_ask"}, exp)
+		r.Status = statusWaiting
+		r.Waiting = &listingWaiting{Step: "list", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
+	}
+	o.writes = append(o.writes, create(kindOffer, r.ID, r, o.now))
+	o.status, o.reply = http.StatusOK, o.message("offer", o.party.ID, "", r.body(h))
+	return nil
+}
+
+// directed opens a deal in proposed, or awaiting when the offerer's
+// negotiate step asks.
+func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash string, expires *time.Time) error {
+	opaque := h.opaqueOf(o.env.To)
+	if opaque == "" || o.env.To == o.party.ID {
+		return refuse(NotFound, "No such party on this host.")
+	}
+	if _, err := h.store.Get(ctx, kindParty, opaque); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return refuse(NotFound, "No such party on this host.")
+		}
+		return err
+	}
+	mode, err := o.stepMode("negotiate")
+	if err != nil {
+		return err
+	}
+	d := &dealRecord{ID: h.newID("deal_", 12), State: stateProposed, Offerer: o.party.ID, Acceptor: o.env.To,
+		Terms: t, TermsHash: hash, Round: 1, Expires: expires, Created: o.now}
+	for _, ob := range parseTerms(t).Obligations {
+		d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
+	}
+	o.deal = d
+	if mode == "ask" {
+		h.await(o, d, "negotiate", []string{"step_ask"})
+	} else {
+		o.bind(ctx, d, o.party.ID)
+	}
+	o.saveDeal(d, store.Record{}, true)
+	return o.publish(ctx, d, nil)
+}
+
+// spaceRecord is a registered space (§9.1).
+type spaceRecord struct {
+	Owner   string          `json:"owner"`
+	Space   json.RawMessage `json:"space"`
+	Status  string          `json:"status"`
+	Waiting *listingWaiting `json:"waiting,omitempty"`
+}
+
+type spaceBody struct {
+	Action  string          `json:"action"`
+	Space   json.RawMessage `json:"space,omitempty"`
+	ID      string          `json:"id,omitempty"`
+	Status  string          `json:"status"`
+	Waiting *listingWaiting `json:"waiting,omitempty"`
+}
+
+// space registers, updates or withdraws one of the sender's spaces.
+func (h *Host) space(ctx context.Context, o *op) error {
+	var b struct {
+		Action string          `json:"action"`
+		Space  json.RawMessage `json:"space"`
+		ID     string          `json:"id"`
+	}
+	if err := o.body(&b); err != nil {
+		return err
+	}
+	id := b.ID
+	if b.Action == "put" {
+		var s struct {
+			ID       string          `json:"id"`
+			Verified json.RawMessage `json:"verified"`
+		}
+		json.Unmarshal(b.Space, &s)
+		if s.Verified != nil {
+			return refuse(Forbidden, "Only the host sets verified.")
+		}
+		id = s.ID
+	}
+	key := o.party.Opaque + "/" + id
+	var cur spaceRecord
+	rec, err := h.get(ctx, kindSpace, key, &cur)
+	exists := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if b.Action == "withdraw" {
+		if !exists || cur.Status == statusWithdrawn {
+			return refuse(NotFound, "No such space for this sender.")
+		}
+		cur.Status, cur.Waiting = statusWithdrawn, nil
+		o.writes = append(o.writes, swap(rec, cur, o.now))
+		o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", ID: id, Status: statusWithdrawn})
+		return nil
+	}
+	mode, err := o.stepMode("list")
+	if err != nil {
+		return err
+	}
+	next := spaceRecord{Owner: o.party.ID, Space: b.Space, Status: statusListed}
+	if mode == "ask" {
+		e := o.escalate("list", "space", key, "", []string{"step_ask"}, o.now.Add(escalationTTL))
+		next.Status = statusWaiting
+		next.Waiting = &listingWaiting{Step: "list", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
+	}
+	if exists {
+		o.writes = append(o.writes, swap(rec, next, o.now))
+	} else {
+		o.writes = append(o.writes, create(kindSpace, key, next, o.now))
+	}
+	o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: b.Space, Status: next.Status, Waiting: next.Waiting})
+	return nil
+}
+
+// hello answers with versions, capabilities, the party and its limits (§6).
+func (h *Host) hello(o *op) error {
+	body := map[string]any{
+		"versions":     []string{Version},
+		"capabilities": h.capabilities(),
+		"party":        o.party.ID,
+		"limits":       o.party.Limits,
+	}
+	o.status, o.reply = http.StatusOK, o.message("hello", o.party.ID, "", body)
+	return nil
+}
+
+// request delivers an ask for terms to its recipient; it commits nobody
+// and has no reply (202).
+func (h *Host) request(ctx context.Context, o *op) error {
+	opaque := h.opaqueOf(o.env.To)
+	if opaque == "" || o.env.To == o.party.ID {
+		return refuse(NotFound, "No such party on this host.")
+	}
+	if _, err := h.store.Get(ctx, kindParty, opaque); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return refuse(NotFound, "No such party on this host.")
+		}
+		return err
+	}
+	o.deliver(o.env.To, o.raw)
+	o.status, o.reply = http.StatusAccepted, nil
+	return nil
+}
+
+// discover searches listed offers or spaces and says why each fits (§9.2).
+func (h *Host) discover(ctx context.Context, o *op) error {
+	var b struct {
+		Want    string `json:"want"`
+		Context struct {
+			Text string `json:"text"`
+		} `json:"context"`
+		Filters struct {
+			Kinds      []string `json:"kinds"`
+			Categories []string `json:"categories"`
+		} `json:"filters"`
+		Limit int `json:"limit"`
+	}
+	if err := o.body(&b); err != nil {
+		return err
+	}
+	limit := b.Limit
+	if limit == 0 {
+		limit = 10
+	}
+	items := []map[string]any{}
+	if b.Want == "offers" {
+		matches, err := h.rank(ctx, b.Context.Text, o.party.ID, o.now, limit, func(t terms) bool {
+			return (len(b.Filters.Kinds) == 0 || slices.Contains(b.Filters.Kinds, t.Kind)) &&
+				(len(b.Filters.Categories) == 0 || overlaps(b.Filters.Categories, t.Categories))
+		})
+		if err != nil {
+			return err
+		}
+		for _, m := range matches {
+			items = append(items, map[string]any{"offer": m.offer.listing(), "fit": m.fit,
+				"trust": map[string]any{"reputation": nil, "completed": 0}, "checks": map[string]any{"claims": "not_checked"}})
+		}
+	} else {
+		spaces, err := h.listedSpaces(ctx, o.party.ID, b.Context.Text, limit)
+		if err != nil {
+			return err
+		}
+		items = spaces
+	}
+	o.status, o.reply = http.StatusOK, o.message("results", o.party.ID, "", map[string]any{"want": b.Want, "items": items})
+	return nil
+}
+
+func overlaps(want, have []string) bool {
+	for _, w := range want {
+		for _, c := range have {
+			if c == w || strings.HasPrefix(c, w+".") || strings.HasPrefix(w, c+".") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listedSpaces returns other parties' listed spaces, locators stripped
+// (§9.1): this host shows a locator only to the space's owner.
+func (h *Host) listedSpaces(ctx context.Context, viewer, text string, limit int) ([]map[string]any, error) {
+	words := wordSet(text)
+	var out []map[string]any
+	after := ""
+	for {
+		recs, err := h.store.List(ctx, kindSpace, "", after, 200)
+		if err != nil {
+			return nil, fmt.Errorf("list spaces: %w", err)
+		}
+		for _, r := range recs {
+			var s spaceRecord
+			if json.Unmarshal(r.Value, &s) != nil || s.Status != statusListed || s.Owner == viewer {
+				continue
+			}
+			var sp map[string]any
+			json.Unmarshal(s.Space, &sp)
+			delete(sp, "locator")
+			title, _ := sp["title"].(string)
+			score, shared := overlapScore(words, wordSet(title+" "+fmt.Sprint(sp["topics"])))
+			reason := "Listed space on this host."
+			if len(shared) > 0 {
+				reason = "Shares these words with your context: " + strings.Join(shared, ", ") + "."
+			}
+			out = append(out, map[string]any{"space": sp, "owner": s.Owner, "fit": map[string]any{"score": score, "reasons": []string{reason}}})
+		}
+		if len(recs) < 200 {
+			break
+		}
+		after = recs[len(recs)-1].Key
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i]["fit"].(map[string]any)["score"].(int) > out[j]["fit"].(map[string]any)["score"].(int)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	if out == nil {
+		out = []map[string]any{}
+	}
+	return out, nil
+}
+
+type fit struct {
+	Score   int      `json:"score"`
+	Reasons []string `json:"reasons"`
+}
+
+type match struct {
+	offer *offerRecord
+	fit   fit
+}
+
+// rank scores listed standing offers against text: the share of the
+// offer's words (title, kind, categories, brief) that the text uses.
+func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, limit int, keep func(terms) bool) ([]match, error) {
+	words := wordSet(text)
+	var out []match
+	after := ""
+	for {
+		recs, err := h.store.List(ctx, kindOffer, "", after, 200)
+		if err != nil {
+			return nil, fmt.Errorf("list offers: %w", err)
+		}
+		for _, r := range recs {
+			var of offerRecord
+			if json.Unmarshal(r.Value, &of) != nil || of.Status != statusListed || of.Offerer == viewer ||
+				of.Expires != nil && !now.Before(*of.Expires) || of.Limit > 0 && of.Opened >= of.Limit {
+				continue
+			}
+			t := parseTerms(of.Terms)
+			if !keep(t) {
+				continue
+			}
+			about := t.Title + " " + t.Kind + " " + strings.Join(t.Categories, " ")
+			for _, ob := range t.Obligations {
+				if ob.Content != nil {
+					about += " " + ob.Content.Brief
+				}
+			}
+			score, shared := overlapScore(words, wordSet(about))
+			reasons := []string{}
+			if len(shared) > 0 {
+				reasons = append(reasons, "Your text mentions "+strings.Join(shared, ", ")+", which this offer is about.")
+			} else {
+				reasons = append(reasons, "No words in common with your text; listed as a standing offer on this host.")
+			}
+			if t.Kind != "" {
+				reasons = append(reasons, "It is a "+strings.ReplaceAll(t.Kind, "_", " ")+" deal.")
+			}
+			out = append(out, match{offer: &of, fit: fit{Score: score, Reasons: reasons}})
+		}
+		if len(recs) < 200 {
+			break
+		}
+		after = recs[len(recs)-1].Key
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].fit.Score > out[j].fit.Score })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "that": true, "with": true, "from": true, "this": true,
+	"your": true, "you": true, "are": true, "our": true, "off": true, "of": true, "to": true, "in": true, "on": true, "a": true, "an": true}
+
+func wordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) > 2 && !stopWords[w] {
+			set[strings.TrimSuffix(w, "s")] = true
+		}
+	}
+	return set
+}
+
+func overlapScore(text, about map[string]bool) (int, []string) {
+	var shared []string
+	for w := range about {
+		if text[w] {
+			shared = append(shared, w)
+		}
+	}
+	sort.Strings(shared)
+	if len(about) == 0 {
+		return 0, nil
+	}
+	score := 100 * len(shared) / len(about)
+	if len(shared) > 5 {
+		shared = shared[:5]
+	}
+	return min(score, 100), shared
+}
+
+// SuggestResponse is the answer to POST {suggest} (§9.3).
+type SuggestResponse struct {
+	Items  []SuggestItem `json:"items"`
+	Joined *JoinResponse `json:"joined,omitempty"`
+}
+
+// SuggestItem is one offer that fits a draft, with a pitch to show the
+// person.
+type SuggestItem struct {
+	Offer  Listing        `json:"offer"`
+	Fit    fit            `json:"fit"`
+	Pitch  string         `json:"pitch"`
+	Checks map[string]any `json:"checks"`
+}
+
+// Suggest ranks listed standing offers against a draft and, when the
+// request carries join, creates a party in the same call.
+func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestResponse, error) {
+	now := h.clock.Now()
+	if wait := h.addrLimit.allow("suggest "+addr, now); wait > 0 {
+		return SuggestResponse{}, &Error{Code: RateLimited, Message: "Too many suggest requests from this address.", RetryAfter: wait}
+	}
+	v, e := decodeStrict(body)
+	if e != nil {
+		return SuggestResponse{}, e
+	}
+	if obj, ok := v.(map[string]any); ok && obj["join"] != nil {
+		// Check join first so its own refusal wording applies.
+		var req joinRequest
+		if err := h.checkJoin(obj["join"], "/join", &req); err != nil {
+			return SuggestResponse{}, err
+		}
+	}
+	if err := h.schemas.Validate(schema.SuggestRequest, v); err != nil {
+		var p *schema.Problem
+		if errors.As(err, &p) {
+			return SuggestResponse{}, invalid(p.Pointer, "The suggest request is not valid: "+p.Detail+".")
+		}
+		return SuggestResponse{}, err
+	}
+	if e := checkText(v, "", ""); e != nil {
+		return SuggestResponse{}, e
+	}
+	var req struct {
+		Text  string          `json:"text"`
+		Limit int             `json:"limit"`
+		Join  json.RawMessage `json:"join"`
+	}
+	b, _ := json.Marshal(v)
+	json.Unmarshal(b, &req)
+	limit := req.Limit
+	if limit == 0 {
+		limit = 3
+	}
+	matches, err := h.rank(ctx, req.Text, "", now, limit, func(terms) bool { return true })
+	if err != nil {
+		return SuggestResponse{}, err
+	}
+	resp := SuggestResponse{Items: []SuggestItem{}}
+	for _, m := range matches {
+		resp.Items = append(resp.Items, SuggestItem{Offer: m.offer.listing(), Fit: m.fit, Pitch: pitch(parseTerms(m.offer.Terms)),
+			Checks: map[string]any{"claims": "not_checked"}})
+	}
+	if req.Join != nil {
+		var jr joinRequest
+		json.Unmarshal(req.Join, &jr)
+		joined, err := h.join(ctx, jr, now)
+		if err != nil {
+			return SuggestResponse{}, err
+		}
+		resp.Joined = &joined
+	}
+	return resp, nil
+}
+
+// pitch is at most 280 characters for the agent to show its person. It is
+// the offerer's own title, quoted as data, never an instruction.
+func pitch(t terms) string {
+	p := "Offer: \u201c" + t.Title + "\u201d"
+	if t.Kind != "" {
+		p += " (" + strings.ReplaceAll(t.Kind, "_", " ") + ")"
+	}
+	p += ". Accepting binds you only after your approval."
+	if r := []rune(p); len(r) > 280 {
+		p = string(r[:279]) + "\u2026"
+	}
+	return p
+}

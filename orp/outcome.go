@@ -1,0 +1,295 @@
+package orp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"frontdesk/store"
+)
+
+// sourceFloor is the fewest human clicks a referring domain needs to be
+// named in an outcome; fewer fold into "other" (§7.2, §14.1).
+const sourceFloor = 5
+
+type clickCounts struct {
+	Human   int `json:"human"`
+	Bot     int `json:"bot"`
+	Preview int `json:"preview"`
+	Test    int `json:"test"`
+	Repeat  int `json:"repeat"`
+}
+
+type sourceRow struct {
+	Source string `json:"source"`
+	Human  int    `json:"human"`
+}
+
+type outcomeRow struct {
+	Obligation string      `json:"obligation"`
+	Clicks     clickCounts `json:"clicks"`
+	Sources    []sourceRow `json:"sources,omitempty"`
+}
+
+type period struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+type outcomeBody struct {
+	Period period       `json:"period"`
+	Rows   []outcomeRow `json:"rows"`
+	Final  bool         `json:"final"`
+}
+
+// SweepResult counts what one pass did.
+type SweepResult struct {
+	Outcomes  int // outcome messages sent (one per party)
+	Expired   int // deals whose escalation or expiry ran out
+	Revoked   int // deals whose delayed revoke took effect
+	Verified  int // link verifications caught up from stored state
+	Forgotten int // idempotency keys older than the retention
+}
+
+// Sweep runs one pass of the host's scheduled work: it writes queued
+// clicks, expires escalations and deals (H5), applies revokes whose
+// effective time came, catches up link verifications (T7), sends each
+// active deal with tracking or pay an outcome at least weekly and a final
+// one when it ends (§14.1), and forgets idempotency keys older than the
+// retention (E7). It is safe to run on several instances at once: every
+// change is a conditional write.
+func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
+	h.Flush(ctx)
+	var res SweepResult
+	var errs []error
+	after := ""
+	for {
+		recs, err := h.store.List(ctx, kindDeal, "", after, 200)
+		if err != nil {
+			return res, fmt.Errorf("sweep: list deals: %w", err)
+		}
+		for _, r := range recs {
+			if err := h.sweepDeal(ctx, r.Key, &res); err != nil {
+				errs = append(errs, fmt.Errorf("sweep deal %s: %w", r.Key, err))
+			}
+		}
+		if len(recs) < 200 {
+			break
+		}
+		after = recs[len(recs)-1].Key
+	}
+	if err := h.forgetMessages(ctx, &res); err != nil {
+		errs = append(errs, err)
+	}
+	return res, errors.Join(errs...)
+}
+
+func (h *Host) sweepDeal(ctx context.Context, id string, res *SweepResult) error {
+	for attempt := 0; attempt < 5; attempt++ {
+		err := h.sweepDealOnce(ctx, id, res)
+		if err == nil || !contention(err) {
+			return err
+		}
+	}
+	return errors.New("contention")
+}
+
+func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) error {
+	d, r, err := h.loadDeal(ctx, id)
+	if err != nil {
+		return err
+	}
+	now := h.clock.Now()
+	o := &op{h: h, now: now}
+	changed, endedNow := false, false
+	var counted SweepResult
+	switch {
+	case d.State == stateAwaiting && d.Waiting != nil:
+		var e escalation
+		if er, err := h.get(ctx, kindEscalate, d.Waiting.Escalation, &e); err == nil && !now.Before(e.Expires) && !e.Done {
+			e.Done = true
+			o.writes = append(o.writes, swap(er, e, now))
+			endDeal(d, stateExpired, now)
+			changed, endedNow = true, true
+			counted.Expired++
+		}
+	case d.State == stateProposed && d.Expires != nil && !now.Before(*d.Expires):
+		endDeal(d, stateExpired, now)
+		changed, endedNow = true, true
+		counted.Expired++
+	case d.State == stateActive && d.RevokeAt != nil && !now.Before(*d.RevokeAt):
+		endDeal(d, stateRevoked, now)
+		changed, endedNow = true, true
+		counted.Revoked++
+	}
+	if d.State == stateActive {
+		// Catch up a verification the click writer could not apply.
+		for _, t := range d.Tracking {
+			var st linkStat
+			if _, err := h.get(ctx, kindLinkStat, t.Token, &st); err == nil && st.Verified != nil {
+				if ob := d.obligation(t.Obligation); ob != nil && (ob.State == obPending || ob.State == obClaimed) {
+					if err := h.verifyByLink(ctx, t.Token, *st.Verified); err != nil {
+						return err
+					}
+					res.Verified++
+					return h.sweepDealOnce(ctx, id, res)
+				}
+			}
+		}
+	}
+	if d.Activated != nil && len(d.Tracking) > 0 || d.Activated != nil && hasPay(d) {
+		from := *d.Activated
+		if d.OutcomeTo != nil {
+			from = *d.OutcomeTo
+		}
+		final := d.ended() && !d.FinalSent
+		if final || d.State == stateActive && !now.Before(from.Add(outcomeEvery)) {
+			body, err := h.outcome(ctx, d, from, now, final)
+			if err != nil {
+				return err
+			}
+			for _, party := range []string{d.Offerer, d.Acceptor} {
+				o.deliver(party, o.message("outcome", party, d.ID, body))
+				counted.Outcomes++
+			}
+			to := now
+			d.OutcomeTo = &to
+			d.FinalSent = d.FinalSent || final
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	if endedNow {
+		if err := o.plainLinks(ctx, d, "", now); err != nil {
+			return err
+		}
+		if err := o.publish(ctx, d, nil); err != nil {
+			return err
+		}
+	}
+	o.saveDeal(d, r, false)
+	if _, err := h.store.Apply(ctx, o.writes); err != nil {
+		return err
+	}
+	for _, f := range o.after {
+		f()
+	}
+	res.Outcomes += counted.Outcomes
+	res.Expired += counted.Expired
+	res.Revoked += counted.Revoked
+	return nil
+}
+
+func hasPay(d *dealRecord) bool {
+	for _, ob := range parseTerms(d.Terms).Obligations {
+		if ob.Action == "pay" {
+			return true
+		}
+	}
+	return false
+}
+
+// outcome counts each tracked link's clicks in [from, to) by class, and
+// human clicks by referring domain with small sources folded into other.
+func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, final bool) (outcomeBody, error) {
+	body := outcomeBody{Period: period{From: stamp(from), To: stamp(to)}, Rows: []outcomeRow{}, Final: final}
+	for _, t := range d.Tracking {
+		row := outcomeRow{Obligation: t.Obligation}
+		sources := map[string]int{}
+		prefix := t.Token + "/"
+		after := fmt.Sprintf("%s%019d", prefix, from.UnixNano()-1)
+		end := fmt.Sprintf("%s%019d", prefix, to.UnixNano())
+		for {
+			recs, err := h.store.List(ctx, kindClick, prefix, after, 500)
+			if err != nil {
+				return body, fmt.Errorf("list clicks: %w", err)
+			}
+			done := len(recs) < 500
+			for _, r := range recs {
+				if r.Key >= end {
+					done = true
+					break
+				}
+				var c clickRecord
+				if json.Unmarshal(r.Value, &c) != nil {
+					continue
+				}
+				switch c.Class {
+				case classHuman:
+					row.Clicks.Human++
+					sources[c.Source]++
+				case classBot:
+					row.Clicks.Bot++
+				case classPreview:
+					row.Clicks.Preview++
+				case classTest:
+					row.Clicks.Test++
+				case classRepeat:
+					row.Clicks.Repeat++
+				}
+			}
+			if done {
+				break
+			}
+			after = recs[len(recs)-1].Key
+		}
+		row.Sources = foldSources(sources)
+		body.Rows = append(body.Rows, row)
+	}
+	return body, nil
+}
+
+// foldSources names domains with at least sourceFloor human clicks and
+// folds the rest into other; other itself is shown only when it reaches
+// the floor too, so no row ever describes fewer than five clicks.
+func foldSources(m map[string]int) []sourceRow {
+	var rows []sourceRow
+	other := 0
+	for s, n := range m {
+		if n >= sourceFloor && s != "other" {
+			rows = append(rows, sourceRow{Source: s, Human: n})
+		} else {
+			other += n
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Human != rows[j].Human {
+			return rows[i].Human > rows[j].Human
+		}
+		return strings.Compare(rows[i].Source, rows[j].Source) < 0
+	})
+	if other >= sourceFloor {
+		rows = append(rows, sourceRow{Source: "other", Human: other})
+	}
+	return rows
+}
+
+// forgetMessages deletes idempotency keys older than the retention.
+func (h *Host) forgetMessages(ctx context.Context, res *SweepResult) error {
+	cutoff := h.clock.Now().Add(-idemKeep)
+	after := ""
+	for {
+		recs, err := h.store.List(ctx, kindMessage, "", after, 500)
+		if err != nil {
+			return fmt.Errorf("sweep: list messages: %w", err)
+		}
+		for _, r := range recs {
+			if r.UpdatedAt.Before(cutoff) {
+				if err := h.store.Delete(ctx, r.Kind, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+					return fmt.Errorf("sweep: forget message: %w", err)
+				}
+				res.Forgotten++
+			}
+		}
+		if len(recs) < 500 {
+			return nil
+		}
+		after = recs[len(recs)-1].Key
+	}
+}

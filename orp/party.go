@@ -1,0 +1,224 @@
+package orp
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"frontdesk/orp/schema"
+	"frontdesk/store"
+)
+
+// Steps are a party's mode per step (§11).
+type Steps struct {
+	List      string `json:"list"`
+	Negotiate string `json:"negotiate"`
+	Accept    string `json:"accept"`
+	Execute   string `json:"execute"`
+	Amend     string `json:"amend"`
+	Settle    string `json:"settle"`
+	Share     string `json:"share"`
+	Revoke    string `json:"revoke"`
+}
+
+// unclaimedSteps are a new party's modes: every step ask except revoke,
+// because stopping is always safe (§9.3).
+var unclaimedSteps = Steps{List: "ask", Negotiate: "ask", Accept: "ask", Execute: "ask", Amend: "ask", Settle: "ask", Share: "ask", Revoke: "auto"}
+
+func (s Steps) mode(step string) string {
+	m := map[string]string{"list": s.List, "negotiate": s.Negotiate, "accept": s.Accept, "execute": s.Execute,
+		"amend": s.Amend, "settle": s.Settle, "share": s.Share, "revoke": s.Revoke}[step]
+	if m == "" {
+		if step == "revoke" {
+			return "auto"
+		}
+		return "ask"
+	}
+	return m
+}
+
+// Limits are a party's caps, as the join response states them.
+type Limits struct {
+	OpenDeals         int `json:"open_deals"`
+	MessagesPerMinute int `json:"messages_per_minute"`
+}
+
+// JWK is an Ed25519 public key as a party registers it.
+type JWK struct {
+	Kty string `json:"kty"`
+	Crv string `json:"crv"`
+	X   string `json:"x"`
+	Kid string `json:"kid,omitempty"`
+	Alg string `json:"alg,omitempty"`
+	Use string `json:"use,omitempty"`
+}
+
+// Party is a party as the host keeps it. The bearer token is kept only as
+// its SHA-256 hash, under its own record.
+type Party struct {
+	ID      string    `json:"id"`
+	Opaque  string    `json:"opaque"`
+	Key     *JWK      `json:"key,omitempty"`
+	Steps   Steps     `json:"steps"`
+	Limits  Limits    `json:"limits"`
+	Claim   string    `json:"claim"`
+	Claimed bool      `json:"claimed"`
+	Created time.Time `json:"created"`
+}
+
+type tokenRecord struct {
+	Party string `json:"party"` // opaque
+}
+
+// JoinResponse is the answer to POST {join} (§9.3).
+type JoinResponse struct {
+	Party  string `json:"party"`
+	Token  string `json:"token"`
+	Claim  string `json:"claim"`
+	Steps  Steps  `json:"steps"`
+	Limits Limits `json:"limits"`
+}
+
+type joinRequest struct {
+	Agent *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"agent"`
+	Key *JWK `json:"key"`
+}
+
+// agentNamePattern is stated in the refusal, as §9.3 asks.
+const agentNamePattern = "^[A-Za-z0-9_. -]{1,64}$"
+
+// Join creates an unclaimed party from a join request body (which may be
+// "{}" or empty). addr is the caller's network address, used only for the
+// rate limit in memory.
+func (h *Host) Join(ctx context.Context, body []byte, addr string) (JoinResponse, error) {
+	now := h.clock.Now()
+	if wait := h.addrLimit.allow("join "+addr, now); wait > 0 {
+		return JoinResponse{}, &Error{Code: RateLimited, Message: "Too many joins from this address.", RetryAfter: wait}
+	}
+	req, err := h.parseJoin(body, "")
+	if err != nil {
+		return JoinResponse{}, err
+	}
+	return h.join(ctx, req, now)
+}
+
+func (h *Host) parseJoin(body []byte, at string) (joinRequest, error) {
+	var req joinRequest
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	v, e := decodeStrict(body)
+	if e != nil {
+		return req, e
+	}
+	return req, h.checkJoin(v, at, &req)
+}
+
+func (h *Host) checkJoin(v any, at string, req *joinRequest) error {
+	if err := h.schemas.Validate(schema.JoinRequest, v); err != nil {
+		var p *schema.Problem
+		if errors.As(err, &p) {
+			if p.Pointer == "/agent/name" {
+				return invalid(at+p.Pointer, "agent.name must match "+agentNamePattern+" (letters, digits, underscore, dot, space or hyphen, 1 to 64 characters), as ORP 0.4 joins require.")
+			}
+			return invalid(at+p.Pointer, "The join request is not valid ORP 0.4: "+p.Detail+". It may carry only agent and key.")
+		}
+		return err
+	}
+	if e := checkText(v, at, ""); e != nil {
+		return e
+	}
+	b, _ := json.Marshal(v)
+	if err := json.Unmarshal(b, req); err != nil {
+		return invalid(at, "The join request is not valid ORP 0.4.")
+	}
+	if req.Key != nil {
+		if _, err := publicKey(*req.Key); err != nil {
+			return invalid(at+"/key/x", "The key is not an Ed25519 public key.")
+		}
+	}
+	return nil
+}
+
+func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinResponse, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		p := Party{
+			Opaque: h.newID("p_", 13), Key: req.Key, Steps: unclaimedSteps,
+			Limits:  Limits{OpenDeals: h.opts.OpenDeals, MessagesPerMinute: h.opts.MessagesPerMinute},
+			Claim:   h.newID("clm_", 16),
+			Created: now,
+		}
+		p.ID = h.partyID(p.Opaque)
+		token := h.newID("orpt_", 32)
+		_, err := h.store.Apply(ctx, []store.Write{
+			create(kindParty, p.Opaque, p, now),
+			create(kindToken, tokenHash(token), tokenRecord{Party: p.Opaque}, now),
+		})
+		if errors.Is(err, store.ErrExists) {
+			continue // a random id collided; draw again
+		}
+		if err != nil {
+			return JoinResponse{}, fmt.Errorf("join: %w", err)
+		}
+		return JoinResponse{Party: p.ID, Token: token, Claim: h.url("/claim/" + p.Claim), Steps: p.Steps, Limits: p.Limits}, nil
+	}
+	return JoinResponse{}, errors.New("join: random ids kept colliding")
+}
+
+// Authenticate resolves a bearer token to its party.
+func (h *Host) Authenticate(ctx context.Context, token string) (*Party, error) {
+	if token == "" {
+		return nil, refuse(Unauthorized, "A bearer token is required.")
+	}
+	var t tokenRecord
+	if _, err := h.get(ctx, kindToken, tokenHash(token), &t); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, refuse(Unauthorized, "The bearer token is not valid.")
+		}
+		return nil, fmt.Errorf("authenticate: %w", err)
+	}
+	var p Party
+	if _, err := h.get(ctx, kindParty, t.Party, &p); err != nil {
+		return nil, fmt.Errorf("authenticate: %w", err)
+	}
+	return &p, nil
+}
+
+// JWKSet is a set of public keys.
+type JWKSet struct {
+	Keys []JWK `json:"keys"`
+}
+
+// PartyKeys returns the key a party registered at join (§7.1), or
+// not_found.
+func (h *Host) PartyKeys(ctx context.Context, opaque string) (JWKSet, error) {
+	var p Party
+	if _, err := h.get(ctx, kindParty, opaque, &p); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return JWKSet{}, refuse(NotFound, "No such party key.")
+		}
+		return JWKSet{}, err
+	}
+	if p.Key == nil {
+		return JWKSet{}, refuse(NotFound, "No such party key.")
+	}
+	return JWKSet{Keys: []JWK{*p.Key}}, nil
+}
+
+func publicKey(k JWK) (ed25519.PublicKey, error) {
+	if k.Kty != "OKP" || k.Crv != "Ed25519" {
+		return nil, errors.New("not an Ed25519 key")
+	}
+	x, err := base64.RawURLEncoding.DecodeString(k.X)
+	if err != nil || len(x) != ed25519.PublicKeySize {
+		return nil, errors.New("bad Ed25519 x")
+	}
+	return ed25519.PublicKey(x), nil
+}

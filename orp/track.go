@@ -1,0 +1,528 @@
+package orp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"frontdesk/store"
+)
+
+// linkRecord is one tracking entry (§10), keyed by its token.
+type linkRecord struct {
+	Token          string     `json:"token"`
+	Deal           string     `json:"deal"`
+	Obligation     string     `json:"obligation"`
+	Destination    string     `json:"destination"`
+	Param          string     `json:"param"`
+	Alias          string     `json:"alias,omitempty"`
+	Code           string     `json:"code,omitempty"`
+	Link           bool       `json:"link"`
+	Status         string     `json:"status"`
+	PlainAt        *time.Time `json:"plain_at,omitempty"`
+	Target         int        `json:"target"`           // human clicks that verify the obligation (T7)
+	VerifiesByLink bool       `json:"verifies_by_link"` // a place obligation whose proof lists link
+}
+
+// live reports whether the link counts clicks at now (T8).
+func (l *linkRecord) live(now time.Time) bool {
+	return l.Status == "live" && (l.PlainAt == nil || now.Before(*l.PlainAt))
+}
+
+func (l *linkRecord) entry(h *Host, now time.Time) trackEntry {
+	e := trackEntry{Obligation: l.Obligation, Code: l.Code, Destination: l.Destination, Status: "plain", Param: l.Param, Alias: l.Alias}
+	if l.Link {
+		e.Link = h.url("/go/" + l.Token)
+	}
+	if l.live(now) {
+		e.Status = "live"
+	}
+	return e
+}
+
+func (h *Host) loadLink(ctx context.Context, token string) (*linkRecord, error) {
+	var l linkRecord
+	if _, err := h.get(ctx, kindLink, token, &l); err != nil {
+		return nil, fmt.Errorf("read link: %w", err)
+	}
+	return &l, nil
+}
+
+// linkCache keeps link records briefly so a redirect rarely reads the
+// store. The host forgets an entry when it changes it; other instances see
+// the change within linkTTL.
+type linkCache struct {
+	mu sync.Mutex
+	m  map[string]cachedLink
+}
+
+type cachedLink struct {
+	l       *linkRecord // nil: unknown token
+	fetched time.Time
+}
+
+const linkTTL = 2 * time.Second
+
+func newLinkCache() *linkCache { return &linkCache{m: map[string]cachedLink{}} }
+
+func (c *linkCache) forget(token string) {
+	c.mu.Lock()
+	delete(c.m, token)
+	c.mu.Unlock()
+}
+
+func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (*linkRecord, error) {
+	h.links.mu.Lock()
+	c, ok := h.links.m[token]
+	h.links.mu.Unlock()
+	if ok && now.Sub(c.fetched) < linkTTL && !now.Before(c.fetched) {
+		return c.l, nil
+	}
+	var l linkRecord
+	_, err := h.get(ctx, kindLink, token, &l)
+	var lp *linkRecord
+	switch {
+	case err == nil:
+		lp = &l
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	h.links.mu.Lock()
+	if len(h.links.m) > 50000 {
+		clear(h.links.m)
+	}
+	h.links.m[token] = cachedLink{l: lp, fetched: now}
+	h.links.mu.Unlock()
+	return lp, nil
+}
+
+// Click is what the host reads from a tracked-link request. It keeps none
+// of it beyond the class, the time and the referring domain.
+type Click struct {
+	Method  string
+	Query   url.Values
+	Header  http.Header
+	Address string // for the in-memory rate limit only
+}
+
+// Click classes (T5).
+const (
+	classHuman   = "human"
+	classRepeat  = "repeat"
+	classBot     = "bot"
+	classPreview = "preview"
+	classTest    = "test"
+)
+
+// Redirect answers one request for a tracked link with the URL to send
+// the browser to (T3, T8). It never fails: an unknown token goes to the
+// host's home page, and a store fault still redirects, counting nothing.
+func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
+	now := h.clock.Now()
+	if len(token) < 8 || len(token) > 64 {
+		return h.url("/")
+	}
+	l, err := h.cachedLink(ctx, token, now)
+	if err != nil {
+		h.log.Error("read tracked link", "err", err)
+		return h.url("/")
+	}
+	if l == nil {
+		return h.url("/")
+	}
+	if !l.Link || !l.live(now) || h.clickLimit.allow(c.Address, now) > 0 {
+		return l.Destination // plain: no click id, nothing counted (T8, §18)
+	}
+	class := classify(c)
+	clickID := h.clickID()
+	h.clicks.add(clickEvent{token: token, class: class, at: now, source: referringDomain(c.Header.Get("Referer"))})
+	dest, err := url.Parse(l.Destination)
+	if err != nil {
+		return l.Destination
+	}
+	q := dest.Query()
+	q.Set(l.Param, clickID)
+	if l.Alias != "" {
+		q.Set(l.Alias, clickID)
+	}
+	dest.RawQuery = q.Encode()
+	return dest.String()
+}
+
+// clickID is 128 random bits, new for every click and never derived from
+// the request (T3).
+func (h *Host) clickID() string {
+	b := make([]byte, 16)
+	h.randMu.Lock()
+	_, err := h.rand.Read(b)
+	h.randMu.Unlock()
+	if err != nil {
+		panic(fmt.Sprintf("orp: random source failed: %v", err))
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// classify puts a request in test, bot, preview or human (T5); repeat is
+// decided when the click is counted.
+func classify(c Click) string {
+	if c.Query.Get("orp_test") == "1" {
+		return classTest
+	}
+	if IsBot(c.Header.Get("User-Agent")) {
+		return classBot
+	}
+	if c.Method == http.MethodHead {
+		return classPreview
+	}
+	for _, name := range []string{"Sec-Fetch-Purpose", "Sec-Purpose", "Purpose", "X-Moz", "X-Purpose"} {
+		v := strings.ToLower(c.Header.Get(name))
+		if strings.Contains(v, "prefetch") || strings.Contains(v, "prerender") || strings.Contains(v, "preview") {
+			return classPreview
+		}
+	}
+	return classHuman
+}
+
+// referringDomain keeps only the host of the referrer, lowercased and
+// without "www.": "direct" when there is none.
+func referringDomain(ref string) string {
+	if ref == "" {
+		return "direct"
+	}
+	u, err := url.Parse(ref)
+	if err != nil || u.Hostname() == "" {
+		return "other"
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	if !strings.Contains(host, ".") || len(host) > 253 {
+		return "other"
+	}
+	for _, r := range host {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-') {
+			return "other"
+		}
+	}
+	return host
+}
+
+// clickRecord is one stored click: class, time and referring domain, and
+// nothing that identifies the client (T5).
+type clickRecord struct {
+	Class  string    `json:"class"`
+	At     time.Time `json:"at"`
+	Source string    `json:"source"`
+}
+
+// linkStat is the running state of one link's clicks: the previous
+// counted click, for repeat (T5), and whether the link verified its
+// obligation (T7).
+type linkStat struct {
+	LastCounted *time.Time `json:"last_counted,omitempty"`
+	Human       int        `json:"human"`
+	Verified    *time.Time `json:"verified,omitempty"`
+}
+
+type clickEvent struct {
+	token  string
+	class  string
+	at     time.Time
+	source string
+}
+
+// batcher writes clicks in groups so a redirect never waits for a disk
+// flush (group commit), and flushes everything on Close.
+type batcher struct {
+	h       *Host
+	in      chan clickEvent
+	flushed chan struct{}
+	mu      sync.Mutex
+	closed  bool
+	running bool
+	seq     uint64
+}
+
+const (
+	batchMax   = 512
+	batchEvery = 20 * time.Millisecond
+)
+
+func newBatcher(h *Host) *batcher {
+	return &batcher{h: h, in: make(chan clickEvent, 8192), flushed: make(chan struct{})}
+}
+
+// add queues one click. It blocks only when the queue is full, so a click
+// that was redirected is never dropped.
+func (b *batcher) add(e clickEvent) {
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		// After Close the server no longer serves; write synchronously so
+		// nothing is lost.
+		b.h.writeClicks(context.Background(), []clickEvent{e})
+		return
+	}
+	b.in <- e
+}
+
+// Start runs the click writer until Close.
+func (h *Host) Start() {
+	b := h.clicks
+	b.mu.Lock()
+	if b.running {
+		b.mu.Unlock()
+		return
+	}
+	b.running = true
+	b.mu.Unlock()
+	go b.run()
+}
+
+func (b *batcher) run() {
+	defer close(b.flushed)
+	tick := time.NewTicker(batchEvery)
+	defer tick.Stop()
+	var batch []clickEvent
+	flush := func() {
+		if len(batch) > 0 {
+			b.h.writeClicks(context.Background(), batch)
+			batch = nil
+		}
+	}
+	for {
+		select {
+		case e, ok := <-b.in:
+			if !ok {
+				flush()
+				return
+			}
+			batch = append(batch, e)
+			if len(batch) >= batchMax {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}
+
+// Close stops the click writer after writing every queued click.
+func (h *Host) Close() {
+	b := h.clicks
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.closed = true
+	running := b.running
+	b.mu.Unlock()
+	close(b.in)
+	if running {
+		<-b.flushed
+		return
+	}
+	var rest []clickEvent
+	for e := range b.in {
+		rest = append(rest, e)
+	}
+	h.writeClicks(context.Background(), rest)
+}
+
+// Flush writes every queued click now; tests and the sweep use it.
+func (h *Host) Flush(ctx context.Context) {
+	var batch []clickEvent
+	for {
+		select {
+		case e, ok := <-h.clicks.in:
+			if !ok {
+				h.writeClicks(ctx, batch)
+				return
+			}
+			batch = append(batch, e)
+			continue
+		default:
+		}
+		break
+	}
+	h.writeClicks(ctx, batch)
+}
+
+// writeClicks stores one batch: a record per click and each link's
+// running state, in one Apply. A human click less than 5 seconds after the
+// previous counted click on the same link is stored as repeat; a clock
+// that moved backward counts. The first human clicks that reach a link's
+// target verify its obligation (T7).
+func (h *Host) writeClicks(ctx context.Context, batch []clickEvent) {
+	if len(batch) == 0 {
+		return
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		verified, err := h.tryWriteClicks(ctx, batch)
+		if err == nil {
+			for token, at := range verified {
+				if err := h.verifyByLink(ctx, token, at); err != nil {
+					// The sweep retries from the stored link state.
+					h.log.Warn("verify by link", "err", err)
+				}
+			}
+			return
+		}
+		if !contention(err) {
+			h.log.Error("write clicks", "clicks", len(batch), "err", err)
+			return
+		}
+	}
+	h.log.Error("write clicks: contention", "clicks", len(batch))
+}
+
+func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[string]time.Time, error) {
+	type state struct {
+		rec    store.Record
+		exists bool
+		stat   linkStat
+		target int
+		byLink bool
+	}
+	states := map[string]*state{}
+	var order []string
+	var writes []store.Write
+	verified := map[string]time.Time{}
+	for _, e := range batch {
+		s := states[e.token]
+		if s == nil {
+			s = &state{}
+			r, err := h.get(ctx, kindLinkStat, e.token, &s.stat)
+			switch {
+			case err == nil:
+				s.rec, s.exists = r, true
+			case !errors.Is(err, store.ErrNotFound):
+				return nil, err
+			}
+			l, err := h.loadLink(ctx, e.token)
+			if err != nil {
+				return nil, err
+			}
+			s.target, s.byLink = l.Target, l.VerifiesByLink
+			states[e.token] = s
+			order = append(order, e.token)
+		}
+		class := e.class
+		if class == classHuman {
+			if last := s.stat.LastCounted; last != nil && e.at.After(*last) && e.at.Sub(*last) < repeatWindow || last != nil && e.at.Equal(*last) {
+				class = classRepeat
+			} else {
+				at := e.at
+				s.stat.LastCounted = &at
+				s.stat.Human++
+				if s.byLink && s.stat.Verified == nil && s.stat.Human >= s.target {
+					s.stat.Verified = &at
+					verified[e.token] = at
+				}
+			}
+		}
+		h.clicks.mu.Lock()
+		h.clicks.seq++
+		seq := h.clicks.seq
+		h.clicks.mu.Unlock()
+		key := fmt.Sprintf("%s/%019d%06d", e.token, e.at.UnixNano(), seq%1000000)
+		writes = append(writes, create(kindClick, key, clickRecord{Class: class, At: e.at, Source: e.source}, e.at))
+	}
+	now := h.clock.Now()
+	for _, token := range order {
+		s := states[token]
+		if s.exists {
+			writes = append(writes, swap(s.rec, s.stat, now))
+		} else {
+			writes = append(writes, create(kindLinkStat, token, s.stat, now))
+		}
+	}
+	_, err := h.store.Apply(ctx, writes)
+	return verified, err
+}
+
+// receiptBody is a host receipt (§13).
+type receiptBody struct {
+	Obligation string         `json:"obligation"`
+	Result     string         `json:"result"`
+	Method     string         `json:"method"`
+	At         string         `json:"at"`
+	URL        string         `json:"url,omitempty"`
+	Found      map[string]any `json:"found,omitempty"`
+}
+
+// verifyByLink marks a place obligation verified by its link's human
+// clicks and sends both parties a link receipt and the new snapshot (T7).
+// It is idempotent: a verified obligation is left alone.
+func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) error {
+	l, err := h.loadLink(ctx, token)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		d, r, err := h.loadDeal(ctx, l.Deal)
+		if err != nil {
+			return err
+		}
+		ob := d.obligation(l.Obligation)
+		if ob == nil || ob.State != obPending && ob.State != obClaimed || d.State != stateActive {
+			return nil
+		}
+		o := &op{h: h, now: h.clock.Now()}
+		rb := receiptBody{Obligation: l.Obligation, Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
+		rid := ""
+		for _, party := range []string{d.Offerer, d.Acceptor} {
+			msg := o.message("receipt", party, d.ID, rb)
+			if rid == "" {
+				var m struct {
+					ID string `json:"id"`
+				}
+				json.Unmarshal(msg, &m)
+				rid = m.ID
+			}
+			o.deliver(party, msg)
+		}
+		ob.State, ob.Receipt = obVerified, rid
+		h.maybeComplete(o, d)
+		o.saveDeal(d, r, false)
+		if err := o.publish(ctx, d, nil); err != nil {
+			return err
+		}
+		_, err = h.store.Apply(ctx, o.writes)
+		if err == nil {
+			for _, f := range o.after {
+				f()
+			}
+			return nil
+		}
+		if !contention(err) {
+			return err
+		}
+	}
+	return errors.New("verify by link: contention")
+}
+
+// maybeComplete completes a deal whose obligations are all verified or
+// waived, when no pay keeps it running (§12); its links turn plain (T8).
+func (h *Host) maybeComplete(o *op, d *dealRecord) {
+	t := parseTerms(d.Terms)
+	for _, ob := range t.Obligations {
+		if ob.Action == "pay" || ob.Action == "credit" {
+			return
+		}
+	}
+	for _, s := range d.Obligations {
+		if s.State != obVerified && s.State != obWaived {
+			return
+		}
+	}
+	endDeal(d, stateCompleted, o.now)
+	o.plainLinks(context.Background(), d, "", o.now)
+}
