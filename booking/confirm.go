@@ -78,7 +78,7 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 		if !sameDigest(in.Proof, proof) {
 			return nil, assemble("wrong_code", sentWrongCode, AssembleF, rt)
 		}
-		if now.Sub(in.CommitStart) < contactLease {
+		if now.Sub(in.CommitStart) < commitLease {
 			return nil, assemble("in_progress", sentInProgress, AssembleNone, rt)
 		}
 		// The earlier confirmation stopped part way: finish it.
@@ -145,45 +145,18 @@ func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, rt ro
 // the intent's one reference, so a retry finishes the same reservation
 // instead of starting another.
 func (s *Service) commit(ctx context.Context, now time.Time, in intent, l config.Location, rt route) (*ConfirmResult, error) {
-	unlock, err := s.lockContact(ctx, now, in.Mailbox)
-	if err != nil {
-		return nil, assemble("in_progress", sentInProgress, AssembleNone, rt)
-	}
-	defer unlock()
-
 	existing, _, err := getJSON[reservation](ctx, s.st, kindReservation, in.Ref)
 	switch {
 	case err == nil && existing.RoomTaken:
-		return s.finish(ctx, now, in, existing, l)
+		return s.settle(ctx, now, in, existing.Ref, l, rt)
 	case err == nil:
 		return s.hold(ctx, now, in, existing, l, rt)
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
 	}
-
-	rows, err := s.reservationsOf(ctx, in.Mailbox)
-	if err != nil {
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
-	}
-	reuse, refused := s.contactVerdict(rows, l, in.Data)
-	if reuse != nil {
-		// The same proved email already holds this stay: report it.
-		return s.finishWith(ctx, now, in, *reuse, l)
-	}
-	if refused {
-		s.endIntent(ctx, now, in)
-		return nil, assemble("contact", sentCannotBook, AssembleL, rt)
-	}
 	if l.BookingOff {
 		s.endIntent(ctx, now, in)
 		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
-	}
-	if err := s.admitPending(ctx, now, "group", in.Ref, s.cfg.Limits.PortfolioPending); err != nil {
-		return nil, s.pendingRefusal(ctx, now, in, err, rt)
-	}
-	if err := s.admitPending(ctx, now, l.Slug, in.Ref, s.cfg.Limits.LocationPending); err != nil {
-		s.releasePending(ctx, now, l.Slug, in.Ref)
-		return nil, s.pendingRefusal(ctx, now, in, err, rt)
 	}
 	token, err := s.randomHex(16)
 	if err != nil {
@@ -197,25 +170,81 @@ func (s *Service) commit(ctx context.Context, now time.Time, in intent, l config
 		QuotedTotal: in.Price.Total, ChatPrice: in.Price.Total, RateBasis: in.Price.RateBasis,
 		Notes: CleanNotes(d.Notes), UncheckedProperties: []string{}, State: resPending, CreatedAt: now, IntentID: in.ID,
 	}
-	// The reference is registered with the mailbox and the recoverable
-	// record saved before the conditional hold, so an interruption leaves
-	// work the sweep can finish or clean.
-	if err := s.register(ctx, now, r); err != nil {
-		s.releasePending(ctx, now, l.Slug, in.Ref)
+	reuse, refusal, err := s.reserve(ctx, now, in, r, l, rt)
+	switch {
+	case err != nil:
 		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+	case refusal != nil:
+		s.endIntent(ctx, now, in)
+		return nil, refusal
+	case reuse != nil:
+		// The same proved email already holds this stay: report it.
+		return s.finishWith(ctx, now, in, *reuse, l)
 	}
 	return s.hold(ctx, now, in, r, l, rt)
 }
 
-func (s *Service) pendingRefusal(ctx context.Context, now time.Time, in intent, err error, rt route) error {
-	if errors.Is(err, errPendingFull) {
-		s.endIntent(ctx, now, in)
-		return assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
+// reserve applies the proved mailbox's contact rules and both pending
+// ceilings, then registers the reference with the mailbox, takes the
+// pending slots and saves the recoverable record, all in one transaction
+// before the conditional hold. The mailbox index's version serializes two
+// confirmations of one person: the later one re-reads and applies the
+// rules again with the earlier reservation in view.
+func (s *Service) reserve(ctx context.Context, now time.Time, in intent, r reservation, l config.Location, rt route) (reuse *reservation, refusal *Refusal, err error) {
+	for range maxCASAttempts {
+		index, indexVersion, err := getJSON[refs](ctx, s.st, kindByEmail, in.Mailbox)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, nil, err
+		}
+		rows, err := s.rowsOf(ctx, index.Refs)
+		if err != nil {
+			return nil, nil, err
+		}
+		if reuse, refused := s.contactVerdict(rows, l, in.Data); reuse != nil {
+			return reuse, nil, nil
+		} else if refused {
+			return nil, assemble("contact", sentCannotBook, AssembleL, rt), nil
+		}
+		group, groupVersion, err := getJSON[refs](ctx, s.st, kindPending, "group")
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, nil, err
+		}
+		local, localVersion, err := getJSON[refs](ctx, s.st, kindPending, l.Slug)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, nil, err
+		}
+		// The group ceiling is checked before the local one.
+		if len(group.Refs) >= s.cfg.Limits.PortfolioPending || len(local.Refs) >= s.cfg.Limits.LocationPending {
+			return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt), nil
+		}
+		index.Refs = append(index.Refs, r.Ref)
+		group.Refs = append(group.Refs, r.Ref)
+		local.Refs = append(local.Refs, r.Ref)
+		_, err = s.st.Apply(ctx, []store.Write{
+			{Op: store.OpCreate, Record: record(kindReservation, r.Ref, r, 0, now)},
+			upsert(kindByEmail, in.Mailbox, index, indexVersion, now),
+			upsert(kindPending, "group", group, groupVersion, now),
+			upsert(kindPending, l.Slug, local, localVersion, now),
+		})
+		var we *store.WriteError
+		if errors.As(err, &we) && we.Index > 0 {
+			continue // another confirmation moved a counter or this mailbox on
+		}
+		return nil, nil, err
 	}
-	return assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+	return nil, nil, store.ErrConflict
 }
 
-// register saves the pending record and adds its reference to the
+// upsert is a conditional write of v: a create when version is 0 (the
+// record was absent when read), a swap otherwise.
+func upsert(kind, key string, v any, version int64, now time.Time) store.Write {
+	if version == 0 {
+		return store.Write{Op: store.OpCreate, Record: record(kind, key, v, 0, now)}
+	}
+	return store.Write{Op: store.OpSwap, Record: record(kind, key, v, version, now)}
+}
+
+// register saves a reservation record and adds its reference to the
 // mailbox's index, in one transaction.
 func (s *Service) register(ctx context.Context, now time.Time, r reservation) error {
 	for range maxCASAttempts {
@@ -224,13 +253,9 @@ func (s *Service) register(ctx context.Context, now time.Time, r reservation) er
 			return err
 		}
 		index.Refs = append(index.Refs, r.Ref)
-		op := store.OpSwap
-		if version == 0 {
-			op = store.OpCreate
-		}
 		_, err = s.st.Apply(ctx, []store.Write{
 			{Op: store.OpCreate, Record: record(kindReservation, r.Ref, r, 0, now)},
-			{Op: op, Record: record(kindByEmail, r.Mailbox, index, version, now)},
+			upsert(kindByEmail, r.Mailbox, index, version, now),
 		})
 		var we *store.WriteError
 		if errors.As(err, &we) && we.Index == 1 {
@@ -257,19 +282,7 @@ func (s *Service) hold(ctx context.Context, now time.Time, in intent, r reservat
 		s.log.ErrorContext(ctx, "hold room", "location", l.Slug, "err", err)
 		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
 	}
-	held, err := update(ctx, s.st, kindReservation, r.Ref, now, func(v *reservation) error {
-		if v.RoomTaken {
-			return errStop
-		}
-		v.State, v.RoomTaken = resReserved, true
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		// The index holds the room; the sweep repairs the record from it.
-		s.log.ErrorContext(ctx, "mark reservation held", "err", err)
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
-	}
-	return s.finish(ctx, now, in, held, l)
+	return s.settle(ctx, now, in, r.Ref, l, rt)
 }
 
 // abandon cleans up after a lost last room: the pending record, its
@@ -296,13 +309,55 @@ func (s *Service) endIntent(ctx context.Context, now time.Time, in intent) {
 	s.removeIntent(ctx, in)
 }
 
-// finish turns the intent into a receipt and sends the notices.
-func (s *Service) finish(ctx context.Context, now time.Time, in intent, r reservation, l config.Location) (*ConfirmResult, error) {
-	sent := s.queueNotices(ctx, now, r.Ref, []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)})
-	res, err := s.finishWith(ctx, now, in, r, l)
-	if err != nil {
-		return nil, err
+// settle records the held room, the intent's receipt and the queued
+// notices in one transaction, then sends the notices. When that write
+// fails the index still holds the room: the sweep repairs the record from
+// it, and the answer says the outcome is uncertain.
+func (s *Service) settle(ctx context.Context, now time.Time, in intent, ref string, l config.Location, rt route) (*ConfirmResult, error) {
+	var r reservation
+	var emails []message.Email
+	for attempt := 0; ; attempt++ {
+		rrec, err := s.st.Get(ctx, kindReservation, ref)
+		if err != nil {
+			return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		}
+		irec, err := s.st.Get(ctx, kindIntent, in.ID)
+		if err != nil {
+			return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		}
+		var cur intent
+		if json.Unmarshal(rrec.Value, &r) != nil || json.Unmarshal(irec.Value, &cur) != nil {
+			return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		}
+		var writes []store.Write
+		if !r.RoomTaken {
+			r.State, r.RoomTaken = resReserved, true
+			writes = append(writes, store.Write{Op: store.OpSwap, Record: record(kindReservation, ref, r, rrec.Version, now)})
+		}
+		if cur.State != stateDone {
+			writes = append(writes, store.Write{Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(cur, ref, now), irec.Version, now)})
+		}
+		emails = []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)}
+		queue, err := s.noticeWrites(ctx, now, ref, emails)
+		if err != nil {
+			return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		}
+		if len(writes)+len(queue) == 0 {
+			break
+		}
+		_, err = s.st.Apply(ctx, append(writes, queue...))
+		var we *store.WriteError
+		if errors.As(err, &we) && attempt < maxCASAttempts {
+			continue // a concurrent step moved a record on: re-read
+		}
+		if err != nil {
+			s.log.ErrorContext(ctx, "settle reservation", "err", err)
+			return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		}
+		break
 	}
+	sent := s.sendNotices(ctx, now, emails)
+	res := s.answer(r, l)
 	switch {
 	case sent[noticeID(r.Ref, "reserved", "guest")]:
 		res.Message += fmt.Sprintf(" A confirmation email was sent to %s.", MaskEmail(r.Email))
@@ -315,6 +370,15 @@ func (s *Service) finish(ctx context.Context, now time.Time, in intent, r reserv
 	return res, nil
 }
 
+// receipt is a proved intent once its reservation exists: the guest's
+// data leaves it, the reference and proof stay for replays.
+func receipt(in intent, ref string, now time.Time) intent {
+	in.State, in.Ref = stateDone, ref
+	in.Data, in.Contact = nil, nil
+	in.KeepUntil = now.Add(400 * 24 * time.Hour)
+	return in
+}
+
 // finishWith stores the receipt for the proved intent and answers with the
 // reservation's current state.
 func (s *Service) finishWith(ctx context.Context, now time.Time, in intent, r reservation, l config.Location) (*ConfirmResult, error) {
@@ -322,9 +386,7 @@ func (s *Service) finishWith(ctx context.Context, now time.Time, in intent, r re
 		if v.State == stateDone {
 			return errStop
 		}
-		v.State, v.Ref = stateDone, r.Ref
-		v.Data, v.Contact = nil, nil
-		v.KeepUntil = now.Add(400 * 24 * time.Hour)
+		*v = receipt(*v, r.Ref, now)
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStop) {
@@ -359,34 +421,4 @@ func (s *Service) answer(r reservation, l config.Location) *ConfirmResult {
 		Message: fmt.Sprintf("Reservation %s is %s at %s: %s, %s to %s, total %s. %s",
 			r.Ref, r.State, l.Name, r.RoomType, r.Checkin, r.Checkout, s.pricer.Display(r.QuotedTotal), s.confirmationMessage(r.State)),
 	}
-}
-
-// lockContact takes the proved mailbox's short lease, so two
-// confirmations for one person apply the contact rules one at a time.
-func (s *Service) lockContact(ctx context.Context, now time.Time, mailbox string) (func(), error) {
-	type lease struct {
-		Until time.Time `json:"until"`
-	}
-	for range 240 {
-		r, err := s.st.Create(ctx, record(kindContactLock, mailbox, lease{Until: now.Add(contactLease)}, 0, now))
-		if err == nil {
-			return func() { _ = s.st.Delete(context.WithoutCancel(ctx), kindContactLock, mailbox, r.Version) }, nil
-		}
-		if !errors.Is(err, store.ErrExists) {
-			return nil, err
-		}
-		cur, version, gerr := getJSON[lease](ctx, s.st, kindContactLock, mailbox)
-		if gerr == nil && !now.Before(cur.Until) {
-			// An abandoned lease: take it over.
-			if r, err := s.st.Swap(ctx, record(kindContactLock, mailbox, lease{Until: now.Add(contactLease)}, version, now)); err == nil {
-				return func() { _ = s.st.Delete(context.WithoutCancel(ctx), kindContactLock, mailbox, r.Version) }, nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return nil, errors.New("contact lease busy")
 }

@@ -23,7 +23,7 @@ const (
 	codeDigits           = 6
 	lookupFailures       = 10 // failed lookups per reference per hour before lockout
 	lookupEntries        = 500
-	contactLease         = 30 * time.Second
+	commitLease          = 30 * time.Second // a confirmation in progress for less is left to finish
 	commitRecovery       = 24 * time.Hour
 )
 
@@ -71,24 +71,11 @@ type admission struct {
 // reveals a mailbox's activity. Nothing is charged when any is full.
 func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (admission, error) {
 	for range maxCASAttempts {
-		writes := make([]store.Write, 0, len(budgets))
-		for _, b := range budgets {
-			cur, version, err := getJSON[sends](ctx, s.st, kindAdmission, b.key)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return admission{}, err
-			}
-			cur.trim(now)
-			if (b.hourly > 0 && cur.within(now, time.Hour) >= b.hourly) || (b.daily > 0 && cur.within(now, 24*time.Hour) >= b.daily) {
-				return admission{}, &errBudget{b}
-			}
-			cur.Times = append(cur.Times, now)
-			op := store.OpSwap
-			if version == 0 {
-				op = store.OpCreate
-			}
-			writes = append(writes, store.Write{Op: op, Record: record(kindAdmission, b.key, cur, version, now)})
+		writes, adm, err := s.chargeWrites(ctx, now, budgets...)
+		if err != nil {
+			return admission{}, err
 		}
-		_, err := s.st.Apply(ctx, writes)
+		_, err = s.st.Apply(ctx, writes)
 		var we *store.WriteError
 		if errors.As(err, &we) {
 			continue // another send was admitted meanwhile: re-read
@@ -96,13 +83,35 @@ func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (
 		if err != nil {
 			return admission{}, err
 		}
-		keys := make([]string, len(budgets))
-		for i, b := range budgets {
-			keys[i] = b.key
-		}
-		return admission{keys: keys, at: now}, nil
+		return adm, nil
 	}
 	return admission{}, store.ErrConflict
+}
+
+// chargeWrites reads the budgets, checks them in order, and returns the
+// conditional writes that charge one send to each, for a caller to commit
+// alone or with its own writes.
+func (s *Service) chargeWrites(ctx context.Context, now time.Time, budgets ...budget) ([]store.Write, admission, error) {
+	writes := make([]store.Write, 0, len(budgets))
+	adm := admission{at: now}
+	for _, b := range budgets {
+		cur, version, err := getJSON[sends](ctx, s.st, kindAdmission, b.key)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, admission{}, err
+		}
+		cur.trim(now)
+		if (b.hourly > 0 && cur.within(now, time.Hour) >= b.hourly) || (b.daily > 0 && cur.within(now, 24*time.Hour) >= b.daily) {
+			return nil, admission{}, &errBudget{b}
+		}
+		cur.Times = append(cur.Times, now)
+		op := store.OpSwap
+		if version == 0 {
+			op = store.OpCreate
+		}
+		writes = append(writes, store.Write{Op: op, Record: record(kindAdmission, b.key, cur, version, now)})
+		adm.keys = append(adm.keys, b.key)
+	}
+	return writes, adm, nil
 }
 
 // refund removes a charge that is known not to have been used: the send

@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -31,58 +32,82 @@ type notice struct {
 // noticeRetry is the first retry delay; later retries back off (§11).
 const noticeRetry = 15 * time.Minute
 
-// queueNotices stores the notices under their stable ids, then attempts
-// each once. It returns which were accepted by the provider. A failed
-// notice stays queued for the sweep; it never undoes the reservation.
+// queueNotices stores the notices under their stable ids in one
+// transaction, then attempts each once. It returns which were accepted by
+// the provider. A failed notice stays queued for the sweep; it never
+// undoes the reservation.
 func (s *Service) queueNotices(ctx context.Context, now time.Time, ref string, emails []message.Email) map[string]bool {
-	sent := map[string]bool{}
-	for _, e := range emails {
-		n := notice{ID: e.ID, Ref: ref, Email: e, State: noticeQueued, CreatedAt: now}
-		if _, err := s.st.Create(ctx, record(kindNotice, n.ID, n, 0, now)); err != nil {
-			if errors.Is(err, store.ErrExists) {
-				// Queued by an earlier attempt of the same operation.
-				cur, _, gerr := getJSON[notice](ctx, s.st, kindNotice, n.ID)
-				sent[e.ID] = gerr == nil && cur.State == noticeSent
-				continue
-			}
-			s.log.ErrorContext(ctx, "queue notice", "err", err)
-		}
-		sent[e.ID] = s.attemptNotice(ctx, now, n.ID)
+	writes, err := s.noticeWrites(ctx, now, ref, emails)
+	if err == nil && len(writes) > 0 {
+		_, err = s.st.Apply(ctx, writes)
 	}
-	return sent
+	if err != nil && !errors.Is(err, store.ErrExists) {
+		s.log.ErrorContext(ctx, "queue notices", "err", err)
+	}
+	return s.sendNotices(ctx, now, emails)
 }
 
-// attemptNotice sends a queued notice once and records the outcome.
-func (s *Service) attemptNotice(ctx context.Context, now time.Time, id string) bool {
-	n, _, err := getJSON[notice](ctx, s.st, kindNotice, id)
-	if err != nil {
-		return false
-	}
-	if n.State == noticeSent {
-		return true
-	}
-	err = s.mail.Send(ctx, n.Email)
-	state := noticeSent
-	switch {
-	case message.NotSent(err):
-		state = noticeFailed
-	case err != nil:
-		state = noticeUncertain
-	}
-	if err != nil {
-		s.log.WarnContext(ctx, "notice not delivered", "state", state, "err", err)
-	}
-	_, uerr := update(ctx, s.st, kindNotice, id, now, func(v *notice) error {
-		v.State = state
-		v.Attempts++
-		v.NextAt = time.Time{}
-		if state != noticeSent {
-			v.NextAt = now.Add(noticeRetry)
+// noticeWrites are the creates of the notices not queued yet, for a
+// caller to commit with its own writes.
+func (s *Service) noticeWrites(ctx context.Context, now time.Time, ref string, emails []message.Email) ([]store.Write, error) {
+	var writes []store.Write
+	for _, e := range emails {
+		_, err := s.st.Get(ctx, kindNotice, e.ID)
+		if err == nil {
+			continue // queued by an earlier attempt of the same operation
 		}
-		return nil
-	})
-	if uerr != nil {
-		s.log.WarnContext(ctx, "record notice outcome", "err", uerr)
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		n := notice{ID: e.ID, Ref: ref, Email: e, State: noticeQueued, CreatedAt: now}
+		writes = append(writes, store.Write{Op: store.OpCreate, Record: record(kindNotice, n.ID, n, 0, now)})
 	}
-	return state == noticeSent
+	return writes, nil
+}
+
+// sendNotices attempts every queued notice once, then records all the
+// outcomes in one transaction.
+func (s *Service) sendNotices(ctx context.Context, now time.Time, emails []message.Email) map[string]bool {
+	sent := map[string]bool{}
+	var writes []store.Write
+	for _, e := range emails {
+		r, err := s.st.Get(ctx, kindNotice, e.ID)
+		if err != nil {
+			continue // not queued: nothing durable to attempt or record
+		}
+		var n notice
+		if err := json.Unmarshal(r.Value, &n); err != nil {
+			continue
+		}
+		if n.State == noticeSent {
+			sent[e.ID] = true
+			continue
+		}
+		err = s.mail.Send(ctx, n.Email)
+		n.State = noticeSent
+		switch {
+		case message.NotSent(err):
+			n.State = noticeFailed
+		case err != nil:
+			n.State = noticeUncertain
+		}
+		if err != nil {
+			s.log.WarnContext(ctx, "notice not delivered", "state", n.State, "err", err)
+		}
+		n.Attempts++
+		n.NextAt = time.Time{}
+		if n.State != noticeSent {
+			n.NextAt = now.Add(noticeRetry)
+		}
+		sent[e.ID] = n.State == noticeSent
+		writes = append(writes, store.Write{Op: store.OpSwap, Record: record(kindNotice, n.ID, n, r.Version, now)})
+	}
+	if len(writes) > 0 {
+		if _, err := s.st.Apply(ctx, writes); err != nil {
+			// The sends happened; an unrecorded outcome means the sweep
+			// may send again, which the stable ids let a provider drop.
+			s.log.WarnContext(ctx, "record notice outcomes", "err", err)
+		}
+	}
+	return sent
 }

@@ -12,19 +12,18 @@ import (
 
 // Record kinds this package keeps in the store.
 const (
-	kindIntent      = "booking-intent"       // key: booking_id
-	kindFingerprint = "booking-fingerprint"  // key: keyed fingerprint → booking_id of a sending or open intent
-	kindMailbox     = "booking-mailbox"      // key: keyed mailbox/location → open booking_ids
-	kindAdmission   = "booking-admission"    // key: budget name → send times in the last 24 hours
-	kindReservation = "booking-reservation"  // key: reference
-	kindByEmail     = "booking-by-email"     // key: keyed mailbox → references
-	kindPending     = "booking-pending"      // key: "group" or location slug → pending references
-	kindContactLock = "booking-contact-lock" // key: keyed mailbox; a 30-second lease
-	kindCancel      = "booking-cancel"       // key: cancel_id
-	kindCancelOpen  = "booking-cancel-open"  // key: reference → open cancel_id
-	kindLookups     = "booking-lookups"      // key: "all" → failed lookups by reference
-	kindNotice      = "booking-notice"       // key: stable notice id
-	kindSecret      = "booking-secret"       // key: "hmac"
+	kindIntent      = "booking-intent"      // key: booking_id
+	kindFingerprint = "booking-fingerprint" // key: keyed fingerprint → booking_id of a sending or open intent
+	kindMailbox     = "booking-mailbox"     // key: keyed mailbox/location → open booking_ids
+	kindAdmission   = "booking-admission"   // key: budget name → send times in the last 24 hours
+	kindReservation = "booking-reservation" // key: reference
+	kindByEmail     = "booking-by-email"    // key: keyed mailbox → references
+	kindPending     = "booking-pending"     // key: "group" or location slug → pending references
+	kindCancel      = "booking-cancel"      // key: cancel_id
+	kindCancelOpen  = "booking-cancel-open" // key: reference → open cancel_id
+	kindLookups     = "booking-lookups"     // key: "all" → failed lookups by reference
+	kindNotice      = "booking-notice"      // key: stable notice id
+	kindSecret      = "booking-secret"      // key: "hmac"
 )
 
 // maxCASAttempts bounds a read-modify-write loop under contention.

@@ -39,25 +39,18 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
 		return nil, assemble("wait_60", sentWait60, AssembleF, rt)
 	}
-	adm, err := s.admit(ctx, now, s.groupBookingBudget(), s.mailboxBudget(in.Mailbox))
+	adm, err := s.admit(ctx, now, s.groupBookingBudget(), s.mailboxBudget(in.Mailbox), s.locationBudget(l.Slug))
 	if refusal := s.admissionRefusal(err, rt); refusal != nil {
 		return nil, refusal
-	}
-	locAdm, err := s.admit(ctx, now, s.locationBudget(l.Slug))
-	if err != nil {
-		s.refund(ctx, adm, now)
-		return nil, s.admissionRefusal(err, rt)
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
 		s.refund(ctx, adm, now)
-		s.refund(ctx, locAdm, now)
 		return nil, err
 	}
 	err = s.mail.Send(ctx, s.codeEmail(in, l, code, now))
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
-		s.refund(ctx, locAdm, now)
 		return nil, assemble("email_rejected", sentEmailRejected, AssembleF, rt)
 	}
 	updated, err := update(ctx, s.st, kindIntent, id, now, func(v *intent) error {

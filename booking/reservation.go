@@ -79,27 +79,6 @@ func (s *Service) pendingFull(ctx context.Context, slug string) (bool, error) {
 	return len(group.Refs) >= s.cfg.Limits.PortfolioPending || len(local.Refs) >= s.cfg.Limits.LocationPending, nil
 }
 
-var errPendingFull = errors.New("booking: pending ceiling reached")
-
-// admitPending takes a pending slot for ref under key, up to limit. A ref
-// already there keeps its slot, so a retried commit does not take two.
-func (s *Service) admitPending(ctx context.Context, now time.Time, key, ref string, limit int) error {
-	_, err := update(ctx, s.st, kindPending, key, now, func(v *refs) error {
-		if slices.Contains(v.Refs, ref) {
-			return errStop
-		}
-		if len(v.Refs) >= limit {
-			return errPendingFull
-		}
-		v.Refs = append(v.Refs, ref)
-		return nil
-	})
-	if errors.Is(err, errStop) {
-		return nil
-	}
-	return err
-}
-
 // releasePending gives back ref's pending slots.
 func (s *Service) releasePending(ctx context.Context, now time.Time, slug, ref string) {
 	for _, key := range []string{"group", slug} {
@@ -180,20 +159,13 @@ func (s *Service) connectedSpan(held []stay, req stay) int {
 	return start.DaysUntil(end)
 }
 
-// reservationsOf reads every reservation of a proved mailbox.
-func (s *Service) reservationsOf(ctx context.Context, mailbox string) ([]reservation, error) {
-	index, _, err := getJSON[refs](ctx, s.st, kindByEmail, mailbox)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
+// rowsOf reads the reservations of a mailbox's index.
+func (s *Service) rowsOf(ctx context.Context, index []string) ([]reservation, error) {
 	var rows []reservation
-	for _, ref := range index.Refs {
+	for _, ref := range index {
 		r, _, err := getJSON[reservation](ctx, s.st, kindReservation, ref)
 		if errors.Is(err, store.ErrNotFound) {
-			continue // registered but never saved: abandoned work
+			continue // registered but gone: abandoned work
 		}
 		if err != nil {
 			return nil, err

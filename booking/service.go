@@ -18,6 +18,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"frontdesk/config"
@@ -43,6 +44,9 @@ type Service struct {
 	// resolveProperty finds the location a property argument names, the
 	// same way the read tools do.
 	resolveProperty func(string) (config.Location, bool)
+
+	secretMu  sync.Mutex
+	secretKey []byte
 }
 
 // Options are a Service's collaborators. Rand is crypto/rand.Reader in
@@ -73,8 +77,23 @@ func New(o Options) *Service {
 }
 
 // secret is the operational key for proofs and keyed mailbox hashes. It
-// is created once in the store, so every instance on one store shares it.
+// is created once in the store, so every instance on one store shares it,
+// and kept in memory once read: it changes only by a rotation, which
+// restarts every instance.
 func (s *Service) secret(ctx context.Context, now time.Time) ([]byte, error) {
+	s.secretMu.Lock()
+	defer s.secretMu.Unlock()
+	if s.secretKey != nil {
+		return s.secretKey, nil
+	}
+	key, err := s.loadSecret(ctx, now)
+	if err == nil {
+		s.secretKey = key
+	}
+	return key, err
+}
+
+func (s *Service) loadSecret(ctx context.Context, now time.Time) ([]byte, error) {
 	r, err := s.st.Get(ctx, kindSecret, "hmac")
 	if err == nil {
 		return r.Value, nil

@@ -215,14 +215,20 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	if err != nil {
 		return nil, err
 	}
-	// The intent and its fingerprint are created together before any
-	// charge: of identical concurrent starts exactly one creates them and
-	// sends, the others wait for its answer and charge nothing.
+	// The intent, its fingerprint and the charges to the group, mailbox
+	// and location budgets commit together, right before the send: of
+	// identical concurrent starts exactly one creates them and sends, the
+	// others wait for its answer and charge nothing.
 	var in intent
 	var code string
+	var adm admission
 	for attempt := 0; ; attempt++ {
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil || ok {
 			return res, err
+		}
+		charges, a, err := s.chargeWrites(ctx, now, s.groupBookingBudget(), s.mailboxBudget(mailbox), s.locationBudget(l.Slug))
+		if refusal := s.admissionRefusal(err, rt); refusal != nil {
+			return nil, refusal
 		}
 		id, err := s.newBookingID(l)
 		if err != nil {
@@ -238,26 +244,24 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			Salt:  salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime),
 			State: stateSending, Fingerprint: fingerprint, Mailbox: mailbox,
 		}
-		_, err = s.st.Apply(ctx, []store.Write{
+		_, err = s.st.Apply(ctx, append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindIntent, id, in, 0, now)},
 			{Op: store.OpCreate, Record: record(kindFingerprint, fingerprint, id, 0, now)},
-		})
-		if err == nil {
-			break
+		}, charges...))
+		var we *store.WriteError
+		switch {
+		case err == nil:
+			adm = a
+		case errors.As(err, &we) && attempt < maxCASAttempts:
+			continue // an identical start or another charge came first: re-read
+		default:
+			return nil, s.admissionRefusal(err, rt)
 		}
-		if !errors.Is(err, store.ErrExists) || attempt == 2 {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
-		}
-	}
-	adm, err := s.admit(ctx, now, s.groupBookingBudget(), s.mailboxBudget(mailbox))
-	if refusal := s.admissionRefusal(err, rt); refusal != nil {
-		s.removeIntent(ctx, in)
-		return nil, refusal
+		break
 	}
 	if refusal := s.sendCode(ctx, now, &in, code, adm, rt); refusal != nil {
 		return nil, refusal
 	}
-	s.replaceOlderIntents(ctx, now, in)
 	return s.startResult(in, l), nil
 }
 
@@ -297,41 +301,78 @@ func (s *Service) admissionRefusal(err error, rt route) *Refusal {
 	}
 }
 
-// sendCode charges the location's hourly budget at the send boundary,
-// sends the code and marks the intent open. A known failure refunds every
-// charge and removes the intent; an uncertain one keeps the charge and the
-// intent, since the code may have arrived.
+// sendCode sends the code and marks the intent open, replacing earlier
+// open intents of the same mailbox at the location. A known failure
+// refunds the charges and removes the intent; an uncertain one keeps both,
+// since the code may have arrived.
 func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Refusal {
 	l, _ := s.location(in.Location)
-	locAdm, err := s.admit(ctx, now, s.locationBudget(l.Slug))
-	if err != nil {
-		s.refund(ctx, adm, now)
-		s.removeIntent(ctx, *in)
-		return s.admissionRefusal(err, rt)
-	}
-	err = s.mail.Send(ctx, s.codeEmail(*in, l, code, now))
+	err := s.mail.Send(ctx, s.codeEmail(*in, l, code, now))
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
-		s.refund(ctx, locAdm, now)
 		s.removeIntent(ctx, *in)
 		return assemble("email_rejected", sentEmailRejected, AssembleF, rt)
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "code email uncertain", "location", l.Slug, "err", err)
 	}
-	opened, err := update(ctx, s.st, kindIntent, in.ID, now, func(v *intent) error {
-		if v.State != stateSending {
-			return errStop
-		}
-		v.State = stateOpen
-		v.SentAt = append(v.SentAt, now)
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
+	opened, older, err := s.openIntent(ctx, now, in.ID)
+	if err != nil {
 		return assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	for _, id := range older {
+		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
+			s.removeIntent(ctx, old)
+		}
 	}
 	*in = opened
 	return nil
+}
+
+// openIntent marks a sent intent open and makes it the mailbox's one open
+// intent at its location, in one transaction. It returns the intents it
+// replaced.
+func (s *Service) openIntent(ctx context.Context, now time.Time, id string) (intent, []string, error) {
+	for range maxCASAttempts {
+		irec, err := s.st.Get(ctx, kindIntent, id)
+		if err != nil {
+			return intent{}, nil, err
+		}
+		var in intent
+		if err := json.Unmarshal(irec.Value, &in); err != nil {
+			return intent{}, nil, err
+		}
+		if in.State != stateSending {
+			return in, nil, nil
+		}
+		key := in.Mailbox + "/" + in.Location
+		open, version, err := getJSON[openIntents](ctx, s.st, kindMailbox, key)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return intent{}, nil, err
+		}
+		var older []string
+		for _, other := range open.IDs {
+			if other != id {
+				older = append(older, other)
+			}
+		}
+		in.State = stateOpen
+		in.SentAt = append(in.SentAt, now)
+		op := store.OpSwap
+		if version == 0 {
+			op = store.OpCreate
+		}
+		_, err = s.st.Apply(ctx, []store.Write{
+			{Op: store.OpSwap, Record: record(kindIntent, id, in, irec.Version, now)},
+			{Op: op, Record: record(kindMailbox, key, openIntents{IDs: []string{id}}, version, now)},
+		})
+		var we *store.WriteError
+		if errors.As(err, &we) {
+			continue
+		}
+		return in, older, err
+	}
+	return intent{}, nil, store.ErrConflict
 }
 
 // identicalStart returns the answer of a live identical intent, waiting
@@ -383,31 +424,6 @@ func (s *Service) removeIntent(ctx context.Context, in intent) {
 // openIntents lists the open intent ids of one mailbox at one location.
 type openIntents struct {
 	IDs []string `json:"ids"`
-}
-
-// replaceOlderIntents removes earlier open intents of the same mailbox at
-// the same location, once the new one's code was sent.
-func (s *Service) replaceOlderIntents(ctx context.Context, now time.Time, in intent) {
-	var older []string
-	_, err := update(ctx, s.st, kindMailbox, in.Mailbox+"/"+in.Location, now, func(v *openIntents) error {
-		older = nil
-		for _, id := range v.IDs {
-			if id != in.ID {
-				older = append(older, id)
-			}
-		}
-		v.IDs = []string{in.ID}
-		return nil
-	})
-	if err != nil {
-		s.log.WarnContext(ctx, "record open intent", "err", err)
-		return
-	}
-	for _, id := range older {
-		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
-			s.removeIntent(ctx, old)
-		}
-	}
 }
 
 func (s *Service) startResult(in intent, l config.Location) *StartResult {
