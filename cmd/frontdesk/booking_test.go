@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/internal/clock"
 )
 
@@ -91,9 +92,31 @@ func TestBookingOverStreamableHTTP(t *testing.T) {
 	}
 }
 
-// TestBookingToolsCheckTheRealHost: a Host the config does not list for
-// bookings is refused, whatever a forwarded header says.
+// TestBookingToolsCheckTheRealHost: the booking tools run only on a custom
+// hostname, judged from the Host the request arrived with; neither a
+// forwarded header nor the internal header a client may try to forge
+// changes that.
 func TestBookingToolsCheckTheRealHost(t *testing.T) {
+	m := startMain(t, "", func(c *config.Config) { c.Deployment.CustomHostnames = []string{"localhost"} })
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"get_booking","arguments":{"reservation_number":"RIV-0123456789ABCDEF","phone_last4":"0199"}}}`
+	headers := map[string]string{
+		"X-Forwarded-Host": "localhost", "X-Frontdesk-Request-Host": "localhost", "Forwarded": "host=localhost",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_booking",
+	}
+	_, _, body := post(t, m.URL+"/mcp", headers, call) // arrives as Host 127.0.0.1:port
+	if !strings.Contains(body, "Booking tools are disabled on this non-custom hostname (context: production). Call +1 303 555 0111.") {
+		t.Fatalf("non-custom host answered %s", body)
+	}
+	headers["Host"] = strings.Replace(strings.TrimPrefix(m.URL, "http://"), "127.0.0.1", "localhost", 1)
+	_, _, body = post(t, m.URL+"/mcp", headers, call)
+	if !strings.Contains(body, "no reservation found. Call +1 303 555 0111.") {
+		t.Fatalf("custom host answered %s", body)
+	}
+}
+
+// TestForeignHostIsRefusedBeforeTools: a Host the config does not list at
+// all never reaches a tool.
+func TestForeignHostIsRefusedBeforeTools(t *testing.T) {
 	url := startServer(t, "")
 	status, _, body := post(t, url+"/mcp", map[string]string{
 		"Host": "evil.example", "X-Forwarded-Host": "localhost", "X-Frontdesk-Request-Host": "localhost",

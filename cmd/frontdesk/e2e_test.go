@@ -31,9 +31,12 @@ func startServer(t testing.TB, database string) string {
 
 // startMain is startServer returning the running Main, for tests that
 // move its clock.
-func startMain(t testing.TB, database string) *Main {
+func startMain(t testing.TB, database string, edit ...func(*config.Config)) *Main {
 	t.Helper()
 	c := config.Demo()
+	for _, e := range edit {
+		e(&c)
+	}
 	c.Store.DataDir = t.TempDir()
 	c.Store.Database = database
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler),

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"frontdesk/mcptools"
 	"frontdesk/orp"
 	"frontdesk/orphttp"
 )
@@ -49,6 +50,9 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		Store: m.store, Clock: m.Clock, Rand: random, Logger: m.Logger, Origin: origin,
 		Name: name, Description: m.Config.ORP.Description,
 		TermsURL: origin + "/terms", PrivacyURL: privacy, Levels: orpLevels,
+		// mountORP serves the MCP binding at /orp/mcp whenever ORP is on.
+		MCP:            true,
+		ClickPerMinute: m.Config.ORP.ClicksPerMinute,
 	})
 }
 
@@ -64,9 +68,24 @@ func (m *Main) mountORP(mux *http.ServeMux) {
 	m.orp = &orpState{host: h}
 	srv := &orphttp.Server{Host: h, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name}
 	handler := srv.Handler()
-	for _, pattern := range []string{"/.well-known/orp.json", "/orp", "/orp/", "/go/", "/approve/", "GET /terms"} {
+	for _, pattern := range []string{"/.well-known/orp.json", "/orp", "/orp/", "/go/", "/approve/", "/claim/", "GET /terms"} {
 		mux.Handle(pattern, handler)
 	}
+	// The MCP binding (§4.3) has the same host checks and JSON-RPC error
+	// handling as the hub's MCP endpoint; no tool of it is batch-limited.
+	mcp := mcptools.Handler(mcptools.NewORP(h, m.mcpOptions()), mcptools.HTTPOptions{
+		Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
+	})
+	mux.Handle("/orp/mcp", noStore(mcp))
+}
+
+// noStore marks every answer of the MCP binding uncacheable, as the HTTP
+// binding's are (§4.2).
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // startORP starts the ORP host's background work: batched click writes and

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/internal/clock"
+	"frontdesk/orp/schema"
+)
+
+// bearerTransport adds an Authorization header to every request, as an
+// MCP client configured with a bearer does.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectBearer(t *testing.T, url, revision, token string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}},
+	}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// structured returns a tool result's structured content as the JSON the
+// HTTP binding would have answered with.
+func structured(t *testing.T, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestORP_MCP runs C2-NO-EMAIL-NO-SIGNUP through the MCP binding with a
+// real MCP client: a session that called orp_join keeps acting as that
+// party without any header, refusals are tool results carrying the ORP
+// error message, and a stateless request acts with its bearer.
+func TestORP_MCP(t *testing.T) {
+	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
+	s.listOffer()
+
+	// Discovery lists the binding only because it is served.
+	_, b := s.do("GET", "/.well-known/orp.json", "", nil, nil)
+	var d struct {
+		MCP struct {
+			URL     string
+			Binding bool
+			Tools   []string
+		}
+	}
+	json.Unmarshal(b, &d)
+	if d.MCP.URL != s.url+"/orp/mcp" || !d.MCP.Binding || len(d.MCP.Tools) != 5 {
+		t.Fatalf("discovery mcp = %+v", d.MCP)
+	}
+
+	cs := connect(t, d.MCP.URL, "2025-11-25")
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		checkToolShape(t, tool)
+	}
+	if got, want := strings.Join(names, ","), "orp_deal,orp_inbox,orp_join,orp_send,orp_suggest"; got != want {
+		t.Fatalf("tools = %s, want %s", got, want)
+	}
+
+	// Before joining, the session has no party.
+	res, _ := callTool(t, cs, "orp_inbox", map[string]any{})
+	if !res.IsError || !strings.Contains(text(res), "unauthorized") {
+		t.Fatalf("inbox before join = %v %s", res.IsError, text(res))
+	}
+
+	res, _ = callTool(t, cs, "orp_suggest", map[string]any{"text": "Thread draft: five tools that keep a solo founder organised, notes and revenue", "platform": "x", "join": map[string]any{}})
+	if res.IsError {
+		t.Fatalf("suggest: %s", text(res))
+	}
+	validate(t, schema.SuggestResponse, structured(t, res))
+	var sug struct {
+		Items []struct {
+			Offer struct {
+				ID        string `json:"id"`
+				TermsHash string `json:"terms_hash"`
+			} `json:"offer"`
+			Pitch string `json:"pitch"`
+		} `json:"items"`
+		Joined struct{ Party, Token string }
+	}
+	json.Unmarshal(structured(t, res), &sug)
+	if len(sug.Items) == 0 || sug.Items[0].Pitch == "" || sug.Joined.Party == "" {
+		t.Fatalf("suggest = %s", structured(t, res))
+	}
+	if strings.Contains(text(res), sug.Joined.Token) {
+		t.Fatalf("the summary shows the bearer token: %s", text(res))
+	}
+	me := &orpParty{id: sug.Joined.Party}
+	res, _ = callTool(t, cs, "orp_send", map[string]any{"message": json.RawMessage(s.msg(me, "accept", nil,
+		map[string]any{"offer": sug.Items[0].Offer.ID, "terms_hash": sug.Items[0].Offer.TermsHash}))})
+	if res.IsError {
+		t.Fatalf("accept over MCP: %s", text(res))
+	}
+	validate(t, schema.Message, structured(t, res))
+	var deal map[string]any
+	json.Unmarshal(structured(t, res), &deal)
+	w, _ := obody(deal)["waiting"].(map[string]any)
+	if obody(deal)["state"] != "awaiting" || w == nil || !strings.HasPrefix(w["url"].(string), s.url+"/approve/") {
+		t.Fatalf("accept = %v, want awaiting with an approval url", deal)
+	}
+	if !strings.Contains(text(res), "awaiting") {
+		t.Fatalf("summary = %q", text(res))
+	}
+
+	res, _ = callTool(t, cs, "orp_deal", map[string]any{"deal": deal["deal"]})
+	if res.IsError {
+		t.Fatalf("deal: %s", text(res))
+	}
+	validate(t, schema.Message, structured(t, res))
+	res, _ = callTool(t, cs, "orp_inbox", map[string]any{})
+	if res.IsError {
+		t.Fatalf("inbox: %s", text(res))
+	}
+	validate(t, schema.Inbox, structured(t, res))
+
+	// Refusals are tool results with the ORP error message.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"orp_join", map[string]any{"email": "a@b.example"}, `"code":"invalid_message"`},
+		{"orp_join", map[string]any{"agent": map[string]any{"name": "writer (beta)"}}, "ORP 0.4"},
+		{"orp_send", map[string]any{"message": map[string]any{"orp": "0.3.0"}}, `"code":"invalid_message"`},
+		{"orp_deal", map[string]any{"deal": "deal_nonexistent"}, `"code":"not_found"`},
+		{"orp_deal", map[string]any{"deal": "x", "extra": 1}, "input schema"},
+	} {
+		res, _ := callTool(t, cs, c.tool, c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Fatalf("%s %v = %v %s, want a refusal with %s", c.tool, c.args, res.IsError, text(res), c.want)
+		}
+	}
+
+	// Another session did not join, so it is not that party.
+	other := connect(t, d.MCP.URL, "2025-11-25")
+	if res, _ := callTool(t, other, "orp_deal", map[string]any{"deal": deal["deal"]}); !res.IsError {
+		t.Fatalf("another session read the deal: %s", text(res))
+	}
+
+	// A stateless request has no session; it acts with its bearer.
+	stateless := connectBearer(t, d.MCP.URL, "2026-07-28", sug.Joined.Token)
+	res, _ = callTool(t, stateless, "orp_deal", map[string]any{"deal": deal["deal"]})
+	if res.IsError {
+		t.Fatalf("deal with a bearer: %s", text(res))
+	}
+
+	// A host that is not served is refused before any tool runs.
+	resp, _ := s.do("POST", "/orp/mcp", "", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), map[string]string{"Origin": "https://evil.example"})
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign origin = %d", resp.StatusCode)
+	}
+}
