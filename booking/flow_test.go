@@ -167,3 +167,35 @@ func TestExpiredIntent(t *testing.T) {
 		t.Fatalf("expired = %q, want %q", got, want)
 	}
 }
+
+// TestFailedNoticeKeepsTheReservation: the guest's reservation email fails;
+// the room stays held, the notice stays queued for a retry, and the answer
+// says what was not delivered.
+func TestFailedNoticeKeepsTheReservation(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	res, err := w.svc.Start(ctx, web, stayArgs())
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	code := w.lastCode("ada@example.com")
+	w.mail.failNext(fmt.Errorf("mailbox full: %w", errNotSentForTest))
+	conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	if !strings.HasSuffix(conf.Message, "The confirmation email could not be sent yet; it will be retried, and staff have the reservation.") {
+		t.Fatalf("message = %q", conf.Message)
+	}
+	if !reservationHeld(t, w, conf.ReservationNumber) || freeDoubles(t, w) != 1 {
+		t.Fatal("a failed notice undid the reservation")
+	}
+	n, _, err := getJSON[notice](ctx, w.st, kindNotice, noticeID(conf.ReservationNumber, "reserved", "guest"))
+	if err != nil || n.State != noticeFailed || !n.NextAt.Equal(testNow.Add(noticeRetry)) || n.Attempts != 1 {
+		t.Fatalf("guest notice = %+v, %v", n, err)
+	}
+	staff, _, _ := getJSON[notice](ctx, w.st, kindNotice, noticeID(conf.ReservationNumber, "reserved", "staff"))
+	if staff.State != noticeSent {
+		t.Fatalf("staff notice = %s", staff.State)
+	}
+}
