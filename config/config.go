@@ -157,6 +157,9 @@ type ORP struct {
 	// SweepMinutes is how often serve runs the scheduled work (outcomes,
 	// expiries, delayed revokes); 0 means 5.
 	SweepMinutes int `toml:"sweep_minutes"`
+	// ClicksPerMinute limits tracked-link requests per network address; a
+	// limited request still redirects and counts nothing. 0 means 120.
+	ClicksPerMinute int `toml:"clicks_per_minute"`
 }
 
 // Parse decodes a TOML file. Unknown keys are errors that name the key, so a

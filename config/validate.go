@@ -323,4 +323,7 @@ func (c Config) validateORP(v *validator) {
 	if o.SweepMinutes < 0 || o.SweepMinutes > 24*60 {
 		v.add("orp.sweep_minutes", "must be from 0 to 1440, got %d", o.SweepMinutes)
 	}
+	if o.ClicksPerMinute < 0 {
+		v.add("orp.clicks_per_minute", "must be 0 (the default, 120) or more, got %d", o.ClicksPerMinute)
+	}
 }

@@ -30,6 +30,10 @@ var errParse = errors.New("parse error")
 // overwrites any value a client sent.
 const hostHeader = "X-Frontdesk-Request-Host"
 
+// addressHeader carries the client's network address to the tools, for
+// rate limits by address. The front overwrites any value a client sent.
+const addressHeader = "X-Frontdesk-Remote-Addr"
+
 // HTTPOptions configure the HTTP front of an MCP server.
 type HTTPOptions struct {
 	// Hostnames are the Host and Origin host names accepted. Anything else
@@ -87,6 +91,16 @@ func (f *front) allowed(r *http.Request) bool {
 	return err == nil && f.hosts[strings.ToLower(u.Hostname())]
 }
 
+// remoteHost is the address without its port: one client's connections
+// share one rate limit.
+func remoteHost(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return host
+}
+
 func hostOnly(hostport string) string {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
@@ -105,6 +119,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The Host a tool sees is the one this request arrived with; a client
 	// cannot supply its own.
 	r.Header.Set(hostHeader, r.Host)
+	r.Header.Set(addressHeader, remoteHost(r.RemoteAddr))
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))

@@ -65,11 +65,18 @@ type toolEnv struct {
 
 var numberSchema = &jsonschema.Schema{Type: "number"}
 
+// anyJSON is the schema of a json.RawMessage: JSON that a domain wrote and
+// the tool passes through unchanged, such as an ORP message body.
+var anyJSON = &jsonschema.Schema{}
+
 // outputSchema infers the schema of Out, with exact decimal amounts as
-// JSON numbers.
+// JSON numbers and raw JSON as any JSON value.
 func outputSchema[Out any]() *jsonschema.Schema {
 	s, err := jsonschema.For[Out](&jsonschema.ForOptions{
-		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.Number](): numberSchema},
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+			reflect.TypeFor[json.Number]():     numberSchema,
+			reflect.TypeFor[json.RawMessage](): anyJSON,
+		},
 	})
 	if err != nil {
 		panic(fmt.Sprintf("mcptools: output schema of %T: %v", *new(Out), err))
@@ -173,6 +180,13 @@ func withHeader(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 		return ctx
 	}
 	return context.WithValue(ctx, headerKey{}, req.Extra.Header)
+}
+
+// requestAddress is the network address the request came from, as the
+// front recorded it, for rate limits by address; "" over stdio.
+func requestAddress(ctx context.Context) string {
+	h, _ := ctx.Value(headerKey{}).(http.Header)
+	return h.Get(addressHeader)
 }
 
 // requestHost is the Host the request really arrived with, as the front

@@ -384,6 +384,9 @@ func (o *op) activate(d *dealRecord) map[string]*linkRecord {
 		}
 		if ob.Content.Code {
 			l.Code = o.h.randomString(10, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+			// A collision fails the Apply with ErrExists, and the message is
+			// applied again with fresh codes.
+			o.writes = append(o.writes, create(kindCode, l.Code, codeRef{Token: l.Token}, o.now))
 		}
 		links[l.Token] = l
 		d.Tracking = append(d.Tracking, trackRef{Obligation: ob.ID, Token: l.Token, Code: l.Code})
@@ -442,6 +445,9 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 			ID: h.newID("deal_", 12), State: stateProposed, Offerer: offer.Offerer, Acceptor: o.party.ID, Offer: offer.ID,
 			Terms: offer.Terms, TermsHash: offer.TermsHash, Round: 1, Created: o.now,
 			Bound: []bound{{Party: offer.Offerer, Authority: authority{Type: "mandate"}, At: stamp(offer.ListedAt)}},
+		}
+		if err := o.admit(ctx, d); err != nil {
+			return err
 		}
 		for _, ob := range parseTerms(offer.Terms).Obligations {
 			d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})

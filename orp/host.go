@@ -194,6 +194,12 @@ const (
 	kindLink     = "orp.link"
 	kindLinkStat = "orp.linkstat"
 	kindClick    = "orp.click"
+	kindClickID  = "orp.clickid"
+	kindCode     = "orp.code"
+	kindConv     = "orp.conv"
+	kindConvKey  = "orp.convkey"
+	kindClaim    = "orp.claim"
+	kindOwner    = "orp.owner"
 )
 
 func (h *Host) get(ctx context.Context, kind, key string, v any) (store.Record, error) {

@@ -167,6 +167,9 @@ func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash stri
 	for _, ob := range parseTerms(t).Obligations {
 		d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
 	}
+	if err := o.admit(ctx, d); err != nil {
+		return err
+	}
 	o.deal = d
 	if mode == "ask" {
 		h.await(o, d, "negotiate", []string{"step_ask"})

@@ -30,9 +30,14 @@ type sourceRow struct {
 }
 
 type outcomeRow struct {
-	Obligation string      `json:"obligation"`
-	Clicks     clickCounts `json:"clicks"`
-	Sources    []sourceRow `json:"sources,omitempty"`
+	Obligation          string      `json:"obligation"`
+	Clicks              clickCounts `json:"clicks"`
+	Conversions         int         `json:"conversions"`
+	Refunds             int         `json:"refunds"`
+	Revenue             *Money      `json:"revenue,omitempty"`
+	Earned              *Money      `json:"earned,omitempty"`
+	AttestedConversions int         `json:"attested_conversions"`
+	Sources             []sourceRow `json:"sources,omitempty"`
 }
 
 type period struct {
@@ -195,8 +200,9 @@ func hasPay(d *dealRecord) bool {
 	return false
 }
 
-// outcome counts each tracked link's clicks in [from, to) by class, and
-// human clicks by referring domain with small sources folded into other.
+// outcome counts each tracked link's clicks in [from, to) by class, human
+// clicks by referring domain with small sources folded into other, and
+// the conversions attributed to the link with what they earned.
 func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, final bool) (outcomeBody, error) {
 	body := outcomeBody{Period: period{From: stamp(from), To: stamp(to)}, Rows: []outcomeRow{}, Final: final}
 	for _, t := range d.Tracking {
@@ -240,6 +246,16 @@ func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, f
 			after = recs[len(recs)-1].Key
 		}
 		row.Sources = foldSources(sources)
+		conv, err := h.conversions(ctx, d, t.Token, from, to)
+		if err != nil {
+			return body, err
+		}
+		row.Conversions, row.Refunds, row.AttestedConversions = conv.sales, conv.refunds, conv.attested
+		if conv.revenue != nil {
+			rev := *conv.revenue
+			rev.AmountMinor = max(rev.AmountMinor, 0) // refunds beyond sales owe nothing back here
+			row.Revenue, row.Earned = &rev, earned(d, conv)
+		}
 		body.Rows = append(body.Rows, row)
 	}
 	return body, nil

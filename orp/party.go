@@ -60,14 +60,16 @@ type JWK struct {
 // Party is a party as the host keeps it. The bearer token is kept only as
 // its SHA-256 hash, under its own record.
 type Party struct {
-	ID      string    `json:"id"`
-	Opaque  string    `json:"opaque"`
-	Key     *JWK      `json:"key,omitempty"`
-	Steps   Steps     `json:"steps"`
-	Limits  Limits    `json:"limits"`
-	Claim   string    `json:"claim"`
-	Claimed bool      `json:"claimed"`
-	Created time.Time `json:"created"`
+	ID      string `json:"id"`
+	Opaque  string `json:"opaque"`
+	Key     *JWK   `json:"key,omitempty"`
+	Steps   Steps  `json:"steps"`
+	Limits  Limits `json:"limits"`
+	Claim   string `json:"claim"`
+	Claimed bool   `json:"claimed"`
+	// ClaimedAt is when a person claimed the party on the claim page.
+	ClaimedAt *time.Time `json:"claimed_at,omitempty"`
+	Created   time.Time  `json:"created"`
 }
 
 type tokenRecord struct {
@@ -160,6 +162,7 @@ func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinRe
 		_, err := h.store.Apply(ctx, []store.Write{
 			create(kindParty, p.Opaque, p, now),
 			create(kindToken, tokenHash(token), tokenRecord{Party: p.Opaque}, now),
+			create(kindClaim, p.Claim, claimRef{Party: p.Opaque}, now),
 		})
 		if errors.Is(err, store.ErrExists) {
 			continue // a random id collided; draw again

@@ -142,7 +142,7 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	}
 	class := classify(c)
 	clickID := h.clickID()
-	h.clicks.add(clickEvent{token: token, class: class, at: now, source: referringDomain(c.Header.Get("Referer"))})
+	h.clicks.add(clickEvent{token: token, class: class, at: now, source: referringDomain(c.Header.Get("Referer")), id: clickID})
 	dest, err := url.Parse(l.Destination)
 	if err != nil {
 		return l.Destination
@@ -234,6 +234,16 @@ type clickEvent struct {
 	class  string
 	at     time.Time
 	source string
+	id     string // the click id the redirect added, for conversions (T10)
+}
+
+// clickRef finds a click by its click id, so a conversion that carries the
+// id is attributed to the link it came through (T10). The click id is
+// random and says nothing about the client.
+type clickRef struct {
+	Token string    `json:"token"`
+	Class string    `json:"class"`
+	At    time.Time `json:"at"`
 }
 
 // batcher writes clicks in groups so a redirect never waits for a disk
@@ -434,6 +444,9 @@ func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[stri
 		h.clicks.mu.Unlock()
 		key := fmt.Sprintf("%s/%019d%06d", e.token, e.at.UnixNano(), seq%1000000)
 		writes = append(writes, create(kindClick, key, clickRecord{Class: class, At: e.at, Source: e.source}, e.at))
+		if e.id != "" {
+			writes = append(writes, create(kindClickID, e.id, clickRef{Token: e.token, Class: class, At: e.at}, e.at))
+		}
 	}
 	now := h.clock.Now()
 	for _, token := range order {

@@ -1,7 +1,8 @@
 // Package orphttp is the HTTP binding of the ORP host (§4.2 of the ORP
 // specification): discovery, POST /orp, the inbox, deal snapshots, party
 // keys, suggest and join, the schema files, tracked-link redirects under
-// /go/, approvals and the host's terms page. Handlers parse with a size
+// /go/, approvals, the claim page, the payer's conversion reports and the
+// host's terms page. Handlers parse with a size
 // limit, call the orp domain and render; they hold no protocol rules.
 //
 // It is an adapter: it imports the orp domain and the standard library,
@@ -51,6 +52,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("HEAD /go/{token}", s.redirect)
 	mux.HandleFunc("GET /approve/{escalation}", s.approvalPage)
 	mux.HandleFunc("POST /approve/{escalation}", s.approve)
+	mux.HandleFunc("GET /claim/{claim}", s.claimShow)
+	mux.HandleFunc("POST /claim/{claim}", s.claimSubmit)
+	mux.HandleFunc("POST /orp/conversions", s.conversion)
 	mux.HandleFunc("GET /terms", s.terms)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
@@ -260,6 +264,7 @@ var termsTmpl = template.Must(template.New("terms").Parse(`<!doctype html>
 <li>The host does not hold money. It offers no escrow, KYC, tax forms or payout deadlines; parties settle on the payment rail they agree.</li>
 <li>Disputes are not resolved over ORP by this host yet.</li>
 <li>Tracked-link clicks are stored as a class, a time and a referring domain only. See the privacy page for what the server holds and for how long.</li>
+<li>A conversion counts only from a payment-provider event, or the payer's own report to POST /orp/conversions, that carries a click id or a tracking code. Nothing about the buyer is accepted.</li>
 <li>Join, suggest, messages and tracked links are rate-limited. A rate-limited link still redirects.</li>
 </ul>
 </body></html>

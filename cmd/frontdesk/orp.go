@@ -17,9 +17,11 @@ import (
 )
 
 // orpLevels are the conformance levels the discovery document claims:
-// only those whose suites (TestORP* in this package) pass. L1 is not
-// claimed: conversions by code and click id (T9, T10) are not built yet.
-var orpLevels = []string{"L0"}
+// only those whose suites pass: TestORP_L0 (L0-SCHEMA, L0-HASH,
+// L0-IDEMPOTENT, L0-REPLAY, L0-STALE) and TestORP_L1 (C1, C2 and the four
+// L1 tests of §17), each on SQLite and PostgreSQL. L2 and L3 are not
+// built.
+var orpLevels = []string{"L0", "L1"}
 
 // orpState is the running ORP host.
 type orpState struct {

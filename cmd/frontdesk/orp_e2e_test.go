@@ -21,10 +21,11 @@ import (
 // orpServer is a running frontdesk serve with the demo business (ORP
 // enabled) on a data dir or database that outlives it, for restarts.
 type orpServer struct {
-	t     *testing.T
+	t     testing.TB
 	url   string
 	clock *clock.Fixed
 	stop  func()
+	main  *Main // the running process, for its store and scheduled work
 }
 
 // startORP starts the server on addr ("127.0.0.1:0" for any port). The
@@ -33,10 +34,13 @@ func startORP(t *testing.T, dataDir, database string, clk *clock.Fixed) *orpServ
 	return startORPAt(t, dataDir, database, clk, "127.0.0.1:0")
 }
 
-func startORPAt(t *testing.T, dataDir, database string, clk *clock.Fixed, addr string) *orpServer {
+func startORPAt(t testing.TB, dataDir, database string, clk *clock.Fixed, addr string, change ...func(*config.Config)) *orpServer {
 	t.Helper()
 	c := config.Demo()
 	c.Store.DataDir, c.Store.Database = dataDir, database
+	for _, f := range change {
+		f(&c)
+	}
 	m := &Main{Config: c, Addr: addr, Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard, ready: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -47,7 +51,7 @@ func startORPAt(t *testing.T, dataDir, database string, clk *clock.Fixed, addr s
 		cancel()
 		t.Fatalf("Run: %v", err)
 	}
-	s := &orpServer{t: t, url: m.URL, clock: clk}
+	s := &orpServer{t: t, url: m.URL, clock: clk, main: m}
 	stopped := false
 	s.stop = func() {
 		if !stopped {
@@ -131,7 +135,7 @@ func (s *orpServer) send(p *orpParty, raw []byte) (int, map[string]any) {
 	return resp.StatusCode, m
 }
 
-func validate(t *testing.T, name string, b []byte) {
+func validate(t testing.TB, name string, b []byte) {
 	t.Helper()
 	set, err := schema.New()
 	if err != nil {

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Tracked-link redirects per second through /go/{token} on the real server
+# (SQLite, batched click writes, every click checked as stored) as a ratio
+# to a bare net/http handler answering the same 302, measured in the same
+# run over loopback by the same parallel Go load generator. Usage:
+#   bench/orp.sh [COUNT]    (default 5 runs; medians across runs are reported)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count=${1:-5}
+out=$(go test ./cmd/frontdesk -run '^$' -bench 'Redirects' -benchtime 2s -count "$count")
+echo "$out" | grep '^Benchmark'
+echo "$out" | awk '
+  /^BenchmarkRedirects\// {
+    split($1, parts, "/"); name = parts[2]; sub(/-[0-9]+$/, "", name)
+    for (i = 2; i <= NF; i++) if ($(i+1) == "redirects/s") rate[name] = rate[name] " " $i
+  }
+  function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  END {
+    base = median(rate["bare"])
+    printf "\n%-12s %14s %8s\n", "handler", "redirects/s", "ratio"
+    printf "%-12s %14.0f %8.2f\n", "bare", base, 1
+    printf "%-12s %14.0f %8.2f\n", "frontdesk", median(rate["frontdesk"]), median(rate["frontdesk"]) / base
+  }'

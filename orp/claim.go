@@ -1,0 +1,86 @@
+package orp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"frontdesk/store"
+)
+
+// claimRef finds a party by the claim id in its claim URL (§9.3).
+type claimRef struct {
+	Party string `json:"party"` // opaque
+}
+
+// ownerRecord finds a party by the hash of its owner key.
+type ownerRecord struct {
+	Party string `json:"party"` // opaque
+}
+
+// ClaimView is what the claim page shows: the party and whether a person
+// has claimed it. Viewing records nothing.
+type ClaimView struct {
+	Party     string
+	Claimed   bool
+	OpenDeals int
+}
+
+func (h *Host) claimParty(ctx context.Context, claim string) (*Party, store.Record, error) {
+	var ref claimRef
+	if len(claim) > 64 {
+		return nil, store.Record{}, refuse(NotFound, "No such claim.")
+	}
+	if _, err := h.get(ctx, kindClaim, claim, &ref); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, store.Record{}, refuse(NotFound, "No such claim.")
+		}
+		return nil, store.Record{}, fmt.Errorf("read claim: %w", err)
+	}
+	var p Party
+	r, err := h.get(ctx, kindParty, ref.Party, &p)
+	if err != nil {
+		return nil, r, fmt.Errorf("read claimed party: %w", err)
+	}
+	return &p, r, nil
+}
+
+// ViewClaim returns the party behind a claim URL, for the claim page.
+func (h *Host) ViewClaim(ctx context.Context, claim string) (ClaimView, error) {
+	p, _, err := h.claimParty(ctx, claim)
+	if err != nil {
+		return ClaimView{}, err
+	}
+	return ClaimView{Party: p.ID, Claimed: p.Claimed, OpenDeals: p.Limits.OpenDeals}, nil
+}
+
+// Claim lets the person who holds the claim URL take ownership of the
+// party, once (§9.3). It returns an owner key, shown to the person once
+// and kept only as its hash: the proof of ownership at this host. A
+// claimed party is no longer held to the unclaimed open_deals limit. Its
+// step modes stay as they were; only the owner may loosen them (H4).
+func (h *Host) Claim(ctx context.Context, claim string) (ownerKey string, err error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		now := h.clock.Now()
+		p, r, err := h.claimParty(ctx, claim)
+		if err != nil {
+			return "", err
+		}
+		if p.Claimed {
+			return "", refuse(StateConflict, "This party has already been claimed.")
+		}
+		key := h.newID("own_", 32)
+		p.Claimed, p.ClaimedAt = true, &now
+		_, err = h.store.Apply(ctx, []store.Write{
+			swap(r, p, now),
+			create(kindOwner, tokenHash(key), ownerRecord{Party: p.Opaque}, now),
+		})
+		if err == nil {
+			return key, nil
+		}
+		if !contention(err) {
+			return "", fmt.Errorf("claim: %w", err)
+		}
+	}
+	return "", errors.New("claim: contention")
+}

@@ -1,0 +1,416 @@
+package orp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"frontdesk/store"
+)
+
+// Money is an amount in a currency's minor unit (§2).
+type Money struct {
+	AmountMinor int64  `json:"amount_minor"`
+	Currency    string `json:"currency"`
+}
+
+// Conversion is one sale, or one refund, that carries a click id or a
+// tracking code (T9, T10). It carries nothing about the buyer.
+type Conversion struct {
+	// Event is the reporter's own id for the event, the idempotency key.
+	Event  string `json:"event"`
+	Click  string `json:"click,omitempty"`
+	Code   string `json:"code,omitempty"`
+	Amount *Money `json:"amount,omitempty"`
+	Refund bool   `json:"refund,omitempty"`
+}
+
+// ConversionResult says where a conversion was attributed and whether it
+// counts. It never names the click id.
+type ConversionResult struct {
+	Event      string `json:"event"`
+	Deal       string `json:"deal"`
+	Obligation string `json:"obligation"`
+	Basis      string `json:"basis"`
+	Counted    bool   `json:"counted"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Conversion bases (§13 P4, §14.2 S2).
+const (
+	basisProvider    = "provider"
+	basisAttestation = "attestation"
+)
+
+type codeRef struct {
+	Token string `json:"token"`
+}
+
+// conversionRecord is a stored conversion, keyed under its link's token.
+type conversionRecord struct {
+	Basis   string    `json:"basis"`
+	At      time.Time `json:"at"`
+	Refund  bool      `json:"refund,omitempty"`
+	Amount  *Money    `json:"amount,omitempty"`
+	Counted bool      `json:"counted"`
+}
+
+// conversionKey is what idempotency keeps per reporter and event.
+type conversionKey struct {
+	Hash   string           `json:"hash"`
+	Result ConversionResult `json:"result"`
+}
+
+var (
+	eventPattern    = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
+	clickIDPattern  = regexp.MustCompile(`^[A-Za-z0-9_-]{16,64}$`)
+	codePattern     = regexp.MustCompile(`^[A-Za-z0-9]{4,32}$`)
+	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+)
+
+// ReportConversion records the payer's own report of a sale or refund that
+// carries a click id or a code (T10, P4): basis attestation. Only a party
+// that owes a pay obligation in the deal may report, and its report can
+// make only its own money payable. body is a Conversion as JSON.
+func (h *Host) ReportConversion(ctx context.Context, token string, body []byte) (ConversionResult, error) {
+	p, err := h.Authenticate(ctx, token)
+	if err != nil {
+		return ConversionResult{}, err
+	}
+	if wait := h.partyLimit.allow(p.Opaque, h.clock.Now()); wait > 0 {
+		return ConversionResult{}, &Error{Code: RateLimited, Message: fmt.Sprintf("This party may send %d messages a minute.", p.Limits.MessagesPerMinute), RetryAfter: wait}
+	}
+	if _, e := decodeStrict(body); e != nil {
+		return ConversionResult{}, e
+	}
+	var c Conversion
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&c); err != nil {
+		return ConversionResult{}, invalid("", "A conversion has only event, click or code, amount and refund.")
+	}
+	return h.convert(ctx, basisAttestation, p, c)
+}
+
+// ProviderConversion records a payment-provider event that carries a click
+// id or a code (T10): basis provider. The adapter that receives the
+// provider's webhook checks the provider's signature before it calls this;
+// provider names the provider, as a namespace for its event ids.
+func (h *Host) ProviderConversion(ctx context.Context, provider string, c Conversion) (ConversionResult, error) {
+	if !eventPattern.MatchString(provider) {
+		return ConversionResult{}, invalid("/provider", "The provider name is not valid.")
+	}
+	return h.convert(ctx, basisProvider, &Party{Opaque: "provider:" + provider}, c)
+}
+
+func checkConversion(c Conversion) error {
+	switch {
+	case !eventPattern.MatchString(c.Event):
+		return invalid("/event", "event must be 1 to 128 characters of [A-Za-z0-9_.:-].")
+	case (c.Click == "") == (c.Code == ""):
+		return invalid("/click", "A conversion carries exactly one of click and code.")
+	case c.Click != "" && !clickIDPattern.MatchString(c.Click):
+		return invalid("/click", "click is not a click id this host gives out.")
+	case c.Code != "" && !codePattern.MatchString(c.Code):
+		return invalid("/code", "code must be 4 to 32 letters or digits.")
+	case c.Amount != nil && (c.Amount.AmountMinor < 0 || !currencyPattern.MatchString(c.Amount.Currency)):
+		return invalid("/amount", "amount is amount_minor, a whole number of at least 0, and a three-letter currency.")
+	}
+	return nil
+}
+
+// convert attributes one conversion and stores it with its idempotency
+// key in one Apply. reporter is the payer, or a provider namespace.
+func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Conversion) (ConversionResult, error) {
+	if err := checkConversion(c); err != nil {
+		return ConversionResult{}, err
+	}
+	hash, err := Hash(mustJSON(c))
+	if err != nil {
+		return ConversionResult{}, err
+	}
+	key := basis + " " + reporter.Opaque + " " + c.Event
+	for attempt := 0; attempt < 5; attempt++ {
+		now := h.clock.Now()
+		var prior conversionKey
+		if _, err := h.get(ctx, kindConvKey, key, &prior); err == nil {
+			if prior.Hash != hash {
+				return ConversionResult{}, refuse(Replay, "This event id was already reported with different content.")
+			}
+			return prior.Result, nil
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return ConversionResult{}, err
+		}
+		res, rec, token, err := h.attribute(ctx, basis, reporter, c, now)
+		if err != nil {
+			return ConversionResult{}, err
+		}
+		h.clicks.mu.Lock()
+		h.clicks.seq++
+		seq := h.clicks.seq
+		h.clicks.mu.Unlock()
+		writes := []store.Write{
+			create(kindConvKey, key, conversionKey{Hash: hash, Result: res}, now),
+			create(kindConv, fmt.Sprintf("%s/%019d%06d", token, now.UnixNano(), seq%1000000), rec, now),
+		}
+		_, err = h.store.Apply(ctx, writes)
+		if err == nil {
+			return res, nil
+		}
+		if !contention(err) {
+			return ConversionResult{}, fmt.Errorf("record conversion: %w", err)
+		}
+	}
+	return ConversionResult{}, errors.New("record conversion: contention")
+}
+
+// attribute finds the link a conversion came through and decides whether
+// it counts: only a human click inside the pay obligation's window, or a
+// code on a live link, counts (T5, T8, T9, T10). A refund from a provider
+// always applies (P5).
+func (h *Host) attribute(ctx context.Context, basis string, reporter *Party, c Conversion, now time.Time) (ConversionResult, conversionRecord, string, error) {
+	unknown := refuse(NotFound, "No click or code with this value belongs to a deal of this reporter. A click is written within a second of its redirect.")
+	var token string
+	var click *clickRef
+	if c.Click != "" {
+		var ref clickRef
+		if _, err := h.get(ctx, kindClickID, c.Click, &ref); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return ConversionResult{}, conversionRecord{}, "", unknown
+			}
+			return ConversionResult{}, conversionRecord{}, "", err
+		}
+		token, click = ref.Token, &ref
+	} else {
+		var ref codeRef
+		if _, err := h.get(ctx, kindCode, c.Code, &ref); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return ConversionResult{}, conversionRecord{}, "", unknown
+			}
+			return ConversionResult{}, conversionRecord{}, "", err
+		}
+		token = ref.Token
+	}
+	l, err := h.loadLink(ctx, token)
+	if err != nil {
+		return ConversionResult{}, conversionRecord{}, "", err
+	}
+	d, _, err := h.loadDeal(ctx, l.Deal)
+	if err != nil {
+		return ConversionResult{}, conversionRecord{}, "", err
+	}
+	pay := payObligations(d)
+	if basis == basisAttestation && !slices.ContainsFunc(pay, func(p payObligation) bool { return p.payer == reporter.ID }) {
+		// The publisher side never learns whether a click id exists.
+		return ConversionResult{}, conversionRecord{}, "", unknown
+	}
+	if c.Amount != nil {
+		if cur, err := h.conversionCurrency(ctx, token); err != nil {
+			return ConversionResult{}, conversionRecord{}, "", err
+		} else if cur != "" && cur != c.Amount.Currency {
+			return ConversionResult{}, conversionRecord{}, "", invalid("/amount/currency", "This link's conversions are in "+cur+".")
+		}
+	}
+	res := ConversionResult{Event: c.Event, Deal: d.ID, Obligation: l.Obligation, Basis: basis, Counted: true}
+	switch {
+	case c.Refund && basis == basisProvider:
+	case click != nil && click.Class != classHuman && click.Class != classRepeat:
+		res.Counted, res.Reason = false, "The click was not a human click (class "+click.Class+")."
+	case click != nil && !inWindow(pay, click.At, now):
+		res.Counted, res.Reason = false, "The sale came after the pay obligation's attribution window."
+	case click == nil && !l.live(now):
+		res.Counted, res.Reason = false, "The code's tracking entry is plain: the deal or obligation has ended."
+	}
+	rec := conversionRecord{Basis: basis, At: now, Refund: c.Refund, Amount: c.Amount, Counted: res.Counted}
+	return res, rec, token, nil
+}
+
+// conversionCurrency is the currency of the link's first conversion with
+// an amount, or "" when there is none yet.
+func (h *Host) conversionCurrency(ctx context.Context, token string) (string, error) {
+	after := ""
+	for {
+		recs, err := h.store.List(ctx, kindConv, token+"/", after, 100)
+		if err != nil {
+			return "", fmt.Errorf("list conversions: %w", err)
+		}
+		for _, r := range recs {
+			var c conversionRecord
+			if json.Unmarshal(r.Value, &c) == nil && c.Amount != nil {
+				return c.Amount.Currency, nil
+			}
+		}
+		if len(recs) < 100 {
+			return "", nil
+		}
+		after = recs[len(recs)-1].Key
+	}
+}
+
+// payObligation is a pay obligation as conversions use it.
+type payObligation struct {
+	payer   string
+	per     string
+	rateBps int64
+	amount  *Money
+	cap     *Money
+	window  time.Duration // 0: no window
+	attests bool          // proof lists attestation (P4)
+}
+
+func payObligations(d *dealRecord) []payObligation {
+	var raw struct {
+		Obligations []struct {
+			By      string   `json:"by"`
+			Action  string   `json:"action"`
+			Per     string   `json:"per"`
+			RateBps int64    `json:"rate_bps"`
+			Amount  *Money   `json:"amount"`
+			Cap     *Money   `json:"cap"`
+			Window  string   `json:"window"`
+			Proof   []string `json:"proof"`
+		} `json:"obligations"`
+	}
+	json.Unmarshal(d.Terms, &raw)
+	var out []payObligation
+	for _, ob := range raw.Obligations {
+		if ob.Action != "pay" {
+			continue
+		}
+		p := payObligation{payer: d.Acceptor, per: ob.Per, rateBps: ob.RateBps, amount: ob.Amount, cap: ob.Cap,
+			attests: slices.Contains(ob.Proof, "attestation")}
+		if ob.By == "offerer" {
+			p.payer = d.Offerer
+		}
+		p.window, _ = isoDuration(ob.Window)
+		out = append(out, p)
+	}
+	return out
+}
+
+// inWindow reports whether a sale at now is inside the attribution window
+// of a click at clicked: the window of the deal's pay per conversion, or
+// no limit when it sets none (§12).
+func inWindow(pay []payObligation, clicked, now time.Time) bool {
+	for _, p := range pay {
+		if p.per == "conversion" && p.window > 0 {
+			return now.Sub(clicked) <= p.window
+		}
+	}
+	return true
+}
+
+var durationPattern = regexp.MustCompile(`^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$`)
+
+// isoDuration parses the ISO 8601 durations ORP uses (P30D, PT12H, P2W);
+// years and months, whose length varies, are refused.
+func isoDuration(s string) (time.Duration, bool) {
+	m := durationPattern.FindStringSubmatch(s)
+	if m == nil || s == "P" || s == "PT" {
+		return 0, false
+	}
+	units := []time.Duration{7 * 24 * time.Hour, 24 * time.Hour, time.Hour, time.Minute, time.Second}
+	var d time.Duration
+	for i, u := range units {
+		if m[i+1] != "" {
+			n, err := strconv.ParseInt(m[i+1], 10, 32)
+			if err != nil {
+				return 0, false
+			}
+			d += time.Duration(n) * u
+		}
+	}
+	return d, true
+}
+
+// conversionTotals are one link's counted conversions in a period.
+type conversionTotals struct {
+	sales, refunds, attested int
+	revenue                  *Money
+}
+
+// conversions sums the counted conversions of a link in [from, to).
+// Provider refunds always apply (P5); payer-reported sales enter revenue
+// only when the pay obligation accepts attestation (P4).
+func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, from, to time.Time) (conversionTotals, error) {
+	var t conversionTotals
+	attests := slices.ContainsFunc(payObligations(d), func(p payObligation) bool { return p.attests })
+	prefix := token + "/"
+	after := fmt.Sprintf("%s%019d", prefix, from.UnixNano()-1)
+	end := fmt.Sprintf("%s%019d", prefix, to.UnixNano())
+	for {
+		recs, err := h.store.List(ctx, kindConv, prefix, after, 500)
+		if err != nil {
+			return t, fmt.Errorf("list conversions: %w", err)
+		}
+		for _, r := range recs {
+			if r.Key >= end {
+				return t, nil
+			}
+			var c conversionRecord
+			if json.Unmarshal(r.Value, &c) != nil || !c.Counted {
+				continue
+			}
+			inRevenue := c.Basis == basisProvider || attests
+			switch {
+			case c.Basis == basisAttestation && !c.Refund:
+				t.attested++
+			case c.Basis == basisProvider && c.Refund:
+				t.refunds++
+			case c.Basis == basisProvider:
+				t.sales++
+			}
+			if c.Amount != nil && inRevenue {
+				if t.revenue == nil {
+					t.revenue = &Money{Currency: c.Amount.Currency}
+				}
+				if c.Amount.Currency == t.revenue.Currency {
+					if c.Refund {
+						t.revenue.AmountMinor -= c.Amount.AmountMinor
+					} else {
+						t.revenue.AmountMinor += c.Amount.AmountMinor
+					}
+				}
+			}
+		}
+		if len(recs) < 500 {
+			return t, nil
+		}
+		after = recs[len(recs)-1].Key
+	}
+}
+
+// earned is what the deal's pay per conversion yields from the totals: a
+// rate of revenue, or an amount per net sale, within its cap. It is never
+// negative.
+func earned(d *dealRecord, t conversionTotals) *Money {
+	for _, p := range payObligations(d) {
+		if p.per != "conversion" {
+			continue
+		}
+		var m *Money
+		switch {
+		case p.rateBps > 0 && t.revenue != nil:
+			m = &Money{AmountMinor: max(t.revenue.AmountMinor, 0) * p.rateBps / 10000, Currency: t.revenue.Currency}
+		case p.amount != nil:
+			net := int64(t.sales - t.refunds)
+			if p.attests {
+				net += int64(t.attested)
+			}
+			m = &Money{AmountMinor: max(net, 0) * p.amount.AmountMinor, Currency: p.amount.Currency}
+		default:
+			continue
+		}
+		if p.cap != nil && p.cap.Currency == m.Currency && m.AmountMinor > p.cap.AmountMinor {
+			m.AmountMinor = p.cap.AmountMinor
+		}
+		return m
+	}
+	return nil
+}
