@@ -20,9 +20,25 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// The writer statements of records, prepared once at Open.
+const (
+	insertRecordSQL = `INSERT INTO records (kind, key, value, version, updated_at)
+		VALUES (?, ?, ?, 1, ?)`
+	swapRecordSQL = `UPDATE records
+		SET value = ?, version = version + 1, updated_at = ?
+		WHERE kind = ? AND key = ? AND version = ?`
+	deleteRecordSQL = `DELETE FROM records
+		WHERE kind = ? AND key = ? AND version = ?`
+	recordExistsSQL = `SELECT 1 FROM records WHERE kind = ? AND key = ?`
+)
+
+// write is the querier for single writes: prepared statements on the
+// writer connection.
+func (db *DB) write() querier { return prepared{stmts: db.stmts} }
+
 // Create stores r with version 1, or returns store.ErrExists.
 func (db *DB) Create(ctx context.Context, r store.Record) (store.Record, error) {
-	r, err := createRecord(ctx, db.writer, r)
+	r, err := createRecord(ctx, db.write(), r)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("create record: %w", err)
 	}
@@ -49,7 +65,7 @@ func (db *DB) Get(ctx context.Context, kind, key string) (store.Record, error) {
 // Swap replaces the value if r.Version is current: store.ErrConflict for a
 // stale version, store.ErrNotFound when absent.
 func (db *DB) Swap(ctx context.Context, r store.Record) (store.Record, error) {
-	r, err := swapRecord(ctx, db.writer, r)
+	r, err := swapRecord(ctx, db.write(), r)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("swap record: %w", err)
 	}
@@ -59,7 +75,7 @@ func (db *DB) Swap(ctx context.Context, r store.Record) (store.Record, error) {
 // Delete removes the record if version is current: store.ErrConflict for a
 // stale version, store.ErrNotFound when absent.
 func (db *DB) Delete(ctx context.Context, kind, key string, version int64) error {
-	if err := deleteRecord(ctx, db.writer, kind, key, version); err != nil {
+	if err := deleteRecord(ctx, db.write(), kind, key, version); err != nil {
 		return fmt.Errorf("delete record: %w", err)
 	}
 	return nil
@@ -142,7 +158,7 @@ func (db *DB) Apply(ctx context.Context, writes []store.Write) ([]store.Record, 
 
 	rs := make([]store.Record, len(writes))
 	for i, w := range writes {
-		r, err := applyWrite(ctx, tx, w)
+		r, err := applyWrite(ctx, prepared{stmts: db.stmts, tx: tx}, w)
 		if refused(err) {
 			return nil, &store.WriteError{Index: i, Err: err}
 		}
@@ -188,8 +204,7 @@ func createRecord(ctx context.Context, q querier, r store.Record) (store.Record,
 	r.Value = nonNil(r.Value)
 	// A plain INSERT is the conditional create: the primary key refuses a
 	// second record, so two racing creators cannot both win.
-	_, err = q.ExecContext(ctx, `INSERT INTO records (kind, key, value, version, updated_at)
-		VALUES (?, ?, ?, 1, ?)`, r.Kind, r.Key, r.Value, at)
+	_, err = q.ExecContext(ctx, insertRecordSQL, r.Kind, r.Key, r.Value, at)
 	if isUniqueViolation(err) {
 		return store.Record{}, store.ErrExists
 	}
@@ -209,9 +224,7 @@ func swapRecord(ctx context.Context, q querier, r store.Record) (store.Record, e
 		return store.Record{}, err
 	}
 	r.Value = nonNil(r.Value)
-	res, err := q.ExecContext(ctx, `UPDATE records
-		SET value = ?, version = version + 1, updated_at = ?
-		WHERE kind = ? AND key = ? AND version = ?`,
+	res, err := q.ExecContext(ctx, swapRecordSQL,
 		r.Value, at, r.Kind, r.Key, r.Version)
 	if err != nil {
 		return store.Record{}, err
@@ -227,8 +240,7 @@ func swapRecord(ctx context.Context, q querier, r store.Record) (store.Record, e
 // deleteRecord removes the record through q if version is current, or
 // returns store.ErrConflict or store.ErrNotFound.
 func deleteRecord(ctx context.Context, q querier, kind, key string, version int64) error {
-	res, err := q.ExecContext(ctx, `DELETE FROM records
-		WHERE kind = ? AND key = ? AND version = ?`, kind, key, version)
+	res, err := q.ExecContext(ctx, deleteRecordSQL, kind, key, version)
 	if err != nil {
 		return err
 	}
@@ -249,7 +261,7 @@ func changedOne(ctx context.Context, q querier, res sql.Result, kind, key string
 	}
 	var one int
 	err = q.QueryRowContext(ctx,
-		`SELECT 1 FROM records WHERE kind = ? AND key = ?`, kind, key).Scan(&one)
+		recordExistsSQL, kind, key).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.ErrNotFound
 	}

@@ -42,6 +42,7 @@ const busyTimeout = 5 * time.Second
 // DB is a store.Store on one SQLite file. It is safe for concurrent use.
 type DB struct {
 	writer *sql.DB // exactly one connection: the only writer in this process
+	stmts  *statements
 	reader *sql.DB // read-only connections for Get, Counts and Ready
 	// counts is prepared once: availability is the hottest read, and
 	// parsing its SQL on every call cost as much as running it.
@@ -82,8 +83,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	writer.SetMaxOpenConns(1)
+	writer.SetConnMaxLifetime(0) // keep the one connection, and the statements prepared on it
 
-	db := &DB{writer: writer, latest: ms[len(ms)-1].version}
+	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].version}
 	// The writer connects and migrates first, so the file is in WAL mode
 	// before any reader opens it.
 	if err := migrate(ctx, writer, ms); err != nil {
@@ -107,6 +109,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := reader.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	for _, q := range []string{insertRecordSQL, swapRecordSQL, deleteRecordSQL, recordExistsSQL} {
+		if _, err := db.stmts.get(ctx, q); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
 	}
 	db.counts, err = reader.PrepareContext(ctx, countsSQL)
 	if err != nil {
@@ -137,6 +145,7 @@ func (db *DB) Ready(ctx context.Context) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
+	errs = append(errs, db.stmts.close())
 	if db.counts != nil {
 		errs = append(errs, db.counts.Close())
 	}
