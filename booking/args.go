@@ -95,3 +95,15 @@ func (a Args) integer(key string) (n int, present, ok bool) {
 	}
 	return int(f), true, true
 }
+
+// checkFields answers arguments that are not an object, or that name a
+// field the tool does not take.
+func checkFields(args Args, allowed []string, rt route) *Refusal {
+	if args == nil {
+		return assemble("not_object", sentNotObject, AssembleP, rt)
+	}
+	if f := args.unknownField(allowed); f != "" {
+		return assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(allowed, ", "))
+	}
+	return nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"frontdesk/config"
@@ -50,11 +49,8 @@ var cancelFields = []string{"reservation_number", "phone_last4", "cancel_id", "c
 func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResult, error) {
 	now := s.clock.Now()
 	business := route{phone: s.cfg.Business.Phone}
-	if args == nil {
-		return nil, assemble("not_object", sentNotObject, AssembleP, business)
-	}
-	if f := args.unknownField(cancelFields); f != "" {
-		return nil, assemble("unknown_field", sentUnknownField, AssembleP, business, f, strings.Join(cancelFields, ", "))
+	if r := checkFields(args, cancelFields, business); r != nil {
+		return nil, r
 	}
 	if args.filled("cancel_id") || args.filled("code") {
 		for _, f := range []string{"reservation_number", "phone_last4"} {
@@ -173,20 +169,9 @@ func (s *Service) officeOpen(now time.Time, l config.Location) bool {
 // cancelFinish is mode two: prove the code, record the decision, release
 // the room through the index and notify guest and staff.
 func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, args Args) (*CancelResult, error) {
-	business := route{phone: s.cfg.Business.Phone}
-	id, _, ok := args.str("cancel_id", maxIdentifier)
-	id = strings.TrimSpace(id)
-	l, known := s.locationByPrefix(id)
-	if !ok || !known || !validIntentID(id, l.Prefix+"_c_") {
-		return nil, assemble("bad_cancel_id", sentBadCancelID, AssembleP, business)
-	}
-	rt := route{phone: l.Phone}
-	code, _, ok := args.str("code", codeDigits)
-	if !ok || !sixDigits(code) {
-		return nil, assemble("bad_code", sentBadCode, AssembleP, rt)
-	}
-	if r := s.checkDeployment(c, rt); r != nil {
-		return nil, r
+	id, code, l, rt, refusal := s.proofArgs(c, args, "cancel_id", "_c_", sentBadCancelID)
+	if refusal != nil {
+		return nil, refusal
 	}
 	wrong := assemble("wrong_code", sentWrongCode, AssembleP, rt)
 	cn, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id)

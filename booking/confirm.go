@@ -34,25 +34,12 @@ var confirmFields = []string{"booking_id", "code"}
 func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmResult, error) {
 	now := s.clock.Now()
 	business := route{phone: s.cfg.Business.Phone}
-	if args == nil {
-		return nil, assemble("not_object", sentNotObject, AssembleP, business)
-	}
-	if f := args.unknownField(confirmFields); f != "" {
-		return nil, assemble("unknown_field", sentUnknownField, AssembleP, business, f, strings.Join(confirmFields, ", "))
-	}
-	id, _, ok := args.str("booking_id", maxIdentifier)
-	id = strings.TrimSpace(id)
-	l, known := s.locationByPrefix(id)
-	if !ok || !known || !validIntentID(id, l.Prefix+"_b_") {
-		return nil, assemble("bad_booking_id", sentBadBookingID, AssembleP, business)
-	}
-	rt := route{phone: l.Phone}
-	code, _, ok := args.str("code", codeDigits)
-	if !ok || !sixDigits(code) {
-		return nil, assemble("bad_code", sentBadCode, AssembleP, rt)
-	}
-	if r := s.checkDeployment(c, rt); r != nil {
+	if r := checkFields(args, confirmFields, business); r != nil {
 		return nil, r
+	}
+	id, code, l, rt, refusal := s.proofArgs(c, args, "booking_id", "_b_", sentBadBookingID)
+	if refusal != nil {
+		return nil, refusal
 	}
 	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -112,6 +99,24 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 		return nil, assemble("intent_gone", sentIntentGone, assemblyForData(in.Data), rt)
 	}
 	return s.commit(ctx, now, in, l, rt)
+}
+
+// proofArgs reads the second step of a booking or a cancellation: an
+// identifier of the given shape and its six-digit code, then checks the
+// deployment with the identifier's location as the human route.
+func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (id, code string, l config.Location, rt route, refusal *Refusal) {
+	id, _, ok := args.str(field, maxIdentifier)
+	id = strings.TrimSpace(id)
+	l, known := s.locationByPrefix(id)
+	if !ok || !known || !validIntentID(id, l.Prefix+marker) {
+		return "", "", l, rt, assemble("bad_"+field, badID, AssembleP, route{phone: s.cfg.Business.Phone})
+	}
+	rt = route{phone: l.Phone}
+	code, _, ok = args.str("code", codeDigits)
+	if !ok || !sixDigits(code) {
+		return "", "", l, rt, assemble("bad_code", sentBadCode, AssembleP, rt)
+	}
+	return id, code, l, rt, s.checkDeployment(c, rt)
 }
 
 func sixDigits(s string) bool {

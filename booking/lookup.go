@@ -30,11 +30,8 @@ var lookupFields = []string{"reservation_number", "phone_last4"}
 func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResult, error) {
 	now := s.clock.Now()
 	business := route{phone: s.cfg.Business.Phone}
-	if args == nil {
-		return nil, assemble("not_object", sentNotObject, AssembleP, business)
-	}
-	if f := args.unknownField(lookupFields); f != "" {
-		return nil, assemble("unknown_field", sentUnknownField, AssembleP, business, f, strings.Join(lookupFields, ", "))
+	if r := checkFields(args, lookupFields, business); r != nil {
+		return nil, r
 	}
 	ref, l, refusal := s.parseReference(args, business)
 	if refusal != nil {
