@@ -39,8 +39,15 @@ func startMain(t testing.TB, database string, edit ...func(*config.Config)) *Mai
 	}
 	c.Store.DataDir = t.TempDir()
 	c.Store.Database = database
-	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler),
-		Clock: clock.NewFixed(testNow), Out: io.Discard, ready: make(chan struct{})}
+	m, _ := launch(t, c, "127.0.0.1:0", clock.NewFixed(testNow))
+	return m
+}
+
+// launch runs Main with c on addr until the test ends or stop is called,
+// and returns once it serves.
+func launch(t testing.TB, c config.Config, addr string, clk clock.Clock) (m *Main, stop func()) {
+	t.Helper()
+	m = &Main{Config: c, Addr: addr, Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard, ready: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -50,13 +57,19 @@ func startMain(t testing.TB, database string, edit ...func(*config.Config)) *Mai
 		cancel()
 		t.Fatalf("Run: %v", err)
 	}
-	t.Cleanup(func() {
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run returned %v after shutdown", err)
 		}
-	})
-	return m
+	}
+	t.Cleanup(stop)
+	return m, stop
 }
 
 func connect(t testing.TB, url, revision string) *mcp.ClientSession {

@@ -41,28 +41,8 @@ func startORPAt(t testing.TB, dataDir, database string, clk *clock.Fixed, addr s
 	for _, f := range change {
 		f(&c)
 	}
-	m := &Main{Config: c, Addr: addr, Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard, ready: make(chan struct{})}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	select {
-	case <-m.ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("Run: %v", err)
-	}
-	s := &orpServer{t: t, url: m.URL, clock: clk, main: m}
-	stopped := false
-	s.stop = func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Run = %v", err)
-			}
-		}
-	}
-	t.Cleanup(s.stop)
+	m, stop := launch(t, c, addr, clk)
+	s := &orpServer{t: t, url: m.URL, clock: clk, main: m, stop: stop}
 	return s
 }
 
