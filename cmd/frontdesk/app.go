@@ -249,6 +249,9 @@ func (m *Main) printURLs() {
 	if m.devMail != nil {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", m.URL)
 	}
+	if m.orp != nil {
+		fmt.Fprintf(m.Out, "  ORP host:                   %s/.well-known/orp.json (MCP: %s/orp/mcp)\n", m.URL, m.URL)
+	}
 	fmt.Fprintf(m.Out, "  Health, readiness, metrics: %s/healthz %s/readyz %s/metrics\n", m.URL, m.URL, m.URL)
 	where := "SQLite in " + m.Config.Store.DataDir
 	if m.Config.Store.Database != "" {
