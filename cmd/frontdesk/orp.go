@@ -19,8 +19,9 @@ import (
 // orpLevels are the conformance levels the discovery document claims:
 // only those whose suites pass: TestORP_L0 (L0-SCHEMA, L0-HASH,
 // L0-IDEMPOTENT, L0-REPLAY, L0-STALE) and TestORP_L1 (C1, C2 and the four
-// L1 tests of §17), each on SQLite and PostgreSQL. L2 and L3 are not
-// built.
+// L1 tests of §17), each on SQLite and PostgreSQL over HTTP, and
+// TestORP_MCPSuite runs the same named tests through /orp/mcp. L2 and L3
+// are not built.
 var orpLevels = []string{"L0", "L1"}
 
 // orpState is the running ORP host.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +16,8 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
+	"frontdesk/store"
 )
 
 // bareRedirect is the baseline: a bare net/http handler answering the
@@ -117,4 +121,95 @@ func countClicks(b *testing.B, s *orpServer, token string) int {
 		}
 		after = recs[len(recs)-1].Key
 	}
+}
+
+// BenchmarkORPMessages measures ORP messages per second through POST /orp
+// on the real server over loopback HTTP, one message at a time, beside the
+// baseline of one raw single-row commit (store.Create of one record, its
+// own transaction) on the same engine in the same run. Each iteration is
+// two messages, each with a fresh id, so every one is decoded, validated
+// against the schemas, checked for text hygiene, hashed and stored with
+// its reply for idempotency: an offer (a new standing offer, which waits
+// for its list step) and an accept of a listed standing offer (a new deal,
+// which waits for the acceptor's accept step). Between iterations, with
+// the timer stopped, the publisher declines the deal, so neither party's
+// open deals grow with b.N, and the fixed clock moves on a minute every
+// ten iterations, so the per-party message limit never answers
+// rate_limited. bench/orp-messages.sh turns the results into ratios.
+func BenchmarkORPMessages(b *testing.B) {
+	engines := []struct {
+		name     string
+		database func(testing.TB) string
+	}{
+		{"sqlite", func(testing.TB) string { return "" }},
+		{"postgres", func(tb testing.TB) string { return pgtest.Schema(tb) }},
+	}
+	for _, e := range engines {
+		b.Run(e.name+"/raw_commit", func(b *testing.B) {
+			s := startORPAt(b, b.TempDir(), e.database(b), clock.NewFixed(testNow), "127.0.0.1:0")
+			ctx := context.Background()
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := s.main.store.Create(ctx, store.Record{Kind: "bench", Key: fmt.Sprint(i), Value: []byte("x"), UpdatedAt: testNow}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+		})
+		b.Run(e.name+"/offer_accept", func(b *testing.B) {
+			clk := clock.NewFixed(testNow)
+			s := startORPAt(b, b.TempDir(), e.database(b), clk, "127.0.0.1:0")
+			maker, offer := s.listOffer()
+			pub := s.join("{}")
+			offerBody := map[string]any{"terms": e2eTerms}
+			acceptBody := map[string]any{"offer": offer, "terms_hash": e2eHash}
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				if i++; i%10 == 0 {
+					clk.Advance(time.Minute)
+				}
+				offerMsg, acceptMsg := s.msg(maker, "offer", nil, offerBody), s.msg(pub, "accept", nil, acceptBody)
+				b.StartTimer()
+				if reply := s.post(maker, offerMsg); reply.Type != "offer" || reply.Body.Terms != e2eHash {
+					b.Fatalf("offer = %+v", reply)
+				}
+				reply := s.post(pub, acceptMsg)
+				if reply.Type != "deal" || reply.Body.State != "awaiting" {
+					b.Fatalf("accept = %+v", reply)
+				}
+				b.StopTimer()
+				decline := s.msg(pub, "decline", map[string]any{"deal": reply.Deal}, map[string]any{"reason": "timing"})
+				if r := s.post(pub, decline); r.Body.State != "declined" {
+					b.Fatalf("decline = %+v", r)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// postedReply is what the message benchmark reads of a reply.
+type postedReply struct {
+	Type string `json:"type"`
+	Deal string `json:"deal"`
+	Body struct {
+		State string `json:"state"`
+		Terms string `json:"terms_hash"`
+	} `json:"body"`
+}
+
+// post sends one message over HTTP and decodes the little the benchmark
+// checks of a 200 reply; unlike send it does not validate the reply
+// against the schemas, which would time the client's schema compilation.
+func (s *orpServer) post(p *orpParty, raw []byte) postedReply {
+	s.t.Helper()
+	resp, b := s.do("POST", "/orp", p.token, raw, nil)
+	var r postedReply
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {
+		s.t.Fatalf("POST /orp = %d %s", resp.StatusCode, b)
+	}
+	return r
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
@@ -26,6 +29,12 @@ type orpServer struct {
 	clock *clock.Fixed
 	stop  func()
 	main  *Main // the running process, for its store and scheduled work
+	// mcp makes the parties that join through join, tryJoin and suggest
+	// speak the MCP binding (§4.3) at /orp/mcp instead of the HTTP one.
+	mcp bool
+	// sessions are the MCP sessions opened on this server, closed before
+	// it stops so that a restart does not wait out their open streams.
+	sessions []*mcp.ClientSession
 }
 
 // startORP starts the server on addr ("127.0.0.1:0" for any port). The
@@ -42,7 +51,13 @@ func startORPAt(t testing.TB, dataDir, database string, clk *clock.Fixed, addr s
 		f(&c)
 	}
 	m, stop := launch(t, c, addr, clk)
-	s := &orpServer{t: t, url: m.URL, clock: clk, main: m, stop: stop}
+	s := &orpServer{t: t, url: m.URL, clock: clk, main: m}
+	s.stop = func() {
+		for _, cs := range s.sessions {
+			cs.Close()
+		}
+		stop()
+	}
 	return s
 }
 
@@ -76,25 +91,61 @@ func (s *orpServer) do(method, path, token string, body []byte, hdr map[string]s
 	return resp, b
 }
 
+// orpParty is one party as a client of the host. A party with a session
+// sends, reads its inbox and reads deals through the MCP binding; one
+// without, through the HTTP binding with its bearer token.
 type orpParty struct {
 	id, token string
 	n         int
+	session   *mcp.ClientSession
 }
 
+// join joins a party through the server's binding and fails the test on
+// a refusal.
 func (s *orpServer) join(body string) *orpParty {
 	s.t.Helper()
-	resp, b := s.do("POST", "/orp/join", "", []byte(body), nil)
-	if resp.StatusCode != 201 {
-		s.t.Fatalf("join = %d %s", resp.StatusCode, b)
+	status, b, p := s.tryJoin(body)
+	if status != http.StatusCreated {
+		s.t.Fatalf("join = %d %s", status, b)
+	}
+	return p
+}
+
+// tryJoin joins through the server's binding and returns the HTTP status
+// and body the binding answers with (for MCP, those of the ORP error a
+// refusal carries), and the party when it joined.
+func (s *orpServer) tryJoin(body string) (int, []byte, *orpParty) {
+	s.t.Helper()
+	var status int
+	var b []byte
+	var session *mcp.ClientSession
+	if s.mcp {
+		status, b, session = s.joinMCP(body)
+	} else {
+		resp, rb := s.do("POST", "/orp/join", "", []byte(body), nil)
+		status, b = resp.StatusCode, rb
+	}
+	if status != http.StatusCreated {
+		return status, b, nil
 	}
 	var j struct{ Party, Token string }
 	json.Unmarshal(b, &j)
-	return &orpParty{id: j.Party, token: j.Token}
+	return status, b, &orpParty{id: j.Party, token: j.Token, session: session}
+}
+
+// anonymous is a client that claims to be p but holds no credential: no
+// bearer on HTTP, a session that never joined on MCP.
+func (s *orpServer) anonymous(p *orpParty) *orpParty {
+	s.t.Helper()
+	if !s.mcp {
+		return &orpParty{id: p.id}
+	}
+	return &orpParty{id: p.id, session: s.connectMCP("")}
 }
 
 func (s *orpServer) msg(p *orpParty, typ string, extra map[string]any, body any) []byte {
 	p.n++
-	m := map[string]any{"orp": "0.3", "type": typ, "id": "m_e2e_" + strings.Repeat("0", 4-len(itoa(p.n))) + itoa(p.n), "ts": s.clock.Now().Format(time.RFC3339), "from": p.id, "body": body}
+	m := map[string]any{"orp": "0.3", "type": typ, "id": fmt.Sprintf("m_e2e_%04d", p.n), "ts": s.clock.Now().Format(time.RFC3339), "from": p.id, "body": body}
 	for k, v := range extra {
 		m[k] = v
 	}
@@ -102,17 +153,35 @@ func (s *orpServer) msg(p *orpParty, typ string, extra map[string]any, body any)
 	return b
 }
 
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-
+// send sends one message as p through p's binding and returns the HTTP
+// status and reply message (for MCP, those of the tool's result).
 func (s *orpServer) send(p *orpParty, raw []byte) (int, map[string]any) {
 	s.t.Helper()
-	resp, b := s.do("POST", "/orp", p.token, raw, nil)
+	var status int
+	var b []byte
+	if p.session != nil {
+		status, b = s.callORP(p.session, "orp_send", map[string]any{"message": json.RawMessage(raw)}, http.StatusOK)
+	} else {
+		resp, rb := s.do("POST", "/orp", p.token, raw, nil)
+		status, b = resp.StatusCode, rb
+	}
 	var m map[string]any
 	if len(b) > 0 {
 		json.Unmarshal(b, &m)
 		validate(s.t, schema.Message, b)
 	}
-	return resp.StatusCode, m
+	return status, m
+}
+
+// snapshot is p's deal snapshot through p's binding.
+func (s *orpServer) snapshot(p *orpParty, deal string) []byte {
+	s.t.Helper()
+	if p.session != nil {
+		_, b := s.callORP(p.session, "orp_deal", map[string]any{"deal": deal}, http.StatusOK)
+		return b
+	}
+	_, b := s.do("GET", "/orp/deals/"+deal, p.token, nil, nil)
+	return b
 }
 
 func validate(t testing.TB, name string, b []byte) {
@@ -171,81 +240,120 @@ func (s *orpServer) listOffer() (*orpParty, string) {
 }
 
 // TestORP_L0 runs L0-SCHEMA, L0-HASH, L0-IDEMPOTENT, L0-REPLAY and
-// L0-STALE against the started server, with a restart in the middle.
+// L0-STALE against the started server over the HTTP binding, with a
+// restart in the middle. TestORP_MCPSuite runs them over MCP.
 func TestORP_L0(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { runL0(t, t.TempDir(), "") })
-	t.Run("postgres", func(t *testing.T) { runL0(t, t.TempDir(), pgtest.Schema(t)) })
+	t.Run("sqlite", func(t *testing.T) { runL0(t, t.TempDir(), "", false) })
+	t.Run("postgres", func(t *testing.T) { runL0(t, t.TempDir(), pgtest.Schema(t), false) })
 }
 
-func runL0(t *testing.T, dir, database string) {
+// runL0 runs the L0 tests in order on one server, each a subtest named
+// for it, through the MCP binding when overMCP is set. The later tests
+// use the party and the offer of the earlier ones.
+func runL0(t *testing.T, dir, database string, overMCP bool) {
 	clk := clock.NewFixed(testNow)
 	s := startORP(t, dir, database, clk)
+	s.mcp = overMCP
+	var p *orpParty
 
-	// L0-SCHEMA: discovery and every reply validate; invalid messages are
-	// refused with the code, status and field of §16.
-	resp, b := s.do("GET", "/.well-known/orp.json", "", nil, nil)
-	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("discovery = %d, CORS %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
-	}
-	validate(t, schema.Discovery, b)
-	p := s.join("{}")
-	for _, c := range []struct {
-		raw    string
-		status int
-		code   string
-	}{
-		{`{"orp":"0.3","type":"hello","id":"m_e2e_bad1","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.3"],"email":"a@b.example"}}`, 400, "invalid_message"},
-		{`{"orp":"0.3.0","type":"hello","id":"m_e2e_bad2","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.3"]}}`, 400, "invalid_message"},
-		{`{"orp":"0.3","type":"hello","id":"m_e2e_bad3","id":"m_e2e_bad3","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.3"]}}`, 400, "invalid_message"},
-		{`{"orp":"0.9","type":"hello","id":"m_e2e_bad4","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.9"]}}`, 400, "unsupported_version"},
-		// L0-STALE
-		{`{"orp":"0.3","type":"hello","id":"m_e2e_bad5","ts":"2026-11-30T16:44:59Z","from":"` + p.id + `","body":{"versions":["0.3"]}}`, 400, "stale"},
-	} {
-		code, m := s.send(p, []byte(c.raw))
-		if code != c.status || obody(m)["code"] != c.code {
-			t.Fatalf("%s = %d %v, want %d %s", c.raw, code, m, c.status, c.code)
+	// Discovery and every reply validate; invalid messages are refused
+	// with the code, status and field of §16.
+	t.Run("L0-SCHEMA", func(t *testing.T) {
+		resp, b := s.do("GET", "/.well-known/orp.json", "", nil, nil)
+		if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("discovery = %d, CORS %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 		}
-	}
-	if code, m := s.send(&orpParty{id: p.id}, s.msg(p, "hello", nil, map[string]any{"versions": []string{"0.3"}})); code != 401 {
-		t.Fatalf("no bearer = %d %v", code, m)
-	}
-	resp, _ = s.do("GET", "/orp/schemas/message.schema.json", "", nil, nil)
-	if resp.StatusCode != 200 {
-		t.Fatalf("schema file = %d", resp.StatusCode)
+		validate(t, schema.Discovery, b)
+		p = s.join("{}")
+		for _, c := range []struct {
+			name   string
+			raw    string
+			status int
+			code   string
+		}{
+			{"a field the schema does not have", `{"orp":"0.3","type":"hello","id":"m_e2e_bad1","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.3"],"email":"a@b.example"}}`, 400, "invalid_message"},
+			{"a SemVer version", `{"orp":"0.3.0","type":"hello","id":"m_e2e_bad2","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.3"]}}`, 400, "invalid_message"},
+			{"a duplicate key", `{"orp":"0.3","type":"hello","id":"m_e2e_bad3","id":"m_e2e_bad3","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.3"]}}`, 400, "invalid_message"},
+			{"a version not spoken", `{"orp":"0.9","type":"hello","id":"m_e2e_bad4","ts":"2026-11-30T17:00:00Z","from":"` + p.id + `","body":{"versions":["0.9"]}}`, 400, "unsupported_version"},
+		} {
+			code, m := s.send(p, []byte(c.raw))
+			if code != c.status || obody(m)["code"] != c.code {
+				t.Fatalf("%s = %d %v, want %d %s", c.name, code, m, c.status, c.code)
+			}
+		}
+		if code, m := s.send(s.anonymous(p), s.msg(p, "hello", nil, map[string]any{"versions": []string{"0.3"}})); code != 401 || obody(m)["code"] != "unauthorized" {
+			t.Fatalf("no credential = %d %v", code, m)
+		}
+		resp, _ = s.do("GET", "/orp/schemas/message.schema.json", "", nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("schema file = %d", resp.StatusCode)
+		}
+	})
+	if p == nil {
+		t.FailNow() // every later test needs the party
 	}
 
-	// L0-HASH: the host computes the spec's terms_hash for the spec's terms.
+	t.Run("L0-STALE", func(t *testing.T) {
+		for _, ts := range []string{"2026-11-30T16:44:59Z", "2026-11-30T17:15:01Z"} {
+			raw := `{"orp":"0.3","type":"hello","id":"m_e2e_stale` + ts[17:19] + `","ts":"` + ts + `","from":"` + p.id + `","body":{"versions":["0.3"]}}`
+			if code, m := s.send(p, []byte(raw)); code != 400 || obody(m)["code"] != "stale" {
+				t.Fatalf("ts %s = %d %v, want 400 stale", ts, code, m)
+			}
+		}
+	})
+
+	// The host computes the spec's terms_hash for the spec's terms.
 	offer := s.msg(p, "offer", nil, map[string]any{"terms": e2eTerms, "terms_hash": e2eHash})
-	code, first := s.send(p, offer)
-	if code != 200 || obody(first)["terms_hash"] != e2eHash {
-		t.Fatalf("offer = %d %v", code, first)
-	}
-	bad := s.msg(p, "offer", nil, map[string]any{"terms": e2eTerms, "terms_hash": "sha256-" + strings.Repeat("x", 43)})
-	if code, m := s.send(p, bad); code != 409 || obody(m)["code"] != "terms_mismatch" {
-		t.Fatalf("wrong hash = %d %v", code, m)
+	var first map[string]any
+	t.Run("L0-HASH", func(t *testing.T) {
+		var code int
+		code, first = s.send(p, offer)
+		if code != 200 || obody(first)["terms_hash"] != e2eHash {
+			t.Fatalf("offer = %d %v", code, first)
+		}
+		bad := s.msg(p, "offer", nil, map[string]any{"terms": e2eTerms, "terms_hash": "sha256-" + strings.Repeat("x", 43)})
+		if code, m := s.send(p, bad); code != 409 || obody(m)["code"] != "terms_mismatch" {
+			t.Fatalf("wrong hash = %d %v", code, m)
+		}
+	})
+	if first == nil {
+		t.FailNow()
 	}
 
-	// L0-IDEMPOTENT and L0-REPLAY, before and after a restart.
-	_, again := s.send(p, offer)
-	if again["id"] != first["id"] {
-		t.Fatalf("repeat = %v, want the original reply %v", again, first)
-	}
+	// Idempotency and replay hold before and after a restart.
 	var changed map[string]any
 	json.Unmarshal(offer, &changed)
 	changed["body"].(map[string]any)["limit"] = 7
 	replay, _ := json.Marshal(changed)
-	if code, m := s.send(p, replay); code != 409 || obody(m)["code"] != "replay" {
-		t.Fatalf("replay = %d %v", code, m)
-	}
+	t.Run("L0-IDEMPOTENT", func(t *testing.T) {
+		if _, again := s.send(p, offer); again["id"] != first["id"] {
+			t.Fatalf("repeat = %v, want the original reply %v", again, first)
+		}
+	})
+	t.Run("L0-REPLAY", func(t *testing.T) {
+		if code, m := s.send(p, replay); code != 409 || obody(m)["code"] != "replay" {
+			t.Fatalf("replay = %d %v", code, m)
+		}
+	})
 	s.stop()
 	clk.Advance(10 * time.Minute)
 	s = startORPAt(t, dir, database, clk, strings.TrimPrefix(s.url, "http://"))
-	if _, m := s.send(p, offer); m["id"] != first["id"] {
-		t.Fatalf("after restart = %v, want the original reply", m)
+	s.mcp = overMCP
+	if overMCP {
+		// The joined session ended with the server; the party comes back
+		// with its bearer, as any MCP client can.
+		p.session = s.connectMCP(p.token)
 	}
-	if code, m := s.send(p, replay); code != 409 || obody(m)["code"] != "replay" {
-		t.Fatalf("replay after restart = %d %v", code, m)
-	}
+	t.Run("L0-IDEMPOTENT-AFTER-RESTART", func(t *testing.T) {
+		if _, m := s.send(p, offer); m["id"] != first["id"] {
+			t.Fatalf("after restart = %v, want the original reply", m)
+		}
+	})
+	t.Run("L0-REPLAY-AFTER-RESTART", func(t *testing.T) {
+		if code, m := s.send(p, replay); code != 409 || obody(m)["code"] != "replay" {
+			t.Fatalf("replay after restart = %d %v", code, m)
+		}
+	})
 }
 
 // TestORP_C2_NoEmailNoSignup is C2-NO-EMAIL-NO-SIGNUP over HTTP, with

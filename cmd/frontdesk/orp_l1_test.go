@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
@@ -47,13 +50,19 @@ func (s *orpServer) click(method, link string, hdr map[string]string) (status in
 	return resp.StatusCode, resp.Header.Get("Location")
 }
 
-// inbox returns every message in a party's inbox, validating each page.
+// inbox returns every message in a party's inbox through its binding,
+// validating each page.
 func (s *orpServer) inbox(p *orpParty) []map[string]any {
 	s.t.Helper()
 	var all []map[string]any
 	after := ""
 	for {
-		_, b := s.do("GET", "/orp/inbox?after="+url.QueryEscape(after), p.token, nil, nil)
+		var b []byte
+		if p.session != nil {
+			_, b = s.callORP(p.session, "orp_inbox", map[string]any{"after": after}, http.StatusOK)
+		} else {
+			_, b = s.do("GET", "/orp/inbox?after="+url.QueryEscape(after), p.token, nil, nil)
+		}
 		validate(s.t, schema.Inbox, b)
 		var page struct {
 			Messages []map[string]any
@@ -66,6 +75,33 @@ func (s *orpServer) inbox(p *orpParty) []map[string]any {
 		}
 		after = page.Next
 	}
+}
+
+// suggest asks for offers through the server's binding, from a client
+// with no credential, and returns the status, the response and the party
+// it joined as when body asks to join.
+func (s *orpServer) suggest(body string) (int, []byte, *orpParty) {
+	s.t.Helper()
+	var status int
+	var b []byte
+	var session *mcp.ClientSession
+	if s.mcp {
+		session = s.connectMCP("")
+		var args map[string]any
+		json.Unmarshal([]byte(body), &args)
+		status, b = s.callORP(session, "orp_suggest", args, http.StatusOK)
+	} else {
+		resp, rb := s.do("POST", "/orp/suggest", "", []byte(body), nil)
+		status, b = resp.StatusCode, rb
+	}
+	var sug struct {
+		Joined *struct{ Party, Token string }
+	}
+	json.Unmarshal(b, &sug)
+	if status != http.StatusOK || sug.Joined == nil {
+		return status, b, nil
+	}
+	return status, b, &orpParty{id: sug.Joined.Party, token: sug.Joined.Token, session: session}
 }
 
 // waitFor polls until ok holds: clicks reach the store through the
@@ -105,6 +141,20 @@ func (s *orpServer) lastOutcome(p *orpParty) map[string]any {
 	return obody(last)["rows"].([]any)[0].(map[string]any)
 }
 
+// obligation is one obligation's state in a deal snapshot, read by field
+// so that both bindings' key orders compare alike.
+func obligation(snapshot []byte, id string) map[string]any {
+	var m map[string]any
+	json.Unmarshal(snapshot, &m)
+	obs, _ := obody(m)["obligations"].([]any)
+	for _, o := range obs {
+		if o, _ := o.(map[string]any); o["id"] == id {
+			return o
+		}
+	}
+	return nil
+}
+
 func hasReceipt(msgs []map[string]any) bool {
 	for _, m := range msgs {
 		if m["type"] == "receipt" && obody(m)["method"] == "link" && obody(m)["obligation"] == "place" && obody(m)["result"] == "verified" {
@@ -116,20 +166,29 @@ func hasReceipt(msgs []map[string]any) bool {
 
 // TestORP_L1 is the L1 Core suite of §17, one subtest per named test, run
 // black-box over HTTP against the started server on both store engines.
-// cmd/frontdesk claims L1 in discovery because this suite passes.
+// cmd/frontdesk claims L1 in discovery because this suite passes, here
+// and over MCP in TestORP_MCPSuite.
 func TestORP_L1(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { runL1(t, func(*testing.T) string { return "" }) })
+	t.Run("sqlite", func(t *testing.T) { runL1(t, func(*testing.T) string { return "" }, false) })
 	t.Run("postgres", func(t *testing.T) {
 		pgtest.DSN(t)
-		runL1(t, func(t *testing.T) string { return pgtest.Schema(t) })
+		runL1(t, func(t *testing.T) string { return pgtest.Schema(t) }, false)
 	})
 }
 
 // runL1 runs each test on a fresh store: database returns "" for SQLite
-// in a temp dir, or a fresh PostgreSQL schema.
-func runL1(t *testing.T, fresh func(*testing.T) string) {
+// in a temp dir, or a fresh PostgreSQL schema. With overMCP, every party
+// joins, sends, reads its inbox and reads deals through the MCP binding;
+// tracked links and the approval, claim and policy pages stay HTTP, as
+// they are for any agent.
+func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
+	start := func(t *testing.T) *orpServer {
+		srv := startORP(t, t.TempDir(), fresh(t), clock.NewFixed(testNow))
+		srv.mcp = overMCP
+		return srv
+	}
 	t.Run("C1-UNIVERSAL-LINK-NO-ADAPTER", func(t *testing.T) {
-		s := startORP(t, t.TempDir(), fresh(t), clock.NewFixed(testNow))
+		s := start(t)
 		maker, pub, deal, link := s.activeDeal()
 		seen := map[string]bool{}
 		for i, c := range []map[string]string{
@@ -148,8 +207,8 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 				// No plugin, adapter, execute or receipt came first; the first
 				// human click proves the placement (T6, T7).
 				waitFor(t, "the link receipt", func() bool { return hasReceipt(s.inbox(pub)) && hasReceipt(s.inbox(maker)) })
-				_, b := s.do("GET", "/orp/deals/"+deal, pub.token, nil, nil)
-				if !strings.Contains(string(b), `{"id":"place","state":"verified"`) {
+				b := s.snapshot(pub, deal)
+				if ob := obligation(b, "place"); ob["state"] != "verified" || ob["receipt"] == nil {
 					t.Fatalf("deal after the first click = %s", b)
 				}
 			}
@@ -174,11 +233,11 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("C2-NO-EMAIL-NO-SIGNUP", func(t *testing.T) {
-		s := startORP(t, t.TempDir(), fresh(t), clock.NewFixed(testNow))
+		s := start(t)
 		s.listOffer()
-		resp, b := s.do("POST", "/orp/suggest", "", []byte(`{"text":"Thread draft: five tools that keep a solo founder organised, notes and revenue","join":{}}`), nil)
-		if resp.StatusCode != 200 {
-			t.Fatalf("suggest = %d %s", resp.StatusCode, b)
+		status, b, me := s.suggest(`{"text":"Thread draft: five tools that keep a solo founder organised, notes and revenue","join":{}}`)
+		if status != 200 || me == nil {
+			t.Fatalf("suggest = %d %s", status, b)
 		}
 		validate(t, schema.SuggestResponse, b)
 		var sug struct {
@@ -195,7 +254,6 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 		if len(sug.Items) == 0 || sug.Items[0].Pitch == "" || len([]rune(sug.Items[0].Pitch)) > 280 || sug.Joined.Token == "" {
 			t.Fatalf("suggest = %s", b)
 		}
-		me := &orpParty{id: sug.Joined.Party, token: sug.Joined.Token}
 		code, m := s.send(me, s.msg(me, "accept", nil, map[string]any{"offer": sug.Items[0].Offer.ID, "terms_hash": sug.Items[0].Offer.TermsHash}))
 		w, _ := obody(m)["waiting"].(map[string]any)
 		if code != 200 || obody(m)["state"] != "awaiting" || w == nil || !strings.HasPrefix(w["url"].(string), s.url+"/approve/") {
@@ -216,7 +274,7 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L1-PLAIN-AFTER-REVOKE", func(t *testing.T) {
-		s := startORP(t, t.TempDir(), fresh(t), clock.NewFixed(testNow))
+		s := start(t)
 		maker, pub, deal, link := s.activeDeal()
 		if code, m := s.send(maker, s.msg(maker, "revoke", map[string]any{"deal": deal}, map[string]any{"scope": "deal", "reason": "owner_request"})); code != 200 || obody(m)["state"] != "revoked" {
 			t.Fatalf("revoke = %d %v", code, m)
@@ -226,7 +284,7 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 				t.Fatalf("plain link %s = %d %s, want a 302 to the bare destination (T8)", method, status, loc)
 			}
 		}
-		_, b := s.do("GET", "/orp/deals/"+deal, pub.token, nil, nil)
+		b := s.snapshot(pub, deal)
 		if !strings.Contains(string(b), `"status":"plain"`) {
 			t.Fatalf("snapshot after revoke = %s", b)
 		}
@@ -243,11 +301,10 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L1-NO-PII", func(t *testing.T) {
-		s := startORP(t, t.TempDir(), fresh(t), clock.NewFixed(testNow))
+		s := start(t)
 		for _, body := range []string{`{"email":"a@b.example"}`, `{"name":"Jane Doe"}`, `{"password":"hunter2"}`, `{"domain":"jane.example"}`} {
-			resp, b := s.do("POST", "/orp/join", "", []byte(body), nil)
-			if resp.StatusCode != 400 || !strings.Contains(string(b), `"invalid_message"`) {
-				t.Fatalf("join %s = %d %s", body, resp.StatusCode, b)
+			if status, b, _ := s.tryJoin(body); status != 400 || !strings.Contains(string(b), `"invalid_message"`) {
+				t.Fatalf("join %s = %d %s", body, status, b)
 			}
 		}
 		maker, pub, deal, link := s.activeDeal()
@@ -298,7 +355,7 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L1-TEST-CLICKS", func(t *testing.T) {
-		s := startORP(t, t.TempDir(), fresh(t), clock.NewFixed(testNow))
+		s := start(t)
 		_, pub, deal, link := s.activeDeal()
 		status, loc := s.click("GET", link+"?orp_test=1", map[string]string{"User-Agent": browserUA})
 		if status != 302 || !strings.Contains(loc, "via=") {
@@ -309,8 +366,8 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 			return len(recs) == 1 && strings.Contains(string(recs[0].Value), `"class":"test"`)
 		})
 		s.main.orp.host.Flush(context.Background())
-		_, b := s.do("GET", "/orp/deals/"+deal, pub.token, nil, nil)
-		if !strings.Contains(string(b), `{"id":"place","state":"pending"}`) || hasReceipt(s.inbox(pub)) {
+		b := s.snapshot(pub, deal)
+		if ob := obligation(b, "place"); ob["state"] != "pending" || ob["receipt"] != nil || hasReceipt(s.inbox(pub)) {
 			t.Fatalf("a test click verified the placement: %s", b)
 		}
 		s.clock.Advance(7 * 24 * time.Hour)
@@ -321,12 +378,13 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L1-POLICIES", func(t *testing.T) {
-		s := startORP(t, t.TempDir(), fresh(t), clock.NewFixed(testNow))
+		s := start(t)
 		_, b := s.do("GET", "/.well-known/orp.json", "", nil, nil)
 		validate(t, schema.Discovery, b)
 		var d struct {
 			Policies    map[string]string
 			Conformance struct{ Levels []string }
+			MCP         struct{ URL string }
 		}
 		json.Unmarshal(b, &d)
 		pages := map[string]string{"terms": "does not hold money", "privacy": "Tracked-link clicks"}
@@ -342,6 +400,16 @@ func runL1(t *testing.T, fresh func(*testing.T) string) {
 		}
 		if strings.Join(d.Conformance.Levels, ",") != strings.Join(orpLevels, ",") {
 			t.Fatalf("conformance = %v, want %v", d.Conformance.Levels, orpLevels)
+		}
+		if overMCP {
+			// An MCP agent finds the policies where it finds the binding: the
+			// discovery document names both, and the binding answers there.
+			if d.MCP.URL != s.url+"/orp/mcp" {
+				t.Fatalf("mcp.url = %q, want %q", d.MCP.URL, s.url+"/orp/mcp")
+			}
+			if status, b := s.callORP(s.connectMCP(""), "orp_suggest", map[string]any{"text": "notes"}, http.StatusOK); status != 200 {
+				t.Fatalf("orp_suggest at mcp.url = %d %s", status, b)
+			}
 		}
 	})
 }

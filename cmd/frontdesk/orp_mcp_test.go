@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
 	"frontdesk/orp/schema"
 )
 
@@ -23,7 +25,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func connectBearer(t *testing.T, url, revision, token string) *mcp.ClientSession {
+func connectBearer(t testing.TB, url, revision, token string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
@@ -45,6 +47,80 @@ func structured(t *testing.T, res *mcp.CallToolResult) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// callORP calls one ORP tool and returns what the HTTP binding would have
+// answered: the reply JSON with ok as its status, 202 and no body for a
+// delivered request, or, for a refusal, the status and ORP error message
+// the tool result carries after its summary line.
+func (s *orpServer) callORP(cs *mcp.ClientSession, tool string, args map[string]any, ok int) (int, []byte) {
+	s.t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		s.t.Fatalf("%s: %v", tool, err)
+	}
+	if !res.IsError {
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil || res.StructuredContent == nil {
+			s.t.Fatalf("%s: no structured content (%v): %s", tool, err, text(res))
+		}
+		if string(b) == "{}" {
+			return http.StatusAccepted, nil
+		}
+		return ok, b
+	}
+	head, body, _ := strings.Cut(text(res), "\n")
+	var code string
+	var status int
+	if _, err := fmt.Sscanf(head, "ORP error %s (HTTP %d):", &code, &status); err != nil || !strings.Contains(body, `"code":"`+code+`"`) {
+		s.t.Fatalf("%s refused without an ORP error message: %s", tool, text(res))
+	}
+	return status, []byte(body)
+}
+
+// connectMCP opens a 2025-11-25 session on the server's MCP binding, with
+// token as its bearer when set, and closes it before the server stops.
+func (s *orpServer) connectMCP(token string) *mcp.ClientSession {
+	s.t.Helper()
+	var cs *mcp.ClientSession
+	if token != "" {
+		cs = connectBearer(s.t, s.url+"/orp/mcp", "2025-11-25", token)
+	} else {
+		cs = connect(s.t, s.url+"/orp/mcp", "2025-11-25")
+	}
+	s.sessions = append(s.sessions, cs)
+	return cs
+}
+
+// joinMCP calls orp_join from a fresh session, which then acts as the
+// party it joined as.
+func (s *orpServer) joinMCP(body string) (int, []byte, *mcp.ClientSession) {
+	s.t.Helper()
+	cs := s.connectMCP("")
+	var args map[string]any
+	if err := json.Unmarshal([]byte(body), &args); err != nil {
+		s.t.Fatalf("join body %s: %v", body, err)
+	}
+	status, b := s.callORP(cs, "orp_join", args, http.StatusCreated)
+	return status, b, cs
+}
+
+// TestORP_MCPSuite runs the named L0 and L1 tests of §17 through the MCP
+// binding with the go-sdk client, one subtest per test: every party joins
+// with orp_join or orp_suggest in its own session and sends, reads its
+// inbox and reads deals with orp_send, orp_inbox and orp_deal. Tracked
+// links and the approval, claim and policy pages are HTTP by nature; the
+// suite drives the deal through MCP and checks them over HTTP.
+func TestORP_MCPSuite(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Run("L0", func(t *testing.T) { runL0(t, t.TempDir(), "", true) })
+		runL1(t, func(*testing.T) string { return "" }, true)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		pgtest.DSN(t)
+		t.Run("L0", func(t *testing.T) { runL0(t, t.TempDir(), pgtest.Schema(t), true) })
+		runL1(t, func(t *testing.T) string { return pgtest.Schema(t) }, true)
+	})
 }
 
 // TestORP_MCP runs C2-NO-EMAIL-NO-SIGNUP through the MCP binding with a
