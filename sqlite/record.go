@@ -20,6 +20,9 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// getRecordSQL reads one record; it is prepared once on the read pool.
+const getRecordSQL = `SELECT value, version, updated_at FROM records WHERE kind = ? AND key = ?`
+
 // The writer statements of records, prepared once at Open.
 const (
 	insertRecordSQL = `INSERT INTO records (kind, key, value, version, updated_at)
@@ -49,8 +52,7 @@ func (db *DB) Create(ctx context.Context, r store.Record) (store.Record, error) 
 func (db *DB) Get(ctx context.Context, kind, key string) (store.Record, error) {
 	r := store.Record{Kind: kind, Key: key}
 	var at int64
-	err := db.reader.QueryRowContext(ctx, `SELECT value, version, updated_at FROM records
-		WHERE kind = ? AND key = ?`, kind, key).Scan(&r.Value, &r.Version, &at)
+	err := db.get.QueryRowContext(ctx, kind, key).Scan(&r.Value, &r.Version, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Record{}, fmt.Errorf("get record: %w", store.ErrNotFound)
 	}

@@ -47,7 +47,8 @@ type DB struct {
 	// counts is prepared once: availability is the hottest read, and
 	// parsing its SQL on every call cost as much as running it.
 	counts *sql.Stmt
-	latest int // the newest embedded migration, which Ready expects
+	get    *sql.Stmt // one record by kind and key, the most frequent read
+	latest int       // the newest embedded migration, which Ready expects
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -116,6 +117,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 	}
+	if db.get, err = reader.PrepareContext(ctx, getRecordSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
 	db.counts, err = reader.PrepareContext(ctx, countsSQL)
 	if err != nil {
 		db.Close()
@@ -146,8 +151,10 @@ func (db *DB) Ready(ctx context.Context) error {
 func (db *DB) Close() error {
 	var errs []error
 	errs = append(errs, db.stmts.close())
-	if db.counts != nil {
-		errs = append(errs, db.counts.Close())
+	for _, st := range []*sql.Stmt{db.counts, db.get} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
 	}
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())
