@@ -122,16 +122,7 @@ func TestHubToolsOnEveryRevision(t *testing.T) {
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			cs := connect(t, url+"/mcp", rev)
-			tools, err := cs.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tool := range tools.Tools {
-				names = append(names, tool.Name)
-				checkToolShape(t, tool)
-			}
-			if got, want := strings.Join(names, ","), "cancel_booking,confirm_booking,find_rooms,get_booking,list_properties,property_info,quote_stay,start_booking"; got != want {
+			if got, want := toolNames(t, cs), "cancel_booking,confirm_booking,find_rooms,get_booking,list_properties,property_info,quote_stay,start_booking"; got != want {
 				t.Fatalf("hub tools = %s, want %s", got, want)
 			}
 			res, out := callTool(t, cs, "quote_stay", map[string]any{"property": "Riverside Inn", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2027-01-02"})
@@ -150,6 +141,22 @@ func TestHubToolsOnEveryRevision(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toolNames lists a server's tools, holds each to the tool contract, and
+// returns their names joined by commas.
+func toolNames(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		checkToolShape(t, tool)
+	}
+	return strings.Join(names, ",")
 }
 
 // checkToolShape holds every tool to the contract: a title, all four hints
@@ -181,16 +188,7 @@ func TestLocationServersHaveReadToolsOnly(t *testing.T) {
 	url := startServer(t, "")
 	for _, slug := range []string{"riverside", "oldtown", "airport"} {
 		cs := connect(t, url+"/locations/"+slug+"/mcp", "2025-06-18")
-		tools, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tool := range tools.Tools {
-			names = append(names, tool.Name)
-			checkToolShape(t, tool)
-		}
-		if got, want := strings.Join(names, ","), "find_rooms,property_info,quote_stay"; got != want {
+		if got, want := toolNames(t, cs), "find_rooms,property_info,quote_stay"; got != want {
 			t.Fatalf("%s tools = %s, want %s", slug, got, want)
 		}
 		res, out := callTool(t, cs, "property_info", nil)

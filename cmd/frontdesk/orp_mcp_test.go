@@ -146,16 +146,7 @@ func TestORP_MCP(t *testing.T) {
 	}
 
 	cs := connect(t, d.MCP.URL, "2025-11-25")
-	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-		checkToolShape(t, tool)
-	}
-	if got, want := strings.Join(names, ","), "orp_deal,orp_inbox,orp_join,orp_send,orp_suggest"; got != want {
+	if got, want := toolNames(t, cs), "orp_deal,orp_inbox,orp_join,orp_send,orp_suggest"; got != want {
 		t.Fatalf("tools = %s, want %s", got, want)
 	}
 
