@@ -1,6 +1,9 @@
 package orp
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // knownClients are automation clients and link-preview fetchers, matched
 // on the lowercased product name (T5). A link-preview fetcher is a bot,
@@ -175,4 +178,34 @@ func entryBot(e string, afterCompatible bool) bool {
 func productBot(tok string) bool {
 	name := strings.FieldsFunc(strings.ToLower(tok), func(r rune) bool { return r == '.' || r == '_' || r == '/' || r == ' ' })
 	return len(name) > 0 && botName(name[0])
+}
+
+// botCache remembers IsBot's answer per User-Agent. Real traffic repeats
+// a few browser strings, and parsing one costs more than the rest of a
+// redirect; the cache is cleared when it fills, so odd strings cannot
+// grow it.
+type botCache struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+const botCacheMax = 4096
+
+func newBotCache() *botCache { return &botCache{m: map[string]bool{}} }
+
+func (c *botCache) isBot(ua string) bool {
+	c.mu.Lock()
+	bot, ok := c.m[ua]
+	c.mu.Unlock()
+	if ok {
+		return bot
+	}
+	bot = IsBot(ua)
+	c.mu.Lock()
+	if len(c.m) >= botCacheMax {
+		clear(c.m)
+	}
+	c.m[ua] = bot
+	c.mu.Unlock()
+	return bot
 }

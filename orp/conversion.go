@@ -179,8 +179,8 @@ func (h *Host) attribute(ctx context.Context, basis string, reporter *Party, c C
 	var token string
 	var click *clickRef
 	if c.Click != "" {
-		var ref clickRef
-		if _, err := h.get(ctx, kindClickID, c.Click, &ref); err != nil {
+		ref, err := h.lookupClick(ctx, c.Click)
+		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return ConversionResult{}, conversionRecord{}, "", unknown
 			}

@@ -78,6 +78,7 @@ type Host struct {
 	addrLimit  *limiter
 	clickLimit *limiter
 	links      *linkCache
+	bots       *botCache
 	clicks     *batcher
 	inboxSeq   atomic.Uint64
 }
@@ -124,6 +125,7 @@ func New(o Options) (*Host, error) {
 	h.addrLimit = newLimiter(o.AddressPerMinute)
 	h.clickLimit = newLimiter(o.ClickPerMinute)
 	h.links = newLinkCache()
+	h.bots = newBotCache()
 	h.clicks = newBatcher(h)
 	return h, nil
 }
@@ -193,8 +195,6 @@ const (
 	kindInbox    = "orp.inbox"
 	kindLink     = "orp.link"
 	kindLinkStat = "orp.linkstat"
-	kindClick    = "orp.click"
-	kindClickID  = "orp.clickid"
 	kindCode     = "orp.code"
 	kindConv     = "orp.conv"
 	kindConvKey  = "orp.convkey"

@@ -2,7 +2,6 @@ package orp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -208,42 +207,24 @@ func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, f
 	for _, t := range d.Tracking {
 		row := outcomeRow{Obligation: t.Obligation}
 		sources := map[string]int{}
-		prefix := t.Token + "/"
-		after := fmt.Sprintf("%s%019d", prefix, from.UnixNano()-1)
-		end := fmt.Sprintf("%s%019d", prefix, to.UnixNano())
-		for {
-			recs, err := h.store.List(ctx, kindClick, prefix, after, 500)
-			if err != nil {
-				return body, fmt.Errorf("list clicks: %w", err)
+		clicks, err := h.StoredClicks(ctx, t.Token, from, to)
+		if err != nil {
+			return body, err
+		}
+		for _, c := range clicks {
+			switch c.Class {
+			case classHuman:
+				row.Clicks.Human++
+				sources[c.Source]++
+			case classBot:
+				row.Clicks.Bot++
+			case classPreview:
+				row.Clicks.Preview++
+			case classTest:
+				row.Clicks.Test++
+			case classRepeat:
+				row.Clicks.Repeat++
 			}
-			done := len(recs) < 500
-			for _, r := range recs {
-				if r.Key >= end {
-					done = true
-					break
-				}
-				var c clickRecord
-				if json.Unmarshal(r.Value, &c) != nil {
-					continue
-				}
-				switch c.Class {
-				case classHuman:
-					row.Clicks.Human++
-					sources[c.Source]++
-				case classBot:
-					row.Clicks.Bot++
-				case classPreview:
-					row.Clicks.Preview++
-				case classTest:
-					row.Clicks.Test++
-				case classRepeat:
-					row.Clicks.Repeat++
-				}
-			}
-			if done {
-				break
-			}
-			after = recs[len(recs)-1].Key
 		}
 		row.Sources = foldSources(sources)
 		conv, err := h.conversions(ctx, d, t.Token, from, to)

@@ -2,7 +2,6 @@ package orp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,8 +63,9 @@ type linkCache struct {
 }
 
 type cachedLink struct {
-	l       *linkRecord // nil: unknown token
-	fetched time.Time
+	l        *linkRecord // nil: unknown token
+	fetched  time.Time
+	redirect []string // the destination with the click id, split where it goes
 }
 
 const linkTTL = 2 * time.Second
@@ -78,29 +78,54 @@ func (c *linkCache) forget(token string) {
 	c.mu.Unlock()
 }
 
-func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (*linkRecord, error) {
+func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (cachedLink, error) {
 	h.links.mu.Lock()
 	c, ok := h.links.m[token]
 	h.links.mu.Unlock()
 	if ok && now.Sub(c.fetched) < linkTTL && !now.Before(c.fetched) {
-		return c.l, nil
+		return c, nil
 	}
 	var l linkRecord
 	_, err := h.get(ctx, kindLink, token, &l)
-	var lp *linkRecord
+	c = cachedLink{fetched: now}
 	switch {
 	case err == nil:
-		lp = &l
+		c.l, c.redirect = &l, splitDestination(l.Destination, l.Param, l.Alias)
 	case !errors.Is(err, store.ErrNotFound):
-		return nil, err
+		return cachedLink{}, err
 	}
 	h.links.mu.Lock()
 	if len(h.links.m) > 50000 {
 		clear(h.links.m)
 	}
-	h.links.m[token] = cachedLink{l: lp, fetched: now}
+	h.links.m[token] = c
 	h.links.mu.Unlock()
-	return lp, nil
+	return c, nil
+}
+
+// splitDestination is the destination with param (and alias) set to the
+// click id, keeping its own query (T3), split where the click id goes, so
+// a redirect only joins strings. It is nil when the destination does not
+// parse.
+func splitDestination(destination, param, alias string) []string {
+	u, err := url.Parse(destination)
+	if err != nil {
+		return nil
+	}
+	const mark = "\x00" // encoded as %00, which a click id never contains
+	q := u.Query()
+	q.Set(param, mark)
+	marks := 1
+	if alias != "" && alias != param {
+		q.Set(alias, mark)
+		marks++
+	}
+	u.RawQuery = q.Encode()
+	parts := strings.Split(u.String(), "%00")
+	if len(parts) != marks+1 {
+		return nil // the destination had its own %00: no safe place to split
+	}
+	return parts
 }
 
 // Click is what the host reads from a tracked-link request. It keeps none
@@ -129,53 +154,46 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	if len(token) < 8 || len(token) > 64 {
 		return h.url("/")
 	}
-	l, err := h.cachedLink(ctx, token, now)
+	cached, err := h.cachedLink(ctx, token, now)
 	if err != nil {
 		h.log.Error("read tracked link", "err", err)
 		return h.url("/")
 	}
+	l := cached.l
 	if l == nil {
 		return h.url("/")
+	}
+	if cached.redirect == nil {
+		return l.Destination // not a URL a click id can be added to
 	}
 	if !l.Link || !l.live(now) || h.clickLimit.allow(c.Address, now) > 0 {
 		return l.Destination // plain: no click id, nothing counted (T8, §18)
 	}
-	class := classify(c)
-	clickID := h.clickID()
+	class := classify(c, h.bots.isBot)
+	clickID := h.clickID(now)
 	h.clicks.add(clickEvent{token: token, class: class, at: now, source: referringDomain(c.Header.Get("Referer")), id: clickID})
-	dest, err := url.Parse(l.Destination)
-	if err != nil {
-		return l.Destination
-	}
-	q := dest.Query()
-	q.Set(l.Param, clickID)
-	if l.Alias != "" {
-		q.Set(l.Alias, clickID)
-	}
-	dest.RawQuery = q.Encode()
-	return dest.String()
+	return strings.Join(cached.redirect, clickID)
 }
 
-// clickID is 128 random bits, new for every click and never derived from
-// the request (T3).
-func (h *Host) clickID() string {
-	b := make([]byte, 16)
+// clickID is a new click id for a click at now (T3; see newClickID).
+func (h *Host) clickID(now time.Time) string {
+	var b [16]byte
 	h.randMu.Lock()
-	_, err := h.rand.Read(b)
+	_, err := h.rand.Read(b[:])
 	h.randMu.Unlock()
 	if err != nil {
 		panic(fmt.Sprintf("orp: random source failed: %v", err))
 	}
-	return base64.RawURLEncoding.EncodeToString(b)
+	return newClickID(now, b[:])
 }
 
 // classify puts a request in test, bot, preview or human (T5); repeat is
 // decided when the click is counted.
-func classify(c Click) string {
+func classify(c Click, isBot func(ua string) bool) string {
 	if c.Query.Get("orp_test") == "1" {
 		return classTest
 	}
-	if IsBot(c.Header.Get("User-Agent")) {
+	if isBot(c.Header.Get("User-Agent")) {
 		return classBot
 	}
 	if c.Method == http.MethodHead {
@@ -212,14 +230,6 @@ func referringDomain(ref string) string {
 	return host
 }
 
-// clickRecord is one stored click: class, time and referring domain, and
-// nothing that identifies the client (T5).
-type clickRecord struct {
-	Class  string    `json:"class"`
-	At     time.Time `json:"at"`
-	Source string    `json:"source"`
-}
-
 // linkStat is the running state of one link's clicks: the previous
 // counted click, for repeat (T5), and whether the link verified its
 // obligation (T7).
@@ -235,15 +245,6 @@ type clickEvent struct {
 	at     time.Time
 	source string
 	id     string // the click id the redirect added, for conversions (T10)
-}
-
-// clickRef finds a click by its click id, so a conversion that carries the
-// id is attributed to the link it came through (T10). The click id is
-// random and says nothing about the client.
-type clickRef struct {
-	Token string    `json:"token"`
-	Class string    `json:"class"`
-	At    time.Time `json:"at"`
 }
 
 // batcher writes clicks in groups so a redirect never waits for a disk
@@ -365,8 +366,8 @@ func (h *Host) Flush(ctx context.Context) {
 	h.writeClicks(ctx, batch)
 }
 
-// writeClicks stores one batch: a record per click and each link's
-// running state, in one Apply. A human click less than 5 seconds after the
+// writeClicks stores one batch: its click pages and each link's running
+// state, in one Apply. A human click less than 5 seconds after the
 // previous counted click on the same link is stored as repeat; a clock
 // that moved backward counts. The first human clicks that reach a link's
 // target verify its obligation (T7).
@@ -403,7 +404,7 @@ func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[stri
 	}
 	states := map[string]*state{}
 	var order []string
-	var writes []store.Write
+	p := newPages()
 	verified := map[string]time.Time{}
 	for _, e := range batch {
 		s := states[e.token]
@@ -438,17 +439,14 @@ func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[stri
 				}
 			}
 		}
-		h.clicks.mu.Lock()
-		h.clicks.seq++
-		seq := h.clicks.seq
-		h.clicks.mu.Unlock()
-		key := fmt.Sprintf("%s/%019d%06d", e.token, e.at.UnixNano(), seq%1000000)
-		writes = append(writes, create(kindClick, key, clickRecord{Class: class, At: e.at, Source: e.source}, e.at))
-		if e.id != "" {
-			writes = append(writes, create(kindClickID, e.id, clickRef{Token: e.token, Class: class, At: e.at}, e.at))
-		}
+		p.add(e.token, StoredClick{Class: class, At: e.at, Source: e.source, ID: e.id})
 	}
 	now := h.clock.Now()
+	h.clicks.mu.Lock()
+	h.clicks.seq++
+	page := fmt.Sprintf("%019d-%06d", now.UnixNano(), h.clicks.seq%1000000)
+	h.clicks.mu.Unlock()
+	writes := p.writes(page, now)
 	for _, token := range order {
 		s := states[token]
 		if s.exists {

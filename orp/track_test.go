@@ -2,10 +2,13 @@ package orp_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"frontdesk/orp"
 )
 
 const browser = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
@@ -150,9 +153,9 @@ func TestClicksSurviveClose(t *testing.T) {
 		e.clock.Advance(5 * time.Second)
 	}
 	e.host.Close()
-	recs, err := e.db.List(context.Background(), "orp.click", "", "", 1000)
-	if err != nil || len(recs) != 50 {
-		t.Fatalf("%d clicks stored after Close, want 50 (%v)", len(recs), err)
+	clicks, err := e.host.StoredClicks(context.Background(), link[strings.LastIndex(link, "/")+1:], time.Unix(0, 0), e.clock.Now().Add(time.Hour))
+	if err != nil || len(clicks) != 50 {
+		t.Fatalf("%d clicks stored after Close, want 50 (%v)", len(clicks), err)
 	}
 }
 
@@ -171,5 +174,52 @@ func TestEscalationExpires(t *testing.T) {
 	d, _ := e.host.Deal(context.Background(), offerer.token, deal)
 	if !strings.Contains(string(d), `"state":"expired"`) {
 		t.Fatalf("deal = %s, want expired", d)
+	}
+}
+
+// TestStoredClicksBySecond checks that clicks are found by their own time
+// whatever page a flush put them in, a clock that moved backward included,
+// and that a conversion finds its click by the click id alone.
+func TestStoredClicksBySecond(t *testing.T) {
+	e := newEnv(t)
+	_, _, _, link := e.activeDeal()
+	token := link[strings.LastIndex(link, "/")+1:]
+	start := e.clock.Now()
+	var ids []string
+	for _, step := range []time.Duration{200 * time.Millisecond, 1500 * time.Millisecond, -3 * time.Second} {
+		e.clock.Advance(step)
+		u, _ := url.Parse(e.click(link, map[string]string{"User-Agent": browser}, ""))
+		ids = append(ids, u.Query().Get("via"))
+	}
+	e.host.Flush(context.Background())
+	count := func(from, to time.Time) int {
+		clicks, err := e.host.StoredClicks(context.Background(), token, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(clicks)
+	}
+	for _, c := range []struct {
+		from, to time.Time
+		want     int
+	}{
+		{start, start.Add(time.Second), 1},
+		{start.Add(time.Second), start.Add(2 * time.Second), 1},
+		{start.Add(-2 * time.Second), start, 1}, // the click after the clock went back
+		{start.Add(-time.Hour), start.Add(time.Hour), 3},
+		{start.Add(200 * time.Millisecond), start.Add(1700 * time.Millisecond), 1},
+	} {
+		if got := count(c.from, c.to); got != c.want {
+			t.Errorf("clicks in [%s, %s) = %d, want %d", c.from.Sub(start), c.to.Sub(start), got, c.want)
+		}
+	}
+	if ids[0] == ids[1] || ids[1] == ids[2] || len(ids[0]) != 28 {
+		t.Fatalf("click ids %q: want three distinct 28-character ids", ids)
+	}
+	for i, id := range ids {
+		res, err := e.host.ProviderConversion(context.Background(), "stripe", orp.Conversion{Event: fmt.Sprint("evt_", i), Click: id})
+		if err != nil || !res.Counted {
+			t.Errorf("conversion on click %d = %+v, %v", i, res, err)
+		}
 	}
 }

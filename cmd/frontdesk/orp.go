@@ -74,21 +74,14 @@ func (m *Main) mountORP(mux *http.ServeMux) {
 	for _, pattern := range []string{"/.well-known/orp.json", "/orp", "/orp/", "/go/", "/approve/", "/claim/", "GET /terms"} {
 		mux.Handle(pattern, handler)
 	}
+	mux.Handle("GET /go/{token}", srv.Redirects())
+	mux.Handle("HEAD /go/{token}", srv.Redirects())
 	// The MCP binding (§4.3) has the same host checks and JSON-RPC error
 	// handling as the hub's MCP endpoint; no tool of it is batch-limited.
 	mcp := mcptools.Handler(mcptools.NewORP(h, m.mcpOptions()), mcptools.HTTPOptions{
 		Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
 	})
-	mux.Handle("/orp/mcp", noStore(mcp))
-}
-
-// noStore marks every answer of the MCP binding uncacheable, as the HTTP
-// binding's are (§4.2).
-func noStore(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
+	mux.Handle("/orp/mcp", orphttp.NoStore(mcp))
 }
 
 // startORP starts the ORP host's background work: batched click writes and

@@ -13,8 +13,21 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
+	"frontdesk/orp"
 	"frontdesk/orp/schema"
 )
+
+// storedClicks are every click stored for the tracked link, after the
+// click writer's queue is flushed.
+func (s *orpServer) storedClicks(link string) []orp.StoredClick {
+	s.t.Helper()
+	s.main.orp.host.Flush(context.Background())
+	clicks, err := s.main.orp.host.StoredClicks(context.Background(), link[strings.LastIndex(link, "/")+1:], time.Unix(0, 0), s.clock.Now().Add(time.Hour))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return clicks
+}
 
 // Three places a person meets a link (C1): a mail client, a social post
 // and a plain page.
@@ -216,9 +229,8 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 		}
 		waitFor(t, "three human clicks", func() bool {
 			var n int
-			recs, _ := s.main.store.List(context.Background(), "orp.click", "", "", 100)
-			for _, r := range recs {
-				if strings.Contains(string(r.Value), `"class":"human"`) {
+			for _, c := range s.storedClicks(link) {
+				if c.Class == "human" {
 					n++
 				}
 			}
@@ -324,11 +336,8 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 		_, loc := s.click("GET", link, map[string]string{"User-Agent": browserUA, "Referer": "https://news.example/private/path?user=jane", "X-Forwarded-For": "203.0.113.9", "Cookie": "sid=abc123"})
 		via, _ := url.Parse(loc)
 		clickID := via.Query().Get("via")
-		waitFor(t, "the click", func() bool {
-			recs, _ := s.main.store.List(context.Background(), "orp.click", "", "", 10)
-			return len(recs) == 1
-		})
-		for _, kind := range []string{"orp.party", "orp.token", "orp.msg", "orp.deal", "orp.offer", "orp.inbox", "orp.link", "orp.linkstat", "orp.click", "orp.clickid", "orp.esc", "orp.open"} {
+		waitFor(t, "the click", func() bool { return len(s.storedClicks(link)) == 1 })
+		for _, kind := range []string{"orp.party", "orp.token", "orp.msg", "orp.deal", "orp.offer", "orp.inbox", "orp.link", "orp.linkstat", "orp.clicks", "orp.clickids", "orp.esc", "orp.open"} {
 			recs, err := s.main.store.List(context.Background(), kind, "", "", 1000)
 			if err != nil {
 				t.Fatal(err)
@@ -362,8 +371,8 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 			t.Fatalf("test click = %d %s", status, loc)
 		}
 		waitFor(t, "the test click", func() bool {
-			recs, _ := s.main.store.List(context.Background(), "orp.click", "", "", 10)
-			return len(recs) == 1 && strings.Contains(string(recs[0].Value), `"class":"test"`)
+			clicks := s.storedClicks(link)
+			return len(clicks) == 1 && clicks[0].Class == "test"
 		})
 		s.main.orp.host.Flush(context.Background())
 		b := s.snapshot(pub, deal)

@@ -1,0 +1,51 @@
+package orp
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClickIDCarriesItsSecond(t *testing.T) {
+	at := time.Date(2026, 11, 30, 13, 0, 0, 999_000_000, time.UTC)
+	random := []byte("0123456789abcdef")
+	id := newClickID(at, random)
+	if len(id) != clickIDLength || strings.ContainsAny(id, "+/=") {
+		t.Fatalf("click id %q: want %d base64url characters", id, clickIDLength)
+	}
+	if sec, ok := clickIDSecond(id); !ok || sec != at.Unix() {
+		t.Fatalf("second of %q = %d %v, want %d", id, sec, ok, at.Unix())
+	}
+	for _, bad := range []string{"", id[:27], id + "A", "!" + id[1:]} {
+		if _, ok := clickIDSecond(bad); ok {
+			t.Errorf("clickIDSecond(%q) accepted a malformed id", bad)
+		}
+	}
+}
+
+// TestSplitDestination checks that joining the split destination with a
+// click id gives what setting the parameters on the parsed URL gives.
+func TestSplitDestination(t *testing.T) {
+	const id = "AAAAAAZ-_0123456789abcdefghi"
+	for _, c := range []struct{ dest, param, alias string }{
+		{"https://acmenotes.example/pricing", "via", ""},
+		{"https://acmenotes.example/pricing?plan=pro&a=1&a=2#top", "via", "ref"},
+		{"https://acmenotes.example/p?via=old&ref=old", "via", "ref"},
+		{"https://acmenotes.example/p?x=a%20b", "ref", "ref"},
+	} {
+		u, _ := url.Parse(c.dest)
+		q := u.Query()
+		q.Set(c.param, id)
+		if c.alias != "" {
+			q.Set(c.alias, id)
+		}
+		u.RawQuery = q.Encode()
+		if got := strings.Join(splitDestination(c.dest, c.param, c.alias), id); got != u.String() {
+			t.Errorf("%s: got %s, want %s", c.dest, got, u.String())
+		}
+	}
+	if parts := splitDestination("https://acmenotes.example/a%00b", "via", ""); parts != nil {
+		t.Errorf("a destination with its own %%00 split into %q", parts)
+	}
+}
