@@ -12,7 +12,10 @@ echo "$out" | grep '^Benchmark'
 echo "$out" | awk '
   /^BenchmarkRedirects\// {
     split($1, parts, "/"); name = parts[2]; sub(/-[0-9]+$/, "", name)
-    for (i = 2; i <= NF; i++) if ($(i+1) == "redirects/s") rate[name] = rate[name] " " $i
+    for (i = 2; i <= NF; i++) {
+      if ($(i+1) == "redirects/s") rate[name] = rate[name] " " $i
+      if ($(i+1) == "cpu-µs/redirect") cpu[name] = cpu[name] " " $i
+    }
   }
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
@@ -20,8 +23,8 @@ echo "$out" | awk '
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
-    base = median(rate["bare"])
-    printf "\n%-12s %14s %8s\n", "handler", "redirects/s", "ratio"
-    printf "%-12s %14.0f %8.2f\n", "bare", base, 1
-    printf "%-12s %14.0f %8.2f\n", "frontdesk", median(rate["frontdesk"]), median(rate["frontdesk"]) / base
+    base = median(rate["bare"]); basecpu = median(cpu["bare"])
+    printf "\n%-12s %14s %8s %16s %10s\n", "handler", "redirects/s", "ratio", "cpu-µs/redirect", "cpu ratio"
+    printf "%-12s %14.0f %8.2f %16.1f %10.2f\n", "bare", base, 1, basecpu, 1
+    printf "%-12s %14.0f %8.2f %16.1f %10.2f\n", "frontdesk", median(rate["frontdesk"]), median(rate["frontdesk"]) / base, median(cpu["frontdesk"]), basecpu / median(cpu["frontdesk"])
   }'
