@@ -1,6 +1,7 @@
 // Package store declares the storage contracts that every engine
 // implements: versioned records with conditional create and
-// compare-and-swap, and the availability index where units are held.
+// compare-and-swap, and the availability index where units are held. One
+// Apply commits writes of both in a single transaction.
 //
 // It holds interfaces, records and sentinel errors only. It imports
 // nothing of this module; the engines live in sqlite/ and postgres/ and
@@ -52,11 +53,14 @@ type Records interface {
 	// ascending byte order of key. It is how queues and inboxes page. A
 	// limit outside 1 to 1000 is an error.
 	List(ctx context.Context, kind, prefix, after string, limit int) ([]Record, error)
-	// Apply performs every write in one transaction, or none of them. It
-	// returns the written records in order (a deleted record as given).
-	// When one write is refused, nothing changes and the error is a
-	// *WriteError wrapping ErrExists, ErrConflict or ErrNotFound. No writes
-	// return no records and no error.
+	// Apply performs every write in one transaction, or none of them:
+	// record writes and index writes (OpHold, OpRelease) alike, so a
+	// record and the units it stands for are saved together. It returns
+	// the written records in order (a deleted record as given, the zero
+	// Record for an index write). When one write is refused, nothing
+	// changes and the error is a *WriteError wrapping ErrExists,
+	// ErrConflict or ErrNotFound, or ErrFull for a hold without capacity.
+	// No writes return no records and no error.
 	Apply(ctx context.Context, writes []Write) ([]Record, error)
 }
 
@@ -64,23 +68,28 @@ type Records interface {
 type Op int
 
 // The conditional writes. Swap and Delete expect Record.Version to be the
-// current version.
+// current version. Hold and Release write the availability index, with
+// the same rules as Index.Hold and Index.Release.
 const (
 	OpCreate Op = iota + 1
 	OpSwap
 	OpDelete
+	OpHold    // take Write.Hold: ErrFull without capacity, ErrExists for a held ID
+	OpRelease // give back the units of hold Write.Hold.ID at Write.Hold.At, or ErrNotFound
 )
 
-// Write is one conditional write of an Apply.
+// Write is one conditional write of an Apply. Record is used by the record
+// writes, Hold by the index writes; a release needs only its ID and At.
 type Write struct {
 	Op     Op
 	Record Record
+	Hold   *Hold
 }
 
 // WriteError says which write of an Apply was refused, and why.
 type WriteError struct {
 	Index int   // position in the writes
-	Err   error // ErrExists, ErrConflict or ErrNotFound
+	Err   error // ErrExists, ErrConflict, ErrNotFound or ErrFull
 }
 
 func (e *WriteError) Error() string {
@@ -117,9 +126,11 @@ type Index interface {
 	Counts(ctx context.Context, location, from, to string) ([]Count, error)
 	// Hold applies h atomically with conditional writes. It returns
 	// ErrFull if any slot would exceed h.Capacity and ErrExists if h.ID is
-	// already held; in both cases nothing changes.
+	// already held; in both cases nothing changes. It is an Apply of one
+	// OpHold.
 	Hold(ctx context.Context, h Hold) error
 	// Release gives back every unit of hold id, or returns ErrNotFound.
+	// It is an Apply of one OpRelease.
 	Release(ctx context.Context, id string, at time.Time) error
 }
 
