@@ -43,57 +43,90 @@ func (db *DB) Counts(ctx context.Context, location, from, to string) ([]store.Co
 	return cs, nil
 }
 
+// The writer statements of the index, prepared once at Open like those of
+// records, so a hold inside an Apply parses no SQL.
+const (
+	insertHoldSQL = `INSERT INTO holds (id, location, unit, units, created_at)
+		VALUES (?, ?, ?, ?, ?)`
+	insertHoldSlotSQL = `INSERT INTO hold_slots (hold_id, slot) VALUES (?, ?)`
+	slotSQL           = `SELECT held, version FROM slots
+		WHERE location = ? AND unit = ? AND slot = ?`
+	insertSlotSQL = `INSERT INTO slots (location, unit, slot, held, version)
+		VALUES (?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`
+	takeSlotSQL = `UPDATE slots SET held = held + ?, version = version + 1
+		WHERE location = ? AND unit = ? AND slot = ? AND version = ? AND held + ? <= ?`
+	deleteHoldSlotsSQL = `DELETE FROM hold_slots WHERE hold_id = ? RETURNING slot`
+	deleteHoldSQL      = `DELETE FROM holds WHERE id = ?
+		RETURNING location, unit, units`
+	giveSlotSQL = `UPDATE slots SET held = held - ?, version = version + 1
+		WHERE location = ? AND unit = ? AND slot = ? AND version = ? AND held >= ?`
+)
+
 // Hold takes h.Units units in every slot of h or none: store.ErrFull if
-// any slot would pass h.Capacity, store.ErrExists if h.ID is taken.
+// any slot would pass h.Capacity, store.ErrExists if h.ID is taken. It is
+// an Apply of one hold.
 func (db *DB) Hold(ctx context.Context, h store.Hold) error {
+	_, err := db.apply(ctx, []store.Write{{Op: store.OpHold, Hold: &h}})
+	return indexError("hold", err)
+}
+
+// Release gives back every unit of hold id, or returns store.ErrNotFound.
+// It is an Apply of one release.
+func (db *DB) Release(ctx context.Context, id string, at time.Time) error {
+	_, err := db.apply(ctx, []store.Write{{Op: store.OpRelease, Hold: &store.Hold{ID: id, At: at}}})
+	return indexError("release", err)
+}
+
+// indexError turns the refusal of a one-write Apply into its sentinel, as
+// Index promises.
+func indexError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if we, ok := errors.AsType[*store.WriteError](err); ok {
+		err = we.Err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// holdUnits takes h.Units units in every slot of h through q, which runs
+// inside a transaction: store.ErrFull or store.ErrExists unwrapped, and on
+// any error the caller rolls back the slots already taken.
+func holdUnits(ctx context.Context, q querier, h store.Hold) error {
 	slots, err := checkHold(h)
 	if err != nil {
-		return fmt.Errorf("hold: %w", err)
+		return err
 	}
 	at, err := nanos(h.At)
 	if err != nil {
-		return fmt.Errorf("hold: %w", err)
+		return err
 	}
-
-	tx, err := db.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("hold: %w", err)
-	}
-	defer tx.Rollback()
-
 	// The hold row goes first: its primary key refuses a second hold with
 	// the same ID before any slot is touched.
-	_, err = tx.ExecContext(ctx, `INSERT INTO holds (id, location, unit, units, created_at)
-		VALUES (?, ?, ?, ?, ?)`, h.ID, h.Location, h.Unit, h.Units, at)
+	_, err = q.ExecContext(ctx, insertHoldSQL, h.ID, h.Location, h.Unit, h.Units, at)
 	if isUniqueViolation(err) {
-		return fmt.Errorf("hold: %w", store.ErrExists)
+		return store.ErrExists
 	}
 	if err != nil {
-		return fmt.Errorf("hold: %w", err)
+		return err
 	}
 	for _, slot := range slots {
-		if err := takeSlot(ctx, tx, h, slot); err != nil {
-			// Returning rolls back the slots already taken: all or nothing.
-			return fmt.Errorf("hold: %w", err)
+		if err := takeSlot(ctx, q, h, slot); err != nil {
+			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO hold_slots (hold_id, slot) VALUES (?, ?)`, h.ID, slot)
-		if err != nil {
-			return fmt.Errorf("hold: %w", err)
+		if _, err := q.ExecContext(ctx, insertHoldSlotSQL, h.ID, slot); err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("hold: %w", err)
 	}
 	return nil
 }
 
 // takeSlot adds h.Units to one slot with a conditional write, re-reading
 // after every write that did not apply.
-func takeSlot(ctx context.Context, tx *sql.Tx, h store.Hold, slot string) error {
+func takeSlot(ctx context.Context, q querier, h store.Hold, slot string) error {
 	for range maxAttempts {
 		var held, version int64
-		err := tx.QueryRowContext(ctx, `SELECT held, version FROM slots
-			WHERE location = ? AND unit = ? AND slot = ?`, h.Location, h.Unit, slot).Scan(&held, &version)
+		err := q.QueryRowContext(ctx, slotSQL, h.Location, h.Unit, slot).Scan(&held, &version)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			if h.Units > h.Capacity {
@@ -101,8 +134,7 @@ func takeSlot(ctx context.Context, tx *sql.Tx, h store.Hold, slot string) error 
 			}
 			// DO NOTHING turns a racing first insert into zero rows
 			// affected, which is contention: re-read and go again.
-			res, err := tx.ExecContext(ctx, `INSERT INTO slots (location, unit, slot, held, version)
-				VALUES (?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`, h.Location, h.Unit, slot, h.Units)
+			res, err := q.ExecContext(ctx, insertSlotSQL, h.Location, h.Unit, slot, h.Units)
 			if err != nil {
 				return err
 			}
@@ -115,8 +147,7 @@ func takeSlot(ctx context.Context, tx *sql.Tx, h store.Hold, slot string) error 
 			if held+int64(h.Units) > int64(h.Capacity) {
 				return store.ErrFull
 			}
-			res, err := tx.ExecContext(ctx, `UPDATE slots SET held = held + ?, version = version + 1
-				WHERE location = ? AND unit = ? AND slot = ? AND version = ? AND held + ? <= ?`,
+			res, err := q.ExecContext(ctx, takeSlotSQL,
 				h.Units, h.Location, h.Unit, slot, version, h.Units, h.Capacity)
 			if err != nil {
 				return err
@@ -129,48 +160,39 @@ func takeSlot(ctx context.Context, tx *sql.Tx, h store.Hold, slot string) error 
 	return store.ErrConflict
 }
 
-// Release gives back every unit of hold id, or returns store.ErrNotFound.
-// The instant is part of the contract for engines that record it; this
-// schema keeps no release time, since the hold row is deleted.
-func (db *DB) Release(ctx context.Context, id string, at time.Time) error {
-	tx, err := db.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	defer tx.Rollback()
-
+// releaseUnits gives back every unit of hold id through q, which runs
+// inside a transaction, or returns store.ErrNotFound unwrapped. The
+// instant is part of the contract for engines that record it; this schema
+// keeps no release time, since the hold row is deleted.
+func releaseUnits(ctx context.Context, q querier, id string) error {
 	// Deleting is what claims the hold: of two racing releases, only one
 	// finds the rows to give back. The slots go first because deleting the
 	// hold would cascade to them.
-	slots, err := deleteHoldSlots(ctx, tx, id)
+	slots, err := deleteHoldSlots(ctx, q, id)
 	if err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	var location, unit string
 	var units int64
-	err = tx.QueryRowContext(ctx, `DELETE FROM holds WHERE id = ?
-		RETURNING location, unit, units`, id).Scan(&location, &unit, &units)
+	err = q.QueryRowContext(ctx, deleteHoldSQL, id).Scan(&location, &unit, &units)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("release: %w", store.ErrNotFound)
+		return store.ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	for _, slot := range slots {
-		if err := giveSlot(ctx, tx, location, unit, slot, units); err != nil {
-			return fmt.Errorf("release: %w", err)
+		if err := giveSlot(ctx, q, location, unit, slot, units); err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("release: %w", err)
 	}
 	return nil
 }
 
 // deleteHoldSlots removes and returns the slots of hold id, sorted so that
 // every writer touches slots in the same order.
-func deleteHoldSlots(ctx context.Context, tx *sql.Tx, id string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `DELETE FROM hold_slots WHERE hold_id = ? RETURNING slot`, id)
+func deleteHoldSlots(ctx context.Context, q querier, id string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, deleteHoldSlotsSQL, id)
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +214,10 @@ func deleteHoldSlots(ctx context.Context, tx *sql.Tx, id string) ([]string, erro
 
 // giveSlot takes units back from one slot with a conditional write,
 // re-reading after every write that did not apply.
-func giveSlot(ctx context.Context, tx *sql.Tx, location, unit, slot string, units int64) error {
+func giveSlot(ctx context.Context, q querier, location, unit, slot string, units int64) error {
 	for range maxAttempts {
 		var held, version int64
-		err := tx.QueryRowContext(ctx, `SELECT held, version FROM slots
-			WHERE location = ? AND unit = ? AND slot = ?`, location, unit, slot).Scan(&held, &version)
+		err := q.QueryRowContext(ctx, slotSQL, location, unit, slot).Scan(&held, &version)
 		if err != nil {
 			return fmt.Errorf("slot %s %s %s: %w", location, unit, slot, err)
 		}
@@ -205,9 +226,7 @@ func giveSlot(ctx context.Context, tx *sql.Tx, location, unit, slot string, unit
 			// from going negative and the hold in place for inspection.
 			return fmt.Errorf("slot %s %s %s holds %d, fewer than the %d released", location, unit, slot, held, units)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE slots SET held = held - ?, version = version + 1
-			WHERE location = ? AND unit = ? AND slot = ? AND version = ? AND held >= ?`,
-			units, location, unit, slot, version, units)
+		res, err := q.ExecContext(ctx, giveSlotSQL, units, location, unit, slot, version, units)
 		if err != nil {
 			return err
 		}

@@ -88,6 +88,14 @@ func (p prepared) ExecContext(ctx context.Context, query string, args ...any) (s
 	return st.ExecContext(ctx, args...)
 }
 
+func (p prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := p.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
 func (p prepared) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	st, err := p.stmt(ctx, query)
 	if err != nil {

@@ -12,11 +12,12 @@ import (
 // maxList is the most records one List may return.
 const maxList = 1000
 
-// querier is what the record writes need from the writer connection or
-// from a transaction on it, so that one statement serves both a single
-// write and a write inside an Apply.
+// querier is what the record and index writes need from the writer
+// connection or from a transaction on it, so that one statement serves
+// both a single write and a write inside an Apply.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
@@ -145,38 +146,56 @@ func prefixEnd(prefix string) (string, bool) {
 	return "", false
 }
 
-// Apply performs every write in one immediate transaction, or none: the
-// first refused write rolls back the others and is reported as a
-// *store.WriteError.
+// Apply performs every write, of records and of the index, in one
+// immediate transaction, or none: the first refused write rolls back the
+// others and is reported as a *store.WriteError.
 func (db *DB) Apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
+	rs, err := db.apply(ctx, writes)
+	if _, ok := errors.AsType[*store.WriteError](err); ok {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	return rs, nil
+}
+
+// apply is Apply with its failures unwrapped, for Hold and Release to word
+// as their own.
+func (db *DB) apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
 	if len(writes) == 0 {
 		return nil, nil
 	}
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("apply records: %w", err)
+		return nil, err
 	}
 	defer tx.Rollback()
 
+	// The transaction holds the writer's one connection, so every
+	// statement runs through it: prepared ones are borrowed from the
+	// cache, never prepared on db.writer, which would wait for this very
+	// connection.
+	q := prepared{stmts: db.stmts, tx: tx}
 	rs := make([]store.Record, len(writes))
 	for i, w := range writes {
-		r, err := applyWrite(ctx, prepared{stmts: db.stmts, tx: tx}, w)
+		r, err := applyWrite(ctx, q, w)
 		if refused(err) {
 			return nil, &store.WriteError{Index: i, Err: err}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("apply records: write %d: %w", i, err)
+			return nil, fmt.Errorf("write %d: %w", i, err)
 		}
 		rs[i] = r
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("apply records: %w", err)
+		return nil, err
 	}
 	return rs, nil
 }
 
 // applyWrite performs one write of an Apply with the same statements as
-// Create, Swap and Delete.
+// Create, Swap and Delete, or the index writes behind Hold and Release.
 func applyWrite(ctx context.Context, q querier, w store.Write) (store.Record, error) {
 	switch w.Op {
 	case store.OpCreate:
@@ -186,14 +205,23 @@ func applyWrite(ctx context.Context, q querier, w store.Write) (store.Record, er
 	case store.OpDelete:
 		r := w.Record
 		return r, deleteRecord(ctx, q, r.Kind, r.Key, r.Version)
+	case store.OpHold, store.OpRelease:
+		if w.Hold == nil {
+			return store.Record{}, fmt.Errorf("op %d without a hold", w.Op)
+		}
+		if w.Op == store.OpHold {
+			return store.Record{}, holdUnits(ctx, q, *w.Hold)
+		}
+		return store.Record{}, releaseUnits(ctx, q, w.Hold.ID)
 	}
 	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
 }
 
 // refused reports whether err is a conditional write refusing, as opposed
-// to a failure. The record writes return these sentinels unwrapped.
+// to a failure. The record and index writes return these sentinels
+// unwrapped.
 func refused(err error) bool {
-	return err == store.ErrExists || err == store.ErrConflict || err == store.ErrNotFound
+	return err == store.ErrExists || err == store.ErrConflict || err == store.ErrNotFound || err == store.ErrFull
 }
 
 // createRecord inserts r with version 1 through q, or returns

@@ -111,7 +111,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	for _, q := range []string{insertRecordSQL, swapRecordSQL, deleteRecordSQL, recordExistsSQL} {
+	for _, q := range []string{
+		insertRecordSQL, swapRecordSQL, deleteRecordSQL, recordExistsSQL,
+		insertHoldSQL, insertHoldSlotSQL, slotSQL, insertSlotSQL, takeSlotSQL,
+		deleteHoldSlotsSQL, deleteHoldSQL, giveSlotSQL,
+	} {
 		if _, err := db.stmts.get(ctx, q); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open sqlite: %w", err)
