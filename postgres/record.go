@@ -140,10 +140,23 @@ func prefixEnd(prefix string) (string, bool) {
 	return "", false
 }
 
-// Apply performs every write in one transaction, or none: the first
-// refused write rolls back the others and is reported as a
-// *store.WriteError.
+// Apply performs every write, of records and of the index, in one
+// transaction, or none: the first refused write rolls back the others and
+// is reported as a *store.WriteError.
 func (db *DB) Apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
+	rs, err := db.apply(ctx, writes)
+	if _, ok := errors.AsType[*store.WriteError](err); ok {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	return rs, nil
+}
+
+// apply is Apply with its failures unwrapped, for Hold and Release to word
+// as their own.
+func (db *DB) apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
 	if len(writes) == 0 {
 		return nil, nil
 	}
@@ -164,34 +177,40 @@ func (db *DB) Apply(ctx context.Context, writes []store.Write) ([]store.Record, 
 		}
 		return nil
 	})
-	if we, ok := errors.AsType[*store.WriteError](err); ok {
-		return nil, we
-	}
 	if err != nil {
-		return nil, fmt.Errorf("apply records: %w", err)
+		return nil, err
 	}
 	return rs, nil
 }
 
 // applyWrite performs one write of an Apply with the same statements as
-// Create, Swap and Delete.
-func applyWrite(ctx context.Context, q querier, w store.Write) (store.Record, error) {
+// Create, Swap and Delete, or the index writes behind Hold and Release.
+func applyWrite(ctx context.Context, tx pgx.Tx, w store.Write) (store.Record, error) {
 	switch w.Op {
 	case store.OpCreate:
-		return createRecord(ctx, q, w.Record)
+		return createRecord(ctx, tx, w.Record)
 	case store.OpSwap:
-		return swapRecord(ctx, q, w.Record)
+		return swapRecord(ctx, tx, w.Record)
 	case store.OpDelete:
 		r := w.Record
-		return r, deleteRecord(ctx, q, r.Kind, r.Key, r.Version)
+		return r, deleteRecord(ctx, tx, r.Kind, r.Key, r.Version)
+	case store.OpHold, store.OpRelease:
+		if w.Hold == nil {
+			return store.Record{}, fmt.Errorf("op %d without a hold", w.Op)
+		}
+		if w.Op == store.OpHold {
+			return store.Record{}, holdUnits(ctx, tx, *w.Hold)
+		}
+		return store.Record{}, releaseUnits(ctx, tx, w.Hold.ID)
 	}
 	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
 }
 
 // refused reports whether err is a conditional write refusing, as opposed
-// to a failure. The record writes return these sentinels unwrapped.
+// to a failure. The record and index writes return these sentinels
+// unwrapped.
 func refused(err error) bool {
-	return err == store.ErrExists || err == store.ErrConflict || err == store.ErrNotFound
+	return err == store.ErrExists || err == store.ErrConflict || err == store.ErrNotFound || err == store.ErrFull
 }
 
 // createRecord inserts r with version 1 through q, or returns
