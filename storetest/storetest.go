@@ -1,8 +1,9 @@
 // Package storetest is the contract suite that every store engine runs:
 // conditional create, compare-and-swap, listing, all-or-nothing batches
 // of record writes and of holds, and their behaviour under concurrent
-// writers. The cases for List and Apply live in record.go. An engine's own test calls Run with a
-// function that opens a fresh, empty store.
+// writers. The cases for List and Apply live in record.go, those for
+// batches that also hold and release units in apply.go. An engine's own
+// test calls Run with a function that opens a fresh, empty store.
 //
 // It imports only store from this module.
 package storetest
@@ -54,6 +55,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ApplyEmpty", testApplyEmpty},
 		{"ApplyInvalid", testApplyInvalid},
 		{"ConcurrentApplySwaps", testConcurrentApplySwaps},
+		{"ApplyRecordsAndHold", testApplyRecordsAndHold},
+		{"ApplyHoldRefused", testApplyHoldRefused},
+		{"ApplyRecordRefusedAfterHold", testApplyRecordRefusedAfterHold},
+		{"ApplyRelease", testApplyRelease},
+		{"ApplyHoldInvalid", testApplyHoldInvalid},
+		{"ConcurrentApplyHoldsLastUnit", testConcurrentApplyHoldsLastUnit},
 		{"HoldAllOrNothing", testHoldAllOrNothing},
 		{"HoldUpToCapacity", testHoldUpToCapacity},
 		{"HoldMoreThanCapacity", testHoldMoreThanCapacity},
