@@ -320,7 +320,7 @@ func (s *Service) endIntent(ctx context.Context, now time.Time, in intent) {
 // it, and the answer says the outcome is uncertain.
 func (s *Service) settle(ctx context.Context, now time.Time, in intent, ref string, l config.Location, rt route) (*ConfirmResult, error) {
 	var r reservation
-	var emails []message.Email
+	var notices []queuedNotice
 	for attempt := 0; ; attempt++ {
 		rrec, err := s.st.Get(ctx, kindReservation, ref)
 		if err != nil {
@@ -342,11 +342,13 @@ func (s *Service) settle(ctx context.Context, now time.Time, in intent, ref stri
 		if cur.State != stateDone {
 			writes = append(writes, store.Write{Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(cur, ref, now), irec.Version, now)})
 		}
-		emails = []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)}
-		queue, err := s.noticeWrites(ctx, now, ref, emails)
+		var created []queuedNotice
+		var queue []store.Write
+		notices, created, queue, err = s.noticeQueue(ctx, now, ref, []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)})
 		if err != nil {
 			return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
 		}
+		notices = append(notices, created...)
 		if len(writes)+len(queue) == 0 {
 			break
 		}
@@ -361,7 +363,12 @@ func (s *Service) settle(ctx context.Context, now time.Time, in intent, ref stri
 		}
 		break
 	}
-	sent := s.sendNotices(ctx, now, emails)
+	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
+}
+
+// reservedAnswer is the answer for a reservation whose room was just held,
+// saying truthfully which notices went out.
+func (s *Service) reservedAnswer(r reservation, l config.Location, sent map[string]bool) *ConfirmResult {
 	res := s.answer(r, l)
 	switch {
 	case sent[noticeID(r.Ref, "reserved", "guest")]:
@@ -372,7 +379,7 @@ func (s *Service) settle(ctx context.Context, now time.Time, in intent, ref stri
 	if !sent[noticeID(r.Ref, "reserved", "staff")] {
 		res.Message += " Staff were not notified by email yet; the reservation is on the staff screen."
 	}
-	return res, nil
+	return res
 }
 
 // receipt is a proved intent once its reservation exists: the guest's
