@@ -41,64 +41,63 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 	if refusal != nil {
 		return nil, refusal
 	}
-	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)
-	}
-	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
-	}
-	rt.form = s.formFor(l, in.Data)
-	proof, err := s.keyed(ctx, now, "proof", id+"\x00"+code)
-	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
-	}
-	switch in.State {
-	case stateDone, stateRecovery:
-		if !sameDigest(in.Proof, proof) {
-			return nil, assemble("wrong_code", sentWrongCode, assemblyForData(in.Data), rt)
+	var proof string
+	var d draws
+	// Every pass reads the intent afresh: a proved intent commits at the
+	// version read, so a confirmation that lost to another re-reads and
+	// answers with the state the winner left.
+	for range maxCASAttempts {
+		irec, err := s.st.Get(ctx, kindIntent, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)
 		}
-		if in.State == stateRecovery || in.Data == nil {
-			return s.currentAnswer(ctx, in.Ref, l)
-		}
-	case stateCommitting:
-		if !sameDigest(in.Proof, proof) {
-			return nil, assemble("wrong_code", sentWrongCode, AssembleF, rt)
-		}
-		if now.Sub(in.CommitStart) < commitLease {
-			return nil, assemble("in_progress", sentInProgress, AssembleNone, rt)
-		}
-		// The earlier confirmation stopped part way: finish it.
-	case stateOpen:
-		if !now.Before(in.Expires) {
-			return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
-		}
-		if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
-			return nil, s.wrongCode(ctx, now, in, rt)
-		}
-		ref, err := s.newReference(l)
-		if err != nil {
-			return nil, err
-		}
-		in, err = update(ctx, s.st, kindIntent, id, now, func(v *intent) error {
-			if v.State != stateOpen {
-				return errStop
-			}
-			v.State, v.Proof, v.Ref, v.CommitStart = stateCommitting, proof, ref, now
-			v.Salt, v.Digest = "", ""
-			return nil
-		})
-		if errors.Is(err, errStop) {
-			// A competing confirmation proved the same code first.
-			return nil, assemble("in_progress", sentInProgress, AssembleNone, rt)
+		var in intent
+		if err == nil {
+			err = json.Unmarshal(irec.Value, &in)
 		}
 		if err != nil {
 			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
 		}
-	default:
-		return nil, assemble("intent_gone", sentIntentGone, assemblyForData(in.Data), rt)
+		rt.form = s.formFor(l, in.Data)
+		if proof == "" {
+			if proof, err = s.keyed(ctx, now, "proof", id+"\x00"+code); err != nil {
+				return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+			}
+		}
+		switch in.State {
+		case stateDone, stateRecovery:
+			if !sameDigest(in.Proof, proof) {
+				return nil, assemble("wrong_code", sentWrongCode, assemblyForData(in.Data), rt)
+			}
+			if in.State == stateRecovery || in.Data == nil {
+				return s.currentAnswer(ctx, in.Ref, l)
+			}
+		case stateCommitting:
+			if !sameDigest(in.Proof, proof) {
+				return nil, assemble("wrong_code", sentWrongCode, AssembleF, rt)
+			}
+			if now.Sub(in.CommitStart) < commitLease {
+				return nil, assemble("in_progress", sentInProgress, AssembleNone, rt)
+			}
+			// An earlier confirmation stopped part way: finish it.
+		case stateOpen:
+			if !now.Before(in.Expires) {
+				return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
+			}
+			if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
+				return nil, s.wrongCode(ctx, now, in, rt)
+			}
+			res, err := s.commitProved(ctx, now, in, irec.Version, proof, &d, l, rt)
+			if errors.Is(err, errAgain) {
+				continue
+			}
+			return res, err
+		default:
+			return nil, assemble("intent_gone", sentIntentGone, assemblyForData(in.Data), rt)
+		}
+		return s.commit(ctx, now, in, l, rt)
 	}
-	return s.commit(ctx, now, in, l, rt)
+	return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
 }
 
 // proofArgs reads the second step of a booking or a cancellation: an
@@ -167,14 +166,7 @@ func (s *Service) commit(ctx context.Context, now time.Time, in intent, l config
 	if err != nil {
 		return nil, err
 	}
-	d := in.Data
-	r := reservation{
-		Ref: in.Ref, Token: token, Source: "assistant", AgreementAtCheckin: true, Location: l.Slug,
-		Name: d.Name, Email: d.Email, Mailbox: in.Mailbox, Phone: d.Phone, PhoneDigits: in.Contact.Phone,
-		RoomType: d.RoomType, Checkin: d.Checkin, Checkout: d.Checkout, Nights: in.Price.Nights, Guests: d.Guests,
-		QuotedTotal: in.Price.Total, ChatPrice: in.Price.Total, RateBasis: in.Price.RateBasis,
-		Notes: CleanNotes(d.Notes), UncheckedProperties: []string{}, State: resPending, CreatedAt: now, IntentID: in.ID,
-	}
+	r := newReservation(in, token, l, now)
 	reuse, refusal, err := s.reserve(ctx, now, in, r, l, rt)
 	switch {
 	case err != nil:
@@ -187,6 +179,170 @@ func (s *Service) commit(ctx context.Context, now time.Time, in intent, l config
 		return s.finishWith(ctx, now, in, *reuse, l)
 	}
 	return s.hold(ctx, now, in, r, l, rt)
+}
+
+// newReservation is the pending reservation of a proved intent, before
+// its room is held.
+func newReservation(in intent, token string, l config.Location, now time.Time) reservation {
+	d := in.Data
+	return reservation{
+		Ref: in.Ref, Token: token, Source: "assistant", AgreementAtCheckin: true, Location: l.Slug,
+		Name: d.Name, Email: d.Email, Mailbox: in.Mailbox, Phone: d.Phone, PhoneDigits: in.Contact.Phone,
+		RoomType: d.RoomType, Checkin: d.Checkin, Checkout: d.Checkout, Nights: in.Price.Nights, Guests: d.Guests,
+		QuotedTotal: in.Price.Total, ChatPrice: in.Price.Total, RateBasis: in.Price.RateBasis,
+		Notes: CleanNotes(d.Notes), UncheckedProperties: []string{}, State: resPending, CreatedAt: now, IntentID: in.ID,
+	}
+}
+
+// errAgain asks Confirm to read the intent again: a write at the version
+// it read was refused, so another call moved the intent or a record the
+// decision rested on.
+var errAgain = errors.New("booking: read again")
+
+// draws are the random values of one confirmation, drawn once however
+// often it reads again, so the reference is allocated once.
+type draws struct{ ref, token string }
+
+// Positions of the writes of commitProved's one transaction.
+const (
+	wIntent = iota
+	wReservation
+	wByEmail
+	wGroup
+	wLocal
+	wHold
+	wNotices
+)
+
+// commitProved runs §8 steps 6 to 9 for an intent proved just now, still
+// open at version. The contact rules and both pending ceilings are
+// decided from reads made right before one transaction that swaps the
+// intent for its receipt at that version, registers the reference with
+// the mailbox, takes the pending slots, saves the reservation, holds the
+// room and queues the notices. The spec orders the registration before
+// the record and the record before the hold so that no step is ever left
+// without the one before it; committing them together keeps that promise
+// with nothing to recover or clean up. A refused write means another call
+// changed what was read: errAgain, and Confirm decides again.
+func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, version int64, proof string, d *draws, l config.Location, rt route) (*ConfirmResult, error) {
+	var err error
+	if d.ref == "" {
+		if d.ref, err = s.newReference(l); err != nil {
+			return nil, err
+		}
+	}
+	if l.BookingOff {
+		if err := s.endAt(ctx, in, version); err != nil {
+			return nil, err
+		}
+		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
+	}
+	if d.token == "" {
+		if d.token, err = s.randomHex(16); err != nil {
+			return nil, err
+		}
+	}
+	// The proved intent is what the committing state held; it is never
+	// stored as such, since it becomes its receipt in the same
+	// transaction as the reservation.
+	proved := in
+	proved.Proof, proved.Ref, proved.CommitStart = proof, d.ref, now
+	proved.Salt, proved.Digest = "", ""
+
+	index, indexVersion, err := getJSON[refs](ctx, s.st, kindByEmail, in.Mailbox)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	rows, err := s.rowsOf(ctx, index.Refs)
+	if err != nil {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	if reuse, refused := s.contactVerdict(rows, l, in.Data); reuse != nil {
+		// The same proved email already holds this stay: report it.
+		_, err := s.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(proved, reuse.Ref, now), version, now)}})
+		if _, moved := errors.AsType[*store.WriteError](err); moved {
+			return nil, errAgain
+		}
+		if err != nil {
+			s.log.WarnContext(ctx, "store receipt", "err", err)
+		}
+		return s.answer(*reuse, l), nil
+	} else if refused {
+		if err := s.endAt(ctx, in, version); err != nil {
+			return nil, err
+		}
+		return nil, assemble("contact", sentCannotBook, AssembleL, rt)
+	}
+	group, groupVersion, err := getJSON[refs](ctx, s.st, kindPending, "group")
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	local, localVersion, err := getJSON[refs](ctx, s.st, kindPending, l.Slug)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	// The group ceiling is checked before the local one.
+	if len(group.Refs) >= s.cfg.Limits.PortfolioPending || len(local.Refs) >= s.cfg.Limits.LocationPending {
+		if err := s.endAt(ctx, in, version); err != nil {
+			return nil, err
+		}
+		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
+	}
+
+	// The record is written as reserved: it commits only with its hold, so
+	// it never claims a room the index does not hold.
+	r := newReservation(proved, d.token, l, now)
+	r.State, r.RoomTaken = resReserved, true
+	unit, _ := l.Unit(r.RoomType)
+	checkin, _ := civil.Parse(r.Checkin)
+	hold := inventory.NewHold(r.Ref, l, unit, inventory.Nights(checkin, r.Nights), now)
+	notices, queue := newNotices(now, r.Ref, []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)})
+	index.Refs = append(index.Refs, r.Ref)
+	group.Refs = append(group.Refs, r.Ref)
+	local.Refs = append(local.Refs, r.Ref)
+	_, err = s.st.Apply(ctx, append([]store.Write{
+		wIntent:      {Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(proved, r.Ref, now), version, now)},
+		wReservation: {Op: store.OpCreate, Record: record(kindReservation, r.Ref, r, 0, now)},
+		wByEmail:     upsert(kindByEmail, in.Mailbox, index, indexVersion, now),
+		wGroup:       upsert(kindPending, "group", group, groupVersion, now),
+		wLocal:       upsert(kindPending, l.Slug, local, localVersion, now),
+		wHold:        {Op: store.OpHold, Hold: &hold},
+	}, queue...))
+	we, refused := errors.AsType[*store.WriteError](err)
+	switch {
+	case refused && we.Index == wHold && we.Err == store.ErrFull:
+		// The last room went while the guest was verifying. Nothing was
+		// written, so there is no pending record or slot to clean up.
+		if err := s.endAt(ctx, in, version); err != nil {
+			return nil, err
+		}
+		return nil, assemble("last_room", sentLastRoom, AssembleF, rt)
+	case refused && we.Err == store.ErrExists && (we.Index == wReservation || we.Index == wHold || we.Index >= wNotices):
+		// Only a reference drawn twice collides here; reading again
+		// would meet the same records.
+		s.log.ErrorContext(ctx, "reference collides", "location", l.Slug)
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+	case refused:
+		return nil, errAgain
+	case err != nil:
+		s.log.ErrorContext(ctx, "commit reservation", "location", l.Slug, "err", err)
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+	}
+	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
+}
+
+// endAt removes a proved intent that will make no reservation, at the
+// version its refusal was decided on: a competing confirmation that
+// committed meanwhile keeps its receipt, and this one reads again.
+func (s *Service) endAt(ctx context.Context, in intent, version int64) error {
+	err := s.st.Delete(ctx, kindIntent, in.ID, version)
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return errAgain
+	}
+	// A failed delete leaves an intent that expires on its own; the
+	// refusal stands.
+	s.dropFingerprint(ctx, in.Fingerprint, in.ID)
+	return nil
 }
 
 // reserve applies the proved mailbox's contact rules and both pending
