@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -316,7 +317,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	if err != nil {
 		s.log.WarnContext(ctx, "code email uncertain", "location", l.Slug, "err", err)
 	}
-	opened, older, err := s.openIntent(ctx, now, in.ID)
+	opened, older, err := s.openIntent(ctx, now, *in)
 	if err != nil {
 		return assemble("cannot_check", sentCannotCheck, AssembleL, rt)
 	}
@@ -330,47 +331,47 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 }
 
 // openIntent marks a sent intent open and makes it the mailbox's one open
-// intent at its location, in one transaction. It returns the intents it
-// replaced.
-func (s *Service) openIntent(ctx context.Context, now time.Time, id string) (intent, []string, error) {
+// intent at its location, in one transaction. It starts from the intent
+// as the caller created it, at version 1, and reads it again only when a
+// write was refused. It returns the intents it replaced.
+func (s *Service) openIntent(ctx context.Context, now time.Time, in intent) (intent, []string, error) {
+	version := int64(1) // a create stores version 1
 	for range maxCASAttempts {
-		irec, err := s.st.Get(ctx, kindIntent, id)
-		if err != nil {
-			return intent{}, nil, err
-		}
-		var in intent
-		if err := json.Unmarshal(irec.Value, &in); err != nil {
-			return intent{}, nil, err
-		}
 		if in.State != stateSending {
 			return in, nil, nil
 		}
 		key := in.Mailbox + "/" + in.Location
-		open, version, err := getJSON[openIntents](ctx, s.st, kindMailbox, key)
+		open, listVersion, err := getJSON[openIntents](ctx, s.st, kindMailbox, key)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return intent{}, nil, err
 		}
 		var older []string
 		for _, other := range open.IDs {
-			if other != id {
+			if other != in.ID {
 				older = append(older, other)
 			}
 		}
-		in.State = stateOpen
-		in.SentAt = append(in.SentAt, now)
-		op := store.OpSwap
-		if version == 0 {
-			op = store.OpCreate
-		}
+		opened := in
+		opened.State = stateOpen
+		opened.SentAt = append(slices.Clone(in.SentAt), now)
 		_, err = s.st.Apply(ctx, []store.Write{
-			{Op: store.OpSwap, Record: record(kindIntent, id, in, irec.Version, now)},
-			{Op: op, Record: record(kindMailbox, key, openIntents{IDs: []string{id}}, version, now)},
+			{Op: store.OpSwap, Record: record(kindIntent, in.ID, opened, version, now)},
+			upsert(kindMailbox, key, openIntents{IDs: []string{in.ID}}, listVersion, now),
 		})
 		var we *store.WriteError
 		if errors.As(err, &we) {
+			irec, err := s.st.Get(ctx, kindIntent, in.ID)
+			if err != nil {
+				return intent{}, nil, err
+			}
+			in = intent{}
+			if err := json.Unmarshal(irec.Value, &in); err != nil {
+				return intent{}, nil, err
+			}
+			version = irec.Version
 			continue
 		}
-		return in, older, err
+		return opened, older, err
 	}
 	return intent{}, nil, store.ErrConflict
 }
