@@ -23,6 +23,16 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// The conditional swap and delete of one record, for single writes and
+// for runs of writes sent together alike.
+const (
+	swapRecordSQL = `UPDATE records
+		SET value = $1, version = version + 1, updated_at = $2
+		WHERE kind = $3 AND key = $4 AND version = $5`
+	deleteRecordSQL = `DELETE FROM records
+		WHERE kind = $1 AND key = $2 AND version = $3`
+)
+
 // Create stores r with version 1, or returns store.ErrExists.
 func (db *DB) Create(ctx context.Context, r store.Record) (store.Record, error) {
 	r, err := createRecord(ctx, db.pool, r)
@@ -165,8 +175,15 @@ func (db *DB) apply(ctx context.Context, writes []store.Write) ([]store.Record, 
 		// A deadlock victim runs again from the start, so the results of
 		// an earlier attempt are dropped.
 		rs = make([]store.Record, len(writes))
-		for i, w := range writes {
-			r, err := applyWrite(ctx, tx, w)
+		for i := 0; i < len(writes); {
+			if n := recordRun(writes[i:]); n > 1 {
+				if err := applyRecords(ctx, tx, writes[i:i+n], rs[i:i+n], i); err != nil {
+					return err
+				}
+				i += n
+				continue
+			}
+			r, err := applyWrite(ctx, tx, writes[i])
 			if refused(err) {
 				return &store.WriteError{Index: i, Err: err}
 			}
@@ -174,6 +191,7 @@ func (db *DB) apply(ctx context.Context, writes []store.Write) ([]store.Record, 
 				return fmt.Errorf("write %d: %w", i, err)
 			}
 			rs[i] = r
+			i++
 		}
 		return nil
 	})
@@ -204,6 +222,88 @@ func applyWrite(ctx context.Context, tx pgx.Tx, w store.Write) (store.Record, er
 		return store.Record{}, releaseUnits(ctx, tx, w.Hold.ID)
 	}
 	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
+}
+
+// recordRun is how many writes at the start of ws are record writes that
+// can be sent together: every one a create, swap or delete of a key no
+// other one of them writes. Each write then stands or falls on its own,
+// so their results can be read after all of them ran.
+func recordRun(ws []store.Write) int {
+	type key struct{ kind, key string }
+	seen := map[key]bool{}
+	n := 0
+	for _, w := range ws {
+		k := key{w.Record.Kind, w.Record.Key}
+		if (w.Op != store.OpCreate && w.Op != store.OpSwap && w.Op != store.OpDelete) || seen[k] {
+			break
+		}
+		seen[k] = true
+		n++
+	}
+	return n
+}
+
+// applyRecords performs a run of record writes inside tx in one round
+// trip, writing the results to rs. A create that finds its key taken does
+// nothing instead of failing, so the transaction stays usable; the first
+// write that changed no row is then refused as a *store.WriteError,
+// numbered from base. Its key is written by no other write of the run, so
+// a read of it now tells a stale version from an absent record exactly as
+// it would have right after the write.
+func applyRecords(ctx context.Context, tx pgx.Tx, ws []store.Write, rs []store.Record, base int) error {
+	b := &pgx.Batch{}
+	for i, w := range ws {
+		r := w.Record
+		if w.Op == store.OpDelete {
+			b.Queue(deleteRecordSQL, r.Kind, r.Key, r.Version)
+			rs[i] = r
+			continue
+		}
+		at, err := nanos(r.UpdatedAt)
+		if err != nil {
+			return fmt.Errorf("write %d: %w", base+i, err)
+		}
+		r.Value = nonNil(r.Value)
+		r.UpdatedAt = instant(at)
+		if w.Op == store.OpCreate {
+			b.Queue(`INSERT INTO records (kind, key, value, version, updated_at)
+				VALUES ($1, $2, $3, 1, $4) ON CONFLICT DO NOTHING`, r.Kind, r.Key, r.Value, at)
+			r.Version = 1
+		} else {
+			b.Queue(swapRecordSQL, r.Value, at, r.Kind, r.Key, r.Version)
+			r.Version++
+		}
+		rs[i] = r
+	}
+	results := tx.SendBatch(ctx, b)
+	tags := make([]pgconn.CommandTag, len(ws))
+	var err error
+	for i := range ws {
+		if tags[i], err = results.Exec(); err != nil {
+			err = fmt.Errorf("write %d: %w", base+i, err)
+			break
+		}
+	}
+	if cerr := results.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	for i, w := range ws {
+		if tags[i].RowsAffected() == 1 {
+			continue
+		}
+		if w.Op == store.OpCreate {
+			return &store.WriteError{Index: base + i, Err: store.ErrExists}
+		}
+		err := changedOne(ctx, tx, tags[i], w.Record.Kind, w.Record.Key)
+		if refused(err) {
+			return &store.WriteError{Index: base + i, Err: err}
+		}
+		return fmt.Errorf("write %d: %w", base+i, err)
+	}
+	return nil
 }
 
 // refused reports whether err is a conditional write refusing, as opposed
@@ -246,10 +346,7 @@ func swapRecord(ctx context.Context, q querier, r store.Record) (store.Record, e
 		return store.Record{}, err
 	}
 	r.Value = nonNil(r.Value)
-	tag, err := q.Exec(ctx, `UPDATE records
-		SET value = $1, version = version + 1, updated_at = $2
-		WHERE kind = $3 AND key = $4 AND version = $5`,
-		r.Value, at, r.Kind, r.Key, r.Version)
+	tag, err := q.Exec(ctx, swapRecordSQL, r.Value, at, r.Kind, r.Key, r.Version)
 	if err != nil {
 		return store.Record{}, err
 	}
@@ -264,8 +361,7 @@ func swapRecord(ctx context.Context, q querier, r store.Record) (store.Record, e
 // deleteRecord removes the record through q if version is current, or
 // returns store.ErrConflict or store.ErrNotFound.
 func deleteRecord(ctx context.Context, q querier, kind, key string, version int64) error {
-	tag, err := q.Exec(ctx, `DELETE FROM records
-		WHERE kind = $1 AND key = $2 AND version = $3`, kind, key, version)
+	tag, err := q.Exec(ctx, deleteRecordSQL, kind, key, version)
 	if err != nil {
 		return err
 	}
