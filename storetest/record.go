@@ -254,6 +254,10 @@ func testApplyRefused(t *testing.T, s store.Store) {
 		{"delete stale", []store.Write{del("k1", 1)}, 0, store.ErrConflict},
 		{"delete absent", []store.Write{create("new"), del("absent", 1)}, 1, store.ErrNotFound},
 		{"delete twice", []store.Write{del("k1", 2), del("k1", 2)}, 1, store.ErrNotFound},
+		// Engines may send writes of distinct keys together; the first
+		// refused one is still the one reported.
+		{"first of two refusals", []store.Write{create("new"), swap("k1", 1), create("k2")}, 1, store.ErrConflict},
+		{"refused between writes", []store.Write{create("new"), del("absent", 1), swap("k2", 1)}, 1, store.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
