@@ -145,8 +145,10 @@ func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, rt ro
 	return assemble("wrong_code", sentWrongCode, AssembleF, rt)
 }
 
-// commit runs §8 steps 6 to 9 for a proved intent. Every step is keyed by
-// the intent's one reference, so a retry finishes the same reservation
+// commit runs §8 steps 6 to 9 step by step for a proved intent that an
+// interrupted confirmation left committing, as older releases did before
+// commitProved did it in one transaction. Every step is keyed by the
+// intent's one reference, so a retry finishes the same reservation
 // instead of starting another.
 func (s *Service) commit(ctx context.Context, now time.Time, in intent, l config.Location, rt route) (*ConfirmResult, error) {
 	existing, _, err := getJSON[reservation](ctx, s.st, kindReservation, in.Ref)
