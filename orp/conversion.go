@@ -151,10 +151,7 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 		if err != nil {
 			return ConversionResult{}, err
 		}
-		h.clicks.mu.Lock()
-		h.clicks.seq++
-		seq := h.clicks.seq
-		h.clicks.mu.Unlock()
+		seq := h.clicks.seq.Add(1)
 		writes := []store.Write{
 			create(kindConvKey, key, conversionKey{Hash: hash, Result: res}, now),
 			create(kindConv, fmt.Sprintf("%s/%019d%06d", token, now.UnixNano(), seq%1000000), rec, now),

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"frontdesk/store"
@@ -199,10 +200,13 @@ func classify(c Click, isBot func(ua string) bool) string {
 	if c.Method == http.MethodHead {
 		return classPreview
 	}
-	for _, name := range []string{"Sec-Fetch-Purpose", "Sec-Purpose", "Purpose", "X-Moz", "X-Purpose"} {
-		v := strings.ToLower(c.Header.Get(name))
-		if strings.Contains(v, "prefetch") || strings.Contains(v, "prerender") || strings.Contains(v, "preview") {
-			return classPreview
+	// The names are canonical, so the header map is read directly.
+	for _, name := range [...]string{"Sec-Fetch-Purpose", "Sec-Purpose", "Purpose", "X-Moz", "X-Purpose"} {
+		for _, v := range c.Header[name] {
+			v = strings.ToLower(v)
+			if strings.Contains(v, "prefetch") || strings.Contains(v, "prerender") || strings.Contains(v, "preview") {
+				return classPreview
+			}
 		}
 	}
 	return classHuman
@@ -248,46 +252,77 @@ type clickEvent struct {
 }
 
 // batcher writes clicks in groups so a redirect never waits for a disk
-// flush (group commit), and flushes everything on Close.
+// flush (group commit), and flushes everything on Close. A redirect only
+// appends to the queue under a lock: waking the writer for every click
+// cost the redirect more than the write did, so the writer wakes on its
+// own every batchEvery, or early when a batch is full.
 type batcher struct {
 	h       *Host
-	in      chan clickEvent
-	flushed chan struct{}
 	mu      sync.Mutex
+	taken   *sync.Cond // the writer took the queue, or Close began
+	queue   []clickEvent
+	full    chan struct{} // one token: the queue reached batchMax
+	stop    chan struct{}
+	flushed chan struct{}
 	closed  bool
 	running bool
-	seq     uint64
+	seq     atomic.Uint64 // names pages and conversions uniquely
 }
 
 const (
-	batchMax   = 512
-	batchEvery = 20 * time.Millisecond
+	batchMax   = 1024
+	batchEvery = 50 * time.Millisecond
+	// queueMax bounds the clicks waiting for a writer that cannot keep
+	// up, such as one on a failing disk; a redirect then waits rather
+	// than drop a click it has answered.
+	queueMax = 1 << 16
 )
 
 func newBatcher(h *Host) *batcher {
-	return &batcher{h: h, in: make(chan clickEvent, 8192), flushed: make(chan struct{})}
+	b := &batcher{h: h, full: make(chan struct{}, 1), stop: make(chan struct{}), flushed: make(chan struct{})}
+	b.taken = sync.NewCond(&b.mu)
+	return b
 }
 
-// add queues one click. It blocks only when the queue is full, so a click
-// that was redirected is never dropped.
+// add queues one click.
 func (b *batcher) add(e clickEvent) {
 	b.mu.Lock()
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
+	for !b.closed && len(b.queue) >= queueMax {
+		b.taken.Wait()
+	}
+	if b.closed {
+		b.mu.Unlock()
 		// After Close the server no longer serves; write synchronously so
 		// nothing is lost.
 		b.h.writeClicks(context.Background(), []clickEvent{e})
 		return
 	}
-	b.in <- e
+	b.queue = append(b.queue, e)
+	n := len(b.queue)
+	b.mu.Unlock()
+	if n == batchMax {
+		select {
+		case b.full <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// take empties the queue.
+func (b *batcher) take() []clickEvent {
+	b.mu.Lock()
+	q := b.queue
+	b.queue = nil
+	b.taken.Broadcast()
+	b.mu.Unlock()
+	return q
 }
 
 // Start runs the click writer until Close.
 func (h *Host) Start() {
 	b := h.clicks
 	b.mu.Lock()
-	if b.running {
+	if b.running || b.closed {
 		b.mu.Unlock()
 		return
 	}
@@ -300,27 +335,15 @@ func (b *batcher) run() {
 	defer close(b.flushed)
 	tick := time.NewTicker(batchEvery)
 	defer tick.Stop()
-	var batch []clickEvent
-	flush := func() {
-		if len(batch) > 0 {
-			b.h.writeClicks(context.Background(), batch)
-			batch = nil
-		}
-	}
 	for {
 		select {
-		case e, ok := <-b.in:
-			if !ok {
-				flush()
-				return
-			}
-			batch = append(batch, e)
-			if len(batch) >= batchMax {
-				flush()
-			}
+		case <-b.stop:
+			b.h.writeClicks(context.Background(), b.take())
+			return
 		case <-tick.C:
-			flush()
+		case <-b.full:
 		}
+		b.h.writeClicks(context.Background(), b.take())
 	}
 }
 
@@ -334,36 +357,19 @@ func (h *Host) Close() {
 	}
 	b.closed = true
 	running := b.running
+	b.taken.Broadcast()
 	b.mu.Unlock()
-	close(b.in)
+	close(b.stop)
 	if running {
 		<-b.flushed
 		return
 	}
-	var rest []clickEvent
-	for e := range b.in {
-		rest = append(rest, e)
-	}
-	h.writeClicks(context.Background(), rest)
+	h.writeClicks(context.Background(), b.take())
 }
 
 // Flush writes every queued click now; tests and the sweep use it.
 func (h *Host) Flush(ctx context.Context) {
-	var batch []clickEvent
-	for {
-		select {
-		case e, ok := <-h.clicks.in:
-			if !ok {
-				h.writeClicks(ctx, batch)
-				return
-			}
-			batch = append(batch, e)
-			continue
-		default:
-		}
-		break
-	}
-	h.writeClicks(ctx, batch)
+	h.writeClicks(ctx, h.clicks.take())
 }
 
 // writeClicks stores one batch: its click pages and each link's running
@@ -442,10 +448,7 @@ func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[stri
 		p.add(e.token, StoredClick{Class: class, At: e.at, Source: e.source, ID: e.id})
 	}
 	now := h.clock.Now()
-	h.clicks.mu.Lock()
-	h.clicks.seq++
-	page := fmt.Sprintf("%019d-%06d", now.UnixNano(), h.clicks.seq%1000000)
-	h.clicks.mu.Unlock()
+	page := fmt.Sprintf("%019d-%06d", now.UnixNano(), h.clicks.seq.Add(1)%1000000)
 	writes := p.writes(page, now)
 	for _, token := range order {
 		s := states[token]

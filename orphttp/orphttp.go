@@ -67,10 +67,18 @@ func (s *Server) Redirects() http.Handler {
 	return NoStore(http.HandlerFunc(s.redirect))
 }
 
+// Header values every redirect sends (T4). net/http only reads them, so
+// one slice serves every response.
+var (
+	noStore    = []string{"no-store"}
+	noReferrer = []string{"no-referrer"}
+	noIndex    = []string{"noindex"}
+)
+
 // NoStore marks every answer of next uncacheable (§4.2).
 func NoStore(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
+		w.Header()["Cache-Control"] = noStore
 		next.ServeHTTP(w, r)
 	})
 }
@@ -218,9 +226,9 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 		Method: r.Method, Query: query, Header: r.Header, Address: address(r),
 	})
 	h := w.Header()
-	h.Set("Location", loc)
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Robots-Tag", "noindex")
+	h["Location"] = []string{loc}
+	h["Referrer-Policy"] = noReferrer
+	h["X-Robots-Tag"] = noIndex
 	w.WriteHeader(http.StatusFound)
 }
 

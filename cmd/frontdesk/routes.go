@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -62,7 +61,7 @@ func (m *Main) countStatus(next http.Handler) http.Handler {
 		if route == "" {
 			route = "unmatched"
 		}
-		m.metrics.HTTPResponses.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		m.metrics.Response(route, sw.status)
 	})
 }
 

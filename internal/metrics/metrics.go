@@ -4,6 +4,9 @@
 package metrics
 
 import (
+	"strconv"
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -14,6 +17,25 @@ type Metrics struct {
 	ToolCalls     *prometheus.CounterVec   // server, tool, outcome
 	ToolSeconds   *prometheus.HistogramVec // server, tool
 	HTTPResponses *prometheus.CounterVec   // route, code
+
+	responses sync.Map // responseKey → prometheus.Counter
+}
+
+type responseKey struct {
+	route string
+	code  int
+}
+
+// Response counts one HTTP response. The counter of each route and code
+// is looked up once: resolving label values cost a busy route more than
+// the increment.
+func (m *Metrics) Response(route string, code int) {
+	k := responseKey{route, code}
+	c, ok := m.responses.Load(k)
+	if !ok {
+		c, _ = m.responses.LoadOrStore(k, m.HTTPResponses.WithLabelValues(route, strconv.Itoa(code)))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 // New registers the series on a fresh registry.
