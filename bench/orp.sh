@@ -18,9 +18,10 @@ echo "$out" | awk '
   /^BenchmarkRedirects\// {
     split($1, parts, "/"); name = parts[2]; sub(/-[0-9]+$/, "", name)
     for (i = 2; i <= NF; i++) {
-      if ($(i+1) == "redirects/s") rate[name] = rate[name] " " $i
+      if ($(i+1) == "redirects/s") { rate[name] = rate[name] " " $i; last[name] = $i }
       if ($(i+1) == "cpu-µs/redirect") cpu[name] = cpu[name] " " $i
     }
+    if (name == "frontdesk") pairs = pairs " " last["frontdesk"] / last["bare"]
   }
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
@@ -32,4 +33,5 @@ echo "$out" | awk '
     printf "\n%-12s %14s %8s %16s %10s\n", "handler", "redirects/s", "ratio", "cpu-µs/redirect", "cpu ratio"
     printf "%-12s %14.0f %8.2f %16.1f %10.2f\n", "bare", base, 1, basecpu, 1
     printf "%-12s %14.0f %8.2f %16.1f %10.2f\n", "frontdesk", median(rate["frontdesk"]), median(rate["frontdesk"]) / base, median(cpu["frontdesk"]), basecpu / median(cpu["frontdesk"])
+    printf "\nmedian of the runs%s own ratios (frontdesk / bare of the same run): %.2f\n", "\047", median(pairs)
   }'

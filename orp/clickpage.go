@@ -84,22 +84,26 @@ func secondKey(sec int64) string { return fmt.Sprintf("%011d", sec) }
 
 // pages collects one flush's clicks into page values.
 type pages struct {
-	byLink map[string][]byte // <token>/<second> → JSON array being built
-	byID   map[string][]byte // <second> → JSON array being built
-	order  []string          // keys of byLink, then byID, in first-seen order
+	byLink map[linkSecond][]byte // JSON array being built
+	byID   map[int64][]byte      // by second; JSON array being built
+	order  []linkSecond          // keys of byLink in first-seen order
+}
+
+type linkSecond struct {
+	token string
+	sec   int64
 }
 
 func newPages() *pages {
-	return &pages{byLink: map[string][]byte{}, byID: map[string][]byte{}}
+	return &pages{byLink: map[linkSecond][]byte{}, byID: map[int64][]byte{}}
 }
 
 // add appends one click. Tokens, classes, sources and click ids are
 // plain ASCII without quotes or backslashes, so they are written as JSON
 // strings as they are; anything else goes through the JSON encoder.
 func (p *pages) add(token string, c StoredClick) {
-	sec := secondKey(c.At.Unix())
-	at := c.At.UnixNano()
-	link := token + "/" + sec
+	sec, at := c.At.Unix(), c.At.UnixNano()
+	link := linkSecond{token, sec}
 	b, ok := p.byLink[link]
 	if !ok {
 		p.order = append(p.order, link)
@@ -143,12 +147,12 @@ func (p *pages) writes(page string, now time.Time) []store.Write {
 	ws := make([]store.Write, 0, len(p.byLink)+len(p.byID))
 	for _, link := range p.order {
 		ws = append(ws, store.Write{Op: store.OpCreate, Record: store.Record{
-			Kind: kindClickPage, Key: link + "/" + page, Value: append(p.byLink[link], ']'), UpdatedAt: now,
+			Kind: kindClickPage, Key: link.token + "/" + secondKey(link.sec) + "/" + page, Value: append(p.byLink[link], ']'), UpdatedAt: now,
 		}})
 	}
 	for sec, b := range p.byID {
 		ws = append(ws, store.Write{Op: store.OpCreate, Record: store.Record{
-			Kind: kindClickIDPage, Key: sec + "/" + page, Value: append(b, ']'), UpdatedAt: now,
+			Kind: kindClickIDPage, Key: secondKey(sec) + "/" + page, Value: append(b, ']'), UpdatedAt: now,
 		}})
 	}
 	return ws
