@@ -3,11 +3,15 @@ package booking
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"frontdesk/config"
+	"frontdesk/sqlite"
+	"frontdesk/store"
 )
 
 // TestLastRoomRace: many proved guests confirm Riverside's one studio at
@@ -227,5 +231,55 @@ func TestPendingCeilings(t *testing.T) {
 				t.Fatalf("pending reservations = %d (%v), want %d", total, perLocation, want)
 			}
 		})
+	}
+}
+
+// midConfirm runs hook once, when a confirmation reads the pending
+// counters: after it proved the code, before its transaction.
+type midConfirm struct {
+	store.Store
+	once sync.Once
+	hook func()
+}
+
+func (m *midConfirm) Get(ctx context.Context, kind, key string) (store.Record, error) {
+	if kind == kindPending && m.hook != nil {
+		m.once.Do(m.hook)
+	}
+	return m.Store.Get(ctx, kind, key)
+}
+
+// TestResendDuringConfirm: a resend that replaces the code while a
+// confirmation with the old code is between its reads and its commit
+// wins; the old code then commits nothing, and the new one books.
+func TestResendDuringConfirm(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "fd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	mc := &midConfirm{Store: st}
+	w := newWorldOn(t, config.Demo(), mc)
+	ctx := context.Background()
+	start, err := w.svc.Start(ctx, web, stayArgs())
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	old := w.lastCode("ada@example.com")
+	w.clock.Advance(61 * time.Second)
+	mc.hook = func() {
+		if _, err := w.svc.Start(ctx, web, args("booking_id", start.BookingID)); err != nil {
+			t.Errorf("resend: %s", refusalText(err))
+		}
+	}
+	if _, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", old)); !strings.HasPrefix(refusalText(err), sentWrongCode) {
+		t.Fatalf("confirm with the replaced code = %q, want the wrong-code sentence", refusalText(err))
+	}
+	if recs, err := w.st.List(ctx, kindReservation, "", "", 10); err != nil || len(recs) != 0 {
+		t.Fatalf("%d reservations after the replaced code (%v), want 0", len(recs), err)
+	}
+	res, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
+	if err != nil || !strings.HasPrefix(res.ReservationNumber, "RIV-") {
+		t.Fatalf("confirm with the new code = %+v, %s", res, refusalText(err))
 	}
 }
