@@ -49,3 +49,27 @@ func TestSplitDestination(t *testing.T) {
 		t.Errorf("a destination with its own %%00 split into %q", parts)
 	}
 }
+
+// TestFullQueueWaits checks that a click arriving at a full queue waits
+// for the writer to take the queue instead of being dropped.
+func TestFullQueueWaits(t *testing.T) {
+	b := newBatcher(&Host{})
+	b.queue = make([]clickEvent, queueMax)
+	added := make(chan struct{})
+	go func() {
+		b.add(clickEvent{token: "waiting1"})
+		close(added)
+	}()
+	select {
+	case <-added:
+		t.Fatal("a click was queued past the bound")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if got := len(b.take()); got != queueMax {
+		t.Fatalf("took %d clicks, want %d", got, queueMax)
+	}
+	<-added
+	if q := b.take(); len(q) != 1 || q[0].token != "waiting1" {
+		t.Fatalf("after the wait the queue holds %v, want the waiting click", q)
+	}
+}
