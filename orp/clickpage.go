@@ -107,11 +107,8 @@ func (p *pages) add(token string, c StoredClick) {
 	b, ok := p.byLink[link]
 	if !ok {
 		p.order = append(p.order, link)
-		b = append(b, '[')
-	} else {
-		b = append(b, ',')
 	}
-	b = append(b, '[')
+	b = nextRow(b)
 	b = appendString(b, c.Class)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, at, 10)
@@ -124,13 +121,7 @@ func (p *pages) add(token string, c StoredClick) {
 	if c.ID == "" {
 		return
 	}
-	b, ok = p.byID[sec]
-	if !ok {
-		b = append(b, '[')
-	} else {
-		b = append(b, ',')
-	}
-	b = append(b, '[')
+	b = nextRow(p.byID[sec])
 	b = appendString(b, c.ID)
 	b = append(b, ',')
 	b = appendString(b, token)
@@ -156,6 +147,17 @@ func (p *pages) writes(page string, now time.Time) []store.Write {
 		}})
 	}
 	return ws
+}
+
+// nextRow starts a row of a page being built: the page's opening bracket
+// before its first row, a comma before the others.
+func nextRow(b []byte) []byte {
+	if len(b) == 0 {
+		b = append(b, '[')
+	} else {
+		b = append(b, ',')
+	}
+	return append(b, '[')
 }
 
 func appendString(b []byte, s string) []byte {

@@ -67,26 +67,14 @@ const (
 // an Apply of one hold.
 func (db *DB) Hold(ctx context.Context, h store.Hold) error {
 	_, err := db.apply(ctx, []store.Write{{Op: store.OpHold, Hold: &h}})
-	return indexError("hold", err)
+	return store.OneWrite("hold", err)
 }
 
 // Release gives back every unit of hold id, or returns store.ErrNotFound.
 // It is an Apply of one release.
 func (db *DB) Release(ctx context.Context, id string, at time.Time) error {
 	_, err := db.apply(ctx, []store.Write{{Op: store.OpRelease, Hold: &store.Hold{ID: id, At: at}}})
-	return indexError("release", err)
-}
-
-// indexError turns the refusal of a one-write Apply into its sentinel, as
-// Index promises.
-func indexError(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if we, ok := errors.AsType[*store.WriteError](err); ok {
-		err = we.Err
-	}
-	return fmt.Errorf("%s: %w", op, err)
+	return store.OneWrite("release", err)
 }
 
 // holdUnits takes h.Units units in every slot of h through q, which runs

@@ -98,6 +98,19 @@ func (e *WriteError) Error() string {
 
 func (e *WriteError) Unwrap() error { return e.Err }
 
+// OneWrite words the error of a one-write Apply as a single-operation
+// method such as Index.Hold reports it: a refusal as its bare sentinel,
+// anything else as it is, both under op.
+func OneWrite(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if we, ok := errors.AsType[*WriteError](err); ok {
+		err = we.Err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
 // Count is how many units of one type are held in one slot. A slot is a
 // night ("2026-12-01") or a timed start ("2026-12-01T10:00"), so slots of
 // one location sort by time as plain strings.
