@@ -220,6 +220,8 @@ func applyWrite(ctx context.Context, tx pgx.Tx, w store.Write) (store.Record, er
 			return store.Record{}, holdUnits(ctx, tx, *w.Hold)
 		}
 		return store.Record{}, releaseUnits(ctx, tx, w.Hold.ID)
+	case store.OpCreateReservation, store.OpSwapReservation:
+		return store.Record{}, putReservation(ctx, tx, w.Op, w.Reservation)
 	}
 	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
 }

@@ -213,6 +213,8 @@ func applyWrite(ctx context.Context, q querier, w store.Write) (store.Record, er
 			return store.Record{}, holdUnits(ctx, q, *w.Hold)
 		}
 		return store.Record{}, releaseUnits(ctx, q, w.Hold.ID)
+	case store.OpCreateReservation, store.OpSwapReservation:
+		return store.Record{}, putReservation(ctx, q, w.Op, w.Reservation)
 	}
 	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
 }

@@ -115,6 +115,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		insertRecordSQL, swapRecordSQL, deleteRecordSQL, recordExistsSQL,
 		insertHoldSQL, insertHoldSlotSQL, slotSQL, insertSlotSQL, takeSlotSQL,
 		deleteHoldSlotsSQL, deleteHoldSQL, giveSlotSQL,
+		insertReservationSQL, swapReservationSQL, reservationExistsSQL,
 	} {
 		if _, err := db.stmts.get(ctx, q); err != nil {
 			db.Close()

@@ -54,11 +54,13 @@ type Records interface {
 	// limit outside 1 to 1000 is an error.
 	List(ctx context.Context, kind, prefix, after string, limit int) ([]Record, error)
 	// Apply performs every write in one transaction, or none of them:
-	// record writes and index writes (OpHold, OpRelease) alike, so a
-	// record and the units it stands for are saved together. It returns
-	// the written records in order (a deleted record as given, the zero
-	// Record for an index write). When one write is refused, nothing
-	// changes and the error is a *WriteError wrapping ErrExists,
+	// record writes, index writes (OpHold, OpRelease) and reservation
+	// writes alike, so a reservation and the units it stands for are
+	// saved together. It returns the written records in order (a deleted
+	// record as given, the zero Record for an index or reservation
+	// write: a created reservation has version 1, a swapped one its
+	// version plus one). When one write is refused, nothing changes and
+	// the error is a *WriteError wrapping ErrExists,
 	// ErrConflict or ErrNotFound, or ErrFull for a hold without capacity.
 	// No writes return no records and no error.
 	Apply(ctx context.Context, writes []Write) ([]Record, error)
@@ -76,14 +78,22 @@ const (
 	OpDelete
 	OpHold    // take Write.Hold: ErrFull without capacity, ErrExists for a held ID
 	OpRelease // give back the units of hold Write.Hold.ID at Write.Hold.At, or ErrNotFound
+	// OpCreateReservation stores Write.Reservation with version 1, or
+	// ErrExists for a taken reference.
+	OpCreateReservation
+	// OpSwapReservation replaces Write.Reservation if its Version is
+	// current: ErrConflict for a stale version, ErrNotFound when absent.
+	OpSwapReservation
 )
 
 // Write is one conditional write of an Apply. Record is used by the record
-// writes, Hold by the index writes; a release needs only its ID and At.
+// writes, Hold by the index writes (a release needs only its ID and At),
+// Reservation by the reservation writes.
 type Write struct {
-	Op     Op
-	Record Record
-	Hold   *Hold
+	Op          Op
+	Record      Record
+	Hold        *Hold
+	Reservation *Reservation
 }
 
 // WriteError says which write of an Apply was refused, and why.
@@ -151,7 +161,63 @@ type Index interface {
 type Store interface {
 	Records
 	Index
+	Reservations
 	// Ready reports whether the store is reachable and fully migrated.
 	Ready(ctx context.Context) error
 	Close() error
+}
+
+// Reservation is one row of the reservations table: the typed columns
+// that staff screens and other doors filter by, and the whole reservation
+// as JSON in Value. Version starts at 1 on create and grows by one with
+// every swap, like a Record's.
+type Reservation struct {
+	Reference  string // unique across locations
+	Location   string
+	Unit       string
+	FirstSlot  string // the first slot held, as in Count.Slot
+	LastSlot   string // the last slot held; FirstSlot for one slot
+	State      string
+	Source     string // the door it came through: "chat", "form", "usp:<platform>", "staff"
+	ContactKey string // a keyed hash of the normalized contact, never the contact
+	Value      []byte
+	Version    int64
+	UpdatedAt  time.Time
+}
+
+// ReservationFilter selects reservations for ListReservations. Empty
+// fields select everything. Rows come in order of FirstSlot, then
+// Reference; After continues a listing after the last row of a page.
+type ReservationFilter struct {
+	Location   string
+	From, To   string   // slots overlapping [From, To): LastSlot >= From and FirstSlot < To
+	States     []string // any of these
+	Source     string
+	ContactKey string
+	After      ReservationCursor
+	Limit      int // 1 to 1000
+}
+
+// ReservationCursor is where a page of reservations ended.
+type ReservationCursor struct {
+	FirstSlot string
+	Reference string
+}
+
+// Cursor is the position a page ending at r continues from.
+func (r Reservation) Cursor() ReservationCursor {
+	return ReservationCursor{FirstSlot: r.FirstSlot, Reference: r.Reference}
+}
+
+// Reservations stores reservations in typed, indexed rows. They are
+// written through Apply (OpCreateReservation, OpSwapReservation) so a
+// reservation commits with its hold and its other records.
+type Reservations interface {
+	// GetReservation returns the reservation with this reference, or
+	// ErrNotFound.
+	GetReservation(ctx context.Context, reference string) (Reservation, error)
+	// ListReservations returns up to f.Limit reservations matching f, in
+	// order of FirstSlot then Reference, after f.After. A limit outside 1
+	// to 1000 is an error.
+	ListReservations(ctx context.Context, f ReservationFilter) ([]Reservation, error)
 }

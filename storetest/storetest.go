@@ -2,7 +2,8 @@
 // conditional create, compare-and-swap, listing, all-or-nothing batches
 // of record writes and of holds, and their behaviour under concurrent
 // writers. The cases for List and Apply live in record.go, those for
-// batches that also hold and release units in apply.go. An engine's own
+// batches that also hold and release units in apply.go, those of the
+// reservations table in reservation.go. An engine's own
 // test calls Run with a function that opens a fresh, empty store.
 //
 // It imports only store from this module.
@@ -73,6 +74,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentHoldAndRelease", testConcurrentHoldAndRelease},
 		{"CountsRange", testCountsRange},
 		{"Ready", testReady},
+		{"ReservationCreateGetSwap", testReservationCreateGetSwap},
+		{"ReservationWithHold", testReservationWithHold},
+		{"ListReservationsFilters", testListReservationsFilters},
+		{"ListReservationsPages", testListReservationsPages},
+		{"ConcurrentReservationSwaps", testConcurrentReservationSwaps},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
