@@ -9,6 +9,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/message"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -135,19 +136,19 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 // cancellable applies the chat cancellation gates, on both steps: the
 // reservation holds a room, it is strictly more than the cutoff before the
 // local check-in time, and the office is open now.
-func (s *Service) cancellable(r reservation, l config.Location, now time.Time, rt route) *Refusal {
+func (s *Service) cancellable(r booked, l config.Location, now time.Time, rt route) *Refusal {
 	switch r.State {
-	case resCancelled:
-		return assemble("already_cancelled", sentCanceled, AssembleNone, rt, r.Ref)
-	case resCompleted:
-		return assemble("ended", sentEnded, AssembleNone, rt, r.Ref)
-	case resMoved:
-		return assemble("moved", sentMoved, AssembleNone, rt, r.Ref)
-	case resReserved, resConfirmed:
+	case reservation.Cancelled, reservation.Declined:
+		return assemble("already_cancelled", sentCanceled, AssembleNone, rt, r.Reference)
+	case reservation.Completed, reservation.NoShow:
+		return assemble("ended", sentEnded, AssembleNone, rt, r.Reference)
+	case reservation.Moved:
+		return assemble("moved", sentMoved, AssembleNone, rt, r.Reference)
+	case reservation.Reserved, reservation.Confirmed:
 	default:
 		return assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 	}
-	checkin, _ := civil.Parse(r.Checkin)
+	checkin, _ := civil.Parse(r.Checkin())
 	cutoff := checkinInstant(l, checkin).Add(-time.Duration(s.cfg.Limits.CancelBeforeHours) * time.Hour)
 	if !now.Before(cutoff) {
 		return assemble("cancel_by_phone", sentCancelByPhone, AssembleNone, rt)
@@ -191,7 +192,11 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			return nil, wrong
 		}
 		if cn.State == stateDone {
-			return s.cancelAnswer(ctx, cn.Ref, l, rt)
+			r, err := s.getBooked(ctx, cn.Ref)
+			if err != nil {
+				return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+			}
+			return s.cancelAnswer(ctx, r, l, nil)
 		}
 	case stateOpen:
 		if !now.Before(cn.Expires) {
@@ -212,7 +217,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			}
 			return nil, wrong
 		}
-		r, _, err := getJSON[reservation](ctx, s.st, kindReservation, cn.Ref)
+		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
 			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 		}
@@ -233,53 +238,87 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 	return s.cancelCommit(ctx, now, cn, l, rt)
 }
 
-// cancelCommit saves the decision first, then releases the room and sends
-// the notices. A failed release leaves a repair marker for the sweep and
-// answers that the cancellation may have gone through.
+// cancelCommit cancels the reservation of a proved cancellation in one
+// transaction: the reservation's state, the release of its room and of
+// its pending places, the queued notices and the cancellation's receipt
+// commit together or not at all, so a failure at any point leaves either
+// nothing done, which a retry finishes, or everything done, which a
+// retry reports. Of parallel attempts exactly one commits and attempts
+// the notices; the others read the outcome it left.
 func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l config.Location, rt route) (*CancelResult, error) {
-	r, err := update(ctx, s.st, kindReservation, cn.Ref, now, func(v *reservation) error {
-		if v.State == resCancelled {
-			return errStop
+	for range maxCASAttempts {
+		r, err := s.getBooked(ctx, cn.Ref)
+		if err != nil {
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 		}
-		v.State, v.CancelledAt = resCancelled, now
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-	}
-	if errors.Is(err, errStop) {
-		r, _, _ = getJSON[reservation](ctx, s.st, kindReservation, cn.Ref)
-	}
-	if !r.Released {
-		if err := s.inv.Release(ctx, r.Ref, now); err != nil && !errors.Is(err, store.ErrNotFound) {
-			s.log.ErrorContext(ctx, "release room", "location", l.Slug, "err", err)
+		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
+		if err != nil {
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+		}
+		if cur.State == stateDone {
+			return s.cancelAnswer(ctx, r, l, nil)
+		}
+		cur.State = stateDone
+		writes := []store.Write{{Op: store.OpSwap, Record: record(kindCancel, cn.ID, cur, cnVersion, now)}}
+		var notices []queuedNotice
+		if r.State != reservation.Cancelled {
+			versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
+			if err != nil {
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+			}
+			moved, ws, err := reservation.Move(r.Reservation, reservation.Cancelled, "guest", "cancelled in chat", now, versions)
+			if err != nil {
+				// Staff moved it on meanwhile: the cancellation ends with
+				// the reservation as staff left it.
+				if _, err := s.st.Apply(ctx, writes); err != nil {
+					return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+				}
+				return s.cancelAnswer(ctx, r, l, nil)
+			}
+			r.Reservation, r.chat.CancelledAt = moved, now
+			ws[0] = reservation.Save(r.withDetail(), now)
+			var queue []store.Write
+			notices, queue = newNotices(now, r.Reference, s.cancellationEmails(r, l, now))
+			writes = append(append(writes, ws...), queue...)
+		}
+		_, err = s.st.Apply(ctx, writes)
+		if _, refused := errors.AsType[*store.WriteError](err); refused {
+			continue // another attempt or a staff decision came first: read again
+		}
+		if err != nil {
+			// The transaction may or may not have committed.
+			s.log.ErrorContext(ctx, "commit cancellation", "location", l.Slug, "err", err)
 			return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
 		}
-		r, _ = update(ctx, s.st, kindReservation, cn.Ref, now, func(v *reservation) error {
-			v.Released = true
-			return nil
-		})
-		s.releasePending(ctx, now, l.Slug, r.Ref)
+		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
 	}
-	s.queueNotices(ctx, now, r.Ref, s.cancellationEmails(r, l, now))
-	_, _ = update(ctx, s.st, kindCancel, cn.ID, now, func(v *cancellation) error {
-		v.State = stateDone
-		return nil
-	})
-	return s.cancelAnswer(ctx, r.Ref, l, rt)
+	return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
 }
 
 // cancelAnswer reports the reservation's current state, so a replay of
-// the same cancel_id and code reports the same outcome.
-func (s *Service) cancelAnswer(ctx context.Context, ref string, l config.Location, rt route) (*CancelResult, error) {
-	r, _, err := getJSON[reservation](ctx, s.st, kindReservation, ref)
-	if err != nil {
-		return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+// the same cancel_id and code reports the same outcome, and says
+// truthfully which cancellation notices went out: from sent when they
+// were just attempted, else from their records.
+func (s *Service) cancelAnswer(ctx context.Context, r booked, l config.Location, sent map[string]bool) (*CancelResult, error) {
+	msg := fmt.Sprintf("Reservation %s is %s.", r.Reference, r.State)
+	if r.State == reservation.Cancelled {
+		guest, staff := noticeID(r.Reference, "cancelled", "guest"), noticeID(r.Reference, "cancelled", "staff")
+		if sent == nil {
+			sent = s.noticesSent(ctx, guest, staff)
+		}
+		msg = fmt.Sprintf("Reservation %s is cancelled and its room released.", r.Reference)
+		switch {
+		case sent[guest] && sent[staff]:
+			msg += " The guest and staff are notified by email."
+		case sent[guest]:
+			msg += " The guest is notified by email. Staff were not notified by email yet; the cancellation is on the staff screen."
+		case sent[staff]:
+			msg += " Staff are notified by email. The cancellation email to the guest could not be sent yet; it will be retried."
+		default:
+			msg += " The cancellation emails could not be sent yet; they will be retried, and the cancellation is on the staff screen."
+		}
+		msg += " No payment or refund is processed."
 	}
-	msg := fmt.Sprintf("Reservation %s is %s.", r.Ref, r.State)
-	if r.State == resCancelled {
-		msg = fmt.Sprintf("Reservation %s is cancelled and its room released. The guest and staff are notified by email. No payment or refund is processed.", r.Ref)
-	}
-	return &CancelResult{ReservationNumber: r.Ref, Status: r.State, Property: l.Name, RoomType: r.RoomType,
-		Checkin: r.Checkin, Checkout: r.Checkout, Message: msg}, nil
+	return &CancelResult{ReservationNumber: r.Reference, Status: string(r.State), Property: l.Name, RoomType: r.Unit,
+		Checkin: r.Checkin(), Checkout: r.Checkout(), Message: msg}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -76,6 +77,27 @@ func (f *failingStore) Delete(ctx context.Context, kind, key string, version int
 		return err
 	}
 	return f.Store.Delete(ctx, kind, key, version)
+}
+
+func (f *failingStore) List(ctx context.Context, kind, prefix, after string, limit int) ([]store.Record, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	return f.Store.List(ctx, kind, prefix, after, limit)
+}
+
+func (f *failingStore) GetReservation(ctx context.Context, ref string) (store.Reservation, error) {
+	if err := f.fail(); err != nil {
+		return store.Reservation{}, err
+	}
+	return f.Store.GetReservation(ctx, ref)
+}
+
+func (f *failingStore) ListReservations(ctx context.Context, filter store.ReservationFilter) ([]store.Reservation, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	return f.Store.ListReservations(ctx, filter)
 }
 
 func (f *failingStore) Apply(ctx context.Context, w []store.Write) ([]store.Record, error) {
@@ -160,8 +182,8 @@ func freeDoubles(t *testing.T, w *world) int {
 }
 
 func reservationHeld(t *testing.T, w *world, ref string) bool {
-	r, _, err := getJSON[reservation](context.Background(), w.st, kindReservation, ref)
-	return err == nil && r.RoomTaken && r.State == resReserved
+	r, err := w.svc.getBooked(context.Background(), ref)
+	return err == nil && r.Held && r.State == reservation.Reserved
 }
 
 // TestEveryStoreCallFailingOnCancel does the same for the second
@@ -190,7 +212,7 @@ func TestEveryStoreCallFailingOnCancel(t *testing.T) {
 		if err2 != nil && err == nil {
 			t.Fatalf("call %d failing: first answer succeeded, retry refused %q", n, refusalText(err2))
 		}
-		if err2 == nil && (done.Status != resCancelled || freeDoubles(t, w) != 2) {
+		if err2 == nil && (done.Status != string(reservation.Cancelled) || freeDoubles(t, w) != 2) {
 			t.Fatalf("call %d failing: retry %s with %d free", n, fmt.Sprint(done), freeDoubles(t, w))
 		}
 		if calls < n {

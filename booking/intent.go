@@ -11,13 +11,12 @@ import (
 const (
 	stateSending    = "sending"
 	stateOpen       = "open"
-	stateCommitting = "committing"
+	stateCommitting = "committing" // a proved cancellation, before its transaction
 	stateDone       = "done"
-	stateRecovery   = "recovery"
 )
 
 // intentData is what the guest supplied. It leaves the intent once the
-// reservation holds it, or when a stale commit becomes a recovery receipt.
+// reservation holds it.
 type intentData struct {
 	Name     string `json:"name"`
 	Email    string `json:"email"` // delivery address
@@ -61,7 +60,6 @@ type intent struct {
 	Mailbox     string         `json:"mailbox"`     // keyed normalized email
 	Ref         string         `json:"ref,omitempty"`
 	Proof       string         `json:"proof,omitempty"`
-	CommitStart time.Time      `json:"commit_start,omitzero"`
 	KeepUntil   time.Time      `json:"keep_until,omitzero"`
 }
 

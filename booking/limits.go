@@ -23,8 +23,6 @@ const (
 	codeDigits           = 6
 	lookupFailures       = 10 // failed lookups per reference per hour before lockout
 	lookupEntries        = 500
-	commitLease          = 30 * time.Second // a confirmation in progress for less is left to finish
-	commitRecovery       = 24 * time.Hour
 )
 
 // budget is one admission counter with its windows; zero means no limit

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -46,8 +47,8 @@ func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResul
 		return nil, err
 	}
 	return &LookupResult{
-		OK: true, ReservationNumber: r.Ref, Status: r.State, Property: l.Name, RoomType: r.RoomType,
-		Checkin: r.Checkin, Checkout: r.Checkout, Total: s.pricer.Amount(r.QuotedTotal),
+		OK: true, ReservationNumber: r.Reference, Status: string(r.State), Property: l.Name, RoomType: r.Unit,
+		Checkin: r.Checkin(), Checkout: r.Checkout(), Total: s.pricer.Amount(r.Total),
 	}, nil
 }
 
@@ -132,29 +133,29 @@ func (f *failedLookups) trim(now time.Time) {
 // find returns a reservation for a reference and last four digits. Every
 // well-formed private failure (absent, wrong digits, locked out, holding
 // no room) gets the same answer; storage trouble never does.
-func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args, rt route) (reservation, error) {
+func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args, rt route) (booked, error) {
 	last4, _, _ := args.str("phone_last4", 4)
 	notFound := assemble("not_found", sentNotFound, AssembleNone, rt)
 	down := assemble("lookup_down", sentLookupDown, AssembleNone, rt)
 	fails, _, err := getJSON[failedLookups](ctx, s.st, kindLookups, "all")
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return reservation{}, down
+		return booked{}, down
 	}
 	fails.trim(now)
 	if len(fails.ByRef[ref]) >= lookupFailures {
-		return reservation{}, notFound
+		return booked{}, notFound
 	}
-	r, _, err := getJSON[reservation](ctx, s.st, kindReservation, ref)
+	r, err := s.getBooked(ctx, ref)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 	case err != nil:
-		return reservation{}, down
-	case (r.RoomTaken || r.State == resCancelled) && subtle.ConstantTimeCompare([]byte(LastFour(r.Phone)), []byte(last4)) == 1:
+		return booked{}, down
+	case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
 		s.clearLookups(ctx, now, ref)
 		return r, nil
 	}
 	s.countFailedLookup(ctx, now, ref)
-	return reservation{}, notFound
+	return booked{}, notFound
 }
 
 func (s *Service) countFailedLookup(ctx context.Context, now time.Time, ref string) {

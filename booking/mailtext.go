@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/internal/civil"
 	"frontdesk/message"
+	"frontdesk/reservation"
 )
 
 // The emails of direct booking. Every byte is pinned by golden files.
@@ -45,10 +47,10 @@ func guestsWord(n int) string {
 
 // confirmationMessage is the contractual message of §12 for a reservation
 // in the given state.
-func (s *Service) confirmationMessage(state string) string {
+func (s *Service) confirmationMessage(state reservation.State) string {
 	b := s.cfg.Business
 	msg := fmt.Sprintf("Bring photo ID. The guest agreement is signed at check-in before you receive a key. Guests under %d years of age must be accompanied by a parent or legal guardian. A parent or guardian must agree in writing to accept liability for all costs and damages and provide acceptable payment.", b.MinAge)
-	if state == resConfirmed {
+	if state == reservation.Confirmed {
 		return msg + " Staff has confirmed this reservation."
 	}
 	return msg + fmt.Sprintf(" Staff will confirm in writing within %d hours.", b.ConfirmHours)
@@ -56,20 +58,20 @@ func (s *Service) confirmationMessage(state string) string {
 
 // stayLines describe a reservation for mail: reference, place, dates with
 // local check-in time, room and total.
-func (s *Service) stayLines(r reservation, l config.Location) string {
+func (s *Service) stayLines(r booked, l config.Location) string {
 	var b strings.Builder
-	in, _ := (&intentData{Checkin: r.Checkin, Checkout: r.Checkout}).dates()
-	fmt.Fprintf(&b, "Reservation number: %s\n", r.Ref)
+	in, _ := civil.Parse(r.Checkin())
+	fmt.Fprintf(&b, "Reservation number: %s\n", r.Reference)
 	fmt.Fprintf(&b, "Property: %s, %s\n", l.Name, l.Phone)
-	fmt.Fprintf(&b, "Room: %s, %s\n", r.RoomType, guestsWord(r.Guests))
-	fmt.Fprintf(&b, "Check-in: %s, from %s\n", r.Checkin, localTime(checkinInstant(l, in), l))
-	fmt.Fprintf(&b, "Check-out: %s (%d nights)\n", r.Checkout, r.Nights)
-	fmt.Fprintf(&b, "Total: %s including %s, paid at the property\n", s.pricer.Display(r.QuotedTotal), s.cfg.Business.TaxLabel)
+	fmt.Fprintf(&b, "Room: %s, %s\n", r.Unit, guestsWord(r.Guests))
+	fmt.Fprintf(&b, "Check-in: %s, from %s\n", r.Checkin(), localTime(checkinInstant(l, in), l))
+	fmt.Fprintf(&b, "Check-out: %s (%d nights)\n", r.Checkout(), r.Nights())
+	fmt.Fprintf(&b, "Total: %s including %s, paid at the property\n", s.pricer.Display(r.Total), s.cfg.Business.TaxLabel)
 	return b.String()
 }
 
 // reservationEmail tells the guest the room is held.
-func (s *Service) reservationEmail(r reservation, l config.Location, now time.Time) message.Email {
+func (s *Service) reservationEmail(r booked, l config.Location, now time.Time) message.Email {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your room at %s is reserved.\n\n", l.Name)
 	b.WriteString(s.stayLines(r, l))
@@ -77,61 +79,61 @@ func (s *Service) reservationEmail(r reservation, l config.Location, now time.Ti
 	fmt.Fprintf(&b, "To look this reservation up or cancel it, give an assistant the reservation number and the last four digits of your phone number, or call %s.\n", l.Phone)
 	fmt.Fprintf(&b, "Cancellation policy: %s\n", s.pricer.URL(s.cfg.Business.PolicyURL))
 	return message.Email{
-		ID: noticeID(r.Ref, "reserved", "guest"), From: s.from(), To: []string{r.Email},
-		Subject: fmt.Sprintf("Reservation %s at %s", r.Ref, l.Name), Text: b.String(), Date: now,
+		ID: noticeID(r.Reference, "reserved", "guest"), From: s.from(), To: []string{r.Contact.Email},
+		Subject: fmt.Sprintf("Reservation %s at %s", r.Reference, l.Name), Text: b.String(), Date: now,
 	}
 }
 
 // ownerNotice tells staff about a new chat reservation. It carries only
 // this reservation: no other guest's reference or match hint, because a
 // Reply-To answer quotes it back to the guest.
-func (s *Service) ownerNotice(r reservation, l config.Location, now time.Time) message.Email {
+func (s *Service) ownerNotice(r booked, l config.Location, now time.Time) message.Email {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A guest booked through an assistant (source: chat). Confirm it in writing within %d hours.\n\n", s.cfg.Business.ConfirmHours)
 	b.WriteString(s.stayLines(r, l))
-	fmt.Fprintf(&b, "Guest name: %s\n", r.Name)
-	fmt.Fprintf(&b, "Guest email: %s\n", r.Email)
-	fmt.Fprintf(&b, "Guest phone: %s\n", r.Phone)
+	fmt.Fprintf(&b, "Guest name: %s\n", r.Contact.Name)
+	fmt.Fprintf(&b, "Guest email: %s\n", r.Contact.Email)
+	fmt.Fprintf(&b, "Guest phone: %s\n", r.Contact.Phone)
 	if r.Notes != "" {
 		fmt.Fprintf(&b, "Guest notes:\n%s\n", r.Notes)
 	}
 	fmt.Fprintf(&b, "\nThe guest agreement and photo ID are taken at check-in. No payment was taken.\n")
 	return message.Email{
-		ID: noticeID(r.Ref, "reserved", "staff"), From: s.from(), To: []string{s.cfg.Mail.Staff}, ReplyTo: r.Email,
-		Subject: fmt.Sprintf("New chat reservation %s at %s", r.Ref, l.Name), Text: b.String(), Date: now,
+		ID: noticeID(r.Reference, "reserved", "staff"), From: s.from(), To: []string{s.cfg.Mail.Staff}, ReplyTo: r.Contact.Email,
+		Subject: fmt.Sprintf("New chat reservation %s at %s", r.Reference, l.Name), Text: b.String(), Date: now,
 	}
 }
 
 // cancelCodeEmail goes to the stored reservation address only.
-func (s *Service) cancelCodeEmail(c cancellation, r reservation, l config.Location, code string, now time.Time) message.Email {
+func (s *Service) cancelCodeEmail(c cancellation, r booked, l config.Location, code string, now time.Time) message.Email {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your cancellation code is %s.\n\n", code)
-	fmt.Fprintf(&b, "It cancels reservation %s at %s, %s to %s.\n", r.Ref, l.Name, r.Checkin, r.Checkout)
+	fmt.Fprintf(&b, "It cancels reservation %s at %s, %s to %s.\n", r.Reference, l.Name, r.Checkin(), r.Checkout())
 	fmt.Fprintf(&b, "The code expires at %s. The reservation stays in place until the code is confirmed.\n\n", localTime(c.Expires, l))
 	fmt.Fprintf(&b, "If you did not ask for this, ignore this email: your reservation stays as it is.\n")
 	fmt.Fprintf(&b, "Questions: call %s.\n", l.Phone)
 	return message.Email{
-		ID: fmt.Sprintf("cancel-code-%s", c.ID), From: s.from(), To: []string{r.Email},
-		Subject: fmt.Sprintf("Your cancellation code for %s", r.Ref), Text: b.String(), Date: now,
+		ID: fmt.Sprintf("cancel-code-%s", c.ID), From: s.from(), To: []string{r.Contact.Email},
+		Subject: fmt.Sprintf("Your cancellation code for %s", r.Reference), Text: b.String(), Date: now,
 	}
 }
 
 // cancellationEmails tell the guest and staff that a reservation was
 // cancelled and its room released.
-func (s *Service) cancellationEmails(r reservation, l config.Location, now time.Time) []message.Email {
+func (s *Service) cancellationEmails(r booked, l config.Location, now time.Time) []message.Email {
 	var g strings.Builder
-	fmt.Fprintf(&g, "Reservation %s at %s is cancelled.\n\n", r.Ref, l.Name)
+	fmt.Fprintf(&g, "Reservation %s at %s is cancelled.\n\n", r.Reference, l.Name)
 	g.WriteString(s.stayLines(r, l))
 	fmt.Fprintf(&g, "\nNo payment was taken, so nothing is refunded. Questions: call %s.\n", l.Phone)
 	var st strings.Builder
 	fmt.Fprintf(&st, "A guest cancelled a chat reservation through an assistant. The room is released.\n\n")
 	st.WriteString(s.stayLines(r, l))
-	fmt.Fprintf(&st, "Guest name: %s\n", r.Name)
+	fmt.Fprintf(&st, "Guest name: %s\n", r.Contact.Name)
 	return []message.Email{
-		{ID: noticeID(r.Ref, "cancelled", "guest"), From: s.from(), To: []string{r.Email},
-			Subject: fmt.Sprintf("Reservation %s is cancelled", r.Ref), Text: g.String(), Date: now},
-		{ID: noticeID(r.Ref, "cancelled", "staff"), From: s.from(), To: []string{s.cfg.Mail.Staff}, ReplyTo: r.Email,
-			Subject: fmt.Sprintf("Chat reservation %s cancelled", r.Ref), Text: st.String(), Date: now},
+		{ID: noticeID(r.Reference, "cancelled", "guest"), From: s.from(), To: []string{r.Contact.Email},
+			Subject: fmt.Sprintf("Reservation %s is cancelled", r.Reference), Text: g.String(), Date: now},
+		{ID: noticeID(r.Reference, "cancelled", "staff"), From: s.from(), To: []string{s.cfg.Mail.Staff}, ReplyTo: r.Contact.Email,
+			Subject: fmt.Sprintf("Chat reservation %s cancelled", r.Reference), Text: st.String(), Date: now},
 	}
 }
 

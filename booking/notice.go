@@ -2,9 +2,6 @@ package booking
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"frontdesk/message"
@@ -38,48 +35,6 @@ const noticeRetry = 15 * time.Minute
 type queuedNotice struct {
 	notice
 	version int64
-}
-
-// queueNotices stores the notices under their stable ids in one
-// transaction, then attempts each once. It returns which were accepted by
-// the provider. A failed notice stays queued for the sweep; it never
-// undoes the reservation.
-func (s *Service) queueNotices(ctx context.Context, now time.Time, ref string, emails []message.Email) map[string]bool {
-	queued, created, writes, err := s.noticeQueue(ctx, now, ref, emails)
-	if err == nil && len(writes) > 0 {
-		if _, err = s.st.Apply(ctx, writes); err == nil {
-			queued = append(queued, created...)
-		}
-	}
-	if err != nil && !errors.Is(err, store.ErrExists) {
-		s.log.ErrorContext(ctx, "queue notices", "err", err)
-	}
-	// Notices queued by someone else meanwhile are theirs to attempt.
-	return s.attemptNotices(ctx, now, queued)
-}
-
-// noticeQueue reads which notices an earlier attempt of the same
-// operation queued already, and returns them with the notices still to
-// queue and the creates that queue those.
-func (s *Service) noticeQueue(ctx context.Context, now time.Time, ref string, emails []message.Email) (queued, created []queuedNotice, writes []store.Write, err error) {
-	var missing []message.Email
-	for _, e := range emails {
-		r, err := s.st.Get(ctx, kindNotice, e.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			missing = append(missing, e)
-			continue
-		}
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		var n notice
-		if err := json.Unmarshal(r.Value, &n); err != nil {
-			return nil, nil, nil, fmt.Errorf("decode notice: %w", err)
-		}
-		queued = append(queued, queuedNotice{notice: n, version: r.Version})
-	}
-	created, writes = newNotices(now, ref, missing)
-	return queued, created, writes, nil
 }
 
 // newNotices are notices that cannot exist yet, such as those of a
@@ -135,6 +90,18 @@ func (s *Service) attemptNotices(ctx context.Context, now time.Time, queued []qu
 			// may send again, which the stable ids let a provider drop.
 			s.log.WarnContext(ctx, "record notice outcomes", "err", err)
 		}
+	}
+	return sent
+}
+
+// noticesSent reads which of the given notices the provider accepted.
+// A notice that cannot be read counts as not sent: the answer then
+// promises less, never more.
+func (s *Service) noticesSent(ctx context.Context, ids ...string) map[string]bool {
+	sent := map[string]bool{}
+	for _, id := range ids {
+		n, _, err := getJSON[notice](ctx, s.st, kindNotice, id)
+		sent[id] = err == nil && n.State == noticeSent
 	}
 	return sent
 }

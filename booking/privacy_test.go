@@ -10,6 +10,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/inventory"
 	"frontdesk/message"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -33,14 +34,18 @@ func seedStay(t *testing.T, w *world, private bool, ref, checkin, checkout strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := reservation{Ref: ref, Source: "assistant", Location: l.Slug, Name: "Ada Lovelace", Email: "ada@example.com",
-		Mailbox: mailbox, Phone: "+1 303 555 0199", PhoneDigits: "13035550199", RoomType: "single",
-		Checkin: checkin, Checkout: checkout, Nights: nights, Guests: 1, QuotedTotal: 10000,
-		RoomTaken: true, State: resReserved, CreatedAt: testNow}
-	if err := w.svc.register(ctx, testNow, r); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: record(kindReservation, ref, r, 1, testNow)}}); err != nil {
+	seedReservation(t, w, reservation.Reservation{Reference: ref, Source: reservation.SourceChat, Location: l.Slug,
+		Contact:    reservation.Contact{Name: "Ada Lovelace", Email: "ada@example.com", Phone: "+1 303 555 0199"},
+		ContactKey: mailbox, Unit: "single", Slots: inventory.Nights(in, nights), Guests: 1, Total: 10000,
+		Held: true, State: reservation.Reserved, CreatedAt: testNow})
+}
+
+// seedReservation stores a reservation row as it stands, without a hold
+// of its own: the tests that seed one hold its units separately or not
+// at all.
+func seedReservation(t *testing.T, w *world, r reservation.Reservation) {
+	t.Helper()
+	if _, err := w.st.Apply(context.Background(), []store.Write{reservation.Create(r, testNow)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -150,17 +155,17 @@ func TestContactRulesAfterProof(t *testing.T) {
 	tests := []struct {
 		name     string
 		existing [][2]string // checkin, checkout of stays held by the same proved email
-		state    string
+		state    reservation.State
 		in, out  string
 		refused  bool
 	}{
-		{"overlap", [][2]string{{"2026-12-29", "2026-12-31"}}, resConfirmed, "2026-12-30", "2027-01-02", true},
-		{"adjacent within the cap", [][2]string{{"2026-12-20", "2026-12-30"}}, resCompleted, "2026-12-30", "2027-01-02", false},
-		{"two pending already", [][2]string{{"2027-03-01", "2027-03-02"}, {"2027-04-01", "2027-04-02"}}, resReserved, "2026-12-30", "2027-01-02", true},
-		{"one-night gap joins past the cap", [][2]string{{"2026-12-02", "2026-12-29"}}, resConfirmed, "2026-12-30", "2027-01-02", true},
-		{"two-night gap does not join", [][2]string{{"2026-12-02", "2026-12-28"}}, resConfirmed, "2026-12-30", "2027-01-02", false},
-		{"chained through a gap", [][2]string{{"2026-12-01", "2026-12-15"}, {"2026-12-16", "2026-12-29"}}, resConfirmed, "2026-12-30", "2027-01-05", true},
-		{"cancelled rows do not count", [][2]string{{"2026-12-29", "2026-12-31"}}, resCancelled, "2026-12-30", "2027-01-02", false},
+		{"overlap", [][2]string{{"2026-12-29", "2026-12-31"}}, reservation.Confirmed, "2026-12-30", "2027-01-02", true},
+		{"adjacent within the cap", [][2]string{{"2026-12-20", "2026-12-30"}}, reservation.Completed, "2026-12-30", "2027-01-02", false},
+		{"two pending already", [][2]string{{"2027-03-01", "2027-03-02"}, {"2027-04-01", "2027-04-02"}}, reservation.Reserved, "2026-12-30", "2027-01-02", true},
+		{"one-night gap joins past the cap", [][2]string{{"2026-12-02", "2026-12-29"}}, reservation.Confirmed, "2026-12-30", "2027-01-02", true},
+		{"two-night gap does not join", [][2]string{{"2026-12-02", "2026-12-28"}}, reservation.Confirmed, "2026-12-30", "2027-01-02", false},
+		{"chained through a gap", [][2]string{{"2026-12-01", "2026-12-15"}, {"2026-12-16", "2026-12-29"}}, reservation.Confirmed, "2026-12-30", "2027-01-05", true},
+		{"cancelled rows do not count", [][2]string{{"2026-12-29", "2026-12-31"}}, reservation.Cancelled, "2026-12-30", "2027-01-02", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,11 +175,9 @@ func TestContactRulesAfterProof(t *testing.T) {
 			for i, s := range tt.existing {
 				ref := fmt.Sprintf("OTL-00000000000000%02X", i)
 				in := mustDate(s[0])
-				r := reservation{Ref: ref, Location: "oldtown", Email: "ada@example.com", Mailbox: mailbox, RoomType: "single",
-					Checkin: s[0], Checkout: s[1], Nights: in.DaysUntil(mustDate(s[1])), RoomTaken: true, State: tt.state, CreatedAt: testNow}
-				if err := w.svc.register(ctx, testNow, r); err != nil {
-					t.Fatal(err)
-				}
+				seedReservation(t, w, reservation.Reservation{Reference: ref, Location: "oldtown", Source: reservation.SourceChat,
+					Contact: reservation.Contact{Email: "ada@example.com"}, ContactKey: mailbox, Unit: "single",
+					Slots: inventory.Nights(in, in.DaysUntil(mustDate(s[1]))), Held: tt.state.HoldsUnits(), State: tt.state, CreatedAt: testNow})
 			}
 			res, err := w.svc.Start(ctx, web, stayArgs("checkin", tt.in, "checkout", tt.out))
 			if err != nil {

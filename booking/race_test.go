@@ -65,7 +65,7 @@ func TestLastRoomRace(t *testing.T) {
 	if freeOf(free, "studio") != 0 {
 		t.Fatal("the studio is not held")
 	}
-	recs, err := w.st.List(ctx, kindReservation, "", "", 100)
+	recs, err := w.st.ListReservations(ctx, store.ReservationFilter{Limit: 100})
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("reservation records = %d, %v; want exactly one", len(recs), err)
 	}
@@ -235,18 +235,18 @@ func TestPendingCeilings(t *testing.T) {
 }
 
 // midConfirm runs hook once, when a confirmation reads the pending
-// counters: after it proved the code, before its transaction.
+// places: after it proved the code, before its transaction.
 type midConfirm struct {
 	store.Store
 	once sync.Once
 	hook func()
 }
 
-func (m *midConfirm) Get(ctx context.Context, kind, key string) (store.Record, error) {
-	if kind == kindPending && m.hook != nil {
+func (m *midConfirm) List(ctx context.Context, kind, prefix, after string, limit int) ([]store.Record, error) {
+	if kind == "reservation-claim" && m.hook != nil {
 		m.once.Do(m.hook)
 	}
-	return m.Store.Get(ctx, kind, key)
+	return m.Store.List(ctx, kind, prefix, after, limit)
 }
 
 // TestResendDuringConfirm: a resend that replaces the code while a
@@ -275,7 +275,7 @@ func TestResendDuringConfirm(t *testing.T) {
 	if _, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", old)); !strings.HasPrefix(refusalText(err), sentWrongCode) {
 		t.Fatalf("confirm with the replaced code = %q, want the wrong-code sentence", refusalText(err))
 	}
-	if recs, err := w.st.List(ctx, kindReservation, "", "", 10); err != nil || len(recs) != 0 {
+	if recs, err := w.st.ListReservations(ctx, store.ReservationFilter{Limit: 10}); err != nil || len(recs) != 0 {
 		t.Fatalf("%d reservations after the replaced code (%v), want 0", len(recs), err)
 	}
 	res, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))

@@ -16,9 +16,6 @@ const (
 	kindFingerprint = "booking-fingerprint" // key: keyed fingerprint → booking_id of a sending or open intent
 	kindMailbox     = "booking-mailbox"     // key: keyed mailbox/location → open booking_ids
 	kindAdmission   = "booking-admission"   // key: budget name → send times in the last 24 hours
-	kindReservation = "booking-reservation" // key: reference
-	kindByEmail     = "booking-by-email"    // key: keyed mailbox → references
-	kindPending     = "booking-pending"     // key: "group" or location slug → pending references
 	kindCancel      = "booking-cancel"      // key: cancel_id
 	kindCancelOpen  = "booking-cancel-open" // key: reference → open cancel_id
 	kindLookups     = "booking-lookups"     // key: "all" → failed lookups by reference

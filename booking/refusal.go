@@ -24,7 +24,6 @@ const (
 	sentTwoResends        = "Only two code resends are allowed per booking intent."
 	sentWait60            = "Wait 60 seconds between verification emails."
 	sentEmailRejected     = "The email address was not accepted. Check the address and start again."
-	sentInProgress        = "This booking confirmation is still in progress. Ask again in a minute with the same booking_id and code, or call %[1]s."
 	sentOutcomeUnknown    = "The booking outcome could not be checked right now. The booking may have gone through; a confirmation email is the proof. Ask again in a minute with the same booking_id and code, or call %[1]s."
 	sentNotFound          = "no reservation found. Call %[1]s."
 	sentLookupDown        = "This reservation cannot be checked right now. Try again in a few minutes or call %[1]s."

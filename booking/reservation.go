@@ -2,98 +2,141 @@ package booking
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"slices"
+	"fmt"
 	"time"
 
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
-// Reservation states. A chat reservation starts pending, becomes reserved
-// once the index holds its room, and staff move it on from there.
-const (
-	resPending   = "pending"
-	resReserved  = "reserved"
-	resConfirmed = "confirmed"
-	resCompleted = "completed"
-	resCancelled = "cancelled"
-	resMoved     = "moved"
-)
-
-// reservation is the full record a location keeps.
-type reservation struct {
-	Ref                 string    `json:"ref"`
-	Token               string    `json:"token"` // staff action token
-	Source              string    `json:"source"`
+// chatDetail is what a chat reservation keeps beyond the channel-neutral
+// reservation, in its Detail.
+type chatDetail struct {
 	AgreementAtCheckin  bool      `json:"agreementAtCheckin"`
-	Location            string    `json:"location"`
-	Name                string    `json:"name"`
-	Email               string    `json:"email"`
-	Mailbox             string    `json:"mailbox"` // keyed normalized email
-	Phone               string    `json:"phone"`
 	PhoneDigits         string    `json:"phone_digits"`
-	RoomType            string    `json:"roomtype"`
-	Checkin             string    `json:"checkin"`
-	Checkout            string    `json:"checkout"`
-	Nights              int       `json:"nights"`
-	Guests              int       `json:"guests"`
-	QuotedTotal         int64     `json:"quotedTotal"`
 	ChatPrice           int64     `json:"chatPrice"`
 	RateBasis           string    `json:"rateBasis"`
-	Notes               string    `json:"notes"`
 	DeskNotes           string    `json:"deskNotes"`
 	UncheckedProperties []string  `json:"uncheckedProperties"`
-	RoomTaken           bool      `json:"roomTaken"`
-	State               string    `json:"state"`
-	CreatedAt           time.Time `json:"createdAt"`
 	IntentID            string    `json:"intent_id"`
-	Notices             []string  `json:"notices,omitempty"`
 	CancelledAt         time.Time `json:"cancelled_at,omitzero"`
-	Released            bool      `json:"released,omitempty"` // the held units went back to the index
 }
 
-// holdsRoom reports whether the row counts for contact rules: it holds a
-// room now or held one for a stay that happened.
-func (r reservation) holdsRoom() bool {
-	return r.RoomTaken && (r.State == resReserved || r.State == resConfirmed || r.State == resCompleted)
+// booked is a reservation as direct booking reads it: the
+// channel-neutral reservation, and the chat details of one that came
+// through chat.
+type booked struct {
+	reservation.Reservation
+	chat chatDetail
 }
 
-// refs is a list of references kept under one key.
-type refs struct {
-	Refs []string `json:"refs"`
+// Ref and the stay accessors read the reservation in the words of
+// direct-booking.md.
+func (r booked) Ref() string      { return r.Reference }
+func (r booked) RoomType() string { return r.Unit }
+func (r booked) Nights() int      { return len(r.Slots) }
+func (r booked) Checkin() string  { return r.FirstSlot() }
+
+// Checkout is the departure date: the day after the last night.
+func (r booked) Checkout() string {
+	_, out, err := r.Stay()
+	if err != nil {
+		return ""
+	}
+	return out.String()
+}
+
+// withDetail returns the reservation with its chat details encoded.
+func (r booked) withDetail() reservation.Reservation {
+	res := r.Reservation
+	b, err := json.Marshal(r.chat)
+	if err != nil {
+		panic(fmt.Sprintf("booking: encode chat detail: %v", err)) // our own type always encodes
+	}
+	res.Detail = b
+	return res
+}
+
+func fromCore(res reservation.Reservation) (booked, error) {
+	r := booked{Reservation: res}
+	if len(res.Detail) > 0 {
+		if err := json.Unmarshal(res.Detail, &r.chat); err != nil {
+			return booked{}, fmt.Errorf("decode chat detail: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// getBooked reads a reservation by reference.
+func (s *Service) getBooked(ctx context.Context, ref string) (booked, error) {
+	res, err := reservation.Get(ctx, s.st, ref)
+	if err != nil {
+		return booked{}, err
+	}
+	return fromCore(res)
+}
+
+// Pending-ceiling scopes: the group's and each location's places for chat
+// reservations awaiting staff.
+const scopeGroup = "chat/group"
+
+func scopeLocation(slug string) string { return "chat/" + slug }
+
+// pendingUntil is when a reservation stops counting as pending without a
+// staff decision: the end of its departure day at the location.
+func pendingUntil(l config.Location, checkout civil.Date) time.Time {
+	return checkout.AddDays(1).At(0, 0, l.Zone())
 }
 
 // pendingFull reports whether the group or the location already has as
 // many reservations awaiting staff as it may.
-func (s *Service) pendingFull(ctx context.Context, slug string) (bool, error) {
-	group, _, err := getJSON[refs](ctx, s.st, kindPending, "group")
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+func (s *Service) pendingFull(ctx context.Context, now time.Time, slug string) (bool, error) {
+	group, err := reservation.Live(ctx, s.st, scopeGroup, now)
+	if err != nil {
 		return false, err
 	}
-	local, _, err := getJSON[refs](ctx, s.st, kindPending, slug)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	local, err := reservation.Live(ctx, s.st, scopeLocation(slug), now)
+	if err != nil {
 		return false, err
 	}
-	return len(group.Refs) >= s.cfg.Limits.PortfolioPending || len(local.Refs) >= s.cfg.Limits.LocationPending, nil
+	return group >= s.cfg.Limits.PortfolioPending || local >= s.cfg.Limits.LocationPending, nil
 }
 
-// releasePending gives back ref's pending slots.
-func (s *Service) releasePending(ctx context.Context, now time.Time, slug, ref string) {
-	for _, key := range []string{"group", slug} {
-		_, err := update(ctx, s.st, kindPending, key, now, func(v *refs) error {
-			i := slices.Index(v.Refs, ref)
-			if i < 0 {
-				return errStop
-			}
-			v.Refs = slices.Delete(v.Refs, i, i+1)
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStop) {
-			s.log.WarnContext(ctx, "release pending slot", "err", err)
-		}
+// kindContact is the marker that serializes the contact rules of one
+// proved mailbox: every reservation it makes swaps it, so two
+// confirmations of one person decide one after the other.
+const kindContact = "booking-contact" // key: keyed mailbox → a counter
+
+// contactRows reads the reservations of a proved mailbox that the contact
+// rules look at: those holding a room now or for a stay that happened,
+// from the earliest night the continuous span can reach, and every later
+// one, since a pending stay far ahead still counts.
+func (s *Service) contactRows(ctx context.Context, mailbox string, d *intentData, today civil.Date) ([]booked, error) {
+	in, _ := d.dates()
+	from := in.AddDays(-s.cfg.Limits.MaxStayNights - s.cfg.Limits.AdjacencyGapNights - 1)
+	if today.Before(from) {
+		from = today
 	}
+	list, err := reservation.List(ctx, s.st, store.ReservationFilter{
+		ContactKey: mailbox, From: from.String(), Limit: 1000,
+		States: []string{string(reservation.Reserved), string(reservation.Confirmed), string(reservation.Completed)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]booked, 0, len(list))
+	for _, res := range list {
+		r, err := fromCore(res)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 // stay is a reservation's interval of nights.
@@ -101,22 +144,26 @@ type stay struct{ in, out civil.Date }
 
 // contactVerdict applies the proved mailbox's rules (§8 steps 6 and 7) to
 // its reservations. It returns the reservation to reuse, or refused true.
-func (s *Service) contactVerdict(rows []reservation, l config.Location, d *intentData) (reuse *reservation, refused bool) {
+func (s *Service) contactVerdict(rows []booked, l config.Location, d *intentData, today civil.Date) (reuse *booked, refused bool) {
 	in, out := d.dates()
 	var held []stay
 	pending := 0
 	for i, r := range rows {
-		if !r.holdsRoom() {
+		switch r.State {
+		case reservation.Reserved, reservation.Confirmed, reservation.Completed:
+		default:
 			continue // cancelled rows and requests that hold no room do not count
 		}
-		if r.State == resReserved && r.Location == l.Slug && r.RoomType == d.RoomType && r.Checkin == d.Checkin && r.Checkout == d.Checkout {
+		if r.State == reservation.Reserved && r.Location == l.Slug && r.Unit == d.RoomType && r.Checkin() == d.Checkin && r.Checkout() == d.Checkout {
 			return &rows[i], false
 		}
-		if r.State == resReserved {
-			pending++
+		rin, rout, err := r.Stay()
+		if err != nil {
+			continue
 		}
-		rin, _ := civil.Parse(r.Checkin)
-		rout, _ := civil.Parse(r.Checkout)
+		if r.State.Pending() && !rout.Before(today) {
+			pending++ // awaiting staff, and its departure has not passed
+		}
 		held = append(held, stay{rin, rout})
 	}
 	if pending >= contactPending {
@@ -159,18 +206,11 @@ func (s *Service) connectedSpan(held []stay, req stay) int {
 	return start.DaysUntil(end)
 }
 
-// rowsOf reads the reservations of a mailbox's index.
-func (s *Service) rowsOf(ctx context.Context, index []string) ([]reservation, error) {
-	var rows []reservation
-	for _, ref := range index {
-		r, _, err := getJSON[reservation](ctx, s.st, kindReservation, ref)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // registered but gone: abandoned work
-		}
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, r)
+// contactMarker reads the mailbox's marker version, 0 when absent.
+func (s *Service) contactMarker(ctx context.Context, mailbox string) (int64, int64, error) {
+	n, version, err := getJSON[int64](ctx, s.st, kindContact, mailbox)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, 0, nil
 	}
-	return rows, nil
+	return n, version, err
 }

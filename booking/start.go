@@ -199,7 +199,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	if l.BookingOff {
 		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
 	}
-	if full, err := s.pendingFull(ctx, l.Slug); err != nil {
+	if full, err := s.pendingFull(ctx, now, l.Slug); err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
 	} else if full {
 		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
