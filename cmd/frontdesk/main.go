@@ -28,6 +28,7 @@ Usage:
   frontdesk init [--demo]
   frontdesk check-config FILE
   frontdesk sweep [--config F] [--data DIR | --database URL]
+  frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
 `
 
 func main() {
@@ -79,6 +80,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 		return m.RunSweep(ctx, stdout)
+	case "staff":
+		return runStaff(ctx, args, stdout, stderr)
 	case "check-config":
 		if len(args) != 1 {
 			return errors.New("usage: frontdesk check-config FILE")

@@ -1,0 +1,122 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"frontdesk/message"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// Decision is a staff decision on one reservation: move it to To, on
+// behalf of By, with an optional note for the audit.
+type Decision struct {
+	Reference string
+	To        reservation.State
+	By        string // the staff member, for the audit
+	Note      string
+}
+
+// ErrNoReservation means no reservation has the reference asked for.
+var ErrNoReservation = errors.New("booking: no such reservation")
+
+// Decide applies a staff decision: a conditional transition of the
+// reservation that releases its units and pending places when it stops
+// holding them, records who decided, and queues the guest's mail, all in
+// one transaction; the mail is then attempted once and otherwise left
+// for the sweep. It returns the reservation as decided and whether the
+// guest's mail went out. An illegal move is a *reservation.TransitionError;
+// an unknown reference ErrNoReservation.
+func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservation, bool, error) {
+	now := s.clock.Now()
+	for range maxCASAttempts {
+		r, err := s.getBooked(ctx, d.Reference)
+		if errors.Is(err, store.ErrNotFound) {
+			return reservation.Reservation{}, false, ErrNoReservation
+		}
+		if err != nil {
+			return reservation.Reservation{}, false, fmt.Errorf("read reservation: %w", err)
+		}
+		versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
+		if err != nil {
+			return reservation.Reservation{}, false, err
+		}
+		by := d.By
+		if by == "" {
+			by = "staff"
+		}
+		moved, writes, err := reservation.Move(r.Reservation, d.To, by, d.Note, now, versions)
+		if err != nil {
+			return r.Reservation, false, err
+		}
+		moved.Attention = "" // a staff decision answers whatever asked for attention
+		writes[0] = reservation.Save(moved, now)
+		r.Reservation = moved
+		var notices []queuedNotice
+		if e, ok := s.decisionEmail(r, now); ok {
+			var queue []store.Write
+			notices, queue = newNotices(now, r.Reference, []message.Email{e})
+			writes = append(writes, queue...)
+		}
+		_, err = s.st.Apply(ctx, writes)
+		if we, refused := errors.AsType[*store.WriteError](err); refused {
+			if we.Index > 0 && we.Err == store.ErrExists {
+				// The notice of this very decision exists: an earlier
+				// decision to the same state, undone since. Decide
+				// without mail rather than lose the decision.
+				writes = writes[:len(writes)-len(notices)]
+				notices = nil
+				if _, err = s.st.Apply(ctx, writes); err == nil {
+					return moved, false, nil
+				}
+			}
+			continue // decided or changed meanwhile: read again
+		}
+		if err != nil {
+			return reservation.Reservation{}, false, fmt.Errorf("save decision: %w", err)
+		}
+		s.log.InfoContext(ctx, "staff decision", "location", r.Location, "to", string(d.To))
+		sent := s.attemptNotices(ctx, now, notices)
+		return moved, len(notices) > 0 && sent[notices[0].ID], nil
+	}
+	return reservation.Reservation{}, false, fmt.Errorf("decide: %w", store.ErrConflict)
+}
+
+// Reservations lists reservations for staff: one page matching f.
+func (s *Service) Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error) {
+	return reservation.List(ctx, s.st, f)
+}
+
+// decisionEmail is the guest's mail about a staff decision, when the
+// decision has one and the guest gave an address.
+func (s *Service) decisionEmail(r booked, now time.Time) (message.Email, bool) {
+	l, ok := s.location(r.Location)
+	if !ok || r.Contact.Email == "" {
+		return message.Email{}, false
+	}
+	var subject, opening, closing string
+	switch r.State {
+	case reservation.Confirmed:
+		subject = fmt.Sprintf("Reservation %s is confirmed", r.Reference)
+		opening = fmt.Sprintf("Staff at %s have confirmed your reservation.", l.Name)
+		closing = s.confirmationMessage(r.State)
+	case reservation.Declined:
+		subject = fmt.Sprintf("Reservation %s could not be accepted", r.Reference)
+		opening = fmt.Sprintf("Staff at %s could not accept your reservation request, and nothing is held for you.", l.Name)
+		closing = fmt.Sprintf("No payment was taken. To find another stay, call %s.", l.Phone)
+	case reservation.Cancelled:
+		subject = fmt.Sprintf("Reservation %s is cancelled", r.Reference)
+		opening = fmt.Sprintf("Staff at %s have cancelled your reservation, and the room is released.", l.Name)
+		closing = fmt.Sprintf("No payment was taken, so nothing is refunded. Questions: call %s.", l.Phone)
+	default:
+		return message.Email{}, false
+	}
+	text := opening + "\n\n" + s.stayLines(r, l) + "\n" + closing + "\n"
+	return message.Email{
+		ID: noticeID(r.Reference, string(r.State), "guest"), From: s.from(), To: []string{r.Contact.Email},
+		Subject: subject, Text: text, Date: now,
+	}, true
+}
