@@ -223,3 +223,57 @@ func checkHold(h store.Hold) ([]string, error) {
 	}
 	return slots, nil
 }
+
+// Holds returns up to limit holds whose IDs sort after after, in ID order.
+func (db *DB) Holds(ctx context.Context, after string, limit int) ([]store.Hold, error) {
+	if limit < 1 || limit > maxList {
+		return nil, fmt.Errorf("list holds: limit %d must be from 1 to %d", limit, maxList)
+	}
+	rows, err := db.pool.Query(ctx, `SELECT id, location, unit, units, created_at FROM holds
+		WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list holds: %w", err)
+	}
+	hs, err := pgx.AppendRows([]store.Hold(nil), rows, func(row pgx.CollectableRow) (store.Hold, error) {
+		var h store.Hold
+		var at int64
+		if err := row.Scan(&h.ID, &h.Location, &h.Unit, &h.Units, &at); err != nil {
+			return store.Hold{}, err
+		}
+		h.At = instant(at)
+		return h, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list holds: %w", err)
+	}
+	return hs, nil
+}
+
+var _ store.Locker = (*DB)(nil)
+
+// TryLock takes a session-level advisory lock on a connection of its own,
+// kept until release, so that one instance on this schema runs a
+// scheduled pass at a time. The lock goes with the session if the
+// process dies.
+func (db *DB) TryLock(ctx context.Context, name string) (func(), bool, error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("try lock: %w", err)
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext(current_schema() || '/' || $1))`, name).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, false, fmt.Errorf("try lock: %w", err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, false, nil
+	}
+	return func() {
+		// A failed unlock ends the session instead, which drops the lock.
+		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtext(current_schema() || '/' || $1))`, name); err != nil {
+			conn.Conn().Close(context.Background())
+		}
+		conn.Release()
+	}, true, nil
+}

@@ -248,3 +248,30 @@ func checkHold(h store.Hold) ([]string, error) {
 	}
 	return slots, nil
 }
+
+// Holds returns up to limit holds whose IDs sort after after, in ID order.
+func (db *DB) Holds(ctx context.Context, after string, limit int) ([]store.Hold, error) {
+	if limit < 1 || limit > maxList {
+		return nil, fmt.Errorf("list holds: limit %d must be from 1 to %d", limit, maxList)
+	}
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, location, unit, units, created_at FROM holds
+		WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list holds: %w", err)
+	}
+	defer rows.Close()
+	var hs []store.Hold
+	for rows.Next() {
+		var h store.Hold
+		var at int64
+		if err := rows.Scan(&h.ID, &h.Location, &h.Unit, &h.Units, &at); err != nil {
+			return nil, fmt.Errorf("list holds: %w", err)
+		}
+		h.At = instant(at)
+		hs = append(hs, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list holds: %w", err)
+	}
+	return hs, nil
+}

@@ -155,6 +155,19 @@ type Index interface {
 	// Release gives back every unit of hold id, or returns ErrNotFound.
 	// It is an Apply of one OpRelease.
 	Release(ctx context.Context, id string, at time.Time) error
+	// Holds returns up to limit holds whose IDs sort after after (all
+	// when after is ""), in byte order of ID, with their Location, Unit,
+	// Units and At (when taken) but no Slots. It is how a sweep audits
+	// the index. A limit outside 1 to 1000 is an error.
+	Holds(ctx context.Context, after string, limit int) ([]Hold, error)
+}
+
+// Locker is what an engine shared by several processes provides so that
+// scheduled work runs in one of them at a time.
+type Locker interface {
+	// TryLock takes the lock named name if no other session holds it.
+	// ok is false when another holds it; release gives it back.
+	TryLock(ctx context.Context, name string) (release func(), ok bool, err error)
 }
 
 // Store is everything an engine provides.

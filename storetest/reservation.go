@@ -215,3 +215,63 @@ func testConcurrentReservationSwaps(t *testing.T, s store.Store) {
 		t.Fatalf("%d swaps won, want 1", wins)
 	}
 }
+
+// Holds pages through the index's holds in ID order.
+func testHoldsPages(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	var want []string
+	for i := range 7 {
+		id := fmt.Sprintf("H-%02d", i)
+		want = append(want, id)
+		if err := s.Hold(ctx, store.Hold{ID: id, Location: "riverside", Unit: "single", Slots: []string{fmt.Sprintf("2026-12-%02d", i+1)}, Units: 1, Capacity: 3, At: at()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	after := ""
+	for {
+		page, err := s.Holds(ctx, after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, h := range page {
+			if h.Location != "riverside" || h.Unit != "single" || h.Units != 1 || !h.At.Equal(at()) || h.At.Location().String() != "UTC" {
+				t.Fatalf("hold = %+v", h)
+			}
+			got = append(got, h.ID)
+		}
+		after = page[len(page)-1].ID
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("holds = %v, want %v", got, want)
+	}
+	if _, err := s.Holds(ctx, "", 0); err == nil {
+		t.Fatal("limit 0 accepted")
+	}
+}
+
+// An engine shared by processes lets one session hold a named lock.
+func testTryLock(t *testing.T, s store.Store) {
+	l, ok := s.(store.Locker)
+	if !ok {
+		t.Skip("the engine is used by one process at a time")
+	}
+	ctx := context.Background()
+	name := fmt.Sprintf("storetest-%p", s)
+	release, got, err := l.TryLock(ctx, name)
+	if err != nil || !got {
+		t.Fatalf("first TryLock = %v, %v", got, err)
+	}
+	if _, again, err := l.TryLock(ctx, name); err != nil || again {
+		t.Fatalf("second TryLock while held = %v, %v", again, err)
+	}
+	release()
+	release2, got, err := l.TryLock(ctx, name)
+	if err != nil || !got {
+		t.Fatalf("TryLock after release = %v, %v", got, err)
+	}
+	release2()
+}

@@ -79,6 +79,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListReservationsFilters", testListReservationsFilters},
 		{"ListReservationsPages", testListReservationsPages},
 		{"ConcurrentReservationSwaps", testConcurrentReservationSwaps},
+		{"HoldsPages", testHoldsPages},
+		{"TryLock", testTryLock},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
