@@ -89,7 +89,7 @@ func (s *Service) ownerNotice(r reservation, l config.Location, now time.Time) m
 	var b strings.Builder
 	fmt.Fprintf(&b, "A guest booked through an assistant (source: chat). Confirm it in writing within %d hours.\n\n", s.cfg.Business.ConfirmHours)
 	b.WriteString(s.stayLines(r, l))
-	fmt.Fprintf(&b, "Guest name: %s\n", r.Name)
+	fmt.Fprintf(&b, "Guest name: %s\n", MailName(r.Name))
 	fmt.Fprintf(&b, "Guest email: %s\n", r.Email)
 	fmt.Fprintf(&b, "Guest phone: %s\n", r.Phone)
 	if r.Notes != "" {
@@ -126,7 +126,7 @@ func (s *Service) cancellationEmails(r reservation, l config.Location, now time.
 	var st strings.Builder
 	fmt.Fprintf(&st, "A guest cancelled a chat reservation through an assistant. The room is released.\n\n")
 	st.WriteString(s.stayLines(r, l))
-	fmt.Fprintf(&st, "Guest name: %s\n", r.Name)
+	fmt.Fprintf(&st, "Guest name: %s\n", MailName(r.Name))
 	return []message.Email{
 		{ID: noticeID(r.Ref, "cancelled", "guest"), From: s.from(), To: []string{r.Email},
 			Subject: fmt.Sprintf("Reservation %s is cancelled", r.Ref), Text: g.String(), Date: now},
