@@ -28,6 +28,7 @@ Usage:
   frontdesk init [--demo]
   frontdesk check-config FILE
   frontdesk sweep [--config F] [--data DIR | --database URL]
+  frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
 `
 
 func main() {
@@ -79,6 +80,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 		return m.RunSweep(ctx, stdout)
+	case "staff":
+		if len(args) > 0 && args[0] == "add-user" {
+			return runStaffAddUser(ctx, args[1:], stdin, stdout, stderr)
+		}
+		return errors.New("usage: frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]")
 	case "check-config":
 		if len(args) != 1 {
 			return errors.New("usage: frontdesk check-config FILE")
