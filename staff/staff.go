@@ -38,7 +38,7 @@ type User struct {
 	Username  string    `json:"username"`
 	Role      Role      `json:"role"`
 	Locations []string  `json:"locations,omitempty"` // a clerk's scope; empty for owners
-	Hash      string    `json:"password_hash"`      // argon2id, PHC string
+	Hash      string    `json:"password_hash"`       // argon2id, PHC string
 	CreatedAt time.Time `json:"created_at"`
 }
 
