@@ -19,11 +19,11 @@ const module = "frontdesk"
 // adapters turn the outside world into domain calls and never import each
 // other; only the command wires them together.
 var (
-	domain   = []string{"config", "store", "pricing", "inventory", "reservation", "location", "hub", "booking", "usp", "orp"}
+	domain   = []string{"config", "store", "pricing", "inventory", "reservation", "location", "hub", "booking", "staff", "usp", "orp"}
 	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
-	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest"}
+	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/browsertest"}
 )
 
 type pkg struct {

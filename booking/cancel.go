@@ -153,18 +153,10 @@ func (s *Service) cancellable(r booked, l config.Location, now time.Time, rt rou
 	if !now.Before(cutoff) {
 		return assemble("cancel_by_phone", sentCancelByPhone, AssembleNone, rt)
 	}
-	if !s.officeOpen(now, l) {
+	if !s.cfg.OfficeOpen(now, l) {
 		return assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 	}
 	return nil
-}
-
-// officeOpen reads the weekly office hours in the location's wall clock.
-func (s *Service) officeOpen(now time.Time, l config.Location) bool {
-	local := now.In(l.Zone())
-	open, from, to, err := config.ParseHours(s.cfg.Business.OfficeHours.ForDay(local.Weekday()))
-	minute := local.Hour()*60 + local.Minute()
-	return err == nil && open && minute >= from && minute < to
 }
 
 // cancelFinish is mode two: prove the code, record the decision, release

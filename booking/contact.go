@@ -53,6 +53,9 @@ func ParseEmail(s string) (Email, bool) {
 	if strings.ContainsAny(local, `<>()[]\,;:"`) || strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") || strings.Contains(local, "..") {
 		return Email{}, false
 	}
+	if strings.ContainsFunc(local, invisible) {
+		return Email{}, false
+	}
 	domain = strings.ToLower(domain)
 	labels := strings.Split(domain, ".")
 	if len(labels) < 2 {
@@ -155,11 +158,60 @@ func LastFour(formatted string) string {
 	return p.Digits[len(p.Digits)-4:]
 }
 
-var linkPattern = regexp.MustCompile(`(?i)(https?://|www\.)\S*|\S+\.(com|net|org|io|co|info|biz|ru|xyz|app|dev)(/\S*)?\b|(^|\s)/\S+`)
+// invisible reports a character a reader cannot see or that reorders
+// what they see: controls (NUL, BEL, DEL), formatting characters such as
+// U+202E, U+200B and U+2060, and anything else that is not graphic. An
+// address holding one could route a code somewhere other than it reads.
+func invisible(r rune) bool {
+	return !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r)
+}
+
+// linkSchemes are the URI schemes a mail reader or chat client may turn
+// into something clickable.
+var linkSchemes = []string{"http:", "https:", "ftp:", "ftps:", "sftp:", "file:", "mailto:", "data:", "javascript:", "vbscript:", "ws:", "wss:", "irc:", "magnet:", "tel:", "sms:"}
+
+// hostPattern finds a dotted host name ending in a top-level label of
+// letters, such as "evil.shop" or "bit.ly", wherever it stands in a word.
+var hostPattern = regexp.MustCompile(`(?i)[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}([^a-z0-9-]|$)`)
+
+// linkLike reports whether a word could be read as a link: it has a
+// scheme or "://" anywhere (so one leading character does not hide it), a
+// "www." prefix, or a dotted host name.
+func linkLike(word string) bool {
+	lower := strings.ToLower(word)
+	if strings.Contains(lower, "://") || strings.Contains(lower, "www.") {
+		return true
+	}
+	for _, scheme := range linkSchemes {
+		if i := strings.Index(lower, scheme); i >= 0 && i+len(scheme) < len(lower) {
+			return true
+		}
+	}
+	return hostPattern.MatchString(word)
+}
+
+var wordPattern = regexp.MustCompile(`\S+`)
+
+// MailName is a cleaned guest name as staff mail shows it: every word a
+// mail reader could turn into a link has its dots and colons bracketed
+// ("evil[.]example", "https[:]//"), so the name stays readable but is
+// never clickable. Other words are left exactly as the guest typed them.
+// The change is bounded to link-like words of a name of at most 120
+// characters.
+func MailName(name string) string {
+	return wordPattern.ReplaceAllStringFunc(name, func(w string) string {
+		if !linkLike(w) {
+			return w
+		}
+		return strings.NewReplacer(".", "[.]", ":", "[:]").Replace(w)
+	})
+}
 
 // CleanNotes makes notes plain text for staff: control and formatting
-// characters go, and links and paths are replaced so a note cannot carry a
-// clickable address into staff mail.
+// characters go, and every word that is or holds a link (a scheme such as
+// https://, ftp:// or mailto:, a www. address, a bare host such as
+// evil.shop/login or a shortener's bit.ly/x) or a path is replaced, so a
+// note cannot carry an address into staff mail.
 func CleanNotes(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -171,10 +223,10 @@ func CleanNotes(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return strings.TrimSpace(linkPattern.ReplaceAllStringFunc(b.String(), func(m string) string {
-		if strings.HasPrefix(m, " ") || strings.HasPrefix(m, "\n") {
-			return m[:1] + "[link removed]"
+	return strings.TrimSpace(wordPattern.ReplaceAllStringFunc(b.String(), func(w string) string {
+		if linkLike(w) || strings.HasPrefix(w, "/") {
+			return "[link removed]"
 		}
-		return "[link removed]"
+		return w
 	}))
 }

@@ -92,3 +92,51 @@ func TestCleanNotes(t *testing.T) {
 		t.Fatalf("CleanNotes = %q, want %q", got, want)
 	}
 }
+
+func TestParseEmailRefusesInvisibleCharacters(t *testing.T) {
+	for _, r := range []string{"\x00", "\a", "\x7f", "\u202e", "\u200b", "\u2060", "\u00ad", "\ufeff"} {
+		addr := "ad" + r + "a@example.com"
+		if e, ok := ParseEmail(addr); ok {
+			t.Errorf("ParseEmail(%q) = %+v, accepted", addr, e)
+		}
+	}
+	if _, ok := ParseEmail("zoë@example.com"); !ok {
+		t.Error("a visible non-ASCII letter was refused")
+	}
+}
+
+func TestMailName(t *testing.T) {
+	tests := map[string]string{
+		"Ada Lovelace":                           "Ada Lovelace",
+		"O'Brien-Smith, Jr.":                     "O'Brien-Smith, Jr.",
+		"J. R. R. Tolkien":                       "J. R. R. Tolkien",
+		"Visit https://evil.example/login now":   "Visit https[:]//evil[.]example/login now",
+		"Ada xhttps://evil.example":              "Ada xhttps[:]//evil[.]example",
+		"Ada www.evil.example":                   "Ada www[.]evil[.]example",
+		"Ada evil.shop/login":                    "Ada evil[.]shop/login",
+		"Ada (bit.ly/x)":                         "Ada (bit[.]ly/x)",
+		"Ada mailto:a@b.example ftp://x.example": "Ada mailto[:]a@b[.]example ftp[:]//x[.]example",
+	}
+	for in, want := range tests {
+		if got := MailName(in); got != want {
+			t.Errorf("MailName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCleanNotesRemovesEveryLinkForm(t *testing.T) {
+	tests := map[string]string{
+		"Arriving at 5.30pm, room near the lift.": "Arriving at 5.30pm, room near the lift.",
+		"see evil.shop/login please":              "see [link removed] please",
+		"short bit.ly/3xYz ok":                    "short [link removed] ok",
+		"get ftp://files.example/a":               "get [link removed]",
+		"write mailto:x@evil.example":             "write [link removed]",
+		"behind a letter: xhttps://evil.example":  "behind a letter: [link removed]",
+		"evil.com, then":                          "[link removed] then",
+	}
+	for in, want := range tests {
+		if got := CleanNotes(in); got != want {
+			t.Errorf("CleanNotes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

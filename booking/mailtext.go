@@ -91,7 +91,7 @@ func (s *Service) ownerNotice(r booked, l config.Location, now time.Time) messag
 	var b strings.Builder
 	fmt.Fprintf(&b, "A guest booked through an assistant (source: chat). Confirm it in writing within %d hours.\n\n", s.cfg.Business.ConfirmHours)
 	b.WriteString(s.stayLines(r, l))
-	fmt.Fprintf(&b, "Guest name: %s\n", r.Contact.Name)
+	fmt.Fprintf(&b, "Guest name: %s\n", MailName(r.Contact.Name))
 	fmt.Fprintf(&b, "Guest email: %s\n", r.Contact.Email)
 	fmt.Fprintf(&b, "Guest phone: %s\n", r.Contact.Phone)
 	if r.Notes != "" {
@@ -128,7 +128,7 @@ func (s *Service) cancellationEmails(r booked, l config.Location, now time.Time)
 	var st strings.Builder
 	fmt.Fprintf(&st, "A guest cancelled a chat reservation through an assistant. The room is released.\n\n")
 	st.WriteString(s.stayLines(r, l))
-	fmt.Fprintf(&st, "Guest name: %s\n", r.Contact.Name)
+	fmt.Fprintf(&st, "Guest name: %s\n", MailName(r.Contact.Name))
 	return []message.Email{
 		{ID: noticeID(r.Reference, "cancelled", "guest"), From: s.from(), To: []string{r.Contact.Email},
 			Subject: fmt.Sprintf("Reservation %s is cancelled", r.Reference), Text: g.String(), Date: now},

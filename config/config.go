@@ -44,6 +44,9 @@ type Business struct {
 	MinAge           int         `toml:"min_age"`
 	ConfirmHours     int         `toml:"confirm_hours"`
 	OfficeHours      OfficeHours `toml:"office_hours"`
+	// Closures are dated days off for every location, on top of the
+	// weekly office hours; see OfficeOpen.
+	Closures []Closure `toml:"closures"`
 }
 
 // OfficeHours gives each weekday as "HH:MM-HH:MM" or "closed".
@@ -71,6 +74,8 @@ type Location struct {
 	// phone stay available.
 	BookingOff bool   `toml:"booking_off"`
 	Units      []Unit `toml:"units"`
+	// Closures are dated days off for this location only.
+	Closures []Closure `toml:"closures"`
 }
 
 // Unit kinds.

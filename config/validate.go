@@ -116,6 +116,7 @@ func (c Config) validateBusiness(v *validator) {
 			v.add("business.office_hours."+dayKeys[d], "%v", err)
 		}
 	}
+	v.closures("business.closures", b.Closures)
 }
 
 func (c Config) validateLocations(v *validator) {
@@ -156,6 +157,7 @@ func (c Config) validateLocations(v *validator) {
 			claim(p+".reference_prefix", "prefix", l.Prefix)
 		}
 		v.url(p+".form_url", l.FormURL, false)
+		v.closures(p+".closures", l.Closures)
 		if len(l.Units) == 0 {
 			v.add(p+".units", "at least one unit is required")
 		}

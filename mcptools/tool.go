@@ -9,6 +9,7 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -86,6 +87,25 @@ func outputSchema[Out any]() *jsonschema.Schema {
 
 func boolPtr(b bool) *bool { return &b }
 
+// exported is an input schema as clients see it. The schema package drops
+// an empty "required" list, but direct-booking.md §6 prints one on the
+// mode-switching tools, so every schema that requires nothing says so
+// with "required": [].
+func exported(s *jsonschema.Schema) any {
+	body, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: encode input schema: %v", err))
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		panic(fmt.Sprintf("mcptools: read input schema: %v", err))
+	}
+	if _, ok := top["required"]; ok || len(s.Required) > 0 {
+		return s
+	}
+	return json.RawMessage(append(body[:len(body)-1], []byte(`,"required":[]}`)...))
+}
+
 // add registers t on s. Arguments are validated against the exported input
 // schema, so the schema a client sees is the one enforced.
 func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
@@ -97,7 +117,7 @@ func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
 		Name:         t.name,
 		Title:        t.title,
 		Description:  t.description,
-		InputSchema:  t.input,
+		InputSchema:  exported(t.input),
 		OutputSchema: outputSchema[Out](),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.title,
@@ -126,7 +146,12 @@ func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
 func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string) {
 	var in In
 	if t.ownValidation {
-		_ = json.Unmarshal(raw, &in) // what does not decode reaches run as the zero value
+		// Numbers stay as written (json.Number), so the tool can refuse one
+		// it cannot read exactly, such as 1e400, instead of seeing it
+		// dropped. What does not decode reaches run as the zero value.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		_ = dec.Decode(&in)
 	} else {
 		var args map[string]any
 		if len(raw) == 0 || string(raw) == "null" {

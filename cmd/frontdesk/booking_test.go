@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -13,12 +12,14 @@ import (
 )
 
 type devMail struct {
-	Messages []struct {
-		ID      string   `json:"id"`
-		To      []string `json:"to"`
-		Subject string   `json:"subject"`
-		Text    string   `json:"text"`
-	} `json:"messages"`
+	Messages []devMessage `json:"messages"`
+}
+
+type devMessage struct {
+	ID      string   `json:"id"`
+	To      []string `json:"to"`
+	Subject string   `json:"subject"`
+	Text    string   `json:"text"`
 }
 
 var codeIn = regexp.MustCompile(`code is (\d{6})\.`)
@@ -27,24 +28,16 @@ var codeIn = regexp.MustCompile(`code is (\d{6})\.`)
 // a person testing the demo would.
 func latestCode(t *testing.T, url, addr string) string {
 	t.Helper()
-	resp, err := http.Get(url + "/dev/mail.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var box devMail
-	if err := json.NewDecoder(resp.Body).Decode(&box); err != nil {
-		t.Fatal(err)
-	}
-	for i := len(box.Messages) - 1; i >= 0; i-- {
-		m := box.Messages[i]
+	messages := devMessages(t, url)
+	for i := len(messages) - 1; i >= 0; i-- {
+		m := messages[i]
 		if len(m.To) == 1 && m.To[0] == addr {
 			if c := codeIn.FindStringSubmatch(m.Text); c != nil {
 				return c[1]
 			}
 		}
 	}
-	t.Fatalf("no code for %s in %d messages", addr, len(box.Messages))
+	t.Fatalf("no code for %s in %d messages", addr, len(messages))
 	return ""
 }
 

@@ -29,6 +29,7 @@ Usage:
   frontdesk check-config FILE
   frontdesk sweep [--config F] [--data DIR | --database URL]
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
+  frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
 `
 
 func main() {
@@ -81,6 +82,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return m.RunSweep(ctx, stdout)
 	case "staff":
+		if len(args) > 0 && args[0] == "add-user" {
+			return runStaffAddUser(ctx, args[1:], stdin, stdout, stderr)
+		}
 		return runStaff(ctx, args, stdout, stderr)
 	case "check-config":
 		if len(args) != 1 {

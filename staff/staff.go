@@ -1,0 +1,391 @@
+package staff
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/store"
+)
+
+// Role is what a user may do.
+type Role string
+
+// The roles. An owner sees and acts on every location and changes
+// settings; a clerk works only at the locations listed for them.
+const (
+	Owner Role = "owner"
+	Clerk Role = "clerk"
+)
+
+// User is one staff login.
+type User struct {
+	Username  string    `json:"username"`
+	Role      Role      `json:"role"`
+	Locations []string  `json:"locations,omitempty"` // a clerk's scope; empty for owners
+	Hash      string    `json:"password_hash"`       // argon2id, PHC string
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// CanSee reports whether u may open and act on location slug's
+// reservations and settings.
+func (u User) CanSee(slug string) bool {
+	return u.Role == Owner || slices.Contains(u.Locations, slug)
+}
+
+// Session is one signed-in browser.
+type Session struct {
+	Username  string    `json:"username"`
+	CSRF      string    `json:"csrf"` // the token every form of this session posts back
+	CreatedAt time.Time `json:"created_at"`
+	LastSeen  time.Time `json:"last_seen"`
+	Expires   time.Time `json:"expires"` // absolute end, whatever the activity
+}
+
+// Limits of signing in. Attempts are counted, not only failures, because
+// each attempt is claimed before its password is checked: parallel
+// guesses cannot check more passwords than the limit allows.
+const (
+	SessionLifetime   = 12 * time.Hour
+	SessionIdle       = 2 * time.Hour
+	AttemptWindow     = 15 * time.Minute
+	AttemptsPerUser   = 10
+	AttemptsPerAddr   = 30
+	MinPasswordLength = 12
+	MaxPasswordLength = 256
+)
+
+// Record kinds.
+const (
+	kindUser     = "staff.user"
+	kindSession  = "staff.session"
+	kindAttempts = "staff.attempts"
+)
+
+var usernamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{1,39}$`)
+
+// Service keeps staff logins and sessions in the store.
+type Service struct {
+	records store.Records
+	cfg     config.Config
+	clock   clock.Clock
+	random  io.Reader
+	hashing Hashing
+	// dummy is a hash checked for an unknown username, so a wrong name
+	// costs the same time as a wrong password.
+	dummy string
+}
+
+// Options are the parts a test replaces; nil and zero mean defaults.
+type Options struct {
+	Clock   clock.Clock // default clock.System
+	Random  io.Reader   // default crypto/rand
+	Hashing Hashing     // default DefaultHashing
+}
+
+// New returns a Service on records for the business cfg.
+func New(records store.Records, cfg config.Config, o Options) (*Service, error) {
+	s := &Service{records: records, cfg: cfg, clock: o.Clock, random: o.Random, hashing: o.Hashing}
+	if s.clock == nil {
+		s.clock = clock.System{}
+	}
+	if s.random == nil {
+		s.random = rand.Reader
+	}
+	if s.hashing == (Hashing{}) {
+		s.hashing = DefaultHashing()
+	}
+	dummy, err := hashPassword("no such user", s.hashing, s.random)
+	if err != nil {
+		return nil, err
+	}
+	s.dummy = dummy
+	return s, nil
+}
+
+func invalid(format string, args ...any) error {
+	return &Error{Code: CodeInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// AddUser creates a login. It refuses a taken username and never
+// overwrites one.
+func (s *Service) AddUser(ctx context.Context, username, password string, role Role, locations []string) (User, error) {
+	if !usernamePattern.MatchString(username) {
+		return User{}, invalid("username must be 2 to 40 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit")
+	}
+	if n := utf8.RuneCountInString(password); n < MinPasswordLength || n > MaxPasswordLength {
+		return User{}, invalid("password must be %d to %d characters", MinPasswordLength, MaxPasswordLength)
+	}
+	switch role {
+	case Owner:
+		if len(locations) > 0 {
+			return User{}, invalid("an owner sees every location; give --location only to a clerk")
+		}
+	case Clerk:
+		if len(locations) == 0 {
+			return User{}, invalid("a clerk needs at least one location")
+		}
+	default:
+		return User{}, invalid("role must be owner or clerk")
+	}
+	var scope []string
+	for _, slug := range locations {
+		if !slices.ContainsFunc(s.cfg.Locations, func(l config.Location) bool { return l.Slug == slug }) {
+			return User{}, invalid("location %q is not in the config", slug)
+		}
+		if !slices.Contains(scope, slug) {
+			scope = append(scope, slug)
+		}
+	}
+	hash, err := hashPassword(password, s.hashing, s.random)
+	if err != nil {
+		return User{}, internal("hash password", err)
+	}
+	u := User{Username: username, Role: role, Locations: scope, Hash: hash, CreatedAt: s.clock.Now()}
+	value, _ := json.Marshal(u)
+	_, err = s.records.Create(ctx, store.Record{Kind: kindUser, Key: username, Value: value, UpdatedAt: u.CreatedAt})
+	if errors.Is(err, store.ErrExists) {
+		return User{}, &Error{Code: CodeExists, Message: fmt.Sprintf("user %q already exists", username)}
+	}
+	if err != nil {
+		return User{}, internal("create user", err)
+	}
+	return u, nil
+}
+
+// User returns a login by name, or an error with CodeDenied when absent.
+func (s *Service) User(ctx context.Context, username string) (User, error) {
+	r, err := s.records.Get(ctx, kindUser, username)
+	if errors.Is(err, store.ErrNotFound) {
+		return User{}, &Error{Code: CodeDenied, Message: "no such user"}
+	}
+	if err != nil {
+		return User{}, internal("read user", err)
+	}
+	var u User
+	if err := json.Unmarshal(r.Value, &u); err != nil {
+		return User{}, internal("decode user", err)
+	}
+	return u, nil
+}
+
+// SignIn checks a username and password from addr (the client's network
+// address) and opens a session. It returns the session and the token the
+// browser keeps; only the token's hash is stored. Every attempt is
+// claimed against the per-user and per-address limits first.
+func (s *Service) SignIn(ctx context.Context, username, password, addr string) (Session, string, error) {
+	now := s.clock.Now()
+	username = strings.ToLower(strings.TrimSpace(username))
+	if len(username) > 40 || len(password) > MaxPasswordLength*4 {
+		return Session{}, "", &Error{Code: CodeDenied, Message: "wrong username or password"}
+	}
+	for _, c := range []struct {
+		key   string
+		limit int
+	}{{"user/" + username, AttemptsPerUser}, {"addr/" + addr, AttemptsPerAddr}} {
+		if err := s.claimAttempt(ctx, c.key, c.limit, now); err != nil {
+			return Session{}, "", err
+		}
+	}
+	u, err := s.User(ctx, username)
+	hash := u.Hash
+	if err != nil {
+		if ErrorCode(err) != CodeDenied {
+			return Session{}, "", err
+		}
+		hash = s.dummy
+	}
+	if !checkPassword(hash, password) || err != nil {
+		return Session{}, "", &Error{Code: CodeDenied, Message: "wrong username or password"}
+	}
+	token, err := s.token()
+	if err != nil {
+		return Session{}, "", internal("session token", err)
+	}
+	csrf, err := s.token()
+	if err != nil {
+		return Session{}, "", internal("csrf token", err)
+	}
+	ses := Session{Username: u.Username, CSRF: csrf, CreatedAt: now, LastSeen: now, Expires: now.Add(SessionLifetime)}
+	value, _ := json.Marshal(ses)
+	if _, err := s.records.Create(ctx, store.Record{Kind: kindSession, Key: tokenKey(token), Value: value, UpdatedAt: now}); err != nil {
+		return Session{}, "", internal("create session", err)
+	}
+	return ses, token, nil
+}
+
+// Session returns the session and user of a browser's token, and notes
+// the activity. A session past its lifetime, idle too long, or whose user
+// is gone is signed out.
+func (s *Service) Session(ctx context.Context, token string) (Session, User, error) {
+	now := s.clock.Now()
+	signedOut := &Error{Code: CodeSignedOut, Message: "sign in again"}
+	if token == "" || len(token) > 100 {
+		return Session{}, User{}, signedOut
+	}
+	r, err := s.records.Get(ctx, kindSession, tokenKey(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return Session{}, User{}, signedOut
+	}
+	if err != nil {
+		return Session{}, User{}, internal("read session", err)
+	}
+	var ses Session
+	if err := json.Unmarshal(r.Value, &ses); err != nil {
+		return Session{}, User{}, internal("decode session", err)
+	}
+	if !now.Before(ses.Expires) || now.Sub(ses.LastSeen) >= SessionIdle {
+		_ = s.records.Delete(ctx, kindSession, r.Key, r.Version)
+		return Session{}, User{}, signedOut
+	}
+	u, err := s.User(ctx, ses.Username)
+	if ErrorCode(err) == CodeDenied {
+		return Session{}, User{}, signedOut
+	}
+	if err != nil {
+		return Session{}, User{}, err
+	}
+	// Activity is written at most once a minute, so page loads do not
+	// each cost a write; a lost race only skips one update.
+	if now.Sub(ses.LastSeen) >= time.Minute {
+		ses.LastSeen = now
+		r.Value, _ = json.Marshal(ses)
+		r.UpdatedAt = now
+		_, _ = s.records.Swap(ctx, r)
+	}
+	return ses, u, nil
+}
+
+// CheckCSRF reports whether a form's token is the session's.
+func CheckCSRF(ses Session, posted string) bool {
+	return ses.CSRF != "" && subtle.ConstantTimeCompare([]byte(ses.CSRF), []byte(posted)) == 1
+}
+
+// SignOut ends the session of token; signing out twice is not an error.
+func (s *Service) SignOut(ctx context.Context, token string) error {
+	key := tokenKey(token)
+	for {
+		r, err := s.records.Get(ctx, kindSession, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return internal("read session", err)
+		}
+		err = s.records.Delete(ctx, kindSession, key, r.Version)
+		if err == nil || errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			return internal("delete session", err)
+		}
+	}
+}
+
+// claimAttempt counts one sign-in attempt in the current window of key,
+// refusing it once the window holds limit attempts. The claim is a
+// conditional write, so concurrent attempts are each counted once.
+func (s *Service) claimAttempt(ctx context.Context, key string, limit int, now time.Time) error {
+	window := now.Truncate(AttemptWindow)
+	k := key + "/" + strconv.FormatInt(window.Unix(), 10)
+	for {
+		r, err := s.records.Get(ctx, kindAttempts, k)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			_, err = s.records.Create(ctx, store.Record{Kind: kindAttempts, Key: k, Value: []byte("1"), UpdatedAt: now})
+			if errors.Is(err, store.ErrExists) {
+				continue
+			}
+			if err != nil {
+				return internal("claim sign-in attempt", err)
+			}
+			return nil
+		case err != nil:
+			return internal("read sign-in attempts", err)
+		}
+		n, _ := strconv.Atoi(string(r.Value))
+		if n >= limit {
+			return &Error{Code: CodeLimited, Message: fmt.Sprintf("too many sign-in attempts; try again after %s", window.Add(AttemptWindow).Format("15:04 MST"))}
+		}
+		r.Value, r.UpdatedAt = []byte(strconv.Itoa(n+1)), now
+		_, err = s.records.Swap(ctx, r)
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return internal("claim sign-in attempt", err)
+		}
+		return nil
+	}
+}
+
+// Purge deletes ended sessions and attempt windows older than one window,
+// so neither grows with history. The sweep calls it; it returns how many
+// records it removed.
+func (s *Service) Purge(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	removed := 0
+	for _, kind := range []string{kindSession, kindAttempts} {
+		after := ""
+		for {
+			page, err := s.records.List(ctx, kind, "", after, 200)
+			if err != nil {
+				return removed, internal("list "+kind, err)
+			}
+			for _, r := range page {
+				if s.expired(kind, r, now) {
+					if err := s.records.Delete(ctx, kind, r.Key, r.Version); err == nil {
+						removed++
+					}
+				}
+			}
+			if len(page) < 200 {
+				break
+			}
+			after = page[len(page)-1].Key
+		}
+	}
+	return removed, nil
+}
+
+func (s *Service) expired(kind string, r store.Record, now time.Time) bool {
+	if kind == kindAttempts {
+		return now.Sub(r.UpdatedAt) > 2*AttemptWindow
+	}
+	var ses Session
+	if json.Unmarshal(r.Value, &ses) != nil {
+		return true
+	}
+	return !now.Before(ses.Expires) || now.Sub(ses.LastSeen) >= SessionIdle
+}
+
+// token is 256 random bits, URL-safe.
+func (s *Service) token() (string, error) {
+	b := make([]byte, 32)
+	if _, err := io.ReadFull(s.random, b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// tokenKey is the stored key of a session token: its SHA-256, so a copy
+// of the store does not open sessions.
+func tokenKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
