@@ -13,13 +13,13 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/quota"
 	"frontdesk/store"
 )
 
@@ -194,13 +194,12 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 	if len(username) > 40 || len(password) > MaxPasswordLength*4 {
 		return Session{}, "", &Error{Code: CodeDenied, Message: "wrong username or password"}
 	}
-	for _, c := range []struct {
-		key   string
-		limit int
-	}{{"user/" + username, AttemptsPerUser}, {"addr/" + addr, AttemptsPerAddr}} {
-		if err := s.claimAttempt(ctx, c.key, c.limit, now); err != nil {
-			return Session{}, "", err
-		}
+	perUser, perAddr := attemptBudgets()
+	if err := s.claimAttempt(ctx, perUser, username, now); err != nil {
+		return Session{}, "", err
+	}
+	if err := s.claimAttempt(ctx, perAddr, addr, now); err != nil {
+		return Session{}, "", err
 	}
 	u, err := s.User(ctx, username)
 	hash := u.Hash
@@ -249,7 +248,7 @@ func (s *Service) Session(ctx context.Context, token string) (Session, User, err
 	if err := json.Unmarshal(r.Value, &ses); err != nil {
 		return Session{}, User{}, internal("decode session", err)
 	}
-	if !now.Before(ses.Expires) || now.Sub(ses.LastSeen) >= SessionIdle {
+	if !ses.live(now) {
 		_ = s.records.Delete(ctx, kindSession, r.Key, r.Version)
 		return Session{}, User{}, signedOut
 	}
@@ -297,81 +296,62 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	}
 }
 
-// claimAttempt counts one sign-in attempt in the current window of key,
-// refusing it once the window holds limit attempts. The claim is a
-// conditional write, so concurrent attempts are each counted once.
-func (s *Service) claimAttempt(ctx context.Context, key string, limit int, now time.Time) error {
-	window := now.Truncate(AttemptWindow)
-	k := key + "/" + strconv.FormatInt(window.Unix(), 10)
-	for {
-		r, err := s.records.Get(ctx, kindAttempts, k)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			_, err = s.records.Create(ctx, store.Record{Kind: kindAttempts, Key: k, Value: []byte("1"), UpdatedAt: now})
-			if errors.Is(err, store.ErrExists) {
-				continue
-			}
-			if err != nil {
-				return internal("claim sign-in attempt", err)
-			}
-			return nil
-		case err != nil:
-			return internal("read sign-in attempts", err)
-		}
-		n, _ := strconv.Atoi(string(r.Value))
-		if n >= limit {
-			return &Error{Code: CodeLimited, Message: fmt.Sprintf("too many sign-in attempts; try again after %s", window.Add(AttemptWindow).Format("15:04 MST"))}
-		}
-		r.Value, r.UpdatedAt = []byte(strconv.Itoa(n+1)), now
-		_, err = s.records.Swap(ctx, r)
-		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return internal("claim sign-in attempt", err)
-		}
-		return nil
-	}
+// attemptBudgets are the sign-in budgets per user and per address.
+func attemptBudgets() (perUser, perAddr quota.Budget) {
+	return quota.Budget{Kind: kindAttempts + ".user", Limit: AttemptsPerUser, Window: AttemptWindow},
+		quota.Budget{Kind: kindAttempts + ".addr", Limit: AttemptsPerAddr, Window: AttemptWindow}
 }
 
-// Purge deletes ended sessions and attempt windows older than one window,
-// so neither grows with history. The sweep calls it; it returns how many
-// records it removed.
+// claimAttempt counts one sign-in attempt against budget b for key.
+func (s *Service) claimAttempt(ctx context.Context, b quota.Budget, key string, now time.Time) error {
+	err := b.Claim(ctx, s.records, key, now)
+	if spent, ok := errors.AsType[*quota.ErrSpent](err); ok {
+		return &Error{Code: CodeLimited, Message: fmt.Sprintf("too many sign-in attempts; try again after %s", spent.Until.Format("15:04 MST"))}
+	}
+	if err != nil {
+		return internal("claim sign-in attempt", err)
+	}
+	return nil
+}
+
+// Purge deletes ended sessions and ended attempt windows, so neither
+// grows with history. The sweep calls it; it returns how many records it
+// removed.
 func (s *Service) Purge(ctx context.Context) (int, error) {
 	now := s.clock.Now()
-	removed := 0
-	for _, kind := range []string{kindSession, kindAttempts} {
-		after := ""
-		for {
-			page, err := s.records.List(ctx, kind, "", after, 200)
-			if err != nil {
-				return removed, internal("list "+kind, err)
-			}
-			for _, r := range page {
-				if s.expired(kind, r, now) {
-					if err := s.records.Delete(ctx, kind, r.Key, r.Version); err == nil {
-						removed++
-					}
+	removed, after := 0, ""
+	for {
+		page, err := s.records.List(ctx, kindSession, "", after, 200)
+		if err != nil {
+			return removed, internal("list sessions", err)
+		}
+		for _, r := range page {
+			var ses Session
+			if json.Unmarshal(r.Value, &ses) != nil || !ses.live(now) {
+				if s.records.Delete(ctx, kindSession, r.Key, r.Version) == nil {
+					removed++
 				}
 			}
-			if len(page) < 200 {
-				break
-			}
-			after = page[len(page)-1].Key
+		}
+		if len(page) < 200 {
+			break
+		}
+		after = page[len(page)-1].Key
+	}
+	perUser, perAddr := attemptBudgets()
+	for _, b := range []quota.Budget{perUser, perAddr} {
+		n, err := b.Purge(ctx, s.records, now)
+		removed += n
+		if err != nil {
+			return removed, internal("purge sign-in attempts", err)
 		}
 	}
 	return removed, nil
 }
 
-func (s *Service) expired(kind string, r store.Record, now time.Time) bool {
-	if kind == kindAttempts {
-		return now.Sub(r.UpdatedAt) > 2*AttemptWindow
-	}
-	var ses Session
-	if json.Unmarshal(r.Value, &ses) != nil {
-		return true
-	}
-	return !now.Before(ses.Expires) || now.Sub(ses.LastSeen) >= SessionIdle
+// live reports whether the session is still open at now.
+func (ses Session) live(now time.Time) bool {
+	return now.Before(ses.Expires) && now.Sub(ses.LastSeen) < SessionIdle
 }
 
 // token is 256 random bits, URL-safe.
