@@ -40,6 +40,10 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		if err != nil {
 			return reservation.Reservation{}, false, fmt.Errorf("read reservation: %w", err)
 		}
+		if r.State == reservation.Requested && d.To.HoldsUnits() {
+			// A request holds nothing yet: accepting it takes the unit.
+			return s.AcceptRequest(ctx, d.Reference, d.By)
+		}
 		versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
 		if err != nil {
 			return reservation.Reservation{}, false, err
