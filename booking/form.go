@@ -62,7 +62,9 @@ func (p FormProblems) Error() string {
 // lifts.
 type FormLimited struct{ Until time.Time }
 
-func (e *FormLimited) Error() string { return "form: too many requests until " + e.Until.Format(time.RFC3339) }
+func (e *FormLimited) Error() string {
+	return "form: too many requests until " + e.Until.Format(time.RFC3339)
+}
 
 // FormResult is a saved request.
 type FormResult struct {
