@@ -206,7 +206,7 @@ func Defaults() Config {
 			LocationPending:      3,
 			PortfolioPending:     8,
 		},
-		Mail:       Mail{Driver: "dev", SMTPPort: 587},
+		Mail: Mail{Driver: "dev", SMTPPort: 587},
 		// No deployment context and not published: booking refuses until
 		// the file states both (direct-booking.md §16).
 		Deployment: Deployment{Hostnames: []string{"localhost", "127.0.0.1"}},

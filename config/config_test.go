@@ -138,7 +138,9 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 		t.Fatal("Load accepted a bad file")
 	}
 	lines := strings.Split(bad, "\n")
-	lineOf := func(s string) int { return slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, s) }) + 1 }
+	lineOf := func(s string) int {
+		return slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, s) }) + 1
+	}
 	want := []string{
 		fmt.Sprintf("business.nmae: unknown setting (line %d)", lineOf("nmae")),
 		fmt.Sprintf(`locations[0].units[0].count: must be a whole number, got the text "three" (line %d)`, lineOf(`count = "three"`)),
