@@ -23,7 +23,7 @@ func newServer(impl *mcp.Implementation, instructions, server string, opts Optio
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		Logger:       opts.sdkLogger(),
 	})
-	s.AddReceivingMiddleware(undeclared, capEchoes, logCalls(opts.logger(), server))
+	s.AddReceivingMiddleware(recovered(opts.logger()), undeclared, capEchoes, logCalls(opts.logger(), server))
 	return s
 }
 
@@ -42,6 +42,23 @@ type levelFloor struct {
 
 func (l levelFloor) Enabled(ctx context.Context, level slog.Level) bool {
 	return level >= l.min && l.Handler.Enabled(ctx, level)
+}
+
+// recovered turns a panic in a handler into an internal error for that
+// one request: the SDK runs handlers on goroutines of its own, where a
+// panic would end the whole process.
+func recovered(logger *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					logger.ErrorContext(ctx, "mcp handler panicked", "method", loggable(method), "panic", fmt.Sprint(p))
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the request could not be served. Try again."}
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // undeclared refuses the methods of capabilities the servers do not
@@ -77,7 +94,7 @@ func capEchoes(next mcp.MethodHandler) mcp.MethodHandler {
 		} else if err != nil && len(err.Error()) > maxEcho {
 			err = errors.New(truncate(err.Error()))
 		}
-		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 			for _, c := range r.Content {
 				if t, ok := c.(*mcp.TextContent); ok && strings.HasPrefix(t.Text, schemaErrorPrefix) && len(t.Text) > maxEcho {
 					t.Text = truncate(t.Text)
@@ -137,7 +154,7 @@ func loggable(name string) string {
 		return "(invalid)"
 	}
 	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == '/') {
 			return "(invalid)"
 		}
 	}

@@ -369,3 +369,16 @@ func TestShutdownEndsStreams(t *testing.T) {
 		t.Fatal("Run still waits on an open stream")
 	}
 }
+
+// TestUnknownToolIsAProtocolError: a call to a tool that does not exist
+// is answered, not a crash of the server.
+func TestUnknownToolIsAProtocolError(t *testing.T) {
+	url := startServer(t, "")
+	cs := connect(t, url+"/mcp", "2025-11-25")
+	if _, err := cs.CallTool(context.Background(), toolParams("test_simple_text", nil)); err == nil {
+		t.Fatal("unknown tool answered without an error")
+	}
+	if _, _, body := get(t, url+"/healthz", "", nil); body != "ok\n" {
+		t.Fatalf("server after an unknown tool: %q", body)
+	}
+}
