@@ -8,12 +8,8 @@
 package config
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Config is the whole file.
@@ -26,6 +22,7 @@ type Config struct {
 	Store      Store      `toml:"store"`
 	USP        USP        `toml:"usp"`
 	ORP        ORP        `toml:"orp"`
+	Server     Server     `toml:"server"`
 }
 
 // Business holds what every location shares unless it overrides it.
@@ -138,7 +135,10 @@ type Deployment struct {
 	// platform's default hostname may serve reads but never bookings.
 	// Empty: every hostname.
 	CustomHostnames []string `toml:"custom_hostnames"`
-	PublicOrigin    string   `toml:"public_origin"` // such as "https://book.example.com"; empty: from the listen address
+	// PublicURL is where guests and agents reach this server, such as
+	// "https://book.example.com": every link any door prints (stdio
+	// included) starts with it. Empty: derived from the listen address.
+	PublicURL string `toml:"public_url"`
 }
 
 // Store selects the engine: Database (a postgres:// URL) wins over DataDir.
@@ -167,23 +167,21 @@ type ORP struct {
 	ClicksPerMinute int `toml:"clicks_per_minute"`
 }
 
-// Parse decodes a TOML file. Unknown keys are errors that name the key, so a
-// typo never silently falls back to a default.
-func Parse(data []byte) (Config, error) {
-	c := Defaults()
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&c)
-	if err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
-	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		var errs []error
-		for _, k := range undecoded {
-			errs = append(errs, fmt.Errorf("%s: unknown setting", k))
-		}
-		return Config{}, joinErrors(errs)
-	}
-	c.fillLocationDefaults()
-	return c, nil
+// Server is how the process listens and reports.
+type Server struct {
+	// LogLevel is the lowest level logged: debug, info, warn or error.
+	LogLevel string `toml:"log_level"`
+	// MetricsAddr serves /metrics on its own listen address (such as
+	// "127.0.0.1:9090") instead of the public one.
+	MetricsAddr string `toml:"metrics_addr"`
+	// MetricsTokenEnv and MetricsTokenFile name where a bearer token for
+	// /metrics is kept; with one, /metrics answers only that token.
+	MetricsTokenEnv  string `toml:"metrics_token_env"`
+	MetricsTokenFile string `toml:"metrics_token_file"`
+	MetricsToken     string `toml:"-"` // read from the env or file above
+	// ConnectionsPerAddress caps the open connections of one client
+	// network address; more are closed as they arrive.
+	ConnectionsPerAddress int `toml:"connections_per_address"`
 }
 
 // Defaults are the settings used where the file is silent.
@@ -213,8 +211,11 @@ func Defaults() Config {
 			LocationPending:      3,
 			PortfolioPending:     8,
 		},
-		Mail:       Mail{Driver: "dev", SMTPPort: 587},
-		Deployment: Deployment{Context: "production", Published: true, Hostnames: []string{"localhost", "127.0.0.1"}},
+		Mail: Mail{Driver: "dev", SMTPPort: 587},
+		// No deployment context and not published: booking refuses until
+		// the file states both (direct-booking.md §16).
+		Deployment: Deployment{Hostnames: []string{"localhost", "127.0.0.1"}},
+		Server:     Server{LogLevel: "info", ConnectionsPerAddress: 256},
 		Store:      Store{DataDir: "frontdesk-data"},
 	}
 }

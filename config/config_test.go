@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +120,54 @@ func TestParseHours(t *testing.T) {
 		if _, _, _, err := ParseHours(bad); err == nil {
 			t.Errorf("ParseHours(%q) accepted", bad)
 		}
+	}
+}
+
+// TestLoadReportsEveryProblemAtOnce: an unknown key no longer hides the
+// other errors, a mistyped value names its own line, unknown keys carry
+// their indexes, and validation problems come in the same report.
+func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
+	bad := strings.NewReplacer(
+		"[[locations.units]]\ntype = \"single\"\ncount = 3", "[[locations.units]]\ntype = \"single\"\ncount = \"three\"\ncuont = 3",
+		`min_age = 18`, `min_age = 18`+"\n"+`nmae = "x"`,
+		`nightly_rate = "79.00"`, `nightly_rate = "-79.00"`,
+		`nightly_rate = "109.00"`, `nightly_rate = "0.00"`,
+	).Replace(string(DemoTOML))
+	_, err := Load([]byte(bad))
+	if err == nil {
+		t.Fatal("Load accepted a bad file")
+	}
+	lines := strings.Split(bad, "\n")
+	lineOf := func(s string) int {
+		return slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, s) }) + 1
+	}
+	want := []string{
+		fmt.Sprintf("business.nmae: unknown setting (line %d)", lineOf("nmae")),
+		fmt.Sprintf(`locations[0].units[0].count: must be a whole number, got the text "three" (line %d)`, lineOf(`count = "three"`)),
+		fmt.Sprintf("locations[0].units[0].cuont: unknown setting (line %d)", lineOf("cuont")),
+		`locations[1].units[0].nightly_rate: must not be negative, got "-79.00"`,
+		"locations[1].units[1].nightly_rate: must be more than zero; leave it out to not sell by that rate",
+	}
+	if got := err.Error(); got != strings.Join(want, "\n") {
+		t.Fatalf("Load =\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestDeploymentIsNeverAssumed: a file without [deployment] has no
+// context and is not published, so booking refuses (direct-booking.md
+// §16); the demo states both.
+func TestDeploymentIsNeverAssumed(t *testing.T) {
+	demo := string(DemoTOML)
+	i := strings.Index(demo, "[deployment]")
+	j := strings.Index(demo, "[orp]")
+	c, err := Load([]byte(demo[:i] + demo[j:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Deployment.Context != "" || c.Deployment.Published {
+		t.Fatalf("deployment without a [deployment] table = %+v, want no context and unpublished", c.Deployment)
+	}
+	if d := Demo().Deployment; d.Context != "production" || !d.Published {
+		t.Fatalf("demo deployment = %+v", d)
 	}
 }

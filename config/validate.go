@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -32,6 +34,7 @@ func (c Config) Validate() error {
 	c.validateMail(v)
 	c.validateDeployment(v)
 	c.validateORP(v)
+	c.validateServer(v)
 	return joinErrors(v.errs)
 }
 
@@ -149,8 +152,13 @@ func (c Config) validateLocations(v *validator) {
 			claim(p+".domain", "domain", l.Domain)
 		}
 		v.phone(p+".phone", l.Phone)
-		v.zone(p+".time_zone", l.TimeZone)
-		v.clock(p+".checkin_hour", l.CheckinHour)
+		// A value copied from the business is checked once, there.
+		if l.TimeZone != c.Business.TimeZone {
+			v.zone(p+".time_zone", l.TimeZone)
+		}
+		if l.CheckinHour != c.Business.CheckinHour {
+			v.clock(p+".checkin_hour", l.CheckinHour)
+		}
 		if !prefixPattern.MatchString(l.Prefix) {
 			v.add(p+".reference_prefix", "must be 2 to 6 uppercase letters, got %q", l.Prefix)
 		} else {
@@ -183,8 +191,16 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 		if value == "" {
 			return
 		}
-		if _, err := money.Parse(value, c.Business.Currency); err != nil {
+		if strings.HasPrefix(strings.TrimSpace(value), "-") {
+			v.add(p+"."+field, "must not be negative, got %q", value)
+			return
+		}
+		n, err := money.Parse(value, c.Business.Currency)
+		switch {
+		case err != nil:
 			v.add(p+"."+field, "%v", err)
+		case n == 0 && field != "price":
+			v.add(p+"."+field, "must be more than zero; leave it out to not sell by that rate")
 		}
 	}
 	switch u.Kind {
@@ -264,7 +280,8 @@ func (c Config) validateMail(v *validator) {
 
 func (c Config) validateDeployment(v *validator) {
 	d := c.Deployment
-	v.required("deployment.context", d.Context)
+	// An empty context is allowed: the booking tools refuse with the
+	// unknown-context sentence of direct-booking.md §16.
 	if len(d.Hostnames) == 0 {
 		v.add("deployment.hostnames", "at least one hostname is required")
 	}
@@ -278,7 +295,11 @@ func (c Config) validateDeployment(v *validator) {
 			v.add(fmt.Sprintf("deployment.custom_hostnames[%d]", i), "%q must also be listed in deployment.hostnames", h)
 		}
 	}
-	v.url("deployment.public_origin", d.PublicOrigin, false)
+	if d.PublicURL != "" && strings.HasPrefix(d.PublicURL, "/") {
+		v.add("deployment.public_url", "must be an absolute http or https URL, got %q", d.PublicURL)
+	} else {
+		v.url("deployment.public_url", d.PublicURL, false)
+	}
 }
 
 // dayKeys are the office_hours keys by weekday.
@@ -328,4 +349,37 @@ func (c Config) validateORP(v *validator) {
 	if o.ClicksPerMinute < 0 {
 		v.add("orp.clicks_per_minute", "must be 0 (the default, 120) or more, got %d", o.ClicksPerMinute)
 	}
+}
+
+func (c Config) validateServer(v *validator) {
+	s := c.Server
+	if _, err := ParseLogLevel(s.LogLevel); err != nil {
+		v.add("server.log_level", "%v", err)
+	}
+	if s.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(s.MetricsAddr); err != nil {
+			v.add("server.metrics_addr", "must be HOST:PORT such as 127.0.0.1:9090, got %q", s.MetricsAddr)
+		}
+	}
+	if s.MetricsTokenEnv != "" && s.MetricsTokenFile != "" {
+		v.add("server.metrics_token_env", "give metrics_token_env or metrics_token_file, not both")
+	}
+	if s.ConnectionsPerAddress < 1 || s.ConnectionsPerAddress > 100000 {
+		v.add("server.connections_per_address", "must be from 1 to 100000, got %d", s.ConnectionsPerAddress)
+	}
+}
+
+// ParseLogLevel reads a log level name.
+func ParseLogLevel(name string) (slog.Level, error) {
+	switch strings.ToLower(name) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info", "":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf(`must be "debug", "info", "warn" or "error", got %q`, name)
 }

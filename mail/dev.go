@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"slices"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/page"
 	"frontdesk/message"
 	"frontdesk/store"
 )
@@ -32,7 +33,7 @@ const devPage = 200
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var templates = template.Must(template.ParseFS(templateFS, "templates/*.html"))
+var pages = page.Must(templateFS, "templates/*.html", nil)
 
 // Dev is the development mail driver: it keeps every message in the store
 // instead of sending it, so `frontdesk serve` and `frontdesk mcp`, which
@@ -42,6 +43,11 @@ type Dev struct {
 	records store.Records
 	clock   clock.Clock
 	logger  *slog.Logger
+	// Nav is the navigation the mailbox page shows, as every page does.
+	Nav []page.Link
+	// Limits, when set, are explained on the page: a code that never
+	// arrives is most often a paused limit.
+	Limits *config.Limits
 }
 
 var _ message.Sender = (*Dev)(nil)
@@ -124,15 +130,6 @@ func (d *Dev) Messages(ctx context.Context) ([]DevMessage, error) {
 	}
 }
 
-// Handler serves the mailbox: GET /dev/mail.json for programs and
-// GET /dev/mail for people.
-func (d *Dev) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /dev/mail.json", d.serveJSON)
-	mux.HandleFunc("GET /dev/mail", d.serveHTML)
-	return mux
-}
-
 // jsonMessage is one message on the wire of /dev/mail.json.
 type jsonMessage struct {
 	ID         string   `json:"id"`
@@ -143,7 +140,9 @@ type jsonMessage struct {
 	ReceivedAt string   `json:"received_at"`
 }
 
-func (d *Dev) serveJSON(w http.ResponseWriter, r *http.Request) {
+// ServeJSON answers GET /dev/mail.json, for programs: every message kept,
+// oldest first.
+func (d *Dev) ServeJSON(w http.ResponseWriter, r *http.Request) {
 	msgs, err := d.Messages(r.Context())
 	if err != nil {
 		d.fail(w, r, err)
@@ -171,20 +170,19 @@ func (d *Dev) serveJSON(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-func (d *Dev) serveHTML(w http.ResponseWriter, r *http.Request) {
+// ServeHTML answers GET /dev/mail, for people: newest first.
+func (d *Dev) ServeHTML(w http.ResponseWriter, r *http.Request) {
 	msgs, err := d.Messages(r.Context())
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	slices.Reverse(msgs) // a person reads the newest first
-	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, "devmail.html", msgs); err != nil {
-		d.fail(w, r, err)
-		return
-	}
 	header(w, "text/html; charset=utf-8")
-	w.Write(buf.Bytes())
+	pages.Render(w, r, d.logger, http.StatusOK, "devmail.html", d.Nav, struct {
+		Messages []DevMessage
+		Limits   *config.Limits
+	}{msgs, d.Limits})
 }
 
 // header marks the mailbox as uncacheable: it holds sign-in codes.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/golden"
 	"frontdesk/message"
@@ -113,7 +114,7 @@ func TestDevJSONIsOldestFirst(t *testing.T) {
 		}
 		clk.Advance(1500 * time.Millisecond)
 	}
-	res, body := get(t, d.Handler(), "/dev/mail.json")
+	res, body := get(t, mount(d), "/dev/mail.json")
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("status = %d, want 200", res.StatusCode)
 	}
@@ -146,7 +147,7 @@ func TestDevJSONIsOldestFirst(t *testing.T) {
 
 func TestDevJSONEmpty(t *testing.T) {
 	d, _ := newDev(t)
-	_, body := get(t, d.Handler(), "/dev/mail.json")
+	_, body := get(t, mount(d), "/dev/mail.json")
 	if got, want := string(body), "{\"messages\":[]}\n"; got != want {
 		t.Fatalf("body = %q, want %q", got, want)
 	}
@@ -160,7 +161,7 @@ func TestDevHTMLIsNewestFirst(t *testing.T) {
 		}
 		clk.Advance(time.Second)
 	}
-	res, body := get(t, d.Handler(), "/dev/mail")
+	res, body := get(t, mount(d), "/dev/mail")
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("status = %d, want 200", res.StatusCode)
 	}
@@ -183,7 +184,7 @@ func TestDevHTMLIsNewestFirst(t *testing.T) {
 func TestDevHandlerRefusesOtherMethods(t *testing.T) {
 	d, _ := newDev(t)
 	rec := httptest.NewRecorder()
-	d.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/dev/mail.json", nil))
+	mount(d).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/dev/mail.json", nil))
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Fatalf("POST status = %d, want 405", rec.Code)
 	}
@@ -237,5 +238,27 @@ func TestDevShowsTheNewest500(t *testing.T) {
 	}
 	if first, last := got[0].ID, got[len(got)-1].ID; first != "m0012" || last != fmt.Sprintf("m%04d", sent-1) {
 		t.Fatalf("Messages span %s..%s, want m0012..m%04d", first, last, sent-1)
+	}
+}
+
+// mount serves the mailbox as cmd/frontdesk mounts it.
+func mount(d *Dev) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /dev/mail.json", d.ServeJSON)
+	mux.HandleFunc("GET /dev/mail", d.ServeHTML)
+	return mux
+}
+
+// TestDevPageExplainsPauses: the mailbox says which limit pauses chat
+// booking and when it lifts.
+func TestDevPageExplainsPauses(t *testing.T) {
+	d, _ := newDev(t)
+	limits := config.Demo().Limits
+	d.Limits = &limits
+	_, body := get(t, mount(d), "/dev/mail")
+	for _, want := range []string{"3 codes an hour and 6 a day", "8 codes an hour and 20 a day", "lifts one hour after the oldest code"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("mailbox page lacks %q", want)
+		}
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/internal/hostguard"
 )
 
 // maxBody bounds an MCP request body. Tool arguments are small; a larger
@@ -57,7 +59,7 @@ func Handler(s *mcp.Server, opts HTTPOptions) http.Handler {
 	stateless.Stateless = true
 	stateless.PropagateRequestCancellation = true
 	return &front{
-		hosts:     hostSet(opts.Hostnames),
+		hosts:     hostguard.New(opts.Hostnames),
 		guard:     opts.Guard,
 		stateful:  mcp.NewStreamableHTTPHandler(get, &base),
 		stateless: mcp.NewStreamableHTTPHandler(get, &stateless),
@@ -65,30 +67,10 @@ func Handler(s *mcp.Server, opts HTTPOptions) http.Handler {
 }
 
 type front struct {
-	hosts     map[string]bool
+	hosts     hostguard.Guard
 	guard     BatchGuard
 	stateful  http.Handler
 	stateless http.Handler
-}
-
-func hostSet(names []string) map[string]bool {
-	set := map[string]bool{}
-	for _, n := range names {
-		set[strings.ToLower(strings.Trim(n, "[]"))] = true
-	}
-	return set
-}
-
-func (f *front) allowed(r *http.Request) bool {
-	if !f.hosts[hostOnly(r.Host)] {
-		return false
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && f.hosts[strings.ToLower(u.Hostname())]
 }
 
 // remoteHost is the address without its port: one client's connections
@@ -101,19 +83,14 @@ func remoteHost(addr string) string {
 	return host
 }
 
-func hostOnly(hostport string) string {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	return strings.ToLower(strings.Trim(host, "[]"))
-}
-
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Answers carry booking data (codes go out, references come back):
+	// nothing may keep them.
+	w.Header().Set("Cache-Control", "no-store")
 	jw := &jsonErrors{ResponseWriter: w}
 	defer jw.finish()
-	if !f.allowed(r) {
-		writeError(jw, http.StatusForbidden, -32600, "Forbidden: this host or origin is not served here.")
+	if refusal := f.hosts.Check(r); refusal != "" {
+		writeError(jw, http.StatusForbidden, -32600, refusal)
 		return
 	}
 	// The Host a tool sees is the one this request arrived with; a client
@@ -156,7 +133,7 @@ func writeError(w http.ResponseWriter, status, code int, message string) {
 		"error": map[string]any{"code": code, "message": message},
 	})
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Del("X-Content-Type-Options")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
 }
@@ -196,11 +173,33 @@ func (j *jsonErrors) finish() {
 	if j.captured == nil {
 		return
 	}
-	code := -32600
-	if j.status >= 500 {
+	text := strings.TrimSpace(j.captured.String())
+	j.captured = nil
+	code, msg := plainError(j.status, text)
+	writeError(j.ResponseWriter, j.status, code, msg)
+}
+
+// internals mark an SDK error text that describes the decoder rather than
+// the request: Go type names, JSON library messages.
+var internals = []string{"jsonrpc", "wireDecode", " of type ", "json:", "unmarshal", "malformed payload", "storing stream", "%!"}
+
+// plainError words an error the SDK answered in plain text. Its own short
+// sentences about headers and sessions are kept; a text that names
+// decoder internals or echoes a long value is replaced by a sentence
+// chosen by the status alone.
+func plainError(status int, text string) (code int, message string) {
+	code = -32600
+	if status >= 500 {
 		code = -32603
 	}
-	msg := strings.TrimSpace(j.captured.String())
-	j.captured = nil
-	writeError(j.ResponseWriter, j.status, code, msg)
+	if text != "" && len(text) <= 160 && !slices.ContainsFunc(internals, func(m string) bool { return strings.Contains(text, m) }) {
+		return code, text
+	}
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		return code, "Request body is too large."
+	case status >= 500:
+		return code, "Internal error: the request could not be served. Try again."
+	}
+	return code, "Invalid Request: the message could not be read as JSON-RPC (an id is a string or an integer)."
 }

@@ -315,7 +315,7 @@ func decodeMessage(b []byte) (message, string, error) {
 // NewORP returns the MCP server of an ORP host's MCP binding (§4.3): the
 // tools orp_suggest, orp_join, orp_send, orp_inbox and orp_deal.
 func NewORP(h *orp.Host, opts Options) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-orp", Title: "ORP host", Version: opts.Version}, nil)
+	s := newServer(&mcp.Implementation{Name: "frontdesk-orp", Title: "ORP host", Version: opts.Version}, orpInstructions, "orp", opts)
 	o := orpTools{host: h, joined: &joined{token: map[string]string{}}}
 	env := toolEnv{server: "orp", log: opts.logger(), metrics: opts.Metrics, safe: o.safe}
 	add(s, env, spec[json.RawMessage, orp.SuggestResponse]{

@@ -235,7 +235,8 @@ func (r readTools) safe(err error) (string, bool) {
 // NewHub returns the hub's MCP server: the read tools and, when bookings
 // is set, the four booking tools.
 func NewHub(h *hub.Hub, bookings *booking.Service, opts Options) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version}, nil)
+	s := newServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
+		hubInstructions(h.Config().Business.Name, h.Config().Business.ConfirmHours, bookings != nil), "hub", opts)
 	r := readTools{hub: h}
 	env := toolEnv{server: "hub", log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
 	addReadTools(s, env, r)
@@ -252,7 +253,8 @@ func NewLocation(h *hub.Hub, slug string, opts Options) (*mcp.Server, error) {
 	if err != nil || l.Slug != slug {
 		return nil, fmt.Errorf("location server: unknown slug %q", slug)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version}, nil)
+	s := newServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
+		locationInstructions(l.Name, h.Config().Deployment.PublicURL+"/mcp"), "location:"+slug, opts)
 	r := readTools{hub: h, slug: slug}
 	env := toolEnv{server: "location:" + slug, log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
 	addReadTools(s, env, r)

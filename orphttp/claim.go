@@ -1,21 +1,20 @@
 package orphttp
 
 import (
-	"bytes"
 	"embed"
 	"errors"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"frontdesk/internal/page"
 	"frontdesk/orp"
 )
 
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var templates = template.Must(template.ParseFS(templateFS, "templates/*.html"))
+var pages = page.Must(templateFS, "templates/*.html", nil)
 
 // claimPage is what templates/claim.html shows.
 type claimPage struct {
@@ -38,7 +37,7 @@ func (s *Server) claimShow(w http.ResponseWriter, r *http.Request) {
 		s.claimFail(w, r, err)
 		return
 	}
-	s.renderClaim(w, http.StatusOK, claimPage{Party: v.Party, Claim: claim, Action: r.URL.Path, Claimed: v.Claimed, OpenDeals: v.OpenDeals})
+	s.renderClaim(w, r, http.StatusOK, claimPage{Party: v.Party, Claim: claim, Action: r.URL.Path, Claimed: v.Claimed, OpenDeals: v.OpenDeals})
 }
 
 // claimSubmit claims the party. The proof is the claim id, submitted in
@@ -55,18 +54,18 @@ func (s *Server) claimSubmit(w http.ResponseWriter, r *http.Request) {
 	page := claimPage{Party: v.Party, Claim: claim, Action: r.URL.Path, Claimed: v.Claimed, OpenDeals: v.OpenDeals}
 	if !sameOrigin(r) {
 		page.Problem = "This form can only be sent from this host's own claim page."
-		s.renderClaim(w, http.StatusForbidden, page)
+		s.renderClaim(w, r, http.StatusForbidden, page)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		page.Problem = "The form could not be read."
-		s.renderClaim(w, http.StatusBadRequest, page)
+		s.renderClaim(w, r, http.StatusBadRequest, page)
 		return
 	}
 	if r.PostForm.Get("claim") != claim || r.PostForm.Get("confirm") != "yes" {
 		page.Problem = "Tick the box to confirm, then send the form on this page."
-		s.renderClaim(w, http.StatusBadRequest, page)
+		s.renderClaim(w, r, http.StatusBadRequest, page)
 		return
 	}
 	key, err := s.Host.Claim(r.Context(), claim)
@@ -74,14 +73,14 @@ func (s *Server) claimSubmit(w http.ResponseWriter, r *http.Request) {
 		var e *orp.Error
 		if errors.As(err, &e) && e.Code == orp.StateConflict {
 			page.Claimed = true
-			s.renderClaim(w, http.StatusConflict, page)
+			s.renderClaim(w, r, http.StatusConflict, page)
 			return
 		}
 		s.claimFail(w, r, err)
 		return
 	}
 	page.OwnerKey = key
-	s.renderClaim(w, http.StatusOK, page)
+	s.renderClaim(w, r, http.StatusOK, page)
 }
 
 // sameOrigin accepts a post whose Origin (or, without one, Sec-Fetch-Site)
@@ -106,17 +105,9 @@ func (s *Server) claimFail(w http.ResponseWriter, r *http.Request, err error) {
 	http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
 }
 
-// renderClaim renders into a buffer first, so a template fault is a clean
-// 500. The claim id is in the URL, so the page sends no referrer.
-func (s *Server) renderClaim(w http.ResponseWriter, status int, page claimPage) {
-	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, "claim.html", page); err != nil {
-		s.logger().Error("render claim page", "err", err)
-		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+// renderClaim renders the claim page. The claim id is in the URL, so the
+// page sends no referrer.
+func (s *Server) renderClaim(w http.ResponseWriter, r *http.Request, status int, p claimPage) {
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	pages.Render(w, r, s.logger(), status, "claim.html", s.Nav, p)
 }

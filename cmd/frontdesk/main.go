@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 	_ "time/tzdata" // location zones must load on hosts without zoneinfo
 
@@ -30,15 +32,35 @@ Usage:
   frontdesk sweep [--config F] [--data DIR | --database URL]
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
+  frontdesk version
+
+Every command answers --help; "frontdesk help COMMAND" shows the same.
 `
+
+// commands describes each subcommand for its --help: what it does and its
+// arguments. The flags are listed from the command's own flag set.
+var commands = map[string]struct{ args, about string }{
+	"serve":          {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
+	"mcp":            {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
+	"init":           {"[--demo]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business."},
+	"check-config":   {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
+	"sweep":          {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
+	"version":        {"", "Prints the module version and the VCS revision the binary was built from."},
+	"staff":          {"ACTION …", "Staff work on the same store as serve: add-user, list, confirm, decline, cancel, complete, move.\nEach action answers --help."},
+	"staff add-user": {"--username U [--password-file F] [--location SLUG…] [--role owner|clerk] [flags]", "Creates a staff login on the same store as serve. Without --password-file the password is asked for\n(without echo on a terminal; one line of standard input otherwise). A clerk works only at the\nlocations given; an owner sees every location."},
+	"staff list":     {"[--location SLUG] [--from DATE --to DATE] [--state S[,S…]] [flags]", "Lists reservations by arrival, with their state, source and what needs attention."},
+	"staff confirm":  {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Confirms a reservation; a form request takes its unit then. The guest is mailed."},
+	"staff decline":  {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Declines a reservation awaiting staff and frees what it holds. The guest is mailed."},
+	"staff cancel":   {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Cancels a reservation and frees its unit. The guest is mailed."},
+	"staff complete": {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a stay or appointment as having taken place."},
+	"staff move":     {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "frontdesk:", err)
-		}
+		fmt.Fprintln(os.Stderr, "frontdesk:", err)
 		os.Exit(1)
 	}
 }
@@ -50,24 +72,39 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
-	case "serve":
+	case "help", "-h", "--help":
+		if len(args) == 0 {
+			fmt.Fprint(stdout, usage)
+			return nil
+		}
+		if _, ok := commands[strings.Join(args, " ")]; !ok {
+			return fmt.Errorf("unknown command %q", strings.Join(args, " "))
+		}
+		return run(ctx, append(args, "--help"), stdin, stdout, stderr)
+	case "version", "--version", "-version":
+		if _, err := parseFlags("version", args, stdout, nil); err != nil {
+			return ignoreHelp(err)
+		}
+		fmt.Fprintln(stdout, versionLine())
+		return nil
+	case "serve", "mcp", "sweep":
 		m, err := newMain(cmd, args, stdout, stderr)
 		if err != nil {
-			return err
+			return ignoreHelp(err)
 		}
-		return m.Run(ctx)
-	case "mcp":
-		m, err := newMain(cmd, args, stdout, stderr)
-		if err != nil {
-			return err
+		switch cmd {
+		case "serve":
+			return m.Run(ctx)
+		case "mcp":
+			return m.RunStdio(ctx, stdin, stdout)
 		}
-		return m.RunStdio(ctx, stdin, stdout)
+		return m.RunSweep(ctx, stdout)
 	case "init":
-		fs := flag.NewFlagSet("init", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		demo := fs.Bool("demo", false, "print the demo business instead of the commented example")
-		if err := fs.Parse(args); err != nil {
-			return err
+		var demo *bool
+		if _, err := parseFlags(cmd, args, stdout, func(fs *flag.FlagSet) {
+			demo = fs.Bool("demo", false, "print the demo business instead of the commented example")
+		}); err != nil {
+			return ignoreHelp(err)
 		}
 		if *demo {
 			_, err := stdout.Write(config.DemoTOML)
@@ -75,33 +112,100 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		_, err := stdout.Write(config.ExampleTOML)
 		return err
-	case "sweep":
-		m, err := newMain(cmd, args, stdout, stderr)
-		if err != nil {
-			return err
-		}
-		return m.RunSweep(ctx, stdout)
 	case "staff":
-		if len(args) > 0 && args[0] == "add-user" {
-			return runStaffAddUser(ctx, args[1:], stdin, stdout, stderr)
-		}
-		return runStaff(ctx, args, stdout, stderr)
+		return runStaff(ctx, args, stdin, stdout, stderr)
 	case "check-config":
-		if len(args) != 1 {
+		fs, err := parseFlags(cmd, args, stdout, nil)
+		if err != nil {
+			return ignoreHelp(err)
+		}
+		if fs.NArg() != 1 {
 			return errors.New("usage: frontdesk check-config FILE")
 		}
-		c, err := loadConfig(args[0])
+		c, err := loadConfig(fs.Arg(0))
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: valid (%d locations)\n", args[0], len(c.Locations))
-		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprintf(stdout, "%s: valid (%d locations)\n", fs.Arg(0), len(c.Locations))
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// parseFlags parses the flags define adds (nil for none). --help and -h
+// print the command's help to stdout and return flag.ErrHelp; a bad flag
+// returns an error that names it and how to get the help.
+func parseFlags(cmd string, args []string, stdout io.Writer, define func(*flag.FlagSet)) (*flag.FlagSet, error) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if define != nil {
+		define(fs)
+	}
+	// Flags may stand before or after the arguments, as in
+	// "staff confirm REF --by ann": parse again after each argument.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printHelp(stdout, cmd, fs)
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: %v (see frontdesk %s --help)", cmd, err, cmd)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if err := fs.Parse(append([]string{"--"}, positional...)); err != nil {
+		return nil, err
+	}
+	return fs, nil
+}
+
+func printHelp(w io.Writer, cmd string, fs *flag.FlagSet) {
+	c := commands[cmd]
+	fmt.Fprintf(w, "Usage: frontdesk %s %s\n\n%s\n", cmd, c.args, c.about)
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if b.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", b.String())
+	}
+}
+
+// ignoreHelp turns the help request into success: the help is printed.
+func ignoreHelp(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// versionLine names the module version and the VCS revision of the build.
+func versionLine() string {
+	v, rev := version, "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		modified := false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified {
+			rev += " (modified)"
+		}
+	}
+	return fmt.Sprintf("frontdesk %s, revision %s", v, rev)
 }
 
 // loadConfig reads and validates a config file; every problem is reported,
@@ -111,10 +215,7 @@ func loadConfig(path string) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, err
 	}
-	c, err := config.Parse(data)
-	if err == nil {
-		err = c.Validate()
-	}
+	c, err := config.Load(data)
 	if err != nil {
 		return config.Config{}, fmt.Errorf("%s is not valid:\n%w", path, err)
 	}

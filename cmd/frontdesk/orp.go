@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"frontdesk/mcptools"
 	"frontdesk/orp"
-	"frontdesk/orphttp"
 )
 
 // orpLevels are the conformance levels the discovery document claims:
@@ -33,9 +30,6 @@ type orpState struct {
 // newORPHost builds the host on the opened store; origin is the public
 // origin every ORP URL derives from.
 func (m *Main) newORPHost(origin string) (*orp.Host, error) {
-	if m.Config.Deployment.PublicOrigin != "" {
-		origin = m.Config.Deployment.PublicOrigin
-	}
 	origin = strings.TrimSuffix(origin, "/")
 	random := m.Rand
 	if random == nil {
@@ -53,35 +47,10 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		Store: m.store, Clock: m.Clock, Rand: random, Logger: m.Logger, Origin: origin,
 		Name: name, Description: m.Config.ORP.Description,
 		TermsURL: origin + "/terms", PrivacyURL: privacy, Levels: orpLevels,
-		// mountORP serves the MCP binding at /orp/mcp whenever ORP is on.
+		// routes serves the MCP binding at /orp/mcp whenever ORP is on.
 		MCP:            true,
 		ClickPerMinute: m.Config.ORP.ClicksPerMinute,
 	})
-}
-
-// mountORP adds the ORP host's routes when the config enables it.
-func (m *Main) mountORP(mux *http.ServeMux) {
-	if !m.Config.ORP.Enabled {
-		return
-	}
-	h, err := m.newORPHost(m.URL)
-	if err != nil {
-		panic(err) // the origin comes from the listener or a validated config
-	}
-	m.orp = &orpState{host: h}
-	srv := &orphttp.Server{Host: h, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name}
-	handler := srv.Handler()
-	for _, pattern := range []string{"/.well-known/orp.json", "/orp", "/orp/", "/go/", "/approve/", "/claim/", "GET /terms"} {
-		mux.Handle(pattern, handler)
-	}
-	mux.Handle("GET /go/{token}", srv.Redirects())
-	mux.Handle("HEAD /go/{token}", srv.Redirects())
-	// The MCP binding (§4.3) has the same host checks and JSON-RPC error
-	// handling as the hub's MCP endpoint; no tool of it is batch-limited.
-	mcp := mcptools.Handler(mcptools.NewORP(h, m.mcpOptions()), mcptools.HTTPOptions{
-		Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
-	})
-	mux.Handle("/orp/mcp", orphttp.NoStore(mcp))
 }
 
 // startORP starts the ORP host's background work: batched click writes and
@@ -124,8 +93,7 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 // RunSweep runs one pass of the scheduled work and returns: the
 // `frontdesk sweep` command, for an external scheduler.
 func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
-	origin := "http://" + m.Addr
-	if err := m.open(ctx, origin); err != nil {
+	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
 	defer m.Close()
@@ -133,7 +101,7 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		fmt.Fprintln(out, "sweep: nothing to do (orp is not enabled)")
 		return nil
 	}
-	h, err := m.newORPHost(origin)
+	h, err := m.newORPHost(m.Config.Deployment.PublicURL)
 	if err != nil {
 		return err
 	}

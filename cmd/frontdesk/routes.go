@@ -2,40 +2,142 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"io"
+	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"frontdesk/internal/hostguard"
+	"frontdesk/internal/page"
 	"frontdesk/mcptools"
+	"frontdesk/orphttp"
 	"frontdesk/web"
 )
 
+// Route classes: each has its own body-read and answer-write deadlines.
+type routeClass int
+
+const (
+	probe  routeClass = iota // liveness, readiness, metrics
+	pages                    // pages, the dev mailbox, ORP and tracked links
+	mcpAPI                   // MCP endpoints: calls, and streams of answers
+)
+
+// deadlines are the read limit for a request body and the write limit for
+// an answer, by class. An MCP answer may stream a booking call (the hub
+// deadline is 44 s); a GET stream of server messages ends after its write
+// limit and the client reconnects.
+var deadlines = map[routeClass]struct{ read, write, stream time.Duration }{
+	probe:  {read: 5 * time.Second, write: 10 * time.Second},
+	pages:  {read: 15 * time.Second, write: 30 * time.Second},
+	mcpAPI: {read: 15 * time.Second, write: 90 * time.Second, stream: 15 * time.Minute},
+}
+
 // routes lists every entry point of the server. Nothing else mounts a
-// handler.
+// handler: adapters expose handlers and this function gives each its
+// pattern, its host check and its deadlines.
 func (m *Main) routes() http.Handler {
+	mux := http.NewServeMux()
+	hosts := hostguard.New(m.Config.Deployment.Hostnames)
+	// handle mounts a handler that is refused on hosts the config does not
+	// name; sameOrigin also refuses foreign browser origins.
+	handle := func(pattern string, class routeClass, sameOrigin bool, h http.Handler) {
+		mux.Handle(pattern, m.deadlines(class, guardHost(hosts, sameOrigin, h)))
+	}
+	// handleMCP mounts an MCP endpoint: its front checks Host and Origin
+	// itself and answers with JSON-RPC errors.
+	handleMCP := func(pattern string, h http.Handler) {
+		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(h)))
+	}
+
+	// MCP: the hub, and every location's read-only server on one pattern.
 	opts := m.mcpOptions()
 	httpOpts := mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
-	mux := http.NewServeMux()
-
-	mux.Handle("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, m.bookings, opts), httpOpts))
+	handleMCP("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, m.bookings, opts), httpOpts))
+	locations := map[string]http.Handler{}
 	for _, l := range m.Config.Locations {
 		s, err := mcptools.NewLocation(m.hub, l.Slug, opts)
 		if err != nil {
 			panic(err) // the config was validated; every slug resolves
 		}
-		mux.Handle("/locations/"+l.Slug+"/mcp", mcptools.Handler(s, httpOpts))
+		locations[l.Slug] = mcptools.Handler(s, httpOpts)
+	}
+	handleMCP("/locations/{slug}/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := locations[r.PathValue("slug")]; ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+
+	// Pages and probes. Probes answer on any Host: orchestrators call them
+	// by address, and they reveal nothing.
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav()}
+	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
+	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
+	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
+	handle("GET /privacy", pages, true, http.HandlerFunc(site.Privacy))
+	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
+	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
+	handle("GET /book/{slug}", pages, true, http.HandlerFunc(site.Book))
+	if m.Config.Server.MetricsAddr == "" {
+		handle("GET /metrics", probe, true, m.metricsHandler())
+	}
+	if m.devMail != nil {
+		m.devMail.Nav, m.devMail.Limits = m.nav(), &m.Config.Limits
+		handle("GET /dev/mail", pages, true, http.HandlerFunc(m.devMail.ServeHTML))
+		handle("GET /dev/mail.json", pages, true, http.HandlerFunc(m.devMail.ServeJSON))
 	}
 
-	if m.devMail != nil {
-		mux.Handle("/dev/mail", m.devMail.Handler())
-		mux.Handle("/dev/mail.json", m.devMail.Handler())
+	// The ORP host: its HTTP binding, with discovery, suggest and join open
+	// to pages of any origin (§4.2), and its MCP binding.
+	if m.orp != nil {
+		srv := &orphttp.Server{Host: m.orp.host, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name, Nav: m.nav()}
+		crossOrigin := map[string]bool{
+			"GET /.well-known/orp.json": true, "OPTIONS /.well-known/orp.json": true,
+			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
+		}
+		for _, r := range srv.Routes() {
+			handle(r.Pattern, pages, !crossOrigin[r.Pattern], r.Handler)
+		}
+		// No tool of the MCP binding (§4.3) is batch-limited.
+		orpMCP := mcptools.NewORP(m.orp.host, opts)
+		handleMCP("/orp/mcp", mcptools.Handler(orpMCP, mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger}))
 	}
-	m.mountORP(mux)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{}))
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), FormURL: m.hub.Pricer().FormURL}
-	mux.Handle("/", site.Handler())
-	return m.countStatus(mux)
+	return m.front(mux)
+}
+
+// nav is the navigation every page shows.
+func (m *Main) nav() []page.Link {
+	links := []page.Link{{Href: "/", Text: m.Config.Business.Name}, {Href: "/locations", Text: "Properties"},
+		{Href: "/policy", Text: "Cancellation policy"}, {Href: "/privacy", Text: "Privacy"}}
+	if m.orp != nil {
+		links = append(links, page.Link{Href: "/terms", Text: "Partner terms"})
+	}
+	return links
+}
+
+// metricsHandler serves Prometheus, behind the bearer token when the
+// config names one.
+func (m *Main) metricsHandler() http.Handler {
+	h := promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{})
+	token := m.Config.Server.MetricsToken
+	if token == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			http.Error(w, "Unauthorized: /metrics needs the token named by server.metrics_token_env or metrics_token_file.", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (m *Main) mcpOptions() mcptools.Options {
@@ -52,9 +154,90 @@ func bookingGuard() mcptools.BatchGuard {
 	return mcptools.BatchGuard{Limited: limited}
 }
 
-// countStatus counts responses by route pattern and status code.
-func (m *Main) countStatus(next http.Handler) http.Handler {
+// guardHost refuses requests for hosts the config does not name, with a
+// sentence that names the host received and the setting. sameOrigin also
+// refuses requests that a page of a foreign origin sends.
+func guardHost(hosts hostguard.Guard, sameOrigin bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		check := r
+		if !sameOrigin && r.Header.Get("Origin") != "" {
+			check = r.Clone(r.Context())
+			check.Header.Del("Origin")
+		}
+		if refusal := hosts.Check(check); refusal != "" {
+			http.Error(w, refusal, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlines bounds how long a request may take to send its body and how
+// long its answer may take to write. The body deadline is lifted once the
+// body is read: an expired read deadline would otherwise cancel the call
+// that follows it.
+func (m *Main) deadlines(class routeClass, next http.Handler) http.Handler {
+	d := deadlines[class]
+	if m.deadlineScale > 0 {
+		d.read, d.write, d.stream = d.read/m.deadlineScale, d.write/m.deadlineScale, d.stream/m.deadlineScale
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		now := time.Now()
+		write := d.write
+		if r.Method == http.MethodGet && d.stream > 0 {
+			write = d.stream
+		}
+		rc.SetWriteDeadline(now.Add(write))
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			rc.SetReadDeadline(now.Add(d.read))
+			r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { rc.SetReadDeadline(time.Time{}) }}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type liftAtEOF struct {
+	io.ReadCloser
+	lift func()
+	done bool
+}
+
+func (b *liftAtEOF) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.lift()
+	}
+	return n, err
+}
+
+// endsOnShutdown ends an MCP stream of server messages (GET) when the
+// server begins to shut down; calls in flight (POST) run to their end.
+func (m *Main) endsOnShutdown(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(m.shuttingDown, cancel)
+			defer stop()
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// front adds what every answer shares: the security headers, one log
+// line and one metric per request, labelled by the route pattern.
+func (m *Main) front(next http.Handler) http.Handler {
+	logger := m.Logger.With("component", "http")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Content-Security-Policy", page.ContentSecurityPolicy)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
@@ -62,7 +245,31 @@ func (m *Main) countStatus(next http.Handler) http.Handler {
 			route = "unmatched"
 		}
 		m.metrics.Response(route, sw.status)
+		level := slog.LevelInfo
+		switch {
+		case sw.status >= 500:
+			level = slog.LevelError
+		case sw.status >= 400:
+			level = slog.LevelWarn
+		case route == "GET /healthz" || route == "GET /readyz" || route == "GET /metrics":
+			level = slog.LevelDebug
+		}
+		// The route pattern, never the path or query: both can carry
+		// tokens and guest data.
+		logger.Log(r.Context(), level, "request", "method", loggableMethod(r.Method), "route", route,
+			"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	})
+}
+
+// loggableMethod keeps the standard methods and names anything else
+// "other": the method is text a client chooses.
+func loggableMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 type statusWriter struct {

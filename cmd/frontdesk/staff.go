@@ -3,23 +3,21 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"frontdesk/booking"
+	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
-const staffUsage = `Usage:
-  frontdesk staff confirm|decline|cancel|complete|move REFERENCE [--by NAME] [--note TEXT] [--config F] [--data DIR | --database URL]
-  frontdesk staff list [--location SLUG] [--from DATE --to DATE] [--state S[,S…]] [--config F] [--data DIR | --database URL]
-`
-
-// staffActions maps each staff command to the state it moves a
+// staffActions maps each staff decision command to the state it moves a
 // reservation to.
 var staffActions = map[string]reservation.State{
 	"confirm":  reservation.Confirmed,
@@ -29,35 +27,51 @@ var staffActions = map[string]reservation.State{
 	"move":     reservation.Moved,
 }
 
-// runStaff is `frontdesk staff`: staff decisions and the reservation list
-// from the command line, on the same store as serve.
-func runStaff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, staffUsage)
-		return errors.New("staff: no action given")
+// runStaff is `frontdesk staff`: logins, staff decisions and the
+// reservation list from the command line, on the same store as serve.
+func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		w := stdout
+		if len(args) == 0 {
+			w = stderr
+		}
+		fmt.Fprintf(w, "Usage: frontdesk staff %s\n\n%s\n\nActions:\n", commands["staff"].args, commands["staff"].about)
+		for _, a := range []string{"add-user", "list", "confirm", "decline", "cancel", "complete", "move"} {
+			fmt.Fprintf(w, "  frontdesk staff %s %s\n", a, commands["staff "+a].args)
+		}
+		if len(args) == 0 {
+			return errors.New("staff: no action given")
+		}
+		return nil
 	}
 	action, args := args[0], args[1:]
-	own, rest, err := staffFlags(args)
-	if err != nil {
-		return err
-	}
-	switch to, ok := staffActions[action]; {
-	case ok:
-		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-			return fmt.Errorf("staff %s: give the reservation number", action)
-		}
-		ref := strings.ToUpper(strings.TrimSpace(rest[0]))
-		m, err := newMain("staff "+action, rest[1:], stdout, stderr)
+	cmd := "staff " + action
+	switch to, isDecision := staffActions[action]; {
+	case action == "add-user":
+		return runStaffAddUser(ctx, args, stdin, stdout, stderr)
+	case action == "list":
+		return runStaffList(ctx, args, stdout, stderr)
+	case isDecision:
+		var by, note *string
+		m, fs, err := newMainWith(cmd, args, stdout, stderr, func(fs *flag.FlagSet) {
+			by = fs.String("by", "staff", "who decides, for the audit")
+			note = fs.String("note", "", "a note for the audit")
+		})
 		if err != nil {
-			return err
+			return ignoreHelp(err)
 		}
-		if err := m.open(ctx, "http://"+m.Addr); err != nil {
+		args = fs.Args()
+		if len(args) != 1 {
+			return fmt.Errorf("%s: give one reservation number (see frontdesk %s --help)", cmd, cmd)
+		}
+		ref := strings.ToUpper(strings.TrimSpace(args[0]))
+		if err := m.open(ctx, ""); err != nil {
 			return err
 		}
 		defer m.Close()
-		r, mailed, err := m.bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: own["by"], Note: own["note"]})
+		r, mailed, err := m.bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: *by, Note: *note})
 		if err != nil {
-			return fmt.Errorf("staff %s %s: %w", action, ref, err)
+			return fmt.Errorf("%s %s: %w", cmd, ref, err)
 		}
 		fmt.Fprintf(stdout, "%s is %s", r.Reference, r.State)
 		if mailed {
@@ -65,38 +79,56 @@ func runStaff(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintln(stdout)
 		return nil
-	case action == "list":
-		f := store.ReservationFilter{Location: own["location"], Limit: 200}
-		for _, d := range []struct{ flag, value string }{{"from", own["from"]}, {"to", own["to"]}} {
-			if d.value == "" {
-				continue
-			}
-			if _, err := civil.Parse(d.value); err != nil {
-				return fmt.Errorf("staff list: --%s must be a date YYYY-MM-DD", d.flag)
-			}
-		}
-		f.From, f.To = own["from"], own["to"]
-		for _, s := range strings.Split(own["state"], ",") {
-			if s = strings.TrimSpace(s); s == "" {
-				continue
-			}
-			if !reservation.State(s).Valid() {
-				return fmt.Errorf("staff list: unknown state %q", s)
-			}
-			f.States = append(f.States, s)
-		}
-		m, err := newMain("staff list", rest, stdout, stderr)
-		if err != nil {
-			return err
-		}
-		if err := m.open(ctx, "http://"+m.Addr); err != nil {
-			return err
-		}
-		defer m.Close()
-		return listReservations(ctx, m.bookings, f, stdout)
 	}
-	fmt.Fprint(stderr, staffUsage)
-	return fmt.Errorf("staff: unknown action %q", action)
+	return fmt.Errorf("staff: unknown action %q (see frontdesk staff --help)", action)
+}
+
+// runStaffList is `frontdesk staff list`.
+func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var location, from, to, states *string
+	m, fs, err := newMainWith("staff list", args, stdout, stderr, func(fs *flag.FlagSet) {
+		location = fs.String("location", "", "only this location's reservations")
+		from = fs.String("from", "", "only stays on or after this date, YYYY-MM-DD")
+		to = fs.String("to", "", "only stays before this date, YYYY-MM-DD")
+		states = fs.String("state", "", "only these states, comma-separated: "+stateNames())
+	})
+	if err != nil {
+		return ignoreHelp(err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("staff list: unexpected argument %q (see frontdesk staff list --help)", fs.Arg(0))
+	}
+	f := store.ReservationFilter{Location: *location, From: *from, To: *to, Limit: 200}
+	if f.Location != "" && !slices.ContainsFunc(m.Config.Locations, func(l config.Location) bool { return l.Slug == f.Location }) {
+		return fmt.Errorf("staff list: --location %q is not in the config", f.Location)
+	}
+	for _, d := range []struct{ flag, value string }{{"from", f.From}, {"to", f.To}} {
+		if _, err := civil.Parse(d.value); d.value != "" && err != nil {
+			return fmt.Errorf("staff list: --%s must be a date YYYY-MM-DD", d.flag)
+		}
+	}
+	for _, s := range strings.Split(*states, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if !reservation.State(s).Valid() {
+			return fmt.Errorf("staff list: unknown state %q (one of %s)", s, stateNames())
+		}
+		f.States = append(f.States, s)
+	}
+	if err := m.open(ctx, ""); err != nil {
+		return err
+	}
+	defer m.Close()
+	return listReservations(ctx, m.bookings, f, stdout)
+}
+
+func stateNames() string {
+	var names []string
+	for _, s := range reservation.States() {
+		names = append(names, string(s))
+	}
+	return strings.Join(names, ", ")
 }
 
 // listReservations prints every reservation matching f, page by page.
@@ -117,27 +149,4 @@ func listReservations(ctx context.Context, b *booking.Service, f store.Reservati
 		f.After = store.ReservationCursor{FirstSlot: page[len(page)-1].FirstSlot(), Reference: page[len(page)-1].Reference}
 	}
 	return tw.Flush()
-}
-
-// staffFlags takes the staff command's own flags out of args and leaves
-// the rest (the reservation number and the store flags) in order.
-func staffFlags(args []string) (own map[string]string, rest []string, err error) {
-	names := map[string]bool{"by": true, "note": true, "location": true, "from": true, "to": true, "state": true}
-	own = map[string]string{}
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if !strings.HasPrefix(args[i], "-") || !names[name] {
-			rest = append(rest, args[i])
-			continue
-		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				return nil, nil, fmt.Errorf("staff: --%s needs a value", name)
-			}
-			i++
-			value = args[i]
-		}
-		own[name] = value
-	}
-	return own, rest, nil
 }

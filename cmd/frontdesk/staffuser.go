@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/term"
 
-	"frontdesk/config"
 	"frontdesk/staff"
 )
 
@@ -28,18 +27,16 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // standard input otherwise; it never comes from a flag, where it would
 // sit in the shell history and the process list.
 func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("staff add-user", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", os.Getenv("FRONTDESK_CONFIG"), "config file; without it, the demo business")
-	dataDir := fs.String("data", os.Getenv("FRONTDESK_DATA"), "directory for SQLite files (default ./frontdesk-data)")
-	database := fs.String("database", os.Getenv("FRONTDESK_DATABASE"), "postgres:// URL; overrides --data")
-	username := fs.String("username", "", "the login name (required)")
-	passwordFile := fs.String("password-file", "", "file whose first line is the password; without it, the password is asked for")
-	role := fs.String("role", "clerk", "owner (every location, settings) or clerk (listed locations only)")
+	var username, passwordFile, role *string
 	var locations stringList
-	fs.Var(&locations, "location", "a location slug the clerk works at; repeat for several")
-	if err := fs.Parse(args); err != nil {
-		return err
+	m, fs, err := newMainWith("staff add-user", args, stdout, stderr, func(fs *flag.FlagSet) {
+		username = fs.String("username", "", "the login name (required)")
+		passwordFile = fs.String("password-file", "", "file whose first line is the password; without it, the password is asked for")
+		role = fs.String("role", "clerk", "owner (every location, settings) or clerk (listed locations only)")
+		fs.Var(&locations, "location", "a location slug the clerk works at; repeat for several")
+	})
+	if err != nil {
+		return ignoreHelp(err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("staff add-user: unexpected argument %q", fs.Arg(0))
@@ -47,19 +44,7 @@ func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout
 	if *username == "" {
 		return errors.New("staff add-user: --username is required")
 	}
-	c := config.Demo()
-	if *configPath != "" {
-		var err error
-		if c, err = loadConfig(*configPath); err != nil {
-			return err
-		}
-	}
-	if *dataDir != "" {
-		c.Store.DataDir = *dataDir
-	}
-	if *database != "" {
-		c.Store.Database = *database
-	}
+	c := m.Config
 	password, err := readPassword(*passwordFile, stdin, stderr)
 	if err != nil {
 		return err

@@ -17,6 +17,9 @@ type Metrics struct {
 	ToolCalls     *prometheus.CounterVec   // server, tool, outcome
 	ToolSeconds   *prometheus.HistogramVec // server, tool
 	HTTPResponses *prometheus.CounterVec   // route, code
+	// ConnectionsRefused counts connections closed at once because their
+	// address already held as many as it may.
+	ConnectionsRefused prometheus.Counter
 
 	responses sync.Map // responseKey → prometheus.Counter
 }
@@ -56,7 +59,11 @@ func New() *Metrics {
 			Help: "HTTP responses by route pattern and status code.",
 		}, []string{"route", "code"}),
 	}
-	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses,
+	m.ConnectionsRefused = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "frontdesk_http_connections_refused_total",
+		Help: "Connections closed on arrival because their address held server.connections_per_address already.",
+	})
+	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses, m.ConnectionsRefused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

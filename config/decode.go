@@ -1,0 +1,270 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Parse decodes a TOML file. Unknown keys and values of the wrong type are
+// errors that name the key with its indexes (locations[0].units[1].count)
+// and its line, so a typo never silently falls back to a default. Every such
+// problem is reported at once; only a file that is not TOML at all stops at
+// its first error.
+func Parse(data []byte) (Config, error) {
+	c, problems, err := decode(data)
+	if err != nil {
+		return Config{}, err
+	}
+	return c, joinErrors(problems)
+}
+
+// Load parses and validates a file, reporting the problems of both steps
+// together: check-config and serve show everything wrong with a file in
+// one pass.
+func Load(data []byte) (Config, error) {
+	c, problems, err := decode(data)
+	if err != nil {
+		return Config{}, err
+	}
+	if verr := c.Validate(); verr != nil {
+		// A value that could not be read is reported once, as unreadable,
+		// not again as the default that stood in for it.
+		for _, e := range verr.(interface{ Unwrap() []error }).Unwrap() {
+			if !slices.ContainsFunc(problems, func(p error) bool { return samePath(p, e) }) {
+				problems = append(problems, e)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return Config{}, joinErrors(problems)
+	}
+	return c, nil
+}
+
+// decode reads data into the defaults. A syntax error is fatal; unknown
+// keys and mistyped values are problems, left out of the result so the
+// rest can still be checked.
+func decode(data []byte) (Config, []error, error) {
+	var raw map[string]any
+	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+		return Config{}, nil, fmt.Errorf("config: %w", err)
+	}
+	lines := keyLines(data)
+	var problems []located
+	checkTable(raw, reflect.TypeFor[Config](), "", lines, &problems)
+	slices.SortStableFunc(problems, func(a, b located) int { return a.line - b.line })
+
+	// The checked map holds only known keys of the right type; decoding
+	// it again into the defaults cannot fail.
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
+		return Config{}, nil, fmt.Errorf("config: %w", err)
+	}
+	c := Defaults()
+	if _, err := toml.NewDecoder(&buf).Decode(&c); err != nil {
+		return Config{}, nil, fmt.Errorf("config: %w", err)
+	}
+	c.fillLocationDefaults()
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p.err
+	}
+	return c, errs, nil
+}
+
+type located struct {
+	line int
+	err  error
+}
+
+// checkTable removes from m every key that t does not have and every
+// value of the wrong type, recording a problem for each.
+func checkTable(m map[string]any, t reflect.Type, path string, lines map[string]int, out *[]located) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p := k
+		if path != "" {
+			p = path + "." + k
+		}
+		add := func(format string, args ...any) {
+			line := lines[p]
+			msg := fmt.Sprintf(format, args...)
+			if line > 0 {
+				msg += fmt.Sprintf(" (line %d)", line)
+			}
+			*out = append(*out, located{line: line, err: fmt.Errorf("%s: %s", p, msg)})
+			delete(m, k)
+		}
+		f, ok := fieldByTag(t, k)
+		if !ok {
+			add("unknown setting")
+			continue
+		}
+		if want, ok := fits(m[k], f.Type, p, lines, out); !ok {
+			add("must be %s, got %s", want, describe(m[k]))
+		}
+	}
+}
+
+// fits reports whether v can be decoded into a field of type t, checking
+// nested tables on the way; want names the expected kind.
+func fits(v any, t reflect.Type, path string, lines map[string]int, out *[]located) (want string, ok bool) {
+	switch t.Kind() {
+	case reflect.String:
+		_, ok = v.(string)
+		return "text in quotes", ok
+	case reflect.Int:
+		_, ok = v.(int64)
+		return "a whole number", ok
+	case reflect.Float64:
+		switch v.(type) {
+		case int64, float64:
+			return "", true
+		}
+		return "a number", false
+	case reflect.Bool:
+		_, ok = v.(bool)
+		return "true or false", ok
+	case reflect.Struct:
+		sub, ok := v.(map[string]any)
+		if ok {
+			checkTable(sub, t, path, lines, out)
+		}
+		return "a table", ok
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Struct {
+			tables, ok := v.([]map[string]any)
+			if !ok {
+				return "a list of tables ([[" + path + "]])", false
+			}
+			for i, sub := range tables {
+				checkTable(sub, t.Elem(), fmt.Sprintf("%s[%d]", path, i), lines, out)
+			}
+			return "", true
+		}
+		items, ok := v.([]any)
+		if !ok {
+			return "a list of text values", false
+		}
+		for _, item := range items {
+			if _, ok := item.(string); !ok {
+				return "a list of text values", false
+			}
+		}
+		return "", true
+	}
+	return t.String(), false
+}
+
+func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name == key && name != "-" {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func describe(v any) string {
+	switch v := v.(type) {
+	case string:
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		return fmt.Sprintf("the text %q", v)
+	case int64:
+		return fmt.Sprintf("the number %d", v)
+	case float64:
+		return fmt.Sprintf("the number %g", v)
+	case bool:
+		return fmt.Sprintf("%t", v)
+	case map[string]any:
+		return "a table"
+	case []map[string]any:
+		return "a list of tables"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// keyLines maps each key path of a plainly written TOML file (table
+// headers and key = value lines) to its line, with array-table indexes as
+// in locations[1].units[0].count. Keys it cannot place get no line.
+func keyLines(data []byte) map[string]int {
+	lines := map[string]int{}
+	counts := map[string]int{} // indexed array-table path → tables seen
+	current := ""
+	// resolve turns a dotted header into an indexed path, using the latest
+	// index of every array table along it.
+	resolve := func(dotted string) string {
+		path := ""
+		for _, part := range strings.Split(dotted, ".") {
+			part = strings.Trim(strings.TrimSpace(part), `"'`)
+			if path != "" {
+				path += "."
+			}
+			path += part
+			if n, ok := counts[path]; ok {
+				path += fmt.Sprintf("[%d]", n-1)
+			}
+		}
+		return path
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "[["):
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "[["), "]]")
+			parent, last := "", strings.TrimSpace(name)
+			if i := strings.LastIndex(name, "."); i >= 0 {
+				parent, last = resolve(name[:i]), strings.TrimSpace(name[i+1:])
+			}
+			array := last
+			if parent != "" {
+				array = parent + "." + last
+			}
+			counts[array]++
+			current = fmt.Sprintf("%s[%d]", array, counts[array]-1)
+			lines[current] = n
+		case strings.HasPrefix(line, "["):
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
+			current = resolve(name)
+			lines[current] = n
+		case line == "" || strings.HasPrefix(line, "#"):
+		default:
+			key, _, ok := strings.Cut(line, "=")
+			if !ok {
+				continue
+			}
+			key = strings.Trim(strings.TrimSpace(key), `"'`)
+			if current != "" {
+				key = current + "." + key
+			}
+			if _, seen := lines[key]; !seen {
+				lines[key] = n
+			}
+		}
+	}
+	return lines
+}
+
+// samePath reports whether two problems name the same setting.
+func samePath(a, b error) bool {
+	pa, _, _ := strings.Cut(a.Error(), ": ")
+	pb, _, _ := strings.Cut(b.Error(), ": ")
+	return pa == pb
+}

@@ -1,0 +1,80 @@
+// Package page renders frontdesk's HTML pages: one base layout (viewport,
+// style sheet, navigation) around each adapter's page templates, rendered
+// into a buffer first so a template fault becomes a clean 500. The web
+// pages, the dev mailbox and the ORP claim and approval pages all render
+// through it, and it gives the Content-Security-Policy that fits them.
+//
+// It imports only the standard library.
+package page
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"path"
+)
+
+//go:embed layout.html
+var layout string
+
+//go:embed style.css
+var style string
+
+// ContentSecurityPolicy allows the pages nothing but their own inline
+// style sheet, forms posted to this server and no framing.
+var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+	func() string { h := sha256.Sum256([]byte(style)); return base64.StdEncoding.EncodeToString(h[:]) }())
+
+// Link is one entry of the navigation every page shows.
+type Link struct{ Href, Text string }
+
+// Set is the pages of one adapter, each parsed with the base layout. A
+// page template defines "title" and "content", and may define "meta".
+type Set struct{ pages map[string]*template.Template }
+
+// Must parses every file matching pattern in fsys as a page named by its
+// file name, and panics on a fault: sets are built once, from embedded
+// files, at package initialisation.
+func Must(fsys fs.FS, pattern string, funcs template.FuncMap) *Set {
+	names, err := fs.Glob(fsys, pattern)
+	if err != nil || len(names) == 0 {
+		panic(fmt.Sprintf("page: no templates match %s: %v", pattern, err))
+	}
+	s := &Set{pages: map[string]*template.Template{}}
+	for _, name := range names {
+		t := template.Must(template.New("layout").Funcs(funcs).Parse(layout))
+		s.pages[path.Base(name)] = template.Must(t.ParseFS(fsys, name))
+	}
+	return s
+}
+
+// Render writes page name with data, inside the layout with nav. Any
+// fault is logged and answered with a plain 500.
+func (s *Set) Render(w http.ResponseWriter, r *http.Request, logger *slog.Logger, status int, name string, nav []Link, data any) {
+	var buf bytes.Buffer
+	t, ok := s.pages[name]
+	err := fmt.Errorf("no page %q", name)
+	if ok {
+		err = t.ExecuteTemplate(&buf, "layout", struct {
+			Nav   []Link
+			Style template.CSS
+			Page  any
+		}{nav, template.CSS(style), data})
+	}
+	if err != nil {
+		if logger != nil {
+			logger.ErrorContext(r.Context(), "render page", "page", name, "err", err)
+		}
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}

@@ -1,0 +1,183 @@
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// newServer is every MCP server of frontdesk: it declares only the tools
+// capability, answers the methods of capabilities it does not declare
+// (prompts, resources, completions, logging) with "method not found",
+// gives the instructions an assistant reads first, caps the values an
+// error echoes back, and logs one line per tool call.
+func newServer(impl *mcp.Implementation, instructions, server string, opts Options) *mcp.Server {
+	s := mcp.NewServer(impl, &mcp.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Logger:       opts.sdkLogger(),
+	})
+	s.AddReceivingMiddleware(recovered(opts.logger()), undeclared, capEchoes, logCalls(opts.logger(), server))
+	return s
+}
+
+// sdkLogger is where the SDK's own messages go: warnings and up only.
+func (o Options) sdkLogger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(levelFloor{o.Logger.With("component", "mcp-sdk").Handler(), slog.LevelWarn})
+}
+
+type levelFloor struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (l levelFloor) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= l.min && l.Handler.Enabled(ctx, level)
+}
+
+// recovered turns a panic in a handler into an internal error for that
+// one request: the SDK runs handlers on goroutines of its own, where a
+// panic would end the whole process.
+func recovered(logger *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					logger.ErrorContext(ctx, "mcp handler panicked", "method", loggable(method), "panic", fmt.Sprint(p))
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the request could not be served. Try again."}
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// undeclared refuses the methods of capabilities the servers do not
+// declare, so what a client is told matches what it gets.
+func undeclared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		family, _, _ := strings.Cut(method, "/")
+		switch family {
+		case "prompts", "resources", "completion", "logging":
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: this server offers tools only, not %s.", family)}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// maxEcho bounds the text of an error answer that repeats what the caller
+// sent, such as a schema error quoting a 600 kB argument.
+const maxEcho = 1000
+
+// schemaErrorPrefix starts the answer to arguments that fail the input
+// schema; the rest of it quotes the offending value.
+const schemaErrorPrefix = "Tool arguments do not match the input schema"
+
+func capEchoes(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) && len(rpcErr.Message) > maxEcho {
+			capped := *rpcErr
+			capped.Message = truncate(capped.Message)
+			capped.Data = nil
+			err = &capped
+		} else if err != nil && len(err.Error()) > maxEcho {
+			err = errors.New(truncate(err.Error()))
+		}
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
+			for _, c := range r.Content {
+				if t, ok := c.(*mcp.TextContent); ok && strings.HasPrefix(t.Text, schemaErrorPrefix) && len(t.Text) > maxEcho {
+					t.Text = truncate(t.Text)
+				}
+			}
+		}
+		return res, err
+	}
+}
+
+// truncate keeps the first maxEcho bytes of s, cut at a character
+// boundary, and says that the rest was left out.
+func truncate(s string) string {
+	cut := maxEcho
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes not shown)", len(s)-cut)
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// logCalls writes one line per tool call: server, tool, outcome and
+// duration. The arguments and the answer stay out of the log: they carry
+// guest data. Refusals are routine (info); a call that failed in the
+// protocol is a warning. Internal faults are logged where they happen.
+func logCalls(logger *slog.Logger, server string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			tool := ""
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				tool = p.Name
+			}
+			outcome, level := "ok", slog.LevelInfo
+			switch r, _ := res.(*mcp.CallToolResult); {
+			case err != nil:
+				outcome, level = "protocol_error", slog.LevelWarn
+			case r != nil && r.IsError:
+				outcome = "refused"
+			}
+			logger.Log(ctx, level, "tool call", "server", server, "tool", loggable(tool), "outcome", outcome,
+				"duration_ms", float64(time.Since(start).Microseconds())/1000)
+			return res, err
+		}
+	}
+}
+
+// loggable keeps a tool name in the log only when it looks like one: a
+// client chooses it, and a log line is no place for its free text.
+func loggable(name string) string {
+	if len(name) > 64 {
+		return "(invalid)"
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == '/') {
+			return "(invalid)"
+		}
+	}
+	return name
+}
+
+// hubInstructions tell an assistant how the hub's tools fit together.
+func hubInstructions(business string, confirmHours int, booking bool) string {
+	s := fmt.Sprintf(`%s's booking desk. To find and price a stay: list_properties, then find_rooms for the dates, then quote_stay for one room type; property_info gives phones, hours and rooms. Nothing is held until a booking is confirmed.`, business)
+	if !booking {
+		return s
+	}
+	return s + fmt.Sprintf(`
+To book: call start_booking with the property, room type, dates and the guest's name, email and phone. The server emails the guest a six-digit code and returns a booking_id. Ask the guest for the code from that email (never guess or reuse one), then call confirm_booking with the booking_id and the code. Staff confirm the reservation in writing within %d hours; no payment is taken. To resend the code, call start_booking with only the booking_id.
+To check a reservation: get_booking with the reservation number and the last four digits of the contact phone. To cancel: cancel_booking with the same two values, which emails a code; then cancel_booking with the cancel_id and that code.
+When a tool refuses, show the guest its sentence as it is. When it ends with a booking-form link or a phone number, give the guest that link or number: it is how they can still book or get help. Change the details and retry only when the refusal asks for a corrected value. "Chat booking is briefly paused" means a limit was reached: offer the form link or phone rather than retrying.`, confirmHours)
+}
+
+// locationInstructions tell an assistant what a property's own server is
+// for and where booking happens.
+func locationInstructions(name, hubURL string) string {
+	return fmt.Sprintf(`Read-only server of %s: find_rooms shows which room types are free for the dates, quote_stay prices one, property_info gives the phone, hours and rooms. Nothing is held. Booking tools are on the business's main server at %s, or the guest can call the phone from property_info.`, name, hubURL)
+}
+
+// orpInstructions tell an agent the order of the ORP tools.
+const orpInstructions = `Open Rails Protocol host: growth deals between agents. Call orp_join once to get a party id and bearer token (keep the token; it is shown once), orp_suggest to see offers that fit a draft, orp_send to send protocol messages (offers, acceptances, steps), orp_inbox to read what other parties sent, and orp_deal to read a deal's current state. Steps of an unclaimed party wait for a person's approval: give the person the claim link from orp_join.`
