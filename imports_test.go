@@ -3,6 +3,7 @@
 package frontdesk_test
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -17,14 +18,39 @@ const module = "frontdesk"
 
 // Package roles. Domain packages hold the rules and import no adapter;
 // adapters turn the outside world into domain calls and never import each
-// other; only the command wires them together.
+// other; only the command wires them together. Every package of the module
+// has exactly one role here: a package missing from these lists fails the
+// test, so a new package is placed deliberately.
 var (
-	domain   = []string{"config", "store", "pricing", "inventory", "reservation", "location", "hub", "booking", "staff", "quota", "usp", "orp"}
+	domain = []string{"config", "store", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "staff", "usp", "orp", "orp/schema"}
+	// Leaves are domain packages that import nothing of this module: the
+	// contracts every other package builds on.
+	leaves   = []string{"store", "message"}
 	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp"}
+	// Helpers under internal/ have one purpose each and stand alone.
+	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/browsertest"}
+	// Commands wire everything; bench holds load scripts; the module root
+	// holds only this test.
+	wiring = []string{"cmd/frontdesk", "bench", "."}
+	// planned packages are placed before they exist.
+	planned = []string{"usp"}
 )
+
+// roles returns every classified package with its role.
+func roles() map[string]string {
+	out := map[string]string{}
+	for role, dirs := range map[string][]string{
+		"domain": domain, "adapter": adapters, "helper": helpers, "test support": testSupport, "wiring": wiring,
+	} {
+		for _, d := range dirs {
+			out[d] = role
+		}
+	}
+	return out
+}
 
 type pkg struct {
 	dir     string
@@ -92,27 +118,85 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 	}
 }
 
-func TestImportRules(t *testing.T) {
+// TestEveryPackageHasARole fails on a package that the role lists do not
+// place, and on a listed package that does not exist, so the import rules
+// never pass vacuously.
+func TestEveryPackageHasARole(t *testing.T) {
 	pkgs := loadPackages(t)
-	for _, want := range append(slices.Clone(adapters), "config", "store", "pricing", "inventory", "hub", "mcptools") {
-		if _, ok := pkgs[want]; !ok && !slices.Contains([]string{"mail", "booking", "usp", "orp"}, want) {
-			t.Errorf("package %s is missing; the rules below would pass vacuously", want)
+	known := roles()
+	for dir := range pkgs {
+		if _, ok := known[dir]; !ok {
+			t.Errorf("package %s has no role; add it to domain, adapters, helpers, testSupport or wiring in imports_test.go", dir)
 		}
 	}
-	for dir, p := range pkgs {
+	for dir := range known {
+		if _, ok := pkgs[dir]; !ok && !slices.Contains(planned, dir) {
+			t.Errorf("package %s is listed but missing; the rules would pass vacuously", dir)
+		}
+	}
+}
+
+func TestImportRules(t *testing.T) {
+	for dir, p := range loadPackages(t) {
 		for imp := range p.imports {
-			switch {
-			case slices.Contains(domain, dir) && slices.Contains(adapters, imp):
-				t.Errorf("domain package %s imports adapter %s", dir, imp)
-			case slices.Contains(adapters, dir) && slices.Contains(adapters, imp):
-				t.Errorf("adapter %s imports adapter %s; only cmd/frontdesk wires adapters", dir, imp)
-			case slices.Contains(testSupport, imp):
-				t.Errorf("%s imports test-support package %s outside tests", dir, imp)
-			case strings.HasPrefix(imp, "cmd/"):
-				t.Errorf("%s imports the command %s", dir, imp)
-			case strings.HasPrefix(dir, "internal/") && !strings.HasPrefix(imp, "internal/"):
-				t.Errorf("helper %s imports %s; internal helpers stand alone", dir, imp)
+			for _, problem := range importProblems(dir, imp) {
+				t.Error(problem)
 			}
+		}
+	}
+}
+
+// importProblems lists what is wrong with package dir importing imp,
+// both module-relative.
+func importProblems(dir, imp string) []string {
+	role := roles()
+	var out []string
+	switch {
+	case slices.Contains(leaves, dir):
+		out = append(out, fmt.Sprintf("%s imports %s; it is a contract that imports nothing of this module", dir, imp))
+	case role[dir] == "domain" && role[imp] != "domain" && role[imp] != "helper":
+		out = append(out, fmt.Sprintf("domain package %s imports %s (%s); domain packages import only domain packages and helpers", dir, imp, role[imp]))
+	case role[dir] == "adapter" && role[imp] == "adapter":
+		out = append(out, fmt.Sprintf("adapter %s imports adapter %s; only cmd/frontdesk wires adapters", dir, imp))
+	case role[dir] == "helper" && role[imp] != "helper":
+		out = append(out, fmt.Sprintf("helper %s imports %s; internal helpers stand alone", dir, imp))
+	}
+	if role[imp] == "test support" {
+		out = append(out, fmt.Sprintf("%s imports test-support package %s outside tests", dir, imp))
+	}
+	if role[imp] == "wiring" {
+		out = append(out, fmt.Sprintf("%s imports %s, which nothing imports", dir, imp))
+	}
+	return out
+}
+
+// TestImportProblems checks that each rule refuses what it should and
+// lets through what it should.
+func TestImportProblems(t *testing.T) {
+	tests := []struct {
+		dir, imp string
+		bad      bool
+	}{
+		{"hub", "location", false},
+		{"orp", "orp/schema", false},
+		{"booking", "message", false},
+		{"booking", "internal/clock", false},
+		{"mcptools", "hub", false},
+		{"cmd/frontdesk", "sqlite", false},
+		{"storetest", "store", false},
+		{"booking", "sqlite", true},
+		{"orp/schema", "mail", true},
+		{"message", "internal/clock", true},
+		{"store", "config", true},
+		{"mail", "web", true},
+		{"internal/money", "config", true},
+		{"hub", "storetest", true},
+		{"web", "cmd/frontdesk", true},
+		{"pricing", "storetest", true},
+	}
+	for _, tt := range tests {
+		if got := len(importProblems(tt.dir, tt.imp)) > 0; got != tt.bad {
+			t.Errorf("%s importing %s refused = %v, want %v", tt.dir, tt.imp, got, tt.bad)
 		}
 	}
 }

@@ -21,10 +21,6 @@ const (
 	maxReference  = 80
 )
 
-// defaultCountryPrefix is added to a 10-digit phone number, which is read
-// as a national number of the business's country.
-const defaultCountryPrefix = "1"
-
 // Email is an address as typed and as grouped for limits and rules.
 type Email struct {
 	Delivery   string // where mail goes: trimmed, as the guest typed it
@@ -112,11 +108,12 @@ type Phone struct {
 
 var phoneChars = regexp.MustCompile(`^\+?[0-9 ().\-]+$`)
 
-// ParsePhone accepts text with 10 to 15 digits: a 10-digit number gets the
-// default country prefix; otherwise 11 to 15 digits after removing an
+// ParsePhone accepts text with 10 to 15 digits: a 10-digit number is read
+// as a national number of the business's country and gets its calling
+// code, countryCode (config's business.phone_country_code); otherwise 11 to 15 digits after removing an
 // international 00. An extension ("x123", "ext. 123") is kept in the text
 // but not in the digits.
-func ParsePhone(s string) (Phone, bool) {
+func ParsePhone(s, countryCode string) (Phone, bool) {
 	text := strings.TrimSpace(s)
 	if text == "" || utf8.RuneCountInString(text) > maxPhone {
 		return Phone{}, false
@@ -136,7 +133,7 @@ func ParsePhone(s string) (Phone, bool) {
 	}
 	switch n := len(digits); {
 	case n == 10:
-		digits = defaultCountryPrefix + digits
+		digits = countryCode + digits
 	case n >= 11 && n <= 15:
 	default:
 		return Phone{}, false
@@ -149,9 +146,9 @@ var extensionPattern = regexp.MustCompile(`(?i)\s*(?:x|ext\.?|extension)\s*[0-9]
 func stripExtension(s string) string { return extensionPattern.ReplaceAllString(s, "") }
 
 // LastFour returns the last four digits of a stored phone, extension
-// stripped.
+// stripped. The calling code only prefixes digits, so none is needed.
 func LastFour(formatted string) string {
-	p, ok := ParsePhone(formatted)
+	p, ok := ParsePhone(formatted, "")
 	if !ok || len(p.Digits) < 4 {
 		return ""
 	}

@@ -69,10 +69,14 @@ func TestParsePhone(t *testing.T) {
 		{"303/555/0199", "", false},
 	}
 	for _, tt := range tests {
-		p, ok := ParsePhone(tt.in)
+		p, ok := ParsePhone(tt.in, "1")
 		if ok != tt.ok || p.Digits != tt.digits {
 			t.Errorf("ParsePhone(%q) = %+v, %v; want %q %v", tt.in, p, ok, tt.digits, tt.ok)
 		}
+	}
+	// The calling code for a national number is the business's setting.
+	if p, _ := ParsePhone("20 7946 0018", "44"); p.Digits != "442079460018" {
+		t.Errorf("ParsePhone with calling code 44 = %q, want 442079460018", p.Digits)
 	}
 	if got := LastFour("+1 303 555 0199 x42"); got != "0199" {
 		t.Errorf("LastFour with an extension = %q", got)

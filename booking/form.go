@@ -113,7 +113,7 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	if !ok {
 		problems["email"] = "Give an email address such as name@example.com."
 	}
-	phone, ok := ParsePhone(f.Phone)
+	phone, ok := ParsePhone(f.Phone, s.cfg.Business.PhoneCountryCode)
 	if !ok {
 		problems["phone"] = "Give a phone number with 10 to 15 digits, with the country code for numbers outside the country."
 	}

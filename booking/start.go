@@ -152,7 +152,7 @@ func (s *Service) validateStart(args Args, rt route) (startRequest, *Refusal) {
 	}
 	req.email = email
 	phoneText, _, ok := args.str("phone", maxPhone)
-	phone, valid := ParsePhone(phoneText)
+	phone, valid := ParsePhone(phoneText, s.cfg.Business.PhoneCountryCode)
 	if !ok || !valid {
 		return field("bad_phone", sentBadPhone)
 	}

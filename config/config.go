@@ -27,13 +27,16 @@ type Config struct {
 
 // Business holds what every location shares unless it overrides it.
 type Business struct {
-	Name             string      `toml:"name"`
-	Phone            string      `toml:"phone"`
-	TimeZone         string      `toml:"time_zone"`
-	CheckinHour      string      `toml:"checkin_hour"` // "15:00", local time
-	Currency         string      `toml:"currency"`     // ISO 4217, such as "USD"
-	TaxPercent       float64     `toml:"tax_percent"`  // at most two decimals, such as 10.75
-	TaxLabel         string      `toml:"tax_label"`    // wording used in quotes, such as "10.75% lodging tax"
+	Name        string `toml:"name"`
+	Phone       string `toml:"phone"`
+	TimeZone    string `toml:"time_zone"`
+	CheckinHour string `toml:"checkin_hour"` // "15:00", local time
+	Currency    string `toml:"currency"`     // ISO 4217, such as "USD"
+	// PhoneCountryCode is the calling code added to a guest's 10-digit
+	// phone number typed without one, such as "1" or "44".
+	PhoneCountryCode string      `toml:"phone_country_code"`
+	TaxPercent       float64     `toml:"tax_percent"` // at most two decimals, such as 10.75
+	TaxLabel         string      `toml:"tax_label"`   // wording used in quotes, such as "10.75% lodging tax"
 	StayPolicyReason string      `toml:"stay_policy_reason"`
 	PrivacyURL       string      `toml:"privacy_url"`
 	PolicyURL        string      `toml:"policy_url"`
@@ -188,11 +191,12 @@ type Server struct {
 func Defaults() Config {
 	return Config{
 		Business: Business{
-			TimeZone:     "UTC",
-			CheckinHour:  "15:00",
-			Currency:     "USD",
-			MinAge:       18,
-			ConfirmHours: 24,
+			TimeZone:         "UTC",
+			CheckinHour:      "15:00",
+			Currency:         "USD",
+			PhoneCountryCode: "1",
+			MinAge:           18,
+			ConfirmHours:     24,
 			OfficeHours: OfficeHours{
 				Mon: "08:00-18:00", Tue: "08:00-18:00", Wed: "08:00-18:00",
 				Thu: "08:00-18:00", Fri: "08:00-18:00", Sat: "10:00-18:00", Sun: "closed",

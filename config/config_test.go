@@ -171,3 +171,37 @@ func TestDeploymentIsNeverAssumed(t *testing.T) {
 		t.Fatalf("demo deployment = %+v", d)
 	}
 }
+
+// TestPhoneCountryCodeAndCurrency reads the business's calling code for guests'
+// national numbers, defaults it to 1 and refuses one that is not 1 to 3
+// digits, and refuses a currency code that names no currency.
+func TestPhoneCountryCodeAndCurrency(t *testing.T) {
+	if got := Defaults().Business.PhoneCountryCode; got != "1" {
+		t.Errorf("default phone_country_code = %q, want 1", got)
+	}
+	tests := []struct {
+		replace, with, problem string
+	}{
+		{`currency = "USD"`, `currency = "USD"` + "\nphone_country_code = \"44\"", ""},
+		{`currency = "USD"`, `currency = "USD"` + "\nphone_country_code = \"+44\"", "business.phone_country_code"},
+		{`currency = "USD"`, `currency = "USD"` + "\nphone_country_code = \"4444\"", "business.phone_country_code"},
+		{`currency = "USD"`, `currency = "ZZZ"`, "business.currency"},
+		// The demo's prices have cents, which the shilling does not.
+		{`currency = "USD"`, `currency = "UGX"`, "locations[0].units[0].nightly_rate: has more than 0 decimals for UGX"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.with, func(t *testing.T) {
+			c, err := Parse([]byte(strings.Replace(string(DemoTOML), tt.replace, tt.with, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.Validate()
+			switch {
+			case tt.problem == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tt.problem != "" && (err == nil || !strings.Contains(err.Error(), tt.problem)):
+				t.Fatalf("Validate() = %v, want a problem with %s", err, tt.problem)
+			}
+		})
+	}
+}

@@ -16,12 +16,14 @@ import (
 )
 
 var (
-	slugPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
-	typePattern   = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,19}$`)
-	prefixPattern = regexp.MustCompile(`^[A-Z]{2,6}$`)
-	clockPattern  = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
-	phonePattern  = regexp.MustCompile(`^\+?[0-9][0-9 ().-]{6,30}$`)
-	emailPattern  = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$`)
+	slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+	// phoneCountryCode is an ITU calling code without its +.
+	phoneCountryCode = regexp.MustCompile(`^[1-9][0-9]{0,2}$`)
+	typePattern      = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,19}$`)
+	prefixPattern    = regexp.MustCompile(`^[A-Z]{2,6}$`)
+	clockPattern     = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	phonePattern     = regexp.MustCompile(`^\+?[0-9][0-9 ().-]{6,30}$`)
+	emailPattern     = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$`)
 )
 
 // Validate reports every problem at once. Each error starts with the
@@ -97,6 +99,9 @@ func (c Config) validateBusiness(v *validator) {
 	v.clock("business.checkin_hour", b.CheckinHour)
 	if !money.ValidCurrency(b.Currency) {
 		v.add("business.currency", "must be an ISO 4217 code such as USD, got %q", b.Currency)
+	}
+	if !phoneCountryCode.MatchString(b.PhoneCountryCode) {
+		v.add("business.phone_country_code", "must be a country calling code of 1 to 3 digits without +, such as 1 or 44, got %q", b.PhoneCountryCode)
 	}
 	if b.TaxPercent < 0 || b.TaxPercent > 100 || math.Abs(b.TaxPercent*100-math.Round(b.TaxPercent*100)) > 1e-6 {
 		v.add("business.tax_percent", "must be a percentage from 0 to 100 with at most two decimals")

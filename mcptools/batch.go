@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 )
 
 // batchMarker is the _meta key through which the front tells a tool call
@@ -24,20 +26,41 @@ type BatchGuard struct {
 	Limited map[string]bool
 }
 
-var errNotJSONRPC = errors.New("not a JSON-RPC message")
+// maxBatch is the most messages one JSON-RPC batch may hold. Batches
+// exist only in protocol revision 2025-03-26, where a client has no reason
+// to send more; a bigger one is refused before any call in it runs, so it
+// cannot make an answer of megabytes.
+const maxBatch = 50
+
+var (
+	errNotJSONRPC    = errors.New("not a JSON-RPC message")
+	errDuplicateKey  = errors.New("a JSON object repeats a key")
+	errBatchTooLarge = errors.New("batch too large")
+)
 
 // Inspect returns the body to pass on, with limited calls marked when the
 // batch breaks the limit and any client-supplied marker removed. It
 // reports whether the body is a batch. A body that is not JSON is
-// errParse; one that is JSON but not JSON-RPC is errNotJSONRPC.
+// errParse; one that is JSON but not JSON-RPC is errNotJSONRPC; one whose
+// message, params or params._meta repeats a key is errDuplicateKey; a
+// batch of more than maxBatch messages is errBatchTooLarge.
+//
+// It reads every message exactly as the SDK will: keys match case
+// sensitively (the SDK's decoder does not fold case), and since decoders
+// disagree about which of two equal keys wins, a message that repeats a
+// key is refused as malformed rather than read one way here and another
+// way there. Tool arguments are the tool's to judge.
 func (g BatchGuard) Inspect(body []byte) (out []byte, isBatch bool, err error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if !json.Valid(trimmed) {
 		return nil, false, errParse
 	}
-	if len(trimmed) == 0 || trimmed[0] != '[' {
+	if trimmed[0] != '[' {
 		if trimmed[0] != '{' {
 			return nil, false, errNotJSONRPC
+		}
+		if _, err := readEnvelope(trimmed); err != nil {
+			return nil, false, err
 		}
 		if !bytes.Contains(body, []byte(batchMarker)) {
 			return body, false, nil // the common case: nothing to rewrite
@@ -49,16 +72,24 @@ func (g BatchGuard) Inspect(body []byte) (out []byte, isBatch bool, err error) {
 	if err := json.Unmarshal(trimmed, &msgs); err != nil || len(msgs) == 0 {
 		return nil, true, errNotJSONRPC
 	}
+	if len(msgs) > maxBatch {
+		return nil, true, errBatchTooLarge
+	}
+	names := make([]string, len(msgs))
 	limited := 0
-	for _, m := range msgs {
-		if g.Limited[toolName(m)] {
+	for i, m := range msgs {
+		e, err := readEnvelope(m)
+		if err != nil {
+			return nil, true, err
+		}
+		if names[i] = e.toolName(); g.Limited[names[i]] {
 			limited++
 		}
 	}
 	first := true
 	for i, m := range msgs {
 		mark := ""
-		if limited > 1 && g.Limited[toolName(m)] {
+		if limited > 1 && g.Limited[names[i]] {
 			mark = "later"
 			if first {
 				mark, first = "first", false
@@ -72,18 +103,87 @@ func (g BatchGuard) Inspect(body []byte) (out []byte, isBatch bool, err error) {
 	return out, true, err
 }
 
-// toolName returns the tool a tools/call message names, or "".
-func toolName(m json.RawMessage) string {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
+// envelope is one JSON-RPC message as the SDK reads it: its keys, and
+// those of its params, exactly as written.
+type envelope struct {
+	msg, params map[string]json.RawMessage
+}
+
+// readEnvelope reads a message's keys, its params' keys and its
+// params._meta's keys, and returns errDuplicateKey if any of them repeats
+// (after unescaping, so "m" and "\u006d" are the same key). A message
+// that is not an object reads as empty, for the SDK to refuse.
+func readEnvelope(m json.RawMessage) (envelope, error) {
+	msg, err := objectKeys(m)
+	if err != nil {
+		return envelope{}, err
 	}
-	if json.Unmarshal(m, &msg) != nil || msg.Method != "tools/call" {
+	params, err := objectKeys(msg["params"])
+	if err != nil {
+		return envelope{}, err
+	}
+	if _, err := objectKeys(params["_meta"]); err != nil {
+		return envelope{}, err
+	}
+	return envelope{msg: msg, params: params}, nil
+}
+
+// toolName returns the tool a tools/call message names, or "". Keys are
+// looked up exactly: encoding/json would match "METHOD" or "Name" to a
+// struct field, which the SDK does not.
+func (e envelope) toolName() string {
+	var method, name string
+	if json.Unmarshal(e.msg["method"], &method) != nil || method != "tools/call" {
 		return ""
 	}
-	return msg.Params.Name
+	if json.Unmarshal(e.params["name"], &name) != nil {
+		return ""
+	}
+	return name
+}
+
+// objectKeys returns the members of a JSON object by key, or nil for a
+// value that is not an object. A repeated key is errDuplicateKey.
+func objectKeys(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errParse
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, errParse
+		}
+		if _, seen := out[key]; seen {
+			return nil, errDuplicateKey
+		}
+		out[key] = value
+	}
+	return out, nil
+}
+
+// guardAnswer words a refusal of Inspect as the HTTP status, JSON-RPC
+// code and message the client gets.
+func guardAnswer(err error, isBatch bool, version string) (status, code int, message string, refused bool) {
+	switch {
+	case errors.Is(err, errParse):
+		return http.StatusBadRequest, -32700, "Parse error: the body is not valid JSON.", true
+	case errors.Is(err, errDuplicateKey):
+		return http.StatusBadRequest, -32600, "Invalid Request: a JSON object in the message repeats a key.", true
+	case errors.Is(err, errBatchTooLarge):
+		return http.StatusBadRequest, -32600, fmt.Sprintf("Invalid Request: a batch may hold at most %d messages; send the calls in smaller batches.", maxBatch), true
+	case err != nil:
+		return http.StatusBadRequest, -32600, "Invalid Request: the body is not a JSON-RPC message or batch.", true
+	case isBatch && version >= revisionNoBatches:
+		return http.StatusBadRequest, -32600, "Invalid Request: JSON-RPC batches are not part of protocol revision " + version + ".", true
+	}
+	return 0, 0, "", false
 }
 
 // rewrite removes any client-supplied marker and sets mark when non-empty.

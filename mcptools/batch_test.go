@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -22,18 +24,37 @@ type ranOut struct {
 	Ran string `json:"ran"`
 }
 
+// ranTools records which tools ran; calls of a batch run concurrently.
+type ranTools struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (r *ranTools) add(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, name)
+}
+
+// names lists the tools that ran, sorted: batch order is not run order.
+func (r *ranTools) names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Sorted(slices.Values(r.list))
+}
+
 // batchServer serves two limited tools and one ordinary tool over real
 // HTTP on loopback, and records which tools ran.
-func batchServer(t *testing.T) (string, *[]string) {
+func batchServer(t *testing.T) (string, *ranTools) {
 	t.Helper()
-	var ran []string
+	ran := &ranTools{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "batch-test", Version: "1"}, nil)
 	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
 	for _, name := range []string{"get_booking", "cancel_booking", "list_properties"} {
 		add(s, env, spec[noArgs, ranOut]{
 			name: name, title: name, input: object(nil, map[string]*jsonschema.Schema{}),
 			run: func(context.Context, noArgs) (ranOut, string, error) {
-				ran = append(ran, name)
+				ran.add(name)
 				return ranOut{Ran: name}, "ran " + name, nil
 			},
 		})
@@ -41,7 +62,7 @@ func batchServer(t *testing.T) (string, *[]string) {
 	guard := BatchGuard{Limited: map[string]bool{"get_booking": true, "cancel_booking": true}}
 	srv := httptest.NewServer(Handler(s, HTTPOptions{Hostnames: []string{"127.0.0.1"}, Guard: guard}))
 	t.Cleanup(srv.Close)
-	return srv.URL, &ran
+	return srv.URL, ran
 }
 
 func postRaw(t *testing.T, url string, headers map[string]string, body string) (*http.Response, string) {
@@ -129,8 +150,8 @@ func TestBatchWithTwoLimitedCallsRunsNeither(t *testing.T) {
 			t.Errorf("call %v = %q, want %q", id, got[id], w)
 		}
 	}
-	if strings.Join(*ran, ",") != "list_properties" {
-		t.Errorf("ran %v, want only list_properties", *ran)
+	if strings.Join(ran.names(), ",") != "list_properties" {
+		t.Errorf("ran %v, want only list_properties", ran.names())
 	}
 }
 
@@ -144,8 +165,8 @@ func TestBatchWithOneLimitedCallRunsIt(t *testing.T) {
 	if got := results(t, body); got[1] != "false ran get_booking" || got[2] != "false ran list_properties" {
 		t.Fatalf("results = %v", got)
 	}
-	if len(*ran) != 2 {
-		t.Fatalf("ran %v", *ran)
+	if len(ran.names()) != 2 {
+		t.Fatalf("ran %v", ran.names())
 	}
 }
 
@@ -158,8 +179,8 @@ func TestForgedMarkerIsStripped(t *testing.T) {
 	if got := results(t, body); got[1] != "false ran get_booking" {
 		t.Fatalf("results = %v", got)
 	}
-	if len(*ran) != 1 {
-		t.Fatalf("ran %v", *ran)
+	if len(ran.names()) != 1 {
+		t.Fatalf("ran %v", ran.names())
 	}
 }
 
@@ -183,5 +204,151 @@ func TestInspect(t *testing.T) {
 		if string(out) != tt.out || batch != tt.batch || err != tt.err {
 			t.Errorf("Inspect(%s) = %s, %v, %v; want %s, %v, %v", tt.in, out, batch, err, tt.out, tt.batch, tt.err)
 		}
+	}
+}
+
+// rawCall is a tools/call message with its top-level fields and params
+// written out verbatim, so a test can repeat or vary the case of a key.
+func rawCall(id int, top, params string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s"params":{%s"arguments":{}}}`, id, top, params)
+}
+
+// TestBatchGuardReadsKeysAsTheSDKDoes covers the bypass of the batch
+// rule: a key that differs from method or name only in letter case made
+// the guard read another method or tool than the SDK runs, so two
+// limited calls both ran. Keys are now read case-sensitively, as the SDK
+// reads them; the control rows show ordinary batches unchanged.
+func TestBatchGuardReadsKeysAsTheSDKDoes(t *testing.T) {
+	plain := callMsg(1, "get_booking", "")
+	tests := []struct {
+		name, second string
+		wantRan      string
+		want2        string
+	}{
+		{"METHOD after method", rawCall(2, `"method":"tools/call","METHOD":"ping",`, `"name":"cancel_booking",`), "", "true " + batchLaterRefusal},
+		{"Method after method", rawCall(2, `"method":"tools/call","Method":"ping",`, `"name":"cancel_booking",`), "", "true " + batchLaterRefusal},
+		{"Method before method", rawCall(2, `"Method":"ping","method":"tools/call",`, `"name":"cancel_booking",`), "", "true " + batchLaterRefusal},
+		{"Name after name", rawCall(2, `"method":"tools/call",`, `"name":"cancel_booking","Name":"list_properties",`), "", "true " + batchLaterRefusal},
+		{"NAME after name", rawCall(2, `"method":"tools/call",`, `"name":"cancel_booking","NAME":"list_properties",`), "", "true " + batchLaterRefusal},
+		// Controls: an ordinary call beside a limited one runs, even with
+		// a case variant of name that the SDK ignores.
+		{"control: ordinary call", rawCall(2, `"method":"tools/call",`, `"name":"list_properties",`), "get_booking,list_properties", "false ran list_properties"},
+		{"control: Name variant on an ordinary call", rawCall(2, `"method":"tools/call",`, `"name":"list_properties","Name":"cancel_booking",`), "get_booking,list_properties", "false ran list_properties"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, ran := batchServer(t)
+			h := initialize(t, url)
+			resp, body := postRaw(t, url, h, "["+plain+","+tt.second+"]")
+			if resp.StatusCode != 200 {
+				t.Fatalf("batch: %d %s", resp.StatusCode, body)
+			}
+			got := results(t, body)
+			if got[2] != tt.want2 {
+				t.Errorf("second call = %q, want %q", got[2], tt.want2)
+			}
+			if strings.Join(ran.names(), ",") != tt.wantRan {
+				t.Errorf("ran %v, want %q", ran.names(), tt.wantRan)
+			}
+		})
+	}
+}
+
+// TestBatchGuardRefusesDuplicateKeys: decoders disagree about which of
+// two equal keys wins, so a message that repeats one, in method, in
+// params.name or params._meta, is refused as malformed and nothing in
+// its batch runs. The control is the same batch without the repeat.
+func TestBatchGuardRefusesDuplicateKeys(t *testing.T) {
+	tests := []struct {
+		name, second string
+		refused      bool
+	}{
+		{"method twice", rawCall(2, `"method":"ping","method":"tools/call",`, `"name":"cancel_booking",`), true},
+		{"method twice, escaped", rawCall(2, `"method":"ping","\u006dethod":"tools/call",`, `"name":"cancel_booking",`), true},
+		{"name twice", rawCall(2, `"method":"tools/call",`, `"name":"list_properties","name":"cancel_booking",`), true},
+		{"name twice, limited first", rawCall(2, `"method":"tools/call",`, `"name":"cancel_booking","name":"list_properties",`), true},
+		{"a key twice in _meta", rawCall(2, `"method":"tools/call",`, `"name":"list_properties","_meta":{"a":1,"a":2},`), true},
+		{"control: no repeat", rawCall(2, `"method":"tools/call",`, `"name":"list_properties",`), false},
+		// Arguments are the tool's to judge (ORP refuses a repeat with its
+		// own error); the guard does not read them.
+		{"control: a key twice in arguments", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_properties","arguments":{"a":1,"a":2}}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, ran := batchServer(t)
+			h := initialize(t, url)
+			resp, body := postRaw(t, url, h, "["+callMsg(1, "get_booking", "")+","+tt.second+"]")
+			if !tt.refused {
+				// Both calls reach their tool, which answers.
+				if resp.StatusCode != 200 || len(results(t, body)) != 2 {
+					t.Fatalf("control batch: %d %s, ran %v", resp.StatusCode, body, ran.names())
+				}
+				return
+			}
+			want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a JSON object in the message repeats a key."}}` + "\n"
+			if resp.StatusCode != 400 || !jsonEqual(body, want) || len(ran.names()) != 0 {
+				t.Fatalf("batch = %d %s, ran %v; want 400 %s and nothing run", resp.StatusCode, body, ran.names(), want)
+			}
+		})
+	}
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && fmt.Sprint(x) == fmt.Sprint(y)
+}
+
+// TestBatchSizeIsCapped refuses a batch of more than maxBatch messages
+// before any call runs, with a short answer; maxBatch messages still run.
+func TestBatchSizeIsCapped(t *testing.T) {
+	url, ran := batchServer(t)
+	h := initialize(t, url)
+	batch := func(n int) string {
+		var msgs []string
+		for i := range n {
+			msgs = append(msgs, callMsg(i+1, "list_properties", ""))
+		}
+		return "[" + strings.Join(msgs, ",") + "]"
+	}
+	resp, body := postRaw(t, url, h, batch(7000))
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a batch may hold at most %d messages; send the calls in smaller batches."}}`, maxBatch)
+	if resp.StatusCode != 400 || !jsonEqual(body, want) || len(ran.names()) != 0 {
+		t.Fatalf("7000 calls = %d %s, ran %d; want 400 %s", resp.StatusCode, body, len(ran.names()), want)
+	}
+	resp, _ = postRaw(t, url, h, batch(maxBatch))
+	if resp.StatusCode != 200 || len(ran.names()) != maxBatch {
+		t.Fatalf("%d calls = %d, ran %d", maxBatch, resp.StatusCode, len(ran.names()))
+	}
+}
+
+// TestStdioRefusesWhatTheGuardRefuses: over stdio a line the guard
+// refuses is answered with the JSON-RPC error and never reaches the SDK,
+// which would run it.
+func TestStdioRefusesWhatTheGuardRefuses(t *testing.T) {
+	ran := &ranTools{}
+	s := mcp.NewServer(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
+	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
+	for _, name := range []string{"get_booking", "cancel_booking"} {
+		add(s, env, spec[noArgs, ranOut]{
+			name: name, title: name, input: object(nil, map[string]*jsonschema.Schema{}),
+			run: func(context.Context, noArgs) (ranOut, string, error) {
+				ran.add(name)
+				return ranOut{Ran: name}, "ran " + name, nil
+			},
+		})
+	}
+	guard := BatchGuard{Limited: map[string]bool{"get_booking": true, "cancel_booking": true}}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		"[" + callMsg(1, "get_booking", "") + "," + rawCall(2, `"method":"ping","method":"tools/call",`, `"name":"cancel_booking",`) + "]",
+		"",
+	}, "\n")
+	var out strings.Builder
+	if err := ServeStdio(context.Background(), s, strings.NewReader(in), &out, guard); err != nil && err != io.EOF {
+		t.Logf("stdio ended: %v", err)
+	}
+	if len(ran.names()) != 0 || !strings.Contains(out.String(), "repeats a key") {
+		t.Fatalf("ran %v; output %s", ran.names(), out.String())
 	}
 }

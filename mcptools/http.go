@@ -105,15 +105,8 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out, isBatch, err := f.guard.Inspect(body)
-		switch {
-		case errors.Is(err, errParse):
-			writeError(jw, http.StatusBadRequest, -32700, "Parse error: the body is not valid JSON.")
-			return
-		case err != nil:
-			writeError(jw, http.StatusBadRequest, -32600, "Invalid Request: the body is not a JSON-RPC message or batch.")
-			return
-		case isBatch && version >= revisionNoBatches:
-			writeError(jw, http.StatusBadRequest, -32600, "Invalid Request: JSON-RPC batches are not part of protocol revision "+version+".")
+		if status, code, message, refused := guardAnswer(err, isBatch, version); refused {
+			writeError(jw, status, code, message)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(out))
@@ -128,14 +121,19 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // writeError answers with a JSON-RPC error object and no id.
 func writeError(w http.ResponseWriter, status, code int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(errorLine(code, message))
+}
+
+// errorLine is a JSON-RPC error object with no id, ending in a newline.
+func errorLine(code int, message string) []byte {
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": nil,
 		"error": map[string]any{"code": code, "message": message},
 	})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	return append(body, '\n')
 }
 
 // jsonErrors turns the plain-text error replies of the SDK into JSON-RPC

@@ -242,6 +242,23 @@ func (o orpTools) rememberJoin(ctx context.Context, token string) {
 	}
 }
 
+// withoutToken is what the text content shows of a join: all but the
+// bearer token, which this session keeps and the agent must not show.
+func withoutToken(j orp.JoinResponse) any {
+	j.Token = ""
+	return j
+}
+
+// suggestedWithoutToken is the same for a suggestion that joined.
+func suggestedWithoutToken(r orp.SuggestResponse) any {
+	if r.Joined != nil {
+		j := *r.Joined
+		j.Token = ""
+		r.Joined = &j
+	}
+	return r
+}
+
 // joinedSummary never repeats the token: the agent must not show it.
 func joinedSummary(j orp.JoinResponse) string {
 	return fmt.Sprintf("Joined as %s, unclaimed: every step asks except revoke, at most %d open deals. The person can claim the party at %s.",
@@ -320,11 +337,11 @@ func NewORP(h *orp.Host, opts Options) *mcp.Server {
 	env := toolEnv{server: "orp", log: opts.logger(), metrics: opts.Metrics, safe: o.safe}
 	add(s, env, spec[json.RawMessage, orp.SuggestResponse]{
 		name: "orp_suggest", title: "Suggest ORP offers for a draft", description: describeSuggest,
-		input: suggestSchema, ownValidation: true, run: o.suggest,
+		input: suggestSchema, ownValidation: true, run: o.suggest, text: suggestedWithoutToken,
 	})
 	add(s, env, spec[json.RawMessage, orp.JoinResponse]{
 		name: "orp_join", title: "Join the ORP host", description: describeJoin,
-		input: joinSchema, ownValidation: true, run: o.join,
+		input: joinSchema, ownValidation: true, run: o.join, text: withoutToken,
 	})
 	add(s, env, spec[sendIn, message]{
 		name: "orp_send", title: "Send an ORP message", description: describeSend,

@@ -2,9 +2,13 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+
+	"frontdesk/orp"
 )
 
 // TestJoinedSessions keeps the newest joins within the bound and lets a
@@ -51,5 +55,25 @@ func TestCredential(t *testing.T) {
 				t.Fatalf("credential = %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestTextLeavesOutTheToken shows that the JSON text of a join, alone or
+// inside a suggestion, never carries the bearer token, which the session
+// keeps; the structured result still does.
+func TestTextLeavesOutTheToken(t *testing.T) {
+	j := orp.JoinResponse{Party: "orp:h/p_1", Token: "orpt_secret", Claim: "https://h/claim/c"}
+	texts := map[string]any{
+		"join":    withoutToken(j),
+		"suggest": suggestedWithoutToken(orp.SuggestResponse{Joined: &j}),
+	}
+	for name, v := range texts {
+		b, _ := json.Marshal(v)
+		if strings.Contains(string(b), "orpt_secret") || !strings.Contains(string(b), "orp:h/p_1") {
+			t.Errorf("%s text = %s, want the party without the token", name, b)
+		}
+	}
+	if j.Token != "orpt_secret" {
+		t.Errorf("the result itself lost its token: %+v", j)
 	}
 }

@@ -52,6 +52,9 @@ type spec[In, Out any] struct {
 	// run returns the result and its one-line summary, or an error: one
 	// that is safe to show (a refusal) or an internal fault.
 	run func(ctx context.Context, in In) (Out, string, error)
+	// text, when set, is what the JSON text block shows of a result that
+	// holds a secret the model must not put in content; nil shows it all.
+	text func(Out) any
 }
 
 // toolEnv is what every tool registration shares.
@@ -176,12 +179,19 @@ func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema
 		return errorResult(text), "refused"
 	}
 	body, err := json.Marshal(out)
+	text := body
+	if err == nil && t.text != nil {
+		text, err = json.Marshal(t.text(out))
+	}
 	if err != nil {
 		env.log.ErrorContext(ctx, "encode tool result", "tool", t.name, "err", err)
 		return errorResult("The answer could not be encoded."), "error"
 	}
+	// The result also goes out as JSON text after the summary, as MCP
+	// recommends: many clients show the model only the text content, and
+	// it needs the identifiers (booking_id, cancel_id) and the rooms to go on.
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: summary}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: summary}, &mcp.TextContent{Text: string(text)}},
 		StructuredContent: json.RawMessage(body),
 	}, "ok"
 }

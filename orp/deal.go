@@ -63,7 +63,6 @@ type trackEntry struct {
 	Status      string `json:"status"`
 	Param       string `json:"param,omitempty"`
 	Alias       string `json:"alias,omitempty"`
-	token       string
 }
 
 type chainState struct {

@@ -48,10 +48,6 @@ type hostMessage struct {
 var coreTypes = []string{"hello", "discover", "results", "space", "request", "offer", "counter", "accept", "decline", "deal",
 	"execute", "receipt", "outcome", "payout", "revoke", "consent", "dispute", "reputation", "error"}
 
-// handled are the types this host acts on; discovery lists them with the
-// host-only types it sends.
-var handled = []string{"hello", "discover", "space", "request", "offer", "accept", "decline", "execute", "revoke"}
-
 // Messages lists the types of capabilities.messages: those the host
 // handles and those it sends.
 func Messages() []string {

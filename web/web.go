@@ -1,11 +1,12 @@
 // Package web serves frontdesk's pages and probes: liveness, readiness,
 // the privacy, policy and locations pages the config links to, and the
-// booking-form route. Pages render through internal/page, in the layout
-// every page of the server shares.
+// signed booking form that every refusal of the booking tools points to.
+// Pages render through internal/page, in the layout every page of the
+// server shares.
 //
-// It is an adapter: it imports config, store contracts and internal
-// helpers, never another adapter. It exposes handlers; cmd/frontdesk
-// mounts them on their routes.
+// It is an adapter: it imports config, the booking core, store contracts
+// and internal helpers, never another adapter. It exposes handlers;
+// cmd/frontdesk mounts them on their routes.
 package web
 
 import (
@@ -18,7 +19,6 @@ import (
 	"time"
 
 	"frontdesk/config"
-	"frontdesk/internal/civil"
 	"frontdesk/internal/page"
 )
 
@@ -52,6 +52,12 @@ type Site struct {
 	Logger *slog.Logger
 	// Nav is the navigation every page shows.
 	Nav []page.Link
+	// Forms takes booking-form requests; nil serves the form without
+	// taking requests.
+	Forms Forms
+	// ClientAddr names the client of a request for limits by address;
+	// nil means the connection's address.
+	ClientAddr func(*http.Request) string
 }
 
 // Healthz answers while the process runs.
@@ -99,39 +105,9 @@ func (s *Site) Locations(w http.ResponseWriter, r *http.Request) {
 func (s *Site) data() pageData { return pageData{Config: s.Config} }
 
 func (s *Site) render(w http.ResponseWriter, r *http.Request, name string, data any) {
-	pages.Render(w, r, s.Logger, http.StatusOK, name, s.Nav, data)
+	s.renderStatus(w, r, http.StatusOK, name, data)
 }
 
-// bookRequest is what a prefilled booking link asks for, after checking:
-// only a room type the location sells and real dates reach the page.
-type bookRequest struct {
-	Location                    config.Location
-	RoomType, Checkin, Checkout string
-}
-
-// Book shows the location's booking route with the requested room type
-// and dates filled in from the query. A value that is not a known room
-// type or a real date is left out, so the page never repeats free text.
-func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
-	for _, l := range s.Config.Locations {
-		if l.Slug != r.PathValue("slug") {
-			continue
-		}
-		q := r.URL.Query()
-		req := bookRequest{Location: l}
-		if u, ok := l.Unit(q.Get("roomtype")); ok {
-			req.RoomType = u.DisplayName()
-		}
-		in, inErr := civil.Parse(q.Get("checkin"))
-		out, outErr := civil.Parse(q.Get("checkout"))
-		if inErr == nil {
-			req.Checkin = in.String()
-			if outErr == nil && in.Before(out) {
-				req.Checkout = out.String()
-			}
-		}
-		s.render(w, r, "book.html", req)
-		return
-	}
-	http.NotFound(w, r)
+func (s *Site) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	pages.Render(w, r, s.Logger, status, name, s.Nav, data)
 }

@@ -56,7 +56,7 @@ func TestPagesRender(t *testing.T) {
 		{"/locations", "Old Town Lodge"},
 		{"/policy", "more than 48 hours before the local check-in time"},
 		{"/privacy", "only a salted digest"},
-		{"/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02", "double, 2026-12-30 to 2027-01-02"},
+		{"/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02", `name="checkout" value="2027-01-02"`},
 	}
 	for _, tt := range tests {
 		status, body := get(t, h, tt.path)
@@ -73,7 +73,7 @@ func TestPagesRender(t *testing.T) {
 // markup in them never reaches the page, escaped or not.
 func TestBookPageEscapesTheRequest(t *testing.T) {
 	_, body := get(t, site(nil).Handler(), "/book/riverside?roomtype=%3Cscript%3Ealert(1)%3C/script%3E")
-	if strings.Contains(body, "<script>") || strings.Contains(body, "alert(1)") {
+	if strings.Contains(body, "alert(1)") || strings.Contains(body, "&lt;script") {
 		t.Fatalf("book page did not escape the room type: %s", body)
 	}
 }
@@ -101,17 +101,33 @@ func TestPhonesAreTelLinks(t *testing.T) {
 }
 
 // TestBookPageShowsOnlyCheckedValues: free text, unknown room types and
-// impossible dates from the query never reach the page.
+// impossible dates from the query never reach the page; a known room
+// type and real dates prefill the form.
 func TestBookPageShowsOnlyCheckedValues(t *testing.T) {
-	tests := []struct{ query, want string }{
-		{"roomtype=DOUBLE&checkin=2026-12-30&checkout=2027-01-02", "Your request: double, 2026-12-30 to 2027-01-02."},
-		{"roomtype=Call+0800+SCAM+now&checkin=2026-02-30&checkout=tomorrow", "Your request: any room."},
-		{"roomtype=penthouse&checkin=2026-12-30&checkout=2026-12-01", "Your request: any room, 2026-12-30."},
+	tests := []struct {
+		query     string
+		want      []string
+		forbidden []string
+	}{
+		{"roomtype=DOUBLE&checkin=2026-12-30&checkout=2027-01-02",
+			[]string{`<option value="double" selected>`, `name="checkin" value="2026-12-30"`, `name="checkout" value="2027-01-02"`}, nil},
+		{"roomtype=Call+0800+SCAM+now&checkin=2026-02-30&checkout=tomorrow",
+			[]string{`name="checkin" value=""`, `name="checkout" value=""`}, []string{"SCAM", "selected", "2026-02-30", "tomorrow"}},
+		{"roomtype=penthouse&checkin=2026-12-30&checkout=2026-12-01",
+			[]string{`name="checkin" value="2026-12-30"`, `name="checkout" value=""`}, []string{"penthouse", "2026-12-01", "selected"}},
+		{"roomtype=shuttle", nil, []string{`value="shuttle"`}}, // timed services are not booked by the night
 	}
 	for _, tt := range tests {
-		_, body := get(t, site(nil).Handler(), "/book/riverside?"+tt.query)
-		if !strings.Contains(body, tt.want) || strings.Contains(body, "SCAM") || strings.Contains(body, "penthouse") {
-			t.Errorf("book?%s lacks %q or repeats the query: %s", tt.query, tt.want, body)
+		_, body := get(t, site(nil).Handler(), "/book/airport?"+tt.query)
+		for _, w := range tt.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("book?%s lacks %q", tt.query, w)
+			}
+		}
+		for _, f := range tt.forbidden {
+			if strings.Contains(body, f) {
+				t.Errorf("book?%s repeats %q", tt.query, f)
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -132,8 +133,13 @@ func TestHubToolsOnEveryRevision(t *testing.T) {
 			if out["total"] != 395.38 || out["nights"] != 3.0 || out["subtotal"] != 357.0 {
 				t.Fatalf("quote = %v", out)
 			}
-			if got, want := text(res), "Riverside Inn, double, 2026-12-30 to 2027-01-02, 3 nights: $357.00 + $38.38 10.75% lodging tax = $395.38."; got != want {
-				t.Fatalf("summary = %q, want %q", got, want)
+			summary, resultText, _ := strings.Cut(text(res), "\n")
+			if want := "Riverside Inn, double, 2026-12-30 to 2027-01-02, 3 nights: $357.00 + $38.38 10.75% lodging tax = $395.38."; summary != want {
+				t.Fatalf("summary = %q, want %q", summary, want)
+			}
+			var fromText map[string]any
+			if err := json.Unmarshal([]byte(resultText), &fromText); err != nil || !reflect.DeepEqual(fromText, out) {
+				t.Fatalf("text after the summary = %s, want the structured result %v", resultText, out)
 			}
 			res, out = callTool(t, cs, "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-02"})
 			if res.IsError || len(out["properties"].([]any)) != 3 {

@@ -78,7 +78,7 @@ func TestSecurityHeaders(t *testing.T) {
 		_, h, body := get(t, url+path, "", nil)
 		csp := h.Get("Content-Security-Policy")
 		if !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "default-src 'none'") ||
-			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Frame-Options") != "DENY" {
+			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "same-origin" || h.Get("X-Frame-Options") != "DENY" {
 			t.Errorf("GET %s headers = %v", path, h)
 		}
 		if !strings.Contains(body, `name="viewport"`) || !strings.Contains(body, `href="/terms"`) {

@@ -24,7 +24,6 @@ var orpLevels = []string{"L0", "L1"}
 // orpState is the running ORP host.
 type orpState struct {
 	host *orp.Host
-	stop func()
 }
 
 // newORPHost builds the host on the opened store; origin is the public

@@ -16,6 +16,9 @@ import (
 func TestORP_ClaimPage(t *testing.T) {
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	resp, b := s.do("POST", "/orp/join", "", []byte(`{}`), nil)
+	if resp.StatusCode != 201 {
+		t.Fatalf("join = %d %s", resp.StatusCode, b)
+	}
 	var j struct{ Party, Claim string }
 	json.Unmarshal(b, &j)
 	claimURL, _ := url.Parse(j.Claim)

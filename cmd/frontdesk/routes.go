@@ -76,7 +76,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav()}
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: m.bookings}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -84,6 +84,7 @@ func (m *Main) routes() http.Handler {
 	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
 	handle("GET /book/{slug}", pages, true, http.HandlerFunc(site.Book))
+	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
 	if m.Config.Server.MetricsAddr == "" {
 		handle("GET /metrics", probe, true, m.metricsHandler())
 	}
@@ -236,7 +237,10 @@ func (m *Main) front(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: under no-referrer a browser posts
+		// this server's own forms with "Origin: null", which the host
+		// check must refuse. Other sites still learn nothing.
+		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Content-Security-Policy", page.ContentSecurityPolicy)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)

@@ -107,11 +107,27 @@ func Get[T any](t testing.TB, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
+// Submit clicks sel (a submit button) and waits until the page it
+// posted to has loaded, so nothing of the old page is read by mistake.
+func Submit(t testing.TB, ctx context.Context, sel string) {
+	t.Helper()
+	Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.beforeSubmit = true`), chromedp.Click(sel))
+	deadline := time.Now().Add(StepTimeout)
+	for time.Now().Before(deadline) {
+		loaded := Get(t, ctx, chromedp.Evaluate[bool](`!window.beforeSubmit && document.readyState === "complete"`))
+		if loaded {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("browser: the page posted by %s did not load", sel)
+}
+
 // Screenshot saves the whole page as name.png in the test's artifact
 // directory (kept with go test -artifacts) and returns its path.
 func Screenshot(t *testing.T, ctx context.Context, name string) string {
 	t.Helper()
-	png := Get(t, ctx, chromedp.FullScreenshot(90))
+	png := Get(t, ctx, chromedp.FullScreenshot(100))
 	path := filepath.Join(t.ArtifactDir(), name+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)

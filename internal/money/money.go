@@ -1,6 +1,8 @@
 // Package money reads and writes amounts in integer minor units, with the
-// number of decimals each currency uses. It imports only the standard
-// library.
+// number of decimals each currency uses. Which codes are currencies and
+// how many decimals each has come from the CLDR data that
+// golang.org/x/text/currency maintains. It imports only the standard
+// library and that package.
 package money
 
 import (
@@ -8,33 +10,57 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/currency"
 )
 
-// exponents lists currencies whose minor unit is not hundredths.
-var exponents = map[string]int{
-	"JPY": 0, "KRW": 0, "ISK": 0, "CLP": 0, "VND": 0, "HUF": 2,
-	"BHD": 3, "KWD": 3, "OMR": 3, "JOD": 3, "TND": 3,
-}
-
-// Decimals returns how many decimals the currency shows.
-func Decimals(currency string) int {
-	if d, ok := exponents[currency]; ok {
-		return d
+// Decimals returns how many decimals the currency shows: CLDR's standard
+// (non-cash) digits, such as 2 for USD, 0 for UGX, XOF, XAF, PYG and RWF,
+// 3 for LYD and 4 for CLF. An unknown code gets 2; ValidCurrency refuses
+// it before any amount is read.
+//
+// Where CLDR and ISO 4217 differ, CLDR wins. ISO 4217 still lists a minor
+// unit of two decimals for currencies whose subunit is no longer used
+// (IDR, COP, PKR, LBP, IRR and about twenty more) and three for IQD; CLDR
+// gives the decimals people actually write and read, 0 for all of them.
+// frontdesk's amounts are prices an owner writes in the config and a guest
+// reads in a quote, not settlement records for a card network, so a price
+// of "150000" rupiah must not be shown as "150,000.00". A payment
+// integration would convert to ISO minor units at its own boundary.
+// Cash rounding (0 decimals for HUF, CZK and TWD in CLDR) is not used:
+// nothing here is paid in coins.
+func Decimals(code string) int {
+	u, err := currency.ParseISO(code)
+	if err != nil {
+		return 2
 	}
-	return 2
+	scale, _ := currency.Standard.Rounding(u)
+	return scale
 }
 
-// ValidCurrency reports whether code looks like an ISO 4217 code.
+// ValidCurrency reports whether code is a currency a business can price
+// in: an ISO 4217 code that CLDR lists as legal tender somewhere today,
+// or a country's own unit of account whose code starts with that
+// country's code (CLF in Chile, UYI in Uruguay). Codes that are well
+// formed but name nothing (ZZZ), withdrawn codes, precious metals (XAU),
+// drawing rights (XDR), the testing code XTS and "no currency" XXX are
+// refused.
+//
+// The data is CLDR's as x/text ships it, so a code introduced after that
+// release (such as VES, MRU or SLE) is refused until x/text updates.
 func ValidCurrency(code string) bool {
-	if len(code) != 3 {
+	if len(code) != 3 || strings.ToUpper(code) != code {
 		return false
 	}
-	for _, r := range code {
-		if r < 'A' || r > 'Z' {
-			return false
+	for it := currency.Query(currency.NonTender); it.Next(); {
+		if it.Unit().String() != code {
+			continue
+		}
+		if it.IsTender() || strings.HasPrefix(code, it.Region().String()) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // Parse reads a non-negative decimal such as "89.00" into minor units. It

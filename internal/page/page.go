@@ -26,10 +26,23 @@ var layout string
 //go:embed style.css
 var style string
 
+// signaturePad is the one script a page may run: the booking form's
+// drawing pad. Pages include it by defining "script" as
+// <script>{{.Script}}</script>; the CSP allows it by its hash only.
+//
+//go:embed signature.js
+var signaturePad string
+
 // ContentSecurityPolicy allows the pages nothing but their own inline
-// style sheet, forms posted to this server and no framing.
-var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-	func() string { h := sha256.Sum256([]byte(style)); return base64.StdEncoding.EncodeToString(h[:]) }())
+// style sheet, the drawing pad's script, forms posted to this server and
+// no framing.
+var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; script-src 'sha256-%s'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+	hash(style), hash(signaturePad))
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return base64.StdEncoding.EncodeToString(h[:])
+}
 
 // Link is one entry of the navigation every page shows.
 type Link struct{ Href, Text string }
@@ -62,10 +75,11 @@ func (s *Set) Render(w http.ResponseWriter, r *http.Request, logger *slog.Logger
 	err := fmt.Errorf("no page %q", name)
 	if ok {
 		err = t.ExecuteTemplate(&buf, "layout", struct {
-			Nav   []Link
-			Style template.CSS
-			Page  any
-		}{nav, template.CSS(style), data})
+			Nav    []Link
+			Style  template.CSS
+			Script template.JS
+			Page   any
+		}{nav, template.CSS(style), template.JS(signaturePad), data})
 	}
 	if err != nil {
 		if logger != nil {

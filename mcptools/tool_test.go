@@ -1,0 +1,56 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/internal/metrics"
+)
+
+type idOut struct {
+	BookingID string `json:"booking_id"`
+	Rooms     []int  `json:"rooms"`
+}
+
+// TestResultTextCarriesTheStructuredResult shows that a client which
+// reads only text content gets the whole result: the one-line summary,
+// then the structured result as JSON, byte for byte.
+func TestResultTextCarriesTheStructuredResult(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "text-test", Version: "1"}, nil)
+	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
+	add(s, env, spec[noArgs, idOut]{
+		name: "start", title: "start", input: object(nil, map[string]*jsonschema.Schema{}),
+		run: func(context.Context, noArgs) (idOut, string, error) {
+			return idOut{BookingID: "bk_1", Rooms: []int{2, 3}}, "Code sent.", nil
+		},
+	})
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "start", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range res.Content {
+		texts = append(texts, c.(*mcp.TextContent).Text)
+	}
+	structured, _ := json.Marshal(res.StructuredContent)
+	want := []string{"Code sent.", `{"booking_id":"bk_1","rooms":[2,3]}`}
+	if len(texts) != 2 || texts[0] != want[0] || texts[1] != want[1] || string(structured) != want[1] {
+		t.Fatalf("content = %q, structured = %s; want %q and the same JSON", texts, structured, want)
+	}
+}
