@@ -19,7 +19,7 @@ const module = "frontdesk"
 // adapters turn the outside world into domain calls and never import each
 // other; only the command wires them together.
 var (
-	domain   = []string{"config", "store", "pricing", "inventory", "location", "hub", "booking", "usp", "orp"}
+	domain   = []string{"config", "store", "pricing", "inventory", "location", "hub", "booking", "usp", "usp/pop", "usp/credential", "usp/keyset", "orp"}
 	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.

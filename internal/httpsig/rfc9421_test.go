@@ -2,7 +2,6 @@ package httpsig
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -11,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -46,11 +46,7 @@ func readRequest(t testing.TB, wire string) (*http.Request, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := new(bytes.Buffer)
-	if _, err := body.ReadFrom(r.Body); err != nil {
-		t.Fatal(err)
-	}
-	return r, body.Bytes()
+	return r, readBody(t, r.Body)
 }
 
 func readResponse(t testing.TB, wire string) (*http.Response, []byte) {
@@ -59,11 +55,16 @@ func readResponse(t testing.TB, wire string) (*http.Response, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := new(bytes.Buffer)
-	if _, err := body.ReadFrom(r.Body); err != nil {
+	return r, readBody(t, r.Body)
+}
+
+func readBody(t testing.TB, body io.Reader) []byte {
+	t.Helper()
+	b, err := io.ReadAll(body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return r, body.Bytes()
+	return b
 }
 
 type rfcKeys struct {
