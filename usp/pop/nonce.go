@@ -1,6 +1,7 @@
 package pop
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"frontdesk/store"
 )
 
 // MACNonces issues stateless nonces: the issue time, random bytes and a
@@ -62,4 +65,34 @@ func (n MACNonces) Valid(nonce string, now time.Time) bool {
 	}
 	issued := time.Unix(int64(binary.BigEndian.Uint64(b)), 0)
 	return !issued.After(now) && now.Sub(issued) <= n.Lifetime
+}
+
+// KindNonceSecret is the record kind of the shared nonce secret.
+const KindNonceSecret = "usp-pop-nonce-secret"
+
+// NonceSecret returns the nonce secret every instance shares, creating it
+// from rand on first use. Two instances starting together both try the
+// conditional create; the loser reads the winner's.
+func NonceSecret(ctx context.Context, records store.Records, rand io.Reader, now time.Time) ([]byte, error) {
+	for range 3 {
+		r, err := records.Get(ctx, KindNonceSecret, "current")
+		if err == nil {
+			return r.Value, nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("pop: nonce secret: %w", err)
+		}
+		secret := make([]byte, 32)
+		if _, err := io.ReadFull(rand, secret); err != nil {
+			return nil, fmt.Errorf("pop: nonce secret: %w", err)
+		}
+		_, err = records.Create(ctx, store.Record{Kind: KindNonceSecret, Key: "current", Value: secret, UpdatedAt: now})
+		if err == nil {
+			return secret, nil
+		}
+		if !errors.Is(err, store.ErrExists) {
+			return nil, fmt.Errorf("pop: nonce secret: %w", err)
+		}
+	}
+	return nil, errors.New("pop: nonce secret: no stable value")
 }

@@ -274,6 +274,9 @@ func (v *Verifier) Verify(ctx context.Context, now time.Time, req Request) (Proo
 	}
 	// 12. Never seen before; remember it past the last moment it could
 	// be accepted.
+	if v.Replay == nil {
+		return Proof{}, errors.New("pop: verifier without a replay cache")
+	}
 	until := iat.Add(Window + Retention)
 	if err := v.Replay.Remember(ctx, jkt, c.JTI, iat, until, now); err != nil {
 		if errors.Is(err, ErrReplayed) {

@@ -295,3 +295,22 @@ func TestCanonicalParamsKeepsEverythingButAuthorization(t *testing.T) {
 		}
 	}
 }
+
+// TestNonceSecretIsShared: instances on one store check each other's
+// nonces.
+func TestNonceSecretIsShared(t *testing.T) {
+	db := openSQLite(t).Records
+	a, err := NonceSecret(t.Context(), db, bytes.NewReader(bytes.Repeat([]byte{1}, 32)), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NonceSecret(t.Context(), db, bytes.NewReader(bytes.Repeat([]byte{2}, 32)), t0)
+	if err != nil || !bytes.Equal(a, b) {
+		t.Fatalf("second instance's secret differs: %v", err)
+	}
+	issuer := MACNonces{Secret: a, Rand: bytes.NewReader(make([]byte, 64)), Lifetime: time.Minute}
+	checker := MACNonces{Secret: b, Lifetime: time.Minute}
+	if !checker.Valid(mustIssue(t, issuer, t0), t0.Add(30*time.Second)) {
+		t.Fatal("a nonce from one instance is refused by another")
+	}
+}
