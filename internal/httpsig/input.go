@@ -30,9 +30,11 @@ type Component struct {
 // C returns a component without parameters.
 func C(name string) Component { return Component{Name: name} }
 
-// QueryParam returns the @query-param component for one parameter name.
+// QueryParam returns the @query-param component for one decoded
+// parameter name; the identifier carries it percent-encoded, as RFC 9421
+// §2.2.8 asks.
 func QueryParam(name string) Component {
-	return Component{Name: "@query-param", Params: Params{{Key: "name", Value: name}}}
+	return Component{Name: "@query-param", Params: Params{{Key: "name", Value: formEncode(name)}}}
 }
 
 // String returns the component identifier as it appears in a signature

@@ -350,7 +350,7 @@ func TestDerivedComponents(t *testing.T) {
 		{Request(none), C("@request-target"), "/path"},
 		{Request(q), QueryParam("var"), "this%20is%20a%20big%0Avalue"},
 		{Request(q), QueryParam("bar"), "with%20plus%20whitespace"},
-		{Request(q), QueryParam("fa%C3%A7ade%22%3A%20"), "something"},
+		{Request(q), QueryParam("fa\u00e7ade\": "), "something"},
 		{Response(200, http.Header{}), C("@status"), "200"},
 	}
 	for _, tt := range tests {
@@ -360,6 +360,9 @@ func TestDerivedComponents(t *testing.T) {
 				t.Fatalf("value = %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+	if got, want := QueryParam("fa\u00e7ade\": ").String(), `"@query-param";name="fa%C3%A7ade%22%3A%20"`; got != want {
+		t.Errorf("identifier %s, want %s", got, want)
 	}
 	refused := []struct {
 		m Message

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -262,5 +264,94 @@ func TestRefusedRotationChangesNothing(t *testing.T) {
 	after, _ := db.Get(ctx, Kind, key)
 	if after.Version != before.Version || !bytes.Equal(after.Value, before.Value) {
 		t.Fatal("a refused rotation changed the stored set")
+	}
+}
+
+// TestWebhookOverLoopback delivers signed webhooks to a platform's
+// receiver over real HTTP. The receiver knows only the business profile's
+// published keys, as JSON, and records duplicates by event_id.
+func TestWebhookOverLoopback(t *testing.T) {
+	s := Set{Records: openSQLite(t), Rand: seeded(50)}
+	ctx := context.Background()
+	if err := s.Ensure(ctx, t0); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := s.Published(ctx, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, _ := json.Marshal(map[string]any{"keys": pub, "signing_keys": pub})
+	var fetched struct {
+		Keys        []json.RawMessage `json:"keys"`
+		SigningKeys []json.RawMessage `json:"signing_keys"`
+	}
+	if err := json.Unmarshal(profile, &fetched); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		policy := httpsig.Policy{Required: []string{"@method", "@authority", "@path", "content-digest", "content-type"}, RequireCreated: true, MaxAge: 5 * time.Minute}
+		if _, err := httpsig.Verify(r.Context(), httpsig.Request(r), t0.Add(time.Minute), ProfileKeys(fetched), policy); err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		if err := httpsig.VerifyContentDigest(r.Header.Values("Content-Digest"), body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var event struct {
+			EventID string `json:"event_id"`
+		}
+		if err := json.Unmarshal(body, &event); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		seen[event.EventID]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+
+	deliver := func(body string, tamper func(*http.Request)) int {
+		r, err := http.NewRequest("POST", srv.URL+"/hooks/usp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SignWebhook(ctx, t0, r, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		tamper(r)
+		resp, err := srv.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	event := `{"event":"booking.confirmed","event_id":"evt_1","booking_id":"bkg_1"}`
+	for range 2 {
+		if got := deliver(event, func(*http.Request) {}); got != http.StatusOK {
+			t.Fatalf("delivery: status %d", got)
+		}
+	}
+	if seen["evt_1"] != 2 {
+		t.Fatalf("receiver saw evt_1 %d times, want 2 (a duplicate it can drop)", seen["evt_1"])
+	}
+	tampered := map[string]func(*http.Request){
+		"body swapped": func(r *http.Request) {
+			b := `{"event":"booking.cancelled","event_id":"evt_1","booking_id":"bkg_1"}`
+			r.Body = io.NopCloser(strings.NewReader(b))
+			r.ContentLength = int64(len(b))
+		},
+		"path changed":    func(r *http.Request) { r.URL.Path = "/hooks/other" },
+		"signature gone":  func(r *http.Request) { r.Header.Del("Signature") },
+		"digest replaced": func(r *http.Request) { r.Header.Set("Content-Digest", "sha-256=:AAAA:") },
+	}
+	for name, tamper := range tampered {
+		if got := deliver(event, tamper); got == http.StatusOK {
+			t.Errorf("%s: delivered", name)
+		}
 	}
 }
