@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -313,4 +315,43 @@ func TestNonceSecretIsShared(t *testing.T) {
 	if !checker.Valid(mustIssue(t, issuer, t0), t0.Add(30*time.Second)) {
 		t.Fatal("a nonce from one instance is refused by another")
 	}
+}
+
+// TestSmallOrderKeyIsRefused: under the identity point as public key a
+// "signature" R‖S with R = [S]B verifies for every message, so such a
+// proof verifies and must be refused for its key alone.
+func TestSmallOrderKeyIsRefused(t *testing.T) {
+	identity := append([]byte{1}, make([]byte, 31)...)
+	hdr, _ := json.Marshal(map[string]any{"typ": "usp-pop+jwt", "alg": "EdDSA", "jwk": map[string]any{"kty": "OKP", "crv": "Ed25519", "x": base64.RawURLEncoding.EncodeToString(identity)}})
+	_, digest, _ := CanonicalParams(bookingArgs)
+	claims, _ := json.Marshal(Claims{USPM: "usp_bookings_get", Aud: businessProfile, USPP: digest, IAT: t0.Unix(), JTI: "weak"})
+	enc := base64.RawURLEncoding
+	signing := enc.EncodeToString(hdr) + "." + enc.EncodeToString(claims)
+
+	// R = [a]B is the public key of a seed, S = a mod L its scalar.
+	seed := make([]byte, ed25519.SeedSize)
+	h := sha512.Sum512(seed)
+	h[0] &= 248
+	h[31] &= 127
+	h[31] |= 64
+	a := new(big.Int).SetBytes(reverse(h[:32]))
+	l, _ := new(big.Int).SetString("7237005577332262213973186563042994240857116359379907606001950938285454250989", 10)
+	s := reverse(a.Mod(a, l).FillBytes(make([]byte, 32)))
+	sig := append(append([]byte{}, ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)...), s...)
+	if !ed25519.Verify(identity, []byte(signing), sig) {
+		t.Fatal("the forgery does not verify; the test would prove nothing")
+	}
+	v := &Verifier{Audiences: []string{businessProfile}, Replay: openSQLite(t)}
+	req := Request{Binding: MCP, Method: "usp_bookings_get", Arguments: bookingArgs, Proof: signing + "." + enc.EncodeToString(sig)}
+	if _, err := v.Verify(context.Background(), t0, req); codeOf(err) != CodeInvalid {
+		t.Fatalf("Verify = %v, want %s", err, CodeInvalid)
+	}
+}
+
+func reverse(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[len(b)-1-i] = c
+	}
+	return out
 }
