@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"frontdesk/internal/jwk"
+	"frontdesk/internal/pgtest"
+	"frontdesk/postgres"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 	"frontdesk/usp/pop"
@@ -26,17 +28,35 @@ var (
 )
 
 type world struct {
-	db       *sqlite.DB
+	db       store.Store
 	issuer   Issuer
 	verifier *pop.Verifier
 }
 
-func newWorld(t *testing.T) world {
+// engines open each store engine; PostgreSQL is skipped without
+// FRONTDESK_TEST_POSTGRES.
+var engines = map[string]func(t *testing.T) store.Store{
+	"sqlite": func(t *testing.T) store.Store {
+		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "frontdesk.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	},
+	"postgres": func(t *testing.T) store.Store {
+		db, err := postgres.Open(t.Context(), pgtest.Schema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	},
+}
+
+func newWorld(t *testing.T) world { return newWorldOn(t, "sqlite") }
+
+func newWorldOn(t *testing.T, engine string) world {
 	t.Helper()
-	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "frontdesk.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := engines[engine](t)
 	t.Cleanup(func() { db.Close() })
 	return world{
 		db:       db,
@@ -104,7 +124,12 @@ func TestIssuedCredential(t *testing.T) {
 }
 
 func TestAuthorize(t *testing.T) {
-	w := newWorld(t)
+	for engine := range engines {
+		t.Run(engine, func(t *testing.T) { testAuthorize(t, newWorldOn(t, engine)) })
+	}
+}
+
+func testAuthorize(t *testing.T, w world) {
 	ctx := context.Background()
 	bound, err := w.issuer.Issue(ctx, "bkg_1", jktOf(t, platform), t0.Add(time.Hour), t0)
 	if err != nil {
@@ -160,7 +185,12 @@ func codeOf(err error) string {
 // Apply as the status change it belongs to, and leaves other bookings'
 // credentials alone.
 func TestInvalidationAtTerminalStatus(t *testing.T) {
-	w := newWorld(t)
+	for engine := range engines {
+		t.Run(engine, func(t *testing.T) { testInvalidation(t, newWorldOn(t, engine)) })
+	}
+}
+
+func testInvalidation(t *testing.T, w world) {
 	ctx := context.Background()
 	first, _ := w.issuer.Issue(ctx, "bkg_1", jktOf(t, platform), t0.Add(time.Hour), t0)
 	second, _ := w.issuer.Issue(ctx, "bkg_1", jktOf(t, platform), t0.Add(time.Hour), t0) // a re-issue on a read
