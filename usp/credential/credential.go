@@ -124,8 +124,9 @@ func (is Issuer) New(resource, jkt string, expires, now time.Time) (Credential, 
 	return c, store.Record{Kind: Kind, Key: key(resource, value), Value: v, UpdatedAt: now}, nil
 }
 
-// Issue makes a credential and stores it on its own, for a re-issue on an
-// authenticated read of a live booking.
+// Issue makes a credential and stores it on its own, for a creation path
+// that does not batch its writes. Credentials are issued at creation only,
+// never on reads.
 func (is Issuer) Issue(ctx context.Context, resource, jkt string, expires, now time.Time) (Credential, error) {
 	c, r, err := is.New(resource, jkt, expires, now)
 	if err != nil {

@@ -193,7 +193,7 @@ func TestInvalidationAtTerminalStatus(t *testing.T) {
 func testInvalidation(t *testing.T, w world) {
 	ctx := context.Background()
 	first, _ := w.issuer.Issue(ctx, "bkg_1", jktOf(t, platform), t0.Add(time.Hour), t0)
-	second, _ := w.issuer.Issue(ctx, "bkg_1", jktOf(t, platform), t0.Add(time.Hour), t0) // a re-issue on a read
+	second, _ := w.issuer.Issue(ctx, "bkg_1", jktOf(t, platform), t0.Add(time.Hour), t0) // a second creation response, as a retried create gets
 	neighbour, _ := w.issuer.Issue(ctx, "bkg_10", jktOf(t, platform), t0.Add(time.Hour), t0)
 
 	writes, err := w.issuer.InvalidationWrites(ctx, "bkg_1")
