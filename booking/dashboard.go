@@ -24,10 +24,10 @@ type Dashboard struct {
 	Sources  []string
 	BySource map[string][]int
 	// Attention today.
-	Pending   int // chat reservations awaiting a staff decision
-	Requests  int // form requests awaiting a staff decision
-	Arrivals  int // arrivals today
-	Flagged   int // reservations the core flagged for attention
+	Pending     int // chat reservations awaiting a staff decision
+	Requests    int // form requests awaiting a staff decision
+	Arrivals    int // arrivals today
+	Flagged     int // reservations the core flagged for attention
 	Undelivered int // notices not delivered yet
 }
 

@@ -146,4 +146,3 @@ func number(text string) int {
 	}
 	return n
 }
-

@@ -58,7 +58,6 @@ type staffClient struct {
 	csrf   string
 }
 
-
 func (c *staffClient) do(method, path string, form url.Values) (int, http.Header, string) {
 	c.t.Helper()
 	var body io.Reader
