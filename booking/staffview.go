@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -54,6 +55,12 @@ type NoticeView struct {
 	NextAt                 time.Time
 	// Exhausted means retries are over: staff must reach the guest.
 	Exhausted bool
+}
+
+// staffLink is the address of a reservation on the staff screen, which
+// staff mail links to; opening it needs a sign-in.
+func (s *Service) staffLink(ref string) string {
+	return s.pricer.URL("/staff/reservations/" + url.PathEscape(ref))
 }
 
 // SourceLabel names a reservation's source for people.
