@@ -81,6 +81,9 @@ func (s *Service) Dashboard(ctx context.Context, slugs []string) (Dashboard, err
 		if err := s.countReservations(ctx, slug, &d, end, now); err != nil {
 			return d, err
 		}
+		if err := s.countAwaiting(ctx, slug, &d); err != nil {
+			return d, err
+		}
 	}
 	for src := range d.BySource {
 		d.Sources = append(d.Sources, src)
@@ -92,46 +95,67 @@ func (s *Service) Dashboard(ctx context.Context, slugs []string) (Dashboard, err
 // countReservations adds one location's reservations to the arrivals by
 // source and to the counts that need attention.
 func (s *Service) countReservations(ctx context.Context, slug string, d *Dashboard, end civil.Date, now time.Time) error {
-	f := store.ReservationFilter{Location: slug, From: d.Today.String(), To: end.String(), Limit: 1000}
+	f := store.ReservationFilter{Location: slug, From: d.Today.String(), To: end.String()}
+	return s.eachReservation(ctx, f, func(r reservation.Reservation) error {
+		if r.Attention != "" {
+			d.Flagged++
+		}
+		in, err := civil.Parse(r.FirstSlot())
+		if err != nil {
+			return nil
+		}
+		if in.String() == d.Today.String() && r.State.HoldsUnits() {
+			d.Arrivals++
+		}
+		if w := d.Today.DaysUntil(in) / 7; !in.Before(d.Today) && w < DashboardWeeks && r.State != reservation.Declined && r.State != reservation.Cancelled {
+			src := SourceLabel(r.Source)
+			if d.BySource[src] == nil {
+				d.BySource[src] = make([]int, DashboardWeeks)
+			}
+			d.BySource[src][w]++
+		}
+		if r.State.HoldsUnits() || r.State == reservation.Requested {
+			notices, err := s.noticeViews(ctx, r.Reference, now)
+			if err != nil {
+				return err
+			}
+			for _, n := range notices {
+				if n.State != noticeSent {
+					d.Undelivered++
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// countAwaiting adds one location's reservations awaiting a staff
+// decision, however far ahead they are.
+func (s *Service) countAwaiting(ctx context.Context, slug string, d *Dashboard) error {
+	f := store.ReservationFilter{Location: slug, From: d.Today.String(),
+		States: []string{string(reservation.Reserved), string(reservation.Requested)}}
+	return s.eachReservation(ctx, f, func(r reservation.Reservation) error {
+		if r.State == reservation.Reserved {
+			d.Pending++
+		} else {
+			d.Requests++
+		}
+		return nil
+	})
+}
+
+// eachReservation calls fn with every reservation matching f, a page at
+// a time; f.Limit and f.After are its own.
+func (s *Service) eachReservation(ctx context.Context, f store.ReservationFilter, fn func(reservation.Reservation) error) error {
+	f.Limit, f.After = 500, store.ReservationCursor{}
 	for {
 		page, err := reservation.List(ctx, s.st, f)
 		if err != nil {
 			return fmt.Errorf("list reservations: %w", err)
 		}
 		for _, r := range page {
-			switch r.State {
-			case reservation.Reserved:
-				d.Pending++
-			case reservation.Requested:
-				d.Requests++
-			}
-			if r.Attention != "" {
-				d.Flagged++
-			}
-			in, err := civil.Parse(r.FirstSlot())
-			if err != nil {
-				continue
-			}
-			if in.String() == d.Today.String() && r.State.HoldsUnits() {
-				d.Arrivals++
-			}
-			if w := d.Today.DaysUntil(in) / 7; !in.Before(d.Today) && w < DashboardWeeks && r.State != reservation.Declined && r.State != reservation.Cancelled {
-				src := SourceLabel(r.Source)
-				if d.BySource[src] == nil {
-					d.BySource[src] = make([]int, DashboardWeeks)
-				}
-				d.BySource[src][w]++
-			}
-			if r.State.HoldsUnits() || r.State == reservation.Requested {
-				notices, err := s.noticeViews(ctx, r.Reference, now)
-				if err != nil {
-					return err
-				}
-				for _, n := range notices {
-					if n.State != noticeSent {
-						d.Undelivered++
-					}
-				}
+			if err := fn(r); err != nil {
+				return err
 			}
 		}
 		if len(page) < f.Limit {

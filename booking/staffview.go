@@ -145,25 +145,17 @@ func (s *Service) phoneMatches(ctx context.Context, r booked, visible func(strin
 		from = in.AddDays(-365).String()
 	}
 	var out []reservation.Reservation
-	f := store.ReservationFilter{From: from, Limit: 500}
-	for range 20 { // at most 10,000 rows
-		page, err := reservation.List(ctx, s.st, f)
-		if err != nil {
-			return nil, fmt.Errorf("list reservations: %w", err)
+	err := s.eachReservation(ctx, store.ReservationFilter{From: from}, func(o reservation.Reservation) error {
+		if o.Reference == r.Reference || !visible(o.Location) {
+			return nil
 		}
-		for _, o := range page {
-			if o.Reference == r.Reference || !visible(o.Location) {
-				continue
-			}
-			if q, ok := ParsePhone(o.Contact.Phone, s.cfg.Business.PhoneCountryCode); ok && q.Digits == p.Digits {
-				out = append(out, o)
-			}
+		if q, ok := ParsePhone(o.Contact.Phone, s.cfg.Business.PhoneCountryCode); ok && q.Digits == p.Digits {
+			out = append(out, o)
 		}
-		if len(page) < f.Limit {
-			break
-		}
-		last := page[len(page)-1]
-		f.After = store.ReservationCursor{FirstSlot: last.FirstSlot(), Reference: last.Reference}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
