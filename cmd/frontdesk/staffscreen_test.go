@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
+	"frontdesk/internal/clock"
 	"frontdesk/reservation"
 	"frontdesk/staff"
 )
@@ -273,4 +276,82 @@ func mailWithSubject(t *testing.T, m *Main, subject string) devMessage {
 		t.Fatalf("%d mails with subject %q", len(found), subject)
 	}
 	return found[0]
+}
+
+// TestStaffAcceptsAndDeclinesFormRequests: a form request accepted on
+// the screen holds its room (the free count drops) and the guest is
+// mailed; another is declined with the staff-decline mail.
+func TestStaffAcceptsAndDeclinesFormRequests(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	request := func(email string) string {
+		t.Helper()
+		status, body := postForm(t, m.URL+"/book/riverside", url.Values{"roomtype": {"studio"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-06"},
+			"guests": {"1"}, "name": {"Grace Hopper"}, "email": {email}, "phone": {"(303) 555-0142"}, "signature": {padSignature(t)}}, nil)
+		ref := sentRef.FindStringSubmatch(body)
+		if status != 200 || ref == nil {
+			t.Fatalf("form request = %d", status)
+		}
+		return ref[1]
+	}
+	accepted, declined := request("grace@example.com"), request("hedy@example.com")
+	olga := signIn(t, m, "olga")
+	if _, _, page := olga.do("GET", "/staff/reservations/"+accepted, nil); !strings.Contains(page, "Accept (holds the room)") || !strings.Contains(page, "web form") {
+		t.Fatalf("request page: %q", page)
+	}
+	status, h, _ := olga.do("POST", "/staff/reservations/"+accepted, url.Values{"csrf": {olga.csrf}, "to": {"confirmed"}})
+	if status != http.StatusSeeOther || m.reservationState(t, accepted) != reservation.Confirmed {
+		t.Fatalf("accept = %d, state %s", status, m.reservationState(t, accepted))
+	}
+	if _, _, page := olga.do("GET", h.Get("Location"), nil); !strings.Contains(page, "Confirmed. The guest was emailed.") {
+		t.Fatalf("after accept: %q", page)
+	}
+	r, _ := reservation.Get(context.Background(), m.store, accepted)
+	if !r.Held {
+		t.Fatal("the accepted request holds no room")
+	}
+	mailWithSubject(t, m, "Reservation "+accepted+" is confirmed")
+	// The one studio is now taken: accepting the second request would
+	// find no room, so staff decline it.
+	status, h, _ = olga.do("POST", "/staff/reservations/"+declined, url.Values{"csrf": {olga.csrf}, "to": {"confirmed"}})
+	if _, _, page := olga.do("GET", h.Get("Location"), nil); status != http.StatusSeeOther || !strings.Contains(page, "No room of this type is free") {
+		t.Fatalf("second accept = %d: %q", status, page)
+	}
+	olga.do("POST", "/staff/reservations/"+declined, url.Values{"csrf": {olga.csrf}, "to": {"declined"}})
+	if got := m.reservationState(t, declined); got != reservation.Declined {
+		t.Fatalf("declined request is %s", got)
+	}
+	mailWithSubject(t, m, "Reservation "+declined+" could not be accepted")
+}
+
+// TestStaffSessionExpires: a session idle past its limit opens nothing.
+func TestStaffSessionExpires(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	olga := signIn(t, m, "olga")
+	m.Clock.(*clock.Fixed).Advance(staff.SessionIdle)
+	if status, h, _ := olga.do("GET", "/staff/reservations", nil); status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/staff/signin?next=%2Fstaff%2Freservations") {
+		t.Fatalf("expired session: %d %s", status, h.Get("Location"))
+	}
+}
+
+// TestStaffCookieSecureOverTLS: a sign-in that came over TLS sets a
+// Secure cookie.
+func TestStaffCookieSecureOverTLS(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	var signInHandler http.Handler
+	for _, r := range m.staffScreen().Routes() {
+		if r.Pattern == "POST /staff/signin" {
+			signInHandler = r.Handler
+		}
+	}
+	req := httptest.NewRequest("POST", "https://localhost/staff/signin", strings.NewReader(url.Values{"username": {"olga"}, "password": {staffPassword}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.TLS = &tls.ConnectionState{}
+	rec := httptest.NewRecorder()
+	signInHandler.ServeHTTP(rec, req)
+	if set := rec.Header().Get("Set-Cookie"); rec.Code != http.StatusSeeOther || !strings.Contains(set, "; Secure") || !strings.Contains(set, "HttpOnly") {
+		t.Fatalf("sign-in over TLS = %d, cookie %q", rec.Code, set)
+	}
 }
