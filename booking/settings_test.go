@@ -89,3 +89,22 @@ func TestClosuresFromSettingsCloseTheOffice(t *testing.T) {
 		t.Fatalf("ClosureLines = %q, want %q", got, want)
 	}
 }
+
+// TestPendingCeilingFromSettings: with the group's pending ceiling saved
+// as 1, the second chat booking awaiting staff is refused; the file
+// allows 8.
+func TestPendingCeilingFromSettings(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	set, _ := w.svc.Settings(ctx)
+	g := set.Group
+	g.Pending = 1
+	if err := w.svc.SaveGroupSettings(ctx, "olga", g); err != nil {
+		t.Fatal(err)
+	}
+	w.book(stayArgs())
+	_, err := w.svc.Start(ctx, web, stayArgs("property", "oldtown", "email", "bob@example.com"))
+	if got := refusalText(err); !strings.HasPrefix(got, sentPausedForStaff[:30]) {
+		t.Fatalf("second pending booking = %q", got)
+	}
+}
