@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"html/template"
 	"net/http"
 	"net/url"
 
@@ -36,7 +37,7 @@ type listData struct {
 	Sources   []string
 	Rows      []listRow
 	Problem   string
-	Next      string // the query of the next page; empty on the last
+	Next      template.URL // the next page; empty on the last
 }
 
 // list shows reservations matching the filter, a page at a time, in
@@ -103,7 +104,7 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 				next.Set(k, val)
 			}
 		}
-		d.Next = next.Encode()
+		d.Next = template.URL("/staff/reservations?" + next.Encode()) // built from encoded values only
 	}
 	for _, res := range rows {
 		if !v.User.CanSee(res.Location) {

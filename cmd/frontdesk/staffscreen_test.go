@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
+	"frontdesk/store"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -146,6 +149,35 @@ func TestStaffScopeByURL(t *testing.T) {
 	olga := signIn(t, m, "olga")
 	if status, _, body := olga.do("GET", "/staff/reservations/"+riverside, nil); status != 200 || !strings.Contains(body, "chat") {
 		t.Fatalf("owner's view = %d", status)
+	}
+	for _, c := range []struct {
+		query      string
+		status     int
+		shown, not []string
+	}{
+		{"", 200, []string{riverside, oldtown}, nil},
+		{"location=oldtown", 200, []string{oldtown}, []string{riverside}},
+		{"state=reserved&source=chat&from=2026-12-30&to=2026-12-30", 200, []string{riverside, oldtown}, nil},
+		{"state=confirmed", 200, nil, []string{riverside, oldtown}},
+		{"source=form", 200, nil, []string{riverside, oldtown}},
+		{"from=2027-01-02", 200, nil, []string{riverside, oldtown}},
+		{"from=30.12.2026", 422, nil, []string{riverside}},
+		{"state=lost", 422, nil, []string{riverside}},
+	} {
+		status, _, body := olga.do("GET", "/staff/reservations?"+c.query, nil)
+		if status != c.status {
+			t.Errorf("list ?%s = %d, want %d", c.query, status, c.status)
+		}
+		for _, ref := range c.shown {
+			if !strings.Contains(body, ref) {
+				t.Errorf("list ?%s lacks %s", c.query, ref)
+			}
+		}
+		for _, ref := range c.not {
+			if strings.Contains(body, ref) {
+				t.Errorf("list ?%s shows %s", c.query, ref)
+			}
+		}
 	}
 }
 
@@ -353,5 +385,47 @@ func TestStaffCookieSecureOverTLS(t *testing.T) {
 	signInHandler.ServeHTTP(rec, req)
 	if set := rec.Header().Get("Set-Cookie"); rec.Code != http.StatusSeeOther || !strings.Contains(set, "; Secure") || !strings.Contains(set, "HttpOnly") {
 		t.Fatalf("sign-in over TLS = %d, cookie %q", rec.Code, set)
+	}
+}
+
+var nextPage = regexp.MustCompile(`href="/staff/reservations\?([^"]+)" id="next"`)
+
+// TestStaffListPages: 30 requests list as 25 and 5, in order of arrival,
+// each once, and the second page keeps the filter.
+func TestStaffListPages(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	var writes []store.Write
+	for i := range 30 {
+		writes = append(writes, reservation.Create(reservation.Reservation{Reference: fmt.Sprintf("OLD-%016X", i), Location: "oldtown", Unit: "double",
+			Slots: []string{fmt.Sprintf("2027-02-%02d", 1+i%20)}, Guests: 1, Source: reservation.SourceForm, State: reservation.Requested}, testNow))
+	}
+	if _, err := m.store.Apply(context.Background(), writes); err != nil {
+		t.Fatal(err)
+	}
+	carl := signIn(t, m, "carl")
+	seen := map[string]int{}
+	query, pages := "state=requested", 0
+	for query != "" {
+		_, _, body := carl.do("GET", "/staff/reservations?"+html.UnescapeString(query), nil)
+		pages++
+		for _, ref := range regexp.MustCompile(`>(OLD-[0-9A-F]{16})<`).FindAllStringSubmatch(body, -1) {
+			seen[ref[1]]++
+		}
+		query = ""
+		if next := nextPage.FindStringSubmatch(body); next != nil {
+			query = next[1]
+			if !strings.Contains(query, "state=requested") || !strings.Contains(query, "location=oldtown") {
+				t.Fatalf("next page drops the filter: %s", query)
+			}
+		}
+	}
+	if pages != 2 || len(seen) != 30 {
+		t.Fatalf("%d pages showed %d requests", pages, len(seen))
+	}
+	for ref, n := range seen {
+		if n != 1 {
+			t.Errorf("%s shown %d times", ref, n)
+		}
 	}
 }
