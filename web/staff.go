@@ -72,6 +72,9 @@ const maxStaffBody = 64 << 10
 
 // Routes lists the staff screen's patterns, for cmd/frontdesk to mount.
 func (s *StaffScreen) Routes() []Route {
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
 	return []Route{
 		{"GET /staff/signin", http.HandlerFunc(s.signInPage)},
 		{"POST /staff/signin", http.HandlerFunc(s.signIn)},

@@ -205,20 +205,13 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 // reservation, which words the result.
 func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 	ref := r.PathValue("ref")
-	if _, err := s.Core.StaffView(r.Context(), ref, v.User.CanSee); errors.Is(err, booking.ErrNoReservation) {
-		http.NotFound(w, r)
-		return
-	} else if err != nil {
-		s.fail(w, r, "read reservation", err)
-		return
-	}
 	to := reservation.State(r.PostForm.Get("to"))
 	note := r.PostForm.Get("note")
 	if len(note) > 500 {
 		note = note[:500]
 	}
 	done := ""
-	moved, mailed, err := s.Core.Decide(r.Context(), booking.Decision{Reference: ref, To: to, By: v.User.Username, Note: note})
+	moved, mailed, err := s.Core.Decide(r.Context(), booking.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
 	switch {
 	case errors.Is(err, booking.ErrNoReservation):
 		http.NotFound(w, r)
