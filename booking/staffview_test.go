@@ -80,3 +80,28 @@ func TestStaffViewShowsAnInterruptedHold(t *testing.T) {
 		t.Fatalf("checks %q", v.Checks)
 	}
 }
+
+// TestStaffViewWarnsOfUnreadLocations: a chat reservation checked while
+// another location's histories could not be read says which, and a
+// reservation flagged by the core says why, both for staff to check.
+func TestStaffViewWarnsOfUnreadLocations(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	ref := w.book(stayArgs())
+	r, err := w.svc.getBooked(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.chat.UncheckedProperties = []string{"oldtown"}
+	r.Attention = "notice setup unfinished"
+	if _, err := w.st.Apply(ctx, []store.Write{reservation.Save(r.withDetail(), testNow)}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := w.svc.StaffView(ctx, ref, everywhere)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Unread) != 1 || v.Unread[0] != "oldtown" || len(v.Checks) != 1 || v.Checks[0] != "Flagged for attention: notice setup unfinished" {
+		t.Fatalf("unread %q, checks %q", v.Unread, v.Checks)
+	}
+}

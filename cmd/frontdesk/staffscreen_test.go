@@ -147,8 +147,12 @@ func TestStaffScopeByURL(t *testing.T) {
 		t.Fatalf("clerk's list shows %q", list)
 	}
 	olga := signIn(t, m, "olga")
-	if status, _, body := olga.do("GET", "/staff/reservations/"+riverside, nil); status != 200 || !strings.Contains(body, "chat") {
-		t.Fatalf("owner's view = %d", status)
+	status, _, body := olga.do("GET", "/staff/reservations/"+riverside, nil)
+	for _, want := range []string{`<dd id="source">chat</dd>`, `<dd id="span">3 nights</dd>`, "the guest signs the guest agreement and shows photo ID at check-in",
+		`<button type="submit" name="to" value="confirmed" id="act-confirmed">Confirm</button>`, "<dd>$395.38</dd>"} {
+		if status != 200 || !strings.Contains(body, want) {
+			t.Errorf("owner's view (%d) lacks %s", status, want)
+		}
 	}
 	for _, c := range []struct {
 		query      string
