@@ -73,13 +73,17 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 	if err != nil {
 		return nil, err
 	}
-	if refusal := s.cancellable(r, l, now, rt); refusal != nil {
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+	}
+	if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 		return nil, refusal
 	}
 	if open, ok := s.openCancellation(ctx, now, ref); ok {
 		return s.cancelStartAnswer(open, l), nil
 	}
-	adm, err := s.admit(ctx, now, s.cancelGroupBudget(), s.cancelReferenceBudget(ref))
+	adm, err := s.admit(ctx, now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
 	if err != nil {
 		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 	}
@@ -136,7 +140,7 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 // cancellable applies the chat cancellation gates, on both steps: the
 // reservation holds a room, it is strictly more than the cutoff before the
 // local check-in time, and the office is open now.
-func (s *Service) cancellable(r booked, l config.Location, now time.Time, rt route) *Refusal {
+func (s *Service) cancellable(r booked, l config.Location, set Settings, now time.Time, rt route) *Refusal {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
 		return assemble("already_cancelled", sentCanceled, AssembleNone, rt, r.Reference)
@@ -153,7 +157,7 @@ func (s *Service) cancellable(r booked, l config.Location, now time.Time, rt rou
 	if !now.Before(cutoff) {
 		return assemble("cancel_by_phone", sentCancelByPhone, AssembleNone, rt)
 	}
-	if !s.cfg.OfficeOpen(now, l) {
+	if !set.officeOpen(s.cfg, now, l) {
 		return assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 	}
 	return nil
@@ -213,7 +217,11 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 		if err != nil {
 			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 		}
-		if refusal := s.cancellable(r, l, now, rt); refusal != nil {
+		set, err := s.Settings(ctx)
+		if err != nil {
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+		}
+		if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 			return nil, refusal
 		}
 		cn, err = update(ctx, s.st, kindCancel, id, now, func(v *cancellation) error {

@@ -192,7 +192,11 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 			return nil, err
 		}
 	}
-	if l.BookingOff {
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
@@ -241,11 +245,11 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	_, checkout, _ := r.Stay()
 	until := pendingUntil(l, checkout)
 	// The group ceiling is checked before the local one.
-	groupKey, groupClaim, err := reservation.Claim(ctx, s.st, scopeGroup, s.cfg.Limits.PortfolioPending, r.Reference, until, now)
+	groupKey, groupClaim, err := reservation.Claim(ctx, s.st, scopeGroup, set.Group.Pending, r.Reference, until, now)
 	var localKey string
 	var localClaim store.Write
 	if err == nil {
-		localKey, localClaim, err = reservation.Claim(ctx, s.st, scopeLocation(l.Slug), s.cfg.Limits.LocationPending, r.Reference, until, now)
+		localKey, localClaim, err = reservation.Claim(ctx, s.st, scopeLocation(l.Slug), set.Locations[l.Slug].Pending, r.Reference, until, now)
 	}
 	switch {
 	case errors.Is(err, reservation.ErrCeiling):

@@ -279,7 +279,7 @@ func (s *Service) formEmails(r reservation.Reservation, l config.Location, now t
 	if r.Notes != "" {
 		fmt.Fprintf(&st, "Guest notes:\n%s\n", r.Notes)
 	}
-	fmt.Fprintf(&st, "\nThe guest signed the agreement on the form. Accept or decline it (sign-in required):\n%s\n", s.pricer.URL("/staff/reservations/"+r.Reference))
+	fmt.Fprintf(&st, "\nThe guest signed the agreement on the form. Accept or decline it (sign-in required):\n%s\n", s.staffLink(r.Reference))
 	return message.Email{
 			ID: "form-" + r.Reference + "-guest", From: s.from(), To: []string{r.Contact.Email},
 			Subject: fmt.Sprintf("Booking request %s at %s", r.Reference, l.Name), Text: g.String(), Date: now,

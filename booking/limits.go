@@ -143,20 +143,20 @@ func budgetKind(key string) string {
 
 // Budgets of booking codes and cancellation codes, kept apart so a
 // stranger exhausting one cannot exhaust the other.
-func (s *Service) groupBookingBudget() budget {
-	return budget{key: "book-group", hourly: s.cfg.Limits.PortfolioEmailHourly, daily: s.cfg.Limits.PortfolioEmailDaily, refusal: "paused"}
+func (s *Service) groupBookingBudget(set Settings) budget {
+	return budget{key: "book-group", hourly: set.Group.EmailHourly, daily: set.Group.EmailDaily, refusal: "paused"}
 }
 
 func (s *Service) mailboxBudget(mailboxKey string) budget {
 	return budget{key: "book-mailbox/" + mailboxKey, hourly: mailboxHourly, daily: mailboxDaily, refusal: "contact"}
 }
 
-func (s *Service) locationBudget(slug string) budget {
-	return budget{key: "book-location/" + slug, hourly: s.cfg.Limits.LocationEmailHourly, refusal: "paused"}
+func (s *Service) locationBudget(set Settings, slug string) budget {
+	return budget{key: "book-location/" + slug, hourly: set.Locations[slug].EmailHourly, refusal: "paused"}
 }
 
-func (s *Service) cancelGroupBudget() budget {
-	return budget{key: "cancel-group", daily: s.cfg.Limits.CancelPortfolioDaily, refusal: "cancel"}
+func (s *Service) cancelGroupBudget(set Settings) budget {
+	return budget{key: "cancel-group", daily: set.Group.CancelDaily, refusal: "cancel"}
 }
 
 func (s *Service) cancelReferenceBudget(ref string) budget {

@@ -98,6 +98,7 @@ func (s *Service) ownerNotice(r booked, l config.Location, now time.Time) messag
 		fmt.Fprintf(&b, "Guest notes:\n%s\n", r.Notes)
 	}
 	fmt.Fprintf(&b, "\nThe guest agreement and photo ID are taken at check-in. No payment was taken.\n")
+	fmt.Fprintf(&b, "Confirm, decline or cancel it on the staff screen (sign-in required):\n%s\n", s.staffLink(r.Reference))
 	return message.Email{
 		ID: noticeID(r.Reference, "reserved", "staff"), From: s.from(), To: []string{s.cfg.Mail.Staff}, ReplyTo: r.Contact.Email,
 		Subject: fmt.Sprintf("New chat reservation %s at %s", r.Reference, l.Name), Text: b.String(), Date: now,

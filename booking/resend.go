@@ -39,7 +39,11 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
 		return nil, assemble("wait_60", sentWait60, AssembleF, rt)
 	}
-	adm, err := s.admit(ctx, now, s.groupBookingBudget(), s.mailboxBudget(in.Mailbox), s.locationBudget(l.Slug))
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	adm, err := s.admit(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(in.Mailbox), s.locationBudget(set, l.Slug))
 	if refusal := s.admissionRefusal(err, rt); refusal != nil {
 		return nil, refusal
 	}

@@ -94,7 +94,7 @@ func pendingUntil(l config.Location, checkout civil.Date) time.Time {
 
 // pendingFull reports whether the group or the location already has as
 // many reservations awaiting staff as it may.
-func (s *Service) pendingFull(ctx context.Context, now time.Time, slug string) (bool, error) {
+func (s *Service) pendingFull(ctx context.Context, now time.Time, set Settings, slug string) (bool, error) {
 	group, err := reservation.Live(ctx, s.st, scopeGroup, now)
 	if err != nil {
 		return false, err
@@ -103,7 +103,7 @@ func (s *Service) pendingFull(ctx context.Context, now time.Time, slug string) (
 	if err != nil {
 		return false, err
 	}
-	return group >= s.cfg.Limits.PortfolioPending || local >= s.cfg.Limits.LocationPending, nil
+	return group >= set.Group.Pending || local >= set.Locations[slug].Pending, nil
 }
 
 // kindContact is the marker that serializes the contact rules of one

@@ -18,6 +18,9 @@ type Decision struct {
 	To        reservation.State
 	By        string // the staff member, for the audit
 	Note      string
+	// Visible, when set, is the staff member's scope: a reservation at a
+	// location it refuses is ErrNoReservation, as an absent one.
+	Visible func(slug string) bool
 }
 
 // ErrNoReservation means no reservation has the reference asked for.
@@ -39,6 +42,9 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		}
 		if err != nil {
 			return reservation.Reservation{}, false, fmt.Errorf("read reservation: %w", err)
+		}
+		if d.Visible != nil && !d.Visible(r.Location) {
+			return reservation.Reservation{}, false, ErrNoReservation
 		}
 		if r.State == reservation.Requested && d.To.HoldsUnits() {
 			// A request holds nothing yet: accepting it takes the unit.

@@ -196,10 +196,14 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	if freeOf(free, req.unit.Type) == 0 {
 		return nil, assemble("no_room", sentNoRoom, AssembleF, rt)
 	}
-	if l.BookingOff {
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+	}
+	if !set.Locations[l.Slug].BookingEnabled {
 		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
 	}
-	if full, err := s.pendingFull(ctx, now, l.Slug); err != nil {
+	if full, err := s.pendingFull(ctx, now, set, l.Slug); err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
 	} else if full {
 		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
@@ -227,7 +231,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil || ok {
 			return res, err
 		}
-		charges, a, err := s.chargeWrites(ctx, now, s.groupBookingBudget(), s.mailboxBudget(mailbox), s.locationBudget(l.Slug))
+		charges, a, err := s.chargeWrites(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		if refusal := s.admissionRefusal(err, rt); refusal != nil {
 			return nil, refusal
 		}

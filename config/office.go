@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -74,4 +75,13 @@ func (v *validator) closures(path string, list []Closure) {
 			v.add(p+".reason", "must be at most 200 characters")
 		}
 	}
+}
+
+// CheckClosures checks closures edited outside the file, such as on the
+// staff screen, by the rules the file's closures follow. Each error
+// starts with path and the closure's index.
+func CheckClosures(path string, list []Closure) error {
+	v := &validator{}
+	v.closures(path, list)
+	return errors.Join(v.errs...)
 }

@@ -1,11 +1,12 @@
 // Package web serves frontdesk's pages and probes: liveness, readiness,
 // the privacy, policy and locations pages the config links to, and the
-// signed booking form that every refusal of the booking tools points to.
-// Pages render through internal/page, in the layout every page of the
-// server shares.
+// signed booking form that every refusal of the booking tools points to,
+// and the staff screen at /staff/ (staff*.go). Pages render through
+// internal/page, in the layout every page of the server shares.
 //
-// It is an adapter: it imports config, the booking core, store contracts
-// and internal helpers, never another adapter. It exposes handlers;
+// It is an adapter: it imports config, the booking core, the reservation
+// and staff domain packages, store contracts and internal helpers, never
+// another adapter. It exposes handlers;
 // cmd/frontdesk mounts them on their routes.
 package web
 

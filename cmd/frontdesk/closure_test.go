@@ -15,20 +15,8 @@ func TestCancellationWaitsOutAClosure(t *testing.T) {
 		c.Locations[0].Closures = []config.Closure{{From: testNow.In(c.Locations[0].Zone()).Format("2006-01-02"), Reason: "staff training"}}
 	})
 	cs := connect(t, m.URL+"/mcp", "2025-11-25")
-	book := func(property, email string) string {
-		t.Helper()
-		res, out := callTool(t, cs, "start_booking", map[string]any{"property": property, "roomtype": "double",
-			"checkin": "2026-12-30", "checkout": "2027-01-02", "guest_name": "Ada Lovelace", "email": email, "phone": "+1 303 555 0199"})
-		if res.IsError {
-			t.Fatalf("start_booking: %s", text(res))
-		}
-		res, out = callTool(t, cs, "confirm_booking", map[string]any{"booking_id": out["booking_id"], "code": latestCode(t, m.URL, email)})
-		if res.IsError {
-			t.Fatalf("confirm_booking: %s", text(res))
-		}
-		return out["reservation_number"].(string)
-	}
-	closed, open := book("riverside", "ada@example.com"), book("oldtown", "grace@example.com")
+	closed := chatBooking(t, m, "riverside", "double", "ada@example.com", "+1 303 555 0199")
+	open := chatBooking(t, m, "oldtown", "double", "grace@example.com", "+1 303 555 0199")
 	res, _ := callTool(t, cs, "cancel_booking", map[string]any{"reservation_number": closed, "phone_last4": "0199"})
 	if want := "To cancel this reservation, call +1 303 555 0111 during office hours. Cancellation cannot be completed in chat right now."; !res.IsError || !strings.HasPrefix(text(res), want) {
 		t.Fatalf("cancel during a closure answered %s", text(res))

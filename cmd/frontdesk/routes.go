@@ -85,6 +85,10 @@ func (m *Main) routes() http.Handler {
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
 	handle("GET /book/{slug}", pages, true, http.HandlerFunc(site.Book))
 	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
+	// The staff screen: same-origin pages behind a session.
+	for _, r := range m.staffScreen().Routes() {
+		handle(r.Pattern, pages, true, r.Handler)
+	}
 	if m.Config.Server.MetricsAddr == "" {
 		handle("GET /metrics", probe, true, m.metricsHandler())
 	}

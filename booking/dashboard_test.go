@@ -1,0 +1,37 @@
+package booking
+
+import (
+	"context"
+	"testing"
+)
+
+// TestDashboard: two chat stays at Riverside in the week of 2026-12-28
+// hold 6 of its 42 room-nights that week, count as two chat arrivals and
+// two reservations awaiting staff; a form request counts as a request;
+// a clerk's dashboard of Old Town sees none of it.
+func TestDashboard(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	w.book(stayArgs())
+	w.book(stayArgs("email", "bob@example.com", "roomtype", "single"))
+	if _, err := w.svc.Submit(ctx, formRequest(t)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := w.svc.Dashboard(ctx, []string{"riverside"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Occupancy["riverside"][4], 6.0/42; got != want {
+		t.Errorf("occupancy in week 4 = %v, want %v", got, want)
+	}
+	if got := d.BySource["chat"][4]; got != 2 {
+		t.Errorf("chat arrivals in week 4 = %d, want 2", got)
+	}
+	if d.Pending != 2 || d.Requests != 1 || d.Undelivered != 0 || d.Weeks[4].String() != "2026-12-28" {
+		t.Errorf("counts = pending %d, requests %d, undelivered %d; week 4 starts %s", d.Pending, d.Requests, d.Undelivered, d.Weeks[4])
+	}
+	other, err := w.svc.Dashboard(ctx, []string{"oldtown"})
+	if err != nil || other.Pending != 0 || other.Requests != 0 || len(other.BySource) != 0 || other.Occupancy["riverside"] != nil {
+		t.Fatalf("Old Town's dashboard = %+v, %v", other, err)
+	}
+}

@@ -1,0 +1,318 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/store"
+)
+
+// Settings are the values of direct-booking.md §10 and §16 that owners
+// change on the staff screen: the group's chat ceilings and closures, and
+// each location's chat switch, ceilings and closures.
+//
+// Which source wins: a scope (the group, or one location) saved on the
+// staff screen is kept whole in the store and wins over the config file
+// for every value of that scope, across restarts; a scope never saved
+// follows the file. The core reads the store's settings at every check
+// that uses them, so every instance on one store sees an edit at once.
+type Settings struct {
+	Group     GroupSettings
+	Locations map[string]LocationSettings // by slug; every configured location
+	// Edited names the scopes saved on the staff screen: "group" and
+	// location slugs.
+	Edited []string
+}
+
+// GroupSettings are the hub's settings of §10 and the business closures.
+type GroupSettings struct {
+	EmailHourly int              `json:"chatPortfolioEmailHourly"`
+	EmailDaily  int              `json:"chatPortfolioEmailDaily"`
+	CancelDaily int              `json:"chatPortfolioCancelDaily"`
+	Pending     int              `json:"chatPortfolioPendingLimit"`
+	Closures    []config.Closure `json:"closures"`
+}
+
+// LocationSettings are one location's settings of §10 and §16.
+type LocationSettings struct {
+	BookingEnabled bool             `json:"bookingEnabled"`
+	EmailHourly    int              `json:"chatEmailHourly"`
+	Pending        int              `json:"chatPendingLimit"`
+	Closures       []config.Closure `json:"closures"`
+}
+
+// SettingsChange is one line of the settings audit: who saved which
+// scope when, and each value that changed.
+type SettingsChange struct {
+	At      time.Time `json:"at"`
+	By      string    `json:"by"`
+	Scope   string    `json:"scope"` // "group" or a location slug
+	Changes []string  `json:"changes"`
+}
+
+// Record kinds of the settings.
+const (
+	kindSettings      = "booking-settings"       // key: "current" → the edited scopes
+	kindSettingsAudit = "booking-settings-audit" // key: newest first, see auditKey
+)
+
+// ScopeGroup names the group's settings in Edited and SettingsChange.
+const ScopeGroup = "group"
+
+// Range of every adjustable chat limit (worksheet: 1 to 1000).
+const minLimit, maxLimit = 1, 1000
+
+// edited is the stored record: only the scopes saved on the screen.
+type edited struct {
+	Group     *GroupSettings              `json:"group,omitempty"`
+	Locations map[string]LocationSettings `json:"locations,omitempty"`
+}
+
+// fileSettings are the settings as the config file gives them.
+func fileSettings(cfg config.Config) Settings {
+	l := cfg.Limits
+	set := Settings{
+		Group: GroupSettings{EmailHourly: l.PortfolioEmailHourly, EmailDaily: l.PortfolioEmailDaily,
+			CancelDaily: l.CancelPortfolioDaily, Pending: l.PortfolioPending, Closures: cfg.Business.Closures},
+		Locations: map[string]LocationSettings{},
+	}
+	for _, loc := range cfg.Locations {
+		set.Locations[loc.Slug] = LocationSettings{BookingEnabled: !loc.BookingOff, EmailHourly: l.LocationEmailHourly,
+			Pending: l.LocationPending, Closures: loc.Closures}
+	}
+	return set
+}
+
+// Settings returns the settings in force: the file's, with every scope
+// edited on the staff screen in its place. An unreadable record is an
+// error, never a reason to fall back to the file: a switched-off
+// location must not come back on because the store was slow.
+func (s *Service) Settings(ctx context.Context) (Settings, error) {
+	set := fileSettings(s.cfg)
+	e, _, err := getJSON[edited](ctx, s.st, kindSettings, "current")
+	if errors.Is(err, store.ErrNotFound) {
+		return set, nil
+	}
+	if err != nil {
+		return Settings{}, fmt.Errorf("read settings: %w", err)
+	}
+	if e.Group != nil {
+		set.Group = *e.Group
+		set.Edited = append(set.Edited, ScopeGroup)
+	}
+	for _, loc := range s.cfg.Locations {
+		if v, ok := e.Locations[loc.Slug]; ok {
+			set.Locations[loc.Slug] = v
+			set.Edited = append(set.Edited, loc.Slug)
+		}
+	}
+	return set, nil
+}
+
+// officeOpen is config.OfficeOpen with the closures in force.
+func (set Settings) officeOpen(cfg config.Config, now time.Time, l config.Location) bool {
+	cfg.Business.Closures = set.Group.Closures
+	l.Closures = set.Locations[l.Slug].Closures
+	return cfg.OfficeOpen(now, l)
+}
+
+// SaveGroupSettings validates and stores the group's settings on behalf
+// of by, with a line in the settings audit, in one transaction. Invalid
+// values are FormProblems by field and change nothing.
+func (s *Service) SaveGroupSettings(ctx context.Context, by string, g GroupSettings) error {
+	p := FormProblems{}
+	limit(p, "email_hourly", g.EmailHourly)
+	limit(p, "email_daily", g.EmailDaily)
+	limit(p, "cancel_daily", g.CancelDaily)
+	limit(p, "pending", g.Pending)
+	closures(p, g.Closures)
+	if len(p) > 0 {
+		return p
+	}
+	return s.saveSettings(ctx, by, ScopeGroup, func(e *edited, cur Settings) []string {
+		e.Group = &g
+		old := cur.Group
+		return changes(
+			"chatPortfolioEmailHourly", old.EmailHourly, g.EmailHourly,
+			"chatPortfolioEmailDaily", old.EmailDaily, g.EmailDaily,
+			"chatPortfolioCancelDaily", old.CancelDaily, g.CancelDaily,
+			"chatPortfolioPendingLimit", old.Pending, g.Pending,
+			"closures", closureText(old.Closures), closureText(g.Closures))
+	})
+}
+
+// SaveLocationSettings validates and stores one location's settings, as
+// SaveGroupSettings does the group's.
+func (s *Service) SaveLocationSettings(ctx context.Context, by, slug string, l LocationSettings) error {
+	if _, ok := s.location(slug); !ok {
+		return FormProblems{"location": "No such location."}
+	}
+	p := FormProblems{}
+	limit(p, "email_hourly", l.EmailHourly)
+	limit(p, "pending", l.Pending)
+	closures(p, l.Closures)
+	if len(p) > 0 {
+		return p
+	}
+	return s.saveSettings(ctx, by, slug, func(e *edited, cur Settings) []string {
+		if e.Locations == nil {
+			e.Locations = map[string]LocationSettings{}
+		}
+		e.Locations[slug] = l
+		old := cur.Locations[slug]
+		return changes(
+			"bookingEnabled", old.BookingEnabled, l.BookingEnabled,
+			"chatEmailHourly", old.EmailHourly, l.EmailHourly,
+			"chatPendingLimit", old.Pending, l.Pending,
+			"closures", closureText(old.Closures), closureText(l.Closures))
+	})
+}
+
+// saveSettings writes the edited scopes and the audit line together; a
+// concurrent save of another scope makes it read again, never overwrite.
+func (s *Service) saveSettings(ctx context.Context, by, scope string, edit func(*edited, Settings) []string) error {
+	now := s.clock.Now()
+	for range maxCASAttempts {
+		cur, err := s.Settings(ctx)
+		if err != nil {
+			return err
+		}
+		e, version, err := getJSON[edited](ctx, s.st, kindSettings, "current")
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("read settings: %w", err)
+		}
+		what := edit(&e, cur)
+		if len(what) == 0 && slices.Contains(cur.Edited, scope) {
+			return nil // nothing changed
+		}
+		if len(what) == 0 {
+			what = []string{"kept the file's values"}
+		}
+		op := store.OpSwap
+		if version == 0 {
+			op = store.OpCreate
+		}
+		line := SettingsChange{At: now, By: by, Scope: scope, Changes: what}
+		_, err = s.st.Apply(ctx, []store.Write{
+			{Op: op, Record: record(kindSettings, "current", e, version, now)},
+			{Op: store.OpCreate, Record: record(kindSettingsAudit, auditKey(now, scope, version+1), line, 0, now)},
+		})
+		if _, refused := errors.AsType[*store.WriteError](err); refused {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("save settings: %w", err)
+		}
+		s.log.InfoContext(ctx, "settings saved", "scope", scope)
+		return nil
+	}
+	return fmt.Errorf("save settings: %w", store.ErrConflict)
+}
+
+// SettingsAudit returns up to limit lines of the settings audit, newest
+// first, after the line whose Key is after ("" for the newest).
+func (s *Service) SettingsAudit(ctx context.Context, after string, limit int) ([]SettingsChange, string, error) {
+	rows, err := s.st.List(ctx, kindSettingsAudit, "", after, limit)
+	if err != nil {
+		return nil, "", fmt.Errorf("list settings audit: %w", err)
+	}
+	out := make([]SettingsChange, 0, len(rows))
+	next := ""
+	for _, r := range rows {
+		var c SettingsChange
+		if err := json.Unmarshal(r.Value, &c); err != nil {
+			return nil, "", fmt.Errorf("decode settings audit: %w", err)
+		}
+		out = append(out, c)
+		next = r.Key
+	}
+	if len(rows) < limit {
+		next = ""
+	}
+	return out, next, nil
+}
+
+// auditKey sorts newest first: the time counted down from the largest
+// instant, then the scope and the settings version it wrote, which is
+// unique.
+func auditKey(now time.Time, scope string, version int64) string {
+	return fmt.Sprintf("%019d/%s/%d", math.MaxInt64-now.UnixNano(), scope, version)
+}
+
+func limit(p FormProblems, field string, v int) {
+	if v < minLimit || v > maxLimit {
+		p[field] = fmt.Sprintf("Give a whole number from %d to %d.", minLimit, maxLimit)
+	}
+}
+
+func closures(p FormProblems, list []config.Closure) {
+	if err := config.CheckClosures("closures", list); err != nil {
+		p["closures"] = strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+}
+
+// changes words each pair of old and new values that differ, as
+// "name: old → new"; args repeat name, old, new.
+func changes(args ...any) []string {
+	var out []string
+	for i := 0; i+2 < len(args); i += 3 {
+		old, new := fmt.Sprint(args[i+1]), fmt.Sprint(args[i+2])
+		if old != new {
+			out = append(out, fmt.Sprintf("%s: %s → %s", args[i], old, new))
+		}
+	}
+	return out
+}
+
+// closureText words closures one a line as "FROM..TO reason", as the
+// settings page edits them.
+func closureText(list []config.Closure) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(closureLines(list), "; ")
+}
+
+func closureLines(list []config.Closure) []string {
+	lines := make([]string, 0, len(list))
+	for _, c := range list {
+		line := c.From
+		if c.To != "" && c.To != c.From {
+			line += ".." + c.To
+		}
+		if c.Reason != "" {
+			line += " " + c.Reason
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// ParseClosures reads closures one a line as "FROM[..TO] [reason]", the
+// way the settings page shows them. A line that does not start with a
+// date comes back as a closure that CheckClosures refuses.
+func ParseClosures(text string) []config.Closure {
+	var out []config.Closure
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		dates, reason, _ := strings.Cut(line, " ")
+		from, to, _ := strings.Cut(dates, "..")
+		out = append(out, config.Closure{From: from, To: to, Reason: strings.TrimSpace(reason)})
+	}
+	return out
+}
+
+// ClosureLines words closures for the settings page's text box.
+func ClosureLines(list []config.Closure) string {
+	return strings.Join(closureLines(list), "\n")
+}

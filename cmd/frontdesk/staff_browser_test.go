@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"frontdesk/internal/browsertest"
+)
+
+// TestStaffScreenInABrowser works the staff screen in headless Chromium
+// at desktop and phone widths, without any script on its pages: a clerk
+// of Old Town is refused a Riverside reservation by URL; the owner signs
+// in, confirms one chat reservation and cancels another, whose guests get
+// their mails while the pending count drops; and a settings change shows
+// in the settings audit.
+func TestStaffScreenInABrowser(t *testing.T) {
+	for _, width := range []int{browsertest.Desktop, browsertest.Phone} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			m := startMain(t, "")
+			addStaff(t, m)
+			ada := chatBooking(t, m, "riverside", "double", "ada@example.com", "+1 303 555 0199")
+			bob := chatBooking(t, m, "riverside", "single", "bob@example.com", "+1 303 555 0123")
+			ctx := browsertest.New(t, width)
+			text := func(sel string) string { return browsertest.Get(t, ctx, chromedp.Text(sel)) }
+			// The sign-in page is opened by its own address: the redirect
+			// to it from a staff page is checked over HTTP.
+			signIn := func(user, next string) {
+				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signin?next="+url.QueryEscape(next)), chromedp.WaitVisible("#username"),
+					chromedp.SendKeys("#username", user), chromedp.SendKeys("#password", staffPassword))
+				browsertest.Submit(t, ctx, `button[type="submit"]`)
+			}
+			signOut := func() {
+				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signout"), chromedp.WaitVisible(`button[type="submit"]`))
+				browsertest.Submit(t, ctx, `button[type="submit"]`)
+			}
+			fits := func(page string) {
+				if browsertest.Get(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)) {
+					t.Errorf("%s is wider than a %d-pixel screen", page, width)
+				}
+			}
+
+			// A clerk of Old Town, by URL.
+			signIn("carl", "/staff/reservations/"+ada)
+			if got := text("body"); !strings.Contains(got, "404 page not found") || strings.Contains(got, "Ada") {
+				t.Fatalf("clerk sees %q", got)
+			}
+			browsertest.Screenshot(t, ctx, "staff-scope-refused")
+			signOut()
+
+			// The owner: the list, then a confirmation.
+			signIn("olga", "/staff/reservations?location=riverside")
+			if got := text("main"); !strings.Contains(got, ada) || !strings.Contains(got, bob) || !strings.Contains(got, "chat") {
+				t.Fatalf("owner's list: %q", got)
+			}
+			fits("the list")
+			browsertest.Screenshot(t, ctx, "staff-list")
+			pending := func() string {
+				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/"), chromedp.WaitVisible("#attention"))
+				return strings.Fields(text("#attention li"))[0]
+			}
+			if got := pending(); got != "2" {
+				t.Fatalf("pending before = %s", got)
+			}
+			fits("the dashboard")
+			browsertest.Screenshot(t, ctx, "staff-dashboard")
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/reservations/"+ada), chromedp.WaitVisible("#act-confirmed"))
+			if got := text("#source"); got != "chat" {
+				t.Errorf("source label %q", got)
+			}
+			fits("the reservation")
+			browsertest.Screenshot(t, ctx, "staff-detail")
+			browsertest.Submit(t, ctx, "#act-confirmed")
+			if got := text("#done"); got != "Confirmed. The guest was emailed." {
+				t.Fatalf("after confirm: %q", got)
+			}
+			mailWithSubject(t, m, "Reservation "+ada+" is confirmed")
+			if got := pending(); got != "1" {
+				t.Fatalf("pending after the confirmation = %s", got)
+			}
+
+			// A cancellation.
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/reservations/"+bob), chromedp.WaitVisible("#act-cancelled"))
+			browsertest.Submit(t, ctx, "#act-cancelled")
+			if got := text("#done"); got != "Cancelled and the room released. The guest was emailed." {
+				t.Fatalf("after cancel: %q", got)
+			}
+			if got := text("#state"); got != "cancelled" {
+				t.Fatalf("state after cancel: %q", got)
+			}
+			mailWithSubject(t, m, "Reservation "+bob+" is cancelled")
+
+			// A settings change, in the audit.
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/settings"), chromedp.WaitVisible("#riverside-booking"),
+				chromedp.Click("#riverside-booking"))
+			browsertest.Submit(t, ctx, "#riverside-save")
+			if got := text("#settings-audit"); !strings.Contains(got, "olga changed riverside: bookingEnabled: true → false") {
+				t.Fatalf("settings audit: %q", got)
+			}
+			fits("the settings")
+			browsertest.Screenshot(t, ctx, "staff-settings")
+		})
+	}
+}

@@ -1,0 +1,262 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"frontdesk/booking"
+	"frontdesk/config"
+	"frontdesk/internal/page"
+	"frontdesk/reservation"
+	"frontdesk/staff"
+	"frontdesk/store"
+)
+
+// The staff screen (direct-booking.md §15): sign-in, the dashboard, the
+// reservation list and detail with the staff actions, and the settings.
+// Every page needs a session; every POST carries the session's CSRF
+// token; every reservation is opened through the signed-in user's
+// location scope, and one outside it answers 404 like an absent one.
+// The screen works without JavaScript.
+
+// StaffCore is what the staff screen needs from the booking core.
+type StaffCore interface {
+	Decide(ctx context.Context, d booking.Decision) (reservation.Reservation, bool, error)
+	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
+	StaffView(ctx context.Context, ref string, visible func(slug string) bool) (booking.StaffView, error)
+	Dashboard(ctx context.Context, slugs []string) (booking.Dashboard, error)
+	Settings(ctx context.Context) (booking.Settings, error)
+	SaveGroupSettings(ctx context.Context, by string, g booking.GroupSettings) error
+	SaveLocationSettings(ctx context.Context, by, slug string, l booking.LocationSettings) error
+	SettingsAudit(ctx context.Context, after string, limit int) ([]booking.SettingsChange, string, error)
+}
+
+// Logins is what the staff screen needs from the staff package.
+type Logins interface {
+	SignIn(ctx context.Context, username, password, addr string) (staff.Session, string, error)
+	Session(ctx context.Context, token string) (staff.Session, staff.User, error)
+	SignOut(ctx context.Context, token string) error
+}
+
+var (
+	_ StaffCore = (*booking.Service)(nil)
+	_ Logins    = (*staff.Service)(nil)
+)
+
+// StaffScreen serves /staff/.
+type StaffScreen struct {
+	Config config.Config
+	Core   StaffCore
+	Logins Logins
+	Logger *slog.Logger
+	// ClientAddr names the client for sign-in limits; nil means the
+	// connection's address.
+	ClientAddr func(*http.Request) string
+}
+
+// Route is one pattern of the staff screen and its handler.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// sessionCookie holds the session token; its path keeps it to /staff/.
+const sessionCookie = "frontdesk_staff"
+
+// maxStaffBody bounds a posted staff form.
+const maxStaffBody = 64 << 10
+
+// Routes lists the staff screen's patterns, for cmd/frontdesk to mount.
+func (s *StaffScreen) Routes() []Route {
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	return []Route{
+		{"GET /staff/signin", http.HandlerFunc(s.signInPage)},
+		{"POST /staff/signin", http.HandlerFunc(s.signIn)},
+		{"GET /staff/signout", s.signedIn(s.signOutPage)},
+		{"POST /staff/signout", s.signedIn(s.signOut)},
+		{"GET /staff/{$}", s.signedIn(s.dashboard)},
+		{"GET /staff/reservations", s.signedIn(s.list)},
+		{"GET /staff/reservations/{ref}", s.signedIn(s.detail)},
+		{"POST /staff/reservations/{ref}", s.signedIn(s.act)},
+		{"GET /staff/settings", s.signedIn(s.settings)},
+		{"POST /staff/settings/{scope}", s.signedIn(s.saveSettings)},
+	}
+}
+
+// visit is one signed-in request.
+type visit struct {
+	User    staff.User
+	Session staff.Session
+	token   string
+}
+
+// staffPage is what every staff template receives: the page's own data
+// and the visit, for the CSRF token and the user's name.
+type staffPage struct {
+	Visit visit
+	Data  any
+}
+
+// signedIn wraps a handler that needs a session: without one, a GET goes
+// to the sign-in page and comes back after; anything else is refused. A
+// POST must carry the session's CSRF token.
+func (s *StaffScreen) signedIn(h func(http.ResponseWriter, *http.Request, visit)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		c, err := r.Cookie(sessionCookie)
+		var v visit
+		if err == nil {
+			v.token = c.Value
+			v.Session, v.User, err = s.Logins.Session(r.Context(), c.Value)
+		}
+		if err != nil {
+			if c != nil && staff.ErrorCode(err) == staff.CodeInternal {
+				s.Logger.ErrorContext(r.Context(), "read staff session", "err", err)
+				http.Error(w, "The staff screen cannot read sessions right now. Try again in a minute.", http.StatusServiceUnavailable)
+				return
+			}
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/staff/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			http.Error(w, "Your session has ended. Sign in again at /staff/signin.", http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxStaffBody)
+			if err := r.ParseForm(); err != nil {
+				http.Error(w, "The form could not be read.", http.StatusBadRequest)
+				return
+			}
+			if !staff.CheckCSRF(v.Session, r.PostForm.Get("csrf")) {
+				http.Error(w, "This form is out of date or did not come from the staff screen. Go back, reload the page and try again.", http.StatusForbidden)
+				return
+			}
+		}
+		h(w, r, v)
+	})
+}
+
+// scope lists the locations the user may see, in config order.
+func (s *StaffScreen) scope(u staff.User) []config.Location {
+	var out []config.Location
+	for _, l := range s.Config.Locations {
+		if u.CanSee(l.Slug) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (s *StaffScreen) locationName(slug string) string {
+	for _, l := range s.Config.Locations {
+		if l.Slug == slug {
+			return l.Name
+		}
+	}
+	return slug
+}
+
+// nav is the staff screen's navigation for the user.
+func (s *StaffScreen) nav(u staff.User) []page.Link {
+	links := []page.Link{{Href: "/staff/", Text: "Dashboard"}, {Href: "/staff/reservations", Text: "Reservations"}}
+	if u.Role == staff.Owner {
+		links = append(links, page.Link{Href: "/staff/settings", Text: "Settings"})
+	}
+	return append(links, page.Link{Href: "/staff/signout", Text: "Sign out " + u.Username})
+}
+
+func (s *StaffScreen) render(w http.ResponseWriter, r *http.Request, v visit, status int, name string, data any) {
+	var nav []page.Link
+	if v.User.Username != "" {
+		nav = s.nav(v.User)
+	}
+	pages.Render(w, r, s.Logger, status, name, nav, staffPage{Visit: v, Data: data})
+}
+
+// fail answers an internal error once, logged with its cause.
+func (s *StaffScreen) fail(w http.ResponseWriter, r *http.Request, op string, err error) {
+	s.Logger.ErrorContext(r.Context(), op, "err", err)
+	http.Error(w, "The staff screen cannot read or write its data right now. Try again in a minute.", http.StatusServiceUnavailable)
+}
+
+// signInPage shows the sign-in form.
+func (s *StaffScreen) signInPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, visit{}, http.StatusOK, "staff_signin.html", signInData{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+type signInData struct {
+	Next, Username, Problem string
+}
+
+// signIn checks the password and opens a session in an HttpOnly,
+// SameSite=Lax cookie, Secure when the request came over TLS.
+func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	r.Body = http.MaxBytesReader(w, r.Body, maxStaffBody)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "The form could not be read.", http.StatusBadRequest)
+		return
+	}
+	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username")}
+	ses, token, err := s.Logins.SignIn(r.Context(), d.Username, r.PostForm.Get("password"), s.clientAddr(r))
+	if err != nil {
+		status := http.StatusUnauthorized
+		switch staff.ErrorCode(err) {
+		case staff.CodeLimited:
+			status = http.StatusTooManyRequests
+		case staff.CodeInternal:
+			s.Logger.ErrorContext(r.Context(), "staff sign-in", "err", err)
+			status = http.StatusServiceUnavailable
+		}
+		var se *staff.Error
+		d.Problem = "Sign-in is not possible right now."
+		if errors.As(err, &se) {
+			d.Problem = strings.ToUpper(se.Message[:1]) + se.Message[1:] + "."
+		}
+		s.render(w, r, visit{}, status, "staff_signin.html", d)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/staff/", Expires: ses.Expires,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, d.Next, http.StatusSeeOther)
+}
+
+// safeNext keeps a return address only when it is a staff page of this
+// server, so the sign-in page cannot send anyone elsewhere.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/staff/") || strings.HasPrefix(next, "/staff/signin") || strings.ContainsAny(next, "\\\r\n") {
+		return "/staff/"
+	}
+	return next
+}
+
+func (s *StaffScreen) clientAddr(r *http.Request) string {
+	if s.ClientAddr != nil {
+		return s.ClientAddr(r)
+	}
+	return (&Site{}).clientAddr(r)
+}
+
+func (s *StaffScreen) signOutPage(w http.ResponseWriter, r *http.Request, v visit) {
+	s.render(w, r, v, http.StatusOK, "staff_signout.html", nil)
+}
+
+// signOut ends the session in the store, so the cookie opens nothing
+// even if a copy of it is kept.
+func (s *StaffScreen) signOut(w http.ResponseWriter, r *http.Request, v visit) {
+	if err := s.Logins.SignOut(r.Context(), v.token); err != nil {
+		s.fail(w, r, "staff sign-out", err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/staff/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, "/staff/signin", http.StatusSeeOther)
+}

@@ -1,0 +1,237 @@
+package web
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+
+	"frontdesk/booking"
+	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/money"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// listPageSize is how many reservations one page of the list shows.
+const listPageSize = 25
+
+// listFilter is the list's filter form as typed.
+type listFilter struct {
+	Location, State, Source, From, To string
+}
+
+// listRow is one reservation in the list.
+type listRow struct {
+	reservation.Reservation
+	LocationName, SourceLabel, Checkin, Checkout string
+	Nights                                       int
+}
+
+type listData struct {
+	Filter    listFilter
+	Locations []config.Location
+	AllowAll  bool // owners may list every location at once
+	States    []reservation.State
+	Sources   []string
+	Rows      []listRow
+	Problem   string
+	Next      template.URL // the next page; empty on the last
+}
+
+// list shows reservations matching the filter, a page at a time, in
+// order of arrival. A clerk lists one of their locations at a time; a
+// location outside their scope answers 404.
+func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
+	q := r.URL.Query()
+	d := listData{Filter: listFilter{Location: q.Get("location"), State: q.Get("state"), Source: q.Get("source"), From: q.Get("from"), To: q.Get("to")},
+		Locations: s.scope(v.User), AllowAll: v.User.Role == "owner", States: reservation.States(),
+		Sources: []string{"chat", "form", "staff", "usp"}}
+	if len(d.Locations) == 0 {
+		http.NotFound(w, r)
+		return
+	}
+	if d.Filter.Location == "" && !d.AllowAll {
+		d.Filter.Location = d.Locations[0].Slug
+	}
+	if d.Filter.Location != "" && !v.User.CanSee(d.Filter.Location) {
+		http.NotFound(w, r)
+		return
+	}
+	f := store.ReservationFilter{Location: d.Filter.Location, Source: d.Filter.Source, Limit: listPageSize + 1,
+		After: store.ReservationCursor{FirstSlot: q.Get("after_slot"), Reference: q.Get("after_ref")}}
+	if d.Filter.State != "" {
+		if !reservation.State(d.Filter.State).Valid() {
+			d.Problem = "Choose a state from the list."
+		}
+		f.States = []string{d.Filter.State}
+	}
+	for _, date := range []struct {
+		text string
+		into *string
+		add  int
+	}{{d.Filter.From, &f.From, 0}, {d.Filter.To, &f.To, 1}} {
+		if date.text == "" {
+			continue
+		}
+		day, err := civil.Parse(date.text)
+		if err != nil {
+			d.Problem = "Give dates as YYYY-MM-DD."
+			continue
+		}
+		*date.into = day.AddDays(date.add).String() // "to" includes its day
+	}
+	if d.Problem != "" {
+		s.render(w, r, v, http.StatusUnprocessableEntity, "staff_list.html", d)
+		return
+	}
+	if f.Source == "usp" {
+		f.Source = "" // every platform: filtered below
+	}
+	rows, err := s.Core.Reservations(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, "list reservations", err)
+		return
+	}
+	if len(rows) > listPageSize {
+		rows = rows[:listPageSize]
+		last := rows[len(rows)-1]
+		next := url.Values{}
+		for k, val := range map[string]string{"location": d.Filter.Location, "state": d.Filter.State, "source": d.Filter.Source,
+			"from": d.Filter.From, "to": d.Filter.To, "after_slot": last.FirstSlot(), "after_ref": last.Reference} {
+			if val != "" {
+				next.Set(k, val)
+			}
+		}
+		d.Next = template.URL("/staff/reservations?" + next.Encode()) // built from encoded values only
+	}
+	for _, res := range rows {
+		if !v.User.CanSee(res.Location) {
+			continue // an owner's "all", or a clerk's location: never another's
+		}
+		if d.Filter.Source == "usp" && sourceKind(res.Source) != "usp" {
+			continue
+		}
+		row := listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: booking.SourceLabel(res.Source), Nights: len(res.Slots)}
+		if in, out, err := res.Stay(); err == nil {
+			row.Checkin, row.Checkout = in.String(), out.String()
+		} else {
+			row.Checkin = res.FirstSlot()
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	s.render(w, r, v, http.StatusOK, "staff_list.html", d)
+}
+
+// sourceKind is "usp" for every platform's source, else the source.
+func sourceKind(src reservation.Source) string {
+	if len(src) > 4 && src[:4] == "usp:" {
+		return "usp"
+	}
+	return string(src)
+}
+
+// action is one staff action button.
+type action struct {
+	To    reservation.State
+	Label string
+}
+
+type detailData struct {
+	View         booking.StaffView
+	LocationName string
+	Total        string
+	Actions      []action
+	Done         string // the result of the last action, after its redirect
+	Problem      string
+}
+
+// actionsFor lists the actions staff may take on a reservation in
+// state, in the words of the screen.
+func actionsFor(state reservation.State) []action {
+	confirm := "Confirm"
+	if state == reservation.Requested {
+		confirm = "Accept (holds the room)"
+	}
+	var out []action
+	for _, a := range []action{{reservation.Confirmed, confirm}, {reservation.Declined, "Decline"}, {reservation.Cancelled, "Cancel"},
+		{reservation.Completed, "Complete"}, {reservation.Moved, "Mark moved"}} {
+		if state.CanMove(a.To) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Results of an action, named in the redirect so the page words them;
+// nothing the browser sends is shown as it is.
+var results = map[string]string{
+	"confirmed-sent":   "Confirmed. The guest was emailed.",
+	"confirmed-queued": "Confirmed. The guest's email could not be sent yet; it will be retried.",
+	"confirmed-none":   "Confirmed. There is no guest email to send.",
+	"declined-sent":    "Declined. The guest was emailed.",
+	"declined-queued":  "Declined. The guest's email could not be sent yet; it will be retried.",
+	"declined-none":    "Declined. There is no guest email to send.",
+	"cancelled-sent":   "Cancelled and the room released. The guest was emailed.",
+	"cancelled-queued": "Cancelled and the room released. The guest's email could not be sent yet; it will be retried.",
+	"cancelled-none":   "Cancelled and the room released.",
+	"completed-none":   "Marked completed.",
+	"moved-none":       "Marked moved; its room is released.",
+	"illegal":          "That action does not apply to the reservation as it is now; it may have changed meanwhile.",
+	"noroom":           "No room of this type is free for these nights any more, so the request was not accepted. Nothing changed.",
+}
+
+// detail shows one reservation, if the user may see its location.
+func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
+	view, err := s.Core.StaffView(r.Context(), r.PathValue("ref"), v.User.CanSee)
+	if errors.Is(err, booking.ErrNoReservation) {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, "read reservation", err)
+		return
+	}
+	d := detailData{View: view, LocationName: s.locationName(view.Location), Actions: actionsFor(view.State),
+		Total: money.Display(view.Total, s.Config.Business.Currency)}
+	if text, ok := results[r.URL.Query().Get("done")]; ok {
+		d.Done = text
+	}
+	s.render(w, r, v, http.StatusOK, "staff_detail.html", d)
+}
+
+// act applies one staff action through the core, then redirects to the
+// reservation, which words the result.
+func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
+	ref := r.PathValue("ref")
+	to := reservation.State(r.PostForm.Get("to"))
+	note := r.PostForm.Get("note")
+	if len(note) > 500 {
+		note = note[:500]
+	}
+	done := ""
+	moved, mailed, err := s.Core.Decide(r.Context(), booking.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
+	switch {
+	case errors.Is(err, booking.ErrNoReservation):
+		http.NotFound(w, r)
+		return
+	case errors.Is(err, reservation.ErrIllegal), errors.Is(err, booking.ErrNotRequested):
+		done = "illegal"
+	case errors.Is(err, booking.ErrNoRoom):
+		done = "noroom"
+	case err != nil:
+		s.fail(w, r, "staff decision", err)
+		return
+	default:
+		mail := "none"
+		if moved.Contact.Email != "" && (moved.State == reservation.Confirmed || moved.State == reservation.Declined || moved.State == reservation.Cancelled) {
+			mail = "queued"
+			if mailed {
+				mail = "sent"
+			}
+		}
+		done = string(moved.State) + "-" + mail
+	}
+	http.Redirect(w, r, "/staff/reservations/"+url.PathEscape(ref)+"?done="+done, http.StatusSeeOther)
+}
