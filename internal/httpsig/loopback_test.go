@@ -27,11 +27,11 @@ func TestLoopback(t *testing.T) {
 			return
 		}
 		if err := VerifyContentDigest(r.Header.Values("Content-Digest"), body); err != nil {
-			http.Error(w, err.Error(), 400)
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		if _, err := Verify(r.Context(), Request(r), now, keys.resolver(), policy); err != nil {
-			http.Error(w, err.Error(), 401)
+			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
