@@ -39,6 +39,14 @@ func getJSON[T any](ctx context.Context, st store.Records, kind, key string) (T,
 	return v, r.Version, nil
 }
 
+// jsonValue decodes a record's value into v.
+func jsonValue(r store.Record, v any) error {
+	if err := json.Unmarshal(r.Value, v); err != nil {
+		return fmt.Errorf("decode %s: %w", r.Kind, err)
+	}
+	return nil
+}
+
 func record(kind, key string, v any, version int64, now time.Time) store.Record {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -56,8 +56,8 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		writes[0] = reservation.Save(moved, now)
 		r.Reservation = moved
 		var notices []queuedNotice
+		var queue []store.Write
 		if e, ok := s.decisionEmail(r, now); ok {
-			var queue []store.Write
 			notices, queue = newNotices(now, r.Reference, []message.Email{e})
 			writes = append(writes, queue...)
 		}
@@ -67,7 +67,7 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 				// The notice of this very decision exists: an earlier
 				// decision to the same state, undone since. Decide
 				// without mail rather than lose the decision.
-				writes = writes[:len(writes)-len(notices)]
+				writes = writes[:len(writes)-len(queue)]
 				notices = nil
 				if _, err = s.st.Apply(ctx, writes); err == nil {
 					return moved, false, nil

@@ -222,6 +222,8 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	stopORP := m.startORP(ctx)
 	defer stopORP() // after the server stops, so no acknowledged click is lost
+	stopSweep := m.startBookingSweep(ctx)
+	defer stopSweep()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
