@@ -175,68 +175,68 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 		return nil, refusal
 	}
 	wrong := assemble("wrong_code", sentWrongCode, AssembleP, rt)
-	cn, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, wrong
-	}
-	if err != nil {
-		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-	}
 	proof, err := s.keyed(ctx, now, "cancel-proof", id+"\x00"+code)
 	if err != nil {
 		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 	}
-	switch cn.State {
-	case stateDone, stateCommitting:
-		if !sameDigest(cn.Proof, proof) {
+	// Every pass reads the cancellation afresh, and every outcome is
+	// written at the version its code was compared against: a wrong code
+	// is answered only once its try is counted, so parallel guesses get
+	// no more answers than there are tries.
+	for range maxCASAttempts {
+		cn, version, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, wrong
 		}
-		if cn.State == stateDone {
+		if err != nil {
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+		}
+		switch cn.State {
+		case stateDone, stateCommitting:
+			if !sameDigest(cn.Proof, proof) {
+				return nil, wrong
+			}
+			if cn.State == stateDone {
+				r, err := s.getBooked(ctx, cn.Ref)
+				if err != nil {
+					return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+				}
+				return s.cancelAnswer(ctx, r, l, nil)
+			}
+		case stateOpen:
+			if !now.Before(cn.Expires) {
+				return nil, wrong
+			}
+			if !sameDigest(cn.Digest, digest(cn.Salt, id, code)) {
+				cn.Wrong++
+				if err := s.countWrong(ctx, now, kindCancel, id, cn, version, cn.Wrong >= wrongTries); errors.Is(err, errAgain) {
+					continue
+				}
+				return nil, wrong
+			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 			}
-			return s.cancelAnswer(ctx, r, l, nil)
-		}
-	case stateOpen:
-		if !now.Before(cn.Expires) {
+			if refusal := s.cancellable(r, l, now, rt); refusal != nil {
+				return nil, refusal
+			}
+			cn.State, cn.Proof, cn.Salt, cn.Digest = stateCommitting, proof, "", ""
+			_, err = s.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: record(kindCancel, id, cn, version, now)}})
+			if _, refused := errors.AsType[*store.WriteError](err); refused {
+				continue
+			}
+			if err != nil {
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+			}
+		default:
 			return nil, wrong
 		}
-		if !sameDigest(cn.Digest, digest(cn.Salt, id, code)) {
-			updated, err := update(ctx, s.st, kindCancel, id, now, func(v *cancellation) error {
-				if v.State != stateOpen {
-					return errStop
-				}
-				v.Wrong++
-				return nil
-			})
-			if err == nil && updated.Wrong >= wrongTries {
-				if cur, gerr := s.st.Get(ctx, kindCancel, id); gerr == nil {
-					_ = s.st.Delete(ctx, kindCancel, id, cur.Version)
-				}
-			}
-			return nil, wrong
-		}
-		r, err := s.getBooked(ctx, cn.Ref)
-		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-		}
-		if refusal := s.cancellable(r, l, now, rt); refusal != nil {
-			return nil, refusal
-		}
-		cn, err = update(ctx, s.st, kindCancel, id, now, func(v *cancellation) error {
-			if v.State != stateOpen {
-				return errStop
-			}
-			v.State, v.Proof, v.Salt, v.Digest = stateCommitting, proof, "", ""
-			return nil
-		})
-		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-		}
+		return s.cancelCommit(ctx, now, cn, l, rt)
 	}
-	return s.cancelCommit(ctx, now, cn, l, rt)
+	return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 }
+
 
 // cancelCommit cancels the reservation of a proved cancellation in one
 // transaction: the reservation's state, the release of its room and of

@@ -76,7 +76,10 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 				return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
 			}
 			if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
-				return nil, s.wrongCode(ctx, now, in, rt)
+				if err := s.wrongCode(ctx, now, in, irec.Version, rt); !errors.Is(err, errAgain) {
+					return nil, err
+				}
+				continue
 			}
 			res, err := s.commitProved(ctx, now, in, irec.Version, proof, &d, l, rt)
 			if errors.Is(err, errAgain) {
@@ -120,19 +123,38 @@ func sixDigits(s string) bool {
 	return true
 }
 
-// wrongCode counts a wrong try; the fifth ends the intent.
-func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, rt route) error {
-	updated, err := update(ctx, s.st, kindIntent, in.ID, now, func(v *intent) error {
-		if v.State != stateOpen {
-			return errStop
-		}
-		v.Wrong++
-		return nil
-	})
-	if err == nil && updated.Wrong >= wrongTries {
-		s.removeIntent(ctx, updated)
+// wrongCode counts a wrong try at the version the code was compared
+// against; the fifth ends the intent. When another call moved the intent
+// on first, errAgain asks Confirm to read it and compare again, so a
+// wrong code is answered only once its try is counted.
+func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, version int64, rt route) error {
+	in.Wrong++
+	if err := s.countWrong(ctx, now, kindIntent, in.ID, in, version, in.Wrong >= wrongTries); err != nil {
+		return err
+	}
+	if in.Wrong >= wrongTries {
+		s.dropFingerprint(ctx, in.Fingerprint, in.ID)
 	}
 	return assemble("wrong_code", sentWrongCode, AssembleF, rt)
+}
+
+// countWrong stores v, a proof step with one more wrong try, at version,
+// or deletes it when its tries are spent. errAgain means another call
+// wrote first; a failing store keeps the wrong answer, since the try may
+// have been counted.
+func (s *Service) countWrong(ctx context.Context, now time.Time, kind, key string, v any, version int64, spent bool) error {
+	w := store.Write{Op: store.OpSwap, Record: record(kind, key, v, version, now)}
+	if spent {
+		w = store.Write{Op: store.OpDelete, Record: store.Record{Kind: kind, Key: key, Version: version}}
+	}
+	_, err := s.st.Apply(ctx, []store.Write{w})
+	if _, refused := errors.AsType[*store.WriteError](err); refused {
+		return errAgain
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "count wrong code", "err", err)
+	}
+	return nil
 }
 
 // newBooked is the reservation of a proved intent, held as it commits.

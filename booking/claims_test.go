@@ -1,0 +1,78 @@
+package booking
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// parallel runs call n times at once and counts the answers by their
+// first words.
+func parallel(n int, call func(i int) string) map[string]int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
+	for i := range n {
+		wg.Go(func() {
+			a := call(i)
+			mu.Lock()
+			answers[a]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return answers
+}
+
+func firstSentence(text string) string {
+	if i := strings.Index(text, "."); i >= 0 {
+		return text[:i+1]
+	}
+	return text
+}
+
+// TestParallelWrongCodes: sixty wrong codes at once get exactly five
+// wrong-code answers; the rest find the intent gone.
+func TestParallelWrongCodes(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	res, err := w.svc.Start(ctx, web, stayArgs())
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	answers := parallel(60, func(i int) string {
+		_, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", fmt.Sprintf("%06d", i)))
+		return firstSentence(refusalText(err))
+	})
+	if answers["Incorrect or expired verification code."] != wrongTries || answers["Booking intent expired or unavailable."] != 60-wrongTries {
+		t.Fatalf("answers = %v, want %d wrong-code answers and the rest gone", answers, wrongTries)
+	}
+}
+
+// TestParallelWrongCancellationCodes: the same for the second
+// cancellation step.
+func TestParallelWrongCancellationCodes(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	c1, got := cancelStep1(w, ref)
+	if got != "" {
+		t.Fatal(got)
+	}
+	answers := parallel(60, func(i int) string {
+		_, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", fmt.Sprintf("%06d", i)))
+		return firstSentence(refusalText(err))
+	})
+	// Both the wrong code and the spent cancellation answer with the one
+	// wrong-code sentence; the count of tries shows in the record.
+	if answers["Incorrect or expired verification code."] != 60 {
+		t.Fatalf("answers = %v", answers)
+	}
+	if _, _, err := getJSON[cancellation](ctx, w.st, kindCancel, c1.CancelID); err == nil {
+		t.Fatal("the cancellation survived more than five wrong codes")
+	}
+}
