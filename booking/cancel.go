@@ -237,7 +237,6 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 	return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 }
 
-
 // cancelCommit cancels the reservation of a proved cancellation in one
 // transaction: the reservation's state, the release of its room and of
 // its pending places, the queued notices and the cancellation's receipt

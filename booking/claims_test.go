@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"frontdesk/store"
 )
 
 // parallel runs call n times at once and counts the answers by their
@@ -74,5 +76,49 @@ func TestParallelWrongCancellationCodes(t *testing.T) {
 	}
 	if _, _, err := getJSON[cancellation](ctx, w.st, kindCancel, c1.CancelID); err == nil {
 		t.Fatal("the cancellation survived more than five wrong codes")
+	}
+}
+
+// readCounter counts the reservation reads a lookup makes: each one
+// evaluates a guess.
+type readCounter struct {
+	store.Store
+	mu    sync.Mutex
+	reads int
+}
+
+func (r *readCounter) GetReservation(ctx context.Context, ref string) (store.Reservation, error) {
+	r.mu.Lock()
+	r.reads++
+	r.mu.Unlock()
+	return r.Store.GetReservation(ctx, ref)
+}
+
+// TestParallelLookups: two hundred wrong lookups at once evaluate exactly
+// ten guesses; the right last four after them finds the reference
+// locked, and the sweep clears the tries once the hour is over.
+func TestParallelLookups(t *testing.T) {
+	base := newWorld(t)
+	rc := &readCounter{Store: base.st}
+	w := newWorldOn(t, base.cfg, rc)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	rc.reads = 0
+	answers := parallel(200, func(i int) string {
+		_, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", fmt.Sprintf("%04d", 1000+i)))
+		return refusalText(err)
+	})
+	if rc.reads != lookupFailures || answers["no reservation found. Call +1 303 555 0111."] != 200 {
+		t.Fatalf("%d guesses evaluated, answers %v; want %d evaluated and one answer", rc.reads, answers, lookupFailures)
+	}
+	if _, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err == nil {
+		t.Fatal("the locked reference answered")
+	}
+	w.clock.Advance(time.Hour)
+	if res := w.sweep(); res.Purged != 1 {
+		t.Fatalf("sweep purged %d, want the stale tries", res.Purged)
+	}
+	if _, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err != nil {
+		t.Fatalf("after the hour = %s", refusalText(err))
 	}
 }

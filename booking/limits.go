@@ -22,7 +22,6 @@ const (
 	codeLifetime         = 15 * time.Minute
 	codeDigits           = 6
 	lookupFailures       = 10 // failed lookups per reference per hour before lockout
-	lookupEntries        = 500
 )
 
 // budget is one admission counter with its windows; zero means no limit

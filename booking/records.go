@@ -18,7 +18,7 @@ const (
 	kindAdmission   = "booking-admission"   // key: budget name → send times in the last 24 hours
 	kindCancel      = "booking-cancel"      // key: cancel_id
 	kindCancelOpen  = "booking-cancel-open" // key: reference → open cancel_id
-	kindLookups     = "booking-lookups"     // key: "all" → failed lookups by reference
+	kindLookups     = "booking-lookups"     // key: reference → its lookup tries in the last hour
 	kindNotice      = "booking-notice"      // key: stable notice id
 	kindSecret      = "booking-secret"      // key: "hmac"
 )

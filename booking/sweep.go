@@ -39,7 +39,7 @@ const (
 
 // The ordinary audit visits these sources in turn, each from where the
 // last batch left it, so old rows never starve new ones of attention.
-var auditSources = []string{"intents", "cancellations", "reservations", "holds"}
+var auditSources = []string{"intents", "cancellations", "lookups", "reservations", "holds"}
 
 // kindSweep keeps the audit's cursors between passes.
 const kindSweep = "booking-sweep" // key: "cursors"
@@ -199,6 +199,15 @@ func (s *Service) auditRows(ctx context.Context, now time.Time, source, after st
 			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditCancellation(ctx, now, r, res) })
 		}
 		return jobs, recs[len(recs)-1].Key, nil
+	case "lookups":
+		recs, err := s.st.List(ctx, kindLookups, "", after, n)
+		if err != nil || len(recs) == 0 {
+			return nil, "", err
+		}
+		for _, r := range recs {
+			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditLookups(ctx, now, r, res) })
+		}
+		return jobs, recs[len(recs)-1].Key, nil
 	case "reservations":
 		var cursor store.ReservationCursor
 		cursor.FirstSlot, cursor.Reference, _ = strings.Cut(after, "\x00")
@@ -257,6 +266,22 @@ func (s *Service) auditCancellation(ctx context.Context, now time.Time, r store.
 		return nil, nil
 	}
 	if err := s.st.Delete(ctx, kindCancel, cn.ID, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	return &res.Purged, nil
+}
+
+// auditLookups removes a reference's lookup tries once none is within
+// the hour, so counters of references nobody asks about do not pile up.
+func (s *Service) auditLookups(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	var tries lookupTries
+	if err := jsonValue(r, &tries); err != nil {
+		return nil, err
+	}
+	if tries.live(now); len(tries.Times) > 0 {
+		return nil, nil
+	}
+	if err := s.st.Delete(ctx, kindLookups, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
 		return nil, err
 	}
 	return &res.Purged, nil
