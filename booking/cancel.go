@@ -76,39 +76,52 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 	if refusal := s.cancellable(r, l, now, rt); refusal != nil {
 		return nil, refusal
 	}
-	if open, ok := s.openCancellation(ctx, now, ref); ok {
-		return s.cancelStartAnswer(open, l), nil
-	}
-	adm, err := s.admit(ctx, now, s.cancelGroupBudget(), s.cancelReferenceBudget(ref))
-	if err != nil {
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
-	}
 	id, err := s.newCancelID(l)
 	if err != nil {
-		s.refund(ctx, adm, now)
 		return nil, err
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
-		s.refund(ctx, adm, now)
 		return nil, err
 	}
 	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen}
-	if _, err := s.st.Apply(ctx, []store.Write{{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)}}); err != nil {
-		s.refund(ctx, adm, now)
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+	// The reference's open-cancellation pointer, the cancellation and the
+	// charges to both code budgets commit together: of parallel first
+	// steps exactly one creates a cancellation and sends its code, and the
+	// others answer with that one.
+	var adm admission
+	for attempt := 0; ; attempt++ {
+		version, open, ok := s.openCancellation(ctx, now, ref)
+		if ok {
+			return s.cancelStartAnswer(open, l), nil
+		}
+		charges, a, err := s.chargeWrites(ctx, now, s.cancelGroupBudget(), s.cancelReferenceBudget(ref))
+		if err != nil {
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		}
+		_, err = s.st.Apply(ctx, append([]store.Write{
+			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
+			upsert(kindCancelOpen, ref, id, version, now),
+		}, charges...))
+		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {
+			continue // another first step or send came first: read again
+		}
+		if err != nil {
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		}
+		adm = a
+		break
 	}
 	if err := s.mail.Send(ctx, s.cancelCodeEmail(cn, r, l, code, now)); err != nil {
 		if message.NotSent(err) {
 			s.refund(ctx, adm, now)
-			if cur, gerr := s.st.Get(ctx, kindCancel, id); gerr == nil {
-				_ = s.st.Delete(ctx, kindCancel, id, cur.Version)
-			}
+			// The pointer stays; it names a cancellation that is gone, which
+			// the next first step replaces.
+			_ = s.st.Delete(ctx, kindCancel, id, 1)
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 		}
 		s.log.WarnContext(ctx, "cancellation code uncertain", "location", l.Slug, "err", err)
 	}
-	_, _ = update(ctx, s.st, kindCancelOpen, ref, now, func(v *string) error { *v = id; return nil })
 	return s.cancelStartAnswer(cn, l), nil
 }
 
@@ -120,17 +133,18 @@ func (s *Service) cancelStartAnswer(cn cancellation, l config.Location) *CancelR
 	}
 }
 
-// openCancellation returns a live open cancellation for ref, if any.
-func (s *Service) openCancellation(ctx context.Context, now time.Time, ref string) (cancellation, bool) {
-	id, _, err := getJSON[string](ctx, s.st, kindCancelOpen, ref)
+// openCancellation reads the version of ref's open-cancellation pointer
+// (0 when absent) and the cancellation it names when that is still open.
+func (s *Service) openCancellation(ctx context.Context, now time.Time, ref string) (version int64, open cancellation, ok bool) {
+	id, version, err := getJSON[string](ctx, s.st, kindCancelOpen, ref)
 	if err != nil {
-		return cancellation{}, false
+		return 0, cancellation{}, false
 	}
 	cn, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
 	if err != nil || cn.State != stateOpen || !now.Before(cn.Expires) {
-		return cancellation{}, false
+		return version, cancellation{}, false
 	}
-	return cn, true
+	return version, cn, true
 }
 
 // cancellable applies the chat cancellation gates, on both steps: the

@@ -122,3 +122,24 @@ func TestParallelLookups(t *testing.T) {
 		t.Fatalf("after the hour = %s", refusalText(err))
 	}
 }
+
+// TestParallelCancellationFirstSteps: ten first steps at once make one
+// cancellation and send one code; every caller gets its identifier.
+func TestParallelCancellationFirstSteps(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	before := len(w.messages())
+	answers := parallel(10, func(int) string {
+		res, err := w.svc.Cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
+		if err != nil {
+			return refusalText(err)
+		}
+		return res.CancelID
+	})
+	cancels, _ := w.st.List(ctx, kindCancel, "", "", 100)
+	if len(answers) != 1 || len(cancels) != 1 || len(w.messages())-before != 1 {
+		t.Fatalf("answers %v, %d cancellations, %d mails; want one of each", answers, len(cancels), len(w.messages())-before)
+	}
+}
