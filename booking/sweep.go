@@ -39,7 +39,7 @@ const (
 
 // The ordinary audit visits these sources in turn, each from where the
 // last batch left it, so old rows never starve new ones of attention.
-var auditSources = []string{"intents", "cancellations", "lookups", "reservations", "holds"}
+var auditSources = []string{"intents", "cancellations", "lookups", "admissions", "reservations", "holds"}
 
 // kindSweep keeps the audit's cursors between passes.
 const kindSweep = "booking-sweep" // key: "cursors"
@@ -208,6 +208,15 @@ func (s *Service) auditRows(ctx context.Context, now time.Time, source, after st
 			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditLookups(ctx, now, r, res) })
 		}
 		return jobs, recs[len(recs)-1].Key, nil
+	case "admissions":
+		recs, err := s.st.List(ctx, kindAdmission, "", after, n)
+		if err != nil || len(recs) == 0 {
+			return nil, "", err
+		}
+		for _, r := range recs {
+			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditAdmission(ctx, now, r, res) })
+		}
+		return jobs, recs[len(recs)-1].Key, nil
 	case "reservations":
 		var cursor store.ReservationCursor
 		cursor.FirstSlot, cursor.Reference, _ = strings.Cut(after, "\x00")
@@ -282,6 +291,22 @@ func (s *Service) auditLookups(ctx context.Context, now time.Time, r store.Recor
 		return nil, nil
 	}
 	if err := s.st.Delete(ctx, kindLookups, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+		return nil, err
+	}
+	return &res.Purged, nil
+}
+
+// auditAdmission removes an admission place whose send left every
+// window, so places of mailboxes that stopped asking do not pile up.
+func (s *Service) auditAdmission(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	var at time.Time
+	if err := jsonValue(r, &at); err != nil {
+		return nil, err
+	}
+	if at.After(now.Add(-24 * time.Hour)) {
+		return nil, nil
+	}
+	if err := s.st.Delete(ctx, kindAdmission, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
 		return nil, err
 	}
 	return &res.Purged, nil

@@ -393,3 +393,17 @@ func TestInterruptionsThenSweep(t *testing.T) {
 }
 
 func (c *crashStore) armNext() { c.arm(c.n, c.after) }
+
+// TestSweepPurgesOldAdmissions: a day after the last code, the sweep
+// removes the places that counted it.
+func TestSweepPurgesOldAdmissions(t *testing.T) {
+	w := newWorld(t)
+	if _, err := w.svc.Start(context.Background(), web, stayArgs()); err != nil {
+		t.Fatal(refusalText(err))
+	}
+	w.clock.Advance(24 * time.Hour)
+	w.sweep()
+	if left, _ := w.st.List(context.Background(), kindAdmission, "", "", 100); len(left) != 0 {
+		t.Fatalf("%d admission places left a day later", len(left))
+	}
+}
