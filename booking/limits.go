@@ -3,10 +3,9 @@ package booking
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"time"
 
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -117,13 +116,7 @@ func (s *Service) chargeWrites(ctx context.Context, now time.Time, budgets ...bu
 		if (b.hourly > 0 && hour >= b.hourly) || (b.daily > 0 && live >= b.daily) || live >= b.places() {
 			return nil, admission{}, &errBudget{b}
 		}
-		var candidates []string
-		for i := range b.places() {
-			key := fmt.Sprintf("%s/%04d", b.key, i)
-			if _, stale := free[key]; stale || !slices.ContainsFunc(taken, func(r store.Record) bool { return r.Key == key }) {
-				candidates = append(candidates, key)
-			}
-		}
+		candidates := reservation.FreePlaces(b.key, b.places(), taken, free)
 		if len(candidates) == 0 {
 			return nil, admission{}, &errBudget{b}
 		}
