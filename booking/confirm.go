@@ -71,7 +71,9 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 				return nil, assemble("wrong_code", sentWrongCode, assemblyForData(in.Data), rt)
 			}
 			return s.currentAnswer(ctx, in.Ref, l)
-		case stateOpen:
+		case stateOpen, stateSending:
+			// A code that proves a sending intent was delivered, whatever
+			// became of the start that sent it.
 			if !now.Before(in.Expires) {
 				return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
 			}

@@ -20,6 +20,7 @@ const (
 	maxResends           = 2 // resends per intent
 	resendGap            = 60 * time.Second
 	codeLifetime         = 15 * time.Minute
+	sendWindow           = 10 * time.Second // a send not answered by then was answered or lost
 	codeDigits           = 6
 	lookupFailures       = 10 // failed lookups per reference per hour before lockout
 )

@@ -224,8 +224,10 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	var code string
 	var adm admission
 	for attempt := 0; ; attempt++ {
-		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil || ok {
-			return res, err
+		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		} else if ok {
+			return res, nil
 		}
 		charges, a, err := s.chargeWrites(ctx, now, s.groupBookingBudget(), s.mailboxBudget(mailbox), s.locationBudget(l.Slug))
 		if refusal := s.admissionRefusal(err, rt); refusal != nil {
@@ -397,6 +399,16 @@ func (s *Service) identicalStart(ctx context.Context, now time.Time, fingerprint
 		}
 		if in.State == stateOpen {
 			return s.startResult(in, l), true, nil
+		}
+		if !now.Before(in.Expires.Add(-codeLifetime).Add(sendWindow)) {
+			// The start that created it stopped after its send, or lost
+			// the answer: the code may have arrived, so the intent opens
+			// as it is, with its charge kept and no second mail.
+			opened, _, err := s.openIntent(ctx, now, in)
+			if err != nil {
+				return nil, false, err
+			}
+			return s.startResult(opened, l), true, nil
 		}
 		select {
 		case <-ctx.Done():

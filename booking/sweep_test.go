@@ -407,3 +407,45 @@ func TestSweepPurgesOldAdmissions(t *testing.T) {
 		t.Fatalf("%d admission places left a day later", len(left))
 	}
 }
+
+// TestSentCodeUsableAfterCrash: a start that stops after its code email
+// was sent, before it opened its intent, leaves a code that still books,
+// and an identical start a little later answers with the same intent
+// and no second mail.
+func TestSentCodeUsableAfterCrash(t *testing.T) {
+	for _, then := range []string{"confirm", "identical start"} {
+		t.Run(then, func(t *testing.T) {
+			base := newWorld(t)
+			cs := &crashStore{Store: base.st}
+			w := newWorldOn(t, base.cfg, cs)
+			ctx := context.Background()
+			cs.arm(2, false) // the transaction that opens the sent intent
+			_, err := w.svc.Start(ctx, web, stayArgs())
+			cs.disarm()
+			if got := refusalText(err); !strings.HasPrefix(got, "This booking cannot be checked right now.") || !strings.Contains(got, "+1 303 555 0111") {
+				t.Fatalf("start that stopped after its send = %q", got)
+			}
+			code := w.lastCode("ada@example.com")
+			mails := len(w.messages())
+			switch then {
+			case "confirm":
+				recs, _ := w.st.List(ctx, kindIntent, "", "", 10)
+				var in intent
+				jsonValue(recs[0], &in)
+				conf, err := w.svc.Confirm(ctx, web, args("booking_id", in.ID, "code", code))
+				if err != nil || conf.Status != "reserved" {
+					t.Fatalf("confirm with the sent code = %s", refusalText(err))
+				}
+			case "identical start":
+				w.clock.Advance(sendWindow)
+				res, err := w.svc.Start(ctx, web, stayArgs())
+				if err != nil || len(w.messages()) != mails {
+					t.Fatalf("identical start = %s with %d new mails", refusalText(err), len(w.messages())-mails)
+				}
+				if _, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code)); err != nil {
+					t.Fatalf("confirm = %s", refusalText(err))
+				}
+			}
+		})
+	}
+}
