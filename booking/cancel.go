@@ -96,8 +96,11 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 			return s.cancelStartAnswer(open, l), nil
 		}
 		charges, a, err := s.chargeWrites(ctx, now, s.cancelGroupBudget(), s.cancelReferenceBudget(ref))
-		if err != nil {
+		if _, full := errors.AsType[*errBudget](err); full {
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		}
+		if err != nil {
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 		}
 		_, err = s.st.Apply(ctx, append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
@@ -107,7 +110,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 			continue // another first step or send came first: read again
 		}
 		if err != nil {
-			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 		}
 		adm = a
 		break
@@ -150,7 +153,7 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 // cancellable applies the chat cancellation gates, on both steps: the
 // reservation holds a room, it is strictly more than the cutoff before the
 // local check-in time, and the office is open now.
-func (s *Service) cancellable(r booked, l config.Location, now time.Time, rt route) *Refusal {
+func (s *Service) cancellable(r booked, l config.Location, now time.Time, rt route) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
 		return assemble("already_cancelled", sentCanceled, AssembleNone, rt, r.Reference)
@@ -191,7 +194,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 	wrong := assemble("wrong_code", sentWrongCode, AssembleP, rt)
 	proof, err := s.keyed(ctx, now, "cancel-proof", id+"\x00"+code)
 	if err != nil {
-		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 	}
 	// Every pass reads the cancellation afresh, and every outcome is
 	// written at the version its code was compared against: a wrong code
@@ -203,7 +206,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			return nil, wrong
 		}
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 		}
 		switch cn.State {
 		case stateDone, stateCommitting:
@@ -213,7 +216,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			if cn.State == stateDone {
 				r, err := s.getBooked(ctx, cn.Ref)
 				if err != nil {
-					return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+					return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -230,7 +233,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}
 			if refusal := s.cancellable(r, l, now, rt); refusal != nil {
 				return nil, refusal
@@ -241,7 +244,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 				continue
 			}
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}
 		default:
 			return nil, wrong
@@ -262,11 +265,11 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 	for range maxCASAttempts {
 		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 		}
 		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 		}
 		if cur.State == stateDone {
 			return s.cancelAnswer(ctx, r, l, nil)
@@ -277,14 +280,14 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		if r.State != reservation.Cancelled {
 			versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}
 			moved, ws, err := reservation.Move(r.Reservation, reservation.Cancelled, "guest", "cancelled in chat", now, versions)
 			if err != nil {
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
 				if _, err := s.st.Apply(ctx, writes); err != nil {
-					return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+					return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -300,8 +303,7 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		}
 		if err != nil {
 			// The transaction may or may not have committed.
-			s.log.ErrorContext(ctx, "commit cancellation", "location", l.Slug, "err", err)
-			return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+			return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt).because(fmt.Errorf("commit cancellation: %w", err))
 		}
 		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
 	}

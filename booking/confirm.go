@@ -57,12 +57,12 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 			err = json.Unmarshal(irec.Value, &in)
 		}
 		if err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 		rt.form = s.formFor(l, in.Data)
 		if proof == "" {
 			if proof, err = s.keyed(ctx, now, "proof", id+"\x00"+code); err != nil {
-				return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+				return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 			}
 		}
 		switch in.State {
@@ -98,7 +98,7 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 // proofArgs reads the second step of a booking or a cancellation: an
 // identifier of the given shape and its six-digit code, then checks the
 // deployment with the identifier's location as the human route.
-func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (id, code string, l config.Location, rt route, refusal *Refusal) {
+func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (id, code string, l config.Location, rt route, refusal *Error) {
 	id, _, ok := args.str(field, maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := s.locationByPrefix(id)
@@ -238,11 +238,11 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	// this one's transaction.
 	marks, markerVersion, err := s.contactMarker(ctx, in.Mailbox)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	rows, err := s.contactRows(ctx, in.Mailbox, in.Data, s.today(l, now))
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if reuse, refused := s.contactVerdict(rows, l, in.Data, s.today(l, now)); reuse != nil {
 		// The same proved email already holds this stay: report it.
@@ -278,7 +278,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		}
 		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
 	case err != nil:
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	r.Claims = []string{groupKey, localKey}
 	unit, _ := l.Unit(r.Unit)
@@ -304,13 +304,11 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	case refused && we.Err == store.ErrExists && (we.Index == wReservation || we.Index == wHold || we.Index >= wNotices):
 		// Only a reference drawn twice collides here; reading again
 		// would meet the same records.
-		s.log.ErrorContext(ctx, "reference collides", "location", l.Slug)
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt).because(fmt.Errorf("reference collides: %w", err))
 	case refused:
 		return nil, errAgain
 	case err != nil:
-		s.log.ErrorContext(ctx, "commit reservation", "location", l.Slug, "err", err)
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt).because(fmt.Errorf("commit reservation: %w", err))
 	}
 	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
 }
@@ -368,7 +366,7 @@ func receipt(in intent, ref string, now time.Time) intent {
 func (s *Service) currentAnswer(ctx context.Context, ref string, l config.Location) (*ConfirmResult, error) {
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, route{phone: l.Phone})
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, route{phone: l.Phone}).because(err)
 	}
 	rt := route{phone: l.Phone, form: s.pricer.FormURL(l, r.Unit, r.Checkin(), r.Checkout())}
 	switch r.State {

@@ -55,7 +55,7 @@ func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResul
 
 // parseReference checks reservation_number and phone_last4 syntax; a bad
 // shape may get a field error, since it reveals nothing stored.
-func (s *Service) parseReference(args Args, business route) (string, config.Location, *Refusal) {
+func (s *Service) parseReference(args Args, business route) (string, config.Location, *Error) {
 	ref, _, ok := args.str("reservation_number", maxIdentifier)
 	ref = strings.ToUpper(strings.TrimSpace(ref))
 	l, known := s.locationByPrefix(ref)
@@ -130,11 +130,11 @@ func (l *lookupTries) live(now time.Time) {
 func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args, rt route) (booked, error) {
 	last4, _, _ := args.str("phone_last4", 4)
 	notFound := assemble("not_found", sentNotFound, AssembleNone, rt)
-	down := assemble("lookup_down", sentLookupDown, AssembleNone, rt)
+	down := func(err error) error { return assemble("lookup_down", sentLookupDown, AssembleNone, rt).because(err) }
 	for range maxCASAttempts {
 		tries, version, err := getJSON[lookupTries](ctx, s.st, kindLookups, ref)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return booked{}, down
+			return booked{}, down(err)
 		}
 		tries.live(now)
 		if len(tries.Times) >= lookupFailures {
@@ -146,13 +146,13 @@ func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args
 			continue // another lookup of this reference claimed first: count again
 		}
 		if err != nil {
-			return booked{}, down
+			return booked{}, down(err)
 		}
 		r, err := s.getBooked(ctx, ref)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
-			return booked{}, down
+			return booked{}, down(err)
 		case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
 			// A success clears the tries; failing to is the safe side.
 			if err := s.st.Delete(ctx, kindLookups, ref, claimed[0].Version); err != nil {
@@ -162,5 +162,5 @@ func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args
 		}
 		return booked{}, notFound
 	}
-	return booked{}, down
+	return booked{}, down(store.ErrConflict)
 }

@@ -75,15 +75,26 @@ const (
 	AssembleL
 )
 
-// Refusal is a booking-tool answer that is not a success. Text is the
-// exact bytes returned to the caller.
-type Refusal struct {
-	Text string
-	// Code names the case for metrics and tests; never shown.
-	Code string
+// Error is the one error the booking core returns for an answer that is
+// not a success. Message is the exact bytes a door shows the caller; Err
+// is the internal cause when there is one, for the door to log once and
+// count, never to show.
+type Error struct {
+	// Code names the case for metrics, logs and tests; never shown.
+	Code    string
+	Message string
+	Err     error
 }
 
-func (r *Refusal) Error() string { return r.Text }
+func (e *Error) Error() string { return e.Message }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// because records the internal cause of an answer.
+func (e *Error) because(err error) *Error {
+	e.Err = err
+	return e
+}
 
 // route is the human route a refusal carries: the phone to call and, when
 // the request is known, its prefilled booking form.
@@ -93,7 +104,7 @@ type route struct {
 }
 
 // assemble fills a catalogue sentence and applies an assembly rule.
-func assemble(code, sentence string, a Assembly, rt route, args ...any) *Refusal {
+func assemble(code, sentence string, a Assembly, rt route, args ...any) *Error {
 	text := sentence
 	if strings.Contains(sentence, "%[") {
 		text = fmt.Sprintf(sentence, append([]any{rt.phone}, args...)...)
@@ -112,7 +123,7 @@ func assemble(code, sentence string, a Assembly, rt route, args ...any) *Refusal
 			text += "\n" + rt.form
 		}
 	}
-	return &Refusal{Code: code, Text: text}
+	return &Error{Code: code, Message: text}
 }
 
 // withPhone is rule P: append the phone unless the sentence has it.
@@ -126,9 +137,9 @@ func withPhone(text, phone string) string {
 // startWrapper adds the known request's form link to a start-call answer
 // when none is present yet (§12: "A start-call wrapper additionally
 // supplies L").
-func startWrapper(r *Refusal, rt route) *Refusal {
-	if rt.form == "" || strings.Contains(r.Text, rt.form) {
+func startWrapper(r *Error, rt route) *Error {
+	if rt.form == "" || strings.Contains(r.Message, rt.form) {
 		return r
 	}
-	return &Refusal{Code: r.Code, Text: r.Text + "\n" + rt.form}
+	return &Error{Code: r.Code, Message: r.Message + "\n" + rt.form, Err: r.Err}
 }

@@ -109,9 +109,9 @@ func (s *Service) startRoute(args Args) route {
 }
 
 // validateStart checks a new-mode start in the catalogue's order.
-func (s *Service) validateStart(args Args, rt route) (startRequest, *Refusal) {
+func (s *Service) validateStart(args Args, rt route) (startRequest, *Error) {
 	var req startRequest
-	field := func(code, sentence string, extra ...any) (startRequest, *Refusal) {
+	field := func(code, sentence string, extra ...any) (startRequest, *Error) {
 		return req, assemble(code, sentence, AssembleP, rt, extra...)
 	}
 	prop, _, ok := args.str("property", maxName)
@@ -191,7 +191,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	}
 	free, err := s.inv.FreeNights(ctx, l, req.in, q.Nights)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
 		return nil, assemble("no_room", sentNoRoom, AssembleF, rt)
@@ -200,7 +200,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
 	}
 	if full, err := s.pendingFull(ctx, now, l.Slug); err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	} else if full {
 		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
 	}
@@ -225,7 +225,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	var adm admission
 	for attempt := 0; ; attempt++ {
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		} else if ok {
 			return res, nil
 		}
@@ -287,7 +287,7 @@ func (s *Service) codeAndSalt() (code, salt string, err error) {
 
 // admissionRefusal words a refused or failed admission. A store failure
 // means no acknowledged allowance, so no code is sent.
-func (s *Service) admissionRefusal(err error, rt route) *Refusal {
+func (s *Service) admissionRefusal(err error, rt route) *Error {
 	var full *errBudget
 	switch {
 	case err == nil:
@@ -299,8 +299,7 @@ func (s *Service) admissionRefusal(err error, rt route) *Refusal {
 	case errors.As(err, &full):
 		return assemble("paused", sentPaused, AssembleF, rt)
 	default:
-		s.log.Error("mail admission failed", "err", err)
-		return assemble("paused_call", sentPausedCall, AssembleL, rt)
+		return assemble("paused_call", sentPausedCall, AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
 	}
 }
 
@@ -308,7 +307,7 @@ func (s *Service) admissionRefusal(err error, rt route) *Refusal {
 // open intents of the same mailbox at the location. A known failure
 // refunds the charges and removes the intent; an uncertain one keeps both,
 // since the code may have arrived.
-func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Refusal {
+func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Error {
 	l, _ := s.location(in.Location)
 	err := s.mail.Send(ctx, s.codeEmail(*in, l, code, now))
 	if message.NotSent(err) {
@@ -321,7 +320,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	}
 	opened, older, err := s.openIntent(ctx, now, *in)
 	if err != nil {
-		return assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	for _, id := range older {
 		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
@@ -464,7 +463,7 @@ func (r *StartResult) Location() config.Location { return r.location }
 
 // inheritedRefusal adds the booking wrapper's phone, and the prefilled
 // form only when the inherited answer has no form of its own.
-func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Refusal {
+func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
 	text := r.Text
 	if !r.HasPhone {
 		text = withPhone(text, rt.phone)
@@ -472,7 +471,7 @@ func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Refusal {
 	if !r.HasForm && rt.form != "" {
 		text += "\n" + rt.form
 	}
-	return &Refusal{Code: "quote_" + string(r.Kind), Text: text}
+	return &Error{Code: "quote_" + string(r.Kind), Message: text}
 }
 
 // resolve finds a location by slug, name, domain or unique short name.

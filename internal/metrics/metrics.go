@@ -17,6 +17,7 @@ type Metrics struct {
 	ToolCalls     *prometheus.CounterVec   // server, tool, outcome
 	ToolSeconds   *prometheus.HistogramVec // server, tool
 	HTTPResponses *prometheus.CounterVec   // route, code
+	BookingErrors *prometheus.CounterVec   // code, internal
 
 	responses sync.Map // responseKey → prometheus.Counter
 }
@@ -55,8 +56,12 @@ func New() *Metrics {
 			Name: "frontdesk_http_responses_total",
 			Help: "HTTP responses by route pattern and status code.",
 		}, []string{"route", "code"}),
+		BookingErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "frontdesk_booking_errors_total",
+			Help: "Booking answers that were not a success, by code, and whether an internal cause (such as a storage outage) was behind them.",
+		}, []string{"code", "internal"}),
 	}
-	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses,
+	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses, m.BookingErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
