@@ -180,43 +180,17 @@ func (s *Service) auditRows(ctx context.Context, now time.Time, source, after st
 	}
 	var jobs []sweepJob
 	skip := func(context.Context) (*int, error) { return nil, nil }
+	if audit, ok := s.recordAudits()[source]; ok {
+		recs, err := s.st.List(ctx, audit.kind, "", after, n)
+		if err != nil || len(recs) == 0 {
+			return nil, "", err
+		}
+		for _, r := range recs {
+			jobs = append(jobs, func(ctx context.Context) (*int, error) { return audit.fn(ctx, now, r, res) })
+		}
+		return jobs, recs[len(recs)-1].Key, nil
+	}
 	switch source {
-	case "intents":
-		recs, err := s.st.List(ctx, kindIntent, "", after, n)
-		if err != nil || len(recs) == 0 {
-			return nil, "", err
-		}
-		for _, r := range recs {
-			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditIntent(ctx, now, r, res) })
-		}
-		return jobs, recs[len(recs)-1].Key, nil
-	case "cancellations":
-		recs, err := s.st.List(ctx, kindCancel, "", after, n)
-		if err != nil || len(recs) == 0 {
-			return nil, "", err
-		}
-		for _, r := range recs {
-			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditCancellation(ctx, now, r, res) })
-		}
-		return jobs, recs[len(recs)-1].Key, nil
-	case "lookups":
-		recs, err := s.st.List(ctx, kindLookups, "", after, n)
-		if err != nil || len(recs) == 0 {
-			return nil, "", err
-		}
-		for _, r := range recs {
-			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditLookups(ctx, now, r, res) })
-		}
-		return jobs, recs[len(recs)-1].Key, nil
-	case "admissions":
-		recs, err := s.st.List(ctx, kindAdmission, "", after, n)
-		if err != nil || len(recs) == 0 {
-			return nil, "", err
-		}
-		for _, r := range recs {
-			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditAdmission(ctx, now, r, res) })
-		}
-		return jobs, recs[len(recs)-1].Key, nil
 	case "reservations":
 		var cursor store.ReservationCursor
 		cursor.FirstSlot, cursor.Reference, _ = strings.Cut(after, "\x00")
@@ -244,6 +218,22 @@ func (s *Service) auditRows(ctx context.Context, now time.Time, source, after st
 		return jobs, holds[len(holds)-1].ID, nil
 	}
 	return nil, "", nil
+}
+
+// recordAudit is the audit of one kind of record, row by row.
+type recordAudit struct {
+	kind string
+	fn   func(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error)
+}
+
+// recordAudits are the audit sources that are records, by source name.
+func (s *Service) recordAudits() map[string]recordAudit {
+	return map[string]recordAudit{
+		"intents":       {kindIntent, s.auditIntent},
+		"cancellations": {kindCancel, s.auditCancellation},
+		"lookups":       {kindLookups, s.auditLookups},
+		"admissions":    {kindAdmission, s.auditAdmission},
+	}
 }
 
 // auditIntent purges an unproved intent past its expiry, so the guest's
