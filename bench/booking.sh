@@ -7,7 +7,11 @@
 #     commit on the same engine, interleaved in the same run, with the store
 #     calls and commits a booking makes;
 #  2. flat with history: the median time of the last tenth of 2,000
-#     consecutive bookings on one store against that of the first tenth.
+#     consecutive bookings on one store against that of the first tenth;
+#  3. on PostgreSQL, bookings by different guests at the three properties
+#     eight at a time against one at a time, each pair run back to back,
+#     with the process's CPU per wall second and the transactions refused
+#     by contention per booking.
 # Every figure is the median over COUNT runs.
 # Usage: FRONTDESK_TEST_POSTGRES=postgres://... bench/booking.sh [COUNT]
 set -euo pipefail
@@ -38,4 +42,19 @@ echo "$out" | awk '
     printf "\n%-10s %16s %16s %12s\n", "engine", "first tenth ms", "last tenth ms", "last/first"
     for (e in engines) if (v[e "/history/last/first"] != "")
       printf "%-10s %16.2f %16.2f %12.3f\n", e, median(v[e "/history/first_ms"]), median(v[e "/history/last_ms"]), median(v[e "/history/last/first"])
+  }'
+for _ in $(seq "$count"); do
+	go test ./booking -run '^$' -bench 'ParallelBookings' -benchtime 200x -count 1 | grep '^Benchmark'
+done | awk '
+  function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  { print }
+  /\/1-/ { one = $5; onecpu = onecpu " " $9 }
+  /\/8-/ { ratios = ratios " " $5 / one; eight = eight " " $5; cpu = cpu " " $9; conflicts = conflicts " " $7 }
+  END {
+    printf "\npostgres 8 at a time / 1 at a time: %.2f (8 at a time %.1f bookings/s, cpu/wall %.2f against %.2f, %.3f conflicts/booking)\n",
+      median(ratios), median(eight), median(cpu), median(onecpu), median(conflicts)
   }'
