@@ -296,7 +296,7 @@ func BenchmarkParallelBookings(b *testing.B) {
 			wg.Wait()
 			wall := time.Since(wall0)
 			b.ReportMetric(float64(b.N)/wall.Seconds(), "bookings/s")
-			b.ReportMetric((cpuTime() - cpu0).Seconds()/wall.Seconds(), "cpu/wall")
+			b.ReportMetric((cpuTime()-cpu0).Seconds()/wall.Seconds(), "cpu/wall")
 			b.ReportMetric(float64(cs.conflicts.Load())/float64(b.N), "conflicts/booking")
 		})
 	}
