@@ -143,3 +143,61 @@ func TestParallelCancellationFirstSteps(t *testing.T) {
 		t.Fatalf("answers %v, %d cancellations, %d mails; want one of each", answers, len(cancels), len(w.messages())-before)
 	}
 }
+
+// TestParallelCancellationSecondSteps: ten second steps at once cancel
+// once and mail the guest and staff once each; every caller is told the
+// reservation is cancelled.
+func TestParallelCancellationSecondSteps(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	c1, got := cancelStep1(w, ref)
+	if got != "" {
+		t.Fatal(got)
+	}
+	code := w.lastCode("ada@example.com")
+	answers := parallel(10, func(int) string {
+		res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+		if err != nil {
+			return refusalText(err)
+		}
+		return res.Status
+	})
+	cancelMails := 0
+	for _, m := range w.messages() {
+		if strings.Contains(m.Subject, "cancelled") {
+			cancelMails++
+		}
+	}
+	if len(answers) != 1 || answers["cancelled"] != 10 || cancelMails != 2 {
+		t.Fatalf("answers %v with %d cancellation mails; want ten cancelled answers and two mails", answers, cancelMails)
+	}
+}
+
+// TestCancellationReportsNotices: when the guest's cancellation mail
+// fails, the answer says so instead of promising it.
+func TestCancellationReportsNotices(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	c1, got := cancelStep1(w, ref)
+	if got != "" {
+		t.Fatal(got)
+	}
+	code := w.lastCode("ada@example.com")
+	w.mail.failNext(fmt.Errorf("mailbox full: %w", errNotSentForTest))
+	res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	want := fmt.Sprintf("Reservation %s is cancelled and its room released. Staff are notified by email. The cancellation email to the guest could not be sent yet; it will be retried. No payment or refund is processed.", ref)
+	if res.Message != want {
+		t.Fatalf("message = %q", res.Message)
+	}
+	replay, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	if err != nil || replay.Message != want {
+		t.Fatalf("replay = %+v, %s", replay, refusalText(err))
+	}
+}
