@@ -14,7 +14,8 @@ import (
 )
 
 // TestNeverOversellNorHoldForEnded: random interleavings of bookings,
-// guest cancellations, staff decisions, sweeps and the passing of time
+// form requests, guest cancellations, staff decisions, sweeps and the
+// passing of time
 // never hold more doubles than Riverside has, and never leave units held
 // by a reservation that has ended, nor a held reservation without its
 // units.
@@ -28,7 +29,7 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 		var refs []string
 		nights := []string{"2026-12-10", "2026-12-11", "2026-12-12"}
 		for step := range rapid.IntRange(5, 15).Draw(rt, "steps") {
-			switch rapid.IntRange(0, 4).Draw(rt, "action") {
+			switch rapid.IntRange(0, 5).Draw(rt, "action") {
 			case 0: // a guest books one or two nights
 				in := rapid.IntRange(0, 2).Draw(rt, "checkin")
 				out := rapid.IntRange(in+1, 3).Draw(rt, "checkout")
@@ -67,6 +68,14 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 				w.svc.Decide(ctx, Decision{Reference: rapid.SampledFrom(refs).Draw(rt, "ref"), To: to, By: "ann"})
 			case 3:
 				w.sweep()
+			case 5: // a form request, holding nothing until staff accept it
+				n := rapid.IntRange(0, 2).Draw(rt, "night")
+				r, err := w.svc.Book(ctx, BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1],
+					Contact: reservation.Contact{Email: fmt.Sprintf("f%d@example.com", step)}, Source: reservation.SourceForm})
+				if err != nil {
+					rt.Fatal(err)
+				}
+				refs = append(refs, r.Reference)
 			case 4:
 				w.clock.Advance(time.Duration(rapid.IntRange(1, 3*24*60).Draw(rt, "minutes")) * time.Minute)
 			}
