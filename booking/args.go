@@ -98,7 +98,7 @@ func (a Args) integer(key string) (n int, present, ok bool) {
 
 // checkFields answers arguments that are not an object, or that name a
 // field the tool does not take.
-func checkFields(args Args, allowed []string, rt route) *Refusal {
+func checkFields(args Args, allowed []string, rt route) *Error {
 	if args == nil {
 		return assemble("not_object", sentNotObject, AssembleP, rt)
 	}

@@ -80,39 +80,55 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 	if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 		return nil, refusal
 	}
-	if open, ok := s.openCancellation(ctx, now, ref); ok {
-		return s.cancelStartAnswer(open, l), nil
-	}
-	adm, err := s.admit(ctx, now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
-	if err != nil {
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
-	}
 	id, err := s.newCancelID(l)
 	if err != nil {
-		s.refund(ctx, adm, now)
 		return nil, err
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
-		s.refund(ctx, adm, now)
 		return nil, err
 	}
 	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen}
-	if _, err := s.st.Apply(ctx, []store.Write{{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)}}); err != nil {
-		s.refund(ctx, adm, now)
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+	// The reference's open-cancellation pointer, the cancellation and the
+	// charges to both code budgets commit together: of parallel first
+	// steps exactly one creates a cancellation and sends its code, and the
+	// others answer with that one.
+	var adm admission
+	for attempt := 0; ; attempt++ {
+		version, open, ok := s.openCancellation(ctx, now, ref)
+		if ok {
+			return s.cancelStartAnswer(open, l), nil
+		}
+		charges, a, err := s.chargeWrites(ctx, now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
+		if _, full := errors.AsType[*errBudget](err); full {
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		}
+		if err != nil {
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
+		}
+		_, err = s.st.Apply(ctx, append([]store.Write{
+			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
+			upsert(kindCancelOpen, ref, id, version, now),
+		}, charges...))
+		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {
+			continue // another first step or send came first: read again
+		}
+		if err != nil {
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
+		}
+		adm = a
+		break
 	}
 	if err := s.mail.Send(ctx, s.cancelCodeEmail(cn, r, l, code, now)); err != nil {
 		if message.NotSent(err) {
 			s.refund(ctx, adm, now)
-			if cur, gerr := s.st.Get(ctx, kindCancel, id); gerr == nil {
-				_ = s.st.Delete(ctx, kindCancel, id, cur.Version)
-			}
+			// The pointer stays; it names a cancellation that is gone, which
+			// the next first step replaces.
+			_ = s.st.Delete(ctx, kindCancel, id, 1)
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 		}
 		s.log.WarnContext(ctx, "cancellation code uncertain", "location", l.Slug, "err", err)
 	}
-	_, _ = update(ctx, s.st, kindCancelOpen, ref, now, func(v *string) error { *v = id; return nil })
 	return s.cancelStartAnswer(cn, l), nil
 }
 
@@ -124,23 +140,24 @@ func (s *Service) cancelStartAnswer(cn cancellation, l config.Location) *CancelR
 	}
 }
 
-// openCancellation returns a live open cancellation for ref, if any.
-func (s *Service) openCancellation(ctx context.Context, now time.Time, ref string) (cancellation, bool) {
-	id, _, err := getJSON[string](ctx, s.st, kindCancelOpen, ref)
+// openCancellation reads the version of ref's open-cancellation pointer
+// (0 when absent) and the cancellation it names when that is still open.
+func (s *Service) openCancellation(ctx context.Context, now time.Time, ref string) (version int64, open cancellation, ok bool) {
+	id, version, err := getJSON[string](ctx, s.st, kindCancelOpen, ref)
 	if err != nil {
-		return cancellation{}, false
+		return 0, cancellation{}, false
 	}
 	cn, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
 	if err != nil || cn.State != stateOpen || !now.Before(cn.Expires) {
-		return cancellation{}, false
+		return version, cancellation{}, false
 	}
-	return cn, true
+	return version, cn, true
 }
 
 // cancellable applies the chat cancellation gates, on both steps: the
 // reservation holds a room, it is strictly more than the cutoff before the
 // local check-in time, and the office is open now.
-func (s *Service) cancellable(r booked, l config.Location, set Settings, now time.Time, rt route) *Refusal {
+func (s *Service) cancellable(r booked, l config.Location, set Settings, now time.Time, rt route) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
 		return assemble("already_cancelled", sentCanceled, AssembleNone, rt, r.Reference)
@@ -171,71 +188,70 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 		return nil, refusal
 	}
 	wrong := assemble("wrong_code", sentWrongCode, AssembleP, rt)
-	cn, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, wrong
-	}
-	if err != nil {
-		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-	}
 	proof, err := s.keyed(ctx, now, "cancel-proof", id+"\x00"+code)
 	if err != nil {
-		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 	}
-	switch cn.State {
-	case stateDone, stateCommitting:
-		if !sameDigest(cn.Proof, proof) {
+	// Every pass reads the cancellation afresh, and every outcome is
+	// written at the version its code was compared against: a wrong code
+	// is answered only once its try is counted, so parallel guesses get
+	// no more answers than there are tries.
+	for range maxCASAttempts {
+		cn, version, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, wrong
 		}
-		if cn.State == stateDone {
+		if err != nil {
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+		}
+		switch cn.State {
+		case stateDone, stateCommitting:
+			if !sameDigest(cn.Proof, proof) {
+				return nil, wrong
+			}
+			if cn.State == stateDone {
+				r, err := s.getBooked(ctx, cn.Ref)
+				if err != nil {
+					return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt).because(err)
+				}
+				return s.cancelAnswer(ctx, r, l, nil)
+			}
+		case stateOpen:
+			if !now.Before(cn.Expires) {
+				return nil, wrong
+			}
+			if !sameDigest(cn.Digest, digest(cn.Salt, id, code)) {
+				cn.Wrong++
+				if err := s.countWrong(ctx, now, kindCancel, id, cn, version, cn.Wrong >= wrongTries); errors.Is(err, errAgain) {
+					continue
+				}
+				return nil, wrong
+			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}
-			return s.cancelAnswer(ctx, r, l, nil)
-		}
-	case stateOpen:
-		if !now.Before(cn.Expires) {
+			set, err := s.Settings(ctx)
+			if err != nil {
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+			}
+			if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
+				return nil, refusal
+			}
+			cn.State, cn.Proof, cn.Salt, cn.Digest = stateCommitting, proof, "", ""
+			_, err = s.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: record(kindCancel, id, cn, version, now)}})
+			if _, refused := errors.AsType[*store.WriteError](err); refused {
+				continue
+			}
+			if err != nil {
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+			}
+		default:
 			return nil, wrong
 		}
-		if !sameDigest(cn.Digest, digest(cn.Salt, id, code)) {
-			updated, err := update(ctx, s.st, kindCancel, id, now, func(v *cancellation) error {
-				if v.State != stateOpen {
-					return errStop
-				}
-				v.Wrong++
-				return nil
-			})
-			if err == nil && updated.Wrong >= wrongTries {
-				if cur, gerr := s.st.Get(ctx, kindCancel, id); gerr == nil {
-					_ = s.st.Delete(ctx, kindCancel, id, cur.Version)
-				}
-			}
-			return nil, wrong
-		}
-		r, err := s.getBooked(ctx, cn.Ref)
-		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-		}
-		set, err := s.Settings(ctx)
-		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-		}
-		if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
-			return nil, refusal
-		}
-		cn, err = update(ctx, s.st, kindCancel, id, now, func(v *cancellation) error {
-			if v.State != stateOpen {
-				return errStop
-			}
-			v.State, v.Proof, v.Salt, v.Digest = stateCommitting, proof, "", ""
-			return nil
-		})
-		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
-		}
+		return s.cancelCommit(ctx, now, cn, l, rt)
 	}
-	return s.cancelCommit(ctx, now, cn, l, rt)
+	return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
 }
 
 // cancelCommit cancels the reservation of a proved cancellation in one
@@ -249,11 +265,11 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 	for range maxCASAttempts {
 		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 		}
 		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 		}
 		if cur.State == stateDone {
 			return s.cancelAnswer(ctx, r, l, nil)
@@ -264,14 +280,14 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		if r.State != reservation.Cancelled {
 			versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}
 			moved, ws, err := reservation.Move(r.Reservation, reservation.Cancelled, "guest", "cancelled in chat", now, versions)
 			if err != nil {
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
 				if _, err := s.st.Apply(ctx, writes); err != nil {
-					return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+					return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -287,8 +303,7 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		}
 		if err != nil {
 			// The transaction may or may not have committed.
-			s.log.ErrorContext(ctx, "commit cancellation", "location", l.Slug, "err", err)
-			return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+			return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt).because(fmt.Errorf("commit cancellation: %w", err))
 		}
 		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
 	}

@@ -188,15 +188,3 @@ func TestLookupLockout(t *testing.T) {
 		t.Fatalf("after an hour = %q", got)
 	}
 }
-
-func TestLookupCountersAreBounded(t *testing.T) {
-	v := &failedLookups{ByRef: map[string][]time.Time{}}
-	for i := range lookupEntries + 50 {
-		ref := "RIV-" + strings.Repeat("0", 12) + string(rune('A'+i%26)) + string(rune('A'+i/26%26)) + string(rune('A'+i/676))
-		v.ByRef[ref] = append(v.ByRef[ref], testNow.Add(time.Duration(i)*time.Second))
-		evictUnlocked(v, ref)
-	}
-	if len(v.ByRef) != lookupEntries {
-		t.Fatalf("kept %d counters, want %d", len(v.ByRef), lookupEntries)
-	}
-}

@@ -57,12 +57,12 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 			err = json.Unmarshal(irec.Value, &in)
 		}
 		if err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 		rt.form = s.formFor(l, in.Data)
 		if proof == "" {
 			if proof, err = s.keyed(ctx, now, "proof", id+"\x00"+code); err != nil {
-				return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+				return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 			}
 		}
 		switch in.State {
@@ -71,12 +71,17 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 				return nil, assemble("wrong_code", sentWrongCode, assemblyForData(in.Data), rt)
 			}
 			return s.currentAnswer(ctx, in.Ref, l)
-		case stateOpen:
+		case stateOpen, stateSending:
+			// A code that proves a sending intent was delivered, whatever
+			// became of the start that sent it.
 			if !now.Before(in.Expires) {
 				return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
 			}
 			if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
-				return nil, s.wrongCode(ctx, now, in, rt)
+				if err := s.wrongCode(ctx, now, in, irec.Version, rt); !errors.Is(err, errAgain) {
+					return nil, err
+				}
+				continue
 			}
 			res, err := s.commitProved(ctx, now, in, irec.Version, proof, &d, l, rt)
 			if errors.Is(err, errAgain) {
@@ -93,7 +98,7 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 // proofArgs reads the second step of a booking or a cancellation: an
 // identifier of the given shape and its six-digit code, then checks the
 // deployment with the identifier's location as the human route.
-func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (id, code string, l config.Location, rt route, refusal *Refusal) {
+func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (id, code string, l config.Location, rt route, refusal *Error) {
 	id, _, ok := args.str(field, maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := s.locationByPrefix(id)
@@ -120,19 +125,38 @@ func sixDigits(s string) bool {
 	return true
 }
 
-// wrongCode counts a wrong try; the fifth ends the intent.
-func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, rt route) error {
-	updated, err := update(ctx, s.st, kindIntent, in.ID, now, func(v *intent) error {
-		if v.State != stateOpen {
-			return errStop
-		}
-		v.Wrong++
-		return nil
-	})
-	if err == nil && updated.Wrong >= wrongTries {
-		s.removeIntent(ctx, updated)
+// wrongCode counts a wrong try at the version the code was compared
+// against; the fifth ends the intent. When another call moved the intent
+// on first, errAgain asks Confirm to read it and compare again, so a
+// wrong code is answered only once its try is counted.
+func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, version int64, rt route) error {
+	in.Wrong++
+	if err := s.countWrong(ctx, now, kindIntent, in.ID, in, version, in.Wrong >= wrongTries); err != nil {
+		return err
+	}
+	if in.Wrong >= wrongTries {
+		s.dropFingerprint(ctx, in.Fingerprint, in.ID)
 	}
 	return assemble("wrong_code", sentWrongCode, AssembleF, rt)
+}
+
+// countWrong stores v, a proof step with one more wrong try, at version,
+// or deletes it when its tries are spent. errAgain means another call
+// wrote first; a failing store keeps the wrong answer, since the try may
+// have been counted.
+func (s *Service) countWrong(ctx context.Context, now time.Time, kind, key string, v any, version int64, spent bool) error {
+	w := store.Write{Op: store.OpSwap, Record: record(kind, key, v, version, now)}
+	if spent {
+		w = store.Write{Op: store.OpDelete, Record: store.Record{Kind: kind, Key: key, Version: version}}
+	}
+	_, err := s.st.Apply(ctx, []store.Write{w})
+	if _, refused := errors.AsType[*store.WriteError](err); refused {
+		return errAgain
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "count wrong code", "err", err)
+	}
+	return nil
 }
 
 // newBooked is the reservation of a proved intent, held as it commits.
@@ -218,11 +242,11 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	// this one's transaction.
 	marks, markerVersion, err := s.contactMarker(ctx, in.Mailbox)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	rows, err := s.contactRows(ctx, in.Mailbox, in.Data, s.today(l, now))
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if reuse, refused := s.contactVerdict(rows, l, in.Data, s.today(l, now)); reuse != nil {
 		// The same proved email already holds this stay: report it.
@@ -258,7 +282,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		}
 		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
 	case err != nil:
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	r.Claims = []string{groupKey, localKey}
 	unit, _ := l.Unit(r.Unit)
@@ -284,13 +308,11 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	case refused && we.Err == store.ErrExists && (we.Index == wReservation || we.Index == wHold || we.Index >= wNotices):
 		// Only a reference drawn twice collides here; reading again
 		// would meet the same records.
-		s.log.ErrorContext(ctx, "reference collides", "location", l.Slug)
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt).because(fmt.Errorf("reference collides: %w", err))
 	case refused:
 		return nil, errAgain
 	case err != nil:
-		s.log.ErrorContext(ctx, "commit reservation", "location", l.Slug, "err", err)
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt).because(fmt.Errorf("commit reservation: %w", err))
 	}
 	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
 }
@@ -348,7 +370,7 @@ func receipt(in intent, ref string, now time.Time) intent {
 func (s *Service) currentAnswer(ctx context.Context, ref string, l config.Location) (*ConfirmResult, error) {
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, route{phone: l.Phone})
+		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, route{phone: l.Phone}).because(err)
 	}
 	rt := route{phone: l.Phone, form: s.pricer.FormURL(l, r.Unit, r.Checkin(), r.Checkout())}
 	switch r.State {

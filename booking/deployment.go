@@ -17,7 +17,7 @@ type Caller struct {
 
 // checkDeployment refuses booking outside the published production deploy
 // on a custom hostname (§16).
-func (s *Service) checkDeployment(c Caller, rt route) *Refusal {
+func (s *Service) checkDeployment(c Caller, rt route) *Error {
 	d := s.cfg.Deployment
 	ctx := strings.TrimSpace(d.Context)
 	switch {

@@ -191,7 +191,7 @@ func TestFailedNoticeKeepsTheReservation(t *testing.T) {
 		t.Fatal("a failed notice undid the reservation")
 	}
 	n, _, err := getJSON[notice](ctx, w.st, kindNotice, noticeID(conf.ReservationNumber, "reserved", "guest"))
-	if err != nil || n.State != noticeFailed || !n.NextAt.Equal(testNow.Add(noticeRetry)) || n.Attempts != 1 {
+	if err != nil || n.State != noticeFailed || !n.NextAt.Equal(testNow.Add(15*time.Minute)) || n.Attempts != 1 {
 		t.Fatalf("guest notice = %+v, %v", n, err)
 	}
 	staff, _, _ := getJSON[notice](ctx, w.st, kindNotice, noticeID(conf.ReservationNumber, "reserved", "staff"))

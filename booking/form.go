@@ -197,68 +197,6 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	return res, nil
 }
 
-// ErrNotRequested means a reservation asked to be accepted is not a
-// request awaiting staff.
-var ErrNotRequested = errors.New("booking: not a request awaiting staff")
-
-// ErrNoRoom means no unit is free for a request staff tried to accept.
-var ErrNoRoom = errors.New("booking: no unit free for those nights")
-
-// AcceptRequest turns a requested reservation into a confirmed one that
-// holds its unit: the hold is the same conditional write every door
-// uses, committed with the state change, so a unit another door sold
-// meanwhile makes it ErrNoRoom and changes nothing. The guest is mailed.
-func (s *Service) AcceptRequest(ctx context.Context, ref, by string) (reservation.Reservation, bool, error) {
-	now := s.clock.Now()
-	for range maxCASAttempts {
-		r, err := s.getBooked(ctx, ref)
-		if errors.Is(err, store.ErrNotFound) {
-			return reservation.Reservation{}, false, ErrNoReservation
-		}
-		if err != nil {
-			return reservation.Reservation{}, false, fmt.Errorf("read reservation: %w", err)
-		}
-		if r.State != reservation.Requested {
-			return r.Reservation, false, ErrNotRequested
-		}
-		l, ok := s.location(r.Location)
-		unit, sold := l.Unit(r.Unit)
-		if !ok || !sold {
-			return r.Reservation, false, fmt.Errorf("accept %s: location or unit no longer configured", ref)
-		}
-		moved, writes, err := reservation.Move(r.Reservation, reservation.Confirmed, by, "", now, nil)
-		if err != nil {
-			return r.Reservation, false, err
-		}
-		moved.Held = true
-		writes[0] = reservation.Save(moved, now)
-		hold := inventory.NewHold(r.Reference, l, unit, r.Slots, now)
-		writes = append(writes, store.Write{Op: store.OpHold, Hold: &hold})
-		requested := r.Reservation
-		r.Reservation = moved
-		var notices []queuedNotice
-		if e, ok := s.decisionEmail(r, now); ok {
-			var queue []store.Write
-			notices, queue = newNotices(now, r.Reference, []message.Email{e})
-			writes = append(writes, queue...)
-		}
-		_, err = s.st.Apply(ctx, writes)
-		if we, refused := errors.AsType[*store.WriteError](err); refused {
-			if we.Err == store.ErrFull {
-				return requested, false, ErrNoRoom
-			}
-			continue // changed meanwhile: read again
-		}
-		if err != nil {
-			return reservation.Reservation{}, false, fmt.Errorf("accept request: %w", err)
-		}
-		s.log.InfoContext(ctx, "form request accepted", "location", r.Location)
-		sent := s.attemptNotices(ctx, now, notices)
-		return moved, len(notices) > 0 && sent[notices[0].ID], nil
-	}
-	return reservation.Reservation{}, false, fmt.Errorf("accept request: %w", store.ErrConflict)
-}
-
 // formEmails are the form's direct-send mails: the guest's
 // acknowledgement and the staff notice with a link into the staff screen.
 // Guest text is data on its own lines; the web path keeps names as typed

@@ -69,14 +69,14 @@ func TestFormRequestHoldsNothing(t *testing.T) {
 	}
 	golden.Check(t, "form-mails.txt", []byte(mails.String()))
 
-	accepted, mailed, err := w.svc.AcceptRequest(ctx, res.Reference, "maria")
+	accepted, mailed, err := w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
 	if err != nil || accepted.State != reservation.Confirmed || !accepted.Held || !mailed {
 		t.Fatalf("accept = %+v, %v, %v", accepted, mailed, err)
 	}
 	if got := freeDoubles(t, w); got != 1 {
 		t.Fatalf("accepted request holds no room: %d doubles free", got)
 	}
-	if _, _, err := w.svc.AcceptRequest(ctx, res.Reference, "maria"); !errors.Is(err, ErrNotRequested) {
+	if _, _, err := w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"}); !errors.Is(err, reservation.ErrIllegal) {
 		t.Fatalf("second accept = %v", err)
 	}
 	// Cancelling it through the staff decision releases the room again.
@@ -101,12 +101,13 @@ func TestAcceptRequestWhenTheRoomIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.book(stayArgs("roomtype", "studio", "checkout", "2027-01-06"))
-	r, _, err := w.svc.AcceptRequest(ctx, res.Reference, "maria")
-	if !errors.Is(err, ErrNoRoom) || r.State != reservation.Requested {
-		t.Fatalf("accept without a room = %v (%s)", err, r.State)
+	before, _ := reservation.Get(ctx, w.st, res.Reference)
+	_, _, err = w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
+	if !errors.Is(err, ErrUnitTaken) {
+		t.Fatalf("accept without a room = %v", err)
 	}
 	after, _ := reservation.Get(ctx, w.st, res.Reference)
-	if after.State != reservation.Requested || after.Held || after.Version != r.Version {
+	if after.State != reservation.Requested || after.Held || after.Version != before.Version {
 		t.Fatalf("a refused accept changed the request: %+v", after)
 	}
 }

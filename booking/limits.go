@@ -3,9 +3,9 @@ package booking
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -20,9 +20,9 @@ const (
 	maxResends           = 2 // resends per intent
 	resendGap            = 60 * time.Second
 	codeLifetime         = 15 * time.Minute
+	sendWindow           = 10 * time.Second // a send not answered by then was answered or lost
 	codeDigits           = 6
 	lookupFailures       = 10 // failed lookups per reference per hour before lockout
-	lookupEntries        = 500
 )
 
 // budget is one admission counter with its windows; zero means no limit
@@ -33,23 +33,27 @@ type budget struct {
 	refusal       string // which refusal a full budget gives, for the caller
 }
 
-// sends are the admitted send times of one budget in the last 24 hours.
-type sends struct {
-	Times []time.Time `json:"times"`
-}
+// A budget's admissions are places, one record each, holding the time of
+// the send admitted there: as many places as the budget's widest window
+// allows sends, each reusable once its send left that window. A send
+// claims a free place with a conditional write, so no record grows with
+// history and two sends rarely write the same record. Counting the live
+// places of the window, and of the hour, decides whether one more fits.
 
-func (s *sends) trim(now time.Time) {
-	s.Times = slices.DeleteFunc(s.Times, func(t time.Time) bool { return !t.After(now.Add(-24 * time.Hour)) })
-}
-
-func (s sends) within(now time.Time, d time.Duration) int {
-	n := 0
-	for _, t := range s.Times {
-		if t.After(now.Add(-d)) {
-			n++
-		}
+// window is how long an admission counts against the budget.
+func (b budget) window() time.Duration {
+	if b.daily > 0 {
+		return 24 * time.Hour
 	}
-	return n
+	return time.Hour
+}
+
+// places is how many sends the budget's widest window admits.
+func (b budget) places() int {
+	if b.daily > 0 {
+		return b.daily
+	}
+	return b.hourly
 }
 
 // errBudget says which budget was full.
@@ -57,10 +61,10 @@ type errBudget struct{ b budget }
 
 func (e *errBudget) Error() string { return "budget full: " + e.b.key }
 
-// admission is what was charged, so a known-unused charge can be refunded.
+// admission is what was charged: the places claimed at their new
+// versions, so a known-unused charge can be given back.
 type admission struct {
-	keys []string
-	at   time.Time
+	places []store.Record
 }
 
 // admit charges one send to every budget in one transaction, checking them
@@ -76,7 +80,7 @@ func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (
 		_, err = s.st.Apply(ctx, writes)
 		var we *store.WriteError
 		if errors.As(err, &we) {
-			continue // another send was admitted meanwhile: re-read
+			continue // another send claimed a place meanwhile: re-read
 		}
 		if err != nil {
 			return admission{}, err
@@ -86,49 +90,74 @@ func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (
 	return admission{}, store.ErrConflict
 }
 
-// chargeWrites reads the budgets, checks them in order, and returns the
-// conditional writes that charge one send to each, for a caller to commit
-// alone or with its own writes.
+// chargeWrites reads the budgets' places, checks them in order, and
+// returns the conditional writes that claim one free place of each, for a
+// caller to commit alone or with its own writes.
 func (s *Service) chargeWrites(ctx context.Context, now time.Time, budgets ...budget) ([]store.Write, admission, error) {
 	writes := make([]store.Write, 0, len(budgets))
-	adm := admission{at: now}
+	var adm admission
 	for _, b := range budgets {
-		cur, version, err := getJSON[sends](ctx, s.st, kindAdmission, b.key)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		taken, err := s.st.List(ctx, kindAdmission, b.key+"/", "", 1000)
+		if err != nil {
 			return nil, admission{}, err
 		}
-		cur.trim(now)
-		if (b.hourly > 0 && cur.within(now, time.Hour) >= b.hourly) || (b.daily > 0 && cur.within(now, 24*time.Hour) >= b.daily) {
+		live, hour := 0, 0
+		free := map[string]store.Record{}
+		for _, p := range taken {
+			var at time.Time
+			if jsonValue(p, &at) != nil || !at.After(now.Add(-b.window())) {
+				free[p.Key] = p // its send left the window
+				continue
+			}
+			live++
+			if at.After(now.Add(-time.Hour)) {
+				hour++
+			}
+		}
+		if (b.hourly > 0 && hour >= b.hourly) || (b.daily > 0 && live >= b.daily) || live >= b.places() {
 			return nil, admission{}, &errBudget{b}
 		}
-		cur.Times = append(cur.Times, now)
-		op := store.OpSwap
-		if version == 0 {
-			op = store.OpCreate
+		candidates := reservation.FreePlaces(b.key, b.places(), taken, free)
+		if len(candidates) == 0 {
+			return nil, admission{}, &errBudget{b}
 		}
-		writes = append(writes, store.Write{Op: op, Record: record(kindAdmission, b.key, cur, version, now)})
-		adm.keys = append(adm.keys, b.key)
+		// Sends spread over the free places so that parallel ones rarely
+		// claim the same record.
+		key := candidates[int(s.spread.Add(1))%len(candidates)]
+		w := upsert(kindAdmission, key, now, free[key].Version, now)
+		writes = append(writes, w)
+		claimed := w.Record
+		claimed.Version++
+		adm.places = append(adm.places, claimed)
 	}
 	return writes, adm, nil
 }
 
-// refund removes a charge that is known not to have been used: the send
-// was refused before it left, or never attempted.
+// refund gives back places claimed for a send known not to have been
+// used: it was refused before it left, or never attempted.
 func (s *Service) refund(ctx context.Context, a admission, now time.Time) {
-	for _, key := range a.keys {
-		_, err := update(ctx, s.st, kindAdmission, key, now, func(v *sends) error {
-			i := slices.IndexFunc(v.Times, func(t time.Time) bool { return t.Equal(a.at) })
-			if i < 0 {
-				return errStop
-			}
-			v.Times = slices.Delete(v.Times, i, i+1)
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStop) {
+	for _, p := range a.places {
+		if err := s.st.Delete(ctx, kindAdmission, p.Key, p.Version); err != nil {
 			// Keeping a charge is the safe side of a failed refund.
-			s.log.WarnContext(ctx, "refund admission", "budget_kind", budgetKind(key), "err", err)
+			s.log.WarnContext(ctx, "refund admission", "budget_kind", budgetKind(p.Key), "err", err)
 		}
 	}
+}
+
+// admitted counts the sends a budget admitted within its window.
+func (s *Service) admitted(ctx context.Context, now time.Time, b budget) (int, error) {
+	taken, err := s.st.List(ctx, kindAdmission, b.key+"/", "", 1000)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range taken {
+		var at time.Time
+		if jsonValue(p, &at) == nil && at.After(now.Add(-b.window())) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // budgetKind names a budget without its keyed part, for logs.

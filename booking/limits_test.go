@@ -10,10 +10,13 @@ import (
 	"frontdesk/config"
 )
 
-func admitted(t *testing.T, w *world, key string) int {
-	v, _, _ := getJSON[sends](context.Background(), w.st, kindAdmission, key)
-	v.trim(w.clock.Now())
-	return len(v.Times)
+// admitted counts the sends a budget admitted in the last 24 hours.
+func admitted(t testing.TB, w *world, key string) int {
+	n, err := w.svc.admitted(context.Background(), w.clock.Now(), budget{key: key, daily: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestMailboxLimits: three codes an hour and six a day per mailbox,

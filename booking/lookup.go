@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +55,7 @@ func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResul
 
 // parseReference checks reservation_number and phone_last4 syntax; a bad
 // shape may get a field error, since it reveals nothing stored.
-func (s *Service) parseReference(args Args, business route) (string, config.Location, *Refusal) {
+func (s *Service) parseReference(args Args, business route) (string, config.Location, *Error) {
 	ref, _, ok := args.str("reservation_number", maxIdentifier)
 	ref = strings.ToUpper(strings.TrimSpace(ref))
 	l, known := s.locationByPrefix(ref)
@@ -109,103 +110,57 @@ func (s *Service) prefixList() string {
 	return strings.Join(p[:len(p)-1], ", ") + " or " + p[len(p)-1]
 }
 
-// failedLookups are the recent failures by reference.
-type failedLookups struct {
-	ByRef map[string][]time.Time `json:"by_ref"`
+// lookupTries are the tries at one reference in the last hour. A try is
+// counted before the reservation is read and stays counted when it
+// fails; a success clears them.
+type lookupTries struct {
+	Times []time.Time `json:"times"`
 }
 
-func (f *failedLookups) trim(now time.Time) {
-	for ref, times := range f.ByRef {
-		kept := times[:0]
-		for _, t := range times {
-			if t.After(now.Add(-time.Hour)) {
-				kept = append(kept, t)
-			}
-		}
-		if len(kept) == 0 {
-			delete(f.ByRef, ref)
-		} else {
-			f.ByRef[ref] = kept
-		}
-	}
+// live keeps the tries of the last hour.
+func (l *lookupTries) live(now time.Time) {
+	l.Times = slices.DeleteFunc(l.Times, func(t time.Time) bool { return !t.After(now.Add(-time.Hour)) })
 }
 
 // find returns a reservation for a reference and last four digits. Every
 // well-formed private failure (absent, wrong digits, locked out, holding
-// no room) gets the same answer; storage trouble never does.
+// no room) gets the same answer; storage trouble never does. A try is
+// claimed with a conditional write before the reservation is read, so
+// parallel lookups evaluate no more guesses than the limit allows.
 func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args, rt route) (booked, error) {
 	last4, _, _ := args.str("phone_last4", 4)
 	notFound := assemble("not_found", sentNotFound, AssembleNone, rt)
-	down := assemble("lookup_down", sentLookupDown, AssembleNone, rt)
-	fails, _, err := getJSON[failedLookups](ctx, s.st, kindLookups, "all")
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return booked{}, down
-	}
-	fails.trim(now)
-	if len(fails.ByRef[ref]) >= lookupFailures {
+	down := func(err error) error { return assemble("lookup_down", sentLookupDown, AssembleNone, rt).because(err) }
+	for range maxCASAttempts {
+		tries, version, err := getJSON[lookupTries](ctx, s.st, kindLookups, ref)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return booked{}, down(err)
+		}
+		tries.live(now)
+		if len(tries.Times) >= lookupFailures {
+			return booked{}, notFound
+		}
+		tries.Times = append(tries.Times, now)
+		claimed, err := s.st.Apply(ctx, []store.Write{upsert(kindLookups, ref, tries, version, now)})
+		if _, refused := errors.AsType[*store.WriteError](err); refused {
+			continue // another lookup of this reference claimed first: count again
+		}
+		if err != nil {
+			return booked{}, down(err)
+		}
+		r, err := s.getBooked(ctx, ref)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return booked{}, down(err)
+		case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
+			// A success clears the tries; failing to is the safe side.
+			if err := s.st.Delete(ctx, kindLookups, ref, claimed[0].Version); err != nil {
+				s.log.WarnContext(ctx, "clear lookups", "err", err)
+			}
+			return r, nil
+		}
 		return booked{}, notFound
 	}
-	r, err := s.getBooked(ctx, ref)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return booked{}, down
-	case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
-		s.clearLookups(ctx, now, ref)
-		return r, nil
-	}
-	s.countFailedLookup(ctx, now, ref)
-	return booked{}, notFound
-}
-
-func (s *Service) countFailedLookup(ctx context.Context, now time.Time, ref string) {
-	_, err := update(ctx, s.st, kindLookups, "all", now, func(v *failedLookups) error {
-		if v.ByRef == nil {
-			v.ByRef = map[string][]time.Time{}
-		}
-		v.trim(now)
-		v.ByRef[ref] = append(v.ByRef[ref], now)
-		evictUnlocked(v, ref)
-		return nil
-	})
-	if err != nil {
-		s.log.WarnContext(ctx, "count failed lookup", "err", err)
-	}
-}
-
-// evictUnlocked keeps at most lookupEntries counters that are not locked,
-// dropping the ones whose last failure is oldest. Locked counters stay
-// until they expire, so flooding cannot unlock a reference.
-func evictUnlocked(v *failedLookups, keep string) {
-	for {
-		unlocked, oldest := 0, ""
-		var oldestAt time.Time
-		for ref, times := range v.ByRef {
-			if len(times) >= lookupFailures {
-				continue
-			}
-			unlocked++
-			last := times[len(times)-1]
-			if ref != keep && (oldest == "" || last.Before(oldestAt) || last.Equal(oldestAt) && ref < oldest) {
-				oldest, oldestAt = ref, last
-			}
-		}
-		if unlocked <= lookupEntries || oldest == "" {
-			return
-		}
-		delete(v.ByRef, oldest)
-	}
-}
-
-func (s *Service) clearLookups(ctx context.Context, now time.Time, ref string) {
-	_, err := update(ctx, s.st, kindLookups, "all", now, func(v *failedLookups) error {
-		if _, ok := v.ByRef[ref]; !ok {
-			return errStop
-		}
-		delete(v.ByRef, ref)
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		s.log.WarnContext(ctx, "clear lookups", "err", err)
-	}
+	return booked{}, down(store.ErrConflict)
 }

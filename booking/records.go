@@ -18,7 +18,7 @@ const (
 	kindAdmission   = "booking-admission"   // key: budget name → send times in the last 24 hours
 	kindCancel      = "booking-cancel"      // key: cancel_id
 	kindCancelOpen  = "booking-cancel-open" // key: reference → open cancel_id
-	kindLookups     = "booking-lookups"     // key: "all" → failed lookups by reference
+	kindLookups     = "booking-lookups"     // key: reference → its lookup tries in the last hour
 	kindNotice      = "booking-notice"      // key: stable notice id
 	kindSecret      = "booking-secret"      // key: "hmac"
 )
@@ -37,6 +37,14 @@ func getJSON[T any](ctx context.Context, st store.Records, kind, key string) (T,
 		return v, 0, fmt.Errorf("decode %s: %w", kind, err)
 	}
 	return v, r.Version, nil
+}
+
+// jsonValue decodes a record's value into v.
+func jsonValue(r store.Record, v any) error {
+	if err := json.Unmarshal(r.Value, v); err != nil {
+		return fmt.Errorf("decode %s: %w", r.Kind, err)
+	}
+	return nil
 }
 
 func record(kind, key string, v any, version int64, now time.Time) store.Record {

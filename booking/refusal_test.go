@@ -103,7 +103,7 @@ func TestRefusalCatalogue(t *testing.T) {
 		}
 		w := newWorld(t, edits...)
 		err := tc.call(w)
-		if _, ok := err.(*Refusal); !ok {
+		if _, ok := err.(*Error); !ok {
 			t.Errorf("%s: %v is not a refusal", tc.name, err)
 		}
 		fmt.Fprintf(&b, "== %s\n%s\n", tc.name, refusalText(err))

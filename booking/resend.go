@@ -27,7 +27,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 		return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)
 	}
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	rt.form = s.formFor(l, in.Data)
 	if !in.live(now) || in.State != stateOpen {
@@ -70,7 +70,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 		return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
 	}
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	return s.startResult(updated, l), nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -30,9 +31,11 @@ var ErrNoReservation = errors.New("booking: no such reservation")
 // reservation that releases its units and pending places when it stops
 // holding them, records who decided, and queues the guest's mail, all in
 // one transaction; the mail is then attempted once and otherwise left
-// for the sweep. It returns the reservation as decided and whether the
-// guest's mail went out. An illegal move is a *reservation.TransitionError;
-// an unknown reference ErrNoReservation.
+// for the sweep. Accepting a request that holds nothing holds its units
+// in the same transaction. It returns the reservation as decided and
+// whether the guest's mail went out. An illegal move is a
+// *reservation.TransitionError; an unknown reference ErrNoReservation;
+// units gone meanwhile ErrUnitTaken.
 func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservation, bool, error) {
 	now := s.clock.Now()
 	for range maxCASAttempts {
@@ -45,10 +48,6 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		}
 		if d.Visible != nil && !d.Visible(r.Location) {
 			return reservation.Reservation{}, false, ErrNoReservation
-		}
-		if r.State == reservation.Requested && d.To.HoldsUnits() {
-			// A request holds nothing yet: accepting it takes the unit.
-			return s.AcceptRequest(ctx, d.Reference, d.By)
 		}
 		versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
 		if err != nil {
@@ -63,21 +62,32 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 			return r.Reservation, false, err
 		}
 		moved.Attention = "" // a staff decision answers whatever asked for attention
+		if !r.Held && d.To.HoldsUnits() {
+			// Accepting a request that held nothing takes its units now.
+			l, _ := s.location(r.Location)
+			unit, _ := l.Unit(r.Unit)
+			hold := inventory.NewHold(r.Reference, l, unit, r.Slots, now)
+			moved.Held = true
+			writes = append(writes, store.Write{Op: store.OpHold, Hold: &hold})
+		}
 		writes[0] = reservation.Save(moved, now)
 		r.Reservation = moved
 		var notices []queuedNotice
+		var queue []store.Write
 		if e, ok := s.decisionEmail(r, now); ok {
-			var queue []store.Write
 			notices, queue = newNotices(now, r.Reference, []message.Email{e})
 			writes = append(writes, queue...)
 		}
 		_, err = s.st.Apply(ctx, writes)
+		if errors.Is(err, store.ErrFull) {
+			return reservation.Reservation{}, false, ErrUnitTaken
+		}
 		if we, refused := errors.AsType[*store.WriteError](err); refused {
 			if we.Index > 0 && we.Err == store.ErrExists {
 				// The notice of this very decision exists: an earlier
 				// decision to the same state, undone since. Decide
 				// without mail rather than lose the decision.
-				writes = writes[:len(writes)-len(notices)]
+				writes = writes[:len(writes)-len(queue)]
 				notices = nil
 				if _, err = s.st.Apply(ctx, writes); err == nil {
 					return moved, false, nil
@@ -104,8 +114,8 @@ func (s *Service) Reservations(ctx context.Context, f store.ReservationFilter) (
 // decision has one and the guest gave an address.
 func (s *Service) decisionEmail(r booked, now time.Time) (message.Email, bool) {
 	l, ok := s.location(r.Location)
-	if !ok || r.Contact.Email == "" {
-		return message.Email{}, false
+	if _, _, err := r.Stay(); !ok || err != nil || r.Contact.Email == "" {
+		return message.Email{}, false // the mails describe stays of nights
 	}
 	var subject, opening, closing string
 	switch r.State {

@@ -109,9 +109,9 @@ func (s *Service) startRoute(args Args) route {
 }
 
 // validateStart checks a new-mode start in the catalogue's order.
-func (s *Service) validateStart(args Args, rt route) (startRequest, *Refusal) {
+func (s *Service) validateStart(args Args, rt route) (startRequest, *Error) {
 	var req startRequest
-	field := func(code, sentence string, extra ...any) (startRequest, *Refusal) {
+	field := func(code, sentence string, extra ...any) (startRequest, *Error) {
 		return req, assemble(code, sentence, AssembleP, rt, extra...)
 	}
 	prop, _, ok := args.str("property", maxName)
@@ -191,7 +191,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	}
 	free, err := s.inv.FreeNights(ctx, l, req.in, q.Nights)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
 		return nil, assemble("no_room", sentNoRoom, AssembleF, rt)
@@ -204,7 +204,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
 	}
 	if full, err := s.pendingFull(ctx, now, set, l.Slug); err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	} else if full {
 		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
 	}
@@ -228,8 +228,10 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	var code string
 	var adm admission
 	for attempt := 0; ; attempt++ {
-		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil || ok {
-			return res, err
+		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		} else if ok {
+			return res, nil
 		}
 		charges, a, err := s.chargeWrites(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		if refusal := s.admissionRefusal(err, rt); refusal != nil {
@@ -289,7 +291,7 @@ func (s *Service) codeAndSalt() (code, salt string, err error) {
 
 // admissionRefusal words a refused or failed admission. A store failure
 // means no acknowledged allowance, so no code is sent.
-func (s *Service) admissionRefusal(err error, rt route) *Refusal {
+func (s *Service) admissionRefusal(err error, rt route) *Error {
 	var full *errBudget
 	switch {
 	case err == nil:
@@ -301,8 +303,7 @@ func (s *Service) admissionRefusal(err error, rt route) *Refusal {
 	case errors.As(err, &full):
 		return assemble("paused", sentPaused, AssembleF, rt)
 	default:
-		s.log.Error("mail admission failed", "err", err)
-		return assemble("paused_call", sentPausedCall, AssembleL, rt)
+		return assemble("paused_call", sentPausedCall, AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
 	}
 }
 
@@ -310,7 +311,7 @@ func (s *Service) admissionRefusal(err error, rt route) *Refusal {
 // open intents of the same mailbox at the location. A known failure
 // refunds the charges and removes the intent; an uncertain one keeps both,
 // since the code may have arrived.
-func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Refusal {
+func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Error {
 	l, _ := s.location(in.Location)
 	err := s.mail.Send(ctx, s.codeEmail(*in, l, code, now))
 	if message.NotSent(err) {
@@ -323,7 +324,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	}
 	opened, older, err := s.openIntent(ctx, now, *in)
 	if err != nil {
-		return assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	for _, id := range older {
 		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
@@ -402,6 +403,16 @@ func (s *Service) identicalStart(ctx context.Context, now time.Time, fingerprint
 		if in.State == stateOpen {
 			return s.startResult(in, l), true, nil
 		}
+		if !now.Before(in.Expires.Add(-codeLifetime).Add(sendWindow)) {
+			// The start that created it stopped after its send, or lost
+			// the answer: the code may have arrived, so the intent opens
+			// as it is, with its charge kept and no second mail.
+			opened, _, err := s.openIntent(ctx, now, in)
+			if err != nil {
+				return nil, false, err
+			}
+			return s.startResult(opened, l), true, nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil, false, ctx.Err()
@@ -456,7 +467,7 @@ func (r *StartResult) Location() config.Location { return r.location }
 
 // inheritedRefusal adds the booking wrapper's phone, and the prefilled
 // form only when the inherited answer has no form of its own.
-func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Refusal {
+func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
 	text := r.Text
 	if !r.HasPhone {
 		text = withPhone(text, rt.phone)
@@ -464,7 +475,7 @@ func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Refusal {
 	if !r.HasForm && rt.form != "" {
 		text += "\n" + rt.form
 	}
-	return &Refusal{Code: "quote_" + string(r.Kind), Text: text}
+	return &Error{Code: "quote_" + string(r.Kind), Message: text}
 }
 
 // resolve finds a location by slug, name, domain or unique short name.

@@ -167,9 +167,9 @@ func (w *world) lastCode(addr string) string {
 }
 
 func refusalText(err error) string {
-	var r *Refusal
+	var r *Error
 	if errors.As(err, &r) {
-		return r.Text
+		return r.Message
 	}
 	if err != nil {
 		return "ERROR " + err.Error()

@@ -69,16 +69,28 @@ func caller(ctx context.Context) booking.Caller {
 	return booking.Caller{Host: host, Local: !overHTTP}
 }
 
-func (b bookingTools) safe(err error) (string, bool) {
-	var r *booking.Refusal
-	if errors.As(err, &r) {
-		return r.Text, false
+// answer is the booking door's one mapping from the core's errors to an
+// answer: the message of a *booking.Error, else the fixed fault
+// sentence. Every answer that is not a success is counted by code in
+// /metrics, and an internal cause is logged here, once, with its code and
+// no guest data. internal reports a fault with no domain answer.
+func (b bookingTools) answer(env toolEnv, err error) (text string, internal bool) {
+	code, cause := "fault", err
+	text = fmt.Sprintf("This booking cannot be checked right now. Try again in a few minutes or call %s.", b.phone)
+	if e, ok := errors.AsType[*booking.Error](err); ok {
+		code, cause, text = e.Code, e.Err, e.Message
 	}
-	return fmt.Sprintf("This booking cannot be checked right now. Try again in a few minutes or call %s.", b.phone), true
+	if env.metrics != nil {
+		env.metrics.BookingErrors.WithLabelValues(code, fmt.Sprint(cause != nil)).Inc()
+	}
+	if cause != nil && code != "fault" {
+		env.log.Error("booking answer with an internal cause", "code", code, "err", cause)
+	}
+	return text, code == "fault"
 }
 
 func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
-	env.safe = b.safe
+	env.safe = func(err error) (string, bool) { return b.answer(env, err) }
 	add(s, env, spec[booking.Args, booking.StartResult]{
 		name: "start_booking", title: "Start a booking", description: describeStart,
 		destructive: true, openWorld: true, input: startSchema, ownValidation: true,

@@ -52,13 +52,7 @@ func Claim(ctx context.Context, st store.Records, scope string, limit int, ref s
 	if live >= limit {
 		return "", store.Write{}, ErrCeiling
 	}
-	var free []string
-	for i := range limit {
-		key := fmt.Sprintf("%s/%04d", scope, i)
-		if _, stale := taken[key]; stale || !has(places, key) {
-			free = append(free, key)
-		}
-	}
+	free := FreePlaces(scope, limit, places, taken)
 	if len(free) == 0 {
 		return "", store.Write{}, ErrCeiling
 	}
@@ -77,13 +71,25 @@ func Claim(ctx context.Context, st store.Records, scope string, limit int, ref s
 	return key, store.Write{Op: store.OpCreate, Record: r}, nil
 }
 
-func has(rs []store.Record, key string) bool {
-	for _, r := range rs {
-		if r.Key == key {
-			return true
+// FreePlaces lists the places under scope that a claim may take: the
+// stale ones, and a few of the never-used ones below limit. It looks at
+// no more places than exist, whatever the limit.
+func FreePlaces(scope string, limit int, places []store.Record, stale map[string]store.Record) []string {
+	used := make(map[string]bool, len(places))
+	var free []string
+	for _, p := range places {
+		used[p.Key] = true
+		if _, ok := stale[p.Key]; ok {
+			free = append(free, p.Key)
 		}
 	}
-	return false
+	for i, fresh := 0, 0; i < limit && fresh < 8; i++ {
+		if key := fmt.Sprintf("%s/%04d", scope, i); !used[key] {
+			free = append(free, key)
+			fresh++
+		}
+	}
+	return free
 }
 
 // Live counts the places under scope that still count.

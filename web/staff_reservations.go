@@ -216,9 +216,9 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 	case errors.Is(err, booking.ErrNoReservation):
 		http.NotFound(w, r)
 		return
-	case errors.Is(err, reservation.ErrIllegal), errors.Is(err, booking.ErrNotRequested):
+	case errors.Is(err, reservation.ErrIllegal):
 		done = "illegal"
-	case errors.Is(err, booking.ErrNoRoom):
+	case errors.Is(err, booking.ErrUnitTaken):
 		done = "noroom"
 	case err != nil:
 		s.fail(w, r, "staff decision", err)

@@ -335,6 +335,8 @@ func (m *Main) Run(ctx context.Context) error {
 		close(m.ready)
 	}
 	stopORP := m.startORP(ctx)
+	stopSweep := m.startBookingSweep(ctx)
+	defer stopSweep()
 	served := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { served <- srv.Serve(listeners[i]) }()

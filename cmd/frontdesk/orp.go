@@ -96,16 +96,17 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	if !m.Config.ORP.Enabled {
-		fmt.Fprintln(out, "sweep: nothing to do (orp is not enabled)")
-		return nil
+	if m.Config.ORP.Enabled {
+		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
+		if err != nil {
+			return err
+		}
+		res, err := h.Sweep(ctx)
+		fmt.Fprintf(out, "sweep: orp outcomes=%d expired=%d revoked=%d verified=%d forgotten=%d\n",
+			res.Outcomes, res.Expired, res.Revoked, res.Verified, res.Forgotten)
+		if err != nil {
+			return err
+		}
 	}
-	h, err := m.newORPHost(m.Config.Deployment.PublicURL)
-	if err != nil {
-		return err
-	}
-	res, err := h.Sweep(ctx)
-	fmt.Fprintf(out, "sweep: orp outcomes=%d expired=%d revoked=%d verified=%d forgotten=%d\n",
-		res.Outcomes, res.Expired, res.Revoked, res.Verified, res.Forgotten)
-	return err
+	return printBookingSweep(ctx, m.bookings, out)
 }

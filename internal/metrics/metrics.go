@@ -17,6 +17,7 @@ type Metrics struct {
 	ToolCalls     *prometheus.CounterVec   // server, tool, outcome
 	ToolSeconds   *prometheus.HistogramVec // server, tool
 	HTTPResponses *prometheus.CounterVec   // route, code
+	BookingErrors *prometheus.CounterVec   // code, internal
 	// ConnectionsRefused counts connections closed at once because their
 	// address already held as many as it may.
 	ConnectionsRefused prometheus.Counter
@@ -58,12 +59,16 @@ func New() *Metrics {
 			Name: "frontdesk_http_responses_total",
 			Help: "HTTP responses by route pattern and status code.",
 		}, []string{"route", "code"}),
+		BookingErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "frontdesk_booking_errors_total",
+			Help: "Booking answers that were not a success, by code, and whether an internal cause (such as a storage outage) was behind them.",
+		}, []string{"code", "internal"}),
 	}
 	m.ConnectionsRefused = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "frontdesk_http_connections_refused_total",
 		Help: "Connections closed on arrival because their address held server.connections_per_address already.",
 	})
-	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses, m.ConnectionsRefused,
+	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses, m.ConnectionsRefused, m.BookingErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -1,0 +1,203 @@
+package booking
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"frontdesk/store"
+)
+
+// parallel runs call n times at once and counts the answers by their
+// first words.
+func parallel(n int, call func(i int) string) map[string]int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
+	for i := range n {
+		wg.Go(func() {
+			a := call(i)
+			mu.Lock()
+			answers[a]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return answers
+}
+
+func firstSentence(text string) string {
+	if i := strings.Index(text, "."); i >= 0 {
+		return text[:i+1]
+	}
+	return text
+}
+
+// TestParallelWrongCodes: sixty wrong codes at once get exactly five
+// wrong-code answers; the rest find the intent gone.
+func TestParallelWrongCodes(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	res, err := w.svc.Start(ctx, web, stayArgs())
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	answers := parallel(60, func(i int) string {
+		_, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", fmt.Sprintf("%06d", i)))
+		return firstSentence(refusalText(err))
+	})
+	if answers["Incorrect or expired verification code."] != wrongTries || answers["Booking intent expired or unavailable."] != 60-wrongTries {
+		t.Fatalf("answers = %v, want %d wrong-code answers and the rest gone", answers, wrongTries)
+	}
+}
+
+// TestParallelWrongCancellationCodes: the same for the second
+// cancellation step.
+func TestParallelWrongCancellationCodes(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	c1, got := cancelStep1(w, ref)
+	if got != "" {
+		t.Fatal(got)
+	}
+	answers := parallel(60, func(i int) string {
+		_, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", fmt.Sprintf("%06d", i)))
+		return firstSentence(refusalText(err))
+	})
+	// Both the wrong code and the spent cancellation answer with the one
+	// wrong-code sentence; the count of tries shows in the record.
+	if answers["Incorrect or expired verification code."] != 60 {
+		t.Fatalf("answers = %v", answers)
+	}
+	if _, _, err := getJSON[cancellation](ctx, w.st, kindCancel, c1.CancelID); err == nil {
+		t.Fatal("the cancellation survived more than five wrong codes")
+	}
+}
+
+// readCounter counts the reservation reads a lookup makes: each one
+// evaluates a guess.
+type readCounter struct {
+	store.Store
+	mu    sync.Mutex
+	reads int
+}
+
+func (r *readCounter) GetReservation(ctx context.Context, ref string) (store.Reservation, error) {
+	r.mu.Lock()
+	r.reads++
+	r.mu.Unlock()
+	return r.Store.GetReservation(ctx, ref)
+}
+
+// TestParallelLookups: two hundred wrong lookups at once evaluate exactly
+// ten guesses; the right last four after them finds the reference
+// locked, and the sweep clears the tries once the hour is over.
+func TestParallelLookups(t *testing.T) {
+	base := newWorld(t)
+	rc := &readCounter{Store: base.st}
+	w := newWorldOn(t, base.cfg, rc)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	rc.reads = 0
+	answers := parallel(200, func(i int) string {
+		_, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", fmt.Sprintf("%04d", 1000+i)))
+		return refusalText(err)
+	})
+	if rc.reads != lookupFailures || answers["no reservation found. Call +1 303 555 0111."] != 200 {
+		t.Fatalf("%d guesses evaluated, answers %v; want %d evaluated and one answer", rc.reads, answers, lookupFailures)
+	}
+	if _, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err == nil {
+		t.Fatal("the locked reference answered")
+	}
+	w.clock.Advance(time.Hour)
+	if res := w.sweep(); res.Purged != 1 {
+		t.Fatalf("sweep purged %d, want the stale tries", res.Purged)
+	}
+	if _, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err != nil {
+		t.Fatalf("after the hour = %s", refusalText(err))
+	}
+}
+
+// TestParallelCancellationFirstSteps: ten first steps at once make one
+// cancellation and send one code; every caller gets its identifier.
+func TestParallelCancellationFirstSteps(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	before := len(w.messages())
+	answers := parallel(10, func(int) string {
+		res, err := w.svc.Cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
+		if err != nil {
+			return refusalText(err)
+		}
+		return res.CancelID
+	})
+	cancels, _ := w.st.List(ctx, kindCancel, "", "", 100)
+	if len(answers) != 1 || len(cancels) != 1 || len(w.messages())-before != 1 {
+		t.Fatalf("answers %v, %d cancellations, %d mails; want one of each", answers, len(cancels), len(w.messages())-before)
+	}
+}
+
+// TestParallelCancellationSecondSteps: ten second steps at once cancel
+// once and mail the guest and staff once each; every caller is told the
+// reservation is cancelled.
+func TestParallelCancellationSecondSteps(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	c1, got := cancelStep1(w, ref)
+	if got != "" {
+		t.Fatal(got)
+	}
+	code := w.lastCode("ada@example.com")
+	answers := parallel(10, func(int) string {
+		res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+		if err != nil {
+			return refusalText(err)
+		}
+		return res.Status
+	})
+	cancelMails := 0
+	for _, m := range w.messages() {
+		if strings.Contains(m.Subject, "cancelled") {
+			cancelMails++
+		}
+	}
+	if len(answers) != 1 || answers["cancelled"] != 10 || cancelMails != 2 {
+		t.Fatalf("answers %v with %d cancellation mails; want ten cancelled answers and two mails", answers, cancelMails)
+	}
+}
+
+// TestCancellationReportsNotices: when the guest's cancellation mail
+// fails, the answer says so instead of promising it.
+func TestCancellationReportsNotices(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	c1, got := cancelStep1(w, ref)
+	if got != "" {
+		t.Fatal(got)
+	}
+	code := w.lastCode("ada@example.com")
+	w.mail.failNext(fmt.Errorf("mailbox full: %w", errNotSentForTest))
+	res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	want := fmt.Sprintf("Reservation %s is cancelled and its room released. Staff are notified by email. The cancellation email to the guest could not be sent yet; it will be retried. No payment or refund is processed.", ref)
+	if res.Message != want {
+		t.Fatalf("message = %q", res.Message)
+	}
+	replay, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	if err != nil || replay.Message != want {
+		t.Fatalf("replay = %+v, %s", replay, refusalText(err))
+	}
+}

@@ -1,0 +1,373 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// SweepResult counts what one pass of the sweep did.
+type SweepResult struct {
+	Skipped   bool // another instance runs the pass now
+	Batches   int
+	Notices   int // notice attempts made
+	Exhausted int // notices given up on and flagged to staff
+	Purged    int // expired intents, receipts and cancellations removed
+	Released  int // holds without a reservation given back
+	Repaired  int // ended reservations whose units were still held
+	Flagged   int // reservations past departure without a staff decision
+	Failed    int // rows whose work failed; they are tried again next pass
+}
+
+// The bounds of §14: a pass stops at its work deadline; a batch selects
+// up to twelve rows, at most nine of them due notices, and works on them
+// three at a time.
+const (
+	sweepDeadline = 24 * time.Second
+	batchRows     = 12
+	priorityRows  = 9
+	groupSize     = 3
+	holdGrace     = 10 * time.Minute
+	maxBatches    = 1000 // a backstop; the deadline normally ends a busy pass
+)
+
+// The ordinary audit visits these sources in turn, each from where the
+// last batch left it, so old rows never starve new ones of attention.
+var auditSources = []string{"intents", "cancellations", "lookups", "admissions", "reservations", "holds"}
+
+// kindSweep keeps the audit's cursors between passes.
+const kindSweep = "booking-sweep" // key: "cursors"
+
+type sweepCursors struct {
+	Source int               `json:"source"`
+	After  map[string]string `json:"after"`
+}
+
+// Sweep runs one pass of the scheduled work of §14: due notices first,
+// then an audit of intents, cancellations, reservations and holds that
+// purges what expired and repairs what an interruption left. On an
+// engine shared by several instances one of them runs a pass at a time.
+func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
+	var res SweepResult
+	if l, ok := s.st.(store.Locker); ok {
+		release, got, err := l.TryLock(ctx, "booking-sweep")
+		if err != nil {
+			return res, err
+		}
+		if !got {
+			res.Skipped = true
+			return res, nil
+		}
+		defer release()
+	}
+	ctx, cancel := context.WithTimeout(ctx, sweepDeadline)
+	defer cancel()
+	now := s.clock.Now()
+	wrapped := 0
+	for res.Batches < maxBatches && ctx.Err() == nil {
+		priority, round, err := s.sweepBatch(ctx, now, &res)
+		res.Batches++
+		if err != nil {
+			return res, err
+		}
+		if round {
+			wrapped++
+		}
+		if priority == 0 && wrapped >= len(auditSources) {
+			break // nothing due, and every source audited once
+		}
+	}
+	s.log.InfoContext(ctx, "booking sweep", "batches", res.Batches, "notices", res.Notices, "exhausted", res.Exhausted,
+		"purged", res.Purged, "released", res.Released, "repaired", res.Repaired, "flagged", res.Flagged, "failed", res.Failed)
+	return res, nil
+}
+
+// sweepJob is the work on one selected row. It returns the counter it
+// adds to.
+type sweepJob func(ctx context.Context) (counter *int, err error)
+
+// sweepBatch selects up to nine due notices and fills the batch with
+// rows of the current audit source, works on them in groups of three,
+// and moves the audit's cursor on. round reports that the source was
+// read to its end.
+func (s *Service) sweepBatch(ctx context.Context, now time.Time, res *SweepResult) (priority int, round bool, err error) {
+	due, err := s.st.List(ctx, kindNoticeDue, "", "", priorityRows)
+	if err != nil {
+		return 0, false, err
+	}
+	var jobs []sweepJob
+	for _, d := range due {
+		if at, err := strconv.ParseInt(strings.SplitN(d.Key, "/", 2)[0], 10, 64); err != nil || at > now.UnixNano() {
+			break // the index is in due order: the rest are later
+		}
+		jobs = append(jobs, func(ctx context.Context) (*int, error) {
+			what, err := s.retryNotice(ctx, now, d)
+			switch what {
+			case "exhausted":
+				return &res.Exhausted, err
+			case "stale":
+				return nil, err
+			}
+			return &res.Notices, err
+		})
+	}
+	priority = len(jobs)
+
+	cur, version, err := getJSON[sweepCursors](ctx, s.st, kindSweep, "cursors")
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return priority, false, err
+	}
+	if cur.After == nil {
+		cur.After = map[string]string{}
+	}
+	source := auditSources[cur.Source%len(auditSources)]
+	room := batchRows - len(jobs)
+	audit, next, err := s.auditRows(ctx, now, source, cur.After[source], room, res)
+	if err != nil {
+		return priority, false, err
+	}
+	jobs = append(jobs, audit...)
+	round = len(audit) < room
+	if round {
+		cur.After[source] = ""
+		cur.Source = (cur.Source + 1) % len(auditSources)
+	} else {
+		cur.After[source] = next
+	}
+
+	var mu sync.Mutex
+	for i := 0; i < len(jobs); i += groupSize {
+		var wg sync.WaitGroup
+		for _, job := range jobs[i:min(i+groupSize, len(jobs))] {
+			wg.Go(func() {
+				counter, err := job(ctx)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					// One row's failure leaves the others' work standing.
+					res.Failed++
+					s.log.WarnContext(ctx, "sweep row", "err", err)
+					return
+				}
+				if counter != nil {
+					*counter++
+				}
+			})
+		}
+		wg.Wait()
+	}
+	// Another sweeper moving the cursors meanwhile wins; this batch's work
+	// is done either way.
+	if _, err := s.st.Apply(ctx, []store.Write{upsert(kindSweep, "cursors", cur, version, now)}); err != nil {
+		if _, refused := errors.AsType[*store.WriteError](err); !refused {
+			return priority, round, err
+		}
+	}
+	return priority, round, nil
+}
+
+// auditRows reads up to n rows of one audit source after the cursor and
+// returns the work on each that needs any, and the cursor after them.
+func (s *Service) auditRows(ctx context.Context, now time.Time, source, after string, n int, res *SweepResult) ([]sweepJob, string, error) {
+	if n <= 0 {
+		return nil, after, nil
+	}
+	var jobs []sweepJob
+	skip := func(context.Context) (*int, error) { return nil, nil }
+	if audit, ok := s.recordAudits()[source]; ok {
+		recs, err := s.st.List(ctx, audit.kind, "", after, n)
+		if err != nil || len(recs) == 0 {
+			return nil, "", err
+		}
+		for _, r := range recs {
+			jobs = append(jobs, func(ctx context.Context) (*int, error) { return audit.fn(ctx, now, r, res) })
+		}
+		return jobs, recs[len(recs)-1].Key, nil
+	}
+	switch source {
+	case "reservations":
+		var cursor store.ReservationCursor
+		cursor.FirstSlot, cursor.Reference, _ = strings.Cut(after, "\x00")
+		rows, err := reservation.List(ctx, s.st, store.ReservationFilter{After: cursor, Limit: n})
+		if err != nil || len(rows) == 0 {
+			return nil, "", err
+		}
+		for _, r := range rows {
+			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditReservation(ctx, now, r, res) })
+		}
+		last := rows[len(rows)-1]
+		return jobs, last.FirstSlot() + "\x00" + last.Reference, nil
+	case "holds":
+		holds, err := s.st.Holds(ctx, after, n)
+		if err != nil || len(holds) == 0 {
+			return nil, "", err
+		}
+		for _, h := range holds {
+			if now.Sub(h.At) < holdGrace {
+				jobs = append(jobs, skip) // the operation that holds it may still be at work
+				continue
+			}
+			jobs = append(jobs, func(ctx context.Context) (*int, error) { return s.auditHold(ctx, now, h, res) })
+		}
+		return jobs, holds[len(holds)-1].ID, nil
+	}
+	return nil, "", nil
+}
+
+// recordAudit is the audit of one kind of record, row by row.
+type recordAudit struct {
+	kind string
+	fn   func(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error)
+}
+
+// recordAudits are the audit sources that are records, by source name.
+func (s *Service) recordAudits() map[string]recordAudit {
+	return map[string]recordAudit{
+		"intents":       {kindIntent, s.auditIntent},
+		"cancellations": {kindCancel, s.auditCancellation},
+		"lookups":       {kindLookups, s.auditLookups},
+		"admissions":    {kindAdmission, s.auditAdmission},
+	}
+}
+
+// auditIntent purges an unproved intent past its expiry, so the guest's
+// name, email and phone do not outlive it, and a receipt past its keep.
+func (s *Service) auditIntent(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	var in intent
+	if err := jsonValue(r, &in); err != nil {
+		return nil, err
+	}
+	expired := (in.State == stateSending || in.State == stateOpen) && !now.Before(in.Expires)
+	stale := in.State == stateDone && !in.KeepUntil.IsZero() && now.After(in.KeepUntil)
+	if !expired && !stale {
+		return nil, nil
+	}
+	if err := s.st.Delete(ctx, kindIntent, in.ID, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	s.dropFingerprint(ctx, in.Fingerprint, in.ID)
+	return &res.Purged, nil
+}
+
+// auditCancellation purges an unproved cancellation past its expiry.
+func (s *Service) auditCancellation(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	var cn cancellation
+	if err := jsonValue(r, &cn); err != nil {
+		return nil, err
+	}
+	if cn.State != stateOpen || now.Before(cn.Expires) {
+		return nil, nil
+	}
+	if err := s.st.Delete(ctx, kindCancel, cn.ID, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	return &res.Purged, nil
+}
+
+// auditLookups removes a reference's lookup tries once none is within
+// the hour, so counters of references nobody asks about do not pile up.
+func (s *Service) auditLookups(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	var tries lookupTries
+	if err := jsonValue(r, &tries); err != nil {
+		return nil, err
+	}
+	if tries.live(now); len(tries.Times) > 0 {
+		return nil, nil
+	}
+	if err := s.st.Delete(ctx, kindLookups, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+		return nil, err
+	}
+	return &res.Purged, nil
+}
+
+// auditAdmission removes an admission place whose send left every
+// window, so places of mailboxes that stopped asking do not pile up.
+func (s *Service) auditAdmission(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	var at time.Time
+	if err := jsonValue(r, &at); err != nil {
+		return nil, err
+	}
+	if at.After(now.Add(-24 * time.Hour)) {
+		return nil, nil
+	}
+	if err := s.st.Delete(ctx, kindAdmission, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+		return nil, err
+	}
+	return &res.Purged, nil
+}
+
+// auditReservation repairs an ended reservation that still holds units,
+// and flags a reservation whose departure passed without a staff
+// decision: it stops counting as pending and asks staff to look.
+func (s *Service) auditReservation(ctx context.Context, now time.Time, r reservation.Reservation, res *SweepResult) (*int, error) {
+	switch {
+	case r.Held && !r.State.HoldsUnits():
+		fixed := r
+		fixed.Held = false
+		fixed.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "sweep", What: "released units of an ended reservation"})
+		_, err := s.st.Apply(ctx, []store.Write{reservation.Save(fixed, now), {Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}}})
+		if we, ok := errors.AsType[*store.WriteError](err); ok && we.Index == 1 && errors.Is(err, store.ErrNotFound) {
+			_, err = s.st.Apply(ctx, []store.Write{reservation.Save(fixed, now)}) // the units were already back
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &res.Repaired, nil
+	case r.State.Pending() && r.Attention == "":
+		l, ok := s.location(r.Location)
+		if !ok {
+			return nil, nil
+		}
+		_, checkout, err := r.Stay()
+		if err != nil || now.Before(pendingUntil(l, checkout)) {
+			return nil, nil
+		}
+		versions, err := reservation.ClaimVersions(ctx, s.st, r)
+		if err != nil {
+			return nil, err
+		}
+		flagged := r
+		flagged.Attention = "departure passed without a staff decision"
+		flagged.Claims = nil
+		writes := append([]store.Write{reservation.Save(flagged, now)}, reservation.ReleaseClaims(r.Claims, versions)...)
+		if _, err := s.st.Apply(ctx, writes); err != nil {
+			return nil, err
+		}
+		return &res.Flagged, nil
+	}
+	return nil, nil
+}
+
+// auditHold gives back a hold that no reservation stands for, or one
+// whose reservation no longer holds units, once past its grace.
+func (s *Service) auditHold(ctx context.Context, now time.Time, h store.Hold, res *SweepResult) (*int, error) {
+	r, err := reservation.Get(ctx, s.st, h.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, err
+	case r.Held:
+		return nil, nil
+	}
+	if _, err := s.st.Apply(ctx, []store.Write{{Op: store.OpRelease, Hold: &store.Hold{ID: h.ID, At: now}}}); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	return &res.Released, nil
+}
+
+// flagWrite is the write that asks staff to look at a reservation, when
+// it can be read.
+func (s *Service) flagWrite(ctx context.Context, now time.Time, ref, why string) (store.Write, bool) {
+	r, err := reservation.Get(ctx, s.st, ref)
+	if err != nil {
+		return store.Write{}, false
+	}
+	r.Attention = why
+	return reservation.Save(r, now), true
+}
