@@ -39,7 +39,6 @@ func (w *world) notice(id string) notice {
 func TestSweepRetriesNotices(t *testing.T) {
 	w := newWorld(t)
 	ref := w.book(stayArgs())
-	id := noticeID(ref, "reserved", "guest")
 	// The guest's notice was sent; queue a fresh one that fails.
 	w.mail.failNext(fmt.Errorf("mailbox full: %w", errNotSentForTest))
 	r, _ := w.svc.getBooked(context.Background(), ref)
@@ -47,7 +46,7 @@ func TestSweepRetriesNotices(t *testing.T) {
 	if _, err := w.st.Apply(context.Background(), writes); err != nil {
 		t.Fatal(err)
 	}
-	id = queued[0].ID
+	id := queued[0].ID
 	w.svc.attemptNotices(context.Background(), w.clock.Now(), queued)
 	if n := w.notice(id); n.State != noticeFailed || n.Attempts != 1 {
 		t.Fatalf("after the first attempt: %+v", n)
