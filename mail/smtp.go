@@ -180,6 +180,26 @@ func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 	return fmt.Errorf("smtp send: delivery uncertain: %w", f)
 }
 
+// Check connects, negotiates TLS and logs in as Send would, then hangs
+// up: serve runs it at start so a wrong password or an unreachable server
+// is reported before the first guest asks for a code.
+func (s *SMTP) Check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	d := &dialer{ctx: ctx, tls: s.tls, implicitTLS: s.implicit && s.policy != TLSNone}
+	defer d.close()
+	client, err := gomail.NewClient(s.host, s.clientOptions(d)...)
+	if err != nil {
+		return fmt.Errorf("smtp check: %w", err)
+	}
+	conn, err := client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return fmt.Errorf("smtp check: %w", failure(err, d.ended()))
+	}
+	client.CloseWithSMTPClient(conn)
+	return nil
+}
+
 // sendFailure is a refused or broken SMTP transaction. Its text names the
 // step and the server's reply codes but neither the reply text nor any
 // address: servers echo recipients in their replies, callers log errors,

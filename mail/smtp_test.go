@@ -377,3 +377,25 @@ func TestMessageID(t *testing.T) {
 		})
 	}
 }
+
+// TestSMTPCheckLogsIn: the start-up check succeeds with the right
+// password and fails with a wrong one, without sending anything.
+func TestSMTPCheckLogsIn(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{Username: "frontdesk", Password: "s3cret"})
+	for _, tt := range []struct {
+		password string
+		ok       bool
+	}{{"s3cret", true}, {"wrong", false}} {
+		s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: tt.password},
+			&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Check(t.Context()); (err == nil) != tt.ok {
+			t.Errorf("Check with password %q = %v, want ok %v", tt.password, err, tt.ok)
+		}
+	}
+	if got := len(srv.Messages()); got != 0 {
+		t.Fatalf("Check sent %d messages", got)
+	}
+}

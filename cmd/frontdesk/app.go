@@ -225,7 +225,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	pricer := pricing.New(m.Config, m.Config.Deployment.PublicURL)
 	locations := location.New(m.Config, pricer, inventory.New(st), m.Clock)
 	m.hub = hub.New(m.Config, pricer, locations, m.Clock)
-	if err := m.openMail(); err != nil {
+	if err := m.openMail(ctx); err != nil {
 		return err
 	}
 	if m.Rand == nil {
@@ -242,8 +242,9 @@ func (m *Main) open(ctx context.Context, listen string) error {
 }
 
 // openMail builds the configured mail driver: the dev mailbox keeps mail
-// in the store, shown at /dev/mail; smtp sends through the provider.
-func (m *Main) openMail() error {
+// in the store, shown at /dev/mail; smtp sends through the provider, and
+// its login is tried once at start.
+func (m *Main) openMail(ctx context.Context) error {
 	switch m.Config.Mail.Driver {
 	case "smtp":
 		s, err := mail.NewSMTP(m.Config.Mail, &mail.SMTPOptions{TLSPolicy: mail.TLSMandatory, Clock: m.Clock, Logger: m.Logger})
@@ -251,6 +252,13 @@ func (m *Main) openMail() error {
 			return err
 		}
 		m.mailer = s
+		// A provider may be down for a moment, so a failed login does not
+		// stop the server; it is said loudly, before any guest waits for a
+		// code that cannot arrive.
+		if err := s.Check(ctx); err != nil {
+			m.Logger.Error("mail server check failed: booking codes cannot be sent until it logs in",
+				"smtp_host", m.Config.Mail.SMTPHost, "smtp_port", m.Config.Mail.SMTPPort, "err", err)
+		}
 	default:
 		m.devMail = mail.NewDev(m.store, m.Clock, m.Logger)
 		m.mailer = m.devMail
