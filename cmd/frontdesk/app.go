@@ -293,7 +293,9 @@ func (m *Main) Run(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
-	defer m.Close()
+	// Closing the store waits for its queries; a hung database must not
+	// hold the process past the grace period.
+	defer bounded(m.grace(), func() { m.Close() })
 	if m.Config.ORP.Enabled {
 		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
 		if err != nil {
@@ -337,10 +339,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Logger.Info("shutting down")
 	stopStreams()
-	grace := shutdownGrace
-	if m.deadlineScale > 0 {
-		grace /= m.deadlineScale
-	}
+	grace := m.grace()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	for _, srv := range servers {
@@ -360,6 +359,13 @@ func (m *Main) Run(ctx context.Context) error {
 // shutdownGrace is how long calls in flight may run once shutdown begins,
 // and again how long the final writes may take.
 const shutdownGrace = 10 * time.Second
+
+func (m *Main) grace() time.Duration {
+	if m.deadlineScale > 0 {
+		return shutdownGrace / m.deadlineScale
+	}
+	return shutdownGrace
+}
 
 // bounded runs f and returns when it ends or after d, whichever is first.
 func bounded(d time.Duration, f func()) {
