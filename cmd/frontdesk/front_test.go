@@ -21,23 +21,17 @@ import (
 	"frontdesk/internal/clock"
 )
 
-// get sends a GET with the given Host and headers.
+// get sends a GET with the given Host (none: the URL's) and headers.
 func get(t *testing.T, url, host string, headers map[string]string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	if host != "" {
-		req.Host = host
-	}
+	h := map[string]string{}
 	for k, v := range headers {
-		req.Header.Set(k, v)
+		h[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if host != "" {
+		h["Host"] = host
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
+	return send(t, http.MethodGet, url, h, nil)
 }
 
 // TestForeignHostIsRefusedOnEveryRoute: the dev mailbox (which shows

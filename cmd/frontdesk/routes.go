@@ -186,7 +186,12 @@ func (m *Main) deadlines(class routeClass, next http.Handler) http.Handler {
 		now := time.Now()
 		write := d.write
 		if r.Method == http.MethodGet && d.stream > 0 {
+			// A stream that writes nothing would never meet its write
+			// deadline; its context ends it instead.
 			write = d.stream
+			ctx, cancel := context.WithTimeout(r.Context(), write)
+			defer cancel()
+			r = r.WithContext(ctx)
 		}
 		rc.SetWriteDeadline(now.Add(write))
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
