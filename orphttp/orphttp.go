@@ -266,7 +266,6 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, b)
 }
 
-
 func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 	v, err := s.Host.ViewEscalation(r.Context(), r.PathValue("escalation"))
 	if err != nil {
@@ -284,7 +283,6 @@ func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 	pages.Render(w, r, s.logger(), http.StatusOK, "approve.html", s.Nav, map[string]any{"ID": v.ID, "Party": v.Party, "Step": v.Step, "Reasons": v.Reasons,
 		"TermsHash": v.TermsHash, "Terms": terms.String(), "Decided": v.Decided})
 }
-
 
 func (s *Server) terms(w http.ResponseWriter, r *http.Request) {
 	pages.Render(w, r, s.logger(), http.StatusOK, "terms.html", s.Nav, s.TermsOperator)
