@@ -256,7 +256,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 			level = slog.LevelError
 		case sw.status >= 400:
 			level = slog.LevelWarn
-		case route == "GET /healthz" || route == "GET /readyz" || route == "GET /metrics":
+		case quietRoutes[route]:
 			level = slog.LevelDebug
 		}
 		// The route pattern, never the path or query: both can carry
@@ -265,6 +265,11 @@ func (m *Main) front(next http.Handler) http.Handler {
 			"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	})
 }
+
+// quietRoutes log their successes at debug: probes and scrapes repeat all
+// day, and tracked-link redirects are the one high-volume route (each click
+// is stored and counted in metrics already).
+var quietRoutes = map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /metrics": true, "GET /go/{token}": true, "HEAD /go/{token}": true}
 
 // loggableMethod keeps the standard methods and names anything else
 // "other": the method is text a client chooses.
