@@ -232,6 +232,16 @@ func (m *Main) endsOnShutdown(next http.Handler) http.Handler {
 	})
 }
 
+// securityHeaders go on every answer: no sniffing, no framing, no
+// referrer, and pages that run no script. net/http only reads these
+// slices, so one copy serves every response.
+var securityHeaders = http.Header{
+	"X-Content-Type-Options":  {"nosniff"},
+	"X-Frame-Options":         {"DENY"},
+	"Referrer-Policy":         {"no-referrer"},
+	"Content-Security-Policy": {page.ContentSecurityPolicy},
+}
+
 // front adds what every answer shares: the security headers, one log
 // line and one metric per request, labelled by the route pattern.
 func (m *Main) front(next http.Handler) http.Handler {
@@ -239,10 +249,9 @@ func (m *Main) front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Content-Security-Policy", page.ContentSecurityPolicy)
+		for k, v := range securityHeaders {
+			h[k] = v
+		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
@@ -261,8 +270,10 @@ func (m *Main) front(next http.Handler) http.Handler {
 		}
 		// The route pattern, never the path or query: both can carry
 		// tokens and guest data.
-		logger.Log(r.Context(), level, "request", "method", loggableMethod(r.Method), "route", route,
-			"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		if logger.Enabled(r.Context(), level) {
+			logger.Log(r.Context(), level, "request", "method", loggableMethod(r.Method), "route", route,
+				"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		}
 	})
 }
 
