@@ -105,6 +105,12 @@ func newMain(cmd string, args []string, stdout, stderr io.Writer) (*Main, error)
 	if publicURL != nil && *publicURL != "" {
 		c.Deployment.PublicURL = strings.TrimSuffix(*publicURL, "/")
 	}
+	if cmd == "serve" && publicURL != nil && *publicURL != "" {
+		// The flag is checked as the file is: its host must be served.
+		if err := c.Validate(); err != nil {
+			return nil, fmt.Errorf("--public-url: %w", err)
+		}
+	}
 	level, err := config.ParseLogLevel(c.Server.LogLevel)
 	if err != nil {
 		return nil, fmt.Errorf("log level: %w", err)
