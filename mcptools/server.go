@@ -163,7 +163,7 @@ func loggable(name string) string {
 
 // hubInstructions tell an assistant how the hub's tools fit together.
 func hubInstructions(business string, confirmHours int, booking bool) string {
-	s := fmt.Sprintf(`%s's booking desk. To find and price a stay: list_properties, then find_rooms for the dates, then quote_stay for one room type; property_info gives phones, hours and rooms. Nothing is held until a booking is confirmed.`, business)
+	s := fmt.Sprintf(`The booking desk of %s. To find and price a stay: list_properties, then find_rooms for the dates, then quote_stay for one room type; property_info gives phones, hours and rooms. Nothing is held until a booking is confirmed.`, business)
 	if !booking {
 		return s
 	}

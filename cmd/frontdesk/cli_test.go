@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -205,4 +207,33 @@ func TestStdioLinksUsePublicURL(t *testing.T) {
 	if !strings.Contains(string(b), "https://book.example.com/book/riverside") || strings.Contains(string(b), ":8080") {
 		t.Fatalf("property_info links = %s", b)
 	}
+}
+
+// TestStdioSurvivesUnreadableLines: a line the SDK cannot decode gets a
+// JSON-RPC error without internals, and the session goes on.
+func TestStdioSurvivesUnreadableLines(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		run(ctx, []string{"mcp", "--data", t.TempDir()}, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	for _, tt := range []struct{ send, want string }{
+		{`{"jsonrpc":"2.0","id":1e999,"method":"ping"}`, `"code":-32600`},
+		{`not json`, `"code":-32700`},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, `"id":2,"result"`},
+	} {
+		fmt.Fprintln(inW, tt.send)
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s", tt.send)
+		}
+		got := lines.Text()
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "wireDecode") || strings.Contains(got, "float64") {
+			t.Errorf("answer to %s = %.200s, want %s", tt.send, got, tt.want)
+		}
+	}
+	inW.Close()
 }
