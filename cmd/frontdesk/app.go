@@ -285,10 +285,10 @@ func openStore(ctx context.Context, c config.Store) (store.Store, error) {
 	return sqlite.Open(ctx, filepath.Join(c.DataDir, "frontdesk.db"))
 }
 
-// Run serves HTTP until ctx ends, then shuts down within a bounded time:
-// streams of server messages end at once, calls in flight get
-// shutdownGrace to finish, then every connection closes and the store
-// closes.
+// Run serves HTTP until ctx ends, then shuts down within two grace
+// periods: streams of server messages end at once, calls in flight get
+// shutdownGrace to finish, then every connection closes; the last click
+// writes and the store's close share one more shutdownGrace.
 func (m *Main) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
@@ -300,8 +300,15 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	// Closing the store waits for its queries; a hung database must not
-	// hold the process past the grace period.
-	defer bounded(m.grace(), func() { m.Close() })
+	// hold the process past the final writes' window.
+	finishBy := time.Time{}
+	defer func() {
+		window := m.grace()
+		if !finishBy.IsZero() {
+			window = time.Until(finishBy)
+		}
+		bounded(window, func() { m.Close() })
+	}()
 	if m.Config.ORP.Enabled {
 		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
 		if err != nil {
@@ -353,8 +360,10 @@ func (m *Main) Run(ctx context.Context) error {
 			srv.Close() // calls that outlived the grace period end here
 		}
 	}
-	// Acknowledged clicks are written after the server stops taking them;
-	// a hung store cannot hold the process beyond the grace period.
+	// Acknowledged clicks are written after the server stops taking them,
+	// then the store closes: both within one more grace period, so a hung
+	// store cannot hold the process longer.
+	finishBy = time.Now().Add(grace)
 	bounded(grace, stopORP)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
@@ -363,7 +372,7 @@ func (m *Main) Run(ctx context.Context) error {
 }
 
 // shutdownGrace is how long calls in flight may run once shutdown begins,
-// and again how long the final writes may take.
+// and again how long the final writes and the store's close may take.
 const shutdownGrace = 10 * time.Second
 
 func (m *Main) grace() time.Duration {
