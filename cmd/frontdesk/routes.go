@@ -141,7 +141,7 @@ func (m *Main) metricsHandler() http.Handler {
 }
 
 func (m *Main) mcpOptions() mcptools.Options {
-	return mcptools.Options{Logger: m.Logger, Metrics: m.metrics, Version: version}
+	return mcptools.Options{Logger: m.Logger, Metrics: m.metrics, Version: moduleVersion()}
 }
 
 // bookingGuard is the batch rule for the hub: at most one booking-tool
