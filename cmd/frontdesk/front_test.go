@@ -376,3 +376,23 @@ func TestUnknownToolIsAProtocolError(t *testing.T) {
 		t.Fatalf("server after an unknown tool: %q", body)
 	}
 }
+
+// TestORPCrossOriginRoutesStayOpen: discovery, suggest and join answer
+// pages of any origin (§4.2 of the ORP specification) on a served host;
+// the rest of ORP does not.
+func TestORPCrossOriginRoutesStayOpen(t *testing.T) {
+	url := startServer(t, "")
+	foreign := map[string]string{"Origin": "https://partner.example"}
+	if status, _, _ := get(t, url+"/.well-known/orp.json", "", foreign); status != http.StatusOK {
+		t.Errorf("discovery from a foreign origin = %d, want 200", status)
+	}
+	if status, _, _ := send(t, http.MethodOptions, url+"/orp/join", foreign, nil); status != http.StatusNoContent {
+		t.Errorf("join preflight from a foreign origin = %d, want 204", status)
+	}
+	if status, _, _ := get(t, url+"/orp/inbox", "", foreign); status != http.StatusForbidden {
+		t.Errorf("inbox from a foreign origin = %d, want 403", status)
+	}
+	if status, _, _ := get(t, url+"/.well-known/orp.json", "attacker.example", nil); status != http.StatusForbidden {
+		t.Errorf("discovery on a foreign host = %d, want 403", status)
+	}
+}
