@@ -21,27 +21,9 @@ func newServer(impl *mcp.Implementation, instructions, server string, opts Optio
 	s := mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-		Logger:       opts.sdkLogger(),
 	})
 	s.AddReceivingMiddleware(recovered(opts.logger()), undeclared, capEchoes, logCalls(opts.logger(), server))
 	return s
-}
-
-// sdkLogger is where the SDK's own messages go: warnings and up only.
-func (o Options) sdkLogger() *slog.Logger {
-	if o.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(levelFloor{o.Logger.With("component", "mcp-sdk").Handler(), slog.LevelWarn})
-}
-
-type levelFloor struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (l levelFloor) Enabled(ctx context.Context, level slog.Level) bool {
-	return level >= l.min && l.Handler.Enabled(ctx, level)
 }
 
 // recovered turns a panic in a handler into an internal error for that
