@@ -321,6 +321,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.shuttingDown, stopStreams = context.WithCancel(context.Background())
 	defer stopStreams()
 	limited := connlimit.New(ln, m.Config.Server.ConnectionsPerAddress)
+	limited.Total = descriptorBudget()
 	limited.Refused = func(string) { m.metrics.ConnectionsRefused.Inc() }
 	m.listener = limited
 	servers := []*http.Server{m.httpServer(m.routes())}

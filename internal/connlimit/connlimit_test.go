@@ -57,3 +57,40 @@ func TestCapPerAddress(t *testing.T) {
 		t.Fatalf("after one closed and one more came, Open = %d, want 2", got)
 	}
 }
+
+// TestTotalCap: all addresses together hold at most Total connections.
+func TestTotalCap(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New(ln, 10)
+	l.Total = 2
+	defer l.Close()
+	accepted := make(chan net.Conn, 10)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for _, ip := range []byte{1, 2, 3} {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, ip)}}
+		c, err := d.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if ip < 3 {
+			<-accepted
+			continue
+		}
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Fatal("a third address got a connection over the total cap")
+		}
+	}
+}
