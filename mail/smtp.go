@@ -171,6 +171,9 @@ func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 		return errors.New("smtp send: delivery uncertain: the server never confirmed the data")
 	}
 	f := failure(err, d.ended())
+	if f.step == "RCPT TO" && f.code >= 500 {
+		return fmt.Errorf("smtp send: %w: %w: %w", message.ErrNotSent, message.ErrRecipientRefused, f)
+	}
 	if f.beforeData {
 		return fmt.Errorf("smtp send: %w: %w", message.ErrNotSent, f)
 	}

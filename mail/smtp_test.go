@@ -399,3 +399,38 @@ func TestSMTPCheckLogsIn(t *testing.T) {
 		t.Fatalf("Check sent %d messages", got)
 	}
 }
+
+// TestSMTPTellsARefusedAddressFromAnOutage: only a permanent refusal of
+// the recipient says the address was not accepted; a failed login or an
+// unreachable server is an outage.
+func TestSMTPTellsARefusedAddressFromAnOutage(t *testing.T) {
+	tests := []struct {
+		name       string
+		server     smtptest.Options
+		user, pass string
+		closed     bool
+		refused    bool
+	}{
+		{name: "recipient refused", server: smtptest.Options{RejectRcpt: []string{"guest@example.com"}}, refused: true},
+		{name: "wrong password", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, user: "frontdesk", pass: "wrong"},
+		{name: "server unreachable", closed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := smtptest.Start(t, tt.server)
+			port := srv.Port
+			if tt.closed {
+				port = closedPort(t)
+			}
+			s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: port, SMTPUser: tt.user, SMTPPassword: tt.pass},
+				&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Send(t.Context(), testEmail())
+			if !message.NotSent(err) || message.RecipientRefused(err) != tt.refused {
+				t.Fatalf("Send = %v: NotSent %v, RecipientRefused %v, want true, %v", err, message.NotSent(err), message.RecipientRefused(err), tt.refused)
+			}
+		})
+	}
+}
