@@ -205,3 +205,17 @@ func TestPhoneCountryCodeAndCurrency(t *testing.T) {
 		})
 	}
 }
+
+// TestPublicURLHostIsServed: links must point at a host the server
+// answers, or every one of them would get 403.
+func TestPublicURLHostIsServed(t *testing.T) {
+	c := Demo()
+	c.Deployment.PublicURL = "https://book.example.com"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `deployment.public_url: its host "book.example.com" must also be listed in deployment.hostnames`) {
+		t.Fatalf("Validate = %v", err)
+	}
+	c.Deployment.Hostnames = append(c.Deployment.Hostnames, "book.example.com")
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -304,6 +304,11 @@ func (c Config) validateDeployment(v *validator) {
 		v.add("deployment.public_url", "must be an absolute http or https URL, got %q", d.PublicURL)
 	} else {
 		v.url("deployment.public_url", d.PublicURL, false)
+		// Links to a host the server refuses would all answer 403.
+		if u, err := url.Parse(d.PublicURL); d.PublicURL != "" && err == nil && u.Hostname() != "" &&
+			!slices.ContainsFunc(d.Hostnames, func(h string) bool { return strings.EqualFold(strings.Trim(h, "[]"), u.Hostname()) }) {
+			v.add("deployment.public_url", "its host %q must also be listed in deployment.hostnames", u.Hostname())
+		}
 	}
 }
 

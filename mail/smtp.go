@@ -13,6 +13,7 @@ import (
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
@@ -151,15 +152,11 @@ func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 
-	d := &dialer{ctx: ctx, tls: s.tls, implicitTLS: s.implicit && s.policy != TLSNone}
+	d := s.dialer(ctx)
 	defer d.close()
-	client, err := gomail.NewClient(s.host, s.clientOptions(d)...)
+	client, conn, err := s.login(ctx, d)
 	if err != nil {
 		return fmt.Errorf("smtp send: %w: %w", message.ErrNotSent, err)
-	}
-	conn, err := client.DialToSMTPClientWithContext(ctx)
-	if err != nil {
-		return fmt.Errorf("smtp send: connect: %w: %w", message.ErrNotSent, err)
 	}
 	err = client.SendWithSMTPClient(conn, msg)
 	if msg.IsDelivered() {
@@ -174,10 +171,46 @@ func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 		return errors.New("smtp send: delivery uncertain: the server never confirmed the data")
 	}
 	f := failure(err, d.ended())
+	if f.step == "RCPT TO" && f.code >= 500 {
+		return fmt.Errorf("smtp send: %w: %w: %w", message.ErrNotSent, message.ErrRecipientRefused, f)
+	}
 	if f.beforeData {
 		return fmt.Errorf("smtp send: %w: %w", message.ErrNotSent, f)
 	}
 	return fmt.Errorf("smtp send: delivery uncertain: %w", f)
+}
+
+func (s *SMTP) dialer(ctx context.Context) *dialer {
+	return &dialer{ctx: ctx, tls: s.tls, implicitTLS: s.implicit && s.policy != TLSNone}
+}
+
+// login connects, negotiates TLS and authenticates through d.
+func (s *SMTP) login(ctx context.Context, d *dialer) (*gomail.Client, *smtp.Client, error) {
+	client, err := gomail.NewClient(s.host, s.clientOptions(d)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect: %w", err)
+	}
+	return client, conn, nil
+}
+
+// Check logs in as Send would, then hangs up: serve runs it at start so a
+// wrong password or an unreachable server is reported before the first
+// guest asks for a code.
+func (s *SMTP) Check(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	d := s.dialer(ctx)
+	defer d.close()
+	client, conn, err := s.login(ctx, d)
+	if err != nil {
+		return fmt.Errorf("smtp check: %w", err)
+	}
+	client.CloseWithSMTPClient(conn)
+	return nil
 }
 
 // sendFailure is a refused or broken SMTP transaction. Its text names the

@@ -377,3 +377,60 @@ func TestMessageID(t *testing.T) {
 		})
 	}
 }
+
+// TestSMTPCheckLogsIn: the start-up check succeeds with the right
+// password and fails with a wrong one, without sending anything.
+func TestSMTPCheckLogsIn(t *testing.T) {
+	srv := smtptest.Start(t, smtptest.Options{Username: "frontdesk", Password: "s3cret"})
+	for _, tt := range []struct {
+		password string
+		ok       bool
+	}{{"s3cret", true}, {"wrong", false}} {
+		s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: tt.password},
+			&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Check(t.Context()); (err == nil) != tt.ok {
+			t.Errorf("Check with password %q = %v, want ok %v", tt.password, err, tt.ok)
+		}
+	}
+	if got := len(srv.Messages()); got != 0 {
+		t.Fatalf("Check sent %d messages", got)
+	}
+}
+
+// TestSMTPTellsARefusedAddressFromAnOutage: only a permanent refusal of
+// the recipient says the address was not accepted; a failed login or an
+// unreachable server is an outage.
+func TestSMTPTellsARefusedAddressFromAnOutage(t *testing.T) {
+	tests := []struct {
+		name       string
+		server     smtptest.Options
+		user, pass string
+		closed     bool
+		refused    bool
+	}{
+		{name: "recipient refused", server: smtptest.Options{RejectRcpt: []string{"guest@example.com"}}, refused: true},
+		{name: "wrong password", server: smtptest.Options{Username: "frontdesk", Password: "s3cret"}, user: "frontdesk", pass: "wrong"},
+		{name: "server unreachable", closed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := smtptest.Start(t, tt.server)
+			port := srv.Port
+			if tt.closed {
+				port = closedPort(t)
+			}
+			s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: port, SMTPUser: tt.user, SMTPPassword: tt.pass},
+				&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Send(t.Context(), testEmail())
+			if !message.NotSent(err) || message.RecipientRefused(err) != tt.refused {
+				t.Fatalf("Send = %v: NotSent %v, RecipientRefused %v, want true, %v", err, message.NotSent(err), message.RecipientRefused(err), tt.refused)
+			}
+		})
+	}
+}

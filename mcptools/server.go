@@ -21,27 +21,9 @@ func newServer(impl *mcp.Implementation, instructions, server string, opts Optio
 	s := mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-		Logger:       opts.sdkLogger(),
 	})
 	s.AddReceivingMiddleware(recovered(opts.logger()), undeclared, capEchoes, logCalls(opts.logger(), server))
 	return s
-}
-
-// sdkLogger is where the SDK's own messages go: warnings and up only.
-func (o Options) sdkLogger() *slog.Logger {
-	if o.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return slog.New(levelFloor{o.Logger.With("component", "mcp-sdk").Handler(), slog.LevelWarn})
-}
-
-type levelFloor struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (l levelFloor) Enabled(ctx context.Context, level slog.Level) bool {
-	return level >= l.min && l.Handler.Enabled(ctx, level)
 }
 
 // recovered turns a panic in a handler into an internal error for that
@@ -163,7 +145,7 @@ func loggable(name string) string {
 
 // hubInstructions tell an assistant how the hub's tools fit together.
 func hubInstructions(business string, confirmHours int, booking bool) string {
-	s := fmt.Sprintf(`%s's booking desk. To find and price a stay: list_properties, then find_rooms for the dates, then quote_stay for one room type; property_info gives phones, hours and rooms. Nothing is held until a booking is confirmed.`, business)
+	s := fmt.Sprintf(`The booking desk of %s. To find and price a stay: list_properties, then find_rooms for the dates, then quote_stay for one room type; property_info gives phones, hours and rooms. Nothing is held until a booking is confirmed.`, business)
 	if !booking {
 		return s
 	}

@@ -2,21 +2,24 @@ package mcptools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ServeStdio runs s over newline-delimited JSON-RPC on in and out until in
 // ends or ctx is done. Each line passes the batch guard first, as HTTP
-// bodies do.
+// bodies do. A line the SDK could not decode (not JSON, or an id such as
+// 1e999) is answered here with a JSON-RPC error worded without internals:
+// handed to the SDK, it would end the whole session.
 func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer, guard BatchGuard) error {
-	// The guard answers some lines itself; one lock keeps its lines and
-	// the SDK's whole.
-	lw := &lockedWriter{w: out}
+	w := &lineWriter{w: out}
 	pr, pw := io.Pipe()
 	go func() {
 		sc := bufio.NewScanner(in)
@@ -25,32 +28,56 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer,
 			line := sc.Bytes()
 			rewritten, isBatch, err := guard.Inspect(line)
 			switch {
-			case err == nil:
-				line = rewritten
+			case len(bytes.TrimSpace(line)) == 0:
+			case err == errParse:
+				w.Write(errorLine(-32700, "Parse error: the line is not valid JSON."))
+				continue
 			case errors.Is(err, errDuplicateKey) || errors.Is(err, errBatchTooLarge):
 				// Passed on, the SDK would run what the guard refused.
 				_, code, message, _ := guardAnswer(err, isBatch, "")
-				if _, err := lw.Write(errorLine(code, message)); err != nil {
-					return
-				}
+				w.Write(errorLine(code, message))
 				continue
-			} // any other line goes on, for the SDK to answer
+			case err != nil || !decodable(rewritten):
+				w.Write(errorLine(-32600, "Invalid Request: the message could not be read as JSON-RPC (an id is a string or an integer)."))
+				continue
+			default:
+				line = rewritten
+			}
 			if _, err := pw.Write(append(append([]byte(nil), line...), '\n')); err != nil {
 				return
 			}
 		}
 		pw.CloseWithError(sc.Err())
 	}()
-	return s.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{lw}})
+	return s.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{w}})
 }
 
-// lockedWriter writes each line in one piece.
-type lockedWriter struct {
+// decodable reports whether the SDK can decode every message of a line.
+func decodable(line []byte) bool {
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
+		var msgs []json.RawMessage
+		if json.Unmarshal(t, &msgs) != nil {
+			return false
+		}
+		for _, m := range msgs {
+			if _, err := jsonrpc.DecodeMessage(m); err != nil {
+				return false
+			}
+		}
+		return true
+	}
+	_, err := jsonrpc.DecodeMessage(line)
+	return err == nil
+}
+
+// lineWriter lets the front and the SDK write whole lines to one output
+// without interleaving them; the SDK writes each message in one call.
+type lineWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)

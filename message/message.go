@@ -37,3 +37,14 @@ var ErrNotSent = errors.New("message: not sent")
 
 // NotSent reports whether err says the message certainly was not sent.
 func NotSent(err error) bool { return errors.Is(err, ErrNotSent) }
+
+// ErrRecipientRefused marks the one failure that says the address itself
+// was not accepted: the provider permanently refused the recipient. It
+// always comes with ErrNotSent. A connection, TLS or login failure is
+// ErrNotSent without it: an outage, never a reason to tell a guest that
+// their address was refused.
+var ErrRecipientRefused = errors.New("message: recipient refused")
+
+// RecipientRefused reports whether err says the provider refused the
+// recipient's address.
+func RecipientRefused(err error) bool { return errors.Is(err, ErrRecipientRefused) }

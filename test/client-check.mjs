@@ -244,7 +244,13 @@ async function withClient(where, makeTransport, body) {
     const info = client.getServerVersion();
     const caps = client.getServerCapabilities() || {};
     assert(caps.tools, 'server did not declare the tools capability');
-    return `${info?.name} ${info?.version}, protocol ${protocol}`;
+    // Declared capabilities match what is served: tools only.
+    for (const other of ['prompts', 'resources', 'logging', 'completions']) {
+      assert(!caps[other], `server declares ${other}, which it does not serve`);
+    }
+    const instructions = client.getInstructions() || '';
+    assert(instructions.length >= 100, `server gives no usable instructions (${JSON.stringify(instructions)})`);
+    return `${info?.name} ${info?.version}, protocol ${protocol}, ${instructions.length} characters of instructions`;
   });
   if (connected) {
     try {

@@ -121,6 +121,12 @@ func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define fun
 	if publicURL != nil && *publicURL != "" {
 		c.Deployment.PublicURL = strings.TrimSuffix(*publicURL, "/")
 	}
+	if cmd == "serve" && publicURL != nil && *publicURL != "" {
+		// The flag is checked as the file is: its host must be served.
+		if err := c.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("--public-url: %w", err)
+		}
+	}
 	level, err := config.ParseLogLevel(c.Server.LogLevel)
 	if err != nil {
 		return nil, nil, fmt.Errorf("log level: %w", err)
@@ -241,7 +247,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	pricer := pricing.New(m.Config, m.Config.Deployment.PublicURL)
 	locations := location.New(m.Config, pricer, inventory.New(st), m.Clock)
 	m.hub = hub.New(m.Config, pricer, locations, m.Clock)
-	if err := m.openMail(); err != nil {
+	if err := m.openMail(ctx); err != nil {
 		return err
 	}
 	if m.Rand == nil {
@@ -258,8 +264,9 @@ func (m *Main) open(ctx context.Context, listen string) error {
 }
 
 // openMail builds the configured mail driver: the dev mailbox keeps mail
-// in the store, shown at /dev/mail; smtp sends through the provider.
-func (m *Main) openMail() error {
+// in the store, shown at /dev/mail; smtp sends through the provider, and
+// its login is tried once at start.
+func (m *Main) openMail(ctx context.Context) error {
 	switch m.Config.Mail.Driver {
 	case "smtp":
 		s, err := mail.NewSMTP(m.Config.Mail, &mail.SMTPOptions{TLSPolicy: mail.TLSMandatory, Clock: m.Clock, Logger: m.Logger})
@@ -267,6 +274,13 @@ func (m *Main) openMail() error {
 			return err
 		}
 		m.mailer = s
+		// A provider may be down for a moment, so a failed login does not
+		// stop the server; it is said loudly, before any guest waits for a
+		// code that cannot arrive.
+		if err := s.Check(ctx); err != nil {
+			m.Logger.Error("mail server check failed: booking codes cannot be sent until it logs in",
+				"smtp_host", m.Config.Mail.SMTPHost, "smtp_port", m.Config.Mail.SMTPPort, "err", err)
+		}
 	default:
 		m.devMail = mail.NewDev(m.store, m.Clock, m.Logger)
 		m.mailer = m.devMail
@@ -287,10 +301,10 @@ func openStore(ctx context.Context, c config.Store) (store.Store, error) {
 	return sqlite.Open(ctx, filepath.Join(c.DataDir, "frontdesk.db"))
 }
 
-// Run serves HTTP until ctx ends, then shuts down within a bounded time:
-// streams of server messages end at once, calls in flight get
-// shutdownGrace to finish, then every connection closes and the store
-// closes.
+// Run serves HTTP until ctx ends, then shuts down within two grace
+// periods: streams of server messages end at once, calls in flight get
+// shutdownGrace to finish, then every connection closes; the last click
+// writes and the store's close share one more shutdownGrace.
 func (m *Main) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
@@ -301,7 +315,16 @@ func (m *Main) Run(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
-	defer m.Close()
+	// Closing the store waits for its queries; a hung database must not
+	// hold the process past the final writes' window.
+	finishBy := time.Time{}
+	defer func() {
+		window := m.grace()
+		if !finishBy.IsZero() {
+			window = time.Until(finishBy)
+		}
+		bounded(window, func() { m.Close() })
+	}()
 	if m.Config.ORP.Enabled {
 		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
 		if err != nil {
@@ -314,6 +337,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.shuttingDown, stopStreams = context.WithCancel(context.Background())
 	defer stopStreams()
 	limited := connlimit.New(ln, m.Config.Server.ConnectionsPerAddress)
+	limited.Total = descriptorBudget()
 	limited.Refused = func(string) { m.metrics.ConnectionsRefused.Inc() }
 	m.listener = limited
 	servers := []*http.Server{m.httpServer(m.routes())}
@@ -347,10 +371,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Logger.Info("shutting down")
 	stopStreams()
-	grace := shutdownGrace
-	if m.deadlineScale > 0 {
-		grace /= m.deadlineScale
-	}
+	grace := m.grace()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	for _, srv := range servers {
@@ -358,8 +379,10 @@ func (m *Main) Run(ctx context.Context) error {
 			srv.Close() // calls that outlived the grace period end here
 		}
 	}
-	// Acknowledged clicks are written after the server stops taking them;
-	// a hung store cannot hold the process beyond the grace period.
+	// Acknowledged clicks are written after the server stops taking them,
+	// then the store closes: both within one more grace period, so a hung
+	// store cannot hold the process longer.
+	finishBy = time.Now().Add(grace)
 	bounded(grace, stopORP)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
@@ -368,8 +391,15 @@ func (m *Main) Run(ctx context.Context) error {
 }
 
 // shutdownGrace is how long calls in flight may run once shutdown begins,
-// and again how long the final writes may take.
+// and again how long the final writes and the store's close may take.
 const shutdownGrace = 10 * time.Second
+
+func (m *Main) grace() time.Duration {
+	if m.deadlineScale > 0 {
+		return shutdownGrace / m.deadlineScale
+	}
+	return shutdownGrace
+}
 
 // bounded runs f and returns when it ends or after d, whichever is first.
 func bounded(d time.Duration, f func()) {

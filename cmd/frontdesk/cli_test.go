@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,8 +45,11 @@ func TestInitPrintsConfigsThatCheck(t *testing.T) {
 	}
 }
 
+// TestCheckConfigNamesEveryBadField: an unknown key, a mistyped value and
+// validation errors in one file are all reported, each with its field.
 func TestCheckConfigNamesEveryBadField(t *testing.T) {
-	bad := strings.Replace(string(config.DemoTOML), `currency = "USD"`, `currency = "dollars"`, 1)
+	bad := strings.Replace(string(config.DemoTOML), `currency = "USD"`, `currency = "dollars"`+"\ncurency = \"EUR\"", 1)
+	bad = strings.Replace(bad, `min_age = 18`, `min_age = "adult"`, 1)
 	bad = strings.Replace(bad, `phone = "+1 303 555 0122"`, `phone = ""`, 1)
 	path := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(path, []byte(bad), 0o600)
@@ -138,25 +143,6 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestCheckConfigListsEveryProblem: an unknown key, a mistyped value and
-// validation errors in one file are all reported.
-func TestCheckConfigListsEveryProblem(t *testing.T) {
-	bad := strings.Replace(string(config.DemoTOML), `currency = "USD"`, `currency = "USD"`+"\ncurency = \"EUR\"", 1)
-	bad = strings.Replace(bad, `min_age = 18`, `min_age = "adult"`, 1)
-	bad = strings.Replace(bad, `phone = "+1 303 555 0122"`, `phone = ""`, 1)
-	path := filepath.Join(t.TempDir(), "bad.toml")
-	os.WriteFile(path, []byte(bad), 0o600)
-	_, _, err := runCmd(t, "check-config", path)
-	if err == nil {
-		t.Fatal("check-config accepted a bad file")
-	}
-	for _, want := range []string{"business.curency: unknown setting (line ", `business.min_age: must be a whole number, got the text "adult" (line `, "locations[1].phone: is required"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("check-config lacks %q:\n%v", want, err)
-		}
-	}
-}
-
 // TestServeRefusesSMTPWithoutPassword: a mailer that must authenticate
 // but has no secret stops serve at start, naming the variable.
 func TestServeRefusesSMTPWithoutPassword(t *testing.T) {
@@ -223,4 +209,33 @@ func TestStdioLinksUsePublicURL(t *testing.T) {
 	if !strings.Contains(string(b), "https://book.example.com/book/riverside") || strings.Contains(string(b), ":8080") {
 		t.Fatalf("property_info links = %s", b)
 	}
+}
+
+// TestStdioSurvivesUnreadableLines: a line the SDK cannot decode gets a
+// JSON-RPC error without internals, and the session goes on.
+func TestStdioSurvivesUnreadableLines(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		run(ctx, []string{"mcp", "--data", t.TempDir()}, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	for _, tt := range []struct{ send, want string }{
+		{`{"jsonrpc":"2.0","id":1e999,"method":"ping"}`, `"code":-32600`},
+		{`not json`, `"code":-32700`},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, `"id":2,"result"`},
+	} {
+		fmt.Fprintln(inW, tt.send)
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s", tt.send)
+		}
+		got := lines.Text()
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "wireDecode") || strings.Contains(got, "float64") {
+			t.Errorf("answer to %s = %.200s, want %s", tt.send, got, tt.want)
+		}
+	}
+	inW.Close()
 }

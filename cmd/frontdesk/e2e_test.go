@@ -238,12 +238,20 @@ func TestHubRefusalsAreToolResults(t *testing.T) {
 	}
 }
 
-// post sends a raw body to the hub and returns status and body.
+// post sends a raw body to the hub and returns status, headers and body.
 func post(t *testing.T, url string, headers map[string]string, body string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	h := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	for k, v := range headers {
+		h[k] = v
+	}
+	return send(t, http.MethodPost, url, h, strings.NewReader(body))
+}
+
+// send makes one request; a "Host" header sets the request's Host.
+func send(t *testing.T, method, url string, headers map[string]string, body io.Reader) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, body)
 	for k, v := range headers {
 		if k == "Host" {
 			req.Host = v

@@ -21,23 +21,17 @@ import (
 	"frontdesk/internal/clock"
 )
 
-// get sends a GET with the given Host and headers.
+// get sends a GET with the given Host (none: the URL's) and headers.
 func get(t *testing.T, url, host string, headers map[string]string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	if host != "" {
-		req.Host = host
-	}
+	h := map[string]string{}
 	for k, v := range headers {
-		req.Header.Set(k, v)
+		h[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if host != "" {
+		h["Host"] = host
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
+	return send(t, http.MethodGet, url, h, nil)
 }
 
 // TestForeignHostIsRefusedOnEveryRoute: the dev mailbox (which shows
@@ -381,5 +375,25 @@ func TestUnknownToolIsAProtocolError(t *testing.T) {
 	}
 	if _, _, body := get(t, url+"/healthz", "", nil); body != "ok\n" {
 		t.Fatalf("server after an unknown tool: %q", body)
+	}
+}
+
+// TestORPCrossOriginRoutesStayOpen: discovery, suggest and join answer
+// pages of any origin (§4.2 of the ORP specification) on a served host;
+// the rest of ORP does not.
+func TestORPCrossOriginRoutesStayOpen(t *testing.T) {
+	url := startServer(t, "")
+	foreign := map[string]string{"Origin": "https://partner.example"}
+	if status, _, _ := get(t, url+"/.well-known/orp.json", "", foreign); status != http.StatusOK {
+		t.Errorf("discovery from a foreign origin = %d, want 200", status)
+	}
+	if status, _, _ := send(t, http.MethodOptions, url+"/orp/join", foreign, nil); status != http.StatusNoContent {
+		t.Errorf("join preflight from a foreign origin = %d, want 204", status)
+	}
+	if status, _, _ := get(t, url+"/orp/inbox", "", foreign); status != http.StatusForbidden {
+		t.Errorf("inbox from a foreign origin = %d, want 403", status)
+	}
+	if status, _, _ := get(t, url+"/.well-known/orp.json", "attacker.example", nil); status != http.StatusForbidden {
+		t.Errorf("discovery on a foreign host = %d, want 403", status)
 	}
 }

@@ -185,13 +185,19 @@ func ignoreHelp(err error) error {
 	return err
 }
 
+// moduleVersion is the version set at link time, else the module version
+// the build recorded (a pseudo-version from VCS for a build in a clone).
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return version
+}
+
 // versionLine names the module version and the VCS revision of the build.
 func versionLine() string {
-	v, rev := version, "unknown"
+	v, rev := moduleVersion(), "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "dev" && bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
 		modified := false
 		for _, s := range bi.Settings {
 			switch s.Key {

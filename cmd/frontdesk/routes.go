@@ -27,14 +27,18 @@ const (
 	mcpAPI                   // MCP endpoints: calls, and streams of answers
 )
 
-// deadlines are the read limit for a request body and the write limit for
-// an answer, by class. An MCP answer may stream a booking call (the hub
-// deadline is 44 s); a GET stream of server messages ends after its write
+// limits are the read limit for a request body and the write limit for an
+// answer, by class. An MCP answer may stream a booking call (the hub
+// deadline is 44 s); a GET stream of server messages ends after its stream
 // limit and the client reconnects.
-var deadlines = map[routeClass]struct{ read, write, stream time.Duration }{
-	probe:  {read: 5 * time.Second, write: 10 * time.Second},
-	pages:  {read: 15 * time.Second, write: 30 * time.Second},
-	mcpAPI: {read: 15 * time.Second, write: 90 * time.Second, stream: 15 * time.Minute},
+func (c routeClass) limits() (read, write, stream time.Duration) {
+	switch c {
+	case probe:
+		return 5 * time.Second, 10 * time.Second, 0
+	case mcpAPI:
+		return 15 * time.Second, 90 * time.Second, 15 * time.Minute
+	}
+	return 15 * time.Second, 30 * time.Second, 0
 }
 
 // routes lists every entry point of the server. Nothing else mounts a
@@ -146,7 +150,7 @@ func (m *Main) metricsHandler() http.Handler {
 }
 
 func (m *Main) mcpOptions() mcptools.Options {
-	return mcptools.Options{Logger: m.Logger, Metrics: m.metrics, Version: version}
+	return mcptools.Options{Logger: m.Logger, Metrics: m.metrics, Version: moduleVersion()}
 }
 
 // bookingGuard is the batch rule for the hub: at most one booking-tool
@@ -182,20 +186,25 @@ func guardHost(hosts hostguard.Guard, sameOrigin bool, next http.Handler) http.H
 // body is read: an expired read deadline would otherwise cancel the call
 // that follows it.
 func (m *Main) deadlines(class routeClass, next http.Handler) http.Handler {
-	d := deadlines[class]
+	read, write, stream := class.limits()
 	if m.deadlineScale > 0 {
-		d.read, d.write, d.stream = d.read/m.deadlineScale, d.write/m.deadlineScale, d.stream/m.deadlineScale
+		read, write, stream = read/m.deadlineScale, write/m.deadlineScale, stream/m.deadlineScale
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		now := time.Now()
-		write := d.write
-		if r.Method == http.MethodGet && d.stream > 0 {
-			write = d.stream
+		answer := write
+		if r.Method == http.MethodGet && stream > 0 {
+			// A stream that writes nothing would never meet its write
+			// deadline; its context ends it instead.
+			answer = stream
+			ctx, cancel := context.WithTimeout(r.Context(), answer)
+			defer cancel()
+			r = r.WithContext(ctx)
 		}
-		rc.SetWriteDeadline(now.Add(write))
+		rc.SetWriteDeadline(now.Add(answer))
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			rc.SetReadDeadline(now.Add(d.read))
+			rc.SetReadDeadline(now.Add(read))
 			r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { rc.SetReadDeadline(time.Time{}) }}
 		}
 		next.ServeHTTP(w, r)
@@ -232,6 +241,19 @@ func (m *Main) endsOnShutdown(next http.Handler) http.Handler {
 	})
 }
 
+// securityHeaders go on every answer: no sniffing, no framing, no
+// referrer to other sites, and pages that run no script but the drawing
+// pad. Referrer-Policy is same-origin, not no-referrer: under no-referrer
+// a browser posts this server's own forms with "Origin: null", which the
+// host check must refuse. net/http only reads these
+// slices, so one copy serves every response.
+var securityHeaders = http.Header{
+	"X-Content-Type-Options":  {"nosniff"},
+	"X-Frame-Options":         {"DENY"},
+	"Referrer-Policy":         {"same-origin"},
+	"Content-Security-Policy": {page.ContentSecurityPolicy},
+}
+
 // front adds what every answer shares: the security headers, one log
 // line and one metric per request, labelled by the route pattern.
 func (m *Main) front(next http.Handler) http.Handler {
@@ -239,13 +261,9 @@ func (m *Main) front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		// same-origin, not no-referrer: under no-referrer a browser posts
-		// this server's own forms with "Origin: null", which the host
-		// check must refuse. Other sites still learn nothing.
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Content-Security-Policy", page.ContentSecurityPolicy)
+		for k, v := range securityHeaders {
+			h[k] = v
+		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
@@ -259,14 +277,27 @@ func (m *Main) front(next http.Handler) http.Handler {
 			level = slog.LevelError
 		case sw.status >= 400:
 			level = slog.LevelWarn
-		case route == "GET /healthz" || route == "GET /readyz" || route == "GET /metrics":
+		case quiet(route):
 			level = slog.LevelDebug
 		}
 		// The route pattern, never the path or query: both can carry
 		// tokens and guest data.
-		logger.Log(r.Context(), level, "request", "method", loggableMethod(r.Method), "route", route,
-			"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		if logger.Enabled(r.Context(), level) {
+			logger.Log(r.Context(), level, "request", "method", loggableMethod(r.Method), "route", route,
+				"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		}
 	})
+}
+
+// quiet routes log their successes at debug: probes and scrapes repeat
+// all day, and tracked-link redirects are the one high-volume route (each
+// click is stored and counted in metrics already).
+func quiet(route string) bool {
+	switch route {
+	case "GET /healthz", "GET /readyz", "GET /metrics", "GET /go/{token}", "HEAD /go/{token}":
+		return true
+	}
+	return false
 }
 
 // loggableMethod keeps the standard methods and names anything else

@@ -68,3 +68,40 @@ func TestShutdownFinishesCallsInFlight(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 }
+
+// hungStore never answers an availability read, and its Close waits for
+// those reads, as a database that stopped answering does.
+type hungStore struct {
+	slowStore
+}
+
+func (s *hungStore) Close() error {
+	<-s.release
+	return s.Store.Close()
+}
+
+// TestShutdownIsBoundedWithAHungStore: a call stuck on the store and a
+// store that cannot close hold shutdown no longer than its two grace
+// periods.
+func TestShutdownIsBoundedWithAHungStore(t *testing.T) {
+	hung := &hungStore{slowStore{entered: make(chan struct{}), release: make(chan struct{})}}
+	t.Cleanup(func() { close(hung.release) })
+	c := config.Demo()
+	c.Store.DataDir = t.TempDir()
+	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow),
+		Out: io.Discard, ready: make(chan struct{}), deadlineScale: 20, // a 10 s grace becomes 500 ms
+		WrapStore: func(st store.Store) store.Store { hung.Store = st; return hung }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	<-m.ready
+	cs := connect(t, m.URL+"/mcp", "2026-07-28")
+	go cs.CallTool(context.Background(), toolParams("find_rooms", map[string]any{"checkin": "2026-12-10", "checkout": "2026-12-12"}))
+	<-hung.entered
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * m.grace()):
+		t.Fatal("Run still waits on a hung store")
+	}
+}

@@ -12,15 +12,20 @@ import (
 )
 
 // Listener accepts at most PerAddress open connections from each remote
-// IP address; a connection over the cap is closed as soon as it arrives.
+// IP address, and at most Total in all when Total is set; a connection over
+// either cap is closed as soon as it arrives.
 type Listener struct {
 	net.Listener
 	PerAddress int
+	// Total, when above zero, caps all open connections together, so many
+	// addresses at once cannot take the descriptors the store needs.
+	Total int
 	// Refused, when set, is called for each connection closed over the cap.
 	Refused func(addr string)
 
-	mu   sync.Mutex
-	open map[string]int
+	mu    sync.Mutex
+	open  map[string]int
+	total int
 }
 
 // New wraps l.
@@ -37,9 +42,10 @@ func (l *Listener) Accept() (net.Conn, error) {
 		}
 		addr := host(c.RemoteAddr())
 		l.mu.Lock()
-		over := l.open[addr] >= l.PerAddress
+		over := l.open[addr] >= l.PerAddress || l.Total > 0 && l.total >= l.Total
 		if !over {
 			l.open[addr]++
+			l.total++
 		}
 		l.mu.Unlock()
 		if over {
@@ -63,6 +69,7 @@ func (l *Listener) Open(addr string) int {
 func (l *Listener) release(addr string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.total--
 	if l.open[addr]--; l.open[addr] <= 0 {
 		delete(l.open, addr)
 	}
