@@ -19,13 +19,7 @@ func (m *Main) routes() http.Handler {
 	mux := http.NewServeMux()
 
 	mux.Handle("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, m.bookings, opts), httpOpts))
-	for _, l := range m.Config.Locations {
-		s, err := mcptools.NewLocation(m.hub, l.Slug, opts)
-		if err != nil {
-			panic(err) // the config was validated; every slug resolves
-		}
-		mux.Handle("/locations/"+l.Slug+"/mcp", mcptools.Handler(s, httpOpts))
-	}
+	mux.Handle("/locations/{slug}/mcp", mcptools.Locations(m.hub, opts, httpOpts))
 
 	if m.devMail != nil {
 		mux.Handle("/dev/mail", m.devMail.Handler())
