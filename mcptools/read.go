@@ -277,12 +277,8 @@ func NewHub(h *hub.Hub, bookings *booking.Service, opts Options) *mcp.Server {
 	return s
 }
 
-// NewLocation returns one location's public MCP server: read tools only,
+// newLocation returns one location's public MCP server: read tools only,
 // never a booking tool.
-func NewLocation(h *hub.Hub, slug string, opts Options) (*mcp.Server, error) {
-	return newLocation(h, slug, opts, nil)
-}
-
 func newLocation(h *hub.Hub, slug string, opts Options, defs *definitions) (*mcp.Server, error) {
 	l, err := h.Resolve(slug)
 	if err != nil || l.Slug != slug {
