@@ -76,6 +76,9 @@ type Location struct {
 	Units      []Unit `toml:"units"`
 	// Closures are dated days off for this location only.
 	Closures []Closure `toml:"closures"`
+	// zone is TimeZone resolved once when the file is read, so no call
+	// reads the zone database.
+	zone *time.Location
 }
 
 // Unit kinds.
@@ -227,6 +230,7 @@ func Defaults() Config {
 // fillLocationDefaults copies business-wide values into locations that
 // leave them empty, so later code reads one place.
 func (c *Config) fillLocationDefaults() {
+	zones := map[string]*time.Location{} // one value per zone, shared
 	for i := range c.Locations {
 		l := &c.Locations[i]
 		if l.TimeZone == "" {
@@ -235,6 +239,10 @@ func (c *Config) fillLocationDefaults() {
 		if l.CheckinHour == "" {
 			l.CheckinHour = c.Business.CheckinHour
 		}
+		if _, ok := zones[l.TimeZone]; !ok {
+			zones[l.TimeZone], _ = time.LoadLocation(l.TimeZone) // nil if invalid; Validate says so
+		}
+		l.zone = zones[l.TimeZone]
 		for j := range l.Units {
 			if l.Units[j].Kind == "" {
 				l.Units[j].Kind = KindNight
@@ -244,7 +252,11 @@ func (c *Config) fillLocationDefaults() {
 }
 
 // Zone returns the location's IANA zone. Validate guarantees it loads.
+// A Location built or edited in code after Parse loads it afresh.
 func (l Location) Zone() *time.Location {
+	if l.zone != nil && l.zone.String() == l.TimeZone {
+		return l.zone
+	}
 	z, err := time.LoadLocation(l.TimeZone)
 	if err != nil {
 		return time.UTC

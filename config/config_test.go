@@ -219,3 +219,21 @@ func TestPublicURLHostIsServed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestZoneIsResolvedOnce: a parsed location answers its zone without
+// reading the zone database again, and one edited in code after Parse
+// still gets the zone it names.
+func TestZoneIsResolvedOnce(t *testing.T) {
+	c := Demo()
+	l := c.Locations[0]
+	if l.zone == nil || l.Zone() != l.zone || l.Zone().String() != "America/Denver" {
+		t.Fatalf("zone = %v, want the resolved America/Denver", l.zone)
+	}
+	if c.Locations[1].zone != l.zone {
+		t.Error("locations in one zone hold different values")
+	}
+	l.TimeZone = "Europe/Paris"
+	if got := l.Zone().String(); got != "Europe/Paris" {
+		t.Errorf("edited zone = %s, want Europe/Paris", got)
+	}
+}

@@ -40,7 +40,10 @@ func (c Config) Validate() error {
 	return joinErrors(v.errs)
 }
 
-type validator struct{ errs []error }
+type validator struct {
+	errs  []error
+	zones map[string]bool // zone names already checked, and whether they load
+}
 
 func (v *validator) add(field, format string, args ...any) {
 	v.errs = append(v.errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
@@ -71,7 +74,17 @@ func (v *validator) url(field, value string, required bool) {
 }
 
 func (v *validator) zone(field, value string) {
-	if _, err := time.LoadLocation(value); err != nil || value == "" || value == "Local" {
+	// Many locations share a zone; read each from the zone database once.
+	valid, seen := v.zones[value]
+	if !seen {
+		_, err := time.LoadLocation(value)
+		valid = err == nil && value != "" && value != "Local"
+		if v.zones == nil {
+			v.zones = map[string]bool{}
+		}
+		v.zones[value] = valid
+	}
+	if !valid {
 		v.add(field, "must be an IANA time zone such as America/Denver, got %q", value)
 	}
 }

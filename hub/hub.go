@@ -36,11 +36,23 @@ type Hub struct {
 	pricer  *pricing.Pricer
 	backend Backend
 	clock   clock.Clock
+	// exact maps a location's slug, lowercased name and lowercased domain
+	// to its index in cfg.Locations; the first location in config order
+	// wins a shared key, as a scan would.
+	exact map[string]int
 }
 
 // New returns a Hub.
 func New(cfg config.Config, pricer *pricing.Pricer, backend Backend, c clock.Clock) *Hub {
-	return &Hub{cfg: cfg, pricer: pricer, backend: backend, clock: c}
+	exact := map[string]int{}
+	for i, l := range cfg.Locations {
+		for _, key := range []string{l.Slug, strings.ToLower(l.Name), strings.ToLower(l.Domain)} {
+			if _, taken := exact[key]; key != "" && !taken {
+				exact[key] = i
+			}
+		}
+	}
+	return &Hub{cfg: cfg, pricer: pricer, backend: backend, clock: c, exact: exact}
 }
 
 // Config returns the business the hub serves.
@@ -66,12 +78,8 @@ const minShortName = 3
 // three characters that starts its slug, its domain or a word of its name.
 func (h *Hub) Resolve(property string) (config.Location, error) {
 	q := strings.Join(strings.Fields(strings.ToLower(property)), " ")
-	if q != "" {
-		for _, l := range h.cfg.Locations {
-			if q == l.Slug || q == strings.ToLower(l.Name) || (l.Domain != "" && q == strings.ToLower(l.Domain)) {
-				return l, nil
-			}
-		}
+	if i, ok := h.exact[q]; ok && q != "" {
+		return h.cfg.Locations[i], nil
 	}
 	if len(q) >= minShortName {
 		var found []config.Location
@@ -102,14 +110,66 @@ func shortNameMatches(l config.Location, q string) bool {
 	return false
 }
 
-// LocationList names every property for people: "Riverside Inn
-// (riverside), Old Town Lodge (oldtown)".
+// maxListed is how many properties a sentence names before it points to
+// list_properties for the rest.
+const maxListed = 10
+
+// LocationList names the properties for people: "Riverside Inn
+// (riverside), Old Town Lodge (oldtown)", the first ten of a longer list
+// followed by how many more list_properties gives.
 func (h *Hub) LocationList() string {
 	var names []string
-	for _, l := range h.cfg.Locations {
+	for _, l := range h.cfg.Locations[:min(len(h.cfg.Locations), maxListed)] {
 		names = append(names, fmt.Sprintf("%s (%s)", l.Name, l.Slug))
 	}
+	if more := len(h.cfg.Locations) - maxListed; more > 0 {
+		names = append(names, fmt.Sprintf("and %d more (list_properties names them all)", more))
+	}
 	return strings.Join(names, ", ")
+}
+
+// Page sizes of the answers that list properties. The demo's three fit
+// on one page.
+const (
+	FindPageSize = 10
+	ListPageSize = 25
+)
+
+// Page says which part of a long list of properties an answer holds.
+type Page struct {
+	Total    int `json:"total_properties" jsonschema:"properties in the whole list"`
+	Number   int `json:"page" jsonschema:"this page, from 1"`
+	Pages    int `json:"pages"`
+	NextPage int `json:"next_page,omitempty" jsonschema:"pass as page to get the next properties; absent on the last page"`
+}
+
+// ErrPage is a page argument past the last page. Its text is safe to show.
+type ErrPage struct{ Text string }
+
+func (e *ErrPage) Error() string { return e.Text }
+
+// paginate returns the bounds of page (from 1; 0 means 1) of total items
+// in pages of size.
+func paginate(total, page, size int) (from, to int, p Page, err error) {
+	pages := max(1, (total+size-1)/size)
+	if page == 0 {
+		page = 1
+	}
+	if page < 1 || page > pages {
+		return 0, 0, Page{}, &ErrPage{Text: fmt.Sprintf("page must be from 1 to %d.", pages)}
+	}
+	p = Page{Total: total, Number: page, Pages: pages}
+	if page < pages {
+		p.NextPage = page + 1
+	}
+	from = (page - 1) * size
+	return from, min(total, from+size), p, nil
+}
+
+// PropertyPage is one page of list_properties.
+type PropertyPage struct {
+	Properties []Property `json:"properties"`
+	Page
 }
 
 // Property is one entry of list_properties.
@@ -124,22 +184,26 @@ type Property struct {
 	MCPURL    string   `json:"mcp_url" jsonschema:"this property's own read-only MCP server"`
 }
 
-// Properties lists every location in config order.
-func (h *Hub) Properties() []Property {
+// Properties lists one page of the locations, in config order.
+func (h *Hub) Properties(page int) (PropertyPage, error) {
+	from, to, p, err := paginate(len(h.cfg.Locations), page, ListPageSize)
+	if err != nil {
+		return PropertyPage{}, err
+	}
 	out := []Property{}
-	for _, l := range h.cfg.Locations {
-		p := Property{Property: l.Slug, Name: l.Name, Domain: l.Domain, Phone: l.Phone, TimeZone: l.TimeZone,
+	for _, l := range h.cfg.Locations[from:to] {
+		prop := Property{Property: l.Slug, Name: l.Name, Domain: l.Domain, Phone: l.Phone, TimeZone: l.TimeZone,
 			RoomTypes: []string{}, Services: []string{}, MCPURL: h.pricer.URL("/locations/" + l.Slug + "/mcp")}
 		for _, u := range l.Units {
 			if u.Kind == config.KindTimed {
-				p.Services = append(p.Services, u.Type)
+				prop.Services = append(prop.Services, u.Type)
 			} else {
-				p.RoomTypes = append(p.RoomTypes, u.Type)
+				prop.RoomTypes = append(prop.RoomTypes, u.Type)
 			}
 		}
-		out = append(out, p)
+		out = append(out, prop)
 	}
-	return out
+	return PropertyPage{Properties: out, Page: p}, nil
 }
 
 // Search is find_rooms across one or every location.
@@ -148,12 +212,14 @@ type Search struct {
 	Checkout   string           `json:"checkout"`
 	Nights     int              `json:"nights"`
 	Properties []location.Rooms `json:"properties"`
+	Page
 }
 
-// FindRooms searches one location when property is given, else every
-// location. A stay over the cap across every location gets the request-only
-// cap wording; other date refusals are the location's.
-func (h *Hub) FindRooms(ctx context.Context, property, checkin, checkout string) (Search, error) {
+// FindRooms searches one location when property is given, else one page
+// of every location, in config order. A stay over the cap across every
+// location gets the request-only cap wording; other date refusals are the
+// location's.
+func (h *Hub) FindRooms(ctx context.Context, property, checkin, checkout string, page int) (Search, error) {
 	locs := h.cfg.Locations
 	if strings.TrimSpace(property) != "" {
 		l, err := h.Resolve(property)
@@ -164,7 +230,12 @@ func (h *Hub) FindRooms(ctx context.Context, property, checkin, checkout string)
 	} else if refusal := h.overCapEverywhere(checkin, checkout); refusal != nil {
 		return Search{}, refusal
 	}
-	out := Search{Checkin: checkin, Checkout: checkout, Properties: []location.Rooms{}}
+	from, to, p, err := paginate(len(locs), page, FindPageSize)
+	if err != nil {
+		return Search{}, err
+	}
+	locs = locs[from:to]
+	out := Search{Checkin: checkin, Checkout: checkout, Properties: []location.Rooms{}, Page: p}
 	for _, l := range locs {
 		rooms, err := h.backend.FindRooms(ctx, l.Slug, checkin, checkout)
 		if err != nil {

@@ -53,3 +53,27 @@ func TestAmbiguousShortNameIsRefused(t *testing.T) {
 		t.Fatalf("exact name = %s, %v", l.Slug, err)
 	}
 }
+
+func TestPaginate(t *testing.T) {
+	tests := []struct {
+		total, page, size, from, to int
+		want                        Page
+		refused                     bool
+	}{
+		{3, 0, 10, 0, 3, Page{Total: 3, Number: 1, Pages: 1}, false},
+		{25, 0, 10, 0, 10, Page{Total: 25, Number: 1, Pages: 3, NextPage: 2}, false},
+		{25, 3, 10, 20, 25, Page{Total: 25, Number: 3, Pages: 3}, false},
+		{20, 2, 10, 10, 20, Page{Total: 20, Number: 2, Pages: 2}, false},
+		{0, 1, 10, 0, 0, Page{Total: 0, Number: 1, Pages: 1}, false},
+		{25, 4, 10, 0, 0, Page{}, true},
+		{25, -1, 10, 0, 0, Page{}, true},
+	}
+	for _, tt := range tests {
+		from, to, p, err := paginate(tt.total, tt.page, tt.size)
+		var perr *ErrPage
+		if tt.refused != errors.As(err, &perr) || from != tt.from || to != tt.to || p != tt.want {
+			t.Errorf("paginate(%d, %d, %d) = %d, %d, %+v, %v; want %d, %d, %+v, refused %v",
+				tt.total, tt.page, tt.size, from, to, p, err, tt.from, tt.to, tt.want, tt.refused)
+		}
+	}
+}

@@ -27,11 +27,16 @@ type Service struct {
 	pricer *pricing.Pricer
 	inv    *inventory.Inventory
 	clock  clock.Clock
+	bySlug map[string]int // index in cfg.Locations
 }
 
 // New returns a Service.
 func New(cfg config.Config, pricer *pricing.Pricer, inv *inventory.Inventory, c clock.Clock) *Service {
-	return &Service{cfg: cfg, pricer: pricer, inv: inv, clock: c}
+	bySlug := make(map[string]int, len(cfg.Locations))
+	for i, l := range cfg.Locations {
+		bySlug[l.Slug] = i
+	}
+	return &Service{cfg: cfg, pricer: pricer, inv: inv, clock: c, bySlug: bySlug}
 }
 
 // ErrUnknown means no configured location has that slug.
@@ -39,10 +44,8 @@ var ErrUnknown = errors.New("location: unknown slug")
 
 // Location returns the configured location with the slug.
 func (s *Service) Location(slug string) (config.Location, error) {
-	for _, l := range s.cfg.Locations {
-		if l.Slug == slug {
-			return l, nil
-		}
+	if i, ok := s.bySlug[slug]; ok {
+		return s.cfg.Locations[i], nil
 	}
 	return config.Location{}, ErrUnknown
 }

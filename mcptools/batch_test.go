@@ -43,10 +43,12 @@ func (r *ranTools) names() []string {
 	return slices.Sorted(slices.Values(r.list))
 }
 
-// batchServer serves two limited tools and one ordinary tool over real
-// HTTP on loopback, and records which tools ran.
-func batchServer(t *testing.T) (string, *ranTools) {
-	t.Helper()
+// testGuard limits the two booking tools of batchTools.
+var testGuard = BatchGuard{Limited: map[string]bool{"get_booking": true, "cancel_booking": true}}
+
+// batchTools is a server with two limited tools and one ordinary tool
+// that record when they run.
+func batchTools() (*mcp.Server, *ranTools) {
 	ran := &ranTools{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "batch-test", Version: "1"}, nil)
 	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
@@ -59,8 +61,14 @@ func batchServer(t *testing.T) (string, *ranTools) {
 			},
 		})
 	}
-	guard := BatchGuard{Limited: map[string]bool{"get_booking": true, "cancel_booking": true}}
-	srv := httptest.NewServer(Handler(s, HTTPOptions{Hostnames: []string{"127.0.0.1"}, Guard: guard}))
+	return s, ran
+}
+
+// batchServer serves batchTools over real HTTP on loopback.
+func batchServer(t *testing.T) (string, *ranTools) {
+	t.Helper()
+	s, ran := batchTools()
+	srv := httptest.NewServer(Handler(s, HTTPOptions{Hostnames: []string{"127.0.0.1"}, Guard: testGuard}))
 	t.Cleanup(srv.Close)
 	return srv.URL, ran
 }
@@ -325,19 +333,7 @@ func TestBatchSizeIsCapped(t *testing.T) {
 // refuses is answered with the JSON-RPC error and never reaches the SDK,
 // which would run it.
 func TestStdioRefusesWhatTheGuardRefuses(t *testing.T) {
-	ran := &ranTools{}
-	s := mcp.NewServer(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
-	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
-	for _, name := range []string{"get_booking", "cancel_booking"} {
-		add(s, env, spec[noArgs, ranOut]{
-			name: name, title: name, input: object(nil, map[string]*jsonschema.Schema{}),
-			run: func(context.Context, noArgs) (ranOut, string, error) {
-				ran.add(name)
-				return ranOut{Ran: name}, "ran " + name, nil
-			},
-		})
-	}
-	guard := BatchGuard{Limited: map[string]bool{"get_booking": true, "cancel_booking": true}}
+	s, ran := batchTools()
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -345,7 +341,7 @@ func TestStdioRefusesWhatTheGuardRefuses(t *testing.T) {
 		"",
 	}, "\n")
 	var out strings.Builder
-	if err := ServeStdio(context.Background(), s, strings.NewReader(in), &out, guard); err != nil && err != io.EOF {
+	if err := ServeStdio(context.Background(), s, strings.NewReader(in), &out, testGuard); err != nil && err != io.EOF {
 		t.Logf("stdio ended: %v", err)
 	}
 	if len(ran.names()) != 0 || !strings.Contains(out.String(), "repeats a key") {

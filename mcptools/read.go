@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,8 +37,8 @@ func (o Options) logger() *slog.Logger {
 // Read-tool descriptions. They say what the tool does for an agent; they
 // never instruct it.
 const (
-	describeList         = "Lists the business's properties with their slugs, phones, room types, timed services and each property's own read-only MCP address."
-	describeFind         = "Shows which room types are free for every night of a stay, with the price of the whole stay where it can be quoted. Without a property it searches every property. Nothing is held."
+	describeList         = "Lists the business's properties with their slugs, phones, room types, timed services and each property's own read-only MCP address, 25 to a page; the answer gives the total, the page count and the next page."
+	describeFind         = "Shows which room types are free for every night of a stay, with the price of the whole stay where it can be quoted. Without a property it searches every property, 10 to a page; the answer gives the total, the page count and the next page. Nothing is held."
 	describeFindLocation = "Shows which room types of this property are free for every night of a stay, with the price of the whole stay where it can be quoted. Nothing is held."
 	describeQuote        = "Prices a stay in one room type: nights, subtotal, tax and total, in the business's currency. Minimum stays, weekly-only rooms, the stay cap and the booking horizon apply. Nothing is held."
 	describeInfo         = "Describes a property: phone, time zone, check-in hour, office hours, room types with minimum stays and rates, timed services, policy and privacy pages and the booking form."
@@ -60,6 +62,7 @@ func object(order []string, props map[string]*jsonschema.Schema, required ...str
 
 var (
 	propertyArg = str(120, "Property name, slug, domain or unique short name.")
+	pageArg     = &jsonschema.Schema{Type: "integer", Minimum: ptr(1.0), Description: "Page of a long list of properties, from 1; default 1. The answer gives the page count and next_page."}
 	checkinArg  = str(10, "Arrival date, YYYY-MM-DD.")
 	checkoutArg = str(10, "Departure date, YYYY-MM-DD.")
 )
@@ -72,21 +75,22 @@ func roomTypeArgs(props map[string]*jsonschema.Schema) []string {
 	return []string{"roomtype", "roomType", "room_type", "type", "room"}
 }
 
+func ptr[T any](v T) *T { return &v }
+
 func guestsArg() *jsonschema.Schema {
 	one := 1.0
 	return &jsonschema.Schema{Type: "integer", Minimum: &one, Description: "Guest count, subject to the room limit; default 1."}
 }
 
-type listIn struct{}
-
-type listOut struct {
-	Properties []hub.Property `json:"properties"`
+type listIn struct {
+	Page int `json:"page"`
 }
 
 type findIn struct {
 	Property string `json:"property"`
 	Checkin  string `json:"checkin"`
 	Checkout string `json:"checkout"`
+	Page     int    `json:"page"`
 }
 
 type quoteIn struct {
@@ -136,6 +140,9 @@ type infoIn struct {
 type readTools struct {
 	hub  *hub.Hub
 	slug string // empty on the hub
+	// defs, when set, are the tool definitions every location server
+	// shares; nil derives them for this server alone.
+	defs *definitions
 }
 
 func (r readTools) property(arg string) string {
@@ -145,17 +152,36 @@ func (r readTools) property(arg string) string {
 	return arg
 }
 
-func (r readTools) list(ctx context.Context, _ listIn) (listOut, string, error) {
-	props := r.hub.Properties()
+func (r readTools) list(ctx context.Context, in listIn) (hub.PropertyPage, string, error) {
+	page, err := r.hub.Properties(in.Page)
+	if err != nil {
+		return page, "", err
+	}
 	var names []string
-	for _, p := range props {
+	for _, p := range page.Properties {
 		names = append(names, fmt.Sprintf("%s (%s)", p.Name, p.Property))
 	}
-	return listOut{Properties: props}, fmt.Sprintf("%d properties: %s.", len(props), strings.Join(names, ", ")), nil
+	if page.Pages == 1 {
+		return page, fmt.Sprintf("%d properties: %s.", page.Total, strings.Join(names, ", ")), nil
+	}
+	return page, fmt.Sprintf("%d properties; %s: %s.%s", page.Total, pageWords(page.Page), strings.Join(names, ", "), nextWords("list_properties", page.Page)), nil
+}
+
+// pageWords and nextWords word a page of a long list: "page 2 of 40"
+// and how to ask for the next one.
+func pageWords(p hub.Page) string {
+	return fmt.Sprintf("page %d of %d", p.Number, p.Pages)
+}
+
+func nextWords(tool string, p hub.Page) string {
+	if p.NextPage == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Call %s with page %d for more.", tool, p.NextPage)
 }
 
 func (r readTools) find(ctx context.Context, in findIn) (hub.Search, string, error) {
-	s, err := r.hub.FindRooms(ctx, r.property(in.Property), in.Checkin, in.Checkout)
+	s, err := r.hub.FindRooms(ctx, r.property(in.Property), in.Checkin, in.Checkout, in.Page)
 	if err != nil {
 		return s, "", err
 	}
@@ -169,11 +195,14 @@ func (r readTools) find(ctx context.Context, in findIn) (hub.Search, string, err
 		}
 	}
 	where := fmt.Sprintf("across %d properties", len(s.Properties))
-	if len(s.Properties) == 1 {
+	switch {
+	case s.Pages > 1:
+		where = fmt.Sprintf("across %d of %d properties (%s)", len(s.Properties), s.Total, pageWords(s.Page))
+	case len(s.Properties) == 1:
 		where = "at " + s.Properties[0].Name
 	}
-	return s, fmt.Sprintf("%s to %s, %d nights: %d rooms free %s; %d room types bookable for these dates.",
-		s.Checkin, s.Checkout, s.Nights, free, where, bookable), nil
+	return s, fmt.Sprintf("%s to %s, %d nights: %d rooms free %s; %d room types bookable for these dates.%s",
+		s.Checkin, s.Checkout, s.Nights, free, where, bookable, nextWords("find_rooms", s.Page)), nil
 }
 
 func (r readTools) quote(ctx context.Context, in quoteIn) (quoteOut, string, error) {
@@ -216,12 +245,15 @@ func (r readTools) info(ctx context.Context, in infoIn) (location.Info, string, 
 func (r readTools) safe(err error) (string, bool) {
 	var refusal *pricing.Refusal
 	var property *hub.ErrProperty
+	var page *hub.ErrPage
 	var show shown
 	switch {
 	case errors.As(err, &refusal):
 		return refusal.Text, refusal.Kind == pricing.RefusalQuoteOutage
 	case errors.As(err, &property):
 		return property.Text, false
+	case errors.As(err, &page):
+		return page.Text, false
 	case errors.As(err, &show):
 		return show.text, false
 	}
@@ -246,19 +278,61 @@ func NewHub(h *hub.Hub, bookings *booking.Service, opts Options) *mcp.Server {
 	return s
 }
 
-// NewLocation returns one location's public MCP server: read tools only,
+// newLocation returns one location's public MCP server: read tools only,
 // never a booking tool.
-func NewLocation(h *hub.Hub, slug string, opts Options) (*mcp.Server, error) {
+func newLocation(h *hub.Hub, slug string, opts Options, defs *definitions) (*mcp.Server, error) {
 	l, err := h.Resolve(slug)
 	if err != nil || l.Slug != slug {
 		return nil, fmt.Errorf("location server: unknown slug %q", slug)
 	}
 	s := newServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
 		locationInstructions(l.Name, h.Config().Deployment.PublicURL+"/mcp"), "location:"+slug, opts)
-	r := readTools{hub: h, slug: slug}
+	r := readTools{hub: h, slug: slug, defs: defs}
 	env := toolEnv{server: "location:" + slug, log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
 	addReadTools(s, env, r)
 	return s, nil
+}
+
+// Locations serves every location's public MCP server on the route
+// /locations/{slug}/mcp. A location's server is built on its first
+// request, from tool definitions that all of them share, so a business
+// of a thousand properties starts as fast as one of three and holds
+// servers only for the properties asked about.
+func Locations(h *hub.Hub, opts Options, httpOpts HTTPOptions) http.Handler {
+	return &locationServers{hub: h, opts: opts, httpOpts: httpOpts, defs: newDefinitions(), handlers: map[string]http.Handler{}}
+}
+
+type locationServers struct {
+	hub      *hub.Hub
+	opts     Options
+	httpOpts HTTPOptions
+	defs     *definitions
+	mu       sync.Mutex
+	handlers map[string]http.Handler // by slug, built on first request
+}
+
+func (l *locationServers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, err := l.handler(r.PathValue("slug"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, -32600, "Not Found: no property is served at this address.")
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+func (l *locationServers) handler(slug string) (http.Handler, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h, ok := l.handlers[slug]; ok {
+		return h, nil
+	}
+	s, err := newLocation(l.hub, slug, l.opts, l.defs)
+	if err != nil {
+		return nil, err
+	}
+	h := Handler(s, l.httpOpts)
+	l.handlers[slug] = h
+	return h, nil
 }
 
 func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
@@ -271,9 +345,9 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 		return order
 	}
 	if onHub {
-		add(s, env, spec[listIn, listOut]{
+		addShared(s, env, r.defs, spec[listIn, hub.PropertyPage]{
 			name: "list_properties", title: "List properties", description: describeList,
-			readOnly: true, idempotent: true, input: object(nil, map[string]*jsonschema.Schema{}),
+			readOnly: true, idempotent: true, input: object([]string{"page"}, map[string]*jsonschema.Schema{"page": pageArg}),
 			run: r.list,
 		})
 	}
@@ -284,7 +358,11 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 	}
 	findProps := map[string]*jsonschema.Schema{"checkin": checkinArg, "checkout": checkoutArg}
 	findOrder := withProperty([]string{"checkin", "checkout"}, findProps)
-	add(s, env, spec[findIn, hub.Search]{
+	if onHub {
+		findProps["page"] = pageArg
+		findOrder = append(findOrder, "page")
+	}
+	addShared(s, env, r.defs, spec[findIn, hub.Search]{
 		name: "find_rooms", title: "Find free rooms", description: findDescription,
 		readOnly: true, idempotent: true, input: object(findOrder, findProps, "checkin", "checkout"),
 		run: r.find,
@@ -296,7 +374,7 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 	if onHub {
 		quoteRequired = append([]string{"property"}, quoteRequired...)
 	}
-	add(s, env, spec[quoteIn, quoteOut]{
+	addShared(s, env, r.defs, spec[quoteIn, quoteOut]{
 		name: "quote_stay", title: "Quote a stay", description: describeQuote,
 		readOnly: true, idempotent: true, input: object(quoteOrder, quoteProps, quoteRequired...),
 		run: r.quote,
@@ -308,7 +386,7 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 	if onHub {
 		infoRequired = []string{"property"}
 	}
-	add(s, env, spec[infoIn, location.Info]{
+	addShared(s, env, r.defs, spec[infoIn, location.Info]{
 		name: "property_info", title: "Property information", description: describeInfo,
 		readOnly: true, idempotent: true, input: object(infoOrder, infoProps, infoRequired...),
 		run: r.info,

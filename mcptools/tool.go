@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -109,14 +110,22 @@ func exported(s *jsonschema.Schema) any {
 	return json.RawMessage(append(body[:len(body)-1], []byte(`,"required":[]}`)...))
 }
 
-// add registers t on s. Arguments are validated against the exported input
-// schema, so the schema a client sees is the one enforced.
-func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
+// definition is a tool's wire identity with its schemas derived and
+// resolved once. Servers that serve the same tool, such as every
+// location's read tools, share one.
+type definition struct {
+	tool     *mcp.Tool
+	resolved *jsonschema.Resolved
+}
+
+// define derives t's definition: the input schema resolved for
+// validation, the output schema inferred from Out.
+func define[In, Out any](t spec[In, Out]) definition {
 	resolved, err := t.input.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcptools: input schema of %s: %v", t.name, err))
 	}
-	tool := &mcp.Tool{
+	return definition{resolved: resolved, tool: &mcp.Tool{
 		Name:         t.name,
 		Title:        t.title,
 		Description:  t.description,
@@ -129,8 +138,43 @@ func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
 			IdempotentHint:  t.idempotent,
 			OpenWorldHint:   boolPtr(t.openWorld),
 		},
+	}}
+}
+
+// add registers t on s. Arguments are validated against the exported input
+// schema, so the schema a client sees is the one enforced.
+func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
+	install(s, env, define(t), t)
+}
+
+// addShared is add with the definition taken from defs, and derived and
+// kept there on first use. A nil defs derives it afresh.
+func addShared[In, Out any](s *mcp.Server, env toolEnv, defs *definitions, t spec[In, Out]) {
+	if defs == nil {
+		add(s, env, t)
+		return
 	}
-	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	defs.mu.Lock()
+	d, ok := defs.byName[t.name]
+	if !ok {
+		d = define(t)
+		defs.byName[t.name] = d
+	}
+	defs.mu.Unlock()
+	install(s, env, d, t)
+}
+
+// definitions are tool definitions by name, shared by servers of one kind.
+type definitions struct {
+	mu     sync.Mutex
+	byName map[string]definition
+}
+
+func newDefinitions() *definitions { return &definitions{byName: map[string]definition{}} }
+
+// install registers t's handler on s under the definition d.
+func install[In, Out any](s *mcp.Server, env toolEnv, d definition, t spec[In, Out]) {
+	s.AddTool(d.tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		ctx = withHeader(ctx, req)
 		var res *mcp.CallToolResult
@@ -138,7 +182,7 @@ func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
 		if text, refused := batchRefusal(req.Params.Meta); refused {
 			res = errorResult(text)
 		} else {
-			res, outcome = call(ctx, env, t, resolved, req.Params.Arguments)
+			res, outcome = call(ctx, env, t, d.resolved, req.Params.Arguments)
 		}
 		env.metrics.ToolCalls.WithLabelValues(env.server, t.name, outcome).Inc()
 		env.metrics.ToolSeconds.WithLabelValues(env.server, t.name).Observe(time.Since(start).Seconds())

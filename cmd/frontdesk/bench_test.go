@@ -53,21 +53,28 @@ func BenchmarkMCPCalls(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cs.Close()
-			params := &mcp.CallToolParams{Name: c.tool, Arguments: c.args}
-			latencies := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for b.Loop() {
-				start := time.Now()
-				res, err := cs.CallTool(context.Background(), params)
-				latencies = append(latencies, time.Since(start))
-				if err != nil || res.IsError {
-					b.Fatalf("%s: %v %v", c.tool, err, res)
-				}
-			}
-			b.StopTimer()
-			slices.Sort(latencies)
+			latencies, _ := timeCalls(b, cs, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 			b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "median-ms")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 		})
 	}
+}
+
+// timeCalls makes the call b.N times, one at a time, and returns the
+// latencies sorted and the last answer.
+func timeCalls(b *testing.B, cs *mcp.ClientSession, params *mcp.CallToolParams) ([]time.Duration, *mcp.CallToolResult) {
+	b.Helper()
+	var latencies []time.Duration
+	var res *mcp.CallToolResult
+	for b.Loop() {
+		start := time.Now()
+		var err error
+		res, err = cs.CallTool(context.Background(), params)
+		latencies = append(latencies, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %v", params.Name, err, res)
+		}
+	}
+	slices.Sort(latencies)
+	return latencies, res
 }

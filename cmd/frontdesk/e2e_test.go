@@ -190,17 +190,32 @@ func checkToolShape(t *testing.T, tool *mcp.Tool) {
 	}
 }
 
+// TestLocationServersHaveReadToolsOnly also shows that the servers built
+// on first request keep each location's own identity, and that a slug no
+// location has is not served.
 func TestLocationServersHaveReadToolsOnly(t *testing.T) {
 	url := startServer(t, "")
+	names := map[string]string{"riverside": "Riverside Inn", "oldtown": "Old Town Lodge", "airport": "Airport Suites"}
 	for _, slug := range []string{"riverside", "oldtown", "airport"} {
 		cs := connect(t, url+"/locations/"+slug+"/mcp", "2025-06-18")
 		if got, want := toolNames(t, cs), "find_rooms,property_info,quote_stay"; got != want {
 			t.Fatalf("%s tools = %s, want %s", slug, got, want)
 		}
+		if info := cs.InitializeResult().ServerInfo; info.Name != "frontdesk-"+slug || info.Title != names[slug] {
+			t.Errorf("%s server = %s %q", slug, info.Name, info.Title)
+		}
 		res, out := callTool(t, cs, "property_info", nil)
 		if res.IsError || out["property"] != slug {
 			t.Fatalf("%s property_info = %s %v", slug, text(res), out)
 		}
+	}
+	resp, err := http.Post(url+"/locations/nowhere/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown location = %d, want 404", resp.StatusCode)
 	}
 }
 

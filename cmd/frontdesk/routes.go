@@ -62,21 +62,7 @@ func (m *Main) routes() http.Handler {
 	opts := m.mcpOptions()
 	httpOpts := mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
 	handleMCP("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, m.bookings, opts), httpOpts))
-	locations := map[string]http.Handler{}
-	for _, l := range m.Config.Locations {
-		s, err := mcptools.NewLocation(m.hub, l.Slug, opts)
-		if err != nil {
-			panic(err) // the config was validated; every slug resolves
-		}
-		locations[l.Slug] = mcptools.Handler(s, httpOpts)
-	}
-	handleMCP("/locations/{slug}/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h, ok := locations[r.PathValue("slug")]; ok {
-			h.ServeHTTP(w, r)
-			return
-		}
-		http.NotFound(w, r)
-	}))
+	handleMCP("/locations/{slug}/mcp", mcptools.Locations(m.hub, opts, httpOpts))
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,25 +50,11 @@ func BenchmarkScale(b *testing.B) {
 			b.Run(biz.name+"/"+call.name, func(b *testing.B) {
 				cs := connect(b, m.URL+"/mcp", "2025-11-25")
 				defer cs.Close()
-				params := &mcp.CallToolParams{Name: call.tool, Arguments: call.args}
-				var latencies []time.Duration
-				size := 0
-				for b.Loop() {
-					start := time.Now()
-					res, err := cs.CallTool(context.Background(), params)
-					latencies = append(latencies, time.Since(start))
-					if err != nil || res.IsError {
-						b.Fatalf("%s: %v %v", call.tool, err, res)
-					}
-					if size == 0 {
-						body, _ := json.Marshal(res)
-						size = len(body)
-					}
-				}
-				slices.Sort(latencies)
+				latencies, res := timeCalls(b, cs, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+				body, _ := json.Marshal(res)
 				b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "median-ms")
 				b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
-				b.ReportMetric(float64(size)/1024, "answer-KB")
+				b.ReportMetric(float64(len(body))/1024, "answer-KB")
 			})
 		}
 		stop()
