@@ -249,7 +249,7 @@ func joinedSummary(j orp.JoinResponse) string {
 }
 
 func (o orpTools) send(ctx context.Context, in sendIn) (message, string, error) {
-	r := o.host.Send(ctx, o.credential(ctx), in.Message)
+	r := o.host.Send(ctx, o.credential(ctx), requestAddress(ctx), in.Message)
 	if r.Status >= 300 {
 		return message{}, "", orpRefusal{status: r.Status, body: r.Body}
 	}

@@ -97,20 +97,31 @@ type op struct {
 	after  []func()
 }
 
-// Send applies one message from the holder of token and returns the reply.
-// It applies E1 to E9 in order (§5); a refusal is an error message and
-// changes nothing.
-func (h *Host) Send(ctx context.Context, token string, raw []byte) Reply {
+// Send applies one message from the holder of token, sent from network
+// address addr, and returns the reply. It applies E1 to E9 in order (§5);
+// a refusal is an error message and changes nothing. A request whose
+// credential does not resolve to a party is counted against its address
+// before the body is decoded, so unauthenticated senders cannot make the
+// host parse without limit (§18).
+func (h *Host) Send(ctx context.Context, token, addr string, raw []byte) Reply {
 	now := h.clock.Now()
 	o := &op{h: h, now: now, raw: raw}
-	r, err := h.send(ctx, o, token)
+	p, authErr := h.Authenticate(ctx, token)
+	if authErr != nil && AsError(authErr).Code == Unauthorized {
+		if wait := h.addrLimit.allow("send "+addr, now); wait > 0 {
+			return h.errorReply(o, &Error{Code: RateLimited, Message: "Too many messages without a valid credential from this address.", RetryAfter: wait})
+		}
+	}
+	r, err := h.send(ctx, o, p, authErr)
 	if err != nil {
 		return h.errorReply(o, err)
 	}
 	return r
 }
 
-func (h *Host) send(ctx context.Context, o *op, token string) (Reply, error) {
+// send applies E1 to E9; p and authErr are the credential's party or why
+// it has none, which E5 reports in its turn.
+func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply, error) {
 	// E1 Shape, with duplicate keys, size and text hygiene.
 	v, e := decodeStrict(o.raw)
 	if e != nil {
@@ -128,7 +139,7 @@ func (h *Host) send(ctx context.Context, o *op, token string) (Reply, error) {
 		}
 		return Reply{}, err
 	}
-	if e := checkText(v, "", ""); e != nil {
+	if e := checkText(v, ""); e != nil {
 		return Reply{}, e
 	}
 	if err := json.Unmarshal(o.raw, &o.env); err != nil {
@@ -147,9 +158,8 @@ func (h *Host) send(ctx context.Context, o *op, token string) (Reply, error) {
 		return Reply{}, refuse(UnsupportedExtension, "This host supports no extensions, so it cannot honour critical ones.")
 	}
 	// E5 Sender.
-	p, err := h.Authenticate(ctx, token)
-	if err != nil {
-		return Reply{}, err
+	if authErr != nil {
+		return Reply{}, authErr
 	}
 	o.party = p
 	if o.env.From != p.ID {

@@ -55,7 +55,7 @@ func TestEnvelopeRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.host.Send(context.Background(), c.token, c.msg)
+			r := e.host.Send(context.Background(), c.token, testAddr, c.msg)
 			var m map[string]any
 			if err := json.Unmarshal(r.Body, &m); err != nil {
 				t.Fatalf("reply is not JSON: %s", r.Body)
@@ -81,7 +81,7 @@ func TestEnvelopeRules(t *testing.T) {
 func TestErrorMessageGolden(t *testing.T) {
 	e := newEnv(t)
 	p := e.join("{}")
-	r := e.host.Send(context.Background(), p.token, []byte(`{"orp":"0.3","type":"hello","id":"m_old_0001","ts":"2026-10-21T08:00:00Z","from":"`+p.id+`","body":{"versions":["0.3"]}}`))
+	r := e.host.Send(context.Background(), p.token, testAddr, []byte(`{"orp":"0.3","type":"hello","id":"m_old_0001","ts":"2026-10-21T08:00:00Z","from":"`+p.id+`","body":{"versions":["0.3"]}}`))
 	golden.Check(t, "stale.json", r.Body)
 }
 
@@ -118,7 +118,7 @@ func TestIdempotency(t *testing.T) {
 	e.db = openDB(t, e.dir)
 	e.host = e.newHost(e.db)
 	e.clock.Advance(10 * time.Minute)
-	if r := e.host.Send(context.Background(), offerer.token, first); r.Status != 200 || string(r.Body) != string(r1.Body) {
+	if r := e.host.Send(context.Background(), offerer.token, testAddr, first); r.Status != 200 || string(r.Body) != string(r1.Body) {
 		t.Fatalf("after restart = %d %s, want the original reply", r.Status, r.Body)
 	}
 	if r, m := e.send(offerer, replay); r.Status != 409 || errCode(m) != "replay" {

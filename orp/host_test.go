@@ -23,6 +23,9 @@ import (
 	"frontdesk/store"
 )
 
+// testAddr is the network address tests send from.
+const testAddr = "192.0.2.1"
+
 // t0 is the fixed start of every test: the spec's own example day.
 var t0 = time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC)
 
@@ -115,7 +118,7 @@ func (e *env) send(p *party, raw []byte) (orp.Reply, map[string]any) {
 	if p != nil {
 		token = p.token
 	}
-	r := e.host.Send(context.Background(), token, raw)
+	r := e.host.Send(context.Background(), token, testAddr, raw)
 	var m map[string]any
 	if len(r.Body) > 0 {
 		if err := json.Unmarshal(r.Body, &m); err != nil {

@@ -514,7 +514,7 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 		}
 		return SuggestResponse{}, err
 	}
-	if e := checkText(v, "", ""); e != nil {
+	if e := checkText(v, ""); e != nil {
 		return SuggestResponse{}, e
 	}
 	var req struct {

@@ -134,7 +134,7 @@ func (h *Host) checkJoin(v any, at string, req *joinRequest) error {
 		}
 		return err
 	}
-	if e := checkText(v, at, ""); e != nil {
+	if e := checkText(v, at); e != nil {
 		return e
 	}
 	b, _ := json.Marshal(v)

@@ -162,7 +162,7 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	writeReply(w, s.Host.Send(r.Context(), bearer(r), readBody(r)))
+	writeReply(w, s.Host.Send(r.Context(), bearer(r), address(r), readBody(r)))
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"frontdesk/internal/jsonlimit"
 	"frontdesk/mcptools"
 	"frontdesk/orp"
 	"frontdesk/orphttp"
@@ -81,7 +82,25 @@ func (m *Main) mountORP(mux *http.ServeMux) {
 	mcp := mcptools.Handler(mcptools.NewORP(h, m.mcpOptions()), mcptools.HTTPOptions{
 		Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
 	})
-	mux.Handle("/orp/mcp", orphttp.NoStore(mcp))
+	// Its JSON bodies get the same size and depth caps as POST /orp before
+	// the SDK decodes them.
+	mux.Handle("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(mcp, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))
+}
+
+// orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message
+// of orp.MaxBody with room for the JSON-RPC envelope around it.
+const orpMCPBody = 2 * orp.MaxBody
+
+// refuseJSONRPC answers a body jsonlimit refused with a JSON-RPC error.
+func refuseJSONRPC(w http.ResponseWriter, err error) {
+	msg := "Invalid Request: the body nests arrays and objects too deep."
+	status := http.StatusBadRequest
+	if errors.Is(err, jsonlimit.ErrTooLarge) {
+		msg, status = "Request body is too large.", http.StatusRequestEntityTooLarge
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%q}}`, msg)
 }
 
 // startORP starts the ORP host's background work: batched click writes and
