@@ -55,23 +55,19 @@ func (h *Host) Approve(ctx context.Context, token, id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 0; attempt < 5; attempt++ {
+	var reply []byte
+	err = h.retry(ctx, func() error {
 		o := &op{h: h, now: h.clock.Now(), party: p}
-		err := h.approve(ctx, o, id)
-		if err != nil {
-			return nil, err
+		if err := h.approve(ctx, o, id); err != nil {
+			return err
 		}
-		if _, err = h.store.Apply(ctx, o.writes); err == nil {
-			for _, f := range o.after {
-				f()
-			}
-			return o.reply, nil
+		if err := o.commit(ctx, nil); err != nil {
+			return err
 		}
-		if !contention(err) {
-			return nil, err
-		}
-	}
-	return nil, errors.New("approve: contention")
+		reply = o.reply
+		return nil
+	})
+	return reply, err
 }
 
 func (h *Host) approve(ctx context.Context, o *op, id string) error {

@@ -136,35 +136,35 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 		return ConversionResult{}, err
 	}
 	key := basis + " " + reporter.Opaque + " " + c.Event
-	for attempt := 0; attempt < 5; attempt++ {
+	var out ConversionResult
+	err = h.retry(ctx, func() error {
 		now := h.clock.Now()
 		var prior conversionKey
 		if _, err := h.get(ctx, kindConvKey, key, &prior); err == nil {
 			if prior.Hash != hash {
-				return ConversionResult{}, refuse(Replay, "This event id was already reported with different content.")
+				return refuse(Replay, "This event id was already reported with different content.")
 			}
-			return prior.Result, nil
+			out = prior.Result
+			return nil
 		} else if !errors.Is(err, store.ErrNotFound) {
-			return ConversionResult{}, err
+			return err
 		}
 		res, rec, token, err := h.attribute(ctx, basis, reporter, c, now)
 		if err != nil {
-			return ConversionResult{}, err
+			return err
 		}
 		seq := h.clicks.seq.Add(1)
 		writes := []store.Write{
 			create(kindConvKey, key, conversionKey{Hash: hash, Result: res}, now),
 			create(kindConv, fmt.Sprintf("%s/%019d%06d", token, now.UnixNano(), seq%1000000), rec, now),
 		}
-		_, err = h.store.Apply(ctx, writes)
-		if err == nil {
-			return res, nil
+		if _, err = h.store.Apply(ctx, writes); err != nil {
+			return fmt.Errorf("record conversion: %w", err)
 		}
-		if !contention(err) {
-			return ConversionResult{}, fmt.Errorf("record conversion: %w", err)
-		}
-	}
-	return ConversionResult{}, errors.New("record conversion: contention")
+		out = res
+		return nil
+	})
+	return out, err
 }
 
 // attribute finds the link a conversion came through and decides whether

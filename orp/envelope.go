@@ -92,6 +92,7 @@ type op struct {
 	// links are link records changed in this op, which the store does not
 	// show yet: snapshots read them from here.
 	links  map[string]*linkRecord
+	outbox []delivery // inbox messages, placed at commit
 	status int
 	reply  []byte
 	after  []func()
@@ -182,14 +183,15 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	if o.hash, err = Hash(o.raw); err != nil {
 		return Reply{}, invalid("", "The message is not valid ORP 0.3.")
 	}
-	for attempt := 0; ; attempt++ {
-		r, err := h.attempt(ctx, o)
-		if err == nil || !contention(err) || attempt == 4 {
-			return r, err
-		}
-		// A lost race: re-read everything and decide again.
-		o.writes, o.after, o.deal, o.links = nil, nil, nil, nil
-	}
+	var reply Reply
+	err = h.retry(ctx, func() error {
+		// After a lost race, everything is read and decided again.
+		o.writes, o.after, o.deal, o.links, o.outbox = nil, nil, nil, nil, nil
+		var err error
+		reply, err = h.attempt(ctx, o)
+		return err
+	})
+	return reply, err
 }
 
 // attempt runs E7 to E9 and the message's effect on fresh reads, then
@@ -231,16 +233,13 @@ func (h *Host) attempt(ctx context.Context, o *op) (Reply, error) {
 	if err := h.dispatch(ctx, o); err != nil {
 		return Reply{}, err
 	}
-	writes := append([]store.Write{create(kindMessage, idemKey, idemRecord{Hash: o.hash, Status: o.status, Reply: o.reply, At: o.now}, o.now)}, o.writes...)
-	if _, err := h.store.Apply(ctx, writes); err != nil {
+	idem := create(kindMessage, idemKey, idemRecord{Hash: o.hash, Status: o.status, Reply: o.reply, At: o.now}, o.now)
+	if err := o.commit(ctx, []store.Write{idem}); err != nil {
 		var we *store.WriteError
 		if errors.As(err, &we) && we.Index == 0 && errors.Is(err, store.ErrExists) {
 			return Reply{}, err // the same message raced itself: E7 answers on retry
 		}
 		return Reply{}, fmt.Errorf("apply %s: %w", o.env.Type, err)
-	}
-	for _, f := range o.after {
-		f()
 	}
 	return Reply{Status: o.status, Body: o.reply}, nil
 }

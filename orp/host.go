@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"frontdesk/internal/clock"
@@ -80,7 +79,6 @@ type Host struct {
 	links      *linkCache
 	bots       *botCache
 	clicks     *batcher
-	inboxSeq   atomic.Uint64
 }
 
 // New checks the options and builds a host. Call Start to run the click
@@ -227,11 +225,6 @@ func create(kind, key string, v any, now time.Time) store.Write {
 
 func swap(r store.Record, v any, now time.Time) store.Write {
 	return store.Write{Op: store.OpSwap, Record: store.Record{Kind: r.Kind, Key: r.Key, Value: mustJSON(v), Version: r.Version, UpdatedAt: now}}
-}
-
-// contention reports whether err is a lost race that a re-read fixes.
-func contention(err error) bool {
-	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)
 }
 
 // limiter counts events per key in fixed one-minute windows. It is in

@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
+	"frontdesk/postgres"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 )
@@ -66,6 +68,28 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { e.db.Close() })
 	e.host = e.newHost(e.db)
 	return e
+}
+
+// newEnvPG is newEnv on a fresh PostgreSQL schema; it skips the test
+// when FRONTDESK_TEST_POSTGRES is unset.
+func newEnvPG(t *testing.T) *env {
+	t.Helper()
+	pgtest.DSN(t)
+	e := &env{t: t, clock: clock.NewFixed(t0), dir: t.TempDir()}
+	db, err := postgres.Open(context.Background(), pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.db = db
+	t.Cleanup(func() { e.db.Close() })
+	e.host = e.newHost(e.db)
+	return e
+}
+
+// engines runs f on SQLite and, when configured, on PostgreSQL.
+func engines(t *testing.T, f func(t *testing.T, e *env)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, newEnv(t)) })
+	t.Run("postgres", func(t *testing.T) { f(t, newEnvPG(t)) })
 }
 
 func (e *env) newHost(db store.Records) *orp.Host {

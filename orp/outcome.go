@@ -93,13 +93,7 @@ func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
 }
 
 func (h *Host) sweepDeal(ctx context.Context, id string, res *SweepResult) error {
-	for attempt := 0; attempt < 5; attempt++ {
-		err := h.sweepDealOnce(ctx, id, res)
-		if err == nil || !contention(err) {
-			return err
-		}
-	}
-	return errors.New("contention")
+	return h.retry(ctx, func() error { return h.sweepDealOnce(ctx, id, res) })
 }
 
 func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) error {
@@ -178,11 +172,8 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		}
 	}
 	o.saveDeal(d, r, false)
-	if _, err := h.store.Apply(ctx, o.writes); err != nil {
+	if err := o.commit(ctx, nil); err != nil {
 		return err
-	}
-	for _, f := range o.after {
-		f()
 	}
 	res.Outcomes += counted.Outcomes
 	res.Expired += counted.Expired

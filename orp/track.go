@@ -381,23 +381,22 @@ func (h *Host) writeClicks(ctx context.Context, batch []clickEvent) {
 	if len(batch) == 0 {
 		return
 	}
-	for attempt := 0; attempt < 5; attempt++ {
-		verified, err := h.tryWriteClicks(ctx, batch)
-		if err == nil {
-			for token, at := range verified {
-				if err := h.verifyByLink(ctx, token, at); err != nil {
-					// The sweep retries from the stored link state.
-					h.log.Warn("verify by link", "err", err)
-				}
-			}
-			return
-		}
-		if !contention(err) {
-			h.log.Error("write clicks", "clicks", len(batch), "err", err)
-			return
+	var verified map[string]time.Time
+	err := h.retry(ctx, func() error {
+		var err error
+		verified, err = h.tryWriteClicks(ctx, batch)
+		return err
+	})
+	if err != nil {
+		h.log.Error("write clicks", "clicks", len(batch), "err", err)
+		return
+	}
+	for token, at := range verified {
+		if err := h.verifyByLink(ctx, token, at); err != nil {
+			// The sweep retries from the stored link state.
+			h.log.Warn("verify by link", "err", err)
 		}
 	}
-	h.log.Error("write clicks: contention", "clicks", len(batch))
 }
 
 func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[string]time.Time, error) {
@@ -480,7 +479,7 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 	if err != nil {
 		return err
 	}
-	for attempt := 0; attempt < 5; attempt++ {
+	return h.retry(ctx, func() error {
 		d, r, err := h.loadDeal(ctx, l.Deal)
 		if err != nil {
 			return err
@@ -509,18 +508,8 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 		if err := o.publish(ctx, d, nil); err != nil {
 			return err
 		}
-		_, err = h.store.Apply(ctx, o.writes)
-		if err == nil {
-			for _, f := range o.after {
-				f()
-			}
-			return nil
-		}
-		if !contention(err) {
-			return err
-		}
-	}
-	return errors.New("verify by link: contention")
+		return o.commit(ctx, nil)
+	})
 }
 
 // maybeComplete completes a deal whose obligations are all verified or
