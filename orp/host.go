@@ -55,6 +55,11 @@ type Options struct {
 	OpenDeals         int
 	// AddressPerMinute limits join and suggest by network address (§9.3).
 	AddressPerMinute int
+	// Sites are the owner's own domains (subdomains included): any deal's
+	// tracked links may send browsers there. BlockedDomains never may
+	// (§18; see destination.go).
+	Sites          []string
+	BlockedDomains []string
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int

@@ -28,6 +28,9 @@ import (
 // testAddr is the network address tests send from.
 const testAddr = "192.0.2.1"
 
+// testSites are the owner's sites in tests: the spec's example merchants.
+var testSites = []string{"acmenotes.example", "notes.example"}
+
 // t0 is the fixed start of every test: the spec's own example day.
 var t0 = time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC)
 
@@ -94,7 +97,8 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 
 func (e *env) newHost(db store.Records) *orp.Host {
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
-		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy"})
+		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}})
 	if err != nil {
 		e.t.Fatal(err)
 	}

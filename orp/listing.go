@@ -125,6 +125,9 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		}
 		expires = &t
 	}
+	if err := h.checkDestinations(ctx, parseTerms(b.Terms), o.party.ID, o.env.To); err != nil {
+		return err
+	}
 	if o.env.To != "" {
 		return h.directed(ctx, o, b.Terms, hash, expires)
 	}

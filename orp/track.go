@@ -90,6 +90,11 @@ func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (cac
 	_, err := h.get(ctx, kindLink, token, &l)
 	c = cachedLink{fetched: now}
 	switch {
+	case err == nil && h.blocked(l.Destination):
+		// A destination the owner blocked after the link was minted, or
+		// one minted before the destination rules: send browsers home.
+		l.Destination, l.Link = h.url("/"), false
+		c.l = &l
 	case err == nil:
 		c.l, c.redirect = &l, splitDestination(l.Destination, l.Param, l.Alias)
 	case !errors.Is(err, store.ErrNotFound):

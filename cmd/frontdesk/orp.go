@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +60,25 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		// mountORP serves the MCP binding at /orp/mcp whenever ORP is on.
 		MCP:            true,
 		ClickPerMinute: m.Config.ORP.ClicksPerMinute,
+		Sites:          m.ownerSites(origin),
+		BlockedDomains: m.Config.ORP.BlockedDomains,
 	})
+}
+
+// ownerSites are the domains any deal's tracked links may send browsers
+// to: the configured sites, each location's domain and the public
+// origin's host when it is a domain name.
+func (m *Main) ownerSites(origin string) []string {
+	sites := slices.Clone(m.Config.ORP.Sites)
+	for _, l := range m.Config.Locations {
+		if l.Domain != "" {
+			sites = append(sites, strings.ToLower(l.Domain))
+		}
+	}
+	if u, err := url.Parse(origin); err == nil && net.ParseIP(u.Hostname()) == nil && strings.Contains(u.Hostname(), ".") {
+		sites = append(sites, strings.ToLower(u.Hostname()))
+	}
+	return sites
 }
 
 // mountORP adds the ORP host's routes when the config enables it.

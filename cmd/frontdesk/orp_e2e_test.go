@@ -47,6 +47,8 @@ func startORPAt(t testing.TB, dataDir, database string, clk *clock.Fixed, addr s
 	t.Helper()
 	c := config.Demo()
 	c.Store.DataDir, c.Store.Database = dataDir, database
+	// The spec's example merchants are the owner's sites in these tests.
+	c.ORP.Sites = append(c.ORP.Sites, "acmenotes.example", "notes.example")
 	for _, f := range change {
 		f(&c)
 	}
