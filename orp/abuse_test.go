@@ -3,6 +3,7 @@ package orp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -153,5 +154,69 @@ func TestBlockedLaterSendsHome(t *testing.T) {
 	e.host = h
 	if got := e.click(link, map[string]string{"User-Agent": "Mozilla/5.0"}, ""); got != "https://hub.example/" {
 		t.Fatalf("redirect = %s, want the host's home page", got)
+	}
+}
+
+// TestNumbersReadExactly: integers in exponent or fraction form, and
+// integers beyond the I-JSON range, are refused with the field, since the
+// host would hash one value and read another (§2).
+func TestNumbersReadExactly(t *testing.T) {
+	e := newEnv(t)
+	p := e.join("{}")
+	base := `{"title":"T","kind":"affiliate","disclosure":{"label":"Ad","lang":"en"},"obligations":[` +
+		`{"id":"place","by":"acceptor","action":"place","content":{"link":true},"destination":"https://acmenotes.example/","clicks":CLICKS,"proof":["link"]},` +
+		`{"id":"pay","by":"offerer","action":"pay","per":"conversion","rate_bps":RATE,"window":"P30D","rail":"stripe","proof":["provider"]}]}`
+	cases := []struct {
+		name, clicks, rate, field string
+	}{
+		{"exponent clicks", "1e1", "3000", "/body/terms/obligations/0/clicks"},
+		{"exponent rate", "1", "3e3", "/body/terms/obligations/1/rate_bps"},
+		{"fraction", "1.0", "3000", "/body/terms/obligations/0/clicks"},
+		{"beyond 2^53", "9007199254740993", "3000", "/body/terms/obligations/0/clicks"},
+		{"plain", "10", "3000", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			terms := strings.NewReplacer("CLICKS", c.clicks, "RATE", c.rate).Replace(base)
+			p.n++
+			raw := []byte(fmt.Sprintf(`{"orp":"0.3","type":"offer","id":"m_num_%04d","ts":"2026-10-21T09:00:00Z","from":"%s","body":{"terms":%s}}`, p.n, p.id, terms))
+			r, m := e.send(p, raw)
+			f, _ := body(m)["field"].(string)
+			if c.field == "" && r.Status != 200 || c.field != "" && (errCode(m) != "invalid_message" || f != c.field) {
+				t.Fatalf("offer with clicks %s and rate_bps %s = %d %v, want field %q", c.clicks, c.rate, r.Status, body(m), c.field)
+			}
+		})
+	}
+}
+
+// TestNoPersonalDataInExtensions: L1-NO-PII and text hygiene cover ext:
+// an email or phone number anywhere in it, as a value, a key or a number,
+// is refused and nothing is delivered.
+func TestNoPersonalDataInExtensions(t *testing.T) {
+	e := newEnv(t)
+	p, other := e.join("{}"), e.join("{}")
+	cases := []struct {
+		name string
+		ext  map[string]any
+	}{
+		{"email", map[string]any{"com.example.crm": map[string]any{"contact": "jane@example.com"}}},
+		{"phone", map[string]any{"com.example.crm": map[string]any{"contact": []any{"call +1 303 555 0100"}}}},
+		{"phone as a number", map[string]any{"com.example.crm": map[string]any{"contact": 13035550100}}},
+		{"email as a key", map[string]any{"com.example.crm": map[string]any{"jane@example.com": true}}},
+		{"markup", map[string]any{"com.example.crm": map[string]any{"x": "<script>"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, m := e.send(p, e.msg(p, "request", map[string]any{"to": other.id, "ext": c.ext}, map[string]any{"note": "Terms for a newsletter slot?"}))
+			if errCode(m) != "invalid_message" || !strings.HasPrefix(body(m)["field"].(string), "/ext") {
+				t.Fatalf("request with %s in ext = %d %v, want invalid_message at /ext", c.name, r.Status, body(m))
+			}
+		})
+	}
+	if n := len(e.inbox(other)); n != 0 {
+		t.Fatalf("%d requests delivered", n)
+	}
+	if r, _ := e.send(p, e.msg(p, "request", map[string]any{"to": other.id, "ext": map[string]any{"com.example.crm": map[string]any{"tier": 3}}}, map[string]any{"note": "Hi"})); r.Status != 202 {
+		t.Fatalf("request with plain ext = %d, want 202", r.Status)
 	}
 }

@@ -156,9 +156,17 @@ type obligation struct {
 	Per         string   `json:"per"`
 }
 
-func parseTerms(raw json.RawMessage) terms {
+// decodeTerms reads terms as the host acts on them. Offered terms go
+// through it, so a field the host cannot read is refused, never ignored.
+func decodeTerms(raw json.RawMessage) (terms, error) {
 	var t terms
-	json.Unmarshal(raw, &t) // validated by the schema before it is stored
+	err := json.Unmarshal(raw, &t)
+	return t, err
+}
+
+// parseTerms reads stored terms, which decodeTerms read when offered.
+func parseTerms(raw json.RawMessage) terms {
+	t, _ := decodeTerms(raw)
 	return t
 }
 

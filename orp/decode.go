@@ -159,18 +159,56 @@ var freeText = map[string]bool{"note": true, "statement": true, "brief": true, "
 
 // checkText refuses, with the field's pointer, any string in v that holds
 // bidirectional controls, zero-width characters, C0 or C1 controls other
-// than newline and tab, or HTML markup (§18); and an email address or a
+// than newline and tab, or HTML markup (§18); an email address or a
 // phone number (§7.2, L1-NO-PII) in a free-text field or anywhere inside
-// ext, whose keys and values are all the sender's own free data.
+// ext, whose keys and values are all the sender's own free data; and a
+// number the host cannot read exactly (see checkNumber).
 func checkText(v any, at string) *Error {
 	var p path
 	if at != "" {
 		p = strings.Split(strings.TrimPrefix(at, "/"), "/")
 	}
-	return walkText(v, &p, "", false)
+	w := walker{fractions: false}
+	if obj, ok := v.(map[string]any); ok && obj["type"] == "reputation" {
+		w.fractions = true // reputation components are the one non-integer (§2)
+	}
+	return w.walk(v, &p, "", false)
 }
 
-func walkText(v any, at *path, key string, open bool) *Error {
+// walker carries what a walk allows.
+type walker struct {
+	fractions bool
+}
+
+// maxInteger is the largest integer an I-JSON number holds exactly
+// (RFC 7493): beyond it two integers can share one hash.
+const maxInteger = 1<<53 - 1
+
+// integerLiteral is an integer written the one way JCS writes it.
+var integerLiteral = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,15})$`)
+
+// checkNumber words why n is not a number the host reads exactly, or "".
+// Numbers in ORP are integers (§2), and an integer written as 1e1 or 3.0
+// hashes like 10 or 3 while a reader may take it otherwise, so only plain
+// integer literals within the I-JSON range are accepted.
+func (w walker) checkNumber(n json.Number) string {
+	s := n.String()
+	if w.fractions {
+		if f, err := n.Float64(); err == nil && f >= -maxInteger && f <= maxInteger {
+			return ""
+		}
+		return "Numbers must lie within the I-JSON range."
+	}
+	if !integerLiteral.MatchString(s) {
+		return "Numbers in ORP are integers written without a fraction or exponent."
+	}
+	if i, err := n.Int64(); err != nil || i > maxInteger || i < -maxInteger {
+		return "Integers must lie within the I-JSON range, -(2^53-1) to 2^53-1."
+	}
+	return ""
+}
+
+func (w walker) walk(v any, at *path, key string, open bool) *Error {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, c := range v {
@@ -180,7 +218,7 @@ func walkText(v any, at *path, key string, open bool) *Error {
 					return invalid(at.pointer(), e)
 				}
 			}
-			if e := walkText(c, at, k, open || len(*at) == 1 && k == "ext"); e != nil {
+			if e := w.walk(c, at, k, open || len(*at) == 1 && k == "ext"); e != nil {
 				return e
 			}
 			at.pop()
@@ -188,7 +226,7 @@ func walkText(v any, at *path, key string, open bool) *Error {
 	case []any:
 		for i, c := range v {
 			at.push(strconv.Itoa(i))
-			if e := walkText(c, at, key, open); e != nil {
+			if e := w.walk(c, at, key, open); e != nil {
 				return e
 			}
 			at.pop()
@@ -198,6 +236,9 @@ func walkText(v any, at *path, key string, open bool) *Error {
 			return invalid(at.pointer(), e)
 		}
 	case json.Number:
+		if msg := w.checkNumber(v); msg != "" {
+			return invalid(at.pointer(), msg)
+		}
 		if open && hasContact(v.String()) {
 			return invalid(at.pointer(), "Extension data must not contain an email address or phone number.")
 		}

@@ -125,7 +125,11 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		}
 		expires = &t
 	}
-	if err := h.checkDestinations(ctx, parseTerms(b.Terms), o.party.ID, o.env.To); err != nil {
+	t, err := decodeTerms(b.Terms)
+	if err != nil {
+		return invalid("/body/terms", "The terms hold a value this host cannot read exactly.")
+	}
+	if err := h.checkDestinations(ctx, t, o.party.ID, o.env.To); err != nil {
 		return err
 	}
 	if o.env.To != "" {
