@@ -1,7 +1,9 @@
 package orp_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"runtime"
@@ -218,5 +220,44 @@ func TestNoPersonalDataInExtensions(t *testing.T) {
 	}
 	if r, _ := e.send(p, e.msg(p, "request", map[string]any{"to": other.id, "ext": map[string]any{"com.example.crm": map[string]any{"tier": 3}}}, map[string]any{"note": "Hi"})); r.Status != 202 {
 		t.Fatalf("request with plain ext = %d, want 202", r.Status)
+	}
+}
+
+// TestWeakKeysRefused: join refuses small-order and non-canonical Ed25519
+// keys, and a weak key stored before cannot verify the fixed signature
+// that would pass for any message (E9).
+func TestWeakKeysRefused(t *testing.T) {
+	e := newEnv(t)
+	identity := append([]byte{1}, make([]byte, 31)...)
+	nonCanonical := bytes.Repeat([]byte{0xff}, 32)
+	nonCanonical[31] = 0x7f // y = 2^255-1, above p
+	order8 := []byte{0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0,
+		0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x85}
+	for name, x := range map[string][]byte{"identity": identity, "non-canonical": nonCanonical, "order 8, sign set": order8} {
+		body := fmt.Sprintf(`{"key":{"kty":"OKP","crv":"Ed25519","x":%q}}`, base64.RawURLEncoding.EncodeToString(x))
+		_, err := e.host.Join(context.Background(), []byte(body), testAddr)
+		if e, ok := err.(*orp.Error); !ok || e.Code != orp.InvalidMessage || e.Field != "/key/x" {
+			t.Errorf("join with the %s key = %v, want invalid_message at /key/x", name, err)
+		}
+	}
+
+	// A party whose stored key is the identity point.
+	p := e.join("{}")
+	rec, err := e.db.Get(context.Background(), "orp.party", p.id[strings.LastIndex(p.id, "/")+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored map[string]any
+	json.Unmarshal(rec.Value, &stored)
+	stored["key"] = map[string]any{"kty": "OKP", "crv": "Ed25519", "x": base64.RawURLEncoding.EncodeToString(identity)}
+	rec.Value, _ = json.Marshal(stored)
+	if _, err := e.db.Swap(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	hdr := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"EdDSA"}`))
+	forged := hdr + ".." + base64.RawURLEncoding.EncodeToString(append(identity, make([]byte, 32)...))
+	r, m := e.send(p, e.msg(p, "hello", map[string]any{"sig": forged}, map[string]any{"versions": []string{"0.3"}}))
+	if errCode(m) != "bad_signature" {
+		t.Fatalf("the fixed signature under the identity key = %d %v, want bad_signature", r.Status, body(m))
 	}
 }

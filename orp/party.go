@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"slices"
 	"time"
 
 	"frontdesk/orp/schema"
@@ -220,8 +223,38 @@ func publicKey(k JWK) (ed25519.PublicKey, error) {
 		return nil, errors.New("not an Ed25519 key")
 	}
 	x, err := base64.RawURLEncoding.DecodeString(k.X)
-	if err != nil || len(x) != ed25519.PublicKeySize {
+	if err != nil || len(x) != ed25519.PublicKeySize || base64.RawURLEncoding.EncodeToString(x) != k.X {
 		return nil, errors.New("bad Ed25519 x")
 	}
+	if weakKey(x) {
+		return nil, errors.New("weak Ed25519 key")
+	}
 	return ed25519.PublicKey(x), nil
+}
+
+// fieldPrime is p = 2^255 - 19, the field of Ed25519's coordinates.
+var fieldPrime = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+
+// smallOrderY are the y coordinates of the eight points of order 1, 2, 4
+// and 8, as hex of their little-endian encoding without the sign bit. A
+// key among them lets one fixed signature verify every message.
+var smallOrderY = []string{
+	"0000000000000000000000000000000000000000000000000000000000000000", // order 4
+	"0100000000000000000000000000000000000000000000000000000000000000", // the identity
+	"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // p-1, order 2
+	"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", // order 8
+	"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", // order 8
+}
+
+// weakKey reports a public key whose y is not below p (a non-canonical
+// encoding) or that is a point of small order.
+func weakKey(x []byte) bool {
+	y := make([]byte, len(x))
+	copy(y, x)
+	y[31] &= 0x7f // the sign of x
+	if slices.Contains(smallOrderY, hex.EncodeToString(y)) {
+		return true
+	}
+	slices.Reverse(y)
+	return new(big.Int).SetBytes(y).Cmp(fieldPrime) >= 0
 }
