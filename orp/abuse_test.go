@@ -6,11 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"frontdesk/orp"
+	"frontdesk/orp/schema"
 )
 
 // nestingProbe is one 64 KiB message with arrays nested 32,000 deep in ext.
@@ -259,5 +262,61 @@ func TestWeakKeysRefused(t *testing.T) {
 	r, m := e.send(p, e.msg(p, "hello", map[string]any{"sig": forged}, map[string]any{"versions": []string{"0.3"}}))
 	if errCode(m) != "bad_signature" {
 		t.Fatalf("the fixed signature under the identity key = %d %v, want bad_signature", r.Status, body(m))
+	}
+}
+
+// outcomeRow returns the last outcome row p received.
+func (e *env) outcomeRow(p *party) map[string]any {
+	e.t.Helper()
+	var row map[string]any
+	for _, m := range e.inbox(p) {
+		if m["type"] == "outcome" {
+			b, _ := json.Marshal(m)
+			e.mustValidate(schema.Message, b)
+			row = body(m)["rows"].([]any)[0].(map[string]any)
+		}
+	}
+	if row == nil {
+		e.t.Fatal("no outcome")
+	}
+	return row
+}
+
+// TestRevenueNeverWraps: a report beyond the host's maximum is refused,
+// and sums too large for a message are clamped, never wrapped to 0.
+func TestRevenueNeverWraps(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	_, _, _, link := e.activeDeal()
+	via := viaOf(t, e.click(link, map[string]string{"User-Agent": browser}, ""))
+	e.host.Flush(ctx)
+	_, err := e.host.ProviderConversion(ctx, "stripe", orp.Conversion{Event: "evt_huge", Click: via, Amount: eur(math.MaxInt64)})
+	if ae := orp.AsError(err); ae.Code != orp.InvalidMessage || ae.Field != "/amount/amount_minor" {
+		t.Fatalf("a report of int64-max = %v, want invalid_message at /amount/amount_minor", err)
+	}
+
+	// A host whose owner allows any amount still never wraps the sum.
+	h, err := orp.New(orp.Options{Store: e.db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example", Sites: testSites, MaxReport: math.MaxInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, acceptor, _, link := e.activeDeal()
+	via = viaOf(t, e.click(link, map[string]string{"User-Agent": browser}, ""))
+	e.host.Flush(ctx)
+	e.host = h
+	for i, amount := range []int64{math.MaxInt64, 6400} {
+		if res, err := h.ProviderConversion(ctx, "stripe", orp.Conversion{Event: fmt.Sprintf("evt_big_%d", i), Click: via, Amount: eur(amount)}); err != nil || !res.Counted {
+			t.Fatalf("sale %d = %+v %v", i, res, err)
+		}
+	}
+	e.clock.Advance(7 * 24 * time.Hour)
+	if _, err := h.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	row := e.outcomeRow(acceptor)
+	rev, _ := row["revenue"].(map[string]any)["amount_minor"].(float64)
+	earned, _ := row["earned"].(map[string]any)["amount_minor"].(float64)
+	if rev != 1<<53-1 || earned != 1<<53-1 {
+		t.Fatalf("revenue %v and earned %v, want both clamped to 2^53-1", rev, earned)
 	}
 }

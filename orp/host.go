@@ -60,6 +60,9 @@ type Options struct {
 	// (§18; see destination.go).
 	Sites          []string
 	BlockedDomains []string
+	// MaxReport is the largest amount_minor one conversion may carry;
+	// 0 means DefaultMaxReport.
+	MaxReport int64
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int
@@ -110,6 +113,9 @@ func New(o Options) (*Host, error) {
 	}
 	if o.ClickPerMinute == 0 {
 		o.ClickPerMinute = 120
+	}
+	if o.MaxReport == 0 {
+		o.MaxReport = DefaultMaxReport
 	}
 	if o.Name == "" {
 		o.Name = "frontdesk"

@@ -224,8 +224,8 @@ func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, f
 		}
 		row.Conversions, row.Refunds, row.AttestedConversions = conv.sales, conv.refunds, conv.attested
 		if conv.revenue != nil {
-			rev := *conv.revenue
-			rev.AmountMinor = max(rev.AmountMinor, 0) // refunds beyond sales owe nothing back here
+			// Refunds beyond sales owe nothing back here.
+			rev := Money{AmountMinor: max(clampMinor(conv.revenue), 0), Currency: conv.currency}
 			row.Revenue, row.Earned = &rev, earned(d, conv)
 		}
 		body.Rows = append(body.Rows, row)

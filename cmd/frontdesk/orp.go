@@ -62,6 +62,7 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		ClickPerMinute: m.Config.ORP.ClicksPerMinute,
 		Sites:          m.ownerSites(origin),
 		BlockedDomains: m.Config.ORP.BlockedDomains,
+		MaxReport:      m.Config.ORP.MaxReportMinor,
 	})
 }
 
