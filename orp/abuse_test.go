@@ -320,3 +320,28 @@ func TestRevenueNeverWraps(t *testing.T) {
 		t.Fatalf("revenue %v and earned %v, want both clamped to 2^53-1", rev, earned)
 	}
 }
+
+// TestOutcomeMarkedSentOnlyWhenDelivered: a sweep under another origin
+// cannot deliver, so it marks nothing sent; the right host then delivers
+// the final outcome.
+func TestOutcomeMarkedSentOnlyWhenDelivered(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	offerer, acceptor, deal, _ := e.activeDeal()
+	if r, m := e.send(offerer, e.msg(offerer, "revoke", map[string]any{"deal": deal}, map[string]any{"scope": "deal", "reason": "owner_request"})); r.Status != 200 {
+		t.Fatalf("revoke = %d %v", r.Status, m)
+	}
+	wrong, err := orp.New(orp.Options{Store: e.db, Clock: e.clock, Rand: newSeeded(), Origin: "http://127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := wrong.Sweep(ctx); err == nil || res.Outcomes != 0 {
+		t.Fatalf("sweep under another origin = %+v, %v; want an error and no outcome", res, err)
+	}
+	if res, err := e.host.Sweep(ctx); err != nil || res.Outcomes != 2 {
+		t.Fatalf("sweep under the host's origin = %+v, %v; want two outcomes", res, err)
+	}
+	if row := e.outcomeRow(acceptor); row == nil {
+		t.Fatal("no outcome delivered")
+	}
+}

@@ -29,16 +29,14 @@ type inboxSeq struct {
 
 // delivery is a message waiting for its place in an inbox.
 type delivery struct {
-	opaque string
-	msg    []byte
+	party string
+	msg   []byte
 }
 
 // deliver queues msg for a party's inbox; commit gives it its position in
 // the same Apply as the change it reports.
 func (o *op) deliver(party string, msg []byte) {
-	if opaque := o.h.opaqueOf(party); opaque != "" {
-		o.outbox = append(o.outbox, delivery{opaque: opaque, msg: msg})
-	}
+	o.outbox = append(o.outbox, delivery{party: party, msg: msg})
 }
 
 // seqPrefix starts every position key. It sorts after the digits that
@@ -57,17 +55,23 @@ func (o *op) stampInbox(ctx context.Context) error {
 	var order []string
 	records := map[string]store.Record{}
 	for _, d := range o.outbox {
-		if _, ok := counters[d.opaque]; !ok {
+		opaque := o.h.opaqueOf(d.party)
+		if opaque == "" {
+			// A party of another origin: this host was started with the
+			// wrong one. Nothing is applied, so nothing is marked sent.
+			return fmt.Errorf("deliver: party is not on this host's origin %s", o.h.opts.Origin)
+		}
+		if _, ok := counters[opaque]; !ok {
 			var seq inboxSeq
-			r, err := o.h.get(ctx, kindInboxSeq, d.opaque, &seq)
+			r, err := o.h.get(ctx, kindInboxSeq, opaque, &seq)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("read inbox counter: %w", err)
 			}
-			counters[d.opaque], records[d.opaque] = seq.Last, r
-			order = append(order, d.opaque)
+			counters[opaque], records[opaque] = seq.Last, r
+			order = append(order, opaque)
 		}
-		counters[d.opaque]++
-		key := fmt.Sprintf("%s/%s%020d", d.opaque, seqPrefix, counters[d.opaque])
+		counters[opaque]++
+		key := fmt.Sprintf("%s/%s%020d", opaque, seqPrefix, counters[opaque])
 		o.writes = append(o.writes, create(kindInbox, key, json.RawMessage(d.msg), o.now))
 	}
 	for _, opaque := range order {

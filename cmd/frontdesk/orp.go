@@ -133,6 +133,9 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 	}
 	h := m.orp.host
 	h.Start()
+	if err := h.RecordOrigin(ctx); err != nil {
+		m.Logger.Error("orp record origin", "err", err)
+	}
 	every := time.Duration(m.Config.ORP.SweepMinutes) * time.Minute
 	if every == 0 {
 		every = 5 * time.Minute
@@ -163,7 +166,10 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 }
 
 // RunSweep runs one pass of the scheduled work and returns: the
-// `frontdesk sweep` command, for an external scheduler.
+// `frontdesk sweep` command, for an external scheduler. The host's
+// origin is the configured public origin, else the one serve recorded in
+// the store, else the listen address: party ids carry it, so a sweep
+// under another origin would address parties that do not exist.
 func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	origin := "http://" + m.Addr
 	if err := m.open(ctx, origin); err != nil {
@@ -173,6 +179,13 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	if !m.Config.ORP.Enabled {
 		fmt.Fprintln(out, "sweep: nothing to do (orp is not enabled)")
 		return nil
+	}
+	stored, err := orp.StoredOrigin(ctx, m.store)
+	if err != nil {
+		return err
+	}
+	if stored != "" {
+		origin = stored
 	}
 	h, err := m.newORPHost(origin)
 	if err != nil {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,5 +27,41 @@ func TestORP_NestingProbe(t *testing.T) {
 	resp, b = s.do("POST", "/orp/mcp", "", rpc, map[string]string{"Accept": "application/json, text/event-stream"})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `-32600`) {
 		t.Fatalf("POST /orp/mcp probe = %d %s, want 400 with a JSON-RPC error", resp.StatusCode, b)
+	}
+}
+
+// TestORP_SweepCommandUsesTheServedOrigin: `frontdesk sweep` without
+// --addr delivers a revoked deal's final outcome to the parties of the
+// origin serve used, so the outcome is in their inboxes after a restart.
+func TestORP_SweepCommandUsesTheServedOrigin(t *testing.T) {
+	dir := t.TempDir()
+	clk := clock.NewFixed(testNow)
+	s := startORP(t, dir, "", clk)
+	addr := strings.TrimPrefix(s.url, "http://")
+	maker, pub, deal, _ := s.activeDeal()
+	if code, m := s.send(maker, s.msg(maker, "revoke", map[string]any{"deal": deal}, map[string]any{"scope": "deal", "reason": "owner_request"})); code != 200 {
+		t.Fatalf("revoke = %d %v", code, m)
+	}
+	s.stop()
+
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"sweep", "--data", dir}, nil, &out, io.Discard); err != nil {
+		t.Fatalf("sweep: %v (%s)", err, out.String())
+	}
+	if !strings.HasPrefix(out.String(), "sweep: orp outcomes=2 ") {
+		t.Fatalf("sweep printed %q, want two outcomes", out.String())
+	}
+	s = startORPAt(t, dir, "", clk, addr)
+	defer s.stop()
+	for _, p := range []*orpParty{maker, pub} {
+		final := false
+		for _, m := range s.inbox(p) {
+			if m["type"] == "outcome" && obody(m)["final"] == true {
+				final = true
+			}
+		}
+		if !final {
+			t.Fatalf("party %s has no final outcome after the sweep", p.id)
+		}
 	}
 }
