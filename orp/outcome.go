@@ -86,7 +86,13 @@ func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
 		}
 		after = recs[len(recs)-1].Key
 	}
-	if err := h.forgetMessages(ctx, &res); err != nil {
+	now := h.clock.Now()
+	if n, err := h.forget(ctx, kindMessage, now.Add(-idemKeep)); err != nil {
+		errs = append(errs, err)
+	} else {
+		res.Forgotten += n
+	}
+	if _, err := h.forget(ctx, kindSession, now.Add(-sessionKeep)); err != nil {
 		errs = append(errs, err)
 	}
 	return res, errors.Join(errs...)
@@ -258,25 +264,29 @@ func foldSources(m map[string]int) []sourceRow {
 	return rows
 }
 
-// forgetMessages deletes idempotency keys older than the retention.
-func (h *Host) forgetMessages(ctx context.Context, res *SweepResult) error {
-	cutoff := h.clock.Now().Add(-idemKeep)
-	after := ""
+// sessionKeep is how long an MCP session's join is kept after it was
+// made; MCP sessions end long before.
+const sessionKeep = 30 * 24 * time.Hour
+
+// forget deletes the records of kind last written before cutoff: old
+// idempotency keys (E7) and old session joins.
+func (h *Host) forget(ctx context.Context, kind string, cutoff time.Time) (int, error) {
+	after, n := "", 0
 	for {
-		recs, err := h.store.List(ctx, kindMessage, "", after, 500)
+		recs, err := h.store.List(ctx, kind, "", after, 500)
 		if err != nil {
-			return fmt.Errorf("sweep: list messages: %w", err)
+			return n, fmt.Errorf("sweep: list %s: %w", kind, err)
 		}
 		for _, r := range recs {
 			if r.UpdatedAt.Before(cutoff) {
 				if err := h.store.Delete(ctx, r.Kind, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
-					return fmt.Errorf("sweep: forget message: %w", err)
+					return n, fmt.Errorf("sweep: forget %s: %w", kind, err)
 				}
-				res.Forgotten++
+				n++
 			}
 		}
 		if len(recs) < 500 {
-			return nil
+			return n, nil
 		}
 		after = recs[len(recs)-1].Key
 	}

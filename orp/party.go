@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"time"
 
 	"frontdesk/orp/schema"
@@ -178,9 +179,69 @@ func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinRe
 	return JoinResponse{}, errors.New("join: random ids kept colliding")
 }
 
-// Authenticate resolves a bearer token to its party.
+// kindSession keys, by the hash of an MCP session id, the party that
+// session joined as (§4.3). It lives in the store, so a join survives a
+// restart and works on every instance behind a load balancer.
+const kindSession = "orp.session"
+
+type sessionRecord struct {
+	Party string `json:"party"` // opaque
+}
+
+type sessionKey struct{}
+
+// WithSession marks ctx as a call in MCP session id. A call without a
+// bearer then acts as the party the session joined as (RememberSession).
+// Only the MCP binding sets it; the session id is request identity.
+func WithSession(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
+// RememberSession records that MCP session id joined as the party of
+// token, so the session keeps acting as that party (§4.3).
+func (h *Host) RememberSession(ctx context.Context, session, token string) error {
+	p, err := h.Authenticate(ctx, token)
+	if err != nil {
+		return err
+	}
+	now := h.clock.Now()
+	rec := store.Record{Kind: kindSession, Key: tokenHash(session), Value: mustJSON(sessionRecord{Party: p.Opaque}), UpdatedAt: now}
+	if _, err := h.store.Create(ctx, rec); err != nil {
+		if !errors.Is(err, store.ErrExists) {
+			return fmt.Errorf("remember session: %w", err)
+		}
+		// A session that joins again acts as its newest party.
+		return h.retry(ctx, func() error {
+			cur, err := h.store.Get(ctx, kindSession, rec.Key)
+			if err != nil {
+				return err
+			}
+			rec.Version = cur.Version
+			_, err = h.store.Swap(ctx, rec)
+			return err
+		})
+	}
+	return nil
+}
+
+// BearerToken is the token of an Authorization header value of the
+// Bearer scheme, or "". The scheme name is case-insensitive (RFC 9110
+// §11.1), so "bearer" and "BEARER" work too; both bindings read it here.
+func BearerToken(authorization string) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(authorization), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
+// Authenticate resolves a bearer token to its party; without one, the
+// party the call's MCP session joined as (WithSession).
 func (h *Host) Authenticate(ctx context.Context, token string) (*Party, error) {
 	if token == "" {
+		if session, _ := ctx.Value(sessionKey{}).(string); session != "" {
+			return h.sessionParty(ctx, session)
+		}
 		return nil, refuse(Unauthorized, "A bearer token is required.")
 	}
 	var t tokenRecord
@@ -193,6 +254,21 @@ func (h *Host) Authenticate(ctx context.Context, token string) (*Party, error) {
 	var p Party
 	if _, err := h.get(ctx, kindParty, t.Party, &p); err != nil {
 		return nil, fmt.Errorf("authenticate: %w", err)
+	}
+	return &p, nil
+}
+
+func (h *Host) sessionParty(ctx context.Context, session string) (*Party, error) {
+	var s sessionRecord
+	if _, err := h.get(ctx, kindSession, tokenHash(session), &s); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, refuse(Unauthorized, "A bearer token is required, or an orp_join in this MCP session.")
+		}
+		return nil, fmt.Errorf("authenticate session: %w", err)
+	}
+	var p Party
+	if _, err := h.get(ctx, kindParty, s.Party, &p); err != nil {
+		return nil, fmt.Errorf("authenticate session: %w", err)
 	}
 	return &p, nil
 }

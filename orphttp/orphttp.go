@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
@@ -110,13 +109,7 @@ func readBody(r *http.Request) []byte {
 	return b
 }
 
-func bearer(r *http.Request) string {
-	v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(v)
-}
+func bearer(r *http.Request) string { return orp.BearerToken(r.Header.Get("Authorization")) }
 
 func address(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

@@ -101,9 +101,11 @@ func (m *Main) mountORP(mux *http.ServeMux) {
 	mux.Handle("HEAD /go/{token}", srv.Redirects())
 	// The MCP binding (§4.3) has the same host checks and JSON-RPC error
 	// handling as the hub's MCP endpoint; no tool of it is batch-limited.
-	mcp := mcptools.Handler(mcptools.NewORP(h, m.mcpOptions()), mcptools.HTTPOptions{
+	// Its sessions are bounded in number and closed when idle, on the
+	// wall clock as the SDK's own transport timers are.
+	mcp := mcptools.LimitSessions(mcptools.Handler(mcptools.NewORP(h, m.mcpOptions()), mcptools.HTTPOptions{
 		Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
-	})
+	}), mcptools.SessionLimits{})
 	// Its JSON bodies get the same size and depth caps as POST /orp before
 	// the SDK decodes them.
 	mux.Handle("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(mcp, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))

@@ -65,3 +65,17 @@ func TestORP_SweepCommandUsesTheServedOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestORP_BearerSchemeCaseInsensitive: the Authorization scheme is
+// case-insensitive (RFC 9110 §11.1).
+func TestORP_BearerSchemeCaseInsensitive(t *testing.T) {
+	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
+	defer s.stop()
+	p := s.join("{}")
+	for _, scheme := range []string{"bearer", "BEARER", "Bearer"} {
+		resp, b := s.do("GET", "/orp/inbox", "", nil, map[string]string{"Authorization": scheme + " " + p.token})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("inbox with %q = %d %s, want 200", scheme, resp.StatusCode, b)
+		}
+	}
+}
