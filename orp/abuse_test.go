@@ -345,3 +345,34 @@ func TestOutcomeMarkedSentOnlyWhenDelivered(t *testing.T) {
 		t.Fatal("no outcome delivered")
 	}
 }
+
+// setStep sets one of p's step modes in the store, as an owner would.
+func (e *env) setStep(p *party, step, mode string) {
+	e.t.Helper()
+	rec, err := e.db.Get(context.Background(), "orp.party", p.id[strings.LastIndex(p.id, "/")+1:])
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var stored map[string]any
+	json.Unmarshal(rec.Value, &stored)
+	stored["steps"].(map[string]any)[step] = mode
+	rec.Value, _ = json.Marshal(stored)
+	if _, err := e.db.Swap(context.Background(), rec); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestRequestChecksNegotiateStep: request falls under negotiate, so an
+// owner who turned that step off stops it with step_off (§11).
+func TestRequestChecksNegotiateStep(t *testing.T) {
+	e := newEnv(t)
+	p, other := e.join("{}"), e.join("{}")
+	e.setStep(p, "negotiate", "off")
+	r, m := e.send(p, e.msg(p, "request", map[string]any{"to": other.id}, map[string]any{"note": "Terms for a slot?"}))
+	if errCode(m) != "step_off" || body(m)["step"] != "negotiate" {
+		t.Fatalf("request with negotiate off = %d %v, want step_off", r.Status, body(m))
+	}
+	if n := len(e.inbox(other)); n != 0 {
+		t.Fatalf("%d messages delivered", n)
+	}
+}

@@ -99,6 +99,18 @@ func (h *Host) approve(ctx context.Context, o *op, id string) error {
 		links := o.bind(ctx, d, o.party.ID)
 		o.saveDeal(d, r, false)
 		return o.publish(ctx, d, links)
+	case "execute":
+		d, r, err := h.loadDeal(ctx, e.Key)
+		if err != nil {
+			return err
+		}
+		ob := d.obligation(e.Obligation)
+		if d.State != stateActive || d.Waiting == nil || d.Waiting.Escalation != e.ID || ob == nil || ob.State != obPending {
+			return refuse(StateConflict, "The deal or the obligation is in the wrong state.")
+		}
+		ob.State, d.Waiting = obClaimed, nil
+		o.saveDeal(d, r, false)
+		return o.publish(ctx, d, nil)
 	case "offer":
 		of, r, err := h.loadOffer(ctx, e.Key)
 		if err != nil {

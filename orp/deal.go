@@ -239,8 +239,10 @@ type escalation struct {
 	ID        string    `json:"id"`
 	Party     string    `json:"party"` // opaque
 	Step      string    `json:"step"`
-	Target    string    `json:"target"` // "deal", "offer" or "space"
+	Target    string    `json:"target"` // "deal", "execute", "offer" or "space"
 	Key       string    `json:"key"`
+	// Obligation is the obligation an execute escalation holds.
+	Obligation string `json:"obligation,omitempty"`
 	TermsHash string    `json:"terms_hash,omitempty"`
 	Reasons   []string  `json:"reasons"`
 	Since     time.Time `json:"since"`
@@ -503,7 +505,9 @@ func (h *Host) decline(o *op) error {
 }
 
 // execute moves one of the sender's obligations to claimed (P1): a claim,
-// not proof.
+// not proof. Under ask the host holds it: the deal stays active, shows
+// the sender waiting on its execute step, and the obligation is claimed
+// only when the escalation is approved (§11).
 func (h *Host) execute(o *op) error {
 	var b struct {
 		Obligation string `json:"obligation"`
@@ -511,7 +515,8 @@ func (h *Host) execute(o *op) error {
 	if err := o.body(&b); err != nil {
 		return err
 	}
-	if _, err := o.stepMode("execute"); err != nil {
+	mode, err := o.stepMode("execute")
+	if err != nil {
 		return err
 	}
 	d := o.deal
@@ -528,7 +533,18 @@ func (h *Host) execute(o *op) error {
 	if ob.State != obPending {
 		return refuse(StateConflict, "The obligation is not pending.")
 	}
-	ob.State = obClaimed
+	if mode == "ask" {
+		if d.Waiting != nil {
+			return refuse(StateConflict, "Another step of this deal is waiting for approval.")
+		}
+		exp := o.now.Add(escalationTTL)
+		e := o.escalate("execute", "execute", d.ID, d.TermsHash, []string{"step_ask"}, exp)
+		e.Obligation = b.Obligation
+		o.writes[len(o.writes)-1] = create(kindEscalate, e.ID, e, o.now)
+		d.Waiting = &waiting{Party: o.party.ID, Step: "execute", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
+	} else {
+		ob.State = obClaimed
+	}
 	o.saveDeal(d, o.dealR, false)
 	return o.publish(context.Background(), d, nil)
 }

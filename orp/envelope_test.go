@@ -143,8 +143,15 @@ func TestChainAndSignature(t *testing.T) {
 		t.Fatalf("wrong prev = %d %v, want chain_broken", r.Status, m)
 	}
 	chained := e.msg(acceptor, "execute", map[string]any{"deal": deal, "prev": prev}, map[string]any{"obligation": "place"})
-	if r, m := e.send(acceptor, chained); r.Status != 200 || body(m)["obligations"].([]any)[0].(map[string]any)["state"] != "claimed" {
-		t.Fatalf("chained execute = %d %v", r.Status, m)
+	// Under ask the execute is held until approved (§11).
+	r, m := e.send(acceptor, chained)
+	w, _ := body(m)["waiting"].(map[string]any)
+	if r.Status != 200 || body(m)["obligations"].([]any)[0].(map[string]any)["state"] != "pending" || w["step"] != "execute" {
+		t.Fatalf("chained execute = %d %v, want the obligation pending and the execute step waiting", r.Status, m)
+	}
+	approved := e.approve(acceptor, w["url"].(string))
+	if body(approved)["obligations"].([]any)[0].(map[string]any)["state"] != "claimed" || body(approved)["waiting"] != nil {
+		t.Fatalf("approved execute = %v, want claimed", approved)
 	}
 	unchained := e.msg(acceptor, "revoke", map[string]any{"deal": deal}, map[string]any{"scope": "deal", "reason": "other"})
 	if r, m := e.send(acceptor, unchained); r.Status != 409 || errCode(m) != "chain_broken" {

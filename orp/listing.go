@@ -272,9 +272,14 @@ func (h *Host) hello(o *op) error {
 	return nil
 }
 
-// request delivers an ask for terms to its recipient; it commits nobody
-// and has no reply (202).
+// request delivers an ask for terms to its recipient; it has no reply
+// (202). It falls under the negotiate step (§11), so an owner who turned
+// that step off stops it; it binds and commits nobody, so ask does not
+// hold it (§11.1 weighs only what would bind or commit a party).
 func (h *Host) request(ctx context.Context, o *op) error {
+	if _, err := o.stepMode("negotiate"); err != nil {
+		return err
+	}
 	opaque := h.opaqueOf(o.env.To)
 	if opaque == "" || o.env.To == o.party.ID {
 		return refuse(NotFound, "No such party on this host.")

@@ -121,6 +121,17 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 			changed, endedNow = true, true
 			counted.Expired++
 		}
+	case d.State == stateActive && d.Waiting != nil:
+		// A held execute that nobody approved in time is dropped (H5);
+		// the deal goes on.
+		var e escalation
+		if er, err := h.get(ctx, kindEscalate, d.Waiting.Escalation, &e); err == nil && !now.Before(e.Expires) && !e.Done {
+			e.Done = true
+			o.writes = append(o.writes, swap(er, e, now))
+			d.Waiting = nil
+			changed = true
+			counted.Expired++
+		}
 	case d.State == stateProposed && d.Expires != nil && !now.Before(*d.Expires):
 		endDeal(d, stateExpired, now)
 		changed, endedNow = true, true
