@@ -236,18 +236,18 @@ func (o *op) escalate(step, target, key, termsHash string, reasons []string, exp
 // escalation is an ask the waiting party's agent, or later its owner,
 // approves (§11.2).
 type escalation struct {
-	ID        string    `json:"id"`
-	Party     string    `json:"party"` // opaque
-	Step      string    `json:"step"`
-	Target    string    `json:"target"` // "deal", "execute", "offer" or "space"
-	Key       string    `json:"key"`
+	ID     string `json:"id"`
+	Party  string `json:"party"` // opaque
+	Step   string `json:"step"`
+	Target string `json:"target"` // "deal", "execute", "offer" or "space"
+	Key    string `json:"key"`
 	// Obligation is the obligation an execute escalation holds.
-	Obligation string `json:"obligation,omitempty"`
-	TermsHash string    `json:"terms_hash,omitempty"`
-	Reasons   []string  `json:"reasons"`
-	Since     time.Time `json:"since"`
-	Expires   time.Time `json:"expires"`
-	Done      bool      `json:"done,omitempty"`
+	Obligation string    `json:"obligation,omitempty"`
+	TermsHash  string    `json:"terms_hash,omitempty"`
+	Reasons    []string  `json:"reasons"`
+	Since      time.Time `json:"since"`
+	Expires    time.Time `json:"expires"`
+	Done       bool      `json:"done,omitempty"`
 }
 
 func (h *Host) approvalURL(esc string) string { return h.url("/approve/" + esc) }
