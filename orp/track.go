@@ -109,29 +109,33 @@ func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (cac
 	return c, nil
 }
 
-// splitDestination is the destination with param (and alias) set to the
-// click id, keeping its own query (T3), split where the click id goes, so
-// a redirect only joins strings. It is nil when the destination does not
-// parse.
+// splitDestination is the destination with param (and alias) added as
+// the click id's names, split where the click id goes, so a redirect only
+// joins strings. The destination's own query is kept byte for byte (T3):
+// its order, bare flags, its own param, its encoding; the click id is
+// appended after it and before any fragment. It is nil when the
+// destination does not parse.
 func splitDestination(destination, param, alias string) []string {
-	u, err := url.Parse(destination)
-	if err != nil {
+	if _, err := url.Parse(destination); err != nil {
 		return nil
 	}
-	const mark = "\x00" // encoded as %00, which a click id never contains
-	q := u.Query()
-	q.Set(param, mark)
-	marks := 1
+	base, fragment, hasFragment := strings.Cut(destination, "#")
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+		if strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&") {
+			sep = ""
+		}
+	}
+	parts := []string{base + sep + url.QueryEscape(param) + "="}
 	if alias != "" && alias != param {
-		q.Set(alias, mark)
-		marks++
+		parts = append(parts, "&"+url.QueryEscape(alias)+"=")
 	}
-	u.RawQuery = q.Encode()
-	parts := strings.Split(u.String(), "%00")
-	if len(parts) != marks+1 {
-		return nil // the destination had its own %00: no safe place to split
+	tail := ""
+	if hasFragment {
+		tail = "#" + fragment
 	}
-	return parts
+	return append(parts, tail)
 }
 
 // Click is what the host reads from a tracked-link request. It keeps none
