@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/mcptools"
 	"frontdesk/orp"
@@ -92,13 +93,19 @@ func (m *Main) mountORP(mux *http.ServeMux) {
 		panic(err) // the origin comes from the listener or a validated config
 	}
 	m.orp = &orpState{host: h}
+	// Limits by address see the client behind a trusted proxy.
+	proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
+	if err != nil {
+		panic(err) // validated with the config
+	}
 	srv := &orphttp.Server{Host: h, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name}
-	handler := srv.Handler()
+	handler := proxies.Handler(srv.Handler())
 	for _, pattern := range []string{"/.well-known/orp.json", "/orp", "/orp/", "/go/", "/approve/", "/claim/", "GET /terms"} {
 		mux.Handle(pattern, handler)
 	}
-	mux.Handle("GET /go/{token}", srv.Redirects())
-	mux.Handle("HEAD /go/{token}", srv.Redirects())
+	redirects := proxies.Handler(srv.Redirects())
+	mux.Handle("GET /go/{token}", redirects)
+	mux.Handle("HEAD /go/{token}", redirects)
 	// The MCP binding (§4.3) has the same host checks and JSON-RPC error
 	// handling as the hub's MCP endpoint; no tool of it is batch-limited.
 	// Its sessions are bounded in number and closed when idle, on the
@@ -108,7 +115,7 @@ func (m *Main) mountORP(mux *http.ServeMux) {
 	}), mcptools.SessionLimits{})
 	// Its JSON bodies get the same size and depth caps as POST /orp before
 	// the SDK decodes them.
-	mux.Handle("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(mcp, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))
+	mux.Handle("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(mcp, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
 }
 
 // orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/config"
 	"frontdesk/internal/clock"
 )
 
@@ -77,5 +78,36 @@ func TestORP_BearerSchemeCaseInsensitive(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("inbox with %q = %d %s, want 200", scheme, resp.StatusCode, b)
 		}
+	}
+}
+
+// TestORP_TrustedProxy: behind a trusted proxy, join's limit by address
+// counts each client named in X-Forwarded-For, not the proxy; a client
+// that writes the header itself gains nothing.
+func TestORP_TrustedProxy(t *testing.T) {
+	s := startORPAt(t, t.TempDir(), "", clock.NewFixed(testNow), "127.0.0.1:0", func(c *config.Config) {
+		c.Deployment.TrustedProxies = []string{"127.0.0.1"}
+	})
+	defer s.stop()
+	joins := func(xff string) (created, limited int) {
+		for i := 0; i < 31; i++ {
+			resp, _ := s.do("POST", "/orp/join", "", []byte("{}"), map[string]string{"X-Forwarded-For": xff})
+			switch resp.StatusCode {
+			case http.StatusCreated:
+				created++
+			case http.StatusTooManyRequests:
+				limited++
+			}
+		}
+		return
+	}
+	if c, l := joins("198.51.100.1"); c != 30 || l != 1 {
+		t.Fatalf("client one: %d joined, %d limited; want 30 and 1", c, l)
+	}
+	if c, l := joins("1.2.3.4, 198.51.100.2"); c != 30 || l != 1 {
+		t.Fatalf("client two, with a spoofed entry: %d joined, %d limited; want 30 and 1", c, l)
+	}
+	if c, _ := joins("9.9.9.9, 198.51.100.2"); c != 0 {
+		t.Fatalf("client two again behind a spoofed entry: %d joined, want 0", c)
 	}
 }
