@@ -96,7 +96,10 @@ func (h *Host) approve(ctx context.Context, o *op, id string) error {
 		if d.State != stateAwaiting || d.Waiting == nil || d.Waiting.Escalation != e.ID || d.TermsHash != e.TermsHash {
 			return refuse(StateConflict, "The deal is in the wrong state.")
 		}
-		links := o.bind(ctx, d, o.party.ID)
+		links, err := o.bind(ctx, d, o.party.ID)
+		if err != nil {
+			return err
+		}
 		o.saveDeal(d, r, false)
 		return o.publish(ctx, d, links)
 	case "execute":

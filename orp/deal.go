@@ -361,17 +361,33 @@ func (o *op) saveDeal(d *dealRecord, r store.Record, isNew bool) {
 }
 
 // bind records the party as bound by mandate and activates the deal when
-// both parties are bound to its hash.
-func (o *op) bind(ctx context.Context, d *dealRecord, party string) map[string]*linkRecord {
+// both parties are bound to its hash. A deal from a standing offer takes
+// its place under the offer's limit and the offerer's open deals only
+// now, when the acceptor has approved it.
+func (o *op) bind(ctx context.Context, d *dealRecord, party string) (map[string]*linkRecord, error) {
 	if !d.isBound(party) {
 		d.Bound = append(d.Bound, bound{Party: party, Authority: authority{Type: "mandate"}, At: stamp(o.now)})
 	}
 	d.Waiting = nil
-	if d.isBound(d.Offerer) && d.isBound(d.Acceptor) {
-		return o.activate(d)
+	if !d.isBound(d.Offerer) || !d.isBound(d.Acceptor) {
+		d.State = stateProposed
+		return nil, nil
 	}
-	d.State = stateProposed
-	return nil
+	if d.Offer != "" {
+		offer, r, err := o.h.loadOffer(ctx, d.Offer)
+		if err != nil {
+			return nil, err
+		}
+		if offer.Limit > 0 && offer.Opened >= offer.Limit {
+			return nil, refuse(StateConflict, "This standing offer has opened as many deals as its limit allows.")
+		}
+		offer.Opened++
+		o.writes = append(o.writes, swap(r, offer, o.now))
+		if err := o.admit(ctx, d, d.Offerer); err != nil {
+			return nil, err
+		}
+	}
+	return o.activate(d), nil
 }
 
 // activate makes the deal active and mints its tracking entries (T1):
@@ -432,8 +448,11 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		if b.TermsHash != d.TermsHash {
 			return refuse(TermsMismatch, "terms_hash does not match the terms.")
 		}
+		if err := o.admit(ctx, d, o.party.ID); err != nil {
+			return err
+		}
 	} else {
-		offer, r, err := h.loadOffer(ctx, b.Offer)
+		offer, _, err := h.loadOffer(ctx, b.Offer)
 		if err != nil {
 			return err
 		}
@@ -449,14 +468,17 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		if offer.Limit > 0 && offer.Opened >= offer.Limit {
 			return refuse(StateConflict, "This standing offer has opened as many deals as its limit allows.")
 		}
-		offer.Opened++
-		o.writes = append(o.writes, swap(r, offer, o.now))
+		if full, err := h.full(ctx, offer.Offerer); err != nil {
+			return err
+		} else if full {
+			return refuse(Forbidden, "The counterparty cannot take another open deal now.")
+		}
 		d = &dealRecord{
 			ID: h.newID("deal_", 12), State: stateProposed, Offerer: offer.Offerer, Acceptor: o.party.ID, Offer: offer.ID,
 			Terms: offer.Terms, TermsHash: offer.TermsHash, Round: 1, Created: o.now,
 			Bound: []bound{{Party: offer.Offerer, Authority: authority{Type: "mandate"}, At: stamp(offer.ListedAt)}},
 		}
-		if err := o.admit(ctx, d); err != nil {
+		if err := o.admit(ctx, d, o.party.ID); err != nil {
 			return err
 		}
 		for _, ob := range parseTerms(offer.Terms).Obligations {
@@ -473,8 +495,8 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 			reasons = append(reasons, "claims_unchecked")
 		}
 		h.await(o, d, "accept", reasons)
-	} else {
-		links = o.bind(ctx, d, o.party.ID)
+	} else if links, err = o.bind(ctx, d, o.party.ID); err != nil {
+		return err
 	}
 	o.saveDeal(d, o.dealR, isNew)
 	return o.publish(ctx, d, links)

@@ -174,14 +174,14 @@ func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash stri
 	for _, ob := range parseTerms(t).Obligations {
 		d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
 	}
-	if err := o.admit(ctx, d); err != nil {
+	if err := o.admit(ctx, d, o.party.ID); err != nil {
 		return err
 	}
 	o.deal = d
 	if mode == "ask" {
 		h.await(o, d, "negotiate", []string{"step_ask"})
-	} else {
-		o.bind(ctx, d, o.party.ID)
+	} else if _, err := o.bind(ctx, d, o.party.ID); err != nil {
+		return err
 	}
 	o.saveDeal(d, store.Record{}, true)
 	return o.publish(ctx, d, nil)
@@ -423,6 +423,13 @@ func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, lim
 			}
 			t := parseTerms(of.Terms)
 			if !keep(t) {
+				continue
+			}
+			// An offer whose unclaimed offerer has no place left cannot be
+			// taken by anyone now.
+			if full, err := h.full(ctx, of.Offerer); err != nil {
+				return nil, err
+			} else if full {
 				continue
 			}
 			about := t.Title + " " + t.Kind + " " + strings.Join(t.Categories, " ")

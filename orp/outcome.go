@@ -132,7 +132,9 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 			changed = true
 			counted.Expired++
 		}
-	case d.State == stateProposed && d.Expires != nil && !now.Before(*d.Expires):
+	case d.State == stateProposed && (d.Expires != nil && !now.Before(*d.Expires) || !now.Before(d.Updated.Add(escalationTTL))):
+		// A proposed deal nobody binds expires like an escalation nobody
+		// decides (H5), or at its own expires if that comes first.
 		endDeal(d, stateExpired, now)
 		changed, endedNow = true, true
 		counted.Expired++
