@@ -111,3 +111,62 @@ func TestORP_TrustedProxy(t *testing.T) {
 		t.Fatalf("client two again behind a spoofed entry: %d joined, want 0", c)
 	}
 }
+
+// TestORP_ValidHandledMessages sends a valid message of each type the
+// discovery document lists as handled that no other test sends: hello,
+// space, request and discover, on both bindings. Every reply and every
+// delivered message validates (send and inbox check the schemas).
+func TestORP_ValidHandledMessages(t *testing.T) {
+	for _, overMCP := range []bool{false, true} {
+		t.Run(map[bool]string{false: "http", true: "mcp"}[overMCP], func(t *testing.T) {
+			s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
+			defer s.stop()
+			s.mcp = overMCP
+			_, offer := s.listOffer()
+			p, other := s.join("{}"), s.join("{}")
+
+			code, m := s.send(p, s.msg(p, "hello", nil, map[string]any{"versions": []string{"0.3"}}))
+			if code != 200 || m["type"] != "hello" || obody(m)["party"] != p.id {
+				t.Fatalf("hello = %d %v", code, m)
+			}
+
+			space := map[string]any{"id": "weekly", "kind": "newsletter.issue", "platform": "newsletter", "title": "Tools weekly",
+				"locator": "https://tools.example/weekly", "topics": []string{"software.productivity"}}
+			code, m = s.send(p, s.msg(p, "space", nil, map[string]any{"action": "put", "space": space}))
+			if code != 200 || m["type"] != "space" || obody(m)["status"] != "waiting" {
+				t.Fatalf("space = %d %v", code, m)
+			}
+			if listed := s.approve(p, obody(m)["waiting"].(map[string]any)["url"].(string)); obody(listed)["status"] != "listed" {
+				t.Fatalf("approved space = %v", listed)
+			}
+
+			request := s.msg(p, "request", map[string]any{"to": other.id}, map[string]any{"note": "Would you sponsor the next issue?"})
+			if code, m = s.send(p, request); code != 202 && !(overMCP && code == 200) {
+				t.Fatalf("request = %d %v, want it delivered", code, m)
+			}
+			delivered := false
+			for _, msg := range s.inbox(other) {
+				if msg["type"] == "request" && msg["from"] == p.id {
+					delivered = true
+				}
+			}
+			if !delivered {
+				t.Fatal("the request is not in the recipient's inbox")
+			}
+
+			code, m = s.send(other, s.msg(other, "discover", nil, map[string]any{"want": "offers", "context": map[string]any{"text": "productivity notes software"}}))
+			items, _ := obody(m)["items"].([]any)
+			if code != 200 || m["type"] != "results" || len(items) != 1 || items[0].(map[string]any)["offer"].(map[string]any)["id"] != offer {
+				t.Fatalf("discover offers = %d %v, want the listed offer", code, m)
+			}
+			code, m = s.send(other, s.msg(other, "discover", nil, map[string]any{"want": "spaces", "context": map[string]any{"text": "tools newsletter"}}))
+			items, _ = obody(m)["items"].([]any)
+			if code != 200 || len(items) != 1 {
+				t.Fatalf("discover spaces = %d %v, want the listed space", code, m)
+			}
+			if sp := items[0].(map[string]any)["space"].(map[string]any); sp["id"] != "weekly" || sp["locator"] != nil {
+				t.Fatalf("discovered space = %v, want it without its locator", sp)
+			}
+		})
+	}
+}
