@@ -14,6 +14,7 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/orp"
+	"frontdesk/orp/schema"
 )
 
 // ORP-tool descriptions (§4.3 of the ORP specification). Inputs and
@@ -27,21 +28,13 @@ const (
 	describeDeal    = "Reads the session party's current snapshot of one deal: state, terms and terms_hash, who is bound, tracked links, obligation states, and, in the waiting party's copy only, the escalation and its approval URL."
 )
 
+// The inputs of orp_suggest and orp_join are the ORP request schemas
+// themselves, bundled from the files the host validates with, so the
+// schema a client sees is the one the host enforces. The other three
+// tools wrap a message, a cursor or a deal id, which the host checks.
 var (
-	agentSchema = object([]string{"name", "version"}, map[string]*jsonschema.Schema{
-		"name":    str(64, "Name of the agent software: letters, digits, underscore, dot, space or hyphen."),
-		"version": str(32, "Version of the agent software."),
-	}, "name")
-	jwkSchema = object([]string{"kty", "crv", "x", "kid", "alg", "use"}, map[string]*jsonschema.Schema{
-		"kty": {Const: jsonschema.Ptr[any]("OKP")}, "crv": {Const: jsonschema.Ptr[any]("Ed25519")},
-		"x":   str(43, "The Ed25519 public key, base64url without padding."),
-		"kid": str(64, "Key id."), "alg": {Const: jsonschema.Ptr[any]("EdDSA")}, "use": {Const: jsonschema.Ptr[any]("sig")},
-	}, "kty", "crv", "x")
-	joinSchema = object([]string{"agent", "key"}, map[string]*jsonschema.Schema{
-		"agent": agentSchema,
-		"key":   jwkSchema,
-	})
-	suggestSchema = suggestInput()
+	joinSchema    = fileSchema(schema.JoinRequest)
+	suggestSchema = fileSchema(schema.SuggestRequest)
 	sendSchema    = object([]string{"message"}, map[string]*jsonschema.Schema{
 		"message": {Type: "object", Description: "One ORP 0.3 message: orp, type, id, ts, from (this session's party) and body, plus to, deal, re, prev, sig, agent, ext or critical where its type uses them."},
 	}, "message")
@@ -49,28 +42,17 @@ var (
 	dealSchema  = object([]string{"deal"}, map[string]*jsonschema.Schema{"deal": str(128, "The deal id.")}, "deal")
 )
 
-func suggestInput() *jsonschema.Schema {
-	one, twenty := 1.0, 20.0
-	enum := func(values ...string) []any {
-		out := make([]any, len(values))
-		for i, v := range values {
-			out[i] = v
-		}
-		return out
+// fileSchema is one of the host's schema files as a tool input schema.
+func fileSchema(name string) *jsonschema.Schema {
+	b, err := schema.Bundle(name)
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: bundle %s: %v", name, err)) // the files are embedded
 	}
-	text := str(20000, "The draft the person is writing, such as a thread, article or newsletter issue.")
-	minLen := 1
-	text.MinLength = &minLen
-	return object([]string{"text", "platform", "space_kind", "want", "lang", "limit", "join"}, map[string]*jsonschema.Schema{
-		"text": text,
-		"platform": {Description: "Where the draft will be published.", Enum: enum("web", "newsletter", "x", "youtube", "instagram", "tiktok",
-			"facebook", "linkedin", "reddit", "discord", "telegram", "podcast", "app", "other")},
-		"space_kind": str(64, "The kind of space, such as social.post or newsletter.issue."),
-		"want":       {Type: "array", UniqueItems: true, Items: &jsonschema.Schema{Enum: enum("earn", "grow")}, Description: "What the person wants from a deal."},
-		"lang":       str(20, "Language of the draft, such as en."),
-		"limit":      {Type: "integer", Minimum: &one, Maximum: &twenty, Description: "How many offers at most; default 3."},
-		"join":       joinSchema,
-	}, "text")
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		panic(fmt.Sprintf("mcptools: decode %s: %v", name, err))
+	}
+	return &s
 }
 
 // message is an ORP message as the tools return it. Body stays the exact
