@@ -28,13 +28,13 @@ var (
 	leaves   = []string{"store", "message"}
 	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp"}
 	// Helpers under internal/ have one purpose each and stand alone.
-	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk"}
+	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/browsertest"}
 	// Commands wire everything; bench holds load scripts; the module root
 	// holds only this test.
-	wiring = []string{"cmd/frontdesk", "bench", "."}
+	wiring = []string{"cmd/frontdesk", "bench", "bench/orpbench", "."}
 	// planned packages are placed before they exist.
 	planned = []string{"usp"}
 )

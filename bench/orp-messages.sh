@@ -5,11 +5,16 @@
 # single-row commit on the same engine in the same run. Usage:
 #   FRONTDESK_TEST_POSTGRES=postgres://... bench/orp-messages.sh [COUNT]
 #   (default 5 runs; medians across runs are reported)
+# Each run measures the raw commit and then the messages on each engine,
+# so baseline and subject runs interleave.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
 : "${FRONTDESK_TEST_POSTGRES:?set FRONTDESK_TEST_POSTGRES to a PostgreSQL URL}"
-out=$(go test ./cmd/frontdesk -run '^$' -bench 'ORPMessages' -benchtime 2s -count "$count")
+bin=$(mktemp -d)/frontdesk.test
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+go test -c -o "$bin" ./cmd/frontdesk
+out=$(cd cmd/frontdesk && for _ in $(seq "$count"); do "$bin" -test.run '^$' -test.bench 'ORPMessages' -test.benchtime 2s; done)
 echo "$out" | grep '^Benchmark'
 echo "$out" | awk '
   /^BenchmarkORPMessages\// {

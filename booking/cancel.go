@@ -263,11 +263,14 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 // the notices; the others read the outcome it left.
 func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l config.Location, rt route) (*CancelResult, error) {
 	for range maxCASAttempts {
-		r, err := s.getBooked(ctx, cn.Ref)
+		// The cancellation first, then the reservation: both commit in
+		// one transaction, so a cancellation read as done is always
+		// followed by its cancelled reservation, never a stale one.
+		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
 			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 		}
-		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
+		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
 			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 		}

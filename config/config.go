@@ -145,6 +145,10 @@ type Deployment struct {
 	// "https://book.example.com": every link any door prints (stdio
 	// included) starts with it. Empty: derived from the listen address.
 	PublicURL string `toml:"public_url"`
+	// TrustedProxies are the addresses or CIDR ranges of reverse proxies
+	// whose X-Forwarded-For names the client, for limits by address.
+	// Empty: the connection's own address is the client's.
+	TrustedProxies []string `toml:"trusted_proxies"`
 }
 
 // Store selects the engine: Database (a postgres:// URL) wins over DataDir.
@@ -171,6 +175,15 @@ type ORP struct {
 	// ClicksPerMinute limits tracked-link requests per network address; a
 	// limited request still redirects and counts nothing. 0 means 120.
 	ClicksPerMinute int `toml:"clicks_per_minute"`
+	// Sites are the owner's own domains, subdomains included, where any
+	// deal's tracked links may send browsers; each location's domain and
+	// the public origin's host are sites too. BlockedDomains are never
+	// destinations.
+	Sites          []string `toml:"sites"`
+	BlockedDomains []string `toml:"blocked_domains"`
+	// MaxReportMinor is the largest amount, in minor units, a payer may
+	// report for one conversion; 0 means 100,000,000,000.
+	MaxReportMinor int64 `toml:"max_report_minor"`
 }
 
 // Server is how the process listens and reports.

@@ -123,7 +123,7 @@ func fits(v any, t reflect.Type, path string, lines map[string]int, out *[]locat
 	case reflect.String:
 		_, ok = v.(string)
 		return "text in quotes", ok
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		_, ok = v.(int64)
 		return "a whole number", ok
 	case reflect.Float64:

@@ -372,6 +372,24 @@ func (c Config) validateORP(v *validator) {
 	if o.ClicksPerMinute < 0 {
 		v.add("orp.clicks_per_minute", "must be 0 (the default, 120) or more, got %d", o.ClicksPerMinute)
 	}
+	for i, d := range o.Sites {
+		if !domainName.MatchString(d) {
+			v.add(fmt.Sprintf("orp.sites[%d]", i), "must be a lowercase domain name such as shop.example.com, got %q", d)
+		}
+	}
+	for i, d := range o.BlockedDomains {
+		if !domainName.MatchString(d) {
+			v.add(fmt.Sprintf("orp.blocked_domains[%d]", i), "must be a lowercase domain name such as evil.example, got %q", d)
+		}
+	}
+	if o.MaxReportMinor < 0 || o.MaxReportMinor > maxExactInteger {
+		v.add("orp.max_report_minor", "must be from 0 (the default) to 9007199254740991, got %d", o.MaxReportMinor)
+	}
+	for i, p := range c.Deployment.TrustedProxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			v.add(fmt.Sprintf("deployment.trusted_proxies[%d]", i), "must be an IP address or a CIDR range such as 10.0.0.0/8, got %q", p)
+		}
+	}
 }
 
 func (c Config) validateServer(v *validator) {
@@ -406,3 +424,9 @@ func ParseLogLevel(name string) (slog.Level, error) {
 	}
 	return 0, fmt.Errorf(`must be "debug", "info", "warn" or "error", got %q`, name)
 }
+
+// domainName is a lowercase DNS name with at least two labels.
+var domainName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`)
+
+// maxExactInteger is the largest integer an I-JSON number holds exactly.
+const maxExactInteger = 1<<53 - 1

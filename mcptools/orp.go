@@ -6,13 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"frontdesk/internal/clock"
 	"frontdesk/orp"
+	"frontdesk/orp/schema"
 )
 
 // ORP-tool descriptions (§4.3 of the ORP specification). Inputs and
@@ -26,21 +28,13 @@ const (
 	describeDeal    = "Reads the session party's current snapshot of one deal: state, terms and terms_hash, who is bound, tracked links, obligation states, and, in the waiting party's copy only, the escalation and its approval URL."
 )
 
+// The inputs of orp_suggest and orp_join are the ORP request schemas
+// themselves, bundled from the files the host validates with, so the
+// schema a client sees is the one the host enforces. The other three
+// tools wrap a message, a cursor or a deal id, which the host checks.
 var (
-	agentSchema = object([]string{"name", "version"}, map[string]*jsonschema.Schema{
-		"name":    str(64, "Name of the agent software: letters, digits, underscore, dot, space or hyphen."),
-		"version": str(32, "Version of the agent software."),
-	}, "name")
-	jwkSchema = object([]string{"kty", "crv", "x", "kid", "alg", "use"}, map[string]*jsonschema.Schema{
-		"kty": {Const: jsonschema.Ptr[any]("OKP")}, "crv": {Const: jsonschema.Ptr[any]("Ed25519")},
-		"x":   str(43, "The Ed25519 public key, base64url without padding."),
-		"kid": str(64, "Key id."), "alg": {Const: jsonschema.Ptr[any]("EdDSA")}, "use": {Const: jsonschema.Ptr[any]("sig")},
-	}, "kty", "crv", "x")
-	joinSchema = object([]string{"agent", "key"}, map[string]*jsonschema.Schema{
-		"agent": agentSchema,
-		"key":   jwkSchema,
-	})
-	suggestSchema = suggestInput()
+	joinSchema    = fileSchema(schema.JoinRequest)
+	suggestSchema = fileSchema(schema.SuggestRequest)
 	sendSchema    = object([]string{"message"}, map[string]*jsonschema.Schema{
 		"message": {Type: "object", Description: "One ORP 0.3 message: orp, type, id, ts, from (this session's party) and body, plus to, deal, re, prev, sig, agent, ext or critical where its type uses them."},
 	}, "message")
@@ -48,28 +42,17 @@ var (
 	dealSchema  = object([]string{"deal"}, map[string]*jsonschema.Schema{"deal": str(128, "The deal id.")}, "deal")
 )
 
-func suggestInput() *jsonschema.Schema {
-	one, twenty := 1.0, 20.0
-	enum := func(values ...string) []any {
-		out := make([]any, len(values))
-		for i, v := range values {
-			out[i] = v
-		}
-		return out
+// fileSchema is one of the host's schema files as a tool input schema.
+func fileSchema(name string) *jsonschema.Schema {
+	b, err := schema.Bundle(name)
+	if err != nil {
+		panic(fmt.Sprintf("mcptools: bundle %s: %v", name, err)) // the files are embedded
 	}
-	text := str(20000, "The draft the person is writing, such as a thread, article or newsletter issue.")
-	minLen := 1
-	text.MinLength = &minLen
-	return object([]string{"text", "platform", "space_kind", "want", "lang", "limit", "join"}, map[string]*jsonschema.Schema{
-		"text": text,
-		"platform": {Description: "Where the draft will be published.", Enum: enum("web", "newsletter", "x", "youtube", "instagram", "tiktok",
-			"facebook", "linkedin", "reddit", "discord", "telegram", "podcast", "app", "other")},
-		"space_kind": str(64, "The kind of space, such as social.post or newsletter.issue."),
-		"want":       {Type: "array", UniqueItems: true, Items: &jsonschema.Schema{Enum: enum("earn", "grow")}, Description: "What the person wants from a deal."},
-		"lang":       str(20, "Language of the draft, such as en."),
-		"limit":      {Type: "integer", Minimum: &one, Maximum: &twenty, Description: "How many offers at most; default 3."},
-		"join":       joinSchema,
-	}, "text")
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		panic(fmt.Sprintf("mcptools: decode %s: %v", name, err))
+	}
+	return &s
 }
 
 // message is an ORP message as the tools return it. Body stays the exact
@@ -101,44 +84,16 @@ type dealIn struct {
 
 // Headers the ORP tools read from the HTTP request.
 const (
-	sessionHeader  = "Mcp-Session-Id"
-	versionHeader  = "Mcp-Protocol-Version"
-	maxJoinedCount = 10000
+	sessionHeader = "Mcp-Session-Id"
+	versionHeader = "Mcp-Protocol-Version"
 )
 
-// joined remembers which party each MCP session joined as, so a session
-// that called orp_join keeps acting as that party (§4.3): an MCP client
-// cannot change its headers mid-conversation. Entries live in memory only,
-// like the SDK's sessions, and the oldest is dropped beyond a bound.
-type joined struct {
-	mu    sync.Mutex
-	token map[string]string // session id → bearer token
-	order []string
-}
-
-func (j *joined) remember(session, token string) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if _, ok := j.token[session]; !ok {
-		j.order = append(j.order, session)
-	}
-	j.token[session] = token
-	for len(j.order) > maxJoinedCount {
-		delete(j.token, j.order[0])
-		j.order = j.order[1:]
-	}
-}
-
-func (j *joined) lookup(session string) string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.token[session]
-}
-
-// orpTools are the five tools of the ORP MCP binding.
+// orpTools are the five tools of the ORP MCP binding. Which party a
+// session joined as lives in the host's store (orp.Host.RememberSession),
+// so a session that called orp_join keeps acting as that party (§4.3)
+// across restarts and on every instance.
 type orpTools struct {
-	host   *orp.Host
-	joined *joined
+	host *orp.Host
 }
 
 func header(ctx context.Context) http.Header {
@@ -157,17 +112,13 @@ func session(ctx context.Context) string {
 	return h.Get(sessionHeader)
 }
 
-// credential is the bearer the call acts with: an explicit Authorization
-// bearer first, else the party this session joined as.
-func (o orpTools) credential(ctx context.Context) string {
-	h := header(ctx)
-	if v, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v)
-	}
+// credential is the bearer the call acts with, and ctx marked with its
+// MCP session, whose join the host uses when there is no bearer.
+func (o orpTools) credential(ctx context.Context) (context.Context, string) {
 	if s := session(ctx); s != "" {
-		return o.joined.lookup(s)
+		ctx = orp.WithSession(ctx, s)
 	}
-	return ""
+	return ctx, orp.BearerToken(header(ctx).Get("Authorization"))
 }
 
 // orpRefusal is an ORP error message returned as a tool refusal: the same
@@ -221,7 +172,9 @@ func (o orpTools) suggest(ctx context.Context, in json.RawMessage) (orp.SuggestR
 	}
 	summary := fmt.Sprintf("%d offers fit the draft.", len(resp.Items))
 	if resp.Joined != nil {
-		o.rememberJoin(ctx, resp.Joined.Token)
+		if err := o.rememberJoin(ctx, resp.Joined.Token); err != nil {
+			return resp, "", o.refusal(err)
+		}
 		summary += " " + joinedSummary(*resp.Joined)
 	}
 	return resp, summary, nil
@@ -232,14 +185,17 @@ func (o orpTools) join(ctx context.Context, in json.RawMessage) (orp.JoinRespons
 	if err != nil {
 		return resp, "", o.refusal(err)
 	}
-	o.rememberJoin(ctx, resp.Token)
+	if err := o.rememberJoin(ctx, resp.Token); err != nil {
+		return resp, "", o.refusal(err)
+	}
 	return resp, joinedSummary(resp), nil
 }
 
-func (o orpTools) rememberJoin(ctx context.Context, token string) {
+func (o orpTools) rememberJoin(ctx context.Context, token string) error {
 	if s := session(ctx); s != "" {
-		o.joined.remember(s, token)
+		return o.host.RememberSession(ctx, s, token)
 	}
+	return nil
 }
 
 // withoutToken is what the text content shows of a join: all but the
@@ -266,7 +222,8 @@ func joinedSummary(j orp.JoinResponse) string {
 }
 
 func (o orpTools) send(ctx context.Context, in sendIn) (message, string, error) {
-	r := o.host.Send(ctx, o.credential(ctx), in.Message)
+	ctx, token := o.credential(ctx)
+	r := o.host.Send(ctx, token, requestAddress(ctx), in.Message)
 	if r.Status >= 300 {
 		return message{}, "", orpRefusal{status: r.Status, body: r.Body}
 	}
@@ -277,7 +234,8 @@ func (o orpTools) send(ctx context.Context, in sendIn) (message, string, error) 
 }
 
 func (o orpTools) inbox(ctx context.Context, in inboxIn) (orp.InboxPage, string, error) {
-	page, err := o.host.Inbox(ctx, o.credential(ctx), in.After)
+	ctx, token := o.credential(ctx)
+	page, err := o.host.Inbox(ctx, token, in.After)
 	if err != nil {
 		return page, "", o.refusal(err)
 	}
@@ -285,7 +243,8 @@ func (o orpTools) inbox(ctx context.Context, in inboxIn) (orp.InboxPage, string,
 }
 
 func (o orpTools) deal(ctx context.Context, in dealIn) (message, string, error) {
-	b, err := o.host.Deal(ctx, o.credential(ctx), in.Deal)
+	ctx, token := o.credential(ctx)
+	b, err := o.host.Deal(ctx, token, in.Deal)
 	if err != nil {
 		return message{}, "", o.refusal(err)
 	}
@@ -333,7 +292,7 @@ func decodeMessage(b []byte) (message, string, error) {
 // tools orp_suggest, orp_join, orp_send, orp_inbox and orp_deal.
 func NewORP(h *orp.Host, opts Options) *mcp.Server {
 	s := newServer(&mcp.Implementation{Name: "frontdesk-orp", Title: "ORP host", Version: opts.Version}, orpInstructions, "orp", opts)
-	o := orpTools{host: h, joined: &joined{token: map[string]string{}}}
+	o := orpTools{host: h}
 	env := toolEnv{server: "orp", log: opts.logger(), metrics: opts.Metrics, safe: o.safe}
 	add(s, env, spec[json.RawMessage, orp.SuggestResponse]{
 		name: "orp_suggest", title: "Suggest ORP offers for a draft", description: describeSuggest,
@@ -357,3 +316,111 @@ func NewORP(h *orp.Host, opts Options) *mcp.Server {
 	})
 	return s
 }
+
+// SessionLimits bound the stateful sessions of an MCP endpoint: a session
+// idle for Idle is closed, and beyond Max sessions the one idle longest
+// is closed. Zero values mean 30 minutes and 1,000.
+type SessionLimits struct {
+	Idle  time.Duration
+	Max   int
+	Clock clock.Clock
+}
+
+// LimitSessions closes the sessions of next that SessionLimits bound, by
+// sending next the DELETE a client would send, so the SDK frees each
+// session as it does on a client's own goodbye. It keeps only session ids
+// and times. Expired sessions are found on later requests, so the bound
+// needs no goroutine of its own.
+func LimitSessions(next http.Handler, l SessionLimits) http.Handler {
+	if l.Idle == 0 {
+		l.Idle = 30 * time.Minute
+	}
+	if l.Max == 0 {
+		l.Max = 1000
+	}
+	if l.Clock == nil {
+		l.Clock = clock.System{}
+	}
+	return &sessionLimiter{next: next, limits: l, used: map[string]time.Time{}}
+}
+
+type sessionLimiter struct {
+	next    http.Handler
+	limits  SessionLimits
+	mu      sync.Mutex
+	used    map[string]time.Time // session id → last request
+	scanned time.Time
+}
+
+func (s *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	now := s.limits.Clock.Now()
+	id := r.Header.Get(sessionHeader)
+	s.mu.Lock()
+	if _, ok := s.used[id]; ok {
+		s.used[id] = now
+	}
+	s.mu.Unlock()
+	s.next.ServeHTTP(w, r)
+	if r.Method == http.MethodDelete {
+		s.mu.Lock()
+		delete(s.used, id)
+		s.mu.Unlock()
+		return
+	}
+	var expired []string
+	s.mu.Lock()
+	if opened := w.Header().Get(sessionHeader); opened != "" && opened != id {
+		s.used[opened] = now
+		for len(s.used) > s.limits.Max {
+			expired = append(expired, s.evictOldest())
+		}
+	}
+	if now.Sub(s.scanned) >= s.limits.Idle/8 || now.Before(s.scanned) {
+		s.scanned = now
+		for sid, at := range s.used {
+			if now.Sub(at) >= s.limits.Idle {
+				delete(s.used, sid)
+				expired = append(expired, sid)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, sid := range expired {
+		s.close(r, sid)
+	}
+}
+
+// evictOldest forgets the session idle longest and returns its id. The
+// caller holds mu.
+func (s *sessionLimiter) evictOldest() string {
+	var oldest string
+	var at time.Time
+	for sid, t := range s.used {
+		if oldest == "" || t.Before(at) {
+			oldest, at = sid, t
+		}
+	}
+	delete(s.used, oldest)
+	return oldest
+}
+
+// close ends one session as its client would, on the same host as r.
+func (s *sessionLimiter) close(r *http.Request, id string) {
+	req, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), http.MethodDelete, r.URL.String(), nil)
+	if err != nil {
+		return
+	}
+	req.Host, req.RemoteAddr = r.Host, r.RemoteAddr
+	req.Header.Set(sessionHeader, id)
+	if v := r.Header.Get(versionHeader); v != "" {
+		req.Header.Set(versionHeader, v)
+	}
+	s.next.ServeHTTP(discardWriter{header: http.Header{}}, req)
+}
+
+// discardWriter takes the answer to a DELETE the limiter sent itself.
+type discardWriter struct{ header http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.header }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}

@@ -2,45 +2,60 @@ package mcptools
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
-	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"frontdesk/internal/clock"
 	"frontdesk/orp"
+	"frontdesk/sqlite"
 )
 
-// TestJoinedSessions keeps the newest joins within the bound and lets a
-// session that joins again act as its newest party.
-func TestJoinedSessions(t *testing.T) {
-	j := &joined{token: map[string]string{}}
-	for i := 0; i < maxJoinedCount+3; i++ {
-		j.remember(fmt.Sprint("s", i), fmt.Sprint("t", i))
-	}
-	if got := j.lookup("s0"); got != "" {
-		t.Fatalf("oldest session = %q, want forgotten", got)
-	}
-	if got := j.lookup(fmt.Sprint("s", maxJoinedCount+2)); got != fmt.Sprint("t", maxJoinedCount+2) {
-		t.Fatalf("newest session = %q", got)
-	}
-	j.remember("s5", "again")
-	if got := j.lookup("s5"); got != "again" {
-		t.Fatalf("rejoined session = %q", got)
-	}
-}
-
-// TestCredential prefers an explicit bearer, and never reads a session
-// id from a stateless request.
+// TestCredential: an explicit bearer wins, whatever the case of its
+// scheme; a session acts as the party it joined as, read from the store,
+// so the join survives a restart of the host; a stateless request never
+// reads a session id.
 func TestCredential(t *testing.T) {
-	o := orpTools{joined: &joined{token: map[string]string{"sess1": "joined-token"}}}
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "orp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	newHost := func() *orp.Host {
+		h, err := orp.New(orp.Options{Store: db, Clock: clock.NewFixed(time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC)), Rand: rand.Reader, Origin: "https://hub.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h := newHost()
+	joinedParty, err := h.Join(ctx, []byte("{}"), "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := h.Join(ctx, []byte("{}"), "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.RememberSession(ctx, "sess1", joinedParty.Token); err != nil {
+		t.Fatal(err)
+	}
+	o := orpTools{host: newHost()} // a restart: nothing in memory
 	cases := []struct {
 		name   string
 		header http.Header
-		want   string
+		want   string // party id, or "" for unauthorized
 	}{
-		{"joined session", http.Header{"Mcp-Session-Id": {"sess1"}, "Mcp-Protocol-Version": {"2025-11-25"}}, "joined-token"},
-		{"explicit bearer wins", http.Header{"Mcp-Session-Id": {"sess1"}, "Authorization": {"Bearer explicit"}}, "explicit"},
+		{"joined session", http.Header{"Mcp-Session-Id": {"sess1"}, "Mcp-Protocol-Version": {"2025-11-25"}}, joinedParty.Party},
+		{"explicit bearer wins", http.Header{"Mcp-Session-Id": {"sess1"}, "Authorization": {"Bearer " + other.Token}}, other.Party},
+		{"lower-case scheme", http.Header{"Authorization": {"bearer " + other.Token}}, other.Party},
 		{"stateless ignores the session id", http.Header{"Mcp-Session-Id": {"sess1"}, "Mcp-Protocol-Version": {"2026-07-28"}}, ""},
 		{"unknown session", http.Header{"Mcp-Session-Id": {"other"}}, ""},
 		{"stdio", nil, ""},
@@ -51,8 +66,14 @@ func TestCredential(t *testing.T) {
 			if c.header != nil {
 				ctx = context.WithValue(ctx, headerKey{}, c.header)
 			}
-			if got := o.credential(ctx); got != c.want {
-				t.Fatalf("credential = %q, want %q", got, c.want)
+			ctx, token := o.credential(ctx)
+			p, err := o.host.Authenticate(ctx, token)
+			got := ""
+			if err == nil {
+				got = p.ID
+			}
+			if got != c.want {
+				t.Fatalf("acts as %q (%v), want %q", got, err, c.want)
 			}
 		})
 	}
@@ -75,5 +96,78 @@ func TestTextLeavesOutTheToken(t *testing.T) {
 	}
 	if j.Token != "orpt_secret" {
 		t.Errorf("the result itself lost its token: %+v", j)
+	}
+}
+
+// openSession opens a session on url and returns its id.
+func openSession(t *testing.T, url string) string {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp := post(t, url, "", body)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || id == "" {
+		t.Fatalf("initialize = %d, session %q", resp.StatusCode, id)
+	}
+	return id
+}
+
+func post(t *testing.T, url, session, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// alive reports whether the server still knows a session.
+func alive(t *testing.T, url, session string) bool {
+	return post(t, url, session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`).StatusCode != http.StatusNotFound
+}
+
+// TestLimitSessions: beyond Max the session idle longest is closed, and a
+// session idle for Idle is closed on a later request, so unauthenticated
+// initialize calls cannot hold memory forever.
+func TestLimitSessions(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "orp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	clk := clock.NewFixed(time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC))
+	h, err := orp.New(orp.Options{Store: db, Clock: clk, Rand: rand.Reader, Origin: "https://hub.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(LimitSessions(Handler(NewORP(h, Options{}), HTTPOptions{Hostnames: []string{"127.0.0.1"}}),
+		SessionLimits{Idle: 10 * time.Minute, Max: 3, Clock: clk}))
+	defer srv.Close()
+	first := openSession(t, srv.URL)
+	clk.Advance(time.Second)
+	second := openSession(t, srv.URL)
+	for i := 0; i < 2; i++ {
+		clk.Advance(time.Second)
+		openSession(t, srv.URL)
+	}
+	if alive(t, srv.URL, first) {
+		t.Fatal("the oldest of four sessions is still open with a limit of three")
+	}
+	if !alive(t, srv.URL, second) {
+		t.Fatal("a session within the limit was closed")
+	}
+	clk.Advance(11 * time.Minute)
+	openSession(t, srv.URL)
+	if alive(t, srv.URL, second) {
+		t.Fatal("a session idle for eleven minutes is still open")
 	}
 }

@@ -55,23 +55,19 @@ func (h *Host) Approve(ctx context.Context, token, id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 0; attempt < 5; attempt++ {
+	var reply []byte
+	err = h.retry(ctx, func() error {
 		o := &op{h: h, now: h.clock.Now(), party: p}
-		err := h.approve(ctx, o, id)
-		if err != nil {
-			return nil, err
+		if err := h.approve(ctx, o, id); err != nil {
+			return err
 		}
-		if _, err = h.store.Apply(ctx, o.writes); err == nil {
-			for _, f := range o.after {
-				f()
-			}
-			return o.reply, nil
+		if err := o.commit(ctx, nil); err != nil {
+			return err
 		}
-		if !contention(err) {
-			return nil, err
-		}
-	}
-	return nil, errors.New("approve: contention")
+		reply = o.reply
+		return nil
+	})
+	return reply, err
 }
 
 func (h *Host) approve(ctx context.Context, o *op, id string) error {
@@ -100,9 +96,24 @@ func (h *Host) approve(ctx context.Context, o *op, id string) error {
 		if d.State != stateAwaiting || d.Waiting == nil || d.Waiting.Escalation != e.ID || d.TermsHash != e.TermsHash {
 			return refuse(StateConflict, "The deal is in the wrong state.")
 		}
-		links := o.bind(ctx, d, o.party.ID)
+		links, err := o.bind(ctx, d, o.party.ID)
+		if err != nil {
+			return err
+		}
 		o.saveDeal(d, r, false)
 		return o.publish(ctx, d, links)
+	case "execute":
+		d, r, err := h.loadDeal(ctx, e.Key)
+		if err != nil {
+			return err
+		}
+		ob := d.obligation(e.Obligation)
+		if d.State != stateActive || d.Waiting == nil || d.Waiting.Escalation != e.ID || ob == nil || ob.State != obPending {
+			return refuse(StateConflict, "The deal or the obligation is in the wrong state.")
+		}
+		ob.State, d.Waiting = obClaimed, nil
+		o.saveDeal(d, r, false)
+		return o.publish(ctx, d, nil)
 	case "offer":
 		of, r, err := h.loadOffer(ctx, e.Key)
 		if err != nil {

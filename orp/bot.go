@@ -3,6 +3,8 @@ package orp
 import (
 	"strings"
 	"sync"
+
+	"github.com/x-way/crawlerdetect"
 )
 
 // knownClients are automation clients and link-preview fetchers, matched
@@ -19,7 +21,8 @@ var knownClients = map[string]bool{
 	"quora link preview": true, "redditbot": true, "scrapy": true, "semrushbot": true, "skypeuripreview": true,
 	"slack-imgproxy": true, "slackbot": true, "slackbot-linkexpanding": true, "telegrambot": true, "twitterbot": true,
 	"undici": true, "uptimerobot": true, "vkshare": true, "wget": true, "whatsapp": true, "yandexbot": true,
-	"zgrab": true, "claudebot": true, "claude-user": true, "chatgpt-user": true, "perplexitybot": true,
+	"zgrab": true, "claudebot": true, "cardyb": true, "iframely": true, "google-pagerenderer": true,
+	"google-read-aloud": true, "proximic": true, "claude-user": true, "chatgpt-user": true, "perplexitybot": true,
 	"ia_archiver": true, "mediapartners-google": true, "adsbot-google": true, "feedfetcher-google": true,
 	"googlebot": true, "bingbot": true, "slurp": true, "yeti": true, "sogou": true, "exabot": true,
 }
@@ -29,17 +32,24 @@ var knownClients = map[string]bool{
 var slashOnly = map[string]bool{"node": true, "undici": true}
 
 // IsBot reports whether a User-Agent is missing or names an automation
-// client by the product-token rules of T5 and §20.2: a top-level product
-// name; inside parentheses (nested ones too) a name/version entry, the
-// token just before an inner parenthesis, a named client written as its
-// own entry, or an entry after "compatible" that is a named crawler or
-// ends in "bot". Comment text of another shape (CUBOT, Linux, preview)
-// stays human.
+// client. The product-token rules of T5 and §20.2 come first: a top-level
+// product name; inside parentheses (nested ones too) a name/version
+// entry, the token just before an inner parenthesis, a named client
+// written as its own entry, or an entry after "compatible" that is a
+// named crawler or ends in "bot". Comment text of another shape (CUBOT,
+// Linux, preview) stays human under them. Behind them, a maintained list
+// of crawler patterns (crawlerdetect) catches the clients our own names
+// miss.
 func IsBot(ua string) bool {
 	ua = strings.TrimSpace(ua)
 	if ua == "" {
 		return true
 	}
+	return specBot(ua) || crawlerdetect.IsCrawler(ua)
+}
+
+// specBot applies the product-token rules of T5 and §20.2.
+func specBot(ua string) bool {
 	top, comments := splitUA(ua)
 	for _, tok := range top {
 		name, _, _ := strings.Cut(tok, "/")

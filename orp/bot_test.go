@@ -30,6 +30,15 @@ func TestIsBot(t *testing.T) {
 		{"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", true},
 		{"Mozilla/5.0 (Windows; curl) Firefox/120", true},
 		{"Mozilla/5.0 (Linux; Pingdom (x; y)) Chrome/1", true},
+		// Link-preview fetchers the audit saw counted as human (T5).
+		{"Mozilla/5.0 (compatible; Cardyb/1.0; +https://bsky.app)", true},
+		{"Iframely/1.3.1 (+https://iframely.com/docs/about)", true},
+		{"Mozilla/5.0 (Linux; Android 11) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36 Google-PageRenderer", true},
+		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120 Safari/537.36 Google-Read-Aloud", true},
+		{"Mozilla/5.0 (Windows NT 6.1; Win64; x64; +http://www.proximic.com/info/spider.php) Chrome/120", true},
+		// The maintained list catches clients the spec's rules do not name.
+		{"Mozilla/5.0 (compatible; SemanticScholarBot/1.0)", true},
+		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0 Safari/537.36", true},
 	}
 	for _, c := range cases {
 		if got := IsBot(c.ua); got != c.bot {

@@ -60,27 +60,25 @@ func (h *Host) ViewClaim(ctx context.Context, claim string) (ClaimView, error) {
 // claimed party is no longer held to the unclaimed open_deals limit. Its
 // step modes stay as they were; only the owner may loosen them (H4).
 func (h *Host) Claim(ctx context.Context, claim string) (ownerKey string, err error) {
-	for attempt := 0; attempt < 5; attempt++ {
+	err = h.retry(ctx, func() error {
 		now := h.clock.Now()
 		p, r, err := h.claimParty(ctx, claim)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if p.Claimed {
-			return "", refuse(StateConflict, "This party has already been claimed.")
+			return refuse(StateConflict, "This party has already been claimed.")
 		}
 		key := h.newID("own_", 32)
 		p.Claimed, p.ClaimedAt = true, &now
-		_, err = h.store.Apply(ctx, []store.Write{
+		if _, err = h.store.Apply(ctx, []store.Write{
 			swap(r, p, now),
 			create(kindOwner, tokenHash(key), ownerRecord{Party: p.Opaque}, now),
-		})
-		if err == nil {
-			return key, nil
+		}); err != nil {
+			return fmt.Errorf("claim: %w", err)
 		}
-		if !contention(err) {
-			return "", fmt.Errorf("claim: %w", err)
-		}
-	}
-	return "", errors.New("claim: contention")
+		ownerKey = key
+		return nil
+	})
+	return ownerKey, err
 }

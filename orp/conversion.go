@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
@@ -109,8 +110,15 @@ func (h *Host) ProviderConversion(ctx context.Context, provider string, c Conver
 	return h.convert(ctx, basisProvider, &Party{Opaque: "provider:" + provider}, c)
 }
 
-func checkConversion(c Conversion) error {
+// DefaultMaxReport is the largest amount, in minor units, one conversion
+// may carry unless Options.MaxReport says otherwise: a billion in a
+// currency of two decimals.
+const DefaultMaxReport = 100_000_000_000
+
+func (h *Host) checkConversion(c Conversion) error {
 	switch {
+	case c.Amount != nil && c.Amount.AmountMinor > h.opts.MaxReport:
+		return invalid("/amount/amount_minor", fmt.Sprintf("amount_minor may be at most %d for one conversion on this host.", h.opts.MaxReport))
 	case !eventPattern.MatchString(c.Event):
 		return invalid("/event", "event must be 1 to 128 characters of [A-Za-z0-9_.:-].")
 	case (c.Click == "") == (c.Code == ""):
@@ -128,7 +136,7 @@ func checkConversion(c Conversion) error {
 // convert attributes one conversion and stores it with its idempotency
 // key in one Apply. reporter is the payer, or a provider namespace.
 func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Conversion) (ConversionResult, error) {
-	if err := checkConversion(c); err != nil {
+	if err := h.checkConversion(c); err != nil {
 		return ConversionResult{}, err
 	}
 	hash, err := Hash(mustJSON(c))
@@ -136,35 +144,35 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 		return ConversionResult{}, err
 	}
 	key := basis + " " + reporter.Opaque + " " + c.Event
-	for attempt := 0; attempt < 5; attempt++ {
+	var out ConversionResult
+	err = h.retry(ctx, func() error {
 		now := h.clock.Now()
 		var prior conversionKey
 		if _, err := h.get(ctx, kindConvKey, key, &prior); err == nil {
 			if prior.Hash != hash {
-				return ConversionResult{}, refuse(Replay, "This event id was already reported with different content.")
+				return refuse(Replay, "This event id was already reported with different content.")
 			}
-			return prior.Result, nil
+			out = prior.Result
+			return nil
 		} else if !errors.Is(err, store.ErrNotFound) {
-			return ConversionResult{}, err
+			return err
 		}
 		res, rec, token, err := h.attribute(ctx, basis, reporter, c, now)
 		if err != nil {
-			return ConversionResult{}, err
+			return err
 		}
 		seq := h.clicks.seq.Add(1)
 		writes := []store.Write{
 			create(kindConvKey, key, conversionKey{Hash: hash, Result: res}, now),
 			create(kindConv, fmt.Sprintf("%s/%019d%06d", token, now.UnixNano(), seq%1000000), rec, now),
 		}
-		_, err = h.store.Apply(ctx, writes)
-		if err == nil {
-			return res, nil
+		if _, err = h.store.Apply(ctx, writes); err != nil {
+			return fmt.Errorf("record conversion: %w", err)
 		}
-		if !contention(err) {
-			return ConversionResult{}, fmt.Errorf("record conversion: %w", err)
-		}
-	}
-	return ConversionResult{}, errors.New("record conversion: contention")
+		out = res
+		return nil
+	})
+	return out, err
 }
 
 // attribute finds the link a conversion came through and decides whether
@@ -326,10 +334,26 @@ func isoDuration(s string) (time.Duration, bool) {
 	return d, true
 }
 
-// conversionTotals are one link's counted conversions in a period.
+// conversionTotals are one link's counted conversions in a period. The
+// revenue sum is exact, however many reports add to it; what an outcome
+// shows is clamped to the range a message can carry (see clampMinor).
 type conversionTotals struct {
 	sales, refunds, attested int
-	revenue                  *Money
+	currency                 string
+	revenue                  *big.Int // nil: no amount counted
+}
+
+// clampMinor is n as an amount a message carries exactly: within the
+// I-JSON integer range, never wrapped around.
+func clampMinor(n *big.Int) int64 {
+	limit := big.NewInt(maxInteger)
+	if n.Cmp(limit) > 0 {
+		return maxInteger
+	}
+	if n.Cmp(new(big.Int).Neg(limit)) < 0 {
+		return -maxInteger
+	}
+	return n.Int64()
 }
 
 // conversions sums the counted conversions of a link in [from, to).
@@ -365,14 +389,14 @@ func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, fro
 			}
 			if c.Amount != nil && inRevenue {
 				if t.revenue == nil {
-					t.revenue = &Money{Currency: c.Amount.Currency}
+					t.revenue, t.currency = new(big.Int), c.Amount.Currency
 				}
-				if c.Amount.Currency == t.revenue.Currency {
+				if c.Amount.Currency == t.currency {
+					a := big.NewInt(c.Amount.AmountMinor)
 					if c.Refund {
-						t.revenue.AmountMinor -= c.Amount.AmountMinor
-					} else {
-						t.revenue.AmountMinor += c.Amount.AmountMinor
+						a.Neg(a)
 					}
+					t.revenue.Add(t.revenue, a)
 				}
 			}
 		}
@@ -394,13 +418,19 @@ func earned(d *dealRecord, t conversionTotals) *Money {
 		var m *Money
 		switch {
 		case p.rateBps > 0 && t.revenue != nil:
-			m = &Money{AmountMinor: max(t.revenue.AmountMinor, 0) * p.rateBps / 10000, Currency: t.revenue.Currency}
+			rev := new(big.Int).Set(t.revenue)
+			if rev.Sign() < 0 {
+				rev.SetInt64(0)
+			}
+			rev.Mul(rev, big.NewInt(p.rateBps)).Quo(rev, big.NewInt(10000))
+			m = &Money{AmountMinor: clampMinor(rev), Currency: t.currency}
 		case p.amount != nil:
 			net := int64(t.sales - t.refunds)
 			if p.attests {
 				net += int64(t.attested)
 			}
-			m = &Money{AmountMinor: max(net, 0) * p.amount.AmountMinor, Currency: p.amount.Currency}
+			total := new(big.Int).Mul(big.NewInt(max(net, 0)), big.NewInt(p.amount.AmountMinor))
+			m = &Money{AmountMinor: clampMinor(total), Currency: p.amount.Currency}
 		default:
 			continue
 		}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"frontdesk/orp"
-	"frontdesk/orp/schema"
 )
 
 func viaOf(t *testing.T, location string) string {
@@ -88,17 +87,7 @@ func TestConversionsByClickID(t *testing.T) {
 	if _, err := e.host.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var row map[string]any
-	for _, m := range e.inbox(acceptor) {
-		if m["type"] == "outcome" {
-			b, _ := json.Marshal(m)
-			e.mustValidate(schema.Message, b)
-			row = body(m)["rows"].([]any)[0].(map[string]any)
-		}
-	}
-	if row == nil {
-		t.Fatal("no outcome")
-	}
+	row := e.outcomeRow(acceptor)
 	got, _ := json.Marshal(map[string]any{"conversions": row["conversions"], "refunds": row["refunds"], "attested": row["attested_conversions"], "revenue": row["revenue"], "earned": row["earned"]})
 	want := `{"attested":1,"conversions":1,"earned":{"amount_minor":1620,"currency":"EUR"},"refunds":1,"revenue":{"amount_minor":5400,"currency":"EUR"}}`
 	if string(got) != want {

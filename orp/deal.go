@@ -155,9 +155,17 @@ type obligation struct {
 	Per         string   `json:"per"`
 }
 
-func parseTerms(raw json.RawMessage) terms {
+// decodeTerms reads terms as the host acts on them. Offered terms go
+// through it, so a field the host cannot read is refused, never ignored.
+func decodeTerms(raw json.RawMessage) (terms, error) {
 	var t terms
-	json.Unmarshal(raw, &t) // validated by the schema before it is stored
+	err := json.Unmarshal(raw, &t)
+	return t, err
+}
+
+// parseTerms reads stored terms, which decodeTerms read when offered.
+func parseTerms(raw json.RawMessage) terms {
+	t, _ := decodeTerms(raw)
 	return t
 }
 
@@ -227,16 +235,18 @@ func (o *op) escalate(step, target, key, termsHash string, reasons []string, exp
 // escalation is an ask the waiting party's agent, or later its owner,
 // approves (§11.2).
 type escalation struct {
-	ID        string    `json:"id"`
-	Party     string    `json:"party"` // opaque
-	Step      string    `json:"step"`
-	Target    string    `json:"target"` // "deal", "offer" or "space"
-	Key       string    `json:"key"`
-	TermsHash string    `json:"terms_hash,omitempty"`
-	Reasons   []string  `json:"reasons"`
-	Since     time.Time `json:"since"`
-	Expires   time.Time `json:"expires"`
-	Done      bool      `json:"done,omitempty"`
+	ID     string `json:"id"`
+	Party  string `json:"party"` // opaque
+	Step   string `json:"step"`
+	Target string `json:"target"` // "deal", "execute", "offer" or "space"
+	Key    string `json:"key"`
+	// Obligation is the obligation an execute escalation holds.
+	Obligation string    `json:"obligation,omitempty"`
+	TermsHash  string    `json:"terms_hash,omitempty"`
+	Reasons    []string  `json:"reasons"`
+	Since      time.Time `json:"since"`
+	Expires    time.Time `json:"expires"`
+	Done       bool      `json:"done,omitempty"`
 }
 
 func (h *Host) approvalURL(esc string) string { return h.url("/approve/" + esc) }
@@ -350,17 +360,33 @@ func (o *op) saveDeal(d *dealRecord, r store.Record, isNew bool) {
 }
 
 // bind records the party as bound by mandate and activates the deal when
-// both parties are bound to its hash.
-func (o *op) bind(ctx context.Context, d *dealRecord, party string) map[string]*linkRecord {
+// both parties are bound to its hash. A deal from a standing offer takes
+// its place under the offer's limit and the offerer's open deals only
+// now, when the acceptor has approved it.
+func (o *op) bind(ctx context.Context, d *dealRecord, party string) (map[string]*linkRecord, error) {
 	if !d.isBound(party) {
 		d.Bound = append(d.Bound, bound{Party: party, Authority: authority{Type: "mandate"}, At: stamp(o.now)})
 	}
 	d.Waiting = nil
-	if d.isBound(d.Offerer) && d.isBound(d.Acceptor) {
-		return o.activate(d)
+	if !d.isBound(d.Offerer) || !d.isBound(d.Acceptor) {
+		d.State = stateProposed
+		return nil, nil
 	}
-	d.State = stateProposed
-	return nil
+	if d.Offer != "" {
+		offer, r, err := o.h.loadOffer(ctx, d.Offer)
+		if err != nil {
+			return nil, err
+		}
+		if offer.Limit > 0 && offer.Opened >= offer.Limit {
+			return nil, refuse(StateConflict, "This standing offer has opened as many deals as its limit allows.")
+		}
+		offer.Opened++
+		o.writes = append(o.writes, swap(r, offer, o.now))
+		if err := o.admit(ctx, d, d.Offerer); err != nil {
+			return nil, err
+		}
+	}
+	return o.activate(d), nil
 }
 
 // activate makes the deal active and mints its tracking entries (T1):
@@ -421,8 +447,11 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		if b.TermsHash != d.TermsHash {
 			return refuse(TermsMismatch, "terms_hash does not match the terms.")
 		}
+		if err := o.admit(ctx, d, o.party.ID); err != nil {
+			return err
+		}
 	} else {
-		offer, r, err := h.loadOffer(ctx, b.Offer)
+		offer, _, err := h.loadOffer(ctx, b.Offer)
 		if err != nil {
 			return err
 		}
@@ -438,14 +467,17 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		if offer.Limit > 0 && offer.Opened >= offer.Limit {
 			return refuse(StateConflict, "This standing offer has opened as many deals as its limit allows.")
 		}
-		offer.Opened++
-		o.writes = append(o.writes, swap(r, offer, o.now))
+		if full, err := h.full(ctx, offer.Offerer); err != nil {
+			return err
+		} else if full {
+			return refuse(Forbidden, "The counterparty cannot take another open deal now.")
+		}
 		d = &dealRecord{
 			ID: h.newID("deal_", 12), State: stateProposed, Offerer: offer.Offerer, Acceptor: o.party.ID, Offer: offer.ID,
 			Terms: offer.Terms, TermsHash: offer.TermsHash, Round: 1, Created: o.now,
 			Bound: []bound{{Party: offer.Offerer, Authority: authority{Type: "mandate"}, At: stamp(offer.ListedAt)}},
 		}
-		if err := o.admit(ctx, d); err != nil {
+		if err := o.admit(ctx, d, o.party.ID); err != nil {
 			return err
 		}
 		for _, ob := range parseTerms(offer.Terms).Obligations {
@@ -462,8 +494,8 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 			reasons = append(reasons, "claims_unchecked")
 		}
 		h.await(o, d, "accept", reasons)
-	} else {
-		links = o.bind(ctx, d, o.party.ID)
+	} else if links, err = o.bind(ctx, d, o.party.ID); err != nil {
+		return err
 	}
 	o.saveDeal(d, o.dealR, isNew)
 	return o.publish(ctx, d, links)
@@ -494,7 +526,9 @@ func (h *Host) decline(o *op) error {
 }
 
 // execute moves one of the sender's obligations to claimed (P1): a claim,
-// not proof.
+// not proof. Under ask the host holds it: the deal stays active, shows
+// the sender waiting on its execute step, and the obligation is claimed
+// only when the escalation is approved (§11).
 func (h *Host) execute(o *op) error {
 	var b struct {
 		Obligation string `json:"obligation"`
@@ -502,7 +536,8 @@ func (h *Host) execute(o *op) error {
 	if err := o.body(&b); err != nil {
 		return err
 	}
-	if _, err := o.stepMode("execute"); err != nil {
+	mode, err := o.stepMode("execute")
+	if err != nil {
 		return err
 	}
 	d := o.deal
@@ -519,7 +554,18 @@ func (h *Host) execute(o *op) error {
 	if ob.State != obPending {
 		return refuse(StateConflict, "The obligation is not pending.")
 	}
-	ob.State = obClaimed
+	if mode == "ask" {
+		if d.Waiting != nil {
+			return refuse(StateConflict, "Another step of this deal is waiting for approval.")
+		}
+		exp := o.now.Add(escalationTTL)
+		e := o.escalate("execute", "execute", d.ID, d.TermsHash, []string{"step_ask"}, exp)
+		e.Obligation = b.Obligation
+		o.writes[len(o.writes)-1] = create(kindEscalate, e.ID, e, o.now)
+		d.Waiting = &waiting{Party: o.party.ID, Step: "execute", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
+	} else {
+		ob.State = obClaimed
+	}
 	o.saveDeal(d, o.dealR, false)
 	return o.publish(context.Background(), d, nil)
 }

@@ -10,14 +10,23 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"frontdesk/internal/jsonlimit"
 )
 
 // MaxBody is the largest message or request body the host reads (§4.2).
 const MaxBody = 64 << 10
 
+// MaxDepth is the deepest nesting of arrays and objects a body may have,
+// extensions included. The deepest ORP 0.3 message needs about ten levels;
+// the limit bounds the work of E1 on whatever a sender makes up.
+const MaxDepth = jsonlimit.Depth
+
 // decodeStrict parses one JSON value, refusing duplicate keys (§2),
-// invalid UTF-8, trailing data and bodies over MaxBody. Numbers stay
-// json.Number so integers are never rounded.
+// invalid UTF-8, trailing data, nesting beyond MaxDepth and bodies over
+// MaxBody. Numbers stay json.Number so integers are never rounded. The
+// depth is checked on the bytes before any value is built, so a hostile
+// body costs one linear pass.
 func decodeStrict(b []byte) (any, *Error) {
 	if len(b) > MaxBody {
 		return nil, invalid("", fmt.Sprintf("The body is over %d bytes.", MaxBody))
@@ -25,9 +34,13 @@ func decodeStrict(b []byte) (any, *Error) {
 	if !utf8.Valid(b) {
 		return nil, invalid("", "The body is not UTF-8.")
 	}
+	if jsonlimit.CheckDepth(b, MaxDepth) != nil {
+		return nil, invalid("", fmt.Sprintf("The body nests arrays and objects deeper than %d levels.", MaxDepth))
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
-	v, err := readValue(d, "")
+	var at path
+	v, err := readValue(d, &at)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -41,7 +54,26 @@ func decodeStrict(b []byte) (any, *Error) {
 	return v, nil
 }
 
-func readValue(d *json.Decoder, at string) (any, error) {
+// path is where a walk is in a JSON value, as unescaped reference tokens.
+// The pointer string is built only when a problem is reported, so walking
+// costs nothing per level.
+type path []string
+
+func (p *path) push(token string) { *p = append(*p, token) }
+func (p *path) pop()              { *p = (*p)[:len(*p)-1] }
+
+// pointer is the JSON Pointer of p, cut before the first token that is
+// not a plain name (see safePointer).
+func (p path) pointer() string {
+	var b strings.Builder
+	for _, t := range p {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(t))
+	}
+	return safePointer(b.String())
+}
+
+func readValue(d *json.Decoder, at *path) (any, error) {
 	tok, err := d.Token()
 	if err != nil {
 		return nil, err
@@ -57,14 +89,15 @@ func readValue(d *json.Decoder, at string) (any, error) {
 					return nil, err
 				}
 				k := kt.(string)
-				p := at + "/" + escapePointer(k)
+				at.push(k)
 				if _, dup := obj[k]; dup {
-					return nil, invalid(safePointer(p), "Duplicate keys are invalid.")
+					return nil, invalid(at.pointer(), "Duplicate keys are invalid.")
 				}
-				v, err := readValue(d, p)
+				v, err := readValue(d, at)
 				if err != nil {
 					return nil, err
 				}
+				at.pop()
 				obj[k] = v
 			}
 			_, err := d.Token()
@@ -72,10 +105,12 @@ func readValue(d *json.Decoder, at string) (any, error) {
 		case '[':
 			arr := []any{}
 			for i := 0; d.More(); i++ {
-				v, err := readValue(d, at+"/"+strconv.Itoa(i))
+				at.push(strconv.Itoa(i))
+				v, err := readValue(d, at)
 				if err != nil {
 					return nil, err
 				}
+				at.pop()
 				arr = append(arr, v)
 			}
 			_, err := d.Token()
@@ -88,6 +123,9 @@ func readValue(d *json.Decoder, at string) (any, error) {
 }
 
 func escapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
@@ -121,31 +159,103 @@ var freeText = map[string]bool{"note": true, "statement": true, "brief": true, "
 
 // checkText refuses, with the field's pointer, any string in v that holds
 // bidirectional controls, zero-width characters, C0 or C1 controls other
-// than newline and tab, or HTML markup; and any free-text field holding
-// an email address or a phone number.
-func checkText(v any, at string, key string) *Error {
+// than newline and tab, or HTML markup (§18); an email address or a
+// phone number (§7.2, L1-NO-PII) in a free-text field or anywhere inside
+// ext, whose keys and values are all the sender's own free data; and a
+// number the host cannot read exactly (see checkNumber).
+func checkText(v any, at string) *Error {
+	var p path
+	if at != "" {
+		p = strings.Split(strings.TrimPrefix(at, "/"), "/")
+	}
+	w := walker{fractions: false}
+	if obj, ok := v.(map[string]any); ok && obj["type"] == "reputation" {
+		w.fractions = true // reputation components are the one non-integer (§2)
+	}
+	return w.walk(v, &p, "", false)
+}
+
+// walker carries what a walk allows.
+type walker struct {
+	fractions bool
+}
+
+// maxInteger is the largest integer an I-JSON number holds exactly
+// (RFC 7493): beyond it two integers can share one hash.
+const maxInteger = 1<<53 - 1
+
+// integerLiteral is an integer written the one way JCS writes it.
+var integerLiteral = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,15})$`)
+
+// checkNumber words why n is not a number the host reads exactly, or "".
+// Numbers in ORP are integers (§2), and an integer written as 1e1 or 3.0
+// hashes like 10 or 3 while a reader may take it otherwise, so only plain
+// integer literals within the I-JSON range are accepted.
+func (w walker) checkNumber(n json.Number) string {
+	s := n.String()
+	if w.fractions {
+		if f, err := n.Float64(); err == nil && f >= -maxInteger && f <= maxInteger {
+			return ""
+		}
+		return "Numbers must lie within the I-JSON range."
+	}
+	if !integerLiteral.MatchString(s) {
+		return "Numbers in ORP are integers written without a fraction or exponent."
+	}
+	if i, err := n.Int64(); err != nil || i > maxInteger || i < -maxInteger {
+		return "Integers must lie within the I-JSON range, -(2^53-1) to 2^53-1."
+	}
+	return ""
+}
+
+func (w walker) walk(v any, at *path, key string, open bool) *Error {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, c := range v {
-			if e := checkText(c, at+"/"+escapePointer(k), k); e != nil {
+			at.push(k)
+			if open {
+				if e := textProblem(k, true); e != "" {
+					return invalid(at.pointer(), e)
+				}
+			}
+			if e := w.walk(c, at, k, open || len(*at) == 1 && k == "ext"); e != nil {
 				return e
 			}
+			at.pop()
 		}
 	case []any:
 		for i, c := range v {
-			if e := checkText(c, at+"/"+strconv.Itoa(i), key); e != nil {
+			at.push(strconv.Itoa(i))
+			if e := w.walk(c, at, key, open); e != nil {
 				return e
 			}
+			at.pop()
 		}
 	case string:
-		if msg := hygiene(v); msg != "" {
-			return invalid(safePointer(at), msg)
+		if e := textProblem(v, open || freeText[key]); e != "" {
+			return invalid(at.pointer(), e)
 		}
-		if freeText[key] && hasContact(v) {
-			return invalid(safePointer(at), "Free text must not contain an email address or phone number.")
+	case json.Number:
+		if msg := w.checkNumber(v); msg != "" {
+			return invalid(at.pointer(), msg)
+		}
+		if open && hasContact(v.String()) {
+			return invalid(at.pointer(), "Extension data must not contain an email address or phone number.")
 		}
 	}
 	return nil
+}
+
+// textProblem words what is wrong with s, or is "". contact says personal
+// contact data is refused too.
+func textProblem(s string, contact bool) string {
+	if msg := hygiene(s); msg != "" {
+		return msg
+	}
+	if contact && hasContact(s) {
+		return "Free text must not contain an email address or phone number."
+	}
+	return ""
 }
 
 func hygiene(s string) string {

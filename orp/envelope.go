@@ -88,25 +88,37 @@ type op struct {
 	// links are link records changed in this op, which the store does not
 	// show yet: snapshots read them from here.
 	links  map[string]*linkRecord
+	outbox []delivery // inbox messages, placed at commit
 	status int
 	reply  []byte
 	after  []func()
 }
 
-// Send applies one message from the holder of token and returns the reply.
-// It applies E1 to E9 in order (§5); a refusal is an error message and
-// changes nothing.
-func (h *Host) Send(ctx context.Context, token string, raw []byte) Reply {
+// Send applies one message from the holder of token, sent from network
+// address addr, and returns the reply. It applies E1 to E9 in order (§5);
+// a refusal is an error message and changes nothing. A request whose
+// credential does not resolve to a party is counted against its address
+// before the body is decoded, so unauthenticated senders cannot make the
+// host parse without limit (§18).
+func (h *Host) Send(ctx context.Context, token, addr string, raw []byte) Reply {
 	now := h.clock.Now()
 	o := &op{h: h, now: now, raw: raw}
-	r, err := h.send(ctx, o, token)
+	p, authErr := h.Authenticate(ctx, token)
+	if authErr != nil && AsError(authErr).Code == Unauthorized {
+		if wait := h.addrLimit.allow("send "+addr, now); wait > 0 {
+			return h.errorReply(o, &Error{Code: RateLimited, Message: "Too many messages without a valid credential from this address.", RetryAfter: wait})
+		}
+	}
+	r, err := h.send(ctx, o, p, authErr)
 	if err != nil {
 		return h.errorReply(o, err)
 	}
 	return r
 }
 
-func (h *Host) send(ctx context.Context, o *op, token string) (Reply, error) {
+// send applies E1 to E9; p and authErr are the credential's party or why
+// it has none, which E5 reports in its turn.
+func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply, error) {
 	// E1 Shape, with duplicate keys, size and text hygiene.
 	v, e := decodeStrict(o.raw)
 	if e != nil {
@@ -124,7 +136,7 @@ func (h *Host) send(ctx context.Context, o *op, token string) (Reply, error) {
 		}
 		return Reply{}, err
 	}
-	if e := checkText(v, "", ""); e != nil {
+	if e := checkText(v, ""); e != nil {
 		return Reply{}, e
 	}
 	if err := json.Unmarshal(o.raw, &o.env); err != nil {
@@ -143,9 +155,8 @@ func (h *Host) send(ctx context.Context, o *op, token string) (Reply, error) {
 		return Reply{}, refuse(UnsupportedExtension, "This host supports no extensions, so it cannot honour critical ones.")
 	}
 	// E5 Sender.
-	p, err := h.Authenticate(ctx, token)
-	if err != nil {
-		return Reply{}, err
+	if authErr != nil {
+		return Reply{}, authErr
 	}
 	o.party = p
 	if o.env.From != p.ID {
@@ -168,14 +179,15 @@ func (h *Host) send(ctx context.Context, o *op, token string) (Reply, error) {
 	if o.hash, err = Hash(o.raw); err != nil {
 		return Reply{}, invalid("", "The message is not valid ORP 0.3.")
 	}
-	for attempt := 0; ; attempt++ {
-		r, err := h.attempt(ctx, o)
-		if err == nil || !contention(err) || attempt == 4 {
-			return r, err
-		}
-		// A lost race: re-read everything and decide again.
-		o.writes, o.after, o.deal, o.links = nil, nil, nil, nil
-	}
+	var reply Reply
+	err = h.retry(ctx, func() error {
+		// After a lost race, everything is read and decided again.
+		o.writes, o.after, o.deal, o.links, o.outbox = nil, nil, nil, nil, nil
+		var err error
+		reply, err = h.attempt(ctx, o)
+		return err
+	})
+	return reply, err
 }
 
 // attempt runs E7 to E9 and the message's effect on fresh reads, then
@@ -217,16 +229,13 @@ func (h *Host) attempt(ctx context.Context, o *op) (Reply, error) {
 	if err := h.dispatch(ctx, o); err != nil {
 		return Reply{}, err
 	}
-	writes := append([]store.Write{create(kindMessage, idemKey, idemRecord{Hash: o.hash, Status: o.status, Reply: o.reply, At: o.now}, o.now)}, o.writes...)
-	if _, err := h.store.Apply(ctx, writes); err != nil {
+	idem := create(kindMessage, idemKey, idemRecord{Hash: o.hash, Status: o.status, Reply: o.reply, At: o.now}, o.now)
+	if err := o.commit(ctx, []store.Write{idem}); err != nil {
 		var we *store.WriteError
 		if errors.As(err, &we) && we.Index == 0 && errors.Is(err, store.ErrExists) {
 			return Reply{}, err // the same message raced itself: E7 answers on retry
 		}
 		return Reply{}, fmt.Errorf("apply %s: %w", o.env.Type, err)
-	}
-	for _, f := range o.after {
-		f()
 	}
 	return Reply{Status: o.status, Body: o.reply}, nil
 }

@@ -55,7 +55,7 @@ func TestEnvelopeRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.host.Send(context.Background(), c.token, c.msg)
+			r := e.host.Send(context.Background(), c.token, testAddr, c.msg)
 			var m map[string]any
 			if err := json.Unmarshal(r.Body, &m); err != nil {
 				t.Fatalf("reply is not JSON: %s", r.Body)
@@ -81,7 +81,7 @@ func TestEnvelopeRules(t *testing.T) {
 func TestErrorMessageGolden(t *testing.T) {
 	e := newEnv(t)
 	p := e.join("{}")
-	r := e.host.Send(context.Background(), p.token, []byte(`{"orp":"0.3","type":"hello","id":"m_old_0001","ts":"2026-10-21T08:00:00Z","from":"`+p.id+`","body":{"versions":["0.3"]}}`))
+	r := e.host.Send(context.Background(), p.token, testAddr, []byte(`{"orp":"0.3","type":"hello","id":"m_old_0001","ts":"2026-10-21T08:00:00Z","from":"`+p.id+`","body":{"versions":["0.3"]}}`))
 	golden.Check(t, "stale.json", r.Body)
 }
 
@@ -118,7 +118,7 @@ func TestIdempotency(t *testing.T) {
 	e.db = openDB(t, e.dir)
 	e.host = e.newHost(e.db)
 	e.clock.Advance(10 * time.Minute)
-	if r := e.host.Send(context.Background(), offerer.token, first); r.Status != 200 || string(r.Body) != string(r1.Body) {
+	if r := e.host.Send(context.Background(), offerer.token, testAddr, first); r.Status != 200 || string(r.Body) != string(r1.Body) {
 		t.Fatalf("after restart = %d %s, want the original reply", r.Status, r.Body)
 	}
 	if r, m := e.send(offerer, replay); r.Status != 409 || errCode(m) != "replay" {
@@ -143,8 +143,15 @@ func TestChainAndSignature(t *testing.T) {
 		t.Fatalf("wrong prev = %d %v, want chain_broken", r.Status, m)
 	}
 	chained := e.msg(acceptor, "execute", map[string]any{"deal": deal, "prev": prev}, map[string]any{"obligation": "place"})
-	if r, m := e.send(acceptor, chained); r.Status != 200 || body(m)["obligations"].([]any)[0].(map[string]any)["state"] != "claimed" {
-		t.Fatalf("chained execute = %d %v", r.Status, m)
+	// Under ask the execute is held until approved (§11).
+	r, m := e.send(acceptor, chained)
+	w, _ := body(m)["waiting"].(map[string]any)
+	if r.Status != 200 || body(m)["obligations"].([]any)[0].(map[string]any)["state"] != "pending" || w["step"] != "execute" {
+		t.Fatalf("chained execute = %d %v, want the obligation pending and the execute step waiting", r.Status, m)
+	}
+	approved := e.approve(acceptor, w["url"].(string))
+	if body(approved)["obligations"].([]any)[0].(map[string]any)["state"] != "claimed" || body(approved)["waiting"] != nil {
+		t.Fatalf("approved execute = %v, want claimed", approved)
 	}
 	unchained := e.msg(acceptor, "revoke", map[string]any{"deal": deal}, map[string]any{"scope": "deal", "reason": "other"})
 	if r, m := e.send(acceptor, unchained); r.Status != 409 || errCode(m) != "chain_broken" {

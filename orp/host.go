@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"frontdesk/internal/clock"
@@ -56,6 +55,14 @@ type Options struct {
 	OpenDeals         int
 	// AddressPerMinute limits join and suggest by network address (§9.3).
 	AddressPerMinute int
+	// Sites are the owner's own domains (subdomains included): any deal's
+	// tracked links may send browsers there. BlockedDomains never may
+	// (§18; see destination.go).
+	Sites          []string
+	BlockedDomains []string
+	// MaxReport is the largest amount_minor one conversion may carry;
+	// 0 means DefaultMaxReport.
+	MaxReport int64
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int
@@ -80,7 +87,6 @@ type Host struct {
 	links      *linkCache
 	bots       *botCache
 	clicks     *batcher
-	inboxSeq   atomic.Uint64
 }
 
 // New checks the options and builds a host. Call Start to run the click
@@ -107,6 +113,9 @@ func New(o Options) (*Host, error) {
 	}
 	if o.ClickPerMinute == 0 {
 		o.ClickPerMinute = 120
+	}
+	if o.MaxReport == 0 {
+		o.MaxReport = DefaultMaxReport
 	}
 	if o.Name == "" {
 		o.Name = "frontdesk"
@@ -229,17 +238,17 @@ func swap(r store.Record, v any, now time.Time) store.Write {
 	return store.Write{Op: store.OpSwap, Record: store.Record{Kind: r.Kind, Key: r.Key, Value: mustJSON(v), Version: r.Version, UpdatedAt: now}}
 }
 
-// contention reports whether err is a lost race that a re-read fixes.
-func contention(err error) bool {
-	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)
-}
-
 // limiter counts events per key in fixed one-minute windows. It is in
-// memory: limits are abuse protection, not accounting.
+// memory: limits are abuse protection, not accounting. It holds at most
+// maxKeys windows; beyond that the oldest window is dropped first, so a
+// flood of new keys cannot wipe the limits of the keys already counted.
 type limiter struct {
-	mu     sync.Mutex
-	max    int
-	window map[string]windowCount
+	mu      sync.Mutex
+	max     int
+	maxKeys int
+	window  map[string]windowCount
+	order   []windowStart // windows by start, oldest first; stale entries skipped
+	head    int
 }
 
 type windowCount struct {
@@ -247,19 +256,29 @@ type windowCount struct {
 	n     int
 }
 
-func newLimiter(max int) *limiter { return &limiter{max: max, window: map[string]windowCount{}} }
+type windowStart struct {
+	key   string
+	start time.Time
+}
+
+// limiterKeys bounds the keys one limiter remembers.
+const limiterKeys = 100000
+
+func newLimiter(max int) *limiter {
+	return &limiter{max: max, maxKeys: limiterKeys, window: map[string]windowCount{}}
+}
 
 // allow counts one event for key and returns 0, or the seconds until
 // another is allowed.
 func (l *limiter) allow(key string, now time.Time) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w := l.window[key]
-	if now.Sub(w.start) >= time.Minute || now.Before(w.start) {
-		if len(l.window) > 100000 {
-			clear(l.window) // bound memory under a flood of keys
-		}
+	w, ok := l.window[key]
+	if !ok || now.Sub(w.start) >= time.Minute || now.Before(w.start) {
 		w = windowCount{start: now}
+		l.order = append(l.order, windowStart{key: key, start: now})
+		l.window[key] = w
+		l.evict(now)
 	}
 	if w.n >= l.max {
 		return int(w.start.Add(time.Minute).Sub(now)/time.Second) + 1
@@ -267,4 +286,32 @@ func (l *limiter) allow(key string, now time.Time) int {
 	w.n++
 	l.window[key] = w
 	return 0
+}
+
+// evict drops windows that ended, then the oldest ones while there are
+// more than maxKeys. The caller holds mu.
+func (l *limiter) evict(now time.Time) {
+	for l.head < len(l.order) {
+		e := l.order[l.head]
+		cur, ok := l.window[e.key]
+		switch {
+		case !ok || !cur.start.Equal(e.start):
+			// Stale: the key started a newer window or was dropped.
+		case now.Sub(e.start) >= time.Minute || len(l.window) > l.maxKeys:
+			delete(l.window, e.key)
+		default:
+			l.compact()
+			return
+		}
+		l.head++
+	}
+	l.compact()
+}
+
+// compact reclaims the dropped front of order once it is half the slice.
+func (l *limiter) compact() {
+	if l.head > 1024 && l.head*2 > len(l.order) {
+		l.order = append(l.order[:0], l.order[l.head:]...)
+		l.head = 0
+	}
 }

@@ -17,11 +17,19 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
+	"frontdesk/postgres"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 )
+
+// testAddr is the network address tests send from.
+const testAddr = "192.0.2.1"
+
+// testSites are the owner's sites in tests: the spec's example merchants.
+var testSites = []string{"acmenotes.example", "notes.example"}
 
 // t0 is the fixed start of every test: the spec's own example day.
 var t0 = time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC)
@@ -65,9 +73,32 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// newEnvPG is newEnv on a fresh PostgreSQL schema; it skips the test
+// when FRONTDESK_TEST_POSTGRES is unset.
+func newEnvPG(t *testing.T) *env {
+	t.Helper()
+	pgtest.DSN(t)
+	e := &env{t: t, clock: clock.NewFixed(t0), dir: t.TempDir()}
+	db, err := postgres.Open(context.Background(), pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.db = db
+	t.Cleanup(func() { e.db.Close() })
+	e.host = e.newHost(e.db)
+	return e
+}
+
+// engines runs f on SQLite and, when configured, on PostgreSQL.
+func engines(t *testing.T, f func(t *testing.T, e *env)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, newEnv(t)) })
+	t.Run("postgres", func(t *testing.T) { f(t, newEnvPG(t)) })
+}
+
 func (e *env) newHost(db store.Records) *orp.Host {
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
-		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy"})
+		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -115,7 +146,7 @@ func (e *env) send(p *party, raw []byte) (orp.Reply, map[string]any) {
 	if p != nil {
 		token = p.token
 	}
-	r := e.host.Send(context.Background(), token, raw)
+	r := e.host.Send(context.Background(), token, testAddr, raw)
 	var m map[string]any
 	if len(r.Body) > 0 {
 		if err := json.Unmarshal(r.Body, &m); err != nil {

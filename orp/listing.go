@@ -125,6 +125,13 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		}
 		expires = &t
 	}
+	t, err := decodeTerms(b.Terms)
+	if err != nil {
+		return invalid("/body/terms", "The terms hold a value this host cannot read exactly.")
+	}
+	if err := h.checkDestinations(ctx, t, o.party.ID, o.env.To); err != nil {
+		return err
+	}
 	if o.env.To != "" {
 		return h.directed(ctx, o, b.Terms, hash, expires)
 	}
@@ -167,14 +174,14 @@ func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash stri
 	for _, ob := range parseTerms(t).Obligations {
 		d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
 	}
-	if err := o.admit(ctx, d); err != nil {
+	if err := o.admit(ctx, d, o.party.ID); err != nil {
 		return err
 	}
 	o.deal = d
 	if mode == "ask" {
 		h.await(o, d, "negotiate", []string{"step_ask"})
-	} else {
-		o.bind(ctx, d, o.party.ID)
+	} else if _, err := o.bind(ctx, d, o.party.ID); err != nil {
+		return err
 	}
 	o.saveDeal(d, store.Record{}, true)
 	return o.publish(ctx, d, nil)
@@ -265,9 +272,14 @@ func (h *Host) hello(o *op) error {
 	return nil
 }
 
-// request delivers an ask for terms to its recipient; it commits nobody
-// and has no reply (202).
+// request delivers an ask for terms to its recipient; it has no reply
+// (202). It falls under the negotiate step (§11), so an owner who turned
+// that step off stops it; it binds and commits nobody, so ask does not
+// hold it (§11.1 weighs only what would bind or commit a party).
 func (h *Host) request(ctx context.Context, o *op) error {
+	if _, err := o.stepMode("negotiate"); err != nil {
+		return err
+	}
 	opaque := h.opaqueOf(o.env.To)
 	if opaque == "" || o.env.To == o.party.ID {
 		return refuse(NotFound, "No such party on this host.")
@@ -413,6 +425,13 @@ func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, lim
 			if !keep(t) {
 				continue
 			}
+			// An offer whose unclaimed offerer has no place left cannot be
+			// taken by anyone now.
+			if full, err := h.full(ctx, of.Offerer); err != nil {
+				return nil, err
+			} else if full {
+				continue
+			}
 			about := t.Title + " " + t.Kind + " " + strings.Join(t.Categories, " ")
 			for _, ob := range t.Obligations {
 				if ob.Content != nil {
@@ -514,7 +533,7 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 		}
 		return SuggestResponse{}, err
 	}
-	if e := checkText(v, "", ""); e != nil {
+	if e := checkText(v, ""); e != nil {
 		return SuggestResponse{}, e
 	}
 	var req struct {

@@ -86,20 +86,20 @@ func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
 		}
 		after = recs[len(recs)-1].Key
 	}
-	if err := h.forgetMessages(ctx, &res); err != nil {
+	now := h.clock.Now()
+	if n, err := h.forget(ctx, kindMessage, now.Add(-idemKeep)); err != nil {
+		errs = append(errs, err)
+	} else {
+		res.Forgotten += n
+	}
+	if _, err := h.forget(ctx, kindSession, now.Add(-sessionKeep)); err != nil {
 		errs = append(errs, err)
 	}
 	return res, errors.Join(errs...)
 }
 
 func (h *Host) sweepDeal(ctx context.Context, id string, res *SweepResult) error {
-	for attempt := 0; attempt < 5; attempt++ {
-		err := h.sweepDealOnce(ctx, id, res)
-		if err == nil || !contention(err) {
-			return err
-		}
-	}
-	return errors.New("contention")
+	return h.retry(ctx, func() error { return h.sweepDealOnce(ctx, id, res) })
 }
 
 func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) error {
@@ -121,7 +121,20 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 			changed, endedNow = true, true
 			counted.Expired++
 		}
-	case d.State == stateProposed && d.Expires != nil && !now.Before(*d.Expires):
+	case d.State == stateActive && d.Waiting != nil:
+		// A held execute that nobody approved in time is dropped (H5);
+		// the deal goes on.
+		var e escalation
+		if er, err := h.get(ctx, kindEscalate, d.Waiting.Escalation, &e); err == nil && !now.Before(e.Expires) && !e.Done {
+			e.Done = true
+			o.writes = append(o.writes, swap(er, e, now))
+			d.Waiting = nil
+			changed = true
+			counted.Expired++
+		}
+	case d.State == stateProposed && (d.Expires != nil && !now.Before(*d.Expires) || !now.Before(d.Updated.Add(escalationTTL))):
+		// A proposed deal nobody binds expires like an escalation nobody
+		// decides (H5), or at its own expires if that comes first.
 		endDeal(d, stateExpired, now)
 		changed, endedNow = true, true
 		counted.Expired++
@@ -178,11 +191,8 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		}
 	}
 	o.saveDeal(d, r, false)
-	if _, err := h.store.Apply(ctx, o.writes); err != nil {
+	if err := o.commit(ctx, nil); err != nil {
 		return err
-	}
-	for _, f := range o.after {
-		f()
 	}
 	res.Outcomes += counted.Outcomes
 	res.Expired += counted.Expired
@@ -233,8 +243,8 @@ func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, f
 		}
 		row.Conversions, row.Refunds, row.AttestedConversions = conv.sales, conv.refunds, conv.attested
 		if conv.revenue != nil {
-			rev := *conv.revenue
-			rev.AmountMinor = max(rev.AmountMinor, 0) // refunds beyond sales owe nothing back here
+			// Refunds beyond sales owe nothing back here.
+			rev := Money{AmountMinor: max(clampMinor(conv.revenue), 0), Currency: conv.currency}
 			row.Revenue, row.Earned = &rev, earned(d, conv)
 		}
 		body.Rows = append(body.Rows, row)
@@ -267,25 +277,29 @@ func foldSources(m map[string]int) []sourceRow {
 	return rows
 }
 
-// forgetMessages deletes idempotency keys older than the retention.
-func (h *Host) forgetMessages(ctx context.Context, res *SweepResult) error {
-	cutoff := h.clock.Now().Add(-idemKeep)
-	after := ""
+// sessionKeep is how long an MCP session's join is kept after it was
+// made; MCP sessions end long before.
+const sessionKeep = 30 * 24 * time.Hour
+
+// forget deletes the records of kind last written before cutoff: old
+// idempotency keys (E7) and old session joins.
+func (h *Host) forget(ctx context.Context, kind string, cutoff time.Time) (int, error) {
+	after, n := "", 0
 	for {
-		recs, err := h.store.List(ctx, kindMessage, "", after, 500)
+		recs, err := h.store.List(ctx, kind, "", after, 500)
 		if err != nil {
-			return fmt.Errorf("sweep: list messages: %w", err)
+			return n, fmt.Errorf("sweep: list %s: %w", kind, err)
 		}
 		for _, r := range recs {
 			if r.UpdatedAt.Before(cutoff) {
 				if err := h.store.Delete(ctx, r.Kind, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
-					return fmt.Errorf("sweep: forget message: %w", err)
+					return n, fmt.Errorf("sweep: forget %s: %w", kind, err)
 				}
-				res.Forgotten++
+				n++
 			}
 		}
 		if len(recs) < 500 {
-			return nil
+			return n, nil
 		}
 		after = recs[len(recs)-1].Key
 	}

@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"slices"
+	"strings"
 	"time"
 
 	"frontdesk/orp/schema"
@@ -134,7 +138,7 @@ func (h *Host) checkJoin(v any, at string, req *joinRequest) error {
 		}
 		return err
 	}
-	if e := checkText(v, at, ""); e != nil {
+	if e := checkText(v, at); e != nil {
 		return e
 	}
 	b, _ := json.Marshal(v)
@@ -175,9 +179,69 @@ func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinRe
 	return JoinResponse{}, errors.New("join: random ids kept colliding")
 }
 
-// Authenticate resolves a bearer token to its party.
+// kindSession keys, by the hash of an MCP session id, the party that
+// session joined as (§4.3). It lives in the store, so a join survives a
+// restart and works on every instance behind a load balancer.
+const kindSession = "orp.session"
+
+type sessionRecord struct {
+	Party string `json:"party"` // opaque
+}
+
+type sessionKey struct{}
+
+// WithSession marks ctx as a call in MCP session id. A call without a
+// bearer then acts as the party the session joined as (RememberSession).
+// Only the MCP binding sets it; the session id is request identity.
+func WithSession(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
+// RememberSession records that MCP session id joined as the party of
+// token, so the session keeps acting as that party (§4.3).
+func (h *Host) RememberSession(ctx context.Context, session, token string) error {
+	p, err := h.Authenticate(ctx, token)
+	if err != nil {
+		return err
+	}
+	now := h.clock.Now()
+	rec := store.Record{Kind: kindSession, Key: tokenHash(session), Value: mustJSON(sessionRecord{Party: p.Opaque}), UpdatedAt: now}
+	if _, err := h.store.Create(ctx, rec); err != nil {
+		if !errors.Is(err, store.ErrExists) {
+			return fmt.Errorf("remember session: %w", err)
+		}
+		// A session that joins again acts as its newest party.
+		return h.retry(ctx, func() error {
+			cur, err := h.store.Get(ctx, kindSession, rec.Key)
+			if err != nil {
+				return err
+			}
+			rec.Version = cur.Version
+			_, err = h.store.Swap(ctx, rec)
+			return err
+		})
+	}
+	return nil
+}
+
+// BearerToken is the token of an Authorization header value of the
+// Bearer scheme, or "". The scheme name is case-insensitive (RFC 9110
+// §11.1), so "bearer" and "BEARER" work too; both bindings read it here.
+func BearerToken(authorization string) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(authorization), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
+// Authenticate resolves a bearer token to its party; without one, the
+// party the call's MCP session joined as (WithSession).
 func (h *Host) Authenticate(ctx context.Context, token string) (*Party, error) {
 	if token == "" {
+		if session, _ := ctx.Value(sessionKey{}).(string); session != "" {
+			return h.sessionParty(ctx, session)
+		}
 		return nil, refuse(Unauthorized, "A bearer token is required.")
 	}
 	var t tokenRecord
@@ -190,6 +254,21 @@ func (h *Host) Authenticate(ctx context.Context, token string) (*Party, error) {
 	var p Party
 	if _, err := h.get(ctx, kindParty, t.Party, &p); err != nil {
 		return nil, fmt.Errorf("authenticate: %w", err)
+	}
+	return &p, nil
+}
+
+func (h *Host) sessionParty(ctx context.Context, session string) (*Party, error) {
+	var s sessionRecord
+	if _, err := h.get(ctx, kindSession, tokenHash(session), &s); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, refuse(Unauthorized, "A bearer token is required, or an orp_join in this MCP session.")
+		}
+		return nil, fmt.Errorf("authenticate session: %w", err)
+	}
+	var p Party
+	if _, err := h.get(ctx, kindParty, s.Party, &p); err != nil {
+		return nil, fmt.Errorf("authenticate session: %w", err)
 	}
 	return &p, nil
 }
@@ -220,8 +299,38 @@ func publicKey(k JWK) (ed25519.PublicKey, error) {
 		return nil, errors.New("not an Ed25519 key")
 	}
 	x, err := base64.RawURLEncoding.DecodeString(k.X)
-	if err != nil || len(x) != ed25519.PublicKeySize {
+	if err != nil || len(x) != ed25519.PublicKeySize || base64.RawURLEncoding.EncodeToString(x) != k.X {
 		return nil, errors.New("bad Ed25519 x")
 	}
+	if weakKey(x) {
+		return nil, errors.New("weak Ed25519 key")
+	}
 	return ed25519.PublicKey(x), nil
+}
+
+// fieldPrime is p = 2^255 - 19, the field of Ed25519's coordinates.
+var fieldPrime = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+
+// smallOrderY are the y coordinates of the eight points of order 1, 2, 4
+// and 8, as hex of their little-endian encoding without the sign bit. A
+// key among them lets one fixed signature verify every message.
+var smallOrderY = []string{
+	"0000000000000000000000000000000000000000000000000000000000000000", // order 4
+	"0100000000000000000000000000000000000000000000000000000000000000", // the identity
+	"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // p-1, order 2
+	"26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", // order 8
+	"c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", // order 8
+}
+
+// weakKey reports a public key whose y is not below p (a non-canonical
+// encoding) or that is a point of small order.
+func weakKey(x []byte) bool {
+	y := make([]byte, len(x))
+	copy(y, x)
+	y[31] &= 0x7f // the sign of x
+	if slices.Contains(smallOrderY, hex.EncodeToString(y)) {
+		return true
+	}
+	slices.Reverse(y)
+	return new(big.Int).SetBytes(y).Cmp(fieldPrime) >= 0
 }

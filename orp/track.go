@@ -90,6 +90,11 @@ func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (cac
 	_, err := h.get(ctx, kindLink, token, &l)
 	c = cachedLink{fetched: now}
 	switch {
+	case err == nil && h.blocked(l.Destination):
+		// A destination the owner blocked after the link was minted, or
+		// one minted before the destination rules: send browsers home.
+		l.Destination, l.Link = h.url("/"), false
+		c.l = &l
 	case err == nil:
 		c.l, c.redirect = &l, splitDestination(l.Destination, l.Param, l.Alias)
 	case !errors.Is(err, store.ErrNotFound):
@@ -104,29 +109,33 @@ func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (cac
 	return c, nil
 }
 
-// splitDestination is the destination with param (and alias) set to the
-// click id, keeping its own query (T3), split where the click id goes, so
-// a redirect only joins strings. It is nil when the destination does not
-// parse.
+// splitDestination is the destination with param (and alias) added as
+// the click id's names, split where the click id goes, so a redirect only
+// joins strings. The destination's own query is kept byte for byte (T3):
+// its order, bare flags, its own param, its encoding; the click id is
+// appended after it and before any fragment. It is nil when the
+// destination does not parse.
 func splitDestination(destination, param, alias string) []string {
-	u, err := url.Parse(destination)
-	if err != nil {
+	if _, err := url.Parse(destination); err != nil {
 		return nil
 	}
-	const mark = "\x00" // encoded as %00, which a click id never contains
-	q := u.Query()
-	q.Set(param, mark)
-	marks := 1
+	base, fragment, hasFragment := strings.Cut(destination, "#")
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+		if strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&") {
+			sep = ""
+		}
+	}
+	parts := []string{base + sep + url.QueryEscape(param) + "="}
 	if alias != "" && alias != param {
-		q.Set(alias, mark)
-		marks++
+		parts = append(parts, "&"+url.QueryEscape(alias)+"=")
 	}
-	u.RawQuery = q.Encode()
-	parts := strings.Split(u.String(), "%00")
-	if len(parts) != marks+1 {
-		return nil // the destination had its own %00: no safe place to split
+	tail := ""
+	if hasFragment {
+		tail = "#" + fragment
 	}
-	return parts
+	return append(parts, tail)
 }
 
 // Click is what the host reads from a tracked-link request. It keeps none
@@ -381,23 +390,22 @@ func (h *Host) writeClicks(ctx context.Context, batch []clickEvent) {
 	if len(batch) == 0 {
 		return
 	}
-	for attempt := 0; attempt < 5; attempt++ {
-		verified, err := h.tryWriteClicks(ctx, batch)
-		if err == nil {
-			for token, at := range verified {
-				if err := h.verifyByLink(ctx, token, at); err != nil {
-					// The sweep retries from the stored link state.
-					h.log.Warn("verify by link", "err", err)
-				}
-			}
-			return
-		}
-		if !contention(err) {
-			h.log.Error("write clicks", "clicks", len(batch), "err", err)
-			return
+	var verified map[string]time.Time
+	err := h.retry(ctx, func() error {
+		var err error
+		verified, err = h.tryWriteClicks(ctx, batch)
+		return err
+	})
+	if err != nil {
+		h.log.Error("write clicks", "clicks", len(batch), "err", err)
+		return
+	}
+	for token, at := range verified {
+		if err := h.verifyByLink(ctx, token, at); err != nil {
+			// The sweep retries from the stored link state.
+			h.log.Warn("verify by link", "err", err)
 		}
 	}
-	h.log.Error("write clicks: contention", "clicks", len(batch))
 }
 
 func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[string]time.Time, error) {
@@ -480,7 +488,7 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 	if err != nil {
 		return err
 	}
-	for attempt := 0; attempt < 5; attempt++ {
+	return h.retry(ctx, func() error {
 		d, r, err := h.loadDeal(ctx, l.Deal)
 		if err != nil {
 			return err
@@ -509,18 +517,8 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 		if err := o.publish(ctx, d, nil); err != nil {
 			return err
 		}
-		_, err = h.store.Apply(ctx, o.writes)
-		if err == nil {
-			for _, f := range o.after {
-				f()
-			}
-			return nil
-		}
-		if !contention(err) {
-			return err
-		}
-	}
-	return errors.New("verify by link: contention")
+		return o.commit(ctx, nil)
+	})
 }
 
 // maybeComplete completes a deal whose obligations are all verified or

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"frontdesk/internal/page"
 	"frontdesk/orp"
@@ -133,13 +132,7 @@ func readBody(r *http.Request) []byte {
 	return b
 }
 
-func bearer(r *http.Request) string {
-	v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(v)
-}
+func bearer(r *http.Request) string { return orp.BearerToken(r.Header.Get("Authorization")) }
 
 func address(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -185,7 +178,7 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	writeReply(w, s.Host.Send(r.Context(), bearer(r), readBody(r)))
+	writeReply(w, s.Host.Send(r.Context(), bearer(r), address(r), readBody(r)))
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) {

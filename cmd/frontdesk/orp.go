@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"frontdesk/internal/jsonlimit"
 	"frontdesk/orp"
 )
 
@@ -49,7 +54,42 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		// routes serves the MCP binding at /orp/mcp whenever ORP is on.
 		MCP:            true,
 		ClickPerMinute: m.Config.ORP.ClicksPerMinute,
+		Sites:          m.ownerSites(origin),
+		BlockedDomains: m.Config.ORP.BlockedDomains,
+		MaxReport:      m.Config.ORP.MaxReportMinor,
 	})
+}
+
+// ownerSites are the domains any deal's tracked links may send browsers
+// to: the configured sites, each location's domain and the public
+// origin's host when it is a domain name.
+func (m *Main) ownerSites(origin string) []string {
+	sites := slices.Clone(m.Config.ORP.Sites)
+	for _, l := range m.Config.Locations {
+		if l.Domain != "" {
+			sites = append(sites, strings.ToLower(l.Domain))
+		}
+	}
+	if u, err := url.Parse(origin); err == nil && net.ParseIP(u.Hostname()) == nil && strings.Contains(u.Hostname(), ".") {
+		sites = append(sites, strings.ToLower(u.Hostname()))
+	}
+	return sites
+}
+
+// orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message
+// of orp.MaxBody with room for the JSON-RPC envelope around it.
+const orpMCPBody = 2 * orp.MaxBody
+
+// refuseJSONRPC answers a body jsonlimit refused with a JSON-RPC error.
+func refuseJSONRPC(w http.ResponseWriter, err error) {
+	msg := "Invalid Request: the body nests arrays and objects too deep."
+	status := http.StatusBadRequest
+	if errors.Is(err, jsonlimit.ErrTooLarge) {
+		msg, status = "Request body is too large.", http.StatusRequestEntityTooLarge
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%q}}`, msg)
 }
 
 // startORP starts the ORP host's background work: batched click writes and
@@ -60,6 +100,9 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 	}
 	h := m.orp.host
 	h.Start()
+	if err := h.RecordOrigin(ctx); err != nil {
+		m.Logger.Error("orp record origin", "err", err)
+	}
 	every := time.Duration(m.Config.ORP.SweepMinutes) * time.Minute
 	if every == 0 {
 		every = 5 * time.Minute
@@ -90,14 +133,27 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 }
 
 // RunSweep runs one pass of the scheduled work and returns: the
-// `frontdesk sweep` command, for an external scheduler.
+// `frontdesk sweep` command, for an external scheduler. The host's
+// origin is the configured public origin, else the one serve recorded in
+// the store, else the listen address: party ids carry it, so a sweep
+// under another origin would address parties that do not exist.
 func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
+	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
 	defer m.Close()
 	if m.Config.ORP.Enabled {
-		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
+		// Party ids carry the host's origin: a sweep under another origin
+		// would address parties that do not exist. The configured public
+		// URL wins, then the origin serve recorded in the store.
+		origin := m.Config.Deployment.PublicURL
+		if stored, err := orp.StoredOrigin(ctx, m.store); err != nil {
+			return err
+		} else if stored != "" && !configured {
+			origin = stored
+		}
+		h, err := m.newORPHost(origin)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"strings"
@@ -81,11 +82,12 @@ func TestORP_ConversionReport(t *testing.T) {
 		Basis   string
 		Counted bool
 	}
-	waitFor(t, "the click", func() bool {
-		r, b := s.do("POST", "/orp/conversions", maker.token, report, nil)
+	s.main.orp.host.Flush(context.Background())
+	if r, b := s.do("POST", "/orp/conversions", maker.token, report, nil); r.StatusCode != 200 {
+		t.Fatalf("report = %d %s", r.StatusCode, b)
+	} else {
 		json.Unmarshal(b, &resp)
-		return r.StatusCode == 200
-	})
+	}
 	if resp.Deal != deal || resp.Basis != "attestation" || !resp.Counted {
 		t.Fatalf("report = %+v", resp)
 	}

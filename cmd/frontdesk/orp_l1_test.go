@@ -117,19 +117,6 @@ func (s *orpServer) suggest(body string) (int, []byte, *orpParty) {
 	return status, b, &orpParty{id: sug.Joined.Party, token: sug.Joined.Token, session: session}
 }
 
-// waitFor polls until ok holds: clicks reach the store through the
-// batched writer, a few milliseconds after their redirect.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // sweep runs one pass of the scheduled work in the running server, as its
 // ticker does.
 func (s *orpServer) sweep() {
@@ -219,7 +206,10 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 			if i == 0 {
 				// No plugin, adapter, execute or receipt came first; the first
 				// human click proves the placement (T6, T7).
-				waitFor(t, "the link receipt", func() bool { return hasReceipt(s.inbox(pub)) && hasReceipt(s.inbox(maker)) })
+				s.main.orp.host.Flush(context.Background())
+				if !hasReceipt(s.inbox(pub)) || !hasReceipt(s.inbox(maker)) {
+					t.Fatal("no link receipt after the first human click was written")
+				}
 				b := s.snapshot(pub, deal)
 				if ob := obligation(b, "place"); ob["state"] != "verified" || ob["receipt"] == nil {
 					t.Fatalf("deal after the first click = %s", b)
@@ -227,15 +217,15 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 			}
 			s.clock.Advance(6 * time.Second)
 		}
-		waitFor(t, "three human clicks", func() bool {
-			var n int
-			for _, c := range s.storedClicks(link) {
-				if c.Class == "human" {
-					n++
-				}
+		var humans int
+		for _, c := range s.storedClicks(link) {
+			if c.Class == "human" {
+				humans++
 			}
-			return n == 3
-		})
+		}
+		if humans != 3 {
+			t.Fatalf("%d human clicks stored, want 3", humans)
+		}
 		s.clock.Advance(7 * 24 * time.Hour)
 		s.sweep()
 		row := s.lastOutcome(pub)
@@ -304,7 +294,9 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 		if status, loc := s.click("GET", s.url+"/go/NoSuchToken1", map[string]string{"User-Agent": browserUA}); status != 302 || loc != s.url+"/" {
 			t.Fatalf("unknown token = %d %s", status, loc)
 		}
-		time.Sleep(60 * time.Millisecond) // a counted click would be written by now
+		if clicks := s.storedClicks(link); len(clicks) != 0 {
+			t.Fatalf("the plain link stored %d clicks, want none (T8)", len(clicks))
+		}
 		s.sweep()
 		row := s.lastOutcome(pub)
 		if c := row["clicks"].(map[string]any); c["human"] != float64(0) || c["preview"] != float64(0) {
@@ -336,7 +328,9 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 		_, loc := s.click("GET", link, map[string]string{"User-Agent": browserUA, "Referer": "https://news.example/private/path?user=jane", "X-Forwarded-For": "203.0.113.9", "Cookie": "sid=abc123"})
 		via, _ := url.Parse(loc)
 		clickID := via.Query().Get("via")
-		waitFor(t, "the click", func() bool { return len(s.storedClicks(link)) == 1 })
+		if n := len(s.storedClicks(link)); n != 1 {
+			t.Fatalf("%d clicks stored, want 1", n)
+		}
 		for _, kind := range []string{"orp.party", "orp.token", "orp.msg", "orp.deal", "orp.offer", "orp.inbox", "orp.link", "orp.linkstat", "orp.clicks", "orp.clickids", "orp.esc", "orp.open"} {
 			recs, err := s.main.store.List(context.Background(), kind, "", "", 1000)
 			if err != nil {
@@ -370,11 +364,9 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 		if status != 302 || !strings.Contains(loc, "via=") {
 			t.Fatalf("test click = %d %s", status, loc)
 		}
-		waitFor(t, "the test click", func() bool {
-			clicks := s.storedClicks(link)
-			return len(clicks) == 1 && clicks[0].Class == "test"
-		})
-		s.main.orp.host.Flush(context.Background())
+		if clicks := s.storedClicks(link); len(clicks) != 1 || clicks[0].Class != "test" {
+			t.Fatalf("stored clicks = %+v, want one test click", clicks)
+		}
 		b := s.snapshot(pub, deal)
 		if ob := obligation(b, "place"); ob["state"] != "pending" || ob["receipt"] != nil || hasReceipt(s.inbox(pub)) {
 			t.Fatalf("a test click verified the placement: %s", b)

@@ -11,9 +11,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/hostguard"
+	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
 	"frontdesk/mcptools"
+	"frontdesk/orp"
 	"frontdesk/orphttp"
 	"frontdesk/web"
 )
@@ -96,12 +99,22 @@ func (m *Main) routes() http.Handler {
 			"GET /.well-known/orp.json": true, "OPTIONS /.well-known/orp.json": true,
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
 		}
-		for _, r := range srv.Routes() {
-			handle(r.Pattern, pages, !crossOrigin[r.Pattern], r.Handler)
+		// Limits by address see the client behind a trusted proxy.
+		proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
+		if err != nil {
+			panic(err) // validated with the config
 		}
-		// No tool of the MCP binding (§4.3) is batch-limited.
-		orpMCP := mcptools.NewORP(m.orp.host, opts)
-		handleMCP("/orp/mcp", mcptools.Handler(orpMCP, mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger}))
+		for _, r := range srv.Routes() {
+			handle(r.Pattern, pages, !crossOrigin[r.Pattern], proxies.Handler(r.Handler))
+		}
+		// No tool of the MCP binding (§4.3) is batch-limited. Its sessions
+		// are bounded in number and closed when idle, and its JSON bodies
+		// get the size and depth caps of POST /orp before the SDK decodes
+		// them.
+		orpMCP := mcptools.LimitSessions(mcptools.Handler(mcptools.NewORP(m.orp.host, opts), mcptools.HTTPOptions{
+			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
+		}), mcptools.SessionLimits{})
+		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
 	}
 	return m.front(mux)
 }

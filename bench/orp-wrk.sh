@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Tracked-link redirects measured from outside: wrk (Debian's package)
+# drives a bare net/http 302 handler and `frontdesk serve` (SQLite,
+# batched click writes), each in its own process on loopback, with a
+# browser's User-Agent and Referer. Runs interleave: bare, then frontdesk,
+# COUNT times. After the last run the server stops cleanly and every
+# redirect it answered must have its click stored. Reported: requests/s,
+# the ratio of each pair, and CPU microseconds per request of each server
+# (from /proc). Usage:
+#   bench/orp-wrk.sh [COUNT] [SECONDS] [CONNECTIONS]   (default 5 10 32)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count=${1:-5}
+secs=${2:-10}
+conns=${3:-32}
+command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+go build -o "$work/frontdesk" ./cmd/frontdesk
+go build -o "$work/orpbench" ./bench/orpbench
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_up() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
+
+# The demo business with its click limit per address lifted (one load
+# generator is one address) and the benchmark's destination as a site.
+"$work/frontdesk" init --demo | sed '/^\[orp\]/a clicks_per_minute = 1000000000\nsites = ["acmenotes.example"]' > "$work/bench.toml"
+fd_port=$(free_port)
+"$work/frontdesk" serve --config "$work/bench.toml" --addr "127.0.0.1:$fd_port" --data "$work/data" >"$work/serve.log" 2>&1 &
+fd_pid=$!; pids+=("$fd_pid")
+bare_port=$(free_port)
+"$work/orpbench" bare "127.0.0.1:$bare_port" &
+bare_pid=$!; pids+=("$bare_pid")
+wait_up "http://127.0.0.1:$fd_port/healthz"
+wait_up "http://127.0.0.1:$bare_port/"
+link=$("$work/orpbench" setup "http://127.0.0.1:$fd_port")
+token=${link##*/}
+
+ua='Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
+ref='https://news.example/posts/tools-we-use'
+measure() { # name url pid
+  local before after out reqs
+  before=$("$work/orpbench" cpu "$3")
+  out=$(wrk -t2 -c"$conns" -d"${secs}s" -H "User-Agent: $ua" -H "Referer: $ref" "$2")
+  after=$("$work/orpbench" cpu "$3")
+  reqs=$(echo "$out" | awk '/requests in/ {print $1}')
+  non=$(echo "$out" | awk '/Non-2xx or 3xx/ {print $NF}')
+  echo "$1 $(echo "$out" | awk '/^Requests\/sec/ {print $2}') $reqs $before $after ${non:-0}"
+}
+results=""
+for i in $(seq "$count"); do
+  results+="$(measure bare "http://127.0.0.1:$bare_port/go/x" "$bare_pid")"$'\n'
+  results+="$(measure frontdesk "$link" "$fd_pid")"$'\n'
+done
+kill -TERM "$fd_pid"; wait "$fd_pid" 2>/dev/null || true
+stored=$("$work/orpbench" count "$work/data" "$token")
+echo "$results" | awk -v stored="$stored" '
+  NF == 6 {
+    cpu = ($5 - $4) * 1e6 / $3
+    printf "%-10s %12.0f req/s %10d requests %8.1f cpu-µs/request\n", $1, $2, $3, cpu
+    rate[$1] = rate[$1] " " $2; cpus[$1] = cpus[$1] " " cpu
+    if ($6 + 0 > 0) bad += $6
+    if ($1 == "bare") last = $2; else { pairs = pairs " " $2 / last; sent += $3 }
+  }
+  function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  END {
+    printf "\n%-10s %12s %16s\n", "server", "req/s", "cpu-µs/request"
+    printf "%-10s %12.0f %16.1f\n", "bare", median(rate["bare"]), median(cpus["bare"])
+    printf "%-10s %12.0f %16.1f\n", "frontdesk", median(rate["frontdesk"]), median(cpus["frontdesk"])
+    printf "\nratio frontdesk / bare, median of the pairs: %.2f (pairs:%s)\n", median(pairs), pairs
+    printf "redirects wrk counted from frontdesk: %d; clicks stored: %d (the rest were answered as wrk stopped); non-3xx answers: %d\n", sent, stored, bad
+    if (stored < sent || bad > 0) { print "FAIL: not every redirect stored its click"; exit 1 }
+  }'

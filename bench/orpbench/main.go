@@ -1,0 +1,210 @@
+// Command orpbench supports bench/orp-wrk.sh, which measures tracked-link
+// redirects with an outside load generator:
+//
+//	orpbench bare ADDR             serve the baseline: a bare net/http 302
+//	orpbench setup URL             make an active deal on a running server
+//	                               and print its tracked link
+//	orpbench count DATA_DIR TOKEN  print how many clicks of the link are
+//	                               stored (run after the server stopped)
+//	orpbench cpu PID               print the process's CPU seconds so far
+//
+// It talks to frontdesk only over HTTP and, for count, through the SQLite
+// store and the orp package, as the server itself reads them.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"frontdesk/internal/clock"
+	"frontdesk/orp"
+	"frontdesk/sqlite"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "orpbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("usage: orpbench bare ADDR | setup URL | count DATA_DIR TOKEN | cpu PID")
+	}
+	switch args[0] {
+	case "bare":
+		return http.ListenAndServe(args[1], http.HandlerFunc(bareRedirect))
+	case "setup":
+		link, err := setup(strings.TrimSuffix(args[1], "/"))
+		if err != nil {
+			return err
+		}
+		fmt.Println(link)
+		return nil
+	case "count":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: orpbench count DATA_DIR TOKEN")
+		}
+		return count(args[1], args[2])
+	case "cpu":
+		return cpu(args[1])
+	}
+	return fmt.Errorf("unknown subcommand %q", args[0])
+}
+
+// bareRedirect is the baseline: the same 302 a live tracked link answers,
+// with a fresh 128-bit click id and the same headers, and nothing else.
+func bareRedirect(w http.ResponseWriter, r *http.Request) {
+	id := make([]byte, 16)
+	rand.Read(id)
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Location", "https://acmenotes.example/pricing?via="+base64.RawURLEncoding.EncodeToString(id))
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Robots-Tag", "noindex")
+	w.WriteHeader(http.StatusFound)
+}
+
+// setup lists an affiliate offer, accepts it from a second party and
+// approves both asks, as two agents would, and returns the tracked link.
+func setup(base string) (string, error) {
+	terms := map[string]any{
+		"title": "Acme Notes: 30% of first-year revenue", "kind": "affiliate", "categories": []string{"software.productivity"},
+		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
+		"obligations": []any{
+			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true},
+				"destination": "https://acmenotes.example/pricing", "proof": []string{"link"}},
+			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": 3000, "window": "P30D", "rail": "stripe", "proof": []string{"provider"}},
+		},
+	}
+	maker, err := join(base)
+	if err != nil {
+		return "", err
+	}
+	offer, err := maker.send(base, "offer", map[string]any{"terms": terms, "limit": 10})
+	if err != nil {
+		return "", err
+	}
+	listed, err := maker.approve(offer)
+	if err != nil {
+		return "", err
+	}
+	pub, err := join(base)
+	if err != nil {
+		return "", err
+	}
+	accepted, err := pub.send(base, "accept", map[string]any{"offer": listed.Body["id"], "terms_hash": listed.Body["terms_hash"]})
+	if err != nil {
+		return "", err
+	}
+	active, err := pub.approve(accepted)
+	if err != nil {
+		return "", err
+	}
+	tracking, _ := active.Body["tracking"].([]any)
+	if active.Body["state"] != "active" || len(tracking) == 0 {
+		return "", fmt.Errorf("the deal is %v, want active with a link", active.Body["state"])
+	}
+	link, _ := tracking[0].(map[string]any)["link"].(string)
+	return link, nil
+}
+
+type party struct {
+	ID    string `json:"party"`
+	Token string `json:"token"`
+	n     int
+}
+
+type message struct {
+	Body map[string]any `json:"body"`
+}
+
+func join(base string) (*party, error) {
+	var p party
+	return &p, call("POST", base+"/orp/join", "", []byte("{}"), http.StatusCreated, &p)
+}
+
+func (p *party) send(base, typ string, body any) (message, error) {
+	p.n++
+	raw, _ := json.Marshal(map[string]any{"orp": "0.3", "type": typ, "id": fmt.Sprintf("m_bench_%04d", p.n),
+		"ts": time.Now().UTC().Format(time.RFC3339), "from": p.ID, "body": body})
+	var m message
+	return m, call("POST", base+"/orp", p.Token, raw, http.StatusOK, &m)
+}
+
+func (p *party) approve(m message) (message, error) {
+	w, _ := m.Body["waiting"].(map[string]any)
+	url, _ := w["url"].(string)
+	if url == "" {
+		return m, fmt.Errorf("nothing waits for approval in %v", m.Body)
+	}
+	var out message
+	return out, call("POST", url, p.Token, nil, http.StatusOK, &out)
+}
+
+func call(method, url, token string, body []byte, want int, out any) error {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s = %d %s", method, url, resp.StatusCode, b)
+	}
+	return json.Unmarshal(b, out)
+}
+
+// count prints the clicks stored for one link token.
+func count(dataDir, token string) error {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(dataDir, "frontdesk.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	h, err := orp.New(orp.Options{Store: db, Clock: clock.System{}, Rand: rand.Reader, Origin: "http://127.0.0.1"})
+	if err != nil {
+		return err
+	}
+	clicks, err := h.StoredClicks(ctx, token, time.Unix(0, 0), time.Now().Add(time.Hour))
+	if err != nil {
+		return err
+	}
+	fmt.Println(len(clicks))
+	return nil
+}
+
+// cpu prints a process's user and system CPU seconds from /proc.
+func cpu(pid string) error {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return err
+	}
+	// Fields after the command name, which ends with the last ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	fmt.Printf("%.2f\n", (utime+stime)/100) // USER_HZ is 100 on Linux
+	return nil
+}

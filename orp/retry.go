@@ -1,0 +1,66 @@
+package orp
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"frontdesk/store"
+)
+
+// maxAttempts bounds how often one change is decided again on fresh
+// reads after losing a race.
+const maxAttempts = 8
+
+// contention reports whether err is a lost race that a re-read fixes.
+func contention(err error) bool {
+	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)
+}
+
+// busy is the answer when contention outlasts every attempt: retryable,
+// with Retry-After, never internal, because nothing failed and the same
+// message sent again will apply.
+func busy(cause error) *Error {
+	return &Error{Code: RateLimited, Message: "Other changes to the same records won every attempt. Send the same message again; nothing was applied.", RetryAfter: 1, Err: cause}
+}
+
+// retry runs try until it succeeds, fails for another reason than
+// contention, or loses maxAttempts races, waiting a jittered and growing
+// backoff between attempts so that racing writers spread out instead of
+// colliding again at once. try must decide everything on fresh reads.
+func (h *Host) retry(ctx context.Context, try func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := try()
+		if err == nil || !contention(err) {
+			return err
+		}
+		if attempt == maxAttempts {
+			return busy(err)
+		}
+		if err := h.backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+// backoff waits a random time below 2^attempt milliseconds, at most 64.
+func (h *Host) backoff(ctx context.Context, attempt int) error {
+	ceiling := uint64(time.Millisecond << min(attempt, 6))
+	var b [8]byte
+	h.randMu.Lock()
+	_, err := h.rand.Read(b[:])
+	h.randMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("backoff: %w", err)
+	}
+	t := time.NewTimer(time.Duration(binary.BigEndian.Uint64(b[:]) % ceiling))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
