@@ -80,11 +80,11 @@ type Capacity struct {
 
 // Policies are a service's machine-readable policies.
 type Policies struct {
-	Cancellation      Allowed       `json:"cancellation"`
-	Rescheduling      Allowed       `json:"rescheduling"`
-	BookingWindow     BookingWindow `json:"booking_window"`
-	ConfirmationMode  string        `json:"confirmation_mode"`
-	RequiresPayment   bool          `json:"requires_payment"`
+	Cancellation     Allowed       `json:"cancellation"`
+	Rescheduling     Allowed       `json:"rescheduling"`
+	BookingWindow    BookingWindow `json:"booking_window"`
+	ConfirmationMode string        `json:"confirmation_mode"`
+	RequiresPayment  bool          `json:"requires_payment"`
 }
 
 // Allowed says whether a change is allowed.
@@ -185,6 +185,7 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 				if err != nil {
 					return catalog{}, fmt.Errorf("usp catalog: %s price: %w", s.ID, err)
 				}
+				s.Name = roomName(u) + " at " + loc.Name
 				s.Type = "reservation"
 				s.Capacity = &Capacity{Min: 1, Max: u.Count}
 				s.Description = fmt.Sprintf("A %s room at %s, %s per booking from check-in at %s local time (%s). Each spot is one room; %d rooms of this type. The price is for the whole stay, %s included.",
@@ -199,6 +200,15 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 		}
 	}
 	return c, nil
+}
+
+// roomName is a room type's name for people: its display name, or its
+// type as "Double room".
+func roomName(u config.Unit) string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return strings.ToUpper(u.Type[:1]) + u.Type[1:] + " room"
 }
 
 func places(n int) string {

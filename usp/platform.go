@@ -37,7 +37,7 @@ const (
 
 // PlatformProfile is the part of a platform profile negotiation reads.
 type PlatformProfile struct {
-	Version      string                                  `json:"version"`
+	Version      string                                    `json:"version"`
 	Capabilities map[Capability][]struct{ Version string } `json:"capabilities"`
 }
 
@@ -228,7 +228,7 @@ func (p *Profiles) lifetime(cacheControl string) time.Duration {
 }
 
 var (
-	versionPattern    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	versionPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	// Reverse-domain names; labels may hold hyphens, as usp-protocol does.
 	capabilityPattern = regexp.MustCompile(`^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$`)
 )

@@ -41,10 +41,10 @@ type BusinessProfile struct {
 
 // BusinessMeta is the profile's usp object.
 type BusinessMeta struct {
-	Version      string                          `json:"version"`
-	Services     map[string][]ServiceBinding     `json:"services"`
+	Version      string                           `json:"version"`
+	Services     map[string][]ServiceBinding      `json:"services"`
 	Capabilities map[Capability][]CapabilityEntry `json:"capabilities"`
-	Business     BusinessInfo                    `json:"business"`
+	Business     BusinessInfo                     `json:"business"`
 }
 
 // ServiceBinding is one transport of the USP service.

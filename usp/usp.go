@@ -104,17 +104,17 @@ type Code string
 
 // Protocol error codes this business returns.
 const (
-	CodeInvalidRequest          Code = "invalid_request"
-	CodeValidation              Code = "validation_error"
-	CodeInvalidProfileURL       Code = "invalid_profile_url"
-	CodeProfileUnreachable      Code = "profile_unreachable"
-	CodeProfileMalformed        Code = "profile_malformed"
-	CodeAuthenticationRequired  Code = "authentication_required"
-	CodeRangeTooWide            Code = "range_too_wide"
-	CodeVersionUnsupported      Code = "version_unsupported"
-	CodeServiceUnavailable      Code = "service_unavailable"
-	CodeServerError             Code = "server_error"
-	CodeServiceNotFound         Code = "service_not_found"
+	CodeInvalidRequest         Code = "invalid_request"
+	CodeValidation             Code = "validation_error"
+	CodeInvalidProfileURL      Code = "invalid_profile_url"
+	CodeProfileUnreachable     Code = "profile_unreachable"
+	CodeProfileMalformed       Code = "profile_malformed"
+	CodeAuthenticationRequired Code = "authentication_required"
+	CodeRangeTooWide           Code = "range_too_wide"
+	CodeVersionUnsupported     Code = "version_unsupported"
+	CodeServiceUnavailable     Code = "service_unavailable"
+	CodeServerError            Code = "server_error"
+	CodeServiceNotFound        Code = "service_not_found"
 )
 
 // wire is a protocol error's REST status and JSON-RPC number (§9.4.3).
