@@ -118,7 +118,10 @@ func (b *Business) negotiate(ctx context.Context, cap Capability, profileURI str
 	if len(shared) > 0 {
 		text = "The platform profile does not list " + string(cap) + " at a version this business supports."
 	}
-	return meta, &Message{Type: "error", Code: "capabilities_incompatible", Content: text, Severity: "unrecoverable"}, nil
+	// §9.4.2 gives this outcome the severity unrecoverable, which the
+	// snapshot's Message schema does not accept; severity is optional, so
+	// it is left out rather than contradicting either.
+	return meta, &Message{Type: "error", Code: "capabilities_incompatible", Content: text}, nil
 }
 
 func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) string {

@@ -109,7 +109,7 @@ func TestNegotiation(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || len(res.Messages) != 1 || res.Messages[0].Code != "capabilities_incompatible" || res.Messages[0].Severity != "unrecoverable" || len(res.Slots) != 0 {
+		if err != nil || len(res.Messages) != 1 || res.Messages[0].Code != "capabilities_incompatible" || res.Messages[0].Type != "error" || len(res.Slots) != 0 {
 			t.Fatalf("%s: want a capabilities_incompatible outcome, got %+v %v", path, res, err)
 		}
 	}
