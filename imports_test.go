@@ -20,10 +20,10 @@ const module = "frontdesk"
 // other; only the command wires them together.
 var (
 	domain   = []string{"config", "store", "pricing", "inventory", "location", "hub", "booking", "usp", "orp"}
-	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp"}
+	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp", "usphttp"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
-	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest"}
+	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/uspspec"}
 )
 
 type pkg struct {

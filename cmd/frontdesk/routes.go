@@ -32,6 +32,7 @@ func (m *Main) routes() http.Handler {
 		mux.Handle("/dev/mail.json", m.devMail.Handler())
 	}
 	m.mountORP(mux)
+	m.mountUSP(mux)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{}))
 	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), FormURL: m.hub.Pricer().FormURL}
 	mux.Handle("/", site.Handler())
