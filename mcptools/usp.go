@@ -222,11 +222,8 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary}}, StructuredContent: json.RawMessage(body)}
+	// The SDK encodes the result once, with the rest of the response.
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary}}, StructuredContent: res}
 	if call.CorrelationID != "" {
 		out.Meta = mcp.Meta{"usp": map[string]any{"correlation_id": call.CorrelationID}}
 	}

@@ -42,7 +42,8 @@ type Slot struct {
 	State     string         `json:"state"`
 	Capacity  *SlotCapacity  `json:"capacity,omitempty"`
 	Resources []SlotResource `json:"resources,omitempty"`
-	Location  Place          `json:"location"`
+	// Location is left out: every service is offered at one location,
+	// which the service names.
 
 	start time.Time
 }
@@ -164,7 +165,7 @@ func (b *Business) QueryAvailability(ctx context.Context, call Call, in QueryReq
 	if !ok {
 		return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
 	}
-	sp, err := parseSpan(in, s.loc.Zone())
+	sp, err := parseSpan(in, s.zone)
 	if err != nil {
 		return nil, err
 	}
@@ -200,21 +201,17 @@ func (b *Business) QueryAvailability(ctx context.Context, call Call, in QueryReq
 	if in.LocationID != "" && in.LocationID != s.loc.Slug {
 		return res, nil
 	}
-	slots, err := b.slots(ctx, s, sp, party, in.ResourceID)
+	// One slot past the page tells whether there is a next one.
+	slots, err := b.slots(ctx, s, sp, party, in.ResourceID, after, limit+1)
 	if err != nil {
 		return nil, err
 	}
-	for _, sl := range slots {
-		if after != "" && sortKey(sl) <= after {
-			continue
-		}
-		if len(res.Slots) == limit {
-			next := encodeCursor(cursor{Query: digest, After: sortKey(res.Slots[len(res.Slots)-1])})
-			res.Pagination = Pagination{Cursor: &next, HasMore: true}
-			break
-		}
-		res.Slots = append(res.Slots, sl)
+	if len(slots) > limit {
+		slots = slots[:limit]
+		next := encodeCursor(cursor{Query: digest, After: sortKey(slots[limit-1])})
+		res.Pagination = Pagination{Cursor: &next, HasMore: true}
 	}
+	res.Slots = slots
 	return res, nil
 }
 
@@ -227,10 +224,11 @@ func slotID(s Service, start time.Time) string {
 	return "slot_" + s.loc.Slug + "_" + s.unit.Type + "_" + start.UTC().Format("20060102T1504Z")
 }
 
-// slots lists the service's open slots starting in the span, from now
-// and within the advance window.
-func (b *Business) slots(ctx context.Context, s Service, sp span, party int, resourceID string) ([]Slot, error) {
-	zone := s.loc.Zone()
+// slots lists up to want of the service's open slots that start in the
+// span after the sort key after, from now and within the advance window.
+// It reads the inventory a day at a time and stops when it has enough.
+func (b *Business) slots(ctx context.Context, s Service, sp span, party int, resourceID, after string, want int) ([]Slot, error) {
+	zone := s.zone
 	now := b.clock.Now()
 	today := civil.Of(now, zone)
 	lastDay := today.AddDays(b.cfg.Limits.AdvanceDays)
@@ -251,11 +249,14 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 		if start.Before(sp.from) || !start.Before(sp.to) || start.Before(now) || free < party {
 			return
 		}
+		id := slotID(s, start)
+		if after != "" && sortKey(Slot{ID: id, start: start}) <= after {
+			return
+		}
 		sl := Slot{
-			ID: slotID(s, start), ServiceID: s.ID,
+			ID: id, ServiceID: s.ID,
 			Start: start.In(sp.zone).Format(time.RFC3339), End: end.In(sp.zone).Format(time.RFC3339),
-			Duration: isoDuration(end.Sub(start)), State: "available",
-			Location: Place{ID: s.loc.Slug, Name: s.loc.Name}, start: start,
+			Duration: isoDuration(end.Sub(start)), State: "available", start: start,
 		}
 		if s.Type != "appointment" {
 			sl.Capacity = &SlotCapacity{Total: s.unit.Count, Remaining: free}
@@ -268,7 +269,14 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 		}
 		out = append(out, sl)
 	}
-	for day := first; !last.Before(day); day = day.AddDays(1) {
+	if after != "" {
+		// Days before the cursor's slot hold nothing to send; a lodging
+		// slot starts on its check-in day, a timed one on its own day.
+		if t, err := time.Parse("20060102T150405Z", strings.SplitN(after, "|", 2)[0]); err == nil && first.Before(civil.Of(t, zone)) {
+			first = civil.Of(t, zone)
+		}
+	}
+	for day := first; !last.Before(day) && len(out) < want; day = day.AddDays(1) {
 		if s.unit.Kind == config.KindTimed {
 			free, err := b.inv.FreeSlots(ctx, s.loc, s.unit, day)
 			if err != nil {
@@ -300,5 +308,5 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 			}
 		}
 	}
-	return out, nil
+	return out[:min(len(out), want)], nil
 }

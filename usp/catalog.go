@@ -31,6 +31,7 @@ type Service struct {
 	Status      string     `json:"status"`
 
 	loc    config.Location
+	zone   *time.Location // loc's zone, loaded once
 	unit   config.Unit
 	nights int // a lodging slot's length; 0 for timed units
 }
@@ -156,7 +157,7 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 				ID: serviceID(loc, u), BusinessID: biz, Name: u.DisplayName() + " at " + loc.Name,
 				Locations: []Place{{ID: loc.Slug, Name: loc.Name}},
 				Channel:   Channel{Type: "at_business_location"}, Status: "active",
-				loc: loc, unit: u,
+				loc: loc, zone: loc.Zone(), unit: u,
 			}
 			switch u.Kind {
 			case config.KindTimed:
