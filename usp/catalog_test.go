@@ -194,3 +194,24 @@ func TestSchemaStillRejectsItsOwnNames(t *testing.T) {
 		t.Fatal("usp.json no longer forbids hyphens: drop allowHyphens from internal/uspspec")
 	}
 }
+
+// Privileged methods go through the Authenticator slot; without one they
+// are refused before anything runs, and public methods never consult it.
+func TestAccessLevels(t *testing.T) {
+	f := demo(t)
+	ctx := context.Background()
+	for _, m := range []Method{
+		{Name: "usp_bookings_create", Access: PrivilegedPlatform},
+		{Name: "usp_bookings_get", Access: PrivilegedScoped},
+		{Name: "usp_bookings_confirm", Access: BusinessOnly},
+	} {
+		if _, err := f.b.authorize(ctx, m, Call{Profile: "https://p.example/p.json"}); protocolCode(t, err) != CodeAuthenticationRequired {
+			t.Errorf("%s without an authenticator: %v", m.Name, err)
+		}
+	}
+	for _, m := range Methods() {
+		if _, err := f.b.authorize(ctx, m, Call{}); err != nil {
+			t.Errorf("public %s refused: %v", m.Name, err)
+		}
+	}
+}

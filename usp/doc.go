@@ -37,6 +37,6 @@
 // Authenticator slot before they run. This package implements only public
 // methods so far, and the profile advertises only them.
 //
-// It is a domain package: it imports config, inventory, pricing, store
-// and internal helpers, never an adapter.
+// It is a domain package: it imports config, inventory, pricing and
+// internal helpers, never an adapter.
 package usp
