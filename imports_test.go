@@ -23,7 +23,7 @@ var (
 	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp", "usphttp"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
-	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/uspspec"}
+	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/uspspec", "usp/usptest"}
 )
 
 type pkg struct {

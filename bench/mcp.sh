@@ -2,15 +2,14 @@
 # MCP read-tool throughput as a ratio to a bare go-sdk echo tool measured
 # in the same run, and the median latency of each call. Usage:
 #   bench/mcp.sh [COUNT]    (default 5 runs; medians across runs are reported)
-# BENCH names another suite of the same shape (bench/usp.sh sets it).
+# CALLS, a regular expression, picks the calls to run (bench/usp.sh sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
-bench=${BENCH:-MCPCalls}
-out=$(go test ./cmd/frontdesk -run '^$' -bench "^Benchmark$bench\$" -benchtime 2s -count "$count")
+out=$(go test ./cmd/frontdesk -run '^$' -bench "MCPCalls/${CALLS:-}" -benchtime 2s -count "$count")
 echo "$out" | grep '^Benchmark'
 echo "$out" | awk '
-  $1 ~ "^Benchmark'"$bench"'/" {
+  /^BenchmarkMCPCalls\// {
     split($1, parts, "/"); name = parts[2]; sub(/-[0-9]+$/, "", name)
     for (i = 2; i <= NF; i++) {
       if ($(i+1) == "calls/s") rate[name] = rate[name] " " $i

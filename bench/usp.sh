@@ -3,4 +3,4 @@
 # airport shuttle) as a ratio to a bare go-sdk echo tool measured in the
 # same run, with the median latency of each call. Usage:
 #   bench/usp.sh [COUNT]    (default 5 runs; medians across runs are reported)
-exec env BENCH=USPCalls "$(dirname "$0")/mcp.sh" "$@"
+exec env CALLS='^(echo|usp_.*)$' "$(dirname "$0")/mcp.sh" "$@"

@@ -2,68 +2,30 @@ package mcptools
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/config"
-	"frontdesk/internal/clock"
 	"frontdesk/internal/uspspec"
-	"frontdesk/inventory"
-	"frontdesk/pricing"
-	"frontdesk/sqlite"
 	"frontdesk/usp"
+	"frontdesk/usp/usptest"
 )
 
-const uspPlatform = `{"usp":{"version":"2026-08-20","capabilities":{
- "dev.usp-protocol.services.catalog":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/catalog.json"}],
- "dev.usp-protocol.services.availability":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/availability.json"}]}}}`
-
 // uspSession connects the go-sdk client to the USP server behind the HTTP
-// front on loopback. Platform profiles come from a local TLS server.
+// front on loopback. Platform profiles come from a local TLS server. It
+// returns the session, the platform server's URL and the USP server's.
 func uspSession(t *testing.T) (*mcp.ClientSession, string, string) {
 	t.Helper()
-	plat := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/platform.json":
-			fmt.Fprint(w, uspPlatform)
-		case "/bookings-only.json":
-			fmt.Fprint(w, `{"usp":{"version":"2026-08-20","capabilities":{"dev.usp-protocol.services.bookings":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/s","schema":"https://usp-protocol.dev/b.json"}]}}}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(plat.Close)
-	roots := x509.NewCertPool()
-	roots.AddCert(plat.Certificate())
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cfg := config.Demo()
-	clk := clock.NewFixed(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	b, err := usp.New(usp.Options{
-		Config: cfg, Inventory: inventory.New(st), Pricer: pricing.New(cfg, "https://stays.example"), Clock: clk,
-		Origin:   "https://stays.example",
-		Profiles: usp.NewProfiles(usp.ProfileOptions{AllowPrivate: true, RootCAs: roots, Clock: clk}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(Handler(NewUSP(b, Options{}), HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
+	plat := usptest.NewPlatforms(t, nil)
+	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
+	srv := httptest.NewServer(Handler(NewUSP(b.Business, Options{}), HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)

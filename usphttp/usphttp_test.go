@@ -1,30 +1,18 @@
 package usphttp
 
 import (
-	"context"
-	"crypto/x509"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"frontdesk/config"
-	"frontdesk/internal/clock"
 	"frontdesk/internal/uspspec"
-	"frontdesk/inventory"
-	"frontdesk/pricing"
-	"frontdesk/sqlite"
 	"frontdesk/usp"
+	"frontdesk/usp/usptest"
 )
-
-const platformDoc = `{"usp":{"version":"2026-08-20","capabilities":{
- "dev.usp-protocol.services.catalog":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/catalog.json"}],
- "dev.usp-protocol.services.availability":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/availability.json"}]}}}`
 
 // server is the REST binding on loopback with platform profiles served
 // over TLS by a second local server.
@@ -34,39 +22,9 @@ type server struct {
 
 func start(t *testing.T) server {
 	t.Helper()
-	plat := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/platform.json":
-			fmt.Fprint(w, platformDoc)
-		case "/bookings-only.json":
-			fmt.Fprint(w, `{"usp":{"version":"2026-08-20","capabilities":{"dev.usp-protocol.services.bookings":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/s","schema":"https://usp-protocol.dev/b.json"}]}}}`)
-		case "/newer.json":
-			fmt.Fprint(w, `{"usp":{"version":"2030-01-01","capabilities":{}}}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(plat.Close)
-	roots := x509.NewCertPool()
-	roots.AddCert(plat.Certificate())
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cfg := config.Demo()
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	clk := clock.NewFixed(now)
-	b, err := usp.New(usp.Options{
-		Config: cfg, Inventory: inventory.New(st), Pricer: pricing.New(cfg, "https://stays.example"), Clock: clk,
-		Origin:   "https://stays.example",
-		Profiles: usp.NewProfiles(usp.ProfileOptions{AllowPrivate: true, RootCAs: roots, Clock: clk}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer((&Handler{Business: b}).Routes())
+	plat := usptest.NewPlatforms(t, nil)
+	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
+	srv := httptest.NewServer((&Handler{Business: b.Business}).Routes())
 	t.Cleanup(srv.Close)
 	return server{url: srv.URL, platform: plat.URL}
 }

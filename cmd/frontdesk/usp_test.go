@@ -36,11 +36,7 @@ func TestUSPIsServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	start := testNow.AddDate(0, 0, 1).Format("2006-01-02")
-	end := testNow.AddDate(0, 0, 14).Format("2006-01-02")
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "usp_availability_query", Arguments: map[string]any{
-		"service_id": "svc_airport_shuttle", "start_date": start, "end_date": end, "limit": 500,
-	}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "usp_availability_query", Arguments: shuttleQuery14Days(500)})
 	if err != nil || res.IsError {
 		t.Fatalf("query: %v %+v", err, res)
 	}
@@ -64,4 +60,19 @@ func TestUSPIsServed(t *testing.T) {
 			t.Errorf("USP off: %s answers %d", path, resp.StatusCode)
 		}
 	}
+}
+
+// shuttleQuery14Days are the arguments of usp_availability_query for the
+// demo's airport shuttle over the 14 days after testNow; limit 0 leaves
+// the page size at its default of 50 slots.
+func shuttleQuery14Days(limit int) map[string]any {
+	args := map[string]any{
+		"service_id": "svc_airport_shuttle",
+		"start_date": testNow.AddDate(0, 0, 1).Format("2006-01-02"),
+		"end_date":   testNow.AddDate(0, 0, 14).Format("2006-01-02"),
+	}
+	if limit > 0 {
+		args["limit"] = limit
+	}
+	return args
 }
