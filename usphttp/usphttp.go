@@ -112,8 +112,9 @@ func (h *Handler) problem(w http.ResponseWriter, r *http.Request, status int, ty
 	w.Write(append(body, '\n'))
 }
 
-// decode reads a JSON object body into v. Unknown members are ignored, as
-// the specification asks for forward compatibility.
+// decode reads a JSON object body into v; an empty body is an empty
+// object. Unknown members are ignored, as the specification asks for
+// forward compatibility.
 func decode(r *http.Request, v any) error {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
@@ -123,7 +124,10 @@ func decode(r *http.Request, v any) error {
 		return &usp.Error{Code: usp.CodeInvalidRequest, Message: fmt.Sprintf("The request body is larger than %d bytes.", maxBody)}
 	}
 	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
+	if len(body) == 0 {
+		return nil // every member is optional here; the domain names missing ones
+	}
+	if body[0] != '{' {
 		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body must be a JSON object."}
 	}
 	if err := json.Unmarshal(body, v); err != nil {

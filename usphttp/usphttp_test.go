@@ -124,6 +124,8 @@ func TestProtocolErrorsAreProblems(t *testing.T) {
 		typ                      string
 	}{
 		{"malformed json", "POST", "/usp/availability/query", `{"service_id":`, nil, 400, "invalid-request"},
+		{"not an object", "POST", "/usp/availability/query", `["svc_airport_shuttle"]`, nil, 400, "invalid-request"},
+		{"empty body", "POST", "/usp/availability/query", ``, nil, 400, "invalid-request"},
 		{"wrong type", "POST", "/usp/availability/query", `{"service_id":5}`, nil, 400, "invalid-request"},
 		{"missing field", "POST", "/usp/availability/query", `{"service_id":"svc_airport_shuttle"}`, nil, 400, "invalid-request"},
 		{"too wide", "POST", "/usp/availability/query", `{"service_id":"svc_airport_shuttle","start_date":"2026-03-02","end_date":"2026-06-02"}`, nil, 400, "range-too-wide"},
