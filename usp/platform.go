@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,7 +67,16 @@ type Profiles struct {
 
 	mu      sync.Mutex
 	entries map[string]*list.Element
-	order   *list.List // front: most recently used
+	order   *list.List         // front: most recently used
+	flights map[string]*flight // fetches under way, by URI
+}
+
+// flight is one fetch that every concurrent caller for its URI waits on,
+// so a burst of calls naming a new profile costs one request.
+type flight struct {
+	done    chan struct{}
+	result  *cached
+	waiting atomic.Int32 // callers waiting besides the one fetching
 }
 
 type cached struct {
@@ -112,6 +122,7 @@ func NewProfiles(opts ProfileOptions) *Profiles {
 		},
 		entries: map[string]*list.Element{},
 		order:   list.New(),
+		flights: map[string]*flight{},
 	}
 }
 
@@ -119,27 +130,50 @@ func NewProfiles(opts ProfileOptions) *Profiles {
 // Errors are *Error with invalid_profile_url, profile_unreachable or
 // profile_malformed.
 func (p *Profiles) Get(ctx context.Context, uri string) (*PlatformProfile, error) {
-	now := p.opts.Clock.Now()
-	if c, ok := p.lookup(uri, now); ok {
-		if c.err != nil {
-			return nil, c.err
-		}
-		return c.profile, nil
+	c, err := p.get(ctx, uri)
+	if err != nil {
+		return nil, err
 	}
-	profile, ttl, ferr := p.fetch(ctx, uri)
-	if ferr != nil && ctx.Err() != nil {
-		return nil, ferr // the caller went away; nothing was learned about the URI
+	if c.err != nil {
+		return nil, c.err
 	}
-	p.store(&cached{uri: uri, profile: profile, err: ferr, expires: now.Add(ttl)})
-	if ferr != nil {
-		return nil, ferr
-	}
-	return profile, nil
+	return c.profile, nil
 }
 
-func (p *Profiles) lookup(uri string, now time.Time) (*cached, bool) {
+func (p *Profiles) get(ctx context.Context, uri string) (*cached, error) {
+	now := p.opts.Clock.Now()
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	if c, ok := p.lookupLocked(uri, now); ok {
+		p.mu.Unlock()
+		return c, nil
+	}
+	if f, ok := p.flights[uri]; ok {
+		p.mu.Unlock()
+		f.waiting.Add(1)
+		select {
+		case <-f.done:
+			return f.result, nil
+		case <-ctx.Done():
+			return nil, &Error{Code: CodeProfileUnreachable, Message: "The platform profile could not be fetched in time.", Err: ctx.Err()}
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	p.flights[uri] = f
+	p.mu.Unlock()
+
+	// The fetch outlives a caller that gives up, so the callers waiting
+	// on it and the cache still get its answer; fetchTimeout bounds it.
+	profile, ttl, ferr := p.fetch(context.WithoutCancel(ctx), uri)
+	f.result = &cached{uri: uri, profile: profile, err: ferr, expires: now.Add(ttl)}
+	p.mu.Lock()
+	p.storeLocked(f.result)
+	delete(p.flights, uri)
+	p.mu.Unlock()
+	close(f.done)
+	return f.result, nil
+}
+
+func (p *Profiles) lookupLocked(uri string, now time.Time) (*cached, bool) {
 	el, ok := p.entries[uri]
 	if !ok {
 		return nil, false
@@ -154,9 +188,7 @@ func (p *Profiles) lookup(uri string, now time.Time) (*cached, bool) {
 	return c, true
 }
 
-func (p *Profiles) store(c *cached) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (p *Profiles) storeLocked(c *cached) {
 	if el, ok := p.entries[c.uri]; ok {
 		p.order.Remove(el)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -236,4 +237,58 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// Concurrent calls naming one new profile share one fetch.
+func TestConcurrentCallsShareOneFetch(t *testing.T) {
+	release := make(chan struct{})
+	var hits atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, fullPlatform)
+	}))
+	defer srv.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	p := NewProfiles(ProfileOptions{AllowPrivate: true, RootCAs: roots, Clock: clock.NewFixed(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))})
+	const callers = 8
+	errs := make(chan error, callers)
+	for range callers {
+		go func() {
+			_, err := p.Get(context.Background(), srv.URL+"/p.json")
+			errs <- err
+		}()
+	}
+	// Wait until every caller has either reached the server or is
+	// waiting on a fetch under way.
+	for {
+		p.mu.Lock()
+		waiting := int32(0)
+		if f := p.flights[srv.URL+"/p.json"]; f != nil {
+			waiting = f.waiting.Load()
+		}
+		p.mu.Unlock()
+		if hits.Load()+waiting == callers {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	for range callers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := hits.Load(); got != 1 {
+		t.Fatalf("%d fetches for %d concurrent callers, want 1", got, callers)
+	}
 }
