@@ -241,10 +241,10 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 		last = lastDay
 	}
 	resource := SlotResource{ID: "res_" + s.loc.Slug + "_" + s.unit.Type, Type: "equipment", Name: s.unit.DisplayName()}
+	out := []Slot{} // an empty answer is an empty array, never null
 	if resourceID != "" && (s.unit.Kind != config.KindTimed || resourceID != resource.ID) {
-		return nil, nil
+		return out, nil
 	}
-	var out []Slot
 	add := func(start, end time.Time, free int) {
 		if start.Before(sp.from) || !start.Before(sp.to) || start.Before(now) || free < party {
 			return

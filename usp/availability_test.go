@@ -263,6 +263,11 @@ func TestFreeCountsComeFromTheInventory(t *testing.T) {
 	if len(party.Slots) != 0 {
 		t.Fatalf("4 rooms offered where 3 exist: %+v", party.Slots)
 	}
+	// No slot is an empty array, which the schema requires.
+	schemas := uspspec.Load(t)
+	schemas.Check(t, uspspec.REST("POST", "/availability/query", 200), mustJSON(t, party))
+	other := query(t, f.b, QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-10", EndDate: "2026-03-10", ResourceID: "res_other"})
+	schemas.Check(t, uspspec.REST("POST", "/availability/query", 200), mustJSON(t, other))
 	party = query(t, f.b, QueryRequest{ServiceID: "svc_riverside_single", StartDate: "2026-03-10", EndDate: "2026-03-10", PartySize: limit(3)})
 	if len(party.Slots) != 1 || party.Slots[0].Capacity.Remaining != 3 {
 		t.Fatalf("party of 3 = %+v", party.Slots)
