@@ -4,13 +4,14 @@
 # the echo baseline and then every call, so baseline and subject runs
 # interleave and a drift of the machine hits both. Usage:
 #   bench/mcp.sh [COUNT]    (default 5 runs; medians across runs are reported)
+# CALLS, a regular expression, picks the calls to run (bench/usp.sh sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
 bin=$(mktemp -d)/frontdesk.test
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 go test -c -o "$bin" ./cmd/frontdesk
-out=$(cd cmd/frontdesk && for _ in $(seq "$count"); do "$bin" -test.run '^$' -test.bench 'MCPCalls' -test.benchtime 2s; done)
+out=$(cd cmd/frontdesk && for _ in $(seq "$count"); do "$bin" -test.run '^$' -test.bench "MCPCalls/${CALLS:-}" -test.benchtime 2s; done)
 echo "$out" | grep '^Benchmark'
 echo "$out" | awk '
   /^BenchmarkMCPCalls\// {

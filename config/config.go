@@ -157,9 +157,31 @@ type Store struct {
 	Database string `toml:"database"`
 }
 
-// USP switches the Universal Scheduling Protocol front door.
+// USP switches the Universal Scheduling Protocol front door and bounds
+// how it fetches the platform profiles callers name.
 type USP struct {
 	Enabled bool `toml:"enabled"`
+	// AllowPrivateProfiles lets platform profiles be fetched from
+	// loopback, private and other special-use addresses, for local
+	// development and tests. Off, such a profile URI is refused.
+	AllowPrivateProfiles bool `toml:"allow_private_profiles"`
+	// ProfileCacheEntries bounds the platform-profile cache; 0 means 1024.
+	ProfileCacheEntries int `toml:"profile_cache_entries"`
+	// ProfileCacheMaxSeconds caps how long a fetched profile is kept,
+	// whatever its Cache-Control says; 0 means 3600. The floor is 60.
+	ProfileCacheMaxSeconds int `toml:"profile_cache_max_seconds"`
+	// ProfileMaxBytes bounds a platform profile's size; 0 means 262144.
+	ProfileMaxBytes int `toml:"profile_max_bytes"`
+	// Platforms are the scheduling platforms the owner registers.
+	Platforms []USPPlatform `toml:"platforms"`
+}
+
+// USPPlatform is one registered scheduling platform. Its API keys are
+// stored only as hashes, several at once so a key can be rotated.
+type USPPlatform struct {
+	Name string `toml:"name"`
+	// APIKeyHashes are "sha256:" and the hex SHA-256 of each key.
+	APIKeyHashes []string `toml:"api_key_hashes"`
 }
 
 // ORP switches the Open Rails Protocol host and names it.

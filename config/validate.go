@@ -37,6 +37,7 @@ func (c Config) Validate() error {
 	c.validateDeployment(v)
 	c.validateORP(v)
 	c.validateServer(v)
+	c.validateUSP(v)
 	return joinErrors(v.errs)
 }
 
@@ -430,3 +431,46 @@ var domainName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0
 
 // maxExactInteger is the largest integer an I-JSON number holds exactly.
 const maxExactInteger = 1<<53 - 1
+
+var (
+	platformPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+	keyHashPattern  = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+)
+
+func (c Config) validateUSP(v *validator) {
+	u := c.USP
+	if u.ProfileCacheEntries < 0 || u.ProfileCacheEntries > 1_000_000 {
+		v.add("usp.profile_cache_entries", "must be from 0 (the default, 1024) to 1000000, got %d", u.ProfileCacheEntries)
+	}
+	if u.ProfileCacheMaxSeconds != 0 && (u.ProfileCacheMaxSeconds < 60 || u.ProfileCacheMaxSeconds > 86400) {
+		v.add("usp.profile_cache_max_seconds", "must be 0 (the default, 3600) or from 60 to 86400, got %d", u.ProfileCacheMaxSeconds)
+	}
+	if u.ProfileMaxBytes != 0 && (u.ProfileMaxBytes < 128<<10 || u.ProfileMaxBytes > 8<<20) {
+		v.add("usp.profile_max_bytes", "must be 0 (the default, 262144) or from 131072 to 8388608, got %d", u.ProfileMaxBytes)
+	}
+	names := map[string]bool{}
+	hashes := map[string]string{}
+	for i, p := range u.Platforms {
+		f := fmt.Sprintf("usp.platforms[%d]", i)
+		if !platformPattern.MatchString(p.Name) {
+			v.add(f+".name", "must be 1 to 40 lowercase letters, digits, _ or -, starting with a letter or digit, got %q", p.Name)
+		} else if names[p.Name] {
+			v.add(f+".name", "%q is registered twice", p.Name)
+		}
+		names[p.Name] = true
+		if len(p.APIKeyHashes) == 0 {
+			v.add(f+".api_key_hashes", "needs at least one key hash")
+		}
+		for j, h := range p.APIKeyHashes {
+			hf := fmt.Sprintf("%s.api_key_hashes[%d]", f, j)
+			switch {
+			case !keyHashPattern.MatchString(h):
+				v.add(hf, `must be "sha256:" and 64 lowercase hex digits`)
+			case hashes[h] != "":
+				v.add(hf, "is also a key of %s", hashes[h])
+			default:
+				hashes[h] = fmt.Sprintf("%s.api_key_hashes[%d]", f, j)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package orp
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -66,4 +67,25 @@ func TestFullQueueWaits(t *testing.T) {
 	if q := b.take(); len(q) != 1 || q[0].token != "waiting1" {
 		t.Fatalf("after the wait the queue holds %v, want the waiting click", q)
 	}
+}
+
+// TestFlushWaitsForTheWriter: a batch the writer took a moment ago is
+// stored before Flush returns, so a caller that flushes then reads sees
+// every click it made.
+func TestFlushWaitsForTheWriter(t *testing.T) {
+	h := &Host{}
+	h.clicks = newBatcher(h)
+	h.clicks.writing.Lock() // the writer is storing a batch it took
+	done := make(chan struct{})
+	go func() {
+		h.Flush(context.Background())
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("Flush returned while the writer was still storing its batch")
+	case <-time.After(50 * time.Millisecond):
+	}
+	h.clicks.writing.Unlock()
+	<-done
 }

@@ -266,7 +266,11 @@ type clickEvent struct {
 // cost the redirect more than the write did, so the writer wakes on its
 // own every batchEvery, or early when a batch is full.
 type batcher struct {
-	h       *Host
+	h *Host
+	// writing is held while a batch is taken and written, so Flush
+	// returns only once every click queued before it is stored, even one
+	// the writer took a moment earlier.
+	writing sync.Mutex
 	mu      sync.Mutex
 	taken   *sync.Cond // the writer took the queue, or Close began
 	queue   []clickEvent
@@ -347,12 +351,12 @@ func (b *batcher) run() {
 	for {
 		select {
 		case <-b.stop:
-			b.h.writeClicks(context.Background(), b.take())
+			b.drain(context.Background())
 			return
 		case <-tick.C:
 		case <-b.full:
 		}
-		b.h.writeClicks(context.Background(), b.take())
+		b.drain(context.Background())
 	}
 }
 
@@ -373,12 +377,20 @@ func (h *Host) Close() {
 		<-b.flushed
 		return
 	}
-	h.writeClicks(context.Background(), b.take())
+	b.drain(context.Background())
 }
 
-// Flush writes every queued click now; tests and the sweep use it.
+// Flush writes every queued click now, and waits for a batch the writer
+// is storing; tests and the sweep use it.
 func (h *Host) Flush(ctx context.Context) {
-	h.writeClicks(ctx, h.clicks.take())
+	h.clicks.drain(ctx)
+}
+
+// drain takes the queue and writes it.
+func (b *batcher) drain(ctx context.Context) {
+	b.writing.Lock()
+	defer b.writing.Unlock()
+	b.h.writeClicks(ctx, b.take())
 }
 
 // writeClicks stores one batch: its click pages and each link's running

@@ -30,6 +30,7 @@ import (
 	"frontdesk/pricing"
 	"frontdesk/sqlite"
 	"frontdesk/store"
+	"frontdesk/usp"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -65,6 +66,8 @@ type Main struct {
 	// Rand is the random source; nil means crypto/rand.
 	Rand  io.Reader
 	ready chan struct{}
+
+	usp *usp.Business // set by openUSP when the config enables USP
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*
@@ -260,7 +263,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
-	return nil
+	return m.openUSP(m.Config.Deployment.PublicURL)
 }
 
 // openMail builds the configured mail driver: the dev mailbox keeps mail
@@ -436,6 +439,9 @@ func (m *Main) printURLs() {
 	fmt.Fprintf(m.Out, "  Pages:                      %s/\n", base)
 	if m.devMail != nil {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
+	}
+	if m.usp != nil {
+		fmt.Fprintf(m.Out, "  USP profile:                %s/.well-known/usp (MCP: %s/usp/mcp, REST: %s/usp/)\n", m.URL, m.URL, m.URL)
 	}
 	if m.orp != nil {
 		fmt.Fprintf(m.Out, "  ORP host:                   %s/.well-known/orp.json (MCP: %s/orp/mcp)\n", base, base)

@@ -18,6 +18,8 @@ import (
 	"frontdesk/mcptools"
 	"frontdesk/orp"
 	"frontdesk/orphttp"
+	"frontdesk/usp"
+	"frontdesk/usphttp"
 	"frontdesk/web"
 )
 
@@ -115,6 +117,15 @@ func (m *Main) routes() http.Handler {
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
 		}), mcptools.SessionLimits{})
 		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
+	}
+
+	// USP: the business profile and the REST binding, which platforms'
+	// servers call without a browser origin, and the MCP binding.
+	if m.usp != nil {
+		rest := (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes()
+		handle("GET "+usp.ProfilePath, pages, false, rest)
+		handle(usp.RESTPath+"/", pages, false, rest)
+		handleMCP(usp.MCPPath, mcptools.Handler(mcptools.NewUSP(m.usp, opts), mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger}))
 	}
 	return m.front(mux)
 }

@@ -1,0 +1,192 @@
+package usp
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Version is the USP protocol version this business implements.
+const Version = "2026-08-20"
+
+// Capability is a reverse-domain USP capability name.
+type Capability string
+
+// The capabilities this business implements.
+const (
+	CapabilityCatalog      Capability = "dev.usp-protocol.services.catalog"
+	CapabilityAvailability Capability = "dev.usp-protocol.services.availability"
+)
+
+// Access is a method's x-usp-access level (§10.1.6).
+type Access string
+
+// Access levels. Public methods need no credentials; the others need a
+// mechanism of the business's AuthorizationPolicy, and BusinessOnly a
+// staff credential, never a platform's.
+const (
+	Public             Access = "public"
+	PrivilegedPlatform Access = "privileged_platform"
+	PrivilegedScoped   Access = "privileged_scoped"
+	BusinessOnly       Access = "business_only"
+)
+
+// Method is one USP operation as both bindings name it.
+type Method struct {
+	Name       string // MCP tool name, such as "usp_services_list"
+	HTTPMethod string // REST method
+	Path       string // REST path under the binding's base, in ServeMux syntax
+	Capability Capability
+	Access     Access
+}
+
+// Methods lists the operations this business serves, in the order the
+// bindings register them. Nothing else is advertised.
+func Methods() []Method {
+	return []Method{
+		{Name: "usp_services_list", HTTPMethod: http.MethodPost, Path: "/services/list", Capability: CapabilityCatalog, Access: Public},
+		{Name: "usp_services_get", HTTPMethod: http.MethodGet, Path: "/services/{service_id}", Capability: CapabilityCatalog, Access: Public},
+		{Name: "usp_services_lookup", HTTPMethod: http.MethodPost, Path: "/services/lookup", Capability: CapabilityCatalog, Access: Public},
+		{Name: "usp_availability_query", HTTPMethod: http.MethodPost, Path: "/availability/query", Capability: CapabilityAvailability, Access: Public},
+	}
+}
+
+// MethodNamed returns the method with the given MCP name.
+func MethodNamed(name string) (Method, bool) {
+	for _, m := range Methods() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Method{}, false
+}
+
+// Meta is the usp object of every response: the version in use and the
+// negotiated capabilities relevant to the operation.
+type Meta struct {
+	Version      string                             `json:"version"`
+	Capabilities map[Capability][]CapabilityVersion `json:"capabilities,omitempty"`
+}
+
+// CapabilityVersion is one negotiated capability version.
+type CapabilityVersion struct {
+	Version string `json:"version"`
+}
+
+// Message is one entry of a response's messages[] (§9.4).
+type Message struct {
+	Type     string `json:"type"` // "error", "warning" or "info"
+	Code     string `json:"code,omitempty"`
+	Content  string `json:"content"`
+	Severity string `json:"severity,omitempty"`
+	Path     string `json:"path,omitempty"`
+}
+
+// Pagination is the cursor state of a list response (§9.1.2). Cursor is
+// nil on the last page.
+type Pagination struct {
+	Cursor  *string `json:"cursor"`
+	HasMore bool    `json:"has_more"`
+}
+
+// Call is what a caller says about itself on every request: the platform
+// profile URI (_meta.usp.profile or the USP-Agent header), the optional
+// correlation id and the credentials it presented.
+type Call struct {
+	Profile       string
+	CorrelationID string
+	Credentials   Credentials
+}
+
+// Code is a USP protocol error code (§9.4.3).
+type Code string
+
+// Protocol error codes this business returns.
+const (
+	CodeInvalidRequest         Code = "invalid_request"
+	CodeValidation             Code = "validation_error"
+	CodeInvalidProfileURL      Code = "invalid_profile_url"
+	CodeProfileUnreachable     Code = "profile_unreachable"
+	CodeProfileMalformed       Code = "profile_malformed"
+	CodeAuthenticationRequired Code = "authentication_required"
+	CodeRangeTooWide           Code = "range_too_wide"
+	CodeVersionUnsupported     Code = "version_unsupported"
+	CodeServiceUnavailable     Code = "service_unavailable"
+	CodeServerError            Code = "server_error"
+	CodeServiceNotFound        Code = "service_not_found"
+)
+
+// wire is a protocol error's REST status and JSON-RPC number (§9.4.3).
+type wire struct {
+	status int
+	rpc    int64
+}
+
+var wires = map[Code]wire{
+	CodeInvalidRequest:         {http.StatusBadRequest, -32600},
+	CodeValidation:             {http.StatusUnprocessableEntity, -32602},
+	CodeInvalidProfileURL:      {http.StatusBadRequest, -32602},
+	CodeProfileUnreachable:     {http.StatusFailedDependency, -32003},
+	CodeProfileMalformed:       {http.StatusUnprocessableEntity, -32004},
+	CodeAuthenticationRequired: {http.StatusUnauthorized, -32006},
+	CodeRangeTooWide:           {http.StatusBadRequest, -32602},
+	CodeVersionUnsupported:     {http.StatusBadRequest, -32008},
+	CodeServiceUnavailable:     {http.StatusServiceUnavailable, -32009},
+	CodeServerError:            {http.StatusInternalServerError, -32603},
+	// A service named in the path that does not exist: 404, the same
+	// bucket as booking_not_found.
+	CodeServiceNotFound: {http.StatusNotFound, -32602},
+}
+
+// HTTPStatus is the REST status of the code.
+func (c Code) HTTPStatus() int {
+	if w, ok := wires[c]; ok {
+		return w.status
+	}
+	return http.StatusInternalServerError
+}
+
+// RPCCode is the JSON-RPC error number of the code; data.code carries the
+// code itself.
+func (c Code) RPCCode() int64 {
+	if w, ok := wires[c]; ok {
+		return w.rpc
+	}
+	return -32603
+}
+
+// ProblemType is the RFC 9457 type URI of the code.
+func (c Code) ProblemType() string {
+	return "https://usp-protocol.dev/errors/" + strings.ReplaceAll(string(c), "_", "-")
+}
+
+// Error is a protocol error: the request could not be processed. Message
+// is safe to show the caller; Err is the cause, for logs.
+type Error struct {
+	Code    Code
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func fail(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsError returns err as a protocol error. Anything that is not one is an
+// internal fault, worded as server_error without detail.
+func AsError(err error) (e *Error, internal bool) {
+	if errors.As(err, &e) {
+		return e, e.Code == CodeServerError
+	}
+	return &Error{Code: CodeServerError, Message: "The business could not process the request.", Err: err}, true
+}

@@ -1,0 +1,133 @@
+// Package usptest starts what the USP tests of several packages share: the
+// demo business's USP side on a real SQLite file with a fixed clock, and a
+// local TLS server publishing platform profiles that the business is
+// allowed to fetch.
+//
+// It is test support: only tests import it.
+package usptest
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/inventory"
+	"frontdesk/pricing"
+	"frontdesk/sqlite"
+	"frontdesk/usp"
+)
+
+// Now is the fixed clock's start: 05:00 in Denver on 2026-03-01.
+var Now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Origin is the public origin the business's profile names.
+const Origin = "https://stays.example"
+
+// Platform profiles served by Platforms, by path.
+var profiles = map[string]string{
+	"/platform.json": `{"usp":{"version":"2026-08-20","capabilities":{
+ "dev.usp-protocol.services.catalog":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/catalog.json"}],
+ "dev.usp-protocol.services.availability":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/availability.json"}]}}}`,
+	"/bookings-only.json": `{"usp":{"version":"2026-08-20","capabilities":{"dev.usp-protocol.services.bookings":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/s","schema":"https://usp-protocol.dev/b.json"}]}}}`,
+	"/newer.json":         `{"usp":{"version":"2030-01-01","capabilities":{}}}`,
+}
+
+// Platforms is a TLS server on loopback publishing platform profiles:
+// /platform.json (catalog and availability), /bookings-only.json,
+// /newer.json (a version from the future) and extra documents a test adds.
+// Any other path is 404.
+type Platforms struct {
+	*httptest.Server
+	docs map[string]string
+	hits map[string]*atomic.Int32
+}
+
+// NewPlatforms starts the server; extra adds or replaces documents, and
+// a document under /redirect… answers with a redirect to /platform.json.
+func NewPlatforms(t testing.TB, extra map[string]string) *Platforms {
+	t.Helper()
+	p := &Platforms{docs: map[string]string{}, hits: map[string]*atomic.Int32{}}
+	for k, v := range profiles {
+		p.docs[k] = v
+	}
+	for k, v := range extra {
+		p.docs[k] = v
+	}
+	for k := range p.docs {
+		p.hits[k] = &atomic.Int32{}
+	}
+	p.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := p.hits[r.URL.Path]; h != nil {
+			h.Add(1)
+		}
+		doc, ok := p.docs[r.URL.Path]
+		switch {
+		case ok && doc == "redirect":
+			http.Redirect(w, r, "/platform.json", http.StatusFound)
+		case !ok:
+			http.NotFound(w, r)
+		default:
+			if r.URL.Path == "/platform.json" {
+				w.Header().Set("Cache-Control", "public, max-age=600")
+			}
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, doc)
+		}
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+// Hits counts the requests for path.
+func (p *Platforms) Hits(path string) *atomic.Int32 { return p.hits[path] }
+
+// Roots trusts the server's certificate.
+func (p *Platforms) Roots() *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AddCert(p.Certificate())
+	return pool
+}
+
+// Business is a USP business on a real SQLite file in a temporary folder.
+type Business struct {
+	*usp.Business
+	Config    config.Config
+	Inventory *inventory.Inventory
+	Clock     *clock.Fixed
+}
+
+// NewBusiness builds the business from cfg with its clock at now.
+// profiles nil builds a fetcher that trusts platforms (when given) and
+// may fetch from loopback.
+func NewBusiness(t testing.TB, cfg config.Config, now time.Time, platforms *Platforms, profiles *usp.Profiles) *Business {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clk := clock.NewFixed(now)
+	if profiles == nil {
+		opts := usp.ProfileOptions{AllowPrivate: true, Clock: clk}
+		if platforms != nil {
+			opts.RootCAs = platforms.Roots()
+		}
+		profiles = usp.NewProfiles(opts)
+	}
+	inv := inventory.New(st)
+	b, err := usp.New(usp.Options{
+		Config: cfg, Inventory: inv, Pricer: pricing.New(cfg, Origin), Clock: clk, Origin: Origin, Profiles: profiles,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Business{Business: b, Config: cfg, Inventory: inv, Clock: clk}
+}

@@ -1,0 +1,236 @@
+// Package usphttp is the REST binding of USP (§9.1): the business profile
+// at /.well-known/usp and the operations of openapi/usp-rest.json under
+// /usp/. Handlers parse the request (USP-Agent, USP-Correlation-Id, a
+// bounded JSON body), call usp.Business and render the result, or an RFC
+// 9457 problem for a protocol error. No protocol rule lives here.
+//
+// It is an adapter: it imports the usp domain package and the standard
+// library, never another adapter.
+package usphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"frontdesk/usp"
+)
+
+// maxBody bounds a request body; USP requests are small.
+const maxBody = 64 << 10
+
+// Handler serves the REST binding.
+type Handler struct {
+	Business *usp.Business
+	Logger   *slog.Logger
+}
+
+// Routes returns the profile and operation routes, with a problem-details
+// answer for anything else under the base path.
+func (h *Handler) Routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+usp.ProfilePath, h.profile)
+	ops := map[string]func(context.Context, usp.Call, *http.Request) (any, error){
+		"usp_services_list":      h.listServices,
+		"usp_services_get":       h.getService,
+		"usp_services_lookup":    h.lookupServices,
+		"usp_availability_query": h.queryAvailability,
+	}
+	for _, m := range usp.Methods() {
+		op := ops[m.Name]
+		path := usp.RESTPath + m.Path
+		mux.HandleFunc(m.HTTPMethod+" "+path, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, op) })
+	}
+	mux.HandleFunc(usp.RESTPath+"/", func(w http.ResponseWriter, r *http.Request) {
+		h.problem(w, r, http.StatusNotFound, "about:blank", "Not Found", "This business serves no USP operation at "+r.Method+" "+r.URL.Path+".")
+	})
+	return mux
+}
+
+func (h *Handler) logger() *slog.Logger {
+	if h.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return h.Logger.With("component", "usphttp")
+}
+
+// profile serves the business profile with the hosting rules of §8.2.2:
+// JSON, public caching for at least a minute, never a redirect.
+func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", usp.ProfileMaxAge))
+	w.Write(h.Business.ProfileJSON())
+}
+
+// serve runs one operation: it reads the caller's identity, calls the
+// domain and renders the result or the problem.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.Context, usp.Call, *http.Request) (any, error)) {
+	correlation := r.Header.Get("USP-Correlation-Id")
+	if correlation != "" {
+		w.Header().Set("USP-Correlation-Id", correlation)
+	}
+	profile, err := ProfileFromAgent(r.Header.Get("USP-Agent"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	call := usp.Call{Profile: profile, CorrelationID: correlation, Credentials: usp.Credentials{Header: r.Header}}
+	res, err := op(r.Context(), call, r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(append(body, '\n'))
+}
+
+// fail is the one place that turns an error into a problem; internal
+// causes are logged once, without the request body.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e, internal := usp.AsError(err)
+	if internal {
+		h.logger().ErrorContext(r.Context(), "usp request failed", "path", r.URL.Path, "err", err)
+	}
+	h.problem(w, r, e.Code.HTTPStatus(), e.Code.ProblemType(), http.StatusText(e.Code.HTTPStatus()), e.Message)
+}
+
+func (h *Handler) problem(w http.ResponseWriter, r *http.Request, status int, typ, title, detail string) {
+	body, _ := json.Marshal(map[string]any{"type": typ, "title": title, "status": status, "detail": detail, "instance": r.URL.Path})
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+// decode reads a JSON object body into v; an empty body is an empty
+// object. Unknown members are ignored, as the specification asks for
+// forward compatibility.
+func decode(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body could not be read.", Err: err}
+	}
+	if len(body) > maxBody {
+		return &usp.Error{Code: usp.CodeInvalidRequest, Message: fmt.Sprintf("The request body is larger than %d bytes.", maxBody)}
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil // every member is optional here; the domain names missing ones
+	}
+	if body[0] != '{' {
+		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body must be a JSON object."}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return &usp.Error{Code: usp.CodeInvalidRequest, Message: fmt.Sprintf("Field %s has the wrong type.", typeErr.Field)}
+		}
+		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body is not valid JSON."}
+	}
+	return nil
+}
+
+func (h *Handler) listServices(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+	var in usp.ListRequest
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	return h.Business.ListServices(ctx, call, in)
+}
+
+func (h *Handler) getService(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+	return h.Business.GetService(ctx, call, r.PathValue("service_id"))
+}
+
+func (h *Handler) lookupServices(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+	var in usp.LookupRequest
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	return h.Business.LookupServices(ctx, call, in)
+}
+
+func (h *Handler) queryAvailability(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+	var in usp.QueryRequest
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	return h.Business.QueryAvailability(ctx, call, in)
+}
+
+// ProfileFromAgent reads the profile member of a USP-Agent header, an RFC
+// 8941 dictionary such as profile="https://agent.example/p.json". An
+// absent header is no profile; a header without a readable profile string
+// is invalid_request.
+func ProfileFromAgent(header string) (string, error) {
+	if strings.TrimSpace(header) == "" {
+		return "", nil
+	}
+	bad := &usp.Error{Code: usp.CodeInvalidRequest, Message: `The USP-Agent header must be a structured-field dictionary with profile="<URI>".`}
+	rest := header
+	for rest != "" {
+		rest = strings.TrimLeft(rest, " \t")
+		key, after, ok := strings.Cut(rest, "=")
+		if !ok {
+			return "", bad
+		}
+		key = strings.TrimSpace(key)
+		var value string
+		if strings.HasPrefix(after, `"`) {
+			v, tail, err := sfString(after)
+			if err != nil {
+				return "", bad
+			}
+			value, rest = v, tail
+		} else {
+			// A token or number value; skip it.
+			end := strings.IndexAny(after, ",;")
+			if end < 0 {
+				end = len(after)
+			}
+			rest = after[end:]
+		}
+		// Parameters after a member are allowed and ignored.
+		if i := strings.IndexByte(rest, ','); i >= 0 {
+			rest = rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if key == "profile" {
+			if value == "" {
+				return "", bad
+			}
+			return value, nil
+		}
+	}
+	return "", bad
+}
+
+// sfString reads one structured-field string from the start of s.
+func sfString(s string) (value, rest string, err error) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\'):
+			b.WriteByte(s[i+1])
+			i++
+		case c == '"':
+			return b.String(), s[i+1:], nil
+		case c < 0x20 || c > 0x7e || c == '\\':
+			return "", "", errors.New("bad string")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", errors.New("unterminated string")
+}
