@@ -236,6 +236,11 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}
 			if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
+				if cur, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id); err == nil && cur.State != stateOpen {
+					// A parallel step with this code moved the
+					// cancellation on after it was read: answer as it.
+					continue
+				}
 				return nil, refusal
 			}
 			cn.State, cn.Proof, cn.Salt, cn.Digest = stateCommitting, proof, "", ""

@@ -9,6 +9,7 @@ import (
 
 	"frontdesk/internal/civil"
 	"frontdesk/internal/golden"
+	"frontdesk/message"
 )
 
 // TestWholeFlow books, looks up and cancels one stay, and pins every
@@ -197,5 +198,28 @@ func TestFailedNoticeKeepsTheReservation(t *testing.T) {
 	staff, _, _ := getJSON[notice](ctx, w.st, kindNotice, noticeID(conf.ReservationNumber, "reserved", "staff"))
 	if staff.State != noticeSent {
 		t.Fatalf("staff notice = %s", staff.State)
+	}
+}
+
+// TestMailOutageIsNotARejectedAddress: a code email that did not leave
+// because the provider was down or refused the login is answered as an
+// outage, never as a refused address; only a refused recipient gets the
+// address sentence. Either way the charge is refunded and nothing stays
+// open.
+func TestMailOutageIsNotARejectedAddress(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	w.mail.failNext(fmt.Errorf("535 authentication failed: %w", message.ErrNotSent))
+	_, err := w.svc.Start(ctx, web, stayArgs())
+	if got := refusalText(err); !strings.HasPrefix(got, "This booking cannot be checked right now.") {
+		t.Fatalf("outage answered %q", got)
+	}
+	w.mail.failNext(fmt.Errorf("550 no such user: %w: %w", message.ErrNotSent, message.ErrRecipientRefused))
+	_, err = w.svc.Start(ctx, web, stayArgs())
+	if got := refusalText(err); !strings.HasPrefix(got, "The email address was not accepted.") {
+		t.Fatalf("refused recipient answered %q", got)
+	}
+	if _, err := w.svc.Start(ctx, web, stayArgs()); err != nil {
+		t.Fatalf("a start after both failures: %v", refusalText(err))
 	}
 }

@@ -143,7 +143,7 @@ func TestPairedWorldsAfterProof(t *testing.T) {
 	}
 }
 
-var errNotSentForTest = fmt.Errorf("rejected at RCPT: %w", message.ErrNotSent)
+var errNotSentForTest = fmt.Errorf("rejected at RCPT: %w: %w", message.ErrNotSent, message.ErrRecipientRefused)
 
 // TestContactRulesAfterProof exercises pending, overlap, completed-adjacent
 // and chained intervals with one-night gaps; every refusal is the one

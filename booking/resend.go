@@ -55,7 +55,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	err = s.mail.Send(ctx, s.codeEmail(in, l, code, now))
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
-		return nil, assemble("email_rejected", sentEmailRejected, AssembleF, rt)
+		return nil, notSent(err, rt)
 	}
 	updated, err := update(ctx, s.st, kindIntent, id, now, func(v *intent) error {
 		if v.State != stateOpen {

@@ -307,6 +307,17 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 	}
 }
 
+// notSent words a code email that certainly did not leave: the address
+// refusal only when the mail server refused the recipient, otherwise a
+// mail outage (an unreachable provider, a failed login) that says nothing
+// against the address the guest gave.
+func notSent(err error, rt route) *Error {
+	if message.RecipientRefused(err) {
+		return assemble("email_rejected", sentEmailRejected, AssembleF, rt)
+	}
+	return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(fmt.Errorf("send code: %w", err))
+}
+
 // sendCode sends the code and marks the intent open, replacing earlier
 // open intents of the same mailbox at the location. A known failure
 // refunds the charges and removes the intent; an uncertain one keeps both,
@@ -317,7 +328,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
 		s.removeIntent(ctx, *in)
-		return assemble("email_rejected", sentEmailRejected, AssembleF, rt)
+		return notSent(err, rt)
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "code email uncertain", "location", l.Slug, "err", err)
