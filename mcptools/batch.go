@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"frontdesk/internal/jsonlimit"
 	"net/http"
 )
 
@@ -32,10 +33,15 @@ type BatchGuard struct {
 // cannot make an answer of megabytes.
 const maxBatch = 50
 
+// maxDepth bounds how deep a message nests: room for the JSON-RPC
+// envelope around any argument a tool takes, ORP's 32 levels included.
+const maxDepth = 64
+
 var (
 	errNotJSONRPC    = errors.New("not a JSON-RPC message")
 	errDuplicateKey  = errors.New("a JSON object repeats a key")
 	errBatchTooLarge = errors.New("batch too large")
+	errTooDeep       = errors.New("nested too deep")
 )
 
 // Inspect returns the body to pass on, with limited calls marked when the
@@ -52,6 +58,11 @@ var (
 // way there. Tool arguments are the tool's to judge.
 func (g BatchGuard) Inspect(body []byte) (out []byte, isBatch bool, err error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	// Depth first, on the bytes: decoding a body nested thousands deep
+	// costs memory with the square of its depth before any rule applies.
+	if jsonlimit.CheckDepth(trimmed, maxDepth) != nil {
+		return nil, false, errTooDeep
+	}
 	if !json.Valid(trimmed) {
 		return nil, false, errParse
 	}
@@ -176,6 +187,8 @@ func guardAnswer(err error, isBatch bool, version string) (status, code int, mes
 		return http.StatusBadRequest, -32700, "Parse error: the body is not valid JSON.", true
 	case errors.Is(err, errDuplicateKey):
 		return http.StatusBadRequest, -32600, "Invalid Request: a JSON object in the message repeats a key.", true
+	case errors.Is(err, errTooDeep):
+		return http.StatusBadRequest, -32600, fmt.Sprintf("Invalid Request: the body nests arrays and objects more than %d deep.", maxDepth), true
 	case errors.Is(err, errBatchTooLarge):
 		return http.StatusBadRequest, -32600, fmt.Sprintf("Invalid Request: a batch may hold at most %d messages; send the calls in smaller batches.", maxBatch), true
 	case err != nil:

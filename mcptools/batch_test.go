@@ -348,3 +348,20 @@ func TestStdioRefusesWhatTheGuardRefuses(t *testing.T) {
 		t.Fatalf("ran %v; output %s", ran.names(), out.String())
 	}
 }
+
+// TestDeepNestingIsRefusedBeforeDecoding: a small body nested far deeper
+// than any message needs is refused from its bytes, before anything
+// decodes it, on every MCP server (the guard is the front's first step).
+func TestDeepNestingIsRefusedBeforeDecoding(t *testing.T) {
+	deep := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"find_rooms","arguments":{"x":` +
+		strings.Repeat("[", 32000) + strings.Repeat("]", 32000) + `}}}`
+	_, _, err := BatchGuard{}.Inspect([]byte(deep))
+	status, code, message, refused := guardAnswer(err, false, "2025-11-25")
+	if !refused || status != 400 || code != -32600 || !strings.Contains(message, "nests arrays and objects more than 64 deep") {
+		t.Fatalf("deep body = %v: %d %d %q", err, status, code, message)
+	}
+	ok := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}}`
+	if _, _, err := (BatchGuard{}).Inspect([]byte(ok)); err != nil {
+		t.Fatalf("a body 44 deep was refused: %v", err)
+	}
+}

@@ -58,9 +58,11 @@ func (m *Main) routes() http.Handler {
 		mux.Handle(pattern, m.deadlines(class, guardHost(hosts, sameOrigin, h)))
 	}
 	// handleMCP mounts an MCP endpoint: its front checks Host and Origin
-	// itself and answers with JSON-RPC errors.
+	// itself and answers with JSON-RPC errors. Its sessions are bounded
+	// in number and closed when idle, so unauthenticated initialize calls
+	// cannot pile up memory.
 	handleMCP := func(pattern string, h http.Handler) {
-		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(h)))
+		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(mcptools.LimitSessions(h, mcptools.SessionLimits{}))))
 	}
 
 	// MCP: the hub, and every location's read-only server on one pattern.
@@ -109,13 +111,12 @@ func (m *Main) routes() http.Handler {
 		for _, r := range srv.Routes() {
 			handle(r.Pattern, pages, !crossOrigin[r.Pattern], proxies.Handler(r.Handler))
 		}
-		// No tool of the MCP binding (§4.3) is batch-limited. Its sessions
-		// are bounded in number and closed when idle, and its JSON bodies
-		// get the size and depth caps of POST /orp before the SDK decodes
-		// them.
-		orpMCP := mcptools.LimitSessions(mcptools.Handler(mcptools.NewORP(m.orp.host, opts), mcptools.HTTPOptions{
+		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
+		// bodies get the size and depth caps of POST /orp before the SDK
+		// decodes them.
+		orpMCP := mcptools.Handler(mcptools.NewORP(m.orp.host, opts), mcptools.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
-		}), mcptools.SessionLimits{})
+		})
 		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
 	}
 
