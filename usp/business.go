@@ -9,6 +9,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
 	"frontdesk/pricing"
+	"frontdesk/store"
 )
 
 // Options configure a Business.
@@ -24,6 +25,9 @@ type Options struct {
 	Profiles *Profiles
 	// Authenticator checks privileged calls; nil refuses them all.
 	Authenticator Authenticator
+	// Store keeps identity bindings, idempotency records and the
+	// reservations holds and bookings are; nil refuses privileged calls.
+	Store store.Store
 	// Keys are the public signing keys the profile publishes.
 	Keys   []SigningKey
 	Logger *slog.Logger
@@ -40,6 +44,8 @@ type Business struct {
 	keys     []SigningKey
 	log      *slog.Logger
 	catalog  catalog
+	st       store.Store
+	bindings *Bindings
 }
 
 // New builds the business side from the config. It fails only when the
@@ -69,6 +75,7 @@ func New(opts Options) (*Business, error) {
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
 		profiles: opts.Profiles, auth: opts.Authenticator, keys: opts.Keys,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
+		st: opts.Store, bindings: NewBindings(opts.Store),
 	}, nil
 }
 
