@@ -364,6 +364,7 @@ func (m *Main) Run(ctx context.Context) error {
 	stopORP := m.startORP(ctx)
 	stopSweep := m.startBookingSweep(ctx)
 	defer stopSweep()
+	defer m.startUSPSweep(ctx)()
 	served := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { served <- srv.Serve(listeners[i]) }()
