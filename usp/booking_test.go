@@ -321,10 +321,14 @@ func TestCancelRescheduleAndTransitions(t *testing.T) {
 	// Every operation on an ended booking is invalid_transition, a
 	// business outcome.
 	for name, op := range map[string]func() (*usp.BookingResult, error){
-		"cancel":     func() (*usp.BookingResult, error) { return b.CancelBooking(ctx, b.call, id, usp.CancelRequest{}) },
-		"reschedule": func() (*usp.BookingResult, error) { return b.RescheduleBooking(ctx, b.call, id, usp.RescheduleRequest{SlotID: s.ID}) },
-		"update":     func() (*usp.BookingResult, error) { return b.UpdateBooking(ctx, b.call, id, usp.UpdateRequest{Buyer: ada}) },
-		"confirm":    func() (*usp.BookingResult, error) { return b.ConfirmBooking(ctx, b.staff(), id) },
+		"cancel": func() (*usp.BookingResult, error) { return b.CancelBooking(ctx, b.call, id, usp.CancelRequest{}) },
+		"reschedule": func() (*usp.BookingResult, error) {
+			return b.RescheduleBooking(ctx, b.call, id, usp.RescheduleRequest{SlotID: s.ID})
+		},
+		"update": func() (*usp.BookingResult, error) {
+			return b.UpdateBooking(ctx, b.call, id, usp.UpdateRequest{Buyer: ada})
+		},
+		"confirm": func() (*usp.BookingResult, error) { return b.ConfirmBooking(ctx, b.staff(), id) },
 	} {
 		res, err := op()
 		if err != nil || outcome(t, res.Messages) != "invalid_transition" || res.Booking.Status != "canceled" {
