@@ -2,6 +2,7 @@ package usp
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"time"
 
@@ -24,6 +25,10 @@ type Options struct {
 	Origin string
 	// Profiles fetches platform profiles; nil builds one from Config.USP.
 	Profiles *Profiles
+	// ProfileRootCAs, when set, replaces the system roots of the profile
+	// fetcher built from Config.USP: end-to-end tests serve platform
+	// profiles with their own certificate.
+	ProfileRootCAs *x509.CertPool
 	// Authenticator checks privileged calls; nil refuses them all.
 	Authenticator Authenticator
 	// Store keeps identity bindings, idempotency records and the
@@ -70,6 +75,7 @@ func New(opts Options) (*Business, error) {
 			Entries:      u.ProfileCacheEntries,
 			MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
 			Clock:        opts.Clock,
+			RootCAs:      opts.ProfileRootCAs,
 		})
 	}
 	cat, err := buildCatalog(opts.Config, opts.Pricer)

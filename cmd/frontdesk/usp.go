@@ -24,6 +24,7 @@ func (m *Main) openUSP(origin string) error {
 	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
 		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
+		ProfileRootCAs: m.USPRootCAs,
 	}
 	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
 		opts.Authenticator = usp.Chain{keys}
