@@ -3,14 +3,22 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 
+	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
+	"frontdesk/inventory"
+	"frontdesk/reservation"
 	"frontdesk/usp/usptest"
 )
 
@@ -26,11 +34,12 @@ const e2eProfile = `{"usp":{"version":"2026-08-20","capabilities":{
 // over TLS by a local server whose certificate the profile fetcher
 // trusts. It returns the running Main and the headers the demo platform
 // sends on privileged calls.
-func startUSPDemo(t *testing.T) (*Main, map[string]string) {
+func startUSPDemo(t *testing.T, database string) (*Main, map[string]string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile})
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
+	c.Store.Database = database
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow), Out: io.Discard,
 		ready: make(chan struct{}), USPRootCAs: plat.Roots()}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -66,7 +75,7 @@ func decodeJSON(t *testing.T, body string) map[string]any {
 // until `frontdesk staff confirm`; it is rescheduled and cancelled; and a
 // room the chat booking tools just took cannot be booked over USP.
 func TestUSPBlackBox(t *testing.T) {
-	m, platform := startUSPDemo(t)
+	m, platform := startUSPDemo(t, "")
 	url := m.URL
 	status, _, body := send(t, "GET", url+"/.well-known/usp", nil, nil)
 	profile := decodeJSON(t, body)
@@ -144,5 +153,101 @@ func TestUSPBlackBox(t *testing.T) {
 	msgs, _ := decodeJSON(t, body)["messages"].([]any)
 	if status != 200 || len(msgs) == 0 || msgs[0].(map[string]any)["code"] != "slot_unavailable" {
 		t.Fatalf("USP booking of the room chat took: %d %s", status, body)
+	}
+}
+
+// TestLastRoomRaceAcrossDoors: a USP platform's booking, a chat guest's
+// confirmation and staff accepting a booking-form request all want
+// Riverside's one studio for the same week at once. Exactly one gets it,
+// on both engines: every door takes units through the same conditional
+// write.
+func TestLastRoomRaceAcrossDoors(t *testing.T) {
+	engines := map[string]func() string{"sqlite": func() string { return "" }}
+	if os.Getenv("FRONTDESK_TEST_POSTGRES") != "" || os.Getenv("CI") == "true" {
+		engines["postgres"] = func() string { return pgtest.Schema(t) }
+	}
+	for name, database := range engines {
+		t.Run(name, func(t *testing.T) {
+			for round := range 3 {
+				raceOnce(t, database(), round)
+			}
+		})
+	}
+}
+
+func raceOnce(t *testing.T, database string, round int) {
+	m, platform := startUSPDemo(t, database)
+	url := m.URL
+	ctx := context.Background()
+	checkin, checkout := "2026-12-30", "2027-01-06"
+	// The chat guest has proved their address; only the confirmation
+	// remains.
+	cs := connect(t, url+"/mcp", "2025-11-25")
+	res, out := callTool(t, cs, "start_booking", map[string]any{"property": "Riverside Inn", "roomtype": "studio",
+		"checkin": checkin, "checkout": checkout, "guest_name": "Bea Chat", "email": "bea@example.com", "phone": "+1 303 555 0123"})
+	if res.IsError {
+		t.Fatalf("start_booking: %s", text(res))
+	}
+	chatArgs := map[string]any{"booking_id": out["booking_id"], "code": latestCode(t, url, "bea@example.com")}
+	day, err := civil.Parse(checkin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The form request holds nothing until staff accept it.
+	form, err := m.bookings.Book(ctx, booking.BookRequest{Location: "riverside", Unit: "studio", Slots: inventory.Nights(day, 7),
+		Guests: 1, Source: reservation.SourceForm, Contact: reservation.Contact{Name: "Cy Form", Email: "cy@example.com"}, By: "guest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg                       sync.WaitGroup
+		uspWon, chatWon, formWon bool
+	)
+	start := make(chan struct{})
+	wg.Go(func() {
+		<-start
+		status, _, body := post(t, url+"/usp/bookings", platform, `{"service_id":"svc_riverside_studio","slot_id":"slot_riverside_studio_20261230T2200Z",
+			"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`)
+		uspWon = status == 201
+		if status != 201 && (status != 200 || !strings.Contains(body, "slot_unavailable")) {
+			t.Errorf("USP loser answered %d %s", status, body)
+		}
+	})
+	wg.Go(func() {
+		<-start
+		res, err := cs.CallTool(ctx, toolParams("confirm_booking", chatArgs))
+		if err != nil {
+			t.Errorf("confirm_booking: %v", err)
+			return
+		}
+		chatWon = !res.IsError
+	})
+	wg.Go(func() {
+		<-start
+		_, _, err := m.bookings.Decide(ctx, booking.Decision{Reference: form.Reference, To: reservation.Confirmed, By: "ann"})
+		formWon = err == nil
+		if err != nil && !errors.Is(err, booking.ErrUnitTaken) {
+			t.Errorf("staff accept: %v", err)
+		}
+	})
+	close(start)
+	wg.Wait()
+	won := 0
+	for _, w := range []bool{uspWon, chatWon, formWon} {
+		if w {
+			won++
+		}
+	}
+	if won != 1 {
+		t.Fatalf("round %d: %d doors got the last studio (usp %v, chat %v, form %v)", round, won, uspWon, chatWon, formWon)
+	}
+	counts, err := m.store.Counts(ctx, "riverside", checkin, checkout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range counts {
+		if c.Unit == "studio" && c.Held != 1 {
+			t.Fatalf("round %d: studio held %d times on %s", round, c.Held, c.Slot)
+		}
 	}
 }
