@@ -235,7 +235,10 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 			return res, nil
 		}
 		d := detail{Kind: "hold", ServiceID: s.ID, SlotID: w.id, Spots: spots, HoldExpires: now.Add(HoldTTL)}
-		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, "", now)
+		// Staff lists show the hold among reservations awaiting them; the
+		// note says it is not a booking yet.
+		note := fmt.Sprintf("USP hold by %s until %s: not a booking yet; it becomes one or lapses by itself.", p.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
+		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now)
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
 			if err != nil {

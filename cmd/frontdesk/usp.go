@@ -10,6 +10,7 @@ import (
 
 	"frontdesk/inventory"
 	"frontdesk/pricing"
+	"frontdesk/staff"
 	"frontdesk/usp"
 )
 
@@ -27,7 +28,21 @@ func (m *Main) openUSP(origin string) error {
 		ProfileRootCAs: m.USPRootCAs,
 	}
 	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
-		opts.Authenticator = usp.Chain{keys}
+		// Staff confirm USP bookings with their staff-screen session; an
+		// owner's session only, as a clerk's scope is per location.
+		logins := &lazyLogins{open: func() (*staff.Service, error) {
+			return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
+		}}
+		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: func(ctx context.Context, token string) (string, error) {
+			_, u, err := logins.Session(ctx, token)
+			if err != nil {
+				return "", err
+			}
+			if u.Role != staff.Owner {
+				return "", errors.New("usp: only an owner's session confirms over USP")
+			}
+			return u.Username, nil
+		}}}
 	}
 	b, err := usp.New(opts)
 	if err != nil {
