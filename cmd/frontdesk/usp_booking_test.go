@@ -34,7 +34,7 @@ const e2eProfile = `{"usp":{"version":"2026-08-20","capabilities":{
 // over TLS by a local server whose certificate the profile fetcher
 // trusts. It returns the running Main and the headers the demo platform
 // sends on privileged calls.
-func startUSPDemo(t *testing.T, database string) (*Main, map[string]string) {
+func startUSPDemo(t testing.TB, database string) (*Main, map[string]string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile})
 	c := config.Demo()
@@ -60,7 +60,7 @@ func startUSPDemo(t *testing.T, database string) (*Main, map[string]string) {
 	return m, map[string]string{"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-platform.json"`, "Content-Type": "application/json"}
 }
 
-func decodeJSON(t *testing.T, body string) map[string]any {
+func decodeJSON(t testing.TB, body string) map[string]any {
 	t.Helper()
 	var out map[string]any
 	if err := json.Unmarshal([]byte(body), &out); err != nil {
