@@ -204,7 +204,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	return once(ctx, b, call, p, "usp_bookings_create", in, func() (*BookingResult, error) {
+	return once(ctx, b, call, p, "usp_bookings_create", in, func(keep keeper[BookingResult]) (*BookingResult, error) {
 		s, ok := b.catalog.get(in.ServiceID)
 		if !ok {
 			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
@@ -223,7 +223,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			}
 		}
 		if in.HoldID != "" {
-			return b.convert(ctx, p, s, w, party, in, res)
+			return b.convert(ctx, p, s, w, party, in, res, keep)
 		}
 		now := b.clock.Now()
 		if m := b.window(s, w, now); m != nil {
@@ -231,9 +231,13 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			return res, nil
 		}
 		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
-		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now)
+		// The answer is recorded for the idempotency key with the booking.
+		also := func(r reservation.Reservation) []store.Write {
+			return keep(&BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}})
+		}
+		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now)
+			r, err = b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
@@ -247,6 +251,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			return nil, err
 		}
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID)
+		r.Version, r.UpdatedAt = 1, now
 		res.Booking = b.view(r, d)
 		res.Messages = append(res.Messages, pendingNote())
 		return res, nil
@@ -260,7 +265,7 @@ func pendingNote() Message {
 // convert turns the caller's hold into the booking (§4.2.1) with one
 // conditional write of the reservation the hold is: either it becomes the
 // booking with its units, or nothing changes.
-func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult) (*BookingResult, error) {
+func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult, keep keeper[BookingResult]) (*BookingResult, error) {
 	for range maxAttempts {
 		r, d, err := b.ownHold(ctx, p, in.HoldID)
 		if err != nil {
@@ -308,14 +313,19 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			h := store.Hold{ID: r.Reference, Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Units: party, Capacity: s.unit.Count, At: now}
 			writes = append(writes, store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}}, store.Write{Op: store.OpHold, Hold: &h})
 		}
-		if _, err := b.st.Apply(ctx, writes); err != nil {
-			if _, refused := errors.AsType[*store.WriteError](err); refused {
+		stored := conv
+		stored.Version, stored.UpdatedAt = r.Version+1, now
+		out := &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
+		if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
+			if we, refused := errors.AsType[*store.WriteError](err); refused {
+				if we.Index >= len(writes) {
+					return nil, err // the key's record: a parallel request committed first
+				}
 				continue
 			}
 			return nil, fmt.Errorf("convert hold: %w", err)
 		}
-		conv.Version++
-		conv.UpdatedAt = now
+		conv = stored
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
 		res.Booking = b.view(conv, d)
 		res.Messages = append(res.Messages, pendingNote())
@@ -368,7 +378,7 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 	return once(ctx, b, call, p, name, struct {
 		ID string `json:"id"`
 		In any    `json:"in"`
-	}{id, in}, func() (*BookingResult, error) {
+	}{id, in}, func(keep keeper[BookingResult]) (*BookingResult, error) {
 		for range maxAttempts {
 			r, d, err := b.ownBooking(ctx, p, id)
 			if err != nil {
@@ -394,7 +404,10 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				res.Booking = b.view(changed, nd)
 				return res, nil
 			}
-			if _, err := b.st.Apply(ctx, writes); err != nil {
+			stored := changed
+			stored.Version, stored.UpdatedAt = r.Version+1, now
+			out := &BookingResult{USP: res.USP, Booking: b.view(stored, nd), Messages: []Message{}}
+			if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
 				if errors.Is(err, store.ErrFull) {
 					// The new slot has no room (reschedule): nothing changed.
 					s, _ := b.catalog.get(nd.ServiceID)
@@ -406,15 +419,15 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 					res.Booking, res.Messages = b.view(r, d), append(res.Messages, *m)
 					return res, nil
 				}
-				if _, refused := errors.AsType[*store.WriteError](err); refused {
+				if we, refused := errors.AsType[*store.WriteError](err); refused {
+					if we.Index >= len(writes) {
+						return nil, err // the key's record: a parallel request committed first
+					}
 					continue
 				}
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			changed.Version = r.Version + 1
-			changed.UpdatedAt = now
-			res.Booking = b.view(changed, nd)
-			return res, nil
+			return out, nil
 		}
 		return nil, fmt.Errorf("%s: %w", name, store.ErrConflict)
 	})
@@ -482,7 +495,7 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		return nil, err
 	}
 	res := &BookingResult{USP: meta, Messages: []Message{}}
-	return once(ctx, b, call, p, "usp_bookings_confirm", id, func() (*BookingResult, error) {
+	return once(ctx, b, call, p, "usp_bookings_confirm", id, func(keeper[BookingResult]) (*BookingResult, error) {
 		r, d, err := b.ownBooking(ctx, p, id)
 		if err != nil {
 			return nil, err

@@ -214,7 +214,7 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	return once(ctx, b, call, p, "usp_availability_hold", in, func() (*HoldResult, error) {
+	return once(ctx, b, call, p, "usp_availability_hold", in, func(keep keeper[HoldResult]) (*HoldResult, error) {
 		s, ok := b.catalog.get(in.ServiceID)
 		if !ok {
 			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
@@ -238,9 +238,14 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 		// Staff lists show the hold among reservations awaiting them; the
 		// note says it is not a booking yet.
 		note := fmt.Sprintf("USP hold by %s until %s: not a booking yet; it becomes one or lapses by itself.", p.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
-		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now)
+		// The answer is recorded for the idempotency key with the hold.
+		also := func(r reservation.Reservation) []store.Write {
+			v := b.holdView(r, d, now)
+			return keep(&HoldResult{USP: res.USP, Hold: &v, Messages: []Message{}})
+		}
+		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now)
+			r, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
@@ -262,14 +267,15 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 }
 
 // book stores a new reservation of the platform through the core.
-func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, d detail, contact reservation.Contact, notes string, now time.Time) (reservation.Reservation, error) {
+func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, d detail, contact reservation.Contact, notes string, now time.Time,
+	also func(reservation.Reservation) []store.Write) (reservation.Reservation, error) {
 	if b.bookings == nil {
 		return reservation.Reservation{}, errors.New("usp: no booking core")
 	}
 	return b.bookings.Book(ctx, booking.BookRequest{
 		Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Guests: n, Units: n,
 		Contact: contact, Source: reservation.USP(p.Platform), Total: b.price(s, w, n, now), Notes: notes,
-		Hold: true, By: "usp:" + p.Platform, Detail: d.raw(),
+		Hold: true, By: "usp:" + p.Platform, Detail: d.raw(), Also: also,
 	})
 }
 
@@ -304,7 +310,7 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*
 		res.Messages = []Message{*outcome}
 		return res, nil
 	}
-	return once(ctx, b, call, p, "usp_availability_release", holdID, func() (*HoldResult, error) {
+	return once(ctx, b, call, p, "usp_availability_release", holdID, func(keeper[HoldResult]) (*HoldResult, error) {
 		for range maxAttempts {
 			r, d, err := b.ownHold(ctx, p, holdID)
 			if err != nil {

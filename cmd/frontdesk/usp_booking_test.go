@@ -162,14 +162,14 @@ func TestUSPBlackBox(t *testing.T) {
 // on both engines: every door takes units through the same conditional
 // write.
 func TestLastRoomRaceAcrossDoors(t *testing.T) {
-	engines := map[string]func() string{"sqlite": func() string { return "" }}
+	engines := map[string]func(t *testing.T) string{"sqlite": func(*testing.T) string { return "" }}
 	if os.Getenv("FRONTDESK_TEST_POSTGRES") != "" || os.Getenv("CI") == "true" {
-		engines["postgres"] = func() string { return pgtest.Schema(t) }
+		engines["postgres"] = func(t *testing.T) string { return pgtest.Schema(t) }
 	}
 	for name, database := range engines {
 		t.Run(name, func(t *testing.T) {
 			for round := range 3 {
-				raceOnce(t, database(), round)
+				raceOnce(t, database(t), round)
 			}
 		})
 	}
