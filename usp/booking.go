@@ -232,8 +232,10 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		}
 		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
 		// The answer is recorded for the idempotency key with the booking.
+		var kept *BookingResult
 		also := func(r reservation.Reservation) []store.Write {
-			return keep(&BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}})
+			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}}
+			return keep(kept)
 		}
 		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
@@ -250,11 +252,8 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		if err != nil {
 			return nil, err
 		}
-		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID)
-		r.Version, r.UpdatedAt = 1, now
-		res.Booking = b.view(r, d)
-		res.Messages = append(res.Messages, pendingNote())
-		return res, nil
+		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
+		return kept, nil
 	})
 }
 
@@ -325,11 +324,8 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			}
 			return nil, fmt.Errorf("convert hold: %w", err)
 		}
-		conv = stored
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
-		res.Booking = b.view(conv, d)
-		res.Messages = append(res.Messages, pendingNote())
-		return res, nil
+		return out, nil
 	}
 	return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)
 }

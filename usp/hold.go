@@ -239,13 +239,15 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 		// note says it is not a booking yet.
 		note := fmt.Sprintf("USP hold by %s until %s: not a booking yet; it becomes one or lapses by itself.", p.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
 		// The answer is recorded for the idempotency key with the hold.
+		var kept *HoldResult
 		also := func(r reservation.Reservation) []store.Write {
 			v := b.holdView(r, d, now)
-			return keep(&HoldResult{USP: res.USP, Hold: &v, Messages: []Message{}})
+			kept = &HoldResult{USP: res.USP, Hold: &v, Messages: []Message{}}
+			return keep(kept)
 		}
-		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
+		_, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
+			_, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
@@ -260,9 +262,7 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 		if err != nil {
 			return nil, err
 		}
-		v := b.holdView(r, d, now)
-		res.Hold = &v
-		return res, nil
+		return kept, nil
 	})
 }
 

@@ -100,25 +100,25 @@ func once[T any](ctx context.Context, b *Business, call Call, p Principal, metho
 			value, _ := json.Marshal(idemRecord{Params: digest, Done: true, Result: result, Expires: now.Add(IdempotencyKeep)})
 			return store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindIdempotency, Key: key, Value: value, UpdatedAt: now}}, nil
 		}
-		offered := false
+		// An operation returns exactly the answer it gave keep when it
+		// committed keep's write with its own.
+		var kept *T
 		res, err := run(func(res *T) []store.Write {
 			w, err := record(res)
 			if err != nil {
 				return nil // an answer that does not encode is recorded by nobody
 			}
-			offered = true
+			kept = res
 			return []store.Write{w}
 		})
 		if err != nil {
-			if offered && errors.Is(err, store.ErrExists) {
+			if kept != nil && errors.Is(err, store.ErrExists) {
 				continue // a parallel request with this key committed first: answer as it did
 			}
 			return nil, err
 		}
-		if offered {
-			if _, err := b.st.Get(ctx, kindIdempotency, key); err == nil {
-				return res, nil // committed with the operation
-			}
+		if res == kept {
+			return res, nil
 		}
 		w, err := record(res)
 		if err != nil {
