@@ -283,7 +283,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			// A converted hold replayed returns the booking it became.
 			res.Booking = b.view(r, d)
 			return res, nil
-		case r.State != reservation.Reserved:
+		case !r.State.HoldsUnits():
 			free, err := b.remaining(ctx, s, w)
 			if err != nil {
 				return nil, err
@@ -549,7 +549,7 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 			if hd.ServiceID != s.ID || hd.SlotID != w.id {
 				return r, d, nil, nil, fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id)
 			}
-			if hr.State != reservation.Reserved || !now.Before(hd.HoldExpires) {
+			if !hr.State.HoldsUnits() || !now.Before(hd.HoldExpires) {
 				return r, d, nil, outcomeMsg("hold_expired", "The hold on the new slot ended; the booking stays on its slot.", "recoverable"), nil
 			}
 			if hd.Spots < r.Guests {

@@ -516,3 +516,36 @@ func TestBookingsAreNotServedWithoutAnAuthenticator(t *testing.T) {
 		t.Fatalf("create: %s", c)
 	}
 }
+
+// A hold is listed for staff among reservations awaiting them; one staff
+// confirm by hand still lapses at its deadline, or becomes a confirmed
+// booking when converted in time.
+func TestHoldConfirmedByStaff(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	later := b.slot(t, "svc_airport_shuttle", "2026-03-03")
+	var holds []*usp.HoldView
+	for _, sl := range []usp.Slot{s, later} {
+		h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: sl.ID, ServiceID: sl.ServiceID})
+		if err != nil || h.Hold == nil {
+			t.Fatal(err)
+		}
+		ref := h.Hold.ID[len("hold_"):]
+		if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: reservation.Confirmed, By: "desk"}); err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, h.Hold)
+	}
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: holds[0].ID, Buyer: ada})
+	if err != nil || res.Booking == nil || res.Booking.Status != "confirmed" {
+		t.Fatalf("conversion of a staff-confirmed hold: %+v, %v", res, err)
+	}
+	b.Clock.Advance(usp.HoldTTL)
+	if n, err := b.Expire(ctx); err != nil || n != 1 {
+		t.Fatalf("expired %d, %v; want the unconverted hold", n, err)
+	}
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-03"); got.ID != later.ID {
+		t.Fatal("the lapsed staff-confirmed hold keeps its slot")
+	}
+}

@@ -292,7 +292,7 @@ func (b *Business) holdView(r reservation.Reservation, d detail, now time.Time) 
 		v.Status = HoldConverted
 	case d.HoldEnd != "":
 		v.Status = d.HoldEnd
-	case r.State != reservation.Reserved || !now.Before(d.HoldExpires):
+	case !r.State.HoldsUnits() || !now.Before(d.HoldExpires):
 		v.Status = HoldExpired
 	}
 	return v
@@ -320,7 +320,7 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*
 			if r, d, err = b.settle(ctx, r, d, now); err != nil {
 				return nil, err
 			}
-			if d.Kind != "hold" || r.State != reservation.Reserved {
+			if d.Kind != "hold" || !r.State.HoldsUnits() {
 				v := b.holdView(r, d, now)
 				res.Hold = &v
 				return res, nil
@@ -412,7 +412,7 @@ func (b *Business) end(ctx context.Context, r reservation.Reservation, d detail,
 // reads.
 func (b *Business) settle(ctx context.Context, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, error) {
 	for range maxAttempts {
-		if r.State != reservation.Reserved {
+		if !r.State.HoldsUnits() {
 			return r, d, nil
 		}
 		switch {
@@ -425,7 +425,7 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			if !errors.Is(err, errStale) {
 				return r, d, err
 			}
-		case d.Kind == "booking" && !d.Expires.IsZero() && !now.Before(d.Expires):
+		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires):
 			d.Cancellation = &Cancellation{Reason: "Not confirmed by the business before the slot started.", ReasonCode: "expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
 			moved, err := b.end(ctx, r, d, reservation.Cancelled, "sweep", "pending booking expired", now)
 			if err == nil {
@@ -465,10 +465,27 @@ func (b *Business) Expire(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	now := b.clock.Now()
+	n, err := b.expire(ctx, now, store.ReservationFilter{States: []string{string(reservation.Reserved)}})
+	// A hold staff confirmed by hand on their screen keeps its units as
+	// confirmed; it lapses all the same.
+	for _, p := range b.cfg.USP.Platforms {
+		if err != nil {
+			break
+		}
+		var more int
+		more, err = b.expire(ctx, now, store.ReservationFilter{Source: string(reservation.USP(p.Name)), States: []string{string(reservation.Confirmed)}})
+		n += more
+	}
+	return n, err
+}
+
+// expire settles every USP reservation matching f, a page at a time.
+func (b *Business) expire(ctx context.Context, now time.Time, f store.ReservationFilter) (int, error) {
 	n := 0
 	var after store.ReservationCursor
 	for {
-		rows, err := reservation.List(ctx, b.st, store.ReservationFilter{States: []string{string(reservation.Reserved)}, After: after, Limit: 500})
+		f.After, f.Limit = after, 500
+		rows, err := reservation.List(ctx, b.st, f)
 		if err != nil {
 			return n, err
 		}
