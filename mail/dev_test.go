@@ -256,7 +256,8 @@ func TestDevPageExplainsPauses(t *testing.T) {
 	limits := config.Demo().Limits
 	d.Limits = &limits
 	_, body := get(t, mount(d), "/dev/mail")
-	for _, want := range []string{"3 codes an hour and 6 a day", "8 codes an hour and 20 a day", "lifts one hour after the oldest code"} {
+	business := fmt.Sprintf("%d codes an hour and %d a day", limits.PortfolioEmailHourly, limits.PortfolioEmailDaily)
+	for _, want := range []string{"3 codes an hour and 6 a day", business, "lifts one hour after the oldest code"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("mailbox page lacks %q", want)
 		}
