@@ -21,7 +21,7 @@ type idOut struct {
 // then the structured result as JSON, byte for byte.
 func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "text-test", Version: "1"}, nil)
-	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
+	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
 	add(s, env, spec[noArgs, idOut]{
 		name: "start", title: "start", input: object(nil, map[string]*jsonschema.Schema{}),
 		run: func(context.Context, noArgs) (idOut, string, error) {
