@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/booking"
+	"frontdesk/config"
 	"frontdesk/internal/metrics"
+	"frontdesk/usp/usptest"
 )
 
 // capture is a slog handler that keeps every record with its attributes
@@ -155,4 +158,37 @@ func values(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestUSPToolCallLogLine: USP answers a refusal as a JSON-RPC error, and
+// its log line still says refused, at info, with USP's own code.
+func TestUSPToolCallLogLine(t *testing.T) {
+	logs := newCapture()
+	plat := usptest.NewPlatforms(t, nil)
+	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
+	s := NewUSP(b.Business, Options{Logger: slog.New(logs)})
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_services_list", Arguments: map[string]any{}})
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_services_get", Arguments: map[string]any{"service_id": "svc_none"}})
+	var got []string
+	for _, r := range logs.all() {
+		if r.msg == "tool call" {
+			got = append(got, strings.Join([]string{r.attrs["server"], r.attrs["tool"], r.attrs["outcome"], r.attrs["code"], r.level.String()}, " "))
+		}
+	}
+	want := []string{"usp usp_services_list ok  INFO", "usp usp_services_get refused service_not_found INFO"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("tool call lines = %q, want %q", got, want)
+	}
 }
