@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"frontdesk/store"
 	"html"
 	"io"
 	"net/http"
@@ -16,8 +15,10 @@ import (
 	"testing"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
 	"frontdesk/staff"
+	"frontdesk/store"
 )
 
 const staffPassword = "correct horse battery"
@@ -326,7 +327,7 @@ func TestStaffAcceptsAndDeclinesFormRequests(t *testing.T) {
 	request := func(email string) string {
 		t.Helper()
 		status, body := postForm(t, m.URL+"/book/riverside", url.Values{"roomtype": {"studio"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-06"},
-			"guests": {"1"}, "name": {"Grace Hopper"}, "email": {email}, "phone": {"(303) 555-0142"}, "signature": {padSignature(t)}}, nil)
+			"guests": {"1"}, "name": {"Grace Hopper"}, "email": {email}, "phone": {"(303) 555-0142"}, "signature": {signaturetest.Drawn(t)}}, nil)
 		ref := sentRef.FindStringSubmatch(body)
 		if status != 200 || ref == nil {
 			t.Fatalf("form request = %d", status)
