@@ -105,9 +105,11 @@ func (s *Server) claimFail(w http.ResponseWriter, r *http.Request, err error) {
 	http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
 }
 
-// renderClaim renders the claim page. The claim id is in the URL, so the
-// page sends no referrer.
+// renderClaim renders the claim page. The claim id is in its URL, which
+// the site-wide Referrer-Policy (same-origin) keeps from other sites. The
+// page must not set no-referrer itself: under it a browser sends the
+// page's own form with "Origin: null", which the host check refuses, and
+// the owner could never claim.
 func (s *Server) renderClaim(w http.ResponseWriter, r *http.Request, status int, p claimPage) {
-	w.Header().Set("Referrer-Policy", "no-referrer")
 	pages.Render(w, r, s.logger(), status, "claim.html", s.Nav, p)
 }

@@ -35,7 +35,7 @@ func TestORP_ClaimPage(t *testing.T) {
 
 	for i := 0; i < 2; i++ {
 		resp, b = s.do("GET", j.Claim, "", nil, nil)
-		if resp.StatusCode != 200 || !strings.Contains(string(b), j.Party) || !strings.Contains(string(b), `method="post"`) || resp.Header.Get("Referrer-Policy") != "no-referrer" {
+		if resp.StatusCode != 200 || !strings.Contains(string(b), j.Party) || !strings.Contains(string(b), `method="post"`) || resp.Header.Get("Referrer-Policy") != "same-origin" {
 			t.Fatalf("GET claim page = %d %s", resp.StatusCode, b)
 		}
 	}
