@@ -91,17 +91,7 @@ func TestToolCallLogLine(t *testing.T) {
 	tool("confirm_booking", errors.New("store: disk full"))
 
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, s)
 	guest := map[string]any{"guest_name": "Ada Lovelace", "email": "ada@example.org"}
 	calls := []struct {
 		name, tool string
@@ -152,6 +142,25 @@ func TestToolCallLogLine(t *testing.T) {
 	}
 }
 
+// connectInMemory connects a client to s over in-memory transports; both
+// sessions end with t.
+func connectInMemory(t *testing.T, s *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 func values(m map[string]string) []string {
 	out := make([]string, 0, len(m))
 	for _, v := range m {
@@ -168,17 +177,7 @@ func TestUSPToolCallLogLine(t *testing.T) {
 	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
 	s := NewUSP(b.Business, Options{Logger: slog.New(logs)})
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, s)
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_services_list", Arguments: map[string]any{}})
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_services_get", Arguments: map[string]any{"service_id": "svc_none"}})
 	var got []string

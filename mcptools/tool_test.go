@@ -29,17 +29,7 @@ func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 		},
 	})
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, s)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "start", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)

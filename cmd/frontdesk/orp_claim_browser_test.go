@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -17,13 +16,7 @@ import (
 // post carries, so this is where a referrer policy that makes it
 // "Origin: null" would show as a refused claim.
 func TestORP_ClaimInABrowser(t *testing.T) {
-	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
-	resp, b := s.do("POST", "/orp/join", "", []byte(`{}`), nil)
-	if resp.StatusCode != 201 {
-		t.Fatalf("join = %d %s", resp.StatusCode, b)
-	}
-	var j struct{ Party, Claim string }
-	json.Unmarshal(b, &j)
+	j := startORP(t, t.TempDir(), "", clock.NewFixed(testNow)).joinUnclaimed()
 	ctx := browsertest.New(t, browsertest.Desktop)
 	browsertest.Do(t, ctx,
 		chromedp.Navigate(j.Claim),
