@@ -49,19 +49,19 @@ var cancelFields = []string{"reservation_number", "phone_last4", "cancel_id", "c
 // mode two proves it and cancels. No answer carries a booking-form link.
 func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResult, error) {
 	now := s.clock.Now()
-	business := route{phone: s.cfg.Business.Phone}
-	if r := checkFields(args, cancelFields, business); r != nil {
+	named := s.idRoute(args, "cancel_id", "reservation_number")
+	if r := checkFields(args, cancelFields, named); r != nil {
 		return nil, r
 	}
 	if args.filled("cancel_id") || args.filled("code") {
 		for _, f := range []string{"reservation_number", "phone_last4"} {
 			if args.filled(f) {
-				return nil, assemble("cancel_fields", sentCancelFields, AssembleP, business, f)
+				return nil, assemble("cancel_fields", sentCancelFields, AssembleP, named, f)
 			}
 		}
 		return s.cancelFinish(ctx, now, c, args)
 	}
-	ref, l, refusal := s.parseReference(args, business)
+	ref, l, refusal := s.parseReference(args, named)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -75,18 +75,18 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 	}
 	set, err := s.Settings(ctx)
 	if err != nil {
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 	}
 	if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 		return nil, refusal
 	}
 	id, err := s.newCancelID(l)
 	if err != nil {
-		return nil, err
+		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
-		return nil, err
+		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 	}
 	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen}
 	// The reference's open-cancellation pointer, the cancellation and the

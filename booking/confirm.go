@@ -34,8 +34,7 @@ var confirmFields = []string{"booking_id", "code"}
 // Confirm is confirm_booking: prove the code, then hold a room.
 func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmResult, error) {
 	now := s.clock.Now()
-	business := route{phone: s.cfg.Business.Phone}
-	if r := checkFields(args, confirmFields, business); r != nil {
+	if r := checkFields(args, confirmFields, s.idRoute(args, "booking_id")); r != nil {
 		return nil, r
 	}
 	id, code, l, rt, refusal := s.proofArgs(c, args, "booking_id", "_b_", sentBadBookingID)
@@ -103,7 +102,7 @@ func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (i
 	id = strings.TrimSpace(id)
 	l, known := s.locationByPrefix(id)
 	if !ok || !known || !validIntentID(id, l.Prefix+marker) {
-		return "", "", l, rt, assemble("bad_"+field, badID, AssembleP, route{phone: s.cfg.Business.Phone})
+		return "", "", l, rt, assemble("bad_"+field, badID, AssembleP, s.idRoute(args, field))
 	}
 	rt = route{phone: l.Phone}
 	code, _, ok = args.str("code", codeDigits)
@@ -218,7 +217,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	}
 	set, err := s.Settings(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {

@@ -58,25 +58,33 @@ type startRequest struct {
 // Start is start_booking: a new intent with an emailed code, or a resend.
 func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult, error) {
 	now := s.clock.Now()
-	business := route{phone: s.cfg.Business.Phone}
 	if args == nil {
-		return nil, assemble("not_object", sentNotObject, AssembleP, business)
+		return nil, assemble("not_object", sentNotObject, AssembleP, route{phone: s.cfg.Business.Phone})
 	}
-	if f := args.unknownField(startFields); f != "" {
-		return nil, assemble("unknown_field", sentUnknownField, AssembleP, s.startRoute(args), f, strings.Join(startFields, ", "))
-	}
+	rt := s.startRoute(args)
 	if args.filled("booking_id") {
-		for _, f := range startFields {
-			if f != "booking_id" && args.filled(f) {
-				return nil, assemble("resend_only", sentResendOnly, AssembleP, business, f)
+		// Resend mode: every other field, known or not, gets the resend
+		// sentence, with the phone of the location the booking_id names.
+		if phone := s.idRoute(args, "booking_id").phone; phone != s.cfg.Business.Phone {
+			rt.phone = phone
+		}
+		f := args.unknownField(startFields)
+		for _, known := range startFields {
+			if f == "" && known != "booking_id" && args.filled(known) {
+				f = known
 			}
 		}
-		if r := s.checkDeployment(c, business); r != nil {
+		if f != "" {
+			return nil, startWrapper(assemble("resend_only", sentResendOnly, AssembleP, rt, f), rt)
+		}
+		if r := s.checkDeployment(c, route{phone: rt.phone}); r != nil {
 			return nil, r
 		}
 		return s.resend(ctx, now, args)
 	}
-	rt := s.startRoute(args)
+	if f := args.unknownField(startFields); f != "" {
+		return nil, startWrapper(assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(startFields, ", ")), rt)
+	}
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, startWrapper(r, rt)
 	}
@@ -187,7 +195,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, s.inheritedRefusal(quoteRefusal, rt)
 	}
 	if err != nil {
-		return nil, err
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	free, err := s.inv.FreeNights(ctx, l, req.in, q.Nights)
 	if err != nil {
@@ -198,7 +206,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	}
 	set, err := s.Settings(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
 		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
@@ -211,14 +219,14 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 
 	mailbox, err := s.keyed(ctx, now, "mailbox", req.contact.Email)
 	if err != nil {
-		return nil, err
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	fingerprint, err := s.keyed(ctx, now, "start", strings.Join([]string{
 		req.contact.Email, req.contact.Phone, l.Slug, req.data.RoomType, req.data.Checkin, req.data.Checkout,
 		fmt.Sprint(req.data.Guests), req.data.Name, req.data.Notes,
 	}, "\x00"))
 	if err != nil {
-		return nil, err
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	// The intent, its fingerprint and the charges to the group, mailbox
 	// and location budgets commit together, right before the send: of
@@ -239,11 +247,11 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		}
 		id, err := s.newBookingID(l)
 		if err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 		var salt string
 		if code, salt, err = s.codeAndSalt(); err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 		in = intent{
 			ID: id, Location: l.Slug, Data: &req.data, Contact: &req.contact,
