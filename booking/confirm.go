@@ -34,6 +34,8 @@ var confirmFields = []string{"booking_id", "code"}
 // Confirm is confirm_booking: prove the code, then hold a room.
 func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmResult, error) {
 	now := s.clock.Now()
+	ctx, cancel := s.operation(ctx)
+	defer cancel()
 	if r := checkFields(args, confirmFields, s.idRoute(args, "booking_id")); r != nil {
 		return nil, r
 	}
@@ -215,7 +217,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 			return nil, err
 		}
 	}
-	set, err := s.Settings(ctx)
+	set, err := s.policy(ctx)
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
@@ -238,12 +240,15 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 
 	// The marker is read before the rows it guards: a confirmation of the
 	// same mailbox that commits after this read moves it on and refuses
-	// this one's transaction.
-	marks, markerVersion, err := s.contactMarker(ctx, in.Mailbox)
+	// this one's transaction. Both reads share the contact-read limit.
+	contactCtx, contactDone := within(ctx, s.deadlines.Contact)
+	defer contactDone()
+	marks, markerVersion, err := s.contactMarker(contactCtx, in.Mailbox)
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
-	rows, err := s.contactRows(ctx, in.Mailbox, in.Data, s.today(l, now))
+	rows, err := s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now))
+	contactDone()
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}

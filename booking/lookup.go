@@ -31,6 +31,8 @@ var lookupFields = []string{"reservation_number", "phone_last4"}
 // Lookup is get_booking.
 func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResult, error) {
 	now := s.clock.Now()
+	ctx, cancel := s.operation(ctx)
+	defer cancel()
 	named := s.idRoute(args, "reservation_number")
 	if r := checkFields(args, lookupFields, named); r != nil {
 		return nil, r
@@ -129,6 +131,8 @@ func (l *lookupTries) live(now time.Time) {
 // claimed with a conditional write before the reservation is read, so
 // parallel lookups evaluate no more guesses than the limit allows.
 func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args, rt route) (booked, error) {
+	ctx, cancel := within(ctx, s.deadlines.Lookup)
+	defer cancel()
 	last4, _, _ := args.str("phone_last4", 4)
 	notFound := assemble("not_found", sentNotFound, AssembleNone, rt)
 	down := func(err error) error { return assemble("lookup_down", sentLookupDown, AssembleNone, rt).because(err) }

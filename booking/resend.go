@@ -38,7 +38,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
 		return nil, assemble("wait_60", sentWait60, AssembleF, rt)
 	}
-	set, err := s.Settings(ctx)
+	set, err := s.policy(ctx)
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
@@ -51,7 +51,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 		s.refund(ctx, adm, now)
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
-	err = s.mail.Send(ctx, s.codeEmail(in, l, code, now))
+	err = s.send(ctx, s.codeEmail(in, l, code, now))
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
 		return nil, notSent(err, rt)

@@ -58,6 +58,8 @@ type startRequest struct {
 // Start is start_booking: a new intent with an emailed code, or a resend.
 func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult, error) {
 	now := s.clock.Now()
+	ctx, cancel := s.operation(ctx)
+	defer cancel()
 	if args == nil {
 		return nil, assemble("not_object", sentNotObject, AssembleP, route{phone: s.cfg.Business.Phone})
 	}
@@ -197,14 +199,14 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
-	free, err := s.inv.FreeNights(ctx, l, req.in, q.Nights)
+	free, err := s.freeNights(ctx, l, req.in, q.Nights)
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
 		return nil, assemble("no_room", sentNoRoom, AssembleF, rt)
 	}
-	set, err := s.Settings(ctx)
+	set, err := s.policy(ctx)
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
@@ -232,16 +234,25 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	// and location budgets commit together, right before the send: of
 	// identical concurrent starts exactly one creates them and sends, the
 	// others wait for its answer and charge nothing.
+	//
+	// The admission, the budget reads and the write that charges them,
+	// has its own deadline across every attempt: a charge acknowledged
+	// after it is no allowance, and no code is sent.
 	var in intent
 	var code string
 	var adm admission
+	admitCtx, admitted := context.Context(nil), context.CancelFunc(func() {})
+	defer func() { admitted() }()
 	for attempt := 0; ; attempt++ {
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
 			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		} else if ok {
 			return res, nil
 		}
-		charges, a, err := s.chargeWrites(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
+		if admitCtx == nil {
+			admitCtx, admitted = within(ctx, s.deadlines.Admission)
+		}
+		charges, a, err := s.chargeWrites(admitCtx, now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		if refusal := s.admissionRefusal(err, rt); refusal != nil {
 			return nil, refusal
 		}
@@ -259,21 +270,34 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			Salt:  salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime),
 			State: stateSending, Fingerprint: fingerprint, Mailbox: mailbox,
 		}
-		_, err = s.st.Apply(ctx, append([]store.Write{
+		_, err = s.st.Apply(admitCtx, append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindIntent, id, in, 0, now)},
 			{Op: store.OpCreate, Record: record(kindFingerprint, fingerprint, id, 0, now)},
 		}, charges...))
 		var we *store.WriteError
 		switch {
+		case err == nil && admitCtx.Err() != nil:
+			// Acknowledged too late: no allowance, so no send. The
+			// charges are known unused and go back, and the intent goes
+			// so that no identical start reports a code never sent.
+			s.refund(ctx, a, now)
+			s.removeIntent(ctx, in)
+			return nil, s.admissionRefusal(errLateAdmission, rt)
 		case err == nil:
 			adm = a
 		case errors.As(err, &we) && attempt < maxCASAttempts:
 			continue // an identical start or another charge came first: re-read
 		default:
+			// The write may have committed: its charges stay, since an
+			// uncertain charge is kept, but no code is sent, so an intent
+			// it created goes rather than be opened by an identical
+			// start as if its code had been mailed.
+			s.removeIntent(ctx, in)
 			return nil, s.admissionRefusal(err, rt)
 		}
 		break
 	}
+	admitted()
 	if refusal := s.sendCode(ctx, now, &in, code, adm, rt); refusal != nil {
 		return nil, refusal
 	}
@@ -332,7 +356,7 @@ func notSent(err error, rt route) *Error {
 // since the code may have arrived.
 func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Error {
 	l, _ := s.location(in.Location)
-	err := s.mail.Send(ctx, s.codeEmail(*in, l, code, now))
+	err := s.send(ctx, s.codeEmail(*in, l, code, now))
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
 		s.removeIntent(ctx, *in)
@@ -343,6 +367,8 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	}
 	opened, older, err := s.openIntent(ctx, now, *in)
 	if err != nil {
+		// The code left (or may have): the intent stays sending, which
+		// confirm_booking accepts and an identical start opens.
 		return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	for _, id := range older {
