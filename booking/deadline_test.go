@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/internal/pgtest"
+	"frontdesk/postgres"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -144,16 +146,32 @@ func (s *slowStore) ListReservations(ctx context.Context, f store.ReservationFil
 	return s.Store.ListReservations(ctx, f)
 }
 
-// slowWorld is the demo on a store that delays what slow selects once
-// armed, with the given deadlines.
+// slowWorld is the demo on a SQLite store that delays what slow selects
+// once armed, with the given deadlines.
 func slowWorld(t *testing.T, slow *slowStore, d Deadlines) *world {
+	t.Helper()
+	return slowWorldOn(t, "sqlite", slow, d)
+}
+
+// slowWorldOn is slowWorld on the named engine.
+func slowWorldOn(t *testing.T, engine string, slow *slowStore, d Deadlines) *world {
 	t.Helper()
 	base := newWorld(t)
 	slow.Store = base.st
+	if engine == "postgres" {
+		st, err := postgres.Open(context.Background(), pgtest.Schema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		slow.Store = st
+	}
 	w := newWorldOn(t, base.cfg, slow)
 	w.svc.deadlines = d.withDefaults()
 	return w
 }
+
+var engines = []string{"sqlite", "postgres"}
 
 func (w *world) count(kind string) int {
 	w.t.Helper()
@@ -169,6 +187,7 @@ func (w *world) count(kind string) int {
 // no code sent, instead of running on for ten seconds; once the store
 // recovers, the identical start sends one code.
 func TestStartAnswersWithinItsDeadline(t *testing.T) {
+	t.Parallel() // the store sleeps; the wait is not work
 	slow := &slowStore{delay: 700 * time.Millisecond}
 	w := slowWorld(t, slow, Deadlines{Operation: 2 * time.Second})
 	slow.armed.Store(true)
@@ -201,41 +220,46 @@ func TestStartAnswersWithinItsDeadline(t *testing.T) {
 // identical start claim a code was mailed: once admission is quick
 // again, the identical start sends its code.
 func TestNoCodeWithoutAdmissionInTime(t *testing.T) {
-	for _, late := range []bool{false, true} {
-		name := map[bool]string{false: "store gives up", true: "store acknowledges late"}[late]
-		t.Run(name, func(t *testing.T) {
-			slow := &slowStore{delay: 1100 * time.Millisecond, ignoreCtx: late, only: func(kind string) bool { return kind == kindAdmission }}
-			w := slowWorld(t, slow, Deadlines{})
-			slow.armed.Store(true)
-			_, err := w.svc.Start(context.Background(), web, stayArgs())
-			slow.armed.Store(false)
-			want := "Chat booking is briefly paused. Use the booking form or call +1 303 555 0111.\nhttp://localhost:8080/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"
-			if got := refusalText(err); got != want {
-				t.Fatalf("start with a late admission = %q, want %q", got, want)
-			}
-			if n := len(w.messages()); n != 0 {
-				t.Fatalf("%d codes sent without an admission in time", n)
-			}
-			if n := w.count(kindIntent); n != 0 {
-				t.Fatalf("%d intents left by a start that sent nothing", n)
-			}
-			if late {
-				if n := w.count(kindAdmission); n != 0 {
-					t.Fatalf("%d charges kept for a send known not to have happened", n)
-				}
-			}
-			w.clock.Advance(sendWindow)
-			res, err := w.svc.Start(context.Background(), web, stayArgs())
-			if err != nil {
-				t.Fatalf("identical start once admission is quick: %s", refusalText(err))
-			}
-			if n := len(w.messages()); n != 1 {
-				t.Fatalf("%d codes after the identical start, want 1", n)
-			}
-			if _, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com"))); err != nil {
-				t.Fatalf("confirm: %s", refusalText(err))
-			}
-		})
+	t.Parallel() // the store sleeps; the wait is not work
+	for _, engine := range engines {
+		for _, late := range []bool{false, true} {
+			name := engine + "/" + map[bool]string{false: "store gives up", true: "store acknowledges late"}[late]
+			t.Run(name, func(t *testing.T) { t.Parallel(); checkNoCodeWithoutAdmission(t, engine, late) })
+		}
+	}
+}
+
+func checkNoCodeWithoutAdmission(t *testing.T, engine string, late bool) {
+	slow := &slowStore{delay: 1100 * time.Millisecond, ignoreCtx: late, only: func(kind string) bool { return kind == kindAdmission }}
+	w := slowWorldOn(t, engine, slow, Deadlines{})
+	slow.armed.Store(true)
+	_, err := w.svc.Start(context.Background(), web, stayArgs())
+	slow.armed.Store(false)
+	want := "Chat booking is briefly paused. Use the booking form or call +1 303 555 0111.\nhttp://localhost:8080/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"
+	if got := refusalText(err); got != want {
+		t.Fatalf("start with a late admission = %q, want %q", got, want)
+	}
+	if n := len(w.messages()); n != 0 {
+		t.Fatalf("%d codes sent without an admission in time", n)
+	}
+	if n := w.count(kindIntent); n != 0 {
+		t.Fatalf("%d intents left by a start that sent nothing", n)
+	}
+	if late {
+		if n := w.count(kindAdmission); n != 0 {
+			t.Fatalf("%d charges kept for a send known not to have happened", n)
+		}
+	}
+	w.clock.Advance(sendWindow)
+	res, err := w.svc.Start(context.Background(), web, stayArgs())
+	if err != nil {
+		t.Fatalf("identical start once admission is quick: %s", refusalText(err))
+	}
+	if n := len(w.messages()); n != 1 {
+		t.Fatalf("%d codes after the identical start, want 1", n)
+	}
+	if _, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com"))); err != nil {
+		t.Fatalf("confirm: %s", refusalText(err))
 	}
 }
 
@@ -243,6 +267,7 @@ func TestNoCodeWithoutAdmissionInTime(t *testing.T) {
 // cancellation step: no code, the phone route, and a later first step
 // that sends its own code rather than answer with one never mailed.
 func TestNoCancellationCodeWithoutAdmissionInTime(t *testing.T) {
+	t.Parallel() // the store sleeps; the wait is not work
 	slow := &slowStore{delay: 1100 * time.Millisecond, ignoreCtx: true, only: func(kind string) bool { return kind == kindAdmission }}
 	w := slowWorld(t, slow, Deadlines{})
 	ref := w.book(stayArgs())
@@ -273,8 +298,15 @@ func TestNoCancellationCodeWithoutAdmissionInTime(t *testing.T) {
 // finishes it and a retry with the same code reports it: the room is
 // released once.
 func TestCancellationWithinItsDeadline(t *testing.T) {
+	t.Parallel() // the store sleeps; the wait is not work
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) { t.Parallel(); checkCancellationWithinDeadline(t, engine) })
+	}
+}
+
+func checkCancellationWithinDeadline(t *testing.T, engine string) {
 	slow := &slowStore{delay: 700 * time.Millisecond}
-	w := slowWorld(t, slow, Deadlines{Operation: 4 * time.Second})
+	w := slowWorldOn(t, engine, slow, Deadlines{Operation: 4 * time.Second})
 	ctx := context.Background()
 	ref := w.book(stayArgs())
 	w.clock.Advance(time.Minute)
@@ -318,6 +350,7 @@ func TestCancellationWithinItsDeadline(t *testing.T) {
 // without claiming a reservation it did not make, and the same pair
 // later books exactly one room.
 func TestConfirmWithinItsDeadline(t *testing.T) {
+	t.Parallel() // the store sleeps; the wait is not work
 	slow := &slowStore{delay: 700 * time.Millisecond}
 	w := slowWorld(t, slow, Deadlines{Operation: 4 * time.Second})
 	ctx := context.Background()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"frontdesk/internal/golden"
+	"frontdesk/internal/pgtest"
 )
 
 // TestRefusalPlacementThroughTheDoor pins, through the MCP door, where a
@@ -14,8 +15,14 @@ import (
 // whose booking_id, cancel_id or reservation number names a location by
 // its prefix gets that location's phone, not the business's; and in
 // resend mode any other field, known or not, gets the resend sentence.
+// Both engines give the same bytes.
 func TestRefusalPlacementThroughTheDoor(t *testing.T) {
-	url := startServer(t, "")
+	t.Run("sqlite", func(t *testing.T) { checkRefusalPlacement(t, "") })
+	t.Run("postgres", func(t *testing.T) { checkRefusalPlacement(t, pgtest.Schema(t)) })
+}
+
+func checkRefusalPlacement(t *testing.T, database string) {
+	url := startServer(t, database)
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	id := func(prefix string) string { return prefix + strings.Repeat("a", 48) }
 	stay := func(extra ...any) map[string]any {
