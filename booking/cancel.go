@@ -94,31 +94,31 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 	// The reference's open-cancellation pointer, the cancellation and the
 	// charges to both code budgets commit together: of parallel first
 	// steps exactly one creates a cancellation and sends its code, and the
-	// others answer with that one. The reads and the write share the
+	// others answer with that one. The budget reads and the write share the
 	// admission deadline, as start_booking's do.
 	var adm admission
-	admitCtx, admitted := within(ctx, s.deadlines.Admission)
-	defer admitted()
+	admitting := s.admitDeadline(ctx)
+	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
-		version, open, ok := s.openCancellation(admitCtx, now, ref)
+		version, open, ok := s.openCancellation(ctx, now, ref)
 		if ok {
 			return s.cancelStartAnswer(open, l), nil
 		}
-		charges, a, err := s.chargeWrites(admitCtx, now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
+		charges, a, err := s.chargeWrites(admitting.context(), now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
 		if _, full := errors.AsType[*errBudget](err); full {
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 		}
 		if err != nil {
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 		}
-		_, err = s.st.Apply(admitCtx, append([]store.Write{
+		_, err = s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
 			upsert(kindCancelOpen, ref, id, version, now),
 		}, charges...))
 		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {
 			continue // another first step or send came first: read again
 		}
-		if err == nil && admitCtx.Err() != nil {
+		if err == nil && admitting.passed() {
 			// Acknowledged too late: no code is sent, the known-unused
 			// charges go back, and so does the cancellation, so that no
 			// later first step answers with a code never mailed.
@@ -135,7 +135,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 		adm = a
 		break
 	}
-	admitted()
+	admitting.stop()
 	if err := s.send(ctx, s.cancelCodeEmail(cn, r, l, code, now)); err != nil {
 		if message.NotSent(err) {
 			s.refund(ctx, adm, now)

@@ -54,6 +54,38 @@ func within(ctx context.Context, limit time.Duration) (context.Context, context.
 	return context.WithTimeout(ctx, limit)
 }
 
+// lazyDeadline is a limit that starts at its first use, so that a wait
+// before it, such as reading for an identical request, does not count.
+type lazyDeadline struct {
+	parent context.Context
+	limit  time.Duration
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// context returns the limited context, starting the limit on first use.
+func (d *lazyDeadline) context() context.Context {
+	if d.ctx == nil {
+		d.ctx, d.cancel = within(d.parent, d.limit)
+	}
+	return d.ctx
+}
+
+// passed reports whether the limit started and has ended.
+func (d *lazyDeadline) passed() bool { return d.ctx != nil && d.ctx.Err() != nil }
+
+func (d *lazyDeadline) stop() {
+	if d.cancel != nil {
+		d.cancel()
+	}
+}
+
+// admitDeadline is the mail admission's deadline: its budget reads and the
+// write that charges them, across every attempt, share it.
+func (s *Service) admitDeadline(ctx context.Context) *lazyDeadline {
+	return &lazyDeadline{parent: ctx, limit: s.deadlines.Admission}
+}
+
 // operation starts one tool call's deadline.
 func (s *Service) operation(ctx context.Context) (context.Context, context.CancelFunc) {
 	return within(ctx, s.deadlines.Operation)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/internal/pgtest"
+	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -382,4 +383,85 @@ func TestConfirmWithinItsDeadline(t *testing.T) {
 		t.Fatalf("retry = %s with %d doubles free", refusalText(err), freeDoubles(t, w))
 	}
 	checkConsistent(t, w, "after the retry")
+}
+
+// TestSlowStoreStillBooksAndCancels: with every store call taking 700 ms
+// and the worksheet's own deadlines, the whole guest path still works,
+// each call well within its 25 seconds: a start admits its mail in time
+// (its budget reads run in parallel) and sends one code, the code books,
+// and both cancellation steps finish.
+func TestSlowStoreStillBooksAndCancels(t *testing.T) {
+	t.Parallel() // the store sleeps; the wait is not work
+	slow := &slowStore{delay: 700 * time.Millisecond}
+	w := slowWorld(t, slow, Deadlines{})
+	ctx := context.Background()
+	slow.armed.Store(true)
+	timed := func(what string, call func() error) {
+		t.Helper()
+		began := time.Now()
+		err := call()
+		if err != nil {
+			t.Fatalf("%s on a slow store: %s", what, refusalText(err))
+		}
+		if took := time.Since(began); took > 20*time.Second {
+			t.Fatalf("%s took %v", what, took)
+		}
+	}
+	var start *StartResult
+	timed("start", func() (err error) { start, err = w.svc.Start(ctx, web, stayArgs()); return err })
+	if n := len(w.messages()); n != 1 {
+		t.Fatalf("%d codes sent, want 1", n)
+	}
+	var conf *ConfirmResult
+	timed("confirm", func() (err error) {
+		conf, err = w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
+		return err
+	})
+	var step1 *CancelResult
+	timed("cancel step one", func() (err error) {
+		step1, err = w.svc.Cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
+		return err
+	})
+	var done *CancelResult
+	timed("cancel step two", func() (err error) {
+		done, err = w.svc.Cancel(ctx, web, args("cancel_id", step1.CancelID, "code", w.lastCode("ada@example.com")))
+		return err
+	})
+	if done.Status != string(reservation.Cancelled) {
+		t.Fatalf("cancellation ended %s", done.Status)
+	}
+}
+
+// hungMail is a provider that never answers: a send ends only when its
+// context does, or after a long while.
+type hungMail struct{}
+
+func (hungMail) Send(ctx context.Context, _ message.Email) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(5 * time.Second):
+		return nil
+	}
+}
+
+// TestHungMailIsCutAtItsLimit: a code send that gets no answer is cut at
+// the mail limit. Its code may have arrived, so the start answers with
+// its booking_id and keeps the charge rather than refund and send again.
+func TestHungMailIsCutAtItsLimit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.svc.deadlines = Deadlines{MailSend: 300 * time.Millisecond}.withDefaults()
+	w.svc.mail = hungMail{}
+	began := time.Now()
+	res, err := w.svc.Start(context.Background(), web, stayArgs())
+	if took := time.Since(began); took > 2*time.Second {
+		t.Fatalf("start waited %v for a provider that never answers", took)
+	}
+	if err != nil || res.BookingID == "" {
+		t.Fatalf("start after an unanswered send = %s", refusalText(err))
+	}
+	if n := w.count(kindAdmission); n != 3 {
+		t.Fatalf("%d charges kept after an uncertain send, want 3", n)
+	}
 }

@@ -79,14 +79,14 @@ type admission struct {
 // acknowledged after the deadline is no allowance: it is refunded, being
 // known unused, and the caller sends nothing.
 func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (admission, error) {
-	admitCtx, cancel := within(ctx, s.deadlines.Admission)
-	defer cancel()
+	deadline := s.admitDeadline(ctx)
+	defer deadline.stop()
 	for range maxCASAttempts {
-		writes, adm, err := s.chargeWrites(admitCtx, now, budgets...)
+		writes, adm, err := s.chargeWrites(deadline.context(), now, budgets...)
 		if err != nil {
 			return admission{}, err
 		}
-		_, err = s.st.Apply(admitCtx, writes)
+		_, err = s.st.Apply(deadline.context(), writes)
 		var we *store.WriteError
 		if errors.As(err, &we) {
 			continue // another send claimed a place meanwhile: re-read
@@ -94,7 +94,7 @@ func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (
 		if err != nil {
 			return admission{}, err
 		}
-		if late := admitCtx.Err(); late != nil {
+		if deadline.passed() {
 			s.refund(ctx, adm, now)
 			return admission{}, errLateAdmission
 		}

@@ -235,24 +235,21 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	// identical concurrent starts exactly one creates them and sends, the
 	// others wait for its answer and charge nothing.
 	//
-	// The admission, the budget reads and the write that charges them,
-	// has its own deadline across every attempt: a charge acknowledged
-	// after it is no allowance, and no code is sent.
+	// The admission has its own deadline, started at the first budget
+	// read: a charge acknowledged after it is no allowance, and no code
+	// is sent.
 	var in intent
 	var code string
 	var adm admission
-	admitCtx, admitted := context.Context(nil), context.CancelFunc(func() {})
-	defer func() { admitted() }()
+	admitting := s.admitDeadline(ctx)
+	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
 			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		} else if ok {
 			return res, nil
 		}
-		if admitCtx == nil {
-			admitCtx, admitted = within(ctx, s.deadlines.Admission)
-		}
-		charges, a, err := s.chargeWrites(admitCtx, now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
+		charges, a, err := s.chargeWrites(admitting.context(), now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		if refusal := s.admissionRefusal(err, rt); refusal != nil {
 			return nil, refusal
 		}
@@ -270,13 +267,13 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			Salt:  salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime),
 			State: stateSending, Fingerprint: fingerprint, Mailbox: mailbox,
 		}
-		_, err = s.st.Apply(admitCtx, append([]store.Write{
+		_, err = s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindIntent, id, in, 0, now)},
 			{Op: store.OpCreate, Record: record(kindFingerprint, fingerprint, id, 0, now)},
 		}, charges...))
 		var we *store.WriteError
 		switch {
-		case err == nil && admitCtx.Err() != nil:
+		case err == nil && admitting.passed():
 			// Acknowledged too late: no allowance, so no send. The
 			// charges are known unused and go back, and the intent goes
 			// so that no identical start reports a code never sent.
@@ -297,7 +294,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		}
 		break
 	}
-	admitted()
+	admitting.stop()
 	if refusal := s.sendCode(ctx, now, &in, code, adm, rt); refusal != nil {
 		return nil, refusal
 	}
