@@ -214,7 +214,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	var err error
 	if d.ref == "" {
 		if d.ref, err = s.newReference(l); err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 	}
 	set, err := s.policy(ctx)
@@ -229,7 +229,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	}
 	if d.token == "" {
 		if d.token, err = s.randomHex(16); err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 	}
 	// The proved intent is never stored as such: it becomes its receipt
