@@ -3,6 +3,8 @@ package usp
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"frontdesk/config"
@@ -24,7 +26,8 @@ type Options struct {
 	Profiles *Profiles
 	// Authenticator checks privileged calls; nil refuses them all.
 	Authenticator Authenticator
-	// Keys are the public signing keys the profile publishes.
+	// Keys are the public signing keys the profile publishes at first;
+	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
 	Logger *slog.Logger
 }
@@ -37,7 +40,7 @@ type Business struct {
 	origin   string
 	profiles *Profiles
 	auth     Authenticator
-	keys     []SigningKey
+	keys     atomic.Pointer[[]SigningKey]
 	log      *slog.Logger
 	catalog  catalog
 }
@@ -65,11 +68,21 @@ func New(opts Options) (*Business, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Business{
+	b := &Business{
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
-		profiles: opts.Profiles, auth: opts.Authenticator, keys: opts.Keys,
+		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
-	}, nil
+	}
+	b.SetKeys(opts.Keys)
+	return b, nil
+}
+
+// SetKeys replaces the public signing keys the profile publishes. The key
+// set lives in the store and rotates while the process runs, so whoever
+// reads it (cmd/frontdesk) refreshes the profile through here.
+func (b *Business) SetKeys(keys []SigningKey) {
+	keys = slices.Clone(keys)
+	b.keys.Store(&keys)
 }
 
 // begin runs what every operation shares before its own work: access

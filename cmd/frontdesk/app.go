@@ -263,7 +263,10 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
-	return m.openUSP(m.Config.Deployment.PublicURL)
+	if err := m.openUSP(m.Config.Deployment.PublicURL); err != nil {
+		return err
+	}
+	return m.publishKeys(ctx)
 }
 
 // openMail builds the configured mail driver: the dev mailbox keeps mail
@@ -364,6 +367,8 @@ func (m *Main) Run(ctx context.Context) error {
 	stopORP := m.startORP(ctx)
 	stopSweep := m.startBookingSweep(ctx)
 	defer stopSweep()
+	stopUSP := m.startUSPWork(ctx)
+	defer stopUSP()
 	served := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { served <- srv.Serve(listeners[i]) }()
