@@ -11,6 +11,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
 	"frontdesk/pricing"
+	"frontdesk/store"
 )
 
 // Options configure a Business.
@@ -26,6 +27,9 @@ type Options struct {
 	Profiles *Profiles
 	// Authenticator checks privileged calls; nil refuses them all.
 	Authenticator Authenticator
+	// Store keeps identity bindings, idempotency records and the
+	// reservations holds and bookings are; nil refuses privileged calls.
+	Store store.Store
 	// Keys are the public signing keys the profile publishes at first;
 	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
@@ -43,6 +47,8 @@ type Business struct {
 	keys     atomic.Pointer[[]SigningKey]
 	log      *slog.Logger
 	catalog  catalog
+	st       store.Store
+	bindings *Bindings
 }
 
 // New builds the business side from the config. It fails only when the
@@ -72,6 +78,7 @@ func New(opts Options) (*Business, error) {
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
 		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
+		st: opts.Store, bindings: NewBindings(opts.Store),
 	}
 	b.SetKeys(opts.Keys)
 	return b, nil

@@ -115,6 +115,10 @@ const (
 	CodeServiceUnavailable     Code = "service_unavailable"
 	CodeServerError            Code = "server_error"
 	CodeServiceNotFound        Code = "service_not_found"
+	CodeProfileNotTrusted      Code = "profile_not_trusted"
+	CodeBookingNotFound        Code = "booking_not_found"
+	CodeIdempotencyConflict    Code = "idempotency_conflict"
+	CodeRevisionMismatch       Code = "revision_mismatch"
 )
 
 // wire is a protocol error's REST status and JSON-RPC number (§9.4.3).
@@ -136,7 +140,11 @@ var wires = map[Code]wire{
 	CodeServerError:            {http.StatusInternalServerError, -32603},
 	// A service named in the path that does not exist: 404, the same
 	// bucket as booking_not_found.
-	CodeServiceNotFound: {http.StatusNotFound, -32602},
+	CodeServiceNotFound:     {http.StatusNotFound, -32602},
+	CodeProfileNotTrusted:   {http.StatusForbidden, -32005},
+	CodeBookingNotFound:     {http.StatusNotFound, -32602},
+	CodeIdempotencyConflict: {http.StatusConflict, -32602},
+	CodeRevisionMismatch:    {http.StatusPreconditionFailed, -32002},
 }
 
 // HTTPStatus is the REST status of the code.

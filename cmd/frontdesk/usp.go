@@ -12,10 +12,14 @@ func (m *Main) openUSP(origin string) error {
 	if !m.Config.USP.Enabled {
 		return nil
 	}
-	b, err := usp.New(usp.Options{
+	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
-		Clock: m.Clock, Origin: origin, Logger: m.Logger,
-	})
+		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store,
+	}
+	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
+		opts.Authenticator = usp.Chain{keys}
+	}
+	b, err := usp.New(opts)
 	if err != nil {
 		return err
 	}
