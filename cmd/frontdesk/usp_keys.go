@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -148,17 +147,3 @@ func listKeys(ctx context.Context, ks keyset.Set, now time.Time, out io.Writer) 
 	return tw.Flush()
 }
 
-// startUSPWork runs what serve does for USP in the background until ctx
-// ends: re-publishing rotated signing keys. It returns a function that
-// stops it and waits.
-func (m *Main) startUSPWork(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	if m.usp != nil {
-		wg.Go(func() { m.refreshKeys(ctx) })
-	}
-	return func() {
-		cancel()
-		wg.Wait()
-	}
-}

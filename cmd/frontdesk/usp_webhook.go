@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"frontdesk/usp"
+	"frontdesk/usp/webhook"
+)
+
+// webhookEvery is how often serve looks for webhook events that are due:
+// the first attempt follows a transition within this much, and retries
+// land within it of their schedule.
+const webhookEvery = 5 * time.Second
+
+// outbox delivers the USP webhook events of the opened store.
+func (m *Main) outbox() *webhook.Outbox {
+	endpoints := map[string]string{}
+	for _, p := range m.Config.USP.Platforms {
+		endpoints[p.Name] = p.WebhookURL
+	}
+	return &webhook.Outbox{
+		Records: m.store,
+		Client:  usp.CallbackClient(m.Config.USP.AllowPrivateProfiles, nil),
+		Sign:    m.keySet(),
+		Endpoint: func(_ context.Context, platform string) (string, error) {
+			return endpoints[platform], nil
+		},
+		Clock: m.Clock, Logger: m.Logger,
+	}
+}
+
+// startUSPWork runs what serve does for USP in the background until ctx
+// ends: re-publishing rotated signing keys and delivering webhooks. It
+// returns a function that stops it and waits.
+func (m *Main) startUSPWork(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if m.usp != nil {
+		wg.Go(func() { m.refreshKeys(ctx) })
+		box := m.outbox()
+		wg.Go(func() { box.Run(ctx, webhookEvery) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}

@@ -1,0 +1,76 @@
+package reservation
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"frontdesk/store"
+)
+
+// OutboxKind is the record kind of events waiting to be delivered to the
+// platform a reservation came from. They are written in the same Apply as
+// the transition they announce, so an event exists exactly when its
+// transition committed; usp/webhook delivers and removes them.
+const OutboxKind = "usp-event"
+
+// Event is one lifecycle event of a USP platform's reservation, as the
+// outbox keeps it: what happened, to which reservation, when, and the
+// reservation as it was right after.
+type Event struct {
+	ID          string          `json:"event_id"` // the same on every delivery
+	Type        string          `json:"event"`    // booking.confirmed, booking.canceled, …
+	Platform    string          `json:"platform"`
+	Reference   string          `json:"reference"`
+	At          time.Time       `json:"at"`
+	Reservation json.RawMessage `json:"reservation"` // the stored form, after the transition
+}
+
+// eventTypes are the USP booking events (§5.4.1) each state announces
+// when a reservation enters it; states without one announce nothing.
+var eventTypes = map[State]string{
+	Confirmed: "booking.confirmed",
+	Declined:  "booking.canceled",
+	Cancelled: "booking.canceled",
+	Completed: "booking.completed",
+	NoShow:    "booking.no_show",
+	Moved:     "booking.rescheduled",
+}
+
+// Platform returns the USP platform of a "usp:<platform>" source.
+func (s Source) Platform() (string, bool) {
+	p, ok := strings.CutPrefix(string(s), "usp:")
+	return p, ok && p != ""
+}
+
+// EventID is the id of the event that the write of r at version announces:
+// a transition commits once per version, so a redelivery, a restart or a
+// second worker always carries the same id.
+func EventID(ref string, version int64) string {
+	return fmt.Sprintf("evt_%s_%010d", ref, version)
+}
+
+// Announce returns the outbox write for r having just entered its state,
+// where version is the version r is stored at by the same Apply. ok is
+// false when there is nothing to announce: the reservation did not come
+// from a USP platform, or its state has no event.
+func Announce(r Reservation, version int64, now time.Time) (w store.Write, ok bool) {
+	platform, isUSP := r.Source.Platform()
+	typ, has := eventTypes[r.State]
+	if !isUSP || !has {
+		return store.Write{}, false
+	}
+	snapshot, err := json.Marshal(r)
+	if err != nil {
+		panic(fmt.Sprintf("reservation: encode: %v", err)) // our own type always encodes
+	}
+	e := Event{ID: EventID(r.Reference, version), Type: typ, Platform: platform, Reference: r.Reference, At: now.UTC(), Reservation: snapshot}
+	v, err := json.Marshal(e)
+	if err != nil {
+		panic(fmt.Sprintf("reservation: encode event: %v", err))
+	}
+	// The id sorts by reference, then version, so listing the outbox in
+	// key order yields each reservation's events in causal order.
+	return store.Write{Op: store.OpCreate, Record: store.Record{Kind: OutboxKind, Key: e.ID, Value: v, UpdatedAt: now}}, true
+}
