@@ -146,4 +146,3 @@ func listKeys(ctx context.Context, ks keyset.Set, now time.Time, out io.Writer) 
 	}
 	return tw.Flush()
 }
-
