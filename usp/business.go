@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
@@ -30,6 +31,8 @@ type Options struct {
 	// Store keeps identity bindings, idempotency records and the
 	// reservations holds and bookings are; nil refuses privileged calls.
 	Store store.Store
+	// Bookings is the reservation core USP holds and bookings go through.
+	Bookings *booking.Service
 	// Keys are the public signing keys the profile publishes at first;
 	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
@@ -49,6 +52,8 @@ type Business struct {
 	catalog  catalog
 	st       store.Store
 	bindings *Bindings
+	bookings *booking.Service
+	pricer   *pricing.Pricer
 }
 
 // New builds the business side from the config. It fails only when the
@@ -78,7 +83,7 @@ func New(opts Options) (*Business, error) {
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
 		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
-		st: opts.Store, bindings: NewBindings(opts.Store),
+		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
 	}
 	b.SetKeys(opts.Keys)
 	return b, nil
@@ -96,15 +101,20 @@ func (b *Business) SetKeys(keys []SigningKey) {
 // control and negotiation with the caller's platform profile. A non-nil
 // outcome is the capabilities_incompatible business outcome; the
 // operation then answers its empty shape with that message.
-func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, *Message, error) {
+func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Principal, *Message, error) {
 	m, ok := MethodNamed(name)
 	if !ok {
-		return Meta{}, nil, &Error{Code: CodeServerError, Message: "The business could not process the request."}
+		return Meta{}, Principal{}, nil, &Error{Code: CodeServerError, Message: "The business could not process the request."}
 	}
-	if _, err := b.authorize(ctx, m, call); err != nil {
-		return Meta{}, nil, err
+	if m.Access != Public && !b.privileged() {
+		return Meta{}, Principal{}, nil, fail(CodeAuthenticationRequired, "%s needs an authenticated caller, and this business accepts none.", m.Name)
 	}
-	return b.negotiate(ctx, m.Capability, call.Profile)
+	p, err := b.authorize(ctx, m, call)
+	if err != nil {
+		return Meta{}, Principal{}, nil, err
+	}
+	meta, outcome, err := b.negotiate(ctx, m.Capability, call.Profile)
+	return meta, p, outcome, err
 }
 
 // negotiate computes the usp object of a response (§8.3, §8.4). Without a
@@ -112,7 +122,7 @@ func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, *Me
 // platform's version may not be newer than the business's; the active
 // capability is the shared one at the highest version both list.
 func (b *Business) negotiate(ctx context.Context, cap Capability, profileURI string) (Meta, *Message, error) {
-	own := capabilities()
+	own := b.capabilities()
 	if profileURI == "" {
 		return Meta{Version: Version, Capabilities: map[Capability][]CapabilityVersion{cap: {{Version: own[cap][0].Version}}}}, nil, nil
 	}

@@ -367,6 +367,7 @@ func (m *Main) Run(ctx context.Context) error {
 	stopORP := m.startORP(ctx)
 	stopSweep := m.startBookingSweep(ctx)
 	defer stopSweep()
+	defer m.startUSPSweep(ctx)()
 	stopUSP := m.startUSPWork(ctx)
 	defer stopUSP()
 	served := make(chan error, len(servers))

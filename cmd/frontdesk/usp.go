@@ -1,6 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
 	"frontdesk/inventory"
 	"frontdesk/pricing"
 	"frontdesk/usp"
@@ -8,13 +15,15 @@ import (
 
 // openUSP builds the business side of USP when the config enables it, on
 // the opened store; origin is the public origin the profile names.
+// Registered platforms authenticate with their API keys; without any,
+// only the public methods are served.
 func (m *Main) openUSP(origin string) error {
 	if !m.Config.USP.Enabled {
 		return nil
 	}
 	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
-		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store,
+		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
 	}
 	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
 		opts.Authenticator = usp.Chain{keys}
@@ -25,4 +34,58 @@ func (m *Main) openUSP(origin string) error {
 	}
 	m.usp = b
 	return nil
+}
+
+// uspSweepEvery is how often serve ends lapsed USP holds and pending
+// bookings: often, because an expired hold keeps its units until then
+// for anyone who does not read it.
+const uspSweepEvery = time.Minute
+
+// startUSPSweep runs the USP deadlines every minute until ctx ends. It
+// returns a function that stops it and waits for a pass in flight.
+func (m *Main) startUSPSweep(ctx context.Context) (stop func()) {
+	if m.usp == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(uspSweepEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, _, err := sweepUSP(ctx, m.usp); err != nil && !errors.Is(err, context.Canceled) {
+					m.Logger.Error("usp sweep", "err", err)
+				}
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// sweepUSP ends what is past its deadline and forgets idempotency keys
+// past their keep.
+func sweepUSP(ctx context.Context, b *usp.Business) (expired, purged int, err error) {
+	expired, err = b.Expire(ctx)
+	if err != nil {
+		return expired, 0, err
+	}
+	purged, err = b.PurgeIdempotency(ctx)
+	return expired, purged, err
+}
+
+// printUSPSweep runs one USP pass and prints its counts.
+func printUSPSweep(ctx context.Context, b *usp.Business, out io.Writer) error {
+	if b == nil {
+		return nil
+	}
+	expired, purged, err := sweepUSP(ctx, b)
+	fmt.Fprintf(out, "sweep: usp expired=%d idempotency_purged=%d\n", expired, purged)
+	return err
 }
