@@ -12,6 +12,7 @@ import (
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
+	"frontdesk/usp/credential"
 )
 
 // Buyer is the person booking (booking.json Buyer).
@@ -67,6 +68,12 @@ type BookingResult struct {
 	USP      Meta      `json:"usp"`
 	Booking  *Booking  `json:"booking,omitempty"`
 	Messages []Message `json:"messages"`
+	// Credential is the booking-scoped credential, on the creation that
+	// made the booking only: never on reads, never on a replay, and never
+	// in the idempotency record.
+	Credential *credential.Credential `json:"booking_scoped_credential,omitempty"`
+	// slotEnd is set by the run that created the booking.
+	slotEnd time.Time
 }
 
 // Created reports whether the result is a new booking (REST answers 201).
@@ -204,7 +211,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	return once(ctx, b, call, p, "usp_bookings_create", in, func() (*BookingResult, error) {
+	res, err = once(ctx, b, call, p, "usp_bookings_create", in, func() (*BookingResult, error) {
 		s, ok := b.catalog.get(in.ServiceID)
 		if !ok {
 			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
@@ -246,8 +253,13 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID)
 		res.Booking = b.view(r, d)
 		res.Messages = append(res.Messages, pendingNote())
+		res.slotEnd = w.end
 		return res, nil
 	})
+	if err == nil && res.Booking != nil && !res.slotEnd.IsZero() {
+		b.issueCredential(ctx, p, res)
+	}
+	return res, err
 }
 
 func pendingNote() Message {
@@ -316,6 +328,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
 		res.Booking = b.view(conv, d)
 		res.Messages = append(res.Messages, pendingNote())
+		res.slotEnd = w.end
 		return res, nil
 	}
 	return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)

@@ -33,6 +33,9 @@ type Options struct {
 	Store store.Store
 	// Bookings is the reservation core USP holds and bookings go through.
 	Bookings *booking.Service
+	// Credentials issues a booking-scoped credential with every booking a
+	// platform creates; nil issues none.
+	Credentials *BookingCredentials
 	// Keys are the public signing keys the profile publishes at first;
 	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
@@ -48,6 +51,7 @@ type Business struct {
 	profiles *Profiles
 	auth     Authenticator
 	keys     atomic.Pointer[[]SigningKey]
+	creds    *BookingCredentials
 	log      *slog.Logger
 	catalog  catalog
 	st       store.Store
@@ -66,14 +70,7 @@ func New(opts Options) (*Business, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Profiles == nil {
-		u := opts.Config.USP
-		opts.Profiles = NewProfiles(ProfileOptions{
-			AllowPrivate: u.AllowPrivateProfiles,
-			MaxBytes:     int64(u.ProfileMaxBytes),
-			Entries:      u.ProfileCacheEntries,
-			MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
-			Clock:        opts.Clock,
-		})
+		opts.Profiles = ConfiguredProfiles(opts.Config.USP, opts.Clock)
 	}
 	cat, err := buildCatalog(opts.Config, opts.Pricer)
 	if err != nil {
@@ -84,6 +81,7 @@ func New(opts Options) (*Business, error) {
 		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
+		creds: opts.Credentials,
 	}
 	b.SetKeys(opts.Keys)
 	return b, nil
@@ -164,4 +162,16 @@ func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) str
 		}
 	}
 	return best
+}
+
+// ConfiguredProfiles is the platform-profile fetcher the [usp] config
+// asks for, shared by negotiation and request-signature checks.
+func ConfiguredProfiles(u config.USP, clk clock.Clock) *Profiles {
+	return NewProfiles(ProfileOptions{
+		AllowPrivate: u.AllowPrivateProfiles,
+		MaxBytes:     int64(u.ProfileMaxBytes),
+		Entries:      u.ProfileCacheEntries,
+		MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
+		Clock:        clk,
+	})
 }

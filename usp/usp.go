@@ -178,6 +178,18 @@ var wires = map[Code]wire{
 	CodeBookingNotFound:     {http.StatusNotFound, -32602},
 	CodeIdempotencyConflict: {http.StatusConflict, -32602},
 	CodeRevisionMismatch:    {http.StatusPreconditionFailed, -32002},
+	// Signature and proof-of-possession failures (§9.4.3, §10.1.1).
+	"signature_missing":     {http.StatusUnauthorized, -32006},
+	"signature_invalid":     {http.StatusUnauthorized, -32006},
+	"signature_expired":     {http.StatusUnauthorized, -32006},
+	"key_not_found":         {http.StatusUnauthorized, -32006},
+	"digest_mismatch":       {http.StatusBadRequest, -32600},
+	"algorithm_unsupported": {http.StatusBadRequest, -32600},
+	"pop_proof_missing":     {http.StatusUnauthorized, -32001},
+	"pop_proof_invalid":     {http.StatusUnauthorized, -32001},
+	"pop_key_mismatch":      {http.StatusUnauthorized, -32001},
+	"pop_proof_replayed":    {http.StatusUnauthorized, -32001},
+	"proof_nonce_required":  {http.StatusUnauthorized, -32001},
 }
 
 // HTTPStatus is the REST status of the code.

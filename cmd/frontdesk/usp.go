@@ -24,10 +24,9 @@ func (m *Main) openUSP(origin string) error {
 	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
 		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
+		Profiles: usp.ConfiguredProfiles(m.Config.USP, m.Clock),
 	}
-	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
-		opts.Authenticator = usp.Chain{keys}
-	}
+	m.uspAuth(&opts)
 	b, err := usp.New(opts)
 	if err != nil {
 		return err

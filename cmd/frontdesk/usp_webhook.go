@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"frontdesk/usp"
+	"frontdesk/usp/pop"
 	"frontdesk/usp/webhook"
 )
 
@@ -41,9 +42,28 @@ func (m *Main) startUSPWork(ctx context.Context) (stop func()) {
 		wg.Go(func() { m.refreshKeys(ctx) })
 		box := m.outbox()
 		wg.Go(func() { box.Run(ctx, webhookEvery) })
+		wg.Go(func() { m.sweepProofs(ctx) })
 	}
 	return func() {
 		cancel()
 		wg.Wait()
+	}
+}
+
+// sweepProofs forgets the jti of proofs too old to be accepted again,
+// every minute, so the replay cache stays as small as its window.
+func (m *Main) sweepProofs(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	replay := pop.StoreReplay{Records: m.store}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := replay.Sweep(ctx, m.Clock.Now()); err != nil && ctx.Err() == nil {
+				m.Logger.Error("usp proof replay sweep", "err", err)
+			}
+		}
 	}
 }
