@@ -430,8 +430,12 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 	})
 }
 
+// invalidTransition is the outcome of §5.1.1's "No" cells. §9.4.2 gives
+// it the severity unrecoverable, which the snapshot's Message schema does
+// not accept; severity is optional, so it is left out, as for
+// capabilities_incompatible.
 func invalidTransition(from string, op string) *Message {
-	return outcomeMsg("invalid_transition", fmt.Sprintf("A %s booking cannot be %s.", from, op), "unrecoverable")
+	return outcomeMsg("invalid_transition", fmt.Sprintf("A %s booking cannot be %s.", from, op), "")
 }
 
 // UpdateBooking changes the buyer, recipient or notes (§5.3.3); a booking
@@ -501,8 +505,11 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		case !r.State.CanMove(reservation.Confirmed):
 			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		default:
-			r, _, err = b.bookings.Decide(ctx, booking.Decision{Reference: r.Reference, To: reservation.Confirmed, By: p.Staff})
-			if err != nil {
+			if _, _, err = b.bookings.Decide(ctx, booking.Decision{Reference: r.Reference, To: reservation.Confirmed, By: p.Staff}); err != nil {
+				return nil, fmt.Errorf("confirm booking: %w", err)
+			}
+			// Read it back for the version the decision wrote.
+			if r, err = reservation.Get(ctx, b.st, r.Reference); err != nil {
 				return nil, fmt.Errorf("confirm booking: %w", err)
 			}
 		}
