@@ -23,6 +23,7 @@ type Event struct {
 	Type        string          `json:"event"`    // booking.confirmed, booking.canceled, …
 	Platform    string          `json:"platform"`
 	Reference   string          `json:"reference"`
+	Version     int64           `json:"version"` // the reservation's version after the transition
 	At          time.Time       `json:"at"`
 	Reservation json.RawMessage `json:"reservation"` // the stored form, after the transition
 }
@@ -56,16 +57,25 @@ func EventID(ref string, version int64) string {
 // false when there is nothing to announce: the reservation did not come
 // from a USP platform, or its state has no event.
 func Announce(r Reservation, version int64, now time.Time) (w store.Write, ok bool) {
-	platform, isUSP := r.Source.Platform()
 	typ, has := eventTypes[r.State]
-	if !isUSP || !has {
+	if !has {
+		return store.Write{}, false
+	}
+	return AnnounceAs(r, typ, version, now)
+}
+
+// AnnounceAs is Announce for a change the state does not name, such as a
+// reschedule that keeps the state: typ is the USP event type.
+func AnnounceAs(r Reservation, typ string, version int64, now time.Time) (w store.Write, ok bool) {
+	platform, isUSP := r.Source.Platform()
+	if !isUSP {
 		return store.Write{}, false
 	}
 	snapshot, err := json.Marshal(r)
 	if err != nil {
 		panic(fmt.Sprintf("reservation: encode: %v", err)) // our own type always encodes
 	}
-	e := Event{ID: EventID(r.Reference, version), Type: typ, Platform: platform, Reference: r.Reference, At: now.UTC(), Reservation: snapshot}
+	e := Event{ID: EventID(r.Reference, version), Type: typ, Platform: platform, Reference: r.Reference, Version: version, At: now.UTC(), Reservation: snapshot}
 	v, err := json.Marshal(e)
 	if err != nil {
 		panic(fmt.Sprintf("reservation: encode event: %v", err))

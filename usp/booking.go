@@ -578,6 +578,9 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 			store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}},
 			store.Write{Op: store.OpHold, Hold: &h},
 			reservation.Save(moved, now))
+		if ev, ok := reservation.AnnounceAs(moved, "booking.rescheduled", r.Version+1, now); ok {
+			writes = append(writes, ev) // the platform hears of it from the webhook outbox
+		}
 		return moved, d, writes, nil, nil
 	})
 }

@@ -68,6 +68,9 @@ type Main struct {
 	ready chan struct{}
 
 	usp *usp.Business // set by openUSP when the config enables USP
+	// uspProfiles, when set, fetches platform profiles instead of the
+	// configured fetcher: tests serve them over TLS with their own roots.
+	uspProfiles *usp.Profiles
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*

@@ -24,7 +24,10 @@ func (m *Main) openUSP(origin string) error {
 	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
 		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
-		Profiles: usp.ConfiguredProfiles(m.Config.USP, m.Clock),
+		Profiles: m.uspProfiles,
+	}
+	if opts.Profiles == nil {
+		opts.Profiles = usp.ConfiguredProfiles(m.Config.USP, m.Clock)
 	}
 	m.uspAuth(&opts)
 	b, err := usp.New(opts)

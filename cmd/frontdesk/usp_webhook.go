@@ -16,19 +16,16 @@ import (
 const webhookEvery = 5 * time.Second
 
 // outbox delivers the USP webhook events of the opened store.
+// Bodies are the bookings as USP renders them, and each platform's URL
+// is its registered webhook_url or its profile's.
 func (m *Main) outbox() *webhook.Outbox {
-	endpoints := map[string]string{}
-	for _, p := range m.Config.USP.Platforms {
-		endpoints[p.Name] = p.WebhookURL
-	}
 	return &webhook.Outbox{
-		Records: m.store,
-		Client:  usp.CallbackClient(m.Config.USP.AllowPrivateProfiles, nil),
-		Sign:    m.keySet(),
-		Endpoint: func(_ context.Context, platform string) (string, error) {
-			return endpoints[platform], nil
-		},
-		Clock: m.Clock, Logger: m.Logger,
+		Records:  m.store,
+		Client:   usp.CallbackClient(m.Config.USP.AllowPrivateProfiles, nil),
+		Sign:     m.keySet(),
+		Endpoint: m.usp.WebhookURL,
+		Render:   m.usp.EventBody,
+		Clock:    m.Clock, Logger: m.Logger,
 	}
 }
 

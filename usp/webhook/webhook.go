@@ -190,18 +190,22 @@ func (o *Outbox) deliver(ctx context.Context, now time.Time, rec store.Record, r
 	if first && o.Notify != nil {
 		o.Notify(ctx, r.Platform, body)
 	}
-	url := ""
+	url, failure := "", ""
 	if o.Endpoint != nil {
 		if url, err = o.Endpoint(ctx, r.Platform); err != nil {
-			return false, fmt.Errorf("webhook endpoint of %s: %w", r.Platform, err)
+			// The platform's profile may be down for a moment: a failed
+			// attempt like any other.
+			failure = "endpoint: " + err.Error()
 		}
 	}
-	if url == "" {
+	if url == "" && failure == "" {
 		res.Dropped++
 		o.log().Debug("no webhook url", "platform", r.Platform, "event_id", r.ID)
 		return true, o.remove(ctx, claimed)
 	}
-	failure := o.post(ctx, now, url, body)
+	if failure == "" {
+		failure = o.post(ctx, now, url, body)
+	}
 	if failure == "" {
 		res.Delivered++
 		o.log().Info("webhook delivered", "platform", r.Platform, "event", r.Type, "event_id", r.ID, "attempt", r.Attempts+1)
