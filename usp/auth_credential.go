@@ -150,3 +150,18 @@ func (b *Business) issueCredential(ctx context.Context, p Principal, res *Bookin
 	}
 	res.Credential = cred
 }
+
+// Sweep deletes the credentials that open nothing any more: expired ones
+// and those of bookings that reached a terminal status or are gone.
+func (c *BookingCredentials) Sweep(ctx context.Context) (int, error) {
+	return c.Issuer.Sweep(ctx, c.Clock.Now(), func(ctx context.Context, ref string) (bool, error) {
+		r, err := reservation.Get(ctx, c.Reservations, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return r.State.Terminal(), nil
+	})
+}

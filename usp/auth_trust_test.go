@@ -57,6 +57,7 @@ type trustBusiness struct {
 	plat            *usptest.Platforms
 	clock           *clock.Fixed
 	signer          *ecdsa.PrivateKey // the signing platform's key, published at /signed.json
+	creds           *usp.BookingCredentials
 }
 
 func startTrust(t *testing.T) *trustBusiness {
@@ -110,7 +111,7 @@ func startTrust(t *testing.T) *trustBusiness {
 	t.Cleanup(mcpSrv.Close)
 	restSrv := httptest.NewServer((&usphttp.Handler{Business: b}).Routes())
 	t.Cleanup(restSrv.Close)
-	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer}
+	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds}
 }
 
 // keyPlatform is a platform that generated its own Ed25519 key and
@@ -370,6 +371,13 @@ func TestProofOfPossessionOverMCP(t *testing.T) {
 	}
 	_, err = a.signed(t, "usp_bookings_get", map[string]any{"booking_id": id}, value)
 	refusedWith(t, "credential of a cancelled booking", err, "authentication_required")
+	// The sweep then deletes it, and only it.
+	if n, err := tb.creds.Sweep(context.Background()); err != nil || n != 1 {
+		t.Fatalf("credential sweep = %d, %v; want the cancelled booking's one", n, err)
+	}
+	if got, err := b.signed(t, "usp_bookings_get", map[string]any{"booking_id": made["booking"].(map[string]any)["id"]}, bValue); err != nil || got["booking"] == nil {
+		t.Fatalf("a live booking's credential after the sweep: %v %v", got, err)
+	}
 }
 
 // rest is one REST request of a test platform.

@@ -71,6 +71,8 @@ type Main struct {
 	// uspProfiles, when set, fetches platform profiles instead of the
 	// configured fetcher: tests serve them over TLS with their own roots.
 	uspProfiles *usp.Profiles
+	// uspCredentials issues and sweeps booking-scoped credentials.
+	uspCredentials *usp.BookingCredentials
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*

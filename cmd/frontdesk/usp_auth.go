@@ -32,4 +32,5 @@ func (m *Main) uspAuth(opts *usp.Options) {
 		chain = append(chain, keys)
 	}
 	opts.Authenticator, opts.Credentials = chain, creds
+	m.uspCredentials = creds
 }

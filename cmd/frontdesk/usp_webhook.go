@@ -40,6 +40,7 @@ func (m *Main) startUSPWork(ctx context.Context) (stop func()) {
 		box := m.outbox()
 		wg.Go(func() { box.Run(ctx, webhookEvery) })
 		wg.Go(func() { m.sweepProofs(ctx) })
+		wg.Go(func() { m.sweepCredentials(ctx) })
 	}
 	return func() {
 		cancel()
@@ -60,6 +61,26 @@ func (m *Main) sweepProofs(ctx context.Context) {
 		case <-t.C:
 			if _, err := replay.Sweep(ctx, m.Clock.Now()); err != nil && ctx.Err() == nil {
 				m.Logger.Error("usp proof replay sweep", "err", err)
+			}
+		}
+	}
+}
+
+// credentialSweepEvery is how often serve deletes the booking-scoped
+// credentials that open nothing any more; they are refused from the
+// moment their booking ends, so this only keeps the store small.
+const credentialSweepEvery = 15 * time.Minute
+
+func (m *Main) sweepCredentials(ctx context.Context) {
+	t := time.NewTicker(credentialSweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := m.uspCredentials.Sweep(ctx); err != nil && ctx.Err() == nil {
+				m.Logger.Error("usp credential sweep", "err", err)
 			}
 		}
 	}
