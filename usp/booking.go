@@ -239,6 +239,9 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		}
 		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
 		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now)
+		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
+			r, err = b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now)
+		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
 			if err != nil {

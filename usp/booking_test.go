@@ -465,7 +465,7 @@ func TestIdempotencyKeysSurviveARestart(t *testing.T) {
 }
 
 func TestBookingsAreNotServedWithoutAnAuthenticator(t *testing.T) {
-	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, nil, nil)
+	b := usptest.NewBusiness(t, usptest.PublicOnly(config.Demo()), usptest.Now, nil, nil)
 	for _, m := range b.Served() {
 		if m.Access != usp.Public {
 			t.Errorf("%s served without an authenticator", m.Name)

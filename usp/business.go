@@ -2,6 +2,7 @@ package usp
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -26,6 +27,10 @@ type Options struct {
 	Origin string
 	// Profiles fetches platform profiles; nil builds one from Config.USP.
 	Profiles *Profiles
+	// ProfileRootCAs, when set, replaces the system roots of the profile
+	// fetcher built from Config.USP: end-to-end tests serve platform
+	// profiles with their own certificate.
+	ProfileRootCAs *x509.CertPool
 	// Authenticator checks privileged calls; nil refuses them all.
 	Authenticator Authenticator
 	// Store keeps identity bindings, idempotency records and the
@@ -70,7 +75,7 @@ func New(opts Options) (*Business, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Profiles == nil {
-		opts.Profiles = ConfiguredProfiles(opts.Config.USP, opts.Clock)
+		opts.Profiles = ConfiguredProfiles(opts.Config.USP, opts.Clock, opts.ProfileRootCAs)
 	}
 	cat, err := buildCatalog(opts.Config, opts.Pricer)
 	if err != nil {
@@ -166,12 +171,13 @@ func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) str
 
 // ConfiguredProfiles is the platform-profile fetcher the [usp] config
 // asks for, shared by negotiation and request-signature checks.
-func ConfiguredProfiles(u config.USP, clk clock.Clock) *Profiles {
+func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool) *Profiles {
 	return NewProfiles(ProfileOptions{
 		AllowPrivate: u.AllowPrivateProfiles,
 		MaxBytes:     int64(u.ProfileMaxBytes),
 		Entries:      u.ProfileCacheEntries,
 		MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
 		Clock:        clk,
+		RootCAs:      roots,
 	})
 }

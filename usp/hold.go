@@ -235,7 +235,13 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 			return res, nil
 		}
 		d := detail{Kind: "hold", ServiceID: s.ID, SlotID: w.id, Spots: spots, HoldExpires: now.Add(HoldTTL)}
-		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, "", now)
+		// Staff lists show the hold among reservations awaiting them; the
+		// note says it is not a booking yet.
+		note := fmt.Sprintf("USP hold by %s until %s: not a booking yet; it becomes one or lapses by itself.", p.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
+		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now)
+		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
+			r, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now)
+		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
 			if err != nil {
@@ -433,6 +439,17 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 		d, _ = detailOf(fresh)
 	}
 	return r, d, fmt.Errorf("settle reservation: %w", store.ErrConflict)
+}
+
+// expireLapsed ends lapsed holds and bookings before a refusal for want of
+// places, so a place a lapsed hold still keeps is not refused in the
+// minute before the sweep frees it. It reports whether it ended any.
+func (b *Business) expireLapsed(ctx context.Context) bool {
+	n, err := b.Expire(ctx)
+	if err != nil {
+		b.log.WarnContext(ctx, "usp expiry before a refusal", "err", err)
+	}
+	return n > 0
 }
 
 // Expire runs the deadlines of every USP hold and pending booking whose

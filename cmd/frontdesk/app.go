@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -64,13 +65,13 @@ type Main struct {
 	devMail       *mail.Dev // set when the mail driver is dev
 	orp           *orpState // set by mountORP when the config enables ORP
 	// Rand is the random source; nil means crypto/rand.
-	Rand  io.Reader
-	ready chan struct{}
+	Rand io.Reader
+	// USPRootCAs, when set, are the only roots platform profiles are
+	// fetched under: tests serve them with their own certificate.
+	USPRootCAs *x509.CertPool
+	ready      chan struct{}
 
 	usp *usp.Business // set by openUSP when the config enables USP
-	// uspProfiles, when set, fetches platform profiles instead of the
-	// configured fetcher: tests serve them over TLS with their own roots.
-	uspProfiles *usp.Profiles
 	// uspCredentials issues and sweeps booking-scoped credentials.
 	uspCredentials *usp.BookingCredentials
 }

@@ -10,6 +10,7 @@ import (
 
 	"frontdesk/inventory"
 	"frontdesk/pricing"
+	"frontdesk/staff"
 	"frontdesk/usp"
 )
 
@@ -24,10 +25,24 @@ func (m *Main) openUSP(origin string) error {
 	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
 		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
-		Profiles: m.uspProfiles,
+		ProfileRootCAs: m.USPRootCAs,
 	}
-	if opts.Profiles == nil {
-		opts.Profiles = usp.ConfiguredProfiles(m.Config.USP, m.Clock)
+	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
+		// Staff confirm USP bookings with their staff-screen session; an
+		// owner's session only, as a clerk's scope is per location.
+		logins := &lazyLogins{open: func() (*staff.Service, error) {
+			return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
+		}}
+		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: func(ctx context.Context, token string) (string, error) {
+			_, u, err := logins.Session(ctx, token)
+			if err != nil {
+				return "", err
+			}
+			if u.Role != staff.Owner {
+				return "", errors.New("usp: only an owner's session confirms over USP")
+			}
+			return u.Username, nil
+		}}}
 	}
 	m.uspAuth(&opts)
 	b, err := usp.New(opts)

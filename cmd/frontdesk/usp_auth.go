@@ -8,11 +8,12 @@ import (
 	"frontdesk/usp/pop"
 )
 
-// uspAuth sets the authenticators of privileged USP calls on opts, in the
-// order they must be tried: a presented booking-scoped credential first,
-// so that one bound to a key is never taken for anything but itself; then
-// a bare proof of possession, a request signature by a key of the caller's
-// profile, and the API keys of registered platforms.
+// uspAuth puts the trust mechanisms in front of the authenticators opts
+// already has, in the order they must be tried: a presented
+// booking-scoped credential first, so that one bound to a key is never
+// taken for anything but itself; then a bare proof of possession and a
+// request signature by a key of the caller's profile; then the API keys
+// of registered platforms and staff sessions.
 func (m *Main) uspAuth(opts *usp.Options) {
 	origin := strings.TrimSuffix(opts.Origin, "/")
 	verifier := &pop.Verifier{
@@ -23,13 +24,23 @@ func (m *Main) uspAuth(opts *usp.Options) {
 		Issuer:   credential.Issuer{Records: m.store, Rand: m.Rand},
 		Verifier: verifier, Reservations: m.store, Origin: origin, Clock: m.Clock,
 	}
+	if opts.Profiles == nil {
+		// One fetcher for negotiation and signature keys, so a profile
+		// is fetched once for both.
+		opts.Profiles = usp.ConfiguredProfiles(m.Config.USP, m.Clock, opts.ProfileRootCAs)
+	}
 	chain := usp.Chain{
 		creds,
 		&usp.KeyProofs{Verifier: verifier, Origin: origin, Clock: m.Clock},
 		&usp.RequestSignatures{Profiles: opts.Profiles, Clock: m.Clock},
 	}
-	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
-		chain = append(chain, keys)
+	// The API keys of registered platforms and staff sessions come after.
+	switch a := opts.Authenticator.(type) {
+	case usp.Chain:
+		chain = append(chain, a...)
+	case nil:
+	default:
+		chain = append(chain, a)
 	}
 	opts.Authenticator, opts.Credentials = chain, creds
 	m.uspCredentials = creds

@@ -81,7 +81,7 @@ func TestPlatformHearsOfStaffConfirmation(t *testing.T) {
 	c.USP.AllowPrivateProfiles = true
 	c.USP.Platforms = append(c.USP.Platforms, config.USPPlatform{Name: "hookplatform", APIKeyHashes: []string{usp.HashAPIKey("hook-key")}, WebhookURL: hook.URL + "/webhooks/usp"})
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard, ready: make(chan struct{}),
-		uspProfiles: usp.NewProfiles(usp.ProfileOptions{AllowPrivate: true, RootCAs: plat.Roots(), Clock: clk})}
+		USPRootCAs: plat.Roots()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()

@@ -122,9 +122,16 @@ const (
 // Bearer is the Authorization header of the registered platform.
 const Bearer = "Bearer " + APIKey
 
-// WithPlatform registers the test platform on cfg.
+// PublicOnly takes every registered platform off cfg, so that only the
+// public methods are served.
+func PublicOnly(cfg config.Config) config.Config {
+	cfg.USP.Platforms = nil
+	return cfg
+}
+
+// WithPlatform registers the test platform on cfg, alone.
 func WithPlatform(cfg config.Config) config.Config {
-	cfg.USP.Platforms = append(cfg.USP.Platforms, config.USPPlatform{Name: PlatformName, APIKeyHashes: []string{usp.HashAPIKey(APIKey)}})
+	cfg.USP.Platforms = append([]config.USPPlatform(nil), config.USPPlatform{Name: PlatformName, APIKeyHashes: []string{usp.HashAPIKey(APIKey)}})
 	return cfg
 }
 
