@@ -12,6 +12,7 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 	c.USP.ProfileCacheMaxSeconds = 30
 	c.USP.ProfileMaxBytes = 1000
 	c.USP.KeyLeadMinutes = -1
+	c.USP.AllowPrivateProfiles = false // plain http webhooks are for development only
 	c.USP.KeyGraceDays = 3
 	c.USP.Platforms = []USPPlatform{
 		{Name: "Acme Platform", APIKeyHashes: []string{key}},
