@@ -32,11 +32,13 @@ import (
 	"frontdesk/mail"
 	"frontdesk/mcptools"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/sqlite"
 	"frontdesk/usp"
 	"frontdesk/usp/credential"
 	"frontdesk/usp/pop"
 	"frontdesk/usp/usptest"
+	"frontdesk/usp/webhook"
 	"frontdesk/usphttp"
 )
 
@@ -58,6 +60,8 @@ type trustBusiness struct {
 	clock           *clock.Fixed
 	signer          *ecdsa.PrivateKey // the signing platform's key, published at /signed.json
 	creds           *usp.BookingCredentials
+	business        *usp.Business
+	store           *sqlite.DB
 }
 
 func startTrust(t *testing.T) *trustBusiness {
@@ -74,7 +78,8 @@ func startTrust(t *testing.T) *trustBusiness {
 	pk.Use, pk.Alg = "sig", "ES256"
 	keys, _ := json.Marshal([]jwk.Public{pk})
 	signed := strings.TrimSuffix(bookingsProfile, "}") + `,"keys":` + string(keys) + `}`
-	plat := usptest.NewPlatforms(t, map[string]string{"/pop.json": bookingsProfile, "/other.json": bookingsProfile, "/signed.json": signed})
+	hooked := strings.TrimSuffix(bookingsProfile, "}") + `,"webhook_url":"https://hooks.platform.example/usp"}`
+	plat := usptest.NewPlatforms(t, map[string]string{"/pop.json": bookingsProfile, "/other.json": bookingsProfile, "/signed.json": signed, "/hooked.json": hooked})
 
 	cfg := usptest.WithPlatform(config.Demo())
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
@@ -111,7 +116,7 @@ func startTrust(t *testing.T) *trustBusiness {
 	t.Cleanup(mcpSrv.Close)
 	restSrv := httptest.NewServer((&usphttp.Handler{Business: b}).Routes())
 	t.Cleanup(restSrv.Close)
-	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds}
+	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds, business: b, store: st}
 }
 
 // keyPlatform is a platform that generated its own Ed25519 key and
@@ -532,4 +537,64 @@ func TestSignedRequestsAndDPoPOverREST(t *testing.T) {
 	sign(t, r, "", "platform-2026", tb.signer)
 	status, doc = tb.send(t, r)
 	problem(t, "another platform's booking", status, doc, 404, "booking_not_found")
+}
+
+// TestWebhooksOfAKeyPlatform: a platform known only by its key gets its
+// webhooks at the webhook_url of the profile its key presented; the end
+// of a hold is no booking event, while the cancellation of a booking
+// renders as a BookingEvent with the booking in data.
+func TestWebhooksOfAKeyPlatform(t *testing.T) {
+	tb := startTrust(t)
+	schemas := uspspec.Load(t)
+	p := tb.keyPlatform(t, 4, "/hooked.json")
+	ctx := context.Background()
+	if url, err := tb.business.WebhookURL(ctx, "key-"+p.jkt); err != nil || url != "" {
+		t.Fatalf("before any call: %q, %v; want none", url, err)
+	}
+	slot := shuttleSlot(t, p, 4)
+	hold, err := p.signed(t, "usp_availability_hold", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": slot}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.signed(t, "usp_availability_release", map[string]any{"hold_id": hold["hold"].(map[string]any)["id"]}, ""); err != nil {
+		t.Fatal(err)
+	}
+	made, err := p.signed(t, "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": slot, "buyer": buyer()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.signed(t, "usp_bookings_cancel", map[string]any{"booking_id": made["booking"].(map[string]any)["id"]}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if url, err := tb.business.WebhookURL(ctx, "key-"+p.jkt); err != nil || url != "https://hooks.platform.example/usp" {
+		t.Fatalf("webhook url = %q, %v", url, err)
+	}
+	recs, err := tb.store.List(ctx, reservation.OutboxKind, "", "", 100)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("outbox = %d events, %v; want the hold's end and the cancellation", len(recs), err)
+	}
+	var bodies int
+	for _, rec := range recs {
+		var e reservation.Event
+		json.Unmarshal(rec.Value, &e)
+		body, err := tb.business.EventBody(ctx, e)
+		if errors.Is(err, webhook.ErrSkip) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies++
+		schemas.Check(t, "https://usp-protocol.dev/schemas/services/webhook_event.json#/$defs/BookingEvent", body)
+		var ev webhook.BookingEvent
+		json.Unmarshal(body, &ev)
+		var data map[string]any
+		json.Unmarshal(ev.Data, &data)
+		if ev.Event != "booking.canceled" || ev.BookingID != made["booking"].(map[string]any)["id"] || data["status"] != "canceled" || ev.EventID != e.ID {
+			t.Fatalf("event body %s", body)
+		}
+	}
+	if bodies != 1 {
+		t.Fatalf("%d events rendered, want the cancellation only", bodies)
+	}
 }
