@@ -170,7 +170,7 @@ func NewUSP(b *usp.Business, opts Options) *mcp.Server {
 		name := m.Name
 		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
-			res, err := callUSP(ctx, b, name, req)
+			res, err := callUSP(withSession(ctx, req.Session), b, name, req)
 			outcome := "ok"
 			if err != nil {
 				e, internal := usp.AsError(err)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,6 +63,7 @@ type trustBusiness struct {
 	creds           *usp.BookingCredentials
 	business        *usp.Business
 	store           *sqlite.DB
+	webhooks        *mcptools.Webhooks
 }
 
 func startTrust(t *testing.T) *trustBusiness {
@@ -105,18 +107,19 @@ func startTrust(t *testing.T) *trustBusiness {
 			return "", errors.New("no session")
 		}},
 	}
+	wh := mcptools.NewWebhooks()
 	b, err := usp.New(usp.Options{
 		Config: cfg, Inventory: inventory.New(st), Pricer: pricer, Clock: clk, Origin: usptest.Origin, Profiles: profiles,
-		Store: st, Bookings: bookings, Authenticator: chain, Credentials: creds,
+		Store: st, Bookings: bookings, Authenticator: chain, Credentials: creds, Observe: wh.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpSrv := httptest.NewServer(mcptools.Handler(mcptools.NewUSP(b, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
+	mcpSrv := httptest.NewServer(mcptools.Handler(mcptools.NewUSP(b, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}, Webhooks: wh}))
 	t.Cleanup(mcpSrv.Close)
 	restSrv := httptest.NewServer((&usphttp.Handler{Business: b}).Routes())
 	t.Cleanup(restSrv.Close)
-	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds, business: b, store: st}
+	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds, business: b, store: st, webhooks: wh}
 }
 
 // keyPlatform is a platform that generated its own Ed25519 key and
@@ -596,5 +599,113 @@ func TestWebhooksOfAKeyPlatform(t *testing.T) {
 	}
 	if bodies != 1 {
 		t.Fatalf("%d events rendered, want the cancellation only", bodies)
+	}
+}
+
+// rawMCP is an MCP session over plain HTTP, as any client makes it, so
+// that the test sees every message the server sends, notifications of
+// methods no SDK knows included.
+type rawMCP struct {
+	t   *testing.T
+	url string
+	id  string
+}
+
+func (m *rawMCP) post(body string) (*http.Response, string) {
+	m.t.Helper()
+	r, _ := http.NewRequest("POST", m.url, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if m.id != "" {
+		r.Header.Set("Mcp-Session-Id", m.id)
+		r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp, string(raw)
+}
+
+// TestWebhookReachesThePlatformsMCPSession: a session on which a platform
+// authenticated a privileged call receives that platform's webhooks as
+// usp_webhook notifications without an id on its open stream; another
+// platform's session does not.
+func TestWebhookReachesThePlatformsMCPSession(t *testing.T) {
+	tb := startTrust(t)
+	p := tb.keyPlatform(t, 5, "/pop.json")
+	m := &rawMCP{t: t, url: tb.mcpURL}
+	resp, body := m.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m.id = resp.Header.Get("Mcp-Session-Id"); m.id == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	m.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	get, _ := http.NewRequestWithContext(ctx, "GET", m.url, nil)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", m.id)
+	get.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	stream, err := http.DefaultClient.Do(get)
+	if err != nil || stream.StatusCode != 200 {
+		t.Fatalf("GET stream: %v %v", err, stream)
+	}
+	defer stream.Body.Close()
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		buf := make([]byte, 64<<10)
+		var pending string
+		for {
+			n, err := stream.Body.Read(buf)
+			pending += string(buf[:n])
+			for {
+				i := strings.Index(pending, "\n")
+				if i < 0 {
+					break
+				}
+				if line := pending[:i]; strings.HasPrefix(line, "data: ") {
+					lines <- strings.TrimPrefix(line, "data: ")
+				}
+				pending = pending[i+1:]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	// Before any privileged call the session is nobody's.
+	if n := tb.webhooks.Notify(ctx, "key-"+p.jkt, []byte(`{"event":"booking.confirmed"}`)); n != 0 {
+		t.Fatalf("an anonymous session got %d notifications", n)
+	}
+	args := p.args(map[string]any{"service_id": "svc_airport_shuttle", "slot_id": shuttleSlot(t, p, 5)})
+	proof, _ := pop.Sign(p.priv, pop.MCP, p.claims(t, "usp_availability_hold", args, ""))
+	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+		"name": "usp_availability_hold", "arguments": authorize(args, usp.MechanismPoP, "", proof)}})
+	if resp, body := m.post(string(call)); resp.StatusCode != 200 || !strings.Contains(body, `"hold"`) {
+		t.Fatalf("hold on the raw session: %d %s", resp.StatusCode, body)
+	}
+	if n := tb.webhooks.Notify(ctx, "key-someone-else", []byte(`{}`)); n != 0 {
+		t.Fatalf("another platform's webhook reached %d streams", n)
+	}
+	payload := `{"event":"booking.confirmed","event_id":"evt_X_0000000002","booking_id":"X","timestamp":"2026-03-01T12:00:00Z"}`
+	if n := tb.webhooks.Notify(ctx, "key-"+p.jkt, []byte(payload)); n != 1 {
+		t.Fatalf("the platform's webhook reached %d streams, want 1", n)
+	}
+	select {
+	case line := <-lines:
+		var msg map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("not JSON: %s", line)
+		}
+		if _, hasID := msg["id"]; hasID || string(msg["method"]) != `"usp_webhook"` || string(msg["params"]) != payload {
+			t.Fatalf("notification = %s", line)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notification on the stream")
 	}
 }

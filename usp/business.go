@@ -38,6 +38,10 @@ type Options struct {
 	Store store.Store
 	// Bookings is the reservation core USP holds and bookings go through.
 	Bookings *booking.Service
+	// Observe, when set, hears of every platform principal a privileged
+	// call authenticated, with the call's context: the MCP binding learns
+	// which platform a session acts for, to offer it its webhooks.
+	Observe func(ctx context.Context, p Principal)
 	// Credentials issues a booking-scoped credential with every booking a
 	// platform creates; nil issues none.
 	Credentials *BookingCredentials
@@ -57,6 +61,7 @@ type Business struct {
 	auth     Authenticator
 	keys     atomic.Pointer[[]SigningKey]
 	creds    *BookingCredentials
+	observe  func(ctx context.Context, p Principal)
 	log      *slog.Logger
 	catalog  catalog
 	st       store.Store
@@ -86,7 +91,7 @@ func New(opts Options) (*Business, error) {
 		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
-		creds: opts.Credentials,
+		creds: opts.Credentials, observe: opts.Observe,
 	}
 	b.SetKeys(opts.Keys)
 	return b, nil

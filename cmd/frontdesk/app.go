@@ -26,6 +26,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
+	"frontdesk/mcptools"
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
@@ -74,6 +75,8 @@ type Main struct {
 	usp *usp.Business // set by openUSP when the config enables USP
 	// uspCredentials issues and sweeps booking-scoped credentials.
 	uspCredentials *usp.BookingCredentials
+	// uspWebhooks offers webhooks to the platforms' MCP sessions.
+	uspWebhooks *mcptools.Webhooks
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"frontdesk/mcptools"
 	"frontdesk/usp"
 	"frontdesk/usp/credential"
 	"frontdesk/usp/pop"
@@ -44,4 +45,8 @@ func (m *Main) uspAuth(opts *usp.Options) {
 	}
 	opts.Authenticator, opts.Credentials = chain, creds
 	m.uspCredentials = creds
+	// The MCP binding learns which platform each session acts for, to
+	// offer it its webhooks as notifications.
+	m.uspWebhooks = mcptools.NewWebhooks()
+	opts.Observe = m.uspWebhooks.Observe
 }

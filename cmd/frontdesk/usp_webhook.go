@@ -25,7 +25,10 @@ func (m *Main) outbox() *webhook.Outbox {
 		Sign:     m.keySet(),
 		Endpoint: m.usp.WebhookURL,
 		Render:   m.usp.EventBody,
-		Clock:    m.Clock, Logger: m.Logger,
+		Notify: func(ctx context.Context, platform string, body []byte) {
+			m.uspWebhooks.Notify(ctx, platform, body)
+		},
+		Clock: m.Clock, Logger: m.Logger,
 	}
 }
 
