@@ -84,3 +84,31 @@ func AnnounceAs(r Reservation, typ string, version int64, now time.Time) (w stor
 	// key order yields each reservation's events in causal order.
 	return store.Write{Op: store.OpCreate, Record: store.Record{Kind: OutboxKind, Key: e.ID, Value: v, UpdatedAt: now}}, true
 }
+
+// Resave is for a caller that changes the reservation Move returned
+// before committing: it replaces the swap at writes[0] with moved as it is
+// now, and the snapshot in the outbox event Move added, so the platform
+// hears of the reservation as it was saved.
+func Resave(writes []store.Write, moved Reservation, now time.Time) {
+	writes[0] = Save(moved, now)
+	id := EventID(moved.Reference, moved.Version+1)
+	for i, w := range writes {
+		if w.Op != store.OpCreate || w.Record.Kind != OutboxKind || w.Record.Key != id {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(w.Record.Value, &e); err != nil {
+			panic(fmt.Sprintf("reservation: decode own event: %v", err))
+		}
+		snapshot, err := json.Marshal(moved)
+		if err != nil {
+			panic(fmt.Sprintf("reservation: encode: %v", err))
+		}
+		e.Reservation = snapshot
+		v, err := json.Marshal(e)
+		if err != nil {
+			panic(fmt.Sprintf("reservation: encode event: %v", err))
+		}
+		writes[i].Record.Value = v
+	}
+}

@@ -69,3 +69,28 @@ func TestEventIDsSortCausally(t *testing.T) {
 		t.Fatalf("%s sorts after %s", a, b)
 	}
 }
+
+// TestResaveRefreshesTheEvent: a change made after Move reaches both the
+// saved reservation and the event's snapshot.
+func TestResaveRefreshesTheEvent(t *testing.T) {
+	r := Reservation{Reference: "AIR-X2", State: Reserved, Source: USP("acme"), Version: 7, Slots: []string{"2026-12-01T10:00"}}
+	moved, writes, err := Move(r, Cancelled, "platform", "", now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved.Notes = "cancelled: flight moved"
+	Resave(writes, moved, now)
+	var saved Reservation
+	json.Unmarshal(writes[0].Reservation.Value, &saved)
+	var e Event
+	var snap Reservation
+	for _, w := range writes {
+		if w.Record.Kind == OutboxKind {
+			json.Unmarshal(w.Record.Value, &e)
+			json.Unmarshal(e.Reservation, &snap)
+		}
+	}
+	if saved.Notes != moved.Notes || snap.Notes != moved.Notes || e.ID != EventID("AIR-X2", 8) {
+		t.Fatalf("saved %q, event %s with %q", saved.Notes, e.ID, snap.Notes)
+	}
+}

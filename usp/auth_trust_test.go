@@ -596,6 +596,11 @@ func TestWebhooksOfAKeyPlatform(t *testing.T) {
 		if ev.Event != "booking.canceled" || ev.BookingID != made["booking"].(map[string]any)["id"] || data["status"] != "canceled" || ev.EventID != e.ID {
 			t.Fatalf("event body %s", body)
 		}
+		// The booking as saved: cancelled by the buyer's platform, not
+		// the default of a business cancellation.
+		if c, _ := data["cancellation"].(map[string]any); c["canceled_by"] != "buyer" {
+			t.Fatalf("cancellation in the event = %v", data["cancellation"])
+		}
 	}
 	if bodies != 1 {
 		t.Fatalf("%d events rendered, want the cancellation only", bodies)

@@ -482,7 +482,7 @@ func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in C
 			return r, d, nil, nil, err
 		}
 		moved.Detail = d.raw()
-		writes[0] = reservation.Save(moved, now)
+		reservation.Resave(writes, moved, now)
 		return moved, d, writes, nil, nil
 	})
 }
