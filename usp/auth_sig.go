@@ -16,6 +16,10 @@ import (
 // MechanismSignature is the http_message_signature mechanism (§9.1.4).
 const MechanismSignature = "http_message_signature"
 
+// signaturePrincipalPrefix starts the principal of a signing key: "sig:"
+// and its thumbprint.
+const signaturePrincipalPrefix = "sig:"
+
 // RequestSignatures authenticates REST requests signed with RFC 9421 by a
 // key the caller's platform profile publishes (keys, else signing_keys).
 // The signature must cover @method, @authority and @path, and @query,
@@ -74,7 +78,7 @@ func (s *RequestSignatures) Authenticate(ctx context.Context, m Method, call Cal
 		return Principal{}, fmt.Errorf("verify request signature: %w", err)
 	}
 	u, _ := url.Parse(call.Profile)
-	return Principal{ID: "sig:" + k.Thumbprint(), Platform: strings.ToLower(u.Hostname()), Mechanism: MechanismSignature}, nil
+	return Principal{ID: signaturePrincipalPrefix + k.Thumbprint(), Platform: strings.ToLower(u.Hostname()), Mechanism: MechanismSignature}, nil
 }
 
 // signatureMessages are safe to show the caller.

@@ -79,7 +79,7 @@ func startTrust(t *testing.T) *trustBusiness {
 	pk := pub.Publish()
 	pk.Use, pk.Alg = "sig", "ES256"
 	keys, _ := json.Marshal([]jwk.Public{pk})
-	signed := strings.TrimSuffix(bookingsProfile, "}") + `,"keys":` + string(keys) + `}`
+	signed := strings.TrimSuffix(bookingsProfile, "}") + `,"keys":` + string(keys) + `,"webhook_url":"https://hooks.signer.example/usp"}`
 	hooked := strings.TrimSuffix(bookingsProfile, "}") + `,"webhook_url":"https://hooks.platform.example/usp"}`
 	plat := usptest.NewPlatforms(t, map[string]string{"/pop.json": bookingsProfile, "/other.json": bookingsProfile, "/signed.json": signed, "/hooked.json": hooked})
 
@@ -479,6 +479,10 @@ func TestSignedRequestsAndDPoPOverREST(t *testing.T) {
 	id := doc["booking"].(map[string]any)["id"].(string)
 	if cred, _ := doc["booking_scoped_credential"].(map[string]any); cred == nil || cred["cnf"] != nil {
 		t.Fatalf("credential of a signed create = %v, want one without cnf", cred)
+	}
+	// Its webhooks go where the profile that its key signed for says.
+	if url, err := tb.business.WebhookURL(context.Background(), "127.0.0.1"); err != nil || url != "https://hooks.signer.example/usp" {
+		t.Fatalf("webhook url of the signing platform = %q, %v", url, err)
 	}
 	r = tb.request(t, rest{"GET", "/usp/bookings/" + id, "", map[string]string{"USP-Agent": signedAgent}})
 	sign(t, r, "", "platform-2026", tb.signer)

@@ -45,21 +45,14 @@ func (b *Business) WebhookURL(ctx context.Context, platform string) (string, err
 			return p.WebhookURL, nil
 		}
 	}
-	principal := MechanismAPIKey + ":" + platform
-	if jkt, ok := strings.CutPrefix(platform, keyPlatformPrefix); ok {
-		principal = "jkt:" + jkt
-	}
 	if b.st == nil {
 		return "", nil
 	}
-	rec, err := b.st.Get(ctx, kindBinding, principal)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
+	uri, err := b.platformProfile(ctx, platform)
+	if err != nil || uri == "" {
+		return "", err
 	}
-	if err != nil {
-		return "", fmt.Errorf("read identity binding: %w", err)
-	}
-	profile, err := b.profiles.Get(ctx, string(rec.Value))
+	profile, err := b.profiles.Get(ctx, uri)
 	if err != nil {
 		return "", err
 	}
@@ -68,4 +61,38 @@ func (b *Business) WebhookURL(ctx context.Context, platform string) (string, err
 		return "", nil
 	}
 	return profile.WebhookURL, nil
+}
+
+// platformProfile is the profile URI a platform's principal is bound to:
+// its API key's or its key's binding, or for a platform known by its
+// request signatures (named by its profile's host) the first signing
+// key's binding on that host.
+func (b *Business) platformProfile(ctx context.Context, platform string) (string, error) {
+	principal := MechanismAPIKey + ":" + platform
+	if jkt, ok := strings.CutPrefix(platform, keyPlatformPrefix); ok {
+		principal = "jkt:" + jkt
+	}
+	rec, err := b.st.Get(ctx, kindBinding, principal)
+	if err == nil {
+		return string(rec.Value), nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("read identity binding: %w", err)
+	}
+	after := ""
+	for {
+		page, err := b.st.List(ctx, kindBinding, signaturePrincipalPrefix, after, 100)
+		if err != nil {
+			return "", fmt.Errorf("read identity bindings: %w", err)
+		}
+		for _, r := range page {
+			if u, err := url.Parse(string(r.Value)); err == nil && strings.EqualFold(u.Hostname(), platform) {
+				return string(r.Value), nil
+			}
+			after = r.Key
+		}
+		if len(page) < 100 {
+			return "", nil
+		}
+	}
 }
