@@ -34,6 +34,10 @@ type BookRequest struct {
 	Units int
 	// Detail is what the door keeps of its own on the reservation.
 	Detail json.RawMessage
+	// Also, when set, gives writes to commit in the same transaction as
+	// the reservation, such as the door's record of the answer it will
+	// send; it gets the reservation as stored.
+	Also func(r reservation.Reservation) []store.Write
 }
 
 // ErrUnitTaken means no unit was free for every slot: nothing was stored.
@@ -70,6 +74,11 @@ func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reserv
 		hold := inventory.NewHold(ref, l, unit, req.Slots, now)
 		hold.Units = max(req.Units, 1)
 		writes = append(writes, store.Write{Op: store.OpHold, Hold: &hold})
+	}
+	if req.Also != nil {
+		stored := r
+		stored.Version, stored.UpdatedAt = 1, now
+		writes = append(writes, req.Also(stored)...)
 	}
 	_, err = s.st.Apply(ctx, writes)
 	if errors.Is(err, store.ErrFull) {

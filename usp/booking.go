@@ -211,7 +211,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	res, err = once(ctx, b, call, p, "usp_bookings_create", in, func() (*BookingResult, error) {
+	res, err = once(ctx, b, call, p, "usp_bookings_create", in, func(keep keeper[BookingResult]) (*BookingResult, error) {
 		s, ok := b.catalog.get(in.ServiceID)
 		if !ok {
 			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
@@ -230,7 +230,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			}
 		}
 		if in.HoldID != "" {
-			return b.convert(ctx, p, s, w, party, in, res)
+			return b.convert(ctx, p, s, w, party, in, res, keep)
 		}
 		now := b.clock.Now()
 		if m := b.window(s, w, now); m != nil {
@@ -238,9 +238,15 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			return res, nil
 		}
 		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
-		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now)
+		// The answer is recorded for the idempotency key with the booking.
+		var kept *BookingResult
+		also := func(r reservation.Reservation) []store.Write {
+			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}}
+			return keep(kept)
+		}
+		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now)
+			r, err = b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
@@ -253,11 +259,9 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		if err != nil {
 			return nil, err
 		}
-		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID)
-		res.Booking = b.view(r, d)
-		res.Messages = append(res.Messages, pendingNote())
-		res.slotEnd = w.end
-		return res, nil
+		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
+		kept.slotEnd = w.end // set after the answer was recorded: no credential is ever kept
+		return kept, nil
 	})
 	if err == nil && res.Booking != nil && !res.slotEnd.IsZero() {
 		b.issueCredential(ctx, p, res)
@@ -272,7 +276,7 @@ func pendingNote() Message {
 // convert turns the caller's hold into the booking (§4.2.1) with one
 // conditional write of the reservation the hold is: either it becomes the
 // booking with its units, or nothing changes.
-func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult) (*BookingResult, error) {
+func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult, keep keeper[BookingResult]) (*BookingResult, error) {
 	for range maxAttempts {
 		r, d, err := b.ownHold(ctx, p, in.HoldID)
 		if err != nil {
@@ -291,7 +295,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			// A converted hold replayed returns the booking it became.
 			res.Booking = b.view(r, d)
 			return res, nil
-		case r.State != reservation.Reserved:
+		case !r.State.HoldsUnits():
 			free, err := b.remaining(ctx, s, w)
 			if err != nil {
 				return nil, err
@@ -320,19 +324,21 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			h := store.Hold{ID: r.Reference, Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Units: party, Capacity: s.unit.Count, At: now}
 			writes = append(writes, store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}}, store.Write{Op: store.OpHold, Hold: &h})
 		}
-		if _, err := b.st.Apply(ctx, writes); err != nil {
-			if _, refused := errors.AsType[*store.WriteError](err); refused {
+		stored := conv
+		stored.Version, stored.UpdatedAt = r.Version+1, now
+		out := &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
+		if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
+			if we, refused := errors.AsType[*store.WriteError](err); refused {
+				if we.Index >= len(writes) {
+					return nil, err // the key's record: a parallel request committed first
+				}
 				continue
 			}
 			return nil, fmt.Errorf("convert hold: %w", err)
 		}
-		conv.Version++
-		conv.UpdatedAt = now
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
-		res.Booking = b.view(conv, d)
-		res.Messages = append(res.Messages, pendingNote())
-		res.slotEnd = w.end
-		return res, nil
+		out.slotEnd = w.end
+		return out, nil
 	}
 	return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)
 }
@@ -381,7 +387,7 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 	return once(ctx, b, call, p, name, struct {
 		ID string `json:"id"`
 		In any    `json:"in"`
-	}{id, in}, func() (*BookingResult, error) {
+	}{id, in}, func(keep keeper[BookingResult]) (*BookingResult, error) {
 		for range maxAttempts {
 			r, d, err := b.ownBooking(ctx, p, id)
 			if err != nil {
@@ -407,7 +413,10 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				res.Booking = b.view(changed, nd)
 				return res, nil
 			}
-			if _, err := b.st.Apply(ctx, writes); err != nil {
+			stored := changed
+			stored.Version, stored.UpdatedAt = r.Version+1, now
+			out := &BookingResult{USP: res.USP, Booking: b.view(stored, nd), Messages: []Message{}}
+			if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
 				if errors.Is(err, store.ErrFull) {
 					// The new slot has no room (reschedule): nothing changed.
 					s, _ := b.catalog.get(nd.ServiceID)
@@ -419,15 +428,15 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 					res.Booking, res.Messages = b.view(r, d), append(res.Messages, *m)
 					return res, nil
 				}
-				if _, refused := errors.AsType[*store.WriteError](err); refused {
+				if we, refused := errors.AsType[*store.WriteError](err); refused {
+					if we.Index >= len(writes) {
+						return nil, err // the key's record: a parallel request committed first
+					}
 					continue
 				}
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			changed.Version = r.Version + 1
-			changed.UpdatedAt = now
-			res.Booking = b.view(changed, nd)
-			return res, nil
+			return out, nil
 		}
 		return nil, fmt.Errorf("%s: %w", name, store.ErrConflict)
 	})
@@ -495,7 +504,7 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		return nil, err
 	}
 	res := &BookingResult{USP: meta, Messages: []Message{}}
-	return once(ctx, b, call, p, "usp_bookings_confirm", id, func() (*BookingResult, error) {
+	return once(ctx, b, call, p, "usp_bookings_confirm", id, func(keeper[BookingResult]) (*BookingResult, error) {
 		r, d, err := b.ownBooking(ctx, p, id)
 		if err != nil {
 			return nil, err
@@ -553,7 +562,7 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 			if hd.ServiceID != s.ID || hd.SlotID != w.id {
 				return r, d, nil, nil, fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id)
 			}
-			if hr.State != reservation.Reserved || !now.Before(hd.HoldExpires) {
+			if !hr.State.HoldsUnits() || !now.Before(hd.HoldExpires) {
 				return r, d, nil, outcomeMsg("hold_expired", "The hold on the new slot ended; the booking stays on its slot.", "recoverable"), nil
 			}
 			if hd.Spots < r.Guests {

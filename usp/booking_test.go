@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
 	"frontdesk/internal/uspspec"
+	"frontdesk/postgres"
 	"frontdesk/reservation"
 	"frontdesk/sqlite"
 	"frontdesk/store"
@@ -408,10 +412,43 @@ func TestPrivilegedCallsNeedCredentialsAndAProfile(t *testing.T) {
 	}
 }
 
+// TestIdempotencyKeysSurviveARestart: on both engines, a booking made with
+// an idempotency key is answered again after the store is closed and
+// opened anew, without a second booking.
 func TestIdempotencyKeysSurviveARestart(t *testing.T) {
+	engines := map[string]func(t *testing.T) func() store.Store{
+		"sqlite": func(t *testing.T) func() store.Store {
+			path := filepath.Join(t.TempDir(), "usp.db")
+			return func() store.Store {
+				st, err := sqlite.Open(context.Background(), path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+		},
+		"postgres": func(t *testing.T) func() store.Store {
+			dsn := pgtest.Schema(t)
+			return func() store.Store {
+				st, err := postgres.Open(context.Background(), dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+		},
+	}
+	for name, engine := range engines {
+		t.Run(name, func(t *testing.T) { idempotencyAcrossRestart(t, engine(t)) })
+	}
+}
+
+func idempotencyAcrossRestart(t *testing.T, open func() store.Store) {
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
-	first := usptest.NewBusiness(t, usptest.WithPlatform(config.Demo()), usptest.Now, plat, nil)
-	b := &bench{Business: first, plat: plat, call: platformCall(plat)}
+	cfg := usptest.WithPlatform(config.Demo())
+	clk := clock.NewFixed(usptest.Now)
+	st := open()
+	b := &bench{Business: usptest.On(t, cfg, st, clk, plat, nil, ""), plat: plat, call: platformCall(plat)}
 	ctx := context.Background()
 	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
 	call := b.call
@@ -421,18 +458,15 @@ func TestIdempotencyKeysSurviveARestart(t *testing.T) {
 	if err != nil || res.Booking == nil {
 		t.Fatal(err)
 	}
-	// Restart: close the store and open the same file again.
-	if err := first.Store.Close(); err != nil {
+	// Restart: close the store and open it again.
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlite.Open(ctx, first.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = open()
 	t.Cleanup(func() { st.Close() })
-	b.Business = usptest.On(t, first.Config, st, first.Clock, plat, nil, first.Path)
+	b.Business = usptest.On(t, cfg, st, clk, plat, nil, "")
 	again, err := b.CreateBooking(ctx, call, req)
-	if err != nil || again.Booking == nil || again.Booking.ID != res.Booking.ID {
+	if err != nil || again.Booking == nil || again.Booking.ID != res.Booking.ID || again.Booking.Revision != res.Booking.Revision {
 		t.Fatalf("replay after restart: %+v, %v", again, err)
 	}
 	rows, err := st.ListReservations(ctx, store.ReservationFilter{Source: "usp:testplatform", Limit: 10})
@@ -457,8 +491,12 @@ func TestIdempotencyKeysSurviveARestart(t *testing.T) {
 	if err != nil || c2.Booking.Revision != c1.Booking.Revision || len(c2.Messages) != 0 {
 		t.Fatalf("replayed cancel: %+v, %v", c2, err)
 	}
+	// Without the key, the same cancel is the outcome invalid_transition.
+	if c3, err := b.CancelBooking(ctx, b.call, res.Booking.ID, usp.CancelRequest{}); err != nil || outcome(t, c3.Messages) != "invalid_transition" {
+		t.Fatalf("cancel without the key: %+v, %v", c3, err)
+	}
 	// Kept 24 hours, then forgotten by the sweep.
-	b.Clock.Advance(usp.IdempotencyKeep)
+	clk.Advance(usp.IdempotencyKeep)
 	if n, err := b.PurgeIdempotency(ctx); err != nil || n != 2 {
 		t.Fatalf("purged %d, %v; want 2", n, err)
 	}
@@ -476,5 +514,38 @@ func TestBookingsAreNotServedWithoutAnAuthenticator(t *testing.T) {
 	}
 	if c := code(t, firstErr(b.CreateBooking(context.Background(), usp.Call{}, usp.CreateRequest{}))); c != usp.CodeAuthenticationRequired {
 		t.Fatalf("create: %s", c)
+	}
+}
+
+// A hold is listed for staff among reservations awaiting them; one staff
+// confirm by hand still lapses at its deadline, or becomes a confirmed
+// booking when converted in time.
+func TestHoldConfirmedByStaff(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	later := b.slot(t, "svc_airport_shuttle", "2026-03-03")
+	var holds []*usp.HoldView
+	for _, sl := range []usp.Slot{s, later} {
+		h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: sl.ID, ServiceID: sl.ServiceID})
+		if err != nil || h.Hold == nil {
+			t.Fatal(err)
+		}
+		ref := h.Hold.ID[len("hold_"):]
+		if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: reservation.Confirmed, By: "desk"}); err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, h.Hold)
+	}
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: holds[0].ID, Buyer: ada})
+	if err != nil || res.Booking == nil || res.Booking.Status != "confirmed" {
+		t.Fatalf("conversion of a staff-confirmed hold: %+v, %v", res, err)
+	}
+	b.Clock.Advance(usp.HoldTTL)
+	if n, err := b.Expire(ctx); err != nil || n != 1 {
+		t.Fatalf("expired %d, %v; want the unconverted hold", n, err)
+	}
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-03"); got.ID != later.ID {
+		t.Fatal("the lapsed staff-confirmed hold keeps its slot")
 	}
 }

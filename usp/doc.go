@@ -63,7 +63,10 @@
 // booking holds its units, so it carries expires_at, the slot's start:
 // one still pending then is cancelled by the system and its units freed.
 // Hold expiry and booking expiry happen when a read finds them passed and
-// in Expire, which serve runs every minute.
+// in Expire, which serve runs every minute. Staff see a hold among the
+// reservations awaiting them, with a note that it is not a booking yet; a
+// hold they confirm by hand still lapses at its deadline, or becomes a
+// confirmed booking when converted in time.
 //
 // A reschedule releases the old units and takes the new ones in one
 // store.Apply, so either the booking moves or it stays where it was.

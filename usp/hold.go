@@ -214,7 +214,7 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	return once(ctx, b, call, p, "usp_availability_hold", in, func() (*HoldResult, error) {
+	return once(ctx, b, call, p, "usp_availability_hold", in, func(keep keeper[HoldResult]) (*HoldResult, error) {
 		s, ok := b.catalog.get(in.ServiceID)
 		if !ok {
 			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
@@ -238,9 +238,16 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 		// Staff lists show the hold among reservations awaiting them; the
 		// note says it is not a booking yet.
 		note := fmt.Sprintf("USP hold by %s until %s: not a booking yet; it becomes one or lapses by itself.", p.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
-		r, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now)
+		// The answer is recorded for the idempotency key with the hold.
+		var kept *HoldResult
+		also := func(r reservation.Reservation) []store.Write {
+			v := b.holdView(r, d, now)
+			kept = &HoldResult{USP: res.USP, Hold: &v, Messages: []Message{}}
+			return keep(kept)
+		}
+		_, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now)
+			_, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
@@ -255,21 +262,20 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 		if err != nil {
 			return nil, err
 		}
-		v := b.holdView(r, d, now)
-		res.Hold = &v
-		return res, nil
+		return kept, nil
 	})
 }
 
 // book stores a new reservation of the platform through the core.
-func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, d detail, contact reservation.Contact, notes string, now time.Time) (reservation.Reservation, error) {
+func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, d detail, contact reservation.Contact, notes string, now time.Time,
+	also func(reservation.Reservation) []store.Write) (reservation.Reservation, error) {
 	if b.bookings == nil {
 		return reservation.Reservation{}, errors.New("usp: no booking core")
 	}
 	return b.bookings.Book(ctx, booking.BookRequest{
 		Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Guests: n, Units: n,
 		Contact: contact, Source: reservation.USP(p.Platform), Total: b.price(s, w, n, now), Notes: notes,
-		Hold: true, By: "usp:" + p.Platform, Detail: d.raw(),
+		Hold: true, By: "usp:" + p.Platform, Detail: d.raw(), Also: also,
 	})
 }
 
@@ -286,7 +292,7 @@ func (b *Business) holdView(r reservation.Reservation, d detail, now time.Time) 
 		v.Status = HoldConverted
 	case d.HoldEnd != "":
 		v.Status = d.HoldEnd
-	case r.State != reservation.Reserved || !now.Before(d.HoldExpires):
+	case !r.State.HoldsUnits() || !now.Before(d.HoldExpires):
 		v.Status = HoldExpired
 	}
 	return v
@@ -304,7 +310,7 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*
 		res.Messages = []Message{*outcome}
 		return res, nil
 	}
-	return once(ctx, b, call, p, "usp_availability_release", holdID, func() (*HoldResult, error) {
+	return once(ctx, b, call, p, "usp_availability_release", holdID, func(keeper[HoldResult]) (*HoldResult, error) {
 		for range maxAttempts {
 			r, d, err := b.ownHold(ctx, p, holdID)
 			if err != nil {
@@ -314,7 +320,7 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*
 			if r, d, err = b.settle(ctx, r, d, now); err != nil {
 				return nil, err
 			}
-			if d.Kind != "hold" || r.State != reservation.Reserved {
+			if d.Kind != "hold" || !r.State.HoldsUnits() {
 				v := b.holdView(r, d, now)
 				res.Hold = &v
 				return res, nil
@@ -406,7 +412,7 @@ func (b *Business) end(ctx context.Context, r reservation.Reservation, d detail,
 // reads.
 func (b *Business) settle(ctx context.Context, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, error) {
 	for range maxAttempts {
-		if r.State != reservation.Reserved {
+		if !r.State.HoldsUnits() {
 			return r, d, nil
 		}
 		switch {
@@ -419,7 +425,7 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			if !errors.Is(err, errStale) {
 				return r, d, err
 			}
-		case d.Kind == "booking" && !d.Expires.IsZero() && !now.Before(d.Expires):
+		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires):
 			d.Cancellation = &Cancellation{Reason: "Not confirmed by the business before the slot started.", ReasonCode: "expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
 			moved, err := b.end(ctx, r, d, reservation.Cancelled, "sweep", "pending booking expired", now)
 			if err == nil {
@@ -459,10 +465,27 @@ func (b *Business) Expire(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	now := b.clock.Now()
+	n, err := b.expire(ctx, now, store.ReservationFilter{States: []string{string(reservation.Reserved)}})
+	// A hold staff confirmed by hand on their screen keeps its units as
+	// confirmed; it lapses all the same.
+	for _, p := range b.cfg.USP.Platforms {
+		if err != nil {
+			break
+		}
+		var more int
+		more, err = b.expire(ctx, now, store.ReservationFilter{Source: string(reservation.USP(p.Name)), States: []string{string(reservation.Confirmed)}})
+		n += more
+	}
+	return n, err
+}
+
+// expire settles every USP reservation matching f, a page at a time.
+func (b *Business) expire(ctx context.Context, now time.Time, f store.ReservationFilter) (int, error) {
 	n := 0
 	var after store.ReservationCursor
 	for {
-		rows, err := reservation.List(ctx, b.st, store.ReservationFilter{States: []string{string(reservation.Reserved)}, After: after, Limit: 500})
+		f.After, f.Limit = after, 500
+		rows, err := reservation.List(ctx, b.st, f)
 		if err != nil {
 			return n, err
 		}

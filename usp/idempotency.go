@@ -36,16 +36,24 @@ func hexDigest(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// keeper gives the write that records res as the answer to the call's
+// idempotency key, for the operation to commit with its own writes, so
+// the change and the answer a retry gets are saved together. Without a
+// key it gives nothing.
+type keeper[T any] func(res *T) []store.Write
+
 // once runs a state-changing operation at most once per idempotency key
 // (§9.1.1): the same key with the same parameters answers the stored
 // result without running again, and without re-checking a precondition;
 // the same key with other parameters is idempotency_conflict. Keys belong
-// to the caller, so two platforms never share one. A protocol error is
-// not a result: it is not kept, and a retry runs again. Without a key the
-// operation simply runs.
-func once[T any](ctx context.Context, b *Business, call Call, p Principal, method string, params any, run func() (*T, error)) (*T, error) {
+// to the caller, so two platforms never share one. The operation commits
+// keep's write with its own; an answer with nothing to write (a business
+// outcome) is recorded after it. A protocol error is not a result: it is
+// not kept, and a retry runs again. Without a key the operation simply
+// runs.
+func once[T any](ctx context.Context, b *Business, call Call, p Principal, method string, params any, run func(keep keeper[T]) (*T, error)) (*T, error) {
 	if call.IdempotencyKey == "" || b.st == nil {
-		return run()
+		return run(func(*T) []store.Write { return nil })
 	}
 	body, err := json.Marshal(params)
 	if err != nil {
@@ -76,9 +84,6 @@ func once[T any](ctx context.Context, b *Business, call Call, p Principal, metho
 			if stored.Params != digest {
 				return nil, fail(CodeIdempotencyConflict, "This Idempotency-Key was used for a request with other parameters; use a new key.")
 			}
-			if !stored.Done {
-				return nil, fail(CodeIdempotencyConflict, "A request with this Idempotency-Key is still being processed; retry it shortly.")
-			}
 			out := new(T)
 			if err := json.Unmarshal(stored.Result, out); err != nil {
 				return nil, fmt.Errorf("idempotency: %w", err)
@@ -87,29 +92,42 @@ func once[T any](ctx context.Context, b *Business, call Call, p Principal, metho
 		case !errors.Is(err, store.ErrNotFound):
 			return nil, fmt.Errorf("idempotency: %w", err)
 		}
-		pending, _ := json.Marshal(idemRecord{Params: digest, Expires: now.Add(IdempotencyKeep)})
-		created, err := b.st.Create(ctx, store.Record{Kind: kindIdempotency, Key: key, Value: pending, UpdatedAt: now})
-		if errors.Is(err, store.ErrExists) {
-			continue // a parallel request took the key: answer as it does
-		}
-		if err != nil {
-			return nil, fmt.Errorf("idempotency: %w", err)
-		}
-		res, runErr := run()
-		if runErr != nil {
-			// Nothing to replay: free the key for a retry.
-			if err := b.st.Delete(context.WithoutCancel(ctx), kindIdempotency, key, created.Version); err != nil {
-				b.log.WarnContext(ctx, "usp idempotency key not freed", "err", err)
+		record := func(res *T) (store.Write, error) {
+			result, err := json.Marshal(res)
+			if err != nil {
+				return store.Write{}, err
 			}
-			return nil, runErr
+			value, _ := json.Marshal(idemRecord{Params: digest, Done: true, Result: result, Expires: now.Add(IdempotencyKeep)})
+			return store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindIdempotency, Key: key, Value: value, UpdatedAt: now}}, nil
 		}
-		result, err := json.Marshal(res)
+		// An operation returns exactly the answer it gave keep when it
+		// committed keep's write with its own.
+		var kept *T
+		res, err := run(func(res *T) []store.Write {
+			w, err := record(res)
+			if err != nil {
+				return nil // an answer that does not encode is recorded by nobody
+			}
+			kept = res
+			return []store.Write{w}
+		})
+		if err != nil {
+			if kept != nil && errors.Is(err, store.ErrExists) {
+				continue // a parallel request with this key committed first: answer as it did
+			}
+			return nil, err
+		}
+		if res == kept {
+			return res, nil
+		}
+		w, err := record(res)
 		if err != nil {
 			return nil, fmt.Errorf("idempotency: %w", err)
 		}
-		done, _ := json.Marshal(idemRecord{Params: digest, Done: true, Result: result, Expires: now.Add(IdempotencyKeep)})
-		created.Value, created.UpdatedAt = done, now
-		if _, err := b.st.Swap(context.WithoutCancel(ctx), created); err != nil {
+		if _, err := b.st.Apply(context.WithoutCancel(ctx), []store.Write{w}); err != nil {
+			if errors.Is(err, store.ErrExists) {
+				continue
+			}
 			// The operation happened; only its replay is lost.
 			b.log.WarnContext(ctx, "usp idempotency result not kept", "err", err)
 		}

@@ -143,3 +143,11 @@ func TestBookingProblems(t *testing.T) {
 		})
 	}
 }
+
+func TestEntityTag(t *testing.T) {
+	for in, want := range map[string]string{`"v3"`: "v3", `v3`: "v3", `W/"v3"`: "v3", `*`: "", ``: ""} {
+		if got := entityTag(in); got != want {
+			t.Errorf("entityTag(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -157,6 +157,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 // entity tag taken off.
 func entityTag(v string) string {
 	v = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), "W/"))
+	if v == "*" {
+		return "" // any current representation: no precondition on a booking that exists
+	}
 	return strings.Trim(v, `"`)
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -162,14 +164,14 @@ func TestUSPBlackBox(t *testing.T) {
 // on both engines: every door takes units through the same conditional
 // write.
 func TestLastRoomRaceAcrossDoors(t *testing.T) {
-	engines := map[string]func() string{"sqlite": func() string { return "" }}
+	engines := map[string]func(t *testing.T) string{"sqlite": func(*testing.T) string { return "" }}
 	if os.Getenv("FRONTDESK_TEST_POSTGRES") != "" || os.Getenv("CI") == "true" {
-		engines["postgres"] = func() string { return pgtest.Schema(t) }
+		engines["postgres"] = func(t *testing.T) string { return pgtest.Schema(t) }
 	}
 	for name, database := range engines {
 		t.Run(name, func(t *testing.T) {
 			for round := range 3 {
-				raceOnce(t, database(), round)
+				raceOnce(t, database(t), round)
 			}
 		})
 	}
@@ -249,5 +251,53 @@ func raceOnce(t *testing.T, database string, round int) {
 		if c.Unit == "studio" && c.Held != 1 {
 			t.Fatalf("round %d: studio held %d times on %s", round, c.Held, c.Slot)
 		}
+	}
+}
+
+// uspBooking books the first shuttle slot on day over REST as the demo
+// platform and returns the booking id.
+func uspBooking(t *testing.T, url string, platform map[string]string, day string) string {
+	t.Helper()
+	_, _, body := post(t, url+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
+	slot := decodeJSON(t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	status, _, body := post(t, url+"/usp/bookings", platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, slot))
+	if status != 201 {
+		t.Fatalf("book: %d %s", status, body)
+	}
+	return decodeJSON(t, body)["booking"].(map[string]any)["id"].(string)
+}
+
+// TestUSPBookingOnTheStaffScreen: a USP booking is listed on the staff
+// screen labelled with its platform; confirming it there is the booking's
+// confirmation over USP. An owner's staff session also confirms over
+// USP; a clerk's does not.
+func TestUSPBookingOnTheStaffScreen(t *testing.T) {
+	m, platform := startUSPDemo(t, "")
+	addStaff(t, m)
+	ref := uspBooking(t, m.URL, platform, "2026-12-02")
+	olga := signIn(t, m, "olga")
+	if _, _, list := olga.do("GET", "/staff/reservations?source=usp:demo-platform", nil); !strings.Contains(list, ref) || !strings.Contains(list, "USP: demo-platform") {
+		t.Fatalf("staff list lacks the USP booking: %q", list)
+	}
+	if status, _, page := olga.do("GET", "/staff/reservations/"+ref, nil); status != 200 || !strings.Contains(page, `<dd id="source">USP: demo-platform</dd>`) {
+		t.Fatalf("staff view = %d %q", status, page)
+	}
+	if status, _, body := olga.do("POST", "/staff/reservations/"+ref, url.Values{"csrf": {olga.csrf}, "to": {"confirmed"}}); status != http.StatusSeeOther {
+		t.Fatalf("staff confirm = %d %s", status, body)
+	}
+	_, _, body := send(t, "GET", m.URL+"/usp/bookings/"+ref, platform, nil)
+	if got := decodeJSON(t, body)["booking"].(map[string]any)["status"]; got != "confirmed" {
+		t.Fatalf("after the staff screen's confirm: %v", got)
+	}
+
+	second := uspBooking(t, m.URL, platform, "2026-12-03")
+	carl := signIn(t, m, "carl")
+	if status, _, body := post(t, m.URL+"/usp/bookings/"+second+"/confirm", map[string]string{"Authorization": "StaffSession " + carl.cookie}, `{}`); status != 401 {
+		t.Fatalf("clerk's session confirms over USP: %d %s", status, body)
+	}
+	status, _, body := post(t, m.URL+"/usp/bookings/"+second+"/confirm", map[string]string{"Authorization": "StaffSession " + olga.cookie}, `{}`)
+	if status != 200 || decodeJSON(t, body)["booking"].(map[string]any)["status"] != "confirmed" {
+		t.Fatalf("owner's session over USP: %d %s", status, body)
 	}
 }
