@@ -282,6 +282,39 @@ func TestProofOfPossessionOverMCP(t *testing.T) {
 	}
 	value := cred["value"].(string)
 
+	// The same creation again under one idempotency key answers the kept
+	// result without a credential, and no kept answer holds one.
+	keyed := a.args(map[string]any{"service_id": "svc_airport_shuttle", "slot_id": shuttleSlot(t, a, 6), "buyer": buyer()})
+	keyed["_meta"].(map[string]any)["usp"].(map[string]any)["idempotency_key"] = "3d0c9a43-0000-4000-8000-0000000000aa"
+	var firstCred any
+	for i := range 2 {
+		args := map[string]any{}
+		raw, _ := json.Marshal(keyed)
+		json.Unmarshal(raw, &args)
+		p, _ := pop.Sign(a.priv, pop.MCP, a.claims(t, "usp_bookings_create", args, ""))
+		out, err := a.call(t, "usp_bookings_create", authorize(args, usp.MechanismPoP, "", p))
+		if err != nil || out["booking"] == nil {
+			t.Fatalf("keyed create %d: %v %v", i, out, err)
+		}
+		if i == 0 {
+			firstCred = out["booking_scoped_credential"]
+		} else if out["booking_scoped_credential"] != nil {
+			t.Fatalf("the replayed creation returned a credential: %v", out["booking_scoped_credential"])
+		}
+	}
+	if firstCred == nil {
+		t.Fatal("the keyed creation returned no credential")
+	}
+	kept, _ := tb.store.List(context.Background(), "usp-idempotency", "", "", 100)
+	for _, r := range kept {
+		if strings.Contains(string(r.Value), credential.Prefix) {
+			t.Fatalf("an idempotency record keeps a credential: %s", r.Value)
+		}
+	}
+	if len(kept) == 0 {
+		t.Fatal("no idempotency record was kept")
+	}
+
 	// The replay of that very call: the same proof again.
 	replayArgs := a.args(create)
 	_, err = a.call(t, "usp_bookings_create", authorize(replayArgs, usp.MechanismPoP, "", proof))
