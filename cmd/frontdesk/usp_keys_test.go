@@ -142,3 +142,13 @@ func TestUSPKeysRotate(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepCommandRunsTheUSPPasses: `frontdesk sweep` does once what serve
+// does in the background for USP: a webhook pass and the proof and
+// credential sweeps.
+func TestSweepCommandRunsTheUSPPasses(t *testing.T) {
+	out, _, err := runCmd(t, "sweep", "--data", t.TempDir())
+	if err != nil || !strings.Contains(out, "sweep: usp webhooks delivered=0 retrying=0 given_up=0 dropped=0; proofs forgotten=0 credentials removed=0\n") {
+		t.Fatalf("sweep = %q, %v", out, err)
+	}
+}

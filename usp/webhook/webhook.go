@@ -134,7 +134,6 @@ func (o *Outbox) Run(ctx context.Context, every time.Duration) {
 // reservation is claimed and delivered.
 func (o *Outbox) Deliver(ctx context.Context) (Result, error) {
 	var res Result
-	now := o.Clock.Now()
 	waiting := map[string]bool{} // references with an earlier event still queued
 	after := ""
 	for {
@@ -148,6 +147,9 @@ func (o *Outbox) Deliver(ctx context.Context) (Result, error) {
 				o.log().Error("undecodable outbox event", "key", rec.Key, "err", err)
 				continue
 			}
+			// Each delivery is its own operation: a pass that waited on
+			// slow platforms must not claim with a lease already spent.
+			now := o.Clock.Now()
 			if waiting[r.Reference] || now.Before(r.NextAt) || now.Before(r.LeaseUntil) {
 				waiting[r.Reference] = true
 				continue
