@@ -25,6 +25,8 @@ var uspTools = map[string]struct{ title, description string }{
 		"Returns one service by service_id. An unknown id is a service_not_found protocol error. Public: no credentials."},
 	"usp_services_lookup": {"Look up services",
 		"Returns the services named in ids (up to 100), each once; ids that name no service are reported in messages[] as service_not_found. Public: no credentials."},
+	"usp_services_feed": {"Catalog feed",
+		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
 	"usp_availability_query": {"Query availability",
 		"Returns the open slots of one service between start_date and end_date (RFC 3339 dates, whole local days, or date-times; at most 31 days), in ascending start order, as instants with offsets. Optional timezone for dates and answers, party_size, location_id, resource_id, limit (default 50, at most 500) and cursor. Public: no credentials."},
 	"usp_availability_hold": {"Hold a slot",
@@ -95,6 +97,10 @@ func uspInputSchema(name string) *jsonschema.Schema {
 	case "usp_services_lookup":
 		props["ids"] = &jsonschema.Schema{Type: "array", Items: text("A service id.")}
 		required = []string{"ids"}
+	case "usp_services_feed":
+		props["cursor"] = text("The pagination.cursor of the previous page; omit for the first.")
+		props["limit"] = integer("Page size, default 50, at most 200.")
+		props["location_id"] = text("Only this location's services (the property slug).")
 	case "usp_availability_query":
 		props["service_id"] = text("The service to query.")
 		props["start_date"] = text("Start of range: RFC 3339 date or date-time.")
@@ -266,6 +272,14 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 			var r *usp.LookupResult
 			if r, err = b.LookupServices(ctx, call, in); err == nil {
 				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d of %d services found.", len(r.Services), len(in.IDs)))
+			}
+		}
+	case "usp_services_feed":
+		var in usp.FeedRequest
+		if err = parse(&in); err == nil {
+			var r *usp.FeedResult
+			if r, err = b.Feed(ctx, call, in); err == nil {
+				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(r.Pagination)))
 			}
 		}
 	case "usp_availability_query":

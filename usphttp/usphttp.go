@@ -17,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"frontdesk/usp"
@@ -40,6 +41,7 @@ func (h *Handler) Routes() http.Handler {
 		"usp_services_list":      h.listServices,
 		"usp_services_get":       h.getService,
 		"usp_services_lookup":    h.lookupServices,
+		"usp_services_feed":      h.feed,
 		"usp_availability_query": h.queryAvailability,
 		"usp_availability_hold": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 			var in usp.HoldRequest
@@ -218,6 +220,20 @@ func (h *Handler) listServices(ctx context.Context, call usp.Call, r *http.Reque
 
 func (h *Handler) getService(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 	return h.Business.GetService(ctx, call, r.PathValue("service_id"))
+}
+
+// feed reads the feed's query parameters: cursor, limit, location_id.
+func (h *Handler) feed(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	in := usp.FeedRequest{Cursor: q.Get("cursor"), LocationID: q.Get("location_id")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, &usp.Error{Code: usp.CodeInvalidRequest, Message: "limit must be an integer."}
+		}
+		in.Limit = &n
+	}
+	return h.Business.Feed(ctx, call, in)
 }
 
 func (h *Handler) lookupServices(ctx context.Context, call usp.Call, r *http.Request) (any, error) {

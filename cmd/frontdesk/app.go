@@ -275,7 +275,10 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if err := m.openUSP(m.Config.Deployment.PublicURL); err != nil {
 		return err
 	}
-	return m.publishKeys(ctx)
+	if err := m.publishKeys(ctx); err != nil {
+		return err
+	}
+	return m.syncCatalog(ctx)
 }
 
 // openMail builds the configured mail driver: the dev mailbox keeps mail

@@ -114,3 +114,12 @@ func (m *Main) printWebhookSweep(ctx context.Context, out io.Writer) error {
 		res.Delivered, res.Retrying, res.Dead, res.Dropped, proofs, creds)
 	return nil
 }
+
+// syncCatalog records the catalog of this config for the USP feed, so
+// services changed or removed since the last start are dated now.
+func (m *Main) syncCatalog(ctx context.Context) error {
+	if m.usp == nil {
+		return nil
+	}
+	return m.usp.SyncCatalog(ctx)
+}
