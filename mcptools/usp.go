@@ -27,6 +27,8 @@ var uspTools = map[string]struct{ title, description string }{
 		"Returns the services named in ids (up to 100), each once; ids that name no service are reported in messages[] as service_not_found. Public: no credentials."},
 	"usp_services_feed": {"Catalog feed",
 		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
+	"usp_services_feed_subscribe": {"Subscribe to catalog changes",
+		"Registers callback_url (https) for catalog events: service.created, service.updated, service.deleted (or the events listed), for the categories listed or all. Events are POSTed signed like booking webhooks. Privileged: credentials and _meta.usp.profile."},
 	"usp_availability_query": {"Query availability",
 		"Returns the open slots of one service between start_date and end_date (RFC 3339 dates, whole local days, or date-times; at most 31 days), in ascending start order, as instants with offsets. Optional timezone for dates and answers, party_size, location_id, resource_id, limit (default 50, at most 500) and cursor. Public: no credentials."},
 	"usp_availability_hold": {"Hold a slot",
@@ -97,6 +99,11 @@ func uspInputSchema(name string) *jsonschema.Schema {
 	case "usp_services_lookup":
 		props["ids"] = &jsonschema.Schema{Type: "array", Items: text("A service id.")}
 		required = []string{"ids"}
+	case "usp_services_feed_subscribe":
+		props["callback_url"] = text("The https URL catalog events are POSTed to.")
+		props["categories"] = &jsonschema.Schema{Type: "array", Items: text("A category id: lodging or timed.")}
+		props["events"] = &jsonschema.Schema{Type: "array", Items: text("service.created, service.updated, service.deleted or service.suspended.")}
+		required = []string{"callback_url"}
 	case "usp_services_feed":
 		props["cursor"] = text("The pagination.cursor of the previous page; omit for the first.")
 		props["limit"] = integer("Page size, default 50, at most 200.")
@@ -272,6 +279,18 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 			var r *usp.LookupResult
 			if r, err = b.LookupServices(ctx, call, in); err == nil {
 				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d of %d services found.", len(r.Services), len(in.IDs)))
+			}
+		}
+	case "usp_services_feed_subscribe":
+		var in usp.SubscribeRequest
+		if err = parse(&in); err == nil {
+			var r *usp.SubscriptionResult
+			if r, err = b.Subscribe(ctx, call, in); err == nil {
+				text := ""
+				if r.Subscription != nil {
+					text = "Subscription " + r.Subscription.ID + " is " + r.Subscription.Status + "."
+				}
+				res, summary = r, summarize(r.Messages, text)
 			}
 		}
 	case "usp_services_feed":

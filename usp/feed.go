@@ -42,7 +42,9 @@ type catalogState struct {
 
 // SyncCatalog records the catalog of this config: services new or changed
 // since the last record are modified now, services gone from the config
-// are deleted now. It is idempotent for an unchanged config.
+// are deleted now, and every active feed subscription that wants a change
+// gets its catalog event queued in the same write. It is idempotent for
+// an unchanged config.
 func (b *Business) SyncCatalog(ctx context.Context) error {
 	if b.st == nil {
 		return nil
@@ -64,7 +66,8 @@ func (b *Business) SyncCatalog(ctx context.Context) error {
 		if st.Services == nil {
 			st.Services = map[string]feedEntry{}
 		}
-		changed := false
+		first := rec.Version == 0 // the first record dates everything; no one subscribed before it
+		var changes []catalogChange
 		seen := map[string]bool{}
 		for _, s := range b.catalog.services {
 			seen[s.ID] = true
@@ -74,30 +77,41 @@ func (b *Business) SyncCatalog(ctx context.Context) error {
 			}
 			sum := sha256.Sum256(body)
 			digest := base64.RawURLEncoding.EncodeToString(sum[:])
-			if e, ok := st.Services[s.ID]; !ok || e.Digest != digest {
-				st.Services[s.ID] = feedEntry{Digest: digest, Location: s.loc.Slug, ModifiedAt: now}
-				changed = true
+			e, ok := st.Services[s.ID]
+			if ok && e.Digest == digest {
+				continue
 			}
+			st.Services[s.ID] = feedEntry{Digest: digest, Location: s.loc.Slug, ModifiedAt: now}
+			event := "service.updated"
+			if !ok || e.Digest == "" {
+				event = "service.created"
+			}
+			changes = append(changes, catalogChange{event: event, id: s.ID, service: &s})
 		}
 		for id, e := range st.Services {
 			if !seen[id] && e.Digest != "" {
 				st.Services[id] = feedEntry{Location: e.Location, ModifiedAt: now}
-				changed = true
+				changes = append(changes, catalogChange{event: "service.deleted", id: id})
 			}
 		}
-		if !changed {
+		if len(changes) == 0 {
 			return nil
 		}
+		slices.SortFunc(changes, func(a, b catalogChange) int { return strings.Compare(a.id, b.id) })
 		rec.Value, err = json.Marshal(st)
 		if err != nil {
 			return err
 		}
 		rec.UpdatedAt = now
-		if rec.Version == 0 {
-			_, err = b.st.Create(ctx, rec)
-		} else {
-			_, err = b.st.Swap(ctx, rec)
+		write := store.Write{Op: store.OpSwap, Record: rec}
+		if first {
+			write.Op = store.OpCreate
 		}
+		events, err := b.subscriptionWrites(ctx, changes, now)
+		if err != nil {
+			return err
+		}
+		_, err = b.st.Apply(ctx, append([]store.Write{write}, events...))
 		if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrConflict) {
 			continue // another instance started at the same time: compare with its record
 		}

@@ -2,9 +2,14 @@ package usp_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,10 +17,13 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/httpsig"
 	"frontdesk/internal/uspspec"
 	"frontdesk/sqlite"
 	"frontdesk/usp"
+	"frontdesk/usp/keyset"
 	"frontdesk/usp/usptest"
+	"frontdesk/usp/webhook"
 )
 
 // TestCatalogFeedOverBothBindings: the feed pages through every service
@@ -124,4 +132,80 @@ func TestCatalogFeedRemembersChanges(t *testing.T) {
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestFeedSubscriptionGetsCatalogEvents: a platform subscribes (201 over
+// REST, the schema's FeedSubscription); a start with a changed config
+// queues service.updated for it in the same write as the new catalog
+// state, and the outbox delivers it signed to the callback URL, a
+// CatalogEvent of the official schema.
+func TestFeedSubscriptionGetsCatalogEvents(t *testing.T) {
+	schemas := uspspec.Load(t)
+	tb := startTrust(t)
+	var mu sync.Mutex
+	var got [][]byte
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := httpsig.VerifyContentDigest(r.Header.Values("Content-Digest"), body); err != nil || r.Header.Get("Signature-Input") == "" {
+			t.Errorf("catalog event not signed: %v", err)
+		}
+		mu.Lock()
+		got = append(got, body)
+		mu.Unlock()
+	}))
+	defer hook.Close()
+
+	// serve records the catalog at start, before any subscription.
+	if err := tb.business.SyncCatalog(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	agent := `profile="` + tb.plat.URL + `/platform.json"`
+	body := `{"callback_url":"` + hook.URL + `/catalog","categories":["timed"]}`
+	status, doc := tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", body, map[string]string{"USP-Agent": agent, "Authorization": usptest.Bearer}}))
+	raw, _ := json.Marshal(doc)
+	if status != http.StatusCreated {
+		t.Fatalf("subscribe: %d %s", status, raw)
+	}
+	schemas.Check(t, uspspec.REST("POST", "/services/feed/subscriptions", 201), raw)
+	status, _ = tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", `{"callback_url":"ftp://x.example/"}`, map[string]string{"USP-Agent": agent, "Authorization": usptest.Bearer}}))
+	if status != 422 {
+		t.Fatalf("an ftp callback: %d", status)
+	}
+	status, _ = tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", body, map[string]string{"USP-Agent": agent}}))
+	if status != 401 {
+		t.Fatalf("an anonymous subscription: %d", status)
+	}
+
+	// A later start with the shuttle dearer tells the subscriber, and
+	// only of the timed service.
+	cfg := usptest.WithPlatform(config.Demo())
+	for i := range cfg.Locations {
+		for j := range cfg.Locations[i].Units {
+			u := &cfg.Locations[i].Units[j]
+			if u.Type == "shuttle" {
+				u.Price = "31.00"
+			}
+		}
+	}
+	later := usptest.On(t, cfg, tb.store, tb.clock, tb.plat, nil, "")
+	tb.clock.Advance(time.Hour)
+	if err := later.SyncCatalog(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ks := keyset.Set{Records: tb.store, Rand: rand.Reader}
+	if err := ks.Ensure(context.Background(), tb.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	box := &webhook.Outbox{Records: tb.store, Client: usp.CallbackClient(true, nil), Sign: ks, Clock: tb.clock, Render: later.EventBody}
+	if res, err := box.Deliver(context.Background()); err != nil || res.Delivered != 1 {
+		t.Fatalf("deliver = %+v, %v; want the one catalog event: %s", res, err, got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	schemas.Check(t, "https://usp-protocol.dev/schemas/services/webhook_event.json#/$defs/CatalogEvent", got[0])
+	var ev map[string]any
+	json.Unmarshal(got[0], &ev)
+	if ev["event"] != "service.updated" || ev["service_id"] != "svc_airport_shuttle" || ev["subscription_id"] != doc["subscription"].(map[string]any)["id"] {
+		t.Fatalf("catalog event %s", got[0])
+	}
 }

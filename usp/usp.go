@@ -50,6 +50,7 @@ func Methods() []Method {
 		{Name: "usp_services_get", HTTPMethod: http.MethodGet, Path: "/services/{service_id}", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_lookup", HTTPMethod: http.MethodPost, Path: "/services/lookup", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_feed", HTTPMethod: http.MethodGet, Path: "/services/feed", Capability: CapabilityCatalog, Access: Public},
+		{Name: "usp_services_feed_subscribe", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
 		{Name: "usp_availability_query", HTTPMethod: http.MethodPost, Path: "/availability/query", Capability: CapabilityAvailability, Access: Public},
 		{Name: "usp_availability_hold", HTTPMethod: http.MethodPost, Path: "/availability/holds", Capability: CapabilityAvailability, Access: PrivilegedPlatform},
 		{Name: "usp_availability_release", HTTPMethod: http.MethodDelete, Path: "/availability/holds/{hold_id}", Capability: CapabilityAvailability, Access: PrivilegedScoped},

@@ -38,10 +38,17 @@ func (h *Handler) Routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+usp.ProfilePath, h.profile)
 	ops := map[string]func(context.Context, usp.Call, *http.Request) (any, error){
-		"usp_services_list":      h.listServices,
-		"usp_services_get":       h.getService,
-		"usp_services_lookup":    h.lookupServices,
-		"usp_services_feed":      h.feed,
+		"usp_services_list":   h.listServices,
+		"usp_services_get":    h.getService,
+		"usp_services_lookup": h.lookupServices,
+		"usp_services_feed":   h.feed,
+		"usp_services_feed_subscribe": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.SubscribeRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.Subscribe(ctx, call, in)
+		},
 		"usp_availability_query": h.queryAvailability,
 		"usp_availability_hold": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 			var in usp.HoldRequest
@@ -150,6 +157,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 	if c, ok := res.(interface{ Created() bool }); ok && c.Created() && r.Method == http.MethodPost && r.URL.Path == usp.RESTPath+"/bookings" {
 		w.WriteHeader(http.StatusCreated)
 	} else if hr, ok := res.(*usp.HoldResult); ok && r.Method == http.MethodPost && hr.Hold != nil {
+		w.WriteHeader(http.StatusCreated)
+	} else if sr, ok := res.(*usp.SubscriptionResult); ok && r.Method == http.MethodPost && sr.Created() {
 		w.WriteHeader(http.StatusCreated)
 	}
 	w.Write(append(body, '\n'))

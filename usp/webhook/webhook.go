@@ -95,10 +95,15 @@ type Outbox struct {
 // and the delivery state this package keeps with it.
 type row struct {
 	reservation.Event
-	Attempts   int       `json:"attempts,omitempty"`
-	NextAt     time.Time `json:"next_at,omitzero"`
-	LeaseUntil time.Time `json:"lease_until,omitzero"`
-	LastError  string    `json:"last_error,omitempty"` // a status or transport failure, never a body
+	// CallbackURL and Body are set on events rendered when queued, such
+	// as catalog events for a feed subscription: Body goes to CallbackURL
+	// as it is.
+	CallbackURL string          `json:"callback_url,omitempty"`
+	Body        json.RawMessage `json:"body,omitempty"`
+	Attempts    int             `json:"attempts,omitempty"`
+	NextAt      time.Time       `json:"next_at,omitzero"`
+	LeaseUntil  time.Time       `json:"lease_until,omitzero"`
+	LastError   string          `json:"last_error,omitempty"` // a status or transport failure, never a body
 }
 
 // Result counts what one pass did.
@@ -181,7 +186,10 @@ func (o *Outbox) deliver(ctx context.Context, now time.Time, rec store.Record, r
 	if err != nil {
 		return false, fmt.Errorf("claim event: %w", err)
 	}
-	body, err := o.render(ctx, r.Event)
+	body := []byte(r.Body)
+	if body == nil {
+		body, err = o.render(ctx, r.Event)
+	}
 	if errors.Is(err, ErrSkip) {
 		res.Dropped++
 		return true, o.remove(ctx, claimed)
@@ -192,8 +200,8 @@ func (o *Outbox) deliver(ctx context.Context, now time.Time, rec store.Record, r
 	if first && o.Notify != nil {
 		o.Notify(ctx, r.Platform, body)
 	}
-	url, failure := "", ""
-	if o.Endpoint != nil {
+	url, failure := r.CallbackURL, ""
+	if url == "" && o.Endpoint != nil {
 		if url, err = o.Endpoint(ctx, r.Platform); err != nil {
 			// The platform's profile may be down for a moment: a failed
 			// attempt like any other.
@@ -292,4 +300,16 @@ func (o *Outbox) bury(ctx context.Context, rec store.Record, r row, now time.Tim
 		return nil // changed meanwhile: the next pass sees it again
 	}
 	return err
+}
+
+// Queue is the outbox write of an event rendered now: body goes to url,
+// signed like every webhook, with the same retries. chain orders events:
+// those of one chain are delivered in the order of their ids. The id is
+// the event_id body carries.
+func Queue(id, platform, chain, url string, body []byte, now time.Time) (store.Write, error) {
+	v, err := json.Marshal(row{Event: reservation.Event{ID: id, Type: "direct", Platform: platform, Reference: chain, At: now.UTC()}, CallbackURL: url, Body: body})
+	if err != nil {
+		return store.Write{}, err
+	}
+	return store.Write{Op: store.OpCreate, Record: store.Record{Kind: reservation.OutboxKind, Key: id, Value: v, UpdatedAt: now}}, nil
 }
