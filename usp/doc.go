@@ -99,6 +99,16 @@
 // booking as it was after the change, skipping holds, and WebhookURL finds
 // where it goes. usp/webhook delivers it signed.
 //
+// # Catalog feed
+//
+// The catalog comes from the config, so it changes between starts only:
+// SyncCatalog records a digest of every service at each start, dating new
+// and changed services then and keeping removed ones as deleted, and
+// queues the catalog events of feed subscriptions in the same write. The
+// feed reads that record. Of the subscription operations only subscribe
+// is served: the snapshot's OpenRPC document has no MCP method for the
+// others, and every operation here is served on both bindings.
+//
 // # Where this differs from the schemas
 //
 // A failed booking creation (slot_unavailable, hold_expired,
