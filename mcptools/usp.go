@@ -168,6 +168,7 @@ func uspInputSchema(name string) *jsonschema.Schema {
 func NewUSP(b *usp.Business, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-usp", Title: "USP business binding", Version: opts.Version}, nil)
 	log := opts.logger()
+	s.AddReceivingMiddleware(logCalls(log, "usp"))
 	for _, m := range b.Served() {
 		about := uspTools[m.Name]
 		tool := &mcp.Tool{
@@ -192,6 +193,7 @@ func NewUSP(b *usp.Business, opts Options) *mcp.Server {
 					outcome = "error"
 					log.ErrorContext(ctx, "usp tool failed", "tool", name, "err", err)
 				}
+				reportOutcome(ctx, string(e.Code), internal)
 				err = rpcError(e, correlationOf(req))
 			}
 			if opts.Metrics != nil {

@@ -36,7 +36,7 @@ const e2eProfile = `{"usp":{"version":"2026-08-20","capabilities":{
 // over TLS by a local server whose certificate the profile fetcher
 // trusts. It returns the running Main and the headers the demo platform
 // sends on privileged calls.
-func startUSPDemo(t testing.TB, database string) (*Main, map[string]string) {
+func startUSPDemo(t testing.TB, database string, edit ...func(*Main)) (*Main, map[string]string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile})
 	c := config.Demo()
@@ -44,6 +44,9 @@ func startUSPDemo(t testing.TB, database string) (*Main, map[string]string) {
 	c.Store.Database = database
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow), Out: io.Discard,
 		ready: make(chan struct{}), USPRootCAs: plat.Roots()}
+	for _, e := range edit {
+		e(m)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -299,5 +302,27 @@ func TestUSPBookingOnTheStaffScreen(t *testing.T) {
 	status, _, body := post(t, m.URL+"/usp/bookings/"+second+"/confirm", map[string]string{"Authorization": "StaffSession " + olga.cookie}, `{}`)
 	if status != 200 || decodeJSON(t, body)["booking"].(map[string]any)["status"] != "confirmed" {
 		t.Fatalf("owner's session over USP: %d %s", status, body)
+	}
+}
+
+// TestUSPLogsHoldNoGuestData: a whole USP booking's life, refusals
+// included, logs no buyer name, email or phone and no API key.
+func TestUSPLogsHoldNoGuestData(t *testing.T) {
+	var logs syncBuffer
+	m, platform := startUSPDemo(t, "", func(m *Main) {
+		m.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	ref := uspBooking(t, m.URL, platform, "2026-12-02")
+	post(t, m.URL+"/usp/bookings/"+ref+"/cancel", platform, `{"reason":"Ada's plans changed"}`)
+	post(t, m.URL+"/usp/bookings/"+ref+"/cancel", platform, `{}`)
+	post(t, m.URL+"/usp/bookings", map[string]string{"Authorization": "Bearer wrong-key"}, `{"buyer":{"email":"ada@example.com"}}`)
+	out := logs.String()
+	if !strings.Contains(out, "usp booking created") {
+		t.Fatalf("the booking was not logged at all:\n%s", out)
+	}
+	for _, secret := range []string{"Ada", "Lovelace", "ada@example.com", demoPlatformKey, "wrong-key"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the logs carry %q", secret)
+		}
 	}
 }
