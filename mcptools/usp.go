@@ -29,6 +29,14 @@ var uspTools = map[string]struct{ title, description string }{
 		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
 	"usp_services_feed_subscribe": {"Subscribe to catalog changes",
 		"Registers callback_url (https) for catalog events: service.created, service.updated, service.deleted (or the events listed), for the categories listed or all. Events are POSTed signed like booking webhooks. Privileged: credentials and _meta.usp.profile."},
+	"usp_services_feed_subscription_get": {"Get a feed subscription",
+		"Returns one of this platform's feed subscriptions by subscription_id, with its status (active, paused or canceled). Privileged."},
+	"usp_services_feed_unsubscribe": {"Cancel a feed subscription",
+		"Cancels one of this platform's feed subscriptions for good: no more catalog events. Privileged."},
+	"usp_services_feed_subscription_pause": {"Pause a feed subscription",
+		"Stops catalog events to the subscription until it is resumed; changes in between are not sent later (read the feed instead). Privileged."},
+	"usp_services_feed_subscription_resume": {"Resume a feed subscription",
+		"Sends catalog events to a paused subscription again. A canceled subscription cannot be resumed (invalid_transition in messages[]). Privileged."},
 	"usp_availability_query": {"Query availability",
 		"Returns the open slots of one service between start_date and end_date (RFC 3339 dates, whole local days, or date-times; at most 31 days), in ascending start order, as instants with offsets. Optional timezone for dates and answers, party_size, location_id, resource_id, limit (default 50, at most 500) and cursor. Public: no credentials."},
 	"usp_availability_hold": {"Hold a slot",
@@ -99,6 +107,9 @@ func uspInputSchema(name string) *jsonschema.Schema {
 	case "usp_services_lookup":
 		props["ids"] = &jsonschema.Schema{Type: "array", Items: text("A service id.")}
 		required = []string{"ids"}
+	case "usp_services_feed_subscription_get", "usp_services_feed_unsubscribe", "usp_services_feed_subscription_pause", "usp_services_feed_subscription_resume":
+		props["subscription_id"] = text("The subscription's id, from usp_services_feed_subscribe.")
+		required = []string{"subscription_id"}
 	case "usp_services_feed_subscribe":
 		props["callback_url"] = text("The https URL catalog events are POSTed to.")
 		props["categories"] = &jsonschema.Schema{Type: "array", Items: text("A category id: lodging or timed.")}
@@ -281,6 +292,20 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 			var r *usp.LookupResult
 			if r, err = b.LookupServices(ctx, call, in); err == nil {
 				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d of %d services found.", len(r.Services), len(in.IDs)))
+			}
+		}
+	case "usp_services_feed_subscription_get", "usp_services_feed_unsubscribe", "usp_services_feed_subscription_pause", "usp_services_feed_subscription_resume":
+		var in struct {
+			SubscriptionID string `json:"subscription_id"`
+		}
+		if err = parse(&in); err == nil {
+			var r *usp.SubscriptionResult
+			if r, err = b.SubscriptionOp(ctx, call, name, in.SubscriptionID); err == nil {
+				text := ""
+				if r.Subscription != nil {
+					text = "Subscription " + r.Subscription.ID + " is " + r.Subscription.Status + "."
+				}
+				res, summary = r, summarize(r.Messages, text)
 			}
 		}
 	case "usp_services_feed_subscribe":

@@ -105,9 +105,11 @@
 // SyncCatalog records a digest of every service at each start, dating new
 // and changed services then and keeping removed ones as deleted, and
 // queues the catalog events of feed subscriptions in the same write. The
-// feed reads that record. Of the subscription operations only subscribe
-// is served: the snapshot's OpenRPC document has no MCP method for the
-// others, and every operation here is served on both bindings.
+// feed reads that record. Subscriptions are read, paused, resumed and
+// cancelled on both bindings; the MCP names of those four come from the
+// newer OpenRPC document, as the snapshot's has only subscribe. An
+// unknown subscription id is subscription_not_found (404), a code §9.4.3
+// does not register.
 //
 // # Where this differs from the schemas
 //

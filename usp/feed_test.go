@@ -205,7 +205,43 @@ func TestFeedSubscriptionGetsCatalogEvents(t *testing.T) {
 	schemas.Check(t, "https://usp-protocol.dev/schemas/services/webhook_event.json#/$defs/CatalogEvent", got[0])
 	var ev map[string]any
 	json.Unmarshal(got[0], &ev)
-	if ev["event"] != "service.updated" || ev["service_id"] != "svc_airport_shuttle" || ev["subscription_id"] != doc["subscription"].(map[string]any)["id"] {
+	subID := doc["subscription"].(map[string]any)["id"].(string)
+	if ev["event"] != "service.updated" || ev["service_id"] != "svc_airport_shuttle" || ev["subscription_id"] != subID {
 		t.Fatalf("catalog event %s", got[0])
 	}
+
+	// The lifecycle: get, pause (no events while paused), resume,
+	// unsubscribe; a canceled subscription cannot be resumed.
+	auth := map[string]string{"USP-Agent": agent, "Authorization": usptest.Bearer}
+	path := "/usp/services/feed/subscriptions/" + subID
+	op := func(method, suffix, spec string, want string) map[string]any {
+		t.Helper()
+		status, doc := tb.send(t, tb.request(t, rest{method, path + suffix, "", auth}))
+		raw, _ := json.Marshal(doc)
+		if status != 200 || doc["subscription"].(map[string]any)["status"] != want {
+			t.Fatalf("%s %s: %d %s, want %s", method, suffix, status, raw, want)
+		}
+		schemas.Check(t, uspspec.REST(method, "/services/feed/subscriptions/{subscription_id}"+spec, 200), raw)
+		return doc
+	}
+	op("GET", "", "", "active")
+	op("POST", "/pause", "/pause", "paused")
+	cfg.Locations[0].Units[0].Count++
+	tb.clock.Advance(time.Hour)
+	if err := usptest.On(t, cfg, tb.store, tb.clock, tb.plat, nil, "").SyncCatalog(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := tb.store.List(context.Background(), "usp-event", "", "", 100); len(left) != 0 {
+		t.Fatalf("a paused subscription got %d events", len(left))
+	}
+	op("POST", "/resume", "/resume", "active")
+	op("DELETE", "", "", "canceled")
+	again := op("POST", "/resume", "/resume", "canceled")
+	if msgs := again["messages"].([]any); len(msgs) != 1 || msgs[0].(map[string]any)["code"] != "invalid_transition" {
+		t.Fatalf("resuming a canceled subscription: %v", again)
+	}
+	// Over MCP another platform does not find it.
+	other := tb.keyPlatform(t, 7, "/platform.json")
+	_, err := other.signed(t, "usp_services_feed_subscription_get", map[string]any{"subscription_id": subID}, "")
+	refusedWith(t, "another platform's subscription", err, "subscription_not_found")
 }

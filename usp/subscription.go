@@ -182,3 +182,76 @@ func (b *Business) subscriptionWrites(ctx context.Context, changes []catalogChan
 		}
 	}
 }
+
+// CodeSubscriptionNotFound is a subscription id that names no
+// subscription of the caller (404, like booking_not_found).
+const CodeSubscriptionNotFound Code = "subscription_not_found"
+
+// Subscription operations that change its status, by method name, with
+// the status they lead to and the statuses they may leave.
+var subscriptionMoves = map[string]struct {
+	to   string
+	from []string
+}{
+	"usp_services_feed_subscription_pause":  {"paused", []string{"active", "paused"}},
+	"usp_services_feed_subscription_resume": {"active", []string{"paused", "active"}},
+	"usp_services_feed_unsubscribe":         {"canceled", []string{"active", "paused", "canceled"}},
+}
+
+// SubscriptionOp runs a subscription operation of the calling platform:
+// usp_services_feed_subscription_get reads it; pause, resume and
+// unsubscribe move its status (canceled is terminal: a move from it is
+// invalid_transition in messages[]; one to the status it has answers it
+// unchanged).
+func (b *Business) SubscriptionOp(ctx context.Context, call Call, method, id string) (*SubscriptionResult, error) {
+	meta, p, outcome, err := b.begin(ctx, method, call)
+	if err != nil {
+		return nil, err
+	}
+	res := &SubscriptionResult{USP: meta, Messages: []Message{}}
+	notFound := fail(CodeSubscriptionNotFound, "%q names no feed subscription of this platform.", id)
+	for range maxAttempts {
+		rec, err := b.st.Get(ctx, kindSubscription, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, notFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read subscription: %w", err)
+		}
+		var sub storedSubscription
+		if err := json.Unmarshal(rec.Value, &sub); err != nil {
+			return nil, fmt.Errorf("decode subscription: %w", err)
+		}
+		if p.Staff == "" && sub.Platform != p.Platform {
+			return nil, notFound
+		}
+		res.Subscription = &sub.Subscription
+		if outcome != nil {
+			res.Messages = append(res.Messages, *outcome)
+			return res, nil
+		}
+		move, changes := subscriptionMoves[method]
+		if !changes || sub.Status == move.to {
+			return res, nil
+		}
+		if !slices.Contains(move.from, sub.Status) {
+			res.Messages = append(res.Messages, *outcomeMsg("invalid_transition", "The subscription is "+sub.Status+"; it cannot become "+move.to+".", ""))
+			return res, nil
+		}
+		sub.Status = move.to
+		if rec.Value, err = json.Marshal(sub); err != nil {
+			return nil, err
+		}
+		rec.UpdatedAt = b.clock.Now()
+		_, err = b.st.Swap(ctx, rec)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("save subscription: %w", err)
+		}
+		res.Subscription = &sub.Subscription
+		return res, nil
+	}
+	return nil, fmt.Errorf("save subscription: %w", store.ErrConflict)
+}

@@ -51,6 +51,10 @@ func Methods() []Method {
 		{Name: "usp_services_lookup", HTTPMethod: http.MethodPost, Path: "/services/lookup", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_feed", HTTPMethod: http.MethodGet, Path: "/services/feed", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_feed_subscribe", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_get", HTTPMethod: http.MethodGet, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_unsubscribe", HTTPMethod: http.MethodDelete, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_pause", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/pause", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_resume", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/resume", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
 		{Name: "usp_availability_query", HTTPMethod: http.MethodPost, Path: "/availability/query", Capability: CapabilityAvailability, Access: Public},
 		{Name: "usp_availability_hold", HTTPMethod: http.MethodPost, Path: "/availability/holds", Capability: CapabilityAvailability, Access: PrivilegedPlatform},
 		{Name: "usp_availability_release", HTTPMethod: http.MethodDelete, Path: "/availability/holds/{hold_id}", Capability: CapabilityAvailability, Access: PrivilegedScoped},
@@ -175,11 +179,12 @@ var wires = map[Code]wire{
 	CodeServerError:            {http.StatusInternalServerError, -32603},
 	// A service named in the path that does not exist: 404, the same
 	// bucket as booking_not_found.
-	CodeServiceNotFound:     {http.StatusNotFound, -32602},
-	CodeProfileNotTrusted:   {http.StatusForbidden, -32005},
-	CodeBookingNotFound:     {http.StatusNotFound, -32602},
-	CodeIdempotencyConflict: {http.StatusConflict, -32602},
-	CodeRevisionMismatch:    {http.StatusPreconditionFailed, -32002},
+	CodeServiceNotFound:      {http.StatusNotFound, -32602},
+	CodeProfileNotTrusted:    {http.StatusForbidden, -32005},
+	CodeBookingNotFound:      {http.StatusNotFound, -32602},
+	CodeIdempotencyConflict:  {http.StatusConflict, -32602},
+	CodeRevisionMismatch:     {http.StatusPreconditionFailed, -32002},
+	CodeSubscriptionNotFound: {http.StatusNotFound, -32602},
 	// Signature and proof-of-possession failures (§9.4.3, §10.1.1).
 	"signature_missing":     {http.StatusUnauthorized, -32006},
 	"signature_invalid":     {http.StatusUnauthorized, -32006},

@@ -38,10 +38,14 @@ func (h *Handler) Routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+usp.ProfilePath, h.profile)
 	ops := map[string]func(context.Context, usp.Call, *http.Request) (any, error){
-		"usp_services_list":   h.listServices,
-		"usp_services_get":    h.getService,
-		"usp_services_lookup": h.lookupServices,
-		"usp_services_feed":   h.feed,
+		"usp_services_list":                     h.listServices,
+		"usp_services_get":                      h.getService,
+		"usp_services_lookup":                   h.lookupServices,
+		"usp_services_feed":                     h.feed,
+		"usp_services_feed_subscription_get":    h.subscriptionOp("usp_services_feed_subscription_get"),
+		"usp_services_feed_unsubscribe":         h.subscriptionOp("usp_services_feed_unsubscribe"),
+		"usp_services_feed_subscription_pause":  h.subscriptionOp("usp_services_feed_subscription_pause"),
+		"usp_services_feed_subscription_resume": h.subscriptionOp("usp_services_feed_subscription_resume"),
 		"usp_services_feed_subscribe": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 			var in usp.SubscribeRequest
 			if err := decode(r, &in); err != nil {
@@ -158,7 +162,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 		w.WriteHeader(http.StatusCreated)
 	} else if hr, ok := res.(*usp.HoldResult); ok && r.Method == http.MethodPost && hr.Hold != nil {
 		w.WriteHeader(http.StatusCreated)
-	} else if sr, ok := res.(*usp.SubscriptionResult); ok && r.Method == http.MethodPost && sr.Created() {
+	} else if sr, ok := res.(*usp.SubscriptionResult); ok && r.Method == http.MethodPost && sr.Created() && r.URL.Path == usp.RESTPath+"/services/feed/subscriptions" {
 		w.WriteHeader(http.StatusCreated)
 	}
 	w.Write(append(body, '\n'))
@@ -229,6 +233,13 @@ func (h *Handler) listServices(ctx context.Context, call usp.Call, r *http.Reque
 
 func (h *Handler) getService(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 	return h.Business.GetService(ctx, call, r.PathValue("service_id"))
+}
+
+// subscriptionOp serves one operation on the subscription of the path.
+func (h *Handler) subscriptionOp(method string) func(context.Context, usp.Call, *http.Request) (any, error) {
+	return func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+		return h.Business.SubscriptionOp(ctx, call, method, r.PathValue("subscription_id"))
+	}
 }
 
 // feed reads the feed's query parameters: cursor, limit, location_id.
