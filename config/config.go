@@ -178,6 +178,10 @@ type USP struct {
 	// before it signs, so platforms with a cached profile learn it first;
 	// 0 means 60.
 	KeyLeadMinutes int `toml:"key_lead_minutes"`
+	// RequireProofNonce makes every platform_key_pop proof carry a nonce
+	// the business issued (proof_nonce_required answers with one); off,
+	// iat and the jti cache alone bound replays.
+	RequireProofNonce bool `toml:"require_proof_nonce"`
 	// KeyGraceDays is how long a replaced signing key stays published and
 	// verifying; 0 means 7, the least §10.1.1 allows.
 	KeyGraceDays int `toml:"key_grace_days"`

@@ -228,6 +228,9 @@ func correlationOf(req *mcp.CallToolRequest) string {
 // correlation id echoed.
 func rpcError(e *usp.Error, correlation string) error {
 	data := map[string]string{"code": string(e.Code), "content": e.Message}
+	if e.Nonce != "" {
+		data["nonce"] = e.Nonce // proof_nonce_required: retry with a proof carrying it
+	}
 	if correlation != "" {
 		data["correlation_id"] = correlation
 	}

@@ -92,7 +92,7 @@ func (p Principal) KeyThumbprint() string {
 func proofError(err error) error {
 	var pe *pop.Error
 	if errors.As(err, &pe) {
-		return &Error{Code: Code(pe.Code), Message: pe.Message, Err: err}
+		return &Error{Code: Code(pe.Code), Message: pe.Message, Err: err, Nonce: pe.Nonce}
 	}
 	return err
 }

@@ -66,7 +66,11 @@ type trustBusiness struct {
 	webhooks        *mcptools.Webhooks
 }
 
-func startTrust(t *testing.T) *trustBusiness {
+func startTrust(t *testing.T) *trustBusiness { t.Helper(); return startTrustWith(t, nil) }
+
+// startTrustWith is startTrust with the proof verifier changed by
+// configure, such as to require nonces.
+func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness {
 	t.Helper()
 	signer, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -94,6 +98,9 @@ func startTrust(t *testing.T) *trustBusiness {
 	pricer := pricing.New(cfg, usptest.Origin)
 	bookings := booking.New(booking.Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
 	verifier := &pop.Verifier{Audiences: []string{audience}, Replay: pop.StoreReplay{Records: st}}
+	if configure != nil {
+		configure(verifier)
+	}
 	creds := &usp.BookingCredentials{Issuer: credential.Issuer{Records: st, Rand: rand.Reader}, Verifier: verifier, Reservations: st, Origin: usptest.Origin, Clock: clk}
 	chain := usp.Chain{
 		creds,
@@ -749,5 +756,53 @@ func TestWebhookReachesThePlatformsMCPSession(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no notification on the stream")
+	}
+}
+
+// TestNonceChallenge: with nonces required, a proof without one is
+// refused with proof_nonce_required and the nonce to use (data.nonce over
+// MCP, DPoP-Nonce over REST); the same call with a fresh proof carrying
+// it passes.
+func TestNonceChallenge(t *testing.T) {
+	tb := startTrustWith(t, func(v *pop.Verifier) {
+		v.Nonces = pop.MACNonces{Secret: bytes.Repeat([]byte{9}, 32), Rand: rand.Reader, Lifetime: 5 * time.Minute}
+	})
+	a := tb.keyPlatform(t, 8, "/pop.json")
+	create := map[string]any{"service_id": "svc_airport_shuttle", "slot_id": shuttleSlot(t, a, 7), "buyer": buyer()}
+	_, err := a.signed(t, "usp_bookings_create", create, "")
+	refusedWith(t, "a proof without a nonce", err, "proof_nonce_required")
+	var rpc *jsonrpc.Error
+	errors.As(err, &rpc)
+	var data struct{ Nonce string }
+	json.Unmarshal(rpc.Data, &data)
+	if data.Nonce == "" {
+		t.Fatalf("no data.nonce in %s", rpc.Data)
+	}
+	args := a.args(create)
+	c := a.claims(t, "usp_bookings_create", args, "")
+	c.Nonce = data.Nonce
+	proof, _ := pop.Sign(a.priv, pop.MCP, c)
+	made, err := a.call(t, "usp_bookings_create", authorize(args, usp.MechanismPoP, "", proof))
+	if err != nil || made["booking"] == nil {
+		t.Fatalf("create with the nonce: %v %v", made, err)
+	}
+
+	path := "/usp/bookings/" + made["booking"].(map[string]any)["id"].(string)
+	dpop := func(nonce string) string {
+		p, _ := pop.Sign(a.priv, pop.REST, pop.Claims{HTM: "GET", HTU: usptest.Origin + path, IAT: tb.clock.Now().Unix(), JTI: fmt.Sprintf("n-%d", a.jti.Add(1)), Nonce: nonce})
+		return p
+	}
+	agent := `profile="` + a.profile + `"`
+	resp, err := http.DefaultClient.Do(tb.request(t, rest{"GET", path, "", map[string]string{"USP-Agent": agent, "DPoP": dpop("")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	nonce := resp.Header.Get("DPoP-Nonce")
+	if resp.StatusCode != 401 || nonce == "" {
+		t.Fatalf("REST without a nonce: %d, DPoP-Nonce %q", resp.StatusCode, nonce)
+	}
+	if status, doc := tb.send(t, tb.request(t, rest{"GET", path, "", map[string]string{"USP-Agent": agent, "DPoP": dpop(nonce)}})); status != 200 {
+		t.Fatalf("REST with the nonce: %d %v", status, doc)
 	}
 }

@@ -227,6 +227,9 @@ type Error struct {
 	Code    Code
 	Message string
 	Err     error
+	// Nonce is set with proof_nonce_required: the value a fresh proof
+	// must carry (data.nonce over MCP, DPoP-Nonce over REST).
+	Nonce string
 }
 
 func (e *Error) Error() string {

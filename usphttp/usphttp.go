@@ -185,6 +185,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if internal {
 		h.logger().ErrorContext(r.Context(), "usp request failed", "path", r.URL.Path, "err", err)
 	}
+	if e.Nonce != "" {
+		w.Header().Set("DPoP-Nonce", e.Nonce) // RFC 9449 §8: the nonce to retry with
+	}
 	h.problem(w, r, e.Code.HTTPStatus(), e.Code.ProblemType(), http.StatusText(e.Code.HTTPStatus()), e.Message)
 }
 

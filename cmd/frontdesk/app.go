@@ -272,7 +272,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
-	if err := m.openUSP(m.Config.Deployment.PublicURL); err != nil {
+	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err
 	}
 	if err := m.publishKeys(ctx); err != nil {

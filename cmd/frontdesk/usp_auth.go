@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"frontdesk/mcptools"
 	"frontdesk/usp"
@@ -15,11 +17,20 @@ import (
 // taken for anything but itself; then a bare proof of possession and a
 // request signature by a key of the caller's profile; then the API keys
 // of registered platforms and staff sessions.
-func (m *Main) uspAuth(opts *usp.Options) {
+func (m *Main) uspAuth(ctx context.Context, opts *usp.Options) error {
 	origin := strings.TrimSuffix(opts.Origin, "/")
 	verifier := &pop.Verifier{
 		Audiences: []string{origin + usp.ProfilePath},
 		Replay:    pop.StoreReplay{Records: m.store},
+	}
+	if m.Config.USP.RequireProofNonce {
+		// Every instance shares the secret, so a nonce one issued is
+		// good at all of them.
+		secret, err := pop.NonceSecret(ctx, m.store, m.Rand, m.Clock.Now())
+		if err != nil {
+			return err
+		}
+		verifier.Nonces = pop.MACNonces{Secret: secret, Rand: m.Rand, Lifetime: proofNonceLife}
 	}
 	creds := &usp.BookingCredentials{
 		Issuer:   credential.Issuer{Records: m.store, Rand: m.Rand},
@@ -49,4 +60,9 @@ func (m *Main) uspAuth(opts *usp.Options) {
 	// offer it its webhooks as notifications.
 	m.uspWebhooks = mcptools.NewWebhooks()
 	opts.Observe = m.uspWebhooks.Observe
+	return nil
 }
+
+// proofNonceLife is how long an issued proof nonce is accepted: long
+// enough for a platform to sign and send, short beside the jti window.
+const proofNonceLife = 5 * time.Minute

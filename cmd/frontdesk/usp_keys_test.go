@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/httpsig"
 	"frontdesk/usp/keyset"
+	"frontdesk/usp/pop"
 )
 
 // profileKeyIDs fetches the served business profile and returns the kids
@@ -150,5 +152,17 @@ func TestSweepCommandRunsTheUSPPasses(t *testing.T) {
 	out, _, err := runCmd(t, "sweep", "--data", t.TempDir())
 	if err != nil || !strings.Contains(out, "sweep: usp webhooks delivered=0 retrying=0 given_up=0 dropped=0; proofs forgotten=0 credentials removed=0\n") {
 		t.Fatalf("sweep = %q, %v", out, err)
+	}
+}
+
+// TestServeWithProofNonces: with usp.require_proof_nonce the server
+// starts with the nonce secret every instance shares in the store.
+func TestServeWithProofNonces(t *testing.T) {
+	m := startMain(t, "", func(c *config.Config) { c.USP.RequireProofNonce = true })
+	if ids := profileKeyIDs(t, m.URL); len(ids) != 1 {
+		t.Fatalf("profile keys %v", ids)
+	}
+	if _, err := m.store.Get(t.Context(), pop.KindNonceSecret, "current"); err != nil {
+		t.Fatalf("nonce secret: %v", err)
 	}
 }
