@@ -66,7 +66,7 @@ func (b *Business) SyncCatalog(ctx context.Context) error {
 		if st.Services == nil {
 			st.Services = map[string]feedEntry{}
 		}
-		first := rec.Version == 0 // the first record dates everything; no one subscribed before it
+		first := rec.Version == 0 // no record yet: it is created, not swapped
 		var changes []catalogChange
 		seen := map[string]bool{}
 		for _, s := range b.catalog.services {
