@@ -394,7 +394,7 @@ func (b *Business) end(ctx context.Context, r reservation.Reservation, d detail,
 		return r, err
 	}
 	moved.Detail = d.raw()
-	writes[0] = reservation.Save(moved, now)
+	reservation.Resave(writes, moved, now)
 	if _, err := b.st.Apply(ctx, writes); err != nil {
 		if _, refused := errors.AsType[*store.WriteError](err); refused {
 			return r, errStale

@@ -113,8 +113,8 @@ func (b *Business) Profile() BusinessProfile {
 				Currency: b.cfg.Business.Currency,
 			},
 		},
-		Keys:        b.keys,
-		SigningKeys: b.keys,
+		Keys:        *b.keys.Load(),
+		SigningKeys: *b.keys.Load(),
 	}
 	for _, l := range b.cfg.Locations {
 		p.USP.Business.Locations = append(p.USP.Business.Locations, LocationInfo{ID: l.Slug, Name: l.Name})

@@ -233,3 +233,44 @@ func (is Issuer) Invalidate(ctx context.Context, resource string) error {
 	}
 	return nil
 }
+
+// Sweep deletes the credentials that can open nothing any more: those
+// past their expiry, and those whose resource ended reports as ended (a
+// booking at a terminal status, where Authorize's caller already refuses
+// them). It returns how many it deleted; one that changed or went
+// meanwhile is skipped.
+func (is Issuer) Sweep(ctx context.Context, now time.Time, ended func(ctx context.Context, resource string) (bool, error)) (int, error) {
+	deleted, after := 0, ""
+	for {
+		page, err := is.Records.List(ctx, Kind, "", after, 100)
+		if err != nil {
+			return deleted, fmt.Errorf("credential: list: %w", err)
+		}
+		for _, r := range page {
+			after = r.Key
+			var s stored
+			if err := json.Unmarshal(r.Value, &s); err != nil {
+				return deleted, fmt.Errorf("credential: decode: %w", err)
+			}
+			gone := !now.Before(s.ExpiresAt)
+			if !gone {
+				if gone, err = ended(ctx, s.Resource); err != nil {
+					return deleted, err
+				}
+			}
+			if !gone {
+				continue
+			}
+			err := is.Records.Delete(ctx, Kind, r.Key, r.Version)
+			switch {
+			case err == nil:
+				deleted++
+			case !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound):
+				return deleted, fmt.Errorf("credential: delete: %w", err)
+			}
+		}
+		if len(page) < 100 {
+			return deleted, nil
+		}
+	}
+}
