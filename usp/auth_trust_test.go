@@ -85,7 +85,8 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	keys, _ := json.Marshal([]jwk.Public{pk})
 	signed := strings.TrimSuffix(bookingsProfile, "}") + `,"keys":` + string(keys) + `,"webhook_url":"https://hooks.signer.example/usp"}`
 	hooked := strings.TrimSuffix(bookingsProfile, "}") + `,"webhook_url":"https://hooks.platform.example/usp"}`
-	plat := usptest.NewPlatforms(t, map[string]string{"/pop.json": bookingsProfile, "/other.json": bookingsProfile, "/signed.json": signed, "/hooked.json": hooked})
+	plat := usptest.NewPlatforms(t, map[string]string{"/pop.json": bookingsProfile, "/other.json": bookingsProfile, "/signed.json": signed, "/hooked.json": hooked,
+		"/catalog-only.json": catalogOnlyProfile, "/orphan-subscriptions.json": orphanSubscriptionsProfile})
 
 	cfg := usptest.WithPlatform(config.Demo())
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))

@@ -148,6 +148,13 @@ func (b *Business) negotiate(ctx context.Context, cap Capability, profileURI str
 			shared[name] = v
 		}
 	}
+	// §8.3 step 4: an extension whose base capability is not shared is
+	// pruned, so it is not active either.
+	for name, entries := range own {
+		if base := entries[0].Extends; base != "" && shared[base] == "" {
+			delete(shared, name)
+		}
+	}
 	if v, ok := shared[cap]; ok {
 		meta.Capabilities = map[Capability][]CapabilityVersion{cap: {{Version: v}}}
 		return meta, nil, nil

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,4 +245,73 @@ func TestFeedSubscriptionGetsCatalogEvents(t *testing.T) {
 	other := tb.keyPlatform(t, 7, "/platform.json")
 	_, err := other.signed(t, "usp_services_feed_subscription_get", map[string]any{"subscription_id": subID}, "")
 	refusedWith(t, "another platform's subscription", err, "subscription_not_found")
+}
+
+// catalogOnlyProfile lists the catalog without feed subscriptions, and
+// orphanSubscriptionsProfile the subscriptions without their base.
+const (
+	catalogOnlyProfile = `{"usp":{"version":"2026-08-20","capabilities":{
+ "dev.usp-protocol.services.catalog":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/catalog.json"}]}}}`
+	orphanSubscriptionsProfile = `{"usp":{"version":"2026-08-20","capabilities":{
+ "dev.usp-protocol.services.catalog.subscriptions":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/rest_common.json#/$defs/FeedSubscription","extends":"dev.usp-protocol.services.catalog"}]}}}`
+)
+
+// TestProfileDeclaresEveryServedCapability: the profile of a business
+// serving privileged calls declares the capability of every method it
+// serves, feed subscriptions included (§3.12.2), and still passes the
+// official BusinessProfile schema.
+func TestProfileDeclaresEveryServedCapability(t *testing.T) {
+	tb := startTrust(t)
+	caps := tb.business.Profile().USP.Capabilities
+	for _, m := range tb.business.Served() {
+		if len(caps[m.Capability]) == 0 {
+			t.Errorf("%s is served but its capability %s is not declared", m.Name, m.Capability)
+		}
+	}
+	if got := caps[usp.CapabilitySubscriptions]; len(got) != 1 || got[0].Extends != usp.CapabilityCatalog {
+		t.Fatalf("subscriptions entry = %+v, want one extending the catalog", got)
+	}
+	uspspec.Load(t).Check(t, uspspec.Def("profile.json", "BusinessProfile"), tb.business.ProfileJSON())
+}
+
+// TestSubscriptionsNegotiateLikeTheOtherCapabilities: subscribing needs
+// the subscriptions capability in the platform's profile, and its base,
+// the catalog, too (§8.3 prunes an extension without its base); without
+// either the answer is capabilities_incompatible and nothing is stored.
+func TestSubscriptionsNegotiateLikeTheOtherCapabilities(t *testing.T) {
+	tb := startTrust(t)
+	args := map[string]any{"callback_url": "https://hooks.example/catalog"}
+	for i, c := range []struct {
+		profile string
+		want    string // a message code, or "" for a created subscription
+	}{
+		{"/platform.json", ""},
+		{"/catalog-only.json", "capabilities_incompatible"},
+		{"/orphan-subscriptions.json", "capabilities_incompatible"},
+	} {
+		t.Run(strings.TrimPrefix(c.profile, "/"), func(t *testing.T) {
+			p := tb.keyPlatform(t, byte(20+i), c.profile)
+			out, err := p.signed(t, "usp_services_feed_subscribe", args, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs, _ := out["messages"].([]any)
+			if c.want == "" {
+				if out["subscription"] == nil || len(msgs) != 0 {
+					t.Fatalf("subscribe = %v, want a subscription", out)
+				}
+				caps := out["usp"].(map[string]any)["capabilities"].(map[string]any)
+				if _, ok := caps[string(usp.CapabilitySubscriptions)]; !ok || len(caps) != 1 {
+					t.Fatalf("negotiated %v, want the subscriptions capability alone", caps)
+				}
+				return
+			}
+			if out["subscription"] != nil || len(msgs) != 1 || msgs[0].(map[string]any)["code"] != c.want {
+				t.Fatalf("subscribe = %v, want only the message %s", out, c.want)
+			}
+		})
+	}
+	if recs, _ := tb.store.List(context.Background(), "usp-feed-subscription", "", "", 10); len(recs) != 1 {
+		t.Fatalf("%d subscriptions stored, want the one negotiated", len(recs))
+	}
 }

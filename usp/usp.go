@@ -18,6 +18,10 @@ const (
 	CapabilityCatalog      Capability = "dev.usp-protocol.services.catalog"
 	CapabilityAvailability Capability = "dev.usp-protocol.services.availability"
 	CapabilityBookings     Capability = "dev.usp-protocol.services.bookings"
+	// CapabilitySubscriptions covers the feed subscription operations
+	// (§3.12.2: a business that supports them SHOULD declare it). It
+	// extends the catalog: negotiated only when the catalog is shared too.
+	CapabilitySubscriptions Capability = "dev.usp-protocol.services.catalog.subscriptions"
 )
 
 // Access is a method's x-usp-access level (§10.1.6).
@@ -50,11 +54,11 @@ func Methods() []Method {
 		{Name: "usp_services_get", HTTPMethod: http.MethodGet, Path: "/services/{service_id}", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_lookup", HTTPMethod: http.MethodPost, Path: "/services/lookup", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_feed", HTTPMethod: http.MethodGet, Path: "/services/feed", Capability: CapabilityCatalog, Access: Public},
-		{Name: "usp_services_feed_subscribe", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
-		{Name: "usp_services_feed_subscription_get", HTTPMethod: http.MethodGet, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
-		{Name: "usp_services_feed_unsubscribe", HTTPMethod: http.MethodDelete, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
-		{Name: "usp_services_feed_subscription_pause", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/pause", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
-		{Name: "usp_services_feed_subscription_resume", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/resume", Capability: CapabilityCatalog, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscribe", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_get", HTTPMethod: http.MethodGet, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_unsubscribe", HTTPMethod: http.MethodDelete, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_pause", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/pause", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_resume", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/resume", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
 		{Name: "usp_availability_query", HTTPMethod: http.MethodPost, Path: "/availability/query", Capability: CapabilityAvailability, Access: Public},
 		{Name: "usp_availability_hold", HTTPMethod: http.MethodPost, Path: "/availability/holds", Capability: CapabilityAvailability, Access: PrivilegedPlatform},
 		{Name: "usp_availability_release", HTTPMethod: http.MethodDelete, Path: "/availability/holds/{hold_id}", Capability: CapabilityAvailability, Access: PrivilegedScoped},
