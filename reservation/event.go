@@ -1,8 +1,10 @@
 package reservation
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +16,54 @@ import (
 // the transition they announce, so an event exists exactly when its
 // transition committed; usp/webhook delivers and removes them.
 const OutboxKind = "usp-event"
+
+// CredentialKind is the record kind of the booking-scoped credentials a
+// USP platform holds for its reservations (usp/credential issues them),
+// keyed "<reference>/<hash of the value>". A credential dies with its
+// reservation: ClaimVersions reads them and Move deletes them in the
+// write that takes the reservation to a terminal state, so no credential
+// outlives a committed end and none is lost to an end that failed.
+const CredentialKind = "usp-credential"
+
+// credentialEntry is how a credential's key is listed among the versions
+// ClaimVersions returns, apart from claim keys.
+func credentialEntry(key string) string { return CredentialKind + ":" + key }
+
+// readCredentials adds to versions the credentials issued for r, when r
+// came from a USP platform; other doors issue none.
+func readCredentials(ctx context.Context, st store.Records, r Reservation, versions map[string]int64) error {
+	if _, isUSP := r.Source.Platform(); !isUSP || r.Reference == "" {
+		return nil
+	}
+	const page = 100
+	after := ""
+	for {
+		recs, err := st.List(ctx, CredentialKind, r.Reference+"/", after, page)
+		if err != nil {
+			return fmt.Errorf("read credentials: %w", err)
+		}
+		for _, rec := range recs {
+			versions[credentialEntry(rec.Key)] = rec.Version
+			after = rec.Key
+		}
+		if len(recs) < page {
+			return nil
+		}
+	}
+}
+
+// endCredentials are the deletes of the credentials listed in versions,
+// in key order so the writes of a move repeat exactly.
+func endCredentials(versions map[string]int64) []store.Write {
+	var ws []store.Write
+	for entry, v := range versions {
+		if key, ok := strings.CutPrefix(entry, CredentialKind+":"); ok {
+			ws = append(ws, store.Write{Op: store.OpDelete, Record: store.Record{Kind: CredentialKind, Key: key, Version: v}})
+		}
+	}
+	slices.SortFunc(ws, func(a, b store.Write) int { return strings.Compare(a.Record.Key, b.Record.Key) })
+	return ws
+}
 
 // Event is one lifecycle event of a USP platform's reservation, as the
 // outbox keeps it: what happened, to which reservation, when, and the

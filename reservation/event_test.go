@@ -1,7 +1,9 @@
 package reservation
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"frontdesk/store"
@@ -92,5 +94,84 @@ func TestResaveRefreshesTheEvent(t *testing.T) {
 	}
 	if saved.Notes != moved.Notes || snap.Notes != moved.Notes || e.ID != EventID("AIR-X2", 8) {
 		t.Fatalf("saved %q, event %s with %q", saved.Notes, e.ID, snap.Notes)
+	}
+}
+
+// TestEndDeletesCredentialsInTheSameApply: the credentials issued for a
+// USP reservation are read with its claims and deleted by the Apply that
+// ends it, those of another reservation stay, and a transition that is
+// not an end keeps them. When that Apply fails (here its outbox event
+// already exists), neither the reservation nor its credentials change.
+func TestEndDeletesCredentialsInTheSameApply(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	r := Reservation{Reference: "AIR-C1", Location: "airport", Unit: "shuttle", Slots: []string{"2026-12-01T10:00"},
+		Source: USP("acme"), State: Reserved, CreatedAt: now}
+	writes := []store.Write{Create(r, now)}
+	for _, key := range []string{"AIR-C1/one", "AIR-C1/two", "AIR-C10/other"} {
+		writes = append(writes, store.Write{Op: store.OpCreate, Record: store.Record{Kind: CredentialKind, Key: key, Value: []byte(`{}`), UpdatedAt: now}})
+	}
+	if _, err := st.Apply(ctx, writes); err != nil {
+		t.Fatal(err)
+	}
+	credentials := func() []string {
+		t.Helper()
+		recs, err := st.List(ctx, CredentialKind, "", "", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, rec := range recs {
+			keys = append(keys, rec.Key)
+		}
+		return keys
+	}
+	move := func(to State) []store.Write {
+		t.Helper()
+		cur, err := Get(ctx, st, r.Reference)
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions, err := ClaimVersions(ctx, st, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ws, err := Move(cur, to, "staff", "", now, versions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	all := []string{"AIR-C1/one", "AIR-C1/two", "AIR-C10/other"}
+
+	if _, err := st.Apply(ctx, move(Confirmed)); err != nil {
+		t.Fatal(err)
+	}
+	if got := credentials(); !slices.Equal(got, all) {
+		t.Fatalf("after confirming, credentials %v, want %v", got, all)
+	}
+
+	// The event of the cancellation exists already: the Apply is refused
+	// after its credential deletes, and must take them back.
+	ended := move(Cancelled)
+	taken := store.Record{Kind: OutboxKind, Key: EventID(r.Reference, 3), Value: []byte(`{}`), UpdatedAt: now}
+	if _, err := st.Create(ctx, taken); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Apply(ctx, ended); err == nil {
+		t.Fatal("an end whose event exists applied")
+	}
+	if got, _ := Get(ctx, st, r.Reference); got.State != Confirmed || !slices.Equal(credentials(), all) {
+		t.Fatalf("after a refused end: state %s, credentials %v; want confirmed and %v", got.State, credentials(), all)
+	}
+	if err := st.Delete(ctx, OutboxKind, taken.Key, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := st.Apply(ctx, ended); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := credentials(), []string{"AIR-C10/other"}; !slices.Equal(got, want) {
+		t.Fatalf("after cancelling, credentials %v, want %v", got, want)
 	}
 }

@@ -152,7 +152,9 @@ func (b *Business) issueCredential(ctx context.Context, p Principal, res *Bookin
 }
 
 // Sweep deletes the credentials that open nothing any more: expired ones
-// and those of bookings that reached a terminal status or are gone.
+// and those of bookings that are gone or terminal. The write that ends a
+// booking deletes its credentials already (reservation.Move); the sweep
+// catches one issued while that write was being made.
 func (c *BookingCredentials) Sweep(ctx context.Context) (int, error) {
 	return c.Issuer.Sweep(ctx, c.Clock.Now(), func(ctx context.Context, ref string) (bool, error) {
 		r, err := reservation.Get(ctx, c.Reservations, ref)

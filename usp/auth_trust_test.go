@@ -64,6 +64,17 @@ type trustBusiness struct {
 	business        *usp.Business
 	store           *sqlite.DB
 	webhooks        *mcptools.Webhooks
+	bookings        *booking.Service // the staff side of the same core
+}
+
+// credentials counts the stored credentials of a booking.
+func (tb *trustBusiness) credentials(t *testing.T, bookingID string) int {
+	t.Helper()
+	recs, err := tb.store.List(context.Background(), credential.Kind, bookingID+"/", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(recs)
 }
 
 func startTrust(t *testing.T) *trustBusiness { t.Helper(); return startTrustWith(t, nil) }
@@ -127,7 +138,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	t.Cleanup(mcpSrv.Close)
 	restSrv := httptest.NewServer((&usphttp.Handler{Business: b}).Routes())
 	t.Cleanup(restSrv.Close)
-	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds, business: b, store: st, webhooks: wh}
+	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds, business: b, store: st, webhooks: wh, bookings: bookings}
 }
 
 // keyPlatform is a platform that generated its own Ed25519 key and
@@ -420,9 +431,12 @@ func TestProofOfPossessionOverMCP(t *testing.T) {
 	}
 	_, err = a.signed(t, "usp_bookings_get", map[string]any{"booking_id": id}, value)
 	refusedWith(t, "credential of a cancelled booking", err, "authentication_required")
-	// The sweep then deletes it, and only it.
-	if n, err := tb.creds.Sweep(context.Background()); err != nil || n != 1 {
-		t.Fatalf("credential sweep = %d, %v; want the cancelled booking's one", n, err)
+	// The cancellation deleted it, and only it: the sweep finds nothing.
+	if n := tb.credentials(t, id); n != 0 {
+		t.Fatalf("%d credentials of the cancelled booking left", n)
+	}
+	if n, err := tb.creds.Sweep(context.Background()); err != nil || n != 0 {
+		t.Fatalf("credential sweep = %d, %v; want nothing left to sweep", n, err)
 	}
 	if got, err := b.signed(t, "usp_bookings_get", map[string]any{"booking_id": made["booking"].(map[string]any)["id"]}, bValue); err != nil || got["booking"] == nil {
 		t.Fatalf("a live booking's credential after the sweep: %v %v", got, err)
@@ -806,4 +820,75 @@ func TestNonceChallenge(t *testing.T) {
 	if status, doc := tb.send(t, tb.request(t, rest{"GET", path, "", map[string]string{"USP-Agent": agent, "DPoP": dpop(nonce)}})); status != 200 {
 		t.Fatalf("REST with the nonce: %d %v", status, doc)
 	}
+}
+
+// TestCredentialEndsWithItsBooking: whatever ends a platform's booking
+// (the platform's cancel, staff declining, cancelling or completing it,
+// the sweep expiring it) deletes its credential in the same write, and
+// the booking's other doors still answer; a confirmation keeps it.
+func TestCredentialEndsWithItsBooking(t *testing.T) {
+	tb := startTrust(t)
+	a := tb.keyPlatform(t, 31, "/pop.json")
+	create := func(n int) (id, value string) {
+		t.Helper()
+		out, err := a.signed(t, "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": shuttleSlot(t, a, n), "buyer": buyer()}, "")
+		if err != nil || out["booking"] == nil {
+			t.Fatalf("create: %v %v", out, err)
+		}
+		id = out["booking"].(map[string]any)["id"].(string)
+		if tb.credentials(t, id) != 1 {
+			t.Fatalf("booking %s was issued no stored credential", id)
+		}
+		return id, out["booking_scoped_credential"].(map[string]any)["value"].(string)
+	}
+	staff := func(to reservation.State) func(t *testing.T, id, value string) {
+		return func(t *testing.T, id, _ string) {
+			if _, _, err := tb.bookings.Decide(context.Background(), booking.Decision{Reference: id, To: to, By: "desk"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	confirmThen := func(to reservation.State) func(t *testing.T, id, value string) {
+		return func(t *testing.T, id, value string) {
+			staff(reservation.Confirmed)(t, id, value)
+			if n := tb.credentials(t, id); n != 1 {
+				t.Fatalf("confirming left %d credentials, want the one", n)
+			}
+			staff(to)(t, id, value)
+		}
+	}
+	for i, c := range []struct {
+		name string
+		end  func(t *testing.T, id, value string)
+	}{
+		{"cancelled by the platform", func(t *testing.T, id, value string) {
+			if out, err := a.signed(t, "usp_bookings_cancel", map[string]any{"booking_id": id}, value); err != nil || out["booking"].(map[string]any)["status"] != "canceled" {
+				t.Fatalf("cancel: %v %v", out, err)
+			}
+		}},
+		{"declined by staff", staff(reservation.Declined)},
+		{"cancelled by staff", confirmThen(reservation.Cancelled)},
+		{"completed", confirmThen(reservation.Completed)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id, value := create(i)
+			c.end(t, id, value)
+			if n := tb.credentials(t, id); n != 0 {
+				t.Fatalf("%d credentials left after the booking ended", n)
+			}
+			if got, err := a.signed(t, "usp_bookings_get", map[string]any{"booking_id": id}, ""); err != nil || got["booking"] == nil {
+				t.Fatalf("the ended booking by its platform's key: %v %v", got, err)
+			}
+		})
+	}
+	t.Run("expired by the sweep", func(t *testing.T) {
+		id, _ := create(6)
+		tb.clock.Advance(48 * time.Hour) // past the slot: a pending booking lapses
+		if n, err := tb.business.Expire(context.Background()); err != nil || n == 0 {
+			t.Fatalf("expire = %d, %v", n, err)
+		}
+		if n := tb.credentials(t, id); n != 0 {
+			t.Fatalf("%d credentials left after the booking expired", n)
+		}
+	})
 }

@@ -486,7 +486,11 @@ func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in C
 			return r, d, nil, invalidTransition(Status(r.State), "cancelled"), nil
 		}
 		d.Cancellation = &Cancellation{Reason: in.Reason, CanceledBy: "buyer", CanceledAt: now.UTC().Format(time.RFC3339)}
-		moved, writes, err := reservation.Move(r, reservation.Cancelled, "platform", "cancelled by the platform", now, nil)
+		versions, err := reservation.ClaimVersions(ctx, b.st, r) // its credentials end with it
+		if err != nil {
+			return r, d, nil, nil, err
+		}
+		moved, writes, err := reservation.Move(r, reservation.Cancelled, "platform", "cancelled by the platform", now, versions)
 		if err != nil {
 			return r, d, nil, nil, err
 		}
@@ -569,7 +573,11 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 				return r, d, nil, outcomeMsg("capacity_exceeded", "The hold has fewer spots than the booking's party; the booking stays on its slot.", "recoverable"), nil
 			}
 			hd.Kind, hd.HoldEnd = "hold", HoldConverted
-			used, hw, err := reservation.Move(hr, reservation.Cancelled, "platform", "hold used by reschedule of "+r.Reference, now, nil)
+			hv, err := reservation.ClaimVersions(ctx, b.st, hr)
+			if err != nil {
+				return r, d, nil, nil, err
+			}
+			used, hw, err := reservation.Move(hr, reservation.Cancelled, "platform", "hold used by reschedule of "+r.Reference, now, hv)
 			if err != nil {
 				return r, d, nil, nil, err
 			}

@@ -10,8 +10,8 @@
 // booking and all of a booking's credentials are found for invalidation
 // at a terminal status.
 //
-// It imports the store contracts, usp/pop for the proof and the standard
-// library.
+// It imports the store contracts, reservation for the record kind it
+// shares with the core, usp/pop for the proof and the standard library.
 package credential
 
 import (
@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/pop"
 )
@@ -37,8 +38,10 @@ const Prefix = "bsc_"
 // the specification requires.
 const randomBytes = 20
 
-// Kind is the record kind of issued credentials.
-const Kind = "usp-credential"
+// Kind is the record kind of issued credentials. The reservation core
+// owns the name: it deletes a booking's credentials in the write that
+// ends the booking.
+const Kind = reservation.CredentialKind
 
 // Credential is the issued form, returned once in the creation response
 // and never on reads.
@@ -199,8 +202,9 @@ func (is Issuer) Authorize(ctx context.Context, now time.Time, v *pop.Verifier, 
 }
 
 // InvalidationWrites returns the deletes that invalidate every credential
-// of resource, for the caller to apply in the same transaction as the
-// status change that makes the resource terminal.
+// of resource, for a caller that ends a resource without reservation.Move
+// (which deletes a booking's credentials itself) to apply in the same
+// transaction as the status change that makes the resource terminal.
 func (is Issuer) InvalidationWrites(ctx context.Context, resource string) ([]store.Write, error) {
 	if resource == "" || strings.Contains(resource, "/") {
 		return nil, fmt.Errorf("credential: bad resource id %q", resource)
