@@ -38,7 +38,13 @@ import (
 // DeadKind is the record kind of events whose every attempt failed.
 const DeadKind = "usp-event-dead"
 
-// Delivery schedule (§9.2.3): retries after 30 s, doubling, three of them.
+// Delivery schedule. §9.2.3 of both the 2026-08-20 snapshot and the newer
+// text: "Businesses SHOULD retry failed deliveries (non-2xx response or
+// timeout) with exponential backoff: initial delay 30 seconds, maximum 3
+// retries, maximum total delay 15 minutes." So the retries come 30 s,
+// 60 s and 120 s after the attempt before (at +30 s, +90 s and +210 s),
+// not at a fixed 30 s; the issue's "retried at 30 s" is that initial
+// delay.
 const (
 	FirstRetry = 30 * time.Second
 	MaxRetries = 3

@@ -299,6 +299,12 @@ func TestDeliveryIsGivenUpAfterThreeRetries(t *testing.T) {
 	if n := len(rc.deliveries()); n != 1+webhook.MaxRetries || dead != 1 {
 		t.Fatalf("%d attempts, %d given up; want 4 and 1", n, dead)
 	}
+	// §9.2.3's exponential backoff from 30 s: 30, 60 and 120 s apart.
+	for i, at := range []time.Duration{0, 30 * time.Second, 90 * time.Second, 210 * time.Second} {
+		if got := rc.deliveries()[i].Created; !got.Equal(t0.Add(at)) {
+			t.Fatalf("attempt %d at %v, want +%v", i+1, got.Sub(t0), at)
+		}
+	}
 	if n, d := len(outbox(t, st, reservation.OutboxKind)), len(outbox(t, st, webhook.DeadKind)); n != 0 || d != 1 {
 		t.Fatalf("outbox %d, dead letters %d; want 0 and 1", n, d)
 	}
