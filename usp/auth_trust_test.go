@@ -892,3 +892,128 @@ func TestCredentialEndsWithItsBooking(t *testing.T) {
 		}
 	})
 }
+
+// TestProofOfPossessionOverREST is the issue's black-box list on the REST
+// binding, where a proof is a DPoP header (htm and htu in place of usp_m
+// and aud; REST proofs do not cover the body, which an RFC 9421
+// signature's Content-Digest does): a replayed proof, a proof for another
+// origin, alg none, a substituted curve, a proof or signature for another
+// request, a credential without its proof or with another key's, another
+// platform reading the booking and a platform confirming are all refused.
+func TestProofOfPossessionOverREST(t *testing.T) {
+	tb := startTrust(t)
+	a := tb.keyPlatform(t, 41, "/pop.json")
+	b := tb.keyPlatform(t, 42, "/other.json")
+	claims := func(p *keyPlatform, method, target, cred string) pop.Claims {
+		c := pop.Claims{HTM: method, HTU: target, IAT: tb.clock.Now().Unix(), JTI: fmt.Sprintf("rest-%d", p.jti.Add(1))}
+		if cred != "" {
+			c.ATH = pop.Hash(cred)
+		}
+		return c
+	}
+	dpop := func(p *keyPlatform, method, path, cred string) string {
+		t.Helper()
+		proof, err := pop.Sign(p.priv, pop.REST, claims(p, method, usptest.Origin+path, cred))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return proof
+	}
+	agent := func(p *keyPlatform) string { return `profile="` + p.profile + `"` }
+
+	body := fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, shuttleSlot(t, a, 4))
+	createProof := dpop(a, "POST", "/usp/bookings", "")
+	status, doc := tb.send(t, tb.request(t, rest{"POST", "/usp/bookings", body, map[string]string{"USP-Agent": agent(a), "DPoP": createProof}}))
+	if status != http.StatusCreated {
+		t.Fatalf("DPoP create: %d %v", status, doc)
+	}
+	id := doc["booking"].(map[string]any)["id"].(string)
+	value := doc["booking_scoped_credential"].(map[string]any)["value"].(string)
+	path := "/usp/bookings/" + id
+	pubA, _ := jwk.FromPublic(a.priv.Public(), "")
+	x := pubA.Publish().X
+
+	// get sends a GET of the booking with the given DPoP proof and
+	// Authorization value (none when empty).
+	get := func(p *keyPlatform, proof, authorization string) (int, map[string]any) {
+		h := map[string]string{"USP-Agent": agent(p)}
+		if proof != "" {
+			h["DPoP"] = proof
+		}
+		if authorization != "" {
+			h["Authorization"] = authorization
+		}
+		return tb.send(t, tb.request(t, rest{"GET", path, "", h}))
+	}
+	if status, doc := get(a, dpop(a, "GET", path, ""), ""); status != 200 || doc["booking"].(map[string]any)["id"] != id {
+		t.Fatalf("get by the booking's key: %d %v", status, doc)
+	}
+	signedAgent := `profile="` + tb.plat.URL + `/signed.json"`
+	cases := []struct {
+		name   string
+		send   func() (int, map[string]any)
+		status int
+		code   string
+	}{
+		{"replayed proof", func() (int, map[string]any) {
+			return tb.send(t, tb.request(t, rest{"POST", "/usp/bookings", body, map[string]string{"USP-Agent": agent(a), "DPoP": createProof}}))
+		}, 401, "pop_proof_replayed"},
+		{"proof for another origin", func() (int, map[string]any) {
+			p, _ := pop.Sign(a.priv, pop.REST, claims(a, "GET", "https://elsewhere.example"+path, ""))
+			return get(a, p, "")
+		}, 401, "pop_proof_invalid"},
+		{"alg none", func() (int, map[string]any) {
+			p := forge(a.priv, map[string]any{"alg": "none", "typ": "dpop+jwt", "jwk": map[string]string{"kty": "OKP", "crv": "Ed25519", "x": x}}, claims(a, "GET", usptest.Origin+path, ""), false)
+			return get(a, p, "")
+		}, 401, "pop_proof_invalid"},
+		{"substituted curve", func() (int, map[string]any) {
+			p := forge(a.priv, map[string]any{"alg": "EdDSA", "typ": "dpop+jwt", "jwk": map[string]string{"kty": "OKP", "crv": "X448", "x": x}}, claims(a, "GET", usptest.Origin+path, ""), true)
+			return get(a, p, "")
+		}, 401, "pop_proof_invalid"},
+		{"proof for another method", func() (int, map[string]any) {
+			return tb.send(t, tb.request(t, rest{"POST", path + "/cancel", `{}`, map[string]string{"USP-Agent": agent(a), "DPoP": dpop(a, "GET", path+"/cancel", "")}}))
+		}, 401, "pop_proof_invalid"},
+		{"signature moved to another path", func() (int, map[string]any) {
+			signed := tb.request(t, rest{"GET", "/usp/bookings/" + id + "x", "", map[string]string{"USP-Agent": signedAgent}})
+			sign(t, signed, "", "platform-2026", tb.signer)
+			moved := tb.request(t, rest{"GET", path, "", map[string]string{"USP-Agent": signedAgent}})
+			for _, h := range []string{"Signature", "Signature-Input"} {
+				moved.Header.Set(h, signed.Header.Get(h))
+			}
+			return tb.send(t, moved)
+		}, 401, "signature_invalid"},
+		{"credential without its proof", func() (int, map[string]any) {
+			return get(a, "", "DPoP "+value)
+		}, 401, "pop_proof_missing"},
+		{"credential as a bearer token", func() (int, map[string]any) {
+			return get(a, "", "Bearer "+value)
+		}, 401, "pop_proof_missing"},
+		{"credential with another key's proof", func() (int, map[string]any) {
+			return get(b, dpop(b, "GET", path, value), "DPoP "+value)
+		}, 401, "pop_key_mismatch"},
+		{"another platform's key", func() (int, map[string]any) {
+			return get(b, dpop(b, "GET", path, ""), "")
+		}, 404, "booking_not_found"},
+		{"a platform confirms with its key", func() (int, map[string]any) {
+			return tb.send(t, tb.request(t, rest{"POST", path + "/confirm", `{}`, map[string]string{"USP-Agent": agent(a), "DPoP": dpop(a, "POST", path+"/confirm", "")}}))
+		}, 401, "authentication_required"},
+		{"a platform confirms with the credential", func() (int, map[string]any) {
+			return tb.send(t, tb.request(t, rest{"POST", path + "/confirm", `{}`, map[string]string{"USP-Agent": agent(a), "Authorization": "DPoP " + value, "DPoP": dpop(a, "POST", path+"/confirm", value)}}))
+		}, 401, "authentication_required"},
+		{"a signing platform confirms", func() (int, map[string]any) {
+			r := tb.request(t, rest{"POST", path + "/confirm", `{}`, map[string]string{"USP-Agent": signedAgent}})
+			sign(t, r, `{}`, "platform-2026", tb.signer)
+			return tb.send(t, r)
+		}, 401, "authentication_required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, doc := c.send()
+			problem(t, c.name, status, doc, c.status, c.code)
+		})
+	}
+	// None of it changed the booking.
+	if status, doc := get(a, dpop(a, "GET", path, value), "DPoP "+value); status != 200 || doc["booking"].(map[string]any)["status"] != "pending" {
+		t.Fatalf("the booking after the refusals: %d %v", status, doc)
+	}
+}
