@@ -107,7 +107,9 @@
 // queues the catalog events of feed subscriptions in the same write. The
 // feed reads that record. Subscriptions are read, paused, resumed and
 // cancelled on both bindings; the MCP names of those four come from the
-// newer OpenRPC document, as the snapshot's has only subscribe. An
+// newer OpenRPC document, as the snapshot's has only subscribe. All five
+// belong to the capability dev.usp-protocol.services.catalog.subscriptions
+// (§3.12.2), which extends the catalog and is negotiated with it. An
 // unknown subscription id is subscription_not_found (404), a code §9.4.3
 // does not register.
 //
