@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"frontdesk/internal/pgtest"
+	"frontdesk/postgres"
 	"frontdesk/store"
 )
 
@@ -103,8 +105,19 @@ func TestResaveRefreshesTheEvent(t *testing.T) {
 // not an end keeps them. When that Apply fails (here its outbox event
 // already exists), neither the reservation nor its credentials change.
 func TestEndDeletesCredentialsInTheSameApply(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { endDeletesCredentials(t, openStore(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		db, err := postgres.Open(context.Background(), pgtest.Schema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		endDeletesCredentials(t, db)
+	})
+}
+
+func endDeletesCredentials(t *testing.T, st store.Store) {
 	ctx := context.Background()
-	st := openStore(t)
 	r := Reservation{Reference: "AIR-C1", Location: "airport", Unit: "shuttle", Slots: []string{"2026-12-01T10:00"},
 		Source: USP("acme"), State: Reserved, CreatedAt: now}
 	writes := []store.Write{Create(r, now)}
