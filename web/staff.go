@@ -224,7 +224,9 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, visit{}, status, "staff_signin.html", d)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/staff/", Expires: ses.Expires,
+	// Max-Age rather than Expires: a lifetime, not an instant on the
+	// server's clock, so a browser whose clock disagrees keeps the cookie.
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/staff/", MaxAge: int(ses.Expires.Sub(ses.CreatedAt).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
 }

@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -435,5 +436,29 @@ func TestStaffListPages(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s shown %d times", ref, n)
 		}
+	}
+}
+
+// TestStaffCookieLifetimeIsRelative: the session cookie says how long it
+// lives (Max-Age), not until when by the server's clock, so a browser
+// whose clock disagrees with the server's keeps it. The test server's
+// clock is fixed in the past; a cookie jar on the real clock must still
+// send the cookie back.
+func TestStaffCookieLifetimeIsRelative(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	_, h, _ := (&staffClient{t: t, base: m.URL}).do("POST", "/staff/signin", url.Values{"username": {"olga"}, "password": {staffPassword}})
+	set := h.Get("Set-Cookie")
+	if want := fmt.Sprintf("Max-Age=%d", int(staff.SessionLifetime.Seconds())); !strings.Contains(set, want) || strings.Contains(set, "Expires=") {
+		t.Fatalf("cookie %q: want %s and no Expires", set, want)
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(m.URL + "/staff/")
+	jar.SetCookies(u, (&http.Response{Header: h}).Cookies())
+	if len(jar.Cookies(u)) != 1 {
+		t.Fatalf("a browser on today's clock drops the cookie %q", set)
 	}
 }
