@@ -12,9 +12,9 @@ import (
 // catalogue sentence.
 type Args map[string]any
 
-// unknownField returns the first argument not in allowed, in a stable
+// UnknownField returns the first argument not in allowed, in a stable
 // order.
-func (a Args) unknownField(allowed []string) string {
+func (a Args) UnknownField(allowed []string) string {
 	var unknown []string
 	for k := range a {
 		if !contains(allowed, k) {
@@ -42,9 +42,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// str returns a string argument. present is false when absent or null;
+// Text returns a string argument. present is false when absent or null;
 // ok is false when present but not a string or longer than max.
-func (a Args) str(key string, max int) (value string, present, ok bool) {
+func (a Args) Text(key string, max int) (value string, present, ok bool) {
 	v, exists := a[key]
 	if !exists || v == nil {
 		return "", false, true
@@ -56,9 +56,9 @@ func (a Args) str(key string, max int) (value string, present, ok bool) {
 	return s, true, true
 }
 
-// filled reports whether a mode-selecting argument is given: empty text
+// Filled reports whether a mode-selecting argument is given: empty text
 // and null count as absent, so empty selectors normalize the same way.
-func (a Args) filled(key string) bool {
+func (a Args) Filled(key string) bool {
 	v, ok := a[key]
 	if !ok || v == nil {
 		return false
@@ -96,28 +96,25 @@ func (a Args) integer(key string) (n int, present, ok bool) {
 	return int(f), true, true
 }
 
-// checkFields answers arguments that are not an object, or that name a
-// field the tool does not take.
-func checkFields(args Args, allowed []string, rt route) *Error {
-	if args == nil {
-		return assemble("not_object", sentNotObject, AssembleP, rt)
+// idRoute is the human route of a refusal to a call that names a
+// booking_id: see PhoneFor.
+func (s *Service) idRoute(args Args, fields ...string) route {
+	ids := make([]string, len(fields))
+	for i, f := range fields {
+		ids[i], _ = args[f].(string)
 	}
-	if f := args.unknownField(allowed); f != "" {
-		return assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(allowed, ", "))
-	}
-	return nil
+	return route{phone: s.PhoneFor(ids...)}
 }
 
-// idRoute is the human route of a refusal to a call that names a
+// PhoneFor is the human route of a refusal to a call that names a
 // booking_id, cancel_id or reservation number: the phone of the location
-// the first identifying prefix among fields names, whatever else is
-// wrong with the call, and the business phone when none does (§12).
-func (s *Service) idRoute(args Args, fields ...string) route {
-	for _, f := range fields {
-		v, _ := args[f].(string)
-		if l, known := s.locationByPrefix(strings.ToUpper(strings.TrimSpace(v))); known {
-			return route{phone: l.Phone}
+// the first identifying prefix among ids names, whatever else is wrong
+// with the call, and the business phone when none does (§12).
+func (s *Service) PhoneFor(ids ...string) string {
+	for _, id := range ids {
+		if l, known := s.locationByPrefix(strings.ToUpper(strings.TrimSpace(id))); known {
+			return l.Phone
 		}
 	}
-	return route{phone: s.cfg.Business.Phone}
+	return s.cfg.Business.Phone
 }

@@ -131,7 +131,7 @@ func benchBooking(b *testing.B, w *world, i int, cs *countingStore, commits, cal
 		b.Fatal(refusalText(err))
 	}
 	code := w.lastCode(email)
-	conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+	conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 	if err != nil {
 		b.Fatal(refusalText(err))
 	}
@@ -281,7 +281,7 @@ func BenchmarkParallelBookings(b *testing.B) {
 							b.Error(refusalText(err))
 							return
 						}
-						conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
+						conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
 						if err != nil {
 							b.Error(refusalText(err))
 							return

@@ -43,35 +43,33 @@ type CancelResult struct {
 	Message           string `json:"message"`
 }
 
-var cancelFields = []string{"reservation_number", "phone_last4", "cancel_id", "code"}
+// CancelRequest is either step of a cancellation: the first names the
+// reservation by Reference and Last4 (as LookupRequest), the second gives
+// the CancelID of the first step and the code it emailed. A CancelID or
+// Code makes it the second step. A door checks their shapes first.
+type CancelRequest struct {
+	Reference string
+	Last4     string
+	CancelID  string
+	Code      string
+}
 
 // Cancel is cancel_booking: mode one sends a code to the stored address,
 // mode two proves it and cancels. No answer carries a booking-form link.
-func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResult, error) {
+func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*CancelResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	named := s.idRoute(args, "cancel_id", "reservation_number")
-	if r := checkFields(args, cancelFields, named); r != nil {
-		return nil, r
+	if req.CancelID != "" || req.Code != "" {
+		return s.cancelFinish(ctx, now, c, req.CancelID, req.Code)
 	}
-	if args.filled("cancel_id") || args.filled("code") {
-		for _, f := range []string{"reservation_number", "phone_last4"} {
-			if args.filled(f) {
-				return nil, assemble("cancel_fields", sentCancelFields, AssembleP, named, f)
-			}
-		}
-		return s.cancelFinish(ctx, now, c, args)
-	}
-	ref, l, refusal := s.parseReference(args, named)
-	if refusal != nil {
-		return nil, refusal
-	}
-	rt := route{phone: l.Phone}
+	ref := req.Reference
+	l, rt := s.referenceRoute(ref)
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
 	}
-	r, err := s.find(ctx, now, ref, args, rt)
+	r, err := s.find(ctx, now, ref, req.Last4, rt)
+
 	if err != nil {
 		return nil, err
 	}
@@ -206,10 +204,10 @@ func (s *Service) cancellable(r booked, l config.Location, set Settings, now tim
 
 // cancelFinish is mode two: prove the code, record the decision, release
 // the room through the index and notify guest and staff.
-func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, args Args) (*CancelResult, error) {
-	id, code, l, rt, refusal := s.proofArgs(c, args, "cancel_id", "_c_", sentBadCancelID)
-	if refusal != nil {
-		return nil, refusal
+func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id, code string) (*CancelResult, error) {
+	l, rt := s.referenceRoute(id)
+	if r := s.checkDeployment(c, rt); r != nil {
+		return nil, r
 	}
 	wrong := assemble("wrong_code", sentWrongCode, AssembleP, rt)
 	proof, err := s.keyed(ctx, now, "cancel-proof", id+"\x00"+code)

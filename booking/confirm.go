@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"frontdesk/config"
@@ -29,19 +28,23 @@ type ConfirmResult struct {
 	Message           string      `json:"message"`
 }
 
-var confirmFields = []string{"booking_id", "code"}
+// ConfirmRequest is the second step of a booking: the booking_id Start
+// returned and the six-digit code it emailed. A door checks their shapes
+// first (ValidBookingID); an identifier of another shape names no intent.
+type ConfirmRequest struct {
+	BookingID string
+	Code      string
+}
 
 // Confirm is confirm_booking: prove the code, then hold a room.
-func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmResult, error) {
+func (s *Service) Confirm(ctx context.Context, c Caller, req ConfirmRequest) (*ConfirmResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	if r := checkFields(args, confirmFields, s.idRoute(args, "booking_id")); r != nil {
+	id, code := req.BookingID, req.Code
+	l, rt := s.referenceRoute(id)
+	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
-	}
-	id, code, l, rt, refusal := s.proofArgs(c, args, "booking_id", "_b_", sentBadBookingID)
-	if refusal != nil {
-		return nil, refusal
 	}
 	var proof string
 	var d draws
@@ -94,36 +97,6 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 		}
 	}
 	return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
-}
-
-// proofArgs reads the second step of a booking or a cancellation: an
-// identifier of the given shape and its six-digit code, then checks the
-// deployment with the identifier's location as the human route.
-func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (id, code string, l config.Location, rt route, refusal *Error) {
-	id, _, ok := args.str(field, maxIdentifier)
-	id = strings.TrimSpace(id)
-	l, known := s.locationByPrefix(id)
-	if !ok || !known || !validIntentID(id, l.Prefix+marker) {
-		return "", "", l, rt, assemble("bad_"+field, badID, AssembleP, s.idRoute(args, field))
-	}
-	rt = route{phone: l.Phone}
-	code, _, ok = args.str("code", codeDigits)
-	if !ok || !sixDigits(code) {
-		return "", "", l, rt, assemble("bad_code", sentBadCode, AssembleP, rt)
-	}
-	return id, code, l, rt, s.checkDeployment(c, rt)
-}
-
-func sixDigits(s string) bool {
-	if len(s) != codeDigits {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // wrongCode counts a wrong try at the version the code was compared

@@ -259,7 +259,7 @@ func checkNoCodeWithoutAdmission(t *testing.T, engine string, late bool) {
 	if n := len(w.messages()); n != 1 {
 		t.Fatalf("%d codes after the identical start, want 1", n)
 	}
-	if _, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com"))); err != nil {
+	if _, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com"))); err != nil {
 		t.Fatalf("confirm: %s", refusalText(err))
 	}
 }
@@ -286,7 +286,7 @@ func TestNoCancellationCodeWithoutAdmissionInTime(t *testing.T) {
 	if got != "" {
 		t.Fatalf("first step once admission is quick: %s", got)
 	}
-	done, err := w.svc.Cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", w.lastCode("ada@example.com")))
+	done, err := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", w.lastCode("ada@example.com")))
 	if err != nil || done.Status != string(reservation.Cancelled) {
 		t.Fatalf("second step = %s", refusalText(err))
 	}
@@ -318,7 +318,7 @@ func checkCancellationWithinDeadline(t *testing.T, engine string) {
 	code := w.lastCode("ada@example.com")
 	slow.armed.Store(true)
 	began := time.Now()
-	res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	res, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 	took := time.Since(began)
 	slow.armed.Store(false)
 	if took > 4400*time.Millisecond {
@@ -340,7 +340,7 @@ func checkCancellationWithinDeadline(t *testing.T, engine string) {
 	if gerr != nil || r.State != reservation.Cancelled || freeDoubles(t, w) != 2 {
 		t.Fatalf("after the sweep the reservation is %s with %d doubles free (%v)", r.State, freeDoubles(t, w), gerr)
 	}
-	again, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	again, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 	if err != nil || again.Status != string(reservation.Cancelled) {
 		t.Fatalf("retry with the same code = %s", refusalText(err))
 	}
@@ -362,7 +362,7 @@ func TestConfirmWithinItsDeadline(t *testing.T) {
 	pair := args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com"))
 	slow.armed.Store(true)
 	began := time.Now()
-	res, err := w.svc.Confirm(ctx, web, pair)
+	res, err := w.confirm(ctx, web, pair)
 	took := time.Since(began)
 	slow.armed.Store(false)
 	if took > 4400*time.Millisecond {
@@ -378,7 +378,7 @@ func TestConfirmWithinItsDeadline(t *testing.T) {
 	if err != nil && strings.HasPrefix(text, "This booking cannot be checked") && freeDoubles(t, w) != 2 {
 		t.Fatal("a room is held behind an answer that says nothing was checked")
 	}
-	res, err = w.svc.Confirm(ctx, web, pair)
+	res, err = w.confirm(ctx, web, pair)
 	if err != nil || res.Status != string(reservation.Reserved) || freeDoubles(t, w) != 1 {
 		t.Fatalf("retry = %s with %d doubles free", refusalText(err), freeDoubles(t, w))
 	}
@@ -414,17 +414,17 @@ func TestSlowStoreStillBooksAndCancels(t *testing.T) {
 	}
 	var conf *ConfirmResult
 	timed("confirm", func() (err error) {
-		conf, err = w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
+		conf, err = w.confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
 		return err
 	})
 	var step1 *CancelResult
 	timed("cancel step one", func() (err error) {
-		step1, err = w.svc.Cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
+		step1, err = w.cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
 		return err
 	})
 	var done *CancelResult
 	timed("cancel step two", func() (err error) {
-		done, err = w.svc.Cancel(ctx, web, args("cancel_id", step1.CancelID, "code", w.lastCode("ada@example.com")))
+		done, err = w.cancel(ctx, web, args("cancel_id", step1.CancelID, "code", w.lastCode("ada@example.com")))
 		return err
 	})
 	if done.Status != string(reservation.Cancelled) {

@@ -39,7 +39,7 @@ func TestPausesSayWhichLimitAndWhenItLifts(t *testing.T) {
 		}
 		started = append(started, res.BookingID)
 	}
-	if _, err := w.svc.Confirm(ctx, web, args("booking_id", started[0], "code", w.lastCode("p0@example.com"))); err != nil {
+	if _, err := w.confirm(ctx, web, args("booking_id", started[0], "code", w.lastCode("p0@example.com"))); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	want := []Pause{

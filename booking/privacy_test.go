@@ -69,12 +69,12 @@ func transcript(t *testing.T, w *world) string {
 	w.clock.Advance(61 * time.Second)
 	r2, err := w.svc.Start(ctx, web, args("booking_id", res.BookingID))
 	say("resend", r2, err)
-	_, err = w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", "000000"))
+	_, err = w.confirm(ctx, web, args("booking_id", res.BookingID, "code", "000000"))
 	say("wrong code", nil, err)
 	changed, err := w.svc.Start(ctx, web, stayArgs("phone", "+44 20 7946 0018"))
 	say("changed start", changed, err)
 	w.clock.Advance(codeLifetime)
-	_, err = w.svc.Confirm(ctx, web, args("booking_id", changed.BookingID, "code", w.lastCode("ada@example.com")))
+	_, err = w.confirm(ctx, web, args("booking_id", changed.BookingID, "code", w.lastCode("ada@example.com")))
 	say("expired", nil, err)
 	over, err := w.svc.Start(ctx, web, stayArgs("checkin", "2027-01-10", "checkout", "2027-01-12"))
 	say("mailbox over its hourly limit", over, err)
@@ -83,7 +83,7 @@ func transcript(t *testing.T, w *world) string {
 	say("third start", third, err)
 	if err == nil {
 		for range wrongTries {
-			_, err = w.svc.Confirm(ctx, web, args("booking_id", third.BookingID, "code", "000000"))
+			_, err = w.confirm(ctx, web, args("booking_id", third.BookingID, "code", "000000"))
 		}
 		say("exhausted", nil, err)
 	}
@@ -128,7 +128,7 @@ func TestPairedWorldsAfterProof(t *testing.T) {
 		if err != nil {
 			t.Fatal(refusalText(err))
 		}
-		conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("grace@example.com")))
+		conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("grace@example.com")))
 		if err != nil {
 			return refusalText(err)
 		}
@@ -182,7 +182,7 @@ func TestContactRulesAfterProof(t *testing.T) {
 			if err != nil {
 				t.Fatal(refusalText(err))
 			}
-			_, err = w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
+			_, err = w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
 			got := refusalText(err)
 			if tt.refused != (got != "") {
 				t.Fatalf("refused = %q, want refused %v", got, tt.refused)

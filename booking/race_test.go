@@ -40,7 +40,7 @@ func TestLastRoomRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := w.svc.Confirm(ctx, web, args("booking_id", ids[i], "code", codes[i]))
+			res, err := w.confirm(ctx, web, args("booking_id", ids[i], "code", codes[i]))
 			if err != nil {
 				results[i] = refusalText(err)
 			} else {
@@ -126,7 +126,7 @@ func TestIdenticalConcurrentConfirms(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+			conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 			if err != nil {
 				answers[i] = refusalText(err)
 				return
@@ -146,7 +146,7 @@ func TestIdenticalConcurrentConfirms(t *testing.T) {
 			t.Fatalf("answer %q", a)
 		}
 	}
-	later, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+	later, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 	if err != nil || later.ReservationNumber != ref {
 		t.Fatalf("later = %v %s, want %s", later, refusalText(err), ref)
 	}
@@ -188,7 +188,7 @@ func TestPendingCeilings(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					conf, err := w.svc.Confirm(ctx, web, args("booking_id", s.id, "code", s.code))
+					conf, err := w.confirm(ctx, web, args("booking_id", s.id, "code", s.code))
 					if err != nil {
 						if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused while staff confirm existing reservations.") {
 							t.Errorf("refusal %q", refusalText(err))
@@ -215,7 +215,7 @@ func TestPendingCeilings(t *testing.T) {
 						}
 						continue
 					}
-					if conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email))); err == nil {
+					if conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email))); err == nil {
 						perLocation[conf.Property]++
 					}
 				}
@@ -272,13 +272,13 @@ func TestResendDuringConfirm(t *testing.T) {
 			t.Errorf("resend: %s", refusalText(err))
 		}
 	}
-	if _, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", old)); !strings.HasPrefix(refusalText(err), sentWrongCode) {
+	if _, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", old)); !strings.HasPrefix(refusalText(err), sentWrongCode) {
 		t.Fatalf("confirm with the replaced code = %q, want the wrong-code sentence", refusalText(err))
 	}
 	if recs, err := w.st.ListReservations(ctx, store.ReservationFilter{Limit: 10}); err != nil || len(recs) != 0 {
 		t.Fatalf("%d reservations after the replaced code (%v), want 0", len(recs), err)
 	}
-	res, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
+	res, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
 	if err != nil || !strings.HasPrefix(res.ReservationNumber, "RIV-") {
 		t.Fatalf("confirm with the new code = %+v, %s", res, refusalText(err))
 	}

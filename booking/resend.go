@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/message"
 	"frontdesk/store"
 )
@@ -14,7 +15,7 @@ import (
 // charging anything, keeps the original expiry and wrong-try count, and
 // replaces the code only once the new one was sent.
 func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartResult, error) {
-	id, _, _ := args.str("booking_id", maxIdentifier)
+	id, _, _ := args.Text("booking_id", maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := s.locationByPrefix(id)
 	rt := s.idRoute(args, "booking_id")
@@ -80,6 +81,14 @@ func assemblyForData(d *intentData) Assembly {
 	}
 	return AssembleP
 }
+
+// ValidBookingID reports whether id has the shape of a booking_id of
+// location l: its prefix, "_b_" and 48 lowercase hex characters.
+func ValidBookingID(id string, l config.Location) bool { return validIntentID(id, l.Prefix+"_b_") }
+
+// ValidCancelID reports whether id has the shape of a cancel_id of
+// location l: its prefix, "_c_" and 48 lowercase hex characters.
+func ValidCancelID(id string, l config.Location) bool { return validIntentID(id, l.Prefix+"_c_") }
 
 // validIntentID checks the shape of a booking_id or cancel_id: the prefix
 // and 48 lowercase hex characters.

@@ -181,6 +181,12 @@ func (s *Service) newReference(l config.Location) (string, error) {
 	return l.Prefix + "-" + strings.ToUpper(h), err
 }
 
+// LocationOf finds the location an identifier or reference starts with.
+func (s *Service) LocationOf(id string) (config.Location, bool) { return s.locationByPrefix(id) }
+
+// Locations are the business's locations, in configuration order.
+func (s *Service) Locations() []config.Location { return s.cfg.Locations }
+
 // locationByPrefix finds the location an identifier or reference starts
 // with.
 func (s *Service) locationByPrefix(id string) (config.Location, bool) {

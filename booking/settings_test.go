@@ -82,7 +82,7 @@ func TestClosuresFromSettingsCloseTheOffice(t *testing.T) {
 	if err := w.svc.SaveGroupSettings(ctx, "olga", g); err != nil {
 		t.Fatal(err)
 	}
-	_, err := w.svc.Cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
+	_, err := w.cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
 	if got := refusalText(err); !strings.HasPrefix(got, sentCancelNotInChat[:20]) {
 		t.Fatalf("cancellation on a closed day = %q", got)
 	}

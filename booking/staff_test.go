@@ -48,7 +48,7 @@ func TestStaffDecisions(t *testing.T) {
 		t.Fatalf("audit = %+v", r.Audit)
 	}
 	// The guest's own lookup reads the new state.
-	lookup, err := w.svc.Lookup(ctx, web, args("reservation_number", confirmed, "phone_last4", "0199"))
+	lookup, err := w.lookup(ctx, web, args("reservation_number", confirmed, "phone_last4", "0199"))
 	if err != nil || lookup.Status != "confirmed" {
 		t.Fatalf("lookup = %+v, %s", lookup, refusalText(err))
 	}

@@ -27,7 +27,7 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 		t.Fatal(refusalText(err))
 	}
 	w.mail.failNext(fmt.Errorf("provider down: %w", errNotSentForTest))
-	conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
+	conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}

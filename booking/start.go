@@ -60,19 +60,16 @@ func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult,
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	if args == nil {
-		return nil, assemble("not_object", sentNotObject, AssembleP, route{phone: s.cfg.Business.Phone})
-	}
 	rt := s.startRoute(args)
-	if args.filled("booking_id") {
+	if args.Filled("booking_id") {
 		// Resend mode: every other field, known or not, gets the resend
 		// sentence, with the phone of the location the booking_id names.
 		if phone := s.idRoute(args, "booking_id").phone; phone != s.cfg.Business.Phone {
 			rt.phone = phone
 		}
-		f := args.unknownField(startFields)
+		f := args.UnknownField(startFields)
 		for _, known := range startFields {
-			if f == "" && known != "booking_id" && args.filled(known) {
+			if f == "" && known != "booking_id" && args.Filled(known) {
 				f = known
 			}
 		}
@@ -84,7 +81,7 @@ func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult,
 		}
 		return s.resend(ctx, now, args)
 	}
-	if f := args.unknownField(startFields); f != "" {
+	if f := args.UnknownField(startFields); f != "" {
 		return nil, startWrapper(assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(startFields, ", ")), rt)
 	}
 	if r := s.checkDeployment(c, rt); r != nil {
@@ -101,18 +98,18 @@ func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult,
 // location's phone, and its prefilled form when both dates are real.
 func (s *Service) startRoute(args Args) route {
 	rt := route{phone: s.cfg.Business.Phone}
-	prop, _, _ := args.str("property", maxName)
+	prop, _, _ := args.Text("property", maxName)
 	l, ok := s.resolve(prop)
 	if !ok {
 		return rt
 	}
 	rt.phone = l.Phone
-	in, _, _ := args.str("checkin", maxDate)
-	out, _, _ := args.str("checkout", maxDate)
+	in, _, _ := args.Text("checkin", maxDate)
+	out, _, _ := args.Text("checkout", maxDate)
 	_, err1 := civil.Parse(in)
 	_, err2 := civil.Parse(out)
 	if err1 == nil && err2 == nil {
-		typ, _, _ := args.str("roomtype", maxRoomType)
+		typ, _, _ := args.Text("roomtype", maxRoomType)
 		rt.form = s.pricer.FormURL(l, strings.ToLower(strings.TrimSpace(typ)), in, out)
 	}
 	return rt
@@ -124,7 +121,7 @@ func (s *Service) validateStart(args Args, rt route) (startRequest, *Error) {
 	field := func(code, sentence string, extra ...any) (startRequest, *Error) {
 		return req, assemble(code, sentence, AssembleP, rt, extra...)
 	}
-	prop, _, ok := args.str("property", maxName)
+	prop, _, ok := args.Text("property", maxName)
 	if !ok || strings.TrimSpace(prop) == "" {
 		return field("bad_property", sentBadProperty)
 	}
@@ -133,40 +130,40 @@ func (s *Service) validateStart(args Args, rt route) (startRequest, *Error) {
 		return field("no_property", sentNoProperty, s.locationList())
 	}
 	req.loc = l
-	typ, _, ok := args.str("roomtype", maxRoomType)
+	typ, _, ok := args.Text("roomtype", maxRoomType)
 	unit, sold := l.Unit(strings.TrimSpace(typ))
 	if !ok || !sold || unit.Kind != config.KindNight {
 		return field("bad_roomtype", sentBadRoomType, roomTypeList(l))
 	}
 	req.unit = unit
-	in, _, ok := args.str("checkin", maxDate)
+	in, _, ok := args.Text("checkin", maxDate)
 	checkin, err := civil.Parse(in)
 	if !ok || err != nil {
 		return field("bad_checkin", sentBadCheckin)
 	}
-	out, _, ok := args.str("checkout", maxDate)
+	out, _, ok := args.Text("checkout", maxDate)
 	checkout, err := civil.Parse(out)
 	if !ok || err != nil || !checkin.Before(checkout) {
 		return field("bad_checkout", sentBadCheckout)
 	}
 	req.in, req.out = checkin, checkout
-	name, _, ok := args.str("guest_name", maxName)
+	name, _, ok := args.Text("guest_name", maxName)
 	name = CleanName(name)
 	if !ok || name == "" {
 		return field("bad_name", sentBadName)
 	}
-	emailText, _, ok := args.str("email", maxEmail)
+	emailText, _, ok := args.Text("email", maxEmail)
 	email, valid := ParseEmail(emailText)
 	if !ok || !valid {
 		return field("bad_email", sentBadEmail)
 	}
 	req.email = email
-	phoneText, _, ok := args.str("phone", maxPhone)
+	phoneText, _, ok := args.Text("phone", maxPhone)
 	phone, valid := ParsePhone(phoneText, s.cfg.Business.PhoneCountryCode)
 	if !ok || !valid {
 		return field("bad_phone", sentBadPhone)
 	}
-	notes, _, ok := args.str("notes", maxNotes)
+	notes, _, ok := args.Text("notes", maxNotes)
 	if !ok {
 		return field("bad_notes", sentBadNotes)
 	}

@@ -330,10 +330,10 @@ func TestInterruptionsThenSweep(t *testing.T) {
 			}
 			code := w.lastCode("ada@example.com")
 			cs.armNext()
-			_, err = w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
+			_, err = w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
 			cs.disarm()
 			if err != nil {
-				conf, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
+				conf, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
 				if err != nil || conf.Status != "reserved" {
 					w.t.Fatalf("retry after the interruption = %s", refusalText(err))
 				}
@@ -348,9 +348,9 @@ func TestInterruptionsThenSweep(t *testing.T) {
 			}
 			code := w.lastCode("ada@example.com")
 			cs.armNext()
-			_, err := w.svc.Cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
+			_, err := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
 			cs.disarm()
-			done, err2 := w.svc.Cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
+			done, err2 := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
 			if err2 != nil || done.Status != "cancelled" {
 				w.t.Fatalf("cancel retry = %s (first: %s)", refusalText(err2), refusalText(err))
 			}
@@ -362,7 +362,7 @@ func TestInterruptionsThenSweep(t *testing.T) {
 			}
 			code := w.lastCode("ada@example.com")
 			w.mail.failNext(fmt.Errorf("down: %w", errNotSentForTest))
-			if _, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code)); err != nil {
+			if _, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code)); err != nil {
 				w.t.Fatal(refusalText(err))
 			}
 			w.clock.Advance(15 * time.Minute)
@@ -431,7 +431,7 @@ func TestSentCodeUsableAfterCrash(t *testing.T) {
 				recs, _ := w.st.List(ctx, kindIntent, "", "", 10)
 				var in intent
 				jsonValue(recs[0], &in)
-				conf, err := w.svc.Confirm(ctx, web, args("booking_id", in.ID, "code", code))
+				conf, err := w.confirm(ctx, web, args("booking_id", in.ID, "code", code))
 				if err != nil || conf.Status != "reserved" {
 					t.Fatalf("confirm with the sent code = %s", refusalText(err))
 				}
@@ -441,7 +441,7 @@ func TestSentCodeUsableAfterCrash(t *testing.T) {
 				if err != nil || len(w.messages()) != mails {
 					t.Fatalf("identical start = %s with %d new mails", refusalText(err), len(w.messages())-mails)
 				}
-				if _, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code)); err != nil {
+				if _, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code)); err != nil {
 					t.Fatalf("confirm = %s", refusalText(err))
 				}
 			}

@@ -191,9 +191,33 @@ func (w *world) book(a Args) string {
 		w.t.Fatalf("start: %v", refusalText(err))
 	}
 	email, _ := a["email"].(string)
-	conf, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
+	conf, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
 	if err != nil {
 		w.t.Fatalf("confirm: %v", refusalText(err))
 	}
 	return conf.ReservationNumber
+}
+
+// text is a string argument, or "" when absent or not a string.
+func text(a Args, key string) string {
+	s, _ := a[key].(string)
+	return s
+}
+
+// confirm, lookup and cancel call the typed operations with the request
+// well-formed arguments name, as the chat door does once their fields
+// pass its checks.
+func (w *world) confirm(ctx context.Context, c Caller, a Args) (*ConfirmResult, error) {
+	return w.svc.Confirm(ctx, c, ConfirmRequest{BookingID: text(a, "booking_id"), Code: text(a, "code")})
+}
+
+func (w *world) lookup(ctx context.Context, c Caller, a Args) (*LookupResult, error) {
+	return w.svc.Lookup(ctx, c, LookupRequest{Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4")})
+}
+
+func (w *world) cancel(ctx context.Context, c Caller, a Args) (*CancelResult, error) {
+	return w.svc.Cancel(ctx, c, CancelRequest{
+		Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4"),
+		CancelID: text(a, "cancel_id"), Code: text(a, "code"),
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/booking"
+	"frontdesk/booking/chatdoor"
 )
 
 // Booking-tool descriptions, as direct-booking.md §6 gives them.
@@ -92,11 +93,12 @@ func (b bookingTools) answer(env toolEnv, err error) (text, code string, interna
 
 func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 	env.safe = func(err error) (string, string, bool) { return b.answer(env, err) }
+	door := chatdoor.New(b.svc)
 	add(s, env, spec[booking.Args, booking.StartResult]{
 		name: "start_booking", title: "Start a booking", description: describeStart,
 		destructive: true, openWorld: true, input: startSchema, ownValidation: true,
 		run: func(ctx context.Context, args booking.Args) (booking.StartResult, string, error) {
-			res, err := b.svc.Start(ctx, caller(ctx), args)
+			res, err := door.Start(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.StartResult{}, "", err
 			}
@@ -107,7 +109,7 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 		name: "confirm_booking", title: "Confirm a booking", description: describeConfirm,
 		destructive: true, idempotent: true, openWorld: true, input: confirmSchema, ownValidation: true,
 		run: func(ctx context.Context, args booking.Args) (booking.ConfirmResult, string, error) {
-			res, err := b.svc.Confirm(ctx, caller(ctx), args)
+			res, err := door.Confirm(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.ConfirmResult{}, "", err
 			}
@@ -118,7 +120,7 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 		name: "get_booking", title: "Look up a booking", description: describeGet,
 		readOnly: true, idempotent: true, input: getSchema, ownValidation: true,
 		run: func(ctx context.Context, args booking.Args) (booking.LookupResult, string, error) {
-			res, err := b.svc.Lookup(ctx, caller(ctx), args)
+			res, err := door.Lookup(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.LookupResult{}, "", err
 			}
@@ -129,7 +131,7 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 		name: "cancel_booking", title: "Cancel a booking", description: describeCancel,
 		destructive: true, idempotent: true, openWorld: true, input: cancelSchema, ownValidation: true,
 		run: func(ctx context.Context, args booking.Args) (booking.CancelResult, string, error) {
-			res, err := b.svc.Cancel(ctx, caller(ctx), args)
+			res, err := door.Cancel(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.CancelResult{}, "", err
 			}
