@@ -41,7 +41,7 @@ func firstSentence(text string) string {
 func TestParallelWrongCodes(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	res, err := w.svc.Start(ctx, web, stayArgs())
+	res, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}

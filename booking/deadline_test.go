@@ -193,7 +193,7 @@ func TestStartAnswersWithinItsDeadline(t *testing.T) {
 	w := slowWorld(t, slow, Deadlines{Operation: 2 * time.Second})
 	slow.armed.Store(true)
 	began := time.Now()
-	_, err := w.svc.Start(context.Background(), web, stayArgs())
+	_, err := w.start(context.Background(), web, stayArgs())
 	took := time.Since(began)
 	slow.armed.Store(false)
 	if took > 2400*time.Millisecond {
@@ -206,7 +206,7 @@ func TestStartAnswersWithinItsDeadline(t *testing.T) {
 	if n := len(w.messages()); n != 0 {
 		t.Fatalf("%d mails sent by a start that answered with a refusal", n)
 	}
-	if _, err := w.svc.Start(context.Background(), web, stayArgs()); err != nil {
+	if _, err := w.start(context.Background(), web, stayArgs()); err != nil {
 		t.Fatalf("start after the store recovered: %s", refusalText(err))
 	}
 	if n := len(w.messages()); n != 1 {
@@ -234,7 +234,7 @@ func checkNoCodeWithoutAdmission(t *testing.T, engine string, late bool) {
 	slow := &slowStore{delay: 1100 * time.Millisecond, ignoreCtx: late, only: func(kind string) bool { return kind == kindAdmission }}
 	w := slowWorldOn(t, engine, slow, Deadlines{})
 	slow.armed.Store(true)
-	_, err := w.svc.Start(context.Background(), web, stayArgs())
+	_, err := w.start(context.Background(), web, stayArgs())
 	slow.armed.Store(false)
 	want := "Chat booking is briefly paused. Use the booking form or call +1 303 555 0111.\nhttp://localhost:8080/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"
 	if got := refusalText(err); got != want {
@@ -252,7 +252,7 @@ func checkNoCodeWithoutAdmission(t *testing.T, engine string, late bool) {
 		}
 	}
 	w.clock.Advance(sendWindow)
-	res, err := w.svc.Start(context.Background(), web, stayArgs())
+	res, err := w.start(context.Background(), web, stayArgs())
 	if err != nil {
 		t.Fatalf("identical start once admission is quick: %s", refusalText(err))
 	}
@@ -355,7 +355,7 @@ func TestConfirmWithinItsDeadline(t *testing.T) {
 	slow := &slowStore{delay: 700 * time.Millisecond}
 	w := slowWorld(t, slow, Deadlines{Operation: 4 * time.Second})
 	ctx := context.Background()
-	start, err := w.svc.Start(ctx, web, stayArgs())
+	start, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
@@ -408,7 +408,7 @@ func TestSlowStoreStillBooksAndCancels(t *testing.T) {
 		}
 	}
 	var start *StartResult
-	timed("start", func() (err error) { start, err = w.svc.Start(ctx, web, stayArgs()); return err })
+	timed("start", func() (err error) { start, err = w.start(ctx, web, stayArgs()); return err })
 	if n := len(w.messages()); n != 1 {
 		t.Fatalf("%d codes sent, want 1", n)
 	}
@@ -454,7 +454,7 @@ func TestHungMailIsCutAtItsLimit(t *testing.T) {
 	w.svc.deadlines = Deadlines{MailSend: 300 * time.Millisecond}.withDefaults()
 	w.svc.mail = hungMail{}
 	began := time.Now()
-	res, err := w.svc.Start(context.Background(), web, stayArgs())
+	res, err := w.start(context.Background(), web, stayArgs())
 	if took := time.Since(began); took > 2*time.Second {
 		t.Fatalf("start waited %v for a provider that never answers", took)
 	}

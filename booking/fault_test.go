@@ -138,7 +138,7 @@ func TestEveryStoreCallFailingOnConfirm(t *testing.T) {
 		fs := &failingStore{Store: base.st}
 		w := newWorldOn(t, base.cfg, fs)
 		ctx := context.Background()
-		res, err := w.svc.Start(ctx, web, stayArgs())
+		res, err := w.start(ctx, web, stayArgs())
 		if err != nil {
 			t.Fatal(refusalText(err))
 		}

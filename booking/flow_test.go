@@ -26,12 +26,12 @@ func TestWholeFlow(t *testing.T) {
 		fmt.Fprintf(&log, "== %s\n%s\n", step, mustJSON(v))
 	}
 
-	start, err := w.svc.Start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
+	start, err := w.start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
 	note("start", start, err)
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
-	again, err := w.svc.Start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
+	again, err := w.start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
 	note("identical start", again, err)
 	if again.BookingID != start.BookingID || len(w.messages()) != 1 {
 		t.Fatalf("identical start made id %s and %d mails", again.BookingID, len(w.messages()))
@@ -96,27 +96,27 @@ func mustDate(s string) civil.Date {
 func TestResendKeepsExpiryAndLimits(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	start, err := w.svc.Start(ctx, web, stayArgs())
+	start, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	first := w.lastCode("ada@example.com")
-	_, err = w.svc.Start(ctx, web, args("booking_id", start.BookingID))
+	_, err = w.start(ctx, web, args("booking_id", start.BookingID))
 	if got := refusalText(err); !strings.HasPrefix(got, "Wait 60 seconds between verification emails.") {
 		t.Fatalf("early resend = %q", got)
 	}
 	w.clock.Advance(61 * time.Second)
-	res, err := w.svc.Start(ctx, web, args("booking_id", start.BookingID))
+	res, err := w.start(ctx, web, args("booking_id", start.BookingID))
 	if err != nil || res.CodeExpiresAt != start.CodeExpiresAt {
 		t.Fatalf("resend = %+v, %v; want the original expiry %s", res, refusalText(err), start.CodeExpiresAt)
 	}
 	second := w.lastCode("ada@example.com")
 	w.clock.Advance(61 * time.Second)
-	if _, err := w.svc.Start(ctx, web, args("booking_id", start.BookingID)); err != nil {
+	if _, err := w.start(ctx, web, args("booking_id", start.BookingID)); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	w.clock.Advance(61 * time.Second)
-	_, err = w.svc.Start(ctx, web, args("booking_id", start.BookingID))
+	_, err = w.start(ctx, web, args("booking_id", start.BookingID))
 	if got := refusalText(err); !strings.HasPrefix(got, "Only two code resends are allowed per booking intent.") {
 		t.Fatalf("third resend = %q", got)
 	}
@@ -138,7 +138,7 @@ func TestResendKeepsExpiryAndLimits(t *testing.T) {
 func TestWrongCodesEndTheIntent(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	start, _ := w.svc.Start(ctx, web, stayArgs())
+	start, _ := w.start(ctx, web, stayArgs())
 	code := w.lastCode("ada@example.com")
 	wrong := "000000"
 	if code == wrong {
@@ -159,7 +159,7 @@ func TestWrongCodesEndTheIntent(t *testing.T) {
 func TestExpiredIntent(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	start, _ := w.svc.Start(ctx, web, stayArgs())
+	start, _ := w.start(ctx, web, stayArgs())
 	code := w.lastCode("ada@example.com")
 	w.clock.Advance(codeLifetime)
 	_, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
@@ -175,7 +175,7 @@ func TestExpiredIntent(t *testing.T) {
 func TestFailedNoticeKeepsTheReservation(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	res, err := w.svc.Start(ctx, web, stayArgs())
+	res, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
@@ -210,16 +210,16 @@ func TestMailOutageIsNotARejectedAddress(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	w.mail.failNext(fmt.Errorf("535 authentication failed: %w", message.ErrNotSent))
-	_, err := w.svc.Start(ctx, web, stayArgs())
+	_, err := w.start(ctx, web, stayArgs())
 	if got := refusalText(err); !strings.HasPrefix(got, "This booking cannot be checked right now.") {
 		t.Fatalf("outage answered %q", got)
 	}
 	w.mail.failNext(fmt.Errorf("550 no such user: %w: %w", message.ErrNotSent, message.ErrRecipientRefused))
-	_, err = w.svc.Start(ctx, web, stayArgs())
+	_, err = w.start(ctx, web, stayArgs())
 	if got := refusalText(err); !strings.HasPrefix(got, "The email address was not accepted.") {
 		t.Fatalf("refused recipient answered %q", got)
 	}
-	if _, err := w.svc.Start(ctx, web, stayArgs()); err != nil {
+	if _, err := w.start(ctx, web, stayArgs()); err != nil {
 		t.Fatalf("a start after both failures: %v", refusalText(err))
 	}
 }

@@ -33,7 +33,7 @@ func TestPausesSayWhichLimitAndWhenItLifts(t *testing.T) {
 		if i > 0 {
 			w.clock.Advance(5 * time.Minute) // all within the code lifetime
 		}
-		res, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("p%d@example.com", i)))
+		res, err := w.start(ctx, web, stayArgs("email", fmt.Sprintf("p%d@example.com", i)))
 		if err != nil {
 			t.Fatal(refusalText(err))
 		}

@@ -38,7 +38,7 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 				if out < 3 {
 					checkout = nights[out]
 				}
-				res, err := w.svc.Start(ctx, web, stayArgs("email", email, "checkin", nights[in], "checkout", checkout))
+				res, err := w.start(ctx, web, stayArgs("email", email, "checkin", nights[in], "checkout", checkout))
 				if err != nil {
 					continue // no room free, or a limit: nothing held
 				}

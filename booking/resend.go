@@ -14,14 +14,8 @@ import (
 // resend sends a new code for an open intent. It checks the intent before
 // charging anything, keeps the original expiry and wrong-try count, and
 // replaces the code only once the new one was sent.
-func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartResult, error) {
-	id, _, _ := args.Text("booking_id", maxIdentifier)
-	id = strings.TrimSpace(id)
-	l, known := s.locationByPrefix(id)
-	rt := s.idRoute(args, "booking_id")
-	if !known || !validIntentID(id, l.Prefix+"_b_") {
-		return nil, assemble("bad_booking_id", sentBadBookingID, AssembleP, rt)
-	}
+func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartResult, error) {
+	l, rt := s.referenceRoute(id)
 	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)

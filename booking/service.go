@@ -181,11 +181,24 @@ func (s *Service) newReference(l config.Location) (string, error) {
 	return l.Prefix + "-" + strings.ToUpper(h), err
 }
 
+// PhoneFor is the human route of a refusal to a call that names a
+// booking_id, cancel_id or reservation number: the phone of the location
+// the first identifying prefix among ids names, whatever else is wrong
+// with the call, and the business phone when none does (§12).
+func (s *Service) PhoneFor(ids ...string) string {
+	for _, id := range ids {
+		if l, known := s.locationByPrefix(strings.ToUpper(strings.TrimSpace(id))); known {
+			return l.Phone
+		}
+	}
+	return s.cfg.Business.Phone
+}
+
 // LocationOf finds the location an identifier or reference starts with.
 func (s *Service) LocationOf(id string) (config.Location, bool) { return s.locationByPrefix(id) }
 
-// Locations are the business's locations, in configuration order.
-func (s *Service) Locations() []config.Location { return s.cfg.Locations }
+// Config is the configuration the service runs with.
+func (s *Service) Config() config.Config { return s.cfg }
 
 // locationByPrefix finds the location an identifier or reference starts
 // with.

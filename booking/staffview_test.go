@@ -22,7 +22,7 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	first := w.book(stayArgs())
-	res, err := w.svc.Start(ctx, web, stayArgs("checkin", "2027-01-03", "checkout", "2027-01-05"))
+	res, err := w.start(ctx, web, stayArgs("checkin", "2027-01-03", "checkout", "2027-01-05"))
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}

@@ -17,8 +17,6 @@ import (
 	"frontdesk/store"
 )
 
-var startFields = []string{"property", "roomtype", "checkin", "checkout", "guest_name", "email", "phone", "guests", "notes", "booking_id"}
-
 // StartResult is what start_booking returns on success.
 type StartResult struct {
 	BookingID        string      `json:"booking_id"`
@@ -45,144 +43,67 @@ type StaySummary struct {
 	Currency string      `json:"currency"`
 }
 
-// startRequest is a validated new-mode start.
+// StartRequest is start_booking's request: a new stay, or, with
+// BookingID, a new code for an open intent, when the other fields stay
+// empty. A door checks and normalizes every field first (the catalogue's
+// field checks live with the door's wording); Start refuses a request
+// that is still not a stay it can book, without naming a field.
+type StartRequest struct {
+	BookingID string
+
+	Location          config.Location
+	RoomType          string // a night unit of Location
+	Checkin, Checkout civil.Date
+	Name              string // cleaned by CleanName
+	Email             Email
+	Phone             Phone
+	Notes             string
+	Guests            int
+}
+
+// startRequest is a checked new-mode start.
 type startRequest struct {
 	loc     config.Location
 	unit    config.Unit
 	data    intentData
 	contact intentContact
-	email   Email
 	in, out civil.Date
 }
 
 // Start is start_booking: a new intent with an emailed code, or a resend.
-func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult, error) {
+func (s *Service) Start(ctx context.Context, c Caller, req StartRequest) (*StartResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	rt := s.startRoute(args)
-	if args.Filled("booking_id") {
-		// Resend mode: every other field, known or not, gets the resend
-		// sentence, with the phone of the location the booking_id names.
-		if phone := s.idRoute(args, "booking_id").phone; phone != s.cfg.Business.Phone {
-			rt.phone = phone
-		}
-		f := args.UnknownField(startFields)
-		for _, known := range startFields {
-			if f == "" && known != "booking_id" && args.Filled(known) {
-				f = known
-			}
-		}
-		if f != "" {
-			return nil, startWrapper(assemble("resend_only", sentResendOnly, AssembleP, rt, f), rt)
-		}
-		if r := s.checkDeployment(c, route{phone: rt.phone}); r != nil {
+	if req.BookingID != "" {
+		_, rt := s.referenceRoute(req.BookingID)
+		if r := s.CheckDeployment(c, rt.phone, ""); r != nil {
 			return nil, r
 		}
-		return s.resend(ctx, now, args)
+		return s.resend(ctx, now, req.BookingID)
 	}
-	if f := args.UnknownField(startFields); f != "" {
-		return nil, startWrapper(assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(startFields, ", ")), rt)
-	}
-	if r := s.checkDeployment(c, rt); r != nil {
-		return nil, startWrapper(r, rt)
-	}
-	req, refusal := s.validateStart(args, rt)
-	if refusal != nil {
-		return nil, startWrapper(refusal, rt)
-	}
-	return s.startNew(ctx, now, req, rt)
-}
-
-// startRoute is the phone and form a start refusal carries: the resolved
-// location's phone, and its prefilled form when both dates are real.
-func (s *Service) startRoute(args Args) route {
+	l := req.Location
+	_, known := s.location(l.Slug)
 	rt := route{phone: s.cfg.Business.Phone}
-	prop, _, _ := args.Text("property", maxName)
-	l, ok := s.resolve(prop)
-	if !ok {
-		return rt
+	if known {
+		rt = route{phone: l.Phone, form: s.pricer.FormURL(l, req.RoomType, req.Checkin.String(), req.Checkout.String())}
 	}
-	rt.phone = l.Phone
-	in, _, _ := args.Text("checkin", maxDate)
-	out, _, _ := args.Text("checkout", maxDate)
-	_, err1 := civil.Parse(in)
-	_, err2 := civil.Parse(out)
-	if err1 == nil && err2 == nil {
-		typ, _, _ := args.Text("roomtype", maxRoomType)
-		rt.form = s.pricer.FormURL(l, strings.ToLower(strings.TrimSpace(typ)), in, out)
+	if r := s.CheckDeployment(c, rt.phone, rt.form); r != nil {
+		return nil, r
 	}
-	return rt
-}
-
-// validateStart checks a new-mode start in the catalogue's order.
-func (s *Service) validateStart(args Args, rt route) (startRequest, *Error) {
-	var req startRequest
-	field := func(code, sentence string, extra ...any) (startRequest, *Error) {
-		return req, assemble(code, sentence, AssembleP, rt, extra...)
+	unit, sold := l.Unit(req.RoomType)
+	if !known || !sold || unit.Kind != config.KindNight || !req.Checkin.Before(req.Checkout) ||
+		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
+		return nil, assemble("bad_request", sentCannotBook, AssembleL, rt)
 	}
-	prop, _, ok := args.Text("property", maxName)
-	if !ok || strings.TrimSpace(prop) == "" {
-		return field("bad_property", sentBadProperty)
-	}
-	l, found := s.resolve(prop)
-	if !found {
-		return field("no_property", sentNoProperty, s.locationList())
-	}
-	req.loc = l
-	typ, _, ok := args.Text("roomtype", maxRoomType)
-	unit, sold := l.Unit(strings.TrimSpace(typ))
-	if !ok || !sold || unit.Kind != config.KindNight {
-		return field("bad_roomtype", sentBadRoomType, roomTypeList(l))
-	}
-	req.unit = unit
-	in, _, ok := args.Text("checkin", maxDate)
-	checkin, err := civil.Parse(in)
-	if !ok || err != nil {
-		return field("bad_checkin", sentBadCheckin)
-	}
-	out, _, ok := args.Text("checkout", maxDate)
-	checkout, err := civil.Parse(out)
-	if !ok || err != nil || !checkin.Before(checkout) {
-		return field("bad_checkout", sentBadCheckout)
-	}
-	req.in, req.out = checkin, checkout
-	name, _, ok := args.Text("guest_name", maxName)
-	name = CleanName(name)
-	if !ok || name == "" {
-		return field("bad_name", sentBadName)
-	}
-	emailText, _, ok := args.Text("email", maxEmail)
-	email, valid := ParseEmail(emailText)
-	if !ok || !valid {
-		return field("bad_email", sentBadEmail)
-	}
-	req.email = email
-	phoneText, _, ok := args.Text("phone", maxPhone)
-	phone, valid := ParsePhone(phoneText, s.cfg.Business.PhoneCountryCode)
-	if !ok || !valid {
-		return field("bad_phone", sentBadPhone)
-	}
-	notes, _, ok := args.Text("notes", maxNotes)
-	if !ok {
-		return field("bad_notes", sentBadNotes)
-	}
-	guests, present, ok := args.integer("guests")
-	if !ok || (present && guests < 1) {
-		return field("bad_guests", sentBadGuests, s.cfg.Limits.MaxGuests)
-	}
-	if !present {
-		guests = 1
-	}
-	if guests > s.cfg.Limits.MaxGuests {
-		return field("guest_range", sentGuestRange, s.cfg.Limits.MaxGuests)
-	}
-	req.data = intentData{
-		Name: name, Email: email.Delivery, Phone: phone.Formatted, Notes: notes, Guests: guests,
-		RoomType: unit.Type, Checkin: checkin.String(), Checkout: checkout.String(),
-	}
-	req.contact = intentContact{Email: email.Normalized, Phone: phone.Digits}
-	return req, nil
+	return s.startNew(ctx, now, startRequest{
+		loc: l, unit: unit, in: req.Checkin, out: req.Checkout,
+		data: intentData{
+			Name: req.Name, Email: req.Email.Delivery, Phone: req.Phone.Formatted, Notes: req.Notes, Guests: req.Guests,
+			RoomType: unit.Type, Checkin: req.Checkin.String(), Checkout: req.Checkout.String(),
+		},
+		contact: intentContact{Email: req.Email.Normalized, Phone: req.Phone.Digits},
+	}, rt)
 }
 
 // startNew runs §8 steps 2 to 4 for a validated request.
@@ -517,30 +438,16 @@ func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
 	return &Error{Code: "quote_" + string(r.Kind), Message: text}
 }
 
-// resolve finds a location by slug, name, domain or unique short name.
-func (s *Service) resolve(property string) (config.Location, bool) {
+// Resolve finds the location a property argument names, by slug, name,
+// domain or unique short name.
+func (s *Service) Resolve(property string) (config.Location, bool) {
 	if s.resolveProperty == nil {
 		return config.Location{}, false
 	}
 	return s.resolveProperty(property)
 }
 
-func (s *Service) locationList() string {
-	var names []string
-	for _, l := range s.cfg.Locations {
-		names = append(names, fmt.Sprintf("%s (%s)", l.Name, l.Slug))
-	}
-	return strings.Join(names, ", ")
-}
-
-// roomTypeList words the location's room types: "single, double or studio".
-func roomTypeList(l config.Location) string {
-	var types []string
-	for _, u := range l.NightUnits() {
-		types = append(types, u.Type)
-	}
-	if len(types) < 2 {
-		return strings.Join(types, "")
-	}
-	return strings.Join(types[:len(types)-1], ", ") + " or " + types[len(types)-1]
+// FormURL is the booking form of location l, prefilled with the stay.
+func (s *Service) FormURL(l config.Location, roomType, checkin, checkout string) string {
+	return s.pricer.FormURL(l, roomType, checkin, checkout)
 }

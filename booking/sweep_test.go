@@ -87,7 +87,7 @@ func TestSweepRetriesNotices(t *testing.T) {
 // and phone.
 func TestSweepPurgesExpiredIntents(t *testing.T) {
 	w := newWorld(t)
-	if _, err := w.svc.Start(context.Background(), web, stayArgs()); err != nil {
+	if _, err := w.start(context.Background(), web, stayArgs()); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	if res := w.sweep(); res.Purged != 0 {
@@ -177,7 +177,7 @@ func TestSweepCursorFairness(t *testing.T) {
 	w := newWorld(t, raiseMailLimits)
 	ctx := context.Background()
 	for i := range 30 {
-		if _, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("g%d@example.com", i))); err != nil {
+		if _, err := w.start(ctx, web, stayArgs("email", fmt.Sprintf("g%d@example.com", i))); err != nil {
 			t.Fatal(refusalText(err))
 		}
 	}
@@ -324,7 +324,7 @@ func TestInterruptionsThenSweep(t *testing.T) {
 		run  func(w *world, cs *crashStore)
 	}{
 		{"confirm", func(w *world, cs *crashStore) {
-			res, err := w.svc.Start(context.Background(), web, stayArgs())
+			res, err := w.start(context.Background(), web, stayArgs())
 			if err != nil {
 				w.t.Fatal(refusalText(err))
 			}
@@ -356,7 +356,7 @@ func TestInterruptionsThenSweep(t *testing.T) {
 			}
 		}},
 		{"notice retry", func(w *world, cs *crashStore) {
-			res, err := w.svc.Start(context.Background(), web, stayArgs())
+			res, err := w.start(context.Background(), web, stayArgs())
 			if err != nil {
 				w.t.Fatal(refusalText(err))
 			}
@@ -397,7 +397,7 @@ func (c *crashStore) armNext() { c.arm(c.n, c.after) }
 // removes the places that counted it.
 func TestSweepPurgesOldAdmissions(t *testing.T) {
 	w := newWorld(t)
-	if _, err := w.svc.Start(context.Background(), web, stayArgs()); err != nil {
+	if _, err := w.start(context.Background(), web, stayArgs()); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	w.clock.Advance(24 * time.Hour)
@@ -419,7 +419,7 @@ func TestSentCodeUsableAfterCrash(t *testing.T) {
 			w := newWorldOn(t, base.cfg, cs)
 			ctx := context.Background()
 			cs.arm(2, false) // the transaction that opens the sent intent
-			_, err := w.svc.Start(ctx, web, stayArgs())
+			_, err := w.start(ctx, web, stayArgs())
 			cs.disarm()
 			if got := refusalText(err); !strings.HasPrefix(got, "This booking cannot be checked right now.") || !strings.Contains(got, "+1 303 555 0111") {
 				t.Fatalf("start that stopped after its send = %q", got)
@@ -437,7 +437,7 @@ func TestSentCodeUsableAfterCrash(t *testing.T) {
 				}
 			case "identical start":
 				w.clock.Advance(sendWindow)
-				res, err := w.svc.Start(ctx, web, stayArgs())
+				res, err := w.start(ctx, web, stayArgs())
 				if err != nil || len(w.messages()) != mails {
 					t.Fatalf("identical start = %s with %d new mails", refusalText(err), len(w.messages())-mails)
 				}

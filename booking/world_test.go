@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/mail"
 	"frontdesk/message"
@@ -120,6 +121,10 @@ func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 
 var web = Caller{Host: "localhost:8080"}
 
+// Args are a booking tool's arguments, as the tests write them; start,
+// confirm, lookup and cancel turn them into typed requests.
+type Args map[string]any
+
 func args(kv ...any) Args {
 	a := Args{}
 	for i := 0; i < len(kv); i += 2 {
@@ -186,7 +191,7 @@ func mustJSON(v any) string {
 // reference.
 func (w *world) book(a Args) string {
 	w.t.Helper()
-	res, err := w.svc.Start(context.Background(), web, a)
+	res, err := w.start(context.Background(), web, a)
 	if err != nil {
 		w.t.Fatalf("start: %v", refusalText(err))
 	}
@@ -202,6 +207,33 @@ func (w *world) book(a Args) string {
 func text(a Args, key string) string {
 	s, _ := a[key].(string)
 	return s
+}
+
+// start calls Start with the request well-formed arguments name, as the
+// chat door does once their fields pass its checks: a booking_id asks
+// for a resend, and absent guests count one.
+func (w *world) start(ctx context.Context, c Caller, a Args) (*StartResult, error) {
+	return startOn(w.svc, ctx, c, a)
+}
+
+func startOn(svc *Service, ctx context.Context, c Caller, a Args) (*StartResult, error) {
+	if id := text(a, "booking_id"); id != "" {
+		return svc.Start(ctx, c, StartRequest{BookingID: id})
+	}
+	l, _ := svc.Resolve(text(a, "property"))
+	unit, _ := l.Unit(text(a, "roomtype"))
+	in, _ := civil.Parse(text(a, "checkin"))
+	out, _ := civil.Parse(text(a, "checkout"))
+	email, _ := ParseEmail(text(a, "email"))
+	phone, _ := ParsePhone(text(a, "phone"), svc.cfg.Business.PhoneCountryCode)
+	guests := 1
+	if g, ok := a["guests"].(float64); ok {
+		guests = int(g)
+	}
+	return svc.Start(ctx, c, StartRequest{
+		Location: l, RoomType: unit.Type, Checkin: in, Checkout: out, Name: CleanName(text(a, "guest_name")),
+		Email: email, Phone: phone, Notes: text(a, "notes"), Guests: guests,
+	})
 }
 
 // confirm, lookup and cancel call the typed operations with the request

@@ -94,10 +94,10 @@ func (b bookingTools) answer(env toolEnv, err error) (text, code string, interna
 func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 	env.safe = func(err error) (string, string, bool) { return b.answer(env, err) }
 	door := chatdoor.New(b.svc)
-	add(s, env, spec[booking.Args, booking.StartResult]{
+	add(s, env, spec[chatdoor.Args, booking.StartResult]{
 		name: "start_booking", title: "Start a booking", description: describeStart,
 		destructive: true, openWorld: true, input: startSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.StartResult, string, error) {
+		run: func(ctx context.Context, args chatdoor.Args) (booking.StartResult, string, error) {
 			res, err := door.Start(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.StartResult{}, "", err
@@ -105,10 +105,10 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 			return *res, res.Message, nil
 		},
 	})
-	add(s, env, spec[booking.Args, booking.ConfirmResult]{
+	add(s, env, spec[chatdoor.Args, booking.ConfirmResult]{
 		name: "confirm_booking", title: "Confirm a booking", description: describeConfirm,
 		destructive: true, idempotent: true, openWorld: true, input: confirmSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.ConfirmResult, string, error) {
+		run: func(ctx context.Context, args chatdoor.Args) (booking.ConfirmResult, string, error) {
 			res, err := door.Confirm(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.ConfirmResult{}, "", err
@@ -116,10 +116,10 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 			return *res, res.Message, nil
 		},
 	})
-	add(s, env, spec[booking.Args, booking.LookupResult]{
+	add(s, env, spec[chatdoor.Args, booking.LookupResult]{
 		name: "get_booking", title: "Look up a booking", description: describeGet,
 		readOnly: true, idempotent: true, input: getSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.LookupResult, string, error) {
+		run: func(ctx context.Context, args chatdoor.Args) (booking.LookupResult, string, error) {
 			res, err := door.Lookup(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.LookupResult{}, "", err
@@ -127,10 +127,10 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
 		},
 	})
-	add(s, env, spec[booking.Args, booking.CancelResult]{
+	add(s, env, spec[chatdoor.Args, booking.CancelResult]{
 		name: "cancel_booking", title: "Cancel a booking", description: describeCancel,
 		destructive: true, idempotent: true, openWorld: true, input: cancelSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.CancelResult, string, error) {
+		run: func(ctx context.Context, args chatdoor.Args) (booking.CancelResult, string, error) {
 			res, err := door.Cancel(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.CancelResult{}, "", err

@@ -14,6 +14,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/internal/civil"
 )
 
 // The field refusals of the catalogue that the door words. Sentences
@@ -21,19 +22,40 @@ import (
 const (
 	sentNotObject    = "Booking arguments must be an object."
 	sentUnknownField = "Unknown field \"%[2]s\". Allowed fields: %[3]s."
+	sentResendOnly   = "Resending takes only booking_id. Unknown field \"%[2]s\". Allowed fields: booking_id."
+	sentBadBookingID = "Invalid booking_id. The complete identifier returned by start_booking is required."
+	sentBadProperty  = "property must be a property name, slug or domain of at most 120 characters."
+	sentBadName      = "guest_name is required and must be at most 120 characters."
+	sentBadEmail     = "email must be a valid address such as name@example.com, with a dot in the domain and no spaces."
+	sentBadPhone     = "phone must be text containing 10 to 15 digits; spaces, parentheses, dashes and a leading country code are allowed."
+	sentBadNotes     = "notes must be text no longer than 500 characters."
+	sentBadGuests    = "guests must be a whole-number count from 1 to %[2]d."
+	sentBadRoomType  = "roomtype must be %[2]s (case-insensitive)."
+	sentBadCheckin   = "checkin must be a real date in YYYY-MM-DD format."
+	sentBadCheckout  = "checkout must be a real YYYY-MM-DD date after checkin."
+	sentNoProperty   = "property must identify one property by name, slug or domain. Available properties: %[2]s."
+	sentGuestRange   = "The reservation form allows 1 to %[2]d guests per room."
 	sentCancelFields = "Cancellation takes either reservation_number and phone_last4, or cancel_id and code. Unknown field \"%[2]s\". Allowed fields: cancel_id, code."
 	sentBadReference = "Invalid reservation_number. The full reference from the reservation email is required, including its %[2]s property prefix."
 	sentBadLast4     = "phone_last4 must be exactly four digits."
-	sentBadBookingID = "Invalid booking_id. The complete identifier returned by start_booking is required."
 	sentBadCancelID  = "Invalid cancel_id. The complete identifier returned by cancel_booking is required."
 	sentBadCode      = "code must be the six digits received by email."
 )
 
-// maxIdentifier is the longest booking_id, cancel_id or reservation
-// number the tools' schemas accept.
-const maxIdentifier = 100
+// Length limits of the worksheet, in characters, as the tools' schemas
+// state them.
+const (
+	maxIdentifier = 100 // booking_id, cancel_id, reservation_number
+	maxName       = 120 // property, guest_name
+	maxRoomType   = 20
+	maxDate       = 10
+	maxEmail      = 254
+	maxPhone      = 40
+	maxNotes      = 500
+)
 
 var (
+	startFields   = []string{"property", "roomtype", "checkin", "checkout", "guest_name", "email", "phone", "guests", "notes", "booking_id"}
 	confirmFields = []string{"booking_id", "code"}
 	lookupFields  = []string{"reservation_number", "phone_last4"}
 	cancelFields  = []string{"reservation_number", "phone_last4", "cancel_id", "code"}
@@ -47,16 +69,176 @@ type Door struct {
 // New returns the chat door of svc.
 func New(svc *booking.Service) *Door { return &Door{svc: svc} }
 
-// Start is start_booking.
-func (d *Door) Start(ctx context.Context, c booking.Caller, args booking.Args) (*booking.StartResult, error) {
+// Start is start_booking: a booking_id asks for a new code, anything
+// else is a new stay.
+func (d *Door) Start(ctx context.Context, c booking.Caller, args Args) (*booking.StartResult, error) {
 	if args == nil {
 		return nil, refuse("not_object", sentNotObject, d.svc.PhoneFor())
 	}
-	return d.svc.Start(ctx, c, args)
+	rt := d.startRoute(args)
+	if args.Filled("booking_id") {
+		// Resend mode: every other field, known or not, gets the resend
+		// sentence, with the phone of the location the booking_id names.
+		if phone := d.phoneFor(args, "booking_id"); phone != d.svc.PhoneFor() {
+			rt.phone = phone
+		}
+		f := args.UnknownField(startFields)
+		for _, known := range startFields {
+			if f == "" && known != "booking_id" && args.Filled(known) {
+				f = known
+			}
+		}
+		if f != "" {
+			return nil, rt.withForm(refuse("resend_only", sentResendOnly, rt.phone, f))
+		}
+		if r := d.svc.CheckDeployment(c, rt.phone, ""); r != nil {
+			return nil, r
+		}
+		id, _, _ := args.Text("booking_id", maxIdentifier)
+		id = strings.TrimSpace(id)
+		if l, known := d.svc.LocationOf(id); !known || !booking.ValidBookingID(id, l) {
+			return nil, refuse("bad_booking_id", sentBadBookingID, d.phoneFor(args, "booking_id"))
+		}
+		return d.svc.Start(ctx, c, booking.StartRequest{BookingID: id})
+	}
+	if f := args.UnknownField(startFields); f != "" {
+		return nil, rt.withForm(refuse("unknown_field", sentUnknownField, rt.phone, f, strings.Join(startFields, ", ")))
+	}
+	if r := d.svc.CheckDeployment(c, rt.phone, rt.form); r != nil {
+		return nil, r
+	}
+	req, refusal := d.checkStart(args, rt.phone)
+	if refusal != nil {
+		return nil, rt.withForm(refusal)
+	}
+	return d.svc.Start(ctx, c, req)
+}
+
+// startRoute is the phone and form a start refusal carries: the resolved
+// location's phone, and its prefilled form when both dates are real.
+type startRoute struct {
+	phone string
+	form  string // empty when no form may be shown
+}
+
+func (d *Door) startRoute(args Args) startRoute {
+	rt := startRoute{phone: d.svc.PhoneFor()}
+	prop, _, _ := args.Text("property", maxName)
+	l, ok := d.svc.Resolve(prop)
+	if !ok {
+		return rt
+	}
+	rt.phone = l.Phone
+	in, _, _ := args.Text("checkin", maxDate)
+	out, _, _ := args.Text("checkout", maxDate)
+	_, err1 := civil.Parse(in)
+	_, err2 := civil.Parse(out)
+	if err1 == nil && err2 == nil {
+		typ, _, _ := args.Text("roomtype", maxRoomType)
+		rt.form = d.svc.FormURL(l, strings.ToLower(strings.TrimSpace(typ)), in, out)
+	}
+	return rt
+}
+
+// withForm is the start-call wrapper of §12: it adds the known request's
+// form link to a refusal that has none yet.
+func (rt startRoute) withForm(r *booking.Error) *booking.Error {
+	if rt.form != "" && !strings.Contains(r.Message, rt.form) {
+		r.Message += "\n" + rt.form
+	}
+	return r
+}
+
+// checkStart checks a new stay's fields in the catalogue's order; the
+// first that is wrong decides the refusal.
+func (d *Door) checkStart(args Args, phone string) (booking.StartRequest, *booking.Error) {
+	var req booking.StartRequest
+	cfg := d.svc.Config()
+	field := func(code, sentence string, extra ...any) (booking.StartRequest, *booking.Error) {
+		return req, refuse(code, sentence, phone, extra...)
+	}
+	prop, _, ok := args.Text("property", maxName)
+	if !ok || strings.TrimSpace(prop) == "" {
+		return field("bad_property", sentBadProperty)
+	}
+	l, found := d.svc.Resolve(prop)
+	if !found {
+		return field("no_property", sentNoProperty, locationList(cfg.Locations))
+	}
+	req.Location = l
+	typ, _, ok := args.Text("roomtype", maxRoomType)
+	unit, sold := l.Unit(strings.TrimSpace(typ))
+	if !ok || !sold || unit.Kind != config.KindNight {
+		return field("bad_roomtype", sentBadRoomType, roomTypeList(l))
+	}
+	req.RoomType = unit.Type
+	in, _, ok := args.Text("checkin", maxDate)
+	checkin, err := civil.Parse(in)
+	if !ok || err != nil {
+		return field("bad_checkin", sentBadCheckin)
+	}
+	out, _, ok := args.Text("checkout", maxDate)
+	checkout, err := civil.Parse(out)
+	if !ok || err != nil || !checkin.Before(checkout) {
+		return field("bad_checkout", sentBadCheckout)
+	}
+	req.Checkin, req.Checkout = checkin, checkout
+	name, _, ok := args.Text("guest_name", maxName)
+	req.Name = booking.CleanName(name)
+	if !ok || req.Name == "" {
+		return field("bad_name", sentBadName)
+	}
+	emailText, _, ok := args.Text("email", maxEmail)
+	req.Email, found = booking.ParseEmail(emailText)
+	if !ok || !found {
+		return field("bad_email", sentBadEmail)
+	}
+	phoneText, _, ok := args.Text("phone", maxPhone)
+	req.Phone, found = booking.ParsePhone(phoneText, cfg.Business.PhoneCountryCode)
+	if !ok || !found {
+		return field("bad_phone", sentBadPhone)
+	}
+	if req.Notes, _, ok = args.Text("notes", maxNotes); !ok {
+		return field("bad_notes", sentBadNotes)
+	}
+	guests, present, ok := args.integer("guests")
+	if !ok || (present && guests < 1) {
+		return field("bad_guests", sentBadGuests, cfg.Limits.MaxGuests)
+	}
+	if !present {
+		guests = 1
+	}
+	if guests > cfg.Limits.MaxGuests {
+		return field("guest_range", sentGuestRange, cfg.Limits.MaxGuests)
+	}
+	req.Guests = guests
+	return req, nil
+}
+
+// locationList words the business's properties: "Riverside Inn
+// (riverside), Old Town Lodge (oldtown)".
+func locationList(locations []config.Location) string {
+	var names []string
+	for _, l := range locations {
+		names = append(names, fmt.Sprintf("%s (%s)", l.Name, l.Slug))
+	}
+	return strings.Join(names, ", ")
+}
+
+// roomTypeList words the location's room types: "single, double or studio".
+func roomTypeList(l config.Location) string {
+	var types []string
+	for _, u := range l.NightUnits() {
+		types = append(types, u.Type)
+	}
+	if len(types) < 2 {
+		return strings.Join(types, "")
+	}
+	return strings.Join(types[:len(types)-1], ", ") + " or " + types[len(types)-1]
 }
 
 // Confirm is confirm_booking.
-func (d *Door) Confirm(ctx context.Context, c booking.Caller, args booking.Args) (*booking.ConfirmResult, error) {
+func (d *Door) Confirm(ctx context.Context, c booking.Caller, args Args) (*booking.ConfirmResult, error) {
 	if r := d.checkFields(args, confirmFields, "booking_id"); r != nil {
 		return nil, r
 	}
@@ -68,7 +250,7 @@ func (d *Door) Confirm(ctx context.Context, c booking.Caller, args booking.Args)
 }
 
 // Lookup is get_booking.
-func (d *Door) Lookup(ctx context.Context, c booking.Caller, args booking.Args) (*booking.LookupResult, error) {
+func (d *Door) Lookup(ctx context.Context, c booking.Caller, args Args) (*booking.LookupResult, error) {
 	if r := d.checkFields(args, lookupFields, "reservation_number"); r != nil {
 		return nil, r
 	}
@@ -80,7 +262,7 @@ func (d *Door) Lookup(ctx context.Context, c booking.Caller, args booking.Args) 
 }
 
 // Cancel is cancel_booking: a cancel_id or code selects the second step.
-func (d *Door) Cancel(ctx context.Context, c booking.Caller, args booking.Args) (*booking.CancelResult, error) {
+func (d *Door) Cancel(ctx context.Context, c booking.Caller, args Args) (*booking.CancelResult, error) {
 	if r := d.checkFields(args, cancelFields, "cancel_id", "reservation_number"); r != nil {
 		return nil, r
 	}
@@ -105,7 +287,7 @@ func (d *Door) Cancel(ctx context.Context, c booking.Caller, args booking.Args) 
 
 // checkFields answers arguments that are not an object, or that name a
 // field the tool does not take, with the phone the named fields route to.
-func (d *Door) checkFields(args booking.Args, allowed []string, named ...string) *booking.Error {
+func (d *Door) checkFields(args Args, allowed []string, named ...string) *booking.Error {
 	if args == nil {
 		return refuse("not_object", sentNotObject, d.svc.PhoneFor())
 	}
@@ -117,7 +299,7 @@ func (d *Door) checkFields(args booking.Args, allowed []string, named ...string)
 
 // phoneFor is the phone of the location the first identifying prefix
 // among the named fields names, else the business phone (§12).
-func (d *Door) phoneFor(args booking.Args, fields ...string) string {
+func (d *Door) phoneFor(args Args, fields ...string) string {
 	ids := make([]string, len(fields))
 	for i, f := range fields {
 		ids[i], _ = args[f].(string)
@@ -127,7 +309,7 @@ func (d *Door) phoneFor(args booking.Args, fields ...string) string {
 
 // proof reads the second step of a booking or a cancellation: an
 // identifier of the shape valid accepts, then its six-digit code.
-func (d *Door) proof(args booking.Args, field string, valid func(string, config.Location) bool, badID string) (id, code string, refusal *booking.Error) {
+func (d *Door) proof(args Args, field string, valid func(string, config.Location) bool, badID string) (id, code string, refusal *booking.Error) {
 	id, _, ok := args.Text(field, maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := d.svc.LocationOf(id)
@@ -144,7 +326,7 @@ func (d *Door) proof(args booking.Args, field string, valid func(string, config.
 // reference reads reservation_number and phone_last4; a bad shape gets
 // a field refusal, since it reveals nothing stored. named are the fields
 // whose prefix routes a refusal of the reference.
-func (d *Door) reference(args booking.Args, named ...string) (ref, last4 string, refusal *booking.Error) {
+func (d *Door) reference(args Args, named ...string) (ref, last4 string, refusal *booking.Error) {
 	ref, _, ok := args.Text("reservation_number", maxIdentifier)
 	ref = strings.ToUpper(strings.TrimSpace(ref))
 	l, known := d.svc.LocationOf(ref)
@@ -172,7 +354,7 @@ func digits(s string) bool {
 // prefixList words the reference prefixes: "RIV-, OLD- or AIR-".
 func (d *Door) prefixList() string {
 	var p []string
-	for _, l := range d.svc.Locations() {
+	for _, l := range d.svc.Config().Locations {
 		p = append(p, l.Prefix+"-")
 	}
 	if len(p) < 2 {

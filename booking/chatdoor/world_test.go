@@ -58,8 +58,8 @@ func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	return &world{t: t, mail: dev, svc: New(svc)}
 }
 
-func args(kv ...any) booking.Args {
-	a := booking.Args{}
+func args(kv ...any) Args {
+	a := Args{}
 	for i := 0; i < len(kv); i += 2 {
 		a[kv[i].(string)] = kv[i+1]
 	}
@@ -67,7 +67,7 @@ func args(kv ...any) booking.Args {
 }
 
 // stayArgs is a valid start for Riverside's double.
-func stayArgs(extra ...any) booking.Args {
+func stayArgs(extra ...any) Args {
 	a := args("property", "riverside", "roomtype", "double", "checkin", "2026-12-30", "checkout", "2027-01-02",
 		"guest_name", "Ada Lovelace", "email", "ada@example.com", "phone", "+1 303 555 0199")
 	for i := 0; i < len(extra); i += 2 {
@@ -102,7 +102,7 @@ func (w *world) lastCode(addr string) string {
 }
 
 // book runs a whole booking through the door and returns its reference.
-func (w *world) book(a booking.Args) string {
+func (w *world) book(a Args) string {
 	w.t.Helper()
 	ctx := context.Background()
 	res, err := w.svc.Start(ctx, web, a)

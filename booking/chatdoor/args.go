@@ -1,4 +1,4 @@
-package booking
+package chatdoor
 
 import (
 	"encoding/json"
@@ -94,27 +94,4 @@ func (a Args) integer(key string) (n int, present, ok bool) {
 		return 0, true, false
 	}
 	return int(f), true, true
-}
-
-// idRoute is the human route of a refusal to a call that names a
-// booking_id: see PhoneFor.
-func (s *Service) idRoute(args Args, fields ...string) route {
-	ids := make([]string, len(fields))
-	for i, f := range fields {
-		ids[i], _ = args[f].(string)
-	}
-	return route{phone: s.PhoneFor(ids...)}
-}
-
-// PhoneFor is the human route of a refusal to a call that names a
-// booking_id, cancel_id or reservation number: the phone of the location
-// the first identifying prefix among ids names, whatever else is wrong
-// with the call, and the business phone when none does (§12).
-func (s *Service) PhoneFor(ids ...string) string {
-	for _, id := range ids {
-		if l, known := s.locationByPrefix(strings.ToUpper(strings.TrimSpace(id))); known {
-			return l.Phone
-		}
-	}
-	return s.cfg.Business.Phone
 }
