@@ -5,20 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"frontdesk/booking/bookingtest"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/mail"
 	"frontdesk/message"
 	"frontdesk/pricing"
-	"frontdesk/sqlite"
 	"frontdesk/store"
 )
 
@@ -90,15 +88,7 @@ type world struct {
 // mailbox, a fixed clock and seeded randomness.
 func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	t.Helper()
-	cfg := config.Demo()
-	for _, e := range edit {
-		e(&cfg)
-	}
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "fd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	cfg, st := bookingtest.Demo(t, edit...)
 	return newWorldOn(t, cfg, st)
 }
 
@@ -108,14 +98,7 @@ func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 	pricer := pricing.New(cfg, "http://localhost:8080")
 	w := &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm}
 	w.svc = New(Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: newSeeded(1), Mail: fm,
-		Resolve: func(p string) (config.Location, bool) {
-			for _, l := range cfg.Locations {
-				if strings.EqualFold(p, l.Slug) || strings.EqualFold(p, l.Name) {
-					return l, true
-				}
-			}
-			return config.Location{}, false
-		}})
+		Resolve: bookingtest.Resolver(cfg)})
 	return w
 }
 
@@ -125,27 +108,10 @@ var web = Caller{Host: "localhost:8080"}
 // confirm, lookup and cancel turn them into typed requests.
 type Args map[string]any
 
-func args(kv ...any) Args {
-	a := Args{}
-	for i := 0; i < len(kv); i += 2 {
-		a[kv[i].(string)] = kv[i+1]
-	}
-	return a
-}
+func args(kv ...any) Args { return bookingtest.Args(kv...) }
 
 // stayArgs is a valid start for Riverside's double.
-func stayArgs(extra ...any) Args {
-	a := args("property", "riverside", "roomtype", "double", "checkin", "2026-12-30", "checkout", "2027-01-02",
-		"guest_name", "Ada Lovelace", "email", "ada@example.com", "phone", "+1 303 555 0199")
-	for i := 0; i < len(extra); i += 2 {
-		if extra[i+1] == nil {
-			delete(a, extra[i].(string))
-			continue
-		}
-		a[extra[i].(string)] = extra[i+1]
-	}
-	return a
-}
+func stayArgs(extra ...any) Args { return bookingtest.Stay(extra...) }
 
 func (w *world) messages() []mail.DevMessage {
 	w.t.Helper()

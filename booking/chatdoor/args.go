@@ -12,9 +12,9 @@ import (
 // catalogue sentence.
 type Args map[string]any
 
-// UnknownField returns the first argument not in allowed, in a stable
+// unknownField returns the first argument not in allowed, in a stable
 // order.
-func (a Args) UnknownField(allowed []string) string {
+func (a Args) unknownField(allowed []string) string {
 	var unknown []string
 	for k := range a {
 		if !contains(allowed, k) {
@@ -42,9 +42,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Text returns a string argument. present is false when absent or null;
+// str returns a string argument. present is false when absent or null;
 // ok is false when present but not a string or longer than max.
-func (a Args) Text(key string, max int) (value string, present, ok bool) {
+func (a Args) str(key string, max int) (value string, present, ok bool) {
 	v, exists := a[key]
 	if !exists || v == nil {
 		return "", false, true
@@ -56,9 +56,9 @@ func (a Args) Text(key string, max int) (value string, present, ok bool) {
 	return s, true, true
 }
 
-// Filled reports whether a mode-selecting argument is given: empty text
+// filled reports whether a mode-selecting argument is given: empty text
 // and null count as absent, so empty selectors normalize the same way.
-func (a Args) Filled(key string) bool {
+func (a Args) filled(key string) bool {
 	v, ok := a[key]
 	if !ok || v == nil {
 		return false

@@ -76,15 +76,15 @@ func (d *Door) Start(ctx context.Context, c booking.Caller, args Args) (*booking
 		return nil, refuse("not_object", sentNotObject, d.svc.PhoneFor())
 	}
 	rt := d.startRoute(args)
-	if args.Filled("booking_id") {
+	if args.filled("booking_id") {
 		// Resend mode: every other field, known or not, gets the resend
 		// sentence, with the phone of the location the booking_id names.
 		if phone := d.phoneFor(args, "booking_id"); phone != d.svc.PhoneFor() {
 			rt.phone = phone
 		}
-		f := args.UnknownField(startFields)
+		f := args.unknownField(startFields)
 		for _, known := range startFields {
-			if f == "" && known != "booking_id" && args.Filled(known) {
+			if f == "" && known != "booking_id" && args.filled(known) {
 				f = known
 			}
 		}
@@ -94,14 +94,14 @@ func (d *Door) Start(ctx context.Context, c booking.Caller, args Args) (*booking
 		if r := d.svc.CheckDeployment(c, rt.phone, ""); r != nil {
 			return nil, r
 		}
-		id, _, _ := args.Text("booking_id", maxIdentifier)
+		id, _, _ := args.str("booking_id", maxIdentifier)
 		id = strings.TrimSpace(id)
 		if l, known := d.svc.LocationOf(id); !known || !booking.ValidBookingID(id, l) {
 			return nil, refuse("bad_booking_id", sentBadBookingID, d.phoneFor(args, "booking_id"))
 		}
 		return d.svc.Start(ctx, c, booking.StartRequest{BookingID: id})
 	}
-	if f := args.UnknownField(startFields); f != "" {
+	if f := args.unknownField(startFields); f != "" {
 		return nil, rt.withForm(refuse("unknown_field", sentUnknownField, rt.phone, f, strings.Join(startFields, ", ")))
 	}
 	if r := d.svc.CheckDeployment(c, rt.phone, rt.form); r != nil {
@@ -123,18 +123,18 @@ type startRoute struct {
 
 func (d *Door) startRoute(args Args) startRoute {
 	rt := startRoute{phone: d.svc.PhoneFor()}
-	prop, _, _ := args.Text("property", maxName)
+	prop, _, _ := args.str("property", maxName)
 	l, ok := d.svc.Resolve(prop)
 	if !ok {
 		return rt
 	}
 	rt.phone = l.Phone
-	in, _, _ := args.Text("checkin", maxDate)
-	out, _, _ := args.Text("checkout", maxDate)
+	in, _, _ := args.str("checkin", maxDate)
+	out, _, _ := args.str("checkout", maxDate)
 	_, err1 := civil.Parse(in)
 	_, err2 := civil.Parse(out)
 	if err1 == nil && err2 == nil {
-		typ, _, _ := args.Text("roomtype", maxRoomType)
+		typ, _, _ := args.str("roomtype", maxRoomType)
 		rt.form = d.svc.FormURL(l, strings.ToLower(strings.TrimSpace(typ)), in, out)
 	}
 	return rt
@@ -157,7 +157,7 @@ func (d *Door) checkStart(args Args, phone string) (booking.StartRequest, *booki
 	field := func(code, sentence string, extra ...any) (booking.StartRequest, *booking.Error) {
 		return req, refuse(code, sentence, phone, extra...)
 	}
-	prop, _, ok := args.Text("property", maxName)
+	prop, _, ok := args.str("property", maxName)
 	if !ok || strings.TrimSpace(prop) == "" {
 		return field("bad_property", sentBadProperty)
 	}
@@ -166,39 +166,39 @@ func (d *Door) checkStart(args Args, phone string) (booking.StartRequest, *booki
 		return field("no_property", sentNoProperty, locationList(cfg.Locations))
 	}
 	req.Location = l
-	typ, _, ok := args.Text("roomtype", maxRoomType)
+	typ, _, ok := args.str("roomtype", maxRoomType)
 	unit, sold := l.Unit(strings.TrimSpace(typ))
 	if !ok || !sold || unit.Kind != config.KindNight {
 		return field("bad_roomtype", sentBadRoomType, roomTypeList(l))
 	}
 	req.RoomType = unit.Type
-	in, _, ok := args.Text("checkin", maxDate)
+	in, _, ok := args.str("checkin", maxDate)
 	checkin, err := civil.Parse(in)
 	if !ok || err != nil {
 		return field("bad_checkin", sentBadCheckin)
 	}
-	out, _, ok := args.Text("checkout", maxDate)
+	out, _, ok := args.str("checkout", maxDate)
 	checkout, err := civil.Parse(out)
 	if !ok || err != nil || !checkin.Before(checkout) {
 		return field("bad_checkout", sentBadCheckout)
 	}
 	req.Checkin, req.Checkout = checkin, checkout
-	name, _, ok := args.Text("guest_name", maxName)
+	name, _, ok := args.str("guest_name", maxName)
 	req.Name = booking.CleanName(name)
 	if !ok || req.Name == "" {
 		return field("bad_name", sentBadName)
 	}
-	emailText, _, ok := args.Text("email", maxEmail)
+	emailText, _, ok := args.str("email", maxEmail)
 	req.Email, found = booking.ParseEmail(emailText)
 	if !ok || !found {
 		return field("bad_email", sentBadEmail)
 	}
-	phoneText, _, ok := args.Text("phone", maxPhone)
+	phoneText, _, ok := args.str("phone", maxPhone)
 	req.Phone, found = booking.ParsePhone(phoneText, cfg.Business.PhoneCountryCode)
 	if !ok || !found {
 		return field("bad_phone", sentBadPhone)
 	}
-	if req.Notes, _, ok = args.Text("notes", maxNotes); !ok {
+	if req.Notes, _, ok = args.str("notes", maxNotes); !ok {
 		return field("bad_notes", sentBadNotes)
 	}
 	guests, present, ok := args.integer("guests")
@@ -266,9 +266,9 @@ func (d *Door) Cancel(ctx context.Context, c booking.Caller, args Args) (*bookin
 	if r := d.checkFields(args, cancelFields, "cancel_id", "reservation_number"); r != nil {
 		return nil, r
 	}
-	if args.Filled("cancel_id") || args.Filled("code") {
+	if args.filled("cancel_id") || args.filled("code") {
 		for _, f := range []string{"reservation_number", "phone_last4"} {
-			if args.Filled(f) {
+			if args.filled(f) {
 				return nil, refuse("cancel_fields", sentCancelFields, d.phoneFor(args, "cancel_id", "reservation_number"), f)
 			}
 		}
@@ -291,7 +291,7 @@ func (d *Door) checkFields(args Args, allowed []string, named ...string) *bookin
 	if args == nil {
 		return refuse("not_object", sentNotObject, d.svc.PhoneFor())
 	}
-	if f := args.UnknownField(allowed); f != "" {
+	if f := args.unknownField(allowed); f != "" {
 		return refuse("unknown_field", sentUnknownField, d.phoneFor(args, named...), f, strings.Join(allowed, ", "))
 	}
 	return nil
@@ -310,13 +310,13 @@ func (d *Door) phoneFor(args Args, fields ...string) string {
 // proof reads the second step of a booking or a cancellation: an
 // identifier of the shape valid accepts, then its six-digit code.
 func (d *Door) proof(args Args, field string, valid func(string, config.Location) bool, badID string) (id, code string, refusal *booking.Error) {
-	id, _, ok := args.Text(field, maxIdentifier)
+	id, _, ok := args.str(field, maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := d.svc.LocationOf(id)
 	if !ok || !known || !valid(id, l) {
 		return "", "", refuse("bad_"+field, badID, d.phoneFor(args, field))
 	}
-	code, _, ok = args.Text("code", 6)
+	code, _, ok = args.str("code", 6)
 	if !ok || !sixDigits(code) {
 		return "", "", refuse("bad_code", sentBadCode, l.Phone)
 	}
@@ -327,13 +327,13 @@ func (d *Door) proof(args Args, field string, valid func(string, config.Location
 // a field refusal, since it reveals nothing stored. named are the fields
 // whose prefix routes a refusal of the reference.
 func (d *Door) reference(args Args, named ...string) (ref, last4 string, refusal *booking.Error) {
-	ref, _, ok := args.Text("reservation_number", maxIdentifier)
+	ref, _, ok := args.str("reservation_number", maxIdentifier)
 	ref = strings.ToUpper(strings.TrimSpace(ref))
 	l, known := d.svc.LocationOf(ref)
 	if !ok || !known || !booking.ValidReference(ref, l) {
 		return "", "", refuse("bad_reference", sentBadReference, d.phoneFor(args, named...), d.prefixList())
 	}
-	last4, _, ok = args.Text("phone_last4", 4)
+	last4, _, ok = args.str("phone_last4", 4)
 	if !ok || len(last4) != 4 || !digits(last4) {
 		return "", "", refuse("bad_last4", sentBadLast4, l.Phone)
 	}

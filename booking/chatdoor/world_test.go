@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/booking/bookingtest"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/mail"
 	"frontdesk/pricing"
-	"frontdesk/sqlite"
 )
 
 // testNow is Monday 30 November 2026, 10:00 in Denver: office hours.
@@ -33,52 +31,20 @@ type world struct {
 
 func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	t.Helper()
-	cfg := config.Demo()
-	for _, e := range edit {
-		e(&cfg)
-	}
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "fd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	cfg, st := bookingtest.Demo(t, edit...)
 	clk := clock.NewFixed(testNow)
 	dev := mail.NewDev(st, clk, nil)
 	svc := booking.New(booking.Options{
 		Config: cfg, Store: st, Pricer: pricing.New(cfg, "http://localhost:8080"), Clock: clk,
 		Rand: rand.NewChaCha8([32]byte{1}), Mail: dev,
-		Resolve: func(p string) (config.Location, bool) {
-			for _, l := range cfg.Locations {
-				if strings.EqualFold(p, l.Slug) || strings.EqualFold(p, l.Name) {
-					return l, true
-				}
-			}
-			return config.Location{}, false
-		}})
+		Resolve: bookingtest.Resolver(cfg)})
 	return &world{t: t, mail: dev, svc: New(svc)}
 }
 
-func args(kv ...any) Args {
-	a := Args{}
-	for i := 0; i < len(kv); i += 2 {
-		a[kv[i].(string)] = kv[i+1]
-	}
-	return a
-}
+func args(kv ...any) Args { return bookingtest.Args(kv...) }
 
 // stayArgs is a valid start for Riverside's double.
-func stayArgs(extra ...any) Args {
-	a := args("property", "riverside", "roomtype", "double", "checkin", "2026-12-30", "checkout", "2027-01-02",
-		"guest_name", "Ada Lovelace", "email", "ada@example.com", "phone", "+1 303 555 0199")
-	for i := 0; i < len(extra); i += 2 {
-		if extra[i+1] == nil {
-			delete(a, extra[i].(string))
-			continue
-		}
-		a[extra[i].(string)] = extra[i+1]
-	}
-	return a
-}
+func stayArgs(extra ...any) Args { return bookingtest.Stay(extra...) }
 
 var codePattern = regexp.MustCompile(`code is (\d{6})\.`)
 
