@@ -33,13 +33,13 @@ func (s *Service) checkDeployment(c Caller, rt route) *Error {
 	ctx := strings.TrimSpace(d.Context)
 	switch {
 	case ctx == "":
-		return assemble("deploy_unknown", sentDeployUnknown, AssembleP, rt)
+		return refuse("deploy_unknown", AssembleP, rt)
 	case ctx != "production":
-		return assemble("deploy_draft", sentDeployDraft, AssembleP, rt, ctx)
+		return refuse("deploy_draft", AssembleP, rt, ctx)
 	case !d.Published:
-		return assemble("deploy_stale", sentDeployStale, AssembleP, rt, ctx)
+		return refuse("deploy_stale", AssembleP, rt, ctx)
 	case !c.Local && !s.customHost(c.Host):
-		return assemble("deploy_not_custom", sentDeployNotCustom, AssembleP, rt, ctx)
+		return refuse("deploy_not_custom", AssembleP, rt, ctx)
 	}
 	return nil
 }

@@ -1,7 +1,11 @@
 // Package booking is direct booking for guests' assistants: intents
 // proved by a six-digit email code, reservations held through the
 // availability index, lookups, two-step cancellation, limits and mail
-// budgets, the refusal catalogue and the notices of direct-booking.md.
+// budgets, and the notices of direct-booking.md. Its operations take
+// typed requests (StartRequest, ConfirmRequest, LookupRequest,
+// CancelRequest) and refuse with one error type, Error: a code and the
+// route the answer offers, which each door words (the chat door,
+// booking/chatdoor, with the refusal catalogue of §12).
 //
 // It is a domain package: it imports config, store, inventory, pricing,
 // message and internal helpers, never an adapter.

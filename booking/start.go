@@ -94,7 +94,7 @@ func (s *Service) Start(ctx context.Context, c Caller, req StartRequest) (*Start
 	unit, sold := l.Unit(req.RoomType)
 	if !known || !sold || unit.Kind != config.KindNight || !req.Checkin.Before(req.Checkout) ||
 		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
-		return nil, assemble("bad_request", sentCannotBook, AssembleL, rt)
+		return nil, refuse("unbookable", AssembleL, rt)
 	}
 	return s.startNew(ctx, now, startRequest{
 		loc: l, unit: unit, in: req.Checkin, out: req.Checkout,
@@ -115,38 +115,38 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, s.inheritedRefusal(quoteRefusal, rt)
 	}
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	free, err := s.freeNights(ctx, l, req.in, q.Nights)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
-		return nil, assemble("no_room", sentNoRoom, AssembleF, rt)
+		return nil, refuse("no_room", AssembleF, rt)
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
-		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
+		return nil, refuse("switched_off", AssembleF, rt)
 	}
 	if full, err := s.pendingFull(ctx, now, set, l.Slug); err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	} else if full {
-		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
+		return nil, refuse("paused_for_staff", AssembleF, rt)
 	}
 
 	mailbox, err := s.keyed(ctx, now, "mailbox", req.contact.Email)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	fingerprint, err := s.keyed(ctx, now, "start", strings.Join([]string{
 		req.contact.Email, req.contact.Phone, l.Slug, req.data.RoomType, req.data.Checkin, req.data.Checkout,
 		fmt.Sprint(req.data.Guests), req.data.Name, req.data.Notes,
 	}, "\x00"))
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	// The intent, its fingerprint and the charges to the group, mailbox
 	// and location budgets commit together, right before the send: of
@@ -163,7 +163,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		} else if ok {
 			return res, nil
 		}
@@ -173,11 +173,11 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		}
 		id, err := s.newBookingID(l)
 		if err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 		var salt string
 		if code, salt, err = s.codeAndSalt(); err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 		in = intent{
 			ID: id, Location: l.Slug, Data: &req.data, Contact: &req.contact,
@@ -246,11 +246,11 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 	case errors.As(err, &full) && full.b.refusal == "contact":
 		// A mailbox over its own limit gets the contact sentence, never
 		// the pause sentence, so the answer reveals nothing about others.
-		return assemble("contact", sentCannotBook, AssembleL, rt)
+		return refuse("contact", AssembleL, rt)
 	case errors.As(err, &full):
-		return assemble("paused", sentPaused, AssembleF, rt)
+		return refuse("paused", AssembleF, rt)
 	default:
-		return assemble("paused_call", sentPausedCall, AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
+		return refuse("paused_call", AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
 	}
 }
 
@@ -260,9 +260,9 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 // against the address the guest gave.
 func notSent(err error, rt route) *Error {
 	if message.RecipientRefused(err) {
-		return assemble("email_rejected", sentEmailRejected, AssembleF, rt)
+		return refuse("email_rejected", AssembleF, rt)
 	}
-	return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(fmt.Errorf("send code: %w", err))
+	return refuse("cannot_check", AssembleL, rt).because(fmt.Errorf("send code: %w", err))
 }
 
 // sendCode sends the code and marks the intent open, replacing earlier
@@ -284,7 +284,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	if err != nil {
 		// The code left (or may have): the intent stays sending, which
 		// confirm_booking accepts and an identical start opens.
-		return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	for _, id := range older {
 		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
@@ -425,17 +425,18 @@ func (s *Service) startResult(in intent, l config.Location) *StartResult {
 // Location is the location the result is for.
 func (r *StartResult) Location() config.Location { return r.location }
 
-// inheritedRefusal adds the booking wrapper's phone, and the prefilled
-// form only when the inherited answer has no form of its own.
+// inheritedRefusal is a refusal of the pricing rules, worded there: the
+// booking wrapper adds its phone when the text has none, and the
+// prefilled form only when the text has no form of its own.
 func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
-	text := r.Text
-	if !r.HasPhone {
-		text = withPhone(text, rt.phone)
+	a := AssemblePL
+	if r.HasPhone {
+		a = AssembleL
 	}
-	if !r.HasForm && rt.form != "" {
-		text += "\n" + rt.form
+	if r.HasForm {
+		rt.form = ""
 	}
-	return &Error{Code: "quote_" + string(r.Kind), Message: text}
+	return refuse("quote_"+string(r.Kind), a, rt, r.Text)
 }
 
 // Resolve finds the location a property argument names, by slug, name,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"frontdesk/booking/bookingtest"
+	"frontdesk/booking/chatdoor/catalogue"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
@@ -140,13 +141,33 @@ func (w *world) lastCode(addr string) string {
 func refusalText(err error) string {
 	var r *Error
 	if errors.As(err, &r) {
-		return r.Message
+		return worded(r)
 	}
 	if err != nil {
 		return "ERROR " + err.Error()
 	}
 	return ""
 }
+
+// worded is a refusal's text as the chat door words it.
+func worded(r *Error) string {
+	if r.Message != "" {
+		return r.Message
+	}
+	text, ok := catalogue.Word(catalogue.Answer{Code: r.Code, Rule: string(r.Assembly), Phone: r.Phone, Form: r.Form, Values: r.Values})
+	if !ok {
+		return "UNWORDED " + r.Code
+	}
+	return text
+}
+
+// Catalogue sentences the tests compare with.
+var (
+	sentWrongCode, _       = catalogue.Sentence("wrong_code")
+	sentCancelNotInChat, _ = catalogue.Sentence("cancel_not_in_chat")
+	sentPausedForStaff, _  = catalogue.Sentence("paused_for_staff")
+	sentSwitchedOff, _     = catalogue.Sentence("switched_off")
+)
 
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)

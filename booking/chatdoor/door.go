@@ -1,45 +1,24 @@
 // Package chatdoor is the chat door of direct booking: it reads a booking
 // tool's argument map, checks its fields in the order of the refusal
-// catalogue of direct-booking.md §12, words the field refusals, and calls
-// the booking core with typed requests. mcptools serves it over MCP.
+// catalogue of direct-booking.md §12, calls the booking core with typed
+// requests, and words every refusal, its own and the core's, with the
+// catalogue's sentences (package catalogue). mcptools serves it over MCP.
 //
-// It is a domain package: it imports booking and config, never an
-// adapter, so every door that speaks the chat tools' arguments shares it.
+// It is a domain package: it imports booking, config and internal
+// helpers, never an adapter.
 package chatdoor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"frontdesk/booking"
+	"frontdesk/booking/chatdoor/catalogue"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
-)
-
-// The field refusals of the catalogue that the door words. Sentences
-// with {{PHONE}} take the phone through %[1]s; rule P adds it otherwise.
-const (
-	sentNotObject    = "Booking arguments must be an object."
-	sentUnknownField = "Unknown field \"%[2]s\". Allowed fields: %[3]s."
-	sentResendOnly   = "Resending takes only booking_id. Unknown field \"%[2]s\". Allowed fields: booking_id."
-	sentBadBookingID = "Invalid booking_id. The complete identifier returned by start_booking is required."
-	sentBadProperty  = "property must be a property name, slug or domain of at most 120 characters."
-	sentBadName      = "guest_name is required and must be at most 120 characters."
-	sentBadEmail     = "email must be a valid address such as name@example.com, with a dot in the domain and no spaces."
-	sentBadPhone     = "phone must be text containing 10 to 15 digits; spaces, parentheses, dashes and a leading country code are allowed."
-	sentBadNotes     = "notes must be text no longer than 500 characters."
-	sentBadGuests    = "guests must be a whole-number count from 1 to %[2]d."
-	sentBadRoomType  = "roomtype must be %[2]s (case-insensitive)."
-	sentBadCheckin   = "checkin must be a real date in YYYY-MM-DD format."
-	sentBadCheckout  = "checkout must be a real YYYY-MM-DD date after checkin."
-	sentNoProperty   = "property must identify one property by name, slug or domain. Available properties: %[2]s."
-	sentGuestRange   = "The reservation form allows 1 to %[2]d guests per room."
-	sentCancelFields = "Cancellation takes either reservation_number and phone_last4, or cancel_id and code. Unknown field \"%[2]s\". Allowed fields: cancel_id, code."
-	sentBadReference = "Invalid reservation_number. The full reference from the reservation email is required, including its %[2]s property prefix."
-	sentBadLast4     = "phone_last4 must be exactly four digits."
-	sentBadCancelID  = "Invalid cancel_id. The complete identifier returned by cancel_booking is required."
-	sentBadCode      = "code must be the six digits received by email."
 )
 
 // Length limits of the worksheet, in characters, as the tools' schemas
@@ -73,7 +52,7 @@ func New(svc *booking.Service) *Door { return &Door{svc: svc} }
 // else is a new stay.
 func (d *Door) Start(ctx context.Context, c booking.Caller, args Args) (*booking.StartResult, error) {
 	if args == nil {
-		return nil, refuse("not_object", sentNotObject, d.svc.PhoneFor())
+		return nil, refuse("not_object", d.svc.PhoneFor())
 	}
 	rt := d.startRoute(args)
 	if args.filled("booking_id") {
@@ -89,29 +68,29 @@ func (d *Door) Start(ctx context.Context, c booking.Caller, args Args) (*booking
 			}
 		}
 		if f != "" {
-			return nil, rt.withForm(refuse("resend_only", sentResendOnly, rt.phone, f))
+			return nil, rt.withForm(refuse("resend_only", rt.phone, f))
 		}
 		if r := d.svc.CheckDeployment(c, rt.phone, ""); r != nil {
-			return nil, r
+			return nil, word(r)
 		}
 		id, _, _ := args.str("booking_id", maxIdentifier)
 		id = strings.TrimSpace(id)
 		if l, known := d.svc.LocationOf(id); !known || !booking.ValidBookingID(id, l) {
-			return nil, refuse("bad_booking_id", sentBadBookingID, d.phoneFor(args, "booking_id"))
+			return nil, refuse("bad_booking_id", d.phoneFor(args, "booking_id"))
 		}
-		return d.svc.Start(ctx, c, booking.StartRequest{BookingID: id})
+		return worded(d.svc.Start(ctx, c, booking.StartRequest{BookingID: id}))
 	}
 	if f := args.unknownField(startFields); f != "" {
-		return nil, rt.withForm(refuse("unknown_field", sentUnknownField, rt.phone, f, strings.Join(startFields, ", ")))
+		return nil, rt.withForm(refuse("unknown_field", rt.phone, f, strings.Join(startFields, ", ")))
 	}
 	if r := d.svc.CheckDeployment(c, rt.phone, rt.form); r != nil {
-		return nil, r
+		return nil, word(r)
 	}
 	req, refusal := d.checkStart(args, rt.phone)
 	if refusal != nil {
 		return nil, rt.withForm(refusal)
 	}
-	return d.svc.Start(ctx, c, req)
+	return worded(d.svc.Start(ctx, c, req))
 }
 
 // startRoute is the phone and form a start refusal carries: the resolved
@@ -143,10 +122,11 @@ func (d *Door) startRoute(args Args) startRoute {
 // withForm is the start-call wrapper of §12: it adds the known request's
 // form link to a refusal that has none yet.
 func (rt startRoute) withForm(r *booking.Error) *booking.Error {
-	if rt.form != "" && !strings.Contains(r.Message, rt.form) {
-		r.Message += "\n" + rt.form
+	if rt.form == "" {
+		return r
 	}
-	return r
+	r.Assembly, r.Form, r.Message = booking.AssemblePL, rt.form, ""
+	return word(r)
 }
 
 // checkStart checks a new stay's fields in the catalogue's order; the
@@ -154,62 +134,62 @@ func (rt startRoute) withForm(r *booking.Error) *booking.Error {
 func (d *Door) checkStart(args Args, phone string) (booking.StartRequest, *booking.Error) {
 	var req booking.StartRequest
 	cfg := d.svc.Config()
-	field := func(code, sentence string, extra ...any) (booking.StartRequest, *booking.Error) {
-		return req, refuse(code, sentence, phone, extra...)
+	field := func(code string, values ...string) (booking.StartRequest, *booking.Error) {
+		return req, refuse(code, phone, values...)
 	}
 	prop, _, ok := args.str("property", maxName)
 	if !ok || strings.TrimSpace(prop) == "" {
-		return field("bad_property", sentBadProperty)
+		return field("bad_property")
 	}
 	l, found := d.svc.Resolve(prop)
 	if !found {
-		return field("no_property", sentNoProperty, locationList(cfg.Locations))
+		return field("no_property", locationList(cfg.Locations))
 	}
 	req.Location = l
 	typ, _, ok := args.str("roomtype", maxRoomType)
 	unit, sold := l.Unit(strings.TrimSpace(typ))
 	if !ok || !sold || unit.Kind != config.KindNight {
-		return field("bad_roomtype", sentBadRoomType, roomTypeList(l))
+		return field("bad_roomtype", roomTypeList(l))
 	}
 	req.RoomType = unit.Type
 	in, _, ok := args.str("checkin", maxDate)
 	checkin, err := civil.Parse(in)
 	if !ok || err != nil {
-		return field("bad_checkin", sentBadCheckin)
+		return field("bad_checkin")
 	}
 	out, _, ok := args.str("checkout", maxDate)
 	checkout, err := civil.Parse(out)
 	if !ok || err != nil || !checkin.Before(checkout) {
-		return field("bad_checkout", sentBadCheckout)
+		return field("bad_checkout")
 	}
 	req.Checkin, req.Checkout = checkin, checkout
 	name, _, ok := args.str("guest_name", maxName)
 	req.Name = booking.CleanName(name)
 	if !ok || req.Name == "" {
-		return field("bad_name", sentBadName)
+		return field("bad_name")
 	}
 	emailText, _, ok := args.str("email", maxEmail)
 	req.Email, found = booking.ParseEmail(emailText)
 	if !ok || !found {
-		return field("bad_email", sentBadEmail)
+		return field("bad_email")
 	}
 	phoneText, _, ok := args.str("phone", maxPhone)
 	req.Phone, found = booking.ParsePhone(phoneText, cfg.Business.PhoneCountryCode)
 	if !ok || !found {
-		return field("bad_phone", sentBadPhone)
+		return field("bad_phone")
 	}
 	if req.Notes, _, ok = args.str("notes", maxNotes); !ok {
-		return field("bad_notes", sentBadNotes)
+		return field("bad_notes")
 	}
 	guests, present, ok := args.integer("guests")
 	if !ok || (present && guests < 1) {
-		return field("bad_guests", sentBadGuests, cfg.Limits.MaxGuests)
+		return field("bad_guests", strconv.Itoa(cfg.Limits.MaxGuests))
 	}
 	if !present {
 		guests = 1
 	}
 	if guests > cfg.Limits.MaxGuests {
-		return field("guest_range", sentGuestRange, cfg.Limits.MaxGuests)
+		return field("guest_range", strconv.Itoa(cfg.Limits.MaxGuests))
 	}
 	req.Guests = guests
 	return req, nil
@@ -242,11 +222,11 @@ func (d *Door) Confirm(ctx context.Context, c booking.Caller, args Args) (*booki
 	if r := d.checkFields(args, confirmFields, "booking_id"); r != nil {
 		return nil, r
 	}
-	id, code, r := d.proof(args, "booking_id", booking.ValidBookingID, sentBadBookingID)
+	id, code, r := d.proof(args, "booking_id", booking.ValidBookingID)
 	if r != nil {
 		return nil, r
 	}
-	return d.svc.Confirm(ctx, c, booking.ConfirmRequest{BookingID: id, Code: code})
+	return worded(d.svc.Confirm(ctx, c, booking.ConfirmRequest{BookingID: id, Code: code}))
 }
 
 // Lookup is get_booking.
@@ -258,7 +238,7 @@ func (d *Door) Lookup(ctx context.Context, c booking.Caller, args Args) (*bookin
 	if r != nil {
 		return nil, r
 	}
-	return d.svc.Lookup(ctx, c, booking.LookupRequest{Reference: ref, Last4: last4})
+	return worded(d.svc.Lookup(ctx, c, booking.LookupRequest{Reference: ref, Last4: last4}))
 }
 
 // Cancel is cancel_booking: a cancel_id or code selects the second step.
@@ -269,30 +249,30 @@ func (d *Door) Cancel(ctx context.Context, c booking.Caller, args Args) (*bookin
 	if args.filled("cancel_id") || args.filled("code") {
 		for _, f := range []string{"reservation_number", "phone_last4"} {
 			if args.filled(f) {
-				return nil, refuse("cancel_fields", sentCancelFields, d.phoneFor(args, "cancel_id", "reservation_number"), f)
+				return nil, refuse("cancel_fields", d.phoneFor(args, "cancel_id", "reservation_number"), f)
 			}
 		}
-		id, code, r := d.proof(args, "cancel_id", booking.ValidCancelID, sentBadCancelID)
+		id, code, r := d.proof(args, "cancel_id", booking.ValidCancelID)
 		if r != nil {
 			return nil, r
 		}
-		return d.svc.Cancel(ctx, c, booking.CancelRequest{CancelID: id, Code: code})
+		return worded(d.svc.Cancel(ctx, c, booking.CancelRequest{CancelID: id, Code: code}))
 	}
 	ref, last4, r := d.reference(args, "cancel_id", "reservation_number")
 	if r != nil {
 		return nil, r
 	}
-	return d.svc.Cancel(ctx, c, booking.CancelRequest{Reference: ref, Last4: last4})
+	return worded(d.svc.Cancel(ctx, c, booking.CancelRequest{Reference: ref, Last4: last4}))
 }
 
 // checkFields answers arguments that are not an object, or that name a
 // field the tool does not take, with the phone the named fields route to.
 func (d *Door) checkFields(args Args, allowed []string, named ...string) *booking.Error {
 	if args == nil {
-		return refuse("not_object", sentNotObject, d.svc.PhoneFor())
+		return refuse("not_object", d.svc.PhoneFor())
 	}
 	if f := args.unknownField(allowed); f != "" {
-		return refuse("unknown_field", sentUnknownField, d.phoneFor(args, named...), f, strings.Join(allowed, ", "))
+		return refuse("unknown_field", d.phoneFor(args, named...), f, strings.Join(allowed, ", "))
 	}
 	return nil
 }
@@ -309,16 +289,16 @@ func (d *Door) phoneFor(args Args, fields ...string) string {
 
 // proof reads the second step of a booking or a cancellation: an
 // identifier of the shape valid accepts, then its six-digit code.
-func (d *Door) proof(args Args, field string, valid func(string, config.Location) bool, badID string) (id, code string, refusal *booking.Error) {
+func (d *Door) proof(args Args, field string, valid func(string, config.Location) bool) (id, code string, refusal *booking.Error) {
 	id, _, ok := args.str(field, maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := d.svc.LocationOf(id)
 	if !ok || !known || !valid(id, l) {
-		return "", "", refuse("bad_"+field, badID, d.phoneFor(args, field))
+		return "", "", refuse("bad_"+field, d.phoneFor(args, field))
 	}
 	code, _, ok = args.str("code", 6)
 	if !ok || !sixDigits(code) {
-		return "", "", refuse("bad_code", sentBadCode, l.Phone)
+		return "", "", refuse("bad_code", l.Phone)
 	}
 	return id, code, nil
 }
@@ -331,11 +311,11 @@ func (d *Door) reference(args Args, named ...string) (ref, last4 string, refusal
 	ref = strings.ToUpper(strings.TrimSpace(ref))
 	l, known := d.svc.LocationOf(ref)
 	if !ok || !known || !booking.ValidReference(ref, l) {
-		return "", "", refuse("bad_reference", sentBadReference, d.phoneFor(args, named...), d.prefixList())
+		return "", "", refuse("bad_reference", d.phoneFor(args, named...), d.prefixList())
 	}
 	last4, _, ok = args.str("phone_last4", 4)
 	if !ok || len(last4) != 4 || !digits(last4) {
-		return "", "", refuse("bad_last4", sentBadLast4, l.Phone)
+		return "", "", refuse("bad_last4", l.Phone)
 	}
 	return ref, last4, nil
 }
@@ -363,15 +343,31 @@ func (d *Door) prefixList() string {
 	return strings.Join(p[:len(p)-1], ", ") + " or " + p[len(p)-1]
 }
 
-// refuse words a field refusal with rule P: the sentence, then the phone
+// refuse is a field refusal with rule P: the sentence, then the phone
 // unless the sentence has it.
-func refuse(code, sentence, phone string, values ...any) *booking.Error {
-	text := sentence
-	if strings.Contains(sentence, "%[") {
-		text = fmt.Sprintf(sentence, append([]any{phone}, values...)...)
+func refuse(code, phone string, values ...string) *booking.Error {
+	return word(&booking.Error{Code: code, Assembly: booking.AssembleP, Phone: phone, Values: values})
+}
+
+// word gives a refusal of the core its catalogue sentence as its
+// message. An error with a message of its own keeps it; a code the
+// catalogue lacks is answered as a check that failed, never with nothing.
+func word(e *booking.Error) *booking.Error {
+	if e.Message != "" {
+		return e
 	}
-	if !strings.Contains(text, phone) {
-		text += " Call " + phone + "."
+	text, ok := catalogue.Word(catalogue.Answer{Code: e.Code, Rule: string(e.Assembly), Phone: e.Phone, Form: e.Form, Values: e.Values})
+	if !ok {
+		text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Rule: string(booking.AssembleL), Phone: e.Phone, Form: e.Form})
 	}
-	return &booking.Error{Code: code, Message: text}
+	e.Message = text
+	return e
+}
+
+// worded passes on the core's answer with its refusal worded.
+func worded[T any](res *T, err error) (*T, error) {
+	if e, ok := errors.AsType[*booking.Error](err); ok {
+		word(e)
+	}
+	return res, err
 }
