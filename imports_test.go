@@ -22,7 +22,7 @@ const module = "frontdesk"
 // has exactly one role here: a package missing from these lists fails the
 // test, so a new package is placed deliberately.
 var (
-	domain = []string{"config", "store", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "usp", "usp/pop", "usp/credential", "usp/keyset", "orp", "orp/schema"}
+	domain = []string{"config", "store", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema"}
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
