@@ -69,7 +69,6 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 		return nil, r
 	}
 	r, err := s.find(ctx, now, ref, req.Last4, rt)
-
 	if err != nil {
 		return nil, err
 	}
