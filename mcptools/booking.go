@@ -10,6 +10,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/booking/chatdoor"
+	"frontdesk/booking/chatdoor/catalogue"
 )
 
 // Booking-tool descriptions, as direct-booking.md §6 gives them.
@@ -71,14 +72,15 @@ func caller(ctx context.Context) booking.Caller {
 }
 
 // answer is the booking door's one mapping from the core's errors to an
-// answer: the message of a *booking.Error, else the fixed fault
-// sentence. Every answer that is not a success is counted by code in
+// answer: the message of a *booking.Error, as the chat door worded it,
+// else the catalogue's failed-check sentence with the business phone.
+// Every answer that is not a success is counted by code in
 // /metrics, and an internal cause is logged here, once, with its code and
 // no guest data. code is the core's (booking.Error.Code), "fault" for
 // an error it did not word; internal reports such a fault.
 func (b bookingTools) answer(env toolEnv, err error) (text, code string, internal bool) {
 	code, cause := "fault", err
-	text = fmt.Sprintf("This booking cannot be checked right now. Try again in a few minutes or call %s.", b.phone)
+	text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Phone: b.phone})
 	if e, ok := errors.AsType[*booking.Error](err); ok {
 		code, cause, text = e.Code, e.Err, e.Message
 	}
