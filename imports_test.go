@@ -22,7 +22,7 @@ const module = "frontdesk"
 // has exactly one role here: a package missing from these lists fails the
 // test, so a new package is placed deliberately.
 var (
-	domain = []string{"config", "store", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "staff", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema"}
+	domain = []string{"config", "store", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema"}
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
@@ -31,7 +31,7 @@ var (
 	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
-	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest"}
+	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest"}
 	// Commands wire everything; bench holds load scripts; the module root
 	// holds only this test.
 	wiring = []string{"cmd/frontdesk", "bench", "bench/orpbench", "."}

@@ -126,12 +126,12 @@ func benchBooking(b *testing.B, w *world, i int, cs *countingStore, commits, cal
 		c0, n0 = cs.commits, cs.calls
 	}
 	t0 := time.Now()
-	res, err := w.svc.Start(ctx, web, stayArgs("email", email, "checkin", day.String(), "checkout", day.AddDays(1).String()))
+	res, err := w.start(ctx, web, stayArgs("email", email, "checkin", day.String(), "checkout", day.AddDays(1).String()))
 	if err != nil {
 		b.Fatal(refusalText(err))
 	}
 	code := w.lastCode(email)
-	conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+	conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 	if err != nil {
 		b.Fatal(refusalText(err))
 	}
@@ -276,12 +276,12 @@ func BenchmarkParallelBookings(b *testing.B) {
 						prop := []string{"riverside", "oldtown", "airport"}[i%3]
 						email := fmt.Sprintf("p%d@example.com", i)
 						day := w.svc.today(cfg.Locations[0], w.clock.Now()).AddDays(30 + i%200)
-						res, err := w.svc.Start(ctx, web, stayArgs("property", prop, "email", email, "checkin", day.String(), "checkout", day.AddDays(1).String()))
+						res, err := w.start(ctx, web, stayArgs("property", prop, "email", email, "checkin", day.String(), "checkout", day.AddDays(1).String()))
 						if err != nil {
 							b.Error(refusalText(err))
 							return
 						}
-						conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
+						conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
 						if err != nil {
 							b.Error(refusalText(err))
 							return

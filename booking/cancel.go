@@ -43,52 +43,49 @@ type CancelResult struct {
 	Message           string `json:"message"`
 }
 
-var cancelFields = []string{"reservation_number", "phone_last4", "cancel_id", "code"}
+// CancelRequest is either step of a cancellation: the first names the
+// reservation by Reference and Last4 (as LookupRequest), the second gives
+// the CancelID of the first step and the code it emailed. A CancelID or
+// Code makes it the second step. A door checks their shapes first.
+type CancelRequest struct {
+	Reference string
+	Last4     string
+	CancelID  string
+	Code      string
+}
 
 // Cancel is cancel_booking: mode one sends a code to the stored address,
 // mode two proves it and cancels. No answer carries a booking-form link.
-func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResult, error) {
+func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*CancelResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	named := s.idRoute(args, "cancel_id", "reservation_number")
-	if r := checkFields(args, cancelFields, named); r != nil {
-		return nil, r
+	if req.CancelID != "" || req.Code != "" {
+		return s.cancelFinish(ctx, now, c, req.CancelID, req.Code)
 	}
-	if args.filled("cancel_id") || args.filled("code") {
-		for _, f := range []string{"reservation_number", "phone_last4"} {
-			if args.filled(f) {
-				return nil, assemble("cancel_fields", sentCancelFields, AssembleP, named, f)
-			}
-		}
-		return s.cancelFinish(ctx, now, c, args)
-	}
-	ref, l, refusal := s.parseReference(args, named)
-	if refusal != nil {
-		return nil, refusal
-	}
-	rt := route{phone: l.Phone}
+	ref := req.Reference
+	l, rt := s.referenceRoute(ref)
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
 	}
-	r, err := s.find(ctx, now, ref, args, rt)
+	r, err := s.find(ctx, now, ref, req.Last4, rt)
 	if err != nil {
 		return nil, err
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
+		return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
 	}
 	if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 		return nil, refusal
 	}
 	id, err := s.newCancelID(l)
 	if err != nil {
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
+		return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
+		return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
 	}
 	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen}
 	// The reference's open-cancellation pointer, the cancellation and the
@@ -106,10 +103,10 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 		}
 		charges, a, err := s.chargeWrites(admitting.context(), now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
 		if _, full := errors.AsType[*errBudget](err); full {
-			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+			return nil, refuse("cancel_not_in_chat", AssembleNone, rt)
 		}
 		if err != nil {
-			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
+			return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
 		}
 		_, err = s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
@@ -124,13 +121,13 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 			// later first step answers with a code never mailed.
 			s.refund(ctx, a, now)
 			s.dropCancellation(ctx, id)
-			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(errLateAdmission)
+			return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(errLateAdmission)
 		}
 		if err != nil {
 			// The write may have committed: its charges stay, but no code
 			// was sent, so a cancellation it created goes.
 			s.dropCancellation(ctx, id)
-			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
+			return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
 		}
 		adm = a
 		break
@@ -140,7 +137,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 		if message.NotSent(err) {
 			s.refund(ctx, adm, now)
 			s.dropCancellation(ctx, id)
-			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+			return nil, refuse("cancel_not_in_chat", AssembleNone, rt)
 		}
 		s.log.WarnContext(ctx, "cancellation code uncertain", "location", l.Slug, "err", err)
 	}
@@ -184,37 +181,37 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 func (s *Service) cancellable(r booked, l config.Location, set Settings, now time.Time, rt route) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
-		return assemble("already_cancelled", sentCanceled, AssembleNone, rt, r.Reference)
+		return refuse("already_cancelled", AssembleNone, rt, r.Reference)
 	case reservation.Completed, reservation.NoShow:
-		return assemble("ended", sentEnded, AssembleNone, rt, r.Reference)
+		return refuse("ended", AssembleNone, rt, r.Reference)
 	case reservation.Moved:
-		return assemble("moved", sentMoved, AssembleNone, rt, r.Reference)
+		return refuse("moved", AssembleNone, rt, r.Reference)
 	case reservation.Reserved, reservation.Confirmed:
 	default:
-		return assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		return refuse("cancel_not_in_chat", AssembleNone, rt)
 	}
 	checkin, _ := civil.Parse(r.Checkin())
 	cutoff := checkinInstant(l, checkin).Add(-time.Duration(s.cfg.Limits.CancelBeforeHours) * time.Hour)
 	if !now.Before(cutoff) {
-		return assemble("cancel_by_phone", sentCancelByPhone, AssembleNone, rt)
+		return refuse("cancel_by_phone", AssembleNone, rt)
 	}
 	if !set.officeOpen(s.cfg, now, l) {
-		return assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		return refuse("cancel_not_in_chat", AssembleNone, rt)
 	}
 	return nil
 }
 
 // cancelFinish is mode two: prove the code, record the decision, release
 // the room through the index and notify guest and staff.
-func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, args Args) (*CancelResult, error) {
-	id, code, l, rt, refusal := s.proofArgs(c, args, "cancel_id", "_c_", sentBadCancelID)
-	if refusal != nil {
-		return nil, refusal
+func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id, code string) (*CancelResult, error) {
+	l, rt := s.referenceRoute(id)
+	if r := s.checkDeployment(c, rt); r != nil {
+		return nil, r
 	}
-	wrong := assemble("wrong_code", sentWrongCode, AssembleP, rt)
+	wrong := refuse("wrong_code", AssembleP, rt)
 	proof, err := s.keyed(ctx, now, "cancel-proof", id+"\x00"+code)
 	if err != nil {
-		return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+		return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 	}
 	// Every pass reads the cancellation afresh, and every outcome is
 	// written at the version its code was compared against: a wrong code
@@ -226,7 +223,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			return nil, wrong
 		}
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+			return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 		}
 		switch cn.State {
 		case stateDone, stateCommitting:
@@ -236,7 +233,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			if cn.State == stateDone {
 				r, err := s.getBooked(ctx, cn.Ref)
 				if err != nil {
-					return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt).because(err)
+					return nil, refuse("cancel_maybe", AssembleNone, rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -253,11 +250,11 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 			}
 			set, err := s.policy(ctx)
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 			}
 			if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 				if cur, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id); err == nil && cur.State != stateOpen {
@@ -273,14 +270,14 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 				continue
 			}
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 			}
 		default:
 			return nil, wrong
 		}
 		return s.cancelCommit(ctx, now, cn, l, rt)
 	}
-	return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt)
+	return nil, refuse("cancel_unknown", AssembleNone, rt)
 }
 
 // cancelCommit cancels the reservation of a proved cancellation in one
@@ -297,11 +294,11 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		// followed by its cancelled reservation, never a stale one.
 		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+			return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 		}
 		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
-			return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+			return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 		}
 		if cur.State == stateDone {
 			return s.cancelAnswer(ctx, r, l, nil)
@@ -312,14 +309,14 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		if r.State != reservation.Cancelled {
 			versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
 			if err != nil {
-				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 			}
 			moved, ws, err := reservation.Move(r.Reservation, reservation.Cancelled, "guest", "cancelled in chat", now, versions)
 			if err != nil {
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
 				if _, err := s.st.Apply(ctx, writes); err != nil {
-					return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
+					return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -335,11 +332,11 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		}
 		if err != nil {
 			// The transaction may or may not have committed.
-			return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt).because(fmt.Errorf("commit cancellation: %w", err))
+			return nil, refuse("cancel_maybe", AssembleNone, rt).because(fmt.Errorf("commit cancellation: %w", err))
 		}
 		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
 	}
-	return nil, assemble("cancel_maybe", sentCancelMaybe, AssembleNone, rt)
+	return nil, refuse("cancel_maybe", AssembleNone, rt)
 }
 
 // cancelAnswer reports the reservation's current state, so a replay of

@@ -27,7 +27,7 @@ func cancelWorld(t *testing.T, checkin, checkout string) (*world, string) {
 }
 
 func cancelStep1(w *world, ref string) (*CancelResult, string) {
-	res, err := w.svc.Cancel(context.Background(), web, args("reservation_number", ref, "phone_last4", "0199"))
+	res, err := w.cancel(context.Background(), web, args("reservation_number", ref, "phone_last4", "0199"))
 	return res, refusalText(err)
 }
 
@@ -84,7 +84,7 @@ func TestSecondStepChecksTheGatesAgain(t *testing.T) {
 			}
 			code := w.lastCode("ada@example.com")
 			w.clock.Set(at(tc.finish))
-			_, err := w.svc.Cancel(context.Background(), web, args("cancel_id", res.CancelID, "code", code))
+			_, err := w.cancel(context.Background(), web, args("cancel_id", res.CancelID, "code", code))
 			if refusalText(err) != tc.want {
 				t.Fatalf("step 2 = %q, want %q", refusalText(err), tc.want)
 			}
@@ -111,12 +111,12 @@ func TestCancellationCodes(t *testing.T) {
 	}
 	const wrongText = "Incorrect or expired verification code. Call +1 303 555 0111."
 	for range wrongTries {
-		_, err := w.svc.Cancel(ctx, web, args("cancel_id", res.CancelID, "code", wrong))
+		_, err := w.cancel(ctx, web, args("cancel_id", res.CancelID, "code", wrong))
 		if refusalText(err) != wrongText {
 			t.Fatalf("wrong code = %q", refusalText(err))
 		}
 	}
-	_, err := w.svc.Cancel(ctx, web, args("cancel_id", res.CancelID, "code", code))
+	_, err := w.cancel(ctx, web, args("cancel_id", res.CancelID, "code", code))
 	if refusalText(err) != wrongText {
 		t.Fatalf("after five wrong codes = %q", refusalText(err))
 	}
@@ -124,7 +124,7 @@ func TestCancellationCodes(t *testing.T) {
 	res, _ = cancelStep1(w, ref)
 	code = w.lastCode("ada@example.com")
 	w.clock.Advance(codeLifetime)
-	_, err = w.svc.Cancel(ctx, web, args("cancel_id", res.CancelID, "code", code))
+	_, err = w.cancel(ctx, web, args("cancel_id", res.CancelID, "code", code))
 	if refusalText(err) != wrongText {
 		t.Fatalf("expired code = %q", refusalText(err))
 	}
@@ -160,7 +160,7 @@ func TestLookupLockout(t *testing.T) {
 	w, ref := cancelWorld(t, "2026-12-30", "2027-01-02")
 	ctx := context.Background()
 	look := func(last4 string) string {
-		_, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", last4))
+		_, err := w.lookup(ctx, web, args("reservation_number", ref, "phone_last4", last4))
 		return refusalText(err)
 	}
 	const notFound = "no reservation found. Call +1 303 555 0111."
@@ -179,7 +179,7 @@ func TestLookupLockout(t *testing.T) {
 		t.Fatalf("locked reference answered: %q", got)
 	}
 	absent := "RIV-00000000000000AB"
-	_, err := w.svc.Lookup(ctx, web, args("reservation_number", absent, "phone_last4", "0199"))
+	_, err := w.lookup(ctx, web, args("reservation_number", absent, "phone_last4", "0199"))
 	if refusalText(err) != notFound {
 		t.Fatalf("absent reference = %q; must match the wrong-digits answer", refusalText(err))
 	}

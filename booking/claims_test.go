@@ -41,12 +41,12 @@ func firstSentence(text string) string {
 func TestParallelWrongCodes(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	res, err := w.svc.Start(ctx, web, stayArgs())
+	res, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	answers := parallel(60, func(i int) string {
-		_, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", fmt.Sprintf("%06d", i)))
+		_, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", fmt.Sprintf("%06d", i)))
 		return firstSentence(refusalText(err))
 	})
 	if answers["Incorrect or expired verification code."] != wrongTries || answers["Booking intent expired or unavailable."] != 60-wrongTries {
@@ -66,7 +66,7 @@ func TestParallelWrongCancellationCodes(t *testing.T) {
 		t.Fatal(got)
 	}
 	answers := parallel(60, func(i int) string {
-		_, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", fmt.Sprintf("%06d", i)))
+		_, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", fmt.Sprintf("%06d", i)))
 		return firstSentence(refusalText(err))
 	})
 	// Both the wrong code and the spent cancellation answer with the one
@@ -105,20 +105,20 @@ func TestParallelLookups(t *testing.T) {
 	ref := w.book(stayArgs())
 	rc.reads = 0
 	answers := parallel(200, func(i int) string {
-		_, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", fmt.Sprintf("%04d", 1000+i)))
+		_, err := w.lookup(ctx, web, args("reservation_number", ref, "phone_last4", fmt.Sprintf("%04d", 1000+i)))
 		return refusalText(err)
 	})
 	if rc.reads != lookupFailures || answers["no reservation found. Call +1 303 555 0111."] != 200 {
 		t.Fatalf("%d guesses evaluated, answers %v; want %d evaluated and one answer", rc.reads, answers, lookupFailures)
 	}
-	if _, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err == nil {
+	if _, err := w.lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err == nil {
 		t.Fatal("the locked reference answered")
 	}
 	w.clock.Advance(time.Hour)
 	if res := w.sweep(); res.Purged != 1 {
 		t.Fatalf("sweep purged %d, want the stale tries", res.Purged)
 	}
-	if _, err := w.svc.Lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err != nil {
+	if _, err := w.lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err != nil {
 		t.Fatalf("after the hour = %s", refusalText(err))
 	}
 }
@@ -132,7 +132,7 @@ func TestParallelCancellationFirstSteps(t *testing.T) {
 	w.clock.Advance(time.Minute)
 	before := len(w.messages())
 	answers := parallel(10, func(int) string {
-		res, err := w.svc.Cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
+		res, err := w.cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
 		if err != nil {
 			return refusalText(err)
 		}
@@ -158,7 +158,7 @@ func TestParallelCancellationSecondSteps(t *testing.T) {
 	}
 	code := w.lastCode("ada@example.com")
 	answers := parallel(10, func(int) string {
-		res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+		res, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 		if err != nil {
 			return refusalText(err)
 		}
@@ -188,7 +188,7 @@ func TestCancellationReportsNotices(t *testing.T) {
 	}
 	code := w.lastCode("ada@example.com")
 	w.mail.failNext(fmt.Errorf("mailbox full: %w", errNotSentForTest))
-	res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	res, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
@@ -196,7 +196,7 @@ func TestCancellationReportsNotices(t *testing.T) {
 	if res.Message != want {
 		t.Fatalf("message = %q", res.Message)
 	}
-	replay, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	replay, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 	if err != nil || replay.Message != want {
 		t.Fatalf("replay = %+v, %s", replay, refusalText(err))
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"frontdesk/config"
@@ -29,19 +28,23 @@ type ConfirmResult struct {
 	Message           string      `json:"message"`
 }
 
-var confirmFields = []string{"booking_id", "code"}
+// ConfirmRequest is the second step of a booking: the booking_id Start
+// returned and the six-digit code it emailed. A door checks their shapes
+// first (ValidBookingID); an identifier of another shape names no intent.
+type ConfirmRequest struct {
+	BookingID string
+	Code      string
+}
 
 // Confirm is confirm_booking: prove the code, then hold a room.
-func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmResult, error) {
+func (s *Service) Confirm(ctx context.Context, c Caller, req ConfirmRequest) (*ConfirmResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	if r := checkFields(args, confirmFields, s.idRoute(args, "booking_id")); r != nil {
+	id, code := req.BookingID, req.Code
+	l, rt := s.referenceRoute(id)
+	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
-	}
-	id, code, l, rt, refusal := s.proofArgs(c, args, "booking_id", "_b_", sentBadBookingID)
-	if refusal != nil {
-		return nil, refusal
 	}
 	var proof string
 	var d draws
@@ -51,32 +54,32 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 	for range maxCASAttempts {
 		irec, err := s.st.Get(ctx, kindIntent, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)
+			return nil, refuse("intent_gone", AssembleP, rt)
 		}
 		var in intent
 		if err == nil {
 			err = json.Unmarshal(irec.Value, &in)
 		}
 		if err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 		rt.form = s.formFor(l, in.Data)
 		if proof == "" {
 			if proof, err = s.keyed(ctx, now, "proof", id+"\x00"+code); err != nil {
-				return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+				return nil, refuse("cannot_check", AssembleL, rt).because(err)
 			}
 		}
 		switch in.State {
 		case stateDone:
 			if !sameDigest(in.Proof, proof) {
-				return nil, assemble("wrong_code", sentWrongCode, assemblyForData(in.Data), rt)
+				return nil, refuse("wrong_code", assemblyForData(in.Data), rt)
 			}
 			return s.currentAnswer(ctx, in.Ref, l)
 		case stateOpen, stateSending:
 			// A code that proves a sending intent was delivered, whatever
 			// became of the start that sent it.
 			if !now.Before(in.Expires) {
-				return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
+				return nil, refuse("intent_gone", AssembleF, rt)
 			}
 			if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
 				if err := s.wrongCode(ctx, now, in, irec.Version, rt); !errors.Is(err, errAgain) {
@@ -90,40 +93,10 @@ func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmRes
 			}
 			return res, err
 		default:
-			return nil, assemble("intent_gone", sentIntentGone, assemblyForData(in.Data), rt)
+			return nil, refuse("intent_gone", assemblyForData(in.Data), rt)
 		}
 	}
-	return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt)
-}
-
-// proofArgs reads the second step of a booking or a cancellation: an
-// identifier of the given shape and its six-digit code, then checks the
-// deployment with the identifier's location as the human route.
-func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (id, code string, l config.Location, rt route, refusal *Error) {
-	id, _, ok := args.str(field, maxIdentifier)
-	id = strings.TrimSpace(id)
-	l, known := s.locationByPrefix(id)
-	if !ok || !known || !validIntentID(id, l.Prefix+marker) {
-		return "", "", l, rt, assemble("bad_"+field, badID, AssembleP, s.idRoute(args, field))
-	}
-	rt = route{phone: l.Phone}
-	code, _, ok = args.str("code", codeDigits)
-	if !ok || !sixDigits(code) {
-		return "", "", l, rt, assemble("bad_code", sentBadCode, AssembleP, rt)
-	}
-	return id, code, l, rt, s.checkDeployment(c, rt)
-}
-
-func sixDigits(s string) bool {
-	if len(s) != codeDigits {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	return nil, refuse("outcome_unknown", AssembleNone, rt)
 }
 
 // wrongCode counts a wrong try at the version the code was compared
@@ -138,7 +111,7 @@ func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, versi
 	if in.Wrong >= wrongTries {
 		s.dropFingerprint(ctx, in.Fingerprint, in.ID)
 	}
-	return assemble("wrong_code", sentWrongCode, AssembleF, rt)
+	return refuse("wrong_code", AssembleF, rt)
 }
 
 // countWrong stores v, a proof step with one more wrong try, at version,
@@ -214,22 +187,22 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	var err error
 	if d.ref == "" {
 		if d.ref, err = s.newReference(l); err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
+		return nil, refuse("switched_off", AssembleF, rt)
 	}
 	if d.token == "" {
 		if d.token, err = s.randomHex(16); err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 	}
 	// The proved intent is never stored as such: it becomes its receipt
@@ -245,12 +218,12 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	defer contactDone()
 	marks, markerVersion, err := s.contactMarker(contactCtx, in.Mailbox)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	rows, err := s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now))
 	contactDone()
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	if reuse, refused := s.contactVerdict(rows, l, in.Data, s.today(l, now)); reuse != nil {
 		// The same proved email already holds this stay: report it.
@@ -266,7 +239,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, assemble("contact", sentCannotBook, AssembleL, rt)
+		return nil, refuse("contact", AssembleL, rt)
 	}
 
 	r := newBooked(proved, d.token, l, now)
@@ -284,9 +257,9 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
+		return nil, refuse("paused_for_staff", AssembleF, rt)
 	case err != nil:
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	r.Claims = []string{groupKey, localKey}
 	unit, _ := l.Unit(r.Unit)
@@ -308,15 +281,15 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, assemble("last_room", sentLastRoom, AssembleF, rt)
+		return nil, refuse("last_room", AssembleF, rt)
 	case refused && we.Err == store.ErrExists && (we.Index == wReservation || we.Index == wHold || we.Index >= wNotices):
 		// Only a reference drawn twice collides here; reading again
 		// would meet the same records.
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt).because(fmt.Errorf("reference collides: %w", err))
+		return nil, refuse("outcome_unknown", AssembleNone, rt).because(fmt.Errorf("reference collides: %w", err))
 	case refused:
 		return nil, errAgain
 	case err != nil:
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, rt).because(fmt.Errorf("commit reservation: %w", err))
+		return nil, refuse("outcome_unknown", AssembleNone, rt).because(fmt.Errorf("commit reservation: %w", err))
 	}
 	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
 }
@@ -374,16 +347,16 @@ func receipt(in intent, ref string, now time.Time) intent {
 func (s *Service) currentAnswer(ctx context.Context, ref string, l config.Location) (*ConfirmResult, error) {
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
-		return nil, assemble("outcome_unknown", sentOutcomeUnknown, AssembleNone, route{phone: l.Phone}).because(err)
+		return nil, refuse("outcome_unknown", AssembleNone, route{phone: l.Phone}).because(err)
 	}
 	rt := route{phone: l.Phone, form: s.pricer.FormURL(l, r.Unit, r.Checkin(), r.Checkout())}
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
-		return nil, assemble("replay_cancelled", sentCanceled, AssembleL, rt, r.Reference)
+		return nil, refuse("replay_cancelled", AssembleL, rt, r.Reference)
 	case reservation.Completed, reservation.NoShow:
-		return nil, assemble("replay_ended", sentEnded, AssembleL, rt, r.Reference)
+		return nil, refuse("replay_ended", AssembleL, rt, r.Reference)
 	case reservation.Moved:
-		return nil, assemble("replay_moved", sentMoved, AssembleL, rt, r.Reference)
+		return nil, refuse("replay_moved", AssembleL, rt, r.Reference)
 	}
 	return s.answer(r, l), nil
 }

@@ -193,7 +193,7 @@ func TestStartAnswersWithinItsDeadline(t *testing.T) {
 	w := slowWorld(t, slow, Deadlines{Operation: 2 * time.Second})
 	slow.armed.Store(true)
 	began := time.Now()
-	_, err := w.svc.Start(context.Background(), web, stayArgs())
+	_, err := w.start(context.Background(), web, stayArgs())
 	took := time.Since(began)
 	slow.armed.Store(false)
 	if took > 2400*time.Millisecond {
@@ -206,7 +206,7 @@ func TestStartAnswersWithinItsDeadline(t *testing.T) {
 	if n := len(w.messages()); n != 0 {
 		t.Fatalf("%d mails sent by a start that answered with a refusal", n)
 	}
-	if _, err := w.svc.Start(context.Background(), web, stayArgs()); err != nil {
+	if _, err := w.start(context.Background(), web, stayArgs()); err != nil {
 		t.Fatalf("start after the store recovered: %s", refusalText(err))
 	}
 	if n := len(w.messages()); n != 1 {
@@ -234,7 +234,7 @@ func checkNoCodeWithoutAdmission(t *testing.T, engine string, late bool) {
 	slow := &slowStore{delay: 1100 * time.Millisecond, ignoreCtx: late, only: func(kind string) bool { return kind == kindAdmission }}
 	w := slowWorldOn(t, engine, slow, Deadlines{})
 	slow.armed.Store(true)
-	_, err := w.svc.Start(context.Background(), web, stayArgs())
+	_, err := w.start(context.Background(), web, stayArgs())
 	slow.armed.Store(false)
 	want := "Chat booking is briefly paused. Use the booking form or call +1 303 555 0111.\nhttp://localhost:8080/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"
 	if got := refusalText(err); got != want {
@@ -252,14 +252,14 @@ func checkNoCodeWithoutAdmission(t *testing.T, engine string, late bool) {
 		}
 	}
 	w.clock.Advance(sendWindow)
-	res, err := w.svc.Start(context.Background(), web, stayArgs())
+	res, err := w.start(context.Background(), web, stayArgs())
 	if err != nil {
 		t.Fatalf("identical start once admission is quick: %s", refusalText(err))
 	}
 	if n := len(w.messages()); n != 1 {
 		t.Fatalf("%d codes after the identical start, want 1", n)
 	}
-	if _, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com"))); err != nil {
+	if _, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com"))); err != nil {
 		t.Fatalf("confirm: %s", refusalText(err))
 	}
 }
@@ -286,7 +286,7 @@ func TestNoCancellationCodeWithoutAdmissionInTime(t *testing.T) {
 	if got != "" {
 		t.Fatalf("first step once admission is quick: %s", got)
 	}
-	done, err := w.svc.Cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", w.lastCode("ada@example.com")))
+	done, err := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", w.lastCode("ada@example.com")))
 	if err != nil || done.Status != string(reservation.Cancelled) {
 		t.Fatalf("second step = %s", refusalText(err))
 	}
@@ -318,7 +318,7 @@ func checkCancellationWithinDeadline(t *testing.T, engine string) {
 	code := w.lastCode("ada@example.com")
 	slow.armed.Store(true)
 	began := time.Now()
-	res, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	res, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 	took := time.Since(began)
 	slow.armed.Store(false)
 	if took > 4400*time.Millisecond {
@@ -340,7 +340,7 @@ func checkCancellationWithinDeadline(t *testing.T, engine string) {
 	if gerr != nil || r.State != reservation.Cancelled || freeDoubles(t, w) != 2 {
 		t.Fatalf("after the sweep the reservation is %s with %d doubles free (%v)", r.State, freeDoubles(t, w), gerr)
 	}
-	again, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	again, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 	if err != nil || again.Status != string(reservation.Cancelled) {
 		t.Fatalf("retry with the same code = %s", refusalText(err))
 	}
@@ -355,14 +355,14 @@ func TestConfirmWithinItsDeadline(t *testing.T) {
 	slow := &slowStore{delay: 700 * time.Millisecond}
 	w := slowWorld(t, slow, Deadlines{Operation: 4 * time.Second})
 	ctx := context.Background()
-	start, err := w.svc.Start(ctx, web, stayArgs())
+	start, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	pair := args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com"))
 	slow.armed.Store(true)
 	began := time.Now()
-	res, err := w.svc.Confirm(ctx, web, pair)
+	res, err := w.confirm(ctx, web, pair)
 	took := time.Since(began)
 	slow.armed.Store(false)
 	if took > 4400*time.Millisecond {
@@ -378,7 +378,7 @@ func TestConfirmWithinItsDeadline(t *testing.T) {
 	if err != nil && strings.HasPrefix(text, "This booking cannot be checked") && freeDoubles(t, w) != 2 {
 		t.Fatal("a room is held behind an answer that says nothing was checked")
 	}
-	res, err = w.svc.Confirm(ctx, web, pair)
+	res, err = w.confirm(ctx, web, pair)
 	if err != nil || res.Status != string(reservation.Reserved) || freeDoubles(t, w) != 1 {
 		t.Fatalf("retry = %s with %d doubles free", refusalText(err), freeDoubles(t, w))
 	}
@@ -408,23 +408,23 @@ func TestSlowStoreStillBooksAndCancels(t *testing.T) {
 		}
 	}
 	var start *StartResult
-	timed("start", func() (err error) { start, err = w.svc.Start(ctx, web, stayArgs()); return err })
+	timed("start", func() (err error) { start, err = w.start(ctx, web, stayArgs()); return err })
 	if n := len(w.messages()); n != 1 {
 		t.Fatalf("%d codes sent, want 1", n)
 	}
 	var conf *ConfirmResult
 	timed("confirm", func() (err error) {
-		conf, err = w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
+		conf, err = w.confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
 		return err
 	})
 	var step1 *CancelResult
 	timed("cancel step one", func() (err error) {
-		step1, err = w.svc.Cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
+		step1, err = w.cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
 		return err
 	})
 	var done *CancelResult
 	timed("cancel step two", func() (err error) {
-		done, err = w.svc.Cancel(ctx, web, args("cancel_id", step1.CancelID, "code", w.lastCode("ada@example.com")))
+		done, err = w.cancel(ctx, web, args("cancel_id", step1.CancelID, "code", w.lastCode("ada@example.com")))
 		return err
 	})
 	if done.Status != string(reservation.Cancelled) {
@@ -454,7 +454,7 @@ func TestHungMailIsCutAtItsLimit(t *testing.T) {
 	w.svc.deadlines = Deadlines{MailSend: 300 * time.Millisecond}.withDefaults()
 	w.svc.mail = hungMail{}
 	began := time.Now()
-	res, err := w.svc.Start(context.Background(), web, stayArgs())
+	res, err := w.start(context.Background(), web, stayArgs())
 	if took := time.Since(began); took > 2*time.Second {
 		t.Fatalf("start waited %v for a provider that never answers", took)
 	}

@@ -15,20 +15,31 @@ type Caller struct {
 	Local bool
 }
 
-// checkDeployment refuses booking outside the published production deploy
-// on a custom hostname (§16).
+// CheckDeployment refuses booking outside the published production
+// deploy on a custom hostname (§16), with the phone to call and, for a
+// start whose stay is known, its booking form.
+func (s *Service) CheckDeployment(c Caller, phone, form string) *Error {
+	rt := route{phone: phone, form: form}
+	if r := s.checkDeployment(c, rt); r != nil {
+		return startWrapper(r, rt)
+	}
+	return nil
+}
+
+// checkDeployment is CheckDeployment for the proof, lookup and
+// cancellation steps, whose refusals carry no form.
 func (s *Service) checkDeployment(c Caller, rt route) *Error {
 	d := s.cfg.Deployment
 	ctx := strings.TrimSpace(d.Context)
 	switch {
 	case ctx == "":
-		return assemble("deploy_unknown", sentDeployUnknown, AssembleP, rt)
+		return refuse("deploy_unknown", AssembleP, rt)
 	case ctx != "production":
-		return assemble("deploy_draft", sentDeployDraft, AssembleP, rt, ctx)
+		return refuse("deploy_draft", AssembleP, rt, ctx)
 	case !d.Published:
-		return assemble("deploy_stale", sentDeployStale, AssembleP, rt, ctx)
+		return refuse("deploy_stale", AssembleP, rt, ctx)
 	case !c.Local && !s.customHost(c.Host):
-		return assemble("deploy_not_custom", sentDeployNotCustom, AssembleP, rt, ctx)
+		return refuse("deploy_not_custom", AssembleP, rt, ctx)
 	}
 	return nil
 }

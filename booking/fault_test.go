@@ -138,13 +138,13 @@ func TestEveryStoreCallFailingOnConfirm(t *testing.T) {
 		fs := &failingStore{Store: base.st}
 		w := newWorldOn(t, base.cfg, fs)
 		ctx := context.Background()
-		res, err := w.svc.Start(ctx, web, stayArgs())
+		res, err := w.start(ctx, web, stayArgs())
 		if err != nil {
 			t.Fatal(refusalText(err))
 		}
 		code := w.lastCode("ada@example.com")
 		fs.arm(n)
-		conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+		conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 		calls := fs.disarm()
 		held := 2 - freeDoubles(t, w)
 		if err == nil && (held != 1 || !reservationHeld(t, w, conf.ReservationNumber)) {
@@ -159,7 +159,7 @@ func TestEveryStoreCallFailingOnConfirm(t *testing.T) {
 				t.Fatalf("call %d failing: refusal claims a reservation: %q", n, text)
 			}
 			w.clock.Advance(time.Minute) // past any lease the failure left
-			conf, err = w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+			conf, err = w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 			if err == nil && (2-freeDoubles(t, w) != 1 || !reservationHeld(t, w, conf.ReservationNumber)) {
 				t.Fatalf("call %d failing: retry succeeded without exactly one hold", n)
 			}
@@ -203,12 +203,12 @@ func TestEveryStoreCallFailingOnCancel(t *testing.T) {
 		}
 		code := w.lastCode("ada@example.com")
 		fs.arm(n)
-		_, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+		_, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 		calls := fs.disarm()
 		if free := freeDoubles(t, w); free < 1 || free > 2 {
 			t.Fatalf("call %d failing: %d doubles free", n, free)
 		}
-		done, err2 := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+		done, err2 := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
 		if err2 != nil && err == nil {
 			t.Fatalf("call %d failing: first answer succeeded, retry refused %q", n, refusalText(err2))
 		}

@@ -26,23 +26,23 @@ func TestWholeFlow(t *testing.T) {
 		fmt.Fprintf(&log, "== %s\n%s\n", step, mustJSON(v))
 	}
 
-	start, err := w.svc.Start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
+	start, err := w.start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
 	note("start", start, err)
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
-	again, err := w.svc.Start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
+	again, err := w.start(ctx, web, stayArgs("guests", 2.0, "notes", "Arriving late, see www.example.com/map"))
 	note("identical start", again, err)
 	if again.BookingID != start.BookingID || len(w.messages()) != 1 {
 		t.Fatalf("identical start made id %s and %d mails", again.BookingID, len(w.messages()))
 	}
 	code := w.lastCode("ada@example.com")
-	conf, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
+	conf, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
 	note("confirm", conf, err)
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
-	replay, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
+	replay, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
 	note("confirm replay", replay, err)
 	if err != nil || replay.ReservationNumber != conf.ReservationNumber {
 		t.Fatalf("replay = %v, %v", replay, refusalText(err))
@@ -51,21 +51,21 @@ func TestWholeFlow(t *testing.T) {
 	if got := freeOf(free, "double"); got != 1 {
 		t.Fatalf("doubles free after booking = %d, want 1", got)
 	}
-	look, err := w.svc.Lookup(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
+	look, err := w.lookup(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
 	note("get_booking", look, err)
 	w.clock.Advance(time.Minute) // mail of each step sorts after the last
-	c1, err := w.svc.Cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
+	c1, err := w.cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
 	note("cancel step 1", c1, err)
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	cancelCode := w.lastCode("ada@example.com")
-	c2, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", cancelCode))
+	c2, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", cancelCode))
 	note("cancel step 2", c2, err)
 	if err != nil || c2.Status != "cancelled" {
 		t.Fatalf("cancel = %v, %v", c2, refusalText(err))
 	}
-	c3, err := w.svc.Cancel(ctx, web, args("cancel_id", c1.CancelID, "code", cancelCode))
+	c3, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", cancelCode))
 	note("cancel replay", c3, err)
 	if err != nil || mustJSON(c3) != mustJSON(c2) {
 		t.Fatalf("cancel replay = %v, %v", c3, refusalText(err))
@@ -74,7 +74,7 @@ func TestWholeFlow(t *testing.T) {
 	if got := freeOf(free, "double"); got != 2 {
 		t.Fatalf("doubles free after cancelling = %d, want 2", got)
 	}
-	replay, err = w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
+	replay, err = w.confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
 	note("confirm replay after cancel", replay, err)
 
 	golden.Check(t, "flow-answers.txt", []byte(log.String()))
@@ -96,27 +96,27 @@ func mustDate(s string) civil.Date {
 func TestResendKeepsExpiryAndLimits(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	start, err := w.svc.Start(ctx, web, stayArgs())
+	start, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	first := w.lastCode("ada@example.com")
-	_, err = w.svc.Start(ctx, web, args("booking_id", start.BookingID))
+	_, err = w.start(ctx, web, args("booking_id", start.BookingID))
 	if got := refusalText(err); !strings.HasPrefix(got, "Wait 60 seconds between verification emails.") {
 		t.Fatalf("early resend = %q", got)
 	}
 	w.clock.Advance(61 * time.Second)
-	res, err := w.svc.Start(ctx, web, args("booking_id", start.BookingID))
+	res, err := w.start(ctx, web, args("booking_id", start.BookingID))
 	if err != nil || res.CodeExpiresAt != start.CodeExpiresAt {
 		t.Fatalf("resend = %+v, %v; want the original expiry %s", res, refusalText(err), start.CodeExpiresAt)
 	}
 	second := w.lastCode("ada@example.com")
 	w.clock.Advance(61 * time.Second)
-	if _, err := w.svc.Start(ctx, web, args("booking_id", start.BookingID)); err != nil {
+	if _, err := w.start(ctx, web, args("booking_id", start.BookingID)); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	w.clock.Advance(61 * time.Second)
-	_, err = w.svc.Start(ctx, web, args("booking_id", start.BookingID))
+	_, err = w.start(ctx, web, args("booking_id", start.BookingID))
 	if got := refusalText(err); !strings.HasPrefix(got, "Only two code resends are allowed per booking intent.") {
 		t.Fatalf("third resend = %q", got)
 	}
@@ -125,12 +125,12 @@ func TestResendKeepsExpiryAndLimits(t *testing.T) {
 		if old == third {
 			continue
 		}
-		_, err = w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", old))
+		_, err = w.confirm(ctx, web, args("booking_id", start.BookingID, "code", old))
 		if got := refusalText(err); !strings.HasPrefix(got, "Incorrect or expired verification code.") {
 			t.Fatalf("replaced code = %q", got)
 		}
 	}
-	if _, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", third)); err != nil {
+	if _, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", third)); err != nil {
 		t.Fatalf("current code refused: %s", refusalText(err))
 	}
 }
@@ -138,19 +138,19 @@ func TestResendKeepsExpiryAndLimits(t *testing.T) {
 func TestWrongCodesEndTheIntent(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	start, _ := w.svc.Start(ctx, web, stayArgs())
+	start, _ := w.start(ctx, web, stayArgs())
 	code := w.lastCode("ada@example.com")
 	wrong := "000000"
 	if code == wrong {
 		wrong = "111111"
 	}
 	for i := range wrongTries {
-		_, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", wrong))
+		_, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", wrong))
 		if !strings.HasPrefix(refusalText(err), "Incorrect or expired verification code.") {
 			t.Fatalf("try %d: %q", i, refusalText(err))
 		}
 	}
-	_, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
+	_, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
 	if got, want := refusalText(err), "Booking intent expired or unavailable. Call +1 303 555 0111."; got != want {
 		t.Fatalf("after five wrong codes = %q, want %q", got, want)
 	}
@@ -159,10 +159,10 @@ func TestWrongCodesEndTheIntent(t *testing.T) {
 func TestExpiredIntent(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	start, _ := w.svc.Start(ctx, web, stayArgs())
+	start, _ := w.start(ctx, web, stayArgs())
 	code := w.lastCode("ada@example.com")
 	w.clock.Advance(codeLifetime)
-	_, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
+	_, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", code))
 	want := "Booking intent expired or unavailable. The booking form is available, or call +1 303 555 0111.\nhttp://localhost:8080/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"
 	if got := refusalText(err); got != want {
 		t.Fatalf("expired = %q, want %q", got, want)
@@ -175,13 +175,13 @@ func TestExpiredIntent(t *testing.T) {
 func TestFailedNoticeKeepsTheReservation(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	res, err := w.svc.Start(ctx, web, stayArgs())
+	res, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	code := w.lastCode("ada@example.com")
 	w.mail.failNext(fmt.Errorf("mailbox full: %w", errNotSentForTest))
-	conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+	conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
@@ -210,16 +210,16 @@ func TestMailOutageIsNotARejectedAddress(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	w.mail.failNext(fmt.Errorf("535 authentication failed: %w", message.ErrNotSent))
-	_, err := w.svc.Start(ctx, web, stayArgs())
+	_, err := w.start(ctx, web, stayArgs())
 	if got := refusalText(err); !strings.HasPrefix(got, "This booking cannot be checked right now.") {
 		t.Fatalf("outage answered %q", got)
 	}
 	w.mail.failNext(fmt.Errorf("550 no such user: %w: %w", message.ErrNotSent, message.ErrRecipientRefused))
-	_, err = w.svc.Start(ctx, web, stayArgs())
+	_, err = w.start(ctx, web, stayArgs())
 	if got := refusalText(err); !strings.HasPrefix(got, "The email address was not accepted.") {
 		t.Fatalf("refused recipient answered %q", got)
 	}
-	if _, err := w.svc.Start(ctx, web, stayArgs()); err != nil {
+	if _, err := w.start(ctx, web, stayArgs()); err != nil {
 		t.Fatalf("a start after both failures: %v", refusalText(err))
 	}
 }

@@ -33,15 +33,15 @@ func TestMailboxLimits(t *testing.T) {
 	w := newWorld(t, workedLimits, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
 	ctx := context.Background()
 	start := func(day int) error {
-		_, err := w.svc.Start(ctx, web, stayArgs("checkin", fmt.Sprintf("2027-01-%02d", day), "checkout", fmt.Sprintf("2027-01-%02d", day+1)))
+		_, err := w.start(ctx, web, stayArgs("checkin", fmt.Sprintf("2027-01-%02d", day), "checkout", fmt.Sprintf("2027-01-%02d", day+1)))
 		return err
 	}
-	res, err := w.svc.Start(ctx, web, stayArgs()) // 1
+	res, err := w.start(ctx, web, stayArgs()) // 1
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	w.clock.Advance(61 * time.Second)
-	if _, err := w.svc.Start(ctx, web, args("booking_id", res.BookingID)); err != nil { // 2: a resend counts
+	if _, err := w.start(ctx, web, args("booking_id", res.BookingID)); err != nil { // 2: a resend counts
 		t.Fatal(refusalText(err))
 	}
 	if err := start(3); err != nil { // 3
@@ -78,7 +78,7 @@ func TestGroupLimits(t *testing.T) {
 	sent := 0
 	try := func(i int) string {
 		email := fmt.Sprintf("g%d@example.com", i)
-		_, err := w.svc.Start(ctx, web, stayArgs("email", email))
+		_, err := w.start(ctx, web, stayArgs("email", email))
 		if err == nil {
 			sent++
 		}
@@ -115,18 +115,18 @@ func TestLocationHourlyAtTheSendBoundary(t *testing.T) {
 	w := newWorld(t, workedLimits)
 	ctx := context.Background()
 	for i := range 3 {
-		if _, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("l%d@example.com", i))); err != nil {
+		if _, err := w.start(ctx, web, stayArgs("email", fmt.Sprintf("l%d@example.com", i))); err != nil {
 			t.Fatal(refusalText(err))
 		}
 	}
-	_, err := w.svc.Start(ctx, web, stayArgs("email", "l9@example.com"))
+	_, err := w.start(ctx, web, stayArgs("email", "l9@example.com"))
 	if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused.") {
 		t.Fatalf("fourth at the location = %q", refusalText(err))
 	}
 	if got := admitted(t, w, "book-group"); got != 3 {
 		t.Fatalf("group admissions = %d, want 3 (the refused one refunded)", got)
 	}
-	if _, err := w.svc.Start(ctx, web, stayArgs("property", "oldtown", "roomtype", "single", "email", "l9@example.com")); err != nil {
+	if _, err := w.start(ctx, web, stayArgs("property", "oldtown", "roomtype", "single", "email", "l9@example.com")); err != nil {
 		t.Fatalf("another location = %s", refusalText(err))
 	}
 }
@@ -137,7 +137,7 @@ func TestEditingALimitKeepsHistory(t *testing.T) {
 	w := newWorld(t, workedLimits, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
 	ctx := context.Background()
 	for i := range 5 {
-		if _, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("e%d@example.com", i))); err != nil {
+		if _, err := w.start(ctx, web, stayArgs("email", fmt.Sprintf("e%d@example.com", i))); err != nil {
 			t.Fatal(refusalText(err))
 		}
 	}
@@ -146,10 +146,10 @@ func TestEditingALimitKeepsHistory(t *testing.T) {
 	edited := newWorldOn(t, cfg, w.st)
 	edited.clock = w.clock
 	edited.svc.clock = w.clock
-	if _, err := edited.svc.Start(ctx, web, stayArgs("email", "e5@example.com")); err != nil {
+	if _, err := edited.start(ctx, web, stayArgs("email", "e5@example.com")); err != nil {
 		t.Fatal(refusalText(err))
 	}
-	_, err := edited.svc.Start(ctx, web, stayArgs("email", "e6@example.com"))
+	_, err := edited.start(ctx, web, stayArgs("email", "e6@example.com"))
 	if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused.") {
 		t.Fatalf("seventh after lowering the ceiling to 6 = %q", refusalText(err))
 	}

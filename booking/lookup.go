@@ -26,26 +26,25 @@ type LookupResult struct {
 	Total             json.Number `json:"total"`
 }
 
-var lookupFields = []string{"reservation_number", "phone_last4"}
+// LookupRequest names a reservation: its reference as printed, with its
+// location prefix, and the last four digits of its contact phone. A door
+// checks their shapes first (ValidReference); a malformed reference is
+// simply not found.
+type LookupRequest struct {
+	Reference string
+	Last4     string
+}
 
 // Lookup is get_booking.
-func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResult, error) {
+func (s *Service) Lookup(ctx context.Context, c Caller, req LookupRequest) (*LookupResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	named := s.idRoute(args, "reservation_number")
-	if r := checkFields(args, lookupFields, named); r != nil {
-		return nil, r
-	}
-	ref, l, refusal := s.parseReference(args, named)
-	if refusal != nil {
-		return nil, refusal
-	}
-	rt := route{phone: l.Phone}
+	l, rt := s.referenceRoute(req.Reference)
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
 	}
-	r, err := s.find(ctx, now, ref, args, rt)
+	r, err := s.find(ctx, now, req.Reference, req.Last4, rt)
 	if err != nil {
 		return nil, err
 	}
@@ -55,27 +54,25 @@ func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResul
 	}, nil
 }
 
-// parseReference checks reservation_number and phone_last4 syntax; a bad
-// shape may get a field error, since it reveals nothing stored. named is
-// the route of the location the reference's prefix names, if any.
-func (s *Service) parseReference(args Args, named route) (string, config.Location, *Error) {
-	ref, _, ok := args.str("reservation_number", maxIdentifier)
-	ref = strings.ToUpper(strings.TrimSpace(ref))
-	l, known := s.locationByPrefix(ref)
-	if !ok || !known || len(ref) > maxReference || !validReference(ref, l.Prefix) {
-		return "", config.Location{}, assemble("bad_reference", sentBadReference, AssembleP, named, s.prefixList())
+// referenceRoute is the location an identifier or reference names and
+// the route of its answers: that location's phone, or the business phone
+// when the prefix names none.
+func (s *Service) referenceRoute(id string) (config.Location, route) {
+	l, known := s.locationByPrefix(id)
+	if !known {
+		return l, route{phone: s.cfg.Business.Phone}
 	}
-	last4, _, ok := args.str("phone_last4", 4)
-	if !ok || len(last4) != 4 || !isDigits(last4) {
-		return "", config.Location{}, assemble("bad_last4", sentBadLast4, AssembleP, route{phone: l.Phone})
-	}
-	return ref, l, nil
+	return l, route{phone: l.Phone}
 }
 
-// validReference accepts PREFIX-16 uppercase hex, and the legacy
-// five-character suffix.
-func validReference(ref, prefix string) bool {
-	rest, ok := strings.CutPrefix(ref, prefix+"-")
+// ValidReference reports whether ref has the shape of a reservation
+// number of location l: its prefix, a dash and 16 uppercase hex
+// characters, or the legacy five-character suffix.
+func ValidReference(ref string, l config.Location) bool {
+	if len(ref) > maxReference {
+		return false
+	}
+	rest, ok := strings.CutPrefix(ref, l.Prefix+"-")
 	if !ok {
 		return false
 	}
@@ -91,26 +88,6 @@ func validReference(ref, prefix string) bool {
 		return true
 	}
 	return false
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func (s *Service) prefixList() string {
-	var p []string
-	for _, l := range s.cfg.Locations {
-		p = append(p, l.Prefix+"-")
-	}
-	if len(p) < 2 {
-		return strings.Join(p, "")
-	}
-	return strings.Join(p[:len(p)-1], ", ") + " or " + p[len(p)-1]
 }
 
 // lookupTries are the tries at one reference in the last hour. A try is
@@ -130,12 +107,11 @@ func (l *lookupTries) live(now time.Time) {
 // no room) gets the same answer; storage trouble never does. A try is
 // claimed with a conditional write before the reservation is read, so
 // parallel lookups evaluate no more guesses than the limit allows.
-func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args, rt route) (booked, error) {
+func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt route) (booked, error) {
 	ctx, cancel := within(ctx, s.deadlines.Lookup)
 	defer cancel()
-	last4, _, _ := args.str("phone_last4", 4)
-	notFound := assemble("not_found", sentNotFound, AssembleNone, rt)
-	down := func(err error) error { return assemble("lookup_down", sentLookupDown, AssembleNone, rt).because(err) }
+	notFound := refuse("not_found", AssembleNone, rt)
+	down := func(err error) error { return refuse("lookup_down", AssembleNone, rt).because(err) }
 	for range maxCASAttempts {
 		tries, version, err := getJSON[lookupTries](ctx, s.st, kindLookups, ref)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -33,13 +33,13 @@ func TestPausesSayWhichLimitAndWhenItLifts(t *testing.T) {
 		if i > 0 {
 			w.clock.Advance(5 * time.Minute) // all within the code lifetime
 		}
-		res, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("p%d@example.com", i)))
+		res, err := w.start(ctx, web, stayArgs("email", fmt.Sprintf("p%d@example.com", i)))
 		if err != nil {
 			t.Fatal(refusalText(err))
 		}
 		started = append(started, res.BookingID)
 	}
-	if _, err := w.svc.Confirm(ctx, web, args("booking_id", started[0], "code", w.lastCode("p0@example.com"))); err != nil {
+	if _, err := w.confirm(ctx, web, args("booking_id", started[0], "code", w.lastCode("p0@example.com"))); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	want := []Pause{

@@ -62,35 +62,35 @@ func transcript(t *testing.T, w *world) string {
 			fmt.Fprintf(&b, "%s: %s\n", step, mustJSON(v))
 		}
 	}
-	res, err := w.svc.Start(ctx, web, stayArgs())
+	res, err := w.start(ctx, web, stayArgs())
 	say("start", res, err)
-	again, err := w.svc.Start(ctx, web, stayArgs())
+	again, err := w.start(ctx, web, stayArgs())
 	say("identical start", again, err)
 	w.clock.Advance(61 * time.Second)
-	r2, err := w.svc.Start(ctx, web, args("booking_id", res.BookingID))
+	r2, err := w.start(ctx, web, args("booking_id", res.BookingID))
 	say("resend", r2, err)
-	_, err = w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", "000000"))
+	_, err = w.confirm(ctx, web, args("booking_id", res.BookingID, "code", "000000"))
 	say("wrong code", nil, err)
-	changed, err := w.svc.Start(ctx, web, stayArgs("phone", "+44 20 7946 0018"))
+	changed, err := w.start(ctx, web, stayArgs("phone", "+44 20 7946 0018"))
 	say("changed start", changed, err)
 	w.clock.Advance(codeLifetime)
-	_, err = w.svc.Confirm(ctx, web, args("booking_id", changed.BookingID, "code", w.lastCode("ada@example.com")))
+	_, err = w.confirm(ctx, web, args("booking_id", changed.BookingID, "code", w.lastCode("ada@example.com")))
 	say("expired", nil, err)
-	over, err := w.svc.Start(ctx, web, stayArgs("checkin", "2027-01-10", "checkout", "2027-01-12"))
+	over, err := w.start(ctx, web, stayArgs("checkin", "2027-01-10", "checkout", "2027-01-12"))
 	say("mailbox over its hourly limit", over, err)
 	w.clock.Advance(time.Hour) // the hourly window moves on
-	third, err := w.svc.Start(ctx, web, stayArgs("checkin", "2027-01-10", "checkout", "2027-01-12"))
+	third, err := w.start(ctx, web, stayArgs("checkin", "2027-01-10", "checkout", "2027-01-12"))
 	say("third start", third, err)
 	if err == nil {
 		for range wrongTries {
-			_, err = w.svc.Confirm(ctx, web, args("booking_id", third.BookingID, "code", "000000"))
+			_, err = w.confirm(ctx, web, args("booking_id", third.BookingID, "code", "000000"))
 		}
 		say("exhausted", nil, err)
 	}
 	w.mail.failNext(fmt.Errorf("provider down: %w", errNotSentForTest))
-	_, err = w.svc.Start(ctx, web, stayArgs("checkin", "2027-02-10", "checkout", "2027-02-12"))
+	_, err = w.start(ctx, web, stayArgs("checkin", "2027-02-10", "checkout", "2027-02-12"))
 	say("rejected send", nil, err)
-	fourth, err := w.svc.Start(ctx, web, stayArgs("checkin", "2027-03-10", "checkout", "2027-03-12"))
+	fourth, err := w.start(ctx, web, stayArgs("checkin", "2027-03-10", "checkout", "2027-03-12"))
 	say("after the refund", fourth, err)
 	for _, m := range w.messages() {
 		fmt.Fprintf(&b, "mail to=%v reply=%q subject=%q\n%s\n", m.To, m.ReplyTo, m.Subject, m.Text)
@@ -124,11 +124,11 @@ func TestPairedWorldsBeforeProof(t *testing.T) {
 func TestPairedWorldsAfterProof(t *testing.T) {
 	run := func(w *world) string {
 		ctx := context.Background()
-		res, err := w.svc.Start(ctx, web, stayArgs("email", "grace@example.com"))
+		res, err := w.start(ctx, web, stayArgs("email", "grace@example.com"))
 		if err != nil {
 			t.Fatal(refusalText(err))
 		}
-		conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("grace@example.com")))
+		conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("grace@example.com")))
 		if err != nil {
 			return refusalText(err)
 		}
@@ -178,11 +178,11 @@ func TestContactRulesAfterProof(t *testing.T) {
 					Contact: reservation.Contact{Email: "ada@example.com"}, ContactKey: mailbox, Unit: "single",
 					Slots: inventory.Nights(in, in.DaysUntil(mustDate(s[1]))), Held: tt.state.HoldsUnits(), State: tt.state, CreatedAt: testNow})
 			}
-			res, err := w.svc.Start(ctx, web, stayArgs("checkin", tt.in, "checkout", tt.out))
+			res, err := w.start(ctx, web, stayArgs("checkin", tt.in, "checkout", tt.out))
 			if err != nil {
 				t.Fatal(refusalText(err))
 			}
-			_, err = w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
+			_, err = w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
 			got := refusalText(err)
 			if tt.refused != (got != "") {
 				t.Fatalf("refused = %q, want refused %v", got, tt.refused)

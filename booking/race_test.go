@@ -28,7 +28,7 @@ func TestLastRoomRace(t *testing.T) {
 	codes := make([]string, guests)
 	for i := range guests {
 		email := fmt.Sprintf("guest%d@example.com", i)
-		res, err := w.svc.Start(ctx, web, stayArgs("roomtype", "studio", "checkout", "2027-01-06", "email", email))
+		res, err := w.start(ctx, web, stayArgs("roomtype", "studio", "checkout", "2027-01-06", "email", email))
 		if err != nil {
 			t.Fatal(refusalText(err))
 		}
@@ -40,7 +40,7 @@ func TestLastRoomRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := w.svc.Confirm(ctx, web, args("booking_id", ids[i], "code", codes[i]))
+			res, err := w.confirm(ctx, web, args("booking_id", ids[i], "code", codes[i]))
 			if err != nil {
 				results[i] = refusalText(err)
 			} else {
@@ -86,7 +86,7 @@ func TestIdenticalConcurrentStarts(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res, err := w.svc.Start(ctx, web, stayArgs("email", email))
+				res, err := w.start(ctx, web, stayArgs("email", email))
 				if err != nil {
 					ids[i] = refusalText(err)
 					return
@@ -118,7 +118,7 @@ func TestIdenticalConcurrentStarts(t *testing.T) {
 func TestIdenticalConcurrentConfirms(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	res, _ := w.svc.Start(ctx, web, stayArgs())
+	res, _ := w.start(ctx, web, stayArgs())
 	code := w.lastCode("ada@example.com")
 	var wg sync.WaitGroup
 	answers := make([]string, 4)
@@ -126,7 +126,7 @@ func TestIdenticalConcurrentConfirms(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+			conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 			if err != nil {
 				answers[i] = refusalText(err)
 				return
@@ -146,7 +146,7 @@ func TestIdenticalConcurrentConfirms(t *testing.T) {
 			t.Fatalf("answer %q", a)
 		}
 	}
-	later, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+	later, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
 	if err != nil || later.ReservationNumber != ref {
 		t.Fatalf("later = %v %s, want %s", later, refusalText(err), ref)
 	}
@@ -173,7 +173,7 @@ func TestPendingCeilings(t *testing.T) {
 			for i := range 6 {
 				for _, prop := range []string{"riverside", "oldtown"} {
 					email := fmt.Sprintf("p%d-%s@example.com", i, prop)
-					res, err := w.svc.Start(ctx, web, stayArgs("property", prop, "roomtype", "single", "email", email,
+					res, err := w.start(ctx, web, stayArgs("property", prop, "roomtype", "single", "email", email,
 						"checkin", fmt.Sprintf("2027-0%d-10", i+1), "checkout", fmt.Sprintf("2027-0%d-11", i+1)))
 					if err != nil {
 						t.Fatal(refusalText(err))
@@ -188,7 +188,7 @@ func TestPendingCeilings(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					conf, err := w.svc.Confirm(ctx, web, args("booking_id", s.id, "code", s.code))
+					conf, err := w.confirm(ctx, web, args("booking_id", s.id, "code", s.code))
 					if err != nil {
 						if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused while staff confirm existing reservations.") {
 							t.Errorf("refusal %q", refusalText(err))
@@ -207,7 +207,7 @@ func TestPendingCeilings(t *testing.T) {
 			for i := 6; i < 12; i++ {
 				for _, prop := range []string{"riverside", "oldtown"} {
 					email := fmt.Sprintf("q%d-%s@example.com", i, prop)
-					res, err := w.svc.Start(ctx, web, stayArgs("property", prop, "roomtype", "single", "email", email,
+					res, err := w.start(ctx, web, stayArgs("property", prop, "roomtype", "single", "email", email,
 						"checkin", fmt.Sprintf("2027-%02d-10", i+1), "checkout", fmt.Sprintf("2027-%02d-11", i+1)))
 					if err != nil {
 						if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused while staff confirm existing reservations.") {
@@ -215,7 +215,7 @@ func TestPendingCeilings(t *testing.T) {
 						}
 						continue
 					}
-					if conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email))); err == nil {
+					if conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email))); err == nil {
 						perLocation[conf.Property]++
 					}
 				}
@@ -261,24 +261,24 @@ func TestResendDuringConfirm(t *testing.T) {
 	mc := &midConfirm{Store: st}
 	w := newWorldOn(t, config.Demo(), mc)
 	ctx := context.Background()
-	start, err := w.svc.Start(ctx, web, stayArgs())
+	start, err := w.start(ctx, web, stayArgs())
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	old := w.lastCode("ada@example.com")
 	w.clock.Advance(61 * time.Second)
 	mc.hook = func() {
-		if _, err := w.svc.Start(ctx, web, args("booking_id", start.BookingID)); err != nil {
+		if _, err := w.start(ctx, web, args("booking_id", start.BookingID)); err != nil {
 			t.Errorf("resend: %s", refusalText(err))
 		}
 	}
-	if _, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", old)); !strings.HasPrefix(refusalText(err), sentWrongCode) {
+	if _, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", old)); !strings.HasPrefix(refusalText(err), sentWrongCode) {
 		t.Fatalf("confirm with the replaced code = %q, want the wrong-code sentence", refusalText(err))
 	}
 	if recs, err := w.st.ListReservations(ctx, store.ReservationFilter{Limit: 10}); err != nil || len(recs) != 0 {
 		t.Fatalf("%d reservations after the replaced code (%v), want 0", len(recs), err)
 	}
-	res, err := w.svc.Confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
+	res, err := w.confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
 	if err != nil || !strings.HasPrefix(res.ReservationNumber, "RIV-") {
 		t.Fatalf("confirm with the new code = %+v, %s", res, refusalText(err))
 	}

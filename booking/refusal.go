@@ -1,91 +1,48 @@
 package booking
 
-import (
-	"fmt"
-	"strings"
-)
-
-// The refusal catalogue of direct-booking.md §12. Sentences with {{PHONE}}
-// take the phone through %[1]s; the assembly rules add the rest.
-const (
-	sentCannotBook       = "This stay cannot be booked in chat. Use the booking form or call %[1]s."
-	sentPausedCall       = "Chat booking is briefly paused. Use the booking form or call %[1]s."
-	sentPaused           = "Chat booking is briefly paused."
-	sentPausedForStaff   = "Chat booking is briefly paused while staff confirm existing reservations."
-	sentSwitchedOffCall  = "Chat booking is switched off for this property. Call %[1]s."
-	sentSwitchedOff      = "Chat booking is switched off for this property."
-	sentCannotCheck      = "This booking cannot be checked right now. Try again in a few minutes or call %[1]s."
-	sentPolicyUnreadable = "The live booking policy could not be read. Please try again."
-	sentNoRoom           = "No room is free for those nights. Use find_rooms to look again."
-	sentLastRoom         = "The last room went while you were verifying. Use find_rooms to look again."
-	sentNoReservation    = "No reservation was made."
-	sentIntentGone       = "Booking intent expired or unavailable."
-	sentWrongCode        = "Incorrect or expired verification code."
-	sentTwoResends       = "Only two code resends are allowed per booking intent."
-	sentWait60           = "Wait 60 seconds between verification emails."
-	sentEmailRejected    = "The email address was not accepted. Check the address and start again."
-	sentOutcomeUnknown   = "The booking outcome could not be checked right now. The booking may have gone through; a confirmation email is the proof. Ask again in a minute with the same booking_id and code, or call %[1]s."
-	sentNotFound         = "no reservation found. Call %[1]s."
-	sentLookupDown       = "This reservation cannot be checked right now. Try again in a few minutes or call %[1]s."
-	sentCancelByPhone    = "To cancel this reservation by phone, call %[1]s during office hours. The published refund and cancellation policy applies."
-	sentCancelNotInChat  = "To cancel this reservation, call %[1]s during office hours. Cancellation cannot be completed in chat right now."
-	sentCancelUnknown    = "The cancellation outcome could not be checked right now. The cancellation may have gone through. Ask again in a minute with the same cancel_id and code, or call %[1]s."
-	sentCancelMaybe      = "The cancellation may have gone through. Ask again in a minute with the same cancel_id and code, or call %[1]s."
-	sentCanceled         = "Reservation %[2]s is canceled. No room is currently reserved under this reference. Call %[1]s with any questions."
-	sentEnded            = "Reservation %[2]s has ended. No room is currently reserved under this reference. Call %[1]s with any questions."
-	sentMoved            = "Reservation %[2]s was moved. No room is currently reserved under this reference. Call %[1]s with any questions."
-	sentNotObject        = "Booking arguments must be an object."
-	sentUnknownField     = "Unknown field \"%[2]s\". Allowed fields: %[3]s."
-	sentResendOnly       = "Resending takes only booking_id. Unknown field \"%[2]s\". Allowed fields: booking_id."
-	sentCancelFields     = "Cancellation takes either reservation_number and phone_last4, or cancel_id and code. Unknown field \"%[2]s\". Allowed fields: cancel_id, code."
-	sentBadReference     = "Invalid reservation_number. The full reference from the reservation email is required, including its %[2]s property prefix."
-	sentBadLast4         = "phone_last4 must be exactly four digits."
-	sentBadBookingID     = "Invalid booking_id. The complete identifier returned by start_booking is required."
-	sentBadCancelID      = "Invalid cancel_id. The complete identifier returned by cancel_booking is required."
-	sentBadProperty      = "property must be a property name, slug or domain of at most 120 characters."
-	sentBadName          = "guest_name is required and must be at most 120 characters."
-	sentBadEmail         = "email must be a valid address such as name@example.com, with a dot in the domain and no spaces."
-	sentBadPhone         = "phone must be text containing 10 to 15 digits; spaces, parentheses, dashes and a leading country code are allowed."
-	sentBadNotes         = "notes must be text no longer than 500 characters."
-	sentBadGuests        = "guests must be a whole-number count from 1 to %[2]d."
-	sentBadRoomType      = "roomtype must be %[2]s (case-insensitive)."
-	sentBadCheckin       = "checkin must be a real date in YYYY-MM-DD format."
-	sentBadCheckout      = "checkout must be a real YYYY-MM-DD date after checkin."
-	sentNoProperty       = "property must identify one property by name, slug or domain. Available properties: %[2]s."
-	sentBadCode          = "code must be the six digits received by email."
-	sentGiveDetails      = "Give a guest name, a valid email address, a contact phone number with country code, and notes of at most 500 characters."
-	sentGuestRange       = "The reservation form allows 1 to %[2]d guests per room."
-	sentGiveDates        = "Give real checkin and checkout dates as YYYY-MM-DD."
-	sentUnknownTool      = "Unknown booking tool."
-	sentDeployUnknown    = "Booking tools are disabled because the deployment context is unknown."
-	sentDeployDraft      = "Booking tools are disabled on this draft (context: %[2]s). No code was sent and no reservation was changed."
-	sentDeployStale      = "Booking tools are disabled because this is not the current published production deploy (context: %[2]s)."
-	sentDeployNotCustom  = "Booking tools are disabled on this non-custom hostname (context: %[2]s)."
-)
-
-// Assembly says how a sentence is completed (§12): P adds the phone, F
-// adds the form sentence and the form link, L adds only the link.
-type Assembly int
+// Assembly says how a door completes a refusal's sentence with the
+// human route it carries (§12): P adds the phone, F the booking form and
+// its link or else the phone, L only the link, PL the phone and then the
+// link (a start call's refusal); none adds nothing.
+type Assembly string
 
 const (
-	AssembleNone Assembly = iota
-	AssembleP
-	AssembleF
-	AssembleL
+	AssembleNone Assembly = ""
+	AssembleP    Assembly = "P"
+	AssembleF    Assembly = "F"
+	AssembleL    Assembly = "L"
+	AssemblePL   Assembly = "PL"
 )
 
 // Error is the one error the booking core returns for an answer that is
-// not a success. Message is the exact bytes a door shows the caller; Err
-// is the internal cause when there is one, for the door to log once and
-// count, never to show.
+// not a success. The core names the case by Code and gives the data its
+// wording needs; each door words it (the chat door with the refusal
+// catalogue of §12). Err is the internal cause when there is one, for the
+// door to log once and count, never to show.
 type Error struct {
-	// Code names the case for metrics, logs and tests; never shown.
-	Code    string
+	// Code names the case for doors, metrics, logs and tests.
+	Code string
+	// Message is the public message: set by the core for a door that has
+	// no wording of its own, or by the door that worded Code.
 	Message string
-	Err     error
+	// Assembly, Phone and Form are the human route the answer offers:
+	// the phone to call and the prefilled booking form, empty when none
+	// may be shown.
+	Assembly Assembly
+	Phone    string
+	Form     string
+	// Values are what the sentence names besides the phone: a
+	// reference, a deployment context, the pricing rules' worded refusal.
+	Values []string
+	Err    error
 }
 
-func (e *Error) Error() string { return e.Message }
+func (e *Error) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return "booking: " + e.Code
+}
 
 func (e *Error) Unwrap() error { return e.Err }
 
@@ -102,43 +59,24 @@ type route struct {
 	form  string // empty when no form may be shown
 }
 
-// assemble fills a catalogue sentence and applies an assembly rule.
-func assemble(code, sentence string, a Assembly, rt route, args ...any) *Error {
-	text := sentence
-	if strings.Contains(sentence, "%[") {
-		text = fmt.Sprintf(sentence, append([]any{rt.phone}, args...)...)
-	}
-	switch a {
-	case AssembleP:
-		text = withPhone(text, rt.phone)
-	case AssembleF:
-		if rt.form != "" {
-			text += fmt.Sprintf(" The booking form is available, or call %s.\n%s", rt.phone, rt.form)
-		} else {
-			text = withPhone(text, rt.phone)
-		}
-	case AssembleL:
-		if rt.form != "" {
-			text += "\n" + rt.form
-		}
-	}
-	return &Error{Code: code, Message: text}
-}
-
-// withPhone is rule P: append the phone unless the sentence has it.
-func withPhone(text, phone string) string {
-	if strings.Contains(text, phone) {
-		return text
-	}
-	return text + " Call " + phone + "."
+// refuse is the answer code with the route rt offers under assembly a.
+func refuse(code string, a Assembly, rt route, values ...string) *Error {
+	return &Error{Code: code, Assembly: a, Phone: rt.phone, Form: rt.form, Values: values}
 }
 
 // startWrapper adds the known request's form link to a start-call answer
-// when none is present yet (§12: "A start-call wrapper additionally
-// supplies L").
+// (§12: "A start-call wrapper additionally supplies L").
 func startWrapper(r *Error, rt route) *Error {
-	if rt.form == "" || strings.Contains(r.Message, rt.form) {
+	if rt.form == "" {
 		return r
 	}
-	return &Error{Code: r.Code, Message: r.Message + "\n" + rt.form, Err: r.Err}
+	w := *r
+	w.Form = rt.form
+	switch r.Assembly {
+	case AssembleNone:
+		w.Assembly = AssembleL
+	case AssembleP:
+		w.Assembly = AssemblePL
+	}
+	return &w
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/message"
 	"frontdesk/store"
 )
@@ -13,34 +14,28 @@ import (
 // resend sends a new code for an open intent. It checks the intent before
 // charging anything, keeps the original expiry and wrong-try count, and
 // replaces the code only once the new one was sent.
-func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartResult, error) {
-	id, _, _ := args.str("booking_id", maxIdentifier)
-	id = strings.TrimSpace(id)
-	l, known := s.locationByPrefix(id)
-	rt := s.idRoute(args, "booking_id")
-	if !known || !validIntentID(id, l.Prefix+"_b_") {
-		return nil, assemble("bad_booking_id", sentBadBookingID, AssembleP, rt)
-	}
+func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartResult, error) {
+	l, rt := s.referenceRoute(id)
 	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)
+		return nil, refuse("intent_gone", AssembleP, rt)
 	}
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	rt.form = s.formFor(l, in.Data)
 	if !in.live(now) || in.State != stateOpen {
-		return nil, assemble("intent_gone", sentIntentGone, assemblyForData(in.Data), rt)
+		return nil, refuse("intent_gone", assemblyForData(in.Data), rt)
 	}
 	if in.Resends >= maxResends {
-		return nil, assemble("two_resends", sentTwoResends, AssembleF, rt)
+		return nil, refuse("two_resends", AssembleF, rt)
 	}
 	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
-		return nil, assemble("wait_60", sentWait60, AssembleF, rt)
+		return nil, refuse("wait_60", AssembleF, rt)
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	adm, err := s.admit(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(in.Mailbox), s.locationBudget(set, l.Slug))
 	if refusal := s.admissionRefusal(err, rt); refusal != nil {
@@ -49,7 +44,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
 		s.refund(ctx, adm, now)
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	err = s.send(ctx, s.codeEmail(in, l, code, now))
 	if message.NotSent(err) {
@@ -66,10 +61,10 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 		return nil
 	})
 	if errors.Is(err, errStop) {
-		return nil, assemble("intent_gone", sentIntentGone, AssembleF, rt)
+		return nil, refuse("intent_gone", AssembleF, rt)
 	}
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	return s.startResult(updated, l), nil
 }
@@ -80,6 +75,14 @@ func assemblyForData(d *intentData) Assembly {
 	}
 	return AssembleP
 }
+
+// ValidBookingID reports whether id has the shape of a booking_id of
+// location l: its prefix, "_b_" and 48 lowercase hex characters.
+func ValidBookingID(id string, l config.Location) bool { return validIntentID(id, l.Prefix+"_b_") }
+
+// ValidCancelID reports whether id has the shape of a cancel_id of
+// location l: its prefix, "_c_" and 48 lowercase hex characters.
+func ValidCancelID(id string, l config.Location) bool { return validIntentID(id, l.Prefix+"_c_") }
 
 // validIntentID checks the shape of a booking_id or cancel_id: the prefix
 // and 48 lowercase hex characters.

@@ -1,7 +1,11 @@
 // Package booking is direct booking for guests' assistants: intents
 // proved by a six-digit email code, reservations held through the
 // availability index, lookups, two-step cancellation, limits and mail
-// budgets, the refusal catalogue and the notices of direct-booking.md.
+// budgets, and the notices of direct-booking.md. Its operations take
+// typed requests (StartRequest, ConfirmRequest, LookupRequest,
+// CancelRequest) and refuse with one error type, Error: a code and the
+// route the answer offers, which each door words (the chat door,
+// booking/chatdoor, with the refusal catalogue of §12).
 //
 // It is a domain package: it imports config, store, inventory, pricing,
 // message and internal helpers, never an adapter.
@@ -180,6 +184,25 @@ func (s *Service) newReference(l config.Location) (string, error) {
 	h, err := s.randomHex(8)
 	return l.Prefix + "-" + strings.ToUpper(h), err
 }
+
+// PhoneFor is the human route of a refusal to a call that names a
+// booking_id, cancel_id or reservation number: the phone of the location
+// the first identifying prefix among ids names, whatever else is wrong
+// with the call, and the business phone when none does (§12).
+func (s *Service) PhoneFor(ids ...string) string {
+	for _, id := range ids {
+		if l, known := s.locationByPrefix(strings.ToUpper(strings.TrimSpace(id))); known {
+			return l.Phone
+		}
+	}
+	return s.cfg.Business.Phone
+}
+
+// LocationOf finds the location an identifier or reference starts with.
+func (s *Service) LocationOf(id string) (config.Location, bool) { return s.locationByPrefix(id) }
+
+// Config is the configuration the service runs with.
+func (s *Service) Config() config.Config { return s.cfg }
 
 // locationByPrefix finds the location an identifier or reference starts
 // with.

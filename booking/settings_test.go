@@ -33,11 +33,11 @@ func TestSettingsOverrideTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, svc := range map[string]*Service{"running": w.svc, "restarted": newWorldOn(t, w.cfg, w.st).svc} {
-		_, err := svc.Start(ctx, web, stayArgs())
+		_, err := startOn(svc, ctx, web, stayArgs())
 		if got := refusalText(err); !strings.HasPrefix(got, sentSwitchedOff) {
 			t.Errorf("%s: start at a switched-off location = %q", name, got)
 		}
-		if _, err := svc.Start(ctx, web, stayArgs("property", "oldtown", "roomtype", "double")); err != nil {
+		if _, err := startOn(svc, ctx, web, stayArgs("property", "oldtown", "roomtype", "double")); err != nil {
 			t.Errorf("%s: start at an unedited location refused: %v", name, refusalText(err))
 		}
 	}
@@ -82,7 +82,7 @@ func TestClosuresFromSettingsCloseTheOffice(t *testing.T) {
 	if err := w.svc.SaveGroupSettings(ctx, "olga", g); err != nil {
 		t.Fatal(err)
 	}
-	_, err := w.svc.Cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
+	_, err := w.cancel(ctx, web, args("reservation_number", ref, "phone_last4", "0199"))
 	if got := refusalText(err); !strings.HasPrefix(got, sentCancelNotInChat[:20]) {
 		t.Fatalf("cancellation on a closed day = %q", got)
 	}
@@ -104,7 +104,7 @@ func TestPendingCeilingFromSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.book(stayArgs())
-	_, err := w.svc.Start(ctx, web, stayArgs("property", "oldtown", "email", "bob@example.com"))
+	_, err := w.start(ctx, web, stayArgs("property", "oldtown", "email", "bob@example.com"))
 	if got := refusalText(err); !strings.HasPrefix(got, sentPausedForStaff[:30]) {
 		t.Fatalf("second pending booking = %q", got)
 	}

@@ -48,7 +48,7 @@ func TestStaffDecisions(t *testing.T) {
 		t.Fatalf("audit = %+v", r.Audit)
 	}
 	// The guest's own lookup reads the new state.
-	lookup, err := w.svc.Lookup(ctx, web, args("reservation_number", confirmed, "phone_last4", "0199"))
+	lookup, err := w.lookup(ctx, web, args("reservation_number", confirmed, "phone_last4", "0199"))
 	if err != nil || lookup.Status != "confirmed" {
 		t.Fatalf("lookup = %+v, %s", lookup, refusalText(err))
 	}
@@ -133,7 +133,7 @@ func TestDemoKeepsTakingBookings(t *testing.T) {
 			w.book(stayArgs("roomtype", "single", "checkin", "2026-12-01", "checkout", "2026-12-03",
 				"email", fmt.Sprintf("guest%d@example.com", i)))
 		}
-		_, err := w.svc.Start(ctx, web, stayArgs("roomtype", "single", "checkin", "2026-12-10", "checkout", "2026-12-12", "email", "late@example.com"))
+		_, err := w.start(ctx, web, stayArgs("roomtype", "single", "checkin", "2026-12-10", "checkout", "2026-12-12", "email", "late@example.com"))
 		if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused while staff confirm existing reservations.") {
 			t.Fatalf("fourth while three pending = %q", refusalText(err))
 		}

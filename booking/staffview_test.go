@@ -22,12 +22,12 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	first := w.book(stayArgs())
-	res, err := w.svc.Start(ctx, web, stayArgs("checkin", "2027-01-03", "checkout", "2027-01-05"))
+	res, err := w.start(ctx, web, stayArgs("checkin", "2027-01-03", "checkout", "2027-01-05"))
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
 	w.mail.failNext(fmt.Errorf("provider down: %w", errNotSentForTest))
-	conf, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
+	conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("ada@example.com")))
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}

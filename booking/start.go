@@ -17,8 +17,6 @@ import (
 	"frontdesk/store"
 )
 
-var startFields = []string{"property", "roomtype", "checkin", "checkout", "guest_name", "email", "phone", "guests", "notes", "booking_id"}
-
 // StartResult is what start_booking returns on success.
 type StartResult struct {
 	BookingID        string      `json:"booking_id"`
@@ -45,147 +43,67 @@ type StaySummary struct {
 	Currency string      `json:"currency"`
 }
 
-// startRequest is a validated new-mode start.
+// StartRequest is start_booking's request: a new stay, or, with
+// BookingID, a new code for an open intent, when the other fields stay
+// empty. A door checks and normalizes every field first (the catalogue's
+// field checks live with the door's wording); Start refuses a request
+// that is still not a stay it can book, without naming a field.
+type StartRequest struct {
+	BookingID string
+
+	Location          config.Location
+	RoomType          string // a night unit of Location
+	Checkin, Checkout civil.Date
+	Name              string // cleaned by CleanName
+	Email             Email
+	Phone             Phone
+	Notes             string
+	Guests            int
+}
+
+// startRequest is a checked new-mode start.
 type startRequest struct {
 	loc     config.Location
 	unit    config.Unit
 	data    intentData
 	contact intentContact
-	email   Email
 	in, out civil.Date
 }
 
 // Start is start_booking: a new intent with an emailed code, or a resend.
-func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult, error) {
+func (s *Service) Start(ctx context.Context, c Caller, req StartRequest) (*StartResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
-	if args == nil {
-		return nil, assemble("not_object", sentNotObject, AssembleP, route{phone: s.cfg.Business.Phone})
-	}
-	rt := s.startRoute(args)
-	if args.filled("booking_id") {
-		// Resend mode: every other field, known or not, gets the resend
-		// sentence, with the phone of the location the booking_id names.
-		if phone := s.idRoute(args, "booking_id").phone; phone != s.cfg.Business.Phone {
-			rt.phone = phone
-		}
-		f := args.unknownField(startFields)
-		for _, known := range startFields {
-			if f == "" && known != "booking_id" && args.filled(known) {
-				f = known
-			}
-		}
-		if f != "" {
-			return nil, startWrapper(assemble("resend_only", sentResendOnly, AssembleP, rt, f), rt)
-		}
-		if r := s.checkDeployment(c, route{phone: rt.phone}); r != nil {
+	if req.BookingID != "" {
+		_, rt := s.referenceRoute(req.BookingID)
+		if r := s.CheckDeployment(c, rt.phone, ""); r != nil {
 			return nil, r
 		}
-		return s.resend(ctx, now, args)
+		return s.resend(ctx, now, req.BookingID)
 	}
-	if f := args.unknownField(startFields); f != "" {
-		return nil, startWrapper(assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(startFields, ", ")), rt)
-	}
-	if r := s.checkDeployment(c, rt); r != nil {
-		return nil, startWrapper(r, rt)
-	}
-	req, refusal := s.validateStart(args, rt)
-	if refusal != nil {
-		return nil, startWrapper(refusal, rt)
-	}
-	return s.startNew(ctx, now, req, rt)
-}
-
-// startRoute is the phone and form a start refusal carries: the resolved
-// location's phone, and its prefilled form when both dates are real.
-func (s *Service) startRoute(args Args) route {
+	l := req.Location
+	_, known := s.location(l.Slug)
 	rt := route{phone: s.cfg.Business.Phone}
-	prop, _, _ := args.str("property", maxName)
-	l, ok := s.resolve(prop)
-	if !ok {
-		return rt
+	if known {
+		rt = route{phone: l.Phone, form: s.pricer.FormURL(l, req.RoomType, req.Checkin.String(), req.Checkout.String())}
 	}
-	rt.phone = l.Phone
-	in, _, _ := args.str("checkin", maxDate)
-	out, _, _ := args.str("checkout", maxDate)
-	_, err1 := civil.Parse(in)
-	_, err2 := civil.Parse(out)
-	if err1 == nil && err2 == nil {
-		typ, _, _ := args.str("roomtype", maxRoomType)
-		rt.form = s.pricer.FormURL(l, strings.ToLower(strings.TrimSpace(typ)), in, out)
+	if r := s.CheckDeployment(c, rt.phone, rt.form); r != nil {
+		return nil, r
 	}
-	return rt
-}
-
-// validateStart checks a new-mode start in the catalogue's order.
-func (s *Service) validateStart(args Args, rt route) (startRequest, *Error) {
-	var req startRequest
-	field := func(code, sentence string, extra ...any) (startRequest, *Error) {
-		return req, assemble(code, sentence, AssembleP, rt, extra...)
+	unit, sold := l.Unit(req.RoomType)
+	if !known || !sold || unit.Kind != config.KindNight || !req.Checkin.Before(req.Checkout) ||
+		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
+		return nil, refuse("unbookable", AssembleL, rt)
 	}
-	prop, _, ok := args.str("property", maxName)
-	if !ok || strings.TrimSpace(prop) == "" {
-		return field("bad_property", sentBadProperty)
-	}
-	l, found := s.resolve(prop)
-	if !found {
-		return field("no_property", sentNoProperty, s.locationList())
-	}
-	req.loc = l
-	typ, _, ok := args.str("roomtype", maxRoomType)
-	unit, sold := l.Unit(strings.TrimSpace(typ))
-	if !ok || !sold || unit.Kind != config.KindNight {
-		return field("bad_roomtype", sentBadRoomType, roomTypeList(l))
-	}
-	req.unit = unit
-	in, _, ok := args.str("checkin", maxDate)
-	checkin, err := civil.Parse(in)
-	if !ok || err != nil {
-		return field("bad_checkin", sentBadCheckin)
-	}
-	out, _, ok := args.str("checkout", maxDate)
-	checkout, err := civil.Parse(out)
-	if !ok || err != nil || !checkin.Before(checkout) {
-		return field("bad_checkout", sentBadCheckout)
-	}
-	req.in, req.out = checkin, checkout
-	name, _, ok := args.str("guest_name", maxName)
-	name = CleanName(name)
-	if !ok || name == "" {
-		return field("bad_name", sentBadName)
-	}
-	emailText, _, ok := args.str("email", maxEmail)
-	email, valid := ParseEmail(emailText)
-	if !ok || !valid {
-		return field("bad_email", sentBadEmail)
-	}
-	req.email = email
-	phoneText, _, ok := args.str("phone", maxPhone)
-	phone, valid := ParsePhone(phoneText, s.cfg.Business.PhoneCountryCode)
-	if !ok || !valid {
-		return field("bad_phone", sentBadPhone)
-	}
-	notes, _, ok := args.str("notes", maxNotes)
-	if !ok {
-		return field("bad_notes", sentBadNotes)
-	}
-	guests, present, ok := args.integer("guests")
-	if !ok || (present && guests < 1) {
-		return field("bad_guests", sentBadGuests, s.cfg.Limits.MaxGuests)
-	}
-	if !present {
-		guests = 1
-	}
-	if guests > s.cfg.Limits.MaxGuests {
-		return field("guest_range", sentGuestRange, s.cfg.Limits.MaxGuests)
-	}
-	req.data = intentData{
-		Name: name, Email: email.Delivery, Phone: phone.Formatted, Notes: notes, Guests: guests,
-		RoomType: unit.Type, Checkin: checkin.String(), Checkout: checkout.String(),
-	}
-	req.contact = intentContact{Email: email.Normalized, Phone: phone.Digits}
-	return req, nil
+	return s.startNew(ctx, now, startRequest{
+		loc: l, unit: unit, in: req.Checkin, out: req.Checkout,
+		data: intentData{
+			Name: req.Name, Email: req.Email.Delivery, Phone: req.Phone.Formatted, Notes: req.Notes, Guests: req.Guests,
+			RoomType: unit.Type, Checkin: req.Checkin.String(), Checkout: req.Checkout.String(),
+		},
+		contact: intentContact{Email: req.Email.Normalized, Phone: req.Phone.Digits},
+	}, rt)
 }
 
 // startNew runs §8 steps 2 to 4 for a validated request.
@@ -197,38 +115,38 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, s.inheritedRefusal(quoteRefusal, rt)
 	}
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	free, err := s.freeNights(ctx, l, req.in, q.Nights)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
-		return nil, assemble("no_room", sentNoRoom, AssembleF, rt)
+		return nil, refuse("no_room", AssembleF, rt)
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
-		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
+		return nil, refuse("switched_off", AssembleF, rt)
 	}
 	if full, err := s.pendingFull(ctx, now, set, l.Slug); err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	} else if full {
-		return nil, assemble("paused_for_staff", sentPausedForStaff, AssembleF, rt)
+		return nil, refuse("paused_for_staff", AssembleF, rt)
 	}
 
 	mailbox, err := s.keyed(ctx, now, "mailbox", req.contact.Email)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	fingerprint, err := s.keyed(ctx, now, "start", strings.Join([]string{
 		req.contact.Email, req.contact.Phone, l.Slug, req.data.RoomType, req.data.Checkin, req.data.Checkout,
 		fmt.Sprint(req.data.Guests), req.data.Name, req.data.Notes,
 	}, "\x00"))
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	// The intent, its fingerprint and the charges to the group, mailbox
 	// and location budgets commit together, right before the send: of
@@ -245,7 +163,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		} else if ok {
 			return res, nil
 		}
@@ -255,11 +173,11 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		}
 		id, err := s.newBookingID(l)
 		if err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 		var salt string
 		if code, salt, err = s.codeAndSalt(); err != nil {
-			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 		in = intent{
 			ID: id, Location: l.Slug, Data: &req.data, Contact: &req.contact,
@@ -328,11 +246,11 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 	case errors.As(err, &full) && full.b.refusal == "contact":
 		// A mailbox over its own limit gets the contact sentence, never
 		// the pause sentence, so the answer reveals nothing about others.
-		return assemble("contact", sentCannotBook, AssembleL, rt)
+		return refuse("contact", AssembleL, rt)
 	case errors.As(err, &full):
-		return assemble("paused", sentPaused, AssembleF, rt)
+		return refuse("paused", AssembleF, rt)
 	default:
-		return assemble("paused_call", sentPausedCall, AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
+		return refuse("paused_call", AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
 	}
 }
 
@@ -342,9 +260,9 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 // against the address the guest gave.
 func notSent(err error, rt route) *Error {
 	if message.RecipientRefused(err) {
-		return assemble("email_rejected", sentEmailRejected, AssembleF, rt)
+		return refuse("email_rejected", AssembleF, rt)
 	}
-	return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(fmt.Errorf("send code: %w", err))
+	return refuse("cannot_check", AssembleL, rt).because(fmt.Errorf("send code: %w", err))
 }
 
 // sendCode sends the code and marks the intent open, replacing earlier
@@ -366,7 +284,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	if err != nil {
 		// The code left (or may have): the intent stays sending, which
 		// confirm_booking accepts and an identical start opens.
-		return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
+		return refuse("cannot_check", AssembleL, rt).because(err)
 	}
 	for _, id := range older {
 		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
@@ -507,43 +425,30 @@ func (s *Service) startResult(in intent, l config.Location) *StartResult {
 // Location is the location the result is for.
 func (r *StartResult) Location() config.Location { return r.location }
 
-// inheritedRefusal adds the booking wrapper's phone, and the prefilled
-// form only when the inherited answer has no form of its own.
+// inheritedRefusal is a refusal of the pricing rules, worded there: the
+// booking wrapper adds its phone when the text has none, and the
+// prefilled form only when the text has no form of its own.
 func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
-	text := r.Text
-	if !r.HasPhone {
-		text = withPhone(text, rt.phone)
+	a := AssemblePL
+	if r.HasPhone {
+		a = AssembleL
 	}
-	if !r.HasForm && rt.form != "" {
-		text += "\n" + rt.form
+	if r.HasForm {
+		rt.form = ""
 	}
-	return &Error{Code: "quote_" + string(r.Kind), Message: text}
+	return refuse("quote_"+string(r.Kind), a, rt, r.Text)
 }
 
-// resolve finds a location by slug, name, domain or unique short name.
-func (s *Service) resolve(property string) (config.Location, bool) {
+// Resolve finds the location a property argument names, by slug, name,
+// domain or unique short name.
+func (s *Service) Resolve(property string) (config.Location, bool) {
 	if s.resolveProperty == nil {
 		return config.Location{}, false
 	}
 	return s.resolveProperty(property)
 }
 
-func (s *Service) locationList() string {
-	var names []string
-	for _, l := range s.cfg.Locations {
-		names = append(names, fmt.Sprintf("%s (%s)", l.Name, l.Slug))
-	}
-	return strings.Join(names, ", ")
-}
-
-// roomTypeList words the location's room types: "single, double or studio".
-func roomTypeList(l config.Location) string {
-	var types []string
-	for _, u := range l.NightUnits() {
-		types = append(types, u.Type)
-	}
-	if len(types) < 2 {
-		return strings.Join(types, "")
-	}
-	return strings.Join(types[:len(types)-1], ", ") + " or " + types[len(types)-1]
+// FormURL is the booking form of location l, prefilled with the stay.
+func (s *Service) FormURL(l config.Location, roomType, checkin, checkout string) string {
+	return s.pricer.FormURL(l, roomType, checkin, checkout)
 }

@@ -87,7 +87,7 @@ func TestSweepRetriesNotices(t *testing.T) {
 // and phone.
 func TestSweepPurgesExpiredIntents(t *testing.T) {
 	w := newWorld(t)
-	if _, err := w.svc.Start(context.Background(), web, stayArgs()); err != nil {
+	if _, err := w.start(context.Background(), web, stayArgs()); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	if res := w.sweep(); res.Purged != 0 {
@@ -177,7 +177,7 @@ func TestSweepCursorFairness(t *testing.T) {
 	w := newWorld(t, raiseMailLimits)
 	ctx := context.Background()
 	for i := range 30 {
-		if _, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("g%d@example.com", i))); err != nil {
+		if _, err := w.start(ctx, web, stayArgs("email", fmt.Sprintf("g%d@example.com", i))); err != nil {
 			t.Fatal(refusalText(err))
 		}
 	}
@@ -324,16 +324,16 @@ func TestInterruptionsThenSweep(t *testing.T) {
 		run  func(w *world, cs *crashStore)
 	}{
 		{"confirm", func(w *world, cs *crashStore) {
-			res, err := w.svc.Start(context.Background(), web, stayArgs())
+			res, err := w.start(context.Background(), web, stayArgs())
 			if err != nil {
 				w.t.Fatal(refusalText(err))
 			}
 			code := w.lastCode("ada@example.com")
 			cs.armNext()
-			_, err = w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
+			_, err = w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
 			cs.disarm()
 			if err != nil {
-				conf, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
+				conf, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code))
 				if err != nil || conf.Status != "reserved" {
 					w.t.Fatalf("retry after the interruption = %s", refusalText(err))
 				}
@@ -348,21 +348,21 @@ func TestInterruptionsThenSweep(t *testing.T) {
 			}
 			code := w.lastCode("ada@example.com")
 			cs.armNext()
-			_, err := w.svc.Cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
+			_, err := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
 			cs.disarm()
-			done, err2 := w.svc.Cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
+			done, err2 := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
 			if err2 != nil || done.Status != "cancelled" {
 				w.t.Fatalf("cancel retry = %s (first: %s)", refusalText(err2), refusalText(err))
 			}
 		}},
 		{"notice retry", func(w *world, cs *crashStore) {
-			res, err := w.svc.Start(context.Background(), web, stayArgs())
+			res, err := w.start(context.Background(), web, stayArgs())
 			if err != nil {
 				w.t.Fatal(refusalText(err))
 			}
 			code := w.lastCode("ada@example.com")
 			w.mail.failNext(fmt.Errorf("down: %w", errNotSentForTest))
-			if _, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code)); err != nil {
+			if _, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", code)); err != nil {
 				w.t.Fatal(refusalText(err))
 			}
 			w.clock.Advance(15 * time.Minute)
@@ -397,7 +397,7 @@ func (c *crashStore) armNext() { c.arm(c.n, c.after) }
 // removes the places that counted it.
 func TestSweepPurgesOldAdmissions(t *testing.T) {
 	w := newWorld(t)
-	if _, err := w.svc.Start(context.Background(), web, stayArgs()); err != nil {
+	if _, err := w.start(context.Background(), web, stayArgs()); err != nil {
 		t.Fatal(refusalText(err))
 	}
 	w.clock.Advance(24 * time.Hour)
@@ -419,7 +419,7 @@ func TestSentCodeUsableAfterCrash(t *testing.T) {
 			w := newWorldOn(t, base.cfg, cs)
 			ctx := context.Background()
 			cs.arm(2, false) // the transaction that opens the sent intent
-			_, err := w.svc.Start(ctx, web, stayArgs())
+			_, err := w.start(ctx, web, stayArgs())
 			cs.disarm()
 			if got := refusalText(err); !strings.HasPrefix(got, "This booking cannot be checked right now.") || !strings.Contains(got, "+1 303 555 0111") {
 				t.Fatalf("start that stopped after its send = %q", got)
@@ -431,17 +431,17 @@ func TestSentCodeUsableAfterCrash(t *testing.T) {
 				recs, _ := w.st.List(ctx, kindIntent, "", "", 10)
 				var in intent
 				jsonValue(recs[0], &in)
-				conf, err := w.svc.Confirm(ctx, web, args("booking_id", in.ID, "code", code))
+				conf, err := w.confirm(ctx, web, args("booking_id", in.ID, "code", code))
 				if err != nil || conf.Status != "reserved" {
 					t.Fatalf("confirm with the sent code = %s", refusalText(err))
 				}
 			case "identical start":
 				w.clock.Advance(sendWindow)
-				res, err := w.svc.Start(ctx, web, stayArgs())
+				res, err := w.start(ctx, web, stayArgs())
 				if err != nil || len(w.messages()) != mails {
 					t.Fatalf("identical start = %s with %d new mails", refusalText(err), len(w.messages())-mails)
 				}
-				if _, err := w.svc.Confirm(ctx, web, args("booking_id", res.BookingID, "code", code)); err != nil {
+				if _, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code)); err != nil {
 					t.Fatalf("confirm = %s", refusalText(err))
 				}
 			}

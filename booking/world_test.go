@@ -5,19 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"frontdesk/booking/bookingtest"
+	"frontdesk/booking/chatdoor/catalogue"
 	"frontdesk/config"
+	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/mail"
 	"frontdesk/message"
 	"frontdesk/pricing"
-	"frontdesk/sqlite"
 	"frontdesk/store"
 )
 
@@ -89,15 +89,7 @@ type world struct {
 // mailbox, a fixed clock and seeded randomness.
 func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	t.Helper()
-	cfg := config.Demo()
-	for _, e := range edit {
-		e(&cfg)
-	}
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "fd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	cfg, st := bookingtest.Demo(t, edit...)
 	return newWorldOn(t, cfg, st)
 }
 
@@ -107,40 +99,20 @@ func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 	pricer := pricing.New(cfg, "http://localhost:8080")
 	w := &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm}
 	w.svc = New(Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: newSeeded(1), Mail: fm,
-		Resolve: func(p string) (config.Location, bool) {
-			for _, l := range cfg.Locations {
-				if strings.EqualFold(p, l.Slug) || strings.EqualFold(p, l.Name) {
-					return l, true
-				}
-			}
-			return config.Location{}, false
-		}})
+		Resolve: bookingtest.Resolver(cfg)})
 	return w
 }
 
 var web = Caller{Host: "localhost:8080"}
 
-func args(kv ...any) Args {
-	a := Args{}
-	for i := 0; i < len(kv); i += 2 {
-		a[kv[i].(string)] = kv[i+1]
-	}
-	return a
-}
+// Args are a booking tool's arguments, as the tests write them; start,
+// confirm, lookup and cancel turn them into typed requests.
+type Args map[string]any
+
+func args(kv ...any) Args { return bookingtest.Args(kv...) }
 
 // stayArgs is a valid start for Riverside's double.
-func stayArgs(extra ...any) Args {
-	a := args("property", "riverside", "roomtype", "double", "checkin", "2026-12-30", "checkout", "2027-01-02",
-		"guest_name", "Ada Lovelace", "email", "ada@example.com", "phone", "+1 303 555 0199")
-	for i := 0; i < len(extra); i += 2 {
-		if extra[i+1] == nil {
-			delete(a, extra[i].(string))
-			continue
-		}
-		a[extra[i].(string)] = extra[i+1]
-	}
-	return a
-}
+func stayArgs(extra ...any) Args { return bookingtest.Stay(extra...) }
 
 func (w *world) messages() []mail.DevMessage {
 	w.t.Helper()
@@ -169,13 +141,33 @@ func (w *world) lastCode(addr string) string {
 func refusalText(err error) string {
 	var r *Error
 	if errors.As(err, &r) {
-		return r.Message
+		return worded(r)
 	}
 	if err != nil {
 		return "ERROR " + err.Error()
 	}
 	return ""
 }
+
+// worded is a refusal's text as the chat door words it.
+func worded(r *Error) string {
+	if r.Message != "" {
+		return r.Message
+	}
+	text, ok := catalogue.Word(catalogue.Answer{Code: r.Code, Rule: string(r.Assembly), Phone: r.Phone, Form: r.Form, Values: r.Values})
+	if !ok {
+		return "UNWORDED " + r.Code
+	}
+	return text
+}
+
+// Catalogue sentences the tests compare with.
+var (
+	sentWrongCode, _       = catalogue.Sentence("wrong_code")
+	sentCancelNotInChat, _ = catalogue.Sentence("cancel_not_in_chat")
+	sentPausedForStaff, _  = catalogue.Sentence("paused_for_staff")
+	sentSwitchedOff, _     = catalogue.Sentence("switched_off")
+)
 
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
@@ -186,14 +178,65 @@ func mustJSON(v any) string {
 // reference.
 func (w *world) book(a Args) string {
 	w.t.Helper()
-	res, err := w.svc.Start(context.Background(), web, a)
+	res, err := w.start(context.Background(), web, a)
 	if err != nil {
 		w.t.Fatalf("start: %v", refusalText(err))
 	}
 	email, _ := a["email"].(string)
-	conf, err := w.svc.Confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
+	conf, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
 	if err != nil {
 		w.t.Fatalf("confirm: %v", refusalText(err))
 	}
 	return conf.ReservationNumber
+}
+
+// text is a string argument, or "" when absent or not a string.
+func text(a Args, key string) string {
+	s, _ := a[key].(string)
+	return s
+}
+
+// start calls Start with the request well-formed arguments name, as the
+// chat door does once their fields pass its checks: a booking_id asks
+// for a resend, and absent guests count one.
+func (w *world) start(ctx context.Context, c Caller, a Args) (*StartResult, error) {
+	return startOn(w.svc, ctx, c, a)
+}
+
+func startOn(svc *Service, ctx context.Context, c Caller, a Args) (*StartResult, error) {
+	if id := text(a, "booking_id"); id != "" {
+		return svc.Start(ctx, c, StartRequest{BookingID: id})
+	}
+	l, _ := svc.Resolve(text(a, "property"))
+	unit, _ := l.Unit(text(a, "roomtype"))
+	in, _ := civil.Parse(text(a, "checkin"))
+	out, _ := civil.Parse(text(a, "checkout"))
+	email, _ := ParseEmail(text(a, "email"))
+	phone, _ := ParsePhone(text(a, "phone"), svc.cfg.Business.PhoneCountryCode)
+	guests := 1
+	if g, ok := a["guests"].(float64); ok {
+		guests = int(g)
+	}
+	return svc.Start(ctx, c, StartRequest{
+		Location: l, RoomType: unit.Type, Checkin: in, Checkout: out, Name: CleanName(text(a, "guest_name")),
+		Email: email, Phone: phone, Notes: text(a, "notes"), Guests: guests,
+	})
+}
+
+// confirm, lookup and cancel call the typed operations with the request
+// well-formed arguments name, as the chat door does once their fields
+// pass its checks.
+func (w *world) confirm(ctx context.Context, c Caller, a Args) (*ConfirmResult, error) {
+	return w.svc.Confirm(ctx, c, ConfirmRequest{BookingID: text(a, "booking_id"), Code: text(a, "code")})
+}
+
+func (w *world) lookup(ctx context.Context, c Caller, a Args) (*LookupResult, error) {
+	return w.svc.Lookup(ctx, c, LookupRequest{Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4")})
+}
+
+func (w *world) cancel(ctx context.Context, c Caller, a Args) (*CancelResult, error) {
+	return w.svc.Cancel(ctx, c, CancelRequest{
+		Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4"),
+		CancelID: text(a, "cancel_id"), Code: text(a, "code"),
+	})
 }

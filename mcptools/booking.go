@@ -9,6 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/booking"
+	"frontdesk/booking/chatdoor"
+	"frontdesk/booking/chatdoor/catalogue"
 )
 
 // Booking-tool descriptions, as direct-booking.md §6 gives them.
@@ -70,14 +72,15 @@ func caller(ctx context.Context) booking.Caller {
 }
 
 // answer is the booking door's one mapping from the core's errors to an
-// answer: the message of a *booking.Error, else the fixed fault
-// sentence. Every answer that is not a success is counted by code in
+// answer: the message of a *booking.Error, as the chat door worded it,
+// else the catalogue's failed-check sentence with the business phone.
+// Every answer that is not a success is counted by code in
 // /metrics, and an internal cause is logged here, once, with its code and
 // no guest data. code is the core's (booking.Error.Code), "fault" for
 // an error it did not word; internal reports such a fault.
 func (b bookingTools) answer(env toolEnv, err error) (text, code string, internal bool) {
 	code, cause := "fault", err
-	text = fmt.Sprintf("This booking cannot be checked right now. Try again in a few minutes or call %s.", b.phone)
+	text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Phone: b.phone})
 	if e, ok := errors.AsType[*booking.Error](err); ok {
 		code, cause, text = e.Code, e.Err, e.Message
 	}
@@ -92,44 +95,45 @@ func (b bookingTools) answer(env toolEnv, err error) (text, code string, interna
 
 func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 	env.safe = func(err error) (string, string, bool) { return b.answer(env, err) }
-	add(s, env, spec[booking.Args, booking.StartResult]{
+	door := chatdoor.New(b.svc)
+	add(s, env, spec[chatdoor.Args, booking.StartResult]{
 		name: "start_booking", title: "Start a booking", description: describeStart,
 		destructive: true, openWorld: true, input: startSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.StartResult, string, error) {
-			res, err := b.svc.Start(ctx, caller(ctx), args)
+		run: func(ctx context.Context, args chatdoor.Args) (booking.StartResult, string, error) {
+			res, err := door.Start(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.StartResult{}, "", err
 			}
 			return *res, res.Message, nil
 		},
 	})
-	add(s, env, spec[booking.Args, booking.ConfirmResult]{
+	add(s, env, spec[chatdoor.Args, booking.ConfirmResult]{
 		name: "confirm_booking", title: "Confirm a booking", description: describeConfirm,
 		destructive: true, idempotent: true, openWorld: true, input: confirmSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.ConfirmResult, string, error) {
-			res, err := b.svc.Confirm(ctx, caller(ctx), args)
+		run: func(ctx context.Context, args chatdoor.Args) (booking.ConfirmResult, string, error) {
+			res, err := door.Confirm(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.ConfirmResult{}, "", err
 			}
 			return *res, res.Message, nil
 		},
 	})
-	add(s, env, spec[booking.Args, booking.LookupResult]{
+	add(s, env, spec[chatdoor.Args, booking.LookupResult]{
 		name: "get_booking", title: "Look up a booking", description: describeGet,
 		readOnly: true, idempotent: true, input: getSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.LookupResult, string, error) {
-			res, err := b.svc.Lookup(ctx, caller(ctx), args)
+		run: func(ctx context.Context, args chatdoor.Args) (booking.LookupResult, string, error) {
+			res, err := door.Lookup(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.LookupResult{}, "", err
 			}
 			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
 		},
 	})
-	add(s, env, spec[booking.Args, booking.CancelResult]{
+	add(s, env, spec[chatdoor.Args, booking.CancelResult]{
 		name: "cancel_booking", title: "Cancel a booking", description: describeCancel,
 		destructive: true, idempotent: true, openWorld: true, input: cancelSchema, ownValidation: true,
-		run: func(ctx context.Context, args booking.Args) (booking.CancelResult, string, error) {
-			res, err := b.svc.Cancel(ctx, caller(ctx), args)
+		run: func(ctx context.Context, args chatdoor.Args) (booking.CancelResult, string, error) {
+			res, err := door.Cancel(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.CancelResult{}, "", err
 			}

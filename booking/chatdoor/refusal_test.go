@@ -1,4 +1,4 @@
-package booking
+package chatdoor
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/golden"
 )
@@ -53,7 +54,7 @@ func TestRefusalCatalogue(t *testing.T) {
 		{"deploy draft", func(c *config.Config) { c.Deployment.Context = "deploy-preview" }, func(w *world) error { _, err := w.svc.Start(ctx, web, stayArgs()); return err }},
 		{"deploy stale", func(c *config.Config) { c.Deployment.Published = false }, func(w *world) error { _, err := w.svc.Start(ctx, web, stayArgs()); return err }},
 		{"non-custom host", nil, func(w *world) error {
-			_, err := w.svc.Start(ctx, Caller{Host: "frontdesk.platform.example"}, stayArgs())
+			_, err := w.svc.Start(ctx, booking.Caller{Host: "frontdesk.platform.example"}, stayArgs())
 			return err
 		}},
 		{"bad booking_id", nil, func(w *world) error {
@@ -103,7 +104,7 @@ func TestRefusalCatalogue(t *testing.T) {
 		}
 		w := newWorld(t, edits...)
 		err := tc.call(w)
-		if _, ok := err.(*Error); !ok {
+		if _, ok := err.(*booking.Error); !ok {
 			t.Errorf("%s: %v is not a refusal", tc.name, err)
 		}
 		fmt.Fprintf(&b, "== %s\n%s\n", tc.name, refusalText(err))

@@ -1,4 +1,4 @@
-package booking
+package chatdoor
 
 import (
 	"encoding/json"
@@ -94,30 +94,4 @@ func (a Args) integer(key string) (n int, present, ok bool) {
 		return 0, true, false
 	}
 	return int(f), true, true
-}
-
-// checkFields answers arguments that are not an object, or that name a
-// field the tool does not take.
-func checkFields(args Args, allowed []string, rt route) *Error {
-	if args == nil {
-		return assemble("not_object", sentNotObject, AssembleP, rt)
-	}
-	if f := args.unknownField(allowed); f != "" {
-		return assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(allowed, ", "))
-	}
-	return nil
-}
-
-// idRoute is the human route of a refusal to a call that names a
-// booking_id, cancel_id or reservation number: the phone of the location
-// the first identifying prefix among fields names, whatever else is
-// wrong with the call, and the business phone when none does (§12).
-func (s *Service) idRoute(args Args, fields ...string) route {
-	for _, f := range fields {
-		v, _ := args[f].(string)
-		if l, known := s.locationByPrefix(strings.ToUpper(strings.TrimSpace(v))); known {
-			return route{phone: l.Phone}
-		}
-	}
-	return route{phone: s.cfg.Business.Phone}
 }
