@@ -20,6 +20,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -55,6 +56,11 @@ var dialect = sqlstore.Dialect{
 	PrefixEnd:       prefixEnd,
 }
 
+// minPoolConns is the least number of pooled connections: a booking
+// waits mostly on round trips, so more bookings in flight than cores
+// still gain.
+const minPoolConns = 16
+
 // DB is a store.Store on a PostgreSQL pool. It is safe for concurrent use.
 type DB struct {
 	sqlstore.Engine
@@ -74,6 +80,18 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	// pgxpool's default of four connections on a two-core machine made
+	// eight bookings at once queue for a connection while the server sat
+	// idle waiting on round trips; a pool_max_conns in the URL still wins.
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	}
+	return openConfig(ctx, cfg, ms)
+}
+
+// openConfig is Open with the pool's configuration parsed, for tests that
+// watch the connections.
+func openConfig(ctx context.Context, cfg *pgxpool.Config, ms []sqlmigrate.Migration) (*DB, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
@@ -84,10 +102,11 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	db.Engine = sqlstore.Engine{
-		Dialect: dialect,
-		Read:    querier{pool},
-		Write:   querier{pool},
-		InTx:    db.inTx,
+		Dialect:  dialect,
+		Read:     querier{pool},
+		Write:    querier{pool},
+		InTx:     db.inTx,
+		Pipeline: db.pipeline,
 	}
 	return db, nil
 }

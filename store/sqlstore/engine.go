@@ -22,6 +22,10 @@ type Engine struct {
 	// when fn fails. An engine may run fn again from the start when it
 	// aborted the transaction for contention alone.
 	InTx func(ctx context.Context, fn func(Querier) error) error
+	// Pipeline, when set, performs a whole Apply at once (in one round
+	// trip, say), or reports false for writes it leaves to the path that
+	// runs them one by one in InTx.
+	Pipeline func(ctx context.Context, writes []store.Write) (rs []store.Record, ok bool, err error)
 }
 
 // Create stores r with version 1, or returns store.ErrExists.
@@ -117,6 +121,11 @@ func (e *Engine) Apply(ctx context.Context, writes []store.Write) ([]store.Recor
 func (e *Engine) apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
 	if len(writes) == 0 {
 		return nil, nil
+	}
+	if e.Pipeline != nil {
+		if rs, ok, err := e.Pipeline(ctx, writes); ok {
+			return rs, err
+		}
 	}
 	var rs []store.Record
 	err := e.InTx(ctx, func(q Querier) error {
