@@ -153,3 +153,33 @@ func TestPipelinedRefusals(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRoundTrips measures the two costs a booking is made of on
+// this engine: a read, one round trip, and a single-row commit.
+func BenchmarkRoundTrips(b *testing.B) {
+	db, err := Open(context.Background(), pgtest.Schema(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.Create(ctx, store.Record{Kind: "k", Key: "read", Value: []byte("v"), UpdatedAt: at()}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.Get(ctx, "k", "read"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	i := 0 // across runs of the sub-benchmark, which share the schema
+	b.Run("commit", func(b *testing.B) {
+		for b.Loop() {
+			i++
+			if _, err := db.Create(ctx, store.Record{Kind: "k", Key: fmt.Sprint(i), Value: []byte("v"), UpdatedAt: at()}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
