@@ -107,3 +107,17 @@ func checkFields(args Args, allowed []string, rt route) *Error {
 	}
 	return nil
 }
+
+// idRoute is the human route of a refusal to a call that names a
+// booking_id, cancel_id or reservation number: the phone of the location
+// the first identifying prefix among fields names, whatever else is
+// wrong with the call, and the business phone when none does (§12).
+func (s *Service) idRoute(args Args, fields ...string) route {
+	for _, f := range fields {
+		v, _ := args[f].(string)
+		if l, known := s.locationByPrefix(strings.ToUpper(strings.TrimSpace(v))); known {
+			return route{phone: l.Phone}
+		}
+	}
+	return route{phone: s.cfg.Business.Phone}
+}

@@ -49,19 +49,21 @@ var cancelFields = []string{"reservation_number", "phone_last4", "cancel_id", "c
 // mode two proves it and cancels. No answer carries a booking-form link.
 func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResult, error) {
 	now := s.clock.Now()
-	business := route{phone: s.cfg.Business.Phone}
-	if r := checkFields(args, cancelFields, business); r != nil {
+	ctx, cancel := s.operation(ctx)
+	defer cancel()
+	named := s.idRoute(args, "cancel_id", "reservation_number")
+	if r := checkFields(args, cancelFields, named); r != nil {
 		return nil, r
 	}
 	if args.filled("cancel_id") || args.filled("code") {
 		for _, f := range []string{"reservation_number", "phone_last4"} {
 			if args.filled(f) {
-				return nil, assemble("cancel_fields", sentCancelFields, AssembleP, business, f)
+				return nil, assemble("cancel_fields", sentCancelFields, AssembleP, named, f)
 			}
 		}
 		return s.cancelFinish(ctx, now, c, args)
 	}
-	ref, l, refusal := s.parseReference(args, business)
+	ref, l, refusal := s.parseReference(args, named)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -73,63 +75,85 @@ func (s *Service) Cancel(ctx context.Context, c Caller, args Args) (*CancelResul
 	if err != nil {
 		return nil, err
 	}
-	set, err := s.Settings(ctx)
+	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
+		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 	}
 	if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 		return nil, refusal
 	}
 	id, err := s.newCancelID(l)
 	if err != nil {
-		return nil, err
+		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
-		return nil, err
+		return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 	}
 	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen}
 	// The reference's open-cancellation pointer, the cancellation and the
 	// charges to both code budgets commit together: of parallel first
 	// steps exactly one creates a cancellation and sends its code, and the
-	// others answer with that one.
+	// others answer with that one. The budget reads and the write share the
+	// admission deadline, as start_booking's do.
 	var adm admission
+	admitting := s.admitDeadline(ctx)
+	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
 		version, open, ok := s.openCancellation(ctx, now, ref)
 		if ok {
 			return s.cancelStartAnswer(open, l), nil
 		}
-		charges, a, err := s.chargeWrites(ctx, now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
+		charges, a, err := s.chargeWrites(admitting.context(), now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
 		if _, full := errors.AsType[*errBudget](err); full {
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 		}
 		if err != nil {
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 		}
-		_, err = s.st.Apply(ctx, append([]store.Write{
+		_, err = s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
 			upsert(kindCancelOpen, ref, id, version, now),
 		}, charges...))
 		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {
 			continue // another first step or send came first: read again
 		}
+		if err == nil && admitting.passed() {
+			// Acknowledged too late: no code is sent, the known-unused
+			// charges go back, and so does the cancellation, so that no
+			// later first step answers with a code never mailed.
+			s.refund(ctx, a, now)
+			s.dropCancellation(ctx, id)
+			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(errLateAdmission)
+		}
 		if err != nil {
+			// The write may have committed: its charges stay, but no code
+			// was sent, so a cancellation it created goes.
+			s.dropCancellation(ctx, id)
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt).because(err)
 		}
 		adm = a
 		break
 	}
-	if err := s.mail.Send(ctx, s.cancelCodeEmail(cn, r, l, code, now)); err != nil {
+	admitting.stop()
+	if err := s.send(ctx, s.cancelCodeEmail(cn, r, l, code, now)); err != nil {
 		if message.NotSent(err) {
 			s.refund(ctx, adm, now)
-			// The pointer stays; it names a cancellation that is gone, which
-			// the next first step replaces.
-			_ = s.st.Delete(ctx, kindCancel, id, 1)
+			s.dropCancellation(ctx, id)
 			return nil, assemble("cancel_not_in_chat", sentCancelNotInChat, AssembleNone, rt)
 		}
 		s.log.WarnContext(ctx, "cancellation code uncertain", "location", l.Slug, "err", err)
 	}
 	return s.cancelStartAnswer(cn, l), nil
+}
+
+// dropCancellation removes a first step whose code was never sent, at
+// the version its create stored. The pointer stays; it names a
+// cancellation that is gone, which the next first step replaces.
+func (s *Service) dropCancellation(ctx context.Context, id string) {
+	if err := s.st.Delete(ctx, kindCancel, id, 1); err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.log.WarnContext(ctx, "drop unsent cancellation", "err", err)
+	}
 }
 
 func (s *Service) cancelStartAnswer(cn cancellation, l config.Location) *CancelResult {
@@ -231,7 +255,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, arg
 			if err != nil {
 				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}
-			set, err := s.Settings(ctx)
+			set, err := s.policy(ctx)
 			if err != nil {
 				return nil, assemble("cancel_unknown", sentCancelUnknown, AssembleNone, rt).because(err)
 			}

@@ -34,8 +34,9 @@ var confirmFields = []string{"booking_id", "code"}
 // Confirm is confirm_booking: prove the code, then hold a room.
 func (s *Service) Confirm(ctx context.Context, c Caller, args Args) (*ConfirmResult, error) {
 	now := s.clock.Now()
-	business := route{phone: s.cfg.Business.Phone}
-	if r := checkFields(args, confirmFields, business); r != nil {
+	ctx, cancel := s.operation(ctx)
+	defer cancel()
+	if r := checkFields(args, confirmFields, s.idRoute(args, "booking_id")); r != nil {
 		return nil, r
 	}
 	id, code, l, rt, refusal := s.proofArgs(c, args, "booking_id", "_b_", sentBadBookingID)
@@ -103,7 +104,7 @@ func (s *Service) proofArgs(c Caller, args Args, field, marker, badID string) (i
 	id = strings.TrimSpace(id)
 	l, known := s.locationByPrefix(id)
 	if !ok || !known || !validIntentID(id, l.Prefix+marker) {
-		return "", "", l, rt, assemble("bad_"+field, badID, AssembleP, route{phone: s.cfg.Business.Phone})
+		return "", "", l, rt, assemble("bad_"+field, badID, AssembleP, s.idRoute(args, field))
 	}
 	rt = route{phone: l.Phone}
 	code, _, ok = args.str("code", codeDigits)
@@ -213,12 +214,12 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	var err error
 	if d.ref == "" {
 		if d.ref, err = s.newReference(l); err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 	}
-	set, err := s.Settings(ctx)
+	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {
@@ -228,7 +229,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	}
 	if d.token == "" {
 		if d.token, err = s.randomHex(16); err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 	}
 	// The proved intent is never stored as such: it becomes its receipt
@@ -239,12 +240,15 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 
 	// The marker is read before the rows it guards: a confirmation of the
 	// same mailbox that commits after this read moves it on and refuses
-	// this one's transaction.
-	marks, markerVersion, err := s.contactMarker(ctx, in.Mailbox)
+	// this one's transaction. Both reads share the contact-read limit.
+	contactCtx, contactDone := within(ctx, s.deadlines.Contact)
+	defer contactDone()
+	marks, markerVersion, err := s.contactMarker(contactCtx, in.Mailbox)
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
-	rows, err := s.contactRows(ctx, in.Mailbox, in.Data, s.today(l, now))
+	rows, err := s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now))
+	contactDone()
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}

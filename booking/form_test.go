@@ -7,36 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"strings"
 	"testing"
 	"time"
 
 	"frontdesk/internal/golden"
+	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
-// drawnSignature is a signature as the form's drawing pad sends it.
-func drawnSignature(t testing.TB) string {
-	img := image.NewNRGBA(image.Rect(0, 0, 400, 150))
-	for x := 40; x < 320; x++ {
-		for dy := range 3 {
-			img.Set(x, 60+dy+(x%24)/3, color.Black)
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
-}
-
 func formRequest(t testing.TB) FormRequest {
 	return FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
 		Name: "Grace Hopper", Email: "grace@example.com", Phone: "(303) 555-0142", Guests: "2",
-		Notes: "Arriving by train.", Signature: drawnSignature(t), Address: "192.0.2.10"}
+		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10"}
 }
 
 // TestFormRequestHoldsNothing: a signed form request is saved as a

@@ -3,6 +3,8 @@ package booking
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 
 	"frontdesk/reservation"
@@ -71,13 +73,20 @@ type admission struct {
 // in order so the first full budget decides the answer: group budgets are
 // listed before mailbox budgets, so a globally exhausted budget never
 // reveals a mailbox's activity. Nothing is charged when any is full.
+//
+// The reads and the write share the admission deadline. A write that
+// failed or timed out may have committed, so its charge is kept; one
+// acknowledged after the deadline is no allowance: it is refunded, being
+// known unused, and the caller sends nothing.
 func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (admission, error) {
+	deadline := s.admitDeadline(ctx)
+	defer deadline.stop()
 	for range maxCASAttempts {
-		writes, adm, err := s.chargeWrites(ctx, now, budgets...)
+		writes, adm, err := s.chargeWrites(deadline.context(), now, budgets...)
 		if err != nil {
 			return admission{}, err
 		}
-		_, err = s.st.Apply(ctx, writes)
+		_, err = s.st.Apply(deadline.context(), writes)
 		var we *store.WriteError
 		if errors.As(err, &we) {
 			continue // another send claimed a place meanwhile: re-read
@@ -85,10 +94,18 @@ func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (
 		if err != nil {
 			return admission{}, err
 		}
+		if deadline.passed() {
+			s.refund(ctx, adm, now)
+			return admission{}, errLateAdmission
+		}
 		return adm, nil
 	}
 	return admission{}, store.ErrConflict
 }
+
+// errLateAdmission is a charge acknowledged after the admission deadline:
+// no allowance, so no send.
+var errLateAdmission = fmt.Errorf("mail admission acknowledged late: %w", context.DeadlineExceeded)
 
 // chargeWrites reads the budgets' places, checks them in order, and
 // returns the conditional writes that claim one free place of each, for a
@@ -96,11 +113,20 @@ func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (
 func (s *Service) chargeWrites(ctx context.Context, now time.Time, budgets ...budget) ([]store.Write, admission, error) {
 	writes := make([]store.Write, 0, len(budgets))
 	var adm admission
-	for _, b := range budgets {
-		taken, err := s.st.List(ctx, kindAdmission, b.key+"/", "", 1000)
-		if err != nil {
-			return nil, admission{}, err
-		}
+	// The budgets are read in parallel, within one admission deadline,
+	// and checked in order.
+	lists := make([][]store.Record, len(budgets))
+	errs := make([]error, len(budgets))
+	var wg sync.WaitGroup
+	for i, b := range budgets {
+		wg.Go(func() { lists[i], errs[i] = s.st.List(ctx, kindAdmission, b.key+"/", "", 1000) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, admission{}, err
+	}
+	for i, b := range budgets {
+		taken := lists[i]
 		live, hour := 0, 0
 		free := map[string]store.Record{}
 		for _, p := range taken {

@@ -10,6 +10,14 @@ import (
 	"frontdesk/config"
 )
 
+// workedLimits sets the chat ceilings of direct-booking.md's worked
+// deployment (8 codes an hour and 20 a day across the group, 3 an hour per
+// location), so the tests below keep counting against them whatever the
+// demo business raises them to.
+func workedLimits(c *config.Config) {
+	c.Limits.PortfolioEmailHourly, c.Limits.PortfolioEmailDaily, c.Limits.LocationEmailHourly = 8, 20, 3
+}
+
 // admitted counts the sends a budget admitted in the last 24 hours.
 func admitted(t testing.TB, w *world, key string) int {
 	n, err := w.svc.admitted(context.Background(), w.clock.Now(), budget{key: key, daily: 1})
@@ -22,7 +30,7 @@ func admitted(t testing.TB, w *world, key string) int {
 // TestMailboxLimits: three codes an hour and six a day per mailbox,
 // resends included, with the windows rolling.
 func TestMailboxLimits(t *testing.T) {
-	w := newWorld(t, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
+	w := newWorld(t, workedLimits, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
 	ctx := context.Background()
 	start := func(day int) error {
 		_, err := w.svc.Start(ctx, web, stayArgs("checkin", fmt.Sprintf("2027-01-%02d", day), "checkout", fmt.Sprintf("2027-01-%02d", day+1)))
@@ -65,7 +73,7 @@ func TestMailboxLimits(t *testing.T) {
 // TestGroupLimits: the group's hourly and daily ceilings, checked before
 // any mailbox, with admissions equal to the mails sent.
 func TestGroupLimits(t *testing.T) {
-	w := newWorld(t, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
+	w := newWorld(t, workedLimits, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
 	ctx := context.Background()
 	sent := 0
 	try := func(i int) string {
@@ -104,7 +112,7 @@ func TestGroupLimits(t *testing.T) {
 // TestLocationHourlyAtTheSendBoundary: the location's third code in an
 // hour is the last; the refused one is refunded from the group budget.
 func TestLocationHourlyAtTheSendBoundary(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, workedLimits)
 	ctx := context.Background()
 	for i := range 3 {
 		if _, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("l%d@example.com", i))); err != nil {
@@ -126,7 +134,7 @@ func TestLocationHourlyAtTheSendBoundary(t *testing.T) {
 // TestEditingALimitKeepsHistory: a service with a new ceiling counts the
 // sends admitted before the edit.
 func TestEditingALimitKeepsHistory(t *testing.T) {
-	w := newWorld(t, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
+	w := newWorld(t, workedLimits, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
 	ctx := context.Background()
 	for i := range 5 {
 		if _, err := w.svc.Start(ctx, web, stayArgs("email", fmt.Sprintf("e%d@example.com", i))); err != nil {

@@ -31,11 +31,13 @@ var lookupFields = []string{"reservation_number", "phone_last4"}
 // Lookup is get_booking.
 func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResult, error) {
 	now := s.clock.Now()
-	business := route{phone: s.cfg.Business.Phone}
-	if r := checkFields(args, lookupFields, business); r != nil {
+	ctx, cancel := s.operation(ctx)
+	defer cancel()
+	named := s.idRoute(args, "reservation_number")
+	if r := checkFields(args, lookupFields, named); r != nil {
 		return nil, r
 	}
-	ref, l, refusal := s.parseReference(args, business)
+	ref, l, refusal := s.parseReference(args, named)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -54,13 +56,14 @@ func (s *Service) Lookup(ctx context.Context, c Caller, args Args) (*LookupResul
 }
 
 // parseReference checks reservation_number and phone_last4 syntax; a bad
-// shape may get a field error, since it reveals nothing stored.
-func (s *Service) parseReference(args Args, business route) (string, config.Location, *Error) {
+// shape may get a field error, since it reveals nothing stored. named is
+// the route of the location the reference's prefix names, if any.
+func (s *Service) parseReference(args Args, named route) (string, config.Location, *Error) {
 	ref, _, ok := args.str("reservation_number", maxIdentifier)
 	ref = strings.ToUpper(strings.TrimSpace(ref))
 	l, known := s.locationByPrefix(ref)
 	if !ok || !known || len(ref) > maxReference || !validReference(ref, l.Prefix) {
-		return "", config.Location{}, assemble("bad_reference", sentBadReference, AssembleP, business, s.prefixList())
+		return "", config.Location{}, assemble("bad_reference", sentBadReference, AssembleP, named, s.prefixList())
 	}
 	last4, _, ok := args.str("phone_last4", 4)
 	if !ok || len(last4) != 4 || !isDigits(last4) {
@@ -128,6 +131,8 @@ func (l *lookupTries) live(now time.Time) {
 // claimed with a conditional write before the reservation is read, so
 // parallel lookups evaluate no more guesses than the limit allows.
 func (s *Service) find(ctx context.Context, now time.Time, ref string, args Args, rt route) (booked, error) {
+	ctx, cancel := within(ctx, s.deadlines.Lookup)
+	defer cancel()
 	last4, _, _ := args.str("phone_last4", 4)
 	notFound := assemble("not_found", sentNotFound, AssembleNone, rt)
 	down := func(err error) error { return assemble("lookup_down", sentLookupDown, AssembleNone, rt).because(err) }

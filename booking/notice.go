@@ -91,7 +91,7 @@ func newNotices(now time.Time, ref string, emails []message.Email) ([]queuedNoti
 // removed, or moved to the next retry.
 func (s *Service) outcome(ctx context.Context, now time.Time, q queuedNotice) (notice, []store.Write) {
 	n := q.notice
-	err := s.mail.Send(ctx, n.Email)
+	err := s.send(ctx, n.Email)
 	n.State = noticeSent
 	switch {
 	case message.NotSent(err):
@@ -120,13 +120,19 @@ func (s *Service) outcome(ctx context.Context, now time.Time, q queuedNotice) (n
 // attemptNotices attempts every queued notice not sent yet once, then
 // records all the outcomes in one transaction. It returns which notices
 // the provider accepted, by id. The caller is the operation that queued
-// them just now, within their grace, so no other attempt runs.
+// them just now, within their grace, so no other attempt runs. Once the
+// operation's deadline has passed, the rest stay queued untouched for the
+// sweep, and are reported as not sent.
 func (s *Service) attemptNotices(ctx context.Context, now time.Time, queued []queuedNotice) map[string]bool {
 	sent := map[string]bool{}
 	var writes []store.Write
 	for _, q := range queued {
 		if q.State == noticeSent {
 			sent[q.ID] = true
+			continue
+		}
+		if ctx.Err() != nil {
+			sent[q.ID] = false
 			continue
 		}
 		n, ws := s.outcome(ctx, now, q)

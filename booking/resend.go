@@ -17,11 +17,10 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	id, _, _ := args.str("booking_id", maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := s.locationByPrefix(id)
-	business := route{phone: s.cfg.Business.Phone}
+	rt := s.idRoute(args, "booking_id")
 	if !known || !validIntentID(id, l.Prefix+"_b_") {
-		return nil, assemble("bad_booking_id", sentBadBookingID, AssembleP, business)
+		return nil, assemble("bad_booking_id", sentBadBookingID, AssembleP, rt)
 	}
-	rt := route{phone: l.Phone}
 	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, assemble("intent_gone", sentIntentGone, AssembleP, rt)
@@ -39,9 +38,9 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
 		return nil, assemble("wait_60", sentWait60, AssembleF, rt)
 	}
-	set, err := s.Settings(ctx)
+	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	adm, err := s.admit(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(in.Mailbox), s.locationBudget(set, l.Slug))
 	if refusal := s.admissionRefusal(err, rt); refusal != nil {
@@ -50,9 +49,9 @@ func (s *Service) resend(ctx context.Context, now time.Time, args Args) (*StartR
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
 		s.refund(ctx, adm, now)
-		return nil, err
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
-	err = s.mail.Send(ctx, s.codeEmail(in, l, code, now))
+	err = s.send(ctx, s.codeEmail(in, l, code, now))
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
 		return nil, notSent(err, rt)

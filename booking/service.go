@@ -42,6 +42,8 @@ type Service struct {
 	rand   io.Reader
 	mail   message.Sender
 	log    *slog.Logger
+	// deadlines bound every operation and the calls it awaits.
+	deadlines Deadlines
 	// resolveProperty finds the location a property argument names, the
 	// same way the read tools do.
 	resolveProperty func(string) (config.Location, bool)
@@ -65,6 +67,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Resolve finds the location a property argument names.
 	Resolve func(property string) (config.Location, bool)
+	// Deadlines shorten the worksheet's time limits; zero fields keep them.
+	Deadlines Deadlines
 }
 
 // New returns a Service.
@@ -76,7 +80,7 @@ func New(o Options) *Service {
 	return &Service{
 		cfg: o.Config, st: o.Store, inv: inventory.New(o.Store), pricer: o.Pricer,
 		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
-		resolveProperty: o.Resolve,
+		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(),
 	}
 }
 

@@ -3,6 +3,7 @@ package booking
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ func TestSettingsOverrideTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"bookingEnabled: true → false", "chatPendingLimit: 3 → 2"}
+	want := []string{"bookingEnabled: true → false", fmt.Sprintf("chatPendingLimit: %d → 2", w.cfg.Limits.LocationPending)}
 	if len(audit) != 1 || audit[0].By != "olga" || audit[0].Scope != "riverside" || !slices.Equal(audit[0].Changes, want) || !audit[0].At.Equal(testNow) {
 		t.Fatalf("audit = %+v", audit)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/internal/golden"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -100,14 +101,16 @@ func TestStaffDecisions(t *testing.T) {
 	}
 }
 
-// TestDemoKeepsTakingBookings: the demo's location ceiling of three
-// pending chat reservations no longer stops chat booking for good. With
+// TestDemoKeepsTakingBookings: a location ceiling of three pending chat
+// reservations (the specification's worked value) no longer stops chat
+// booking for good. With
 // staff confirming each, one property takes a fourth, tenth and
 // hundredth booking; without staff, it takes a fourth once the first
 // stays have ended.
 func TestDemoKeepsTakingBookings(t *testing.T) {
+	threePending := func(c *config.Config) { c.Limits.LocationPending = 3 }
 	t.Run("staff confirm", func(t *testing.T) {
-		w := newWorld(t)
+		w := newWorld(t, threePending)
 		ctx := context.Background()
 		for i := range 100 {
 			w.clock.Advance(2 * time.Hour) // inside every mail budget
@@ -124,7 +127,7 @@ func TestDemoKeepsTakingBookings(t *testing.T) {
 		}
 	})
 	t.Run("stays end", func(t *testing.T) {
-		w := newWorld(t)
+		w := newWorld(t, threePending)
 		ctx := context.Background()
 		for i := range 3 {
 			w.book(stayArgs("roomtype", "single", "checkin", "2026-12-01", "checkout", "2026-12-03",

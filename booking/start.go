@@ -58,25 +58,35 @@ type startRequest struct {
 // Start is start_booking: a new intent with an emailed code, or a resend.
 func (s *Service) Start(ctx context.Context, c Caller, args Args) (*StartResult, error) {
 	now := s.clock.Now()
-	business := route{phone: s.cfg.Business.Phone}
+	ctx, cancel := s.operation(ctx)
+	defer cancel()
 	if args == nil {
-		return nil, assemble("not_object", sentNotObject, AssembleP, business)
+		return nil, assemble("not_object", sentNotObject, AssembleP, route{phone: s.cfg.Business.Phone})
 	}
-	if f := args.unknownField(startFields); f != "" {
-		return nil, assemble("unknown_field", sentUnknownField, AssembleP, s.startRoute(args), f, strings.Join(startFields, ", "))
-	}
+	rt := s.startRoute(args)
 	if args.filled("booking_id") {
-		for _, f := range startFields {
-			if f != "booking_id" && args.filled(f) {
-				return nil, assemble("resend_only", sentResendOnly, AssembleP, business, f)
+		// Resend mode: every other field, known or not, gets the resend
+		// sentence, with the phone of the location the booking_id names.
+		if phone := s.idRoute(args, "booking_id").phone; phone != s.cfg.Business.Phone {
+			rt.phone = phone
+		}
+		f := args.unknownField(startFields)
+		for _, known := range startFields {
+			if f == "" && known != "booking_id" && args.filled(known) {
+				f = known
 			}
 		}
-		if r := s.checkDeployment(c, business); r != nil {
+		if f != "" {
+			return nil, startWrapper(assemble("resend_only", sentResendOnly, AssembleP, rt, f), rt)
+		}
+		if r := s.checkDeployment(c, route{phone: rt.phone}); r != nil {
 			return nil, r
 		}
 		return s.resend(ctx, now, args)
 	}
-	rt := s.startRoute(args)
+	if f := args.unknownField(startFields); f != "" {
+		return nil, startWrapper(assemble("unknown_field", sentUnknownField, AssembleP, rt, f, strings.Join(startFields, ", ")), rt)
+	}
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, startWrapper(r, rt)
 	}
@@ -187,18 +197,18 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, s.inheritedRefusal(quoteRefusal, rt)
 	}
 	if err != nil {
-		return nil, err
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
-	free, err := s.inv.FreeNights(ctx, l, req.in, q.Nights)
+	free, err := s.freeNights(ctx, l, req.in, q.Nights)
 	if err != nil {
 		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
 		return nil, assemble("no_room", sentNoRoom, AssembleF, rt)
 	}
-	set, err := s.Settings(ctx)
+	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt)
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
 		return nil, assemble("switched_off", sentSwitchedOff, AssembleF, rt)
@@ -211,39 +221,45 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 
 	mailbox, err := s.keyed(ctx, now, "mailbox", req.contact.Email)
 	if err != nil {
-		return nil, err
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	fingerprint, err := s.keyed(ctx, now, "start", strings.Join([]string{
 		req.contact.Email, req.contact.Phone, l.Slug, req.data.RoomType, req.data.Checkin, req.data.Checkout,
 		fmt.Sprint(req.data.Guests), req.data.Name, req.data.Notes,
 	}, "\x00"))
 	if err != nil {
-		return nil, err
+		return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	// The intent, its fingerprint and the charges to the group, mailbox
 	// and location budgets commit together, right before the send: of
 	// identical concurrent starts exactly one creates them and sends, the
 	// others wait for its answer and charge nothing.
+	//
+	// The admission has its own deadline, started at the first budget
+	// read: a charge acknowledged after it is no allowance, and no code
+	// is sent.
 	var in intent
 	var code string
 	var adm admission
+	admitting := s.admitDeadline(ctx)
+	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
 			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		} else if ok {
 			return res, nil
 		}
-		charges, a, err := s.chargeWrites(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
+		charges, a, err := s.chargeWrites(admitting.context(), now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		if refusal := s.admissionRefusal(err, rt); refusal != nil {
 			return nil, refusal
 		}
 		id, err := s.newBookingID(l)
 		if err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 		var salt string
 		if code, salt, err = s.codeAndSalt(); err != nil {
-			return nil, err
+			return nil, assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 		}
 		in = intent{
 			ID: id, Location: l.Slug, Data: &req.data, Contact: &req.contact,
@@ -251,21 +267,34 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			Salt:  salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime),
 			State: stateSending, Fingerprint: fingerprint, Mailbox: mailbox,
 		}
-		_, err = s.st.Apply(ctx, append([]store.Write{
+		_, err = s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindIntent, id, in, 0, now)},
 			{Op: store.OpCreate, Record: record(kindFingerprint, fingerprint, id, 0, now)},
 		}, charges...))
 		var we *store.WriteError
 		switch {
+		case err == nil && admitting.passed():
+			// Acknowledged too late: no allowance, so no send. The
+			// charges are known unused and go back, and the intent goes
+			// so that no identical start reports a code never sent.
+			s.refund(ctx, a, now)
+			s.removeIntent(ctx, in)
+			return nil, s.admissionRefusal(errLateAdmission, rt)
 		case err == nil:
 			adm = a
 		case errors.As(err, &we) && attempt < maxCASAttempts:
 			continue // an identical start or another charge came first: re-read
 		default:
+			// The write may have committed: its charges stay, since an
+			// uncertain charge is kept, but no code is sent, so an intent
+			// it created goes rather than be opened by an identical
+			// start as if its code had been mailed.
+			s.removeIntent(ctx, in)
 			return nil, s.admissionRefusal(err, rt)
 		}
 		break
 	}
+	admitting.stop()
 	if refusal := s.sendCode(ctx, now, &in, code, adm, rt); refusal != nil {
 		return nil, refusal
 	}
@@ -324,7 +353,7 @@ func notSent(err error, rt route) *Error {
 // since the code may have arrived.
 func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Error {
 	l, _ := s.location(in.Location)
-	err := s.mail.Send(ctx, s.codeEmail(*in, l, code, now))
+	err := s.send(ctx, s.codeEmail(*in, l, code, now))
 	if message.NotSent(err) {
 		s.refund(ctx, adm, now)
 		s.removeIntent(ctx, *in)
@@ -335,6 +364,8 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	}
 	opened, older, err := s.openIntent(ctx, now, *in)
 	if err != nil {
+		// The code left (or may have): the intent stays sending, which
+		// confirm_booking accepts and an identical start opens.
 		return assemble("cannot_check", sentCannotCheck, AssembleL, rt).because(err)
 	}
 	for _, id := range older {

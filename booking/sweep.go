@@ -255,11 +255,25 @@ func (s *Service) auditIntent(ctx context.Context, now time.Time, r store.Record
 	return &res.Purged, nil
 }
 
-// auditCancellation purges an unproved cancellation past its expiry.
+// auditCancellation purges an unproved cancellation past its expiry, and
+// finishes a proved one that an interrupted or timed-out second step left
+// committing: the guest's decision is durable, so the sweep carries it
+// out as a retry with the same code would. It waits the notice grace
+// first, so it does not race the step still running.
 func (s *Service) auditCancellation(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
 	var cn cancellation
 	if err := jsonValue(r, &cn); err != nil {
 		return nil, err
+	}
+	if cn.State == stateCommitting && !now.Before(r.UpdatedAt.Add(noticeGrace)) {
+		l, ok := s.location(cn.Location)
+		if !ok {
+			return nil, nil
+		}
+		if _, err := s.cancelCommit(ctx, now, cn, l, route{phone: l.Phone}); err != nil {
+			return nil, err
+		}
+		return &res.Repaired, nil
 	}
 	if cn.State != stateOpen || now.Before(cn.Expires) {
 		return nil, nil

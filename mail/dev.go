@@ -48,6 +48,20 @@ type Dev struct {
 	// Limits, when set, are explained on the page: a code that never
 	// arrives is most often a paused limit.
 	Limits *config.Limits
+	// Paused, when set, lists the ceilings that are full now, so the page
+	// can say which one paused a booking and when it lifts.
+	Paused func(context.Context) ([]Pause, error)
+}
+
+// Pause is an adjustable chat-booking ceiling that is full, as the page
+// shows it: the [limits] setting, the location ("" for the whole
+// business), how full, and when one more fits (zero for a pending
+// ceiling, which lifts when staff decide).
+type Pause struct {
+	Setting     string
+	Location    string
+	Used, Limit int
+	Lifts       time.Time
 }
 
 var _ message.Sender = (*Dev)(nil)
@@ -178,11 +192,20 @@ func (d *Dev) ServeHTML(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	slices.Reverse(msgs) // a person reads the newest first
+	var paused []Pause
+	if d.Paused != nil {
+		if paused, err = d.Paused(r.Context()); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+	}
 	header(w, "text/html; charset=utf-8")
 	pages.Render(w, r, d.logger, http.StatusOK, "devmail.html", d.Nav, struct {
 		Messages []DevMessage
 		Limits   *config.Limits
-	}{msgs, d.Limits})
+		Checked  bool // Paused was asked, so an empty list means none is full
+		Paused   []Pause
+	}{msgs, d.Limits, d.Paused != nil, paused})
 }
 
 // header marks the mailbox as uncacheable: it holds sign-in codes.

@@ -1,7 +1,9 @@
 package mail
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -256,9 +258,49 @@ func TestDevPageExplainsPauses(t *testing.T) {
 	limits := config.Demo().Limits
 	d.Limits = &limits
 	_, body := get(t, mount(d), "/dev/mail")
-	for _, want := range []string{"3 codes an hour and 6 a day", "8 codes an hour and 20 a day", "lifts one hour after the oldest code"} {
+	business := fmt.Sprintf("%d codes an hour and %d a day", limits.PortfolioEmailHourly, limits.PortfolioEmailDaily)
+	for _, want := range []string{"3 codes an hour and 6 a day", business, "lifts one hour after the oldest code"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("mailbox page lacks %q", want)
 		}
+	}
+}
+
+// TestDevPageSaysWhatIsPausedNow: the mailbox names each full ceiling,
+// its setting and when it lifts, says so when none is full, and fails
+// cleanly when the ceilings cannot be read.
+func TestDevPageSaysWhatIsPausedNow(t *testing.T) {
+	lifts := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name   string
+		paused []Pause
+		err    error
+		status int
+		want   []string
+	}{
+		{"two full", []Pause{
+			{Setting: "location_email_hourly", Location: "riverside", Used: 15, Limit: 15, Lifts: lifts},
+			{Setting: "portfolio_pending", Used: 30, Limit: 30},
+		}, nil, http.StatusOK, []string{
+			"riverside: 15 of 15 booking codes in the last hour (limits.location_email_hourly). Lifts at <time datetime=\"2026-11-30T18:00:00Z\">2026-11-30 18:00:00 UTC</time>.",
+			"The whole business: 30 of 30 reservations awaiting staff (limits.portfolio_pending). Lifts when staff confirm or decline one of them, or its stay ends.",
+		}},
+		{"none full", nil, nil, http.StatusOK, []string{"no business-wide or property limit is full"}},
+		{"unreadable", nil, errors.New("store down"), http.StatusInternalServerError, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, _ := newDev(t)
+			d.Paused = func(context.Context) ([]Pause, error) { return c.paused, c.err }
+			res, body := get(t, mount(d), "/dev/mail")
+			if res.StatusCode != c.status {
+				t.Fatalf("status = %d, want %d", res.StatusCode, c.status)
+			}
+			for _, want := range c.want {
+				if !strings.Contains(string(body), want) {
+					t.Errorf("mailbox page lacks %q", want)
+				}
+			}
+		})
 	}
 }

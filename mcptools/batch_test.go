@@ -51,7 +51,7 @@ var testGuard = BatchGuard{Limited: map[string]bool{"get_booking": true, "cancel
 func batchTools() (*mcp.Server, *ranTools) {
 	ran := &ranTools{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "batch-test", Version: "1"}, nil)
-	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
+	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
 	for _, name := range []string{"get_booking", "cancel_booking", "list_properties"} {
 		add(s, env, spec[noArgs, ranOut]{
 			name: name, title: name, input: object(nil, map[string]*jsonschema.Schema{}),

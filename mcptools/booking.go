@@ -73,8 +73,9 @@ func caller(ctx context.Context) booking.Caller {
 // answer: the message of a *booking.Error, else the fixed fault
 // sentence. Every answer that is not a success is counted by code in
 // /metrics, and an internal cause is logged here, once, with its code and
-// no guest data. internal reports a fault with no domain answer.
-func (b bookingTools) answer(env toolEnv, err error) (text string, internal bool) {
+// no guest data. code is the core's (booking.Error.Code), "fault" for
+// an error it did not word; internal reports such a fault.
+func (b bookingTools) answer(env toolEnv, err error) (text, code string, internal bool) {
 	code, cause := "fault", err
 	text = fmt.Sprintf("This booking cannot be checked right now. Try again in a few minutes or call %s.", b.phone)
 	if e, ok := errors.AsType[*booking.Error](err); ok {
@@ -86,11 +87,11 @@ func (b bookingTools) answer(env toolEnv, err error) (text string, internal bool
 	if cause != nil && code != "fault" {
 		env.log.Error("booking answer with an internal cause", "code", code, "err", cause)
 	}
-	return text, code == "fault"
+	return text, code, code == "fault"
 }
 
 func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
-	env.safe = func(err error) (string, bool) { return b.answer(env, err) }
+	env.safe = func(err error) (string, string, bool) { return b.answer(env, err) }
 	add(s, env, spec[booking.Args, booking.StartResult]{
 		name: "start_booking", title: "Start a booking", description: describeStart,
 		destructive: true, openWorld: true, input: startSchema, ownValidation: true,

@@ -125,14 +125,22 @@ type orpRefusal struct {
 	body   []byte
 }
 
-func (r orpRefusal) Error() string {
-	var m struct {
-		Body struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"body"`
-	}
+// orpError is the part of an ORP error message a refusal words.
+type orpError struct {
+	Body struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"body"`
+}
+
+func (r orpRefusal) parsed() orpError {
+	var m orpError
 	json.Unmarshal(r.body, &m)
+	return m
+}
+
+func (r orpRefusal) Error() string {
+	m := r.parsed()
 	return fmt.Sprintf("ORP error %s (HTTP %d): %s\n%s", m.Body.Code, r.status, m.Body.Message, r.body)
 }
 
@@ -143,14 +151,19 @@ func (o orpTools) refusal(err error) error {
 	return orpRefusal{status: r.Status, body: r.Body}
 }
 
-// safe shows ORP error messages as they are; an internal fault is one
-// with a 5xx status, and the host has already logged its cause.
-func (o orpTools) safe(err error) (string, bool) {
+// safe shows ORP error messages as they are, coded with the message's
+// own code; an internal fault is one with a 5xx status, and the host has
+// already logged its cause.
+func (o orpTools) safe(err error) (string, string, bool) {
 	var r orpRefusal
 	if errors.As(err, &r) {
-		return r.Error(), r.status >= 500
+		code := r.parsed().Body.Code
+		if code == "" {
+			code = "orp_error"
+		}
+		return r.Error(), code, r.status >= 500
 	}
-	return "The ORP host failed. Retry with the same message id.", true
+	return "The ORP host failed. Retry with the same message id.", codeInternal, true
 }
 
 // rawArgs is the arguments of a tool that validates its own input with

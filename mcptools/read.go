@@ -240,28 +240,29 @@ func (r readTools) info(ctx context.Context, in infoIn) (location.Info, string, 
 	return info, fmt.Sprintf("%s, %s, check-in %s %s, sells %s.", info.Name, info.Phone, info.CheckinHour, info.TimeZone, strings.Join(types, ", ")), nil
 }
 
-// safe words an error for the caller. Refusals are shown as they are;
-// anything else is an internal fault, worded without detail.
-func (r readTools) safe(err error) (string, bool) {
+// safe words an error for the caller. Refusals are shown as they are,
+// coded by their kind; anything else is an internal fault, worded
+// without detail.
+func (r readTools) safe(err error) (string, string, bool) {
 	var refusal *pricing.Refusal
 	var property *hub.ErrProperty
 	var page *hub.ErrPage
 	var show shown
 	switch {
 	case errors.As(err, &refusal):
-		return refusal.Text, refusal.Kind == pricing.RefusalQuoteOutage
+		return refusal.Text, string(refusal.Kind), refusal.Kind == pricing.RefusalQuoteOutage
 	case errors.As(err, &property):
-		return property.Text, false
+		return property.Text, "unknown_property", false
 	case errors.As(err, &page):
-		return page.Text, false
+		return page.Text, "bad_page", false
 	case errors.As(err, &show):
-		return show.text, false
+		return show.text, "refused", false
 	}
 	phone := r.hub.Config().Business.Phone
 	if l, lerr := r.hub.Resolve(r.slug); r.slug != "" && lerr == nil {
 		phone = l.Phone
 	}
-	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), true
+	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), codeInternal, true
 }
 
 // NewHub returns the hub's MCP server: the read tools and, when bookings

@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -99,10 +100,13 @@ func truncate(s string) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
-// logCalls writes one line per tool call: server, tool, outcome and
-// duration. The arguments and the answer stay out of the log: they carry
-// guest data. Refusals are routine (info); a call that failed in the
-// protocol is a warning. Internal faults are logged where they happen.
+// logCalls writes one line per tool call: server, tool, outcome, code
+// and duration. The arguments and the answer stay out of the log: they
+// carry guest data. A business refusal is routine (info, outcome
+// "refused", the domain's code); an internal fault is an error (outcome
+// "error"; its cause is logged once where it happens); a call the
+// protocol refused before any tool ran is a warning (outcome
+// "protocol_error", the JSON-RPC code).
 func logCalls(logger *slog.Logger, server string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -110,23 +114,63 @@ func logCalls(logger *slog.Logger, server string) mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			start := time.Now()
-			res, err := next(ctx, method, req)
+			var reported callOutcome
+			res, err := next(context.WithValue(ctx, outcomeKey{}, &reported), method, req)
 			tool := ""
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 				tool = p.Name
 			}
-			outcome, level := "ok", slog.LevelInfo
-			switch r, _ := res.(*mcp.CallToolResult); {
+			outcome, code, level := "ok", "", slog.LevelInfo
+			r, _ := res.(*mcp.CallToolResult)
+			switch {
+			case reported.internal:
+				outcome, code, level = "error", reported.code, slog.LevelError
+			case reported.reported && (err != nil || r != nil && r.IsError):
+				// A tool's refusal, as a result or, on bindings that answer
+				// refusals as JSON-RPC errors (USP), as an error.
+				outcome, code = "refused", reported.code
 			case err != nil:
-				outcome, level = "protocol_error", slog.LevelWarn
+				outcome, code, level = "protocol_error", rpcCode(err), slog.LevelWarn
 			case r != nil && r.IsError:
-				outcome = "refused"
+				outcome, code = "refused", reported.code
 			}
-			logger.Log(ctx, level, "tool call", "server", server, "tool", loggable(tool), "outcome", outcome,
-				"duration_ms", float64(time.Since(start).Microseconds())/1000)
+			attrs := []any{"server", server, "tool", loggable(tool), "outcome", outcome}
+			if outcome != "ok" {
+				attrs = append(attrs, "code", loggable(code))
+			}
+			attrs = append(attrs, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			logger.Log(ctx, level, "tool call", attrs...)
 			return res, err
 		}
 	}
+}
+
+// rpcCode names a JSON-RPC error for the log: the code a binding put in
+// its data (USP's data.code), else the standard name of its number.
+func rpcCode(err error) string {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		return "internal_error"
+	}
+	var data struct {
+		Code string `json:"code"`
+	}
+	if json.Unmarshal(rpcErr.Data, &data) == nil && data.Code != "" {
+		return data.Code
+	}
+	switch rpcErr.Code {
+	case jsonrpc.CodeParseError:
+		return "parse_error"
+	case jsonrpc.CodeInvalidRequest:
+		return "invalid_request"
+	case jsonrpc.CodeMethodNotFound:
+		return "method_not_found"
+	case jsonrpc.CodeInvalidParams:
+		return "invalid_params"
+	case jsonrpc.CodeInternalError:
+		return "internal_error"
+	}
+	return fmt.Sprintf("rpc_%d", rpcErr.Code)
 }
 
 // loggable keeps a tool name in the log only when it looks like one: a

@@ -63,9 +63,39 @@ type toolEnv struct {
 	server  string // "hub" or "location:<slug>", for metrics
 	log     *slog.Logger
 	metrics *metrics.Metrics
-	// safe turns an error into text a guest may see. It decides which
-	// errors are refusals and words internal faults without detail.
-	safe func(err error) (text string, internal bool)
+	// safe turns an error into text a guest may see and the code that
+	// names its case in the log. It decides which errors are refusals and
+	// words internal faults without detail.
+	safe func(err error) (text, code string, internal bool)
+}
+
+// Codes of refusals the tool layer gives itself, before or instead of
+// the domain. A domain refusal carries its own code.
+const (
+	codeArguments = "invalid_arguments" // the arguments fail the input schema
+	codeBatch     = "batch_refused"     // a batch held more than one limited call
+	codeInternal  = "internal"          // a fault with no domain answer
+	codeEncode    = "encode_failed"     // the result could not be encoded
+)
+
+// outcomeKey keys the slot in which a tool handler leaves how its call
+// ended for the one log line the server writes about it (logCalls): only
+// the handler knows the code behind a refusal, only the middleware sees
+// calls that never reach a handler.
+type outcomeKey struct{}
+
+// callOutcome is how a tool call ended, as its handler knows it.
+type callOutcome struct {
+	reported bool
+	code     string // names the refusal or fault; "" for a success
+	internal bool   // an internal fault, not a business refusal
+}
+
+// reportOutcome leaves the call's code in ctx's slot, if it has one.
+func reportOutcome(ctx context.Context, code string, internal bool) {
+	if o, ok := ctx.Value(outcomeKey{}).(*callOutcome); ok {
+		*o = callOutcome{reported: true, code: code, internal: internal}
+	}
 }
 
 var numberSchema = &jsonschema.Schema{Type: "number"}
@@ -178,19 +208,22 @@ func install[In, Out any](s *mcp.Server, env toolEnv, d definition, t spec[In, O
 		start := time.Now()
 		ctx = withHeader(ctx, req)
 		var res *mcp.CallToolResult
-		outcome := "refused"
+		outcome, code := "refused", codeBatch
 		if text, refused := batchRefusal(req.Params.Meta); refused {
 			res = errorResult(text)
 		} else {
-			res, outcome = call(ctx, env, t, d.resolved, req.Params.Arguments)
+			res, outcome, code = call(ctx, env, t, d.resolved, req.Params.Arguments)
 		}
+		reportOutcome(ctx, code, outcome == "error")
 		env.metrics.ToolCalls.WithLabelValues(env.server, t.name, outcome).Inc()
 		env.metrics.ToolSeconds.WithLabelValues(env.server, t.name).Observe(time.Since(start).Seconds())
 		return res, nil
 	})
 }
 
-func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string) {
+// call runs t on raw and returns the result, the outcome for metrics
+// ("ok", "refused" or "error") and the code of a refusal or fault.
+func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string, string) {
 	var in In
 	if t.ownValidation {
 		// Numbers stay as written (json.Number), so the tool can refuse one
@@ -204,23 +237,23 @@ func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema
 		if len(raw) == 0 || string(raw) == "null" {
 			args = map[string]any{}
 		} else if err := json.Unmarshal(raw, &args); err != nil {
-			return errorResult("Tool arguments must be a JSON object."), "refused"
+			return errorResult("Tool arguments must be a JSON object."), "refused", codeArguments
 		}
 		if err := schema.Validate(args); err != nil {
-			return errorResult(argumentError(err)), "refused"
+			return errorResult(argumentError(err)), "refused", codeArguments
 		}
 		if err := json.Unmarshal(raw, &in); err != nil && len(raw) > 0 && string(raw) != "null" {
-			return errorResult("Tool arguments do not match the input schema."), "refused"
+			return errorResult("Tool arguments do not match the input schema."), "refused", codeArguments
 		}
 	}
 	out, summary, err := t.run(ctx, in)
 	if err != nil {
-		text, internal := env.safe(err)
+		text, code, internal := env.safe(err)
 		if internal {
-			env.log.ErrorContext(ctx, "tool call failed", "tool", t.name, "err", err)
-			return errorResult(text), "error"
+			env.log.ErrorContext(ctx, "tool call failed", "tool", t.name, "code", code, "err", err)
+			return errorResult(text), "error", code
 		}
-		return errorResult(text), "refused"
+		return errorResult(text), "refused", code
 	}
 	body, err := json.Marshal(out)
 	text := body
@@ -229,7 +262,7 @@ func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema
 	}
 	if err != nil {
 		env.log.ErrorContext(ctx, "encode tool result", "tool", t.name, "err", err)
-		return errorResult("The answer could not be encoded."), "error"
+		return errorResult("The answer could not be encoded."), "error", codeEncode
 	}
 	// The result also goes out as JSON text after the summary, as MCP
 	// recommends: many clients show the model only the text content, and
@@ -237,7 +270,7 @@ func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: summary}, &mcp.TextContent{Text: string(text)}},
 		StructuredContent: json.RawMessage(body),
-	}, "ok"
+	}, "ok", ""
 }
 
 func errorResult(text string) *mcp.CallToolResult {

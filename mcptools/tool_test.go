@@ -21,7 +21,7 @@ type idOut struct {
 // then the structured result as JSON, byte for byte.
 func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "text-test", Version: "1"}, nil)
-	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, bool) { return err.Error(), false }}
+	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
 	add(s, env, spec[noArgs, idOut]{
 		name: "start", title: "start", input: object(nil, map[string]*jsonschema.Schema{}),
 		run: func(context.Context, noArgs) (idOut, string, error) {
@@ -29,17 +29,7 @@ func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 		},
 	})
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, s)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "start", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func (s *Server) claimShow(w http.ResponseWriter, r *http.Request) {
 	claim := r.PathValue("claim")
 	v, err := s.Host.ViewClaim(r.Context(), claim)
 	if err != nil {
-		s.claimFail(w, r, err)
+		s.pageFail(w, r, "claim page", err)
 		return
 	}
 	s.renderClaim(w, r, http.StatusOK, claimPage{Party: v.Party, Claim: claim, Action: r.URL.Path, Claimed: v.Claimed, OpenDeals: v.OpenDeals})
@@ -48,7 +48,7 @@ func (s *Server) claimSubmit(w http.ResponseWriter, r *http.Request) {
 	claim := r.PathValue("claim")
 	v, err := s.Host.ViewClaim(r.Context(), claim)
 	if err != nil {
-		s.claimFail(w, r, err)
+		s.pageFail(w, r, "claim page", err)
 		return
 	}
 	page := claimPage{Party: v.Party, Claim: claim, Action: r.URL.Path, Claimed: v.Claimed, OpenDeals: v.OpenDeals}
@@ -76,7 +76,7 @@ func (s *Server) claimSubmit(w http.ResponseWriter, r *http.Request) {
 			s.renderClaim(w, r, http.StatusConflict, page)
 			return
 		}
-		s.claimFail(w, r, err)
+		s.pageFail(w, r, "claim page", err)
 		return
 	}
 	page.OwnerKey = key
@@ -95,19 +95,24 @@ func sameOrigin(r *http.Request) bool {
 	return site == "" || site == "same-origin" || site == "none"
 }
 
-func (s *Server) claimFail(w http.ResponseWriter, r *http.Request, err error) {
+// pageFail answers a page (the claim or approval page, named by page for
+// the log) that could not be shown: 404 for an id the host does not know,
+// else a logged 500 that says nothing of the cause.
+func (s *Server) pageFail(w http.ResponseWriter, r *http.Request, page string, err error) {
 	var e *orp.Error
 	if errors.As(err, &e) && e.Code == orp.NotFound {
 		http.NotFound(w, r)
 		return
 	}
-	s.logger().Error("claim page", "err", err)
+	s.logger().Error(page, "err", err)
 	http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
 }
 
-// renderClaim renders the claim page. The claim id is in the URL, so the
-// page sends no referrer.
+// renderClaim renders the claim page. The claim id is in its URL, which
+// the site-wide Referrer-Policy (same-origin) keeps from other sites. The
+// page must not set no-referrer itself: under it a browser sends the
+// page's own form with "Origin: null", which the host check refuses, and
+// the owner could never claim.
 func (s *Server) renderClaim(w http.ResponseWriter, r *http.Request, status int, p claimPage) {
-	w.Header().Set("Referrer-Policy", "no-referrer")
 	pages.Render(w, r, s.logger(), status, "claim.html", s.Nav, p)
 }

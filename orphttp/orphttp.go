@@ -12,7 +12,6 @@ package orphttp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -262,13 +261,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 	v, err := s.Host.ViewEscalation(r.Context(), r.PathValue("escalation"))
 	if err != nil {
-		var e *orp.Error
-		if errors.As(err, &e) && e.Code == orp.NotFound {
-			http.NotFound(w, r)
-			return
-		}
-		s.logger().Error("approval page", "err", err)
-		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		s.pageFail(w, r, "approval page", err)
 		return
 	}
 	var terms bytes.Buffer

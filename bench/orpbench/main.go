@@ -16,7 +16,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/internal/baseline"
 	"frontdesk/internal/clock"
 	"frontdesk/orp"
 	"frontdesk/sqlite"
@@ -45,7 +45,7 @@ func run(args []string) error {
 	}
 	switch args[0] {
 	case "bare":
-		return http.ListenAndServe(args[1], http.HandlerFunc(bareRedirect))
+		return http.ListenAndServe(args[1], http.HandlerFunc(baseline.Redirect))
 	case "setup":
 		link, err := setup(strings.TrimSuffix(args[1], "/"))
 		if err != nil {
@@ -62,19 +62,6 @@ func run(args []string) error {
 		return cpu(args[1])
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
-}
-
-// bareRedirect is the baseline: the same 302 a live tracked link answers,
-// with a fresh 128-bit click id and the same headers, and nothing else.
-func bareRedirect(w http.ResponseWriter, r *http.Request) {
-	id := make([]byte, 16)
-	rand.Read(id)
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("Location", "https://acmenotes.example/pricing?via="+base64.RawURLEncoding.EncodeToString(id))
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Robots-Tag", "noindex")
-	w.WriteHeader(http.StatusFound)
 }
 
 // setup lists an affiliate offer, accepts it from a second party and

@@ -1,33 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/base64"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
-)
 
-// padSignature is a drawn signature as the form's pad posts it.
-func padSignature(t testing.TB) string {
-	img := image.NewNRGBA(image.Rect(0, 0, 400, 150))
-	for x := 40; x < 320; x++ {
-		for dy := range 3 {
-			img.Set(x, 60+dy+(x%24)/3, color.Black)
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
-}
+	"frontdesk/internal/signature/signaturetest"
+)
 
 func postForm(t *testing.T, target string, form url.Values, headers map[string]string) (int, string) {
 	t.Helper()
@@ -56,7 +38,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	form := url.Values{
 		"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
 		"name": {"Grace Hopper"}, "email": {"grace@example.com"}, "phone": {"(303) 555-0142"}, "notes": {"Late train."},
-		"signature": {padSignature(t)},
+		"signature": {signaturetest.Drawn(t)},
 		// Markers a forged request might use to pass as a chat booking.
 		"source": {"chat"}, "booking_id": {"RIV_b_00"}, "_meta": {"chat"}, "state": {"reserved"},
 	}

@@ -157,7 +157,8 @@ func (b *syncBuffer) String() string {
 
 // TestOneLogLinePerRequestAndToolCall: the operator sees each request
 // (method, route pattern, status, duration) and each tool call (server,
-// tool, outcome, duration), and never the guest's data.
+// tool, outcome, the code of a refusal, duration), and never the guest's
+// data.
 func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
 	var logs syncBuffer
 	c := config.Demo()
@@ -203,9 +204,13 @@ func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for _, c := range calls {
-		got[fmt.Sprintf("%s %s %s", c["server"], c["tool"], c["outcome"])] = true
+		key := fmt.Sprintf("%s %s %s %s", c["level"], c["server"], c["tool"], c["outcome"])
+		if code, ok := c["code"]; ok {
+			key += fmt.Sprintf(" %s", code)
+		}
+		got[key] = true
 	}
-	for _, w := range []string{"hub start_booking ok", "hub quote_stay refused"} {
+	for _, w := range []string{"INFO hub start_booking ok", "INFO hub quote_stay refused unknown_room_type"} {
 		if !got[w] {
 			t.Errorf("no tool call line %q in %v", w, calls)
 		}

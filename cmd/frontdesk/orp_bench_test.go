@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,24 +14,11 @@ import (
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/internal/baseline"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
 	"frontdesk/store"
 )
-
-// bareRedirect is the baseline: a bare net/http handler answering the
-// same 302 a live tracked link does, with a fresh 128-bit click id and the
-// same headers, and nothing else.
-func bareRedirect(w http.ResponseWriter, r *http.Request) {
-	id := make([]byte, 16)
-	rand.Read(id)
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("Location", "https://acmenotes.example/pricing?via="+base64.RawURLEncoding.EncodeToString(id))
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Robots-Tag", "noindex")
-	w.WriteHeader(http.StatusFound)
-}
 
 // loadClient keeps connections alive across requests and never follows a
 // redirect, as a load generator should.
@@ -90,7 +75,7 @@ func processCPU() time.Duration {
 // bench/orp.sh turns the results into the ratio.
 func BenchmarkRedirects(b *testing.B) {
 	b.Run("bare", func(b *testing.B) {
-		srv := httptest.NewServer(http.HandlerFunc(bareRedirect))
+		srv := httptest.NewServer(http.HandlerFunc(baseline.Redirect))
 		defer srv.Close()
 		var sent atomic.Int64
 		hammer(b, loadClient(), srv.URL+"/go/Zr8Kq2LwAbCd", &sent)

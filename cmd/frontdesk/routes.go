@@ -15,6 +15,7 @@ import (
 	"frontdesk/internal/hostguard"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
+	"frontdesk/mail"
 	"frontdesk/mcptools"
 	"frontdesk/orp"
 	"frontdesk/orphttp"
@@ -90,7 +91,7 @@ func (m *Main) routes() http.Handler {
 		handle("GET /metrics", probe, true, m.metricsHandler())
 	}
 	if m.devMail != nil {
-		m.devMail.Nav, m.devMail.Limits = m.nav(), &m.Config.Limits
+		m.devMail.Nav, m.devMail.Limits, m.devMail.Paused = m.nav(), &m.Config.Limits, m.pauses
 		handle("GET /dev/mail", pages, true, http.HandlerFunc(m.devMail.ServeHTML))
 		handle("GET /dev/mail.json", pages, true, http.HandlerFunc(m.devMail.ServeJSON))
 	}
@@ -338,4 +339,18 @@ func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Fl
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
 	return mcptools.ServeStdio(ctx, mcptools.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
+}
+
+// pauses are the chat-booking ceilings that are full now, as the dev
+// mailbox shows them.
+func (m *Main) pauses(ctx context.Context) ([]mail.Pause, error) {
+	ps, err := m.bookings.Pauses(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mail.Pause, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, mail.Pause{Setting: p.Setting, Location: p.Location, Used: p.Used, Limit: p.Limit, Lifts: p.Lifts})
+	}
+	return out, nil
 }

@@ -4,19 +4,21 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"frontdesk/store"
 	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
 	"frontdesk/staff"
+	"frontdesk/store"
 )
 
 const staffPassword = "correct horse battery"
@@ -285,7 +287,9 @@ func TestStaffSettingsOverHTTP(t *testing.T) {
 	if status != http.StatusUnprocessableEntity || !strings.Contains(body, "Give a whole number from 1 to 1000.") {
 		t.Fatalf("invalid settings = %d", status)
 	}
-	status, h, _ := olga.do("POST", "/staff/settings/riverside", url.Values{"csrf": {olga.csrf}, "email_hourly": {"3"}, "pending": {"3"}, "closures": {"2026-12-24..2026-12-26 Holidays"}})
+	// The limits stay as the file has them, so the audit names only what changed.
+	hourly, pending := strconv.Itoa(m.Config.Limits.LocationEmailHourly), strconv.Itoa(m.Config.Limits.LocationPending)
+	status, h, _ := olga.do("POST", "/staff/settings/riverside", url.Values{"csrf": {olga.csrf}, "email_hourly": {hourly}, "pending": {pending}, "closures": {"2026-12-24..2026-12-26 Holidays"}})
 	if status != http.StatusSeeOther {
 		t.Fatalf("save = %d", status)
 	}
@@ -323,7 +327,7 @@ func TestStaffAcceptsAndDeclinesFormRequests(t *testing.T) {
 	request := func(email string) string {
 		t.Helper()
 		status, body := postForm(t, m.URL+"/book/riverside", url.Values{"roomtype": {"studio"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-06"},
-			"guests": {"1"}, "name": {"Grace Hopper"}, "email": {email}, "phone": {"(303) 555-0142"}, "signature": {padSignature(t)}}, nil)
+			"guests": {"1"}, "name": {"Grace Hopper"}, "email": {email}, "phone": {"(303) 555-0142"}, "signature": {signaturetest.Drawn(t)}}, nil)
 		ref := sentRef.FindStringSubmatch(body)
 		if status != 200 || ref == nil {
 			t.Fatalf("form request = %d", status)
