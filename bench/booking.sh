@@ -35,11 +35,13 @@ if [[ -n "${BASE:-}" ]]; then
 fi
 
 # run TREE ARGS... runs one benchmark process of TREE in booking/ (where
-# the tests expect to run) and tags every result line with the tree.
+# the tests expect to run) and tags every result line with the tree. A
+# failed benchmark is reported and leaves out its line, not the run.
 run() {
 	local tree=$1
 	shift
-	(cd booking && "$tmp/$tree.test" -test.run '^$' "$@") | grep '^Benchmark' | sed "s/^/$tree /"
+	(cd booking && "$tmp/$tree.test" -test.run '^$' "$@" || echo "$tree $* failed" >&2) |
+		{ grep '^Benchmark' || true; } | { grep -v -- '--- FAIL' || true; } | sed "s/^/$tree /"
 }
 
 for i in $(seq "$count"); do
