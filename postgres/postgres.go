@@ -130,28 +130,14 @@ func (db *DB) beginMigration(ctx context.Context) (sqlmigrate.Tx, error) {
 		tx.Rollback(ctx)
 		return nil, err
 	}
-	return migrationTx{script{tx}, tx}, nil
+	return migrationTx{querier{tx}, tx}, nil
 }
 
-// script is the pool or a transaction as the migrations use it. Exec
+// migrationTx is a transaction as the migrations use it. Its Exec
 // without arguments uses the simple protocol, which runs a file of
 // several statements.
-type script struct{ c conn }
-
-func (s script) Exec(ctx context.Context, query string, args ...any) error {
-	_, err := s.c.Exec(ctx, query, args...)
-	return err
-}
-
-func (s script) Int(ctx context.Context, query string, args ...any) (int, error) {
-	var n int
-	err := s.c.QueryRow(ctx, query, args...).Scan(&n)
-	return n, err
-}
-
-// migrationTx is a transaction as the migrations use it.
 type migrationTx struct {
-	script
+	querier
 	tx pgx.Tx
 }
 
@@ -161,7 +147,7 @@ func (m migrationTx) Rollback(ctx context.Context) error { return m.tx.Rollback(
 // Ready reports whether the database answers and the newest embedded
 // migration has been applied.
 func (db *DB) Ready(ctx context.Context) error {
-	ok, err := sqlmigrate.Applied(ctx, script{db.pool}, db.latest)
+	ok, err := sqlmigrate.Applied(ctx, querier{db.pool}, db.latest)
 	if err != nil {
 		return fmt.Errorf("postgres ready: %w", err)
 	}

@@ -57,7 +57,7 @@ func TestConcurrentOpens(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loadMigrations = %v, want nil", err)
 	}
-	if err := sqlmigrate.Verify(t.Context(), script{dbs[0].pool}, ms); err != nil {
+	if err := sqlmigrate.Verify(t.Context(), querier{dbs[0].pool}, ms); err != nil {
 		t.Fatalf("schema_migrations: %v", err)
 	}
 }

@@ -197,7 +197,9 @@ func (db *DB) begin(ctx context.Context) (sqlmigrate.Tx, error) {
 	return migrationTx{script{tx}, tx}, nil
 }
 
-// script is a pool or a transaction as the migrations use it.
+// script runs unprepared statements on a pool or in a transaction, as
+// the migrations need: a migration is a file of several statements, which
+// a prepared statement cannot hold.
 type script struct {
 	c interface {
 		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -205,15 +207,20 @@ type script struct {
 	}
 }
 
-func (s script) Exec(ctx context.Context, query string, args ...any) error {
-	_, err := s.c.ExecContext(ctx, query, args...)
-	return err
+func (s script) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := s.c.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
-func (s script) Int(ctx context.Context, query string, args ...any) (int, error) {
-	var n int
-	err := s.c.QueryRowContext(ctx, query, args...).Scan(&n)
-	return n, err
+func (s script) QueryRow(ctx context.Context, query string, args []any, dest ...any) (bool, error) {
+	err := s.c.QueryRowContext(ctx, query, args...).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // migrationTx is a writer transaction as the migrations use it.

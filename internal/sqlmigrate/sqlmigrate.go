@@ -54,12 +54,14 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 
 // Querier runs statements for the migrations, in a transaction or on a
 // plain connection. Placeholders are written $1, $2, which every engine
-// here accepts.
+// here accepts. Its methods are a part of each engine's own querier.
 type Querier interface {
-	// Exec runs a statement; without arguments it may hold several.
-	Exec(ctx context.Context, query string, args ...any) error
-	// Int runs a query whose one row is one integer.
-	Int(ctx context.Context, query string, args ...any) (int, error)
+	// Exec runs a statement and returns how many rows it changed;
+	// without arguments the statement may be a script of several.
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	// QueryRow runs a query and scans its first row into dest. found is
+	// false when there is no row.
+	QueryRow(ctx context.Context, query string, args []any, dest ...any) (found bool, err error)
 }
 
 // Tx is one engine transaction. The engine's begin takes whatever lock
@@ -76,7 +78,10 @@ type Tx interface {
 // processes migrating at once apply each migration exactly once. A failed
 // migration rolls back whole and stops the run.
 func Run(ctx context.Context, begin func(context.Context) (Tx, error), createTable string, ms []Migration) error {
-	err := inTx(ctx, begin, func(tx Tx) error { return tx.Exec(ctx, createTable) })
+	err := inTx(ctx, begin, func(tx Tx) error {
+		_, err := tx.Exec(ctx, createTable)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -88,10 +93,11 @@ func Run(ctx context.Context, begin func(context.Context) (Tx, error), createTab
 			}
 			// Without arguments the whole file goes in one call, which
 			// every engine runs as a script of several statements.
-			if err := tx.Exec(ctx, m.SQL); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			return tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
+			_, err = tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", m.Name, err)
@@ -102,26 +108,27 @@ func Run(ctx context.Context, begin func(context.Context) (Tx, error), createTab
 
 // Applied reports whether migration version has been applied.
 func Applied(ctx context.Context, q Querier, version int) (bool, error) {
-	n, err := q.Int(ctx, `SELECT count(*) FROM schema_migrations WHERE version = $1`, version)
-	return n > 0, err
+	var one int
+	return q.QueryRow(ctx, `SELECT 1 FROM schema_migrations WHERE version = $1`, []any{version}, &one)
 }
 
 // Verify reports an error unless the database lists exactly ms as
 // applied, by version and name.
 func Verify(ctx context.Context, q Querier, ms []Migration) error {
-	n, err := q.Int(ctx, `SELECT count(*) FROM schema_migrations`)
-	if err != nil {
+	var n int
+	if _, err := q.QueryRow(ctx, `SELECT count(*) FROM schema_migrations`, nil, &n); err != nil {
 		return err
 	}
 	if n != len(ms) {
 		return fmt.Errorf("%d migrations applied, want %d", n, len(ms))
 	}
 	for _, m := range ms {
-		n, err := q.Int(ctx, `SELECT count(*) FROM schema_migrations WHERE version = $1 AND name = $2`, m.Version, m.Name)
+		var one int
+		found, err := q.QueryRow(ctx, `SELECT 1 FROM schema_migrations WHERE version = $1 AND name = $2`, []any{m.Version, m.Name}, &one)
 		if err != nil {
 			return err
 		}
-		if n != 1 {
+		if !found {
 			return fmt.Errorf("migration %s not applied", m.Name)
 		}
 	}
