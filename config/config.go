@@ -174,6 +174,17 @@ type USP struct {
 	ProfileMaxBytes int `toml:"profile_max_bytes"`
 	// Platforms are the scheduling platforms the owner registers.
 	Platforms []USPPlatform `toml:"platforms"`
+	// KeyLeadMinutes is how long a rotated-in signing key is published
+	// before it signs, so platforms with a cached profile learn it first;
+	// 0 means 60.
+	KeyLeadMinutes int `toml:"key_lead_minutes"`
+	// RequireProofNonce makes every platform_key_pop proof carry a nonce
+	// the business issued (proof_nonce_required answers with one); off,
+	// iat and the jti cache alone bound replays.
+	RequireProofNonce bool `toml:"require_proof_nonce"`
+	// KeyGraceDays is how long a replaced signing key stays published and
+	// verifying; 0 means 7, the least §10.1.1 allows.
+	KeyGraceDays int `toml:"key_grace_days"`
 }
 
 // USPPlatform is one registered scheduling platform. Its API keys are
@@ -182,6 +193,9 @@ type USPPlatform struct {
 	Name string `toml:"name"`
 	// APIKeyHashes are "sha256:" and the hex SHA-256 of each key.
 	APIKeyHashes []string `toml:"api_key_hashes"`
+	// WebhookURL is where the platform's booking events are POSTed; empty
+	// means the webhook_url of its profile, or none.
+	WebhookURL string `toml:"webhook_url"`
 }
 
 // ORP switches the Open Rails Protocol host and names it.

@@ -11,10 +11,14 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 	c.USP.ProfileCacheEntries = -1
 	c.USP.ProfileCacheMaxSeconds = 30
 	c.USP.ProfileMaxBytes = 1000
+	c.USP.KeyLeadMinutes = -1
+	c.USP.AllowPrivateProfiles = false // plain http webhooks are for development only
+	c.USP.KeyGraceDays = 3
 	c.USP.Platforms = []USPPlatform{
 		{Name: "Acme Platform", APIKeyHashes: []string{key}},
 		{Name: "acme", APIKeyHashes: []string{"sha256:xyz", key}},
-		{Name: "acme"},
+		{Name: "acme", WebhookURL: "http://platform.example/hooks"},
+		{Name: "beta", APIKeyHashes: []string{"sha256:" + strings.Repeat("ef", 32)}, WebhookURL: "ftp://platform.example/hooks"},
 	}
 	err := c.Validate()
 	if err == nil {
@@ -24,6 +28,7 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 		"usp.profile_cache_entries:", "usp.profile_cache_max_seconds:", "usp.profile_max_bytes:",
 		"usp.platforms[0].name:", "usp.platforms[1].api_key_hashes[0]:", "usp.platforms[1].api_key_hashes[1]: is also a key of usp.platforms[0].api_key_hashes[0]",
 		`usp.platforms[2].name: "acme" is registered twice`, "usp.platforms[2].api_key_hashes: needs at least one key hash",
+		"usp.key_lead_minutes:", "usp.key_grace_days:", "usp.platforms[2].webhook_url: must be https", "usp.platforms[3].webhook_url: must be an absolute",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("no %q in:\n%v", want, err)
@@ -33,7 +38,8 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 	good := Demo()
 	good.USP.ProfileCacheMaxSeconds = 600
 	good.USP.ProfileMaxBytes = 128 << 10
-	good.USP.Platforms = []USPPlatform{{Name: "acme", APIKeyHashes: []string{key, "sha256:" + strings.Repeat("cd", 32)}}}
+	good.USP.KeyLeadMinutes, good.USP.KeyGraceDays = 10, 30
+	good.USP.Platforms = []USPPlatform{{Name: "acme", APIKeyHashes: []string{key, "sha256:" + strings.Repeat("cd", 32)}, WebhookURL: "https://platform.example/hooks/usp"}}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good [usp] settings refused: %v", err)
 	}

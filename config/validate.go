@@ -448,6 +448,12 @@ func (c Config) validateUSP(v *validator) {
 	if u.ProfileMaxBytes != 0 && (u.ProfileMaxBytes < 128<<10 || u.ProfileMaxBytes > 8<<20) {
 		v.add("usp.profile_max_bytes", "must be 0 (the default, 262144) or from 131072 to 8388608, got %d", u.ProfileMaxBytes)
 	}
+	if u.KeyLeadMinutes < 0 || u.KeyLeadMinutes > 7*24*60 {
+		v.add("usp.key_lead_minutes", "must be from 0 (the default, 60) to 10080, got %d", u.KeyLeadMinutes)
+	}
+	if u.KeyGraceDays != 0 && (u.KeyGraceDays < 7 || u.KeyGraceDays > 365) {
+		v.add("usp.key_grace_days", "must be 0 (the default, 7) or from 7 to 365, got %d", u.KeyGraceDays)
+	}
 	names := map[string]bool{}
 	hashes := map[string]string{}
 	for i, p := range u.Platforms {
@@ -470,6 +476,13 @@ func (c Config) validateUSP(v *validator) {
 				v.add(hf, "is also a key of %s", hashes[h])
 			default:
 				hashes[h] = fmt.Sprintf("%s.api_key_hashes[%d]", f, j)
+			}
+		}
+		if p.WebhookURL != "" {
+			if w, err := url.Parse(p.WebhookURL); err != nil || (w.Scheme != "https" && w.Scheme != "http") || w.Host == "" || w.User != nil || w.Fragment != "" {
+				v.add(f+".webhook_url", "must be an absolute http(s) URL without credentials or fragment, got %q", p.WebhookURL)
+			} else if w.Scheme == "http" && !u.AllowPrivateProfiles {
+				v.add(f+".webhook_url", "must be https (plain http only with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
 			}
 		}
 	}

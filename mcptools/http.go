@@ -43,6 +43,9 @@ type HTTPOptions struct {
 	Hostnames []string
 	Guard     BatchGuard
 	Logger    *slog.Logger
+	// Webhooks, when set, lets USP webhooks reach the sessions' open
+	// streams as usp_webhook notifications.
+	Webhooks *Webhooks
 }
 
 // Handler serves one MCP server over streamable HTTP: sessions for
@@ -63,6 +66,7 @@ func Handler(s *mcp.Server, opts HTTPOptions) http.Handler {
 		guard:     opts.Guard,
 		stateful:  mcp.NewStreamableHTTPHandler(get, &base),
 		stateless: mcp.NewStreamableHTTPHandler(get, &stateless),
+		webhooks:  opts.Webhooks,
 	}
 }
 
@@ -71,6 +75,7 @@ type front struct {
 	guard     BatchGuard
 	stateful  http.Handler
 	stateless http.Handler
+	webhooks  *Webhooks
 }
 
 // remoteHost is the address without its port: one client's connections
@@ -114,6 +119,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if version >= revisionStateless {
 		f.stateless.ServeHTTP(jw, r)
+		return
+	}
+	if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodGet && id != "" && f.webhooks != nil {
+		f.webhooks.serveStream(jw, r, id, f.stateful)
 		return
 	}
 	f.stateful.ServeHTTP(jw, r)

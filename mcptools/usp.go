@@ -25,6 +25,18 @@ var uspTools = map[string]struct{ title, description string }{
 		"Returns one service by service_id. An unknown id is a service_not_found protocol error. Public: no credentials."},
 	"usp_services_lookup": {"Look up services",
 		"Returns the services named in ids (up to 100), each once; ids that name no service are reported in messages[] as service_not_found. Public: no credentials."},
+	"usp_services_feed": {"Catalog feed",
+		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
+	"usp_services_feed_subscribe": {"Subscribe to catalog changes",
+		"Registers callback_url (https) for catalog events: service.created, service.updated, service.deleted (or the events listed), for the categories listed or all. Events are POSTed signed like booking webhooks. Privileged: credentials and _meta.usp.profile."},
+	"usp_services_feed_subscription_get": {"Get a feed subscription",
+		"Returns one of this platform's feed subscriptions by subscription_id, with its status (active, paused or canceled). Privileged."},
+	"usp_services_feed_unsubscribe": {"Cancel a feed subscription",
+		"Cancels one of this platform's feed subscriptions for good: no more catalog events. Privileged."},
+	"usp_services_feed_subscription_pause": {"Pause a feed subscription",
+		"Stops catalog events to the subscription until it is resumed; changes in between are not sent later (read the feed instead). Privileged."},
+	"usp_services_feed_subscription_resume": {"Resume a feed subscription",
+		"Sends catalog events to a paused subscription again. A canceled subscription cannot be resumed (invalid_transition in messages[]). Privileged."},
 	"usp_availability_query": {"Query availability",
 		"Returns the open slots of one service between start_date and end_date (RFC 3339 dates, whole local days, or date-times; at most 31 days), in ascending start order, as instants with offsets. Optional timezone for dates and answers, party_size, location_id, resource_id, limit (default 50, at most 500) and cursor. Public: no credentials."},
 	"usp_availability_hold": {"Hold a slot",
@@ -95,6 +107,18 @@ func uspInputSchema(name string) *jsonschema.Schema {
 	case "usp_services_lookup":
 		props["ids"] = &jsonschema.Schema{Type: "array", Items: text("A service id.")}
 		required = []string{"ids"}
+	case "usp_services_feed_subscription_get", "usp_services_feed_unsubscribe", "usp_services_feed_subscription_pause", "usp_services_feed_subscription_resume":
+		props["subscription_id"] = text("The subscription's id, from usp_services_feed_subscribe.")
+		required = []string{"subscription_id"}
+	case "usp_services_feed_subscribe":
+		props["callback_url"] = text("The https URL catalog events are POSTed to.")
+		props["categories"] = &jsonschema.Schema{Type: "array", Items: text("A category id: lodging or timed.")}
+		props["events"] = &jsonschema.Schema{Type: "array", Items: text("service.created, service.updated, service.deleted or service.suspended.")}
+		required = []string{"callback_url"}
+	case "usp_services_feed":
+		props["cursor"] = text("The pagination.cursor of the previous page; omit for the first.")
+		props["limit"] = integer("Page size, default 50, at most 200.")
+		props["location_id"] = text("Only this location's services (the property slug).")
 	case "usp_availability_query":
 		props["service_id"] = text("The service to query.")
 		props["start_date"] = text("Start of range: RFC 3339 date or date-time.")
@@ -171,7 +195,7 @@ func NewUSP(b *usp.Business, opts Options) *mcp.Server {
 		name := m.Name
 		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
-			res, err := callUSP(ctx, b, name, req)
+			res, err := callUSP(withSession(ctx, req.Session), b, name, req)
 			outcome := "ok"
 			if err != nil {
 				e, internal := usp.AsError(err)
@@ -204,6 +228,9 @@ func correlationOf(req *mcp.CallToolRequest) string {
 // correlation id echoed.
 func rpcError(e *usp.Error, correlation string) error {
 	data := map[string]string{"code": string(e.Code), "content": e.Message}
+	if e.Nonce != "" {
+		data["nonce"] = e.Nonce // proof_nonce_required: retry with a proof carrying it
+	}
 	if correlation != "" {
 		data["correlation_id"] = correlation
 	}
@@ -268,6 +295,40 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 			var r *usp.LookupResult
 			if r, err = b.LookupServices(ctx, call, in); err == nil {
 				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d of %d services found.", len(r.Services), len(in.IDs)))
+			}
+		}
+	case "usp_services_feed_subscription_get", "usp_services_feed_unsubscribe", "usp_services_feed_subscription_pause", "usp_services_feed_subscription_resume":
+		var in struct {
+			SubscriptionID string `json:"subscription_id"`
+		}
+		if err = parse(&in); err == nil {
+			var r *usp.SubscriptionResult
+			if r, err = b.SubscriptionOp(ctx, call, name, in.SubscriptionID); err == nil {
+				text := ""
+				if r.Subscription != nil {
+					text = "Subscription " + r.Subscription.ID + " is " + r.Subscription.Status + "."
+				}
+				res, summary = r, summarize(r.Messages, text)
+			}
+		}
+	case "usp_services_feed_subscribe":
+		var in usp.SubscribeRequest
+		if err = parse(&in); err == nil {
+			var r *usp.SubscriptionResult
+			if r, err = b.Subscribe(ctx, call, in); err == nil {
+				text := ""
+				if r.Subscription != nil {
+					text = "Subscription " + r.Subscription.ID + " is " + r.Subscription.Status + "."
+				}
+				res, summary = r, summarize(r.Messages, text)
+			}
+		}
+	case "usp_services_feed":
+		var in usp.FeedRequest
+		if err = parse(&in); err == nil {
+			var r *usp.FeedResult
+			if r, err = b.Feed(ctx, call, in); err == nil {
+				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(r.Pagination)))
 			}
 		}
 	case "usp_availability_query":

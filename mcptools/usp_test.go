@@ -51,7 +51,7 @@ func TestUSPToolsOverMCP(t *testing.T) {
 			t.Errorf("%s is %q in the OpenRPC document; only public methods are served", tool.Name, access)
 		}
 	}
-	if want := []string{"usp_availability_query", "usp_services_get", "usp_services_list", "usp_services_lookup"}; !slices.Equal(names, want) {
+	if want := []string{"usp_availability_query", "usp_services_feed", "usp_services_get", "usp_services_list", "usp_services_lookup"}; !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
 	withMeta := func(args map[string]any) map[string]any {

@@ -110,7 +110,9 @@ func Live(ctx context.Context, st store.Records, scope string, now time.Time) (i
 
 // ClaimVersions reads the claims r lists and returns the version of each
 // that r still holds; a place taken over by another reservation, or gone,
-// is left out.
+// is left out. For a USP platform's reservation it also lists the
+// booking-scoped credentials issued for it, which Move deletes when the
+// reservation ends (see CredentialKind).
 func ClaimVersions(ctx context.Context, st store.Records, r Reservation) (map[string]int64, error) {
 	out := map[string]int64{}
 	for _, key := range r.Claims {
@@ -125,6 +127,9 @@ func ClaimVersions(ctx context.Context, st store.Records, r Reservation) (map[st
 		if json.Unmarshal(rec.Value, &c) == nil && c.Ref == r.Reference {
 			out[key] = rec.Version
 		}
+	}
+	if err := readCredentials(ctx, st, r, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -222,11 +222,14 @@ func Save(r Reservation, now time.Time) store.Write {
 // Move takes r to state to, on behalf of by, and returns it changed with
 // the writes that commit the change in one store.Apply: the swap of r at
 // the version it was read, the release of its units when to holds none,
-// and the removal of its pending claims when it stops being pending. A
-// transition the state machine does not allow is a *TransitionError and
-// changes nothing. claimVersions gives the current version of each claim
-// still held by r; claims missing from it belong to no one now and are
-// left alone.
+// the removal of its pending claims when it stops being pending, the
+// deletion of the credentials a USP platform holds for it when to is
+// terminal, and the outbox event that tells a USP platform of the change
+// (Announce). A transition the state machine does not allow is a
+// *TransitionError and changes nothing. claimVersions, as ClaimVersions
+// reads them, gives the current version of each claim still held by r
+// and of each credential issued for it; records missing from it belong to
+// no one now and are left alone.
 func Move(r Reservation, to State, by, note string, now time.Time, claimVersions map[string]int64) (Reservation, []store.Write, error) {
 	if !r.State.CanMove(to) {
 		return r, nil, &TransitionError{Reference: r.Reference, From: r.State, To: to}
@@ -242,6 +245,12 @@ func Move(r Reservation, to State, by, note string, now time.Time, claimVersions
 	if !to.Pending() {
 		writes = append(writes, ReleaseClaims(r.Claims, claimVersions)...)
 		moved.Claims = nil
+	}
+	if to.Terminal() {
+		writes = append(writes, endCredentials(claimVersions)...)
+	}
+	if w, ok := Announce(moved, r.Version+1, now); ok {
+		writes = append(writes, w) // a USP platform hears of it from the outbox
 	}
 	return moved, append([]store.Write{Save(moved, now)}, writes...), nil
 }

@@ -19,7 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const TOOLS = [
-  'usp_services_list', 'usp_services_get', 'usp_services_lookup', 'usp_availability_query',
+  'usp_services_list', 'usp_services_get', 'usp_services_lookup', 'usp_services_feed', 'usp_availability_query',
   'usp_availability_hold', 'usp_availability_release', 'usp_bookings_create', 'usp_bookings_get',
   'usp_bookings_update', 'usp_bookings_confirm', 'usp_bookings_cancel', 'usp_bookings_reschedule',
 ];

@@ -155,6 +155,9 @@ func (b *Business) authorize(ctx context.Context, m Method, call Call) (Principa
 	if err := b.bindings.Bind(ctx, p.ID, call.Profile, b.clock.Now()); err != nil {
 		return Principal{}, err
 	}
+	if b.observe != nil {
+		b.observe(ctx, p)
+	}
 	return p, nil
 }
 

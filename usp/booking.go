@@ -12,6 +12,7 @@ import (
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
+	"frontdesk/usp/credential"
 )
 
 // Buyer is the person booking (booking.json Buyer).
@@ -67,6 +68,12 @@ type BookingResult struct {
 	USP      Meta      `json:"usp"`
 	Booking  *Booking  `json:"booking,omitempty"`
 	Messages []Message `json:"messages"`
+	// Credential is the booking-scoped credential, on the creation that
+	// made the booking only: never on reads, never on a replay, and never
+	// in the idempotency record.
+	Credential *credential.Credential `json:"booking_scoped_credential,omitempty"`
+	// slotEnd is set by the run that created the booking.
+	slotEnd time.Time
 }
 
 // Created reports whether the result is a new booking (REST answers 201).
@@ -204,7 +211,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	return once(ctx, b, call, p, "usp_bookings_create", in, func(keep keeper[BookingResult]) (*BookingResult, error) {
+	res, err = once(ctx, b, call, p, "usp_bookings_create", in, func(keep keeper[BookingResult]) (*BookingResult, error) {
 		s, ok := b.catalog.get(in.ServiceID)
 		if !ok {
 			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
@@ -253,8 +260,13 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			return nil, err
 		}
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
+		kept.slotEnd = w.end // set after the answer was recorded: no credential is ever kept
 		return kept, nil
 	})
+	if err == nil && res.Booking != nil && !res.slotEnd.IsZero() {
+		b.issueCredential(ctx, p, res)
+	}
+	return res, err
 }
 
 func pendingNote() Message {
@@ -325,6 +337,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			return nil, fmt.Errorf("convert hold: %w", err)
 		}
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
+		out.slotEnd = w.end
 		return out, nil
 	}
 	return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)
@@ -473,12 +486,16 @@ func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in C
 			return r, d, nil, invalidTransition(Status(r.State), "cancelled"), nil
 		}
 		d.Cancellation = &Cancellation{Reason: in.Reason, CanceledBy: "buyer", CanceledAt: now.UTC().Format(time.RFC3339)}
-		moved, writes, err := reservation.Move(r, reservation.Cancelled, "platform", "cancelled by the platform", now, nil)
+		versions, err := reservation.ClaimVersions(ctx, b.st, r) // its credentials end with it
+		if err != nil {
+			return r, d, nil, nil, err
+		}
+		moved, writes, err := reservation.Move(r, reservation.Cancelled, "platform", "cancelled by the platform", now, versions)
 		if err != nil {
 			return r, d, nil, nil, err
 		}
 		moved.Detail = d.raw()
-		writes[0] = reservation.Save(moved, now)
+		reservation.Resave(writes, moved, now)
 		return moved, d, writes, nil, nil
 	})
 }
@@ -556,7 +573,11 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 				return r, d, nil, outcomeMsg("capacity_exceeded", "The hold has fewer spots than the booking's party; the booking stays on its slot.", "recoverable"), nil
 			}
 			hd.Kind, hd.HoldEnd = "hold", HoldConverted
-			used, hw, err := reservation.Move(hr, reservation.Cancelled, "platform", "hold used by reschedule of "+r.Reference, now, nil)
+			hv, err := reservation.ClaimVersions(ctx, b.st, hr)
+			if err != nil {
+				return r, d, nil, nil, err
+			}
+			used, hw, err := reservation.Move(hr, reservation.Cancelled, "platform", "hold used by reschedule of "+r.Reference, now, hv)
 			if err != nil {
 				return r, d, nil, nil, err
 			}
@@ -577,6 +598,9 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 			store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}},
 			store.Write{Op: store.OpHold, Hold: &h},
 			reservation.Save(moved, now))
+		if ev, ok := reservation.AnnounceAs(moved, "booking.rescheduled", r.Version+1, now); ok {
+			writes = append(writes, ev) // the platform hears of it from the webhook outbox
+		}
 		return moved, d, writes, nil, nil
 	})
 }

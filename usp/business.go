@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/x509"
 	"log/slog"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"frontdesk/booking"
@@ -36,7 +38,15 @@ type Options struct {
 	Store store.Store
 	// Bookings is the reservation core USP holds and bookings go through.
 	Bookings *booking.Service
-	// Keys are the public signing keys the profile publishes.
+	// Observe, when set, hears of every platform principal a privileged
+	// call authenticated, with the call's context: the MCP binding learns
+	// which platform a session acts for, to offer it its webhooks.
+	Observe func(ctx context.Context, p Principal)
+	// Credentials issues a booking-scoped credential with every booking a
+	// platform creates; nil issues none.
+	Credentials *BookingCredentials
+	// Keys are the public signing keys the profile publishes at first;
+	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
 	Logger *slog.Logger
 }
@@ -49,7 +59,9 @@ type Business struct {
 	origin   string
 	profiles *Profiles
 	auth     Authenticator
-	keys     []SigningKey
+	keys     atomic.Pointer[[]SigningKey]
+	creds    *BookingCredentials
+	observe  func(ctx context.Context, p Principal)
 	log      *slog.Logger
 	catalog  catalog
 	st       store.Store
@@ -68,26 +80,29 @@ func New(opts Options) (*Business, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Profiles == nil {
-		u := opts.Config.USP
-		opts.Profiles = NewProfiles(ProfileOptions{
-			AllowPrivate: u.AllowPrivateProfiles,
-			MaxBytes:     int64(u.ProfileMaxBytes),
-			Entries:      u.ProfileCacheEntries,
-			MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
-			Clock:        opts.Clock,
-			RootCAs:      opts.ProfileRootCAs,
-		})
+		opts.Profiles = ConfiguredProfiles(opts.Config.USP, opts.Clock, opts.ProfileRootCAs)
 	}
 	cat, err := buildCatalog(opts.Config, opts.Pricer)
 	if err != nil {
 		return nil, err
 	}
-	return &Business{
+	b := &Business{
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
-		profiles: opts.Profiles, auth: opts.Authenticator, keys: opts.Keys,
+		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
-	}, nil
+		creds: opts.Credentials, observe: opts.Observe,
+	}
+	b.SetKeys(opts.Keys)
+	return b, nil
+}
+
+// SetKeys replaces the public signing keys the profile publishes. The key
+// set lives in the store and rotates while the process runs, so whoever
+// reads it (cmd/frontdesk) refreshes the profile through here.
+func (b *Business) SetKeys(keys []SigningKey) {
+	keys = slices.Clone(keys)
+	b.keys.Store(&keys)
 }
 
 // begin runs what every operation shares before its own work: access
@@ -133,6 +148,13 @@ func (b *Business) negotiate(ctx context.Context, cap Capability, profileURI str
 			shared[name] = v
 		}
 	}
+	// §8.3 step 4: an extension whose base capability is not shared is
+	// pruned, so it is not active either.
+	for name, entries := range own {
+		if base := entries[0].Extends; base != "" && shared[base] == "" {
+			delete(shared, name)
+		}
+	}
 	if v, ok := shared[cap]; ok {
 		meta.Capabilities = map[Capability][]CapabilityVersion{cap: {{Version: v}}}
 		return meta, nil, nil
@@ -157,4 +179,17 @@ func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) str
 		}
 	}
 	return best
+}
+
+// ConfiguredProfiles is the platform-profile fetcher the [usp] config
+// asks for, shared by negotiation and request-signature checks.
+func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool) *Profiles {
+	return NewProfiles(ProfileOptions{
+		AllowPrivate: u.AllowPrivateProfiles,
+		MaxBytes:     int64(u.ProfileMaxBytes),
+		Entries:      u.ProfileCacheEntries,
+		MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
+		Clock:        clk,
+		RootCAs:      roots,
+	})
 }

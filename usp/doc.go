@@ -82,9 +82,36 @@
 // the profile URI it presents, trust on first use (Bindings). Mechanisms
 // compose in a Chain: APIKeys (api_key, for platforms registered in the
 // config, keys stored hashed) and StaffSessions (the business's own staff,
-// for the business-only usp_bookings_confirm) live here; the others plug
-// in as further Authenticators. Without an authenticator, only the public
-// methods are served and advertised.
+// for the business-only usp_bookings_confirm) live here, with
+// BookingCredentials (booking_scoped_credential, issued with every
+// platform-created booking and checked first so a key-bound one is never
+// a bearer token), KeyProofs (platform_key_pop: the proof key's thumbprint
+// is the platform "key-<jkt>") and RequestSignatures
+// (http_message_signature on REST, keys from the caller's profile, the
+// profile's host as the platform). Without an authenticator, only the
+// public methods are served and advertised.
+//
+// # Webhooks
+//
+// Every transition of a platform's booking queues its event in the
+// reservation outbox in the same write (reservation.Announce; a reschedule
+// announces itself); EventBody renders it as a BookingEvent with the
+// booking as it was after the change, skipping holds, and WebhookURL finds
+// where it goes. usp/webhook delivers it signed.
+//
+// # Catalog feed
+//
+// The catalog comes from the config, so it changes between starts only:
+// SyncCatalog records a digest of every service at each start, dating new
+// and changed services then and keeping removed ones as deleted, and
+// queues the catalog events of feed subscriptions in the same write. The
+// feed reads that record. Subscriptions are read, paused, resumed and
+// cancelled on both bindings; the MCP names of those four come from the
+// newer OpenRPC document, as the snapshot's has only subscribe. All five
+// belong to the capability dev.usp-protocol.services.catalog.subscriptions
+// (§3.12.2), which extends the catalog and is negotiated with it. An
+// unknown subscription id is subscription_not_found (404), a code §9.4.3
+// does not register.
 //
 // # Where this differs from the schemas
 //
@@ -98,6 +125,7 @@
 // stage of a booking, and no hold code exists.
 //
 // It is a domain package: it imports config, inventory, pricing, the
-// reservation core (reservation, booking, store) and internal helpers,
-// never an adapter.
+// reservation core (reservation, booking, store), its own subpackages
+// (pop, credential, keyset, webhook) and internal helpers, never an
+// adapter.
 package usp

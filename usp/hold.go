@@ -389,12 +389,16 @@ func (b *Business) own(ctx context.Context, p Principal, ref string) (reservatio
 // one conditional write that releases its units. errStale when r changed
 // meanwhile.
 func (b *Business) end(ctx context.Context, r reservation.Reservation, d detail, to reservation.State, by, note string, now time.Time) (reservation.Reservation, error) {
-	moved, writes, err := reservation.Move(r, to, by, note, now, nil)
+	versions, err := reservation.ClaimVersions(ctx, b.st, r) // its credentials end with it
+	if err != nil {
+		return r, err
+	}
+	moved, writes, err := reservation.Move(r, to, by, note, now, versions)
 	if err != nil {
 		return r, err
 	}
 	moved.Detail = d.raw()
-	writes[0] = reservation.Save(moved, now)
+	reservation.Resave(writes, moved, now)
 	if _, err := b.st.Apply(ctx, writes); err != nil {
 		if _, refused := errors.AsType[*store.WriteError](err); refused {
 			return r, errStale

@@ -40,6 +40,12 @@ const (
 type PlatformProfile struct {
 	Version      string                                    `json:"version"`
 	Capabilities map[Capability][]struct{ Version string } `json:"capabilities"`
+	// Keys and SigningKeys are the root members that verify the
+	// platform's request signatures (nil when absent); WebhookURL is
+	// where its webhooks go (§8.2.3).
+	Keys        []json.RawMessage `json:"-"`
+	SigningKeys []json.RawMessage `json:"-"`
+	WebhookURL  string            `json:"-"`
 }
 
 // ProfileOptions configure the platform-profile fetcher.
@@ -274,6 +280,9 @@ func parsePlatformProfile(body []byte) (*PlatformProfile, *Error) {
 			Version      string                     `json:"version"`
 			Capabilities map[string]json.RawMessage `json:"capabilities"`
 		} `json:"usp"`
+		Keys        []json.RawMessage `json:"keys"`
+		SigningKeys []json.RawMessage `json:"signing_keys"`
+		WebhookURL  string            `json:"webhook_url"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, &Error{Code: CodeProfileMalformed, Message: "The platform profile is not a JSON object.", Err: err}
@@ -286,7 +295,8 @@ func parsePlatformProfile(body []byte) (*PlatformProfile, *Error) {
 	case doc.USP.Capabilities == nil:
 		return nil, fail(CodeProfileMalformed, "The platform profile has no usp.capabilities.")
 	}
-	out := &PlatformProfile{Version: doc.USP.Version, Capabilities: map[Capability][]struct{ Version string }{}}
+	out := &PlatformProfile{Version: doc.USP.Version, Capabilities: map[Capability][]struct{ Version string }{},
+		Keys: doc.Keys, SigningKeys: doc.SigningKeys, WebhookURL: doc.WebhookURL}
 	for name, raw := range doc.USP.Capabilities {
 		var entries []struct {
 			Version string `json:"version"`

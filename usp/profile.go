@@ -15,6 +15,10 @@ const (
 	catalogSchemaURL = "https://usp-protocol.dev/schemas/services/catalog.json"
 	availSchemaURL   = "https://usp-protocol.dev/schemas/services/availability.json"
 	bookingSchemaURL = "https://usp-protocol.dev/schemas/services/booking.json"
+	// subsSchemaURL is the FeedSubscription definition: the subscriptions
+	// capability has no schema file of its own, and this is the object
+	// its operations exchange.
+	subsSchemaURL = "https://usp-protocol.dev/schemas/rest_common.json#/$defs/FeedSubscription"
 )
 
 // Binding paths under the public origin; cmd/frontdesk mounts them.
@@ -63,8 +67,11 @@ type CapabilityEntry struct {
 	Version string `json:"version"`
 	Spec    string `json:"spec"`
 	Schema  string `json:"schema"`
-	Search  bool   `json:"search,omitempty"` // catalog: free-text query is ranked
-	Holds   *bool  `json:"holds,omitempty"`  // availability: hold and release
+	// Extends names the base capability of an extension (§8.2.1); the
+	// extension is negotiated only while its base is shared too.
+	Extends Capability `json:"extends,omitempty"`
+	Search  bool       `json:"search,omitempty"` // catalog: free-text query is ranked
+	Holds   *bool      `json:"holds,omitempty"`  // availability: hold and release
 }
 
 // BusinessInfo names the business.
@@ -82,8 +89,10 @@ type LocationInfo struct {
 }
 
 // capabilities are the capability entries this business implements.
-// Holds and bookings are offered only when privileged calls can be
-// served: an authenticator, a store and the reservation core.
+// Holds, bookings and feed subscriptions are offered only when privileged
+// calls can be served: an authenticator, a store and the reservation core.
+// Every capability of a served method is declared here (the profile
+// test checks Served against it).
 func (b *Business) capabilities() map[Capability][]CapabilityEntry {
 	holds := b.privileged()
 	caps := map[Capability][]CapabilityEntry{
@@ -92,6 +101,7 @@ func (b *Business) capabilities() map[Capability][]CapabilityEntry {
 	}
 	if holds {
 		caps[CapabilityBookings] = []CapabilityEntry{{Version: Version, Spec: specURL + "#5-booking-lifecycle", Schema: bookingSchemaURL}}
+		caps[CapabilitySubscriptions] = []CapabilityEntry{{Version: Version, Spec: specURL + "#3122-feed-subscriptions---post-servicesfeedsubscriptions", Schema: subsSchemaURL, Extends: CapabilityCatalog}}
 	}
 	return caps
 }
@@ -113,8 +123,8 @@ func (b *Business) Profile() BusinessProfile {
 				Currency: b.cfg.Business.Currency,
 			},
 		},
-		Keys:        b.keys,
-		SigningKeys: b.keys,
+		Keys:        *b.keys.Load(),
+		SigningKeys: *b.keys.Load(),
 	}
 	for _, l := range b.cfg.Locations {
 		p.USP.Business.Locations = append(p.USP.Business.Locations, LocationInfo{ID: l.Slug, Name: l.Name})

@@ -18,6 +18,10 @@ const (
 	CapabilityCatalog      Capability = "dev.usp-protocol.services.catalog"
 	CapabilityAvailability Capability = "dev.usp-protocol.services.availability"
 	CapabilityBookings     Capability = "dev.usp-protocol.services.bookings"
+	// CapabilitySubscriptions covers the feed subscription operations
+	// (§3.12.2: a business that supports them SHOULD declare it). It
+	// extends the catalog: negotiated only when the catalog is shared too.
+	CapabilitySubscriptions Capability = "dev.usp-protocol.services.catalog.subscriptions"
 )
 
 // Access is a method's x-usp-access level (§10.1.6).
@@ -49,6 +53,12 @@ func Methods() []Method {
 		{Name: "usp_services_list", HTTPMethod: http.MethodPost, Path: "/services/list", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_get", HTTPMethod: http.MethodGet, Path: "/services/{service_id}", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_lookup", HTTPMethod: http.MethodPost, Path: "/services/lookup", Capability: CapabilityCatalog, Access: Public},
+		{Name: "usp_services_feed", HTTPMethod: http.MethodGet, Path: "/services/feed", Capability: CapabilityCatalog, Access: Public},
+		{Name: "usp_services_feed_subscribe", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_get", HTTPMethod: http.MethodGet, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_unsubscribe", HTTPMethod: http.MethodDelete, Path: "/services/feed/subscriptions/{subscription_id}", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_pause", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/pause", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
+		{Name: "usp_services_feed_subscription_resume", HTTPMethod: http.MethodPost, Path: "/services/feed/subscriptions/{subscription_id}/resume", Capability: CapabilitySubscriptions, Access: PrivilegedPlatform},
 		{Name: "usp_availability_query", HTTPMethod: http.MethodPost, Path: "/availability/query", Capability: CapabilityAvailability, Access: Public},
 		{Name: "usp_availability_hold", HTTPMethod: http.MethodPost, Path: "/availability/holds", Capability: CapabilityAvailability, Access: PrivilegedPlatform},
 		{Name: "usp_availability_release", HTTPMethod: http.MethodDelete, Path: "/availability/holds/{hold_id}", Capability: CapabilityAvailability, Access: PrivilegedScoped},
@@ -173,11 +183,24 @@ var wires = map[Code]wire{
 	CodeServerError:            {http.StatusInternalServerError, -32603},
 	// A service named in the path that does not exist: 404, the same
 	// bucket as booking_not_found.
-	CodeServiceNotFound:     {http.StatusNotFound, -32602},
-	CodeProfileNotTrusted:   {http.StatusForbidden, -32005},
-	CodeBookingNotFound:     {http.StatusNotFound, -32602},
-	CodeIdempotencyConflict: {http.StatusConflict, -32602},
-	CodeRevisionMismatch:    {http.StatusPreconditionFailed, -32002},
+	CodeServiceNotFound:      {http.StatusNotFound, -32602},
+	CodeProfileNotTrusted:    {http.StatusForbidden, -32005},
+	CodeBookingNotFound:      {http.StatusNotFound, -32602},
+	CodeIdempotencyConflict:  {http.StatusConflict, -32602},
+	CodeRevisionMismatch:     {http.StatusPreconditionFailed, -32002},
+	CodeSubscriptionNotFound: {http.StatusNotFound, -32602},
+	// Signature and proof-of-possession failures (§9.4.3, §10.1.1).
+	"signature_missing":     {http.StatusUnauthorized, -32006},
+	"signature_invalid":     {http.StatusUnauthorized, -32006},
+	"signature_expired":     {http.StatusUnauthorized, -32006},
+	"key_not_found":         {http.StatusUnauthorized, -32006},
+	"digest_mismatch":       {http.StatusBadRequest, -32600},
+	"algorithm_unsupported": {http.StatusBadRequest, -32600},
+	"pop_proof_missing":     {http.StatusUnauthorized, -32001},
+	"pop_proof_invalid":     {http.StatusUnauthorized, -32001},
+	"pop_key_mismatch":      {http.StatusUnauthorized, -32001},
+	"pop_proof_replayed":    {http.StatusUnauthorized, -32001},
+	"proof_nonce_required":  {http.StatusUnauthorized, -32001},
 }
 
 // HTTPStatus is the REST status of the code.
@@ -208,6 +231,9 @@ type Error struct {
 	Code    Code
 	Message string
 	Err     error
+	// Nonce is set with proof_nonce_required: the value a fresh proof
+	// must carry (data.nonce over MCP, DPoP-Nonce over REST).
+	Nonce string
 }
 
 func (e *Error) Error() string {

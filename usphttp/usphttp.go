@@ -17,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"frontdesk/usp"
@@ -37,9 +38,21 @@ func (h *Handler) Routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+usp.ProfilePath, h.profile)
 	ops := map[string]func(context.Context, usp.Call, *http.Request) (any, error){
-		"usp_services_list":      h.listServices,
-		"usp_services_get":       h.getService,
-		"usp_services_lookup":    h.lookupServices,
+		"usp_services_list":                     h.listServices,
+		"usp_services_get":                      h.getService,
+		"usp_services_lookup":                   h.lookupServices,
+		"usp_services_feed":                     h.feed,
+		"usp_services_feed_subscription_get":    h.subscriptionOp("usp_services_feed_subscription_get"),
+		"usp_services_feed_unsubscribe":         h.subscriptionOp("usp_services_feed_unsubscribe"),
+		"usp_services_feed_subscription_pause":  h.subscriptionOp("usp_services_feed_subscription_pause"),
+		"usp_services_feed_subscription_resume": h.subscriptionOp("usp_services_feed_subscription_resume"),
+		"usp_services_feed_subscribe": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.SubscribeRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.Subscribe(ctx, call, in)
+		},
 		"usp_availability_query": h.queryAvailability,
 		"usp_availability_hold": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 			var in usp.HoldRequest
@@ -149,6 +162,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 		w.WriteHeader(http.StatusCreated)
 	} else if hr, ok := res.(*usp.HoldResult); ok && r.Method == http.MethodPost && hr.Hold != nil {
 		w.WriteHeader(http.StatusCreated)
+	} else if sr, ok := res.(*usp.SubscriptionResult); ok && r.Method == http.MethodPost && sr.Created() && r.URL.Path == usp.RESTPath+"/services/feed/subscriptions" {
+		w.WriteHeader(http.StatusCreated)
 	}
 	w.Write(append(body, '\n'))
 }
@@ -169,6 +184,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e, internal := usp.AsError(err)
 	if internal {
 		h.logger().ErrorContext(r.Context(), "usp request failed", "path", r.URL.Path, "err", err)
+	}
+	if e.Nonce != "" {
+		w.Header().Set("DPoP-Nonce", e.Nonce) // RFC 9449 §8: the nonce to retry with
 	}
 	h.problem(w, r, e.Code.HTTPStatus(), e.Code.ProblemType(), http.StatusText(e.Code.HTTPStatus()), e.Message)
 }
@@ -218,6 +236,27 @@ func (h *Handler) listServices(ctx context.Context, call usp.Call, r *http.Reque
 
 func (h *Handler) getService(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 	return h.Business.GetService(ctx, call, r.PathValue("service_id"))
+}
+
+// subscriptionOp serves one operation on the subscription of the path.
+func (h *Handler) subscriptionOp(method string) func(context.Context, usp.Call, *http.Request) (any, error) {
+	return func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+		return h.Business.SubscriptionOp(ctx, call, method, r.PathValue("subscription_id"))
+	}
+}
+
+// feed reads the feed's query parameters: cursor, limit, location_id.
+func (h *Handler) feed(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	in := usp.FeedRequest{Cursor: q.Get("cursor"), LocationID: q.Get("location_id")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, &usp.Error{Code: usp.CodeInvalidRequest, Message: "limit must be an integer."}
+		}
+		in.Limit = &n
+	}
+	return h.Business.Feed(ctx, call, in)
 }
 
 func (h *Handler) lookupServices(ctx context.Context, call usp.Call, r *http.Request) (any, error) {

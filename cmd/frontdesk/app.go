@@ -26,6 +26,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
+	"frontdesk/mcptools"
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
@@ -72,6 +73,10 @@ type Main struct {
 	ready      chan struct{}
 
 	usp *usp.Business // set by openUSP when the config enables USP
+	// uspCredentials issues and sweeps booking-scoped credentials.
+	uspCredentials *usp.BookingCredentials
+	// uspWebhooks offers webhooks to the platforms' MCP sessions.
+	uspWebhooks *mcptools.Webhooks
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*
@@ -267,7 +272,13 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
-	return m.openUSP(m.Config.Deployment.PublicURL)
+	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
+		return err
+	}
+	if err := m.publishKeys(ctx); err != nil {
+		return err
+	}
+	return m.syncCatalog(ctx)
 }
 
 // openMail builds the configured mail driver: the dev mailbox keeps mail
@@ -369,6 +380,8 @@ func (m *Main) Run(ctx context.Context) error {
 	stopSweep := m.startBookingSweep(ctx)
 	defer stopSweep()
 	defer m.startUSPSweep(ctx)()
+	stopUSP := m.startUSPWork(ctx)
+	defer stopUSP()
 	served := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { served <- srv.Serve(listeners[i]) }()

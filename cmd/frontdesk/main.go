@@ -32,6 +32,7 @@ Usage:
   frontdesk sweep [--config F] [--data DIR | --database URL]
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
+  frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -40,20 +41,23 @@ Every command answers --help; "frontdesk help COMMAND" shows the same.
 // commands describes each subcommand for its --help: what it does and its
 // arguments. The flags are listed from the command's own flag set.
 var commands = map[string]struct{ args, about string }{
-	"serve":          {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
-	"mcp":            {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
-	"init":           {"[--demo]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business."},
-	"check-config":   {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
-	"sweep":          {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
-	"version":        {"", "Prints the module version and the VCS revision the binary was built from."},
-	"staff":          {"ACTION …", "Staff work on the same store as serve: add-user, list, confirm, decline, cancel, complete, move.\nEach action answers --help."},
-	"staff add-user": {"--username U [--password-file F] [--location SLUG…] [--role owner|clerk] [flags]", "Creates a staff login on the same store as serve. Without --password-file the password is asked for\n(without echo on a terminal; one line of standard input otherwise). A clerk works only at the\nlocations given; an owner sees every location."},
-	"staff list":     {"[--location SLUG] [--from DATE --to DATE] [--state S[,S…]] [flags]", "Lists reservations by arrival, with their state, source and what needs attention."},
-	"staff confirm":  {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Confirms a reservation; a form request takes its unit then. The guest is mailed."},
-	"staff decline":  {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Declines a reservation awaiting staff and frees what it holds. The guest is mailed."},
-	"staff cancel":   {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Cancels a reservation and frees its unit. The guest is mailed."},
-	"staff complete": {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a stay or appointment as having taken place."},
-	"staff move":     {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
+	"serve":           {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
+	"mcp":             {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
+	"init":            {"[--demo]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business."},
+	"check-config":    {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
+	"sweep":           {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
+	"version":         {"", "Prints the module version and the VCS revision the binary was built from."},
+	"staff":           {"ACTION …", "Staff work on the same store as serve: add-user, list, confirm, decline, cancel, complete, move.\nEach action answers --help."},
+	"staff add-user":  {"--username U [--password-file F] [--location SLUG…] [--role owner|clerk] [flags]", "Creates a staff login on the same store as serve. Without --password-file the password is asked for\n(without echo on a terminal; one line of standard input otherwise). A clerk works only at the\nlocations given; an owner sees every location."},
+	"staff list":      {"[--location SLUG] [--from DATE --to DATE] [--state S[,S…]] [flags]", "Lists reservations by arrival, with their state, source and what needs attention."},
+	"staff confirm":   {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Confirms a reservation; a form request takes its unit then. The guest is mailed."},
+	"staff decline":   {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Declines a reservation awaiting staff and frees what it holds. The guest is mailed."},
+	"staff cancel":    {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Cancels a reservation and frees its unit. The guest is mailed."},
+	"staff complete":  {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a stay or appointment as having taken place."},
+	"usp":             {"keys rotate|list [flags]", "The business's USP webhook signing keys, on the same store as serve. rotate adds a key that the\nprofile publishes at once and that signs after usp.key_lead_minutes; the key it replaces keeps\nverifying for usp.key_grace_days. list shows the published keys."},
+	"usp keys rotate": {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
+	"usp keys list":   {"[flags]", "Lists the USP signing keys the business profile publishes."},
+	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 }
 
 func main() {
@@ -114,6 +118,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	case "staff":
 		return runStaff(ctx, args, stdin, stdout, stderr)
+	case "usp":
+		return runUSP(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {

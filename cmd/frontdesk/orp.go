@@ -167,5 +167,8 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	if err := printUSPSweep(ctx, m.usp, out); err != nil {
 		return err
 	}
+	if err := m.printWebhookSweep(ctx, out); err != nil {
+		return err
+	}
 	return printBookingSweep(ctx, m.bookings, out)
 }

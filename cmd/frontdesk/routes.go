@@ -127,7 +127,7 @@ func (m *Main) routes() http.Handler {
 		rest := (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes()
 		handle("GET "+usp.ProfilePath, pages, false, rest)
 		handle(usp.RESTPath+"/", pages, false, rest)
-		handleMCP(usp.MCPPath, mcptools.Handler(mcptools.NewUSP(m.usp, opts), mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger}))
+		handleMCP(usp.MCPPath, mcptools.Handler(mcptools.NewUSP(m.usp, opts), mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Webhooks: m.uspWebhooks}))
 	}
 	return m.front(mux)
 }

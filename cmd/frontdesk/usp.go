@@ -18,7 +18,7 @@ import (
 // the opened store; origin is the public origin the profile names.
 // Registered platforms authenticate with their API keys; without any,
 // only the public methods are served.
-func (m *Main) openUSP(origin string) error {
+func (m *Main) openUSP(ctx context.Context, origin string) error {
 	if !m.Config.USP.Enabled {
 		return nil
 	}
@@ -43,6 +43,9 @@ func (m *Main) openUSP(origin string) error {
 			}
 			return u.Username, nil
 		}}}
+	}
+	if err := m.uspAuth(ctx, &opts); err != nil {
+		return err
 	}
 	b, err := usp.New(opts)
 	if err != nil {

@@ -10,8 +10,8 @@
 // booking and all of a booking's credentials are found for invalidation
 // at a terminal status.
 //
-// It imports the store contracts, usp/pop for the proof and the standard
-// library.
+// It imports the store contracts, reservation for the record kind it
+// shares with the core, usp/pop for the proof and the standard library.
 package credential
 
 import (
@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/pop"
 )
@@ -37,8 +38,10 @@ const Prefix = "bsc_"
 // the specification requires.
 const randomBytes = 20
 
-// Kind is the record kind of issued credentials.
-const Kind = "usp-credential"
+// Kind is the record kind of issued credentials. The reservation core
+// owns the name: it deletes a booking's credentials in the write that
+// ends the booking.
+const Kind = reservation.CredentialKind
 
 // Credential is the issued form, returned once in the creation response
 // and never on reads.
@@ -199,8 +202,9 @@ func (is Issuer) Authorize(ctx context.Context, now time.Time, v *pop.Verifier, 
 }
 
 // InvalidationWrites returns the deletes that invalidate every credential
-// of resource, for the caller to apply in the same transaction as the
-// status change that makes the resource terminal.
+// of resource, for a caller that ends a resource without reservation.Move
+// (which deletes a booking's credentials itself) to apply in the same
+// transaction as the status change that makes the resource terminal.
 func (is Issuer) InvalidationWrites(ctx context.Context, resource string) ([]store.Write, error) {
 	if resource == "" || strings.Contains(resource, "/") {
 		return nil, fmt.Errorf("credential: bad resource id %q", resource)
@@ -232,4 +236,45 @@ func (is Issuer) Invalidate(ctx context.Context, resource string) error {
 		return fmt.Errorf("credential: invalidate: %w", err)
 	}
 	return nil
+}
+
+// Sweep deletes the credentials that can open nothing any more: those
+// past their expiry, and those whose resource ended reports as ended (a
+// booking at a terminal status, where Authorize's caller already refuses
+// them). It returns how many it deleted; one that changed or went
+// meanwhile is skipped.
+func (is Issuer) Sweep(ctx context.Context, now time.Time, ended func(ctx context.Context, resource string) (bool, error)) (int, error) {
+	deleted, after := 0, ""
+	for {
+		page, err := is.Records.List(ctx, Kind, "", after, 100)
+		if err != nil {
+			return deleted, fmt.Errorf("credential: list: %w", err)
+		}
+		for _, r := range page {
+			after = r.Key
+			var s stored
+			if err := json.Unmarshal(r.Value, &s); err != nil {
+				return deleted, fmt.Errorf("credential: decode: %w", err)
+			}
+			gone := !now.Before(s.ExpiresAt)
+			if !gone {
+				if gone, err = ended(ctx, s.Resource); err != nil {
+					return deleted, err
+				}
+			}
+			if !gone {
+				continue
+			}
+			err := is.Records.Delete(ctx, Kind, r.Key, r.Version)
+			switch {
+			case err == nil:
+				deleted++
+			case !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound):
+				return deleted, fmt.Errorf("credential: delete: %w", err)
+			}
+		}
+		if len(page) < 100 {
+			return deleted, nil
+		}
+	}
 }

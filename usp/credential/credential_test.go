@@ -244,3 +244,33 @@ func TestBadIssueChangesNothing(t *testing.T) {
 		t.Fatalf("refused issues left %d records, %v", len(recs), err)
 	}
 }
+
+// TestSweepDeletesWhatOpensNothing: expired credentials and those of
+// ended resources go; the rest stay and still authorize.
+func TestSweepDeletesWhatOpensNothing(t *testing.T) {
+	for engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			w := newWorldOn(t, engine)
+			ctx := context.Background()
+			jkt := jktOf(t, platform)
+			live, _ := w.issuer.Issue(ctx, "bkg_live", jkt, t0.Add(48*time.Hour), t0)
+			w.issuer.Issue(ctx, "bkg_old", jkt, t0.Add(time.Hour), t0)
+			w.issuer.Issue(ctx, "bkg_done", jkt, t0.Add(48*time.Hour), t0)
+			ended := func(_ context.Context, resource string) (bool, error) { return resource == "bkg_done", nil }
+			n, err := w.issuer.Sweep(ctx, t0.Add(2*time.Hour), ended)
+			if err != nil || n != 2 {
+				t.Fatalf("Sweep = %d, %v; want 2", n, err)
+			}
+			left, _ := w.db.List(ctx, Kind, "", "", 100)
+			if len(left) != 1 || !strings.HasPrefix(left[0].Key, "bkg_live/") {
+				t.Fatalf("left %v", left)
+			}
+			if _, err := w.issuer.Authorize(ctx, t0, w.verifier, present(t, platform, "bkg_live", live.Value)); err != nil {
+				t.Fatalf("the live credential after a sweep: %v", err)
+			}
+			if n, err := w.issuer.Sweep(ctx, t0.Add(2*time.Hour), ended); err != nil || n != 0 {
+				t.Fatalf("second Sweep = %d, %v", n, err)
+			}
+		})
+	}
+}

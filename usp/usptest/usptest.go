@@ -40,13 +40,14 @@ const Origin = "https://stays.example"
 var profiles = map[string]string{
 	"/platform.json": `{"usp":{"version":"2026-08-20","capabilities":{
  "dev.usp-protocol.services.catalog":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/catalog.json"}],
+ "dev.usp-protocol.services.catalog.subscriptions":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/rest_common.json#/$defs/FeedSubscription","extends":"dev.usp-protocol.services.catalog"}],
  "dev.usp-protocol.services.availability":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/availability.json"}]}}}`,
 	"/bookings-only.json": `{"usp":{"version":"2026-08-20","capabilities":{"dev.usp-protocol.services.bookings":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/s","schema":"https://usp-protocol.dev/b.json"}]}}}`,
 	"/newer.json":         `{"usp":{"version":"2030-01-01","capabilities":{}}}`,
 }
 
 // Platforms is a TLS server on loopback publishing platform profiles:
-// /platform.json (catalog and availability), /bookings-only.json,
+// /platform.json (catalog with feed subscriptions, and availability), /bookings-only.json,
 // /newer.json (a version from the future) and extra documents a test adds.
 // Any other path is 404.
 type Platforms struct {

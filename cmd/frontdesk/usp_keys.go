@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"frontdesk/internal/jwk"
+	"frontdesk/usp"
+	"frontdesk/usp/keyset"
+)
+
+// keysRefreshEvery is how often serve re-reads the stored signing keys
+// into the profile, so a rotation made by `frontdesk usp keys rotate` (or
+// another instance) is published well within the key lead time.
+const keysRefreshEvery = time.Minute
+
+// keySet is the business's webhook signing keys on the opened store.
+func (m *Main) keySet() keyset.Set {
+	lead := time.Duration(m.Config.USP.KeyLeadMinutes) * time.Minute
+	if m.Config.USP.KeyLeadMinutes == 0 {
+		lead = time.Hour
+	}
+	return keyset.Set{
+		Records: m.store, Rand: m.Rand, Lead: lead,
+		Grace: time.Duration(m.Config.USP.KeyGraceDays) * 24 * time.Hour, // below 7 days keyset uses MinGrace
+	}
+}
+
+// publishKeys makes sure the business has a signing key and puts the keys
+// valid now into the business profile.
+func (m *Main) publishKeys(ctx context.Context) error {
+	if m.usp == nil {
+		return nil
+	}
+	ks := m.keySet()
+	now := m.Clock.Now()
+	if err := ks.Ensure(ctx, now); err != nil {
+		return fmt.Errorf("usp signing keys: %w", err)
+	}
+	pub, err := ks.Published(ctx, now)
+	if err != nil {
+		return fmt.Errorf("usp signing keys: %w", err)
+	}
+	keys, err := signingKeys(pub)
+	if err != nil {
+		return err
+	}
+	m.usp.SetKeys(keys)
+	return nil
+}
+
+// signingKeys turns public JWKs into the profile's open-ended key objects.
+func signingKeys(pub []jwk.Public) ([]usp.SigningKey, error) {
+	out := make([]usp.SigningKey, 0, len(pub))
+	for _, p := range pub {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		var k usp.SigningKey
+		if err := json.Unmarshal(b, &k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// refreshKeys re-publishes the stored keys every keysRefreshEvery until
+// ctx ends; a failed read keeps the keys published before.
+func (m *Main) refreshKeys(ctx context.Context) {
+	t := time.NewTicker(keysRefreshEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := m.publishKeys(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				m.Logger.Error("usp signing keys refresh", "err", err)
+			}
+		}
+	}
+}
+
+// runUSP is `frontdesk usp`: the business's USP signing keys, on the same
+// store as serve.
+func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) < 2 || args[0] != "keys" || (args[1] != "rotate" && args[1] != "list") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintf(stdout, "Usage: frontdesk usp %s\n\n%s\n", commands["usp"].args, commands["usp"].about)
+			return nil
+		}
+		fmt.Fprintf(stderr, "Usage: frontdesk usp %s\n", commands["usp"].args)
+		return errors.New("usp: give \"keys rotate\" or \"keys list\"")
+	}
+	cmd := "usp keys " + args[1]
+	m, err := newMain(cmd, args[2:], stdout, stderr)
+	if err != nil {
+		return ignoreHelp(err)
+	}
+	if !m.Config.USP.Enabled {
+		return fmt.Errorf("%s: USP is not enabled in the config ([usp] enabled = true)", cmd)
+	}
+	if err := m.open(ctx, ""); err != nil {
+		return err
+	}
+	defer m.Close()
+	ks := m.keySet()
+	now := m.Clock.Now()
+	if args[1] == "rotate" {
+		id, err := ks.Rotate(ctx, now)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		}
+		fmt.Fprintf(stdout, "added signing key %s: published now, signing from %s; the key it replaces keeps verifying for %d days after that\n",
+			id, now.Add(ks.Lead).UTC().Format(time.RFC3339), int(max(ks.Grace, keyset.MinGrace)/(24*time.Hour)))
+	}
+	return listKeys(ctx, ks, now, stdout)
+}
+
+// listKeys prints the keys the profile publishes at now and what each does.
+func listKeys(ctx context.Context, ks keyset.Set, now time.Time, out io.Writer) error {
+	keys, err := ks.Keys(ctx, now)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY ID\tSIGNS FROM\tSTATE")
+	for _, k := range keys {
+		state := "signing"
+		switch {
+		case now.Before(k.ActiveFrom):
+			state = "published, not yet signing"
+		case !k.RetiredAt.IsZero() && !now.Before(k.RetiredAt):
+			state = "retired, verifies until " + k.RetiredAt.Add(max(ks.Grace, keyset.MinGrace)).UTC().Format(time.RFC3339)
+		case !k.RetiredAt.IsZero():
+			state = "signing until " + k.RetiredAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.ID, k.ActiveFrom.UTC().Format(time.RFC3339), state)
+	}
+	return tw.Flush()
+}

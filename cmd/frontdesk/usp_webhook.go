@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"frontdesk/usp"
+	"frontdesk/usp/pop"
+	"frontdesk/usp/webhook"
+)
+
+// webhookEvery is how often serve looks for webhook events that are due:
+// the first attempt follows a transition within this much, and retries
+// land within it of their schedule.
+const webhookEvery = 5 * time.Second
+
+// outbox delivers the USP webhook events of the opened store.
+// Bodies are the bookings as USP renders them, and each platform's URL
+// is its registered webhook_url or its profile's.
+func (m *Main) outbox() *webhook.Outbox {
+	return &webhook.Outbox{
+		Records:  m.store,
+		Client:   usp.CallbackClient(m.Config.USP.AllowPrivateProfiles, nil),
+		Sign:     m.keySet(),
+		Endpoint: m.usp.WebhookURL,
+		Render:   m.usp.EventBody,
+		Notify: func(ctx context.Context, platform string, body []byte) {
+			m.uspWebhooks.Notify(ctx, platform, body)
+		},
+		Clock: m.Clock, Logger: m.Logger,
+	}
+}
+
+// startUSPWork runs what serve does for USP in the background until ctx
+// ends: re-publishing rotated signing keys and delivering webhooks. It
+// returns a function that stops it and waits.
+func (m *Main) startUSPWork(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if m.usp != nil {
+		wg.Go(func() { m.refreshKeys(ctx) })
+		box := m.outbox()
+		wg.Go(func() { box.Run(ctx, webhookEvery) })
+		wg.Go(func() { m.sweepProofs(ctx) })
+		wg.Go(func() { m.sweepCredentials(ctx) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// sweepProofs forgets the jti of proofs too old to be accepted again,
+// every minute, so the replay cache stays as small as its window.
+func (m *Main) sweepProofs(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	replay := pop.StoreReplay{Records: m.store}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := replay.Sweep(ctx, m.Clock.Now()); err != nil && ctx.Err() == nil {
+				m.Logger.Error("usp proof replay sweep", "err", err)
+			}
+		}
+	}
+}
+
+// credentialSweepEvery is how often serve deletes the booking-scoped
+// credentials that open nothing any more; they are refused from the
+// moment their booking ends, so this only keeps the store small.
+const credentialSweepEvery = 15 * time.Minute
+
+func (m *Main) sweepCredentials(ctx context.Context) {
+	t := time.NewTicker(credentialSweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := m.uspCredentials.Sweep(ctx); err != nil && ctx.Err() == nil {
+				m.Logger.Error("usp credential sweep", "err", err)
+			}
+		}
+	}
+}
+
+// printWebhookSweep is the USP part of `frontdesk sweep` that serve does
+// in the background: one webhook pass, and the proof and credential
+// records that can no longer be used.
+func (m *Main) printWebhookSweep(ctx context.Context, out io.Writer) error {
+	if m.usp == nil {
+		return nil
+	}
+	res, err := m.outbox().Deliver(ctx)
+	if err != nil {
+		return err
+	}
+	proofs, err := pop.StoreReplay{Records: m.store}.Sweep(ctx, m.Clock.Now())
+	if err != nil {
+		return err
+	}
+	creds, err := m.uspCredentials.Sweep(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "sweep: usp webhooks delivered=%d retrying=%d given_up=%d dropped=%d; proofs forgotten=%d credentials removed=%d\n",
+		res.Delivered, res.Retrying, res.Dead, res.Dropped, proofs, creds)
+	return nil
+}
+
+// syncCatalog records the catalog of this config for the USP feed, so
+// services changed or removed since the last start are dated now.
+func (m *Main) syncCatalog(ctx context.Context) error {
+	if m.usp == nil {
+		return nil
+	}
+	return m.usp.SyncCatalog(ctx)
+}

@@ -1,0 +1,172 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/usp"
+)
+
+// Webhooks offers USP webhooks to the MCP sessions of the platform they
+// are for, as usp_webhook JSON-RPC notifications (no id, §9.2.3). A
+// session belongs to the platform that last authenticated a privileged
+// call on it (Observe); the notification goes out on the session's
+// standalone SSE stream (the GET the client keeps open), which is the one
+// place a server message outside any request can travel. The SDK sends
+// no notification of its own methods, so Webhooks writes the SSE event
+// itself, whole, under the same lock as the SDK's writes to that stream.
+//
+// Notifications are best effort: a session without an open stream, or on
+// another instance, misses them; the signed HTTP webhook is the durable
+// delivery.
+type Webhooks struct {
+	mu        sync.Mutex
+	platforms map[string]string                 // session id → platform
+	streams   map[string]map[*lockedWriter]bool // session id → open GET streams
+}
+
+// NewWebhooks returns an empty registry.
+func NewWebhooks() *Webhooks {
+	return &Webhooks{platforms: map[string]string{}, streams: map[string]map[*lockedWriter]bool{}}
+}
+
+// maxObserved bounds the sessions remembered: a session that never opens
+// a stream is forgotten only when the registry is full.
+const maxObserved = 10000
+
+var errStreamClosed = errors.New("mcptools: stream not open")
+
+type sessionKey struct{}
+
+// withSession marks ctx with the MCP session a tool call arrived on.
+func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	if ss == nil || ss.ID() == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, ss.ID())
+}
+
+// Observe records that the session of ctx acts for p's platform; it is
+// the usp.Options.Observe hook.
+func (w *Webhooks) Observe(ctx context.Context, p usp.Principal) {
+	id, _ := ctx.Value(sessionKey{}).(string)
+	if w == nil || id == "" || p.Platform == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, known := w.platforms[id]; !known && len(w.platforms) >= maxObserved {
+		clear(w.platforms) // the live streams' sessions say who they are again at their next call
+	}
+	w.platforms[id] = p.Platform
+}
+
+// Notify sends body (a webhook payload) as the params of a usp_webhook
+// notification on every open stream of the platform's sessions, and
+// returns how many streams it reached.
+func (w *Webhooks) Notify(_ context.Context, platform string, body []byte) int {
+	msg, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}{"2.0", "usp_webhook", body})
+	if err != nil {
+		return 0
+	}
+	event := append(append([]byte("event: message\ndata: "), msg...), '\n', '\n')
+	w.mu.Lock()
+	var targets []*lockedWriter
+	for id, p := range w.platforms {
+		if p == platform {
+			for s := range w.streams[id] {
+				targets = append(targets, s)
+			}
+		}
+	}
+	w.mu.Unlock()
+	sent := 0
+	for _, s := range targets {
+		if s.writeEvent(event) == nil {
+			sent++
+		}
+	}
+	return sent
+}
+
+// serveStream registers the GET stream of session id for the time next
+// serves it.
+func (w *Webhooks) serveStream(rw http.ResponseWriter, r *http.Request, id string, next http.Handler) {
+	lw := &lockedWriter{ResponseWriter: rw}
+	w.mu.Lock()
+	if w.streams[id] == nil {
+		w.streams[id] = map[*lockedWriter]bool{}
+	}
+	w.streams[id][lw] = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.streams[id], lw)
+		if len(w.streams[id]) == 0 {
+			delete(w.streams, id)
+			delete(w.platforms, id) // a session without a stream is gone or will reopen it
+		}
+		w.mu.Unlock()
+		lw.close()
+	}()
+	next.ServeHTTP(lw, r)
+}
+
+// lockedWriter serializes writes to one SSE stream: the SDK writes each
+// event in one Write, so events from both sides never interleave.
+type lockedWriter struct {
+	http.ResponseWriter
+	mu      sync.Mutex
+	started bool // the SDK has written the header: the stream is open
+	closed  bool
+}
+
+func (l *lockedWriter) WriteHeader(status int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.started = status == http.StatusOK
+	l.ResponseWriter.WriteHeader(status)
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.started = true
+	return l.ResponseWriter.Write(b)
+}
+
+func (l *lockedWriter) Flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	http.NewResponseController(l.ResponseWriter).Flush()
+}
+
+func (l *lockedWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }
+
+// writeEvent writes one whole SSE event, if the stream is open.
+func (l *lockedWriter) writeEvent(event []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || !l.started || l.Header().Get("Content-Type") != "text/event-stream" {
+		return errStreamClosed
+	}
+	if _, err := l.ResponseWriter.Write(event); err != nil {
+		return err
+	}
+	return http.NewResponseController(l.ResponseWriter).Flush()
+}
+
+func (l *lockedWriter) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+}

@@ -1,0 +1,169 @@
+package usp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"frontdesk/internal/clock"
+	"frontdesk/reservation"
+	"frontdesk/store"
+	"frontdesk/usp/credential"
+	"frontdesk/usp/pop"
+)
+
+// MechanismCredential is the booking_scoped_credential mechanism
+// (§10.1.6).
+const MechanismCredential = "booking_scoped_credential"
+
+// BookingCredentials issues booking-scoped credentials when a platform
+// creates a booking, and authenticates calls that present one: in
+// _meta.usp.authorization.credential over MCP, or as "Authorization: DPoP
+// <value>" (bound) or "Authorization: Bearer <value>" (unbound) over REST.
+// A credential opens the booking it was issued for and nothing else, and
+// none at all once that booking reached a terminal status. One bound to a
+// key (cnf.jkt) needs a proof by that key: presented without one it is
+// refused as absent, whatever mechanism the caller declares, and never
+// handed on to another mechanism.
+type BookingCredentials struct {
+	Issuer       credential.Issuer
+	Verifier     *pop.Verifier
+	Reservations store.Reservations
+	Origin       string // the business's public origin, for a REST proof's htu
+	Clock        clock.Clock
+}
+
+var _ Authenticator = (*BookingCredentials)(nil)
+
+// Mechanisms implements Authenticator.
+func (c *BookingCredentials) Mechanisms() []string { return []string{MechanismCredential} }
+
+// Authenticate implements Authenticator.
+func (c *BookingCredentials) Authenticate(ctx context.Context, m Method, call Call) (Principal, error) {
+	value, proof, err := c.presented(m, call)
+	if err != nil || value == "" {
+		return Principal{}, err
+	}
+	resource := addressedBooking(call)
+	if resource == "" {
+		return Principal{}, fail(CodeAuthenticationRequired, "A booking-scoped credential opens one booking; %s names none.", m.Name)
+	}
+	now := c.Clock.Now()
+	grant, err := c.Issuer.Authorize(ctx, now, c.Verifier, credential.Presentation{Resource: resource, Credential: value, Proof: proof})
+	if ce, ok := errors.AsType[*credential.Error](err); ok {
+		return Principal{}, &Error{Code: CodeAuthenticationRequired, Message: ce.Message, Err: err}
+	}
+	if err != nil {
+		return Principal{}, proofError(err)
+	}
+	r, err := reservation.Get(ctx, c.Reservations, grant.Resource)
+	if errors.Is(err, store.ErrNotFound) {
+		return Principal{}, fail(CodeAuthenticationRequired, "The credential does not open this booking.")
+	}
+	if err != nil {
+		return Principal{}, fmt.Errorf("read reservation: %w", err)
+	}
+	platform, isUSP := r.Source.Platform()
+	if !isUSP || r.State.Terminal() {
+		// A credential dies with its booking's terminal status.
+		return Principal{}, fail(CodeAuthenticationRequired, "The credential does not open this booking.")
+	}
+	p := Principal{ID: "bsc:" + grant.Resource, Platform: platform, Mechanism: MechanismCredential, Booking: grant.Resource}
+	if grant.JKT != "" {
+		p.ID = "jkt:" + grant.JKT
+	}
+	return p, nil
+}
+
+// presented finds a credential on the call and the proof that came with
+// it; value is "" when there is none.
+func (c *BookingCredentials) presented(m Method, call Call) (value string, proof pop.Request, err error) {
+	a, declared, err := call.Credentials.MCPAuth()
+	if err != nil {
+		return "", proof, err
+	}
+	if declared {
+		if !strings.HasPrefix(a.Credential, credential.Prefix) {
+			return "", proof, ErrNoCredential
+		}
+		return a.Credential, pop.Request{Binding: pop.MCP, Proof: a.Proof, Method: m.Name, Arguments: call.Credentials.Params}, nil
+	}
+	r := call.Credentials.Request
+	if r == nil {
+		return "", proof, ErrNoCredential
+	}
+	scheme, v, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	v = strings.TrimSpace(v)
+	if (!strings.EqualFold(scheme, "DPoP") && !strings.EqualFold(scheme, "Bearer")) || !strings.HasPrefix(v, credential.Prefix) {
+		return "", proof, ErrNoCredential
+	}
+	return v, pop.Request{Binding: pop.REST, Proof: r.Header.Get("DPoP"), Method: r.Method, URL: strings.TrimSuffix(c.Origin, "/") + r.URL.EscapedPath()}, nil
+}
+
+// addressedBooking is the booking id a call addresses: the booking_id of
+// the REST path or of the MCP arguments.
+func addressedBooking(call Call) string {
+	if r := call.Credentials.Request; r != nil {
+		return r.PathValue("booking_id")
+	}
+	var args struct {
+		BookingID string `json:"booking_id"`
+	}
+	json.Unmarshal(call.Credentials.Params, &args)
+	return args.BookingID
+}
+
+// credentialLife is how long a credential outlives its booking's slot:
+// the booking stays actionable (cancel, read) until then.
+const credentialLife = 7 * 24 * time.Hour
+
+// Issue issues the credential for a booking p just created, bound to the
+// key p proved it holds, if any; slotEnd is when the booked slot ends.
+func (c *BookingCredentials) Issue(ctx context.Context, p Principal, bookingID string, slotEnd time.Time) (*credential.Credential, error) {
+	now := c.Clock.Now()
+	expires := slotEnd.Add(credentialLife)
+	if !expires.After(now) {
+		expires = now.Add(credentialLife)
+	}
+	cred, err := c.Issuer.Issue(ctx, bookingID, p.KeyThumbprint(), expires, now)
+	if err != nil {
+		return nil, err
+	}
+	return &cred, nil
+}
+
+// issueCredential adds the booking-scoped credential to the result of a
+// creation that made a booking. A failure is logged and leaves the result
+// without one: the booking exists, and its platform reaches it with the
+// mechanism that created it.
+func (b *Business) issueCredential(ctx context.Context, p Principal, res *BookingResult) {
+	if b.creds == nil || p.Staff != "" {
+		return
+	}
+	cred, err := b.creds.Issue(ctx, p, res.Booking.ID, res.slotEnd)
+	if err != nil {
+		b.log.ErrorContext(ctx, "usp credential not issued", "platform", p.Platform, "err", err)
+		return
+	}
+	res.Credential = cred
+}
+
+// Sweep deletes the credentials that open nothing any more: expired ones
+// and those of bookings that are gone or terminal. The write that ends a
+// booking deletes its credentials already (reservation.Move); the sweep
+// catches one issued while that write was being made.
+func (c *BookingCredentials) Sweep(ctx context.Context) (int, error) {
+	return c.Issuer.Sweep(ctx, c.Clock.Now(), func(ctx context.Context, ref string) (bool, error) {
+		r, err := reservation.Get(ctx, c.Reservations, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return r.State.Terminal(), nil
+	})
+}
