@@ -6,8 +6,13 @@
 // migrations/ and applied by Open under a transaction-scoped advisory lock,
 // so instances starting together apply each migration once. A schema other
 // than public is chosen with the search_path option of the connection URL.
+// The operations themselves, shared with the SQLite engine, are in
+// store/sqlstore; this package supplies the pool, the transactions with
+// their retries, the pipelined batches and what PostgreSQL does its own
+// way.
 //
-// It imports only store from this module.
+// It imports store, store/sqlstore and internal/sqlmigrate from this
+// module.
 package postgres
 
 import (
@@ -15,16 +20,16 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"strconv"
 	"strings"
-	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"frontdesk/internal/sqlmigrate"
 	"frontdesk/store"
+	"frontdesk/store/sqlstore"
 )
 
 var _ store.Store = (*DB)(nil)
@@ -37,8 +42,28 @@ var migrationFS embed.FS
 // binary agree on it; the value is "frontdes" read as a big-endian int64.
 const migrationLock int64 = 0x66726f6e74646573
 
+// createMigrations is this engine's table of applied migrations.
+const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version INTEGER NOT NULL PRIMARY KEY,
+	name    TEXT    NOT NULL
+)`
+
+// dialect is how PostgreSQL differs in the shared operations.
+var dialect = sqlstore.Dialect{
+	IsUnique:        func(err error) bool { return hasCode(err, uniqueViolation) },
+	InsertHoldSlots: `INSERT INTO hold_slots (hold_id, slot) SELECT $1, unnest($2::text[])`,
+	SlotList:        func(slots []string) any { return slots },
+	PrefixEnd:       prefixEnd,
+}
+
+// minPoolConns is the least number of pooled connections: a booking
+// waits mostly on round trips, so more bookings in flight than cores
+// still gain.
+const minPoolConns = 16
+
 // DB is a store.Store on a PostgreSQL pool. It is safe for concurrent use.
 type DB struct {
+	sqlstore.Engine
 	pool   *pgxpool.Pool
 	latest int // the newest embedded migration, which Ready expects
 }
@@ -55,27 +80,78 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	// pgxpool's default of four connections on a two-core machine made
+	// eight bookings at once queue for a connection while the server sat
+	// idle waiting on round trips; a pool_max_conns in the URL still wins.
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	}
+	return openConfig(ctx, cfg, ms)
+}
+
+// openConfig is Open with the pool's configuration parsed, for tests that
+// watch the connections.
+func openConfig(ctx context.Context, cfg *pgxpool.Config, ms []sqlmigrate.Migration) (*DB, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	if err := migrate(ctx, pool, ms); err != nil {
+	db := &DB{pool: pool, latest: ms[len(ms)-1].Version}
+	if err := sqlmigrate.Run(ctx, db.beginMigration, createMigrations, ms); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	return &DB{pool: pool, latest: ms[len(ms)-1].version}, nil
+	db.Engine = sqlstore.Engine{
+		Dialect:  dialect,
+		Read:     querier{pool},
+		Write:    querier{pool},
+		InTx:     db.inTx,
+		Pipeline: db.pipeline,
+	}
+	return db, nil
 }
+
+// loadMigrations reads the embedded migrations in order.
+func loadMigrations() ([]sqlmigrate.Migration, error) {
+	return sqlmigrate.Load(migrationFS, "migrations")
+}
+
+// beginMigration starts a transaction that first takes the migration
+// advisory lock. The transaction-scoped lock is released by COMMIT or
+// ROLLBACK, or by the server if the connection dies, so it can never be
+// left behind on a pooled connection; and DDL in PostgreSQL is
+// transactional, so a failed migration leaves nothing half done.
+func (db *DB) beginMigration(ctx context.Context) (sqlmigrate.Tx, error) {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		tx.Rollback(ctx)
+		return nil, err
+	}
+	return migrationTx{querier{tx}, tx}, nil
+}
+
+// migrationTx is a transaction as the migrations use it. Its Exec
+// without arguments uses the simple protocol, which runs a file of
+// several statements.
+type migrationTx struct {
+	querier
+	tx pgx.Tx
+}
+
+func (m migrationTx) Commit(ctx context.Context) error   { return m.tx.Commit(ctx) }
+func (m migrationTx) Rollback(ctx context.Context) error { return m.tx.Rollback(ctx) }
 
 // Ready reports whether the database answers and the newest embedded
 // migration has been applied.
 func (db *DB) Ready(ctx context.Context) error {
-	var n int
-	err := db.pool.QueryRow(ctx,
-		`SELECT count(*) FROM schema_migrations WHERE version = $1`, db.latest).Scan(&n)
+	ok, err := sqlmigrate.Applied(ctx, querier{db.pool}, db.latest)
 	if err != nil {
 		return fmt.Errorf("postgres ready: %w", err)
 	}
-	if n == 0 {
+	if !ok {
 		return fmt.Errorf("postgres ready: migration %d not applied", db.latest)
 	}
 	return nil
@@ -85,87 +161,6 @@ func (db *DB) Ready(ctx context.Context) error {
 func (db *DB) Close() error {
 	db.pool.Close()
 	return nil
-}
-
-// migration is one embedded schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations reads the embedded migrations in order. Their names start
-// with a number that counts up from 1 without gaps, so a missing or
-// misnumbered file fails every Open instead of skipping a change.
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		prefix, _, _ := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(prefix)
-		if err != nil || v != len(ms)+1 {
-			return nil, fmt.Errorf("migration %s: want number %04d", e.Name(), len(ms)+1)
-		}
-		b, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	if len(ms) == 0 {
-		return nil, errors.New("no migrations embedded")
-	}
-	return ms, nil
-}
-
-// migrate applies every pending migration in one transaction that first
-// takes the migration advisory lock. The transaction-scoped lock is
-// released by COMMIT or ROLLBACK, or by the server if the connection dies,
-// so it can never be left behind on a pooled connection; and DDL in
-// PostgreSQL is transactional, so a failed migration leaves nothing half
-// done.
-func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback(ctx)
-
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	_, err = tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER NOT NULL PRIMARY KEY,
-		name    TEXT    NOT NULL
-	)`)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	for _, m := range ms {
-		var n int
-		err := tx.QueryRow(ctx,
-			`SELECT count(*) FROM schema_migrations WHERE version = $1`, m.version).Scan(&n)
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
-		}
-		if n > 0 {
-			continue
-		}
-		// Exec without arguments uses the simple protocol, which runs a
-		// file of several statements.
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
-		}
-		_, err = tx.Exec(ctx,
-			`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
-		}
-	}
-	return tx.Commit(ctx)
 }
 
 // SQLSTATE codes this engine acts on.
@@ -196,7 +191,7 @@ const maxTxAttempts = 10
 // inTx runs fn in a transaction and commits it, running it again from the
 // start when PostgreSQL chose it as the victim of a deadlock or a
 // serialization failure: that is contention, and a fresh attempt re-reads.
-func (db *DB) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(sqlstore.Querier) error) error {
 	var err error
 	for range maxTxAttempts {
 		err = db.tryTx(ctx, fn)
@@ -207,30 +202,37 @@ func (db *DB) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return fmt.Errorf("%w: %w", store.ErrConflict, err)
 }
 
-func (db *DB) tryTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+func (db *DB) tryTx(ctx context.Context, fn func(sqlstore.Querier) error) error {
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
-	if err := fn(tx); err != nil {
+	if err := fn(querier{tx}); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
 }
 
-// nanos converts t to the stored form, UTC unix nanoseconds. Only instants
-// between the years 1678 and 2262 fit; anything else, the zero time
-// included, is a caller's mistake and is refused rather than stored wrong.
-func nanos(t time.Time) (int64, error) {
-	n := t.UnixNano()
-	if !time.Unix(0, n).Equal(t) {
-		return 0, fmt.Errorf("time %v is outside the storable range", t)
+// prefixEnd returns the least string greater than every string that starts
+// with prefix, or false when there is none. PostgreSQL text is valid UTF-8,
+// whose byte order is code point order, so the bound is the prefix with its
+// last code point raised by one: raising a byte instead could produce
+// invalid UTF-8, which PostgreSQL refuses as a parameter. Surrogates are no
+// code points of UTF-8 and are skipped; a prefix ending in the greatest
+// code point drops it and raises the one before.
+func prefixEnd(prefix string) (string, bool) {
+	rs := []rune(prefix)
+	for i := len(rs) - 1; i >= 0; i-- {
+		switch rs[i] {
+		case utf8.MaxRune:
+			continue
+		case 0xD7FF:
+			rs[i] = 0xE000
+		default:
+			rs[i]++
+		}
+		return string(rs[:i+1]), true
 	}
-	return n, nil
-}
-
-// instant is the inverse of nanos.
-func instant(n int64) time.Time {
-	return time.Unix(0, n).UTC()
+	return "", false
 }

@@ -1,14 +1,12 @@
 package postgres
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/sqlmigrate"
 	"frontdesk/store"
 	"frontdesk/storetest"
 )
@@ -59,25 +57,8 @@ func TestConcurrentOpens(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loadMigrations = %v, want nil", err)
 	}
-	rows, err := dbs[0].pool.Query(t.Context(), `SELECT version, name FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		t.Fatalf("query schema_migrations = %v", err)
-	}
-	applied, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (string, error) {
-		var v int
-		var name string
-		err := row.Scan(&v, &name)
-		return fmt.Sprintf("%d %s", v, name), err
-	})
-	if err != nil {
-		t.Fatalf("scan schema_migrations = %v", err)
-	}
-	var want []string
-	for _, m := range ms {
-		want = append(want, fmt.Sprintf("%d %s", m.version, m.name))
-	}
-	if fmt.Sprint(applied) != fmt.Sprint(want) {
-		t.Fatalf("schema_migrations = %v, want %v", applied, want)
+	if err := sqlmigrate.Verify(t.Context(), querier{dbs[0].pool}, ms); err != nil {
+		t.Fatalf("schema_migrations: %v", err)
 	}
 }
 

@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+
+	"frontdesk/store/sqlstore"
 )
 
-// statements prepares each writer statement once. Parsing the SQL of a
-// one-row insert cost about as much as running it, and the writer is one
+// statements prepares each statement once on one pool. Parsing the SQL of
+// a one-row insert cost about as much as running it. The writer is one
 // connection, so a statement prepared on it serves every later write and
-// every transaction on it.
+// every transaction on it; on the read pool database/sql prepares it again
+// on each connection that runs it.
 type statements struct {
 	db *sql.DB
 	mu sync.Mutex
@@ -25,7 +28,7 @@ func (s *statements) cached(query string) (*sql.Stmt, bool) {
 	return st, ok
 }
 
-// get prepares query on the writer once. It must not be called while a
+// get prepares query on the pool once. It must not be called while a
 // transaction holds the writer's one connection: it would wait for it. The
 // lock is not held while preparing, since that waits for the connection
 // and a transaction holding it may be asking for a cached statement.
@@ -61,8 +64,8 @@ func (s *statements) close() error {
 	return errors.Join(errs...)
 }
 
-// prepared is a querier that runs prepared statements on the writer, or
-// inside tx when it is set.
+// prepared is the sqlstore.Querier of this engine: prepared statements
+// on the pool of stmts, or inside tx when it is set.
 type prepared struct {
 	stmts *statements
 	tx    *sql.Tx
@@ -80,30 +83,39 @@ func (p prepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return p.tx.PrepareContext(ctx, query)
 }
 
-func (p prepared) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (p prepared) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	st, err := p.stmt(ctx, query)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return st.ExecContext(ctx, args...)
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
-func (p prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (p prepared) QueryRow(ctx context.Context, query string, args []any, dest ...any) (bool, error) {
 	st, err := p.stmt(ctx, query)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	return st.QueryContext(ctx, args...)
+	err = st.QueryRowContext(ctx, args...).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
-func (p prepared) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (p prepared) Query(ctx context.Context, query string, args []any, each func(scan func(...any) error) error) error {
 	st, err := p.stmt(ctx, query)
 	if err != nil {
-		// A failed prepare surfaces through the row, as a failed query would.
-		if p.tx != nil {
-			return p.tx.QueryRowContext(ctx, query, args...)
-		}
-		return p.stmts.db.QueryRowContext(ctx, query, args...)
+		return err
 	}
-	return st.QueryRowContext(ctx, args...)
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return sqlstore.Each(rows, each)
 }

@@ -6,18 +6,21 @@
 // on busy_timeout instead of failing with SQLITE_BUSY; reads use a separate
 // pool of read-only connections that WAL lets run alongside the writer.
 // The schema lives in numbered, forward-only migrations embedded from
-// migrations/ and applied by Open.
+// migrations/ and applied by Open. The operations themselves, shared with
+// the PostgreSQL engine, are in store/sqlstore; this package supplies the
+// connections, the prepared statements and what SQLite does its own way.
 //
-// It imports only store from this module.
+// It imports store, store/sqlstore and internal/sqlmigrate from this
+// module.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"runtime"
 	"strconv"
@@ -27,7 +30,9 @@ import (
 	msqlite "modernc.org/sqlite"
 	sqlitelib "modernc.org/sqlite/lib"
 
+	"frontdesk/internal/sqlmigrate"
 	"frontdesk/store"
+	"frontdesk/store/sqlstore"
 )
 
 var _ store.Store = (*DB)(nil)
@@ -39,16 +44,35 @@ var migrationFS embed.FS
 // (a `frontdesk sweep` next to `frontdesk serve`, say) before giving up.
 const busyTimeout = 5 * time.Second
 
+// createMigrations is this engine's table of applied migrations.
+const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version INTEGER NOT NULL PRIMARY KEY,
+	name    TEXT    NOT NULL
+) STRICT`
+
+// dialect is how SQLite differs in the shared operations.
+var dialect = sqlstore.Dialect{
+	IsUnique: isUniqueViolation,
+	// json_each turns the slots, sent as one JSON array, into rows.
+	InsertHoldSlots: `INSERT INTO hold_slots (hold_id, slot) SELECT $1, value FROM json_each($2)`,
+	SlotList: func(slots []string) any {
+		b, _ := json.Marshal(slots) // a []string always marshals
+		return string(b)
+	},
+	PrefixEnd: prefixEnd,
+}
+
 // DB is a store.Store on one SQLite file. It is safe for concurrent use.
 type DB struct {
-	writer *sql.DB // exactly one connection: the only writer in this process
-	stmts  *statements
-	reader *sql.DB // read-only connections for Get, Counts and Ready
-	// counts is prepared once: availability is the hottest read, and
-	// parsing its SQL on every call cost as much as running it.
-	counts *sql.Stmt
-	get    *sql.Stmt // one record by kind and key, the most frequent read
-	latest int       // the newest embedded migration, which Ready expects
+	sqlstore.Engine
+	writer *sql.DB     // exactly one connection: the only writer in this process
+	stmts  *statements // prepared on the writer
+	reader *sql.DB     // read-only connections for the reads and Ready
+	// reads are prepared once on the read pool: availability is the
+	// hottest read, and parsing its SQL on every call cost as much as
+	// running it.
+	reads  *statements
+	latest int // the newest embedded migration, which Ready expects
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -86,10 +110,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	writer.SetMaxOpenConns(1)
 	writer.SetConnMaxLifetime(0) // keep the one connection, and the statements prepared on it
 
-	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].version}
+	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].Version}
 	// The writer connects and migrates first, so the file is in WAL mode
 	// before any reader opens it.
-	if err := migrate(ctx, writer, ms); err != nil {
+	if err := sqlmigrate.Run(ctx, db.begin, createMigrations, ms); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
@@ -107,31 +131,110 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers) // keep connections, and their prepared statements
 	db.reader = reader
+	db.reads = &statements{db: reader}
 	if err := reader.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	for _, q := range []string{
-		insertRecordSQL, swapRecordSQL, deleteRecordSQL, recordExistsSQL,
-		insertHoldSQL, insertHoldSlotSQL, slotSQL, insertSlotSQL, takeSlotSQL,
-		deleteHoldSlotsSQL, deleteHoldSQL, giveSlotSQL,
-		insertReservationSQL, swapReservationSQL, reservationExistsSQL,
-	} {
-		if _, err := db.stmts.get(ctx, q); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("open sqlite: %w", err)
-		}
-	}
-	if db.get, err = reader.PrepareContext(ctx, getRecordSQL); err != nil {
+	if err := db.prepare(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	db.counts, err = reader.PrepareContext(ctx, countsSQL)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+	db.Engine = sqlstore.Engine{
+		Dialect: dialect,
+		Read:    prepared{stmts: db.reads},
+		Write:   prepared{stmts: db.stmts},
+		InTx:    db.inTx,
 	}
 	return db, nil
+}
+
+// prepare prepares the statements of every write on the writer, so a
+// write inside a transaction parses no SQL, and the hottest reads on the
+// read pool.
+func (db *DB) prepare(ctx context.Context) error {
+	for _, q := range []string{
+		sqlstore.InsertRecordSQL, sqlstore.SwapRecordSQL, sqlstore.DeleteRecordSQL, sqlstore.RecordExistsSQL,
+		sqlstore.InsertHoldSQL, dialect.InsertHoldSlots, sqlstore.SlotSQL, sqlstore.InsertSlotSQL,
+		sqlstore.TakeSlotSQL, sqlstore.DeleteHoldSlotsSQL, sqlstore.DeleteHoldSQL, sqlstore.GiveSlotSQL,
+		sqlstore.InsertReservationSQL, sqlstore.SwapReservationSQL, sqlstore.ReservationExistsSQL,
+	} {
+		if _, err := db.stmts.get(ctx, q); err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{sqlstore.GetRecordSQL, sqlstore.CountsSQL} {
+		if _, err := db.reads.get(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inTx runs fn in one immediate transaction on the writer and commits it.
+func (db *DB) inTx(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// The transaction holds the writer's one connection, so every
+	// statement runs through it: prepared ones are borrowed from the
+	// cache, never prepared on db.writer, which would wait for this very
+	// connection.
+	if err := fn(prepared{stmts: db.stmts, tx: tx}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// begin starts a migration transaction on the writer.
+func (db *DB) begin(ctx context.Context) (sqlmigrate.Tx, error) {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return migrationTx{script{tx}, tx}, nil
+}
+
+// script runs unprepared statements on a pool or in a transaction, as
+// the migrations need: a migration is a file of several statements, which
+// a prepared statement cannot hold.
+type script struct {
+	c interface {
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	}
+}
+
+func (s script) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := s.c.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (s script) QueryRow(ctx context.Context, query string, args []any, dest ...any) (bool, error) {
+	err := s.c.QueryRowContext(ctx, query, args...).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// migrationTx is a writer transaction as the migrations use it.
+type migrationTx struct {
+	script
+	tx *sql.Tx
+}
+
+func (m migrationTx) Commit(context.Context) error   { return m.tx.Commit() }
+func (m migrationTx) Rollback(context.Context) error { return m.tx.Rollback() }
+
+// loadMigrations reads the embedded migrations in order.
+func loadMigrations() ([]sqlmigrate.Migration, error) {
+	return sqlmigrate.Load(migrationFS, "migrations")
 }
 
 // Ready reports whether the file answers and the newest embedded migration
@@ -140,13 +243,11 @@ func (db *DB) Ready(ctx context.Context) error {
 	if err := db.reader.PingContext(ctx); err != nil {
 		return fmt.Errorf("sqlite ready: %w", err)
 	}
-	var n int
-	err := db.reader.QueryRowContext(ctx,
-		`SELECT count(*) FROM schema_migrations WHERE version = ?`, db.latest).Scan(&n)
+	ok, err := sqlmigrate.Applied(ctx, script{db.reader}, db.latest)
 	if err != nil {
 		return fmt.Errorf("sqlite ready: %w", err)
 	}
-	if n == 0 {
+	if !ok {
 		return fmt.Errorf("sqlite ready: migration %d not applied", db.latest)
 	}
 	return nil
@@ -156,96 +257,14 @@ func (db *DB) Ready(ctx context.Context) error {
 func (db *DB) Close() error {
 	var errs []error
 	errs = append(errs, db.stmts.close())
-	for _, st := range []*sql.Stmt{db.counts, db.get} {
-		if st != nil {
-			errs = append(errs, st.Close())
-		}
+	if db.reads != nil {
+		errs = append(errs, db.reads.close())
 	}
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())
 	}
 	errs = append(errs, db.writer.Close())
 	return errors.Join(errs...)
-}
-
-// migration is one embedded schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations reads the embedded migrations in order. Their names start
-// with a number that counts up from 1 without gaps, so a missing or
-// misnumbered file fails every Open instead of skipping a change.
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		prefix, _, _ := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(prefix)
-		if err != nil || v != len(ms)+1 {
-			return nil, fmt.Errorf("migration %s: want number %04d", e.Name(), len(ms)+1)
-		}
-		b, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	if len(ms) == 0 {
-		return nil, errors.New("no migrations embedded")
-	}
-	return ms, nil
-}
-
-// migrate applies every migration the file has not seen yet. Each runs in
-// its own immediate transaction that first checks schema_migrations, so two
-// processes opening one file at once apply each migration exactly once.
-func migrate(ctx context.Context, db *sql.DB, ms []migration) error {
-	_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER NOT NULL PRIMARY KEY,
-		name    TEXT    NOT NULL
-	) STRICT`)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	for _, m := range ms {
-		if err := applyMigration(ctx, db, m); err != nil {
-			return fmt.Errorf("migrate %s: %w", m.name, err)
-		}
-	}
-	return nil
-}
-
-func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-
-	var n int
-	err = tx.QueryRowContext(ctx,
-		`SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n)
-	if err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx,
-		`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name)
-	if err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // isUniqueViolation reports whether err is SQLite refusing a duplicate
@@ -260,18 +279,16 @@ func isUniqueViolation(err error) bool {
 		e.Code() == sqlitelib.SQLITE_CONSTRAINT_UNIQUE
 }
 
-// nanos converts t to the stored form, UTC unix nanoseconds. Only instants
-// between the years 1678 and 2262 fit; anything else, the zero time
-// included, is a caller's mistake and is refused rather than stored wrong.
-func nanos(t time.Time) (int64, error) {
-	n := t.UnixNano()
-	if !time.Unix(0, n).Equal(t) {
-		return 0, fmt.Errorf("time %v is outside the storable range", t)
+// prefixEnd returns the least string greater than every string that starts
+// with prefix, comparing bytes as SQLite's BINARY collation does. There is
+// none when prefix is empty or all 0xFF bytes.
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xFF {
+			b[i]++
+			return string(b[:i+1]), true
+		}
 	}
-	return n, nil
-}
-
-// instant is the inverse of nanos.
-func instant(n int64) time.Time {
-	return time.Unix(0, n).UTC()
+	return "", false
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/internal/sqlmigrate"
 	"frontdesk/store"
 	"frontdesk/storetest"
 )
@@ -74,29 +75,8 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loadMigrations = %v, want nil", err)
 	}
-	rows, err := db.reader.QueryContext(ctx, `SELECT version, name FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		t.Fatalf("query schema_migrations = %v", err)
-	}
-	defer rows.Close()
-	var applied []string
-	for rows.Next() {
-		var v int
-		var name string
-		if err := rows.Scan(&v, &name); err != nil {
-			t.Fatalf("scan = %v", err)
-		}
-		applied = append(applied, fmt.Sprintf("%d %s", v, name))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("rows = %v", err)
-	}
-	var want []string
-	for _, m := range ms {
-		want = append(want, fmt.Sprintf("%d %s", m.version, m.name))
-	}
-	if fmt.Sprint(applied) != fmt.Sprint(want) {
-		t.Fatalf("schema_migrations = %v, want %v", applied, want)
+	if err := sqlmigrate.Verify(ctx, script{db.reader}, ms); err != nil {
+		t.Fatalf("schema_migrations: %v", err)
 	}
 }
 

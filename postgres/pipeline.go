@@ -1,0 +1,233 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"frontdesk/store"
+	"frontdesk/store/sqlstore"
+)
+
+// A booking on PostgreSQL waits on round trips, not on the server's work:
+// an Apply written step by step costs BEGIN, a statement or two per write,
+// a read-then-write per slot of a hold, and COMMIT, each a round trip. So
+// an Apply whose writes do not depend on one another goes out as one
+// pipelined batch instead. PostgreSQL runs the statements of a batch that
+// ends in one Sync as a single implicit transaction, so the batch commits
+// whole or not at all, in one round trip. For that every write is one
+// statement that fails when it is refused: a create by its key, a
+// conditional swap or delete, and a hold, by dividing by the number of
+// rows they changed (SQLSTATE 22012 for none), which aborts the batch.
+
+// divisionByZero is how a pipelined write says it changed no row.
+const divisionByZero = "22012"
+
+// The pipelined forms of the conditional writes that change no row when
+// refused.
+const (
+	swapOrFailSQL            = `WITH w AS (` + sqlstore.SwapRecordSQL + ` RETURNING 1) SELECT 1 / count(*)::int FROM w`
+	deleteOrFailSQL          = `WITH w AS (` + sqlstore.DeleteRecordSQL + ` RETURNING 1) SELECT 1 / count(*)::int FROM w`
+	swapReservationOrFailSQL = `WITH w AS (` + sqlstore.SwapReservationSQL + ` RETURNING 1) SELECT 1 / count(*)::int FROM w`
+	// holdSQL takes a hold in one statement: the hold row (a taken ID
+	// fails on its key; the slots are read from it so that it goes in
+	// first, as it does step by step), every slot claimed by an insert or a conditional
+	// increment that sees the newest committed count and locks the row,
+	// and the slots remembered for the release. A slot without room
+	// changes no row, so fewer slots than asked divide by zero. The slots
+	// come sorted, so every hold locks them in the same order.
+	holdSQL = `WITH h AS (
+		INSERT INTO holds (id, location, unit, units, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id
+	), s AS (
+		INSERT INTO slots AS s (location, unit, slot, held, version)
+		SELECT $2, $3, x, $4, 1 FROM h, unnest($6::text[]) AS x WHERE $4 <= $7
+		ON CONFLICT (location, unit, slot) DO UPDATE
+			SET held = s.held + EXCLUDED.held, version = s.version + 1
+			WHERE s.held + EXCLUDED.held <= $7
+		RETURNING 1
+	), hs AS (
+		INSERT INTO hold_slots (hold_id, slot) SELECT h.id, x FROM h, unnest($6::text[]) AS x
+	)
+	SELECT 1 / ((SELECT count(*) FROM s) = cardinality($6::text[]))::int`
+)
+
+// pipeline performs writes as one batch in one round trip, or reports
+// false when they need the step-by-step path: a release, or two writes of
+// one key, where the second depends on the first.
+func (db *DB) pipeline(ctx context.Context, writes []store.Write) ([]store.Record, bool, error) {
+	b, rs, ok, err := pipelined(writes)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	for range maxTxAttempts {
+		err = db.sendAll(ctx, b)
+		if !hasCode(err, serializationFailure, deadlockDetected) {
+			break
+		}
+	}
+	if err == nil {
+		return rs, true, nil
+	}
+	var fe failedWrite
+	if !errors.As(err, &fe) {
+		return nil, true, err
+	}
+	return nil, true, db.refusal(ctx, writes, fe)
+}
+
+// pipelined builds the batch of writes and their results as the batch
+// would leave them.
+func pipelined(writes []store.Write) (*pgx.Batch, []store.Record, bool, error) {
+	type key struct{ space, kind, key string }
+	seen := map[key]bool{}
+	b := &pgx.Batch{}
+	rs := make([]store.Record, len(writes))
+	for i, w := range writes {
+		var k key
+		switch w.Op {
+		case store.OpCreate, store.OpSwap, store.OpDelete:
+			k = key{"record", w.Record.Kind, w.Record.Key}
+		case store.OpHold:
+			if w.Hold == nil {
+				return nil, nil, false, nil
+			}
+			k = key{"hold", "", w.Hold.ID}
+		case store.OpCreateReservation, store.OpSwapReservation:
+			if w.Reservation == nil {
+				return nil, nil, false, nil
+			}
+			k = key{"reservation", "", w.Reservation.Reference}
+		default:
+			return nil, nil, false, nil
+		}
+		if seen[k] {
+			return nil, nil, false, nil
+		}
+		seen[k] = true
+		r, err := queue(b, w)
+		if err != nil {
+			return nil, nil, true, fmt.Errorf("write %d: %w", i, err)
+		}
+		rs[i] = r
+	}
+	return b, rs, true, nil
+}
+
+// queue adds the statement of w to b and returns what w writes.
+func queue(b *pgx.Batch, w store.Write) (store.Record, error) {
+	r := w.Record
+	switch w.Op {
+	case store.OpDelete:
+		b.Queue(deleteOrFailSQL, r.Kind, r.Key, r.Version)
+		return r, nil
+	case store.OpHold:
+		h := w.Hold
+		slots, err := sqlstore.CheckHold(*h)
+		if err != nil {
+			return r, err
+		}
+		at, err := sqlstore.Nanos(h.At)
+		if err != nil {
+			return r, err
+		}
+		b.Queue(holdSQL, h.ID, h.Location, h.Unit, h.Units, at, slots, h.Capacity)
+		return store.Record{}, nil
+	case store.OpCreateReservation, store.OpSwapReservation:
+		v := w.Reservation
+		if v.Reference == "" {
+			return r, errors.New("reservation without a reference")
+		}
+		at, err := sqlstore.Nanos(v.UpdatedAt)
+		if err != nil {
+			return r, err
+		}
+		value := sqlstore.NonNil(v.Value)
+		if w.Op == store.OpCreateReservation {
+			b.Queue(sqlstore.InsertReservationSQL, v.Reference, v.Location, v.Unit, v.FirstSlot, v.LastSlot,
+				v.State, v.Source, v.ContactKey, value, at)
+		} else {
+			b.Queue(swapReservationOrFailSQL, v.Location, v.Unit, v.FirstSlot, v.LastSlot, v.State, v.Source,
+				v.ContactKey, value, at, v.Reference, v.Version)
+		}
+		return store.Record{}, nil
+	}
+	at, err := sqlstore.Nanos(r.UpdatedAt)
+	if err != nil {
+		return r, err
+	}
+	r.Value = sqlstore.NonNil(r.Value)
+	r.UpdatedAt = sqlstore.Instant(at)
+	if w.Op == store.OpCreate {
+		b.Queue(sqlstore.InsertRecordSQL, r.Kind, r.Key, r.Value, at)
+		r.Version = 1
+	} else {
+		b.Queue(swapOrFailSQL, r.Value, at, r.Kind, r.Key, r.Version)
+		r.Version++
+	}
+	return r, nil
+}
+
+// failedWrite is the statement of a batch that failed, and why.
+type failedWrite struct {
+	index int
+	err   error
+}
+
+func (f failedWrite) Error() string { return fmt.Sprintf("write %d: %v", f.index, f.err) }
+func (f failedWrite) Unwrap() error { return f.err }
+
+// sendAll sends b on a pooled connection and reads every result. A failed
+// statement aborts the batch's implicit transaction; it is returned as a
+// failedWrite.
+func (db *DB) sendAll(ctx context.Context, b *pgx.Batch) error {
+	results := db.pool.SendBatch(ctx, b)
+	var err error
+	for i := range b.Len() {
+		if _, e := results.Exec(); e != nil {
+			err = failedWrite{index: i, err: e}
+			break
+		}
+	}
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// refusal words the failure of write fe.index as the store does: a
+// refused write as a *store.WriteError, anything else as it is. Its batch
+// is rolled back, and its key was written by no other write of the
+// batch, so a fresh read tells a stale version from an absent row.
+func (db *DB) refusal(ctx context.Context, writes []store.Write, fe failedWrite) error {
+	w := writes[fe.index]
+	refused := func(err error) error { return &store.WriteError{Index: fe.index, Err: err} }
+	switch {
+	case hasCode(fe.err, uniqueViolation):
+		return refused(store.ErrExists)
+	case !hasCode(fe.err, divisionByZero):
+		return fe
+	case w.Op == store.OpHold:
+		return refused(store.ErrFull)
+	}
+	q := querier{db.pool}
+	var err error
+	if w.Op == store.OpSwapReservation {
+		var one int
+		var found bool
+		found, err = q.QueryRow(ctx, sqlstore.ReservationExistsSQL, []any{w.Reservation.Reference}, &one)
+		if err == nil {
+			err = store.ErrConflict
+			if !found {
+				err = store.ErrNotFound
+			}
+		}
+	} else {
+		err = sqlstore.ChangedOne(ctx, q, 0, w.Record.Kind, w.Record.Key)
+	}
+	if sqlstore.Refused(err) {
+		return refused(err)
+	}
+	return fmt.Errorf("write %d: %w", fe.index, err)
+}

@@ -1,0 +1,147 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"frontdesk/store"
+)
+
+// The record statements both engines run.
+const (
+	GetRecordSQL    = `SELECT value, version, updated_at FROM records WHERE kind = $1 AND key = $2`
+	InsertRecordSQL = `INSERT INTO records (kind, key, value, version, updated_at)
+		VALUES ($1, $2, $3, 1, $4)`
+	SwapRecordSQL = `UPDATE records
+		SET value = $1, version = version + 1, updated_at = $2
+		WHERE kind = $3 AND key = $4 AND version = $5`
+	DeleteRecordSQL = `DELETE FROM records
+		WHERE kind = $1 AND key = $2 AND version = $3`
+	RecordExistsSQL = `SELECT 1 FROM records WHERE kind = $1 AND key = $2`
+)
+
+// Create inserts r with version 1 through q, or returns store.ErrExists.
+func (d *Dialect) Create(ctx context.Context, q Querier, r store.Record) (store.Record, error) {
+	at, err := Nanos(r.UpdatedAt)
+	if err != nil {
+		return store.Record{}, err
+	}
+	r.Value = NonNil(r.Value)
+	// A plain INSERT is the conditional create: the primary key refuses a
+	// second record, so two racing creators cannot both win. In a
+	// transaction the refusal may abort it, which is fine: a refused
+	// write rolls the whole Apply back anyway.
+	_, err = q.Exec(ctx, InsertRecordSQL, r.Kind, r.Key, r.Value, at)
+	if d.IsUnique(err) {
+		return store.Record{}, store.ErrExists
+	}
+	if err != nil {
+		return store.Record{}, err
+	}
+	r.Version = 1
+	r.UpdatedAt = Instant(at)
+	return r, nil
+}
+
+// Get reads one record through q, or returns store.ErrNotFound.
+func Get(ctx context.Context, q Querier, kind, key string) (store.Record, error) {
+	r := store.Record{Kind: kind, Key: key}
+	var at int64
+	found, err := q.QueryRow(ctx, GetRecordSQL, []any{kind, key}, &r.Value, &r.Version, &at)
+	if err != nil {
+		return store.Record{}, err
+	}
+	if !found {
+		return store.Record{}, store.ErrNotFound
+	}
+	r.Value = NonNil(r.Value)
+	r.UpdatedAt = Instant(at)
+	return r, nil
+}
+
+// Swap replaces the value through q if r.Version is current, or returns
+// store.ErrConflict or store.ErrNotFound.
+func Swap(ctx context.Context, q Querier, r store.Record) (store.Record, error) {
+	at, err := Nanos(r.UpdatedAt)
+	if err != nil {
+		return store.Record{}, err
+	}
+	r.Value = NonNil(r.Value)
+	n, err := q.Exec(ctx, SwapRecordSQL, r.Value, at, r.Kind, r.Key, r.Version)
+	if err != nil {
+		return store.Record{}, err
+	}
+	if err := ChangedOne(ctx, q, n, r.Kind, r.Key); err != nil {
+		return store.Record{}, err
+	}
+	r.Version++
+	r.UpdatedAt = Instant(at)
+	return r, nil
+}
+
+// Delete removes the record through q if version is current, or returns
+// store.ErrConflict or store.ErrNotFound.
+func Delete(ctx context.Context, q Querier, kind, key string, version int64) error {
+	n, err := q.Exec(ctx, DeleteRecordSQL, kind, key, version)
+	if err != nil {
+		return err
+	}
+	return ChangedOne(ctx, q, n, kind, key)
+}
+
+// ChangedOne checks that a conditional write on one record, which changed
+// n rows, took effect. When it did not, the version was stale or the
+// record is gone, and only a fresh read can tell which. The read goes
+// through q, so inside an Apply it sees the transaction's own earlier
+// writes and, at READ COMMITTED, the writes that beat this one.
+func ChangedOne(ctx context.Context, q Querier, n int64, kind, key string) error {
+	if n == 1 {
+		return nil
+	}
+	var one int
+	found, err := q.QueryRow(ctx, RecordExistsSQL, []any{kind, key}, &one)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return store.ErrNotFound
+	}
+	return store.ErrConflict
+}
+
+// List returns up to limit records of kind whose keys start with prefix
+// and sort after after, in byte order of key, read through q.
+func (d *Dialect) List(ctx context.Context, q Querier, kind, prefix, after string, limit int) ([]store.Record, error) {
+	if limit < 1 || limit > MaxList {
+		return nil, fmt.Errorf("limit %d must be from 1 to %d", limit, MaxList)
+	}
+	// The keys wanted are one range of the primary key (kind, key), so the
+	// bounds are plain comparisons with values computed here, which every
+	// plan, generic ones included, turns into a single index range: from
+	// the prefix, or just past after when that is later, to before the
+	// first key past the prefix.
+	query := `SELECT key, value, version, updated_at FROM records WHERE kind = $1`
+	args := []any{kind}
+	if after != "" && after >= prefix {
+		query += ` AND key > $2`
+		args = append(args, after)
+	} else {
+		query += ` AND key >= $2`
+		args = append(args, prefix)
+	}
+	if end, ok := d.PrefixEnd(prefix); ok {
+		query += ` AND key < $3`
+		args = append(args, end)
+	}
+	args = append(args, limit)
+	query += fmt.Sprintf(` ORDER BY key LIMIT $%d`, len(args))
+
+	return collect(ctx, q, query, args, func(scan func(...any) error) (store.Record, error) {
+		r := store.Record{Kind: kind}
+		var at int64
+		err := scan(&r.Key, &r.Value, &r.Version, &at)
+		r.Value = NonNil(r.Value)
+		r.UpdatedAt = Instant(at)
+		return r, err
+	})
+}
