@@ -55,9 +55,14 @@ func BenchmarkMCPCalls(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cs.Close()
+			cpu := processCPU()
 			latencies, _ := timeCalls(b, cs, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 			b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "median-ms")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			// Client and server share this process, so its CPU time per
+			// call is what one call costs both sides, whatever else runs
+			// on the machine.
+			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/call")
 		})
 	}
 }
