@@ -45,6 +45,7 @@ func BenchmarkMCPCalls(b *testing.B) {
 		{"find_rooms", url + "/mcp", "find_rooms", map[string]any{"property": "riverside", "checkin": "2026-12-30", "checkout": "2027-01-02"}},
 		{"find_rooms_3_locations_30_nights", url + "/mcp", "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-29"}},
 		{"usp_availability_query_14_days", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(0)},
+		{"usp_availability_query_14_days_limit_25", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(25)},
 		{"usp_availability_query_14_days_one_page", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(500)},
 	}
 	for _, c := range calls {
