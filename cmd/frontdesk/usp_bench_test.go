@@ -19,6 +19,8 @@ import (
 // the 14-day shuttle query, so that the cost of an answer's size can be
 // told from the cost of the business logic:
 //
+//   - structured: structuredContent alone encoded with encoding/json,
+//     the part of the server's work that the answer's own types decide;
 //   - server: the result encoded as the SDK encodes a response (the
 //     result's MarshalJSON, a compacting copy into the response, and
 //     another when the message is written);
@@ -46,6 +48,14 @@ func BenchmarkMCPAnswer(b *testing.B) {
 			&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "50 open slots for svc_airport_shuttle; more on the next page."}}, StructuredContent: query}},
 	}
 	for _, a := range answers {
+		b.Run("structured/"+a.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := json.Marshal(a.result.StructuredContent); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(a.wire)), "wire-bytes")
+		})
 		b.Run("server/"+a.name, func(b *testing.B) {
 			id, _ := jsonrpc.MakeID(float64(2))
 			for b.Loop() {
