@@ -2,7 +2,9 @@ package usp
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"sync"
 	"testing"
 
 	"frontdesk/internal/civil"
@@ -48,5 +50,31 @@ func TestCachedSlotsFollowTheInventory(t *testing.T) {
 	east := query(t, f.b, shuttleDay)
 	if len(east.Slots) != 15 || east.Slots[0].Start != "2026-03-10T08:00:00-04:00" {
 		t.Fatalf("in New York: %d slots from %s", len(east.Slots), east.Slots[0].Start)
+	}
+}
+
+// Queries share the cache from many goroutines (run with -race): every
+// answer is the one a lone query gives.
+func TestCachedSlotsUnderConcurrentQueries(t *testing.T) {
+	f := demo(t)
+	in := QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-02", EndDate: "2026-03-15", Limit: limit(500)}
+	answer, _ := json.Marshal(query(t, f.b, in))
+	fresh := demo(t) // an empty cache, filled by the goroutines below
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Go(func() {
+			res, err := fresh.b.QueryAvailability(context.Background(), Call{}, in)
+			if err == nil {
+				b, _ := json.Marshal(res)
+				got[i] = string(b)
+			}
+		})
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != string(answer) {
+			t.Fatalf("answer %d differs from a lone query's", i)
+		}
 	}
 }
