@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # USP availability queries over MCP (/usp/mcp, 14 days of the demo's
-# airport shuttle) as a ratio to a bare go-sdk echo tool measured in the
-# same run, with the median latency and CPU time of each call; then the
-# go-sdk's JSON work for one answer of each, split into the server's
-# encoding and the client's decoding (BenchmarkMCPAnswer), which shows
-# what an answer's size costs apart from the business logic. Usage:
+# airport shuttle) and bookings (usp_bookings_create as the demo platform,
+# a new shuttle slot each call) as a ratio to a bare go-sdk echo tool
+# measured in the same run, with the median latency and CPU time of each
+# call; then the go-sdk's JSON work for one answer of the echo and of the
+# query, split into the server's encoding and the client's decoding
+# (BenchmarkMCPAnswer), which shows what an answer's size costs apart from
+# the business logic. Usage:
 #   bench/usp.sh [COUNT]    (default 5 runs; medians across runs are reported)
 set -euo pipefail
 cd "$(dirname "$0")/.."

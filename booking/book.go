@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +29,15 @@ type BookRequest struct {
 	// reservation is a request that holds nothing until staff accept it.
 	Hold bool
 	By   string // who asked, for the audit
+	// Units is how many units each slot takes (places of a group
+	// service, rooms of a type); 0 means one.
+	Units int
+	// Detail is what the door keeps of its own on the reservation.
+	Detail json.RawMessage
+	// Also, when set, gives writes to commit in the same transaction as
+	// the reservation, such as the door's record of the answer it will
+	// send; it gets the reservation as stored.
+	Also func(r reservation.Reservation) []store.Write
 }
 
 // ErrUnitTaken means no unit was free for every slot: nothing was stored.
@@ -56,13 +66,19 @@ func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reserv
 	r := reservation.Reservation{
 		Reference: ref, Location: l.Slug, Unit: unit.Type, Slots: req.Slots, Guests: req.Guests,
 		Contact: req.Contact, ContactKey: req.ContactKey, Source: req.Source, State: state, Held: req.Hold,
-		Total: req.Total, Notes: req.Notes, CreatedAt: now,
+		Total: req.Total, Notes: req.Notes, CreatedAt: now, Detail: req.Detail,
 		Audit: []reservation.Entry{{At: now, By: req.By, What: "→" + string(state)}},
 	}
 	writes := []store.Write{reservation.Create(r, now)}
 	if req.Hold {
 		hold := inventory.NewHold(ref, l, unit, req.Slots, now)
+		hold.Units = max(req.Units, 1)
 		writes = append(writes, store.Write{Op: store.OpHold, Hold: &hold})
+	}
+	if req.Also != nil {
+		stored := r
+		stored.Version, stored.UpdatedAt = 1, now
+		writes = append(writes, req.Also(stored)...)
 	}
 	_, err = s.st.Apply(ctx, writes)
 	if errors.Is(err, store.ErrFull) {

@@ -27,15 +27,33 @@ var uspTools = map[string]struct{ title, description string }{
 		"Returns the services named in ids (up to 100), each once; ids that name no service are reported in messages[] as service_not_found. Public: no credentials."},
 	"usp_availability_query": {"Query availability",
 		"Returns the open slots of one service between start_date and end_date (RFC 3339 dates, whole local days, or date-times; at most 31 days), in ascending start order, as instants with offsets. Optional timezone for dates and answers, party_size, location_id, resource_id, limit (default 50, at most 500) and cursor. Public: no credentials."},
+	"usp_availability_hold": {"Hold a slot",
+		"Holds spots (default 1) of one slot for 10 minutes so a booking can follow; an appointment slot takes one hold at a time. A slot that is gone is slot_unavailable in messages[]. Privileged: credentials and _meta.usp.profile; send _meta.usp.idempotency_key."},
+	"usp_availability_release": {"Release a hold",
+		"Releases a hold of this platform before it expires, freeing its spots. Releasing a hold that already ended answers its status. Privileged."},
+	"usp_bookings_create": {"Create a booking",
+		"Books a slot for a buyer (first_name, last_name, email; phone_number optional), converting hold_id when given. Bookings are confirmed by staff by hand: the booking is pending until then and cancelled if still pending when the slot starts. No payment is taken. slot_unavailable, hold_expired and capacity_exceeded come in messages[]. Privileged; send _meta.usp.idempotency_key."},
+	"usp_bookings_get": {"Get a booking",
+		"Returns one booking of this platform with its status and revision. Privileged."},
+	"usp_bookings_update": {"Update a booking",
+		"Changes the buyer, recipient or notes of a booking that has not ended. Optional _meta.usp.if_match with the booking's revision. Privileged."},
+	"usp_bookings_confirm": {"Confirm a booking",
+		"The business's manual confirmation: staff only, never a platform's credentials."},
+	"usp_bookings_cancel": {"Cancel a booking",
+		"Cancels a pending or confirmed booking and frees its slot; no fee, nothing to refund. Another status is invalid_transition in messages[]. Optional reason and _meta.usp.if_match. Privileged."},
+	"usp_bookings_reschedule": {"Reschedule a booking",
+		"Moves a pending or confirmed booking to another slot_id of its service, optionally using hold_id on the new slot. Either the booking moves or it stays on its slot with the reason in messages[]. Optional _meta.usp.if_match. Privileged."},
 }
 
 // meta is the USP part of a tool call's _meta argument.
 type meta struct {
 	Meta struct {
 		USP struct {
-			Profile       string          `json:"profile"`
-			CorrelationID string          `json:"correlation_id"`
-			Authorization json.RawMessage `json:"authorization"`
+			Profile        string          `json:"profile"`
+			CorrelationID  string          `json:"correlation_id"`
+			Authorization  json.RawMessage `json:"authorization"`
+			IdempotencyKey string          `json:"idempotency_key"`
+			IfMatch        string          `json:"if_match"`
 		} `json:"usp"`
 	} `json:"_meta"`
 }
@@ -52,8 +70,11 @@ func uspInputSchema(name string) *jsonschema.Schema {
 	integer := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "integer", Description: d} }
 	metaArg := openObject(map[string]*jsonschema.Schema{
 		"usp": openObject(map[string]*jsonschema.Schema{
-			"profile":        text("The platform's profile URI (https), for capability negotiation."),
-			"correlation_id": text("Optional join id, echoed in the result's _meta.usp."),
+			"profile":         text("The platform's profile URI (https), for capability negotiation."),
+			"correlation_id":  text("Optional join id, echoed in the result's _meta.usp."),
+			"idempotency_key": text("For state-changing tools: a UUID; a retry with the same key and arguments answers the first result."),
+			"if_match":        text("For booking writes: the revision the booking must still have."),
+			"authorization":   openObject(map[string]*jsonschema.Schema{"mechanism": text("An accepted mechanism, such as api_key."), "credential": text("The credential, when not sent on the HTTP Authorization header.")}, "mechanism"),
 		}),
 	})
 	props := map[string]*jsonschema.Schema{"_meta": metaArg}
@@ -86,6 +107,44 @@ func uspInputSchema(name string) *jsonschema.Schema {
 		props["cursor"] = text("Cursor from the previous page.")
 		props["limit"] = integer("Page size, default 50, at most 500.")
 		required = []string{"service_id", "start_date", "end_date"}
+	case "usp_availability_hold":
+		props["service_id"] = text("The service.")
+		props["slot_id"] = text("The slot to hold, from usp_availability_query.")
+		props["spots"] = integer("Places or rooms to hold; default 1.")
+		required = []string{"slot_id", "service_id"}
+	case "usp_availability_release":
+		props["hold_id"] = text("The hold to release.")
+		required = []string{"hold_id"}
+	case "usp_bookings_create":
+		buyer := openObject(map[string]*jsonschema.Schema{"first_name": text("First name."), "last_name": text("Last name."), "email": text("Email address."), "phone_number": text("Phone number, E.164.")}, "first_name", "last_name", "email")
+		props["service_id"] = text("The service to book.")
+		props["slot_id"] = text("The slot, from usp_availability_query.")
+		props["hold_id"] = text("A hold of this slot to convert.")
+		props["buyer"] = buyer
+		props["recipient"] = openObject(buyer.Properties)
+		props["party_size"] = integer("Places or rooms; default 1.")
+		props["resource_id"] = text("The slot's resource, when given.")
+		props["notes"] = text("Notes for the business.")
+		required = []string{"service_id", "slot_id", "buyer"}
+	case "usp_bookings_get", "usp_bookings_confirm":
+		props["booking_id"] = text("The booking id.")
+		required = []string{"booking_id"}
+	case "usp_bookings_update":
+		buyer := openObject(map[string]*jsonschema.Schema{"first_name": text("First name."), "last_name": text("Last name."), "email": text("Email address."), "phone_number": text("Phone number.")})
+		props["booking_id"] = text("The booking id.")
+		props["buyer"] = buyer
+		props["recipient"] = buyer
+		props["notes"] = text("Notes for the business.")
+		required = []string{"booking_id"}
+	case "usp_bookings_cancel":
+		props["booking_id"] = text("The booking id.")
+		props["reason"] = text("Why it is cancelled.")
+		required = []string{"booking_id"}
+	case "usp_bookings_reschedule":
+		props["booking_id"] = text("The booking id.")
+		props["slot_id"] = text("The new slot.")
+		props["hold_id"] = text("A hold of the new slot to use.")
+		required = []string{"booking_id", "slot_id"}
 	}
 	return openObject(props, required...)
 }
@@ -97,13 +156,15 @@ func NewUSP(b *usp.Business, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-usp", Title: "USP business binding", Version: opts.Version}, nil)
 	log := opts.logger()
 	s.AddReceivingMiddleware(logCalls(log, "usp"))
-	for _, m := range usp.Methods() {
+	for _, m := range b.Served() {
 		about := uspTools[m.Name]
 		tool := &mcp.Tool{
 			Name: m.Name, Title: about.title, Description: about.description,
 			InputSchema: uspInputSchema(m.Name),
 			Annotations: &mcp.ToolAnnotations{
-				Title: about.title, ReadOnlyHint: m.Access == usp.Public, DestructiveHint: boolPtr(false),
+				Title: about.title, ReadOnlyHint: m.Access == usp.Public || m.Name == "usp_bookings_get",
+				DestructiveHint: boolPtr(m.Name == "usp_bookings_cancel" || m.Name == "usp_availability_release"),
+				// Writes are idempotent with _meta.usp.idempotency_key.
 				IdempotentHint: true, OpenWorldHint: boolPtr(false),
 			},
 		}
@@ -162,7 +223,8 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		return nil, &usp.Error{Code: usp.CodeInvalidRequest, Message: "Tool arguments must be a JSON object with _meta.usp as an object."}
 	}
 	call := usp.Call{Profile: m.Meta.USP.Profile, CorrelationID: m.Meta.USP.CorrelationID,
-		Credentials: usp.Credentials{Authorization: m.Meta.USP.Authorization}}
+		IdempotencyKey: m.Meta.USP.IdempotencyKey, IfMatch: m.Meta.USP.IfMatch,
+		Credentials: usp.Credentials{Authorization: m.Meta.USP.Authorization, Params: raw}}
 	if req.Extra != nil {
 		call.Credentials.Header = req.Extra.Header
 	}
@@ -220,6 +282,30 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 				res, summary = r, summarize(r.Messages, text)
 			}
 		}
+	case "usp_availability_hold":
+		var in usp.HoldRequest
+		if err = parse(&in); err == nil {
+			var r *usp.HoldResult
+			if r, err = b.HoldSlot(ctx, call, in); err == nil {
+				res, summary = r, summarize(r.Messages, holdSummary(r))
+			}
+		}
+	case "usp_availability_release":
+		var in struct {
+			HoldID string `json:"hold_id"`
+		}
+		if err = parse(&in); err == nil {
+			if in.HoldID == "" {
+				err = &usp.Error{Code: usp.CodeInvalidRequest, Message: "hold_id is required."}
+				break
+			}
+			var r *usp.HoldResult
+			if r, err = b.ReleaseSlot(ctx, call, in.HoldID); err == nil {
+				res, summary = r, summarize(r.Messages, holdSummary(r))
+			}
+		}
+	default:
+		res, summary, err = callBooking(ctx, b, name, call, parse)
 	}
 	if err != nil {
 		return nil, err
@@ -230,6 +316,68 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		out.Meta = mcp.Meta{"usp": map[string]any{"correlation_id": call.CorrelationID}}
 	}
 	return out, nil
+}
+
+// callBooking runs the booking tools, which all answer a booking.
+func callBooking(ctx context.Context, b *usp.Business, name string, call usp.Call, parse func(any) error) (any, string, error) {
+	var in struct {
+		BookingID string `json:"booking_id"`
+	}
+	if name != "usp_bookings_create" {
+		if err := parse(&in); err != nil {
+			return nil, "", err
+		}
+		if in.BookingID == "" {
+			return nil, "", &usp.Error{Code: usp.CodeInvalidRequest, Message: "booking_id is required."}
+		}
+	}
+	var (
+		r   *usp.BookingResult
+		err error
+	)
+	switch name {
+	case "usp_bookings_create":
+		var req usp.CreateRequest
+		if err = parse(&req); err == nil {
+			r, err = b.CreateBooking(ctx, call, req)
+		}
+	case "usp_bookings_get":
+		r, err = b.GetBooking(ctx, call, in.BookingID)
+	case "usp_bookings_update":
+		var req usp.UpdateRequest
+		if err = parse(&req); err == nil {
+			r, err = b.UpdateBooking(ctx, call, in.BookingID, req)
+		}
+	case "usp_bookings_confirm":
+		r, err = b.ConfirmBooking(ctx, call, in.BookingID)
+	case "usp_bookings_cancel":
+		var req usp.CancelRequest
+		if err = parse(&req); err == nil {
+			r, err = b.CancelBooking(ctx, call, in.BookingID, req)
+		}
+	case "usp_bookings_reschedule":
+		var req usp.RescheduleRequest
+		if err = parse(&req); err == nil {
+			r, err = b.RescheduleBooking(ctx, call, in.BookingID, req)
+		}
+	default:
+		return nil, "", &usp.Error{Code: usp.CodeServerError, Message: "The business could not process the request."}
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	text := "No booking was made."
+	if k := r.Booking; k != nil {
+		text = fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
+	}
+	return r, summarize(r.Messages, text), nil
+}
+
+func holdSummary(r *usp.HoldResult) string {
+	if r.Hold == nil {
+		return "No hold was made."
+	}
+	return fmt.Sprintf("Hold %s of %s is %s until %s.", r.Hold.ID, r.Hold.SlotID, r.Hold.Status, r.Hold.ExpiresAt)
 }
 
 func more(p usp.Pagination) string {

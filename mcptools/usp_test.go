@@ -24,7 +24,7 @@ import (
 func uspSession(t *testing.T) (*mcp.ClientSession, string, string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, nil)
-	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
+	b := usptest.NewBusiness(t, usptest.PublicOnly(config.Demo()), usptest.Now, plat, nil)
 	srv := httptest.NewServer(Handler(NewUSP(b.Business, Options{}), HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

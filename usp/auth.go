@@ -3,7 +3,10 @@ package usp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // Credentials are what a caller presented for a privileged method, as the
@@ -13,31 +16,116 @@ import (
 type Credentials struct {
 	Header        http.Header     // the HTTP request's headers; nil over stdio
 	Authorization json.RawMessage // MCP _meta.usp.authorization, as sent
+	// Request is the HTTP request line and body a signature covers: REST
+	// only; nil over MCP.
+	Request *http.Request
+	Body    []byte
+	// Params are the MCP tool arguments as sent, for proofs that digest
+	// them; nil over REST.
+	Params json.RawMessage
+}
+
+// MCPAuthorization is _meta.usp.authorization (McpAuthorization of the
+// OpenRPC document).
+type MCPAuthorization struct {
+	Mechanism  string `json:"mechanism"`
+	Credential string `json:"credential,omitempty"`
+	Proof      string `json:"proof,omitempty"`
+}
+
+// MCPAuth decodes _meta.usp.authorization; ok is false when the call
+// carries none. A member that is not an object is invalid_request.
+func (c Credentials) MCPAuth() (a MCPAuthorization, ok bool, err error) {
+	if len(c.Authorization) == 0 || string(c.Authorization) == "null" {
+		return a, false, nil
+	}
+	if err := json.Unmarshal(c.Authorization, &a); err != nil {
+		return a, false, fail(CodeInvalidRequest, "_meta.usp.authorization must be an object with a mechanism.")
+	}
+	return a, true, nil
 }
 
 // Principal is an authenticated caller: a platform registered in the
-// config, or a staff member for business-only methods.
+// config or known by its key, or a staff member for business-only
+// methods.
 type Principal struct {
-	Platform  string // platform name; empty for staff
+	// ID is who the caller is, for identity binding (§10.1.6): the key
+	// the platform's profile URI is recorded against, such as
+	// "api_key:shuttlebook" or "jkt:<thumbprint>". Empty for staff.
+	ID        string
+	Platform  string // platform name, the "usp:<platform>" of its reservations; empty for staff
 	Staff     string // staff user; empty for platforms
 	Mechanism string // the AuthorizationMechanism that succeeded
+	// Booking, when set, limits the principal to one booking or hold
+	// reference (a booking-scoped credential).
+	Booking string
 }
 
+// ErrNoCredential is what an Authenticator returns when the call carries
+// no credential of its mechanism, so that the next one in a Chain may
+// look. Any other error is a refusal that ends the chain.
+var ErrNoCredential = errors.New("usp: no credential of this mechanism")
+
 // Authenticator checks the credentials of a privileged call against the
-// business's AuthorizationPolicy and binds the principal to the profile
-// URI it presents (§10.1.6). It returns a *Error with an authentication
-// code when the call may not proceed. Mechanisms (api_key,
+// business's AuthorizationPolicy (§10.1.6). It returns ErrNoCredential
+// when the call carries nothing of its mechanism, and a *Error with an
+// authentication code when what it carries does not authenticate.
+// Identity binding of the principal to the profile URI is the Business's
+// work, after an Authenticator succeeds. Mechanisms (api_key,
 // platform_key_pop, booking_scoped_credential, http_message_signature)
-// plug in here.
+// plug in here and compose with Chain.
 type Authenticator interface {
 	Authenticate(ctx context.Context, m Method, call Call) (Principal, error)
 	// Mechanisms are the AuthorizationMechanism names it accepts, as the
-	// profile publishes them.
+	// profile publishes them; a staff-only authenticator publishes none.
 	Mechanisms() []string
 }
 
+// Chain tries authenticators in order: the first that finds its own
+// credential decides. A call that declares a mechanism in
+// _meta.usp.authorization that no member accepts is refused, never
+// treated as accepted.
+type Chain []Authenticator
+
+var _ Authenticator = Chain(nil)
+
+// Authenticate implements Authenticator.
+func (c Chain) Authenticate(ctx context.Context, m Method, call Call) (Principal, error) {
+	if a, ok, err := call.Credentials.MCPAuth(); err != nil {
+		return Principal{}, err
+	} else if ok && !slices.Contains(c.accepted(), a.Mechanism) {
+		return Principal{}, fail(CodeAuthenticationRequired, "This business does not accept the %q mechanism; see accepted_mechanisms in its profile.", a.Mechanism)
+	}
+	for _, a := range c {
+		p, err := a.Authenticate(ctx, m, call)
+		if errors.Is(err, ErrNoCredential) {
+			continue
+		}
+		return p, err
+	}
+	return Principal{}, ErrNoCredential
+}
+
+// Mechanisms implements Authenticator: every member's, each once.
+func (c Chain) Mechanisms() []string {
+	var out []string
+	for _, a := range c {
+		for _, name := range a.Mechanisms() {
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// accepted adds the internal staff mechanism to the published ones.
+func (c Chain) accepted() []string { return append(c.Mechanisms(), MechanismStaff) }
+
 // authorize lets a public method through and sends every other one to the
-// authenticator; without one, privileged methods are refused.
+// authenticator; without one, privileged methods are refused. A platform
+// principal is then bound to the profile URI it presents (§10.1.6), and a
+// business-only method accepts staff only.
 func (b *Business) authorize(ctx context.Context, m Method, call Call) (Principal, error) {
 	if m.Access == Public {
 		return Principal{}, nil
@@ -45,8 +133,32 @@ func (b *Business) authorize(ctx context.Context, m Method, call Call) (Principa
 	if b.auth == nil {
 		return Principal{}, fail(CodeAuthenticationRequired, "%s needs an authenticated caller.", m.Name)
 	}
-	return b.auth.Authenticate(ctx, m, call)
+	p, err := b.auth.Authenticate(ctx, m, call)
+	if errors.Is(err, ErrNoCredential) {
+		return Principal{}, fail(CodeAuthenticationRequired, "%s needs credentials of a mechanism this business accepts (%s).", m.Name, joinNames(b.auth.Mechanisms()))
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	if m.Access == BusinessOnly {
+		if p.Staff == "" {
+			return Principal{}, fail(CodeAuthenticationRequired, "%s is for the business's staff; a platform's credentials cannot confirm a booking.", m.Name)
+		}
+		return p, nil
+	}
+	if p.Staff != "" {
+		return p, nil
+	}
+	if call.Profile == "" {
+		return Principal{}, fail(CodeInvalidRequest, "%s is privileged: it needs the platform's profile URI (_meta.usp.profile or the USP-Agent header).", m.Name)
+	}
+	if err := b.bindings.Bind(ctx, p.ID, call.Profile, b.clock.Now()); err != nil {
+		return Principal{}, err
+	}
+	return p, nil
 }
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }
 
 // AuthorizationPolicy is the profile's authorization object (§10.1.6).
 type AuthorizationPolicy struct {

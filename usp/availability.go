@@ -152,7 +152,7 @@ func localInstant(d civil.Date, minutes int, zone *time.Location) (time.Time, bo
 // QueryAvailability returns the slots of one service that start in the
 // range, in ascending start order, with at least party_size places free.
 func (b *Business) QueryAvailability(ctx context.Context, call Call, in QueryRequest) (*QueryResult, error) {
-	meta, outcome, err := b.begin(ctx, "usp_availability_query", call)
+	meta, _, outcome, err := b.begin(ctx, "usp_availability_query", call)
 	if err != nil {
 		return nil, err
 	}

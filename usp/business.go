@@ -2,13 +2,16 @@ package usp
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
 	"frontdesk/pricing"
+	"frontdesk/store"
 )
 
 // Options configure a Business.
@@ -22,8 +25,17 @@ type Options struct {
 	Origin string
 	// Profiles fetches platform profiles; nil builds one from Config.USP.
 	Profiles *Profiles
+	// ProfileRootCAs, when set, replaces the system roots of the profile
+	// fetcher built from Config.USP: end-to-end tests serve platform
+	// profiles with their own certificate.
+	ProfileRootCAs *x509.CertPool
 	// Authenticator checks privileged calls; nil refuses them all.
 	Authenticator Authenticator
+	// Store keeps identity bindings, idempotency records and the
+	// reservations holds and bookings are; nil refuses privileged calls.
+	Store store.Store
+	// Bookings is the reservation core USP holds and bookings go through.
+	Bookings *booking.Service
 	// Keys are the public signing keys the profile publishes.
 	Keys   []SigningKey
 	Logger *slog.Logger
@@ -40,6 +52,10 @@ type Business struct {
 	keys     []SigningKey
 	log      *slog.Logger
 	catalog  catalog
+	st       store.Store
+	bindings *Bindings
+	bookings *booking.Service
+	pricer   *pricing.Pricer
 }
 
 // New builds the business side from the config. It fails only when the
@@ -59,6 +75,7 @@ func New(opts Options) (*Business, error) {
 			Entries:      u.ProfileCacheEntries,
 			MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
 			Clock:        opts.Clock,
+			RootCAs:      opts.ProfileRootCAs,
 		})
 	}
 	cat, err := buildCatalog(opts.Config, opts.Pricer)
@@ -69,6 +86,7 @@ func New(opts Options) (*Business, error) {
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
 		profiles: opts.Profiles, auth: opts.Authenticator, keys: opts.Keys,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
+		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
 	}, nil
 }
 
@@ -76,15 +94,20 @@ func New(opts Options) (*Business, error) {
 // control and negotiation with the caller's platform profile. A non-nil
 // outcome is the capabilities_incompatible business outcome; the
 // operation then answers its empty shape with that message.
-func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, *Message, error) {
+func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Principal, *Message, error) {
 	m, ok := MethodNamed(name)
 	if !ok {
-		return Meta{}, nil, &Error{Code: CodeServerError, Message: "The business could not process the request."}
+		return Meta{}, Principal{}, nil, &Error{Code: CodeServerError, Message: "The business could not process the request."}
 	}
-	if _, err := b.authorize(ctx, m, call); err != nil {
-		return Meta{}, nil, err
+	if m.Access != Public && !b.privileged() {
+		return Meta{}, Principal{}, nil, fail(CodeAuthenticationRequired, "%s needs an authenticated caller, and this business accepts none.", m.Name)
 	}
-	return b.negotiate(ctx, m.Capability, call.Profile)
+	p, err := b.authorize(ctx, m, call)
+	if err != nil {
+		return Meta{}, Principal{}, nil, err
+	}
+	meta, outcome, err := b.negotiate(ctx, m.Capability, call.Profile)
+	return meta, p, outcome, err
 }
 
 // negotiate computes the usp object of a response (§8.3, §8.4). Without a
@@ -92,7 +115,7 @@ func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, *Me
 // platform's version may not be newer than the business's; the active
 // capability is the shared one at the highest version both list.
 func (b *Business) negotiate(ctx context.Context, cap Capability, profileURI string) (Meta, *Message, error) {
-	own := capabilities()
+	own := b.capabilities()
 	if profileURI == "" {
 		return Meta{Version: Version, Capabilities: map[Capability][]CapabilityVersion{cap: {{Version: own[cap][0].Version}}}}, nil, nil
 	}

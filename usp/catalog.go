@@ -293,7 +293,7 @@ const (
 // how many words of the query they contain when there is one, a page at
 // a time.
 func (b *Business) ListServices(ctx context.Context, call Call, in ListRequest) (*ListResult, error) {
-	meta, outcome, err := b.begin(ctx, "usp_services_list", call)
+	meta, _, outcome, err := b.begin(ctx, "usp_services_list", call)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +378,7 @@ type GetResult struct {
 
 // GetService returns one service; an unknown id is service_not_found.
 func (b *Business) GetService(ctx context.Context, call Call, id string) (*GetResult, error) {
-	meta, outcome, err := b.begin(ctx, "usp_services_get", call)
+	meta, _, outcome, err := b.begin(ctx, "usp_services_get", call)
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +417,7 @@ const MaxLookup = 100
 // LookupServices returns the services named, each once; unknown ids are
 // reported as service_not_found warnings pointing at the id.
 func (b *Business) LookupServices(ctx context.Context, call Call, in LookupRequest) (*LookupResult, error) {
-	meta, outcome, err := b.begin(ctx, "usp_services_lookup", call)
+	meta, _, outcome, err := b.begin(ctx, "usp_services_lookup", call)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,9 @@
 // Package usp is the business side of the Universal Scheduling Protocol
 // (USP, Standalone mode): the business profile served at /.well-known/usp,
 // negotiation with the platform profile a caller names, the service
-// catalog built from the config, and availability queries read from the
-// inventory. Both bindings (MCP in mcptools, REST in usphttp) call the same
+// catalog built from the config, availability queries read from the
+// inventory, holds and bookings on the reservation core, authentication of
+// privileged calls with identity binding, and idempotency. Both bindings (MCP in mcptools, REST in usphttp) call the same
 // methods of Business and only parse arguments and render results and
 // errors; every protocol rule lives here.
 //
@@ -30,13 +31,73 @@
 // is never offered. Free counts come from the inventory, the same index
 // that every channel holds units through.
 //
+// # Holds and bookings on the reservation core
+//
+// A hold (§4.2) is a reservation of the core with source usp:<platform>,
+// state reserved, taking its units through booking.Book: the same
+// conditional write as chat, the booking form and staff, so no door sells
+// what another holds. Its id is "hold_" and the reservation's reference;
+// it lasts HoldTTL. The booking it becomes is the same reservation, so a
+// conversion is one conditional write of that row (§4.2.1: atomic, and a
+// converted hold replayed answers its booking). A booking without a hold
+// is a new reserved reservation. A booking's id is the reservation
+// reference, the one staff screens and `frontdesk staff` show. What USP
+// keeps of its own (service, slot, spots, buyer, hold deadline, how a hold
+// ended) is the reservation's Detail.
+//
+// Booking statuses (§5.1) from the core's states:
+//
+//	reserved   (units held, awaiting staff)  pending
+//	requested  (holds nothing; not used)     pending
+//	confirmed                                confirmed
+//	completed                                completed
+//	no-show                                  no_show
+//	cancelled, declined, moved               canceled (with a cancellation)
+//
+// Every service is confirmed by hand (confirmation_mode manual) and takes
+// no payment, so requires_action never occurs, and in_progress is not
+// tracked. The operations follow §5.1.1: confirm from pending (and, as a
+// no-op, from confirmed), cancel from pending or confirmed, reschedule
+// from pending or confirmed, update until the booking ends; anything else
+// is the business outcome invalid_transition in messages[]. A pending
+// booking holds its units, so it carries expires_at, the slot's start:
+// one still pending then is cancelled by the system and its units freed.
+// Hold expiry and booking expiry happen when a read finds them passed and
+// in Expire, which serve runs every minute. Staff see a hold among the
+// reservations awaiting them, with a note that it is not a booking yet; a
+// hold they confirm by hand still lapses at its deadline, or becomes a
+// confirmed booking when converted in time.
+//
+// A reschedule releases the old units and takes the new ones in one
+// store.Apply, so either the booking moves or it stays where it was.
+// Writes are guarded by revision (the row version, "v<n>") through
+// If-Match / _meta.usp.if_match, and by idempotency keys kept
+// IdempotencyKeep in the store, per caller.
+//
 // # Access levels
 //
 // Every method carries its x-usp-access level. Public methods (catalog,
 // availability query) need no credentials; privileged ones go through the
-// Authenticator slot before they run. This package implements only public
-// methods so far, and the profile advertises only them.
+// Authenticator before they run, and a platform principal is then bound to
+// the profile URI it presents, trust on first use (Bindings). Mechanisms
+// compose in a Chain: APIKeys (api_key, for platforms registered in the
+// config, keys stored hashed) and StaffSessions (the business's own staff,
+// for the business-only usp_bookings_confirm) live here; the others plug
+// in as further Authenticators. Without an authenticator, only the public
+// methods are served and advertised.
 //
-// It is a domain package: it imports config, inventory, pricing and
-// internal helpers, never an adapter.
+// # Where this differs from the schemas
+//
+// A failed booking creation (slot_unavailable, hold_expired,
+// capacity_exceeded, booking_window_violated) answers the usp object and
+// messages[] with no booking, as the binding's business-outcome example
+// does, although the create result schemas require booking; on REST it is
+// 200, and a created booking 201. Severity unrecoverable is left out of
+// messages, which the snapshot's Message schema does not accept. An
+// unknown hold on release is booking_not_found (404): a hold is the first
+// stage of a booking, and no hold code exists.
+//
+// It is a domain package: it imports config, inventory, pricing, the
+// reservation core (reservation, booking, store) and internal helpers,
+// never an adapter.
 package usp

@@ -14,6 +14,7 @@ const (
 	serviceKey       = "dev.usp-protocol.services"
 	catalogSchemaURL = "https://usp-protocol.dev/schemas/services/catalog.json"
 	availSchemaURL   = "https://usp-protocol.dev/schemas/services/availability.json"
+	bookingSchemaURL = "https://usp-protocol.dev/schemas/services/booking.json"
 )
 
 // Binding paths under the public origin; cmd/frontdesk mounts them.
@@ -81,13 +82,18 @@ type LocationInfo struct {
 }
 
 // capabilities are the capability entries this business implements.
-func capabilities() map[Capability][]CapabilityEntry {
-	noHolds := false
-	return map[Capability][]CapabilityEntry{
-		CapabilityCatalog: {{Version: Version, Spec: specURL + "#3-service-catalog", Schema: catalogSchemaURL, Search: true}},
-		// Holds come with the reservation core; until then the flag says so.
-		CapabilityAvailability: {{Version: Version, Spec: specURL + "#4-availability", Schema: availSchemaURL, Holds: &noHolds}},
+// Holds and bookings are offered only when privileged calls can be
+// served: an authenticator, a store and the reservation core.
+func (b *Business) capabilities() map[Capability][]CapabilityEntry {
+	holds := b.privileged()
+	caps := map[Capability][]CapabilityEntry{
+		CapabilityCatalog:      {{Version: Version, Spec: specURL + "#3-service-catalog", Schema: catalogSchemaURL, Search: true}},
+		CapabilityAvailability: {{Version: Version, Spec: specURL + "#4-availability", Schema: availSchemaURL, Holds: &holds}},
 	}
+	if holds {
+		caps[CapabilityBookings] = []CapabilityEntry{{Version: Version, Spec: specURL + "#5-booking-lifecycle", Schema: bookingSchemaURL}}
+	}
+	return caps
 }
 
 // Profile returns the business profile document.
@@ -100,7 +106,7 @@ func (b *Business) Profile() BusinessProfile {
 				{Version: Version, Spec: specURL, Transport: "rest", Endpoint: origin + RESTPath, Schema: restSchemaURL},
 				{Version: Version, Spec: specURL, Transport: "mcp", Endpoint: origin + MCPPath, Schema: mcpSchemaURL},
 			}},
-			Capabilities: capabilities(),
+			Capabilities: b.capabilities(),
 			Business: BusinessInfo{
 				Name:     b.cfg.Business.Name,
 				Timezone: b.cfg.Business.TimeZone,
@@ -113,7 +119,7 @@ func (b *Business) Profile() BusinessProfile {
 	for _, l := range b.cfg.Locations {
 		p.USP.Business.Locations = append(p.USP.Business.Locations, LocationInfo{ID: l.Slug, Name: l.Name})
 	}
-	if b.auth != nil {
+	if b.privileged() {
 		// The policy is published exactly when an authenticator can
 		// check privileged calls, with the mechanisms it accepts.
 		p.Authorization = &AuthorizationPolicy{RequireAuthentication: true, AcceptedMechanisms: b.auth.Mechanisms()}

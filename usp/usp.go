@@ -17,6 +17,7 @@ type Capability string
 const (
 	CapabilityCatalog      Capability = "dev.usp-protocol.services.catalog"
 	CapabilityAvailability Capability = "dev.usp-protocol.services.availability"
+	CapabilityBookings     Capability = "dev.usp-protocol.services.bookings"
 )
 
 // Access is a method's x-usp-access level (§10.1.6).
@@ -49,8 +50,34 @@ func Methods() []Method {
 		{Name: "usp_services_get", HTTPMethod: http.MethodGet, Path: "/services/{service_id}", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_services_lookup", HTTPMethod: http.MethodPost, Path: "/services/lookup", Capability: CapabilityCatalog, Access: Public},
 		{Name: "usp_availability_query", HTTPMethod: http.MethodPost, Path: "/availability/query", Capability: CapabilityAvailability, Access: Public},
+		{Name: "usp_availability_hold", HTTPMethod: http.MethodPost, Path: "/availability/holds", Capability: CapabilityAvailability, Access: PrivilegedPlatform},
+		{Name: "usp_availability_release", HTTPMethod: http.MethodDelete, Path: "/availability/holds/{hold_id}", Capability: CapabilityAvailability, Access: PrivilegedScoped},
+		{Name: "usp_bookings_create", HTTPMethod: http.MethodPost, Path: "/bookings", Capability: CapabilityBookings, Access: PrivilegedPlatform},
+		{Name: "usp_bookings_get", HTTPMethod: http.MethodGet, Path: "/bookings/{booking_id}", Capability: CapabilityBookings, Access: PrivilegedScoped},
+		{Name: "usp_bookings_update", HTTPMethod: http.MethodPut, Path: "/bookings/{booking_id}", Capability: CapabilityBookings, Access: PrivilegedScoped},
+		// Confirmation is the business's own decision (§5.3.4): staff
+		// only, never a platform's credentials.
+		{Name: "usp_bookings_confirm", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/confirm", Capability: CapabilityBookings, Access: BusinessOnly},
+		{Name: "usp_bookings_cancel", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/cancel", Capability: CapabilityBookings, Access: PrivilegedScoped},
+		{Name: "usp_bookings_reschedule", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/reschedule", Capability: CapabilityBookings, Access: PrivilegedScoped},
 	}
 }
+
+// Served lists the methods this business serves: the public ones always,
+// the privileged ones when it can authenticate callers and keep
+// reservations. The bindings register exactly these, and the profile
+// advertises their capabilities.
+func (b *Business) Served() []Method {
+	var out []Method
+	for _, m := range Methods() {
+		if m.Access == Public || b.privileged() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (b *Business) privileged() bool { return b.auth != nil && b.st != nil && b.bookings != nil }
 
 // MethodNamed returns the method with the given MCP name.
 func MethodNamed(name string) (Method, bool) {
@@ -97,6 +124,12 @@ type Call struct {
 	Profile       string
 	CorrelationID string
 	Credentials   Credentials
+	// IdempotencyKey is the Idempotency-Key header or
+	// _meta.usp.idempotency_key of a state-changing call (§9.1.1).
+	IdempotencyKey string
+	// IfMatch is the If-Match header or _meta.usp.if_match: the
+	// revision a booking write expects (§5.6).
+	IfMatch string
 }
 
 // Code is a USP protocol error code (§9.4.3).
@@ -115,6 +148,10 @@ const (
 	CodeServiceUnavailable     Code = "service_unavailable"
 	CodeServerError            Code = "server_error"
 	CodeServiceNotFound        Code = "service_not_found"
+	CodeProfileNotTrusted      Code = "profile_not_trusted"
+	CodeBookingNotFound        Code = "booking_not_found"
+	CodeIdempotencyConflict    Code = "idempotency_conflict"
+	CodeRevisionMismatch       Code = "revision_mismatch"
 )
 
 // wire is a protocol error's REST status and JSON-RPC number (§9.4.3).
@@ -136,7 +173,11 @@ var wires = map[Code]wire{
 	CodeServerError:            {http.StatusInternalServerError, -32603},
 	// A service named in the path that does not exist: 404, the same
 	// bucket as booking_not_found.
-	CodeServiceNotFound: {http.StatusNotFound, -32602},
+	CodeServiceNotFound:     {http.StatusNotFound, -32602},
+	CodeProfileNotTrusted:   {http.StatusForbidden, -32005},
+	CodeBookingNotFound:     {http.StatusNotFound, -32602},
+	CodeIdempotencyConflict: {http.StatusConflict, -32602},
+	CodeRevisionMismatch:    {http.StatusPreconditionFailed, -32002},
 }
 
 // HTTPStatus is the REST status of the code.

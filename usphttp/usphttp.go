@@ -41,8 +41,52 @@ func (h *Handler) Routes() http.Handler {
 		"usp_services_get":       h.getService,
 		"usp_services_lookup":    h.lookupServices,
 		"usp_availability_query": h.queryAvailability,
+		"usp_availability_hold": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.HoldRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.HoldSlot(ctx, call, in)
+		},
+		"usp_availability_release": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.ReleaseSlot(ctx, call, r.PathValue("hold_id"))
+		},
+		"usp_bookings_create": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.CreateRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.CreateBooking(ctx, call, in)
+		},
+		"usp_bookings_get": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.GetBooking(ctx, call, r.PathValue("booking_id"))
+		},
+		"usp_bookings_update": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.UpdateRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.UpdateBooking(ctx, call, r.PathValue("booking_id"), in)
+		},
+		"usp_bookings_confirm": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.ConfirmBooking(ctx, call, r.PathValue("booking_id"))
+		},
+		"usp_bookings_cancel": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.CancelRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.CancelBooking(ctx, call, r.PathValue("booking_id"), in)
+		},
+		"usp_bookings_reschedule": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.RescheduleRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.RescheduleBooking(ctx, call, r.PathValue("booking_id"), in)
+		},
 	}
-	for _, m := range usp.Methods() {
+	for _, m := range h.Business.Served() {
 		op := ops[m.Name]
 		path := usp.RESTPath + m.Path
 		mux.HandleFunc(m.HTTPMethod+" "+path, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, op) })
@@ -80,7 +124,16 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 		h.fail(w, r, err)
 		return
 	}
-	call := usp.Call{Profile: profile, CorrelationID: correlation, Credentials: usp.Credentials{Header: r.Header}}
+	// The body is read once here, bounded, so that a signature check can
+	// cover it and decode can parse it.
+	in, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		h.fail(w, r, &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body could not be read.", Err: err})
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(in))
+	call := usp.Call{Profile: profile, CorrelationID: correlation, Credentials: usp.Credentials{Header: r.Header, Request: r, Body: in},
+		IdempotencyKey: r.Header.Get("Idempotency-Key"), IfMatch: entityTag(r.Header.Get("If-Match"))}
 	res, err := op(r.Context(), call, r)
 	if err != nil {
 		h.fail(w, r, err)
@@ -92,7 +145,22 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if c, ok := res.(interface{ Created() bool }); ok && c.Created() && r.Method == http.MethodPost && r.URL.Path == usp.RESTPath+"/bookings" {
+		w.WriteHeader(http.StatusCreated)
+	} else if hr, ok := res.(*usp.HoldResult); ok && r.Method == http.MethodPost && hr.Hold != nil {
+		w.WriteHeader(http.StatusCreated)
+	}
 	w.Write(append(body, '\n'))
+}
+
+// entityTag reads an If-Match value: the revision, with the quotes of an
+// entity tag taken off.
+func entityTag(v string) string {
+	v = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), "W/"))
+	if v == "*" {
+		return "" // any current representation: no precondition on a booking that exists
+	}
+	return strings.Trim(v, `"`)
 }
 
 // fail is the one place that turns an error into a problem; internal

@@ -23,7 +23,7 @@ type server struct {
 func start(t *testing.T) server {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, nil)
-	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
+	b := usptest.NewBusiness(t, usptest.PublicOnly(config.Demo()), usptest.Now, plat, nil)
 	srv := httptest.NewServer((&Handler{Business: b.Business}).Routes())
 	t.Cleanup(srv.Close)
 	return server{url: srv.URL, platform: plat.URL}

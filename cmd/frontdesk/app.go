@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -64,8 +65,11 @@ type Main struct {
 	devMail       *mail.Dev // set when the mail driver is dev
 	orp           *orpState // set by mountORP when the config enables ORP
 	// Rand is the random source; nil means crypto/rand.
-	Rand  io.Reader
-	ready chan struct{}
+	Rand io.Reader
+	// USPRootCAs, when set, are the only roots platform profiles are
+	// fetched under: tests serve them with their own certificate.
+	USPRootCAs *x509.CertPool
+	ready      chan struct{}
 
 	usp *usp.Business // set by openUSP when the config enables USP
 }
@@ -364,6 +368,7 @@ func (m *Main) Run(ctx context.Context) error {
 	stopORP := m.startORP(ctx)
 	stopSweep := m.startBookingSweep(ctx)
 	defer stopSweep()
+	defer m.startUSPSweep(ctx)()
 	served := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { served <- srv.Serve(listeners[i]) }()

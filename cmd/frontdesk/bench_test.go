@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,18 +38,22 @@ func echoServer(b *testing.B) string {
 // and one call at a time, for the bare echo baseline and for the read
 // tools. bench/mcp.sh turns the results into ratios to the echo.
 func BenchmarkMCPCalls(b *testing.B) {
-	url := startServer(b, "")
+	m, platform := startUSPDemo(b, "")
+	url := m.URL
 	calls := []struct {
 		name, endpoint, tool string
 		args                 map[string]any
+		// next, when set, gives each call its own arguments.
+		next func() map[string]any
 	}{
-		{"echo", echoServer(b), "echo", map[string]any{"text": "hello"}},
-		{"quote_stay", url + "/mcp", "quote_stay", map[string]any{"property": "riverside", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2027-01-02"}},
-		{"find_rooms", url + "/mcp", "find_rooms", map[string]any{"property": "riverside", "checkin": "2026-12-30", "checkout": "2027-01-02"}},
-		{"find_rooms_3_locations_30_nights", url + "/mcp", "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-29"}},
-		{"usp_availability_query_14_days", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(0)},
-		{"usp_availability_query_14_days_limit_25", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(25)},
-		{"usp_availability_query_14_days_one_page", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(500)},
+		{"echo", echoServer(b), "echo", map[string]any{"text": "hello"}, nil},
+		{"quote_stay", url + "/mcp", "quote_stay", map[string]any{"property": "riverside", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2027-01-02"}, nil},
+		{"find_rooms", url + "/mcp", "find_rooms", map[string]any{"property": "riverside", "checkin": "2026-12-30", "checkout": "2027-01-02"}, nil},
+		{"find_rooms_3_locations_30_nights", url + "/mcp", "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-29"}, nil},
+		{"usp_availability_query_14_days", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(0), nil},
+		{"usp_availability_query_14_days_limit_25", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(25), nil},
+		{"usp_availability_query_14_days_one_page", url + "/usp/mcp", "usp_availability_query", shuttleQuery14Days(500), nil},
+		{"usp_bookings_create", url + "/usp/mcp", "usp_bookings_create", nil, uspBookings(b, url, platform)},
 	}
 	for _, c := range calls {
 		b.Run(c.name, func(b *testing.B) {
@@ -57,7 +64,13 @@ func BenchmarkMCPCalls(b *testing.B) {
 			}
 			defer cs.Close()
 			cpu := processCPU()
-			latencies, _ := timeCalls(b, cs, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			params := &mcp.CallToolParams{Name: c.tool, Arguments: c.args}
+			var latencies []time.Duration
+			if c.next != nil {
+				latencies = timeEachCall(b, cs, c.tool, c.next)
+			} else {
+				latencies, _ = timeCalls(b, cs, params)
+			}
 			b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "median-ms")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 			// Client and server share this process, so its CPU time per
@@ -65,6 +78,64 @@ func BenchmarkMCPCalls(b *testing.B) {
 			// on the machine.
 			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/call")
 		})
+	}
+}
+
+// timeEachCall is timeCalls with new arguments for every call; making
+// them is not timed.
+func timeEachCall(b *testing.B, cs *mcp.ClientSession, tool string, next func() map[string]any) []time.Duration {
+	b.Helper()
+	var latencies []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		params := &mcp.CallToolParams{Name: tool, Arguments: next()}
+		b.StartTimer()
+		start := time.Now()
+		res, err := cs.CallTool(context.Background(), params)
+		latencies = append(latencies, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %v", tool, err, res)
+		}
+		if sc, _ := res.StructuredContent.(map[string]any); sc["booking"] == nil {
+			b.Fatalf("%s made no booking: %v", tool, sc)
+		}
+	}
+	slices.Sort(latencies)
+	return latencies
+}
+
+// uspBookings gives the arguments of one usp_bookings_create after
+// another: the demo platform, with its API key and an idempotency key,
+// books the next free shuttle slot of the booking window each time.
+func uspBookings(b *testing.B, url string, platform map[string]string) func() map[string]any {
+	b.Helper()
+	profile := strings.TrimSuffix(strings.TrimPrefix(platform["USP-Agent"], `profile="`), `"`)
+	var slots []string
+	for day := testNow.AddDate(0, 0, 1); len(slots) < 8000 && day.Before(testNow.AddDate(0, 0, 540)); day = day.AddDate(0, 0, 30) {
+		q := fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q,"limit":500}`, day.Format("2006-01-02"), day.AddDate(0, 0, 29).Format("2006-01-02"))
+		resp, err := http.Post(url+"/usp/availability/query", "application/json", strings.NewReader(q))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var res struct{ Slots []struct{ ID string } }
+		json.NewDecoder(resp.Body).Decode(&res)
+		resp.Body.Close()
+		for _, s := range res.Slots {
+			slots = append(slots, s.ID)
+		}
+	}
+	n := 0
+	return func() map[string]any {
+		if n == len(slots) {
+			b.Fatalf("all %d shuttle slots are booked", n)
+		}
+		n++
+		return map[string]any{
+			"service_id": "svc_airport_shuttle", "slot_id": slots[n-1],
+			"buyer": map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"},
+			"_meta": map[string]any{"usp": map[string]any{"profile": profile, "idempotency_key": fmt.Sprintf("bench-%d", n),
+				"authorization": map[string]any{"mechanism": "api_key", "credential": demoPlatformKey}}},
+		}
 	}
 }
 

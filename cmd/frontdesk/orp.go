@@ -164,5 +164,8 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 			return err
 		}
 	}
+	if err := printUSPSweep(ctx, m.usp, out); err != nil {
+		return err
+	}
 	return printBookingSweep(ctx, m.bookings, out)
 }

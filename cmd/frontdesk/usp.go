@@ -1,24 +1,107 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
 	"frontdesk/inventory"
 	"frontdesk/pricing"
+	"frontdesk/staff"
 	"frontdesk/usp"
 )
 
 // openUSP builds the business side of USP when the config enables it, on
 // the opened store; origin is the public origin the profile names.
+// Registered platforms authenticate with their API keys; without any,
+// only the public methods are served.
 func (m *Main) openUSP(origin string) error {
 	if !m.Config.USP.Enabled {
 		return nil
 	}
-	b, err := usp.New(usp.Options{
+	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
-		Clock: m.Clock, Origin: origin, Logger: m.Logger,
-	})
+		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
+		ProfileRootCAs: m.USPRootCAs,
+	}
+	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
+		// Staff confirm USP bookings with their staff-screen session; an
+		// owner's session only, as a clerk's scope is per location.
+		logins := &lazyLogins{open: func() (*staff.Service, error) {
+			return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
+		}}
+		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: func(ctx context.Context, token string) (string, error) {
+			_, u, err := logins.Session(ctx, token)
+			if err != nil {
+				return "", err
+			}
+			if u.Role != staff.Owner {
+				return "", errors.New("usp: only an owner's session confirms over USP")
+			}
+			return u.Username, nil
+		}}}
+	}
+	b, err := usp.New(opts)
 	if err != nil {
 		return err
 	}
 	m.usp = b
 	return nil
+}
+
+// uspSweepEvery is how often serve ends lapsed USP holds and pending
+// bookings: often, because an expired hold keeps its units until then
+// for anyone who does not read it.
+const uspSweepEvery = time.Minute
+
+// startUSPSweep runs the USP deadlines every minute until ctx ends. It
+// returns a function that stops it and waits for a pass in flight.
+func (m *Main) startUSPSweep(ctx context.Context) (stop func()) {
+	if m.usp == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(uspSweepEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, _, err := sweepUSP(ctx, m.usp); err != nil && !errors.Is(err, context.Canceled) {
+					m.Logger.Error("usp sweep", "err", err)
+				}
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// sweepUSP ends what is past its deadline and forgets idempotency keys
+// past their keep.
+func sweepUSP(ctx context.Context, b *usp.Business) (expired, purged int, err error) {
+	expired, err = b.Expire(ctx)
+	if err != nil {
+		return expired, 0, err
+	}
+	purged, err = b.PurgeIdempotency(ctx)
+	return expired, purged, err
+}
+
+// printUSPSweep runs one USP pass and prints its counts.
+func printUSPSweep(ctx context.Context, b *usp.Business, out io.Writer) error {
+	if b == nil {
+		return nil
+	}
+	expired, purged, err := sweepUSP(ctx, b)
+	fmt.Fprintf(out, "sweep: usp expired=%d idempotency_purged=%d\n", expired, purged)
+	return err
 }

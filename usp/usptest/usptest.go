@@ -9,7 +9,9 @@ package usptest
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,11 +19,14 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
+	"frontdesk/mail"
 	"frontdesk/pricing"
 	"frontdesk/sqlite"
+	"frontdesk/store"
 	"frontdesk/usp"
 )
 
@@ -102,6 +107,32 @@ type Business struct {
 	Config    config.Config
 	Inventory *inventory.Inventory
 	Clock     *clock.Fixed
+	Store     store.Store
+	Bookings  *booking.Service
+	Path      string // the SQLite file, for reopening
+}
+
+// The platform every business of this package registers, with its API
+// key.
+const (
+	PlatformName = "testplatform"
+	APIKey       = "test-api-key"
+)
+
+// Bearer is the Authorization header of the registered platform.
+const Bearer = "Bearer " + APIKey
+
+// PublicOnly takes every registered platform off cfg, so that only the
+// public methods are served.
+func PublicOnly(cfg config.Config) config.Config {
+	cfg.USP.Platforms = nil
+	return cfg
+}
+
+// WithPlatform registers the test platform on cfg, alone.
+func WithPlatform(cfg config.Config) config.Config {
+	cfg.USP.Platforms = append([]config.USPPlatform(nil), config.USPPlatform{Name: PlatformName, APIKeyHashes: []string{usp.HashAPIKey(APIKey)}})
+	return cfg
 }
 
 // NewBusiness builds the business from cfg with its clock at now.
@@ -109,12 +140,20 @@ type Business struct {
 // may fetch from loopback.
 func NewBusiness(t testing.TB, cfg config.Config, now time.Time, platforms *Platforms, profiles *usp.Profiles) *Business {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
+	path := filepath.Join(t.TempDir(), "usp.db")
+	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	clk := clock.NewFixed(now)
+	return On(t, cfg, st, clock.NewFixed(now), platforms, profiles, path)
+}
+
+// On builds the business on st: the reservation core, and the api_key
+// authenticator of cfg's registered platforms (WithPlatform adds the test
+// one). Without registered platforms only public methods are served.
+func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platforms *Platforms, profiles *usp.Profiles, path string) *Business {
+	t.Helper()
 	if profiles == nil {
 		opts := usp.ProfileOptions{AllowPrivate: true, Clock: clk}
 		if platforms != nil {
@@ -123,11 +162,31 @@ func NewBusiness(t testing.TB, cfg config.Config, now time.Time, platforms *Plat
 		profiles = usp.NewProfiles(opts)
 	}
 	inv := inventory.New(st)
-	b, err := usp.New(usp.Options{
-		Config: cfg, Inventory: inv, Pricer: pricing.New(cfg, Origin), Clock: clk, Origin: Origin, Profiles: profiles,
+	pricer := pricing.New(cfg, Origin)
+	bookings := booking.New(booking.Options{
+		Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
 	})
+	opts := usp.Options{
+		Config: cfg, Inventory: inv, Pricer: pricer, Clock: clk, Origin: Origin, Profiles: profiles,
+		Store: st, Bookings: bookings,
+	}
+	if keys := usp.NewAPIKeys(cfg.USP.Platforms); keys != nil {
+		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: staffToken}}
+	}
+	b, err := usp.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Business{Business: b, Config: cfg, Inventory: inv, Clock: clk}
+	return &Business{Business: b, Config: cfg, Inventory: inv, Clock: clk, Store: st, Bookings: bookings, Path: path}
+}
+
+// StaffToken is the staff session token the test businesses accept, for
+// user "desk".
+const StaffToken = "staff-token"
+
+func staffToken(_ context.Context, token string) (string, error) {
+	if token == StaffToken {
+		return "desk", nil
+	}
+	return "", errors.New("no such session")
 }

@@ -1,0 +1,193 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/config"
+	"frontdesk/internal/uspspec"
+	"frontdesk/usp/usptest"
+)
+
+// fullPlatform is a platform profile that uses bookings as well.
+const fullPlatform = `{"usp":{"version":"2026-08-20","capabilities":{
+ "dev.usp-protocol.services.catalog":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/catalog.json"}],
+ "dev.usp-protocol.services.availability":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/availability.json"}],
+ "dev.usp-protocol.services.bookings":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/booking.json"}]}}}`
+
+// headerTransport adds a header to every request of an MCP session: the
+// platform's credentials on the HTTP transport, as §9.2.2 prefers.
+type headerTransport struct {
+	key, value string
+	next       http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.key, h.value)
+	return h.next.RoundTrip(r)
+}
+
+// bookingSession is an MCP session of the registered test platform,
+// authenticated by its API key on the HTTP transport.
+func bookingSession(t *testing.T) (cs *mcp.ClientSession, profile, url string) {
+	t.Helper()
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform})
+	b := usptest.NewBusiness(t, usptest.WithPlatform(config.Demo()), usptest.Now, plat, nil)
+	srv := httptest.NewServer(Handler(NewUSP(b.Business, Options{}), HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
+	t.Cleanup(srv.Close)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	hc := &http.Client{Transport: headerTransport{"Authorization", usptest.Bearer, http.DefaultTransport}}
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, plat.URL + "/full.json", srv.URL
+}
+
+func TestUSPBookingToolsOverMCP(t *testing.T) {
+	cs, profile, _ := bookingSession(t)
+	schemas := uspspec.Load(t)
+	ctx := context.Background()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		if _, ok := schemas.Tools()[tool.Name]; !ok {
+			t.Errorf("%s is not a method of the OpenRPC document", tool.Name)
+		}
+	}
+	for _, want := range []string{"usp_availability_hold", "usp_availability_release", "usp_bookings_create", "usp_bookings_get",
+		"usp_bookings_update", "usp_bookings_confirm", "usp_bookings_cancel", "usp_bookings_reschedule"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tool %s is not listed", want)
+		}
+	}
+	meta := func(extra map[string]any) map[string]any {
+		u := map[string]any{"profile": profile, "correlation_id": "corr-b"}
+		for k, v := range extra {
+			u[k] = v
+		}
+		return map[string]any{"usp": u}
+	}
+	call := func(t *testing.T, tool string, args map[string]any) map[string]any {
+		t.Helper()
+		if _, ok := args["_meta"]; !ok {
+			args["_meta"] = meta(nil)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		envelope, _ := json.Marshal(map[string]any{"structuredContent": res.StructuredContent, "content": res.Content})
+		sc := res.StructuredContent.(map[string]any)
+		if _, made := sc["booking"]; made || tool != "usp_bookings_create" {
+			schemas.Check(t, schemas.MCPResult(t, tool), envelope)
+		}
+		if got := res.Meta["usp"].(map[string]any)["correlation_id"]; got != "corr-b" {
+			t.Fatalf("correlation id = %v", got)
+		}
+		return sc
+	}
+	slots := call(t, "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2026-03-02"})["slots"].([]any)
+	first, second := slots[0].(map[string]any)["id"], slots[1].(map[string]any)["id"]
+
+	hold := call(t, "usp_availability_hold", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": first})["hold"].(map[string]any)
+	buyer := map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"}
+	created := call(t, "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": first, "hold_id": hold["id"], "buyer": buyer,
+		"_meta": meta(map[string]any{"idempotency_key": "0b0d5b0e-1111-4000-8000-000000000001"})})
+	booking := created["booking"].(map[string]any)
+	id := booking["id"]
+	if booking["status"] != "pending" {
+		t.Fatalf("created = %v", booking)
+	}
+	if got := call(t, "usp_bookings_get", map[string]any{"booking_id": id})["booking"].(map[string]any); got["revision"] != booking["revision"] {
+		t.Fatalf("get = %v", got)
+	}
+	updated := call(t, "usp_bookings_update", map[string]any{"booking_id": id, "notes": "two bags",
+		"_meta": meta(map[string]any{"if_match": booking["revision"]})})["booking"].(map[string]any)
+	// Staff confirm with their session; the platform's key cannot.
+	staffMeta := meta(map[string]any{"authorization": map[string]any{"mechanism": "staff_session", "credential": usptest.StaffToken}})
+	confirmed := call(t, "usp_bookings_confirm", map[string]any{"booking_id": id, "_meta": staffMeta})["booking"].(map[string]any)
+	if confirmed["status"] != "confirmed" || confirmed["revision"] == updated["revision"] {
+		t.Fatalf("confirmed = %v", confirmed)
+	}
+	moved := call(t, "usp_bookings_reschedule", map[string]any{"booking_id": id, "slot_id": second})["booking"].(map[string]any)
+	if moved["slot"].(map[string]any)["id"] != second || moved["status"] != "confirmed" {
+		t.Fatalf("rescheduled = %v", moved)
+	}
+	cancelled := call(t, "usp_bookings_cancel", map[string]any{"booking_id": id, "reason": "flight moved"})
+	if cancelled["booking"].(map[string]any)["status"] != "canceled" {
+		t.Fatalf("cancelled = %v", cancelled)
+	}
+	// Cancelling again is the business outcome invalid_transition.
+	again := call(t, "usp_bookings_cancel", map[string]any{"booking_id": id})
+	if msgs := again["messages"].([]any); len(msgs) != 1 || msgs[0].(map[string]any)["code"] != "invalid_transition" {
+		t.Fatalf("second cancel = %v", again)
+	}
+	// A new hold, released.
+	h2 := call(t, "usp_availability_hold", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": first})["hold"].(map[string]any)
+	if rel := call(t, "usp_availability_release", map[string]any{"hold_id": h2["id"]})["hold"].(map[string]any); rel["status"] != "released" {
+		t.Fatalf("released = %v", rel)
+	}
+	// A slot another booking took: no booking, slot_unavailable.
+	call(t, "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": first, "buyer": buyer})
+	lost := call(t, "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": first, "buyer": buyer})
+	if _, made := lost["booking"]; made || lost["messages"].([]any)[0].(map[string]any)["code"] != "slot_unavailable" {
+		t.Fatalf("lost = %v", lost)
+	}
+}
+
+func TestUSPBookingProtocolErrors(t *testing.T) {
+	_, profile, url := bookingSession(t)
+	schemas := uspspec.Load(t)
+	buyer := map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"}
+	withMeta := func(u map[string]any) map[string]any {
+		u["correlation_id"] = "corr-9"
+		if _, ok := u["profile"]; !ok {
+			u["profile"] = profile
+		}
+		return map[string]any{"usp": u}
+	}
+	apiKey := map[string]any{"mechanism": "api_key", "credential": usptest.APIKey}
+	cases := []struct {
+		name string
+		tool string
+		args map[string]any
+		code string
+		rpc  int64
+	}{
+		{"no credentials", "usp_availability_hold", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": "x", "_meta": withMeta(map[string]any{})}, "authentication_required", -32006},
+		{"wrong key", "usp_bookings_get", map[string]any{"booking_id": "AIR-1", "_meta": withMeta(map[string]any{"authorization": map[string]any{"mechanism": "api_key", "credential": "nope"}})}, "authentication_required", -32006},
+		{"unknown mechanism", "usp_bookings_get", map[string]any{"booking_id": "AIR-1", "_meta": withMeta(map[string]any{"authorization": map[string]any{"mechanism": "mtls"}})}, "authentication_required", -32006},
+		{"platform confirms", "usp_bookings_confirm", map[string]any{"booking_id": "AIR-1", "_meta": withMeta(map[string]any{"authorization": apiKey})}, "authentication_required", -32006},
+		{"unknown booking", "usp_bookings_get", map[string]any{"booking_id": "AIR-1", "_meta": withMeta(map[string]any{"authorization": apiKey})}, "booking_not_found", -32602},
+		{"no buyer", "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": "x", "_meta": withMeta(map[string]any{"authorization": apiKey})}, "invalid_request", -32600},
+		{"not a slot", "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": "slot_x", "buyer": buyer, "_meta": withMeta(map[string]any{"authorization": apiKey})}, "validation_error", -32602},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, message, raw := rawError(t, url, c.tool, c.args)
+			var data map[string]any
+			json.Unmarshal(raw, &data)
+			if code != c.rpc || message != c.code || data["code"] != c.code || data["correlation_id"] != "corr-9" {
+				t.Fatalf("error = %d %s %s", code, message, raw)
+			}
+			// The OpenRPC data.code enum leaves out booking_not_found and
+			// validation_error, which §9.4.3 registers.
+			if c.code != "booking_not_found" && c.code != "validation_error" {
+				schemas.Check(t, uspspec.MCPErrorData, raw)
+			}
+		})
+	}
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// Real-client check of the USP MCP binding: the official TypeScript MCP SDK
+// client lists and calls the usp_* tools of a started `frontdesk serve`
+// (the demo business, whose demo platform has an API key) at BASE/usp/mcp.
+//
+//   node usp-check.mjs --url http://127.0.0.1:PORT --key API_KEY \
+//        --cert CERT.pem --tls-key KEY.pem [--label NAME]
+//
+// The platform's profile is served by this script over HTTPS on 127.0.0.1
+// with the given certificate; the server must trust it (SSL_CERT_FILE) and
+// allow profiles from private addresses (the demo does).
+//
+// Prints one line per check (PASS/FAIL) and ends with exactly
+// `N passed, M failed`; exits non-zero when anything failed.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const TOOLS = [
+  'usp_services_list', 'usp_services_get', 'usp_services_lookup', 'usp_availability_query',
+  'usp_availability_hold', 'usp_availability_release', 'usp_bookings_create', 'usp_bookings_get',
+  'usp_bookings_update', 'usp_bookings_confirm', 'usp_bookings_cancel', 'usp_bookings_reschedule',
+];
+const TIMEOUT_MS = 30_000;
+
+function usage(msg) {
+  console.error(`usp-check: ${msg}\nusage: node usp-check.mjs --url BASE --key API_KEY --cert CERT --tls-key KEY [--label NAME]`);
+  process.exit(2);
+}
+const opts = { url: null, key: null, cert: null, tlsKey: null, label: '' };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  const v = process.argv[++i];
+  if (a === '--url') opts.url = v;
+  else if (a === '--key') opts.key = v;
+  else if (a === '--cert') opts.cert = v;
+  else if (a === '--tls-key') opts.tlsKey = v;
+  else if (a === '--label') opts.label = v;
+  else usage(`unknown argument ${a}`);
+}
+if (!opts.url || !opts.key || !opts.cert || !opts.tlsKey) usage('give --url, --key, --cert and --tls-key');
+
+const prefix = opts.label ? `[${opts.label}] ` : '';
+let passed = 0;
+let failed = 0;
+async function check(name, fn) {
+  try {
+    const detail = await fn();
+    passed++;
+    console.log(`${prefix}PASS ${name}${typeof detail === 'string' && detail ? ` (${detail})` : ''}`);
+    return true;
+  } catch (e) {
+    failed++;
+    console.log(`${prefix}FAIL ${name}: ${e instanceof Error ? e.message : String(e)}`);
+    return false;
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+function withTimeout(p, what) {
+  let t;
+  return Promise.race([
+    p,
+    new Promise((_, rej) => {
+      t = setTimeout(() => rej(new Error(`${what}: no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(t));
+}
+function isoDay(offsetDays) {
+  const d = new Date();
+  d.setUTCHours(12, 0, 0, 0);
+  d.setUTCDate(d.getUTCDate() + offsetDays);
+  return d.toISOString().slice(0, 10);
+}
+
+// The platform profile: catalog, availability and bookings.
+const cap = (name, file) => [{ version: '2026-08-20', spec: 'https://usp-protocol.dev/specification', schema: `https://usp-protocol.dev/schemas/services/${file}.json` }];
+const profileDoc = JSON.stringify({
+  usp: {
+    version: '2026-08-20',
+    capabilities: {
+      'dev.usp-protocol.services.catalog': cap('catalog', 'catalog'),
+      'dev.usp-protocol.services.availability': cap('availability', 'availability'),
+      'dev.usp-protocol.services.bookings': cap('bookings', 'booking'),
+    },
+  },
+});
+const profileServer = createServer({ cert: readFileSync(opts.cert), key: readFileSync(opts.tlsKey) }, (req, res) => {
+  if (req.url !== '/platform.json') {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=600' }).end(profileDoc);
+});
+await new Promise((resolve) => profileServer.listen(0, '127.0.0.1', resolve));
+const profile = `https://127.0.0.1:${profileServer.address().port}/platform.json`;
+const meta = (extra = {}) => ({ usp: { profile, correlation_id: randomUUID(), ...extra } });
+
+const client = new Client({ name: 'frontdesk-usp-check', version: '1.0.0' }, { capabilities: {} });
+const transport = new StreamableHTTPClientTransport(new URL(`${opts.url}/usp/mcp`), {
+  // The platform's credential on the HTTP transport, as §9.2.2 prefers.
+  requestInit: { headers: { Authorization: `Bearer ${opts.key}` } },
+});
+async function call(name, args) {
+  const res = await withTimeout(client.callTool({ name, arguments: args }), `tools/call ${name}`);
+  assert(!res.isError, `${name} answered isError: ${JSON.stringify(res.content)}`);
+  const sc = res.structuredContent;
+  assert(sc && sc.usp && sc.usp.version === '2026-08-20', `${name}: no usp object in structuredContent`);
+  assert(Array.isArray(res.content) && res.content[0]?.type === 'text' && res.content[0].text, `${name}: no text summary`);
+  return sc;
+}
+
+try {
+  await check('connect to /usp/mcp', async () => {
+    await withTimeout(client.connect(transport), 'connect');
+    return client.getServerVersion()?.name;
+  });
+  await check(`tools/list has ${TOOLS.length} usp_* tools`, async () => {
+    const res = await withTimeout(client.listTools(), 'tools/list');
+    const names = res.tools.map((t) => t.name);
+    const missing = TOOLS.filter((n) => !names.includes(n));
+    assert(missing.length === 0, `missing ${missing.join(', ')}; got ${names.join(', ')}`);
+    for (const t of res.tools) {
+      const ann = t.annotations || {};
+      for (const h of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+        assert(typeof ann[h] === 'boolean', `${t.name}: ${h} is not set`);
+      }
+    }
+    return names.join(', ');
+  });
+  await check('usp_services_list', async () => {
+    const sc = await call('usp_services_list', { _meta: meta() });
+    assert(sc.services.some((s) => s.id === 'svc_airport_shuttle'), 'no svc_airport_shuttle');
+    return `${sc.services.length} services`;
+  });
+  let slot = null;
+  await check('usp_availability_query (14 days of shuttle slots)', async () => {
+    const sc = await call('usp_availability_query', {
+      service_id: 'svc_airport_shuttle', start_date: isoDay(1), end_date: isoDay(14), limit: 500, _meta: meta(),
+    });
+    assert(sc.slots.length > 100, `only ${sc.slots.length} slots`);
+    slot = sc.slots[sc.slots.length - 1];
+    return `${sc.slots.length} slots`;
+  });
+  let hold = null;
+  await check('usp_availability_hold', async () => {
+    assert(slot, 'no slot to hold');
+    const sc = await call('usp_availability_hold', {
+      service_id: 'svc_airport_shuttle', slot_id: slot.id, _meta: meta({ idempotency_key: randomUUID() }),
+    });
+    assert(sc.hold && sc.hold.status === 'active', `no active hold: ${JSON.stringify(sc)}`);
+    hold = sc.hold;
+    return `${hold.id} until ${hold.expires_at}`;
+  });
+  let booking = null;
+  await check('usp_bookings_create (from the hold, with the API key)', async () => {
+    assert(hold, 'no hold to convert');
+    const args = {
+      service_id: 'svc_airport_shuttle', slot_id: slot.id, hold_id: hold.id,
+      buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      _meta: meta({ idempotency_key: randomUUID() }),
+    };
+    const sc = await call('usp_bookings_create', args);
+    assert(sc.booking && sc.booking.status === 'pending', `no pending booking: ${JSON.stringify(sc)}`);
+    booking = sc.booking;
+    const again = await call('usp_bookings_create', args);
+    assert(again.booking?.id === booking.id, 'the same idempotency key made another booking');
+    return `${booking.id} ${booking.status}`;
+  });
+  await check('usp_bookings_cancel', async () => {
+    assert(booking, 'no booking to cancel');
+    const sc = await call('usp_bookings_cancel', { booking_id: booking.id, _meta: meta({ if_match: booking.revision }) });
+    assert(sc.booking.status === 'canceled', `status ${sc.booking.status}`);
+    return sc.booking.status;
+  });
+  await check('a privileged call without the key is a JSON-RPC error', async () => {
+    const bare = new Client({ name: 'frontdesk-usp-check-anon', version: '1.0.0' }, { capabilities: {} });
+    await withTimeout(bare.connect(new StreamableHTTPClientTransport(new URL(`${opts.url}/usp/mcp`))), 'connect');
+    try {
+      await withTimeout(bare.callTool({ name: 'usp_bookings_get', arguments: { booking_id: 'x', _meta: meta() } }), 'tools/call');
+      throw new Error('the call succeeded');
+    } catch (e) {
+      assert(e.code === -32006 && e.data?.code === 'authentication_required', `got ${e.code} ${JSON.stringify(e.data)}`);
+      return 'authentication_required';
+    } finally {
+      await bare.close();
+    }
+  });
+} finally {
+  await client.close().catch(() => {});
+  profileServer.close();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

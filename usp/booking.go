@@ -1,0 +1,582 @@
+package usp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"frontdesk/booking"
+	"frontdesk/pricing"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// Buyer is the person booking (booking.json Buyer).
+type Buyer struct {
+	FirstName   string `json:"first_name"`
+	LastName    string `json:"last_name"`
+	Email       string `json:"email"`
+	PhoneNumber string `json:"phone_number,omitempty"`
+}
+
+// SlotRef is the booked slot.
+type SlotRef struct {
+	ID       string `json:"id"`
+	Start    string `json:"start"`
+	End      string `json:"end"`
+	Duration string `json:"duration"`
+}
+
+// Cancellation says how a booking ended (booking.json Cancellation).
+type Cancellation struct {
+	Reason       string `json:"reason,omitempty"`
+	ReasonCode   string `json:"reason_code,omitempty"`
+	CanceledBy   string `json:"canceled_by"`
+	Fee          int64  `json:"fee"`
+	RefundAmount int64  `json:"refund_amount"`
+	CanceledAt   string `json:"canceled_at"`
+}
+
+// Booking is a booking as platforms see it (booking.json Booking).
+type Booking struct {
+	ID               string         `json:"id"`
+	ServiceID        string         `json:"service_id"`
+	ServiceName      string         `json:"service_name"`
+	Slot             SlotRef        `json:"slot"`
+	Buyer            Buyer          `json:"buyer"`
+	Recipient        *Buyer         `json:"recipient,omitempty"`
+	PartySize        int            `json:"party_size"`
+	Resources        []SlotResource `json:"resources,omitempty"`
+	Location         *Place         `json:"location,omitempty"`
+	Status           string         `json:"status"`
+	ConfirmationMode string         `json:"confirmation_mode"`
+	Notes            string         `json:"notes,omitempty"`
+	Cancellation     *Cancellation  `json:"cancellation,omitempty"`
+	CreatedAt        string         `json:"created_at"`
+	UpdatedAt        string         `json:"updated_at"`
+	ExpiresAt        string         `json:"expires_at,omitempty"`
+	Revision         string         `json:"revision"`
+}
+
+// BookingResult answers every booking operation. Booking is absent only
+// when a creation did not create one; messages[] then says why.
+type BookingResult struct {
+	USP      Meta      `json:"usp"`
+	Booking  *Booking  `json:"booking,omitempty"`
+	Messages []Message `json:"messages"`
+}
+
+// Created reports whether the result is a new booking (REST answers 201).
+func (r *BookingResult) Created() bool { return r.Booking != nil }
+
+// CreateRequest is usp_bookings_create / POST /bookings.
+type CreateRequest struct {
+	ServiceID  string `json:"service_id"`
+	SlotID     string `json:"slot_id"`
+	HoldID     string `json:"hold_id,omitempty"`
+	Buyer      *Buyer `json:"buyer"`
+	Recipient  *Buyer `json:"recipient,omitempty"`
+	PartySize  *int   `json:"party_size,omitempty"`
+	ResourceID string `json:"resource_id,omitempty"`
+	Notes      string `json:"notes,omitempty"`
+}
+
+// UpdateRequest is usp_bookings_update / PUT /bookings/{booking_id}.
+type UpdateRequest struct {
+	Buyer     *Buyer  `json:"buyer,omitempty"`
+	Recipient *Buyer  `json:"recipient,omitempty"`
+	Notes     *string `json:"notes,omitempty"`
+}
+
+// CancelRequest is usp_bookings_cancel / POST /bookings/{id}/cancel.
+type CancelRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// RescheduleRequest is usp_bookings_reschedule.
+type RescheduleRequest struct {
+	SlotID string `json:"slot_id"`
+	HoldID string `json:"hold_id,omitempty"`
+}
+
+// Status maps the core's reservation states onto the booking statuses of
+// §5.1 (see the package comment for the table).
+func Status(s reservation.State) string {
+	switch s {
+	case reservation.Requested, reservation.Reserved:
+		return "pending"
+	case reservation.Confirmed:
+		return "confirmed"
+	case reservation.Completed:
+		return "completed"
+	case reservation.NoShow:
+		return "no_show"
+	default: // declined, cancelled, moved
+		return "canceled"
+	}
+}
+
+// revision is the booking's concurrency token: the row version, which
+// grows with every change and is never reused.
+func revision(r reservation.Reservation) string { return "v" + strconv.FormatInt(r.Version, 10) }
+
+// view renders a reservation as a booking.
+func (b *Business) view(r reservation.Reservation, d detail) *Booking {
+	s, _ := b.catalog.get(d.ServiceID)
+	zone := s.zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	out := &Booking{
+		ID: r.Reference, ServiceID: d.ServiceID, ServiceName: s.Name, PartySize: r.Guests,
+		Status: Status(r.State), ConfirmationMode: "manual", Notes: r.Notes, Recipient: d.Recipient,
+		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339),
+		Revision: revision(r), Cancellation: d.Cancellation,
+	}
+	if d.Buyer != nil {
+		out.Buyer = *d.Buyer
+	}
+	if w, ok := b.resolveSlot(s, d.SlotID); ok {
+		out.Slot = SlotRef{ID: w.id, Start: w.start.In(zone).Format(time.RFC3339), End: w.end.In(zone).Format(time.RFC3339), Duration: isoDuration(w.end.Sub(w.start))}
+	}
+	if s.ID != "" {
+		out.Location = &Place{ID: s.loc.Slug, Name: s.loc.Name}
+		if len(s.Resources) > 0 {
+			out.Resources = []SlotResource{{ID: "res_" + s.loc.Slug + "_" + s.unit.Type, Type: "equipment", Name: s.unit.DisplayName()}}
+		}
+	}
+	if r.State.Pending() && !d.Expires.IsZero() {
+		out.ExpiresAt = d.Expires.In(zone).Format(time.RFC3339)
+	}
+	if out.Status == "canceled" && out.Cancellation == nil {
+		by := "business"
+		reason := "Cancelled by the business."
+		if r.State == reservation.Declined {
+			reason = "The business could not accept the booking."
+		}
+		at := r.UpdatedAt.UTC().Format(time.RFC3339)
+		out.Cancellation = &Cancellation{Reason: reason, CanceledBy: by, CanceledAt: at}
+	}
+	return out
+}
+
+func pricingStay(s Service, w wantSlot) pricing.Stay {
+	return pricing.Stay{Location: s.loc, RoomType: s.unit.Type, Checkin: w.day.String(), Checkout: w.day.AddDays(s.nights).String()}
+}
+
+func checkBuyer(path string, by *Buyer) error {
+	if by == nil || strings.TrimSpace(by.FirstName) == "" || strings.TrimSpace(by.LastName) == "" || strings.TrimSpace(by.Email) == "" {
+		return fail(CodeInvalidRequest, "%s needs first_name, last_name and email.", path)
+	}
+	if at := strings.LastIndexByte(by.Email, '@'); at < 1 || at == len(by.Email)-1 || strings.ContainsAny(by.Email, " \t\r\n") {
+		return fail(CodeValidation, "%s.email is not an email address.", path)
+	}
+	return nil
+}
+
+func contactOf(by Buyer) reservation.Contact {
+	return reservation.Contact{Name: strings.TrimSpace(by.FirstName + " " + by.LastName), Email: by.Email, Phone: by.PhoneNumber}
+}
+
+// CreateBooking books a slot (§5.3.1), converting the caller's hold when
+// hold_id names one (§4.2.1) or taking the units directly otherwise. The
+// booking is pending until staff confirm it; its deadline is the slot's
+// start.
+func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateRequest) (*BookingResult, error) {
+	meta, p, outcome, err := b.begin(ctx, "usp_bookings_create", call)
+	if err != nil {
+		return nil, err
+	}
+	if in.ServiceID == "" || in.SlotID == "" {
+		return nil, fail(CodeInvalidRequest, "service_id, slot_id and buyer are required.")
+	}
+	if err := checkBuyer("buyer", in.Buyer); err != nil {
+		return nil, err
+	}
+	if in.Recipient != nil && strings.TrimSpace(in.Recipient.FirstName+in.Recipient.LastName) == "" {
+		return nil, fail(CodeValidation, "recipient needs a first_name or last_name.")
+	}
+	res := &BookingResult{USP: meta, Messages: []Message{}}
+	if outcome != nil {
+		res.Messages = append(res.Messages, *outcome)
+		return res, nil
+	}
+	return once(ctx, b, call, p, "usp_bookings_create", in, func(keep keeper[BookingResult]) (*BookingResult, error) {
+		s, ok := b.catalog.get(in.ServiceID)
+		if !ok {
+			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
+		}
+		w, ok := b.resolveSlot(s, in.SlotID)
+		if !ok {
+			return nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
+		}
+		if in.ResourceID != "" && (len(s.Resources) == 0 || in.ResourceID != "res_"+s.loc.Slug+"_"+s.unit.Type) {
+			return nil, fail(CodeValidation, "resource_id %q is not a resource of %s.", in.ResourceID, s.ID)
+		}
+		party := 1
+		if in.PartySize != nil {
+			if party = *in.PartySize; party < 1 {
+				return nil, fail(CodeValidation, "party_size must be 1 or more.")
+			}
+		}
+		if in.HoldID != "" {
+			return b.convert(ctx, p, s, w, party, in, res, keep)
+		}
+		now := b.clock.Now()
+		if m := b.window(s, w, now); m != nil {
+			res.Messages = append(res.Messages, *m)
+			return res, nil
+		}
+		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
+		// The answer is recorded for the idempotency key with the booking.
+		var kept *BookingResult
+		also := func(r reservation.Reservation) []store.Write {
+			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}}
+			return keep(kept)
+		}
+		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
+		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
+			r, err = b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
+		}
+		if errors.Is(err, booking.ErrUnitTaken) {
+			m, err := b.taken(ctx, s, w, party)
+			if err != nil {
+				return nil, err
+			}
+			res.Messages = append(res.Messages, *m)
+			return res, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
+		return kept, nil
+	})
+}
+
+func pendingNote() Message {
+	return Message{Type: "info", Code: "manual_confirmation", Content: "The business confirms bookings by hand; the booking stays pending until staff confirm it."}
+}
+
+// convert turns the caller's hold into the booking (§4.2.1) with one
+// conditional write of the reservation the hold is: either it becomes the
+// booking with its units, or nothing changes.
+func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult, keep keeper[BookingResult]) (*BookingResult, error) {
+	for range maxAttempts {
+		r, d, err := b.ownHold(ctx, p, in.HoldID)
+		if err != nil {
+			// §4.2.1: an unknown hold is validation_error, not hold_expired.
+			return nil, fail(CodeValidation, "hold_id %q names no hold of this platform.", in.HoldID)
+		}
+		if d.ServiceID != s.ID || d.SlotID != w.id {
+			return nil, fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id)
+		}
+		now := b.clock.Now()
+		if r, d, err = b.settle(ctx, r, d, now); err != nil {
+			return nil, err
+		}
+		switch {
+		case d.Kind == "booking":
+			// A converted hold replayed returns the booking it became.
+			res.Booking = b.view(r, d)
+			return res, nil
+		case !r.State.HoldsUnits():
+			free, err := b.remaining(ctx, s, w)
+			if err != nil {
+				return nil, err
+			}
+			if free >= party && w.start.After(now) {
+				res.Messages = append(res.Messages, *outcomeMsg("hold_expired", "The hold ended before it was converted; hold the slot again.", "recoverable"))
+			} else {
+				res.Messages = append(res.Messages, *outcomeMsg("slot_unavailable", "The hold ended and the slot is no longer available.", "recoverable"))
+			}
+			return res, nil
+		case party > d.Spots:
+			res.Messages = append(res.Messages, *outcomeMsg("capacity_exceeded", fmt.Sprintf("party_size %d is more than the %d spots held; the hold stays active.", party, d.Spots), "recoverable"))
+			return res, nil
+		}
+		conv := r
+		d.Kind, d.FromHold, d.Buyer, d.Recipient, d.Expires = "booking", true, in.Buyer, in.Recipient, w.start
+		unused := d.Spots - party
+		d.Spots = party
+		conv.Detail = d.raw()
+		conv.Guests, conv.Contact, conv.Notes = party, contactOf(*in.Buyer), in.Notes
+		conv.Total = b.price(s, w, party, now)
+		conv.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "usp:" + p.Platform, What: "hold→booking"})
+		writes := []store.Write{reservation.Save(conv, now)}
+		if unused > 0 {
+			// The unused spots go back in the same write (§4.2.1).
+			h := store.Hold{ID: r.Reference, Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Units: party, Capacity: s.unit.Count, At: now}
+			writes = append(writes, store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}}, store.Write{Op: store.OpHold, Hold: &h})
+		}
+		stored := conv
+		stored.Version, stored.UpdatedAt = r.Version+1, now
+		out := &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
+		if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
+			if we, refused := errors.AsType[*store.WriteError](err); refused {
+				if we.Index >= len(writes) {
+					return nil, err // the key's record: a parallel request committed first
+				}
+				continue
+			}
+			return nil, fmt.Errorf("convert hold: %w", err)
+		}
+		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
+		return out, nil
+	}
+	return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)
+}
+
+// ownBooking reads a booking of the caller and settles its deadline.
+func (b *Business) ownBooking(ctx context.Context, p Principal, id string) (reservation.Reservation, detail, error) {
+	r, d, err := b.own(ctx, p, id)
+	if err != nil {
+		return r, d, err
+	}
+	if d.Kind != "booking" {
+		return r, d, fail(CodeBookingNotFound, "%q names no booking of this platform.", id)
+	}
+	return b.settle(ctx, r, d, b.clock.Now())
+}
+
+// GetBooking returns one of the caller's bookings (§5.3.2).
+func (b *Business) GetBooking(ctx context.Context, call Call, id string) (*BookingResult, error) {
+	meta, p, outcome, err := b.begin(ctx, "usp_bookings_get", call)
+	if err != nil {
+		return nil, err
+	}
+	r, d, err := b.ownBooking(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	res := &BookingResult{USP: meta, Booking: b.view(r, d), Messages: []Message{}}
+	if outcome != nil {
+		res.Messages = append(res.Messages, *outcome)
+	}
+	return res, nil
+}
+
+// change is one booking write: it reads the caller's booking, checks the
+// precondition and the transition, and applies edit's writes at the
+// version read, again from the start when another write came first.
+// edit returns a business outcome instead of writes when the operation
+// is not legal now.
+func (b *Business) change(ctx context.Context, call Call, name, id string, in any,
+	edit func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error)) (*BookingResult, error) {
+	meta, p, outcome, err := b.begin(ctx, name, call)
+	if err != nil {
+		return nil, err
+	}
+	res := &BookingResult{USP: meta, Messages: []Message{}}
+	return once(ctx, b, call, p, name, struct {
+		ID string `json:"id"`
+		In any    `json:"in"`
+	}{id, in}, func(keep keeper[BookingResult]) (*BookingResult, error) {
+		for range maxAttempts {
+			r, d, err := b.ownBooking(ctx, p, id)
+			if err != nil {
+				return nil, err
+			}
+			if call.IfMatch != "" && call.IfMatch != revision(r) {
+				return nil, fail(CodeRevisionMismatch, "The booking changed since revision %s; read it again.", call.IfMatch)
+			}
+			if outcome != nil {
+				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *outcome)
+				return res, nil
+			}
+			now := b.clock.Now()
+			changed, nd, writes, msg, err := edit(ctx, p, r, d, now)
+			if err != nil {
+				return nil, err
+			}
+			if msg != nil {
+				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *msg)
+				return res, nil
+			}
+			if len(writes) == 0 {
+				res.Booking = b.view(changed, nd)
+				return res, nil
+			}
+			stored := changed
+			stored.Version, stored.UpdatedAt = r.Version+1, now
+			out := &BookingResult{USP: res.USP, Booking: b.view(stored, nd), Messages: []Message{}}
+			if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
+				if errors.Is(err, store.ErrFull) {
+					// The new slot has no room (reschedule): nothing changed.
+					s, _ := b.catalog.get(nd.ServiceID)
+					w, _ := b.resolveSlot(s, nd.SlotID)
+					m, err := b.taken(ctx, s, w, r.Guests)
+					if err != nil {
+						return nil, err
+					}
+					res.Booking, res.Messages = b.view(r, d), append(res.Messages, *m)
+					return res, nil
+				}
+				if we, refused := errors.AsType[*store.WriteError](err); refused {
+					if we.Index >= len(writes) {
+						return nil, err // the key's record: a parallel request committed first
+					}
+					continue
+				}
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return out, nil
+		}
+		return nil, fmt.Errorf("%s: %w", name, store.ErrConflict)
+	})
+}
+
+// invalidTransition is the outcome of §5.1.1's "No" cells. §9.4.2 gives
+// it the severity unrecoverable, which the snapshot's Message schema does
+// not accept; severity is optional, so it is left out, as for
+// capabilities_incompatible.
+func invalidTransition(from string, op string) *Message {
+	return outcomeMsg("invalid_transition", fmt.Sprintf("A %s booking cannot be %s.", from, op), "")
+}
+
+// UpdateBooking changes the buyer, recipient or notes (§5.3.3); a booking
+// that ended is a record and is not changed.
+func (b *Business) UpdateBooking(ctx context.Context, call Call, id string, in UpdateRequest) (*BookingResult, error) {
+	if in.Buyer != nil {
+		if err := checkBuyer("buyer", in.Buyer); err != nil {
+			return nil, err
+		}
+	}
+	return b.change(ctx, call, "usp_bookings_update", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error) {
+		if r.State.Terminal() {
+			return r, d, nil, invalidTransition(Status(r.State), "updated"), nil
+		}
+		if in.Buyer != nil {
+			d.Buyer = in.Buyer
+			r.Contact = contactOf(*in.Buyer)
+		}
+		if in.Recipient != nil {
+			d.Recipient = in.Recipient
+		}
+		if in.Notes != nil {
+			r.Notes = *in.Notes
+		}
+		r.Detail = d.raw()
+		r.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "platform", What: "updated"})
+		return r, d, []store.Write{reservation.Save(r, now)}, nil, nil
+	})
+}
+
+// CancelBooking cancels a pending or confirmed booking and releases its
+// units (§5.3.5). No payment was taken, so the fee and refund are zero.
+func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in CancelRequest) (*BookingResult, error) {
+	return b.change(ctx, call, "usp_bookings_cancel", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error) {
+		if !r.State.CanMove(reservation.Cancelled) {
+			return r, d, nil, invalidTransition(Status(r.State), "cancelled"), nil
+		}
+		d.Cancellation = &Cancellation{Reason: in.Reason, CanceledBy: "buyer", CanceledAt: now.UTC().Format(time.RFC3339)}
+		moved, writes, err := reservation.Move(r, reservation.Cancelled, "platform", "cancelled by the platform", now, nil)
+		if err != nil {
+			return r, d, nil, nil, err
+		}
+		moved.Detail = d.raw()
+		writes[0] = reservation.Save(moved, now)
+		return moved, d, writes, nil, nil
+	})
+}
+
+// ConfirmBooking is the business's manual confirmation (§5.3.4): staff
+// only. Confirming a confirmed booking returns it unchanged.
+func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*BookingResult, error) {
+	meta, p, _, err := b.begin(ctx, "usp_bookings_confirm", call)
+	if err != nil {
+		return nil, err
+	}
+	res := &BookingResult{USP: meta, Messages: []Message{}}
+	return once(ctx, b, call, p, "usp_bookings_confirm", id, func(keeper[BookingResult]) (*BookingResult, error) {
+		r, d, err := b.ownBooking(ctx, p, id)
+		if err != nil {
+			return nil, err
+		}
+		if call.IfMatch != "" && call.IfMatch != revision(r) {
+			return nil, fail(CodeRevisionMismatch, "The booking changed since revision %s; read it again.", call.IfMatch)
+		}
+		switch {
+		case r.State == reservation.Confirmed:
+		case !r.State.CanMove(reservation.Confirmed):
+			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
+		default:
+			if _, _, err = b.bookings.Decide(ctx, booking.Decision{Reference: r.Reference, To: reservation.Confirmed, By: p.Staff}); err != nil {
+				return nil, fmt.Errorf("confirm booking: %w", err)
+			}
+			// Read it back for the version the decision wrote.
+			if r, err = reservation.Get(ctx, b.st, r.Reference); err != nil {
+				return nil, fmt.Errorf("confirm booking: %w", err)
+			}
+		}
+		res.Booking = b.view(r, d)
+		return res, nil
+	})
+}
+
+// RescheduleBooking moves a pending or confirmed booking to another slot
+// of its service (§5.3.6) in one write: the new slot's units are taken and
+// the old ones given back together, or nothing changes. With hold_id the
+// caller's hold on the new slot is used up in the same write.
+func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, in RescheduleRequest) (*BookingResult, error) {
+	if in.SlotID == "" {
+		return nil, fail(CodeInvalidRequest, "slot_id is required.")
+	}
+	return b.change(ctx, call, "usp_bookings_reschedule", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error) {
+		if r.State != reservation.Reserved && r.State != reservation.Confirmed {
+			return r, d, nil, invalidTransition(Status(r.State), "rescheduled"), nil
+		}
+		s, _ := b.catalog.get(d.ServiceID)
+		w, ok := b.resolveSlot(s, in.SlotID)
+		if !ok {
+			return r, d, nil, nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
+		}
+		if m := b.window(s, w, now); m != nil {
+			return r, d, nil, m, nil
+		}
+		if w.id == d.SlotID {
+			return r, d, nil, nil, nil
+		}
+		var writes []store.Write
+		if in.HoldID != "" {
+			hr, hd, err := b.ownHold(ctx, p, in.HoldID)
+			if err != nil || hd.Kind != "hold" {
+				return r, d, nil, nil, fail(CodeValidation, "hold_id %q names no hold of this platform.", in.HoldID)
+			}
+			if hd.ServiceID != s.ID || hd.SlotID != w.id {
+				return r, d, nil, nil, fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id)
+			}
+			if !hr.State.HoldsUnits() || !now.Before(hd.HoldExpires) {
+				return r, d, nil, outcomeMsg("hold_expired", "The hold on the new slot ended; the booking stays on its slot.", "recoverable"), nil
+			}
+			if hd.Spots < r.Guests {
+				return r, d, nil, outcomeMsg("capacity_exceeded", "The hold has fewer spots than the booking's party; the booking stays on its slot.", "recoverable"), nil
+			}
+			hd.Kind, hd.HoldEnd = "hold", HoldConverted
+			used, hw, err := reservation.Move(hr, reservation.Cancelled, "platform", "hold used by reschedule of "+r.Reference, now, nil)
+			if err != nil {
+				return r, d, nil, nil, err
+			}
+			used.Detail = hd.raw()
+			hw[0] = reservation.Save(used, now)
+			writes = append(writes, hw...)
+		}
+		moved := r
+		d.SlotID, d.Reschedules = w.id, d.Reschedules+1
+		if r.State == reservation.Reserved {
+			d.Expires = w.start
+		}
+		moved.Slots, moved.Detail = w.core, d.raw()
+		moved.Total = b.price(s, w, r.Guests, now)
+		moved.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "platform", What: "rescheduled", Note: "to " + w.start.In(s.zone).Format(time.RFC3339)})
+		h := store.Hold{ID: r.Reference, Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Units: max(r.Guests, 1), Capacity: s.unit.Count, At: now}
+		writes = append(writes,
+			store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}},
+			store.Write{Op: store.OpHold, Hold: &h},
+			reservation.Save(moved, now))
+		return moved, d, writes, nil, nil
+	})
+}

@@ -1,0 +1,551 @@
+package usp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"frontdesk/booking"
+	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
+	"frontdesk/internal/uspspec"
+	"frontdesk/postgres"
+	"frontdesk/reservation"
+	"frontdesk/sqlite"
+	"frontdesk/store"
+	"frontdesk/usp"
+	"frontdesk/usp/usptest"
+)
+
+// fullProfile is a platform that uses catalog, availability and bookings.
+const fullProfile = `{"usp":{"version":"2026-08-20","capabilities":{
+ "dev.usp-protocol.services.catalog":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/catalog.json"}],
+ "dev.usp-protocol.services.availability":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/availability.json"}],
+ "dev.usp-protocol.services.bookings":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/booking.json"}]}}}`
+
+type bench struct {
+	*usptest.Business
+	plat *usptest.Platforms
+	call usp.Call
+}
+
+func newBench(t *testing.T) *bench {
+	t.Helper()
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/other.json": fullProfile})
+	b := usptest.NewBusiness(t, usptest.WithPlatform(config.Demo()), usptest.Now, plat, nil)
+	return &bench{Business: b, plat: plat, call: platformCall(plat)}
+}
+
+func platformCall(plat *usptest.Platforms) usp.Call {
+	return usp.Call{Profile: plat.URL + "/full.json", Credentials: usp.Credentials{Header: http.Header{"Authorization": {usptest.Bearer}}}}
+}
+
+func (b *bench) staff() usp.Call {
+	return usp.Call{Credentials: usp.Credentials{Authorization: json.RawMessage(`{"mechanism":"staff_session","credential":"` + usptest.StaffToken + `"}`)}}
+}
+
+// slot is the first open slot of a service on the given local day.
+func (b *bench) slot(t *testing.T, service, day string) usp.Slot {
+	t.Helper()
+	res, err := b.QueryAvailability(context.Background(), usp.Call{}, usp.QueryRequest{ServiceID: service, StartDate: day, EndDate: day})
+	if err != nil || len(res.Slots) == 0 {
+		t.Fatalf("no slot of %s on %s: %v", service, day, err)
+	}
+	return res.Slots[0]
+}
+
+var ada = &usp.Buyer{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", PhoneNumber: "+13035550199"}
+
+func check(t *testing.T, def string, v any) {
+	t.Helper()
+	body, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := "booking.json"
+	if def == "Hold" {
+		file = "availability.json"
+	}
+	uspspec.Load(t).Check(t, uspspec.Def(file, def), body)
+}
+
+func outcome(t *testing.T, msgs []usp.Message) string {
+	t.Helper()
+	for _, m := range msgs {
+		if m.Type == "error" {
+			return m.Code
+		}
+	}
+	return ""
+}
+
+func code(t *testing.T, err error) usp.Code {
+	t.Helper()
+	e, internal := usp.AsError(err)
+	if err == nil || internal {
+		t.Fatalf("err = %v, want a protocol error", err)
+	}
+	return e.Code
+}
+
+func TestHoldThenBookThenStaffConfirm(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID})
+	if err != nil || h.Hold == nil {
+		t.Fatalf("hold: %+v, %v", h, err)
+	}
+	check(t, "Hold", h.Hold)
+	if h.Hold.Status != "active" || h.Hold.ExpiresAt != "2026-03-01T05:10:00-07:00" {
+		t.Fatalf("hold = %+v", h.Hold)
+	}
+	// An appointment slot takes one hold at a time (§4.2).
+	again, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID})
+	if err != nil || outcome(t, again.Messages) != "slot_unavailable" || again.Hold != nil {
+		t.Fatalf("second hold: %+v, %v", again, err)
+	}
+	// The slot is gone from availability while held.
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-02"); got.ID == s.ID {
+		t.Fatal("a held slot is still offered")
+	}
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: h.Hold.ID, Buyer: ada})
+	if err != nil || res.Booking == nil {
+		t.Fatalf("create: %+v, %v", res, err)
+	}
+	check(t, "Booking", res.Booking)
+	k := res.Booking
+	if k.Status != "pending" || k.ConfirmationMode != "manual" || k.Slot.Start != s.Start || k.ExpiresAt != s.Start {
+		t.Fatalf("booking = %+v", k)
+	}
+	// The reservation of the core carries the platform as its source.
+	r, err := reservation.Get(ctx, b.Store, k.ID)
+	if err != nil || r.Source != "usp:testplatform" || r.State != reservation.Reserved || !r.Held {
+		t.Fatalf("reservation = %+v, %v", r, err)
+	}
+	// The hold replayed returns the booking it became.
+	replay, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: h.Hold.ID, Buyer: ada})
+	if err != nil || replay.Booking == nil || replay.Booking.ID != k.ID {
+		t.Fatalf("replay: %+v, %v", replay, err)
+	}
+	// A platform cannot confirm; staff can, and again is idempotent.
+	if c := code(t, firstErr(b.ConfirmBooking(ctx, b.call, k.ID))); c != usp.CodeAuthenticationRequired {
+		t.Fatalf("platform confirm: %s", c)
+	}
+	for range 2 {
+		conf, err := b.ConfirmBooking(ctx, b.staff(), k.ID)
+		if err != nil || conf.Booking.Status != "confirmed" {
+			t.Fatalf("staff confirm: %+v, %v", conf, err)
+		}
+	}
+	got, err := b.GetBooking(ctx, b.call, k.ID)
+	if err != nil || got.Booking.Status != "confirmed" || got.Booking.ExpiresAt != "" {
+		t.Fatalf("get: %+v, %v", got, err)
+	}
+	check(t, "Booking", got.Booking)
+}
+
+func firstErr[T any](_ T, err error) error { return err }
+
+func TestStaffDecisionIsTheBookingStatus(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
+	if err != nil || res.Booking == nil {
+		t.Fatalf("create: %+v, %v", res, err)
+	}
+	// Staff confirm on their own screen or the CLI, through the core.
+	if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: res.Booking.ID, To: reservation.Confirmed, By: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.GetBooking(ctx, b.call, res.Booking.ID)
+	if err != nil || got.Booking.Status != "confirmed" {
+		t.Fatalf("after staff confirm: %+v, %v", got, err)
+	}
+}
+
+func TestHoldConversionFailures(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_riverside_single", "2026-03-10")
+	two := 2
+	h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID, Spots: &two})
+	if err != nil || h.Hold == nil || h.Hold.Spots != 2 {
+		t.Fatalf("hold: %+v, %v", h, err)
+	}
+	three := 3
+	create := func(party *int) *usp.BookingResult {
+		res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: h.Hold.ID, Buyer: ada, PartySize: party})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// More than held: capacity_exceeded, and the hold stays active.
+	if res := create(&three); outcome(t, res.Messages) != "capacity_exceeded" || res.Booking != nil {
+		t.Fatalf("party over spots: %+v", res)
+	}
+	// Unknown hold: validation_error, not hold_expired.
+	if c := code(t, firstErr(b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: "hold_RIV-NOPE", Buyer: ada}))); c != usp.CodeValidation {
+		t.Fatalf("unknown hold: %s", c)
+	}
+	// Past its TTL the hold expires and frees its rooms: hold_expired.
+	b.Clock.Advance(usp.HoldTTL)
+	if res := create(nil); outcome(t, res.Messages) != "hold_expired" {
+		t.Fatalf("expired hold: %+v", res)
+	}
+	rel, err := b.ReleaseSlot(ctx, b.call, h.Hold.ID)
+	if err != nil || rel.Hold.Status != "expired" {
+		t.Fatalf("release after expiry: %+v, %v", rel, err)
+	}
+	// Once the rooms are gone as well: slot_unavailable.
+	all := 3
+	if _, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada, PartySize: &all}); err != nil {
+		t.Fatal(err)
+	}
+	if res := create(nil); outcome(t, res.Messages) != "slot_unavailable" {
+		t.Fatalf("expired hold, slot gone: %+v", res)
+	}
+}
+
+func TestReleaseFreesTheSlot(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID})
+	if err != nil || h.Hold == nil {
+		t.Fatal(err)
+	}
+	for range 2 { // releasing twice answers the same
+		rel, err := b.ReleaseSlot(ctx, b.call, h.Hold.ID)
+		if err != nil || rel.Hold.Status != "released" {
+			t.Fatalf("release: %+v, %v", rel, err)
+		}
+		check(t, "Hold", rel.Hold)
+	}
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-02"); got.ID != s.ID {
+		t.Fatal("a released slot is not offered again")
+	}
+	if c := code(t, firstErr(b.ReleaseSlot(ctx, b.call, "hold_AIR-NOPE"))); c != usp.CodeBookingNotFound {
+		t.Fatalf("unknown hold: %s", c)
+	}
+}
+
+func TestSweepExpiresHoldsAndPendingBookings(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-01")
+	if _, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID}); err != nil {
+		t.Fatal(err)
+	}
+	later := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: later.ServiceID, SlotID: later.ID, Buyer: ada})
+	if err != nil || res.Booking == nil {
+		t.Fatal(err)
+	}
+	b.Clock.Advance(usp.HoldTTL)
+	if n, err := b.Expire(ctx); err != nil || n != 1 {
+		t.Fatalf("expire after the TTL = %d, %v; want the hold", n, err)
+	}
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-01"); got.ID != s.ID {
+		t.Fatal("the expired hold's slot is not offered again")
+	}
+	// A booking still pending when its slot starts is cancelled (§5.2
+	// booking expiry), and its slot is freed.
+	b.Clock.Set(mustTime(t, later.Start))
+	if n, err := b.Expire(ctx); err != nil || n != 1 {
+		t.Fatalf("expire at the slot's start = %d, %v", n, err)
+	}
+	got, err := b.GetBooking(ctx, b.call, res.Booking.ID)
+	if err != nil || got.Booking.Status != "canceled" || got.Booking.Cancellation == nil || got.Booking.Cancellation.CanceledBy != "system" {
+		t.Fatalf("expired booking: %+v, %v", got, err)
+	}
+	check(t, "Booking", got.Booking)
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestCancelRescheduleAndTransitions(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
+	if err != nil || res.Booking == nil {
+		t.Fatal(err)
+	}
+	id := res.Booking.ID
+	// Reschedule to a slot another booking holds: slot_unavailable, and
+	// the booking stays where it was.
+	other := b.slot(t, "svc_airport_shuttle", "2026-03-03")
+	if _, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: other.ServiceID, SlotID: other.ID, Buyer: ada}); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := b.RescheduleBooking(ctx, b.call, id, usp.RescheduleRequest{SlotID: other.ID})
+	if err != nil || outcome(t, moved.Messages) != "slot_unavailable" || moved.Booking.Slot.ID != s.ID {
+		t.Fatalf("reschedule onto a taken slot: %+v, %v", moved, err)
+	}
+	// To a free slot: the old one is offered again, the new one not.
+	free := b.slot(t, "svc_airport_shuttle", "2026-03-04")
+	moved, err = b.RescheduleBooking(ctx, b.call, id, usp.RescheduleRequest{SlotID: free.ID})
+	if err != nil || moved.Booking.Slot.ID != free.ID || moved.Booking.ID != id {
+		t.Fatalf("reschedule: %+v, %v", moved, err)
+	}
+	check(t, "Booking", moved.Booking)
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-02"); got.ID != s.ID {
+		t.Fatal("the old slot is not offered again")
+	}
+	// A stale revision is refused and changes nothing.
+	stale := b.call
+	stale.IfMatch = res.Booking.Revision
+	if c := code(t, firstErr(b.CancelBooking(ctx, stale, id, usp.CancelRequest{}))); c != usp.CodeRevisionMismatch {
+		t.Fatalf("stale revision: %s", c)
+	}
+	current := b.call
+	current.IfMatch = moved.Booking.Revision
+	cancelled, err := b.CancelBooking(ctx, current, id, usp.CancelRequest{Reason: "plans changed"})
+	if err != nil || cancelled.Booking.Status != "canceled" || cancelled.Booking.Cancellation.Reason != "plans changed" {
+		t.Fatalf("cancel: %+v, %v", cancelled, err)
+	}
+	check(t, "Booking", cancelled.Booking)
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-04"); got.ID != free.ID {
+		t.Fatal("the cancelled booking's slot is not offered again")
+	}
+	// Every operation on an ended booking is invalid_transition, a
+	// business outcome.
+	for name, op := range map[string]func() (*usp.BookingResult, error){
+		"cancel": func() (*usp.BookingResult, error) { return b.CancelBooking(ctx, b.call, id, usp.CancelRequest{}) },
+		"reschedule": func() (*usp.BookingResult, error) {
+			return b.RescheduleBooking(ctx, b.call, id, usp.RescheduleRequest{SlotID: s.ID})
+		},
+		"update": func() (*usp.BookingResult, error) {
+			return b.UpdateBooking(ctx, b.call, id, usp.UpdateRequest{Buyer: ada})
+		},
+		"confirm": func() (*usp.BookingResult, error) { return b.ConfirmBooking(ctx, b.staff(), id) },
+	} {
+		res, err := op()
+		if err != nil || outcome(t, res.Messages) != "invalid_transition" || res.Booking.Status != "canceled" {
+			t.Errorf("%s of a cancelled booking: %+v, %v", name, res, err)
+		}
+	}
+}
+
+func TestUpdateBooking(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada, Notes: "window seat"})
+	if err != nil || res.Booking == nil {
+		t.Fatal(err)
+	}
+	notes := "aisle seat"
+	up, err := b.UpdateBooking(ctx, b.call, res.Booking.ID, usp.UpdateRequest{Notes: &notes, Recipient: &usp.Buyer{FirstName: "Byron", LastName: "Lovelace", Email: "b@example.com"}})
+	if err != nil || up.Booking.Notes != "aisle seat" || up.Booking.Recipient == nil || up.Booking.Buyer.Email != "ada@example.com" {
+		t.Fatalf("update: %+v, %v", up, err)
+	}
+	if up.Booking.Revision == res.Booking.Revision {
+		t.Fatal("the revision did not change")
+	}
+	check(t, "Booking", up.Booking)
+}
+
+func TestPlatformsSeeOnlyTheirOwnBookings(t *testing.T) {
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
+	cfg := usptest.WithPlatform(config.Demo())
+	cfg.USP.Platforms = append(cfg.USP.Platforms, config.USPPlatform{Name: "rival", APIKeyHashes: []string{usp.HashAPIKey("rival-key")}})
+	b := &bench{Business: usptest.NewBusiness(t, cfg, usptest.Now, plat, nil), plat: plat, call: platformCall(plat)}
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
+	if err != nil || res.Booking == nil {
+		t.Fatal(err)
+	}
+	rival := usp.Call{Profile: plat.URL + "/full.json", Credentials: usp.Credentials{Header: http.Header{"Authorization": {"Bearer rival-key"}}}}
+	if c := code(t, firstErr(b.GetBooking(ctx, rival, res.Booking.ID))); c != usp.CodeBookingNotFound {
+		t.Fatalf("another platform's booking: %s", c)
+	}
+	// A chat reservation is not a USP booking either.
+	if c := code(t, firstErr(b.GetBooking(ctx, b.call, "RIV-0000"))); c != usp.CodeBookingNotFound {
+		t.Fatalf("unknown booking: %s", c)
+	}
+}
+
+func TestPrivilegedCallsNeedCredentialsAndAProfile(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	req := usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID}
+	noKey := b.call
+	noKey.Credentials = usp.Credentials{}
+	badKey := b.call
+	badKey.Credentials = usp.Credentials{Header: http.Header{"Authorization": {"Bearer nope"}}}
+	noProfile := b.call
+	noProfile.Profile = ""
+	elsewhere := b.call
+	elsewhere.Profile = b.plat.URL + "/other.json"
+	if c := code(t, firstErr(b.HoldSlot(ctx, noKey, req))); c != usp.CodeAuthenticationRequired {
+		t.Fatalf("no key: %s", c)
+	}
+	if c := code(t, firstErr(b.HoldSlot(ctx, badKey, req))); c != usp.CodeAuthenticationRequired {
+		t.Fatalf("bad key: %s", c)
+	}
+	if c := code(t, firstErr(b.HoldSlot(ctx, noProfile, req))); c != usp.CodeInvalidRequest {
+		t.Fatalf("no profile: %s", c)
+	}
+	if _, err := b.HoldSlot(ctx, b.call, req); err != nil {
+		t.Fatal(err)
+	}
+	// The key is now bound to its first profile URI.
+	if c := code(t, firstErr(b.HoldSlot(ctx, elsewhere, req))); c != usp.CodeProfileNotTrusted {
+		t.Fatalf("same key, another profile: %s", c)
+	}
+}
+
+// TestIdempotencyKeysSurviveARestart: on both engines, a booking made with
+// an idempotency key is answered again after the store is closed and
+// opened anew, without a second booking.
+func TestIdempotencyKeysSurviveARestart(t *testing.T) {
+	engines := map[string]func(t *testing.T) func() store.Store{
+		"sqlite": func(t *testing.T) func() store.Store {
+			path := filepath.Join(t.TempDir(), "usp.db")
+			return func() store.Store {
+				st, err := sqlite.Open(context.Background(), path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+		},
+		"postgres": func(t *testing.T) func() store.Store {
+			dsn := pgtest.Schema(t)
+			return func() store.Store {
+				st, err := postgres.Open(context.Background(), dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+		},
+	}
+	for name, engine := range engines {
+		t.Run(name, func(t *testing.T) { idempotencyAcrossRestart(t, engine(t)) })
+	}
+}
+
+func idempotencyAcrossRestart(t *testing.T, open func() store.Store) {
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
+	cfg := usptest.WithPlatform(config.Demo())
+	clk := clock.NewFixed(usptest.Now)
+	st := open()
+	b := &bench{Business: usptest.On(t, cfg, st, clk, plat, nil, ""), plat: plat, call: platformCall(plat)}
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	call := b.call
+	call.IdempotencyKey = "550e8400-e29b-41d4-a716-446655440000"
+	req := usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada}
+	res, err := b.CreateBooking(ctx, call, req)
+	if err != nil || res.Booking == nil {
+		t.Fatal(err)
+	}
+	// Restart: close the store and open it again.
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = open()
+	t.Cleanup(func() { st.Close() })
+	b.Business = usptest.On(t, cfg, st, clk, plat, nil, "")
+	again, err := b.CreateBooking(ctx, call, req)
+	if err != nil || again.Booking == nil || again.Booking.ID != res.Booking.ID || again.Booking.Revision != res.Booking.Revision {
+		t.Fatalf("replay after restart: %+v, %v", again, err)
+	}
+	rows, err := st.ListReservations(ctx, store.ReservationFilter{Source: "usp:testplatform", Limit: 10})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("%d reservations after the replay, want 1 (%v)", len(rows), err)
+	}
+	// The same key with other parameters is a conflict; with a stale
+	// If-Match the replay is still the stored result (§9.1.1).
+	other := req
+	other.Notes = "different"
+	if c := code(t, firstErr(b.CreateBooking(ctx, call, other))); c != usp.CodeIdempotencyConflict {
+		t.Fatalf("other parameters: %s", c)
+	}
+	cancelCall := call
+	cancelCall.IdempotencyKey = "k-cancel"
+	cancelCall.IfMatch = res.Booking.Revision
+	c1, err := b.CancelBooking(ctx, cancelCall, res.Booking.ID, usp.CancelRequest{})
+	if err != nil || c1.Booking.Status != "canceled" {
+		t.Fatalf("cancel: %+v, %v", c1, err)
+	}
+	c2, err := b.CancelBooking(ctx, cancelCall, res.Booking.ID, usp.CancelRequest{})
+	if err != nil || c2.Booking.Revision != c1.Booking.Revision || len(c2.Messages) != 0 {
+		t.Fatalf("replayed cancel: %+v, %v", c2, err)
+	}
+	// Without the key, the same cancel is the outcome invalid_transition.
+	if c3, err := b.CancelBooking(ctx, b.call, res.Booking.ID, usp.CancelRequest{}); err != nil || outcome(t, c3.Messages) != "invalid_transition" {
+		t.Fatalf("cancel without the key: %+v, %v", c3, err)
+	}
+	// Kept 24 hours, then forgotten by the sweep.
+	clk.Advance(usp.IdempotencyKeep)
+	if n, err := b.PurgeIdempotency(ctx); err != nil || n != 2 {
+		t.Fatalf("purged %d, %v; want 2", n, err)
+	}
+}
+
+func TestBookingsAreNotServedWithoutAnAuthenticator(t *testing.T) {
+	b := usptest.NewBusiness(t, usptest.PublicOnly(config.Demo()), usptest.Now, nil, nil)
+	for _, m := range b.Served() {
+		if m.Access != usp.Public {
+			t.Errorf("%s served without an authenticator", m.Name)
+		}
+	}
+	if _, ok := b.Profile().USP.Capabilities[usp.CapabilityBookings]; ok {
+		t.Error("bookings advertised without an authenticator")
+	}
+	if c := code(t, firstErr(b.CreateBooking(context.Background(), usp.Call{}, usp.CreateRequest{}))); c != usp.CodeAuthenticationRequired {
+		t.Fatalf("create: %s", c)
+	}
+}
+
+// A hold is listed for staff among reservations awaiting them; one staff
+// confirm by hand still lapses at its deadline, or becomes a confirmed
+// booking when converted in time.
+func TestHoldConfirmedByStaff(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	later := b.slot(t, "svc_airport_shuttle", "2026-03-03")
+	var holds []*usp.HoldView
+	for _, sl := range []usp.Slot{s, later} {
+		h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: sl.ID, ServiceID: sl.ServiceID})
+		if err != nil || h.Hold == nil {
+			t.Fatal(err)
+		}
+		ref := h.Hold.ID[len("hold_"):]
+		if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: reservation.Confirmed, By: "desk"}); err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, h.Hold)
+	}
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: holds[0].ID, Buyer: ada})
+	if err != nil || res.Booking == nil || res.Booking.Status != "confirmed" {
+		t.Fatalf("conversion of a staff-confirmed hold: %+v, %v", res, err)
+	}
+	b.Clock.Advance(usp.HoldTTL)
+	if n, err := b.Expire(ctx); err != nil || n != 1 {
+		t.Fatalf("expired %d, %v; want the unconverted hold", n, err)
+	}
+	if got := b.slot(t, "svc_airport_shuttle", "2026-03-03"); got.ID != later.ID {
+		t.Fatal("the lapsed staff-confirmed hold keeps its slot")
+	}
+}
