@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # MCP read-tool throughput as a ratio to a bare go-sdk echo tool measured
-# in the same run, and the median latency of each call. Each run measures
-# the echo baseline and then every call, so baseline and subject runs
-# interleave and a drift of the machine hits both. Usage:
+# in the same run, the median latency of each call, and its CPU time
+# (client and server share the process) with the echo's CPU time per call
+# as a ratio to it. Each run measures the echo baseline and then every
+# call, so baseline and subject runs interleave and a drift of the machine
+# hits both. Usage:
 #   bench/mcp.sh [COUNT]    (default 5 runs; medians across runs are reported)
 # CALLS, a regular expression, picks the calls to run (bench/usp.sh sets it).
 set -euo pipefail
@@ -19,6 +21,7 @@ echo "$out" | awk '
     for (i = 2; i <= NF; i++) {
       if ($(i+1) == "calls/s") rate[name] = rate[name] " " $i
       if ($(i+1) == "median-ms") lat[name] = lat[name] " " $i
+      if ($(i+1) == "cpu-µs/call") cpu[name] = cpu[name] " " $i
     }
   }
   function median(list,   n, a, i, j, t) {
@@ -27,7 +30,7 @@ echo "$out" | awk '
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
-    base = median(rate["echo"])
-    printf "\n%-34s %10s %8s %10s\n", "call", "calls/s", "ratio", "median ms"
-    for (name in rate) printf "%-34s %10.0f %8.2f %10.3f\n", name, median(rate[name]), median(rate[name]) / base, median(lat[name])
+    base = median(rate["echo"]); basecpu = median(cpu["echo"])
+    printf "\n%-40s %8s %7s %10s %12s %10s\n", "call", "calls/s", "ratio", "median ms", "cpu-µs/call", "cpu ratio"
+    for (name in rate) printf "%-40s %8.0f %7.2f %10.3f %12.0f %10.2f\n", name, median(rate[name]), median(rate[name]) / base, median(lat[name]), median(cpu[name]), basecpu / median(cpu[name])
   }'

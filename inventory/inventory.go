@@ -70,9 +70,13 @@ func TimedSlots(u config.Unit, day civil.Date) []string {
 	if u.Kind != config.KindTimed || u.DurationMinutes <= 0 {
 		return nil
 	}
+	// Built by hand rather than with Sprintf: availability queries list
+	// every start of every day they read.
+	prefix := day.String() + "T"
 	var out []string
 	for m := config.Minutes(u.Opens); m+u.DurationMinutes <= config.Minutes(u.Closes); m += u.DurationMinutes {
-		out = append(out, fmt.Sprintf("%sT%02d:%02d", day, m/60, m%60))
+		h, mm := m/60, m%60
+		out = append(out, prefix+string([]byte{byte('0' + h/10), byte('0' + h%10), ':', byte('0' + mm/10), byte('0' + mm%10)}))
 	}
 	return out
 }
@@ -90,9 +94,10 @@ func (inv *Inventory) FreeSlots(ctx context.Context, loc config.Location, u conf
 			held[c.Slot] = c.Held
 		}
 	}
-	var out []Free
-	for _, s := range TimedSlots(u, day) {
-		out = append(out, Free{Unit: u, Free: max(0, u.Count-held[s]), Slots: []string{s}})
+	starts := TimedSlots(u, day)
+	out := make([]Free, 0, len(starts))
+	for i, s := range starts {
+		out = append(out, Free{Unit: u, Free: max(0, u.Count-held[s]), Slots: starts[i : i+1 : i+1]})
 	}
 	return out, nil
 }

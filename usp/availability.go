@@ -3,11 +3,14 @@ package usp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/inventory"
 )
 
 // Availability bounds. A query may span at most MaxQueryDays; a page
@@ -240,32 +243,28 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 	if lastDay.Before(last) {
 		last = lastDay
 	}
-	resource := SlotResource{ID: "res_" + s.loc.Slug + "_" + s.unit.Type, Type: "equipment", Name: s.unit.DisplayName()}
-	out := []Slot{} // an empty answer is an empty array, never null
-	if resourceID != "" && (s.unit.Kind != config.KindTimed || resourceID != resource.ID) {
+	out := make([]Slot, 0, min(want, 64)) // never null: an empty answer is an empty array
+	if resourceID != "" && (s.unit.Kind != config.KindTimed || resourceID != slotResource(s).ID) {
 		return out, nil
 	}
-	add := func(start, end time.Time, free int) {
-		if start.Before(sp.from) || !start.Before(sp.to) || start.Before(now) || free < party {
+	// offered is whether a candidate is in the span, not past, and after
+	// the cursor: only then do its free places matter.
+	offered := func(c candidate) bool {
+		start := c.slot.start
+		return !start.Before(sp.from) && start.Before(sp.to) && !start.Before(now) &&
+			(after == "" || sortKey(c.slot) > after)
+	}
+	add := func(c candidate, free int) {
+		if len(out) == want || free < party || !offered(c) {
 			return
 		}
-		id := slotID(s, start)
-		if after != "" && sortKey(Slot{ID: id, start: start}) <= after {
-			return
-		}
-		sl := Slot{
-			ID: id, ServiceID: s.ID,
-			Start: start.In(sp.zone).Format(time.RFC3339), End: end.In(sp.zone).Format(time.RFC3339),
-			Duration: isoDuration(end.Sub(start)), State: "available", start: start,
-		}
+		sl := c.slot
+		sl.State = "available"
 		if s.Type != "appointment" {
 			sl.Capacity = &SlotCapacity{Total: s.unit.Count, Remaining: free}
 			if free < 3 || free*5 < s.unit.Count {
 				sl.State = "limited"
 			}
-		}
-		if s.unit.Kind == config.KindTimed {
-			sl.Resources = []SlotResource{resource}
 		}
 		out = append(out, sl)
 	}
@@ -277,25 +276,27 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 		}
 	}
 	for day := first; !last.Before(day) && len(out) < want; day = day.AddDays(1) {
+		cands := b.catalog.slots.day(s, day, sp.zone)
+		if !slices.ContainsFunc(cands, offered) {
+			continue // nothing to read the inventory for
+		}
 		if s.unit.Kind == config.KindTimed {
 			free, err := b.inv.FreeSlots(ctx, s.loc, s.unit, day)
 			if err != nil {
 				return nil, fmt.Errorf("query availability: %w", err)
 			}
-			length := time.Duration(s.unit.DurationMinutes) * time.Minute
+			// Both lists are in the day's start order (the keys are local
+			// times of one day, so they sort as text); the candidates
+			// leave out starts a daylight-saving change skips.
+			i := 0
 			for _, f := range free {
-				_, clock, _ := strings.Cut(f.Slots[0], "T")
-				start, ok := localInstant(day, config.Minutes(clock), zone)
-				if ok {
-					add(start, start.Add(length), f.Free)
+				for i < len(cands) && cands[i].key < f.Slots[0] {
+					i++
+				}
+				if i < len(cands) && cands[i].key == f.Slots[0] {
+					add(cands[i], f.Free)
 				}
 			}
-			continue
-		}
-		checkin := config.Minutes(s.loc.CheckinHour)
-		start, ok := localInstant(day, checkin, zone)
-		end, endOK := localInstant(day.AddDays(s.nights), checkin, zone)
-		if !ok || !endOK || start.Before(sp.from) || !start.Before(sp.to) {
 			continue
 		}
 		free, err := b.inv.FreeNights(ctx, s.loc, day, s.nights)
@@ -304,9 +305,107 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 		}
 		for _, f := range free {
 			if f.Unit.Type == s.unit.Type {
-				add(start, end, f.Free)
+				for _, c := range cands {
+					add(c, f.Free)
+				}
 			}
 		}
 	}
 	return out[:min(len(out), want)], nil
+}
+
+// slotResource is the one resource a timed service's slots commit: the
+// unit itself.
+func slotResource(s Service) SlotResource {
+	return SlotResource{ID: "res_" + s.loc.Slug + "_" + s.unit.Type, Type: "equipment", Name: s.unit.DisplayName()}
+}
+
+// candidate is a slot as the config alone decides it: its id, instants
+// and duration, rendered, with State and Capacity left for the free
+// places the inventory reports at query time.
+type candidate struct {
+	key  string // the inventory's slot of a timed start ("2026-03-02T06:00")
+	slot Slot
+}
+
+// candidates renders the slots of s that start on local day day, written
+// in zone: every timed start that exists that day, or the one stay that
+// checks in that day.
+func candidates(s Service, day civil.Date, zone *time.Location) []candidate {
+	render := func(key string, start, end time.Time) candidate {
+		sl := Slot{
+			ID: slotID(s, start), ServiceID: s.ID,
+			Start: start.In(zone).Format(time.RFC3339), End: end.In(zone).Format(time.RFC3339),
+			Duration: isoDuration(end.Sub(start)), start: start,
+		}
+		if s.unit.Kind == config.KindTimed {
+			sl.Resources = []SlotResource{slotResource(s)}
+		}
+		return candidate{key: key, slot: sl}
+	}
+	if s.unit.Kind == config.KindTimed {
+		length := time.Duration(s.unit.DurationMinutes) * time.Minute
+		keys := inventory.TimedSlots(s.unit, day)
+		out := make([]candidate, 0, len(keys))
+		for _, key := range keys {
+			_, clock, _ := strings.Cut(key, "T")
+			if start, ok := localInstant(day, config.Minutes(clock), s.zone); ok {
+				out = append(out, render(key, start, start.Add(length)))
+			}
+		}
+		return out
+	}
+	checkin := config.Minutes(s.loc.CheckinHour)
+	start, ok := localInstant(day, checkin, s.zone)
+	end, endOK := localInstant(day.AddDays(s.nights), checkin, s.zone)
+	if !ok || !endOK {
+		return nil
+	}
+	return []candidate{render("", start, end)}
+}
+
+// slotCache keeps the candidates of each service and day, written in the
+// service's own zone (the answer of a query without a timezone). They
+// depend on the config only, so they never go stale; rendering them was
+// over a third of an availability query's own work. Answers in another
+// zone are rendered every time.
+type slotCache struct {
+	mu   sync.Mutex
+	days map[slotDay][]candidate
+}
+
+type slotDay struct {
+	service string
+	day     civil.Date
+}
+
+// maxCachedDays bounds the cache, which then starts over. A day of a
+// timed service open 16 hours in hour slots takes about 8 KB, so the
+// cache stays under 20 MB even when every day is of that kind; queries
+// mostly ask for the weeks ahead, which it holds for many services.
+const maxCachedDays = 2048
+
+func newSlotCache() *slotCache { return &slotCache{days: map[slotDay][]candidate{}} }
+
+// day returns the candidates of s on day written in zone. The caller must
+// not modify them.
+func (c *slotCache) day(s Service, day civil.Date, zone *time.Location) []candidate {
+	if zone != s.zone {
+		return candidates(s, day, zone)
+	}
+	k := slotDay{s.ID, day}
+	c.mu.Lock()
+	cands, ok := c.days[k]
+	c.mu.Unlock()
+	if ok {
+		return cands
+	}
+	cands = candidates(s, day, zone)
+	c.mu.Lock()
+	if len(c.days) >= maxCachedDays {
+		clear(c.days)
+	}
+	c.days[k] = cands
+	c.mu.Unlock()
+	return cands
 }

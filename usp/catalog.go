@@ -104,6 +104,7 @@ type BookingWindow struct {
 type catalog struct {
 	services []Service
 	byID     map[string]int
+	slots    *slotCache
 }
 
 func serviceID(loc config.Location, u config.Unit) string {
@@ -138,7 +139,7 @@ func stayNights(u config.Unit) int {
 }
 
 func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
-	c := catalog{byID: map[string]int{}}
+	c := catalog{byID: map[string]int{}, slots: newSlotCache()}
 	biz := businessID(cfg.Business.Name)
 	currency := cfg.Business.Currency
 	// Policies the reservation core enforces; the catalog states them.
