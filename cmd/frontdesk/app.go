@@ -377,9 +377,8 @@ func (m *Main) Run(ctx context.Context) error {
 		close(m.ready)
 	}
 	stopORP := m.startORP(ctx)
-	stopSweep := m.startBookingSweep(ctx)
+	stopSweep := m.startJobs(ctx, m.bookingSweepJob())
 	defer stopSweep()
-	defer m.startUSPSweep(ctx)()
 	stopUSP := m.startUSPWork(ctx)
 	defer stopUSP()
 	served := make(chan error, len(servers))

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"frontdesk/internal/jsonlimit"
@@ -107,27 +106,12 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 	if every == 0 {
 		every = 5 * time.Minute
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, err := h.Sweep(ctx); err != nil && !errors.Is(err, context.Canceled) {
-					m.Logger.Error("orp sweep", "err", err)
-				}
-			}
-		}
-	}()
+	stopSweep := m.startJobs(ctx, job{name: "orp sweep", every: every, run: func(ctx context.Context) error {
+		_, err := h.Sweep(ctx)
+		return err
+	}})
 	return func() {
-		cancel()
-		wg.Wait()
+		stopSweep()
 		h.Close() // writes every click the server acknowledged
 	}
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"frontdesk/booking"
@@ -15,30 +13,12 @@ import (
 // (direct-booking.md §14).
 const bookingSweepEvery = 15 * time.Minute
 
-// startBookingSweep runs the booking sweep every 15 minutes until ctx
-// ends. It returns a function that stops it and waits for a pass in
-// flight.
-func (m *Main) startBookingSweep(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(bookingSweepEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, err := m.bookings.Sweep(ctx); err != nil && !errors.Is(err, context.Canceled) {
-					m.Logger.Error("booking sweep", "err", err)
-				}
-			}
-		}
-	})
-	return func() {
-		cancel()
-		wg.Wait()
-	}
+// bookingSweepJob is the booking sweep as serve runs it.
+func (m *Main) bookingSweepJob() job {
+	return job{name: "booking sweep", every: bookingSweepEvery, run: func(ctx context.Context) error {
+		_, err := m.bookings.Sweep(ctx)
+		return err
+	}}
 }
 
 // printBookingSweep runs one booking sweep pass and prints its counts.

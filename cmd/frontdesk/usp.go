@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"frontdesk/inventory"
@@ -60,32 +59,12 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 // for anyone who does not read it.
 const uspSweepEvery = time.Minute
 
-// startUSPSweep runs the USP deadlines every minute until ctx ends. It
-// returns a function that stops it and waits for a pass in flight.
-func (m *Main) startUSPSweep(ctx context.Context) (stop func()) {
-	if m.usp == nil {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(uspSweepEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, _, err := sweepUSP(ctx, m.usp); err != nil && !errors.Is(err, context.Canceled) {
-					m.Logger.Error("usp sweep", "err", err)
-				}
-			}
-		}
-	})
-	return func() {
-		cancel()
-		wg.Wait()
-	}
+// uspSweepJob ends what is past its USP deadline, every minute.
+func (m *Main) uspSweepJob() job {
+	return job{name: "usp sweep", every: uspSweepEvery, run: func(ctx context.Context) error {
+		_, _, err := sweepUSP(ctx, m.usp)
+		return err
+	}}
 }
 
 // sweepUSP ends what is past its deadline and forgets idempotency keys

@@ -71,21 +71,10 @@ func signingKeys(pub []jwk.Public) ([]usp.SigningKey, error) {
 	return out, nil
 }
 
-// refreshKeys re-publishes the stored keys every keysRefreshEvery until
-// ctx ends; a failed read keeps the keys published before.
-func (m *Main) refreshKeys(ctx context.Context) {
-	t := time.NewTicker(keysRefreshEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := m.publishKeys(ctx); err != nil && !errors.Is(err, context.Canceled) {
-				m.Logger.Error("usp signing keys refresh", "err", err)
-			}
-		}
-	}
+// refreshKeysJob re-publishes the stored keys every keysRefreshEvery; a
+// failed read keeps the keys published before.
+func (m *Main) refreshKeysJob() job {
+	return job{name: "usp signing keys refresh", every: keysRefreshEvery, run: m.publishKeys}
 }
 
 // runUSP is `frontdesk usp`: the business's USP signing keys, on the same

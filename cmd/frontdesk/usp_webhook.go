@@ -35,39 +35,33 @@ func (m *Main) outbox() *webhook.Outbox {
 }
 
 // startUSPWork runs what serve does for USP in the background until ctx
-// ends: re-publishing rotated signing keys and delivering webhooks. It
-// returns a function that stops it and waits.
+// ends: the USP deadlines, re-publishing rotated signing keys, delivering
+// webhooks and forgetting spent proofs and credentials. It returns a
+// function that stops it and waits.
 func (m *Main) startUSPWork(ctx context.Context) (stop func()) {
+	if m.usp == nil {
+		return func() {}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	if m.usp != nil {
-		wg.Go(func() { m.refreshKeys(ctx) })
-		box := m.outbox()
-		wg.Go(func() { box.Run(ctx, webhookEvery) })
-		wg.Go(func() { m.sweepProofs(ctx) })
-		wg.Go(func() { m.sweepCredentials(ctx) })
-	}
+	box := m.outbox()
+	wg.Go(func() { box.Run(ctx, webhookEvery) })
+	replay := pop.StoreReplay{Records: m.store}
+	stopJobs := m.startJobs(ctx, m.uspSweepJob(), m.refreshKeysJob(),
+		// The jti of proofs too old to be accepted again, so the replay
+		// cache stays as small as its window.
+		job{name: "usp proof replay sweep", every: time.Minute, run: func(ctx context.Context) error {
+			_, err := replay.Sweep(ctx, m.Clock.Now())
+			return err
+		}},
+		job{name: "usp credential sweep", every: credentialSweepEvery, run: func(ctx context.Context) error {
+			_, err := m.uspCredentials.Sweep(ctx)
+			return err
+		}})
 	return func() {
 		cancel()
+		stopJobs()
 		wg.Wait()
-	}
-}
-
-// sweepProofs forgets the jti of proofs too old to be accepted again,
-// every minute, so the replay cache stays as small as its window.
-func (m *Main) sweepProofs(ctx context.Context) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	replay := pop.StoreReplay{Records: m.store}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := replay.Sweep(ctx, m.Clock.Now()); err != nil && ctx.Err() == nil {
-				m.Logger.Error("usp proof replay sweep", "err", err)
-			}
-		}
 	}
 }
 
@@ -75,21 +69,6 @@ func (m *Main) sweepProofs(ctx context.Context) {
 // credentials that open nothing any more; they are refused from the
 // moment their booking ends, so this only keeps the store small.
 const credentialSweepEvery = 15 * time.Minute
-
-func (m *Main) sweepCredentials(ctx context.Context) {
-	t := time.NewTicker(credentialSweepEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := m.uspCredentials.Sweep(ctx); err != nil && ctx.Err() == nil {
-				m.Logger.Error("usp credential sweep", "err", err)
-			}
-		}
-	}
-}
 
 // printWebhookSweep is the USP part of `frontdesk sweep` that serve does
 // in the background: one webhook pass, and the proof and credential
