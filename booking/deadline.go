@@ -30,6 +30,7 @@ type Deadlines struct {
 	Policy    time.Duration // the live settings and office-status read: 2 s
 	Contact   time.Duration // a proved mailbox's contact reads: 4 s
 	Lookup    time.Duration // a reservation lookup with its try claim: 5 s
+	Location  time.Duration // any one store request: 4 s
 }
 
 // withDefaults fills every zero field with the worksheet's value.
@@ -40,6 +41,7 @@ func (d Deadlines) withDefaults() Deadlines {
 	}{
 		{&d.Operation, 25 * time.Second}, {&d.Admission, 2 * time.Second}, {&d.MailSend, 3500 * time.Millisecond},
 		{&d.Inventory, 3 * time.Second}, {&d.Policy, 2 * time.Second}, {&d.Contact, 4 * time.Second}, {&d.Lookup, 5 * time.Second},
+		{&d.Location, 4 * time.Second},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.def
