@@ -3,12 +3,14 @@ package booking
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
 	"frontdesk/message"
+	"frontdesk/store"
 )
 
 // Deadlines are the time limits of the direct-booking worksheet ("Request
@@ -106,6 +108,20 @@ func (s *Service) policy(ctx context.Context) (Settings, error) {
 	ctx, cancel := within(ctx, s.deadlines.Policy)
 	defer cancel()
 	return s.Settings(ctx)
+}
+
+// policyAnd reads the settings in force and one more record in one
+// request, under the office-status limit; the record has Version 0 when
+// absent.
+func (s *Service) policyAnd(ctx context.Context, k store.Key) (Settings, store.Record, error) {
+	ctx, cancel := within(ctx, s.deadlines.Policy)
+	defer cancel()
+	rs, err := s.st.GetMany(ctx, []store.Key{{Kind: kindSettings, Key: "current"}, k})
+	if err != nil {
+		return Settings{}, store.Record{}, fmt.Errorf("read settings: %w", err)
+	}
+	set, err := s.settingsFrom(rs[0])
+	return set, rs[1], err
 }
 
 // send sends one email under the mail limit. A send that did not start

@@ -62,6 +62,18 @@ func (s *slowStore) Get(ctx context.Context, kind, key string) (store.Record, er
 	return s.Store.Get(ctx, kind, key)
 }
 
+func (s *slowStore) GetMany(ctx context.Context, keys []store.Key) ([]store.Record, error) {
+	kinds := make([]string, len(keys))
+	for i, k := range keys {
+		kinds[i] = k.Kind
+	}
+	ctx, err := s.wait(ctx, kinds...)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.GetMany(ctx, keys)
+}
+
 func (s *slowStore) Swap(ctx context.Context, r store.Record) (store.Record, error) {
 	ctx, err := s.wait(ctx, r.Kind)
 	if err != nil {
