@@ -198,10 +198,11 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	// transaction. The marker and the rows share the contact-read limit.
 	contactCtx, contactDone := within(ctx, s.deadlines.Contact)
 	defer contactDone()
-	set, marker, err := s.policyAnd(contactCtx, store.Key{Kind: kindContact, Key: in.Mailbox})
+	set, read, err := s.policyAnd(contactCtx, store.Key{Kind: kindContact, Key: in.Mailbox})
 	if err != nil {
 		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
+	marker := read[0]
 	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err

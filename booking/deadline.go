@@ -110,18 +110,18 @@ func (s *Service) policy(ctx context.Context) (Settings, error) {
 	return s.Settings(ctx)
 }
 
-// policyAnd reads the settings in force and one more record in one
-// request, under the office-status limit; the record has Version 0 when
-// absent.
-func (s *Service) policyAnd(ctx context.Context, k store.Key) (Settings, store.Record, error) {
+// policyAnd reads the settings in force and the records of keys in one
+// request, under the office-status limit; a record of keys has Version 0
+// when absent.
+func (s *Service) policyAnd(ctx context.Context, keys ...store.Key) (Settings, []store.Record, error) {
 	ctx, cancel := within(ctx, s.deadlines.Policy)
 	defer cancel()
-	rs, err := s.st.GetMany(ctx, []store.Key{{Kind: kindSettings, Key: "current"}, k})
+	rs, err := s.st.GetMany(ctx, append([]store.Key{{Kind: kindSettings, Key: "current"}}, keys...))
 	if err != nil {
-		return Settings{}, store.Record{}, fmt.Errorf("read settings: %w", err)
+		return Settings{}, nil, fmt.Errorf("read settings: %w", err)
 	}
 	set, err := s.settingsFrom(rs[0])
-	return set, rs[1], err
+	return set, rs[1:], err
 }
 
 // send sends one email under the mail limit. A send that did not start
