@@ -19,10 +19,12 @@
 # and the medians of both are printed side by side.
 # Each test binary is built once and run COUNT times, one process per run,
 # so no run inherits the memory or the connections of the one before.
-# Usage: FRONTDESK_TEST_POSTGRES=postgres://... [BASE=dir] bench/booking.sh [COUNT]
+# PARTS picks among the three parts (default "bookings history parallel").
+# Usage: FRONTDESK_TEST_POSTGRES=postgres://... [BASE=dir] [PARTS=...] bench/booking.sh [COUNT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
+parts=" ${PARTS:-bookings history parallel} "
 : "${FRONTDESK_TEST_POSTGRES:?set FRONTDESK_TEST_POSTGRES to a PostgreSQL URL}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -47,9 +49,15 @@ run() {
 for i in $(seq "$count"); do
 	order=("${trees[@]}")
 	if ((i % 2 == 0)) && ((${#trees[@]} == 2)); then order=(new base); fi
-	for tree in "${order[@]}"; do run "$tree" -test.bench 'ConfirmedBookings' -test.benchtime 300x; done
-	for tree in "${order[@]}"; do run "$tree" -test.bench 'History' -test.benchtime 1x -test.timeout 60m; done
-	for tree in "${order[@]}"; do run "$tree" -test.bench 'ParallelBookings' -test.benchtime 200x; done
+	if [[ $parts == *" bookings "* ]]; then
+		for tree in "${order[@]}"; do run "$tree" -test.bench 'ConfirmedBookings' -test.benchtime 300x; done
+	fi
+	if [[ $parts == *" history "* ]]; then
+		for tree in "${order[@]}"; do run "$tree" -test.bench 'History' -test.benchtime 1x -test.timeout 60m; done
+	fi
+	if [[ $parts == *" parallel "* ]]; then
+		for tree in "${order[@]}"; do run "$tree" -test.bench 'ParallelBookings' -test.benchtime 200x; done
+	fi
 done | tee "$tmp/out"
 
 awk '

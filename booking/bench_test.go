@@ -83,6 +83,11 @@ func (c *countingStore) Get(ctx context.Context, kind, key string) (store.Record
 	return c.Store.Get(ctx, kind, key)
 }
 
+func (c *countingStore) GetMany(ctx context.Context, keys []store.Key) ([]store.Record, error) {
+	c.count(false)
+	return c.Store.GetMany(ctx, keys)
+}
+
 func (c *countingStore) List(ctx context.Context, kind, prefix, after string, limit int) ([]store.Record, error) {
 	c.count(false)
 	return c.Store.List(ctx, kind, prefix, after, limit)

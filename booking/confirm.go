@@ -1,10 +1,12 @@
 package booking
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"frontdesk/config"
@@ -190,10 +192,17 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		}
 	}
-	set, err := s.policy(ctx)
+	// The settings and the contact marker are one read. The marker is
+	// read before the rows it guards: a confirmation of the same mailbox
+	// that commits after this read moves it on and refuses this one's
+	// transaction. The marker and the rows share the contact-read limit.
+	contactCtx, contactDone := within(ctx, s.deadlines.Contact)
+	defer contactDone()
+	set, read, err := s.policyAnd(contactCtx, store.Key{Kind: kindContact, Key: in.Mailbox})
 	if err != nil {
 		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
+	marker := read[0]
 	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
@@ -211,19 +220,38 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	proved.Proof, proved.Ref = proof, d.ref
 	proved.Salt, proved.Digest = "", ""
 
-	// The marker is read before the rows it guards: a confirmation of the
-	// same mailbox that commits after this read moves it on and refuses
-	// this one's transaction. Both reads share the contact-read limit.
-	contactCtx, contactDone := within(ctx, s.deadlines.Contact)
-	defer contactDone()
-	marks, markerVersion, err := s.contactMarker(contactCtx, in.Mailbox)
-	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+	var marks int64
+	if marker.Version > 0 {
+		if err := jsonValue(marker, &marks); err != nil {
+			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		}
 	}
-	rows, err := s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now))
+	markerVersion := marker.Version
+
+	// The contact rows and the two pending ceilings (the group's before
+	// the location's) are read at once and judged in that order.
+	r := newBooked(proved, d.token, l, now)
+	_, checkout, _ := r.Stay()
+	until := pendingUntil(l, checkout)
+	var (
+		rows                   []booked
+		rowsErr                error
+		groupKey, localKey     string
+		groupClaim, localClaim store.Write
+		groupErr, localErr     error
+		reads                  sync.WaitGroup
+	)
+	reads.Go(func() { rows, rowsErr = s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now)) })
+	reads.Go(func() {
+		groupKey, groupClaim, groupErr = reservation.Claim(ctx, s.st, scopeGroup, set.Group.Pending, r.Reference, until, now)
+	})
+	reads.Go(func() {
+		localKey, localClaim, localErr = reservation.Claim(ctx, s.st, scopeLocation(l.Slug), set.Locations[l.Slug].Pending, r.Reference, until, now)
+	})
+	reads.Wait()
 	contactDone()
-	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+	if rowsErr != nil {
+		return nil, refuse("cannot_check", AssembleL, rt).because(rowsErr)
 	}
 	if reuse, refused := s.contactVerdict(rows, l, in.Data, s.today(l, now)); reuse != nil {
 		// The same proved email already holds this stay: report it.
@@ -242,16 +270,8 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		return nil, refuse("contact", AssembleL, rt)
 	}
 
-	r := newBooked(proved, d.token, l, now)
-	_, checkout, _ := r.Stay()
-	until := pendingUntil(l, checkout)
 	// The group ceiling is checked before the local one.
-	groupKey, groupClaim, err := reservation.Claim(ctx, s.st, scopeGroup, set.Group.Pending, r.Reference, until, now)
-	var localKey string
-	var localClaim store.Write
-	if err == nil {
-		localKey, localClaim, err = reservation.Claim(ctx, s.st, scopeLocation(l.Slug), set.Locations[l.Slug].Pending, r.Reference, until, now)
-	}
+	err = cmp.Or(groupErr, localErr)
 	switch {
 	case errors.Is(err, reservation.ErrCeiling):
 		if err := s.endAt(ctx, in, version); err != nil {

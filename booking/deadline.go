@@ -3,12 +3,14 @@ package booking
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
 	"frontdesk/message"
+	"frontdesk/store"
 )
 
 // Deadlines are the time limits of the direct-booking worksheet ("Request
@@ -30,6 +32,7 @@ type Deadlines struct {
 	Policy    time.Duration // the live settings and office-status read: 2 s
 	Contact   time.Duration // a proved mailbox's contact reads: 4 s
 	Lookup    time.Duration // a reservation lookup with its try claim: 5 s
+	Location  time.Duration // any one store request: 4 s
 }
 
 // withDefaults fills every zero field with the worksheet's value.
@@ -40,6 +43,7 @@ func (d Deadlines) withDefaults() Deadlines {
 	}{
 		{&d.Operation, 25 * time.Second}, {&d.Admission, 2 * time.Second}, {&d.MailSend, 3500 * time.Millisecond},
 		{&d.Inventory, 3 * time.Second}, {&d.Policy, 2 * time.Second}, {&d.Contact, 4 * time.Second}, {&d.Lookup, 5 * time.Second},
+		{&d.Location, 4 * time.Second},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.def
@@ -104,6 +108,20 @@ func (s *Service) policy(ctx context.Context) (Settings, error) {
 	ctx, cancel := within(ctx, s.deadlines.Policy)
 	defer cancel()
 	return s.Settings(ctx)
+}
+
+// policyAnd reads the settings in force and the records of keys in one
+// request, under the office-status limit; a record of keys has Version 0
+// when absent.
+func (s *Service) policyAnd(ctx context.Context, keys ...store.Key) (Settings, []store.Record, error) {
+	ctx, cancel := within(ctx, s.deadlines.Policy)
+	defer cancel()
+	rs, err := s.st.GetMany(ctx, append([]store.Key{{Kind: kindSettings, Key: "current"}}, keys...))
+	if err != nil {
+		return Settings{}, nil, fmt.Errorf("read settings: %w", err)
+	}
+	set, err := s.settingsFrom(rs[0])
+	return set, rs[1:], err
 }
 
 // send sends one email under the mail limit. A send that did not start

@@ -62,6 +62,18 @@ func (s *slowStore) Get(ctx context.Context, kind, key string) (store.Record, er
 	return s.Store.Get(ctx, kind, key)
 }
 
+func (s *slowStore) GetMany(ctx context.Context, keys []store.Key) ([]store.Record, error) {
+	kinds := make([]string, len(keys))
+	for i, k := range keys {
+		kinds[i] = k.Kind
+	}
+	ctx, err := s.wait(ctx, kinds...)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.GetMany(ctx, keys)
+}
+
 func (s *slowStore) Swap(ctx context.Context, r store.Record) (store.Record, error) {
 	ctx, err := s.wait(ctx, r.Kind)
 	if err != nil {
@@ -464,4 +476,59 @@ func TestHungMailIsCutAtItsLimit(t *testing.T) {
 	if n := w.count(kindAdmission); n != 3 {
 		t.Fatalf("%d charges kept after an uncertain send, want 3", n)
 	}
+}
+
+// hungApply is a store whose writes hang once armed, as a location that
+// stops answering mid-commit: each gives up when its context ends,
+// having written nothing, or after a while longer than the location
+// limit but well within the operation's deadline.
+type hungApply struct {
+	store.Store
+	armed atomic.Bool
+}
+
+func (s *hungApply) Apply(ctx context.Context, w []store.Write) ([]store.Record, error) {
+	if s.armed.Load() {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(6 * time.Second):
+		}
+	}
+	return s.Store.Apply(ctx, w)
+}
+
+// TestHungStoreRequestIsCutAtItsLimit: a store request that hangs is cut
+// at the worksheet's 4 seconds though the confirmation has 25: the
+// confirmation answers truthfully after about 4 seconds, the cut-off
+// write is reported as possibly done (never as nothing happened), and
+// the same pair later books exactly one room.
+func TestHungStoreRequestIsCutAtItsLimit(t *testing.T) {
+	t.Parallel() // the store sleeps; the wait is not work
+	base := newWorld(t)
+	hung := &hungApply{Store: base.st}
+	w := newWorldOn(t, base.cfg, hung)
+	ctx := context.Background()
+	start, err := w.start(ctx, web, stayArgs())
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	pair := args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com"))
+	hung.armed.Store(true)
+	began := time.Now()
+	_, err = w.confirm(ctx, web, pair)
+	took := time.Since(began)
+	hung.armed.Store(false)
+	if took < 4*time.Second || took > 5*time.Second {
+		t.Fatalf("confirmation answered after %v, want the 4 s store limit", took)
+	}
+	const uncertain = "The booking outcome could not be checked right now. The booking may have gone through;"
+	if text := refusalText(err); !strings.HasPrefix(text, uncertain) {
+		t.Fatalf("confirmation with a hung write = %q, want the uncertain sentence", text)
+	}
+	res, err := w.confirm(ctx, web, pair)
+	if err != nil || res.Status != string(reservation.Reserved) || freeDoubles(t, w) != 1 {
+		t.Fatalf("retry = %s with %d doubles free", refusalText(err), freeDoubles(t, w))
+	}
+	checkConsistent(t, w, "after the retry")
 }

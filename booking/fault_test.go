@@ -65,6 +65,13 @@ func (f *failingStore) Get(ctx context.Context, kind, key string) (store.Record,
 	return f.Store.Get(ctx, kind, key)
 }
 
+func (f *failingStore) GetMany(ctx context.Context, keys []store.Key) ([]store.Record, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	return f.Store.GetMany(ctx, keys)
+}
+
 func (f *failingStore) Swap(ctx context.Context, r store.Record) (store.Record, error) {
 	if err := f.fail(); err != nil {
 		return store.Record{}, err

@@ -1,10 +1,11 @@
 package booking
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"frontdesk/config"
@@ -92,18 +93,29 @@ func pendingUntil(l config.Location, checkout civil.Date) time.Time {
 	return checkout.AddDays(1).At(0, 0, l.Zone())
 }
 
-// pendingFull reports whether the group or the location already has as
-// many reservations awaiting staff as it may.
-func (s *Service) pendingFull(ctx context.Context, now time.Time, set Settings, slug string) (bool, error) {
-	group, err := reservation.Live(ctx, s.st, scopeGroup, now)
-	if err != nil {
-		return false, err
+// pendingCount is how many pending places the group and one location
+// hold now.
+type pendingCount struct{ group, local int }
+
+// pendingCounts reads the live pending places of the group and of the
+// location slug, both at once.
+func (s *Service) pendingCounts(ctx context.Context, now time.Time, slug string) (pendingCount, error) {
+	var c pendingCount
+	var groupErr, localErr error
+	var reads sync.WaitGroup
+	reads.Go(func() { c.group, groupErr = reservation.Live(ctx, s.st, scopeGroup, now) })
+	reads.Go(func() { c.local, localErr = reservation.Live(ctx, s.st, scopeLocation(slug), now) })
+	reads.Wait()
+	if err := cmp.Or(groupErr, localErr); err != nil {
+		return pendingCount{}, err
 	}
-	local, err := reservation.Live(ctx, s.st, scopeLocation(slug), now)
-	if err != nil {
-		return false, err
-	}
-	return group >= set.Group.Pending || local >= set.Locations[slug].Pending, nil
+	return c, nil
+}
+
+// full reports whether the group or the location slug already has as
+// many pending reservations as set allows.
+func (c pendingCount) full(set Settings, slug string) bool {
+	return c.group >= set.Group.Pending || c.local >= set.Locations[slug].Pending
 }
 
 // kindContact is the marker that serializes the contact rules of one
@@ -204,13 +216,4 @@ func (s *Service) connectedSpan(held []stay, req stay) int {
 		}
 	}
 	return start.DaysUntil(end)
-}
-
-// contactMarker reads the mailbox's marker version, 0 when absent.
-func (s *Service) contactMarker(ctx context.Context, mailbox string) (int64, int64, error) {
-	n, version, err := getJSON[int64](ctx, s.st, kindContact, mailbox)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, 0, nil
-	}
-	return n, version, err
 }

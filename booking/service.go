@@ -38,8 +38,11 @@ import (
 // Service runs the four booking operations for every location of one
 // business in this process.
 type Service struct {
-	cfg    config.Config
-	st     store.Store
+	cfg config.Config
+	st  store.Store // every request capped at deadlines.Location
+	// locker is the engine's own, unwrapped: a sweep holds it for a
+	// whole pass, longer than one store request may take.
+	locker store.Locker
 	inv    *inventory.Inventory
 	pricer *pricing.Pricer
 	clock  clock.Clock
@@ -81,11 +84,15 @@ func New(o Options) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{
-		cfg: o.Config, st: o.Store, inv: inventory.New(o.Store), pricer: o.Pricer,
+	locker, _ := o.Store.(store.Locker)
+	s := &Service{
+		cfg: o.Config, locker: locker, pricer: o.Pricer,
 		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
 		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(),
 	}
+	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
+	s.inv = inventory.New(s.st)
+	return s
 }
 
 // secret is the operational key for proofs and keyed mailbox hashes. It

@@ -95,12 +95,25 @@ func fileSettings(cfg config.Config) Settings {
 // error, never a reason to fall back to the file: a switched-off
 // location must not come back on because the store was slow.
 func (s *Service) Settings(ctx context.Context) (Settings, error) {
-	set := fileSettings(s.cfg)
-	e, _, err := getJSON[edited](ctx, s.st, kindSettings, "current")
+	r, err := s.st.Get(ctx, kindSettings, "current")
 	if errors.Is(err, store.ErrNotFound) {
-		return set, nil
+		return fileSettings(s.cfg), nil
 	}
 	if err != nil {
+		return Settings{}, fmt.Errorf("read settings: %w", err)
+	}
+	return s.settingsFrom(r)
+}
+
+// settingsFrom is the settings in force given the edited settings record
+// as read, version 0 when there is none.
+func (s *Service) settingsFrom(r store.Record) (Settings, error) {
+	set := fileSettings(s.cfg)
+	if r.Version == 0 {
+		return set, nil
+	}
+	var e edited
+	if err := jsonValue(r, &e); err != nil {
 		return Settings{}, fmt.Errorf("read settings: %w", err)
 	}
 	if e.Group != nil {

@@ -1,12 +1,14 @@
 package booking
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"frontdesk/config"
@@ -117,36 +119,58 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	if err != nil {
 		return nil, refuse("cannot_check", AssembleL, rt).because(err)
 	}
-	free, err := s.freeNights(ctx, l, req.in, q.Nights)
-	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+	// The keyed names of the mailbox and of this exact request are worked
+	// out first, so that the records they name (an identical start's
+	// fingerprint, the mailbox's open intent here) come with the settings
+	// in one read; a failure to work them out is judged where it always
+	// was, after the checks below.
+	mailbox, mailboxErr := s.keyed(ctx, now, "mailbox", req.contact.Email)
+	fingerprint, fingerprintErr := s.keyed(ctx, now, "start", strings.Join([]string{
+		req.contact.Email, req.contact.Phone, l.Slug, req.data.RoomType, req.data.Checkin, req.data.Checkout,
+		fmt.Sprint(req.data.Guests), req.data.Name, req.data.Notes,
+	}, "\x00"))
+	keyErr := cmp.Or(mailboxErr, fingerprintErr)
+	var also []store.Key
+	if keyErr == nil {
+		also = []store.Key{{Kind: kindFingerprint, Key: fingerprint}, {Kind: kindMailbox, Key: openKey(mailbox, l.Slug)}}
+	}
+	// The availability, the settings and the pending counts do not
+	// depend on one another, so they are read at once and judged in the
+	// order of §8: the answer is the one reading them in turn would give,
+	// in the time of the slowest read instead of the sum.
+	var (
+		known           []store.Record // the records of also, as read with the settings
+		free            []inventory.Free
+		set             Settings
+		pending         pendingCount
+		freeErr, setErr error
+		pendingErr      error
+		reads           sync.WaitGroup
+	)
+	reads.Go(func() { free, freeErr = s.freeNights(ctx, l, req.in, q.Nights) })
+	reads.Go(func() { set, known, setErr = s.policyAnd(ctx, also...) })
+	reads.Go(func() { pending, pendingErr = s.pendingCounts(ctx, now, l.Slug) })
+	reads.Wait()
+	if freeErr != nil {
+		return nil, refuse("cannot_check", AssembleL, rt).because(freeErr)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
 		return nil, refuse("no_room", AssembleF, rt)
 	}
-	set, err := s.policy(ctx)
-	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+	if setErr != nil {
+		return nil, refuse("cannot_check", AssembleL, rt).because(setErr)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
 		return nil, refuse("switched_off", AssembleF, rt)
 	}
-	if full, err := s.pendingFull(ctx, now, set, l.Slug); err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
-	} else if full {
+	if pendingErr != nil {
+		return nil, refuse("cannot_check", AssembleL, rt).because(pendingErr)
+	} else if pending.full(set, l.Slug) {
 		return nil, refuse("paused_for_staff", AssembleF, rt)
 	}
 
-	mailbox, err := s.keyed(ctx, now, "mailbox", req.contact.Email)
-	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
-	}
-	fingerprint, err := s.keyed(ctx, now, "start", strings.Join([]string{
-		req.contact.Email, req.contact.Phone, l.Slug, req.data.RoomType, req.data.Checkin, req.data.Checkout,
-		fmt.Sprint(req.data.Guests), req.data.Name, req.data.Notes,
-	}, "\x00"))
-	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+	if keyErr != nil {
+		return nil, refuse("cannot_check", AssembleL, rt).because(keyErr)
 	}
 	// The intent, its fingerprint and the charges to the group, mailbox
 	// and location budgets commit together, right before the send: of
@@ -162,7 +186,13 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	admitting := s.admitDeadline(ctx)
 	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
-		if res, ok, err := s.identicalStart(ctx, now, fingerprint, l); err != nil {
+		// The first attempt goes on the fingerprint read with the
+		// settings; a later one, after a refused write, reads it again.
+		var fingerprintRead *store.Record
+		if attempt == 0 {
+			fingerprintRead = &known[0]
+		}
+		if res, ok, err := s.identicalStart(ctx, now, fingerprint, fingerprintRead, l); err != nil {
 			return nil, refuse("cannot_check", AssembleL, rt).because(err)
 		} else if ok {
 			return res, nil
@@ -213,11 +243,14 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		break
 	}
 	admitting.stop()
-	if refusal := s.sendCode(ctx, now, &in, code, adm, rt); refusal != nil {
+	if refusal := s.sendCode(ctx, now, &in, code, adm, &known[1], rt); refusal != nil {
 		return nil, refusal
 	}
 	return s.startResult(in, l), nil
 }
+
+// openKey names the record of a mailbox's open intents at a location.
+func openKey(mailbox, location string) string { return mailbox + "/" + location }
 
 func freeOf(free []inventory.Free, typ string) int {
 	for _, f := range free {
@@ -268,8 +301,9 @@ func notSent(err error, rt route) *Error {
 // sendCode sends the code and marks the intent open, replacing earlier
 // open intents of the same mailbox at the location. A known failure
 // refunds the charges and removes the intent; an uncertain one keeps both,
-// since the code may have arrived.
-func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, rt route) *Error {
+// since the code may have arrived. open is the mailbox's open intents at
+// the location as read before the send.
+func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code string, adm admission, open *store.Record, rt route) *Error {
 	l, _ := s.location(in.Location)
 	err := s.send(ctx, s.codeEmail(*in, l, code, now))
 	if message.NotSent(err) {
@@ -280,7 +314,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	if err != nil {
 		s.log.WarnContext(ctx, "code email uncertain", "location", l.Slug, "err", err)
 	}
-	opened, older, err := s.openIntent(ctx, now, *in)
+	opened, older, err := s.openIntent(ctx, now, *in, open)
 	if err != nil {
 		// The code left (or may have): the intent stays sending, which
 		// confirm_booking accepts and an identical start opens.
@@ -298,15 +332,28 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 // openIntent marks a sent intent open and makes it the mailbox's one open
 // intent at its location, in one transaction. It starts from the intent
 // as the caller created it, at version 1, and reads it again only when a
-// write was refused. It returns the intents it replaced.
-func (s *Service) openIntent(ctx context.Context, now time.Time, in intent) (intent, []string, error) {
+// write was refused. It returns the intents it replaced. known, when
+// set, is the mailbox's record as read earlier (Version 0 when absent),
+// used by the first attempt in place of a read: a stale one only makes
+// the write refused and the next attempt read again.
+func (s *Service) openIntent(ctx context.Context, now time.Time, in intent, known *store.Record) (intent, []string, error) {
 	version := int64(1) // a create stores version 1
 	for range maxCASAttempts {
 		if in.State != stateSending {
 			return in, nil, nil
 		}
-		key := in.Mailbox + "/" + in.Location
-		open, listVersion, err := getJSON[openIntents](ctx, s.st, kindMailbox, key)
+		key := openKey(in.Mailbox, in.Location)
+		var open openIntents
+		var listVersion int64
+		var err error
+		if known != nil {
+			if known.Version > 0 {
+				err = jsonValue(*known, &open)
+			}
+			listVersion, known = known.Version, nil
+		} else {
+			open, listVersion, err = getJSON[openIntents](ctx, s.st, kindMailbox, key)
+		}
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return intent{}, nil, err
 		}
@@ -343,12 +390,21 @@ func (s *Service) openIntent(ctx context.Context, now time.Time, in intent) (int
 
 // identicalStart returns the answer of a live identical intent, waiting
 // for one still sending. ok is false when there is none.
-func (s *Service) identicalStart(ctx context.Context, now time.Time, fingerprint string, l config.Location) (*StartResult, bool, error) {
-	id, _, err := getJSON[string](ctx, s.st, kindFingerprint, fingerprint)
-	if errors.Is(err, store.ErrNotFound) {
+func (s *Service) identicalStart(ctx context.Context, now time.Time, fingerprint string, known *store.Record, l config.Location) (*StartResult, bool, error) {
+	var r store.Record
+	if known != nil {
+		r = *known
+	} else {
+		var err error
+		if r, err = s.st.Get(ctx, kindFingerprint, fingerprint); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, false, err
+		}
+	}
+	if r.Version == 0 {
 		return nil, false, nil
 	}
-	if err != nil {
+	var id string
+	if err := jsonValue(r, &id); err != nil {
 		return nil, false, err
 	}
 	for range 100 {
@@ -367,7 +423,7 @@ func (s *Service) identicalStart(ctx context.Context, now time.Time, fingerprint
 			// The start that created it stopped after its send, or lost
 			// the answer: the code may have arrived, so the intent opens
 			// as it is, with its charge kept and no second mail.
-			opened, _, err := s.openIntent(ctx, now, in)
+			opened, _, err := s.openIntent(ctx, now, in, nil)
 			if err != nil {
 				return nil, false, err
 			}

@@ -55,8 +55,8 @@ type sweepCursors struct {
 // engine shared by several instances one of them runs a pass at a time.
 func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	var res SweepResult
-	if l, ok := s.st.(store.Locker); ok {
-		release, got, err := l.TryLock(ctx, "booking-sweep")
+	if s.locker != nil {
+		release, got, err := s.locker.TryLock(ctx, "booking-sweep")
 		if err != nil {
 			return res, err
 		}

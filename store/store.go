@@ -34,6 +34,15 @@ type Record struct {
 	UpdatedAt time.Time // the caller's clock, stored as a UTC instant
 }
 
+// Key names one record.
+type Key struct {
+	Kind string
+	Key  string
+}
+
+// MaxGetMany is the most keys one GetMany may ask for.
+const MaxGetMany = 100
+
 // Records stores versioned values with conditional writes only.
 type Records interface {
 	// Create stores r with version 1. It returns ErrExists if the key is
@@ -41,6 +50,12 @@ type Records interface {
 	Create(ctx context.Context, r Record) (Record, error)
 	// Get returns the current record, or ErrNotFound.
 	Get(ctx context.Context, kind, key string) (Record, error)
+	// GetMany reads several records at once (in one round trip on a
+	// networked engine) and returns one record per key, in the order of
+	// keys. An absent key gives its Kind and Key with Version 0, which no
+	// stored record has. More than MaxGetMany keys is an error; none
+	// returns none.
+	GetMany(ctx context.Context, keys []Key) ([]Record, error)
 	// Swap replaces the value if r.Version is still the current version and
 	// returns the record with its new version. It returns ErrConflict for a
 	// stale version and ErrNotFound when the key is absent.

@@ -391,3 +391,46 @@ func keys(rs []store.Record) []string {
 	}
 	return ks
 }
+
+// testGetMany reads present, absent and repeated keys at once: one
+// record per key in the order asked, an absent one with version 0, and
+// kinds kept apart.
+func testGetMany(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	mustCreate(t, s, "settings", "live", "v1")
+	mustCreate(t, s, "mailbox", "live", "other kind")
+	later := at().Add(time.Minute)
+	if _, err := s.Swap(ctx, store.Record{Kind: "settings", Key: "live", Value: []byte("v2"), Version: 1, UpdatedAt: later}); err != nil {
+		t.Fatalf("Swap = %v, want nil", err)
+	}
+	mustCreate(t, s, "intent", "a", "")
+	keys := []store.Key{{Kind: "intent", Key: "absent"}, {Kind: "settings", Key: "live"}, {Kind: "mailbox", Key: "live"}, {Kind: "intent", Key: "a"}, {Kind: "settings", Key: "live"}}
+	got, err := s.GetMany(ctx, keys)
+	if err != nil {
+		t.Fatalf("GetMany = %v, want nil", err)
+	}
+	if len(got) != len(keys) {
+		t.Fatalf("GetMany returned %d records for %d keys", len(got), len(keys))
+	}
+	if r := got[0]; r.Kind != "intent" || r.Key != "absent" || r.Version != 0 || r.Value != nil {
+		t.Fatalf("GetMany[0] = %+v, want the absent key with version 0", r)
+	}
+	checkRecord(t, "GetMany[1]", got[1], store.Record{Kind: "settings", Key: "live", Value: []byte("v2"), Version: 2, UpdatedAt: later.UTC()})
+	checkRecord(t, "GetMany[2]", got[2], store.Record{Kind: "mailbox", Key: "live", Value: []byte("other kind"), Version: 1, UpdatedAt: at().UTC()})
+	checkRecord(t, "GetMany[3]", got[3], store.Record{Kind: "intent", Key: "a", Value: []byte{}, Version: 1, UpdatedAt: at().UTC()})
+	checkRecord(t, "GetMany[4]", got[4], got[1])
+
+	if got, err := s.GetMany(ctx, nil); err != nil || len(got) != 0 {
+		t.Fatalf("GetMany(nil) = %v, %v, want no records", got, err)
+	}
+	tooMany := make([]store.Key, store.MaxGetMany+1)
+	for i := range tooMany {
+		tooMany[i] = store.Key{Kind: "intent", Key: fmt.Sprint(i)}
+	}
+	if _, err := s.GetMany(ctx, tooMany); err == nil {
+		t.Fatalf("GetMany of %d keys = nil error, want an error", len(tooMany))
+	}
+	if _, err := s.GetMany(ctx, tooMany[:store.MaxGetMany]); err != nil {
+		t.Fatalf("GetMany of %d keys = %v, want nil", store.MaxGetMany, err)
+	}
+}

@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Delete", testDelete},
 		{"DeleteStale", testDeleteStale},
 		{"ConcurrentSwaps", testConcurrentSwaps},
+		{"GetMany", testGetMany},
 		{"ListPages", testListPages},
 		{"ListPrefix", testListPrefix},
 		{"ListLimit", testListLimit},

@@ -40,6 +40,13 @@ func (e *Engine) Get(ctx context.Context, kind, key string) (store.Record, error
 	return r, wrap("get record", err)
 }
 
+// GetMany reads the records of keys in one statement, one per key in
+// order; an absent key has Version 0.
+func (e *Engine) GetMany(ctx context.Context, keys []store.Key) ([]store.Record, error) {
+	rs, err := GetMany(ctx, e.Read, keys)
+	return rs, wrap("get records", err)
+}
+
 // Swap replaces the value if r.Version is current: store.ErrConflict for a
 // stale version, store.ErrNotFound when absent.
 func (e *Engine) Swap(ctx context.Context, r store.Record) (store.Record, error) {

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"frontdesk/store"
 )
@@ -57,6 +58,54 @@ func Get(ctx context.Context, q Querier, kind, key string) (store.Record, error)
 	r.Value = NonNil(r.Value)
 	r.UpdatedAt = Instant(at)
 	return r, nil
+}
+
+// GetMany reads the records of keys through q in one statement, one per
+// key in the order of keys, an absent one with Version 0. The keys are
+// compared as row values, which both engines match against the primary
+// key (kind, key).
+func GetMany(ctx context.Context, q Querier, keys []store.Key) ([]store.Record, error) {
+	if len(keys) > store.MaxGetMany {
+		return nil, fmt.Errorf("%d keys, at most %d", len(keys), store.MaxGetMany)
+	}
+	out := make([]store.Record, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	var query strings.Builder
+	query.WriteString(`SELECT kind, key, value, version, updated_at FROM records WHERE (kind, key) IN (`)
+	args := make([]any, 0, 2*len(keys))
+	for i, k := range keys {
+		if i > 0 {
+			query.WriteString(", ")
+		}
+		fmt.Fprintf(&query, "($%d, $%d)", 2*i+1, 2*i+2)
+		args = append(args, k.Kind, k.Key)
+		out[i] = store.Record{Kind: k.Kind, Key: k.Key}
+	}
+	query.WriteString(")")
+	found, err := collect(ctx, q, query.String(), args, func(scan func(...any) error) (store.Record, error) {
+		var r store.Record
+		var at int64
+		if err := scan(&r.Kind, &r.Key, &r.Value, &r.Version, &at); err != nil {
+			return store.Record{}, err
+		}
+		r.Value = NonNil(r.Value)
+		r.UpdatedAt = Instant(at)
+		return r, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A key asked for twice gets the record twice.
+	for _, r := range found {
+		for i, k := range keys {
+			if k.Kind == r.Kind && k.Key == r.Key {
+				out[i] = r
+			}
+		}
+	}
+	return out, nil
 }
 
 // Swap replaces the value through q if r.Version is current, or returns
