@@ -1,7 +1,8 @@
 // Command mcpecho is the baseline of bench/usp-wrk.sh: a bare go-sdk MCP
 // server with one tool, `echo`, over streamable HTTP, the same tool the
 // in-process benchmarks of cmd/frontdesk call, but in its own process so
-// that an outside load generator measures the server alone.
+// that an outside load generator measures the server alone. It imports
+// nothing of frontdesk, only the go-sdk.
 //
 //	mcpecho ADDR
 package main
