@@ -9,13 +9,29 @@
 # (the airport shuttle, 14 days from tomorrow, default page of 50 slots)
 # on /usp/mcp. Runs interleave: echo, then the query, COUNT times.
 # Reported: requests/s, the ratio of each pair, their median, and CPU
-# microseconds per request of each server (from /proc). Usage:
-#   bench/usp-wrk.sh [COUNT] [SECONDS] [CONNECTIONS]   (default 5 10 8)
+# microseconds per request of each server (from /proc).
+#
+# With CALL=create the USP call is usp_bookings_create as the demo
+# platform: its API key as a bearer token, its profile (served here over
+# HTTPS with a throwaway certificate, trusted by frontdesk through
+# SSL_CERT_FILE) in _meta.usp.profile, a fresh idempotency key per
+# request, and each request a different airport-shuttle slot (one seat
+# each) from the whole booking window, so that every request can create a
+# booking. frontdesk restarts on a fresh data directory before each run,
+# so the window is free again; an answer without a booking fails the run.
+# Usage:
+#   bench/usp-wrk.sh [COUNT] [SECONDS] [CONNECTIONS] [CALL]
+#   (default 5 10 8 query; CALL is query or create). With create, keep
+#   SECONDS short enough that a run does not ask for more slots than the
+#   window holds (about 8,800): the run fails if it does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
 secs=${2:-10}
 conns=${3:-8}
+call=${4:-query}
+case $call in query | create) ;; *) echo "CALL must be query or create, not $call" >&2; exit 2 ;; esac
+threads=2
 proto=2025-11-25
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
 work=$(mktemp -d)
@@ -27,16 +43,35 @@ go build -o "$work/mcpecho" ./bench/mcpecho
 go build -o "$work/orpbench" ./bench/orpbench
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
+wait_up() { for _ in $(seq 100); do curl -sk -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
 
 "$work/frontdesk" init --demo > "$work/bench.toml"
 fd_port=$(free_port)
-"$work/frontdesk" serve --config "$work/bench.toml" --addr "127.0.0.1:$fd_port" --data "$work/data" >"$work/serve.log" 2>&1 &
-fd_pid=$!; pids+=("$fd_pid")
+runs=0
+# start_frontdesk: serve the demo on a fresh data directory; sets fd_pid.
+start_frontdesk() {
+  runs=$((runs + 1))
+  "$work/frontdesk" serve --config "$work/bench.toml" --addr "127.0.0.1:$fd_port" --data "$work/data$runs" >"$work/serve$runs.log" 2>&1 &
+  fd_pid=$!; pids+=("$fd_pid")
+  wait_up "http://127.0.0.1:$fd_port/healthz"
+}
+stop_frontdesk() { kill "$fd_pid"; wait "$fd_pid" 2>/dev/null || true; rm -rf "$work/data$runs"; }
+if [ "$call" = create ]; then
+  # The platform's profile over HTTPS, as .ci/run serves it to usp-check.
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+    -subj /CN=127.0.0.1 -addext "subjectAltName=IP:127.0.0.1" \
+    -keyout "$work/profile-key.pem" -out "$work/profile-cert.pem" 2>/dev/null
+  export SSL_CERT_FILE="$work/profile-cert.pem"
+  profile_port=$(free_port)
+  python3 bench/usp-profile.py "127.0.0.1:$profile_port" "$work/profile-cert.pem" "$work/profile-key.pem" &
+  pids+=("$!")
+  profile="https://127.0.0.1:$profile_port/platform.json"
+  wait_up "$profile"
+fi
+start_frontdesk
 echo_port=$(free_port)
 "$work/mcpecho" "127.0.0.1:$echo_port" &
 echo_pid=$!; pids+=("$echo_pid")
-wait_up "http://127.0.0.1:$fd_port/healthz"
 wait_up "http://127.0.0.1:$echo_port/"
 
 accept='Accept: application/json, text/event-stream'
@@ -92,35 +127,124 @@ end
 LUA
 }
 
-start=$(date -u -d tomorrow +%F)
-end=$(date -u -d '+14 days' +%F)
+# lua_create SESSION SLOTS FILE: the wrk script creating one booking per
+# request. Request k of thread t (of $threads) takes slot number
+# (k-1)*threads + t of SLOTS (one id a line), so no two requests of a run
+# ask for the same seat; the idempotency key is the thread, the counter
+# and a random part. response() counts answers carrying a booking and,
+# for the others, the first error code (messages[] or JSON-RPC error).
+lua_create() {
+  {
+    echo "local slots = {"
+    sed 's/.*/"&",/' "$2"
+    echo "}"
+    cat <<LUA
+local threads, n = {}, 0
+created, overrun = 0, 0 -- globals, so that done() can read them from each thread
+refused = "" -- "code code ...": the first error code of each answer without a booking
+function setup(thread) table.insert(threads, thread); thread:set("tid", #threads) end
+function init() math.randomseed(os.time() * 100 + tid) end
+function response(status, headers, body)
+  if body:find('"structuredContent":{', 1, true) and body:find('"booking":{"id":"', 1, true) then
+    created = created + 1
+  else
+    refused = refused .. " " .. (body:match('"type":"error","code":"([%w_]+)"') or body:match('"error":{"code":[-%d]+,"message":"([%w_]+)"') or ("http_" .. status))
+  end
+end
+function done(summary, latency, requests)
+  local made, over, codes = 0, 0, {}
+  for _, t in ipairs(threads) do
+    made, over = made + t:get("created"), over + t:get("overrun")
+    for c in t:get("refused"):gmatch("%S+") do codes[c] = (codes[c] or 0) + 1 end
+  end
+  io.write("Created: ", made, "\n")
+  io.write("Failed answers: ", summary.requests - made, "\n")
+  io.write("Requests past the last free slot: ", over, "\n")
+  for c, k in pairs(codes) do io.write("Refused: ", c, " ", k, "\n") end
+end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["Authorization"] = "Bearer demo-platform-key"
+wrk.headers["Mcp-Session-Id"] = "$1"
+wrk.headers["MCP-Protocol-Version"] = "$proto"
+function request()
+  n = n + 1
+  local i = (n - 1) * $threads + tid
+  if i > #slots then overrun = overrun + 1; i = #slots end
+  local key = string.format("wrk-%d-%d-%08x", tid, n, math.random(0, 0x7fffffff))
+  return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. tid * 1000000000 + n ..
+    ',"method":"tools/call","params":{"name":"usp_bookings_create","arguments":{"service_id":"svc_airport_shuttle","slot_id":"' ..
+    slots[i] .. '","buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},' ..
+    '"_meta":{"usp":{"profile":"$profile","idempotency_key":"' .. key .. '"}}}}}')
+end
+LUA
+  } >"$3"
+}
+# shuttle_slots SESSION FILE: every free shuttle slot of the booking
+# window, one id a line, read 31 days (the widest query) at a time until
+# a query answers none.
+shuttle_slots() {
+  local from to out k=0 d=1
+  : >"$2"
+  while :; do
+    from=$(date -u -d "+$d days" +%F); to=$(date -u -d "+$((d + 30)) days" +%F)
+    out=$(curl -sS -H 'Content-Type: application/json' -H "$accept" -H "Mcp-Session-Id: $1" -H "MCP-Protocol-Version: $proto" "$usp_url" \
+      -d "$(call_body usp_availability_query '{"service_id":"svc_airport_shuttle","start_date":"'"$from"'","end_date":"'"$to"'","limit":500}')")
+    k=$({ grep -o '"id":"slot_airport_shuttle_[0-9TZ]*"' <<<"$out" | cut -d'"' -f4 | tee -a "$2" || true; } | wc -l)
+    [ "$k" -gt 0 ] || break
+    d=$((d + 31))
+  done
+  echo "$(wc -l <"$2") free shuttle slots from $(head -1 "$2") to $(tail -1 "$2")" >&2
+}
+
 echo_url="http://127.0.0.1:$echo_port/"
 usp_url="http://127.0.0.1:$fd_port/usp/mcp"
 echo_body=$(call_body echo '{"text":"hello"}')
-usp_body=$(call_body usp_availability_query '{"service_id":"svc_airport_shuttle","start_date":"'"$start"'","end_date":"'"$end"'"}')
 echo_sid=$(session "$echo_url")
-usp_sid=$(session "$usp_url")
 check "$echo_url" "$echo_sid" "$echo_body"
-check "$usp_url" "$usp_sid" "$usp_body"
 lua "$echo_sid" "$echo_body" "$work/echo.lua"
-lua "$usp_sid" "$usp_body" "$work/usp.lua"
-
+if [ "$call" = query ]; then
+  name=usp_query
+  start=$(date -u -d tomorrow +%F)
+  end=$(date -u -d '+14 days' +%F)
+  usp_body=$(call_body usp_availability_query '{"service_id":"svc_airport_shuttle","start_date":"'"$start"'","end_date":"'"$end"'"}')
+  usp_sid=$(session "$usp_url")
+  check "$usp_url" "$usp_sid" "$usp_body"
+  lua "$usp_sid" "$usp_body" "$work/usp.lua"
+else
+  name=usp_create
+  usp_sid=$(session "$usp_url")
+  shuttle_slots "$usp_sid" "$work/slots"
+  # One booking through the same script, on a server thrown away after.
+  lua_create "$usp_sid" "$work/slots" "$work/usp.lua"
+  out=$(wrk -t1 -c1 -d1s -s "$work/usp.lua" "$usp_url")
+  grep -q '^Failed answers: 0$' <<<"$out" || { echo "usp_bookings_create did not book: $out" >&2; exit 1; }
+  echo "checked $usp_url: $(grep '^Created' <<<"$out") in a 1-second trial" >&2
+  stop_frontdesk
+fi
 measure() { # name url pid lua
   local before after out reqs non failed
   before=$("$work/orpbench" cpu "$3")
-  out=$(wrk -t2 -c"$conns" -d"${secs}s" -s "$4" "$2")
+  out=$(wrk -t"$threads" -c"$conns" -d"${secs}s" -s "$4" "$2")
   after=$("$work/orpbench" cpu "$3")
   reqs=$(echo "$out" | awk '/requests in/ {print $1}')
   non=$(echo "$out" | awk '/Non-2xx or 3xx/ {print $NF}')
   failed=$(echo "$out" | awk '/^Failed answers:/ {print $3}')
-  echo "$1 $(echo "$out" | awk '/^Requests\/sec/ {print $2}') $reqs $before $after $((${non:-0} + ${failed:-1}))"
+  grep -E '^(Refused|Requests past the last free slot: [1-9])' <<<"$out" | sed "s/^/$1: /" >&2 || true
+  echo "$1 $(echo "$out" | awk '/^Requests\/sec/ {print $2}') $reqs $before $after $((${failed:-1} > ${non:-0} ? ${failed:-1} : ${non:-0}))"
 }
 results=""
 for i in $(seq "$count"); do
   results+="$(measure echo "$echo_url" "$echo_pid" "$work/echo.lua")"$'\n'
-  results+="$(measure usp_query "$usp_url" "$fd_pid" "$work/usp.lua")"$'\n'
+  if [ "$call" = create ]; then # a fresh data directory: every slot free again
+    start_frontdesk
+    lua_create "$(session "$usp_url")" "$work/slots" "$work/usp.lua"
+  fi
+  results+="$(measure "$name" "$usp_url" "$fd_pid" "$work/usp.lua")"$'\n'
+  [ "$call" = query ] || stop_frontdesk
 done
-echo "$results" | awk '
+echo "$results" | awk -v name="$name" '
   NF == 6 {
     cpu = ($5 - $4) * 1e6 / $3
     printf "%-10s %12.0f req/s %10d requests %8.1f cpu-µs/request %d non-2xx or failed\n", $1, $2, $3, cpu, $6
@@ -136,8 +260,8 @@ echo "$results" | awk '
   END {
     printf "\n%-10s %12s %16s\n", "server", "req/s", "cpu-µs/request"
     printf "%-10s %12.0f %16.1f\n", "echo", median(rate["echo"]), median(cpus["echo"])
-    printf "%-10s %12.0f %16.1f\n", "usp_query", median(rate["usp_query"]), median(cpus["usp_query"])
-    printf "\nratio usp_query / echo, median of the pairs: %.2f (pairs:%s)\n", median(pairs), pairs
-    printf "cpu ratio echo / usp_query (medians): %.2f\n", median(cpus["echo"]) / median(cpus["usp_query"])
+    printf "%-10s %12.0f %16.1f\n", name, median(rate[name]), median(cpus[name])
+    printf "\nratio %s / echo, median of the pairs: %.2f (pairs:%s)\n", name, median(pairs), pairs
+    printf "cpu ratio echo / %s (medians): %.2f\n", name, median(cpus["echo"]) / median(cpus[name])
     if (bad > 0) { printf "FAIL: %d answers not 2xx or not a result\n", bad; exit 1 }
   }'
