@@ -188,3 +188,16 @@ func TestLookupLockout(t *testing.T) {
 		t.Fatalf("after an hour = %q", got)
 	}
 }
+
+// openCancellation books the usual stay, lets a minute pass and opens its
+// cancellation: the reference, the cancel_id and the code mailed for it.
+func (w *world) openCancellation() (ref, cancelID, code string) {
+	w.t.Helper()
+	ref = w.book(stayArgs())
+	w.clock.Advance(time.Minute)
+	c1, got := cancelStep1(w, ref)
+	if got != "" {
+		w.t.Fatal(got)
+	}
+	return ref, c1.CancelID, w.lastCode("ada@example.com")
+}

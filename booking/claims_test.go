@@ -59,14 +59,9 @@ func TestParallelWrongCodes(t *testing.T) {
 func TestParallelWrongCancellationCodes(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	ref := w.book(stayArgs())
-	w.clock.Advance(time.Minute)
-	c1, got := cancelStep1(w, ref)
-	if got != "" {
-		t.Fatal(got)
-	}
+	_, cancelID, _ := w.openCancellation()
 	answers := parallel(60, func(i int) string {
-		_, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", fmt.Sprintf("%06d", i)))
+		_, err := w.cancel(ctx, web, args("cancel_id", cancelID, "code", fmt.Sprintf("%06d", i)))
 		return firstSentence(refusalText(err))
 	})
 	// Both the wrong code and the spent cancellation answer with the one
@@ -74,7 +69,7 @@ func TestParallelWrongCancellationCodes(t *testing.T) {
 	if answers["Incorrect or expired verification code."] != 60 {
 		t.Fatalf("answers = %v", answers)
 	}
-	if _, _, err := getJSON[cancellation](ctx, w.st, kindCancel, c1.CancelID); err == nil {
+	if _, _, err := getJSON[cancellation](ctx, w.st, kindCancel, cancelID); err == nil {
 		t.Fatal("the cancellation survived more than five wrong codes")
 	}
 }
@@ -150,15 +145,9 @@ func TestParallelCancellationFirstSteps(t *testing.T) {
 func TestParallelCancellationSecondSteps(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	ref := w.book(stayArgs())
-	w.clock.Advance(time.Minute)
-	c1, got := cancelStep1(w, ref)
-	if got != "" {
-		t.Fatal(got)
-	}
-	code := w.lastCode("ada@example.com")
+	_, cancelID, code := w.openCancellation()
 	answers := parallel(10, func(int) string {
-		res, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+		res, err := w.cancel(ctx, web, args("cancel_id", cancelID, "code", code))
 		if err != nil {
 			return refusalText(err)
 		}
@@ -180,15 +169,9 @@ func TestParallelCancellationSecondSteps(t *testing.T) {
 func TestCancellationReportsNotices(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	ref := w.book(stayArgs())
-	w.clock.Advance(time.Minute)
-	c1, got := cancelStep1(w, ref)
-	if got != "" {
-		t.Fatal(got)
-	}
-	code := w.lastCode("ada@example.com")
+	ref, cancelID, code := w.openCancellation()
 	w.mail.failNext(fmt.Errorf("mailbox full: %w", errNotSentForTest))
-	res, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	res, err := w.cancel(ctx, web, args("cancel_id", cancelID, "code", code))
 	if err != nil {
 		t.Fatal(refusalText(err))
 	}
@@ -196,7 +179,7 @@ func TestCancellationReportsNotices(t *testing.T) {
 	if res.Message != want {
 		t.Fatalf("message = %q", res.Message)
 	}
-	replay, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	replay, err := w.cancel(ctx, web, args("cancel_id", cancelID, "code", code))
 	if err != nil || replay.Message != want {
 		t.Fatalf("replay = %+v, %s", replay, refusalText(err))
 	}

@@ -321,16 +321,10 @@ func checkCancellationWithinDeadline(t *testing.T, engine string) {
 	slow := &slowStore{delay: 700 * time.Millisecond}
 	w := slowWorldOn(t, engine, slow, Deadlines{Operation: 4 * time.Second})
 	ctx := context.Background()
-	ref := w.book(stayArgs())
-	w.clock.Advance(time.Minute)
-	c1, got := cancelStep1(w, ref)
-	if got != "" {
-		t.Fatal(got)
-	}
-	code := w.lastCode("ada@example.com")
+	ref, cancelID, code := w.openCancellation()
 	slow.armed.Store(true)
 	began := time.Now()
-	res, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	res, err := w.cancel(ctx, web, args("cancel_id", cancelID, "code", code))
 	took := time.Since(began)
 	slow.armed.Store(false)
 	if took > 4400*time.Millisecond {
@@ -352,7 +346,7 @@ func checkCancellationWithinDeadline(t *testing.T, engine string) {
 	if gerr != nil || r.State != reservation.Cancelled || freeDoubles(t, w) != 2 {
 		t.Fatalf("after the sweep the reservation is %s with %d doubles free (%v)", r.State, freeDoubles(t, w), gerr)
 	}
-	again, err := w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", code))
+	again, err := w.cancel(ctx, web, args("cancel_id", cancelID, "code", code))
 	if err != nil || again.Status != string(reservation.Cancelled) {
 		t.Fatalf("retry with the same code = %s", refusalText(err))
 	}

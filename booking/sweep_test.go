@@ -340,17 +340,11 @@ func TestInterruptionsThenSweep(t *testing.T) {
 			}
 		}},
 		{"cancel", func(w *world, cs *crashStore) {
-			ref := w.book(stayArgs())
-			w.clock.Advance(time.Minute)
-			c1, got := cancelStep1(w, ref)
-			if got != "" {
-				w.t.Fatal(got)
-			}
-			code := w.lastCode("ada@example.com")
+			_, cancelID, code := w.openCancellation()
 			cs.armNext()
-			_, err := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
+			_, err := w.cancel(context.Background(), web, args("cancel_id", cancelID, "code", code))
 			cs.disarm()
-			done, err2 := w.cancel(context.Background(), web, args("cancel_id", c1.CancelID, "code", code))
+			done, err2 := w.cancel(context.Background(), web, args("cancel_id", cancelID, "code", code))
 			if err2 != nil || done.Status != "cancelled" {
 				w.t.Fatalf("cancel retry = %s (first: %s)", refusalText(err2), refusalText(err))
 			}
