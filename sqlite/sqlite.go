@@ -3,8 +3,10 @@
 //
 // Writes go through one connection whose transactions begin IMMEDIATE, so
 // writers in this process queue in Go and writers in other processes wait
-// on busy_timeout instead of failing with SQLITE_BUSY; reads use a separate
-// pool of read-only connections that WAL lets run alongside the writer.
+// on busy_timeout instead of failing with SQLITE_BUSY. The writers queued
+// at one moment share a transaction and its flush to disk, each in a
+// savepoint of its own (group.go). Reads use a separate pool of read-only
+// connections that WAL lets run alongside the writer.
 // The schema lives in numbered, forward-only migrations embedded from
 // migrations/ and applied by Open. The operations themselves, shared with
 // the PostgreSQL engine, are in store/sqlstore; this package supplies the
@@ -76,7 +78,8 @@ type DB struct {
 	// hottest read, and parsing its SQL on every call cost as much as
 	// running it.
 	reads  *statements
-	latest int // the newest embedded migration, which Ready expects
+	group  *committer // runs every write transaction once Open is done
+	latest int        // the newest embedded migration, which Ready expects
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -144,11 +147,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
+	db.group = newCommitter(writer, db.stmts)
 	db.Engine = sqlstore.Engine{
 		Dialect: dialect,
 		Read:    prepared{stmts: db.reads},
-		Write:   prepared{stmts: db.stmts},
-		InTx:    db.inTx,
+		Write:   single{db.group},
+		InTx:    db.group.run,
 	}
 	return db, nil
 }
@@ -162,6 +166,7 @@ func (db *DB) prepare(ctx context.Context) error {
 		sqlstore.InsertHoldSQL, dialect.InsertHoldSlots, sqlstore.SlotSQL, sqlstore.InsertSlotSQL,
 		sqlstore.TakeSlotSQL, sqlstore.DeleteHoldSlotsSQL, sqlstore.DeleteHoldSQL, sqlstore.GiveSlotSQL,
 		sqlstore.InsertReservationSQL, sqlstore.SwapReservationSQL, sqlstore.ReservationExistsSQL,
+		savepointSQL, rollbackToSQL, releaseSQL,
 	} {
 		if _, err := db.stmts.get(ctx, q); err != nil {
 			return err
@@ -173,23 +178,6 @@ func (db *DB) prepare(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// inTx runs fn in one immediate transaction on the writer and commits it.
-func (db *DB) inTx(ctx context.Context, fn func(sqlstore.Querier) error) error {
-	tx, err := db.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	// The transaction holds the writer's one connection, so every
-	// statement runs through it: prepared ones are borrowed from the
-	// cache, never prepared on db.writer, which would wait for this very
-	// connection.
-	if err := fn(prepared{stmts: db.stmts, tx: tx}); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // begin starts a migration transaction on the writer.
@@ -260,6 +248,9 @@ func (db *DB) Ready(ctx context.Context) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.group != nil {
+		db.group.close()
+	}
 	errs = append(errs, db.stmts.close())
 	if db.reads != nil {
 		errs = append(errs, db.reads.close())
