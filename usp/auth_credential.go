@@ -120,35 +120,38 @@ func addressedBooking(call Call) string {
 // the booking stays actionable (cancel, read) until then.
 const credentialLife = 7 * 24 * time.Hour
 
-// Issue issues the credential for a booking p just created, bound to the
-// key p proved it holds, if any; slotEnd is when the booked slot ends.
-func (c *BookingCredentials) Issue(ctx context.Context, p Principal, bookingID string, slotEnd time.Time) (*credential.Credential, error) {
+// New makes the credential for a booking p is creating, bound to the key
+// p proved it holds, if any, and the write that stores it; slotEnd is when
+// the booked slot ends. The write goes in the Apply that creates the
+// booking, so a credential exists exactly when its booking does.
+func (c *BookingCredentials) New(p Principal, bookingID string, slotEnd time.Time) (*credential.Credential, store.Write, error) {
 	now := c.Clock.Now()
 	expires := slotEnd.Add(credentialLife)
 	if !expires.After(now) {
 		expires = now.Add(credentialLife)
 	}
-	cred, err := c.Issuer.Issue(ctx, bookingID, p.KeyThumbprint(), expires, now)
+	cred, rec, err := c.Issuer.New(bookingID, p.KeyThumbprint(), expires, now)
 	if err != nil {
-		return nil, err
+		return nil, store.Write{}, err
 	}
-	return &cred, nil
+	return &cred, store.Write{Op: store.OpCreate, Record: rec}, nil
 }
 
-// issueCredential adds the booking-scoped credential to the result of a
-// creation that made a booking. A failure is logged and leaves the result
-// without one: the booking exists, and its platform reaches it with the
-// mechanism that created it.
-func (b *Business) issueCredential(ctx context.Context, p Principal, res *BookingResult) {
+// credentialFor gives the booking-scoped credential of a booking a
+// platform is creating and the writes that store it, to commit with the
+// booking. A staff caller gets none, nor does a creation whose credential
+// cannot be made (logged): the booking still exists, and its platform
+// reaches it with the mechanism that created it.
+func (b *Business) credentialFor(ctx context.Context, p Principal, bookingID string, slotEnd time.Time) (*credential.Credential, []store.Write) {
 	if b.creds == nil || p.Staff != "" {
-		return
+		return nil, nil
 	}
-	cred, err := b.creds.Issue(ctx, p, res.Booking.ID, res.slotEnd)
+	cred, w, err := b.creds.New(p, bookingID, slotEnd)
 	if err != nil {
 		b.log.ErrorContext(ctx, "usp credential not issued", "platform", p.Platform, "err", err)
-		return
+		return nil, nil
 	}
-	res.Credential = cred
+	return cred, []store.Write{w}
 }
 
 // Sweep deletes the credentials that open nothing any more: expired ones

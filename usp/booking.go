@@ -72,8 +72,6 @@ type BookingResult struct {
 	// made the booking only: never on reads, never on a replay, and never
 	// in the idempotency record.
 	Credential *credential.Credential `json:"booking_scoped_credential,omitempty"`
-	// slotEnd is set by the run that created the booking.
-	slotEnd time.Time
 }
 
 // Created reports whether the result is a new booking (REST answers 201).
@@ -238,11 +236,15 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			return res, nil
 		}
 		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
-		// The answer is recorded for the idempotency key with the booking.
+		// The answer is recorded for the idempotency key with the booking,
+		// and the credential is stored with it, outside the answer kept.
 		var kept *BookingResult
+		var cred *credential.Credential
 		also := func(r reservation.Reservation) []store.Write {
 			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}}
-			return keep(kept)
+			var writes []store.Write
+			cred, writes = b.credentialFor(ctx, p, kept.Booking.ID, w.end)
+			return append(keep(kept), writes...)
 		}
 		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
@@ -260,12 +262,9 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			return nil, err
 		}
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
-		kept.slotEnd = w.end // set after the answer was recorded: no credential is ever kept
+		kept.Credential = cred // after the answer was recorded: no credential is ever kept
 		return kept, nil
 	})
-	if err == nil && res.Booking != nil && !res.slotEnd.IsZero() {
-		b.issueCredential(ctx, p, res)
-	}
 	return res, err
 }
 
@@ -327,6 +326,8 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		stored := conv
 		stored.Version, stored.UpdatedAt = r.Version+1, now
 		out := &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
+		cred, credWrites := b.credentialFor(ctx, p, out.Booking.ID, w.end)
+		writes = append(writes, credWrites...)
 		if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
 			if we, refused := errors.AsType[*store.WriteError](err); refused {
 				if we.Index >= len(writes) {
@@ -337,7 +338,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			return nil, fmt.Errorf("convert hold: %w", err)
 		}
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
-		out.slotEnd = w.end
+		out.Credential = cred // after the answer was recorded, as above
 		return out, nil
 	}
 	return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)
