@@ -110,6 +110,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// IMMEDIATE takes the write lock at BEGIN, so two writers serialize at
 	// the start instead of one failing when it upgrades a read lock.
 	w.Set("_txlock", "immediate")
+	// The savepoints of a group (group.go) keep the pages they change in
+	// a statement journal, which spilled to a temporary file past 64 KiB:
+	// a write syscall per page, more than the commit's own. In memory it
+	// costs what a copy does.
+	w.Set("_pragma", "temp_store(memory)")
 	writer, err := sql.Open("sqlite", path+"?"+w.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
