@@ -167,7 +167,7 @@ func (c *committer) alone(j *job) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := j.fn(prepared{stmts: c.stmts, tx: tx}); err != nil {
+	if err := j.fn(prepared{stmts: c.stmts, tx: tx, whole: true}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -242,9 +242,7 @@ const (
 // having no savepoint to release or roll back to: some faults (an
 // interrupted write, a full disk) roll back the whole transaction.
 func (c *committer) savepoint(tx *sql.Tx, j *job) (err error, broken bool) {
-	q := prepared{stmts: c.stmts, tx: tx}
-	// These statements use no caller's context: a caller's deadline must
-	// not cut a statement that ends another caller's work.
+	q := prepared{stmts: c.stmts, tx: tx, whole: true}
 	ctx := context.Background()
 	if _, err := q.Exec(ctx, savepointSQL); err != nil {
 		return nil, true

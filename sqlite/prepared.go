@@ -69,6 +69,11 @@ func (s *statements) close() error {
 type prepared struct {
 	stmts *statements
 	tx    *sql.Tx
+	// whole runs every statement to its end whatever its caller's
+	// context says, as the statements of a group must (group.go). It
+	// also spares the driver the goroutine it starts per statement to
+	// watch a context that can end.
+	whole bool
 }
 
 func (p prepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -84,6 +89,7 @@ func (p prepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (p prepared) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	ctx = p.context(ctx)
 	st, err := p.stmt(ctx, query)
 	if err != nil {
 		return 0, err
@@ -96,6 +102,7 @@ func (p prepared) Exec(ctx context.Context, query string, args ...any) (int64, e
 }
 
 func (p prepared) QueryRow(ctx context.Context, query string, args []any, dest ...any) (bool, error) {
+	ctx = p.context(ctx)
 	st, err := p.stmt(ctx, query)
 	if err != nil {
 		return false, err
@@ -108,6 +115,7 @@ func (p prepared) QueryRow(ctx context.Context, query string, args []any, dest .
 }
 
 func (p prepared) Query(ctx context.Context, query string, args []any, each func(scan func(...any) error) error) error {
+	ctx = p.context(ctx)
 	st, err := p.stmt(ctx, query)
 	if err != nil {
 		return err
@@ -118,4 +126,11 @@ func (p prepared) Query(ctx context.Context, query string, args []any, each func
 	}
 	defer rows.Close()
 	return sqlstore.Each(rows, each)
+}
+
+func (p prepared) context(ctx context.Context) context.Context {
+	if p.whole {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
