@@ -240,3 +240,16 @@ func isClosed(c <-chan struct{}) bool {
 		return false
 	}
 }
+
+// The savepoints' statement journal stays in memory (2 is MEMORY).
+func TestGroupJournalInMemory(t *testing.T) {
+	db := newStore(t)
+	var store int
+	err := db.group.run(t.Context(), func(q sqlstore.Querier) error {
+		_, err := q.QueryRow(t.Context(), "PRAGMA temp_store", nil, &store)
+		return err
+	})
+	if err != nil || store != 2 {
+		t.Errorf("PRAGMA temp_store on the writer = %d, %v; want 2 (memory)", store, err)
+	}
+}
