@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -238,4 +239,21 @@ func TestStdioSurvivesUnreadableLines(t *testing.T) {
 		}
 	}
 	inW.Close()
+}
+
+// serve collects garbage less often than Go's default, unless GOGC says
+// otherwise.
+func TestServeCollectsLessOften(t *testing.T) {
+	restore := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(restore) })
+	t.Setenv("GOGC", "")
+	collectLessOften()
+	if got := debug.SetGCPercent(100); got != serveGCPercent {
+		t.Errorf("GC percent without GOGC = %d, want %d", got, serveGCPercent)
+	}
+	t.Setenv("GOGC", "100")
+	collectLessOften()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC percent with GOGC=100 = %d, want 100", got)
+	}
 }
