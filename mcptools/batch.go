@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"frontdesk/internal/jsonlimit"
 	"net/http"
+	"unicode/utf8"
+
+	"frontdesk/internal/jsonlimit"
 )
 
 // batchMarker is the _meta key through which the front tells a tool call
@@ -154,29 +156,109 @@ func (e envelope) toolName() string {
 }
 
 // objectKeys returns the members of a JSON object by key, or nil for a
-// value that is not an object. A repeated key is errDuplicateKey.
+// value that is not an object. A repeated key is errDuplicateKey. raw is
+// part of a body json.Valid accepted, so one pass over its bytes finds
+// the members: a key is compared as its JSON string decodes.
 func objectKeys(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	i := skipSpace(raw, 0)
+	if i == len(raw) || raw[i] != '{' {
 		return nil, nil
 	}
 	out := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
+		return out, nil
+	}
+	for {
+		end := valueEnd(raw, i)
+		if end < 0 || raw[i] != '"' {
+			return nil, errParse
+		}
+		key, err := keyText(raw[i:end])
 		if err != nil {
 			return nil, errParse
 		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
+		if i = skipSpace(raw, end); i == len(raw) || raw[i] != ':' {
+			return nil, errParse
+		}
+		start := skipSpace(raw, i+1)
+		if end = valueEnd(raw, start); end <= start {
 			return nil, errParse
 		}
 		if _, seen := out[key]; seen {
 			return nil, errDuplicateKey
 		}
-		out[key] = value
+		out[key] = raw[start:end]
+		switch i = skipSpace(raw, end); {
+		case i == len(raw):
+			return nil, errParse
+		case raw[i] == '}':
+			return out, nil
+		case raw[i] != ',':
+			return nil, errParse
+		}
+		i = skipSpace(raw, i+1)
 	}
-	return out, nil
+}
+
+// keyText decodes a JSON string: as written when it has no escape and is
+// valid UTF-8, through encoding/json otherwise.
+func keyText(quoted []byte) (string, error) {
+	body := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), nil
+	}
+	var s string
+	err := json.Unmarshal(quoted, &s)
+	return s, err
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just past the JSON value that starts at i,
+// or -1 when none does.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	depth := 0
+	for ; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return -1
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of the object or array around a scalar
+			}
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	if depth != 0 {
+		return -1
+	}
+	return i
 }
 
 // guardAnswer words a refusal of Inspect as the HTTP status, JSON-RPC

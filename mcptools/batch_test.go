@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -363,5 +364,77 @@ func TestDeepNestingIsRefusedBeforeDecoding(t *testing.T) {
 	ok := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}}`
 	if _, _, err := (BatchGuard{}).Inspect([]byte(ok)); err != nil {
 		t.Fatalf("a body 44 deep was refused: %v", err)
+	}
+}
+
+// keysByDecoder reads an object's members with encoding/json's token
+// reader: the reference objectKeys must agree with on every valid JSON
+// value.
+func keysByDecoder(raw []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errParse
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, errParse
+		}
+		if _, seen := out[key]; seen {
+			return nil, errDuplicateKey
+		}
+		out[key] = value
+	}
+	return out, nil
+}
+
+// FuzzObjectKeys checks the one-pass reader of members against
+// encoding/json on every valid JSON value: the same keys (escaped or
+// not, with invalid UTF-8 read as encoding/json reads it), the same
+// values, the same refusal of a repeated key.
+func FuzzObjectKeys(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, ` { } `, `{"a":1}`, `{"a":1,"a":2}`, `{"a":{"b":[1,2,{"c":"}"}]},"d":"x\"y"}`,
+		`{"\u0061":1,"a":2}`, `{"a\\":1,"a\\":true}`, "{\"\xff\":1,\"\xfe\":2}", `{"a" : null , "b" : [ ] }`,
+		`[1,{"a":1}]`, `"text"`, `42`, `{"a":"\ud800"}`, `{"é":1,"\u00e9":2}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		got, gotErr := objectKeys(raw)
+		want, wantErr := keysByDecoder(raw)
+		if gotErr != wantErr {
+			t.Fatalf("objectKeys(%q) error = %v, encoding/json = %v", raw, gotErr, wantErr)
+		}
+		if len(got) != len(want) || (got == nil) != (want == nil) {
+			t.Fatalf("objectKeys(%q) = %v, encoding/json = %v", raw, got, want)
+		}
+		for k, v := range want {
+			if !bytes.Equal(got[k], v) {
+				t.Fatalf("objectKeys(%q)[%q] = %s, encoding/json = %s", raw, k, got[k], v)
+			}
+		}
+	})
+}
+
+// BenchmarkInspect: the guard's reading of one tools/call of the size a
+// usp_bookings_create is.
+func BenchmarkInspect(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"usp_bookings_create","arguments":{"service_id":"svc_airport_shuttle","slot_id":"slot_airport_shuttle_20261202T1300Z","buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},"_meta":{"usp":{"profile":"https://platform.example/usp.json","idempotency_key":"wrk-1-1-0badcafe"}}}}}`)
+	g := BatchGuard{Limited: map[string]bool{"start_booking": true}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := g.Inspect(body); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
