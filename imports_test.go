@@ -29,7 +29,7 @@ var (
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
-	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orphttp", "usphttp"}
+	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orp/orphttp", "usp/usphttp"}
 	// Helpers under internal/ have one purpose each and stand alone.
 	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate"}
 	// Test-support packages may import what they test, and nothing imports

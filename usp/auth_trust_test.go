@@ -38,9 +38,9 @@ import (
 	"frontdesk/usp"
 	"frontdesk/usp/credential"
 	"frontdesk/usp/pop"
+	"frontdesk/usp/usphttp"
 	"frontdesk/usp/usptest"
 	"frontdesk/usp/webhook"
-	"frontdesk/usphttp"
 )
 
 // bookingsProfile is a keyless platform profile: a platform that proves

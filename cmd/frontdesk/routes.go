@@ -18,9 +18,9 @@ import (
 	"frontdesk/mail"
 	"frontdesk/mcptools"
 	"frontdesk/orp"
-	"frontdesk/orphttp"
+	"frontdesk/orp/orphttp"
 	"frontdesk/usp"
-	"frontdesk/usphttp"
+	"frontdesk/usp/usphttp"
 	"frontdesk/web"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/orp"
-	"frontdesk/orphttp"
+	"frontdesk/orp/orphttp"
 	"frontdesk/sqlite"
 )
 
