@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,4 +131,40 @@ func (s *Service) CancelChecks(ctx context.Context, ref string, now time.Time) (
 // staff mail links to; opening it needs a sign-in.
 func (s *Service) staffLink(ref string) string {
 	return s.pricer.URL("/staff/reservations/" + url.PathEscape(ref))
+}
+
+// AdmissionTimes returns the send times a budget admitted within window
+// before now, oldest first.
+func (s *Service) AdmissionTimes(ctx context.Context, key string, now time.Time, window time.Duration) ([]time.Time, error) {
+	taken, err := s.st.List(ctx, kindAdmission, key+"/", "", 1000)
+	if err != nil {
+		return nil, err
+	}
+	var times []time.Time
+	for _, p := range taken {
+		var at time.Time
+		if jsonValue(p, &at) == nil && at.After(now.Add(-window)) {
+			times = append(times, at)
+		}
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	return times, nil
+}
+
+// The keys under which the adjustable code ceilings count admissions:
+// the group's booking codes, the group's cancellation codes, and one
+// location's booking codes.
+func (s *Service) GroupBookingKey() string { return s.groupBookingBudget(Settings{}).key }
+func (s *Service) CancelGroupKey() string  { return s.cancelGroupBudget(Settings{}).key }
+func (s *Service) LocationBookingKey(slug string) string {
+	return s.locationBudget(Settings{}, slug).key
+}
+
+// PendingScope is the pending ceiling's scope of location slug, or of
+// the group for "".
+func PendingScope(slug string) string {
+	if slug == "" {
+		return scopeGroup
+	}
+	return scopeLocation(slug)
 }
