@@ -304,30 +304,34 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 			return s.cancelAnswer(ctx, r, l, nil)
 		}
 		cur.State = stateDone
-		writes := []store.Write{{Op: store.OpSwap, Record: record(kindCancel, cn.ID, cur, cnVersion, now)}}
+		done := store.Write{Op: store.OpSwap, Record: record(kindCancel, cn.ID, cur, cnVersion, now)}
 		var notices []queuedNotice
-		if r.State != reservation.Cancelled {
-			versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
-			if err != nil {
-				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
-			}
-			moved, ws, err := reservation.Move(r.Reservation, reservation.Cancelled, "guest", "cancelled in chat", now, versions)
-			if err != nil {
+		if r.State == reservation.Cancelled {
+			_, err = s.st.Apply(ctx, []store.Write{done})
+		} else {
+			var queue []store.Write
+			_, err = s.desk.Cancel(ctx, reservation.Change{
+				Read: r.Reservation, By: "guest", Note: "cancelled in chat", At: now,
+				Edit: func(m *reservation.Reservation) {
+					r.Reservation, r.chat.CancelledAt = *m, now
+					*m = r.withDetail()
+				},
+				Also: []reservation.Addition{reservation.Records(nil, done), {Build: func(moved reservation.Reservation) []store.Write {
+					r.Reservation = moved
+					notices, queue = newNotices(now, r.Reference, s.cancellationEmails(r, l, now))
+					return queue
+				}}},
+			})
+			if reservation.ErrorCode(err) == reservation.CodeIllegalTransition {
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
-				if _, err := s.st.Apply(ctx, writes); err != nil {
+				if _, err := s.st.Apply(ctx, []store.Write{done}); err != nil {
 					return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
-			r.Reservation, r.chat.CancelledAt = moved, now
-			ws[0] = reservation.Save(r.withDetail(), now)
-			var queue []store.Write
-			notices, queue = newNotices(now, r.Reference, s.cancellationEmails(r, l, now))
-			writes = append(append(writes, ws...), queue...)
 		}
-		_, err = s.st.Apply(ctx, writes)
-		if _, refused := errors.AsType[*store.WriteError](err); refused {
+		if _, refused := errors.AsType[*store.WriteError](err); refused || reservation.ErrorCode(err) == reservation.CodeConflict {
 			continue // another attempt or a staff decision came first: read again
 		}
 		if err != nil {

@@ -163,16 +163,9 @@ var errAgain = errors.New("booking: read again")
 // often it reads again, so the reference is allocated once.
 type draws struct{ ref, token string }
 
-// Positions of the writes of commitProved's one transaction.
-const (
-	wIntent = iota
-	wReservation
-	wContact
-	wGroup
-	wLocal
-	wHold
-	wNotices
-)
+// errNoticeTaken means a notice of a new reservation was already queued:
+// only a reference drawn twice collides there.
+var errNoticeTaken = errors.New("booking: notice exists")
 
 // commitProved runs §8 steps 6 to 9 for an intent proved just now, still
 // open at version. The contact rules and both pending ceilings are
@@ -283,32 +276,38 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	}
 	r.Claims = []string{groupKey, localKey}
 	unit, _ := l.Unit(r.Unit)
-	hold := inventory.NewHold(r.Reference, l, unit, r.Slots, now)
 	notices, queue := newNotices(now, r.Reference, []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)})
-	_, err = s.st.Apply(ctx, append([]store.Write{
-		wIntent:      {Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(proved, r.Reference, now), version, now)},
-		wReservation: reservation.Create(r.withDetail(), now),
-		wContact:     upsert(kindContact, in.Mailbox, marks+1, markerVersion, now),
-		wGroup:       groupClaim,
-		wLocal:       localClaim,
-		wHold:        {Op: store.OpHold, Hold: &hold},
-	}, queue...))
-	we, refused := errors.AsType[*store.WriteError](err)
-	switch {
-	case refused && we.Index == wHold && we.Err == store.ErrFull:
+	_, err = s.desk.Create(ctx, reservation.New{
+		Kind: reservation.KindBooking, Reference: r.Reference, Unit: deskUnit(l, unit), Slots: r.Slots,
+		Guests: r.Guests, Contact: r.Contact, ContactKey: r.ContactKey, Source: r.Source, Total: r.Total,
+		Notes: r.Notes, Token: r.Token, Claims: r.Claims, ClaimWrites: []store.Write{groupClaim, localClaim},
+		Detail: r.withDetail().Detail, By: "guest", At: now,
+		Also: []reservation.Addition{
+			reservation.Records(errAgain,
+				store.Write{Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(proved, r.Reference, now), version, now)},
+				upsert(kindContact, in.Mailbox, marks+1, markerVersion, now)),
+			reservation.Records(errNoticeTaken, queue...),
+		},
+	})
+	switch reservation.ErrorCode(err) {
+	case "":
+	case reservation.CodeUnitTaken:
 		// The last room went while the guest was verifying. Nothing was
 		// written, so there is no pending record or place to clean up.
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
 		return nil, refuse("last_room", AssembleF, rt)
-	case refused && we.Err == store.ErrExists && (we.Index == wReservation || we.Index == wHold || we.Index >= wNotices):
+	case reservation.CodeInternal:
 		// Only a reference drawn twice collides here; reading again
 		// would meet the same records.
 		return nil, refuse("outcome_unknown", AssembleNone, rt).because(fmt.Errorf("reference collides: %w", err))
-	case refused:
+	case reservation.CodeConflict:
+		if errors.Is(err, errNoticeTaken) {
+			return nil, refuse("outcome_unknown", AssembleNone, rt).because(fmt.Errorf("reference collides: %w", err))
+		}
 		return nil, errAgain
-	case err != nil:
+	default:
 		return nil, refuse("outcome_unknown", AssembleNone, rt).because(fmt.Errorf("commit reservation: %w", err))
 	}
 	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
