@@ -274,7 +274,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
-	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Logger: m.Logger})
+	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err
 	}
