@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"frontdesk/booking/bookingmcp"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/hostguard"
 	"frontdesk/internal/jsonlimit"
@@ -71,8 +72,8 @@ func (m *Main) routes() http.Handler {
 	// MCP: the hub, and every location's read-only server on one pattern.
 	opts := m.mcpOptions()
 	httpOpts := mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
-	handleMCP("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, m.bookings, opts), httpOpts))
-	handleMCP("/locations/{slug}/mcp", mcptools.Locations(m.hub, opts, httpOpts))
+	handleMCP("/mcp", mcptools.Handler(bookingmcp.NewHub(m.hub, m.bookings, opts), httpOpts))
+	handleMCP("/locations/{slug}/mcp", bookingmcp.Locations(m.hub, opts, httpOpts))
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
@@ -171,7 +172,7 @@ func (m *Main) mcpOptions() mcptools.Options {
 // call, get_booking included, per JSON-RPC batch.
 func bookingGuard() mcptools.BatchGuard {
 	limited := map[string]bool{}
-	for _, name := range mcptools.BookingTools {
+	for _, name := range bookingmcp.BookingTools {
 		limited[name] = true
 	}
 	return mcptools.BatchGuard{Limited: limited}
@@ -340,7 +341,7 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Flush() }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
-	return mcptools.ServeStdio(ctx, mcptools.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
+	return mcptools.ServeStdio(ctx, bookingmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // pauses are the chat-booking ceilings that are full now, as the dev
