@@ -33,7 +33,7 @@ var (
 	// Fronts are adapter plumbing that adapters build on (the shared MCP
 	// front: host and batch guards, sessions, stdio, tool registration).
 	// A front knows no protocol: it imports only helpers.
-	fronts = []string{"mcptools"}
+	fronts = []string{"mcpfront"}
 	// Helpers under internal/ have one purpose each and stand alone.
 	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate"}
 	// Test-support packages may import what they test, and nothing imports
@@ -189,11 +189,11 @@ func TestImportProblems(t *testing.T) {
 		{"booking", "message", false},
 		{"booking", "internal/clock", false},
 		{"booking/bookingmcp", "hub", false},
-		{"usp/uspmcp", "mcptools", false},
-		{"mcptools", "internal/hostguard", false},
-		{"mcptools", "usp/uspmcp", true},
-		{"mcptools", "usp", true},
-		{"mcptools", "hub", true},
+		{"usp/uspmcp", "mcpfront", false},
+		{"mcpfront", "internal/hostguard", false},
+		{"mcpfront", "usp/uspmcp", true},
+		{"mcpfront", "usp", true},
+		{"mcpfront", "hub", true},
 		{"cmd/frontdesk", "sqlite", false},
 		{"storetest", "store", false},
 		{"booking", "sqlite", true},

@@ -3,7 +3,7 @@
 // booking tools start_booking, confirm_booking, get_booking and
 // cancel_booking) and each location's read-only server. Tools parse, call
 // the hub and the booking core through the chat door, and render; they
-// hold no business rules. The shared MCP front (mcptools) serves them over
+// hold no business rules. The shared MCP front (mcpfront) serves them over
 // HTTP and stdio.
 //
 // It is an adapter: it imports domain packages (booking, hub, location,

@@ -1,4 +1,4 @@
-// Package mcptools is the shared MCP front every binding is served
+// Package mcpfront is the shared MCP front every binding is served
 // through: the streamable HTTP handler that checks hosts, answers
 // malformed bodies with JSON-RPC errors and looks at a whole batch before
 // any call in it runs (BatchGuard), the stdio server, session limits, the
@@ -8,7 +8,7 @@
 // usp/uspmcp and ORP's in orp/orpmcp.
 //
 // It is a front: adapters import it; it imports only internal helpers.
-package mcptools
+package mcpfront
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func outputSchema[Out any]() *jsonschema.Schema {
 		},
 	})
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: output schema of %T: %v", *new(Out), err))
+		panic(fmt.Sprintf("mcpfront: output schema of %T: %v", *new(Out), err))
 	}
 	return s
 }
@@ -114,11 +114,11 @@ func boolPtr(b bool) *bool { return &b }
 func exported(s *jsonschema.Schema) any {
 	body, err := json.Marshal(s)
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: encode input schema: %v", err))
+		panic(fmt.Sprintf("mcpfront: encode input schema: %v", err))
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
-		panic(fmt.Sprintf("mcptools: read input schema: %v", err))
+		panic(fmt.Sprintf("mcpfront: read input schema: %v", err))
 	}
 	if _, ok := top["required"]; ok || len(s.Required) > 0 {
 		return s
@@ -139,7 +139,7 @@ type definition struct {
 func define[In, Out any](t Tool[In, Out]) definition {
 	resolved, err := t.Input.Resolve(nil)
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: input schema of %s: %v", t.Name, err))
+		panic(fmt.Sprintf("mcpfront: input schema of %s: %v", t.Name, err))
 	}
 	return definition{resolved: resolved, tool: &mcp.Tool{
 		Name:         t.Name,
