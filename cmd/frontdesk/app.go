@@ -26,7 +26,6 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
-	"frontdesk/mcptools"
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
@@ -34,6 +33,7 @@ import (
 	"frontdesk/staff/office"
 	"frontdesk/store"
 	"frontdesk/usp"
+	"frontdesk/usp/uspmcp"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -78,7 +78,7 @@ type Main struct {
 	// uspCredentials issues and sweeps booking-scoped credentials.
 	uspCredentials *usp.BookingCredentials
 	// uspWebhooks offers webhooks to the platforms' MCP sessions.
-	uspWebhooks *mcptools.Webhooks
+	uspWebhooks *uspmcp.Webhooks
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*
