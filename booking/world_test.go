@@ -6,8 +6,8 @@ import (
 	"errors"
 	"math/rand/v2"
 	"regexp"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
