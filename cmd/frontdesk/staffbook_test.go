@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -88,5 +90,45 @@ func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
 		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, slot, holdID))
 	if status != 201 || decodeJSON(t, body)["booking"].(map[string]any)["status"] != "pending" {
 		t.Fatalf("converting the hold after staff tried: %d %s", status, body)
+	}
+}
+
+// TestStaffBookOnTheStaffScreen: an owner books a walk-in from the staff
+// screen's form; the reservation opens confirmed from source staff with
+// its room held; a bad field shows the form again and books nothing; a
+// clerk cannot book at another's property.
+func TestStaffBookOnTheStaffScreen(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	olga := signIn(t, m, "olga")
+	if status, _, page := olga.do("GET", "/staff/reservations/new", nil); status != http.StatusOK || !strings.Contains(page, `id="staff-book"`) {
+		t.Fatalf("booking form = %d %q", status, page)
+	}
+	walkIn := url.Values{"csrf": {olga.csrf}, "location": {"riverside"}, "roomtype": {"studio"}, "checkin": {"2026-12-30"},
+		"checkout": {"2027-01-06"}, "name": {"Walk In"}, "phone": {"+1 303 555 0100"}}
+	status, h, body := olga.do("POST", "/staff/reservations/new", walkIn)
+	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/staff/reservations/RIV-") {
+		t.Fatalf("staff booking = %d %s", status, body)
+	}
+	status, _, page := olga.do("GET", h.Get("Location"), nil)
+	if status != http.StatusOK || !strings.Contains(page, "Booked and confirmed") || !strings.Contains(page, `<dd id="source">staff</dd>`) {
+		t.Fatalf("booked reservation page = %d %q", status, page)
+	}
+	status, _, page = olga.do("POST", "/staff/reservations/new", walkIn)
+	if status != http.StatusConflict || !strings.Contains(page, "No room of this type is free") {
+		t.Fatalf("booking the studio twice = %d %q", status, page)
+	}
+	bad := url.Values{"csrf": {olga.csrf}, "location": {"riverside"}, "roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "phone": {"+1 303 555 0100"}}
+	if status, _, page := olga.do("POST", "/staff/reservations/new", bad); status != http.StatusUnprocessableEntity || !strings.Contains(page, "Give the guest&#39;s name.") {
+		t.Fatalf("booking without a name = %d %q", status, page)
+	}
+	carl := signIn(t, m, "carl")
+	walkIn.Set("csrf", carl.csrf)
+	if status, _, _ := carl.do("POST", "/staff/reservations/new", walkIn); status != http.StatusNotFound {
+		t.Fatalf("a clerk booked at another property: %d", status)
+	}
+	list, _, _ := runCmd(t, "staff", "list", "--data", m.Config.Store.DataDir, "--state", "confirmed")
+	if strings.Count(list, "RIV-") != 1 || !strings.Contains(list, "confirmed  staff") {
+		t.Fatalf("staff bookings stored = %q", list)
 	}
 }
