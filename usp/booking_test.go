@@ -565,3 +565,32 @@ func TestStaffCannotDecideAHold(t *testing.T) {
 		t.Fatalf("the platform's release after staff confirmed left %s held %v", r.State, r.Held)
 	}
 }
+
+// TestLegacyHoldLapses: a hold stored as a reservation awaiting staff,
+// before holds had a state of their own, still lapses at its deadline
+// and frees its place.
+func TestLegacyHoldLapses(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID})
+	if err != nil || h.Hold == nil {
+		t.Fatal(err)
+	}
+	ref := h.Hold.ID[len("hold_"):]
+	r, err := reservation.Get(ctx, b.Store, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.State, r.HoldExpires = reservation.Reserved, time.Time{} // as the old code stored it
+	if _, err := b.Store.Apply(ctx, []store.Write{reservation.Save(r, b.Clock.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	b.Clock.Advance(usp.HoldTTL)
+	if n, err := b.Expire(ctx); err != nil || n != 1 {
+		t.Fatalf("expired %d, %v; want the legacy hold", n, err)
+	}
+	if r, _ := reservation.Get(ctx, b.Store, ref); r.State != reservation.Cancelled || r.Held {
+		t.Fatalf("legacy hold after its deadline: %s held %v", r.State, r.Held)
+	}
+}

@@ -443,6 +443,17 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			if !errors.Is(err, errStale) {
 				return r, d, err
 			}
+		case d.Kind == "hold" && r.State != reservation.OnHold && !now.Before(d.HoldExpires):
+			// A hold stored before holds had a state of their own: a
+			// reservation awaiting staff, which lapses all the same.
+			d.HoldEnd = HoldExpired
+			moved, err := b.end(ctx, b.desk().Cancel, r, d, "sweep", "hold expired", now)
+			if err == nil {
+				return moved, d, nil
+			}
+			if !errors.Is(err, errStale) {
+				return r, d, err
+			}
 		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires):
 			d.Cancellation = &Cancellation{Reason: "Not confirmed by the business before the slot started.", ReasonCode: "expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
 			moved, err := b.end(ctx, b.desk().Expire, r, d, "sweep", "pending booking expired", now)
