@@ -331,13 +331,13 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 				return append(credWrites, keep(out)...)
 			}}},
 		}, reservation.Reserved)
-		switch {
+		switch err := deskError("convert hold", err); {
 		case errors.Is(err, errKeyTaken):
 			return nil, err // the key's record: a parallel request committed first
-		case reservation.ErrorCode(err) == reservation.CodeConflict:
+		case errors.Is(err, errStale):
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("convert hold: %w", err)
+			return nil, err
 		}
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
 		out.Credential = cred // after the answer was recorded, as above
@@ -424,7 +424,7 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				out = &BookingResult{USP: res.USP, Booking: b.view(stored, nd), Messages: []Message{}}
 				return keep(out)
 			}})
-			switch {
+			switch err := deskError(name, err); {
 			case errors.Is(err, booking.ErrUnitTaken):
 				// The new slot has no room (reschedule): nothing changed.
 				s, _ := b.catalog.get(nd.ServiceID)
@@ -437,10 +437,10 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				return res, nil
 			case errors.Is(err, errKeyTaken):
 				return nil, err // the key's record: a parallel request committed first
-			case reservation.ErrorCode(err) == reservation.CodeConflict:
+			case errors.Is(err, errStale):
 				continue
 			case err != nil:
-				return nil, fmt.Errorf("%s: %w", name, err)
+				return nil, err
 			}
 			return out, nil
 		}

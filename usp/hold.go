@@ -406,13 +406,30 @@ func (b *Business) end(ctx context.Context, op func(context.Context, reservation
 		return r, errors.New("usp: no booking core")
 	}
 	moved, err := op(ctx, reservation.Change{Read: r, By: by, Note: note, At: now, Edit: func(m *reservation.Reservation) { m.Detail = d.raw() }})
-	if reservation.ErrorCode(err) == reservation.CodeConflict {
-		return r, errStale
-	}
-	if err != nil {
-		return r, fmt.Errorf("save reservation: %w", err)
+	if err := deskError("save reservation", err); err != nil {
+		return r, err
 	}
 	return moved, nil
+}
+
+// deskError is how this door reads a refusal of the reservation desk,
+// in one place: a write that lost a race is errStale (read again), the
+// door's own record refused is errKeyTaken, no place left is
+// booking.ErrUnitTaken (worded as slot_unavailable by the caller), and
+// anything else is an internal error under op, which the binding's
+// error mapper logs once.
+func deskError(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errKeyTaken):
+		return err
+	case errors.Is(err, booking.ErrUnitTaken):
+		return booking.ErrUnitTaken
+	case reservation.ErrorCode(err) == reservation.CodeConflict:
+		return errStale
+	}
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 // desk is the reservation desk every write of this door goes through;
