@@ -212,14 +212,12 @@ type Change struct {
 }
 
 // Decide applies a staff decision: confirm, decline, cancel, complete,
-// mark a no-show, or accept a request (which takes its units). A hold is
-// not awaiting staff: every staff decision on one is CodeIllegalTransition.
+// mark a no-show or moved, or accept a request (which takes its units).
+// A hold is not awaiting staff: every staff decision on one is
+// CodeIllegalTransition.
 func (d *Desk) Decide(ctx context.Context, c Change, to State) (Reservation, error) {
 	if c.Read.State == OnHold {
 		return c.Read, illegal(c.Read, to, "A hold is not a booking yet: only the party holding it can book or release it.")
-	}
-	if to == OnHold || to == Moved {
-		return c.Read, illegal(c.Read, to, "Staff cannot move a reservation to this state.")
 	}
 	return d.transition(ctx, c, to, ChangeState)
 }

@@ -169,6 +169,9 @@ func TestDeskOperations(t *testing.T) {
 			f.must(KindBooking)
 			return f.desk.Decide(ctx, change(f.must(KindRequest)), Reserved)
 		}, CodeUnitTaken, Requested, 2, 0},
+		{"staff mark a booking moved releases", func(f *fixture) (Reservation, error) {
+			return f.desk.Decide(ctx, change(f.must(KindConfirmed)), Moved)
+		}, "", Moved, 0, 1},
 		{"staff decline a booking releases", func(f *fixture) (Reservation, error) {
 			return f.desk.Decide(ctx, change(f.must(KindBooking)), Declined)
 		}, "", Declined, 0, 1},

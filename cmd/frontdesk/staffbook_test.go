@@ -57,6 +57,9 @@ func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
 	if list, _, _ := runCmd(t, "staff", "list", "--data", data); strings.Count(list, "staff") != 1 {
 		t.Fatalf("refused bookings were stored: %q", list)
 	}
+	if out, _, err := runCmd(t, "staff", "move", ref, "--data", data, "--by", "ann"); err != nil || out != ref+" is moved\n" {
+		t.Fatalf("staff move = %q, %v", out, err)
+	}
 }
 
 // TestStaffConfirmOfAUSPHoldIsRefused: a platform's hold is not awaiting
