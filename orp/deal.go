@@ -21,10 +21,12 @@ const (
 	stateDeclined  = "declined"
 	stateExpired   = "expired"
 	stateRevoked   = "revoked"
+	stateDisputed  = "disputed"
 
 	obPending  = "pending"
 	obClaimed  = "claimed"
 	obVerified = "verified"
+	obFailed   = "failed"
 	obRevoked  = "revoked"
 	obWaived   = "waived"
 )
@@ -91,7 +93,19 @@ type dealRecord struct {
 	OutcomeTo   *time.Time            `json:"outcome_to,omitempty"`
 	FinalSent   bool                  `json:"final_sent,omitempty"`
 	Chain       map[string]chainState `json:"chain,omitempty"`
-	Created     time.Time             `json:"created"`
+	// Pending is an amendment of an active deal that is not yet in force.
+	Pending *amendment `json:"pending,omitempty"`
+	// Disputes are the ids of the open disputes (§15.2).
+	Disputes []openDispute `json:"disputes,omitempty"`
+	// ObRevokeAt holds revokes of one obligation with a later effective.
+	ObRevokeAt map[string]time.Time `json:"ob_revoke_at,omitempty"`
+	// Re is the request this deal's directed offer answered.
+	Re string `json:"re,omitempty"`
+	// PaidFor names the pay obligations per deal or per placement whose
+	// payout was recorded, as "pay/source" (source: "deal" or the
+	// placement's obligation id).
+	PaidFor     map[string]bool `json:"paid_for,omitempty"`
+	Created     time.Time `json:"created"`
 	Updated     time.Time             `json:"updated"`
 }
 
@@ -107,6 +121,10 @@ func (d *dealRecord) hasParty(id string) bool { return d.Offerer == id || d.Acce
 func (d *dealRecord) ended() bool {
 	return slices.Contains([]string{stateCompleted, stateDeclined, stateExpired, stateRevoked}, d.State)
 }
+
+// running reports a deal whose obligations and tracking run: active, or
+// disputed, which is active with a dispute open.
+func (d *dealRecord) running() bool { return d.State == stateActive || d.State == stateDisputed }
 
 func (d *dealRecord) chain(opaque, hash string, used bool) {
 	if d.Chain == nil {
@@ -143,6 +161,9 @@ type obligation struct {
 	ID      string `json:"id"`
 	By      string `json:"by"`
 	Action  string `json:"action"`
+	Due     string `json:"due"`
+	After   string `json:"after"`
+	Keep    string `json:"keep"`
 	Content *struct {
 		Link   bool   `json:"link"`
 		Code   bool   `json:"code"`
@@ -202,6 +223,14 @@ func (h *Host) dispatch(ctx context.Context, o *op) error {
 		return h.execute(o)
 	case "revoke":
 		return h.revoke(ctx, o)
+	case "counter":
+		return h.counter(ctx, o)
+	case "dispute":
+		return h.dispute(ctx, o)
+	case "payout":
+		return h.payoutAnswer(ctx, o)
+	case "reputation":
+		return h.reputation(ctx, o)
 	}
 	return refuse(UnsupportedType, "This host does not handle "+o.env.Type+" messages yet; see capabilities.messages in its discovery document.")
 }
@@ -241,7 +270,9 @@ type escalation struct {
 	Target string `json:"target"` // "deal", "execute", "offer" or "space"
 	Key    string `json:"key"`
 	// Obligation is the obligation an execute escalation holds.
-	Obligation string    `json:"obligation,omitempty"`
+	Obligation string `json:"obligation,omitempty"`
+	// Ref is the rail reference a held settle step records once approved.
+	Ref        string    `json:"ref,omitempty"`
 	TermsHash  string    `json:"terms_hash,omitempty"`
 	Reasons    []string  `json:"reasons"`
 	Since      time.Time `json:"since"`
@@ -399,8 +430,17 @@ func (o *op) activate(d *dealRecord) map[string]*linkRecord {
 	d.OutcomeTo = &now
 	links := map[string]*linkRecord{}
 	for _, ob := range parseTerms(d.Terms).Obligations {
+		o.mint(d, ob, links)
+	}
+	return links
+}
+
+// mint creates the tracking entry of one obligation whose content asks
+// for a link or a code, and none for a direct link (T11).
+func (o *op) mint(d *dealRecord, ob obligation, links map[string]*linkRecord) {
+	{
 		if ob.Content == nil || ob.Content.Direct || !(ob.Content.Link || ob.Content.Code) || ob.Destination == "" {
-			continue
+			return
 		}
 		l := &linkRecord{
 			Token: o.h.randomString(12, alphabet), Deal: d.ID, Obligation: ob.ID, Destination: ob.Destination,
@@ -417,7 +457,6 @@ func (o *op) activate(d *dealRecord) map[string]*linkRecord {
 		d.Tracking = append(d.Tracking, trackRef{Obligation: ob.ID, Token: l.Token, Code: l.Code})
 		o.writes = append(o.writes, create(kindLink, l.Token, l, o.now))
 	}
-	return links
 }
 
 // accept handles accept of a standing offer (body.offer) or of a deal's
@@ -436,6 +475,9 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 	}
 	var d *dealRecord
 	isNew := false
+	if o.deal != nil && o.deal.State == stateActive && o.deal.Pending != nil {
+		return h.acceptAmendment(ctx, o, mode, b.TermsHash)
+	}
 	if o.deal != nil {
 		d = o.deal
 		if d.State != stateProposed {
@@ -554,6 +596,11 @@ func (h *Host) execute(o *op) error {
 	if ob.State != obPending {
 		return refuse(StateConflict, "The obligation is not pending.")
 	}
+	for _, t := range parseTerms(d.Terms).Obligations {
+		if t.ID == b.Obligation && !d.afterDone(t) {
+			return refuse(StateConflict, "This obligation is due only once obligation "+t.After+" is verified.")
+		}
+	}
 	if mode == "ask" {
 		if d.Waiting != nil {
 			return refuse(StateConflict, "Another step of this deal is waiting for approval.")
@@ -632,7 +679,15 @@ func (h *Host) revoke(ctx context.Context, o *op) error {
 		if ob.State == obRevoked || ob.State == obVerified || ob.State == obWaived {
 			return refuse(StateConflict, "The obligation can no longer be revoked.")
 		}
-		ob.State = obRevoked
+		if at.After(o.now) {
+			// The sweep revokes it at effective; until then it runs.
+			if d.ObRevokeAt == nil {
+				d.ObRevokeAt = map[string]time.Time{}
+			}
+			d.ObRevokeAt[b.Obligation] = at
+		} else {
+			ob.State = obRevoked
+		}
 		if err := o.plainLinks(ctx, d, b.Obligation, at); err != nil {
 			return err
 		}

@@ -42,6 +42,7 @@ type hostMessage struct {
 	Deal string `json:"deal,omitempty"`
 	Re   string `json:"re,omitempty"`
 	Body any    `json:"body"`
+	Sig  string `json:"sig,omitempty"`
 }
 
 // coreTypes are the 19 types of §9.
@@ -51,7 +52,8 @@ var coreTypes = []string{"hello", "discover", "results", "space", "request", "of
 // Messages lists the types of capabilities.messages: those the host
 // handles and those it sends.
 func Messages() []string {
-	return []string{"hello", "discover", "results", "space", "request", "offer", "accept", "decline", "deal", "execute", "receipt", "outcome", "revoke", "error"}
+	return []string{"hello", "discover", "results", "space", "request", "offer", "counter", "accept", "decline", "deal", "execute", "receipt",
+		"outcome", "payout", "revoke", "dispute", "reputation", "error"}
 }
 
 // signedTypes must be signed once a party registered a key (E9).
@@ -356,6 +358,26 @@ func (o *op) message(typ, to, deal string, body any) []byte {
 		m.Re = o.env.ID
 	}
 	return mustJSON(m)
+}
+
+// signed builds a host message to one party and signs it with the
+// host's Signer when it has one (§18).
+func (o *op) signed(typ, to, deal string, body any) ([]byte, error) {
+	raw := o.message(typ, to, deal, body)
+	if o.h.opts.Signer == nil {
+		return raw, nil
+	}
+	var m hostMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	m.Body = json.RawMessage(mustJSON(body))
+	sig, err := o.h.opts.Signer.SignMessage(raw)
+	if err != nil {
+		return nil, fmt.Errorf("sign %s: %w", typ, err)
+	}
+	m.Sig = sig
+	return mustJSON(m), nil
 }
 
 // errorReply renders a refusal as an ORP error message (§16) and logs an

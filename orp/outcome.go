@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -143,7 +144,30 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		changed, endedNow = true, true
 		counted.Revoked++
 	}
-	if d.State == stateActive {
+	if d.running() {
+		obChanged, err := o.sweepObligations(d)
+		if err != nil {
+			return err
+		}
+		changed = changed || obChanged
+		if obChanged {
+			h.maybeComplete(o, d)
+			endedNow = endedNow || d.ended()
+		}
+	}
+	if d.Activated != nil {
+		before := len(d.PaidFor)
+		if err := o.payDue(ctx, d); err != nil {
+			return err
+		}
+		payChanged, err := o.sweepPayouts(ctx, d)
+		if err != nil {
+			return err
+		}
+		changed = changed || payChanged || len(d.PaidFor) != before
+		endedNow = endedNow || payChanged && d.ended()
+	}
+	if d.running() {
 		// Catch up a verification the click writer could not apply.
 		for _, t := range d.Tracking {
 			var st linkStat
@@ -164,9 +188,12 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 			from = *d.OutcomeTo
 		}
 		final := d.ended() && !d.FinalSent
-		if final || d.State == stateActive && !now.Before(from.Add(outcomeEvery)) {
+		if final || d.running() && !now.Before(from.Add(outcomeEvery)) {
 			body, err := h.outcome(ctx, d, from, now, final)
 			if err != nil {
+				return err
+			}
+			if err := o.payClicks(ctx, d, body); err != nil {
 				return err
 			}
 			for _, party := range []string{d.Offerer, d.Acceptor} {
@@ -197,6 +224,61 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 	res.Outcomes += counted.Outcomes
 	res.Expired += counted.Expired
 	res.Revoked += counted.Revoked
+	return nil
+}
+
+// clickEarnings is what pay per click yields for human clicks on the
+// payee's tracked obligation, within its cap; nil without such pay.
+func clickEarnings(d *dealRecord, obligation string, human int) *Money {
+	for _, p := range d.payTerms() {
+		if p.per != "click" || p.amount == nil || obligor(d, obligation) != p.payee {
+			continue
+		}
+		m := Money{AmountMinor: clampMinor(new(big.Int).Mul(big.NewInt(int64(human)), big.NewInt(p.amount.AmountMinor))), Currency: p.amount.Currency}
+		if p.cap != nil && p.cap.Currency == m.Currency && m.AmountMinor > p.cap.AmountMinor {
+			m.AmountMinor = p.cap.AmountMinor
+		}
+		return &m
+	}
+	return nil
+}
+
+// payClicks records what pay per click owes for one outcome period: the
+// human clicks on the payee's tracked links, at the amount per click,
+// within what the cap leaves (basis link, S2). Clicks on a direct link
+// are never counted, so they never earn (T11).
+func (o *op) payClicks(ctx context.Context, d *dealRecord, body outcomeBody) error {
+	for _, p := range d.payTerms() {
+		if p.per != "click" || p.amount == nil {
+			continue
+		}
+		human := 0
+		var depends []string
+		for _, row := range body.Rows {
+			if obligor(d, row.Obligation) == p.payee {
+				human += row.Clicks.Human
+				depends = append(depends, row.Obligation)
+			}
+		}
+		if human == 0 {
+			continue
+		}
+		payouts, err := o.h.dealPayouts(ctx, d.ID)
+		if err != nil {
+			return err
+		}
+		amount := Money{AmountMinor: clampMinor(new(big.Int).Mul(big.NewInt(int64(human)), big.NewInt(p.amount.AmountMinor))), Currency: p.amount.Currency}
+		amount = capped(amount, remaining(p, payouts))
+		if amount.AmountMinor == 0 {
+			continue
+		}
+		r := o.newPayout(d, p, amount, "link", depends)
+		pr := body.Period
+		r.Period = &pr
+		if err := o.addPayout(r); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -246,6 +328,9 @@ func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, f
 			// Refunds beyond sales owe nothing back here.
 			rev := Money{AmountMinor: max(clampMinor(conv.revenue), 0), Currency: conv.currency}
 			row.Revenue, row.Earned = &rev, earned(d, conv)
+		}
+		if e := clickEarnings(d, t.Obligation, row.Clicks.Human); e != nil {
+			row.Earned = e
 		}
 		body.Rows = append(body.Rows, row)
 	}

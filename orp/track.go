@@ -490,6 +490,7 @@ type receiptBody struct {
 	At         string         `json:"at"`
 	URL        string         `json:"url,omitempty"`
 	Found      map[string]any `json:"found,omitempty"`
+	Note       string         `json:"note,omitempty"`
 }
 
 // verifyByLink marks a place obligation verified by its link's human
@@ -506,7 +507,7 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 			return err
 		}
 		ob := d.obligation(l.Obligation)
-		if ob == nil || ob.State != obPending && ob.State != obClaimed || d.State != stateActive {
+		if ob == nil || ob.State != obPending && ob.State != obClaimed || !d.running() {
 			return nil
 		}
 		o := &op{h: h, now: h.clock.Now()}
@@ -524,6 +525,10 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 			o.deliver(party, msg)
 		}
 		ob.State, ob.Receipt = obVerified, rid
+		o.repEvent(d, l.Obligation, repVerified, "link")
+		if err := o.payDue(ctx, d); err != nil {
+			return err
+		}
 		h.maybeComplete(o, d)
 		o.saveDeal(d, r, false)
 		if err := o.publish(ctx, d, nil); err != nil {
@@ -534,11 +539,15 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 }
 
 // maybeComplete completes a deal whose obligations are all verified or
-// waived, when no pay keeps it running (§12); its links turn plain (T8).
+// waived, when no pay per click or conversion keeps it running (§12): pay
+// per deal or placement is verified once its payouts are paid. Its links
+// turn plain (T8).
 func (h *Host) maybeComplete(o *op, d *dealRecord) {
-	t := parseTerms(d.Terms)
-	for _, ob := range t.Obligations {
-		if ob.Action == "pay" || ob.Action == "credit" {
+	if d.State != stateActive {
+		return
+	}
+	for _, p := range d.payTerms() {
+		if p.per == "click" || p.per == "conversion" {
 			return
 		}
 	}
@@ -548,5 +557,6 @@ func (h *Host) maybeComplete(o *op, d *dealRecord) {
 		}
 	}
 	endDeal(d, stateCompleted, o.now)
+	o.repCompletedDeal(d)
 	o.plainLinks(context.Background(), d, "", o.now)
 }
