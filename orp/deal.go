@@ -104,9 +104,9 @@ type dealRecord struct {
 	// PaidFor names the pay obligations per deal or per placement whose
 	// payout was recorded, as "pay/source" (source: "deal" or the
 	// placement's obligation id).
-	PaidFor     map[string]bool `json:"paid_for,omitempty"`
-	Created     time.Time `json:"created"`
-	Updated     time.Time             `json:"updated"`
+	PaidFor map[string]bool `json:"paid_for,omitempty"`
+	Created time.Time       `json:"created"`
+	Updated time.Time       `json:"updated"`
 }
 
 // trackRef names a link record from the deal.
@@ -272,12 +272,12 @@ type escalation struct {
 	// Obligation is the obligation an execute escalation holds.
 	Obligation string `json:"obligation,omitempty"`
 	// Ref is the rail reference a held settle step records once approved.
-	Ref        string    `json:"ref,omitempty"`
-	TermsHash  string    `json:"terms_hash,omitempty"`
-	Reasons    []string  `json:"reasons"`
-	Since      time.Time `json:"since"`
-	Expires    time.Time `json:"expires"`
-	Done       bool      `json:"done,omitempty"`
+	Ref       string    `json:"ref,omitempty"`
+	TermsHash string    `json:"terms_hash,omitempty"`
+	Reasons   []string  `json:"reasons"`
+	Since     time.Time `json:"since"`
+	Expires   time.Time `json:"expires"`
+	Done      bool      `json:"done,omitempty"`
 }
 
 func (h *Host) approvalURL(esc string) string { return h.url("/approve/" + esc) }

@@ -197,8 +197,8 @@ type spaceRecord struct {
 	Owner    string          `json:"owner"`
 	Space    json.RawMessage `json:"space"`
 	Verified []verification  `json:"verified,omitempty"`
-	Status  string          `json:"status"`
-	Waiting *listingWaiting `json:"waiting,omitempty"`
+	Status   string          `json:"status"`
+	Waiting  *listingWaiting `json:"waiting,omitempty"`
 }
 
 type spaceBody struct {
