@@ -51,11 +51,13 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		Name: name, Description: m.Config.ORP.Description,
 		TermsURL: origin + "/terms", PrivacyURL: privacy, Levels: orpLevels,
 		// routes serves the MCP binding at /orp/mcp whenever ORP is on.
-		MCP:            true,
-		ClickPerMinute: m.Config.ORP.ClicksPerMinute,
-		Sites:          m.ownerSites(origin),
-		BlockedDomains: m.Config.ORP.BlockedDomains,
-		MaxReport:      m.Config.ORP.MaxReportMinor,
+		MCP:             true,
+		ClickPerMinute:  m.Config.ORP.ClicksPerMinute,
+		Sites:           m.ownerSites(origin),
+		BlockedDomains:  m.Config.ORP.BlockedDomains,
+		MaxReport:       m.Config.ORP.MaxReportMinor,
+		ProviderSecrets: map[string]string{"stripe": m.Config.ORP.StripeWebhookSecret},
+		ResolverToken:   m.Config.ORP.ResolverToken,
 	})
 }
 
