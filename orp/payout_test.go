@@ -1,0 +1,127 @@
+package orp_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"frontdesk/orp"
+)
+
+// TestAffiliateOfferToPaidThenRefund runs a whole affiliate deal: offer,
+// accept, a human click, a signed provider sale carrying the click id, a
+// payout held for the default P30D, payable after the hold, sent by the
+// payer's held settle step, confirmed by the payee, then a provider
+// refund that reverses it (§14, S1-S5, P5). The outcome rows carry the
+// money and nothing that names a person.
+func TestAffiliateOfferToPaidThenRefund(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		maker, pub := e.autoParty(), e.autoParty()
+		e.setStep(maker, "settle", "ask")
+		deal, active := e.directDeal(maker, pub, affiliateTerms)
+		via := viaOf(t, e.click(linkOf(active, "place"), map[string]string{"User-Agent": browser}, ""))
+		e.host.Flush(ctx)
+
+		// A bad signature, a stale one and an unknown provider change nothing.
+		sale := map[string]any{"id": "cs_test_1", "object": "checkout.session", "amount_total": 10000, "currency": "eur",
+			"client_reference_id": via, "payment_intent": "pi_test_1"}
+		b, _ := json.Marshal(map[string]any{"id": "evt_sale_1", "type": "checkout.session.completed", "data": map[string]any{"object": sale}})
+		for name, c := range map[string]struct {
+			sig  string
+			code orp.Code
+		}{
+			"wrong secret": {orp.StripeSignature(b, "whsec_other", e.clock.Now()), orp.BadSignature},
+			"outside the replay window": {orp.StripeSignature(b, testWebhookSecret, e.clock.Now().Add(-6*time.Minute)), orp.Stale},
+			"no signature":              {"", orp.Unauthorized},
+		} {
+			if _, err := e.host.ProviderEvent(ctx, "stripe", c.sig, b); orp.AsError(err).Code != c.code {
+				t.Fatalf("%s: %v, want %s", name, err, c.code)
+			}
+		}
+		if len(e.payouts(deal)) != 0 {
+			t.Fatal("a refused event recorded a payout")
+		}
+
+		res := e.stripe("evt_sale_1", "checkout.session.completed", sale)
+		if !res.Applied || !res.Counted || res.Deal != deal {
+			t.Fatalf("sale = %+v", res)
+		}
+		// The same event again, and the same purchase's payment intent
+		// event, count nothing more.
+		if again := e.stripe("evt_sale_1", "checkout.session.completed", sale); !again.Counted {
+			t.Fatalf("repeat = %+v, want the first answer", again)
+		}
+		pi := map[string]any{"id": "pi_test_1", "object": "payment_intent", "amount_received": 10000, "currency": "eur", "metadata": map[string]any{"orp_click": via}}
+		if dup := e.stripe("evt_pi_1", "payment_intent.succeeded", pi); dup.Counted {
+			t.Fatalf("second event of one purchase = %+v, want not counted", dup)
+		}
+		ps := e.payouts(deal)
+		if len(ps) != 1 || ps[0].State != "held" || ps[0].Amount != (orp.Money{AmountMinor: 3000, Currency: "EUR"}) || ps[0].Basis != "provider" ||
+			!ps[0].HoldUntil.Equal(e.clock.Now().Add(days(30))) || ps[0].Payee != pub.id || ps[0].Payer != maker.id {
+			t.Fatalf("payouts = %+v, want one held 30.00 EUR for 30 days", ps)
+		}
+		po := ps[0].ID
+		if got := e.lastPayout(pub, po); got["state"] != "held" || got["hold_until"] != "2026-11-20T09:00:00Z" || got["rail"] != "stripe" {
+			t.Fatalf("payee's payout = %v", got)
+		}
+
+		e.clock.Advance(days(7))
+		e.sweep()
+		row := e.outcomeRow(pub)
+		money, _ := json.Marshal(map[string]any{"conversions": row["conversions"], "refunds": row["refunds"], "revenue": row["revenue"], "earned": row["earned"]})
+		if want := `{"conversions":1,"earned":{"amount_minor":3000,"currency":"EUR"},"refunds":0,"revenue":{"amount_minor":10000,"currency":"EUR"}}`; string(money) != want {
+			t.Fatalf("outcome = %s, want %s", money, want)
+		}
+		for _, m := range append(e.messages(pub, "outcome"), e.messages(maker, "outcome")...) {
+			raw, _ := json.Marshal(m)
+			noPersonalData(t, raw, via)
+		}
+
+		// Not payable before the hold ends; the payer cannot send early.
+		if r, m := e.send(maker, e.msg(maker, "payout", map[string]any{"deal": deal}, map[string]any{"payout": po, "answer": "sent", "ref": "tr_1"})); errCode(m) != "state_conflict" {
+			t.Fatalf("sent inside the hold = %d %v", r.Status, m)
+		}
+		e.clock.Advance(days(23))
+		e.sweep()
+		if got := e.lastPayout(pub, po); got["state"] != "payable" {
+			t.Fatalf("after the hold = %v, want payable", got)
+		}
+		// The payee cannot say it was sent; the payer's settle step asks.
+		if _, m := e.send(pub, e.msg(pub, "payout", map[string]any{"deal": deal}, map[string]any{"payout": po, "answer": "sent"})); errCode(m) != "forbidden" {
+			t.Fatalf("payee sent = %v", m)
+		}
+		r, m := e.send(maker, e.msg(maker, "payout", map[string]any{"deal": deal}, map[string]any{"payout": po, "answer": "sent", "ref": "tr_1"}))
+		if r.Status != 200 || body(m)["state"] != "payable" {
+			t.Fatalf("held settle = %d %v", r.Status, m)
+		}
+		w := e.snapshot(maker, deal)["waiting"].(map[string]any)
+		if w["step"] != "settle" {
+			t.Fatalf("waiting = %v", w)
+		}
+		e.approve(maker, w["url"].(string))
+		if got := e.lastPayout(pub, po); got["state"] != "sent" || got["ref"] != "tr_1" {
+			t.Fatalf("after the settle approval = %v, want sent with the rail's ref", got)
+		}
+		if _, m := e.send(pub, e.msg(pub, "payout", map[string]any{"deal": deal}, map[string]any{"payout": po, "answer": "confirm"})); body(m)["state"] != "paid" {
+			t.Fatalf("confirm = %v", m)
+		}
+
+		// A refund of the sale reverses its payout, paid or not (P5).
+		refund := map[string]any{"id": "ch_test_1", "object": "charge", "amount": 10000, "amount_refunded": 10000, "currency": "eur", "payment_intent": "pi_test_1"}
+		if res := e.stripe("evt_refund_1", "charge.refunded", refund); !res.Applied || !res.Counted {
+			t.Fatalf("refund = %+v", res)
+		}
+		if got := e.lastPayout(pub, po); got["state"] != "reversed" {
+			t.Fatalf("after the refund = %v, want reversed", got)
+		}
+		e.clock.Advance(days(7))
+		e.sweep()
+		row = e.outcomeRow(pub)
+		money, _ = json.Marshal(map[string]any{"conversions": row["conversions"], "refunds": row["refunds"], "revenue": row["revenue"], "earned": row["earned"]})
+		if want := `{"conversions":0,"earned":{"amount_minor":0,"currency":"EUR"},"refunds":1,"revenue":{"amount_minor":0,"currency":"EUR"}}`; string(money) != want {
+			t.Fatalf("outcome after the refund = %s, want %s", money, want)
+		}
+	})
+}
