@@ -118,7 +118,11 @@ func ComputeReputation(events []RepEvent, standing func(counterparty string) *in
 		var base float64
 		switch e.Kind {
 		case repVerified:
-			base = methodWeight[e.Method]
+			w, ok := methodWeight[e.Method]
+			if !ok || e.Method == "attestation" {
+				continue // attestation receipts are no input (P3)
+			}
+			base = w
 		case repFailed:
 			base = 1
 		case repLost:
