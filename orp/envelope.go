@@ -91,9 +91,12 @@ type op struct {
 	// show yet: snapshots read them from here.
 	links  map[string]*linkRecord
 	outbox []delivery // inbox messages, placed at commit
-	status int
-	reply  []byte
-	after  []func()
+	// payouts are payout records changed in this op, by key, which the
+	// store does not show yet.
+	payouts map[string]*payoutRecord
+	status  int
+	reply   []byte
+	after   []func()
 }
 
 // Send applies one message from the holder of token, sent from network
@@ -184,7 +187,7 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	var reply Reply
 	err = h.retry(ctx, func() error {
 		// After a lost race, everything is read and decided again.
-		o.writes, o.after, o.deal, o.links, o.outbox = nil, nil, nil, nil, nil
+		o.writes, o.after, o.deal, o.links, o.outbox, o.payouts = nil, nil, nil, nil, nil, nil
 		var err error
 		reply, err = h.attempt(ctx, o)
 		return err

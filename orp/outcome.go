@@ -263,7 +263,7 @@ func (o *op) payClicks(ctx context.Context, d *dealRecord, body outcomeBody) err
 		if human == 0 {
 			continue
 		}
-		payouts, err := o.h.dealPayouts(ctx, d.ID)
+		payouts, err := o.opPayouts(ctx, d.ID)
 		if err != nil {
 			return err
 		}

@@ -160,11 +160,36 @@ func (o *op) addPayout(p *payoutRecord) error {
 	return o.notifyPayout(p)
 }
 
-// setPayout moves a stored payout to state and tells both parties.
+// setPayout moves a stored payout to state and tells both parties. A
+// payout changes at most once in one op: later reads in the op see the
+// change (see opPayouts).
 func (o *op) setPayout(s storedPayout, state string) error {
+	key := payoutKey(s.p.Deal, s.p.ID)
+	if o.payouts[key] != nil {
+		return nil
+	}
 	s.p.State, s.p.At = state, o.now
 	o.writes = append(o.writes, swap(s.rec, s.p, o.now))
+	if o.payouts == nil {
+		o.payouts = map[string]*payoutRecord{}
+	}
+	o.payouts[key] = s.p
 	return o.notifyPayout(s.p)
+}
+
+// opPayouts lists a deal's payouts as this op sees them: stored, with
+// the op's own changes over them; a changed payout is not changed again.
+func (o *op) opPayouts(ctx context.Context, deal string) ([]storedPayout, error) {
+	ps, err := o.h.dealPayouts(ctx, deal)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ps {
+		if p := o.payouts[payoutKey(deal, ps[i].p.ID)]; p != nil {
+			ps[i].p = p
+		}
+	}
+	return ps, nil
 }
 
 // payTerms is one pay obligation with what payouts need of it.
@@ -330,7 +355,7 @@ func (o *op) payDue(ctx context.Context, d *dealRecord) error {
 			}
 			if !loaded {
 				var err error
-				if payouts, err = o.h.dealPayouts(ctx, d.ID); err != nil {
+				if payouts, err = o.opPayouts(ctx, d.ID); err != nil {
 					return err
 				}
 				loaded = true
@@ -368,7 +393,7 @@ func (d *dealRecord) disputedAny(obligations []string) bool {
 // obligations have no open dispute (S1, §15.2), and marks pay per deal or
 // per placement verified once everything it owes is paid.
 func (o *op) sweepPayouts(ctx context.Context, d *dealRecord) (bool, error) {
-	payouts, err := o.h.dealPayouts(ctx, d.ID)
+	payouts, err := o.opPayouts(ctx, d.ID)
 	if err != nil || len(payouts) == 0 {
 		return false, err
 	}
@@ -491,20 +516,16 @@ func (h *Host) payoutAnswer(ctx context.Context, o *op) error {
 		if p.State != payoutPayable && p.State != payoutSent {
 			return refuse(StateConflict, "The payout is not payable or sent.")
 		}
-		if err := o.answered(d, s, payoutPaid); err != nil {
+		if err := o.setPayout(s, payoutPaid); err != nil {
 			return err
 		}
-		payouts, err := h.dealPayouts(ctx, d.ID)
+		payouts, err := o.opPayouts(ctx, d.ID)
 		if err != nil {
 			return err
 		}
-		for i := range payouts {
-			if payouts[i].p.ID == p.ID {
-				payouts[i].p = &p
-			}
-		}
-		if o.settlePay(d, payouts) {
-			o.saveDeal(d, o.dealR, false)
+		settled := o.settlePay(d, payouts)
+		o.saveDeal(d, o.dealR, false)
+		if settled {
 			return o.publishKeepReply(ctx, d)
 		}
 		return nil
@@ -576,7 +597,7 @@ func dealOfKey(key string) string {
 // holdFor puts the payable payouts that depend on an obligation back on
 // hold while a dispute on it is open (§15.2).
 func (o *op) holdFor(ctx context.Context, d *dealRecord, obligation string) error {
-	payouts, err := o.h.dealPayouts(ctx, d.ID)
+	payouts, err := o.opPayouts(ctx, d.ID)
 	if err != nil {
 		return err
 	}
@@ -593,7 +614,7 @@ func (o *op) holdFor(ctx context.Context, d *dealRecord, obligation string) erro
 // reverseFor reverses the payouts that depend on an obligation, after a
 // dispute on it was upheld.
 func (o *op) reverseFor(ctx context.Context, d *dealRecord, obligation string) error {
-	payouts, err := o.h.dealPayouts(ctx, d.ID)
+	payouts, err := o.opPayouts(ctx, d.ID)
 	if err != nil {
 		return err
 	}

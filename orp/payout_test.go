@@ -32,7 +32,7 @@ func TestAffiliateOfferToPaidThenRefund(t *testing.T) {
 			sig  string
 			code orp.Code
 		}{
-			"wrong secret": {orp.StripeSignature(b, "whsec_other", e.clock.Now()), orp.BadSignature},
+			"wrong secret":              {orp.StripeSignature(b, "whsec_other", e.clock.Now()), orp.BadSignature},
 			"outside the replay window": {orp.StripeSignature(b, testWebhookSecret, e.clock.Now().Add(-6*time.Minute)), orp.Stale},
 			"no signature":              {"", orp.Unauthorized},
 		} {

@@ -258,14 +258,9 @@ func (h *Host) providerPayout(ctx context.Context, provider, event string, obj s
 			if err != nil {
 				return err
 			}
-			payouts, err := h.dealPayouts(ctx, deal)
+			payouts, err := o.opPayouts(ctx, deal)
 			if err != nil {
 				return err
-			}
-			for i := range payouts {
-				if payouts[i].p.ID == p.ID {
-					payouts[i].p = &p
-				}
 			}
 			if o.settlePay(d, payouts) {
 				o.saveDeal(d, dr, false)

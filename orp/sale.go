@@ -61,7 +61,7 @@ func (o *op) payConversion(ctx context.Context, basis string, reporter *Party, c
 	if p == nil || !res.Counted || basis == basisAttestation && !p.attests {
 		return o.keepSale(at, c, "")
 	}
-	payouts, err := o.h.dealPayouts(ctx, d.ID)
+	payouts, err := o.opPayouts(ctx, d.ID)
 	if err != nil {
 		return err
 	}
