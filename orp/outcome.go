@@ -110,7 +110,7 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 	}
 	now := h.clock.Now()
 	o := &op{h: h, now: now}
-	changed, endedNow := false, false
+	changed, endedNow, republish := false, false, false
 	var counted SweepResult
 	switch {
 	case d.State == stateAwaiting && d.Waiting != nil:
@@ -153,6 +153,7 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		if obChanged {
 			h.maybeComplete(o, d)
 			endedNow = endedNow || d.ended()
+			republish = true
 		}
 	}
 	if d.Activated != nil {
@@ -213,6 +214,8 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		if err := o.plainLinks(ctx, d, "", now); err != nil {
 			return err
 		}
+	}
+	if endedNow || republish {
 		if err := o.publish(ctx, d, nil); err != nil {
 			return err
 		}
