@@ -205,7 +205,6 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 type attributed struct {
 	conv    conversionRecord
 	token   string
-	deal    *dealRecord
 	sale    *saleRecord // the stored sale this event names, if any
 	saleKey string
 	saleRec store.Record
