@@ -194,17 +194,19 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 			if err != nil {
 				return err
 			}
-			if err := o.payClicks(ctx, d, body); err != nil {
-				return err
+			if final || !identifiesOne(body) {
+				if err := o.payClicks(ctx, d, body); err != nil {
+					return err
+				}
+				for _, party := range []string{d.Offerer, d.Acceptor} {
+					o.deliver(party, o.message("outcome", party, d.ID, body))
+					counted.Outcomes++
+				}
+				to := now
+				d.OutcomeTo = &to
+				d.FinalSent = d.FinalSent || final
+				changed = true
 			}
-			for _, party := range []string{d.Offerer, d.Acceptor} {
-				o.deliver(party, o.message("outcome", party, d.ID, body))
-				counted.Outcomes++
-			}
-			to := now
-			d.OutcomeTo = &to
-			d.FinalSent = d.FinalSent || final
-			changed = true
 		}
 	}
 	if !changed {
@@ -228,6 +230,24 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 	res.Expired += counted.Expired
 	res.Revoked += counted.Revoked
 	return nil
+}
+
+// identifiesOne reports an outcome whose money would describe one
+// person's purchase: a row with a single sale, refund or reported
+// conversion in the period. Such an outcome is delayed until the period
+// holds more events, or the deal ends (§14.1); the next one covers the
+// whole time since the last outcome sent.
+func identifiesOne(b outcomeBody) bool {
+	for _, r := range b.Rows {
+		events := r.Conversions + r.Refunds
+		if events == 0 {
+			events = r.AttestedConversions
+		}
+		if events == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // clickEarnings is what pay per click yields for human clicks on the

@@ -3,6 +3,7 @@ package orp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,10 +58,16 @@ func TestAffiliateOfferToPaidThenRefund(t *testing.T) {
 		if dup := e.stripe("evt_pi_1", "payment_intent.succeeded", pi); dup.Counted {
 			t.Fatalf("second event of one purchase = %+v, want not counted", dup)
 		}
+		// A second purchase through a second click; an outcome with a single
+		// sale would describe one buyer, and waits (§14.1).
+		e.clock.Advance(6 * time.Second)
+		via2 := viaOf(t, e.click(linkOf(active, "place"), map[string]string{"User-Agent": browser}, ""))
+		e.host.Flush(ctx)
+		e.stripe("evt_sale_2", "charge.succeeded", map[string]any{"id": "ch_test_2", "amount": 6000, "currency": "eur", "payment_intent": "pi_test_2", "metadata": map[string]any{"orp_click": via2}})
 		ps := e.payouts(deal)
-		if len(ps) != 1 || ps[0].State != "held" || ps[0].Amount != (orp.Money{AmountMinor: 3000, Currency: "EUR"}) || ps[0].Basis != "provider" ||
-			!ps[0].HoldUntil.Equal(e.clock.Now().Add(days(30))) || ps[0].Payee != pub.id || ps[0].Payer != maker.id {
-			t.Fatalf("payouts = %+v, want one held 30.00 EUR for 30 days", ps)
+		if len(ps) != 2 || ps[1].Amount.AmountMinor != 1800 || ps[0].State != "held" || ps[0].Amount != (orp.Money{AmountMinor: 3000, Currency: "EUR"}) || ps[0].Basis != "provider" ||
+			!ps[0].HoldUntil.Equal(t0.Add(days(30))) || ps[0].Payee != pub.id || ps[0].Payer != maker.id {
+			t.Fatalf("payouts = %+v, want 30.00 and 18.00 EUR held for 30 days", ps)
 		}
 		po := ps[0].ID
 		if got := e.lastPayout(pub, po); got["state"] != "held" || got["hold_until"] != "2026-11-20T09:00:00Z" || got["rail"] != "stripe" {
@@ -71,12 +78,12 @@ func TestAffiliateOfferToPaidThenRefund(t *testing.T) {
 		e.sweep()
 		row := e.outcomeRow(pub)
 		money, _ := json.Marshal(map[string]any{"conversions": row["conversions"], "refunds": row["refunds"], "revenue": row["revenue"], "earned": row["earned"]})
-		if want := `{"conversions":1,"earned":{"amount_minor":3000,"currency":"EUR"},"refunds":0,"revenue":{"amount_minor":10000,"currency":"EUR"}}`; string(money) != want {
+		if want := `{"conversions":2,"earned":{"amount_minor":4800,"currency":"EUR"},"refunds":0,"revenue":{"amount_minor":16000,"currency":"EUR"}}`; string(money) != want {
 			t.Fatalf("outcome = %s, want %s", money, want)
 		}
 		for _, m := range append(e.messages(pub, "outcome"), e.messages(maker, "outcome")...) {
 			raw, _ := json.Marshal(m)
-			noPersonalData(t, raw, via)
+			noPersonalData(t, raw, via, via2)
 		}
 
 		// Not payable before the hold ends; the payer cannot send early.
@@ -116,12 +123,46 @@ func TestAffiliateOfferToPaidThenRefund(t *testing.T) {
 		if got := e.lastPayout(pub, po); got["state"] != "reversed" {
 			t.Fatalf("after the refund = %v, want reversed", got)
 		}
-		e.clock.Advance(days(7))
-		e.sweep()
-		row = e.outcomeRow(pub)
-		money, _ = json.Marshal(map[string]any{"conversions": row["conversions"], "refunds": row["refunds"], "revenue": row["revenue"], "earned": row["earned"]})
-		if want := `{"conversions":0,"earned":{"amount_minor":0,"currency":"EUR"},"refunds":1,"revenue":{"amount_minor":0,"currency":"EUR"}}`; string(money) != want {
-			t.Fatalf("outcome after the refund = %s, want %s", money, want)
+		if ps := e.payouts(deal); ps[1].State != "payable" {
+			t.Fatalf("the other sale's payout = %s, want payable", ps[1].State)
 		}
 	})
+}
+
+// TestIdentifyingOutcomeDelayed: a period with a single sale would tell
+// both parties what one buyer paid, so its outcome waits until the
+// period holds more events; the next outcome covers the whole time
+// (§14.1). A final outcome is never held back.
+func TestIdentifyingOutcomeDelayed(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	maker, pub := e.autoParty(), e.autoParty()
+	deal, active := e.directDeal(maker, pub, affiliateTerms)
+	link := linkOf(active, "place")
+	sale := func(n int) {
+		via := viaOf(t, e.click(link, map[string]string{"User-Agent": browser}, ""))
+		e.host.Flush(ctx)
+		e.stripe(fmt.Sprintf("evt_one_%d", n), "payment_intent.succeeded", map[string]any{"id": fmt.Sprintf("pi_one_%d", n), "amount": 2500, "currency": "eur", "metadata": map[string]any{"orp_click": via}})
+		e.clock.Advance(6 * time.Second)
+	}
+	sale(1)
+	e.clock.Advance(days(7))
+	e.sweep()
+	if n := len(e.messages(pub, "outcome")); n != 0 {
+		t.Fatalf("%d outcomes describing one sale, want none yet", n)
+	}
+	sale(2)
+	e.clock.Advance(days(1))
+	e.sweep()
+	row := e.outcomeRow(pub)
+	if row["conversions"] != float64(2) || row["revenue"].(map[string]any)["amount_minor"] != float64(5000) {
+		t.Fatalf("outcome = %v, want both sales", row)
+	}
+	sale(3)
+	e.send(maker, e.msg(maker, "revoke", map[string]any{"deal": deal}, map[string]any{"scope": "deal", "reason": "owner_request"}))
+	e.sweep()
+	outs := e.messages(pub, "outcome")
+	if last := body(outs[len(outs)-1]); last["final"] != true {
+		t.Fatalf("final outcome = %v", last)
+	}
 }

@@ -129,8 +129,9 @@ func via(t *testing.T, loc string) string {
 	return v
 }
 
-// saleDeal is an affiliate deal with one human click and one signed
-// provider sale of 100.00 EUR, whose payout of 30.00 EUR is held.
+// saleDeal is an affiliate deal with signed provider sales of 100.00 and
+// 60.00 EUR on two human clicks; it returns the first sale's payout of
+// 30.00 EUR, held, and its click id.
 func (s *orpServer) saleDeal(t *testing.T) (maker, pub *orpParty, deal, payout, click string) {
 	maker, pub = s.join("{}"), s.join("{}")
 	deal, active := s.l3Deal(maker, pub, e2eTerms)
@@ -146,6 +147,13 @@ func (s *orpServer) saleDeal(t *testing.T) (maker, pub *orpParty, deal, payout, 
 	if p["state"] != "held" || p["amount"].(map[string]any)["amount_minor"] != float64(3000) {
 		t.Fatalf("payout = %v", p)
 	}
+	// A second sale of 60.00 EUR on a second click, so the outcome does
+	// not describe one buyer (§14.1).
+	s.clock.Advance(6 * time.Second)
+	_, loc = s.click("GET", trackedLink(active, "place"), map[string]string{"User-Agent": browserUA})
+	s.storedClicks(trackedLink(active, "place"))
+	s.webhook("evt_sale2_"+deal, "charge.succeeded", map[string]any{"id": "ch2_" + deal, "amount": 6000, "currency": "eur",
+		"payment_intent": "pi2_" + deal, "metadata": map[string]any{"orp_click": via(t, loc)}})
 	return maker, pub, deal, p["payout"].(string), click
 }
 
@@ -332,7 +340,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 		}
 		row := s.lastOutcome(pub)
 		money, _ := json.Marshal([]any{row["conversions"], row["revenue"], row["earned"]})
-		if string(money) != `[1,{"amount_minor":10000,"currency":"EUR"},{"amount_minor":3000,"currency":"EUR"}]` {
+		if string(money) != `[2,{"amount_minor":16000,"currency":"EUR"},{"amount_minor":4800,"currency":"EUR"}]` {
 			t.Fatalf("outcome = %s", money)
 		}
 		s.step(maker, s.msg(maker, "payout", map[string]any{"deal": deal}, map[string]any{"payout": po, "answer": "sent", "ref": "tr_l3_1"}))
