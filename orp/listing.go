@@ -319,8 +319,9 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 			Text string `json:"text"`
 		} `json:"context"`
 		Filters struct {
-			Kinds      []string `json:"kinds"`
-			Categories []string `json:"categories"`
+			Kinds         []string `json:"kinds"`
+			Categories    []string `json:"categories"`
+			MinReputation *int     `json:"min_reputation"`
 		} `json:"filters"`
 		Limit int `json:"limit"`
 	}
@@ -344,6 +345,12 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 			trust, err := h.trust(ctx, m.offer.Offerer)
 			if err != nil {
 				return err
+			}
+			if min := b.Filters.MinReputation; min != nil {
+				// An unknown reputation does not meet a minimum.
+				if rep, _ := trust["reputation"].(*int); rep == nil || *rep < *min {
+					continue
+				}
 			}
 			items = append(items, map[string]any{"offer": m.offer.listing(), "fit": m.fit,
 				"trust": trust, "checks": map[string]any{"claims": "not_checked"}})

@@ -166,3 +166,56 @@ func TestIdentifyingOutcomeDelayed(t *testing.T) {
 		t.Fatalf("final outcome = %v", last)
 	}
 }
+
+// TestPayerReportOwnMoney: the payer's own report of a sale counts in
+// the outcome's conversions, revenue and earned, and earns a payout with
+// basis attestation, only when the pay obligation lists attestation in
+// its proof; otherwise it stays apart as attested_conversions and makes
+// no money payable (P4). Go code in the process reports the same way.
+func TestPayerReportOwnMoney(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		proof   []string
+		payouts int
+		want    string
+	}{
+		{"proof lists attestation", []string{"provider", "attestation"}, 2,
+			`{"attested":2,"conversions":2,"earned":{"amount_minor":1500,"currency":"EUR"},"revenue":{"amount_minor":5000,"currency":"EUR"}}`},
+		{"proof is provider only", []string{"provider"}, 0,
+			`{"attested":2,"conversions":0,"earned":null,"revenue":null}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			ctx := context.Background()
+			maker, pub := e.autoParty(), e.autoParty()
+			terms := termsWith("Acme Notes: 30%, reported by the merchant")
+			terms["obligations"] = []any{affiliateTerms["obligations"].([]any)[0],
+				map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": 3000, "window": "P30D", "proof": c.proof}}
+			deal, active := e.directDeal(maker, pub, terms)
+			via := viaOf(t, e.click(linkOf(active, "place"), map[string]string{"User-Agent": browser}, ""))
+			e.host.Flush(ctx)
+			if res, err := e.host.ReportConversion(ctx, maker.token, []byte(`{"event":"own_1","click":"`+via+`","amount":{"amount_minor":2000,"currency":"EUR"},"sale":"order_1"}`)); err != nil || !res.Counted {
+				t.Fatalf("report = %+v, %v", res, err)
+			}
+			if res, err := e.host.PayerConversion(ctx, maker.id, orp.Conversion{Event: "own_2", Click: via, Amount: eur(3000), Sale: "order_2"}); err != nil || !res.Counted || res.Basis != "attestation" {
+				t.Fatalf("in-process report = %+v, %v", res, err)
+			}
+			ps := e.payouts(deal)
+			if len(ps) != c.payouts {
+				t.Fatalf("payouts = %+v, want %d", ps, c.payouts)
+			}
+			for _, p := range ps {
+				if p.Basis != "attestation" || p.Payer != maker.id {
+					t.Fatalf("payout = %+v", p)
+				}
+			}
+			e.clock.Advance(days(7))
+			e.sweep()
+			row := e.outcomeRow(pub)
+			got, _ := json.Marshal(map[string]any{"conversions": row["conversions"], "attested": row["attested_conversions"], "revenue": row["revenue"], "earned": row["earned"]})
+			if string(got) != c.want {
+				t.Fatalf("outcome = %s, want %s", got, c.want)
+			}
+		})
+	}
+}
