@@ -219,3 +219,73 @@ func TestPayerReportOwnMoney(t *testing.T) {
 		})
 	}
 }
+
+// TestPayoutRailAnswers: with the settle step off the payer settles
+// outside ORP and its sent is refused, the payee confirms a payable
+// payout; a payee's not_received sends a sent payout back to payable;
+// the rail's own payout.paid and payout.failed events mark payouts paid
+// or failed with the rail's reference, once per event (§14.2).
+func TestPayoutRailAnswers(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	maker, pub := e.autoParty(), e.autoParty()
+	terms := dealTerms("Four posts, paid per placement", "sponsored",
+		placeLink("p1", "acceptor", "social.post", nil), placeLink("p2", "acceptor", "social.post", nil),
+		placeLink("p3", "acceptor", "social.post", nil), placeLink("p4", "acceptor", "social.post", nil),
+		map[string]any{"id": "each", "by": "offerer", "action": "pay", "per": "placement", "amount": eurAmount(1000), "rail": "stripe"})
+	deal, active := e.directDeal(maker, pub, terms)
+	for _, ob := range []string{"p1", "p2", "p3", "p4"} {
+		e.click(linkOf(active, ob), map[string]string{"User-Agent": browser}, "")
+	}
+	e.host.Flush(ctx)
+	ps := e.payouts(deal)
+	if len(ps) != 4 {
+		t.Fatalf("payouts = %+v", ps)
+	}
+	answer := func(p *party, po, a string) map[string]any {
+		_, m := e.send(p, e.msg(p, "payout", map[string]any{"deal": deal}, map[string]any{"payout": po, "answer": a, "ref": "tr_" + po}))
+		return m
+	}
+	e.setStep(maker, "settle", "off")
+	if m := answer(maker, ps[0].ID, "sent"); errCode(m) != "step_off" {
+		t.Fatalf("sent with settle off = %v", m)
+	}
+	if m := answer(pub, ps[0].ID, "confirm"); body(m)["state"] != "paid" {
+		t.Fatalf("confirm of a payable payout = %v", m)
+	}
+	e.setStep(maker, "settle", "auto")
+	if m := answer(maker, ps[1].ID, "sent"); body(m)["state"] != "sent" {
+		t.Fatalf("sent = %v", m)
+	}
+	if m := answer(pub, ps[1].ID, "not_received"); body(m)["state"] != "payable" {
+		t.Fatalf("not_received = %v", m)
+	}
+	if m := answer(pub, ps[0].ID, "not_received"); errCode(m) != "state_conflict" {
+		t.Fatalf("not_received of a paid payout = %v", m)
+	}
+	rail := func(id, typ, po string) orp.ProviderResult {
+		return e.stripe(id, typ, map[string]any{"id": "po_rail_" + id, "object": "payout", "metadata": map[string]any{"orp_deal": deal, "orp_payout": po}})
+	}
+	if res := rail("evt_paid_1", "payout.paid", ps[2].ID); !res.Applied {
+		t.Fatalf("payout.paid = %+v", res)
+	}
+	if res := rail("evt_paid_1", "payout.paid", ps[2].ID); res.Applied {
+		t.Fatalf("the same event again = %+v, want nothing applied", res)
+	}
+	if res := rail("evt_failed_1", "payout.failed", ps[3].ID); !res.Applied {
+		t.Fatalf("payout.failed = %+v", res)
+	}
+	if res := e.stripe("evt_other", "customer.created", map[string]any{"id": "cus_1"}); res.Applied {
+		t.Fatalf("an unrelated event = %+v", res)
+	}
+	got := map[string]string{}
+	for _, p := range e.payouts(deal) {
+		got[p.ID] = p.State + " " + p.Ref
+	}
+	want := map[string]string{ps[0].ID: "paid ", ps[1].ID: "payable tr_" + ps[1].ID, ps[2].ID: "paid po_rail_evt_paid_1", ps[3].ID: "failed po_rail_evt_failed_1"}
+	for id, w := range want {
+		if got[id] != w {
+			t.Fatalf("payout states = %v, want %v", got, want)
+		}
+	}
+}

@@ -315,18 +315,41 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 
 	t.Run("L3-REPUTATION", func(t *testing.T) {
 		s := startL3(t, fresh(t))
-		j := s.joinUnclaimed()
-		claim := strings.TrimPrefix(j.Claim[strings.Index(j.Claim, "/claim/"):], "/claim/")
+		// A publisher that a person claimed, with a scripted history: one
+		// placement verified by its link, one share failed at its deadline.
+		resp, b := s.do("POST", "/orp/join", "", []byte(`{}`), nil)
+		var j struct{ Party, Token, Claim string }
+		json.Unmarshal(b, &j)
+		if resp.StatusCode != 201 {
+			t.Fatalf("join = %d", resp.StatusCode)
+		}
+		pub := &orpParty{id: j.Party, token: j.Token}
+		claim := j.Claim[strings.LastIndex(j.Claim, "/")+1:]
 		form := url.Values{"claim": {claim}, "confirm": {"yes"}}
 		if resp, _ := s.do("POST", j.Claim, "", []byte(form.Encode()), map[string]string{"Content-Type": "application/x-www-form-urlencoded"}); resp.StatusCode != 200 {
 			t.Fatalf("claim = %d", resp.StatusCode)
 		}
-		asker := s.join("{}")
-		code, m := s.send(asker, s.msg(asker, "reputation", nil, map[string]any{"subject": j.Party}))
-		b := obody(m)
-		comp, _ := json.Marshal(b["components"])
-		if code != 200 || b["algorithm"] != "orp-rep-1" || b["score"] != nil || string(comp) != `{"counterparties":0,"disputes_lost":0,"evidence_weight":0,"failed":0,"verified":0}` {
-			t.Fatalf("reputation = %d %v %s", code, b, comp)
+		m1, m2 := s.join("{}"), s.join("{}")
+		_, active := s.l3Deal(m1, pub, e2eTerms)
+		s.click("GET", trackedLink(active, "place"), human)
+		s.storedClicks(trackedLink(active, "place"))
+		share := map[string]any{"title": "Weekly opens", "kind": "data", "obligations": []any{
+			map[string]any{"id": "feed", "by": "acceptor", "action": "share", "data": map[string]any{"description": "Weekly opens, counts only."}, "due": "P1D", "proof": []string{"attestation"}}}}
+		s.l3Deal(m2, pub, share)
+		s.clock.Advance(25 * time.Hour)
+		s.sweep()
+		code, m := s.send(m1, s.msg(m1, "reputation", nil, map[string]any{"subject": pub.id}))
+		rb := obody(m)
+		comp, _ := json.Marshal(rb["components"])
+		// verified 0.9 × 0.25 (an unknown counterparty's standing), a day
+		// old; failed 1 × 0.25; total 0.47, below 3, so the score is null.
+		if code != 200 || rb["algorithm"] != "orp-rep-1" || rb["score"] != nil || rb["computed_at"] == nil ||
+			string(comp) != `{"counterparties":2,"disputes_lost":0,"evidence_weight":0.5,"failed":0.3,"verified":0.2}` {
+			t.Fatalf("reputation = %d %v %s", code, rb, comp)
+		}
+		raw, _ := json.Marshal(m)
+		if strings.Contains(string(raw), m2.id) {
+			t.Fatalf("reputation names a counterparty: %s", raw)
 		}
 	})
 
