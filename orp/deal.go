@@ -97,6 +97,8 @@ type dealRecord struct {
 	Pending *amendment `json:"pending,omitempty"`
 	// Disputes are the ids of the open disputes (§15.2).
 	Disputes []openDispute `json:"disputes,omitempty"`
+	// PreDispute is the state the deal returns to when its disputes close.
+	PreDispute string `json:"pre_dispute,omitempty"`
 	// ObRevokeAt holds revokes of one obligation with a later effective.
 	ObRevokeAt map[string]time.Time `json:"ob_revoke_at,omitempty"`
 	// Re is the request this deal's directed offer answered.

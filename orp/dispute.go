@@ -14,6 +14,7 @@ import (
 type openDispute struct {
 	ID         string `json:"id"`
 	Obligation string `json:"obligation"`
+	Opener     string `json:"opener"`
 }
 
 // Dispute states.
@@ -24,7 +25,9 @@ const (
 )
 
 // disputeRecord is one dispute on one obligation (§15.2). Its id is the
-// id of the message that opened it, which both parties hold.
+// id of the message that opened it, which both parties hold; it is
+// stored under the deal and the opener, since two parties may use the
+// same message id.
 type disputeRecord struct {
 	ID         string             `json:"id"`
 	Deal       string             `json:"deal"`
@@ -53,7 +56,38 @@ type evidence struct {
 	Hash string `json:"hash,omitempty"`
 }
 
-func disputeKey(deal, id string) string { return deal + "/" + id }
+func (h *Host) disputeKey(deal, opener, id string) string {
+	return deal + "/" + h.opaqueOf(opener) + "/" + id
+}
+
+// findDispute is the key of the dispute id names in a deal: among those
+// opener opened, or, with opener "", the one open dispute with that id.
+func (h *Host) findDispute(ctx context.Context, d *dealRecord, opener, id string) (string, error) {
+	if opener != "" {
+		return h.disputeKey(d.ID, opener, id), nil
+	}
+	var keys []string
+	for _, x := range d.Disputes {
+		if x.ID == id {
+			keys = append(keys, h.disputeKey(d.ID, x.Opener, id))
+		}
+	}
+	if len(keys) == 0 {
+		// A closed dispute: either party's.
+		for _, p := range []string{d.Offerer, d.Acceptor} {
+			if _, err := h.store.Get(ctx, kindDispute, h.disputeKey(d.ID, p, id)); err == nil {
+				keys = append(keys, h.disputeKey(d.ID, p, id))
+			}
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return "", refuse(NotFound, "No such dispute.")
+	case 1:
+		return keys[0], nil
+	}
+	return "", refuse(StateConflict, "Both parties opened a dispute with this id; resolve them from the deal's page.")
+}
 
 // dispute handles a party's open, respond and withdraw (§15.2). While a
 // dispute is open the deal is disputed and the payouts that depend on the
@@ -74,7 +108,9 @@ func (h *Host) dispute(ctx context.Context, o *op) error {
 	d := o.deal
 	st := disputeStatement{Party: o.party.ID, Action: b.Action, Statement: b.Statement, Evidence: b.Evidence, At: o.now}
 	if b.Action == "open" {
-		if !d.running() {
+		// Money earned stays owed after a revoke (§15.1), so not_paid may
+		// contest a revoked deal's payouts too.
+		if !d.running() && !(b.Claim == "not_paid" && d.State == stateRevoked) {
 			return refuse(StateConflict, "Only an active deal can be disputed.")
 		}
 		if d.obligation(b.Obligation) == nil {
@@ -90,13 +126,12 @@ func (h *Host) dispute(ctx context.Context, o *op) error {
 		}
 		r := disputeRecord{ID: o.env.ID, Deal: d.ID, Obligation: b.Obligation, Opener: o.party.ID, Respondent: d.other(o.party.ID),
 			Claim: b.Claim, Remedy: b.Remedy, State: disputeOpen, Statements: []disputeStatement{st}, Opened: o.now}
-		if _, err := h.store.Get(ctx, kindDispute, disputeKey(d.ID, r.ID)); err == nil {
-			return refuse(StateConflict, "A dispute with this id exists in this deal; open it with another message id.")
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
+		// The message id is new for its sender (E7), so the key is free.
+		o.writes = append(o.writes, create(kindDispute, h.disputeKey(d.ID, o.party.ID, r.ID), r, o.now))
+		d.Disputes = append(d.Disputes, openDispute{ID: r.ID, Obligation: r.Obligation, Opener: o.party.ID})
+		if d.State != stateDisputed {
+			d.PreDispute = d.State
 		}
-		o.writes = append(o.writes, create(kindDispute, disputeKey(d.ID, r.ID), r, o.now))
-		d.Disputes = append(d.Disputes, openDispute{ID: r.ID, Obligation: r.Obligation})
 		d.State = stateDisputed
 		if err := o.holdFor(ctx, d, r.Obligation); err != nil {
 			return err
@@ -105,9 +140,21 @@ func (h *Host) dispute(ctx context.Context, o *op) error {
 		o.saveDeal(d, o.dealR, false)
 		return o.publish(ctx, d, nil)
 	}
+	// A respondent answers the counterparty's dispute; an opener
+	// withdraws its own.
+	opener := d.other(o.party.ID)
+	if b.Action == "withdraw" {
+		opener = o.party.ID
+	}
 	var r disputeRecord
-	rec, err := h.get(ctx, kindDispute, disputeKey(d.ID, b.Dispute), &r)
+	rec, err := h.get(ctx, kindDispute, h.disputeKey(d.ID, opener, b.Dispute), &r)
 	if errors.Is(err, store.ErrNotFound) {
+		if _, err := h.store.Get(ctx, kindDispute, h.disputeKey(d.ID, d.other(opener), b.Dispute)); err == nil {
+			if b.Action == "withdraw" {
+				return refuse(Forbidden, "Only the party that opened a dispute may withdraw it.")
+			}
+			return refuse(Forbidden, "Only the counterparty of the party that opened a dispute may respond.")
+		}
 		return refuse(NotFound, "No such dispute in this deal.")
 	}
 	if err != nil {
@@ -158,14 +205,18 @@ func (h *Host) checkNotPaid(ctx context.Context, o *op, d *dealRecord, obligatio
 	return refuse(StateConflict, "not_paid needs a payout to this party that is payable or sent and past its due.")
 }
 
-// closeDispute ends a dispute: the deal is active again once no dispute
-// is open.
+// closeDispute ends a dispute: once no dispute is open the deal is back
+// in the state it was in, active or revoked (§12).
 func (o *op) closeDispute(d *dealRecord, r *disputeRecord, state string) {
 	now := o.now
 	r.State, r.Closed = state, &now
 	d.Disputes = slices.DeleteFunc(d.Disputes, func(x openDispute) bool { return x.ID == r.ID })
 	if len(d.Disputes) == 0 && d.State == stateDisputed {
 		d.State = stateActive
+		if d.PreDispute != "" {
+			d.State = d.PreDispute
+		}
+		d.PreDispute = ""
 	}
 }
 
@@ -202,11 +253,16 @@ func (h *Host) ViewDispute(ctx context.Context, token, deal, id string) (Dispute
 	if err := h.resolver(token); err != nil {
 		return DisputeView{}, err
 	}
+	d, _, err := h.loadDeal(ctx, deal)
+	if err != nil {
+		return DisputeView{}, err
+	}
+	key, err := h.findDispute(ctx, d, "", id)
+	if err != nil {
+		return DisputeView{}, err
+	}
 	var r disputeRecord
-	if _, err := h.get(ctx, kindDispute, disputeKey(deal, id), &r); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return DisputeView{}, refuse(NotFound, "No such dispute.")
-		}
+	if _, err := h.get(ctx, kindDispute, key, &r); err != nil {
 		return DisputeView{}, err
 	}
 	v := DisputeView{ID: r.ID, Deal: r.Deal, Obligation: r.Obligation, Claim: r.Claim, Remedy: r.Remedy, State: r.State, Resolution: r.Resolution}
@@ -241,11 +297,12 @@ func (h *Host) ResolveDispute(ctx context.Context, token, deal, id, resolution s
 		if err != nil {
 			return err
 		}
-		var r disputeRecord
-		rec, err := h.get(ctx, kindDispute, disputeKey(deal, id), &r)
-		if errors.Is(err, store.ErrNotFound) {
-			return refuse(NotFound, "No such dispute.")
+		key, err := h.findDispute(ctx, d, "", id)
+		if err != nil {
+			return err
 		}
+		var r disputeRecord
+		rec, err := h.get(ctx, kindDispute, key, &r)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package orp_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -150,5 +151,45 @@ func TestNotPaidAfterDue(t *testing.T) {
 	e.clock.Advance(days(7) + time.Minute)
 	if m := openNotPaid(); body(m)["state"] != "disputed" {
 		t.Fatalf("not_paid after due = %v", m)
+	}
+}
+
+// TestDisputeClaims: every claim type opens a dispute on an active deal;
+// not_paid also on a revoked deal whose earned money is still owed, and
+// the deal is revoked again once the dispute closes.
+func TestDisputeClaims(t *testing.T) {
+	e := newEnv(t)
+	maker, pub := e.autoParty(), e.autoParty()
+	deal, active := e.directDeal(maker, pub, dealTerms("A post, paid on the day", "sponsored",
+		placeLink("post", "acceptor", "social.post", nil),
+		map[string]any{"id": "fee", "by": "offerer", "action": "pay", "per": "deal", "amount": eurAmount(9000)}))
+	for _, claim := range []string{"not_done", "removed_early", "disclosure_missing", "content_mismatch", "invalid_traffic", "bad_receipt", "other"} {
+		open := e.msg(maker, "dispute", map[string]any{"deal": deal}, map[string]any{"action": "open", "obligation": "post", "claim": claim, "statement": "See the post."})
+		var id struct{ ID string }
+		json.Unmarshal(open, &id)
+		if r, m := e.send(maker, open); r.Status != 200 || body(m)["state"] != "disputed" {
+			t.Fatalf("open %s = %d %v", claim, r.Status, m)
+		}
+		if _, m := e.send(maker, e.msg(maker, "dispute", map[string]any{"deal": deal}, map[string]any{"action": "withdraw", "dispute": id.ID})); body(m)["state"] != "active" {
+			t.Fatalf("withdraw %s = %v", claim, m)
+		}
+	}
+	e.click(linkOf(active, "post"), map[string]string{"User-Agent": browser}, "")
+	e.host.Flush(context.Background())
+	e.send(maker, e.msg(maker, "revoke", map[string]any{"deal": deal}, map[string]any{"scope": "deal", "reason": "owner_request"}))
+	open := e.msg(pub, "dispute", map[string]any{"deal": deal}, map[string]any{"action": "open", "obligation": "fee", "claim": "not_paid", "statement": "The fee is owed."})
+	var id struct{ ID string }
+	json.Unmarshal(open, &id)
+	if _, m := e.send(pub, open); body(m)["state"] != "disputed" {
+		t.Fatalf("not_paid on a revoked deal = %v", m)
+	}
+	if err := e.host.ResolveDispute(context.Background(), testResolverToken, deal, id.ID, "upheld"); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.snapshot(pub, deal); s["state"] != "revoked" {
+		t.Fatalf("after the resolution = %v, want revoked", s["state"])
+	}
+	if ps := e.payouts(deal); len(ps) != 1 || ps[0].State != "payable" {
+		t.Fatalf("payouts = %+v, want the fee still owed", ps)
 	}
 }
