@@ -96,7 +96,7 @@ type dealRecord struct {
 	// Pending is an amendment of an active deal that is not yet in force.
 	Pending *amendment `json:"pending,omitempty"`
 	// Disputes are the ids of the open disputes (§15.2).
-	Disputes []openDispute `json:"disputes,omitempty"`
+	Disputes []disputeRef `json:"disputes,omitempty"`
 	// PreDispute is the state the deal returns to when its disputes close.
 	PreDispute string `json:"pre_dispute,omitempty"`
 	// ObRevokeAt holds revokes of one obligation with a later effective.

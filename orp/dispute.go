@@ -10,8 +10,11 @@ import (
 	"frontdesk/store"
 )
 
-// openDispute is a dispute a deal is waiting on.
-type openDispute struct {
+// kindDispute keys dispute records by deal.
+const kindDispute = "orp.dispute"
+
+// disputeRef is an open dispute a deal is waiting on.
+type disputeRef struct {
 	ID         string `json:"id"`
 	Obligation string `json:"obligation"`
 	Opener     string `json:"opener"`
@@ -116,7 +119,7 @@ func (h *Host) dispute(ctx context.Context, o *op) error {
 		if d.obligation(b.Obligation) == nil {
 			return refuse(NotFound, "No such obligation in this deal.")
 		}
-		if slices.ContainsFunc(d.Disputes, func(x openDispute) bool { return x.Obligation == b.Obligation }) {
+		if slices.ContainsFunc(d.Disputes, func(x disputeRef) bool { return x.Obligation == b.Obligation }) {
 			return refuse(StateConflict, "A dispute on this obligation is already open.")
 		}
 		if b.Claim == "not_paid" {
@@ -128,7 +131,7 @@ func (h *Host) dispute(ctx context.Context, o *op) error {
 			Claim: b.Claim, Remedy: b.Remedy, State: disputeOpen, Statements: []disputeStatement{st}, Opened: o.now}
 		// The message id is new for its sender (E7), so the key is free.
 		o.writes = append(o.writes, create(kindDispute, h.disputeKey(d.ID, o.party.ID, r.ID), r, o.now))
-		d.Disputes = append(d.Disputes, openDispute{ID: r.ID, Obligation: r.Obligation, Opener: o.party.ID})
+		d.Disputes = append(d.Disputes, disputeRef{ID: r.ID, Obligation: r.Obligation, Opener: o.party.ID})
 		if d.State != stateDisputed {
 			d.PreDispute = d.State
 		}
@@ -210,7 +213,7 @@ func (h *Host) checkNotPaid(ctx context.Context, o *op, d *dealRecord, obligatio
 func (o *op) closeDispute(d *dealRecord, r *disputeRecord, state string) {
 	now := o.now
 	r.State, r.Closed = state, &now
-	d.Disputes = slices.DeleteFunc(d.Disputes, func(x openDispute) bool { return x.ID == r.ID })
+	d.Disputes = slices.DeleteFunc(d.Disputes, func(x disputeRef) bool { return x.ID == r.ID })
 	if len(d.Disputes) == 0 && d.State == stateDisputed {
 		d.State = stateActive
 		if d.PreDispute != "" {

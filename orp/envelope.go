@@ -42,7 +42,6 @@ type hostMessage struct {
 	Deal string `json:"deal,omitempty"`
 	Re   string `json:"re,omitempty"`
 	Body any    `json:"body"`
-	Sig  string `json:"sig,omitempty"`
 }
 
 // coreTypes are the 19 types of §9.
@@ -364,23 +363,17 @@ func (o *op) message(typ, to, deal string, body any) []byte {
 }
 
 // signed builds a host message to one party and signs it with the
-// host's Signer when it has one (§18).
+// host's MessageSigner when it has one (§18).
 func (o *op) signed(typ, to, deal string, body any) ([]byte, error) {
 	raw := o.message(typ, to, deal, body)
-	if o.h.opts.Signer == nil {
+	if o.h.opts.MessageSigner == nil {
 		return raw, nil
 	}
-	var m hostMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	m.Body = json.RawMessage(mustJSON(body))
-	sig, err := o.h.opts.Signer.SignMessage(raw)
+	msg, err := o.h.opts.MessageSigner.Sign(raw)
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", typ, err)
 	}
-	m.Sig = sig
-	return mustJSON(m), nil
+	return msg, nil
 }
 
 // errorReply renders a refusal as an ORP error message (§16) and logs an

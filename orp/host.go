@@ -66,9 +66,9 @@ type Options struct {
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int
-	// Signer signs the host's payout and reputation messages (§18); nil
-	// sends them unsigned.
-	Signer Signer
+	// MessageSigner signs the host's receipt, payout, dispute resolution
+	// and reputation messages (§18); nil sends them unsigned.
+	MessageSigner MessageSigner
 	// Fetcher reads public pages for space verification (§9.1); nil is
 	// NewFetcher(), which refuses private addresses.
 	Fetcher Fetcher
@@ -81,11 +81,11 @@ type Options struct {
 	ResolverToken string
 }
 
-// Signer signs a host message: it returns the detached compact JWS of
-// §5 over the JCS form of raw without sig. The host's own key (its
-// discovery keys) satisfies it; orp.SignDetached with that key is one.
-type Signer interface {
-	SignMessage(raw []byte) (string, error)
+// MessageSigner signs a host message: it returns msg with sig set, a
+// detached compact JWS (§5) over the JCS form of msg without sig, made
+// with a key of the host's discovery keys.
+type MessageSigner interface {
+	Sign(msg []byte) ([]byte, error)
 }
 
 // Host is one ORP host. It is safe for concurrent use.
@@ -235,7 +235,6 @@ const (
 	kindRequest  = "orp.request"
 	kindPayout   = "orp.payout"
 	kindSale     = "orp.sale"
-	kindDispute  = "orp.dispute"
 	kindRep      = "orp.rep"
 	kindEvent    = "orp.event" // provider events already applied
 )

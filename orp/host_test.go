@@ -101,7 +101,7 @@ func (e *env) newHost(db store.Records) *orp.Host {
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
 		Sites: testSites, BlockedDomains: []string{"blocked.example"},
-		Signer: testSigner{hostKey}, ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
+		MessageSigner: testSigner{hostKey}, ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
 		Fetcher: e.fetcher})
 	if err != nil {
 		e.t.Fatal(err)

@@ -20,8 +20,17 @@ var hostKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize))
 
 type testSigner struct{ key ed25519.PrivateKey }
 
-func (s testSigner) SignMessage(raw []byte) (string, error) {
-	return orp.SignDetached(raw, "host-test", s.key)
+func (s testSigner) Sign(msg []byte) ([]byte, error) {
+	sig, err := orp.SignDetached(msg, "host-test", s.key)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, err
+	}
+	m["sig"], _ = json.Marshal(sig)
+	return json.Marshal(m)
 }
 
 const (

@@ -2,6 +2,7 @@ package orp
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -46,37 +47,52 @@ func (o *op) sweepObligations(d *dealRecord) (bool, error) {
 		if due == nil || o.now.Before(*due) {
 			continue
 		}
-		rb := receiptBody{Obligation: ob.ID, Result: "failed", Method: failMethod(ob.Proof), At: stamp(o.now),
+		rb := receiptBody{Result: "failed", Method: failMethod(ob.Proof), At: stamp(o.now),
 			Note: "The deadline " + stamp(*due) + " passed with the obligation " + s.State + "."}
-		id, err := o.hostReceipt(d, rb)
-		if err != nil {
+		if err := o.hostReceipt(d, ob.ID, rb); err != nil {
 			return false, err
 		}
-		s.State, s.Receipt = obFailed, id
-		o.repEvent(d, ob.ID, repFailed, rb.Method)
 		changed = true
 	}
 	return changed, nil
 }
 
-// hostReceipt sends both parties a host receipt and returns its id.
-func (o *op) hostReceipt(d *dealRecord, rb receiptBody) (string, error) {
-	id := ""
+// hostReceipt sends both parties a signed host receipt about one
+// obligation and applies its result to the obligation, with the
+// receipt's id; it records the receipt as an input of the obligor's
+// reputation (§15.3 rule 1).
+func (o *op) hostReceipt(d *dealRecord, obligation string, rb receiptBody) error {
+	s := d.obligation(obligation)
+	if s == nil {
+		return fmt.Errorf("receipt: no obligation %s in deal %s", obligation, d.ID)
+	}
+	rb.Obligation = obligation
+	rid := ""
 	for _, party := range []string{d.Offerer, d.Acceptor} {
 		msg, err := o.signed("receipt", party, d.ID, rb)
 		if err != nil {
-			return "", err
+			return err
 		}
-		if id == "" {
+		if rid == "" {
 			var m struct {
 				ID string `json:"id"`
 			}
-			json.Unmarshal(msg, &m)
-			id = m.ID
+			if err := json.Unmarshal(msg, &m); err != nil {
+				return fmt.Errorf("read receipt id: %w", err)
+			}
+			rid = m.ID
 		}
 		o.deliver(party, msg)
 	}
-	return id, nil
+	s.State, s.Receipt = rb.Result, rid
+	if rb.Result == "partial" {
+		s.State = obClaimed
+	}
+	obligor := obligor(d, obligation)
+	in := ReputationInput{Deal: d.ID, Obligation: obligation, Counterparty: d.other(obligor), Method: rb.Method, Result: rb.Result, At: o.now}
+	key := fmt.Sprintf("%s/%s/%s/%s", o.h.opaqueOf(obligor), stampMilli(o.now), d.ID, obligation)
+	o.writes = append(o.writes, create(kindRepInput, key, in, o.now))
+	return nil
 }
 
 // afterDone reports whether an obligation gated by after may run: its

@@ -386,7 +386,7 @@ func (o *op) payDue(ctx context.Context, d *dealRecord) error {
 
 // disputedAny reports an open dispute on any of the obligations.
 func (d *dealRecord) disputedAny(obligations []string) bool {
-	return slices.ContainsFunc(d.Disputes, func(o openDispute) bool { return slices.Contains(obligations, o.Obligation) })
+	return slices.ContainsFunc(d.Disputes, func(o disputeRef) bool { return slices.Contains(obligations, o.Obligation) })
 }
 
 // sweepPayouts releases held payouts whose hold has passed and whose

@@ -14,8 +14,9 @@ import (
 	"frontdesk/store"
 )
 
-// Reputation event kinds: the inputs of orp-rep-1 (§15.3) and the
-// completed deals that trust shows beside it.
+// Reputation event kinds: verified and failed come from host receipts
+// (ReputationInputs); lost disputes and completed deals, which trust
+// shows beside the score, are kept as repRecords.
 const (
 	repVerified  = "verified"
 	repFailed    = "failed"
@@ -38,9 +39,9 @@ var methodWeight = map[string]float64{
 	"provider": 1, "platform_check": 1, "link": 0.9, "witness": 0.8, "proof_url": 0.7, "attestation": 0,
 }
 
-// repRecord is one input of a party's reputation, kept under the
-// party's opaque id. It names the counterparty for the 1/k rule and the
-// standing weight; what the host answers never lists counterparties.
+// repRecord is a lost dispute or a completed deal of a party, kept under
+// the party's opaque id. It names the counterparty for the 1/k rule and
+// the standing weight; what the host answers never lists counterparties.
 type repRecord struct {
 	Kind         string    `json:"kind"`
 	Method       string    `json:"method,omitempty"`
@@ -57,17 +58,6 @@ func (o *op) repWrite(subject string, r repRecord) {
 	}
 	key := fmt.Sprintf("%s/%019d-%s", opaque, r.At.UnixNano(), o.h.randomString(6, alphabet))
 	o.writes = append(o.writes, create(kindRep, key, r, o.now))
-}
-
-// repEvent records a host receipt about an obligation for its obligor:
-// verified adds the method's weight, failed subtracts 1. Attestation
-// receipts are never inputs (§15.3 item 1).
-func (o *op) repEvent(d *dealRecord, obligation, kind, method string) {
-	if method == "attestation" {
-		return
-	}
-	subject := obligor(d, obligation)
-	o.repWrite(subject, repRecord{Kind: kind, Method: method, Counterparty: d.other(subject), Deal: d.ID, At: o.now})
 }
 
 // repLost records a lost dispute for loser.
@@ -184,6 +174,34 @@ func (h *Host) repEvents(ctx context.Context, opaque string) ([]repRecord, error
 	}
 }
 
+// repInputs are a party's reputation events: its host receipts, verified
+// or failed, and its lost disputes.
+func (h *Host) repInputs(ctx context.Context, party string) ([]RepEvent, error) {
+	ins, err := h.ReputationInputs(ctx, party)
+	if err != nil {
+		return nil, err
+	}
+	var events []RepEvent
+	for _, in := range ins {
+		switch in.Result {
+		case "verified":
+			events = append(events, RepEvent{Kind: repVerified, Method: in.Method, Counterparty: in.Counterparty, At: in.At})
+		case "failed":
+			events = append(events, RepEvent{Kind: repFailed, Method: in.Method, Counterparty: in.Counterparty, At: in.At})
+		}
+	}
+	stored, err := h.repEvents(ctx, h.opaqueOf(party))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range stored {
+		if e.Kind == repLost {
+			events = append(events, RepEvent{Kind: repLost, Counterparty: e.Counterparty, At: e.At})
+		}
+	}
+	return events, nil
+}
+
 // Reputation computes a party's orp-rep-1 at now. The counterparties'
 // standing is their own score computed one level down, where every
 // counterparty counts as unknown, so a ring of parties cannot lift
@@ -201,13 +219,9 @@ func (h *Host) reputationAt(ctx context.Context, party string, now time.Time, de
 		}
 		return RepResult{}, err
 	}
-	stored, err := h.repEvents(ctx, opaque)
+	events, err := h.repInputs(ctx, party)
 	if err != nil {
 		return RepResult{}, err
-	}
-	var events []RepEvent
-	for _, e := range stored {
-		events = append(events, RepEvent{Kind: e.Kind, Method: e.Method, Counterparty: e.Counterparty, At: e.At})
 	}
 	standings := map[string]*int{}
 	var ferr error
@@ -241,13 +255,19 @@ func (h *Host) trust(ctx context.Context, party string) (map[string]any, error) 
 		return nil, err
 	}
 	completed := 0
-	methods := []string{}
 	for _, e := range stored {
-		switch {
-		case e.Kind == repCompleted:
+		if e.Kind == repCompleted {
 			completed++
-		case e.Kind == repVerified && !slices.Contains(methods, e.Method):
-			methods = append(methods, e.Method)
+		}
+	}
+	ins, err := h.ReputationInputs(ctx, party)
+	if err != nil {
+		return nil, err
+	}
+	methods := []string{}
+	for _, in := range ins {
+		if in.Result == "verified" && !slices.Contains(methods, in.Method) {
+			methods = append(methods, in.Method)
 		}
 	}
 	sort.Strings(methods)

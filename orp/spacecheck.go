@@ -48,6 +48,8 @@ func locatorRefused(locator string) bool {
 // well-known file on the locator's origin lists its party id, or the
 // locator page carries <meta name="orp-party" content="<party id>">.
 // Only the host sets verified (§9.1); a failed fetch leaves it unset.
+// The id is compared without case, so a fetcher that lowercases the page
+// serves too.
 func (h *Host) verifyDomain(ctx context.Context, locator, party string) bool {
 	u, err := url.Parse(locator)
 	if err != nil {
@@ -56,7 +58,7 @@ func (h *Host) verifyDomain(ctx context.Context, locator, party string) bool {
 	origin := u.Scheme + "://" + u.Host
 	if b, err := h.opts.Fetcher.Fetch(ctx, origin+wellKnownParty); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.TrimSpace(line) == party {
+			if strings.EqualFold(strings.TrimSpace(line), party) {
 				return true
 			}
 		}
@@ -70,7 +72,7 @@ func (h *Host) verifyDomain(ctx context.Context, locator, party string) bool {
 		for _, m := range metaAttr.FindAllStringSubmatch(tag, -1) {
 			attrs[strings.ToLower(m[1])] = m[3] + m[4]
 		}
-		if strings.EqualFold(attrs["name"], "orp-party") && strings.TrimSpace(attrs["content"]) == party {
+		if strings.EqualFold(attrs["name"], "orp-party") && strings.EqualFold(strings.TrimSpace(attrs["content"]), party) {
 			return true
 		}
 	}

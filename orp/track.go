@@ -2,7 +2,6 @@ package orp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -511,21 +510,10 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 			return nil
 		}
 		o := &op{h: h, now: h.clock.Now()}
-		rb := receiptBody{Obligation: l.Obligation, Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
-		rid := ""
-		for _, party := range []string{d.Offerer, d.Acceptor} {
-			msg := o.message("receipt", party, d.ID, rb)
-			if rid == "" {
-				var m struct {
-					ID string `json:"id"`
-				}
-				json.Unmarshal(msg, &m)
-				rid = m.ID
-			}
-			o.deliver(party, msg)
+		rb := receiptBody{Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
+		if err := o.hostReceipt(d, l.Obligation, rb); err != nil {
+			return err
 		}
-		ob.State, ob.Receipt = obVerified, rid
-		o.repEvent(d, l.Obligation, repVerified, "link")
 		if err := o.payDue(ctx, d); err != nil {
 			return err
 		}

@@ -87,7 +87,7 @@ func PublicAddr(a netip.Addr) bool {
 		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() || !a.IsGlobalUnicast() {
 		return false
 	}
-	for _, p := range nonPublic {
+	for _, p := range reservedRanges {
 		if p.Contains(a) {
 			return false
 		}
@@ -95,8 +95,8 @@ func PublicAddr(a netip.Addr) bool {
 	return true
 }
 
-// nonPublic are ranges Go's predicates do not name.
-var nonPublic = []netip.Prefix{
+// reservedRanges are ranges Go's predicates do not name.
+var reservedRanges = []netip.Prefix{
 	netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("192.0.0.0/24"), netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"), netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("2001:db8::/32"),
 }
