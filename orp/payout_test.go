@@ -289,3 +289,24 @@ func TestPayoutRailAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestPayerRefundCannotReverseProviderPayout: a payer's own refund report
+// never reverses a payout that a provider's event earned (P4).
+func TestPayerRefundCannotReverseProviderPayout(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	maker, pub := e.autoParty(), e.autoParty()
+	terms := termsWith("Acme Notes: 30%")
+	terms["obligations"] = []any{affiliateTerms["obligations"].([]any)[0],
+		map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": 3000, "proof": []string{"provider", "attestation"}}}
+	deal, active := e.directDeal(maker, pub, terms)
+	via := viaOf(t, e.click(linkOf(active, "place"), map[string]string{"User-Agent": browser}, ""))
+	e.host.Flush(ctx)
+	e.stripe("evt_p1", "payment_intent.succeeded", map[string]any{"id": "pi_p1", "amount": 10000, "currency": "eur", "metadata": map[string]any{"orp_click": via}})
+	if _, err := e.host.ReportConversion(ctx, maker.token, []byte(`{"event":"own_refund","click":"`+via+`","amount":{"amount_minor":10000,"currency":"EUR"},"refund":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if ps := e.payouts(deal); len(ps) != 1 || ps[0].State != "held" {
+		t.Fatalf("payouts = %+v, want the provider's payout still held", ps)
+	}
+}

@@ -85,7 +85,9 @@ func (o *op) payConversion(ctx context.Context, basis string, reporter *Party, c
 	var target *storedPayout
 	for i := len(payouts) - 1; i >= 0; i-- {
 		s := payouts[i]
-		if s.p.Obligation != p.id || s.p.State == payoutReversed || s.p.State == payoutFailed {
+		// A payer's own refund report takes back only what its own
+		// reports earned, never what a provider's events did (P4).
+		if s.p.Obligation != p.id || s.p.State == payoutReversed || s.p.State == payoutFailed || s.p.Basis != basis {
 			continue
 		}
 		if at.sale != nil && at.sale.Payout == payoutKey(d.ID, s.p.ID) || at.sale == nil && s.p.Token == at.token {
