@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/internal/golden"
 	"frontdesk/orp"
 )
 
@@ -108,4 +109,30 @@ func TestReputationMessage(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestL3MessagesGolden pins the exact bytes of a signed payout record and
+// a signed reputation attestation.
+func TestL3MessagesGolden(t *testing.T) {
+	e := newEnv(t)
+	_, pub, _, po := e.saleDeal()
+	var payout []byte
+	page, err := e.host.Inbox(context.Background(), pub.token, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range page.Messages {
+		var m struct {
+			Type string
+			Body struct{ Payout string }
+		}
+		json.Unmarshal(raw, &m)
+		if m.Type == "payout" && m.Body.Payout == po {
+			payout = raw
+		}
+	}
+	golden.Check(t, "payout_held.json", payout)
+	asker := e.join("{}")
+	r := e.host.Send(context.Background(), asker.token, testAddr, e.msg(asker, "reputation", nil, map[string]any{"subject": pub.id}))
+	golden.Check(t, "reputation.json", r.Body)
 }
