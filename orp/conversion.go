@@ -276,8 +276,8 @@ func (h *Host) attributeOnce(ctx context.Context, basis string, reporter *Party,
 	if err != nil {
 		return ConversionResult{}, conversionRecord{}, "", err
 	}
-	pay := payObligations(d)
-	if basis == basisAttestation && !slices.ContainsFunc(pay, func(p payObligation) bool { return p.payer == reporter.ID }) {
+	pay := d.payTerms()
+	if basis == basisAttestation && !slices.ContainsFunc(pay, func(p payTerms) bool { return p.payer == reporter.ID }) {
 		// The publisher side never learns whether a click id exists.
 		return ConversionResult{}, conversionRecord{}, "", unknown
 	}
@@ -324,51 +324,10 @@ func (h *Host) conversionCurrency(ctx context.Context, token string) (string, er
 	}
 }
 
-// payObligation is a pay obligation as conversions use it.
-type payObligation struct {
-	payer   string
-	per     string
-	rateBps int64
-	amount  *Money
-	cap     *Money
-	window  time.Duration // 0: no window
-	attests bool          // proof lists attestation (P4)
-}
-
-func payObligations(d *dealRecord) []payObligation {
-	var raw struct {
-		Obligations []struct {
-			By      string   `json:"by"`
-			Action  string   `json:"action"`
-			Per     string   `json:"per"`
-			RateBps int64    `json:"rate_bps"`
-			Amount  *Money   `json:"amount"`
-			Cap     *Money   `json:"cap"`
-			Window  string   `json:"window"`
-			Proof   []string `json:"proof"`
-		} `json:"obligations"`
-	}
-	json.Unmarshal(d.Terms, &raw)
-	var out []payObligation
-	for _, ob := range raw.Obligations {
-		if ob.Action != "pay" {
-			continue
-		}
-		p := payObligation{payer: d.Acceptor, per: ob.Per, rateBps: ob.RateBps, amount: ob.Amount, cap: ob.Cap,
-			attests: slices.Contains(ob.Proof, "attestation")}
-		if ob.By == "offerer" {
-			p.payer = d.Offerer
-		}
-		p.window, _ = isoDuration(ob.Window)
-		out = append(out, p)
-	}
-	return out
-}
-
 // inWindow reports whether a sale at now is inside the attribution window
 // of a click at clicked: the window of the deal's pay per conversion, or
 // no limit when it sets none (§12).
-func inWindow(pay []payObligation, clicked, now time.Time) bool {
+func inWindow(pay []payTerms, clicked, now time.Time) bool {
 	for _, p := range pay {
 		if p.per == "conversion" && p.window > 0 {
 			return now.Sub(clicked) <= p.window
@@ -427,7 +386,7 @@ func clampMinor(n *big.Int) int64 {
 // only when the pay obligation accepts attestation (P4).
 func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, from, to time.Time) (conversionTotals, error) {
 	var t conversionTotals
-	attests := slices.ContainsFunc(payObligations(d), func(p payObligation) bool { return p.attests })
+	attests := slices.ContainsFunc(d.payTerms(), func(p payTerms) bool { return p.attests })
 	prefix := token + "/"
 	after := fmt.Sprintf("%s%019d", prefix, from.UnixNano()-1)
 	end := fmt.Sprintf("%s%019d", prefix, to.UnixNano())
@@ -482,7 +441,7 @@ func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, fro
 // rate of revenue, or an amount per net sale, within its cap. It is never
 // negative.
 func earned(d *dealRecord, t conversionTotals) *Money {
-	for _, p := range payObligations(d) {
+	for _, p := range d.payTerms() {
 		if p.per != "conversion" {
 			continue
 		}

@@ -95,7 +95,7 @@ type dealRecord struct {
 	Chain       map[string]chainState `json:"chain,omitempty"`
 	// Pending is an amendment of an active deal that is not yet in force.
 	Pending *amendment `json:"pending,omitempty"`
-	// Disputes are the ids of the open disputes (§15.2).
+	// Disputes are the open disputes (§15.2).
 	Disputes []disputeRef `json:"disputes,omitempty"`
 	// PreDispute is the state the deal returns to when its disputes close.
 	PreDispute string `json:"pre_dispute,omitempty"`
@@ -165,7 +165,6 @@ type obligation struct {
 	Action  string `json:"action"`
 	Due     string `json:"due"`
 	After   string `json:"after"`
-	Keep    string `json:"keep"`
 	Content *struct {
 		Link   bool   `json:"link"`
 		Code   bool   `json:"code"`
@@ -269,7 +268,7 @@ type escalation struct {
 	ID     string `json:"id"`
 	Party  string `json:"party"` // opaque
 	Step   string `json:"step"`
-	Target string `json:"target"` // "deal", "execute", "offer" or "space"
+	Target string `json:"target"` // "deal", "execute", "amend", "settle", "offer" or "space"
 	Key    string `json:"key"`
 	// Obligation is the obligation an execute escalation holds.
 	Obligation string `json:"obligation,omitempty"`
@@ -440,25 +439,23 @@ func (o *op) activate(d *dealRecord) map[string]*linkRecord {
 // mint creates the tracking entry of one obligation whose content asks
 // for a link or a code, and none for a direct link (T11).
 func (o *op) mint(d *dealRecord, ob obligation, links map[string]*linkRecord) {
-	{
-		if ob.Content == nil || ob.Content.Direct || !(ob.Content.Link || ob.Content.Code) || ob.Destination == "" {
-			return
-		}
-		l := &linkRecord{
-			Token: o.h.randomString(12, alphabet), Deal: d.ID, Obligation: ob.ID, Destination: ob.Destination,
-			Param: "via", Status: "live", Link: ob.Content.Link, Target: max(ob.Clicks, 1),
-			VerifiesByLink: ob.Action == "place" && slices.Contains(ob.Proof, "link"),
-		}
-		if ob.Content.Code {
-			l.Code = o.h.randomString(10, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-			// A collision fails the Apply with ErrExists, and the message is
-			// applied again with fresh codes.
-			o.writes = append(o.writes, create(kindCode, l.Code, codeRef{Token: l.Token}, o.now))
-		}
-		links[l.Token] = l
-		d.Tracking = append(d.Tracking, trackRef{Obligation: ob.ID, Token: l.Token, Code: l.Code})
-		o.writes = append(o.writes, create(kindLink, l.Token, l, o.now))
+	if ob.Content == nil || ob.Content.Direct || !(ob.Content.Link || ob.Content.Code) || ob.Destination == "" {
+		return
 	}
+	l := &linkRecord{
+		Token: o.h.randomString(12, alphabet), Deal: d.ID, Obligation: ob.ID, Destination: ob.Destination,
+		Param: "via", Status: "live", Link: ob.Content.Link, Target: max(ob.Clicks, 1),
+		VerifiesByLink: ob.Action == "place" && slices.Contains(ob.Proof, "link"),
+	}
+	if ob.Content.Code {
+		l.Code = o.h.randomString(10, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+		// A collision fails the Apply with ErrExists, and the message is
+		// applied again with fresh codes.
+		o.writes = append(o.writes, create(kindCode, l.Code, codeRef{Token: l.Token}, o.now))
+	}
+	links[l.Token] = l
+	d.Tracking = append(d.Tracking, trackRef{Obligation: ob.ID, Token: l.Token, Code: l.Code})
+	o.writes = append(o.writes, create(kindLink, l.Token, l, o.now))
 }
 
 // accept handles accept of a standing offer (body.offer) or of a deal's

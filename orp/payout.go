@@ -192,7 +192,8 @@ func (o *op) opPayouts(ctx context.Context, deal string) ([]storedPayout, error)
 	return ps, nil
 }
 
-// payTerms is one pay obligation with what payouts need of it.
+// payTerms is one pay obligation as conversions, outcomes and payouts
+// read it.
 type payTerms struct {
 	id      string
 	payer   string
@@ -202,6 +203,7 @@ type payTerms struct {
 	amount  *Money
 	cap     *Money
 	hold    time.Duration
+	window  time.Duration // attribution window after a click; 0: none
 	after   string
 	due     *time.Time
 	rail    string
@@ -219,6 +221,7 @@ func (d *dealRecord) payTerms() []payTerms {
 			Amount  *Money   `json:"amount"`
 			Cap     *Money   `json:"cap"`
 			Hold    string   `json:"hold"`
+			Window  string   `json:"window"`
 			After   string   `json:"after"`
 			Due     string   `json:"due"`
 			Rail    string   `json:"rail"`
@@ -241,6 +244,7 @@ func (d *dealRecord) payTerms() []payTerms {
 		} else if ob.Per == "conversion" {
 			p.hold = defaultConversionHold
 		}
+		p.window, _ = isoDuration(ob.Window)
 		p.due = d.deadline(ob.Due)
 		out = append(out, p)
 	}
@@ -498,7 +502,7 @@ func (h *Host) payoutAnswer(ctx context.Context, o *op) error {
 				return refuse(StateConflict, "Another step of this deal is waiting for approval.")
 			}
 			e := h.awaitActive(o, d, "settle", "settle", "")
-			e.Key, e.Ref, e.Obligation = payoutKey(d.ID, p.ID), b.Ref, p.ID
+			e.Key, e.Ref = payoutKey(d.ID, p.ID), b.Ref
 			o.writes[len(o.writes)-1] = create(kindEscalate, e.ID, e, o.now)
 			o.saveDeal(d, o.dealR, false)
 			if err := o.publish(ctx, d, nil); err != nil {
