@@ -316,7 +316,8 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 	var b struct {
 		Want    string `json:"want"`
 		Context struct {
-			Text string `json:"text"`
+			Text  string `json:"text"`
+			Space string `json:"space"`
 		} `json:"context"`
 		Filters struct {
 			Kinds         []string `json:"kinds"`
@@ -331,6 +332,20 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 	limit := b.Limit
 	if limit == 0 {
 		limit = 10
+	}
+	if b.Context.Space != "" {
+		// The caller's own space is its own public content to match.
+		var own spaceRecord
+		if _, err := h.get(ctx, kindSpace, o.party.Opaque+"/"+b.Context.Space, &own); err == nil {
+			var sp struct {
+				Title  string   `json:"title"`
+				Topics []string `json:"topics"`
+			}
+			json.Unmarshal(own.Space, &sp)
+			b.Context.Text += " " + sp.Title + " " + strings.Join(sp.Topics, " ")
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
 	}
 	items := []map[string]any{}
 	if b.Want == "offers" {
@@ -356,7 +371,7 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 				"trust": trust, "checks": map[string]any{"claims": "not_checked"}})
 		}
 	} else {
-		spaces, err := h.listedSpaces(ctx, o.party.ID, b.Context.Text, limit)
+		spaces, err := h.listedSpaces(ctx, o.party.ID, b.Context.Text, b.Filters.Kinds, limit)
 		if err != nil {
 			return err
 		}
@@ -379,7 +394,7 @@ func overlaps(want, have []string) bool {
 
 // listedSpaces returns other parties' listed spaces, locators stripped
 // (§9.1): this host shows a locator only to the space's owner.
-func (h *Host) listedSpaces(ctx context.Context, viewer, text string, limit int) ([]map[string]any, error) {
+func (h *Host) listedSpaces(ctx context.Context, viewer, text string, kinds []string, limit int) ([]map[string]any, error) {
 	words := wordSet(text)
 	var out []map[string]any
 	after := ""
@@ -394,6 +409,13 @@ func (h *Host) listedSpaces(ctx context.Context, viewer, text string, limit int)
 				continue
 			}
 			sp := publicSpace(withVerified(s.Space, s.Verified))
+			if len(kinds) > 0 {
+				// Only spaces whose owner accepts one of the kinds asked for.
+				accepts, _ := sp["accepts"].([]any)
+				if !slices.ContainsFunc(accepts, func(a any) bool { k, _ := a.(string); return slices.Contains(kinds, k) }) {
+					continue
+				}
+			}
 			title, _ := sp["title"].(string)
 			score, shared := overlapScore(words, wordSet(title+" "+fmt.Sprint(sp["topics"])))
 			reasons := []string{"Listed space on this host."}

@@ -127,11 +127,22 @@ func TestSpaceDiscovery(t *testing.T) {
 	if n := len(body(m)["space"].(map[string]any)["audience"].(map[string]any)["regions"].([]any)); n != 2 {
 		t.Fatalf("owner's copy has %d regions", n)
 	}
-	// Offers are discovered with trust too.
+	// A kinds filter keeps the spaces that accept one of the kinds.
+	for kind, n := range map[string]int{"sponsored": 1, "data": 0} {
+		_, m = e.send(maker, e.msg(maker, "discover", nil, map[string]any{"want": "spaces", "context": map[string]any{"text": "notes"}, "filters": map[string]any{"kinds": []string{kind}}}))
+		if got := len(body(m)["items"].([]any)); got != n {
+			t.Fatalf("spaces accepting %s = %d, want %d", kind, got, n)
+		}
+	}
+	// Offers are discovered with trust too, matched against the caller's
+	// own space when it names one.
 	e.send(maker, e.msg(maker, "offer", nil, map[string]any{"terms": affiliateTerms}))
-	_, m = e.send(pub, e.msg(pub, "discover", nil, map[string]any{"want": "offers", "context": map[string]any{"text": "notes revenue"}}))
+	_, m = e.send(pub, e.msg(pub, "discover", nil, map[string]any{"want": "offers", "context": map[string]any{"space": "sp_news_1"}}))
 	items = body(m)["items"].([]any)
-	if len(items) != 1 || items[0].(map[string]any)["trust"] == nil || items[0].(map[string]any)["fit"] == nil {
+	if len(items) != 1 || items[0].(map[string]any)["trust"] == nil {
 		t.Fatalf("offers = %v", m)
+	}
+	if f := items[0].(map[string]any)["fit"].(map[string]any); f["score"] == float64(0) {
+		t.Fatalf("fit against the caller's space = %v, want the shared words to count", f)
 	}
 }
