@@ -243,7 +243,8 @@ func TestPayoutRailAnswers(t *testing.T) {
 		t.Fatalf("payouts = %+v", ps)
 	}
 	answer := func(p *party, po, a string) map[string]any {
-		_, m := e.send(p, e.msg(p, "payout", map[string]any{"deal": deal}, map[string]any{"payout": po, "answer": a, "ref": "tr_" + po}))
+		// Addressed to the host, as the spec's own answer is.
+		_, m := e.send(p, e.msg(p, "payout", map[string]any{"deal": deal, "to": e.host.ID()}, map[string]any{"payout": po, "answer": a, "ref": "tr_" + po}))
 		return m
 	}
 	e.setStep(maker, "settle", "off")
