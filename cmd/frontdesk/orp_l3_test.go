@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -420,5 +421,24 @@ func TestORPSuitesExist(t *testing.T) {
 	}
 	if got := strings.Join(claimedLevels([]string{"L0", "L1", "L2", "L3"}), ","); got != "L0,L1,L2,L3" {
 		t.Fatalf("claimed with every suite = %s", got)
+	}
+}
+
+// TestORPSecretsLoaded: the provider webhook secret is read from the
+// environment variable and the resolver token from the file that the
+// config names.
+func TestORPSecretsLoaded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "resolver")
+	if err := os.WriteFile(file, []byte("resolver-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FRONTDESK_TEST_STRIPE_WHSEC", "whsec_from_env")
+	c := config.Demo()
+	c.ORP.StripeWebhookSecretEnv, c.ORP.ResolverTokenFile = "FRONTDESK_TEST_STRIPE_WHSEC", file
+	if err := loadSecrets(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.ORP.StripeWebhookSecret != "whsec_from_env" || c.ORP.ResolverToken != "resolver-from-file" {
+		t.Fatalf("secrets = %q, %q", c.ORP.StripeWebhookSecret, c.ORP.ResolverToken)
 	}
 }
