@@ -70,3 +70,32 @@ func TestRevokeObligationLater(t *testing.T) {
 		t.Fatalf("at effective = %v", s["obligations"])
 	}
 }
+
+// TestRevokeOffer: revoking a standing offer stops new deals from it;
+// a deal it already opened continues (§15.1).
+func TestRevokeOffer(t *testing.T) {
+	e := newEnv(t)
+	maker, pub, late := e.autoParty(), e.autoParty(), e.autoParty()
+	_, m := e.send(maker, e.msg(maker, "offer", nil, map[string]any{"terms": affiliateTerms}))
+	offer := body(m)["id"].(string)
+	_, m = e.send(pub, e.msg(pub, "accept", nil, map[string]any{"offer": offer, "terms_hash": affiliateHash}))
+	deal, _ := m["deal"].(string)
+	if w, _ := body(m)["waiting"].(map[string]any); w != nil {
+		m = e.approve(pub, w["url"].(string)) // claims are not checked, so accepting a standing offer asks
+	}
+	if body(m)["state"] != "active" {
+		t.Fatalf("accept = %v", m)
+	}
+	if r, m := e.send(maker, e.msg(maker, "revoke", nil, map[string]any{"scope": "offer", "offer": offer, "reason": "owner_request"})); r.Status != 200 || body(m)["status"] != "revoked" {
+		t.Fatalf("revoke offer = %d %v", r.Status, m)
+	}
+	if _, m := e.send(late, e.msg(late, "accept", nil, map[string]any{"offer": offer, "terms_hash": affiliateHash})); errCode(m) != "not_found" {
+		t.Fatalf("accept after the revoke = %v", m)
+	}
+	if _, m := e.send(pub, e.msg(pub, "revoke", nil, map[string]any{"scope": "offer", "offer": offer, "reason": "other"})); errCode(m) != "not_found" {
+		t.Fatalf("another party revoking the offer = %v", m)
+	}
+	if s := e.snapshot(pub, deal); s["state"] != "active" {
+		t.Fatalf("the open deal = %v, want it to continue", s["state"])
+	}
+}

@@ -22,7 +22,8 @@ import (
 // L0-REPLAY, L0-STALE), TestORP_L1 (C1, C2 and the four L1 tests of
 // §17), each on SQLite and PostgreSQL over HTTP and through /orp/mcp in
 // TestORP_MCPSuite, and TestORP_L3 (L3-KINDS, L3-NEGOTIATE, L3-SPACE,
-// L3-DISPUTE, L3-REPUTATION, L3-PAYOUT) over HTTP on both engines.
+// L3-DISPUTE, L3-REPUTATION, L3-PAYOUT) over HTTP on both engines and
+// through /orp/mcp.
 // TestORPSuitesExist fails when a level is listed without its suite.
 var orpSuites = []string{"L0", "L1", "L3"}
 

@@ -25,11 +25,14 @@ const (
 )
 
 // startL3 starts the server with the provider webhook's secret and the
-// resolver's token, as an operator configures them.
-func startL3(t *testing.T, database string) *orpServer {
-	return startORPAt(t, t.TempDir(), database, clock.NewFixed(testNow), "127.0.0.1:0", func(c *config.Config) {
+// resolver's token, as an operator configures them. With overMCP, the
+// parties that join speak the MCP binding.
+func startL3(t *testing.T, database string, overMCP bool) *orpServer {
+	s := startORPAt(t, t.TempDir(), database, clock.NewFixed(testNow), "127.0.0.1:0", func(c *config.Config) {
 		c.ORP.StripeWebhookSecret, c.ORP.ResolverToken = l3WebhookSecret, l3ResolverToken
 	})
+	s.mcp = overMCP
+	return s
 }
 
 // step sends raw as p and, when the host holds it for p's own approval
@@ -92,6 +95,17 @@ func (s *orpServer) payout(p *orpParty, id string) map[string]any {
 		s.t.Fatalf("no payout %q for %s", id, p.id)
 	}
 	return last
+}
+
+// reconnect gives MCP parties a new session with their bearer token, as
+// an agent starts a new conversation weeks later: a session's join is
+// kept 30 days.
+func (s *orpServer) reconnect(ps ...*orpParty) {
+	for _, p := range ps {
+		if p.session != nil {
+			p.session = s.connectMCP(p.token)
+		}
+	}
 }
 
 func l3State(snapshot map[string]any, id string) string {
@@ -159,20 +173,23 @@ func (s *orpServer) saleDeal(t *testing.T) (maker, pub *orpParty, deal, payout, 
 }
 
 // TestORP_L3 is the L3 Full suite of §17, one subtest per named test,
-// run black-box over HTTP against the started server on both engines.
+// run black-box over HTTP against the started server on both engines,
+// and on SQLite through the MCP binding too. The provider's webhook, the
+// resolver's page, tracked links and approvals are HTTP by nature.
 func TestORP_L3(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { runL3(t, func(*testing.T) string { return "" }) })
+	t.Run("sqlite", func(t *testing.T) { runL3(t, func(*testing.T) string { return "" }, false) })
 	t.Run("postgres", func(t *testing.T) {
 		pgtest.DSN(t)
-		runL3(t, func(t *testing.T) string { return pgtest.Schema(t) })
+		runL3(t, func(t *testing.T) string { return pgtest.Schema(t) }, false)
 	})
+	t.Run("mcp", func(t *testing.T) { runL3(t, func(*testing.T) string { return "" }, true) })
 }
 
-func runL3(t *testing.T, fresh func(*testing.T) string) {
+func runL3(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 	human := map[string]string{"User-Agent": browserUA}
 
 	t.Run("L3-KINDS", func(t *testing.T) {
-		s := startL3(t, fresh(t))
+		s := startL3(t, fresh(t), overMCP)
 		maker, pub := s.join("{}"), s.join("{}")
 		// A sponsored post paid per deal: owed once the post is verified by
 		// its clicks, and the deal completes when the payee confirms.
@@ -219,7 +236,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L3-NEGOTIATE", func(t *testing.T) {
-		s := startL3(t, fresh(t))
+		s := startL3(t, fresh(t), overMCP)
 		a, b := s.join("{}"), s.join("{}")
 		terms := func(n int) map[string]any {
 			t := map[string]any{}
@@ -262,7 +279,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L3-SPACE", func(t *testing.T) {
-		s := startL3(t, fresh(t))
+		s := startL3(t, fresh(t), overMCP)
 		pub, maker := s.join("{}"), s.join("{}")
 		space := map[string]any{"id": "sp_news_1", "kind": "newsletter.issue", "platform": "newsletter", "title": "Indie Stack Weekly",
 			"locator": "http://127.0.0.1:9/issues", "topics": []string{"software.productivity"},
@@ -286,7 +303,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L3-DISPUTE", func(t *testing.T) {
-		s := startL3(t, fresh(t))
+		s := startL3(t, fresh(t), overMCP)
 		maker, pub, deal, po, _ := s.saleDeal(t)
 		open := s.msg(maker, "dispute", map[string]any{"deal": deal}, map[string]any{"action": "open", "obligation": "place", "claim": "invalid_traffic", "statement": "A burst of clicks."})
 		var opened struct{ ID string }
@@ -298,6 +315,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 		s.step(pub, s.msg(pub, "dispute", map[string]any{"deal": deal}, map[string]any{"action": "respond", "dispute": opened.ID, "statement": "One issue went out."}))
 		s.clock.Advance(31 * 24 * time.Hour)
 		s.sweep()
+		s.reconnect(maker, pub)
 		if p := s.payout(pub, po); p["state"] != "held" {
 			t.Fatalf("payout during the dispute = %v", p)
 		}
@@ -315,7 +333,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L3-REPUTATION", func(t *testing.T) {
-		s := startL3(t, fresh(t))
+		s := startL3(t, fresh(t), overMCP)
 		// A publisher that a person claimed, with a scripted history: one
 		// placement verified by its link, one share failed at its deadline.
 		resp, b := s.do("POST", "/orp/join", "", []byte(`{}`), nil)
@@ -355,10 +373,11 @@ func runL3(t *testing.T, fresh func(*testing.T) string) {
 	})
 
 	t.Run("L3-PAYOUT", func(t *testing.T) {
-		s := startL3(t, fresh(t))
+		s := startL3(t, fresh(t), overMCP)
 		maker, pub, deal, po, click := s.saleDeal(t)
 		s.clock.Advance(30 * 24 * time.Hour)
 		s.sweep()
+		s.reconnect(maker, pub)
 		if p := s.payout(pub, po); p["state"] != "payable" {
 			t.Fatalf("after the hold = %v", p)
 		}
