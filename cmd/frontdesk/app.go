@@ -189,6 +189,13 @@ func loadSecrets(c *config.Config) error {
 	if (s.MetricsTokenEnv != "" || s.MetricsTokenFile != "") && s.MetricsToken == "" {
 		return fmt.Errorf("server: metrics_token_env or metrics_token_file is set but holds no token; /metrics would be open")
 	}
+	o := &c.ORP
+	if o.StripeWebhookSecret, err = secret("orp.stripe_webhook_secret", o.StripeWebhookSecretEnv, o.StripeWebhookSecretFile); err != nil {
+		return err
+	}
+	if o.ResolverToken, err = secret("orp.resolver_token", o.ResolverTokenEnv, o.ResolverTokenFile); err != nil {
+		return err
+	}
 	return nil
 }
 
