@@ -84,6 +84,7 @@ type DB struct {
 	reads  *statements
 	group  *committer // runs every write transaction once Open is done
 	latest int        // the newest embedded migration, which Ready expects
+	unlock func()     // releases the lock that keeps a restore away
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -106,8 +107,23 @@ func Open(ctx context.Context, path string) (*DB, error) {
 }
 
 // openMigrations is Open with the migrations given, for tests that stand
-// for another release.
+// for another release. It holds the shared lock of lockPath while the
+// database is open (backup.go).
 func openMigrations(ctx context.Context, path string, ms []sqlmigrate.Migration) (*DB, error) {
+	unlock, err := openLock(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	db, err := openLocked(ctx, path, ms)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	db.unlock = unlock
+	return db, nil
+}
+
+func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*DB, error) {
 	timeout := strconv.FormatInt(busyTimeout.Milliseconds(), 10)
 	w := url.Values{}
 	w.Set("_busy_timeout", timeout)
@@ -273,6 +289,10 @@ func (db *DB) Close() error {
 		errs = append(errs, db.reader.Close())
 	}
 	errs = append(errs, db.writer.Close())
+	if db.unlock != nil {
+		db.unlock()
+		db.unlock = nil
+	}
 	return errors.Join(errs...)
 }
 

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -316,7 +315,7 @@ func openStore(ctx context.Context, c config.Store) (store.Store, error) {
 	if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	return sqlite.Open(ctx, filepath.Join(c.DataDir, "frontdesk.db"))
+	return sqlite.Open(ctx, sqlitePath(c))
 }
 
 // Run serves HTTP until ctx ends, then shuts down within two grace

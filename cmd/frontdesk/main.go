@@ -33,6 +33,8 @@ Usage:
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
+  frontdesk backup FILE [--config F] [--data DIR]
+  frontdesk restore FILE [--config F] [--data DIR]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -57,6 +59,8 @@ var commands = map[string]struct{ args, about string }{
 	"usp":             {"keys rotate|list [flags]", "The business's USP webhook signing keys, on the same store as serve. rotate adds a key that the\nprofile publishes at once and that signs after usp.key_lead_minutes; the key it replaces keeps\nverifying for usp.key_grace_days. list shows the published keys."},
 	"usp keys rotate": {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
 	"usp keys list":   {"[flags]", "Lists the USP signing keys the business profile publishes."},
+	"backup":          {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
+	"restore":         {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 }
 
@@ -150,6 +154,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runStaff(ctx, args, stdin, stdout, stderr)
 	case "usp":
 		return runUSP(ctx, args, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {
