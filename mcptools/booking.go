@@ -11,6 +11,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/booking/chatdoor"
 	"frontdesk/booking/chatdoor/catalogue"
+	"frontdesk/internal/requestid"
 )
 
 // Booking-tool descriptions, as direct-booking.md §6 gives them.
@@ -86,6 +87,7 @@ func (b bookingTools) answer(env Env, err error) (text, code string, internal bo
 	}
 	if env.Metrics != nil {
 		env.Metrics.BookingErrors.WithLabelValues(code, fmt.Sprint(cause != nil)).Inc()
+		env.Metrics.Refused("chat", code)
 	}
 	if cause != nil && code != "fault" {
 		env.Log.Error("booking answer with an internal cause", "code", code, "err", cause)
@@ -115,6 +117,8 @@ func addBookingTools(s *mcp.Server, env Env, b bookingTools) {
 			if err != nil {
 				return booking.ConfirmResult{}, "", err
 			}
+			requestid.SetReference(ctx, res.ReservationNumber)
+			env.Metrics.Booked("chat")
 			return *res, res.Message, nil
 		},
 	})
@@ -126,6 +130,7 @@ func addBookingTools(s *mcp.Server, env Env, b bookingTools) {
 			if err != nil {
 				return booking.LookupResult{}, "", err
 			}
+			requestid.SetReference(ctx, res.ReservationNumber)
 			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
 		},
 	})

@@ -247,4 +247,3 @@ func copyFile(from, to string) error {
 	}
 	return out.Close()
 }
-

@@ -229,35 +229,6 @@ func ignoreHelp(err error) error {
 	return err
 }
 
-// moduleVersion is the version set at link time, else the module version
-// the build recorded (a pseudo-version from VCS for a build in a clone).
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return version
-}
-
-// versionLine names the module version and the VCS revision of the build.
-func versionLine() string {
-	v, rev := moduleVersion(), "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		modified := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-		if modified {
-			rev += " (modified)"
-		}
-	}
-	return fmt.Sprintf("frontdesk %s, revision %s", v, rev)
-}
-
 // loadConfig reads and validates a config file; every problem is reported,
 // one per line.
 func loadConfig(path string) (config.Config, error) {
