@@ -35,6 +35,7 @@ Usage:
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
   frontdesk backup FILE [--config F] [--data DIR]
   frontdesk restore FILE [--config F] [--data DIR]
+  frontdesk refusals [--config F]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -61,6 +62,7 @@ var commands = map[string]struct{ args, about string }{
 	"usp keys list":   {"[flags]", "Lists the USP signing keys the business profile publishes."},
 	"backup":          {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
 	"restore":         {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
+	"refusals":        {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 }
 
@@ -158,6 +160,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runBackup(ctx, args, stdout, stderr)
 	case "restore":
 		return runRestore(ctx, args, stdout, stderr)
+	case "refusals":
+		return runRefusals(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {

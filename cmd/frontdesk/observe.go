@@ -100,6 +100,10 @@ func (c countedForms) Submit(ctx context.Context, req booking.FormRequest) (book
 	return res, err
 }
 
+// metricsLocalOnly answers /metrics from afar when it has neither a token
+// nor a listener of its own.
+const metricsLocalOnly = "Forbidden: /metrics answers only this machine unless server.metrics_addr gives it a listener of its own or server.metrics_token_env (or metrics_token_file) names a token."
+
 // localOnly answers only clients on this machine that came straight, not
 // through a proxy: /metrics without a token or a listener of its own must
 // not be open to the public.
@@ -109,7 +113,7 @@ func localOnly(next http.Handler) http.Handler {
 		ip, err := netip.ParseAddr(host)
 		forwarded := r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" || r.Header.Get("X-Real-Ip") != ""
 		if err != nil || !ip.IsLoopback() || forwarded {
-			http.Error(w, "Forbidden: /metrics answers only this machine unless server.metrics_addr gives it a listener of its own or server.metrics_token_env (or metrics_token_file) names a token.", http.StatusForbidden)
+			http.Error(w, metricsLocalOnly, http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -44,7 +44,7 @@ func TestBookingLogLinesAndMetrics(t *testing.T) {
 	day := testNow.AddDate(0, 0, 3).Format("2006-01-02")
 	_, _, body := post(t, m.URL+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
 	slot := decodeJSON(t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
-	headers := map[string]string{"X-Request-Id": "proxy-req-42"}
+	headers := map[string]string{"X-Request-Id": "proxy-req-42", "X-Forwarded-Proto": "https"}
 	for k, v := range platform {
 		headers[k] = v
 	}
