@@ -36,6 +36,7 @@ Usage:
   frontdesk backup FILE [--config F] [--data DIR]
   frontdesk restore FILE [--config F] [--data DIR]
   frontdesk refusals [--config F]
+  frontdesk forget --email ADDRESS [--dry-run] [--config F] [--data DIR | --database URL]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -63,6 +64,7 @@ var commands = map[string]struct{ args, about string }{
 	"backup":          {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
 	"restore":         {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
 	"refusals":        {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
+	"forget":          {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 }
 
@@ -162,6 +164,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runRestore(ctx, args, stdout, stderr)
 	case "refusals":
 		return runRefusals(ctx, args, stdout, stderr)
+	case "forget":
+		return runForget(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {
