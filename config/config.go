@@ -24,6 +24,7 @@ type Config struct {
 	ORP        ORP        `toml:"orp"`
 	Server     Server     `toml:"server"`
 	TLS        TLS        `toml:"tls"`
+	Privacy    Privacy    `toml:"privacy"`
 }
 
 // Business holds what every location shares unless it overrides it.

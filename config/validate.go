@@ -38,6 +38,7 @@ func (c Config) Validate() error {
 	c.validateORP(v)
 	c.validateServer(v)
 	c.validateTLS(v)
+	c.validatePrivacy(v)
 	c.validateUSP(v)
 	return joinErrors(v.errs)
 }

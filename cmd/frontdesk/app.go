@@ -406,7 +406,7 @@ func (m *Main) Run(ctx context.Context) error {
 		close(m.ready)
 	}
 	stopORP := m.startORP(ctx)
-	stopSweep := m.startJobs(ctx, m.bookingSweepJob())
+	stopSweep := m.startJobs(ctx, m.bookingSweepJob(), m.retentionJob())
 	defer stopSweep()
 	stopUSP := m.startUSPWork(ctx)
 	defer stopUSP()
