@@ -36,6 +36,7 @@ Usage:
   frontdesk backup FILE [--config F] [--data DIR]
   frontdesk restore FILE [--config F] [--data DIR]
   frontdesk refusals [--config F]
+  frontdesk registry-json [--config F] [--name NS/NAME] [--version X.Y.Z] [--out FILE]
   frontdesk forget --email ADDRESS [--dry-run] [--config F] [--data DIR | --database URL]
   frontdesk version
 
@@ -65,6 +66,7 @@ var commands = map[string]struct{ args, about string }{
 	"restore":         {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
 	"refusals":        {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
 	"forget":          {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
+	"registry-json":   {"[--name NS/NAME] [--version X.Y.Z] [--out FILE] [flags]", "Writes server.json for the MCP Registry: the hub at deployment.public_url (https) with the tools it\nlists, under the publisher-provided metadata. docs/listing.md says how to publish it."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 }
 
@@ -166,6 +168,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runRefusals(ctx, args, stdout, stderr)
 	case "forget":
 		return runForget(ctx, args, stdout, stderr)
+	case "registry-json":
+		return runRegistryJSON(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {
