@@ -122,3 +122,18 @@ func TestRefusalsCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalInventoryDocIsCurrent: docs/refusals.md is the demo's
+// inventory as `frontdesk refusals` prints it now. Regenerate it with
+// go run ./cmd/frontdesk refusals > docs/refusals.md.
+func TestRefusalInventoryDocIsCurrent(t *testing.T) {
+	var out strings.Builder
+	printRefusals(&out, config.Demo(), "the built-in demo")
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "refusals.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(doc) != out.String() {
+		t.Fatal("docs/refusals.md differs from what frontdesk refusals prints; regenerate it: go run ./cmd/frontdesk refusals > docs/refusals.md")
+	}
+}
