@@ -143,6 +143,9 @@ func addBookingTools(s *mcp.Server, env mcpfront.Env, b bookingTools) {
 			if err != nil {
 				return booking.CancelResult{}, "", err
 			}
+			if res.ReservationNumber != "" {
+				requestid.SetReference(ctx, res.ReservationNumber)
+			}
 			return *res, res.Message, nil
 		},
 	})

@@ -64,9 +64,15 @@ func TestBookingLogLinesAndMetrics(t *testing.T) {
 		t.Fatalf("refused booking: %d, X-Request-Id %q; want a refusal with a fresh 16-hex id", status, h.Get("X-Request-Id"))
 	}
 
-	var booked, request, start map[string]any
+	// A chat booking's tool-call line names its request and reference.
+	cs := connect(t, m.URL+"/mcp", "2025-11-25")
+	chatRef := guestStay(t, m, cs, "Ada Lovelace", "ada@example.com", "+1 303 555 0147", "2026-12-30", "2027-01-02", false)
+
+	var booked, request, start, chat map[string]any
 	for _, l := range jsonLines(t, logs.String()) {
 		switch {
+		case l["msg"] == "tool call" && l["tool"] == "confirm_booking":
+			chat = l
 		case l["msg"] == "usp booking created":
 			booked = l
 		case l["msg"] == "request" && l["route"] == "POST /usp/bookings" && l["request_id"] == "proxy-req-42":
@@ -79,6 +85,9 @@ func TestBookingLogLinesAndMetrics(t *testing.T) {
 		if l == nil || l["request_id"] != "proxy-req-42" || l["reference"] != ref {
 			t.Errorf("%s = %v, want request_id proxy-req-42 and reference %s", name, l, ref)
 		}
+	}
+	if chat == nil || chat["reference"] != chatRef || !regexpHex16(fmt.Sprint(chat["request_id"])) {
+		t.Errorf("confirm_booking line = %v, want request_id and reference %s", chat, chatRef)
 	}
 	if start == nil || start["engine"] != "sqlite" || start["config"] != "(built-in demo)" || start["version"] == nil || start["revision"] == nil ||
 		!strings.Contains(fmt.Sprint(start["listen"]), strings.TrimPrefix(m.URL, "http://")) {
@@ -99,6 +108,7 @@ func TestBookingLogLinesAndMetrics(t *testing.T) {
 	resp.Body.Close()
 	for _, want := range []string{
 		`frontdesk_bookings_total{door="usp"} 1`,
+		`frontdesk_bookings_total{door="chat"} 1`,
 		`frontdesk_booking_refusals_total{code="invalid_request",door="usp"} 1`,
 		`frontdesk_queue_depth{queue="mail"}`,
 		`frontdesk_queue_oldest_seconds{queue="webhook"}`,
