@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"io"
 	"regexp"
@@ -41,6 +42,13 @@ type refusalRow struct {
 	form, phone                 bool
 }
 
+// uspRefusalsText lists the refusals the usp package words, one
+// "code<TAB>message" line each (a fmt template where the message takes
+// values). TestUSPRefusalsAreInTheInventory rebuilds it from the source.
+//
+//go:embed usp_refusals.txt
+var uspRefusalsText string
+
 var placeholder = regexp.MustCompile(`%\[(\d+)\]s`)
 
 // refusalRows are every refusal sentence the config can produce: the chat
@@ -77,6 +85,10 @@ func refusalRows(c config.Config) []refusalRow {
 	for _, k := range kinds {
 		rows = append(rows, refusalRow{door: "chat, quote", code: "quote_" + k, rules: "PL",
 			sentence: headers[pricing.RefusalKind(k)] + " (then the request's own values)", form: true, phone: true})
+	}
+	for _, line := range strings.Split(strings.TrimSpace(uspRefusalsText), "\n") {
+		code, msg, _ := strings.Cut(line, "\t")
+		rows = append(rows, refusalRow{door: "usp", code: code, rules: "-", sentence: msg})
 	}
 	rows = append(rows,
 		refusalRow{door: "http", code: "plain_credentials", rules: "-", sentence: errPlainCredentials.Error()},

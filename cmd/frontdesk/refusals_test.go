@@ -1,10 +1,12 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,5 +137,75 @@ func TestRefusalInventoryDocIsCurrent(t *testing.T) {
 	}
 	if string(doc) != out.String() {
 		t.Fatal("docs/refusals.md differs from what frontdesk refusals prints; regenerate it: go run ./cmd/frontdesk refusals > docs/refusals.md")
+	}
+}
+
+var regenRefusals = flag.Bool("regen-refusals", false, "rewrite usp_refusals.txt from the usp sources")
+
+// uspRefusalSites reads every refusal the usp package words in its source
+// (fail(Code…, "…") and &Error{Code: Code…, Message: "…"}), as the lines
+// of usp_refusals.txt: code, a tab, the message (a fmt template where it
+// takes values), sorted.
+func uspRefusalSites(t *testing.T) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "..", "usp", "*.go"))
+	codes := map[string]string{}
+	constant := regexp.MustCompile(`(Code[A-Za-z]+)\s+Code = "([a-z_]+)"`)
+	site := regexp.MustCompile(`(?:fail\((Code[A-Za-z]+), |&Error\{Code: (Code[A-Za-z]+), Message: )("(?:[^"\\]|\\.)*")`)
+	var sources []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range constant.FindAllStringSubmatch(string(b), -1) {
+			codes[m[1]] = m[2]
+		}
+		sources = append(sources, string(b))
+	}
+	var lines []string
+	for _, src := range sources {
+		for _, m := range site.FindAllStringSubmatch(src, -1) {
+			name := m[1] + m[2]
+			msg, err := strconv.Unquote(m[3])
+			if err != nil || codes[name] == "" {
+				t.Fatalf("refusal site %s %s: %v", name, m[3], err)
+			}
+			line := codes[name] + "\t" + msg
+			if !slices.Contains(lines, line) {
+				lines = append(lines, line)
+			}
+		}
+	}
+	if len(lines) < 20 {
+		t.Fatalf("found %d USP refusal sites; the pattern no longer matches the source", len(lines))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestUSPRefusalsAreInTheInventory: usp_refusals.txt, which the inventory
+// prints, is exactly the refusals worded in usp/. Rewrite it with
+// go test ./cmd/frontdesk -run TestUSPRefusalsAreInTheInventory -regen-refusals.
+func TestUSPRefusalsAreInTheInventory(t *testing.T) {
+	want := uspRefusalSites(t)
+	if *regenRefusals {
+		if err := os.WriteFile("usp_refusals.txt", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if uspRefusalsText != want {
+		t.Fatal("usp_refusals.txt differs from the refusals in usp/; rewrite it with -regen-refusals and regenerate docs/refusals.md")
+	}
+	var out strings.Builder
+	printRefusals(&out, config.Demo(), "the built-in demo")
+	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
+		code, msg, _ := strings.Cut(line, "\t")
+		if !strings.Contains(out.String(), "| usp | `"+code+"` | - | "+strings.ReplaceAll(msg, "|", `\|`)+" |") {
+			t.Errorf("the inventory lacks USP refusal %s: %s", code, msg)
+		}
 	}
 }
