@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"frontdesk/config"
@@ -48,6 +49,9 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if m.Config.Store.Database != "" {
 		return errPostgresBackup
+	}
+	if err := os.MkdirAll(m.Config.Store.DataDir, 0o750); err != nil {
+		return fmt.Errorf("data directory: %w", err)
 	}
 	kept, s, err := sqlite.Restore(ctx, sqlitePath(m.Config.Store), fs.Arg(0), m.Clock.Now())
 	if err != nil {

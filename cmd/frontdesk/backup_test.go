@@ -106,7 +106,7 @@ func TestBackupUnderBookingLoad(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "in use by another frontdesk process") {
 		t.Fatalf("restore into the running store = %v, want a refusal", err)
 	}
-	restored := t.TempDir()
+	restored := filepath.Join(t.TempDir(), "new") // a data directory restore creates
 	if err := run(context.Background(), []string{"restore", "--data", restored, file}, nil, &out, &out); err != nil {
 		t.Fatalf("restore = %v", err)
 	}
