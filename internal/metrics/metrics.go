@@ -166,7 +166,7 @@ func (m *Metrics) Queues(read func() ([]Queue, error)) {
 }
 
 var (
-	queueDepth  = prometheus.NewDesc("frontdesk_queue_depth", "Messages waiting in each delivery queue (mail notices, USP webhook events).", []string{"queue"}, nil)
+	queueDepth  = prometheus.NewDesc("frontdesk_queue_depth", "Messages waiting in each delivery queue (mail notices, USP webhook events), counted up to 1000.", []string{"queue"}, nil)
 	queueOldest = prometheus.NewDesc("frontdesk_queue_oldest_seconds", "Age of the oldest message waiting in each delivery queue.", []string{"queue"}, nil)
 	queueDead   = prometheus.NewDesc("frontdesk_queue_dead", "Messages of each queue given up on after every retry and kept for staff.", []string{"queue"}, nil)
 )
