@@ -91,7 +91,7 @@ func refusalRows(c config.Config) []refusalRow {
 		rows = append(rows, refusalRow{door: "usp", code: code, rules: "-", sentence: msg})
 	}
 	rows = append(rows,
-		refusalRow{door: "http", code: "plain_credentials", rules: "-", sentence: errPlainCredentials.Error()},
+		refusalRow{door: "http", code: "plain_credentials", rules: "-", sentence: plainCredentialsRefusal},
 		refusalRow{door: "http", code: "metrics_local_only", rules: "-", sentence: metricsLocalOnly},
 	)
 	return rows

@@ -295,7 +295,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 			h.Set("Strict-Transport-Security", hsts)
 		}
 		if plainCredentials(r, proxies) {
-			http.Error(w, errPlainCredentials.Error(), http.StatusForbidden)
+			http.Error(w, plainCredentialsRefusal, http.StatusForbidden)
 			m.metrics.Response("plain credentials", http.StatusForbidden)
 			logger.WarnContext(r.Context(), "request", "method", loggableMethod(r.Method), "route", "plain credentials", "status", http.StatusForbidden)
 			return

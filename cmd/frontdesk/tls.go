@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -172,8 +171,8 @@ func (m *Main) hsts() string {
 	return "max-age=" + strconv.Itoa(m.Config.TLS.HSTSSeconds)
 }
 
-// errPlainCredentials is the answer to credentials sent in the clear.
-var errPlainCredentials = errors.New("Forbidden: staff sign-in, staff sessions and bearer tokens are accepted over HTTPS only (or from this machine). Use the https:// address; behind a proxy that terminates TLS, list it in deployment.trusted_proxies and have it send X-Forwarded-Proto: https.")
+// plainCredentialsRefusal is the answer to credentials sent in the clear.
+const plainCredentialsRefusal = "Forbidden: staff sign-in, staff sessions and bearer tokens are accepted over HTTPS only (or from this machine). Use the https:// address; behind a proxy that terminates TLS, list it in deployment.trusted_proxies and have it send X-Forwarded-Proto: https."
 
 // plainCredentials reports a request that carries a credential, or the
 // staff screen's sign-in and session cookie, over plain HTTP from another
