@@ -114,6 +114,7 @@ func TestBookingLogLinesAndMetrics(t *testing.T) {
 		`frontdesk_queue_oldest_seconds{queue="webhook"}`,
 		`frontdesk_queue_dead{queue="webhook"} 0`,
 		`frontdesk_build_info{goversion="go`,
+		`frontdesk_click_writer_backlog 0`,
 	} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("metrics lack %s", want)
