@@ -36,7 +36,12 @@ type Engine struct {
 // intact, refuses a schema newer than it knows naming both versions, and
 // refuses an applied migration whose file was edited.
 func Upgrade(t *testing.T, e Engine) {
-	t.Run("FromPreviousRelease", func(t *testing.T) { testUpgradeFromPrevious(t, e) })
+	t.Run("FromPreviousRelease", func(t *testing.T) { testUpgradeFrom(t, e, PreviousRelease) })
+	// Every older schema too: a store left at any earlier migration moves
+	// forward through all the later ones with its data.
+	for n := 1; n < PreviousRelease; n++ {
+		t.Run(fmt.Sprintf("FromMigration%d", n), func(t *testing.T) { testUpgradeFrom(t, e, n) })
+	}
 	t.Run("RefusesNewerSchema", func(t *testing.T) { testRefusesNewer(t, e) })
 	t.Run("RefusesEditedMigration", func(t *testing.T) { testRefusesEdited(t, e) })
 }
@@ -48,13 +53,14 @@ func mustExec(t *testing.T, exec func(string, ...any) error, query string, args 
 	}
 }
 
-// testUpgradeFromPrevious builds the previous release's schema from its
-// migration files as that release applied them (no checksums), writes
-// data the way it did, and opens the store with this binary's migrations.
-func testUpgradeFromPrevious(t *testing.T, e Engine) {
+// testUpgradeFrom builds the schema of the first n migration files as
+// releases before checksums applied them, writes data the way they did
+// (into the tables of the first migration, which every schema has), and
+// opens the store with this binary's migrations.
+func testUpgradeFrom(t *testing.T, e Engine, n int) {
 	db, exec := e.Fresh(t)
 	mustExec(t, exec, previousMigrationsTable)
-	for _, m := range e.Migrations[:PreviousRelease] {
+	for _, m := range e.Migrations[:n] {
 		mustExec(t, exec, m.SQL)
 		mustExec(t, exec, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
 	}
