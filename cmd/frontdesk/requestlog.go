@@ -11,11 +11,11 @@ import (
 // X-Request-Id when it is well-formed, else a fresh one. The id is echoed
 // in the answer and carried by r's context, so every line logged for the
 // request names it.
-func (m *Main) identify(w http.ResponseWriter, r *http.Request, proxies clientip.Proxies) *http.Request {
+func identify(w http.ResponseWriter, r *http.Request, proxies clientip.Proxies, ids *requestid.Source) *http.Request {
 	id := r.Header.Get(requestid.Header)
 	if !requestid.Valid(id) || !proxies.FromProxy(r) {
-		id = requestid.New(m.Rand)
+		id = ids.Next()
 	}
-	w.Header().Set(requestid.Header, id)
+	w.Header()[requestid.Header] = []string{id} // the canonical form already: no key rewriting per request
 	return r.WithContext(requestid.With(r.Context(), id))
 }

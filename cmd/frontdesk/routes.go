@@ -16,6 +16,7 @@ import (
 	"frontdesk/internal/hostguard"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
+	"frontdesk/internal/requestid"
 	"frontdesk/mail"
 	"frontdesk/mcpfront"
 	"frontdesk/orp"
@@ -284,13 +285,17 @@ func (m *Main) front(next http.Handler) http.Handler {
 		panic(err) // validated with the config
 	}
 	hsts := m.hsts()
+	ids, err := requestid.NewSource(m.Rand)
+	if err != nil {
+		panic(err) // the random source failed: nothing could be served safely
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h := w.Header()
 		for k, v := range securityHeaders {
 			h[k] = v
 		}
-		r = m.identify(w, r, proxies)
+		r = identify(w, r, proxies, ids)
 		if r.TLS != nil && hsts != "" {
 			h.Set("Strict-Transport-Security", hsts)
 		}

@@ -45,3 +45,18 @@ func TestHandlerAddsIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceIDs: ids are 16 hex digits, distinct, and their prefix comes
+// from the random source, so a fixed source repeats them.
+func TestSourceIDs(t *testing.T) {
+	s, err := NewSource(strings.NewReader("\x01\x02\x03\x04"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Next()+" "+s.Next(), "0102030400000001 0102030400000002"; got != want {
+		t.Fatalf("ids = %s, want %s", got, want)
+	}
+	if _, err := NewSource(strings.NewReader("")); err == nil {
+		t.Fatal("NewSource on an empty random source = nil, want an error")
+	}
+}
