@@ -42,12 +42,13 @@ type refusalRow struct {
 	form, phone                 bool
 }
 
-// uspRefusalsText lists the refusals the usp package words, one
-// "code<TAB>message" line each (a fmt template where the message takes
-// values). TestUSPRefusalsAreInTheInventory rebuilds it from the source.
+// refusalSitesText lists the refusals worded inline in the source (the
+// USP binding's, the booking form's), one "door<TAB>code<TAB>message"
+// line each; a message is a fmt template where it takes values.
+// TestInlineRefusalsAreInTheInventory rebuilds it from the source.
 //
-//go:embed usp_refusals.txt
-var uspRefusalsText string
+//go:embed refusal_sites.txt
+var refusalSitesText string
 
 var placeholder = regexp.MustCompile(`%\[(\d+)\]s`)
 
@@ -86,15 +87,27 @@ func refusalRows(c config.Config) []refusalRow {
 		rows = append(rows, refusalRow{door: "chat, quote", code: "quote_" + k, rules: "PL",
 			sentence: headers[pricing.RefusalKind(k)] + " (then the request's own values)", form: true, phone: true})
 	}
-	for _, line := range strings.Split(strings.TrimSpace(uspRefusalsText), "\n") {
-		code, msg, _ := strings.Cut(line, "\t")
-		rows = append(rows, refusalRow{door: "usp", code: code, rules: "-", sentence: msg})
+	for _, line := range strings.Split(strings.TrimSpace(refusalSitesText), "\n") {
+		parts := strings.SplitN(line, "\t", 3)
+		sentence := siteSentence(parts[2])
+		rows = append(rows, refusalRow{door: parts[0], code: parts[1], rules: "-", sentence: sentence,
+			phone: strings.Contains(sentence, "call {value}")})
 	}
 	rows = append(rows,
 		refusalRow{door: "http", code: "plain_credentials", rules: "-", sentence: plainCredentialsRefusal},
 		refusalRow{door: "http", code: "metrics_local_only", rules: "-", sentence: metricsLocalOnly},
 	)
 	return rows
+}
+
+// siteSentence shows a message read from the source as the inventory
+// prints it: the values a message appends after its text appear as
+// {value}.
+func siteSentence(msg string) string {
+	if strings.HasSuffix(msg, " ") {
+		return msg + "{value}"
+	}
+	return msg
 }
 
 // refusalValues are the config's values that the catalogue's sentences

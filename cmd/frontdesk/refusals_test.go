@@ -140,72 +140,97 @@ func TestRefusalInventoryDocIsCurrent(t *testing.T) {
 	}
 }
 
-var regenRefusals = flag.Bool("regen-refusals", false, "rewrite usp_refusals.txt from the usp sources")
+var regenRefusals = flag.Bool("regen-refusals", false, "rewrite refusal_sites.txt from the sources")
 
-// uspRefusalSites reads every refusal the usp package words in its source
-// (fail(Code…, "…") and &Error{Code: Code…, Message: "…"}), as the lines
-// of usp_refusals.txt: code, a tab, the message (a fmt template where it
-// takes values), sorted.
-func uspRefusalSites(t *testing.T) string {
+// siteRule finds the refusals one door words inline in its source: each
+// match gives the code (or the field) and the quoted message.
+type siteRule struct {
+	door, glob string
+	pattern    *regexp.Regexp
+	code       func(m []string, consts map[string]string) string
+}
+
+var siteRules = []siteRule{
+	// USP: fail(Code…, "…") and &Error{Code: Code…, Message: "…"}, by the
+	// code's value.
+	{"usp", "usp/*.go", regexp.MustCompile(`(?:fail\((Code[A-Za-z]+), |&Error\{Code: (Code[A-Za-z]+), Message: )("(?:[^"\\]|\\.)*")`),
+		func(m []string, consts map[string]string) string { return consts[m[1]+m[2]] }},
+	// The booking form's field problems, by field.
+	{"form", "booking/form.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
+		func(m []string, _ map[string]string) string { return "form_" + m[1] }},
+	// The form page's own answers: the first sentence, before the values
+	// it appends.
+	{"form", "web/form.go", regexp.MustCompile(`(?:p\.Limited = |http\.Error\(w, )()()("(?:[^"\\]|\\.)*")`),
+		func([]string, map[string]string) string { return "form_page" }},
+}
+
+// refusalSiteLines reads every refusal the rules find, as the lines of
+// refusal_sites.txt: door, code and message (a fmt template, or the text
+// before appended values) separated by tabs, sorted.
+func refusalSiteLines(t *testing.T) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "usp", "*.go"))
-	codes := map[string]string{}
 	constant := regexp.MustCompile(`(Code[A-Za-z]+)\s+Code = "([a-z_]+)"`)
-	site := regexp.MustCompile(`(?:fail\((Code[A-Za-z]+), |&Error\{Code: (Code[A-Za-z]+), Message: )("(?:[^"\\]|\\.)*")`)
-	var sources []string
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range constant.FindAllStringSubmatch(string(b), -1) {
-			codes[m[1]] = m[2]
-		}
-		sources = append(sources, string(b))
-	}
 	var lines []string
-	for _, src := range sources {
-		for _, m := range site.FindAllStringSubmatch(src, -1) {
-			name := m[1] + m[2]
-			msg, err := strconv.Unquote(m[3])
-			if err != nil || codes[name] == "" {
-				t.Fatalf("refusal site %s %s: %v", name, m[3], err)
+	for _, rule := range siteRules {
+		files, _ := filepath.Glob(filepath.Join("..", "..", rule.glob))
+		consts := map[string]string{}
+		var sources []string
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
 			}
-			line := codes[name] + "\t" + msg
-			if !slices.Contains(lines, line) {
-				lines = append(lines, line)
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range constant.FindAllStringSubmatch(string(b), -1) {
+				consts[m[1]] = m[2]
+			}
+			sources = append(sources, string(b))
+		}
+		found := 0
+		for _, src := range sources {
+			for _, m := range rule.pattern.FindAllStringSubmatch(src, -1) {
+				msg, err := strconv.Unquote(m[3])
+				code := rule.code(m, consts)
+				if err != nil || code == "" {
+					t.Fatalf("%s refusal site %q: %v", rule.door, m[0], err)
+				}
+				line := rule.door + "\t" + code + "\t" + msg
+				if !slices.Contains(lines, line) {
+					lines = append(lines, line)
+				}
+				found++
 			}
 		}
-	}
-	if len(lines) < 20 {
-		t.Fatalf("found %d USP refusal sites; the pattern no longer matches the source", len(lines))
+		if found == 0 {
+			t.Fatalf("no refusal sites in %s; the pattern no longer matches the source", rule.glob)
+		}
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// TestUSPRefusalsAreInTheInventory: usp_refusals.txt, which the inventory
-// prints, is exactly the refusals worded in usp/. Rewrite it with
-// go test ./cmd/frontdesk -run TestUSPRefusalsAreInTheInventory -regen-refusals.
-func TestUSPRefusalsAreInTheInventory(t *testing.T) {
-	want := uspRefusalSites(t)
+// TestInlineRefusalsAreInTheInventory: refusal_sites.txt, which the
+// inventory prints, is exactly the refusals worded inline in usp/, the
+// booking form's checks and the form page. Rewrite it with
+// go test ./cmd/frontdesk -run TestInlineRefusalsAreInTheInventory -regen-refusals.
+func TestInlineRefusalsAreInTheInventory(t *testing.T) {
+	want := refusalSiteLines(t)
 	if *regenRefusals {
-		if err := os.WriteFile("usp_refusals.txt", []byte(want), 0o644); err != nil {
+		if err := os.WriteFile("refusal_sites.txt", []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if uspRefusalsText != want {
-		t.Fatal("usp_refusals.txt differs from the refusals in usp/; rewrite it with -regen-refusals and regenerate docs/refusals.md")
+	if refusalSitesText != want {
+		t.Fatal("refusal_sites.txt differs from the refusals in the source; rewrite it with -regen-refusals and regenerate docs/refusals.md")
 	}
 	var out strings.Builder
 	printRefusals(&out, config.Demo(), "the built-in demo")
 	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
-		code, msg, _ := strings.Cut(line, "\t")
-		if !strings.Contains(out.String(), "| usp | `"+code+"` | - | "+strings.ReplaceAll(msg, "|", `\|`)+" |") {
-			t.Errorf("the inventory lacks USP refusal %s: %s", code, msg)
+		parts := strings.SplitN(line, "\t", 3)
+		if !strings.Contains(out.String(), "| "+parts[0]+" | `"+parts[1]+"` | - | "+strings.ReplaceAll(siteSentence(parts[2]), "|", `\|`)+" |") {
+			t.Errorf("the inventory lacks the %s refusal %s: %s", parts[0], parts[1], parts[2])
 		}
 	}
 }
