@@ -68,6 +68,7 @@ var commands = map[string]struct{ args, about string }{
 	"forget":          {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
 	"registry-json":   {"[--name NS/NAME] [--version X.Y.Z] [--out FILE] [flags]", "Writes server.json for the MCP Registry: the hub at deployment.public_url (https) with the tools it\nlists, under the publisher-provided metadata. docs/listing.md says how to publish it."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
+	"staff book":      {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
 }
 
 func main() {
