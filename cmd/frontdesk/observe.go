@@ -12,7 +12,6 @@ import (
 	"frontdesk/booking"
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
-	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/webhook"
 	"frontdesk/web"
@@ -49,7 +48,7 @@ func (m *Main) queues() ([]metrics.Queue, error) {
 	if m.usp == nil {
 		return qs, nil
 	}
-	events, oldest, err := listAge(ctx, m.store, reservation.OutboxKind)
+	events, oldest, err := listAge(ctx, m.store, webhook.Kind)
 	if err != nil {
 		return nil, err
 	}
