@@ -15,25 +15,28 @@ import (
 	"frontdesk/pricing"
 )
 
-// refusalRules are the assembly rules (direct-booking.md §12) each chat
-// refusal code is given where the code refuses: P adds the phone, F the
-// form or else the phone, L the form link, "-" nothing. A start call's
-// wrapper turns P into PL and nothing into L when the request is known.
+// doorFieldCodes are the codes the chat door itself refuses, for fields
+// it checks before the core runs; it gives them rule P (the phone). The
+// core's codes take their rule from the catalogue. The test
 // TestRefusalInventoryMatchesCode reads the refusal sites of booking/ and
-// booking/chatdoor/ and fails when this table and they disagree.
-var refusalRules = map[string][]string{
-	"already_cancelled": {"-"}, "bad_booking_id": {"P"}, "bad_cancel_id": {"P"}, "bad_checkin": {"P"},
-	"bad_checkout": {"P"}, "bad_code": {"P"}, "bad_email": {"P"}, "bad_guests": {"P"}, "bad_last4": {"P"},
-	"bad_name": {"P"}, "bad_notes": {"P"}, "bad_phone": {"P"}, "bad_property": {"P"}, "bad_reference": {"P"},
-	"bad_roomtype": {"P"}, "cancel_by_phone": {"-"}, "cancel_fields": {"P"}, "cancel_maybe": {"-"},
-	"cancel_not_in_chat": {"-"}, "cancel_unknown": {"-"}, "cannot_check": {"L"}, "contact": {"L"},
-	"deploy_draft": {"P"}, "deploy_not_custom": {"P"}, "deploy_stale": {"P"}, "deploy_unknown": {"P"},
-	"email_rejected": {"F"}, "ended": {"-"}, "guest_range": {"P"}, "intent_gone": {"F", "P"}, "last_room": {"F"},
-	"lookup_down": {"-"}, "moved": {"-"}, "no_property": {"P"}, "no_room": {"F"}, "not_found": {"-"},
-	"not_object": {"P"}, "outcome_unknown": {"-"}, "paused": {"F"}, "paused_call": {"L"}, "paused_for_staff": {"F"},
-	"replay_cancelled": {"L"}, "replay_ended": {"L"}, "replay_moved": {"L"}, "resend_only": {"P"},
-	"switched_off": {"F"}, "two_resends": {"F"}, "unbookable": {"L"}, "unknown_field": {"P"}, "wait_60": {"F"},
-	"wrong_code": {"F", "P"},
+// booking/chatdoor/ and fails when this list and they disagree.
+var doorFieldCodes = []string{
+	"bad_booking_id", "bad_cancel_id", "bad_checkin", "bad_checkout", "bad_code", "bad_email", "bad_guests",
+	"bad_last4", "bad_name", "bad_notes", "bad_phone", "bad_property", "bad_reference", "bad_roomtype",
+	"cancel_fields", "guest_range", "no_property", "not_object", "resend_only", "unknown_field",
+}
+
+// refusalRule is the assembly rule the chat door gives code, "-" for
+// none.
+func refusalRule(code string) string {
+	r := catalogue.Rule(code, false)
+	if slices.Contains(doorFieldCodes, code) {
+		r = "P"
+	}
+	if r == "" {
+		return "-"
+	}
+	return r
 }
 
 // refusalRow is one line of the inventory.
@@ -72,10 +75,10 @@ func refusalRows(c config.Config) []refusalRow {
 			}
 			return fmt.Sprintf("{value %d}", n-1)
 		})
-		rules := refusalRules[code]
-		form := slices.ContainsFunc(rules, func(r string) bool { return r == "F" || r == "L" })
-		callable := strings.Contains(sentence, phone) || slices.ContainsFunc(rules, func(r string) bool { return r == "P" || r == "F" })
-		rows = append(rows, refusalRow{door: "chat", code: code, rules: strings.Join(rules, ", "), sentence: sentence, form: form, phone: callable})
+		rule := refusalRule(code)
+		form := strings.Contains(rule, "F") || strings.Contains(rule, "L")
+		callable := strings.Contains(sentence, phone) || strings.Contains(rule, "P") || strings.Contains(rule, "F")
+		rows = append(rows, refusalRow{door: "chat", code: code, rules: rule, sentence: sentence, form: form, phone: callable})
 	}
 	headers := pricing.RefusalHeaders()
 	kinds := make([]string, 0, len(headers))

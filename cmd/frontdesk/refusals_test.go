@@ -14,24 +14,18 @@ import (
 	"frontdesk/config"
 )
 
-// refusalSites reads the refusal sites of the booking core and the chat
-// door from their source: each code with the rules it is given there.
-// The core's refuse takes its rule as a constant (AssembleF…) or from
-// assemblyForData (F or P); the door's refuse and field give rule P.
-func refusalSites(t *testing.T) map[string][]string {
+// refusalSites reads the refusal sites of the booking core and of the
+// chat door from their source: the codes each refuses with.
+func refusalSites(t *testing.T) (core, door []string) {
 	t.Helper()
-	core := regexp.MustCompile(`refuse\("([a-z0-9_]+)", (Assemble[A-Za-z]+|assemblyForData)`)
-	door := regexp.MustCompile(`(?:refuse|field)\("([a-z0-9_]+)"[,)]`)
+	coreSite := regexp.MustCompile(`refuse\("([a-z0-9_]+)", `)
+	doorSite := regexp.MustCompile(`(?:refuse|field)\("([a-z0-9_]+)"[,)]`)
 	// A code built from a prefix and the field it names, such as
 	// "bad_"+field for booking_id and cancel_id.
 	prefixed := regexp.MustCompile(`(?:refuse|field)\("([a-z0-9_]+)"\+`)
-	rule := map[string][]string{"AssembleNone": {"-"}, "AssembleP": {"P"}, "AssembleF": {"F"}, "AssembleL": {"L"}, "AssemblePL": {"PL"}, "assemblyForData": {"F", "P"}}
-	sites := map[string][]string{}
-	add := func(code string, rules ...string) {
-		for _, r := range rules {
-			if !slices.Contains(sites[code], r) {
-				sites[code] = append(sites[code], r)
-			}
+	add := func(list *[]string, code string) {
+		if !slices.Contains(*list, code) {
+			*list = append(*list, code)
 		}
 	}
 	for _, dir := range []string{"booking", "booking/chatdoor"} {
@@ -48,60 +42,54 @@ func refusalSites(t *testing.T) map[string][]string {
 				t.Fatal(err)
 			}
 			if dir == "booking" {
-				for _, m := range core.FindAllStringSubmatch(string(src), -1) {
-					add(m[1], rule[m[2]]...)
+				for _, m := range coreSite.FindAllStringSubmatch(string(src), -1) {
+					add(&core, m[1])
 				}
 				continue
 			}
-			for _, m := range door.FindAllStringSubmatch(string(src), -1) {
-				add(m[1], "P")
+			for _, m := range doorSite.FindAllStringSubmatch(string(src), -1) {
+				add(&door, m[1])
 			}
 			for _, m := range prefixed.FindAllStringSubmatch(string(src), -1) {
 				for _, code := range catalogue.Codes() {
 					if strings.HasPrefix(code, m[1]) && strings.HasSuffix(code, "_id") {
-						add(code, "P") // the identifiers proof reads: booking_id, cancel_id
+						add(&door, code) // the identifiers proof reads: booking_id, cancel_id
 					}
 				}
 			}
 		}
 	}
-	for _, rs := range sites {
-		slices.Sort(rs)
-	}
-	return sites
+	slices.Sort(core)
+	slices.Sort(door)
+	return core, door
 }
 
-// TestRefusalInventoryMatchesCode: every code refused in the core or the
-// chat door is in the inventory with exactly the rules its sites give
-// it, every code the catalogue words is printed, and the inventory lists
-// nothing the code does not have.
+// TestRefusalInventoryMatchesCode: the chat door's own field codes are
+// exactly those its source refuses with, every code the core or the door
+// refuses with has a catalogue sentence, every catalogue code is refused
+// somewhere, and the inventory prints each with the rule the door gives
+// it.
 func TestRefusalInventoryMatchesCode(t *testing.T) {
-	sites := refusalSites(t)
-	for code, rules := range sites {
-		if got := refusalRules[code]; !slices.Equal(got, rules) {
-			t.Errorf("%s is refused in code with rules %v, the inventory says %v", code, rules, got)
-		}
+	core, door := refusalSites(t)
+	if want := slices.Sorted(slices.Values(doorFieldCodes)); !slices.Equal(door, want) {
+		t.Errorf("the chat door refuses with %v, the inventory's field codes are %v", door, want)
 	}
-	for code := range refusalRules {
-		if _, ok := sites[code]; !ok {
-			t.Errorf("the inventory lists %s, which no refusal site in booking/ or booking/chatdoor/ gives", code)
+	codes := catalogue.Codes()
+	for _, code := range append(core, door...) {
+		if !slices.Contains(codes, code) {
+			t.Errorf("%s is refused in code but the catalogue has no sentence for it", code)
 		}
 	}
 	var out strings.Builder
 	printRefusals(&out, config.Demo(), "the built-in demo")
 	printed := out.String()
-	codes := catalogue.Codes()
 	for _, code := range codes {
-		if !strings.Contains(printed, "| `"+code+"` |") {
-			t.Errorf("the inventory does not print %s, which the catalogue words", code)
+		if !slices.Contains(core, code) && !slices.Contains(door, code) {
+			t.Errorf("the catalogue words %s, which no refusal site in booking/ or booking/chatdoor/ gives", code)
 		}
-		if _, ok := refusalRules[code]; !ok {
-			t.Errorf("the catalogue words %s but the inventory gives it no rule", code)
-		}
-	}
-	for code := range sites {
-		if !slices.Contains(codes, code) {
-			t.Errorf("%s is refused in code but the catalogue has no sentence for it", code)
+		rule := refusalRule(code) // the catalogue's, or P for the door's own fields
+		if !strings.Contains(printed, "| chat | `"+code+"` | "+rule+" | ") {
+			t.Errorf("the inventory does not print %s with rule %s", code, rule)
 		}
 	}
 	for _, row := range refusalRows(config.Demo()) {
