@@ -22,7 +22,8 @@ import (
 )
 
 // forgotten is what a forgotten guest's reservations keep as a name, so
-// staff screens and totals still add up.
+// staff screens and totals still add up; the desk redacts them
+// (reservation.Desk.Redact).
 const forgotten = "(forgotten)"
 
 // forgetPlan is what forgetting one address changes.
@@ -79,29 +80,25 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	}
 	now := m.Clock.Now()
-	var writes []store.Write
+	// Each reservation is redacted by the desk in a write of its own, then
+	// the records go in batches: a write that meets a change made
+	// meanwhile fails, and the command can be run again.
 	for _, r := range p.redact {
-		writes = append(writes, reservation.Save(redacted(r), now))
+		if _, err := m.bookings.Desk().Redact(ctx, reservation.Change{Read: r, By: "forget", At: now}, forgotten); err != nil {
+			return fmt.Errorf("forget: reservation %s: %w (what was removed before stays removed; run it again)", r.Reference, err)
+		}
 	}
+	var deletes []store.Write
 	for _, r := range p.delete {
-		writes = append(writes, store.Write{Op: store.OpDelete, Record: store.Record{Kind: r.Kind, Key: r.Key, Version: r.Version}})
+		deletes = append(deletes, store.Write{Op: store.OpDelete, Record: store.Record{Kind: r.Kind, Key: r.Key, Version: r.Version}})
 	}
-	// Each batch is one transaction: a write that meets a change made
-	// meanwhile fails its batch whole, and the command can be run again.
-	for chunk := range slices.Chunk(writes, 500) {
+	for chunk := range slices.Chunk(deletes, 500) {
 		if _, err := m.store.Apply(ctx, chunk); err != nil {
 			return fmt.Errorf("forget: %w (what was removed before stays removed; run it again)", err)
 		}
 	}
 	fmt.Fprintf(stdout, "forgot %d reservations and %d records\n", len(p.redact), len(p.delete))
 	return nil
-}
-
-// redacted is r without what identifies its guest.
-func redacted(r reservation.Reservation) reservation.Reservation {
-	r.Contact = reservation.Contact{Name: forgotten}
-	r.ContactKey, r.Notes, r.Detail = "", "", nil
-	return r
 }
 
 // planForget finds every record of the address.

@@ -42,7 +42,7 @@ func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
 	now := m.Clock.Now()
 	cutoff := now.AddDate(0, 0, -days)
 	before := civil.Of(cutoff, time.UTC).String()
-	var writes []store.Write
+	var ended []reservation.Reservation
 	for after := (store.ReservationCursor{}); ; {
 		rows, err := m.store.ListReservations(ctx, store.ReservationFilter{To: before, After: after, Limit: 1000})
 		if err != nil {
@@ -56,14 +56,23 @@ func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
 			if r.LastSlot() >= before || !r.State.Terminal() || r.Contact.Name == forgotten {
 				continue
 			}
-			writes = append(writes, reservation.Save(redacted(r), now))
-			res.Reservations++
+			ended = append(ended, r)
 		}
 		if len(rows) < 1000 {
 			break
 		}
 		after = rows[len(rows)-1].Cursor()
 	}
+	for _, r := range ended {
+		// Each alone: one that changed since it was read waits for the
+		// next pass.
+		if _, err := m.bookings.Desk().Redact(ctx, reservation.Change{Read: r, By: "retention", At: now}, forgotten); err != nil {
+			m.Logger.WarnContext(ctx, "retention redaction skipped", "err", err)
+			continue
+		}
+		res.Reservations++
+	}
+	var writes []store.Write
 	for _, kind := range append(booking.GuestKinds(), mail.DevKind) {
 		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {
 			if r.UpdatedAt.Before(cutoff) {
