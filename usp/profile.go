@@ -132,7 +132,7 @@ func (b *Business) Profile() BusinessProfile {
 	if b.privileged() {
 		// The policy is published exactly when an authenticator can
 		// check privileged calls, with the mechanisms it accepts.
-		p.Authorization = &AuthorizationPolicy{RequireAuthentication: true, AcceptedMechanisms: b.auth.Mechanisms()}
+		p.Authorization = policyFor(b.auth.Mechanisms())
 	}
 	return p
 }
