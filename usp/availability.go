@@ -90,7 +90,7 @@ type span struct {
 
 // parseSpan reads start_date and end_date: a date is a whole local day in
 // zone (end inclusive), a datetime is an instant (end exclusive).
-func parseSpan(in QueryRequest, zone *time.Location) (span, error) {
+func parseSpan(in QueryRequest, zone *time.Location, maxAdvanceDays int) (span, error) {
 	if in.Timezone != "" {
 		z, err := time.LoadLocation(in.Timezone)
 		if err != nil || in.Timezone == "Local" {
@@ -109,6 +109,11 @@ func parseSpan(in QueryRequest, zone *time.Location) (span, error) {
 	switch {
 	case !to.After(from):
 		return span{}, fail(CodeValidation, "end_date must be after start_date.")
+	case to.Sub(from) > time.Duration(maxAdvanceDays+1)*24*time.Hour+time.Hour:
+		// Longer than the service's whole booking window
+		// (booking_window.max_advance): no query could ever be answered
+		// in full, which is a documented constraint broken (§9.4.3).
+		return span{}, fail(CodeValidation, "The range is longer than the service's booking window (booking_window.max_advance P%dD).", maxAdvanceDays)
 	case to.Sub(from) > MaxQueryDays*24*time.Hour+time.Hour: // an hour of slack for a daylight-saving day
 		return span{}, fail(CodeRangeTooWide, "A query may span at most %d days.", MaxQueryDays)
 	}
@@ -168,7 +173,7 @@ func (b *Business) QueryAvailability(ctx context.Context, call Call, in QueryReq
 	if !ok {
 		return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
 	}
-	sp, err := parseSpan(in, s.zone)
+	sp, err := parseSpan(in, s.zone, b.cfg.Limits.AdvanceDays)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func TestCatalogFeedOverBothBindings(t *testing.T) {
 			t.Fatalf("feed page %d: %v %+v", page, err, res)
 		}
 		envelope, _ := json.Marshal(map[string]any{"structuredContent": res.StructuredContent, "content": res.Content})
-		schemas.Check(t, schemas.MCPResult(t, "usp_services_feed"), envelope)
+		schemas.Check(t, schemas.NewerMCPResult(t, "usp_services_feed"), envelope)
 		out := res.StructuredContent.(map[string]any)
 		for _, it := range out["items"].([]any) {
 			item := it.(map[string]any)
@@ -59,7 +59,10 @@ func TestCatalogFeedOverBothBindings(t *testing.T) {
 		if pg["has_more"] != true {
 			break
 		}
-		cursor = pg["cursor"].(string)
+		if _, old := pg["cursor"]; old {
+			t.Fatalf("feed pagination %v carries cursor, which §3.1 names next_cursor", pg)
+		}
+		cursor = pg["next_cursor"].(string)
 		if page > 20 {
 			t.Fatal("the feed does not end")
 		}
@@ -76,7 +79,7 @@ func TestCatalogFeedOverBothBindings(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("REST feed: %d %s", status, raw)
 	}
-	schemas.Check(t, uspspec.REST("GET", "/services/feed", 200), raw)
+	schemas.Check(t, uspspec.NewerREST("GET", "/services/feed", 200), raw)
 	status, _ = tb.send(t, tb.request(t, rest{"GET", "/usp/services/feed?cursor=bogus", "", nil}))
 	if status != 400 {
 		t.Fatalf("a made-up cursor: %d", status)

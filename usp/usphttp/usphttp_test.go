@@ -129,6 +129,7 @@ func TestProtocolErrorsAreProblems(t *testing.T) {
 		{"wrong type", "POST", "/usp/availability/query", `{"service_id":5}`, nil, 400, "invalid-request"},
 		{"missing field", "POST", "/usp/availability/query", `{"service_id":"svc_airport_shuttle"}`, nil, 400, "invalid-request"},
 		{"too wide", "POST", "/usp/availability/query", `{"service_id":"svc_airport_shuttle","start_date":"2026-03-02","end_date":"2026-06-02"}`, nil, 400, "range-too-wide"},
+		{"ten years", "POST", "/usp/availability/query", `{"service_id":"svc_airport_shuttle","start_date":"2026-03-02","end_date":"2036-03-02"}`, nil, 422, "validation-error"},
 		{"unknown service", "GET", "/usp/services/svc_nowhere", "", nil, 404, "service-not-found"},
 		{"bad agent header", "POST", "/usp/services/list", `{}`, map[string]string{"USP-Agent": "profile=https://x"}, 400, "invalid-request"},
 		{"http profile", "POST", "/usp/services/list", `{}`, map[string]string{"USP-Agent": `profile="http://agent.example/p.json"`}, 400, "invalid-profile-url"},

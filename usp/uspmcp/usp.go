@@ -27,7 +27,7 @@ var uspTools = map[string]struct{ title, description string }{
 	"usp_services_lookup": {"Look up services",
 		"Returns the services named in ids (up to 100), each once; ids that name no service are reported in messages[] as service_not_found. Public: no credentials."},
 	"usp_services_feed": {"Catalog feed",
-		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
+		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.next_cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
 	"usp_services_feed_subscribe": {"Subscribe to catalog changes",
 		"Registers callback_url (https) for catalog events: service.created, service.updated, service.deleted (or the events listed), for the categories listed or all. Events are POSTed signed like booking webhooks. Privileged: credentials and _meta.usp.profile."},
 	"usp_services_feed_subscription_get": {"Get a feed subscription",
@@ -117,7 +117,7 @@ func uspInputSchema(name string) *jsonschema.Schema {
 		props["events"] = &jsonschema.Schema{Type: "array", Items: text("service.created, service.updated, service.deleted or service.suspended.")}
 		required = []string{"callback_url"}
 	case "usp_services_feed":
-		props["cursor"] = text("The pagination.cursor of the previous page; omit for the first.")
+		props["cursor"] = text("The pagination.next_cursor of the previous page; omit for the first.")
 		props["limit"] = integer("Page size, default 50, at most 200.")
 		props["location_id"] = text("Only this location's services (the property slug).")
 	case "usp_availability_query":
@@ -329,7 +329,7 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		if err = parse(&in); err == nil {
 			var r *usp.FeedResult
 			if r, err = b.Feed(ctx, call, in); err == nil {
-				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(r.Pagination)))
+				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(usp.Pagination{HasMore: r.Pagination.HasMore})))
 			}
 		}
 	case "usp_availability_query":
