@@ -154,11 +154,11 @@ type FeedPagination struct {
 
 // FeedResult answers the feed.
 type FeedResult struct {
-	USP        Meta       `json:"usp"`
-	Items      []FeedItem `json:"items"`
+	USP        Meta           `json:"usp"`
+	Items      []FeedItem     `json:"items"`
 	Pagination FeedPagination `json:"pagination"`
 	FeedMeta   FeedMeta       `json:"feed_meta"`
-	Messages   []Message  `json:"messages"`
+	Messages   []Message      `json:"messages"`
 }
 
 // feedPosition is where an item stands in (modified_at, id) order, as a
