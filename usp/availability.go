@@ -2,6 +2,7 @@ package usp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -121,13 +122,20 @@ func parseSpan(in QueryRequest, zone *time.Location, maxAdvanceDays int) (span, 
 }
 
 func parseBound(s string, zone *time.Location, end bool) (time.Time, error) {
-	if d, err := civil.Parse(s); err == nil && len(s) == len(time.DateOnly) {
+	if isDate(s) {
+		d, err := civil.Parse(s)
+		if err != nil {
+			return time.Time{}, err
+		}
 		if end {
 			d = d.AddDays(1)
 		}
 		return startOfDay(d, zone), nil
 	}
-	return time.Parse(time.RFC3339, s)
+	if !isDateTime(s) {
+		return time.Time{}, errors.New("neither an RFC 3339 date nor a date-time")
+	}
+	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 }
 
 // startOfDay is the first instant of local day d, which is not always

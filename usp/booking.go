@@ -43,23 +43,24 @@ type Cancellation struct {
 
 // Booking is a booking as platforms see it (booking.json Booking).
 type Booking struct {
-	ID               string         `json:"id"`
-	ServiceID        string         `json:"service_id"`
-	ServiceName      string         `json:"service_name"`
-	Slot             SlotRef        `json:"slot"`
-	Buyer            Buyer          `json:"buyer"`
-	Recipient        *Buyer         `json:"recipient,omitempty"`
-	PartySize        int            `json:"party_size"`
-	Resources        []SlotResource `json:"resources,omitempty"`
-	Location         *Place         `json:"location,omitempty"`
-	Status           string         `json:"status"`
-	ConfirmationMode string         `json:"confirmation_mode"`
-	Notes            string         `json:"notes,omitempty"`
-	Cancellation     *Cancellation  `json:"cancellation,omitempty"`
-	CreatedAt        string         `json:"created_at"`
-	UpdatedAt        string         `json:"updated_at"`
-	ExpiresAt        string         `json:"expires_at,omitempty"`
-	Revision         string         `json:"revision"`
+	ID               string           `json:"id"`
+	ServiceID        string           `json:"service_id"`
+	ServiceName      string           `json:"service_name"`
+	Slot             SlotRef          `json:"slot"`
+	Buyer            Buyer            `json:"buyer"`
+	Recipient        *Buyer           `json:"recipient,omitempty"`
+	DeliveryAddress  *DeliveryAddress `json:"delivery_address,omitempty"`
+	PartySize        int              `json:"party_size"`
+	Resources        []SlotResource   `json:"resources,omitempty"`
+	Location         *Place           `json:"location,omitempty"`
+	Status           string           `json:"status"`
+	ConfirmationMode string           `json:"confirmation_mode"`
+	Notes            string           `json:"notes,omitempty"`
+	Cancellation     *Cancellation    `json:"cancellation,omitempty"`
+	CreatedAt        string           `json:"created_at"`
+	UpdatedAt        string           `json:"updated_at"`
+	ExpiresAt        string           `json:"expires_at,omitempty"`
+	Revision         string           `json:"revision"`
 }
 
 // BookingResult answers every booking operation. Booking is absent only
@@ -87,6 +88,11 @@ type CreateRequest struct {
 	PartySize  *int   `json:"party_size,omitempty"`
 	ResourceID string `json:"resource_id,omitempty"`
 	Notes      string `json:"notes,omitempty"`
+	// DeliveryAddress is validated and echoed on the booking;
+	// PostPaymentReturnRequest is validated and unused, as no payment is
+	// taken (request.go).
+	DeliveryAddress          *DeliveryAddress          `json:"delivery_address,omitempty"`
+	PostPaymentReturnRequest *PostPaymentReturnRequest `json:"post_payment_return_request,omitempty"`
 }
 
 // UpdateRequest is usp_bookings_update / PUT /bookings/{booking_id}.
@@ -137,7 +143,7 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	}
 	out := &Booking{
 		ID: r.Reference, ServiceID: d.ServiceID, ServiceName: s.Name, PartySize: r.Guests,
-		Status: Status(r.State), ConfirmationMode: "manual", Notes: r.Notes, Recipient: d.Recipient,
+		Status: Status(r.State), ConfirmationMode: "manual", Notes: r.Notes, Recipient: d.Recipient, DeliveryAddress: d.DeliveryAddress,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339),
 		Revision: revision(r), Cancellation: d.Cancellation,
 	}
@@ -204,6 +210,12 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 	if in.Recipient != nil && strings.TrimSpace(in.Recipient.FirstName+in.Recipient.LastName) == "" {
 		return nil, fail(CodeValidation, "recipient needs a first_name or last_name.")
 	}
+	if err := in.DeliveryAddress.check(); err != nil {
+		return nil, err
+	}
+	if err := in.PostPaymentReturnRequest.check(); err != nil {
+		return nil, err
+	}
 	res := &BookingResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
@@ -235,7 +247,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			res.Messages = append(res.Messages, *m)
 			return res, nil
 		}
-		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
+		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, DeliveryAddress: in.DeliveryAddress, Expires: w.start}
 		// The answer is recorded for the idempotency key with the booking,
 		// and the credential is stored with it, outside the answer kept.
 		var kept *BookingResult
@@ -311,6 +323,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		}
 		conv := r
 		d.Kind, d.FromHold, d.Buyer, d.Recipient, d.Expires = "booking", true, in.Buyer, in.Recipient, w.start
+		d.DeliveryAddress = in.DeliveryAddress
 		unused := d.Spots - party
 		d.Spots = party
 		conv.Detail = d.raw()

@@ -481,7 +481,7 @@ func idempotencyAcrossRestart(t *testing.T, open func() store.Store) {
 		t.Fatalf("other parameters: %s", c)
 	}
 	cancelCall := call
-	cancelCall.IdempotencyKey = "k-cancel"
+	cancelCall.IdempotencyKey = "550e8400-e29b-41d4-a716-4466554400cc"
 	cancelCall.IfMatch = res.Booking.Revision
 	c1, err := b.CancelBooking(ctx, cancelCall, res.Booking.ID, usp.CancelRequest{})
 	if err != nil || c1.Booking.Status != "canceled" {

@@ -117,6 +117,9 @@ func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Pri
 	if m.Access != Public && !b.privileged() {
 		return Meta{}, Principal{}, nil, fail(CodeAuthenticationRequired, "%s needs an authenticated caller, and this business accepts none.", m.Name)
 	}
+	if err := checkIdempotencyKey(call.IdempotencyKey); err != nil {
+		return Meta{}, Principal{}, nil, err
+	}
 	p, err := b.authorize(ctx, m, call)
 	if err != nil {
 		return Meta{}, Principal{}, nil, err

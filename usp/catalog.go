@@ -273,6 +273,7 @@ type ListRequest struct {
 		Limit  *int    `json:"limit"`
 		Cursor *string `json:"cursor"`
 	} `json:"pagination"`
+	Context *BuyerContext `json:"context"`
 }
 
 // ListResult answers a list.
@@ -295,6 +296,9 @@ const (
 func (b *Business) ListServices(ctx context.Context, call Call, in ListRequest) (*ListResult, error) {
 	meta, _, outcome, err := b.begin(ctx, "usp_services_list", call)
 	if err != nil {
+		return nil, err
+	}
+	if err := in.Context.check(); err != nil {
 		return nil, err
 	}
 	res := &ListResult{USP: meta, Services: []Service{}, Messages: []Message{}}
@@ -400,7 +404,8 @@ func (b *Business) GetService(ctx context.Context, call Call, id string) (*GetRe
 
 // LookupRequest is usp_services_lookup / POST /services/lookup.
 type LookupRequest struct {
-	IDs []string `json:"ids"`
+	IDs     []string      `json:"ids"`
+	Context *BuyerContext `json:"context"`
 }
 
 // LookupResult answers a lookup.
@@ -426,6 +431,9 @@ func (b *Business) LookupServices(ctx context.Context, call Call, in LookupReque
 	}
 	if len(in.IDs) > MaxLookup {
 		return nil, fail(CodeValidation, "ids may name at most %d services; this request names %d.", MaxLookup, len(in.IDs))
+	}
+	if err := in.Context.check(); err != nil {
+		return nil, err
 	}
 	res := &LookupResult{USP: meta, Services: []Service{}, Messages: []Message{}}
 	if outcome != nil {

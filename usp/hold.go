@@ -49,6 +49,8 @@ type detail struct {
 	FromHold  bool   `json:"from_hold,omitempty"`
 	Buyer     *Buyer `json:"buyer,omitempty"`
 	Recipient *Buyer `json:"recipient,omitempty"`
+	// DeliveryAddress is echoed on the booking (§5.2).
+	DeliveryAddress *DeliveryAddress `json:"delivery_address,omitempty"`
 	// Expires is the deadline of a pending booking: the slot's start.
 	Expires      time.Time     `json:"expires,omitzero"`
 	Cancellation *Cancellation `json:"cancellation,omitempty"`

@@ -216,14 +216,7 @@ func decode(r *http.Request, v any) error {
 	if body[0] != '{' {
 		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body must be a JSON object."}
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return &usp.Error{Code: usp.CodeInvalidRequest, Message: fmt.Sprintf("Field %s has the wrong type.", typeErr.Field)}
-		}
-		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body is not valid JSON."}
-	}
-	return nil
+	return usp.Decode(body, v)
 }
 
 func (h *Handler) listServices(ctx context.Context, call usp.Call, r *http.Request) (any, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -83,14 +84,27 @@ func uspInputSchema(name string) *jsonschema.Schema {
 	integer := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "integer", Description: d} }
 	metaArg := openObject(map[string]*jsonschema.Schema{
 		"usp": openObject(map[string]*jsonschema.Schema{
-			"profile":         text("The platform's profile URI (https), for capability negotiation."),
+			"profile":         {Type: "string", Format: "uri", Description: "The platform's profile URI (https), for capability negotiation."},
 			"correlation_id":  text("Optional join id, echoed in the result's _meta.usp."),
-			"idempotency_key": text("For state-changing tools: a UUID; a retry with the same key and arguments answers the first result."),
+			"idempotency_key": {Type: "string", Format: "uuid", Description: "For state-changing tools: a UUID; a retry with the same key and arguments answers the first result."},
 			"if_match":        text("For booking writes: the revision the booking must still have."),
 			"authorization":   openObject(map[string]*jsonschema.Schema{"mechanism": text("An accepted mechanism, such as api_key."), "credential": text("The credential, when not sent on the HTTP Authorization header.")}, "mechanism"),
 		}),
 	})
 	props := map[string]*jsonschema.Schema{"_meta": metaArg}
+	number := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "number", Description: d} }
+	buyerContext := &jsonschema.Schema{Type: "object", Description: "Buyer locale and intent signals; validated, and not used for ranking by this business.", Properties: map[string]*jsonschema.Schema{
+		"address_country": text("ISO 3166-1 alpha-2 country, such as US."),
+		"address_region":  text("Region within the country."),
+		"postal_code":     text("Postal code."),
+		"coordinates": openObject(map[string]*jsonschema.Schema{
+			"latitude":  {Type: "number", Minimum: ptr(-90.0), Maximum: ptr(90.0), Description: "WGS 84 latitude."},
+			"longitude": {Type: "number", Minimum: ptr(-180.0), Maximum: ptr(180.0), Description: "WGS 84 longitude."},
+		}, "latitude", "longitude"),
+		"language": text("BCP 47 language tag, such as en or fr-CA."),
+		"currency": text("ISO 4217 currency, such as USD."),
+		"intent":   text("Free-text buyer intent."),
+	}}
 	var required []string
 	switch name {
 	case "usp_services_list":
@@ -102,11 +116,13 @@ func uspInputSchema(name string) *jsonschema.Schema {
 			"price":       openObject(map[string]*jsonschema.Schema{"min": integer("Minimum price in minor units."), "max": integer("Maximum price in minor units.")}),
 		})
 		props["pagination"] = openObject(map[string]*jsonschema.Schema{"limit": integer("Page size, default 20, at most 100."), "cursor": {Types: []string{"string", "null"}}})
+		props["context"] = buyerContext
 	case "usp_services_get":
 		props["service_id"] = text("The service id.")
 		required = []string{"service_id"}
 	case "usp_services_lookup":
 		props["ids"] = &jsonschema.Schema{Type: "array", Items: text("A service id.")}
+		props["context"] = buyerContext
 		required = []string{"ids"}
 	case "usp_services_feed_subscription_get", "usp_services_feed_unsubscribe", "usp_services_feed_subscription_pause", "usp_services_feed_subscription_resume":
 		props["subscription_id"] = text("The subscription's id, from usp_services_feed_subscribe.")
@@ -150,6 +166,17 @@ func uspInputSchema(name string) *jsonschema.Schema {
 		props["party_size"] = integer("Places or rooms; default 1.")
 		props["resource_id"] = text("The slot's resource, when given.")
 		props["notes"] = text("Notes for the business.")
+		props["delivery_address"] = openObject(map[string]*jsonschema.Schema{
+			"line1": text("Street address."), "line2": text("Apartment, suite, floor."), "city": text("City."),
+			"region": text("State or region."), "postal_code": text("Postal code."), "country": text("ISO 3166-1 alpha-2 country."),
+			"coordinates": openObject(map[string]*jsonschema.Schema{"lat": number("Latitude."), "lng": number("Longitude.")}),
+		}, "line1", "city", "country")
+		props["delivery_address"].Description = "The buyer's address; no service here travels to the buyer, so it is only echoed on the booking."
+		props["post_payment_return_request"] = openObject(map[string]*jsonschema.Schema{
+			"url":    {Type: "string", Format: "uri", Description: "The https URL a redirect checkout returns the buyer to."},
+			"params": {Type: "object", AdditionalProperties: text("A query parameter value.")},
+		}, "url")
+		props["post_payment_return_request"].Description = "For redirect checkouts; this business takes no payment, so it is validated and unused."
 		required = []string{"service_id", "slot_id", "buyer"}
 	case "usp_bookings_get", "usp_bookings_confirm":
 		props["booking_id"] = text("The booking id.")
@@ -221,6 +248,9 @@ func New(b *usp.Business, opts mcptools.Options) *mcp.Server {
 func correlationOf(req *mcp.CallToolRequest) string {
 	var m meta
 	json.Unmarshal(req.Params.Arguments, &m)
+	if m.Meta.USP.CorrelationID == "" && req.Extra != nil && req.Extra.Header != nil {
+		return req.Extra.Header.Get(CorrelationHeader)
+	}
 	return m.Meta.USP.CorrelationID
 }
 
@@ -255,13 +285,13 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		Credentials: usp.Credentials{Authorization: m.Meta.USP.Authorization, Params: raw}}
 	if req.Extra != nil {
 		call.Credentials.Header = req.Extra.Header
-	}
-	parse := func(v any) error {
-		if err := json.Unmarshal(raw, v); err != nil {
-			return &usp.Error{Code: usp.CodeInvalidRequest, Message: "Tool arguments do not have the types " + name + " takes: " + err.Error()}
+		// Over HTTP the header is the same join id; the argument wins
+		// when both are sent (they should agree, §9.2.2).
+		if call.CorrelationID == "" && req.Extra.Header != nil {
+			call.CorrelationID = req.Extra.Header.Get(CorrelationHeader)
 		}
-		return nil
 	}
+	parse := func(v any) error { return usp.Decode(raw, v) }
 	var (
 		res     any
 		summary string
@@ -465,3 +495,18 @@ func summarize(messages []usp.Message, text string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// CorrelationHeader is the HTTP header of the observability join (§9.7).
+const CorrelationHeader = "USP-Correlation-Id"
+
+// EchoCorrelation answers every HTTP request of the MCP binding with the
+// USP-Correlation-Id it carried, as the REST binding does: when MCP runs
+// over HTTP the header and _meta.usp.correlation_id are one join id.
+func EchoCorrelation(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get(CorrelationHeader); id != "" {
+			w.Header().Set(CorrelationHeader, id)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
