@@ -171,13 +171,30 @@ func (b *Business) authorize(ctx context.Context, m Method, call Call) (Principa
 	if call.Profile == "" {
 		return Principal{}, fail(CodeInvalidRequest, "%s is privileged: it needs the platform's profile URI (_meta.usp.profile or the USP-Agent header).", m.Name)
 	}
-	if err := b.bindings.Bind(ctx, p.ID, call.Profile, b.clock.Now()); err != nil {
+	// A principal already bound to another URI is refused here, before
+	// the profile is fetched; a first contact is recorded by begin only
+	// once the profile has passed every check too.
+	if err := b.bindings.Check(ctx, p.ID, call.Profile); err != nil {
 		return Principal{}, err
+	}
+	return p, nil
+}
+
+// bind records the platform principal p's profile URI (trust on first
+// use, §10.1.6) after its call passed every check: a call refused for an
+// unreachable, malformed or incompatible profile binds nothing, so a
+// typo at setup cannot lock the real profile out.
+func (b *Business) bind(ctx context.Context, p Principal, call Call) error {
+	if p.ID == "" || p.Staff != "" {
+		return nil
+	}
+	if err := b.bindings.Bind(ctx, p.ID, call.Profile, b.clock.Now()); err != nil {
+		return err
 	}
 	if b.observe != nil {
 		b.observe(ctx, p)
 	}
-	return p, nil
+	return nil
 }
 
 func joinNames(names []string) string { return strings.Join(names, ", ") }

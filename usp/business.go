@@ -125,7 +125,15 @@ func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Pri
 		return Meta{}, Principal{}, nil, err
 	}
 	meta, outcome, err := b.negotiate(ctx, m.Capability, call.Profile)
-	return meta, p, outcome, err
+	if err != nil || outcome != nil {
+		return meta, p, outcome, err
+	}
+	if m.Access != Public {
+		if err := b.bind(ctx, p, call); err != nil {
+			return Meta{}, Principal{}, nil, err
+		}
+	}
+	return meta, p, nil, nil
 }
 
 // negotiate computes the usp object of a response (§8.3, §8.4). Without a

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -311,5 +312,44 @@ func TestOpenRPCParametersAreValidated(t *testing.T) {
 				t.Fatalf("%s: %s %s, want %s", c.name, rpc.Message, rpc.Data, c.code)
 			}
 		})
+	}
+}
+
+// TestFirstContactRefusedThenRealProfile: a key's first calls name
+// profiles that are refused (missing, plain http, a version from the
+// future, not JSON); none of them binds the key, so the real profile is
+// accepted afterwards, and then binds it for good.
+func TestFirstContactRefusedThenRealProfile(t *testing.T) {
+	cs, profile, url := bookingSession(t)
+	ctx := context.Background()
+	base := strings.TrimSuffix(profile, "/full.json")
+	slots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_availability_query", Arguments: map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2026-03-02"}})
+	if err != nil || slots.IsError {
+		t.Fatal(err, slots)
+	}
+	slot := slots.StructuredContent.(map[string]any)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	// The raw transport: the go-sdk client closes its session on -32003,
+	// profile_unreachable's number.
+	hold := func(uri string) string {
+		_, message, _ := rawErrorWith(t, url, "usp_availability_hold", map[string]any{
+			"service_id": "svc_airport_shuttle", "slot_id": slot, "_meta": map[string]any{"usp": map[string]any{"profile": uri}}},
+			map[string]string{"Authorization": usptest.Bearer})
+		return message
+	}
+	for _, c := range []struct{ uri, code string }{
+		{base + "/missing.json", "profile_unreachable"},
+		{"http" + strings.TrimPrefix(base, "https") + "/full.json", "invalid_profile_url"},
+		{base + "/newer.json", "version_unsupported"},
+		{base + "/bookings-only.json", ""}, // capabilities_incompatible: an outcome, not a refusal, and no binding either
+	} {
+		if got := hold(c.uri); got != c.code {
+			t.Fatalf("first contact with %s: %q, want %q", c.uri, got, c.code)
+		}
+	}
+	if got := hold(profile); got != "" {
+		t.Fatalf("the real profile after refused first contacts: %s", got)
+	}
+	if got := hold(base + "/platform.json"); got != "profile_not_trusted" {
+		t.Fatalf("another profile after the binding: %s, want profile_not_trusted", got)
 	}
 }

@@ -121,12 +121,21 @@ func TestUSPToolsOverMCP(t *testing.T) {
 // profile_unreachable and profile_malformed, for its own closing signals.
 func rawError(t *testing.T, url, tool string, args map[string]any) (code int64, message string, data json.RawMessage) {
 	t.Helper()
+	return rawErrorWith(t, url, tool, args, nil)
+}
+
+// rawErrorWith is rawError with extra request headers (credentials).
+func rawErrorWith(t *testing.T, url, tool string, args map[string]any, header map[string]string) (code int64, message string, data json.RawMessage) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
 		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
 		"name":  tool, "arguments": args,
 	}})
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
+		req.Header.Set(k, v)
+	}
+	for k, v := range header {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -136,6 +145,9 @@ func rawError(t *testing.T, url, tool string, args map[string]any) (code int64, 
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	text := string(raw)
+	if header != nil && !strings.Contains(text, `"error":{`) {
+		return 0, "", nil // a result: no protocol error
+	}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimPrefix(line, "data: ")
 		var msg struct {
