@@ -161,9 +161,10 @@ type Store struct {
 // how it fetches the platform profiles callers name.
 type USP struct {
 	Enabled bool `toml:"enabled"`
-	// AllowPrivateProfiles lets platform profiles be fetched from
-	// loopback, private and other special-use addresses, for local
-	// development and tests. Off, such a profile URI is refused.
+	// AllowPrivateProfiles lets platform profiles, webhooks and feed
+	// callbacks reach loopback (and plain http to loopback), for local
+	// development and tests. Link-local (the metadata address), private,
+	// unspecified and reserved addresses are refused whatever it says.
 	AllowPrivateProfiles bool `toml:"allow_private_profiles"`
 	// ProfileCacheEntries bounds the platform-profile cache; 0 means 1024.
 	ProfileCacheEntries int `toml:"profile_cache_entries"`

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -481,9 +482,18 @@ func (c Config) validateUSP(v *validator) {
 		if p.WebhookURL != "" {
 			if w, err := url.Parse(p.WebhookURL); err != nil || (w.Scheme != "https" && w.Scheme != "http") || w.Host == "" || w.User != nil || w.Fragment != "" {
 				v.add(f+".webhook_url", "must be an absolute http(s) URL without credentials or fragment, got %q", p.WebhookURL)
-			} else if w.Scheme == "http" && !u.AllowPrivateProfiles {
-				v.add(f+".webhook_url", "must be https (plain http only with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
+			} else if w.Scheme == "http" && (!u.AllowPrivateProfiles || !loopbackHost(w.Hostname())) {
+				v.add(f+".webhook_url", "must be https (plain http only to a loopback host with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
 			}
 		}
 	}
+}
+
+// loopbackHost reports whether host is localhost or a loopback address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
 }

@@ -109,6 +109,9 @@ func (b *Business) SetKeys(keys []SigningKey) {
 // control and negotiation with the caller's platform profile. A non-nil
 // outcome is the capabilities_incompatible business outcome; the
 // operation then answers its empty shape with that message.
+// dialRule is the outbound address rule of the config.
+func (b *Business) dialRule() DialRule { return DialRule{Loopback: b.cfg.USP.AllowPrivateProfiles} }
+
 func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Principal, *Message, error) {
 	m, ok := MethodNamed(name)
 	if !ok {

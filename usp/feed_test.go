@@ -175,6 +175,15 @@ func TestFeedSubscriptionGetsCatalogEvents(t *testing.T) {
 	if status != 422 {
 		t.Fatalf("an ftp callback: %d", status)
 	}
+	// The development switch (on here) admits loopback callbacks only:
+	// the metadata address, in any spelling, and plain http elsewhere are
+	// refused in every mode.
+	for _, cb := range []string{"https://169.254.169.254/hook", "https://[::ffff:169.254.169.254]/hook", "https://0xa9fea9fe/hook", "http://hooks.example/hook", "https://10.1.2.3/hook"} {
+		status, _ = tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", `{"callback_url":"` + cb + `"}`, map[string]string{"USP-Agent": agent, "Authorization": usptest.Bearer}}))
+		if status != 422 {
+			t.Fatalf("callback %s in development: %d, want 422", cb, status)
+		}
+	}
 	status, _ = tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", body, map[string]string{"USP-Agent": agent}}))
 	if status != 401 {
 		t.Fatalf("an anonymous subscription: %d", status)

@@ -3,22 +3,17 @@ package usp
 import (
 	"container/list"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"frontdesk/internal/clock"
@@ -50,9 +45,10 @@ type PlatformProfile struct {
 
 // ProfileOptions configure the platform-profile fetcher.
 type ProfileOptions struct {
-	// AllowPrivate lets profiles be fetched from loopback, private and
-	// other special-use addresses. Off, such an address is refused after
-	// name resolution, at connect time, so DNS rebinding cannot reach one.
+	// AllowPrivate lets profiles be fetched from loopback, for
+	// development (allow_private_profiles). Every other special-use
+	// address is refused in every mode, after name resolution, at connect
+	// time (DialRule), so DNS rebinding cannot reach one.
 	AllowPrivate bool
 	MaxBytes     int64         // 0: 256 KiB
 	Entries      int           // cache size; 0: 1024
@@ -106,18 +102,7 @@ func NewProfiles(opts ProfileOptions) *Profiles {
 	if opts.Clock == nil {
 		opts.Clock = clock.System{}
 	}
-	dialer := &net.Dialer{Timeout: connectTimeout}
-	if !opts.AllowPrivate {
-		dialer.Control = refuseSpecialAddress
-	}
-	transport := &http.Transport{
-		DialContext:           dialer.DialContext,
-		TLSClientConfig:       &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:   connectTimeout,
-		ResponseHeaderTimeout: fetchTimeout,
-		MaxIdleConns:          16,
-		IdleConnTimeout:       30 * time.Second,
-	}
+	transport := DialRule{Loopback: opts.AllowPrivate}.transport(opts.RootCAs, fetchTimeout)
 	return &Profiles{
 		opts: opts,
 		client: &http.Client{
@@ -206,19 +191,15 @@ func (p *Profiles) storeLocked(c *cached) {
 	}
 }
 
-var errSpecialAddress = errors.New("special-use address")
-
 // fetch reads one profile. The lifetime it returns applies to failures as
 // well as successes.
 func (p *Profiles) fetch(ctx context.Context, uri string) (*PlatformProfile, time.Duration, *Error) {
 	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" {
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
 		return nil, profileTTLFloor, fail(CodeInvalidProfileURL, "The profile URI must be an absolute https URL.")
 	}
-	if !p.opts.AllowPrivate {
-		if addr, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && special(addr) {
-			return nil, profileTTLFloor, fail(CodeInvalidProfileURL, "The profile URI names a special-use address, which this business does not fetch.")
-		}
+	if err := (DialRule{Loopback: p.opts.AllowPrivate}).CheckHost(u.Hostname()); err != nil {
+		return nil, profileTTLFloor, &Error{Code: CodeInvalidProfileURL, Message: "The profile URI names a special-use address, which this business does not fetch.", Err: err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -312,52 +293,4 @@ func parsePlatformProfile(body []byte) (*PlatformProfile, *Error) {
 		}
 	}
 	return out, nil
-}
-
-// refuseSpecialAddress runs at connect time, after name resolution.
-func refuseSpecialAddress(network, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil || special(addr) {
-		return fmt.Errorf("connect to %s: %w", address, errSpecialAddress)
-	}
-	return nil
-}
-
-// specialPrefixes are the special-use ranges of RFC 6890 and its
-// successors that the netip predicates below do not cover.
-var specialPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("100::/64"),
-	netip.MustParsePrefix("2001::/23"),
-	netip.MustParsePrefix("2001:db8::/32"),
-	netip.MustParsePrefix("2002::/16"),
-}
-
-// special reports whether addr is loopback, private, link-local
-// (169.254.169.254 included), multicast, unspecified or reserved.
-func special(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
-		addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() || !addr.IsValid() {
-		return true
-	}
-	for _, p := range specialPrefixes {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
 }
