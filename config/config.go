@@ -173,6 +173,14 @@ type USP struct {
 	ProfileCacheMaxSeconds int `toml:"profile_cache_max_seconds"`
 	// ProfileMaxBytes bounds a platform profile's size; 0 means 262144.
 	ProfileMaxBytes int `toml:"profile_max_bytes"`
+	// ProfileStaleMaxSeconds bounds how long a fetched profile is still
+	// used after its lifetime while its host cannot be reached (at most
+	// its stale-if-error); 0 means 21600, -1 never.
+	ProfileStaleMaxSeconds int `toml:"profile_stale_max_seconds"`
+	// ProfileCAFile names a PEM file of CA certificates trusted for
+	// platform profile fetches besides the system roots, for platforms
+	// whose profiles are served under a private CA.
+	ProfileCAFile string `toml:"profile_ca_file"`
 	// Platforms are the scheduling platforms the owner registers.
 	Platforms []USPPlatform `toml:"platforms"`
 	// KeyLeadMinutes is how long a rotated-in signing key is published

@@ -449,6 +449,9 @@ func (c Config) validateUSP(v *validator) {
 	if u.ProfileMaxBytes != 0 && (u.ProfileMaxBytes < 128<<10 || u.ProfileMaxBytes > 8<<20) {
 		v.add("usp.profile_max_bytes", "must be 0 (the default, 262144) or from 131072 to 8388608, got %d", u.ProfileMaxBytes)
 	}
+	if u.ProfileStaleMaxSeconds < -1 || u.ProfileStaleMaxSeconds > 7*86400 {
+		v.add("usp.profile_stale_max_seconds", "must be -1 (never), 0 (the default, 21600) or up to 604800, got %d", u.ProfileStaleMaxSeconds)
+	}
 	if u.KeyLeadMinutes < 0 || u.KeyLeadMinutes > 7*24*60 {
 		v.add("usp.key_lead_minutes", "must be from 0 (the default, 60) to 10080, got %d", u.KeyLeadMinutes)
 	}

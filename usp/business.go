@@ -3,7 +3,9 @@ package usp
 import (
 	"context"
 	"crypto/x509"
+	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -80,7 +82,15 @@ func New(opts Options) (*Business, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Profiles == nil {
-		opts.Profiles = ConfiguredProfiles(opts.Config.USP, opts.Clock, opts.ProfileRootCAs)
+		var pins store.Records
+		if opts.Store != nil {
+			pins = opts.Store
+		}
+		p, err := ConfiguredProfiles(opts.Config.USP, opts.Clock, opts.ProfileRootCAs, pins)
+		if err != nil {
+			return nil, err
+		}
+		opts.Profiles = p
 	}
 	cat, err := buildCatalog(opts.Config, opts.Pricer)
 	if err != nil {
@@ -196,14 +206,33 @@ func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) str
 }
 
 // ConfiguredProfiles is the platform-profile fetcher the [usp] config
-// asks for, shared by negotiation and request-signature checks.
-func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool) *Profiles {
+// asks for, shared by negotiation and request-signature checks. roots,
+// when set (tests), replaces the system roots; otherwise profile_ca_file
+// adds its certificates to them. pins holds the pinned profiles; nil
+// pins none.
+func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool, pins store.Records) (*Profiles, error) {
+	if roots == nil && u.ProfileCAFile != "" {
+		pem, err := os.ReadFile(u.ProfileCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("usp.profile_ca_file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("usp.profile_ca_file: %s holds no PEM certificate", u.ProfileCAFile)
+		}
+		roots = pool
+	}
 	return NewProfiles(ProfileOptions{
 		AllowPrivate: u.AllowPrivateProfiles,
 		MaxBytes:     int64(u.ProfileMaxBytes),
 		Entries:      u.ProfileCacheEntries,
 		MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
+		MaxStale:     time.Duration(u.ProfileStaleMaxSeconds) * time.Second,
 		Clock:        clk,
 		RootCAs:      roots,
-	})
+		Pins:         pins,
+	}), nil
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,7 +49,8 @@ var profiles = map[string]string{
 
 // Platforms is a TLS server on loopback publishing platform profiles:
 // /platform.json (catalog with feed subscriptions, and availability), /bookings-only.json,
-// /newer.json (a version from the future) and extra documents a test adds.
+// /newer.json (a version from the future) and extra documents a test adds;
+// those under /cached/ say max-age=120, stale-if-error=1800.
 // Any other path is 404.
 type Platforms struct {
 	*httptest.Server
@@ -83,6 +85,9 @@ func NewPlatforms(t testing.TB, extra map[string]string) *Platforms {
 		default:
 			if r.URL.Path == "/platform.json" {
 				w.Header().Set("Cache-Control", "public, max-age=600")
+			}
+			if strings.HasPrefix(r.URL.Path, "/cached/") {
+				w.Header().Set("Cache-Control", "max-age=120, stale-if-error=1800")
 			}
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, doc)
