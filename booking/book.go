@@ -28,7 +28,11 @@ type BookRequest struct {
 	// Hold takes the units now (state reserved); without it the
 	// reservation is a request that holds nothing until staff accept it.
 	Hold bool
-	By   string // who asked, for the audit
+	// Confirm, with Hold, stores the reservation confirmed: the door's
+	// rules decided it needs no staff decision (a USP service in
+	// confirmation_mode auto).
+	Confirm bool
+	By      string // who asked, for the audit
 	// Units is how many units each slot takes (places of a group
 	// service, rooms of a type); 0 means one.
 	Units int
@@ -62,6 +66,9 @@ func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reserv
 	state := reservation.Requested
 	if req.Hold {
 		state = reservation.Reserved
+		if req.Confirm {
+			state = reservation.Confirmed
+		}
 	}
 	r := reservation.Reservation{
 		Reference: ref, Location: l.Slug, Unit: unit.Type, Slots: req.Slots, Guests: req.Guests,

@@ -101,7 +101,23 @@ type Unit struct {
 	Opens           string `toml:"opens"`  // "06:00", local time, every day
 	Closes          string `toml:"closes"` // the last slot ends by then
 	Price           string `toml:"price"`  // per slot
+	// ConfirmationMode is how a USP booking of the unit is confirmed
+	// (the spec's confirmation_mode): ConfirmManual (the default) leaves
+	// it pending until staff decide, ConfirmAuto confirms it in the
+	// transaction that creates it, for capacity services such as a
+	// shuttle.
+	ConfirmationMode string `toml:"confirmation_mode"`
 }
+
+// Confirmation modes of a unit's USP bookings.
+const (
+	ConfirmManual = "manual"
+	ConfirmAuto   = "auto"
+)
+
+// AutoConfirms reports whether the unit's USP bookings are confirmed
+// when they are made.
+func (u Unit) AutoConfirms() bool { return u.ConfirmationMode == ConfirmAuto }
 
 // Limits are the business decisions and adjustable ceilings of
 // direct-booking.md. The fixed per-mailbox limits are constants in booking.

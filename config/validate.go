@@ -223,6 +223,9 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 			v.add(p+"."+field, "must be more than zero; leave it out to not sell by that rate")
 		}
 	}
+	if u.ConfirmationMode != "" && u.ConfirmationMode != ConfirmManual && u.ConfirmationMode != ConfirmAuto {
+		v.add(p+".confirmation_mode", "must be %q (the default) or %q, got %q", ConfirmManual, ConfirmAuto, u.ConfirmationMode)
+	}
 	switch u.Kind {
 	case KindNight:
 		amount("nightly_rate", u.NightlyRate)

@@ -156,7 +156,7 @@ try {
     return `${hold.id} until ${hold.expires_at}`;
   });
   let booking = null;
-  await check('usp_bookings_create (from the hold, with the API key)', async () => {
+  await check('usp_bookings_create (from the hold, with the API key; confirmed at once)', async () => {
     assert(hold, 'no hold to convert');
     const args = {
       service_id: 'svc_airport_shuttle', slot_id: slot.id, hold_id: hold.id,
@@ -164,7 +164,9 @@ try {
       _meta: meta({ idempotency_key: randomUUID() }),
     };
     const sc = await call('usp_bookings_create', args);
-    assert(sc.booking && sc.booking.status === 'pending', `no pending booking: ${JSON.stringify(sc)}`);
+    // The demo shuttle is confirmation_mode auto: confirmed in this call.
+    assert(sc.booking && sc.booking.status === 'confirmed' && sc.booking.confirmation_mode === 'auto',
+      `no confirmed auto booking: ${JSON.stringify(sc)}`);
     booking = sc.booking;
     const again = await call('usp_bookings_create', args);
     assert(again.booking?.id === booking.id, 'the same idempotency key made another booking');

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/config"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -143,7 +144,7 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	}
 	out := &Booking{
 		ID: r.Reference, ServiceID: d.ServiceID, ServiceName: s.Name, PartySize: r.Guests,
-		Status: Status(r.State), ConfirmationMode: "manual", Notes: r.Notes, Recipient: d.Recipient, DeliveryAddress: d.DeliveryAddress,
+		Status: Status(r.State), ConfirmationMode: d.mode(), Notes: r.Notes, Recipient: d.Recipient, DeliveryAddress: d.DeliveryAddress,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339),
 		Revision: revision(r), Cancellation: d.Cancellation,
 	}
@@ -247,13 +248,14 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			res.Messages = append(res.Messages, *m)
 			return res, nil
 		}
-		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, DeliveryAddress: in.DeliveryAddress, Expires: w.start}
+		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, DeliveryAddress: in.DeliveryAddress, Expires: w.start,
+			Mode: confirmationMode(s.unit)}
 		// The answer is recorded for the idempotency key with the booking,
 		// and the credential is stored with it, outside the answer kept.
 		var kept *BookingResult
 		var cred *credential.Credential
 		also := func(r reservation.Reservation) []store.Write {
-			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}}
+			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: confirmationNote(s)}
 			var writes []store.Write
 			cred, writes = b.credentialFor(ctx, p, kept.Booking.ID, w.end)
 			return append(keep(kept), writes...)
@@ -280,8 +282,22 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 	return res, err
 }
 
-func pendingNote() Message {
-	return Message{Type: "info", Code: "manual_confirmation", Content: "The business confirms bookings by hand; the booking stays pending until staff confirm it."}
+// mode is the booking's confirmation_mode.
+func (d detail) mode() string {
+	if d.Mode == config.ConfirmAuto {
+		return config.ConfirmAuto
+	}
+	return config.ConfirmManual
+}
+
+// confirmationNote is what a new booking's answer says of its
+// confirmation: nothing for an auto service, whose booking is confirmed
+// already, and that staff decide for a manual one.
+func confirmationNote(s Service) []Message {
+	if s.unit.AutoConfirms() {
+		return []Message{}
+	}
+	return []Message{{Type: "info", Code: "manual_confirmation", Content: "The business confirms bookings by hand; the booking stays pending until staff confirm it."}}
 }
 
 // convert turns the caller's hold into the booking (§4.2.1) with one
@@ -323,13 +339,18 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		}
 		conv := r
 		d.Kind, d.FromHold, d.Buyer, d.Recipient, d.Expires = "booking", true, in.Buyer, in.Recipient, w.start
-		d.DeliveryAddress = in.DeliveryAddress
+		d.DeliveryAddress, d.Mode = in.DeliveryAddress, confirmationMode(s.unit)
 		unused := d.Spots - party
 		d.Spots = party
 		conv.Detail = d.raw()
 		conv.Guests, conv.Contact, conv.Notes = party, contactOf(*in.Buyer), in.Notes
 		conv.Total = b.price(s, w, party, now)
-		conv.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "usp:" + p.Platform, What: "hold→booking"})
+		what := "hold→booking"
+		if d.mode() == config.ConfirmAuto {
+			// Confirmed in the conversion's own write (§5.2).
+			conv.State, what = reservation.Confirmed, "hold→booking, →confirmed (confirmation_mode auto)"
+		}
+		conv.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "usp:" + p.Platform, What: what})
 		writes := []store.Write{reservation.Save(conv, now)}
 		if unused > 0 {
 			// The unused spots go back in the same write (§4.2.1).
@@ -338,7 +359,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		}
 		stored := conv
 		stored.Version, stored.UpdatedAt = r.Version+1, now
-		out := &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
+		out := &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message{}, res.Messages...), confirmationNote(s)...)}
 		cred, credWrites := b.credentialFor(ctx, p, out.Booking.ID, w.end)
 		writes = append(writes, credWrites...)
 		if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
@@ -532,6 +553,10 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		}
 		switch {
 		case r.State == reservation.Confirmed:
+		case d.mode() == config.ConfirmAuto:
+			// §5.3.4: confirm from pending is the business's decision
+			// only in manual mode (flow vector 105).
+			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		case !r.State.CanMove(reservation.Confirmed):
 			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		default:

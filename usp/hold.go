@@ -49,6 +49,9 @@ type detail struct {
 	FromHold  bool   `json:"from_hold,omitempty"`
 	Buyer     *Buyer `json:"buyer,omitempty"`
 	Recipient *Buyer `json:"recipient,omitempty"`
+	// Mode is the booking's confirmation_mode, its service's when it was
+	// made; empty (older bookings) is manual.
+	Mode string `json:"confirmation_mode,omitempty"`
 	// DeliveryAddress is echoed on the booking (§5.2).
 	DeliveryAddress *DeliveryAddress `json:"delivery_address,omitempty"`
 	// Expires is the deadline of a pending booking: the slot's start.
@@ -278,6 +281,9 @@ func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot,
 		Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Guests: n, Units: n,
 		Contact: contact, Source: reservation.USP(p.Platform), Total: b.price(s, w, n, now), Notes: notes,
 		Hold: true, By: "usp:" + p.Platform, Detail: d.raw(), Also: also,
+		// A booking (not a hold) of an auto service is confirmed in the
+		// transaction that creates it (§5.2).
+		Confirm: d.Kind == "booking" && s.unit.AutoConfirms(),
 	})
 }
 

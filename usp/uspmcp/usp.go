@@ -46,7 +46,7 @@ var uspTools = map[string]struct{ title, description string }{
 	"usp_availability_release": {"Release a hold",
 		"Releases a hold of this platform before it expires, freeing its spots. Releasing a hold that already ended answers its status. Privileged."},
 	"usp_bookings_create": {"Create a booking",
-		"Books a slot for a buyer (first_name, last_name, email; phone_number optional), converting hold_id when given. Bookings are confirmed by staff by hand: the booking is pending until then and cancelled if still pending when the slot starts. No payment is taken. slot_unavailable, hold_expired and capacity_exceeded come in messages[]. Privileged; send _meta.usp.idempotency_key."},
+		"Books a slot for a buyer (first_name, last_name, email; phone_number optional), converting hold_id when given. A service's confirmation_mode says how its bookings are confirmed: auto (the shuttle) answers a confirmed booking at once; manual (rooms) leaves it pending until staff confirm, and cancelled if still pending when the slot starts. No payment is taken. slot_unavailable, hold_expired and capacity_exceeded come in messages[]. Privileged; send _meta.usp.idempotency_key."},
 	"usp_bookings_get": {"Get a booking",
 		"Returns one booking of this platform with its status and revision. Privileged."},
 	"usp_bookings_update": {"Update a booking",

@@ -196,3 +196,18 @@ func staffToken(_ context.Context, token string) (string, error) {
 	}
 	return "", errors.New("no such session")
 }
+
+// Manual sets every unit of cfg to confirmation_mode manual, for tests of
+// the staff decision on a service (the demo shuttle) that is auto.
+func Manual(cfg config.Config) config.Config {
+	locs := append([]config.Location(nil), cfg.Locations...)
+	for i := range locs {
+		units := append([]config.Unit(nil), locs[i].Units...)
+		for j := range units {
+			units[j].ConfirmationMode = config.ConfirmManual
+		}
+		locs[i].Units = units
+	}
+	cfg.Locations = locs
+	return cfg
+}
