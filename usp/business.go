@@ -51,6 +51,9 @@ type Options struct {
 	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
 	Logger *slog.Logger
+	// Deadline bounds every call of the bindings (Within); 0 is
+	// DefaultDeadline.
+	Deadline time.Duration
 }
 
 // Business is the business side of USP: one value serves both bindings.
@@ -70,6 +73,7 @@ type Business struct {
 	bindings *Bindings
 	bookings *booking.Service
 	pricer   *pricing.Pricer
+	deadline time.Duration
 }
 
 // New builds the business side from the config. It fails only when the
@@ -101,7 +105,10 @@ func New(opts Options) (*Business, error) {
 		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
-		creds: opts.Credentials, observe: opts.Observe,
+		creds: opts.Credentials, observe: opts.Observe, deadline: opts.Deadline,
+	}
+	if b.deadline <= 0 {
+		b.deadline = DefaultDeadline
 	}
 	b.SetKeys(opts.Keys)
 	return b, nil

@@ -2,16 +2,25 @@ package usp_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/sqlite"
+	"frontdesk/store"
 	"frontdesk/usp"
+	"frontdesk/usp/usphttp"
 	"frontdesk/usp/usptest"
 )
 
@@ -134,5 +143,93 @@ func TestProfileCAFile(t *testing.T) {
 	os.WriteFile(u.ProfileCAFile, []byte("not a certificate\n"), 0o600)
 	if _, err := usp.ConfiguredProfiles(u, clk, nil, nil); err == nil {
 		t.Fatal("a CA file without certificates was accepted")
+	}
+}
+
+// failingDisk is a real SQLite store whose reads and writes fail, once
+// failing, with an error SQLite gave a write to a read-only database: a
+// disk gone read-only under the business.
+type failingDisk struct {
+	*sqlite.DB
+	fail atomic.Pointer[error]
+}
+
+func (f *failingDisk) err() error {
+	if e := f.fail.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+func (f *failingDisk) Get(ctx context.Context, kind, key string) (store.Record, error) {
+	if err := f.err(); err != nil {
+		return store.Record{}, err
+	}
+	return f.DB.Get(ctx, kind, key)
+}
+
+func (f *failingDisk) Apply(ctx context.Context, w []store.Write) ([]store.Record, error) {
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	return f.DB.Apply(ctx, w)
+}
+
+// readOnlyError is what SQLite answers a write to a read-only database.
+func readOnlyError(t *testing.T) error {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ro.db")
+	rw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rw.Exec(`CREATE TABLE t (x)`); err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	ro, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	_, err = ro.Exec(`INSERT INTO t VALUES (1)`)
+	if err == nil {
+		t.Fatal("a read-only database took a write")
+	}
+	return err
+}
+
+// TestStorageOutageIsServiceUnavailable: when the store fails as out of
+// service (here a read-only disk), a booking is answered 503
+// service_unavailable with Retry-After, never 500.
+func TestStorageOutageIsServiceUnavailable(t *testing.T) {
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	disk := &failingDisk{DB: db}
+	b := usptest.On(t, usptest.WithPlatform(config.Demo()), disk, clock.NewFixed(usptest.Now), plat, nil, "")
+	bench := &bench{Business: b, plat: plat, call: platformCall(plat)}
+	s := bench.slot(t, "svc_airport_shuttle", "2026-03-02")
+	if _, err := bench.book(t, bench.call); err != nil { // binds the key while the disk works
+		t.Fatal(err)
+	}
+	ro := readOnlyError(t)
+	disk.fail.Store(&ro)
+	srv := httptest.NewServer((&usphttp.Handler{Business: b.Business}).Routes())
+	t.Cleanup(srv.Close)
+	req, _ := http.NewRequest("POST", srv.URL+"/usp/bookings", strings.NewReader(fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, s.ID)))
+	req.Header.Set("Authorization", usptest.Bearer)
+	req.Header.Set("USP-Agent", `profile="`+bench.call.Profile+`"`)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "service-unavailable") {
+		t.Fatalf("create on a read-only disk: %d %v %s, want 503 service_unavailable with Retry-After", resp.StatusCode, resp.Header, body)
 	}
 }

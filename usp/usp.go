@@ -234,6 +234,9 @@ type Error struct {
 	// Nonce is set with proof_nonce_required: the value a fresh proof
 	// must carry (data.nonce over MCP, DPoP-Nonce over REST).
 	Nonce string
+	// RetryAfter, in seconds, is set with service_unavailable: when to
+	// try again (Retry-After over REST).
+	RetryAfter int
 }
 
 func (e *Error) Error() string {

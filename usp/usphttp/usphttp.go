@@ -147,7 +147,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 	r.Body = io.NopCloser(bytes.NewReader(in))
 	call := usp.Call{Profile: profile, CorrelationID: correlation, Credentials: usp.Credentials{Header: r.Header, Request: r, Body: in},
 		IdempotencyKey: r.Header.Get("Idempotency-Key"), IfMatch: entityTag(r.Header.Get("If-Match"))}
-	res, err := op(r.Context(), call, r)
+	res, err := h.Business.Within(r.Context(), func(ctx context.Context) (any, error) { return op(ctx, call, r) })
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -187,6 +187,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if e.Nonce != "" {
 		w.Header().Set("DPoP-Nonce", e.Nonce) // RFC 9449 §8: the nonce to retry with
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	h.problem(w, r, e.Code.HTTPStatus(), e.Code.ProblemType(), http.StatusText(e.Code.HTTPStatus()), e.Message)
 }

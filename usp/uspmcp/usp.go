@@ -223,7 +223,8 @@ func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 		name := m.Name
 		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
-			res, err := callUSP(withSession(ctx, req.Session), b, name, req)
+			v, err := b.Within(withSession(ctx, req.Session), func(ctx context.Context) (any, error) { return callUSP(ctx, b, name, req) })
+			res, _ := v.(*mcp.CallToolResult)
 			outcome := "ok"
 			if err != nil {
 				e, internal := usp.AsError(err)

@@ -158,7 +158,8 @@ func NewBusiness(t testing.TB, cfg config.Config, now time.Time, platforms *Plat
 // On builds the business on st: the reservation core, and the api_key
 // authenticator of cfg's registered platforms (WithPlatform adds the test
 // one). Without registered platforms only public methods are served.
-func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platforms *Platforms, profiles *usp.Profiles, path string) *Business {
+// edit, when given, changes the options before the business is built.
+func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platforms *Platforms, profiles *usp.Profiles, path string, edit ...func(*usp.Options)) *Business {
 	t.Helper()
 	if profiles == nil {
 		opts := usp.ProfileOptions{AllowPrivate: true, Clock: clk}
@@ -178,6 +179,9 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 	}
 	if keys := usp.NewAPIKeys(cfg.USP.Platforms); keys != nil {
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: staffToken}}
+	}
+	for _, e := range edit {
+		e(&opts)
 	}
 	b, err := usp.New(opts)
 	if err != nil {
