@@ -516,6 +516,15 @@ func (b *Business) UpdateBooking(ctx context.Context, call Call, id string, in U
 // CancelBooking cancels a pending or confirmed booking and releases its
 // units (§5.3.5). No payment was taken, so the fee and refund are zero.
 func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in CancelRequest) (*BookingResult, error) {
+	res, err := b.cancel(ctx, call, id, in)
+	if err == nil && res.Booking != nil && res.Booking.Status == "canceled" {
+		// The freed place goes to the slot's waitlist at once.
+		b.offerSlot(ctx, res.Booking.ServiceID, res.Booking.Slot.ID)
+	}
+	return res, err
+}
+
+func (b *Business) cancel(ctx context.Context, call Call, id string, in CancelRequest) (*BookingResult, error) {
 	return b.change(ctx, call, "usp_bookings_cancel", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error) {
 		if !r.State.CanMove(reservation.Cancelled) {
 			return r, d, nil, invalidTransition(Status(r.State), "cancelled"), nil

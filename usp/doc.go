@@ -117,11 +117,23 @@
 // unknown subscription id is subscription_not_found (404), a code §9.4.3
 // does not register.
 //
+// # Waitlist
+//
+// The waitlist extension (§11.1, waitlist.go) keeps one queue per slot as
+// store records keyed by slot and order of joining. A freed place is
+// offered to the first in line as a hold of the core for OfferTTL, the
+// entry's change riding in the hold's write; accepting converts that hold
+// (convert), with the entry's change in the same write. Offers are made
+// right after a USP cancellation or release and by Expire's pass for
+// places any door freed. Entry changes queue their WaitlistEvent webhooks
+// in the same write (webhook.Queue).
+//
 // # Where this differs from the schemas
 //
 // A failed booking creation (slot_unavailable, hold_expired,
-// capacity_exceeded, booking_window_violated) answers the usp object and
-// messages[] with no booking, as the binding's business-outcome example
+// capacity_exceeded, booking_window_violated), and a waitlist join that
+// makes no entry (slot_available, waitlist_full), answer the usp object
+// and messages[] with no booking or entry, as the binding's business-outcome example
 // does, although the create result schemas require booking; on REST it is
 // 200, and a created booking 201. Severity unrecoverable is left out of
 // messages, which the snapshot's Message schema does not accept. An

@@ -335,6 +335,9 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*
 			}
 			d.HoldEnd = HoldReleased
 			moved, err := b.end(ctx, r, d, reservation.Cancelled, "usp:"+p.Platform, "hold released", now)
+			if err == nil {
+				defer b.offerSlot(ctx, d.ServiceID, d.SlotID) // the freed place goes to the waitlist
+			}
 			if errors.Is(err, errStale) {
 				continue
 			}
@@ -487,6 +490,11 @@ func (b *Business) Expire(ctx context.Context) (int, error) {
 		var more int
 		more, err = b.expire(ctx, now, store.ReservationFilter{Source: string(reservation.USP(p.Name)), States: []string{string(reservation.Confirmed)}})
 		n += more
+	}
+	if err == nil {
+		// Places freed by any door, and offers past their time, go to
+		// the waitlists.
+		_, err = b.OfferWaitlist(ctx)
 	}
 	return n, err
 }

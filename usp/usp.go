@@ -70,6 +70,12 @@ func Methods() []Method {
 		{Name: "usp_bookings_confirm", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/confirm", Capability: CapabilityBookings, Access: BusinessOnly},
 		{Name: "usp_bookings_cancel", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/cancel", Capability: CapabilityBookings, Access: PrivilegedScoped},
 		{Name: "usp_bookings_reschedule", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/reschedule", Capability: CapabilityBookings, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_join", HTTPMethod: http.MethodPost, Path: "/waitlist", Capability: CapabilityWaitlist, Access: PrivilegedPlatform},
+		{Name: "usp_waitlist_list", HTTPMethod: http.MethodPost, Path: "/waitlist/list", Capability: CapabilityWaitlist, Access: PrivilegedPlatform},
+		{Name: "usp_waitlist_get", HTTPMethod: http.MethodGet, Path: "/waitlist/{entry_id}", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_leave", HTTPMethod: http.MethodDelete, Path: "/waitlist/{entry_id}", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_accept", HTTPMethod: http.MethodPost, Path: "/waitlist/{entry_id}/accept", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_decline", HTTPMethod: http.MethodPost, Path: "/waitlist/{entry_id}/decline", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
 	}
 }
 
@@ -189,6 +195,7 @@ var wires = map[Code]wire{
 	CodeIdempotencyConflict:  {http.StatusConflict, -32602},
 	CodeRevisionMismatch:     {http.StatusPreconditionFailed, -32002},
 	CodeSubscriptionNotFound: {http.StatusNotFound, -32602},
+	CodeEntryNotFound:        {http.StatusNotFound, -32602},
 	// Signature and proof-of-possession failures (§9.4.3, §10.1.1).
 	"signature_missing":     {http.StatusUnauthorized, -32006},
 	"signature_invalid":     {http.StatusUnauthorized, -32006},

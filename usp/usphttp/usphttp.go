@@ -98,6 +98,36 @@ func (h *Handler) Routes() http.Handler {
 			}
 			return h.Business.RescheduleBooking(ctx, call, r.PathValue("booking_id"), in)
 		},
+		"usp_waitlist_join": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.JoinRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.JoinWaitlist(ctx, call, in)
+		},
+		"usp_waitlist_list": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.WaitlistListRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.ListWaitlist(ctx, call, in)
+		},
+		"usp_waitlist_get": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.GetWaitlistEntry(ctx, call, r.PathValue("entry_id"))
+		},
+		"usp_waitlist_leave": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.LeaveWaitlist(ctx, call, r.PathValue("entry_id"))
+		},
+		"usp_waitlist_accept": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.AcceptRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.AcceptOffer(ctx, call, r.PathValue("entry_id"), in)
+		},
+		"usp_waitlist_decline": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.DeclineOffer(ctx, call, r.PathValue("entry_id"))
+		},
 	}
 	for _, m := range h.Business.Served() {
 		op := ops[m.Name]
@@ -163,6 +193,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 	} else if hr, ok := res.(*usp.HoldResult); ok && r.Method == http.MethodPost && hr.Hold != nil {
 		w.WriteHeader(http.StatusCreated)
 	} else if sr, ok := res.(*usp.SubscriptionResult); ok && r.Method == http.MethodPost && sr.Created() && r.URL.Path == usp.RESTPath+"/services/feed/subscriptions" {
+		w.WriteHeader(http.StatusCreated)
+	} else if wr, ok := res.(*usp.WaitlistResult); ok && r.Method == http.MethodPost && wr.Created() && r.URL.Path == usp.RESTPath+"/waitlist" {
 		w.WriteHeader(http.StatusCreated)
 	}
 	w.Write(append(body, '\n'))

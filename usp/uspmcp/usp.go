@@ -55,6 +55,18 @@ var uspTools = map[string]struct{ title, description string }{
 		"The business's manual confirmation: staff only, never a platform's credentials."},
 	"usp_bookings_cancel": {"Cancel a booking",
 		"Cancels a pending or confirmed booking and frees its slot; no fee, nothing to refund. Another status is invalid_transition in messages[]. Optional reason and _meta.usp.if_match. Privileged."},
+	"usp_waitlist_join": {"Join a slot's waitlist",
+		"Queues a buyer (first_name, last_name, email) for a full slot (service_id and slot_id; preferred_slots with RFC 3339 dates are kept). When a place frees, the first in line is offered it, held for 15 minutes (status offered, offered_slot, offer_expires_at; webhook waitlist.spot_offered). A slot with a place free is slot_available in messages[]: book it instead; a full queue is waitlist_full. Privileged."},
+	"usp_waitlist_list": {"List waitlist entries",
+		"Lists this platform's waitlist entries, optionally of one service_id or status (waiting, offered, accepted, expired, declined, removed), with their positions. Privileged."},
+	"usp_waitlist_get": {"Get a waitlist entry",
+		"Returns one of this platform's waitlist entries by entry_id, with its status and position. Privileged."},
+	"usp_waitlist_leave": {"Leave a waitlist",
+		"Takes an entry out of its queue; a place it was offered goes to the next in line. Privileged."},
+	"usp_waitlist_accept": {"Accept a waitlist offer",
+		"Books the place offered to an entry: its hold becomes a booking in one write and the entry accepted (webhook waitlist.converted). An offer past its time is offer_expired in messages[]. Privileged."},
+	"usp_waitlist_decline": {"Decline a waitlist offer",
+		"Declines the place offered to an entry, which leaves the queue; the place goes to the next in line. Privileged."},
 	"usp_bookings_reschedule": {"Reschedule a booking",
 		"Moves a pending or confirmed booking to another slot_id of its service, optionally using hold_id on the new slot. Either the booking moves or it stays on its slot with the reason in messages[]. Optional _meta.usp.if_match. Privileged."},
 }
@@ -192,6 +204,27 @@ func uspInputSchema(name string) *jsonschema.Schema {
 		props["booking_id"] = text("The booking id.")
 		props["reason"] = text("Why it is cancelled.")
 		required = []string{"booking_id"}
+	case "usp_waitlist_join":
+		props["service_id"] = text("The service.")
+		props["slot_id"] = text("The full slot to wait for.")
+		props["buyer"] = openObject(map[string]*jsonschema.Schema{"first_name": text("First name."), "last_name": text("Last name."), "email": text("Email address."), "phone_number": text("Phone number, E.164.")}, "first_name", "last_name", "email")
+		props["preferred_slots"] = &jsonschema.Schema{Type: "array", Items: openObject(map[string]*jsonschema.Schema{
+			"start_date":  {Type: "string", Format: "date", Description: "RFC 3339 date (YYYY-MM-DD)."},
+			"end_date":    {Type: "string", Format: "date", Description: "RFC 3339 date (YYYY-MM-DD)."},
+			"time_of_day": text("Preferred time of day, such as morning."),
+		})}
+		required = []string{"service_id", "buyer"}
+	case "usp_waitlist_list":
+		props["service_id"] = text("Only entries of this service.")
+		props["status"] = &jsonschema.Schema{Type: "string", Enum: []any{"waiting", "offered", "accepted", "expired", "declined", "removed"}, Description: "Only entries in this status."}
+		props["pagination"] = openObject(map[string]*jsonschema.Schema{"limit": integer("Page size, default 50, at most 100."), "cursor": text("The pagination.next_cursor of the previous page.")})
+	case "usp_waitlist_get", "usp_waitlist_leave", "usp_waitlist_decline":
+		props["entry_id"] = text("The waitlist entry id.")
+		required = []string{"entry_id"}
+	case "usp_waitlist_accept":
+		props["entry_id"] = text("The waitlist entry id.")
+		props["hold_id"] = text("The offer's hold, if given; the offer names it.")
+		required = []string{"entry_id"}
 	case "usp_bookings_reschedule":
 		props["booking_id"] = text("The booking id.")
 		props["slot_id"] = text("The new slot.")
@@ -214,8 +247,8 @@ func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 			Name: m.Name, Title: about.title, Description: about.description,
 			InputSchema: uspInputSchema(m.Name),
 			Annotations: &mcp.ToolAnnotations{
-				Title: about.title, ReadOnlyHint: m.Access == usp.Public || m.Name == "usp_bookings_get",
-				DestructiveHint: ptr(m.Name == "usp_bookings_cancel" || m.Name == "usp_availability_release"),
+				Title: about.title, ReadOnlyHint: m.Access == usp.Public || m.Name == "usp_bookings_get" || m.Name == "usp_waitlist_get" || m.Name == "usp_waitlist_list",
+				DestructiveHint: ptr(m.Name == "usp_bookings_cancel" || m.Name == "usp_availability_release" || m.Name == "usp_waitlist_leave" || m.Name == "usp_waitlist_decline"),
 				// Writes are idempotent with _meta.usp.idempotency_key.
 				IdempotentHint: true, OpenWorldHint: ptr(false),
 			},
@@ -397,6 +430,8 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 				res, summary = r, summarize(r.Messages, holdSummary(r))
 			}
 		}
+	case "usp_waitlist_join", "usp_waitlist_list", "usp_waitlist_get", "usp_waitlist_leave", "usp_waitlist_accept", "usp_waitlist_decline":
+		res, summary, err = callWaitlist(ctx, b, name, call, parse)
 	default:
 		res, summary, err = callBooking(ctx, b, name, call, parse)
 	}
@@ -464,6 +499,73 @@ func callBooking(ctx context.Context, b *usp.Business, name string, call usp.Cal
 		text = fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
 	}
 	return r, summarize(r.Messages, text), nil
+}
+
+// callWaitlist runs the waitlist tools.
+func callWaitlist(ctx context.Context, b *usp.Business, name string, call usp.Call, parse func(any) error) (any, string, error) {
+	var in struct {
+		EntryID string `json:"entry_id"`
+	}
+	if name != "usp_waitlist_join" && name != "usp_waitlist_list" {
+		if err := parse(&in); err != nil {
+			return nil, "", err
+		}
+		if in.EntryID == "" {
+			return nil, "", &usp.Error{Code: usp.CodeInvalidRequest, Message: "entry_id is required."}
+		}
+	}
+	entry := func(r *usp.WaitlistResult, err error) (any, string, error) {
+		if err != nil {
+			return nil, "", err
+		}
+		text := "The entry left the waitlist."
+		if e := r.Entry; e != nil {
+			text = fmt.Sprintf("Waitlist entry %s is %s, position %d.", e.ID, e.Status, e.Position)
+		}
+		return r, summarize(r.Messages, text), nil
+	}
+	switch name {
+	case "usp_waitlist_join":
+		var req usp.JoinRequest
+		if err := parse(&req); err != nil {
+			return nil, "", err
+		}
+		r, err := b.JoinWaitlist(ctx, call, req)
+		if err == nil && r.Entry == nil {
+			return r, summarize(r.Messages, "No entry was made."), nil
+		}
+		return entry(r, err)
+	case "usp_waitlist_list":
+		var req usp.WaitlistListRequest
+		if err := parse(&req); err != nil {
+			return nil, "", err
+		}
+		r, err := b.ListWaitlist(ctx, call, req)
+		if err != nil {
+			return nil, "", err
+		}
+		return r, summarize(r.Messages, fmt.Sprintf("%d waitlist entries.", len(r.Entries))), nil
+	case "usp_waitlist_get":
+		return entry(b.GetWaitlistEntry(ctx, call, in.EntryID))
+	case "usp_waitlist_leave":
+		return entry(b.LeaveWaitlist(ctx, call, in.EntryID))
+	case "usp_waitlist_decline":
+		return entry(b.DeclineOffer(ctx, call, in.EntryID))
+	default: // usp_waitlist_accept
+		var req usp.AcceptRequest
+		if err := parse(&req); err != nil {
+			return nil, "", err
+		}
+		r, err := b.AcceptOffer(ctx, call, in.EntryID, req)
+		if err != nil {
+			return nil, "", err
+		}
+		text := "No booking was made."
+		if k := r.Booking; k != nil {
+			text = fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
+		}
+		return r, summarize(r.Messages, text), nil
+	}
 }
 
 func holdSummary(r *usp.HoldResult) string {
