@@ -134,6 +134,14 @@ func (h *Handler) Routes() http.Handler {
 		path := usp.RESTPath + m.Path
 		mux.HandleFunc(m.HTTPMethod+" "+path, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, op) })
 	}
+	// The business's own interface documents: what it serves, exactly.
+	for path, doc := range map[string]func() []byte{usp.OpenAPIPath: h.Business.OpenAPI, usp.OpenRPCPath: h.Business.OpenRPC} {
+		mux.HandleFunc("GET "+usp.RESTPath+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(usp.ProfileMaxAge))
+			w.Write(doc())
+		})
+	}
 	mux.HandleFunc(usp.RESTPath+"/", func(w http.ResponseWriter, r *http.Request) {
 		h.problem(w, r, http.StatusNotFound, "about:blank", "Not Found", "This business serves no USP operation at "+r.Method+" "+r.URL.Path+".")
 	})
