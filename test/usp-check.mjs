@@ -19,7 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 const TOOLS = [
   'usp_services_list', 'usp_services_get', 'usp_services_lookup', 'usp_services_feed', 'usp_availability_query',
   'usp_availability_hold', 'usp_availability_release', 'usp_bookings_create', 'usp_bookings_get',
-  'usp_bookings_update', 'usp_bookings_confirm', 'usp_bookings_cancel', 'usp_bookings_reschedule',
+  'usp_bookings_update', 'usp_bookings_confirm', 'usp_bookings_cancel', 'usp_bookings_reschedule', 'usp_bookings_confirm_payment',
   'usp_waitlist_join', 'usp_waitlist_list', 'usp_waitlist_get', 'usp_waitlist_leave', 'usp_waitlist_accept',
   'usp_waitlist_decline',
 ];

@@ -93,3 +93,37 @@ func outcomeCode(msgs []usp.Message) string {
 	}
 	return msgs[0].Code
 }
+
+// TestConfirmPaymentWithoutPayments: confirm-payment is legal from
+// requires_action only (§5.1.1), which no booking here reaches, so a
+// well-formed callback answers the booking unchanged with
+// invalid_transition; a malformed payment_result is refused.
+func TestConfirmPaymentWithoutPayments(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	made, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
+	if err != nil || made.Booking == nil {
+		t.Fatal(err)
+	}
+	paid := &usp.PaymentResult{Status: "paid", TransactionID: "txn_1", AmountPaid: []byte("2500"), Currency: "USD"}
+	res, err := b.ConfirmPayment(ctx, b.call, made.Booking.ID, usp.ConfirmPaymentRequest{PaymentResult: paid})
+	if err != nil || outcomeCode(res.Messages) != "invalid_transition" || res.Booking.Revision != made.Booking.Revision {
+		t.Fatalf("confirm-payment: %+v, %v; want the booking unchanged with invalid_transition", res, err)
+	}
+	check(t, "Booking", res.Booking)
+	for _, c := range []struct {
+		name string
+		in   *usp.PaymentResult
+		code usp.Code
+	}{
+		{"no payment_result", nil, usp.CodeInvalidRequest},
+		{"a refund status", &usp.PaymentResult{Status: "refunded", TransactionID: "t", AmountPaid: []byte("1"), Currency: "USD"}, usp.CodeValidation},
+		{"a fractional amount", &usp.PaymentResult{Status: "paid", TransactionID: "t", AmountPaid: []byte("12.5"), Currency: "USD"}, usp.CodeValidation},
+		{"a currency name", &usp.PaymentResult{Status: "paid", TransactionID: "t", AmountPaid: []byte(`"100"`), Currency: "dollars"}, usp.CodeValidation},
+	} {
+		if got := code(t, firstErr(b.ConfirmPayment(ctx, b.call, made.Booking.ID, usp.ConfirmPaymentRequest{PaymentResult: c.in}))); got != c.code {
+			t.Errorf("%s: %s, want %s", c.name, got, c.code)
+		}
+	}
+}

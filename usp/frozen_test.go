@@ -191,6 +191,8 @@ func TestFrozenStore(t *testing.T) {
 		{"usp_bookings_update", "PUT", "/bookings/" + id, `{"notes":"two bags"}`, map[string]any{"booking_id": id, "notes": "two bags"}},
 		{"usp_bookings_cancel", "POST", "/bookings/" + id + "/cancel", `{}`, map[string]any{"booking_id": id}},
 		{"usp_bookings_reschedule", "POST", "/bookings/" + id + "/reschedule", fmt.Sprintf(`{"slot_id":%q}`, later.ID), map[string]any{"booking_id": id, "slot_id": later.ID}},
+		{"usp_bookings_confirm_payment", "POST", "/bookings/" + id + "/confirm-payment", `{"payment_result":{"status":"paid","transaction_id":"t","amount_paid":1,"currency":"USD"}}`,
+			map[string]any{"booking_id": id, "payment_result": map[string]any{"status": "paid", "transaction_id": "t", "amount_paid": 1, "currency": "USD"}}},
 		{"usp_waitlist_join", "POST", "/waitlist", fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,%s}`, s.ID, buyer),
 			map[string]any{"service_id": "svc_airport_shuttle", "slot_id": s.ID, "buyer": map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"}}},
 		{"usp_waitlist_list", "POST", "/waitlist/list", `{}`, map[string]any{}},

@@ -123,6 +123,17 @@ func InputSchema(name string) *jsonschema.Schema {
 		props["recipient"] = buyer
 		props["notes"] = text("Notes for the business.")
 		required = []string{"booking_id"}
+	case "usp_bookings_confirm_payment":
+		props["booking_id"] = text("The booking id.")
+		props["payment_result"] = openObject(map[string]*jsonschema.Schema{
+			"status":          {Type: "string", Enum: []any{"paid", "deposit_paid"}},
+			"provider":        text("The payment provider."),
+			"transaction_id":  text("The provider's transaction id."),
+			"amount_paid":     {Types: []string{"integer", "string"}, Pattern: "^-?[0-9]+$", Description: "Minor units."},
+			"currency":        text("ISO 4217 currency."),
+			"order_reference": text("The order reference."),
+		}, "status", "transaction_id", "amount_paid", "currency")
+		required = []string{"booking_id", "payment_result"}
 	case "usp_bookings_cancel":
 		props["booking_id"] = text("The booking id.")
 		props["reason"] = text("Why it is cancelled.")

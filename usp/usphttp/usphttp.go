@@ -98,6 +98,13 @@ func (h *Handler) Routes() http.Handler {
 			}
 			return h.Business.RescheduleBooking(ctx, call, r.PathValue("booking_id"), in)
 		},
+		"usp_bookings_confirm_payment": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.ConfirmPaymentRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.ConfirmPayment(ctx, call, r.PathValue("booking_id"), in)
+		},
 		"usp_waitlist_join": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
 			var in usp.JoinRequest
 			if err := decode(r, &in); err != nil {

@@ -66,6 +66,8 @@ var uspTools = map[string]struct{ title, description string }{
 		"Books the place offered to an entry: its hold becomes a booking in one write and the entry accepted (webhook waitlist.converted). An offer past its time is offer_expired in messages[]. Privileged."},
 	"usp_waitlist_decline": {"Decline a waitlist offer",
 		"Declines the place offered to an entry, which leaves the queue; the place goes to the next in line. Privileged."},
+	"usp_bookings_confirm_payment": {"Confirm a booking's payment",
+		"The callback after a payment (§5.3.7). No service here takes payment, so no booking ever requires action: a well-formed payment_result answers the booking unchanged with invalid_transition in messages[]. Privileged."},
 	"usp_bookings_reschedule": {"Reschedule a booking",
 		"Moves a pending or confirmed booking to another slot_id of its service, optionally using hold_id on the new slot. Either the booking moves or it stays on its slot with the reason in messages[]. Optional _meta.usp.if_match. Privileged."},
 }
@@ -327,6 +329,11 @@ func callBooking(ctx context.Context, b *usp.Business, name string, call usp.Cal
 		}
 	case "usp_bookings_confirm":
 		r, err = b.ConfirmBooking(ctx, call, in.BookingID)
+	case "usp_bookings_confirm_payment":
+		var req usp.ConfirmPaymentRequest
+		if err = parse(&req); err == nil {
+			r, err = b.ConfirmPayment(ctx, call, in.BookingID, req)
+		}
 	case "usp_bookings_cancel":
 		var req usp.CancelRequest
 		if err = parse(&req); err == nil {
