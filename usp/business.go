@@ -111,6 +111,9 @@ func New(opts Options) (*Business, error) {
 		b.deadline = DefaultDeadline
 	}
 	b.SetKeys(opts.Keys)
+	if b.bookings != nil {
+		b.attach(b.bookings.Desk())
+	}
 	return b, nil
 }
 
