@@ -649,11 +649,11 @@ func (b *Business) endEntry(ctx context.Context, call Call, method, id, to, even
 // lapsed or converted is left as it is.
 func (b *Business) releaseOffer(ctx context.Context, e waitEntry) {
 	r, d, err := b.ownHold(ctx, Principal{Platform: e.Platform}, holdPrefix+e.HoldRef)
-	if err != nil || d.Kind != "hold" || !r.State.HoldsUnits() {
+	if err != nil || d.Kind != "hold" || r.State != reservation.OnHold {
 		return
 	}
 	d.HoldEnd = HoldReleased
-	if _, err := b.end(ctx, r, d, reservation.Cancelled, "usp:"+e.Platform, "waitlist offer given up", b.clock.Now()); err != nil {
+	if _, err := b.end(ctx, b.desk().Release, r, d, "usp:"+e.Platform, "waitlist offer given up", b.clock.Now()); err != nil {
 		b.log.WarnContext(ctx, "usp waitlist offer hold not released", "err", err)
 	}
 }
@@ -804,7 +804,7 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 		}
 		return []store.Write{sw, ev}
 	}
-	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, d, reservation.Contact{}, note, now, also)
+	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, reservation.KindHold, d, reservation.Contact{}, note, now, also)
 	if errors.Is(err, booking.ErrUnitTaken) {
 		return false, nil
 	}

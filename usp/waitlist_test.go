@@ -17,11 +17,11 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/uspspec"
 	"frontdesk/mcpfront"
-	"frontdesk/reservation"
 	"frontdesk/usp"
 	"frontdesk/usp/usphttp"
 	"frontdesk/usp/uspmcp"
 	"frontdesk/usp/usptest"
+	"frontdesk/usp/webhook"
 )
 
 // waitlistProfile is a platform using bookings and the waitlist.
@@ -97,7 +97,7 @@ func (w *waitBench) tool(t *testing.T, name string, args map[string]any) map[str
 // against the WaitlistEvent schema.
 func (w *waitBench) events(t *testing.T) map[string][]string {
 	t.Helper()
-	recs, err := w.Store.List(context.Background(), reservation.OutboxKind, "", "", 1000)
+	recs, err := w.Store.List(context.Background(), webhook.Kind, "", "", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
