@@ -96,6 +96,19 @@
 // profile's host as the platform). Without an authenticator, only the
 // public methods are served and advertised.
 //
+// # Platform profiles, outbound connections and deadlines
+//
+// Profiles fetches the profile a caller names (or reads the owner's pin
+// of it, PinProfile, and never fetches), keeps it for its caching headers
+// and serves it stale, within a bound, while its host is down. Every
+// outbound connection (profile fetches, webhooks, feed callbacks) obeys
+// DialRule on the URL's host and on the address dialled: public unicast
+// only, loopback too in development. A principal is bound to its profile
+// URI only once the profile passed every check (begin). The bindings run
+// each call through Within, which answers by the deadline whatever the
+// store does: a finished call with its result, an unfinished one and a
+// store outage (store.Outages) as service_unavailable with Retry-After.
+//
 // # Webhooks
 //
 // The door subscribes to the reservation desk's transitions (events.go):
