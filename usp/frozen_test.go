@@ -233,7 +233,7 @@ func TestFrozenStore(t *testing.T) {
 				t.Fatalf("answered after %v, past the %v deadline", took, frozenDeadline)
 			}
 			var rpc *jsonrpc.Error
-			if err != nil && (!errors.As(err, &rpc) || rpc.Message != "service_unavailable" || rpc.Code != -32009) {
+			if err != nil && (!errors.As(err, &rpc) || rpc.Message != "service_unavailable" || rpc.Code != -32009 || !strings.Contains(string(rpc.Data), `"retry_after":5`)) {
 				t.Fatalf("%v, want a result or service_unavailable", err)
 			}
 		})

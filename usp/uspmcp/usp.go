@@ -143,9 +143,12 @@ func correlationOf(req *mcp.CallToolRequest) string {
 // code's bucket number, the code as message and data.code, and the
 // correlation id echoed.
 func rpcError(e *usp.Error, correlation string) error {
-	data := map[string]string{"code": string(e.Code), "content": e.Message}
+	data := map[string]any{"code": string(e.Code), "content": e.Message}
 	if e.Nonce != "" {
 		data["nonce"] = e.Nonce // proof_nonce_required: retry with a proof carrying it
+	}
+	if e.RetryAfter > 0 {
+		data["retry_after"] = e.RetryAfter // service_unavailable: seconds, as REST's Retry-After
 	}
 	if correlation != "" {
 		data["correlation_id"] = correlation
