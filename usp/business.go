@@ -54,6 +54,16 @@ type Options struct {
 	// Deadline bounds every call of the bindings (Within); 0 is
 	// DefaultDeadline.
 	Deadline time.Duration
+	// Count, when set, hears of every booking created and every create
+	// refused, for monitoring.
+	Count Counter
+}
+
+// Counter counts what a door answered booking requests. *metrics.Metrics
+// is one.
+type Counter interface {
+	Booked(door string)
+	Refused(door, code string)
 }
 
 // Business is the business side of USP: one value serves both bindings.
@@ -74,6 +84,7 @@ type Business struct {
 	bookings *booking.Service
 	pricer   *pricing.Pricer
 	deadline time.Duration
+	count    Counter
 }
 
 // New builds the business side from the config. It fails only when the
@@ -103,7 +114,7 @@ func New(opts Options) (*Business, error) {
 	b := &Business{
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
 		profiles: opts.Profiles, auth: opts.Authenticator,
-		log: opts.Logger.With("component", "usp"), catalog: cat,
+		log: opts.Logger.With("component", "usp"), catalog: cat, count: opts.Count,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
 		creds: opts.Credentials, observe: opts.Observe, deadline: opts.Deadline,
 	}
