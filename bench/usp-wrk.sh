@@ -134,8 +134,8 @@ LUA
 # lua_create SESSION SLOTS FILE: the wrk script creating one booking per
 # request. Request k of thread t (of $threads) takes slot number
 # (k-1)*threads + t of SLOTS (one id a line), so no two requests of a run
-# ask for the same seat; the idempotency key is the thread, the counter
-# and a random part. response() counts answers carrying a booking and,
+# ask for the same seat; the idempotency key (a UUID) holds a random part, the thread
+# and the counter. response() counts answers carrying a booking and,
 # for the others, the first error code (messages[] or JSON-RPC error).
 lua_create() {
   {
@@ -176,7 +176,7 @@ function request()
   n = n + 1
   local i = (n - 1) * $threads + tid
   if i > #slots then overrun = overrun + 1; i = #slots end
-  local key = string.format("wrk-%d-%d-%08x", tid, n, math.random(0, 0x7fffffff))
+  local key = string.format("%08x-%04x-4000-8000-%012x", math.random(0, 0x7fffffff), tid, n)
   return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. tid * 1000000000 + n ..
     ',"method":"tools/call","params":{"name":"usp_bookings_create","arguments":{"service_id":"svc_airport_shuttle","slot_id":"' ..
     slots[i] .. '","buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},' ..

@@ -103,7 +103,23 @@ type Unit struct {
 	Opens           string `toml:"opens"`  // "06:00", local time, every day
 	Closes          string `toml:"closes"` // the last slot ends by then
 	Price           string `toml:"price"`  // per slot
+	// ConfirmationMode is how a USP booking of the unit is confirmed
+	// (the spec's confirmation_mode): ConfirmManual (the default) leaves
+	// it pending until staff decide, ConfirmAuto confirms it in the
+	// transaction that creates it, for capacity services such as a
+	// shuttle.
+	ConfirmationMode string `toml:"confirmation_mode"`
 }
+
+// Confirmation modes of a unit's USP bookings.
+const (
+	ConfirmManual = "manual"
+	ConfirmAuto   = "auto"
+)
+
+// AutoConfirms reports whether the unit's USP bookings are confirmed
+// when they are made.
+func (u Unit) AutoConfirms() bool { return u.ConfirmationMode == ConfirmAuto }
 
 // Limits are the business decisions and adjustable ceilings of
 // direct-booking.md. The fixed per-mailbox limits are constants in booking.
@@ -163,9 +179,10 @@ type Store struct {
 // how it fetches the platform profiles callers name.
 type USP struct {
 	Enabled bool `toml:"enabled"`
-	// AllowPrivateProfiles lets platform profiles be fetched from
-	// loopback, private and other special-use addresses, for local
-	// development and tests. Off, such a profile URI is refused.
+	// AllowPrivateProfiles lets platform profiles, webhooks and feed
+	// callbacks reach loopback (and plain http to loopback), for local
+	// development and tests. Link-local (the metadata address), private,
+	// unspecified and reserved addresses are refused whatever it says.
 	AllowPrivateProfiles bool `toml:"allow_private_profiles"`
 	// ProfileCacheEntries bounds the platform-profile cache; 0 means 1024.
 	ProfileCacheEntries int `toml:"profile_cache_entries"`
@@ -174,6 +191,14 @@ type USP struct {
 	ProfileCacheMaxSeconds int `toml:"profile_cache_max_seconds"`
 	// ProfileMaxBytes bounds a platform profile's size; 0 means 262144.
 	ProfileMaxBytes int `toml:"profile_max_bytes"`
+	// ProfileStaleMaxSeconds bounds how long a fetched profile is still
+	// used after its lifetime while its host cannot be reached (at most
+	// its stale-if-error); 0 means 21600, -1 never.
+	ProfileStaleMaxSeconds int `toml:"profile_stale_max_seconds"`
+	// ProfileCAFile names a PEM file of CA certificates trusted for
+	// platform profile fetches besides the system roots, for platforms
+	// whose profiles are served under a private CA.
+	ProfileCAFile string `toml:"profile_ca_file"`
 	// Platforms are the scheduling platforms the owner registers.
 	Platforms []USPPlatform `toml:"platforms"`
 	// KeyLeadMinutes is how long a rotated-in signing key is published

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -223,6 +224,9 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 		case n == 0 && field != "price":
 			v.add(p+"."+field, "must be more than zero; leave it out to not sell by that rate")
 		}
+	}
+	if u.ConfirmationMode != "" && u.ConfirmationMode != ConfirmManual && u.ConfirmationMode != ConfirmAuto {
+		v.add(p+".confirmation_mode", "must be %q (the default) or %q, got %q", ConfirmManual, ConfirmAuto, u.ConfirmationMode)
 	}
 	switch u.Kind {
 	case KindNight:
@@ -456,6 +460,9 @@ func (c Config) validateUSP(v *validator) {
 	if u.ProfileMaxBytes != 0 && (u.ProfileMaxBytes < 128<<10 || u.ProfileMaxBytes > 8<<20) {
 		v.add("usp.profile_max_bytes", "must be 0 (the default, 262144) or from 131072 to 8388608, got %d", u.ProfileMaxBytes)
 	}
+	if u.ProfileStaleMaxSeconds < -1 || u.ProfileStaleMaxSeconds > 7*86400 {
+		v.add("usp.profile_stale_max_seconds", "must be -1 (never), 0 (the default, 21600) or up to 604800, got %d", u.ProfileStaleMaxSeconds)
+	}
 	if u.KeyLeadMinutes < 0 || u.KeyLeadMinutes > 7*24*60 {
 		v.add("usp.key_lead_minutes", "must be from 0 (the default, 60) to 10080, got %d", u.KeyLeadMinutes)
 	}
@@ -489,9 +496,18 @@ func (c Config) validateUSP(v *validator) {
 		if p.WebhookURL != "" {
 			if w, err := url.Parse(p.WebhookURL); err != nil || (w.Scheme != "https" && w.Scheme != "http") || w.Host == "" || w.User != nil || w.Fragment != "" {
 				v.add(f+".webhook_url", "must be an absolute http(s) URL without credentials or fragment, got %q", p.WebhookURL)
-			} else if w.Scheme == "http" && !u.AllowPrivateProfiles {
-				v.add(f+".webhook_url", "must be https (plain http only with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
+			} else if w.Scheme == "http" && (!u.AllowPrivateProfiles || !loopbackHost(w.Hostname())) {
+				v.add(f+".webhook_url", "must be https (plain http only to a loopback host with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
 			}
 		}
 	}
+}
+
+// loopbackHost reports whether host is localhost or a loopback address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
 }

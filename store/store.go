@@ -24,6 +24,15 @@ var (
 	ErrFull     = errors.New("store: no capacity left")
 )
 
+// Outages tells an engine's errors that say the store is out of service
+// (unreachable, timed out, out of disk, read-only) from those of a bad
+// request or a bug. A door answers an outage as a retryable "try again
+// later", never as a server error. Both engines implement it, mapping
+// driver result codes, never message text.
+type Outages interface {
+	IsOutage(err error) bool
+}
+
 // Record is one versioned value. Version starts at 1 on create and grows by
 // one with every successful swap.
 type Record struct {

@@ -132,7 +132,7 @@ func (m *Main) routes() http.Handler {
 		rest := (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes()
 		handle("GET "+usp.ProfilePath, pages, false, rest)
 		handle(usp.RESTPath+"/", pages, false, rest)
-		handleMCP(usp.MCPPath, mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))
+		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks})))
 	}
 	return m.front(mux)
 }
