@@ -235,6 +235,18 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 		if u.Price != "" || u.DurationMinutes != 0 || u.Opens != "" || u.Closes != "" {
 			v.add(p+".kind", "price, duration_minutes, opens and closes are for timed units only")
 		}
+		if c.Limits.MaxGuests > 0 && (u.Capacity < 0 || u.Capacity > c.Limits.MaxGuests) {
+			v.add(p+".capacity", "must be from 1 to limits.max_guests (%d), or left out, got %d", c.Limits.MaxGuests, u.Capacity)
+		}
+		if len([]rune(u.Description)) > 500 {
+			v.add(p+".description", "must be at most 500 characters")
+		}
+		if u.Photo != "" && !strings.HasPrefix(u.Photo, "https://") && (!strings.HasPrefix(u.Photo, "/") || strings.HasPrefix(u.Photo, "//")) {
+			v.add(p+".photo", "must be an https:// address or a path on this server such as /photos/double.jpg, got %q", u.Photo)
+		}
+		if u.Photo != "" && strings.TrimSpace(u.PhotoAlt) == "" {
+			v.add(p+".photo_alt", "is required with photo: say what the photo shows, for people who cannot see it")
+		}
 	case KindTimed:
 		if u.Price == "" {
 			v.add(p+".price", "is required for a timed unit")

@@ -27,6 +27,25 @@ func postForm(t *testing.T, target string, form url.Values, headers map[string]s
 	return resp.StatusCode, string(b)
 }
 
+var formTokenField = regexp.MustCompile(`name="token" value="([A-Za-z0-9_-]{43})"`)
+
+// formToken opens the booking form at target as a browser would and
+// returns its one-time token.
+func formToken(t *testing.T, target string) string {
+	t.Helper()
+	resp, err := http.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := formTokenField.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no form token in %s", b)
+	}
+	return string(m[1])
+}
+
 var sentRef = regexp.MustCompile(`Request (RIV-[0-9A-F]{16}) is with our staff`)
 
 // TestBookingFormOverHTTP posts the signed form to the running server:
@@ -38,7 +57,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	form := url.Values{
 		"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
 		"name": {"Grace Hopper"}, "email": {"grace@example.com"}, "phone": {"(303) 555-0142"}, "notes": {"Late train."},
-		"signature": {signaturetest.Drawn(t)},
+		"signature": {signaturetest.Drawn(t)}, "token": {formToken(t, m.URL+"/book/riverside")},
 		// Markers a forged request might use to pass as a chat booking.
 		"source": {"chat"}, "booking_id": {"RIV_b_00"}, "_meta": {"chat"}, "state": {"reserved"},
 	}
@@ -65,6 +84,16 @@ func TestBookingFormOverHTTP(t *testing.T) {
 		t.Fatalf("mails = %s", got)
 	}
 
+	// The same token again files nothing: it answers with the first.
+	status, body = postForm(t, m.URL+"/book/riverside", form, nil)
+	if again := sentRef.FindStringSubmatch(body); status != http.StatusOK || again == nil || again[1] != ref[1] || !strings.Contains(body, "it was not sent a second time") {
+		t.Fatalf("the form posted again = %d: %s", status, body)
+	}
+	if n := len(devMessages(t, m.URL)); n != 2 {
+		t.Fatalf("the form posted again sent mail: %d mails", n)
+	}
+
+	form.Set("token", formToken(t, m.URL+"/book/riverside"))
 	form.Del("signature")
 	form.Set("name", "Ada <b>Lovelace</b>")
 	status, body = postForm(t, m.URL+"/book/riverside", form, nil)
