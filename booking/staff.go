@@ -72,9 +72,20 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		}
 		writes[0] = reservation.Save(moved, now)
 		r.Reservation = moved
+		// A confirmation links to the guest's own page, by a token of
+		// its own: only its digest is stored.
+		link := ""
+		if moved.State == reservation.Confirmed && moved.Contact.Email != "" {
+			token, err := s.NewGuestToken()
+			if err != nil {
+				return reservation.Reservation{}, false, err
+			}
+			writes = append(writes, guestPageWrite(token, moved.Reference, now))
+			link = s.guestPageLink(token)
+		}
 		var notices []queuedNotice
 		var queue []store.Write
-		if e, ok := s.decisionEmail(r, now); ok {
+		if e, ok := s.decisionEmail(r, link, now); ok {
 			notices, queue = newNotices(now, r.Reference, []message.Email{e})
 			writes = append(writes, queue...)
 		}
@@ -112,7 +123,7 @@ func (s *Service) Reservations(ctx context.Context, f store.ReservationFilter) (
 
 // decisionEmail is the guest's mail about a staff decision, when the
 // decision has one and the guest gave an address.
-func (s *Service) decisionEmail(r booked, now time.Time) (message.Email, bool) {
+func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.Email, bool) {
 	l, ok := s.location(r.Location)
 	if _, _, err := r.Stay(); !ok || err != nil || r.Contact.Email == "" {
 		return message.Email{}, false // the mails describe stays of nights
@@ -135,6 +146,9 @@ func (s *Service) decisionEmail(r booked, now time.Time) (message.Email, bool) {
 		return message.Email{}, false
 	}
 	text := opening + "\n\n" + s.stayLines(r, l) + "\n" + closing + "\n"
+	if link != "" {
+		text += "Your reservation, and its cancellation within the policy: " + link + "\n"
+	}
 	return message.Email{
 		ID: noticeID(r.Reference, string(r.State), "guest"), From: s.from(), To: []string{r.Contact.Email},
 		Subject: subject, Text: text, Date: now,
