@@ -151,3 +151,38 @@ func TestBookingFormInABrowser(t *testing.T) {
 		})
 	}
 }
+
+// TestFormResubmissionsMakeOneRequest sends the form once, refreshes the
+// page it lands on, goes back and sends the form again: exactly one
+// request is saved. It reads only what the form before its one-time
+// token had too, and on that form it counted three requests (the
+// refresh posted it again, and so did the back button).
+func TestFormResubmissionsMakeOneRequest(t *testing.T) {
+	for _, width := range []int{browsertest.Desktop, browsertest.Phone} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			m := startMain(t, "")
+			ctx := browsertest.New(t, width)
+			send := `button[type="submit"]:not([name="step"])`
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"),
+				chromedp.WaitVisible("#pad"), chromedp.SendKeys("#name", "Grace Hopper"), chromedp.SendKeys("#email", "grace@example.com"),
+				chromedp.SendKeys("#phone", "(303) 555-0142"))
+			sign(t, ctx)
+			browsertest.Submit(t, ctx, send)
+			if n := formRequests(t, m); n != 1 {
+				t.Fatalf("%d requests after one send", n)
+			}
+			browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.beforeReload = true`), chromedp.Reload())
+			waitFor(t, ctx, `!window.beforeReload && document.readyState === "complete"`)
+			if n := formRequests(t, m); n != 1 {
+				t.Fatalf("%d requests after a refresh", n)
+			}
+			browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`history.back()`))
+			waitFor(t, ctx, `location.pathname === "/book/riverside" && document.readyState === "complete" && !!document.querySelector('`+send+`')`)
+			browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.beforeSend = true; document.querySelector('`+send+`').click()`))
+			waitFor(t, ctx, `!window.beforeSend && document.readyState === "complete"`)
+			if n := formRequests(t, m); n != 1 {
+				t.Fatalf("%d requests after the back button and a second send, want 1", n)
+			}
+		})
+	}
+}
