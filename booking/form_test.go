@@ -3,7 +3,6 @@ package booking
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/booking/bookingtest"
 	"frontdesk/internal/golden"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
@@ -25,12 +25,8 @@ import (
 // each request a test builds is a new one.
 var formTokens atomic.Int64
 
-// testToken is the n-th form token of the tests: a valid guest token
-// that repeats from run to run.
-func testToken(n int64) string {
-	h := sha256.Sum256([]byte(fmt.Sprint("form token ", n)))
-	return base64.RawURLEncoding.EncodeToString(h[:])
-}
+// testToken is the n-th form token of the tests.
+func testToken(n int64) string { return bookingtest.FormToken(n) }
 
 func formRequest(t testing.TB) FormRequest {
 	return FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
