@@ -49,7 +49,8 @@ type Business struct {
 	Closures []Closure `toml:"closures"`
 }
 
-// OfficeHours gives each weekday as "HH:MM-HH:MM" or "closed".
+// OfficeHours gives each weekday as "closed" or one or more
+// "HH:MM-HH:MM" ranges separated by commas ("08:00-12:00, 13:00-17:00").
 type OfficeHours struct {
 	Mon string `toml:"mon"`
 	Tue string `toml:"tue"`

@@ -70,7 +70,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 		t.Fatalf("form post = %d: %s", status, body)
 	}
 	list, _, err := runCmd(t, "staff", "list", "--data", m.Config.Store.DataDir)
-	if err != nil || !strings.Contains(list, ref[1]+"  riverside  double  2026-12-30  2027-01-01  requested  form") {
+	if err != nil || !strings.Contains(list, ref[1]+"  riverside  double  2026-12-30  2027-01-02  3       requested  form") {
 		t.Fatalf("staff list = %q, %v", list, err)
 	}
 	if after, _ := callTool(t, cs, "find_rooms", stay); text(after) != text(before) {

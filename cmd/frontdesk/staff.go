@@ -134,14 +134,20 @@ func stateNames() string {
 // listReservations prints every reservation matching f, page by page.
 func listReservations(ctx context.Context, b *booking.Service, f store.ReservationFilter, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REFERENCE\tLOCATION\tUNIT\tFROM\tTO\tSTATE\tSOURCE\tATTENTION")
+	fmt.Fprintln(tw, "REFERENCE\tLOCATION\tUNIT\tARRIVAL\tDEPARTURE\tNIGHTS\tSTATE\tSOURCE\tATTENTION")
 	for {
 		page, err := b.Reservations(ctx, f)
 		if err != nil {
 			return err
 		}
 		for _, r := range page {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Reference, r.Location, r.Unit, r.FirstSlot(), r.LastSlot(), r.State, r.Source, r.Attention)
+			// A stay of nights shows its departure, the day after its last
+			// night; a timed booking its start and its slot count.
+			arrival, departure, nights := r.FirstSlot(), "-", fmt.Sprint(len(r.Slots))
+			if in, out, err := r.Stay(); err == nil {
+				arrival, departure = in.String(), out.String()
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Reference, r.Location, r.Unit, arrival, departure, nights, r.State, r.Source, r.Attention)
 		}
 		if len(page) < f.Limit {
 			break
