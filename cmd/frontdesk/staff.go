@@ -36,7 +36,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			w = stderr
 		}
 		fmt.Fprintf(w, "Usage: frontdesk staff %s\n\n%s\n\nActions:\n", commands["staff"].args, commands["staff"].about)
-		for _, a := range []string{"add-user", "list", "confirm", "decline", "cancel", "complete", "move"} {
+		for _, a := range []string{"add-user", "users", "remove-user", "reset-password", "list", "confirm", "decline", "cancel", "complete", "move"} {
 			fmt.Fprintf(w, "  frontdesk staff %s %s\n", a, commands["staff "+a].args)
 		}
 		if len(args) == 0 {
@@ -49,6 +49,12 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	switch to, isDecision := staffActions[action]; {
 	case action == "add-user":
 		return runStaffAddUser(ctx, args, stdin, stdout, stderr)
+	case action == "users":
+		return runStaffUsers(ctx, args, stdout, stderr)
+	case action == "remove-user":
+		return runStaffRemoveUser(ctx, args, stdout, stderr)
+	case action == "reset-password":
+		return runStaffResetPassword(ctx, args, stdin, stdout, stderr)
 	case action == "list":
 		return runStaffList(ctx, args, stdout, stderr)
 	case isDecision:
