@@ -328,3 +328,20 @@ func (s *Service) formStay(l config.Location, f FormRequest, now time.Time) (pri
 	}
 	return pricing.Quote{}, problems, nil
 }
+
+// FormSignature is the signature drawn on a form request, as a PNG data
+// URL of checked base64 for the staff screen to show, or "" for a
+// reservation without one.
+func FormSignature(r reservation.Reservation) string {
+	if r.Source != reservation.SourceForm || len(r.Detail) == 0 {
+		return ""
+	}
+	var d formDetail
+	if err := json.Unmarshal(r.Detail, &d); err != nil || d.Signature == "" {
+		return ""
+	}
+	if _, err := base64.StdEncoding.DecodeString(d.Signature); err != nil {
+		return "" // only base64 reaches the page's address
+	}
+	return "data:image/png;base64," + d.Signature
+}

@@ -5,8 +5,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"frontdesk/booking"
+	"frontdesk/config"
 	"frontdesk/staff"
 	"frontdesk/staff/office"
 )
@@ -20,12 +22,35 @@ type settingsForm struct {
 	CancelDaily, Pending, Closures string
 	Edited                         bool // saved here, so it wins over the file
 	Problems                       booking.FormProblems
+	// InForce is the scope's values in force, shown beside what was
+	// typed.
+	InForce settingsInForce
+}
+
+// settingsInForce are the values the booking core applies now.
+type settingsInForce struct {
+	BookingEnabled                                bool
+	EmailHourly, EmailDaily, CancelDaily, Pending int
 }
 
 type settingsData struct {
 	Forms []settingsForm
 	Audit []booking.SettingsChange
 	Saved string
+	Hours []dayHours
+	Zone  *time.Location // the business's, for the audit's times
+}
+
+// dayHours is one weekday's office hours as the page shows them.
+type dayHours struct{ Day, Hours string }
+
+// officeHours lists the week's office hours, Monday first.
+func officeHours(o config.OfficeHours) []dayHours {
+	var out []dayHours
+	for _, d := range []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday} {
+		out = append(out, dayHours{Day: d.String(), Hours: o.ForDay(d)})
+	}
+	return out
 }
 
 // auditShown is how many lines of the settings audit the page shows.
@@ -70,21 +95,29 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 	g := set.Group
 	forms := []settingsForm{{Scope: booking.ScopeGroup, Name: "the group", Edited: edited[booking.ScopeGroup],
 		EmailHourly: strconv.Itoa(g.EmailHourly), EmailDaily: strconv.Itoa(g.EmailDaily), CancelDaily: strconv.Itoa(g.CancelDaily),
-		Pending: strconv.Itoa(g.Pending), Closures: office.ClosureLines(g.Closures)}}
+		Pending: strconv.Itoa(g.Pending), Closures: office.ClosureLines(g.Closures),
+		InForce: settingsInForce{EmailHourly: g.EmailHourly, EmailDaily: g.EmailDaily, CancelDaily: g.CancelDaily, Pending: g.Pending}}}
 	for _, l := range s.Config.Locations {
 		ls := set.Locations[l.Slug]
 		forms = append(forms, settingsForm{Scope: l.Slug, Name: l.Name, Location: true, Edited: edited[l.Slug], BookingEnabled: ls.BookingEnabled,
-			EmailHourly: strconv.Itoa(ls.EmailHourly), Pending: strconv.Itoa(ls.Pending), Closures: office.ClosureLines(ls.Closures)})
+			EmailHourly: strconv.Itoa(ls.EmailHourly), Pending: strconv.Itoa(ls.Pending), Closures: office.ClosureLines(ls.Closures),
+			InForce: settingsInForce{BookingEnabled: ls.BookingEnabled, EmailHourly: ls.EmailHourly, Pending: ls.Pending}})
 	}
 	if posted != nil {
 		for i := range forms {
 			if forms[i].Scope == posted.Scope {
-				posted.Name, posted.Edited = forms[i].Name, forms[i].Edited
+				posted.Name, posted.Edited, posted.InForce = forms[i].Name, forms[i].Edited, forms[i].InForce
 				forms[i] = *posted
 			}
 		}
 	}
-	return settingsData{Forms: forms, Audit: audit}, nil
+	// The audit's times read in the first property's zone, which is the
+	// business's unless it names its own.
+	zone := time.UTC
+	if len(s.Config.Locations) > 0 {
+		zone = s.Config.Locations[0].Zone()
+	}
+	return settingsData{Forms: forms, Audit: audit, Hours: officeHours(s.Config.Business.OfficeHours), Zone: zone}, nil
 }
 
 // saveSettings validates and saves one scope's settings; the core keeps
