@@ -102,7 +102,7 @@ type property struct {
 type room struct {
 	config.Unit
 	Sleeps int
-	From   string // "from $89.00 a night" or "$560.00 a week"
+	From   string // "From $89.00 a night" or "$560.00 a week"
 }
 
 // searchForm is the availability search as typed, kept on its page.
@@ -137,7 +137,7 @@ func (s *Site) data() pageData {
 		for _, u := range l.NightUnits() {
 			rm := room{Unit: u, Sleeps: s.Config.Sleeps(u)}
 			if n, err := money.Parse(u.NightlyRate, cur); err == nil && u.NightlyRate != "" {
-				rm.From = "from " + money.Display(n, cur) + " a night"
+				rm.From = "From " + money.Display(n, cur) + " a night"
 			} else if n, err := money.Parse(u.WeeklyRate, cur); err == nil && u.WeeklyRate != "" {
 				rm.From = money.Display(n, cur) + " a week"
 			}

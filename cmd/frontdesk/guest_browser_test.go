@@ -45,7 +45,7 @@ func TestFindAndBookFromTheHomePage(t *testing.T) {
 				}
 			}
 			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/"), chromedp.WaitVisible("#search"))
-			if got := text("#property-riverside"); !strings.Contains(got, "A double room facing the river") || !strings.Contains(got, "Sleeps 4. from $119.00 a night") {
+			if got := text("#property-riverside"); !strings.Contains(got, "A double room facing the river") || !strings.Contains(got, "Sleeps 4. From $119.00 a night") {
 				t.Fatalf("home page shows %q", got)
 			}
 			fits(t, ctx, "the home page", width)
