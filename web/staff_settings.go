@@ -25,6 +25,8 @@ type settingsForm struct {
 	// InForce is the scope's values in force, shown beside what was
 	// typed.
 	InForce settingsInForce
+	// Hours are the group's office hours, a field a weekday.
+	Hours []dayHours
 }
 
 // settingsInForce are the values the booking core applies now.
@@ -37,20 +39,35 @@ type settingsData struct {
 	Forms []settingsForm
 	Audit []booking.SettingsChange
 	Saved string
-	Hours []dayHours
 	Zone  *time.Location // the business's, for the audit's times
 }
 
-// dayHours is one weekday's office hours as the page shows them.
-type dayHours struct{ Day, Hours string }
+// dayHours is one weekday's office hours as the page shows them: typed,
+// and in force.
+type dayHours struct{ Key, Day, Hours, InForce string }
 
 // officeHours lists the week's office hours, Monday first.
-func officeHours(o config.OfficeHours) []dayHours {
+func officeHours(typed, inForce config.OfficeHours) []dayHours {
 	var out []dayHours
-	for _, d := range []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday} {
-		out = append(out, dayHours{Day: d.String(), Hours: o.ForDay(d)})
+	for _, d := range office.Weekdays() {
+		out = append(out, dayHours{Key: office.DayKey(d), Day: d.String(), Hours: typed.ForDay(d), InForce: inForce.ForDay(d)})
 	}
 	return out
+}
+
+// postedOfficeHours is the week as the form typed it.
+func postedOfficeHours(days []dayHours) config.OfficeHours {
+	v := url.Values{}
+	for _, d := range days {
+		v.Set("hours_"+d.Key, d.Hours)
+	}
+	return postedHours(v)
+}
+
+// postedHours reads the group form's office hours.
+func postedHours(p url.Values) config.OfficeHours {
+	get := func(d string) string { return strings.TrimSpace(p.Get("hours_" + d)) }
+	return config.OfficeHours{Mon: get("mon"), Tue: get("tue"), Wed: get("wed"), Thu: get("thu"), Fri: get("fri"), Sat: get("sat"), Sun: get("sun")}
 }
 
 // auditShown is how many lines of the settings audit the page shows.
@@ -96,7 +113,8 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 	forms := []settingsForm{{Scope: booking.ScopeGroup, Name: "the group", Edited: edited[booking.ScopeGroup],
 		EmailHourly: strconv.Itoa(g.EmailHourly), EmailDaily: strconv.Itoa(g.EmailDaily), CancelDaily: strconv.Itoa(g.CancelDaily),
 		Pending: strconv.Itoa(g.Pending), Closures: office.ClosureLines(g.Closures),
-		InForce: settingsInForce{EmailHourly: g.EmailHourly, EmailDaily: g.EmailDaily, CancelDaily: g.CancelDaily, Pending: g.Pending}}}
+		InForce: settingsInForce{EmailHourly: g.EmailHourly, EmailDaily: g.EmailDaily, CancelDaily: g.CancelDaily, Pending: g.Pending},
+		Hours:   officeHours(g.OfficeHours, g.OfficeHours)}}
 	for _, l := range s.Config.Locations {
 		ls := set.Locations[l.Slug]
 		forms = append(forms, settingsForm{Scope: l.Slug, Name: l.Name, Location: true, Edited: edited[l.Slug], BookingEnabled: ls.BookingEnabled,
@@ -107,6 +125,9 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 		for i := range forms {
 			if forms[i].Scope == posted.Scope {
 				posted.Name, posted.Edited, posted.InForce = forms[i].Name, forms[i].Edited, forms[i].InForce
+				if !posted.Location {
+					posted.Hours = officeHours(postedOfficeHours(posted.Hours), g.OfficeHours)
+				}
 				forms[i] = *posted
 			}
 		}
@@ -117,7 +138,7 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 	if len(s.Config.Locations) > 0 {
 		zone = s.Config.Locations[0].Zone()
 	}
-	return settingsData{Forms: forms, Audit: audit, Hours: officeHours(s.Config.Business.OfficeHours), Zone: zone}, nil
+	return settingsData{Forms: forms, Audit: audit, Zone: zone}, nil
 }
 
 // saveSettings validates and saves one scope's settings; the core keeps
@@ -135,8 +156,11 @@ func (s *StaffScreen) saveSettings(w http.ResponseWriter, r *http.Request, v vis
 	closures := office.ParseClosures(form.Closures)
 	var err error
 	if scope == booking.ScopeGroup {
+		hours := postedHours(p)
+		form.Hours = officeHours(hours, hours)
 		err = s.Core.SaveGroupSettings(r.Context(), v.User.Username, booking.GroupSettings{EmailHourly: number(form.EmailHourly),
-			EmailDaily: number(form.EmailDaily), CancelDaily: number(form.CancelDaily), Pending: number(form.Pending), Closures: closures})
+			EmailDaily: number(form.EmailDaily), CancelDaily: number(form.CancelDaily), Pending: number(form.Pending), Closures: closures,
+			OfficeHours: hours})
 	} else {
 		if !s.known(scope) {
 			http.NotFound(w, r)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -46,18 +45,8 @@ func TestFrontDeskInABrowser(t *testing.T) {
 			// A fresh install's sign-in page says how to make the first login.
 			ctx := browsertest.New(t, width)
 			text := func(sel string) string { return browsertest.Get(t, ctx, chromedp.Text(sel)) }
-			shot := func(name string) {
-				if width == browsertest.Phone {
-					browsertest.Document(t, ctx, repoRoot, name)
-				} else {
-					browsertest.Screenshot(t, ctx, name)
-				}
-			}
-			check := func(page string) {
-				t.Helper()
-				fits(t, ctx, page, width)
-				browsertest.Accessible(t, ctx, repoRoot, page)
-			}
+			shot := func(name string) { shoot(t, ctx, width, name) }
+			check := func(page string) { checkPage(t, ctx, width, page) }
 			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signin"), chromedp.WaitVisible("#username"))
 			if got := text("#first-login"); !strings.Contains(got, "frontdesk staff add-user --username NAME --role owner") {
 				t.Fatalf("a fresh sign-in page says %q", got)
@@ -70,15 +59,7 @@ func TestFrontDeskInABrowser(t *testing.T) {
 			arrival := acceptedRequest(t, m, 2, "Alan Turing", "alan@example.com", "single", "2026-11-30", "2026-12-02")
 			acceptedRequest(t, m, 3, "Ada Lovelace", "ada@example.com", "single", "2026-12-31", "2027-01-03")
 
-			signIn := func(user, password, next string) {
-				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signin?next="+url.QueryEscape(next)), chromedp.WaitVisible("#username"),
-					chromedp.SendKeys("#username", user), chromedp.SendKeys("#password", password))
-				browsertest.Submit(t, ctx, `button[type="submit"]`)
-			}
-			signOut := func() {
-				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signout"), chromedp.WaitVisible(`button[type="submit"]`))
-				browsertest.Submit(t, ctx, `button[type="submit"]`)
-			}
+			signIn := func(user, password, next string) { staffSignIn(t, ctx, m, user, password, next) }
 
 			// The owner adds a clerk.
 			signIn("olga", staffPassword, "/staff/users")
@@ -105,7 +86,7 @@ func TestFrontDeskInABrowser(t *testing.T) {
 				t.Fatalf("settings labels: %q", got)
 			}
 			shot("staff-settings")
-			signOut()
+			staffSignOut(t, ctx, m)
 
 			// The clerk finds a guest by name.
 			signIn("rita", "a clerk password", "/staff/reservations")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -50,6 +51,40 @@ func formRequests(t *testing.T, m *Main) int {
 		t.Fatal(err)
 	}
 	return len(rows)
+}
+
+// shoot keeps a screenshot of the page: in docs/ (with -docs) at phone
+// width, where the README shows them, else with the test's artifacts.
+func shoot(t *testing.T, ctx context.Context, width int, name string) {
+	t.Helper()
+	if width == browsertest.Phone {
+		browsertest.Document(t, ctx, repoRoot, name)
+		return
+	}
+	browsertest.Screenshot(t, ctx, name)
+}
+
+// checkPage fails t if the page is too wide for the window or has a
+// serious or critical accessibility violation.
+func checkPage(t *testing.T, ctx context.Context, width int, page string) {
+	t.Helper()
+	fits(t, ctx, page, width)
+	browsertest.Accessible(t, ctx, repoRoot, page)
+}
+
+// staffSignIn signs user in on the staff screen, coming back to next.
+func staffSignIn(t *testing.T, ctx context.Context, m *Main, user, password, next string) {
+	t.Helper()
+	browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signin?next="+url.QueryEscape(next)), chromedp.WaitVisible("#username"),
+		chromedp.SendKeys("#username", user), chromedp.SendKeys("#password", password))
+	browsertest.Submit(t, ctx, `button[type="submit"]`)
+}
+
+// staffSignOut signs out of the staff screen.
+func staffSignOut(t *testing.T, ctx context.Context, m *Main) {
+	t.Helper()
+	browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signout"), chromedp.WaitVisible(`button[type="submit"]`))
+	browsertest.Submit(t, ctx, `button[type="submit"]`)
 }
 
 // fits fails t if the page is wider than the browser's window.

@@ -27,13 +27,7 @@ func TestFindAndBookFromTheHomePage(t *testing.T) {
 			m := startMain(t, "")
 			ctx := browsertest.New(t, width)
 			text := func(sel string) string { return browsertest.Get(t, ctx, chromedp.Text(sel)) }
-			shot := func(name string) {
-				if width == browsertest.Phone {
-					browsertest.Document(t, ctx, repoRoot, name)
-				} else {
-					browsertest.Screenshot(t, ctx, name)
-				}
-			}
+			shot := func(name string) { shoot(t, ctx, width, name) }
 			// The other guest pages pass axe-core too.
 			for _, p := range []string{"/locations", "/policy", "/privacy"} {
 				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+p))

@@ -47,11 +47,7 @@ func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout
 	if *username == "" {
 		return errors.New("staff add-user: --username is required")
 	}
-	password, err := readPassword(*passwordFile, stdin, stderr)
-	if err != nil {
-		return err
-	}
-	svc, done, err := openLogins(ctx, m.Config)
+	password, svc, done, err := passwordAndLogins(ctx, m.Config, *passwordFile, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -77,6 +73,17 @@ func openLogins(ctx context.Context, c config.Config) (svc *staff.Service, done 
 		return nil, nil, err
 	}
 	return svc, func() { st.Close() }, nil
+}
+
+// passwordAndLogins reads a password as readPassword does, then opens
+// the logins, for the commands that set one.
+func passwordAndLogins(ctx context.Context, c config.Config, file string, stdin io.Reader, stderr io.Writer) (string, *staff.Service, func(), error) {
+	password, err := readPassword(file, stdin, stderr)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	svc, done, err := openLogins(ctx, c)
+	return password, svc, done, err
 }
 
 // staffFailure words a refusal of the staff package for the command
@@ -164,11 +171,7 @@ func runStaffResetPassword(ctx context.Context, args []string, stdin io.Reader, 
 	if fs.NArg() != 1 {
 		return errors.New("staff reset-password: give one username (see frontdesk staff reset-password --help)")
 	}
-	password, err := readPassword(*passwordFile, stdin, stderr)
-	if err != nil {
-		return err
-	}
-	svc, done, err := openLogins(ctx, m.Config)
+	password, svc, done, err := passwordAndLogins(ctx, m.Config, *passwordFile, stdin, stderr)
 	if err != nil {
 		return err
 	}
