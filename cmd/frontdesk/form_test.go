@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/config"
 	"frontdesk/internal/signature/signaturetest"
 )
 
@@ -104,5 +105,20 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	status, _ = postForm(t, m.URL+"/book/riverside", form, map[string]string{"Origin": "https://evil.example"})
 	if status != http.StatusForbidden {
 		t.Fatalf("foreign origin = %d, want 403", status)
+	}
+}
+
+// TestBannerNamesThePeoplesPages: serve's start banner lists the guest
+// search, each property's booking form and the staff screen.
+func TestBannerNamesThePeoplesPages(t *testing.T) {
+	var out strings.Builder
+	m := &Main{Config: config.Demo(), Out: &out}
+	m.Config.Deployment.PublicURL = "http://127.0.0.1:8080"
+	m.URL = "http://127.0.0.1:8080"
+	m.printURLs()
+	for _, want := range []string{"/search", "Booking form, riverside:    http://127.0.0.1:8080/book/riverside", "Staff screen:               http://127.0.0.1:8080/staff/"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("banner lacks %q:\n%s", want, out.String())
+		}
 	}
 }
