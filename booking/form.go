@@ -83,6 +83,10 @@ type FormResult struct {
 	Again bool
 }
 
+// errFormSentAlready is the refusal of a request whose form token saved
+// another one first.
+var errFormSentAlready = errors.New("booking: this form was sent already")
+
 // Form limits: per client address and per normalized email address.
 const (
 	formPerAddressHourly = 5
@@ -177,23 +181,29 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 		return FormResult{}, err
 	}
 	detail, _ := json.Marshal(formDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
-	r := reservation.Reservation{
-		Location: l.Slug, Unit: q.RoomType, Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
+	unit, _ := l.Unit(q.RoomType)
+	req := reservation.New{
+		Kind: reservation.KindRequest, Unit: deskUnit(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
 		Contact:    reservation.Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
-		ContactKey: mailbox, Source: reservation.SourceForm, State: reservation.Requested,
-		Total: q.Total, Notes: strings.TrimSpace(f.Notes), CreatedAt: now, Detail: detail,
-		Audit: []reservation.Entry{{At: now, By: "guest", What: "requested"}},
+		ContactKey: mailbox, Source: reservation.SourceForm,
+		Total: q.Total, Notes: strings.TrimSpace(f.Notes), Detail: detail, By: "guest", What: "requested", At: now,
+		// The token's page rides along: of two posts of one form, one
+		// saves the request and the other finds it.
+		Also: []reservation.Addition{{Build: func(r reservation.Reservation) []store.Write {
+			return []store.Write{guestPageWrite(f.Token, r.Reference, now)}
+		}, Refused: errFormSentAlready}},
 	}
+	var r reservation.Reservation
 	for range maxCASAttempts {
-		if r.Reference, err = s.newReference(l); err != nil {
+		if req.Reference, err = s.newReference(l); err != nil {
 			return FormResult{}, err
 		}
-		_, err = s.st.Apply(ctx, []store.Write{reservation.Create(r, now), guestPageWrite(f.Token, r.Reference, now)})
-		if we, ok := errors.AsType[*store.WriteError](err); ok && we.Index == 1 {
+		r, err = s.desk.Create(ctx, req)
+		if errors.Is(err, errFormSentAlready) {
 			// A parallel post of the same form saved it first.
 			return s.formAgain(ctx, f.Token)
 		}
-		if !errors.Is(err, store.ErrExists) {
+		if reservation.ErrorCode(err) != reservation.CodeInternal {
 			break // a taken reference is drawn again
 		}
 	}

@@ -168,6 +168,9 @@ type detailData struct {
 // state, in the words of the screen, on the location's date today: a
 // stay is completed or marked a no-show only from its arrival date on.
 func actionsFor(state reservation.State, checkin, today civil.Date) []action {
+	if state == reservation.OnHold {
+		return nil // a platform's tentative hold awaits no one: the desk refuses every staff decision on it
+	}
 	confirm := "Confirm"
 	if state == reservation.Requested {
 		confirm = "Accept (holds the room)"
@@ -200,6 +203,7 @@ var results = map[string]string{
 	"cancelled-none":   "Cancelled and the room released.",
 	"completed-none":   "Marked completed.",
 	"no-show-none":     "Marked a no-show; its room is released.",
+	"booked":           "Booked and confirmed; the room is held.",
 	"moved-none":       "Marked moved; its room is released.",
 	"early":            "A stay is completed or marked a no-show from its arrival date on; nothing changed.",
 	"illegal":          "That action does not apply to the reservation as it is now; it may have changed meanwhile.",

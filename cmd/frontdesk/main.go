@@ -47,7 +47,7 @@ var commands = map[string]struct{ args, about string }{
 	"check-config":         {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
 	"sweep":                {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
 	"version":              {"", "Prints the module version and the VCS revision the binary was built from."},
-	"staff":                {"ACTION …", "Staff work on the same store as serve: add-user, users, remove-user, reset-password, list, confirm,\ndecline, cancel, complete, move. Each action answers --help."},
+	"staff":                {"ACTION …", "Staff work on the same store as serve: add-user, users, remove-user, reset-password, list, book,\nconfirm, decline, cancel, complete, move. Each action answers --help."},
 	"staff users":          {"[flags]", "Lists the staff logins with their role, locations and whether they are disabled."},
 	"staff remove-user":    {"USERNAME [flags]", "Removes a staff login; its sessions end. The only enabled owner cannot be removed."},
 	"staff reset-password": {"USERNAME [--password-file F] [flags]", "Sets a new password for a staff login and ends its sessions. The password is read as add-user reads it."},
@@ -61,6 +61,7 @@ var commands = map[string]struct{ args, about string }{
 	"usp keys rotate":      {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
 	"usp keys list":        {"[flags]", "Lists the USP signing keys the business profile publishes."},
 	"staff move":           {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
+	"staff book":           {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
 }
 
 func main() {
