@@ -35,7 +35,8 @@ func acceptedRequest(t *testing.T, m *Main, n int64, name, email, roomtype, chec
 // TestFrontDeskInABrowser is a day at the desk in Chromium at desktop
 // and phone widths: the owner adds a clerk of Riverside on the logins
 // page; the clerk signs in, finds a guest by name in the list, marks
-// today's arrival who did not come as a no-show, and opens a reservation
+// today's arrival who did not come as a no-show, books a walk-in who
+// then shows among the arrivals, and opens a reservation
 // from the calendar, whose page shows the form's signature and offers no
 // completion before arrival. Every staff page passes axe-core.
 func TestFrontDeskInABrowser(t *testing.T) {
@@ -112,6 +113,24 @@ func TestFrontDeskInABrowser(t *testing.T) {
 			}
 			if got := text("#arrivals-none"); got != "None." {
 				t.Fatalf("arrivals after the no-show: %q", got)
+			}
+
+			// A walk-in, booked from the today lists, arrives today.
+			browsertest.Submit(t, ctx, "#walk-in")
+			if got := browsertest.Get(t, ctx, chromedp.Value("#checkin")); got != "2026-11-30" {
+				t.Fatalf("the walk-in form's arrival = %q", got)
+			}
+			check("the staff booking form")
+			shot("staff-walk-in")
+			browsertest.Do(t, ctx, chromedp.SetValue("#roomtype", "double"), chromedp.SendKeys("#name", "Katherine Johnson"),
+				chromedp.SendKeys("#phone", "(303) 555-0177"))
+			browsertest.Submit(t, ctx, "#book")
+			if got := text("#done"); got != "Booked and confirmed; the room is held." {
+				t.Fatalf("after the walk-in: %q", got)
+			}
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/today"), chromedp.WaitVisible("#arrivals"))
+			if got := text("#arrivals"); !strings.Contains(got, "Katherine Johnson") || !strings.Contains(got, "confirmed") {
+				t.Fatalf("arrivals after the walk-in: %q", got)
 			}
 
 			// The calendar, then Grace's reservation from it.
