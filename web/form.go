@@ -21,6 +21,7 @@ import (
 // booking core.
 type Forms interface {
 	NewGuestToken() (string, error)
+	Settings(ctx context.Context) (booking.Settings, error)
 	SearchRooms(ctx context.Context, q booking.SearchRequest) (booking.Search, error)
 	FormQuote(ctx context.Context, f booking.FormRequest) (pricing.Quote, error)
 	Submit(ctx context.Context, f booking.FormRequest) (booking.FormResult, error)

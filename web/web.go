@@ -87,9 +87,12 @@ func (s *Site) Readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 type pageData struct {
-	Config     config.Config
-	Properties []property
-	Search     searchForm
+	Config config.Config
+	// OfficeHours are the hours in force: the file's, or those the
+	// owner saved on the staff screen.
+	OfficeHours config.OfficeHours
+	Properties  []property
+	Search      searchForm
 }
 
 // property is one location as the guest pages show it.
@@ -119,9 +122,19 @@ func (s *Site) Privacy(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "privacy.html", s.data())
 }
 
-// Policy is the cancellation policy.
+// Policy is the cancellation policy, with the office hours in force.
 func (s *Site) Policy(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, "policy.html", s.data())
+	d := s.data()
+	if s.Forms != nil {
+		set, err := s.Forms.Settings(r.Context())
+		if err != nil {
+			s.Logger.ErrorContext(r.Context(), "read settings", "err", err)
+			http.Error(w, "The policy could not be shown just now. Try again in a minute, or call "+s.Config.Business.Phone+".", http.StatusServiceUnavailable)
+			return
+		}
+		d.OfficeHours = set.Group.OfficeHours
+	}
+	s.render(w, r, "policy.html", d)
 }
 
 // Locations lists the properties and their rooms.
@@ -130,7 +143,7 @@ func (s *Site) Locations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Site) data() pageData {
-	d := pageData{Config: s.Config, Search: searchForm{Guests: "1"}}
+	d := pageData{Config: s.Config, OfficeHours: s.Config.Business.OfficeHours, Search: searchForm{Guests: "1"}}
 	cur := s.Config.Business.Currency
 	for _, l := range s.Config.Locations {
 		p := property{Location: l}

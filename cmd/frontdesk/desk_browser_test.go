@@ -87,6 +87,8 @@ func TestFrontDeskInABrowser(t *testing.T) {
 				t.Fatalf("settings labels: %q", got)
 			}
 			shot("staff-settings")
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signout"), chromedp.WaitVisible("main h1"))
+			check("the sign-out page")
 			staffSignOut(t, ctx, m)
 
 			// The clerk finds a guest by name.

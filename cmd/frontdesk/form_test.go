@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -120,5 +121,25 @@ func TestBannerNamesThePeoplesPages(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("banner lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestPolicyShowsTheOfficeHoursInForce: office hours saved on the staff
+// screen, a lunch break among them, are the ones the policy page states.
+func TestPolicyShowsTheOfficeHoursInForce(t *testing.T) {
+	m := startMain(t, "")
+	ctx := context.Background()
+	set, err := m.bookings.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := set.Group
+	g.OfficeHours.Fri = "08:00-12:00, 13:00-17:00"
+	if err := m.office.SaveGroupSettings(ctx, "olga", g); err != nil {
+		t.Fatal(err)
+	}
+	status, _, body := get(t, m.URL+"/policy", "", nil)
+	if status != http.StatusOK || !strings.Contains(body, "Friday 08:00-12:00, 13:00-17:00") || !strings.Contains(body, "Monday 08:00-18:00") {
+		t.Fatalf("policy = %d: %s", status, body)
 	}
 }
