@@ -51,7 +51,8 @@ type Business struct {
 	Closures []Closure `toml:"closures"`
 }
 
-// OfficeHours gives each weekday as "HH:MM-HH:MM" or "closed".
+// OfficeHours gives each weekday as "closed" or one or more
+// "HH:MM-HH:MM" ranges separated by commas ("08:00-12:00, 13:00-17:00").
 type OfficeHours struct {
 	Mon string `toml:"mon"`
 	Tue string `toml:"tue"`
@@ -98,6 +99,14 @@ type Unit struct {
 	NightlyRate string `toml:"nightly_rate"` // decimal, such as "89.00"; empty: weekly only
 	WeeklyRate  string `toml:"weekly_rate"`
 	MinNights   int    `toml:"min_nights"`
+	// Description, Capacity and Photo are what the guest pages show of a
+	// night unit. Capacity is the most guests one unit sleeps; 0 means
+	// limits.max_guests. Photo is an https:// address or a path on this
+	// server; empty shows none.
+	Description string `toml:"description"`
+	Capacity    int    `toml:"capacity"`
+	Photo       string `toml:"photo"`
+	PhotoAlt    string `toml:"photo_alt"` // the photo's text for people who cannot see it
 	// Timed units only.
 	DurationMinutes int    `toml:"duration_minutes"`
 	Opens           string `toml:"opens"`  // "06:00", local time, every day
@@ -381,6 +390,15 @@ func (u Unit) DisplayName() string {
 		return u.Name
 	}
 	return u.Type
+}
+
+// Sleeps is the most guests one unit takes: its capacity, or the
+// business's guest limit when it names none.
+func (c Config) Sleeps(u Unit) int {
+	if u.Capacity > 0 {
+		return u.Capacity
+	}
+	return c.Limits.MaxGuests
 }
 
 // WeeklyOnly reports whether the unit has no nightly rate.

@@ -137,7 +137,7 @@ func (c Config) validateBusiness(v *validator) {
 		v.add("business.confirm_hours", "must be from 1 to 168")
 	}
 	for d := time.Sunday; d <= time.Saturday; d++ {
-		if _, _, _, err := ParseHours(b.OfficeHours.ForDay(d)); err != nil {
+		if _, err := ParseHours(b.OfficeHours.ForDay(d)); err != nil {
 			v.add("business.office_hours."+dayKeys[d], "%v", err)
 		}
 	}
@@ -241,6 +241,18 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 		if u.Price != "" || u.DurationMinutes != 0 || u.Opens != "" || u.Closes != "" {
 			v.add(p+".kind", "price, duration_minutes, opens and closes are for timed units only")
 		}
+		if c.Limits.MaxGuests > 0 && (u.Capacity < 0 || u.Capacity > c.Limits.MaxGuests) {
+			v.add(p+".capacity", "must be from 1 to limits.max_guests (%d), or left out, got %d", c.Limits.MaxGuests, u.Capacity)
+		}
+		if len([]rune(u.Description)) > 500 {
+			v.add(p+".description", "must be at most 500 characters")
+		}
+		if u.Photo != "" && !strings.HasPrefix(u.Photo, "https://") && (!strings.HasPrefix(u.Photo, "/") || strings.HasPrefix(u.Photo, "//")) {
+			v.add(p+".photo", "must be an https:// address or a path on this server such as /photos/double.jpg, got %q", u.Photo)
+		}
+		if u.Photo != "" && strings.TrimSpace(u.PhotoAlt) == "" {
+			v.add(p+".photo_alt", "is required with photo: say what the photo shows, for people who cannot see it")
+		}
 	case KindTimed:
 		if u.Price == "" {
 			v.add(p+".price", "is required for a timed unit")
@@ -340,16 +352,41 @@ func (o OfficeHours) ForDay(d time.Weekday) string {
 	return [...]string{o.Sun, o.Mon, o.Tue, o.Wed, o.Thu, o.Fri, o.Sat}[d]
 }
 
-// ParseHours reads "HH:MM-HH:MM" into minutes after midnight, or "closed".
-func ParseHours(s string) (open bool, from, to int, err error) {
-	if s == "closed" {
-		return false, 0, 0, nil
+// Hours is one open range of a day, in minutes after local midnight:
+// open from From up to, not including, To.
+type Hours struct{ From, To int }
+
+// ParseHours reads a day's office hours: "closed", or one or more
+// "HH:MM-HH:MM" ranges separated by commas, in order and apart, such as
+// "08:00-12:00, 13:00-17:00" for a lunch break. Closed gives none.
+func ParseHours(s string) ([]Hours, error) {
+	if strings.TrimSpace(s) == "closed" {
+		return nil, nil
 	}
-	a, b, ok := strings.Cut(s, "-")
-	if !ok || !clockPattern.MatchString(a) || !clockPattern.MatchString(b) || b <= a {
-		return false, 0, 0, fmt.Errorf(`must be "HH:MM-HH:MM" with the end after the start, or "closed", got %q`, s)
+	var out []Hours
+	for _, part := range strings.Split(s, ",") {
+		a, b, ok := strings.Cut(strings.TrimSpace(part), "-")
+		if !ok || !clockPattern.MatchString(a) || !clockPattern.MatchString(b) || b <= a {
+			return nil, fmt.Errorf(`must be "closed" or ranges "HH:MM-HH:MM", each ending after it starts, separated by commas (such as "08:00-12:00, 13:00-17:00"), got %q`, s)
+		}
+		h := Hours{Minutes(a), Minutes(b)}
+		if len(out) > 0 && h.From <= out[len(out)-1].To {
+			return nil, fmt.Errorf("must list its ranges in order of the day with a gap between them, got %q", s)
+		}
+		out = append(out, h)
 	}
-	return true, Minutes(a), Minutes(b), nil
+	return out, nil
+}
+
+// OpenAt reports whether minute (after local midnight) falls in one of
+// the ranges.
+func OpenAt(hours []Hours, minute int) bool {
+	for _, h := range hours {
+		if minute >= h.From && minute < h.To {
+			return true
+		}
+	}
+	return false
 }
 
 // Minutes turns a valid "HH:MM" into minutes after midnight.

@@ -496,7 +496,11 @@ func (m *Main) printURLs() {
 	for _, l := range m.Config.Locations {
 		fmt.Fprintf(m.Out, "  %-27s %s/locations/%s/mcp\n", l.Name+":", base, l.Slug)
 	}
-	fmt.Fprintf(m.Out, "  Pages:                      %s/\n", base)
+	fmt.Fprintf(m.Out, "  Pages:                      %s/ (free rooms: %s/search)\n", base, base)
+	for _, l := range m.Config.Locations {
+		fmt.Fprintf(m.Out, "  %-27s %s/book/%s\n", "Booking form, "+l.Slug+":", base, l.Slug)
+	}
+	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: frontdesk staff add-user --role owner)\n", base)
 	if m.devMail != nil {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
 	}

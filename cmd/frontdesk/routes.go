@@ -86,8 +86,11 @@ func (m *Main) routes() http.Handler {
 	handle("GET /privacy", pages, true, http.HandlerFunc(site.Privacy))
 	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
+	handle("GET /search", pages, true, http.HandlerFunc(site.Search))
 	handle("GET /book/{slug}", pages, true, http.HandlerFunc(site.Book))
 	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
+	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
+	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
 		handle(r.Pattern, pages, true, r.Handler)
