@@ -99,16 +99,43 @@ const (
 	// OpSwapReservation replaces Write.Reservation if its Version is
 	// current: ErrConflict for a stale version, ErrNotFound when absent.
 	OpSwapReservation
+	// OpTake counts one use in bucket Write.Tally.Bucket of counter
+	// Write.Tally.Name, or is refused with ErrFull when Write.Tally.Limit
+	// uses already count there (see Count).
+	OpTake
+	// OpGiveBack uncounts one use taken in bucket Write.Tally.Bucket. A
+	// bucket that no longer counts, or holds no use, is left alone: the
+	// use already stopped counting.
+	OpGiveBack
+	// OpClear uncounts every use of counter Write.Tally.Name.
+	OpClear
 )
 
 // Write is one conditional write of an Apply. Record is used by the record
 // writes, Hold by the index writes (a release needs only its ID and At),
-// Reservation by the reservation writes.
+// Reservation by the reservation writes, Tally by the counter writes.
 type Write struct {
 	Op          Op
 	Record      Record
 	Hold        *Hold
 	Reservation *Reservation
+	Tally       *Tally
+}
+
+// Tally is one write of a counter: a ceiling such as "eight codes an
+// hour" or "three reservations awaiting staff". A counter keeps its uses
+// in buckets, numbered by the caller (a time in nanoseconds, say), and
+// the total of the buckets that still count. Buckets numbered below Live
+// no longer count: a write first folds them out of the total, once, so
+// no write reads more than the buckets that left since the last one, and
+// the cost of a write depends neither on the limit nor on history. Every
+// write of one counter takes the counter's lock first, so parallel takes
+// are decided one after the other and never admit more than Limit.
+type Tally struct {
+	Name   string
+	Bucket int64 // where the use lands, or is given back from; at least 0
+	Live   int64 // the first bucket that still counts; at least 0
+	Limit  int64 // OpTake: the most uses that may count
 }
 
 // WriteError says which write of an Apply was refused, and why.
@@ -185,11 +212,19 @@ type Locker interface {
 	TryLock(ctx context.Context, name string) (release func(), ok bool, err error)
 }
 
+// Counters reads the counters that OpTake, OpGiveBack and OpClear write.
+type Counters interface {
+	// Counted returns how many uses of counter name count in buckets
+	// from live on; 0 for a counter never written.
+	Counted(ctx context.Context, name string, live int64) (int64, error)
+}
+
 // Store is everything an engine provides.
 type Store interface {
 	Records
 	Index
 	Reservations
+	Counters
 	// Ready reports whether the store is reachable and fully migrated.
 	Ready(ctx context.Context) error
 	Close() error

@@ -3,7 +3,8 @@
 // of record writes and of holds, and their behaviour under concurrent
 // writers. The cases for List and Apply live in record.go, those for
 // batches that also hold and release units in apply.go, those of the
-// reservations table in reservation.go. An engine's own
+// reservations table in reservation.go, those of the counters in
+// counter.go. An engine's own
 // test calls Run with a function that opens a fresh, empty store.
 //
 // It imports only store from this module.
@@ -74,6 +75,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentHoldsFillCapacity", testConcurrentHoldsFillCapacity},
 		{"ConcurrentHoldAndRelease", testConcurrentHoldAndRelease},
 		{"CountsRange", testCountsRange},
+		{"CounterTakeUpToLimit", testCounterTakeUpToLimit},
+		{"CounterGiveBack", testCounterGiveBack},
+		{"CounterTakeWithRecords", testCounterTakeWithRecords},
+		{"ConcurrentCounterTakes", testConcurrentCounterTakes},
 		{"Ready", testReady},
 		{"ReservationCreateGetSwap", testReservationCreateGetSwap},
 		{"ReservationWithHold", testReservationWithHold},

@@ -67,6 +67,13 @@ func (e *Engine) List(ctx context.Context, kind, prefix, after string, limit int
 	return rs, wrap("list records", err)
 }
 
+// Counted returns how many uses of counter name count from bucket live
+// on.
+func (e *Engine) Counted(ctx context.Context, name string, live int64) (int64, error) {
+	n, err := Counted(ctx, e.Read, name, live)
+	return n, wrap("counted", err)
+}
+
 // Counts returns the non-zero held counts of location for slots in
 // [from, to), ordered by unit then slot.
 func (e *Engine) Counts(ctx context.Context, location, from, to string) ([]store.Count, error) {
