@@ -87,7 +87,7 @@ func pipelined(writes []store.Write) (*pgx.Batch, []int, []store.Record, bool, e
 	var owners []int
 	rs := make([]store.Record, len(writes))
 	for i, w := range writes {
-		if w.Op == store.OpTake || w.Op == store.OpGiveBack || w.Op == store.OpClear {
+		if w.Op == store.OpTake || w.Op == store.OpGiveBack || w.Op == store.OpClear || w.Op == store.OpForget {
 			// A counter's writes lock it first, so two of one counter in
 			// one batch are simply decided in order.
 			if err := queueCount(b, w); err != nil {

@@ -109,6 +109,10 @@ const (
 	OpGiveBack
 	// OpClear uncounts every use of counter Write.Tally.Name.
 	OpClear
+	// OpForget removes counter Write.Tally.Name when no use counts from
+	// Write.Tally.Live on, so counters nobody writes do not pile up; it
+	// leaves a counter that still counts alone.
+	OpForget
 )
 
 // Write is one conditional write of an Apply. Record is used by the record
@@ -212,11 +216,26 @@ type Locker interface {
 	TryLock(ctx context.Context, name string) (release func(), ok bool, err error)
 }
 
-// Counters reads the counters that OpTake, OpGiveBack and OpClear write.
+// Counters reads the counters that OpTake, OpGiveBack, OpClear and
+// OpForget write.
 type Counters interface {
 	// Counted returns how many uses of counter name count in buckets
 	// from live on; 0 for a counter never written.
 	Counted(ctx context.Context, name string, live int64) (int64, error)
+	// Buckets returns the buckets of counter name from live on that hold
+	// a use, in ascending order, for a screen that says when a full
+	// counter frees up. It reads up to 1000 buckets.
+	Buckets(ctx context.Context, name string, live int64) ([]Bucket, error)
+	// CounterNames returns up to limit names of counters that start with
+	// prefix and sort after after, in byte order, for a sweep to forget
+	// the idle ones. A limit outside 1 to 1000 is an error.
+	CounterNames(ctx context.Context, prefix, after string, limit int) ([]string, error)
+}
+
+// Bucket is one bucket of a counter and the uses it holds.
+type Bucket struct {
+	Bucket int64
+	N      int64
 }
 
 // Store is everything an engine provides.

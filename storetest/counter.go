@@ -152,6 +152,45 @@ func testConcurrentCounterTakes(t *testing.T, s store.Store) {
 	}
 }
 
+// testCounterForget forgets a counter only once nothing counts, and
+// lists counters by prefix with their buckets.
+func testCounterForget(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	mustApply(t, s, take("a/1", 5, 0, 9), take("a/1", 6, 0, 9), take("a/2", 8, 0, 9), take("b/1", 1, 0, 9))
+	bs, err := s.Buckets(ctx, "a/1", 6)
+	if err != nil || len(bs) != 1 || bs[0] != (store.Bucket{Bucket: 6, N: 1}) {
+		t.Fatalf("Buckets from 6 = %v, %v; want [{6 1}]", bs, err)
+	}
+	names, err := s.CounterNames(ctx, "a/", "", 10)
+	if err != nil || fmt.Sprint(names) != "[a/1 a/2]" {
+		t.Fatalf("CounterNames(a/) = %v, %v; want [a/1 a/2]", names, err)
+	}
+	names, err = s.CounterNames(ctx, "a/", "a/1", 10)
+	if err != nil || fmt.Sprint(names) != "[a/2]" {
+		t.Fatalf("CounterNames(a/ after a/1) = %v, %v; want [a/2]", names, err)
+	}
+	if _, err := s.CounterNames(ctx, "", "", 0); err == nil {
+		t.Fatal("CounterNames with limit 0 = nil, want an error")
+	}
+	forget := func(name string, live int64) store.Write {
+		return store.Write{Op: store.OpForget, Tally: &store.Tally{Name: name, Live: live}}
+	}
+	// a/1 still counts bucket 6 from 6 on; a/2 counts nothing from 9 on.
+	mustApply(t, s, forget("a/1", 6), forget("a/2", 9))
+	names, err = s.CounterNames(ctx, "", "", 10)
+	if err != nil || fmt.Sprint(names) != "[a/1 b/1]" {
+		t.Fatalf("CounterNames after forgetting = %v, %v; want [a/1 b/1]", names, err)
+	}
+	if got := counted(t, s, "a/1", 6); got != 1 {
+		t.Fatalf("Counted of a kept counter = %d, want 1", got)
+	}
+	// A forgotten counter starts again from nothing.
+	mustApply(t, s, take("a/2", 10, 9, 1))
+	if got := counted(t, s, "a/2", 9); got != 1 {
+		t.Fatalf("Counted of a counter taken after forgetting = %d, want 1", got)
+	}
+}
+
 func mustApply(t *testing.T, s store.Store, ws ...store.Write) {
 	t.Helper()
 	if _, err := s.Apply(t.Context(), ws); err != nil {

@@ -79,6 +79,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CounterGiveBack", testCounterGiveBack},
 		{"CounterTakeWithRecords", testCounterTakeWithRecords},
 		{"ConcurrentCounterTakes", testConcurrentCounterTakes},
+		{"CounterForget", testCounterForget},
 		{"Ready", testReady},
 		{"ReservationCreateGetSwap", testReservationCreateGetSwap},
 		{"ReservationWithHold", testReservationWithHold},

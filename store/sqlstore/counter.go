@@ -37,7 +37,11 @@ const (
 	GiveBackBucketSQL = `UPDATE counters SET n = n - 1 WHERE name = $1 AND bucket = $2 AND n > 0`
 	ClearBucketsSQL   = `DELETE FROM counters WHERE name = $1 AND bucket >= 0`
 	ClearHeadSQL      = `UPDATE counters SET n = 0 WHERE name = $1 AND bucket = -1`
-	CountedSQL        = `SELECT h.n - (SELECT COALESCE(SUM(b.n), 0) FROM counters b
+	ForgetCounterSQL  = `DELETE FROM counters WHERE name = $1
+		AND NOT EXISTS (SELECT 1 FROM counters b WHERE b.name = $1 AND b.bucket >= 0 AND b.n > 0)`
+	BucketsSQL = `SELECT bucket, n FROM counters WHERE name = $1 AND bucket >= $2 AND n > 0
+		ORDER BY bucket LIMIT 1000`
+	CountedSQL = `SELECT h.n - (SELECT COALESCE(SUM(b.n), 0) FROM counters b
 		WHERE b.name = $1 AND b.bucket >= 0 AND b.bucket < $2) FROM counters h WHERE h.name = $1 AND h.bucket = -1`
 )
 
@@ -67,6 +71,8 @@ func CounterStmts(w store.Write) (stmts []Stmt, take int, err error) {
 		return append(lock, Stmt{GiveBackHeadSQL, []any{c.Name, c.Bucket}}, Stmt{GiveBackBucketSQL, []any{c.Name, c.Bucket}}), -1, nil
 	case store.OpClear:
 		return append(lock[:1], Stmt{ClearBucketsSQL, []any{c.Name}}, Stmt{ClearHeadSQL, []any{c.Name}}), -1, nil
+	case store.OpForget:
+		return append(lock, Stmt{ForgetCounterSQL, []any{c.Name}}), -1, nil
 	}
 	return nil, -1, fmt.Errorf("op %d is no counter write", w.Op)
 }
@@ -98,4 +104,39 @@ func Counted(ctx context.Context, q Querier, name string, live int64) (int64, er
 		return 0, err
 	}
 	return n, nil
+}
+
+// Buckets reads the buckets of counter name from live on that hold a use.
+func Buckets(ctx context.Context, q Querier, name string, live int64) ([]store.Bucket, error) {
+	return collect(ctx, q, BucketsSQL, []any{name, max(live, 0)}, func(scan func(...any) error) (store.Bucket, error) {
+		var b store.Bucket
+		return b, scan(&b.Bucket, &b.N)
+	})
+}
+
+// CounterNames lists up to limit counter names that start with prefix and
+// sort after after, bounded as List bounds keys.
+func (d *Dialect) CounterNames(ctx context.Context, q Querier, prefix, after string, limit int) ([]string, error) {
+	if limit < 1 || limit > MaxList {
+		return nil, fmt.Errorf("limit %d must be from 1 to %d", limit, MaxList)
+	}
+	query := `SELECT name FROM counters WHERE bucket = -1`
+	var args []any
+	if after != "" && after >= prefix {
+		query += ` AND name > $1`
+		args = append(args, after)
+	} else {
+		query += ` AND name >= $1`
+		args = append(args, prefix)
+	}
+	if end, ok := d.PrefixEnd(prefix); ok {
+		query += ` AND name < $2`
+		args = append(args, end)
+	}
+	args = append(args, limit)
+	query += fmt.Sprintf(` ORDER BY name LIMIT $%d`, len(args))
+	return collect(ctx, q, query, args, func(scan func(...any) error) (string, error) {
+		var name string
+		return name, scan(&name)
+	})
 }

@@ -75,7 +75,7 @@ func (d *Dialect) ApplyWrite(ctx context.Context, q Querier, w store.Write) (sto
 		return store.Record{}, Release(ctx, q, w.Hold.ID)
 	case store.OpCreateReservation, store.OpSwapReservation:
 		return store.Record{}, d.PutReservation(ctx, q, w.Op, w.Reservation)
-	case store.OpTake, store.OpGiveBack, store.OpClear:
+	case store.OpTake, store.OpGiveBack, store.OpClear, store.OpForget:
 		return store.Record{}, count(ctx, q, w)
 	}
 	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
