@@ -2,7 +2,6 @@ package booking
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"frontdesk/reservation"
@@ -36,14 +35,16 @@ func (s *Service) Pauses(ctx context.Context) ([]Pause, error) {
 	}
 	var out []Pause
 	codes := func(setting, location string, b budget, window time.Duration, limit int) error {
-		times, err := s.admissionTimes(ctx, b.key, now, window)
-		if err != nil || len(times) < limit {
-			return err
+		for _, c := range b.counters() {
+			if c.Span != window {
+				continue
+			}
+			lifts, used, err := c.Frees(ctx, s.st, c.name, now)
+			if err != nil || lifts.IsZero() {
+				return err
+			}
+			out = append(out, Pause{Setting: setting, Location: location, Used: used, Limit: limit, Lifts: lifts})
 		}
-		// One more fits once all but limit-1 of the counted codes have
-		// left the window.
-		out = append(out, Pause{Setting: setting, Location: location, Used: len(times), Limit: limit,
-			Lifts: times[len(times)-limit].Add(window)})
 		return nil
 	}
 	pending := func(setting, location, scope string, limit int) error {
@@ -76,22 +77,4 @@ func (s *Service) Pauses(ctx context.Context) ([]Pause, error) {
 		}
 	}
 	return out, nil
-}
-
-// admissionTimes returns the send times a budget admitted within window
-// before now, oldest first.
-func (s *Service) admissionTimes(ctx context.Context, key string, now time.Time, window time.Duration) ([]time.Time, error) {
-	taken, err := s.st.List(ctx, kindAdmission, key+"/", "", 1000)
-	if err != nil {
-		return nil, err
-	}
-	var times []time.Time
-	for _, p := range taken {
-		var at time.Time
-		if jsonValue(p, &at) == nil && at.After(now.Add(-window)) {
-			times = append(times, at)
-		}
-	}
-	slices.SortFunc(times, time.Time.Compare)
-	return times, nil
 }

@@ -243,7 +243,7 @@ func Move(r Reservation, to State, by, note string, now time.Time, claimVersions
 		writes = append(writes, store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}})
 	}
 	if !to.Pending() {
-		writes = append(writes, ReleaseClaims(r.Claims, claimVersions)...)
+		writes = append(writes, ReleaseClaims(r.Claims, claimVersions, now)...)
 		moved.Claims = nil
 	}
 	if to.Terminal() {

@@ -86,10 +86,7 @@ func TestMoveReleasesInOneApply(t *testing.T) {
 	st := openStore(t)
 	r := Reservation{Reference: "RIV-1", Location: "riverside", Unit: "double", Slots: []string{"2026-12-01", "2026-12-02"},
 		Source: SourceChat, State: Reserved, Held: true, CreatedAt: now}
-	key, claimWrite, err := Claim(ctx, st, "chat/riverside", 3, r.Reference, now.Add(72*time.Hour), now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, claimWrite := Claim("chat/riverside", 3, now.Add(72*time.Hour), now)
 	r.Claims = []string{key}
 	hold := store.Hold{ID: r.Reference, Location: "riverside", Unit: "double", Slots: r.Slots, Units: 1, Capacity: 1, At: now}
 	if _, err := st.Apply(ctx, []store.Write{Create(r, now), {Op: store.OpHold, Hold: &hold}, claimWrite}); err != nil {
@@ -125,36 +122,63 @@ func TestMoveReleasesInOneApply(t *testing.T) {
 	}
 }
 
-// TestClaimCeiling fills the places, refuses one more, and takes over a
-// place whose stay has ended.
+// TestClaimCeiling fills the ceiling, refuses one more, and admits one
+// once a claimed stay has ended.
 func TestClaimCeiling(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	for i, ref := range []string{"A", "B", "C"} {
+	for i := range 3 {
 		until := now.Add(time.Hour)
 		if i == 0 {
 			until = now.Add(time.Minute)
 		}
-		_, w, err := Claim(ctx, st, "s", 3, ref, until, now)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, w := Claim("s", 3, until, now)
 		if _, err := st.Apply(ctx, []store.Write{w}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := Claim(ctx, st, "s", 3, "D", now.Add(time.Hour), now); !errors.Is(err, ErrCeiling) {
-		t.Fatalf("fourth claim = %v, want ErrCeiling", err)
+	_, w := Claim("s", 3, now.Add(time.Hour), now)
+	if _, err := st.Apply(ctx, []store.Write{w}); !errors.Is(err, store.ErrFull) {
+		t.Fatalf("fourth claim = %v, want ErrFull", err)
 	}
 	later := now.Add(2 * time.Minute)
-	_, w, err := Claim(ctx, st, "s", 3, "D", later.Add(time.Hour), later)
-	if err != nil || w.Op != store.OpSwap {
-		t.Fatalf("claim after a stay ended = %+v, %v; want a swap of the stale place", w, err)
-	}
+	_, w = Claim("s", 3, later.Add(time.Hour), later)
 	if _, err := st.Apply(ctx, []store.Write{w}); err != nil {
-		t.Fatal(err)
+		t.Fatalf("claim after a stay ended: %v", err)
 	}
 	if n, _ := Live(ctx, st, "s", later); n != 3 {
 		t.Fatalf("live = %d, want 3", n)
+	}
+}
+
+// TestRecordClaimStillReleased: a claim made as a record, before the
+// ceilings were counters, is deleted by the move that ends its
+// reservation's pending state.
+func TestRecordClaimStillReleased(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	r := Reservation{Reference: "RIV-2", Location: "riverside", Unit: "double", Slots: []string{"2026-12-01"},
+		Source: SourceChat, State: Reserved, CreatedAt: now, Claims: []string{"chat/riverside/0000"}}
+	claimed := store.Record{Kind: kindClaim, Key: "chat/riverside/0000", Value: []byte(`{"ref":"RIV-2","until":"2026-12-02T00:00:00Z"}`), UpdatedAt: now}
+	if _, err := st.Apply(ctx, []store.Write{Create(r, now), {Op: store.OpCreate, Record: claimed}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := Get(ctx, st, "RIV-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, err := ClaimVersions(ctx, st, cur)
+	if err != nil || versions["chat/riverside/0000"] != 1 {
+		t.Fatalf("ClaimVersions = %v, %v; want the record's version 1", versions, err)
+	}
+	_, writes, err := Move(cur, Cancelled, "guest", "", now, versions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Apply(ctx, writes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, kindClaim, "chat/riverside/0000"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("record claim after the move: %v, want ErrNotFound", err)
 	}
 }
