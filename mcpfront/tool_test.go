@@ -1,4 +1,4 @@
-package mcptools
+package mcpfront
 
 import (
 	"context"
@@ -21,10 +21,10 @@ type idOut struct {
 // then the structured result as JSON, byte for byte.
 func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "text-test", Version: "1"}, nil)
-	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
-	add(s, env, spec[noArgs, idOut]{
-		name: "start", title: "start", input: object(nil, map[string]*jsonschema.Schema{}),
-		run: func(context.Context, noArgs) (idOut, string, error) {
+	env := Env{Server: "test", Log: Options{}.Log(), Metrics: metrics.New(), Safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
+	Add(s, env, Tool[noArgs, idOut]{
+		Name: "start", Title: "start", Input: Object(nil, map[string]*jsonschema.Schema{}),
+		Run: func(context.Context, noArgs) (idOut, string, error) {
 			return idOut{BookingID: "bk_1", Rooms: []int{2, 3}}, "Code sent.", nil
 		},
 	})
@@ -43,4 +43,23 @@ func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 	if len(texts) != 2 || texts[0] != want[0] || texts[1] != want[1] || string(structured) != want[1] {
 		t.Fatalf("content = %q, structured = %s; want %q and the same JSON", texts, structured, want)
 	}
+}
+
+// connectInMemory connects a client to s over in-memory transports; both
+// sessions end with t.
+func connectInMemory(t *testing.T, s *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
