@@ -158,16 +158,6 @@ func (s *Service) admitted(ctx context.Context, now time.Time, b budget) (int, e
 	return c.Used(ctx, s.st, c.name, now)
 }
 
-// budgetKind names a budget without its keyed part, for logs.
-func budgetKind(key string) string {
-	for i, r := range key {
-		if r == '/' {
-			return key[:i]
-		}
-	}
-	return key
-}
-
 // Budgets of booking codes and cancellation codes, kept apart so a
 // stranger exhausting one cannot exhaust the other.
 func (s *Service) groupBookingBudget(set Settings) budget {
