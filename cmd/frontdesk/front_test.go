@@ -109,9 +109,9 @@ func TestRedirectHeaders(t *testing.T) {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		want := []string{"Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
+		want := []string{"Cache-Control", "Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
 		if method == http.MethodGet {
-			want = []string{"Content-Length", "Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
+			want = []string{"Cache-Control", "Content-Length", "Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
 		}
 		if status != http.StatusFound || !slices.Equal(names, want) || h.Get("Referrer-Policy") != "no-referrer" {
 			t.Errorf("%s /go/ = %d with headers %v, want 302 with %v", method, status, h, want)
