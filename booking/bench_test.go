@@ -113,6 +113,11 @@ func (c *countingStore) Apply(ctx context.Context, ws []store.Write) ([]store.Re
 	return c.Store.Apply(ctx, ws)
 }
 
+func (c *countingStore) Counted(ctx context.Context, name string, live int64) (int64, error) {
+	c.count(false)
+	return c.Store.Counted(ctx, name, live)
+}
+
 func (c *countingStore) Counts(ctx context.Context, location, from, to string) ([]store.Count, error) {
 	c.count(false)
 	return c.Store.Counts(ctx, location, from, to)
@@ -265,17 +270,22 @@ func cpuTime() time.Duration {
 
 // BenchmarkParallelBookings compares bookings made one at a time with
 // bookings made eight at a time, by different guests spread over the
-// three properties, on PostgreSQL, each staff-confirmed right after. It
+// three properties, on each engine, each staff-confirmed right after. It
 // reports bookings per second, the process's CPU use per wall second and
 // the transactions refused by contention per booking.
 func BenchmarkParallelBookings(b *testing.B) {
-	for _, workers := range []int{1, 8} {
-		b.Run(fmt.Sprintf("postgres/%d", workers), func(b *testing.B) {
-			st, err := postgres.Open(context.Background(), pgtest.Schema(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
+	for _, e := range benchEngines {
+		for _, workers := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s/%d", e.name, workers), func(b *testing.B) { parallelBookings(b, e.open, workers) })
+		}
+	}
+}
+
+func parallelBookings(b *testing.B, open func(b *testing.B) (store.Store, func()), workers int) {
+	{
+		{
+			st, drop := open(b)
+			defer drop()
 			cs := &conflictStore{Store: st}
 			cfg := config.Demo()
 			cfg.Limits.LocationEmailHourly, cfg.Limits.PortfolioEmailHourly, cfg.Limits.PortfolioEmailDaily = 1000, 1000, 1000
@@ -329,6 +339,6 @@ func BenchmarkParallelBookings(b *testing.B) {
 			b.ReportMetric(float64(b.N)/wall.Seconds(), "bookings/s")
 			b.ReportMetric((cpuTime()-cpu0).Seconds()/wall.Seconds(), "cpu/wall")
 			b.ReportMetric(float64(cs.conflicts.Load())/float64(b.N), "conflicts/booking")
-		})
+		}
 	}
 }
