@@ -56,29 +56,21 @@ func (w Window) Used(ctx context.Context, st store.Counters, name string, now ti
 	return int(n), err
 }
 
-// Frees says when counter name, full at now, admits one more use: once
-// all but Limit-1 of the uses counting now have left the window. It is
-// the zero time when the counter is not full.
-func (w Window) Frees(ctx context.Context, st store.Counters, name string, now time.Time) (time.Time, int, error) {
+// Times reads the instants of the uses of counter name that count at
+// now, oldest first, for a screen that says when a full window frees up.
+// It reads up to 1000 buckets.
+func (w Window) Times(ctx context.Context, st store.Counters, name string, now time.Time) ([]time.Time, error) {
 	bs, err := st.Buckets(ctx, name, w.live(now))
 	if err != nil {
-		return time.Time{}, 0, err
+		return nil, err
 	}
-	used := 0
+	var out []time.Time
 	for _, b := range bs {
-		used += int(b.N)
-	}
-	if used < w.Limit {
-		return time.Time{}, used, nil
-	}
-	// The use that must leave is the (used-Limit+1)th oldest.
-	leave := used - w.Limit + 1
-	for _, b := range bs {
-		if leave -= int(b.N); leave <= 0 {
-			return time.Unix(0, b.Bucket).UTC().Add(w.Span), used, nil
+		for range b.N {
+			out = append(out, time.Unix(0, b.Bucket).UTC())
 		}
 	}
-	return time.Time{}, used, nil
+	return out, nil
 }
 
 // Forget is the write that drops counter name if no use counts at now.

@@ -80,8 +80,8 @@ func TestParallelClaimsHoldTheBudget(t *testing.T) {
 }
 
 // TestWindowSlides: a sliding window counts the uses of the last Span,
-// exactly to the nanosecond, gives back a known unused one, and says
-// when a full window frees up.
+// exactly to the nanosecond, gives back a known unused one, and lists
+// the instants of the uses that count.
 func TestWindowSlides(t *testing.T) {
 	engines(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
@@ -96,9 +96,9 @@ func TestWindowSlides(t *testing.T) {
 		if _, err := st.Apply(ctx, []store.Write{w.Take("w", full)}); !errors.Is(err, store.ErrFull) {
 			t.Fatalf("fourth take in the hour = %v, want ErrFull", err)
 		}
-		frees, used, err := w.Frees(ctx, st, "w", full)
-		if err != nil || used != 3 || !frees.Equal(t0.Add(time.Hour)) {
-			t.Fatalf("Frees = %v, %d, %v; want %v, 3", frees, used, err, t0.Add(time.Hour))
+		times, err := w.Times(ctx, st, "w", full)
+		if err != nil || len(times) != 3 || !times[0].Equal(t0) || !times[2].Equal(t0.Add(20*time.Minute)) {
+			t.Fatalf("Times = %v, %v; want the three uses from %v", times, err, t0)
 		}
 		// At exactly an hour after the first use it no longer counts.
 		if _, err := st.Apply(ctx, []store.Write{w.Take("w", t0.Add(time.Hour-time.Nanosecond))}); !errors.Is(err, store.ErrFull) {

@@ -1,9 +1,10 @@
-package booking
+package office
 
 import (
 	"context"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/reservation"
 )
 
@@ -27,24 +28,22 @@ type Pause struct {
 // Pauses lists the adjustable ceilings that are full now, business-wide
 // ones first. The fixed per-mailbox limits are not listed: their budgets
 // are keyed by a hash that names no address.
-func (s *Service) Pauses(ctx context.Context) ([]Pause, error) {
+func (s *Office) Pauses(ctx context.Context) ([]Pause, error) {
 	now := s.clock.Now()
-	set, err := s.Settings(ctx)
+	set, err := s.bookings.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []Pause
-	codes := func(setting, location string, b budget, window time.Duration, limit int) error {
-		for _, c := range b.counters() {
-			if c.Span != window {
-				continue
-			}
-			lifts, used, err := c.Frees(ctx, s.st, c.name, now)
-			if err != nil || lifts.IsZero() {
-				return err
-			}
-			out = append(out, Pause{Setting: setting, Location: location, Used: used, Limit: limit, Lifts: lifts})
+	codes := func(setting, location string, key string, window time.Duration, limit int) error {
+		times, err := s.bookings.AdmissionTimes(ctx, key, now, window)
+		if err != nil || len(times) < limit {
+			return err
 		}
+		// One more fits once all but limit-1 of the counted codes have
+		// left the window.
+		out = append(out, Pause{Setting: setting, Location: location, Used: len(times), Limit: limit,
+			Lifts: times[len(times)-limit].Add(window)})
 		return nil
 	}
 	pending := func(setting, location, scope string, limit int) error {
@@ -54,22 +53,22 @@ func (s *Service) Pauses(ctx context.Context) ([]Pause, error) {
 		}
 		return err
 	}
-	group := s.groupBookingBudget(set)
+	group := s.bookings.GroupBookingKey()
 	steps := []func() error{
 		func() error { return codes("portfolio_email_hourly", "", group, time.Hour, set.Group.EmailHourly) },
 		func() error { return codes("portfolio_email_daily", "", group, 24*time.Hour, set.Group.EmailDaily) },
 		func() error {
-			return codes("cancel_portfolio_daily", "", s.cancelGroupBudget(set), 24*time.Hour, set.Group.CancelDaily)
+			return codes("cancel_portfolio_daily", "", s.bookings.CancelGroupKey(), 24*time.Hour, set.Group.CancelDaily)
 		},
-		func() error { return pending("portfolio_pending", "", scopeGroup, set.Group.Pending) },
+		func() error { return pending("portfolio_pending", "", booking.PendingScope(""), set.Group.Pending) },
 	}
 	for _, l := range s.cfg.Locations {
 		local := set.Locations[l.Slug]
 		steps = append(steps,
 			func() error {
-				return codes("location_email_hourly", l.Slug, s.locationBudget(set, l.Slug), time.Hour, local.EmailHourly)
+				return codes("location_email_hourly", l.Slug, s.bookings.LocationBookingKey(l.Slug), time.Hour, local.EmailHourly)
 			},
-			func() error { return pending("location_pending", l.Slug, scopeLocation(l.Slug), local.Pending) })
+			func() error { return pending("location_pending", l.Slug, booking.PendingScope(l.Slug), local.Pending) })
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
