@@ -175,3 +175,34 @@ func TestBurstPendingCeilings(t *testing.T) {
 		}
 	}
 }
+
+// TestBurstCancellationGroup: twelve first cancellation steps at once, of
+// twelve reservations, against the worked group ceiling of five
+// cancellation codes a day send exactly five codes, on both engines.
+func TestBurstCancellationGroup(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			w := burstWorld(t, engine, func(c *config.Config) {
+				c.Limits.PortfolioEmailHourly, c.Limits.PortfolioEmailDaily, c.Limits.LocationEmailHourly = 100, 100, 100
+				c.Limits.LocationPending, c.Limits.PortfolioPending = 100, 100
+				c.Limits.CancelPortfolioDaily = 5
+			})
+			refs := make([]string, 12)
+			for i := range refs {
+				refs[i] = w.book(stayArgs("email", fmt.Sprintf("c%d@example.com", i),
+					"checkin", fmt.Sprintf("2026-12-%02d", 10+i), "checkout", fmt.Sprintf("2026-12-%02d", 11+i)))
+			}
+			before := len(w.messages())
+			answers := parallel(len(refs), func(i int) string {
+				_, got := cancelStep1(w, refs[i])
+				return got
+			})
+			if answers[""] != 5 || answers[notInChat] != 7 {
+				t.Fatalf("answers %v, want 5 codes and 7 refusals", answers)
+			}
+			if got := len(w.messages()) - before; got != 5 {
+				t.Fatalf("%d cancellation codes mailed, want 5", got)
+			}
+		})
+	}
+}
