@@ -91,9 +91,16 @@ func (r *readCounter) GetReservation(ctx context.Context, ref string) (store.Res
 
 // TestParallelLookups: two hundred wrong lookups at once evaluate exactly
 // ten guesses; the right last four after them finds the reference
-// locked, and the sweep clears the tries once the hour is over.
+// locked, and the sweep clears the tries once the hour is over, on both
+// engines.
 func TestParallelLookups(t *testing.T) {
-	base := newWorld(t)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) { checkParallelLookups(t, engine) })
+	}
+}
+
+func checkParallelLookups(t *testing.T, engine string) {
+	base := burstWorld(t, engine)
 	rc := &readCounter{Store: base.st}
 	w := newWorldOn(t, base.cfg, rc)
 	ctx := context.Background()
