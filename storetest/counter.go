@@ -191,6 +191,24 @@ func testCounterForget(t *testing.T, s store.Store) {
 	}
 }
 
+// testCounterInStepByStepApply takes and gives back in an Apply that an
+// engine runs write by write (a release is among its writes): the same
+// answers as in any other Apply.
+func testCounterInStepByStepApply(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	h := store.Hold{ID: "h", Location: "riverside", Unit: "double", Slots: []string{"2026-12-01"}, Units: 1, Capacity: 1, At: at()}
+	mustApply(t, s, holdWrite(h), take("c", 1, 0, 1))
+	_, err := s.Apply(ctx, []store.Write{releaseWrite("h"), take("c", 2, 0, 1)})
+	checkWriteError(t, "release and full take", nil, err, 1, store.ErrFull)
+	if counts, _ := s.Counts(ctx, "riverside", "2026-12-01", "2026-12-02"); len(counts) != 1 {
+		t.Fatalf("counts after a refused take = %v, want the hold kept", counts)
+	}
+	mustApply(t, s, releaseWrite("h"), giveBack("c", 1, 0), take("c", 2, 0, 1))
+	if got := counted(t, s, "c", 0); got != 1 {
+		t.Fatalf("Counted after give-back and take = %d, want 1", got)
+	}
+}
+
 func mustApply(t *testing.T, s store.Store, ws ...store.Write) {
 	t.Helper()
 	if _, err := s.Apply(t.Context(), ws); err != nil {

@@ -80,6 +80,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CounterTakeWithRecords", testCounterTakeWithRecords},
 		{"ConcurrentCounterTakes", testConcurrentCounterTakes},
 		{"CounterForget", testCounterForget},
+		{"CounterInStepByStepApply", testCounterInStepByStepApply},
 		{"Ready", testReady},
 		{"ReservationCreateGetSwap", testReservationCreateGetSwap},
 		{"ReservationWithHold", testReservationWithHold},

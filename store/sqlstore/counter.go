@@ -84,6 +84,19 @@ func count(ctx context.Context, q Querier, w store.Write) error {
 	if err != nil {
 		return err
 	}
+	if b, ok := q.(Batcher); ok {
+		// One round trip for the whole write: a refused take changes no
+		// row, and the statements after it run on, but the refusal
+		// rolls the transaction back with them.
+		ns, err := b.ExecBatch(ctx, stmts)
+		if err != nil {
+			return err
+		}
+		if take >= 0 && ns[take] == 0 {
+			return store.ErrFull
+		}
+		return nil
+	}
 	for i, s := range stmts {
 		n, err := q.Exec(ctx, s.SQL, s.Args...)
 		if err != nil {
