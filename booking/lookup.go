@@ -106,8 +106,8 @@ func lookupCounter(ref string) string { return kindLookups + "/" + ref }
 func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt route) (booked, error) {
 	ctx, cancel := within(ctx, s.deadlines.Lookup)
 	defer cancel()
-	notFound := refuse("not_found", AssembleNone, rt)
-	down := func(err error) error { return refuse("lookup_down", AssembleNone, rt).because(err) }
+	notFound := refuse("not_found", rt)
+	down := func(err error) error { return refuse("lookup_down", rt).because(err) }
 	_, err := s.st.Apply(ctx, []store.Write{lookupTries.Take(lookupCounter(ref), now)})
 	if errors.Is(err, store.ErrFull) {
 		return booked{}, notFound

@@ -2,8 +2,6 @@ package reservation
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,37 +57,6 @@ func counterClaim(key string) (scope string, until time.Time, ok bool) {
 		return "", time.Time{}, false
 	}
 	return scope, time.Unix(0, n), true
-}
-
-// ClaimVersions reads the claims r lists and returns the version of each
-// that r still holds; a place taken over by another reservation, or gone,
-// is left out. For a USP platform's reservation it also lists the
-// booking-scoped credentials issued for it, which Move deletes when the
-// reservation ends (see CredentialKind).
-func ClaimVersions(ctx context.Context, st store.Records, r Reservation) (map[string]int64, error) {
-	out := map[string]int64{}
-	for _, key := range r.Claims {
-		if _, _, counted := counterClaim(key); counted {
-			continue // released by its counter, which needs no version
-		}
-		rec, err := st.Get(ctx, kindClaim, key)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read claim: %w", err)
-		}
-		var c struct {
-			Ref string `json:"ref"`
-		}
-		if json.Unmarshal(rec.Value, &c) == nil && c.Ref == r.Reference {
-			out[key] = rec.Version
-		}
-	}
-	if err := readCredentials(ctx, st, r, out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // ReleaseClaims are the writes that end the given claims at now: a

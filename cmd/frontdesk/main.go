@@ -58,6 +58,7 @@ var commands = map[string]struct{ args, about string }{
 	"usp keys rotate": {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
 	"usp keys list":   {"[flags]", "Lists the USP signing keys the business profile publishes."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
+	"staff book":      {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
 }
 
 func main() {
