@@ -40,7 +40,7 @@ const (
 
 // The ordinary audit visits these sources in turn, each from where the
 // last batch left it, so old rows never starve new ones of attention.
-var auditSources = []string{"intents", "cancellations", "lookups", "admissions", "reservations", "holds"}
+var auditSources = []string{"intents", "cancellations", "lookups", "admissions", "reservations", "holds", "old-admissions", "old-lookups"}
 
 // kindSweep keeps the audit's cursors between passes.
 const kindSweep = "booking-sweep" // key: "cursors"
@@ -244,6 +244,23 @@ func (s *Service) recordAudits() map[string]recordAudit {
 	return map[string]recordAudit{
 		"intents":       {kindIntent, s.auditIntent},
 		"cancellations": {kindCancel, s.auditCancellation},
+		// The admission places and lookup tries kept as records before
+		// the ceilings became counters go once their window has passed.
+		"old-admissions": {kindAdmission, s.auditOldRecord(24 * time.Hour)},
+		"old-lookups":    {kindLookups, s.auditOldRecord(time.Hour)},
+	}
+}
+
+// auditOldRecord removes a record last written more than window ago.
+func (s *Service) auditOldRecord(window time.Duration) func(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	return func(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+		if now.Sub(r.UpdatedAt) <= window {
+			return nil, nil
+		}
+		if err := s.st.Delete(ctx, r.Kind, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+			return nil, err
+		}
+		return &res.Purged, nil
 	}
 }
 
