@@ -84,9 +84,16 @@ const (
 
 var usernamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{1,39}$`)
 
+// Records is what the service needs of the store: records for users
+// and sessions, counters for the sign-in budgets.
+type Records interface {
+	store.Records
+	store.Counters
+}
+
 // Service keeps staff logins and sessions in the store.
 type Service struct {
-	records store.Records
+	records Records
 	cfg     config.Config
 	clock   clock.Clock
 	random  io.Reader
@@ -104,7 +111,7 @@ type Options struct {
 }
 
 // New returns a Service on records for the business cfg.
-func New(records store.Records, cfg config.Config, o Options) (*Service, error) {
+func New(records Records, cfg config.Config, o Options) (*Service, error) {
 	s := &Service{records: records, cfg: cfg, clock: o.Clock, random: o.Random, hashing: o.Hashing}
 	if s.clock == nil {
 		s.clock = clock.System{}

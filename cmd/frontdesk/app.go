@@ -553,7 +553,14 @@ func (m *Main) Close() error {
 	if m.store == nil {
 		return nil
 	}
-	err := m.store.Close()
+	var errs []error
+	if m.devMail != nil {
+		// The dev mailbox writes its queue before the store goes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		errs = append(errs, m.devMail.Close(ctx))
+		cancel()
+	}
+	err := errors.Join(append(errs, m.store.Close())...)
 	m.store = nil
 	return err
 }

@@ -244,7 +244,14 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 	loc := s.Host.Redirect(r.Context(), r.PathValue("token"), orp.Click{
 		Method: r.Method, Query: query, Header: r.Header, Address: address(r),
 	})
+	// A bodiless 302 carries only what a redirect needs: where to, not
+	// stored (§4.2), no referrer for the destination, no indexing. The
+	// page headers set for every answer (a content policy, no framing,
+	// no sniffing) guard a body there is none of, and cost the busiest
+	// route their bytes.
 	h := w.Header()
+	clear(h)
+	h["Cache-Control"] = noStore
 	h["Location"] = []string{loc}
 	h["Referrer-Policy"] = noReferrer
 	h["X-Robots-Tag"] = noIndex
