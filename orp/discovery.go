@@ -15,6 +15,7 @@ type Discovery struct {
 	Tracking     map[string]any `json:"tracking"`
 	Conformance  *conformance   `json:"conformance,omitempty"`
 	Capabilities map[string]any `json:"capabilities"`
+	Keys         []JWK          `json:"keys,omitempty"`
 	Policies     map[string]any `json:"policies,omitempty"`
 }
 
@@ -37,6 +38,9 @@ func (h *Host) Discovery() Discovery {
 	if h.opts.MCP {
 		d.MCP = map[string]any{"url": h.url("/orp/mcp"), "transport": "streamable-http", "auth": []string{"bearer", "join"},
 			"binding": true, "tools": MCPTools}
+	}
+	if h.opts.Signer != nil {
+		d.Keys = h.opts.Signer.Keys()
 	}
 	if len(h.opts.Levels) > 0 {
 		d.Conformance = &conformance{Levels: h.opts.Levels}

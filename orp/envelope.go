@@ -42,6 +42,7 @@ type hostMessage struct {
 	Deal string `json:"deal,omitempty"`
 	Re   string `json:"re,omitempty"`
 	Body any    `json:"body"`
+	Sig  string `json:"sig,omitempty"`
 }
 
 // coreTypes are the 19 types of §9.
@@ -349,12 +350,29 @@ func VerifyDetached(raw []byte, jws string, pub ed25519.PublicKey) bool {
 	return ed25519.Verify(pub, []byte(h64+"."+base64.RawURLEncoding.EncodeToString(payload)), sig)
 }
 
-// message builds a host message to one party.
+// message builds a host message to one party, signed when its type is
+// one the host signs (§18).
 func (o *op) message(typ, to, deal string, body any) []byte {
 	m := hostMessage{Orp: Version, Type: typ, ID: o.h.newID("m_host_", 16), Ts: stamp(o.now), From: o.h.id, To: to, Deal: deal, Body: body}
 	if o.party != nil && to == o.party.ID {
 		m.Re = o.env.ID
 	}
+	return o.h.sign(m)
+}
+
+// sign encodes a host message and signs it when its type is one the
+// host signs.
+func (h *Host) sign(m hostMessage) []byte {
+	b := mustJSON(m)
+	s := h.opts.Signer
+	if !s.signs(m.Type) {
+		return b
+	}
+	sig, err := SignDetached(b, s.kid, s.key)
+	if err != nil {
+		panic(fmt.Sprintf("orp: sign %s: %v", m.Type, err)) // b is JSON the host just encoded
+	}
+	m.Sig = sig
 	return mustJSON(m)
 }
 

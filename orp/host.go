@@ -66,6 +66,10 @@ type Options struct {
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int
+	// Signer signs the host's deal, consent, receipt, payout and
+	// reputation messages, and its keys are the discovery document's keys
+	// (§4.1, §18). Nil signs nothing and publishes no keys.
+	Signer *Signer
 }
 
 // Host is one ORP host. It is safe for concurrent use.

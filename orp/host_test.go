@@ -96,9 +96,15 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 }
 
 func (e *env) newHost(db store.Records) *orp.Host {
+	// The key ring draws from its own source, so party and deal ids stay
+	// the same whether or not the host signs.
+	signer, err := orp.OpenSigner(context.Background(), db, e.clock.Now(), newSeeded())
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
-		Sites: testSites, BlockedDomains: []string{"blocked.example"}})
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -31,12 +31,17 @@ type orpState struct {
 }
 
 // newORPHost builds the host on the opened store; origin is the public
-// origin every ORP URL derives from.
-func (m *Main) newORPHost(origin string) (*orp.Host, error) {
+// origin every ORP URL derives from. The host signs with the key ring in
+// the store, created on first start.
+func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error) {
 	origin = strings.TrimSuffix(origin, "/")
 	random := m.Rand
 	if random == nil {
 		random = rand.Reader
+	}
+	signer, err := orp.OpenSigner(ctx, m.store, m.Clock.Now(), random)
+	if err != nil {
+		return nil, err
 	}
 	name := m.Config.ORP.Name
 	if name == "" {
@@ -56,6 +61,7 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		Sites:          m.ownerSites(origin),
 		BlockedDomains: m.Config.ORP.BlockedDomains,
 		MaxReport:      m.Config.ORP.MaxReportMinor,
+		Signer:         signer,
 	})
 }
 
@@ -137,7 +143,7 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		} else if stored != "" && !configured {
 			origin = stored
 		}
-		h, err := m.newORPHost(origin)
+		h, err := m.newORPHost(ctx, origin)
 		if err != nil {
 			return err
 		}
