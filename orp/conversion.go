@@ -247,7 +247,10 @@ func (h *Host) conversionCurrency(ctx context.Context, token string) (string, er
 		}
 		for _, r := range recs {
 			var c conversionRecord
-			if json.Unmarshal(r.Value, &c) == nil && c.Amount != nil {
+			if err := json.Unmarshal(r.Value, &c); err != nil {
+				return "", fmt.Errorf("decode conversion %s: %w", r.Key, err)
+			}
+			if c.Amount != nil {
 				return c.Amount.Currency, nil
 			}
 		}
@@ -270,21 +273,8 @@ type payObligation struct {
 }
 
 func payObligations(d *dealRecord) []payObligation {
-	var raw struct {
-		Obligations []struct {
-			By      string   `json:"by"`
-			Action  string   `json:"action"`
-			Per     string   `json:"per"`
-			RateBps int64    `json:"rate_bps"`
-			Amount  *Money   `json:"amount"`
-			Cap     *Money   `json:"cap"`
-			Window  string   `json:"window"`
-			Proof   []string `json:"proof"`
-		} `json:"obligations"`
-	}
-	json.Unmarshal(d.Terms, &raw)
 	var out []payObligation
-	for _, ob := range raw.Obligations {
+	for _, ob := range d.t.Obligations {
 		if ob.Action != "pay" {
 			continue
 		}
@@ -375,7 +365,10 @@ func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, fro
 				return t, nil
 			}
 			var c conversionRecord
-			if json.Unmarshal(r.Value, &c) != nil || !c.Counted {
+			if err := json.Unmarshal(r.Value, &c); err != nil {
+				return t, fmt.Errorf("decode conversion %s: %w", r.Key, err)
+			}
+			if !c.Counted {
 				continue
 			}
 			inRevenue := c.Basis == basisProvider || attests

@@ -93,6 +93,9 @@ type dealRecord struct {
 	Chain       map[string]chainState `json:"chain,omitempty"`
 	Created     time.Time             `json:"created"`
 	Updated     time.Time             `json:"updated"`
+
+	// t is Terms decoded, when the deal is loaded or made.
+	t terms
 }
 
 // trackRef names a link record from the deal.
@@ -153,6 +156,10 @@ type obligation struct {
 	Clicks      int      `json:"clicks"`
 	Proof       []string `json:"proof"`
 	Per         string   `json:"per"`
+	RateBps     int64    `json:"rate_bps"`
+	Amount      *Money   `json:"amount"`
+	Cap         *Money   `json:"cap"`
+	Window      string   `json:"window"`
 }
 
 // decodeTerms reads terms as the host acts on them. Offered terms go
@@ -163,12 +170,6 @@ func decodeTerms(raw json.RawMessage) (terms, error) {
 	return t, err
 }
 
-// parseTerms reads stored terms, which decodeTerms read when offered.
-func parseTerms(raw json.RawMessage) terms {
-	t, _ := decodeTerms(raw)
-	return t
-}
-
 func (h *Host) loadDeal(ctx context.Context, id string) (*dealRecord, store.Record, error) {
 	var d dealRecord
 	r, err := h.get(ctx, kindDeal, id, &d)
@@ -177,6 +178,9 @@ func (h *Host) loadDeal(ctx context.Context, id string) (*dealRecord, store.Reco
 	}
 	if err != nil {
 		return nil, r, err
+	}
+	if d.t, err = decodeTerms(d.Terms); err != nil {
+		return nil, r, fmt.Errorf("decode terms of deal %s: %w", id, err)
 	}
 	return &d, r, nil
 }
@@ -197,9 +201,9 @@ func (h *Host) dispatch(ctx context.Context, o *op) error {
 	case "accept":
 		return h.accept(ctx, o)
 	case "decline":
-		return h.decline(o)
+		return h.decline(ctx, o)
 	case "execute":
-		return h.execute(o)
+		return h.execute(ctx, o)
 	case "revoke":
 		return h.revoke(ctx, o)
 	}
@@ -398,7 +402,7 @@ func (o *op) activate(d *dealRecord) map[string]*linkRecord {
 	d.Activated = &now
 	d.OutcomeTo = &now
 	links := map[string]*linkRecord{}
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		if ob.Content == nil || ob.Content.Direct || !(ob.Content.Link || ob.Content.Code) || ob.Destination == "" {
 			continue
 		}
@@ -474,13 +478,13 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		}
 		d = &dealRecord{
 			ID: h.newID("deal_", 12), State: stateProposed, Offerer: offer.Offerer, Acceptor: o.party.ID, Offer: offer.ID,
-			Terms: offer.Terms, TermsHash: offer.TermsHash, Round: 1, Created: o.now,
+			Terms: offer.Terms, t: offer.t, TermsHash: offer.TermsHash, Round: 1, Created: o.now,
 			Bound: []bound{{Party: offer.Offerer, Authority: authority{Type: "mandate"}, At: stamp(offer.ListedAt)}},
 		}
 		if err := o.admit(ctx, d, o.party.ID); err != nil {
 			return err
 		}
-		for _, ob := range parseTerms(offer.Terms).Obligations {
+		for _, ob := range offer.t.Obligations {
 			d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
 		}
 		o.deal, isNew = d, true
@@ -513,7 +517,7 @@ func (h *Host) await(o *op, d *dealRecord, step string, reasons []string) {
 }
 
 // decline ends a proposed or awaiting deal (§9.5).
-func (h *Host) decline(o *op) error {
+func (h *Host) decline(ctx context.Context, o *op) error {
 	d := o.deal
 	if d.State != stateProposed && d.State != stateAwaiting {
 		return refuse(StateConflict, "The deal is in the wrong state.")
@@ -522,14 +526,14 @@ func (h *Host) decline(o *op) error {
 	now := o.now
 	d.Ended = &now
 	o.saveDeal(d, o.dealR, false)
-	return o.publish(context.Background(), d, nil)
+	return o.publish(ctx, d, nil)
 }
 
 // execute moves one of the sender's obligations to claimed (P1): a claim,
 // not proof. Under ask the host holds it: the deal stays active, shows
 // the sender waiting on its execute step, and the obligation is claimed
 // only when the escalation is approved (§11).
-func (h *Host) execute(o *op) error {
+func (h *Host) execute(ctx context.Context, o *op) error {
 	var b struct {
 		Obligation string `json:"obligation"`
 	}
@@ -567,11 +571,11 @@ func (h *Host) execute(o *op) error {
 		ob.State = obClaimed
 	}
 	o.saveDeal(d, o.dealR, false)
-	return o.publish(context.Background(), d, nil)
+	return o.publish(ctx, d, nil)
 }
 
 func obligor(d *dealRecord, id string) string {
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		if ob.ID == id {
 			if ob.By == "offerer" {
 				return d.Offerer

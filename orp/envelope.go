@@ -248,7 +248,9 @@ func hostOnly(typ string, body json.RawMessage) bool {
 		return typ != "error"
 	}
 	var b map[string]json.RawMessage
-	json.Unmarshal(body, &b)
+	if json.Unmarshal(body, &b) != nil {
+		return false // E1 already refused a body that is not an object
+	}
 	switch typ {
 	case "space":
 		return string(b["action"]) == `"listed"`

@@ -201,7 +201,7 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 }
 
 func hasPay(d *dealRecord) bool {
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		if ob.Action == "pay" {
 			return true
 		}

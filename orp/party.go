@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -141,8 +140,7 @@ func (h *Host) checkJoin(v any, at string, req *joinRequest) error {
 	if e := checkText(v, at); e != nil {
 		return e
 	}
-	b, _ := json.Marshal(v)
-	if err := json.Unmarshal(b, req); err != nil {
+	if err := remarshal(v, req); err != nil {
 		return invalid(at, "The join request is not valid ORP 0.4.")
 	}
 	if req.Key != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -189,7 +190,7 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 func (h *Host) clickID(now time.Time) string {
 	var b [16]byte
 	h.randMu.Lock()
-	_, err := h.rand.Read(b[:])
+	_, err := io.ReadFull(h.rand, b[:])
 	h.randMu.Unlock()
 	if err != nil {
 		panic(fmt.Sprintf("orp: random source failed: %v", err))
@@ -518,13 +519,17 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 				var m struct {
 					ID string `json:"id"`
 				}
-				json.Unmarshal(msg, &m)
+				if err := json.Unmarshal(msg, &m); err != nil {
+					return fmt.Errorf("read receipt id: %w", err)
+				}
 				rid = m.ID
 			}
 			o.deliver(party, msg)
 		}
 		ob.State, ob.Receipt = obVerified, rid
-		h.maybeComplete(o, d)
+		if err := h.maybeComplete(ctx, o, d); err != nil {
+			return err
+		}
 		o.saveDeal(d, r, false)
 		if err := o.publish(ctx, d, nil); err != nil {
 			return err
@@ -535,18 +540,17 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 
 // maybeComplete completes a deal whose obligations are all verified or
 // waived, when no pay keeps it running (§12); its links turn plain (T8).
-func (h *Host) maybeComplete(o *op, d *dealRecord) {
-	t := parseTerms(d.Terms)
-	for _, ob := range t.Obligations {
+func (h *Host) maybeComplete(ctx context.Context, o *op, d *dealRecord) error {
+	for _, ob := range d.t.Obligations {
 		if ob.Action == "pay" || ob.Action == "credit" {
-			return
+			return nil
 		}
 	}
 	for _, s := range d.Obligations {
 		if s.State != obVerified && s.State != obWaived {
-			return
+			return nil
 		}
 	}
 	endDeal(d, stateCompleted, o.now)
-	o.plainLinks(context.Background(), d, "", o.now)
+	return o.plainLinks(ctx, d, "", o.now)
 }
