@@ -113,22 +113,29 @@ func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (cac
 // splitDestination is the destination with param (and alias) added as
 // the click id's names, split where the click id goes, so a redirect only
 // joins strings. The destination's own query is kept byte for byte (T3):
-// its order, bare flags, its own param, its encoding; the click id is
-// appended after it and before any fragment. It is nil when the
-// destination does not parse.
+// its order, bare flags, its encoding; only a pair already named param
+// or alias is dropped, so the click id replaces it instead of arriving
+// twice. The click id is appended after the query and before any
+// fragment. It is nil when the destination does not parse.
 func splitDestination(destination, param, alias string) []string {
 	if _, err := url.Parse(destination); err != nil {
 		return nil
 	}
 	base, fragment, hasFragment := strings.Cut(destination, "#")
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-		if strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&") {
-			sep = ""
+	path, query, _ := strings.Cut(base, "?")
+	var kept []string
+	for _, pair := range strings.Split(query, "&") {
+		key, _, _ := strings.Cut(pair, "=")
+		if name, err := url.QueryUnescape(key); pair == "" || err == nil && (name == param || alias != "" && name == alias) {
+			continue
 		}
+		kept = append(kept, pair)
 	}
-	parts := []string{base + sep + url.QueryEscape(param) + "="}
+	head := path + "?"
+	if len(kept) > 0 {
+		head += strings.Join(kept, "&") + "&"
+	}
+	parts := []string{head + url.QueryEscape(param) + "="}
 	if alias != "" && alias != param {
 		parts = append(parts, "&"+url.QueryEscape(alias)+"=")
 	}

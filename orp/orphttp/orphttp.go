@@ -42,8 +42,22 @@ type Route struct {
 
 // Routes lists every pattern of the binding with its handler, for a
 // server to mount on its own mux. Every answer carries Cache-Control:
-// no-store (§4.2).
+// no-store (§4.2), also a not-found or wrong-method answer under the
+// binding's paths: catch-all patterns hand those to a mux of the
+// binding's own routes, so the server's mux never answers them itself.
 func (s *Server) Routes() []Route {
+	routes := s.routes()
+	inner := http.NewServeMux()
+	for _, r := range routes {
+		inner.Handle(r.Pattern, r.Handler)
+	}
+	for _, p := range []string{"/orp", "/orp/", "/.well-known/orp.json", "/go/", "/approve/", "/claim/"} {
+		routes = append(routes, Route{p, NoStore(inner)})
+	}
+	return routes
+}
+
+func (s *Server) routes() []Route {
 	routes := []Route{
 		{"GET /.well-known/orp.json", http.HandlerFunc(s.discovery)},
 		{"OPTIONS /.well-known/orp.json", http.HandlerFunc(preflight)},
@@ -71,14 +85,13 @@ func (s *Server) Routes() []Route {
 	return routes
 }
 
-// Handler serves every route of the binding on a fresh mux; its own
-// not-found and wrong-method answers are uncacheable too.
+// Handler serves every route of the binding on a fresh mux.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, r := range s.Routes() {
 		mux.Handle(r.Pattern, r.Handler)
 	}
-	return NoStore(mux)
+	return mux
 }
 
 // Redirects answers GET and HEAD /go/{token} alone, as Handler does. A
