@@ -106,7 +106,7 @@ func (h *Host) Send(ctx context.Context, token, addr string, raw []byte) Reply {
 	o := &op{h: h, now: now, raw: raw}
 	p, authErr := h.Authenticate(ctx, token)
 	if authErr != nil && AsError(authErr).Code == Unauthorized {
-		if wait := h.addrLimit.allow("send "+addr, now); wait > 0 {
+		if wait := h.addrLimit.allow("send "+addressKey(addr), now); wait > 0 {
 			return h.errorReply(o, &Error{Code: RateLimited, Message: "Too many messages without a valid credential from this address.", RetryAfter: wait})
 		}
 	}

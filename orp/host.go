@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -244,8 +245,10 @@ func swap(r store.Record, v any, now time.Time) store.Write {
 
 // limiter counts events per key in fixed one-minute windows. It is in
 // memory: limits are abuse protection, not accounting. It holds at most
-// maxKeys windows; beyond that the oldest window is dropped first, so a
-// flood of new keys cannot wipe the limits of the keys already counted.
+// maxKeys windows. A window is dropped only once its minute ended, so a
+// flood of new keys cannot wipe the limit of a key already counted: while
+// the table is full, every key it does not hold shares one overflow
+// window, and the flood limits itself.
 type limiter struct {
 	mu      sync.Mutex
 	max     int
@@ -268,6 +271,10 @@ type windowStart struct {
 // limiterKeys bounds the keys one limiter remembers.
 const limiterKeys = 100000
 
+// overflowKey counts the keys a full limiter does not hold. No caller's
+// key is empty: each carries a prefix or an address.
+const overflowKey = ""
+
 func newLimiter(max int) *limiter {
 	return &limiter{max: max, maxKeys: limiterKeys, window: map[string]windowCount{}}
 }
@@ -279,10 +286,16 @@ func (l *limiter) allow(key string, now time.Time) int {
 	defer l.mu.Unlock()
 	w, ok := l.window[key]
 	if !ok || now.Sub(w.start) >= time.Minute || now.Before(w.start) {
-		w = windowCount{start: now}
-		l.order = append(l.order, windowStart{key: key, start: now})
-		l.window[key] = w
 		l.evict(now)
+		if !ok && len(l.window) >= l.maxKeys {
+			key = overflowKey
+			w, ok = l.window[key]
+		}
+		if !ok || now.Sub(w.start) >= time.Minute || now.Before(w.start) {
+			w = windowCount{start: now}
+			l.order = append(l.order, windowStart{key: key, start: now})
+			l.window[key] = w
+		}
 	}
 	if w.n >= l.max {
 		return int(w.start.Add(time.Minute).Sub(now)/time.Second) + 1
@@ -292,8 +305,8 @@ func (l *limiter) allow(key string, now time.Time) int {
 	return 0
 }
 
-// evict drops windows that ended, then the oldest ones while there are
-// more than maxKeys. The caller holds mu.
+// evict drops the windows whose minute ended, oldest first. The caller
+// holds mu.
 func (l *limiter) evict(now time.Time) {
 	for l.head < len(l.order) {
 		e := l.order[l.head]
@@ -301,7 +314,7 @@ func (l *limiter) evict(now time.Time) {
 		switch {
 		case !ok || !cur.start.Equal(e.start):
 			// Stale: the key started a newer window or was dropped.
-		case now.Sub(e.start) >= time.Minute || len(l.window) > l.maxKeys:
+		case now.Sub(e.start) >= time.Minute || now.Before(e.start):
 			delete(l.window, e.key)
 		default:
 			l.compact()
@@ -318,4 +331,24 @@ func (l *limiter) compact() {
 		l.order = append(l.order[:0], l.order[l.head:]...)
 		l.head = 0
 	}
+}
+
+// addressKey is the limiter key of a network address: an IPv6 client is
+// keyed by its /64, the block one subscriber usually holds, so rotating
+// through its own addresses does not escape the limit. IPv4 (mapped
+// forms included) is keyed by the address.
+func addressKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, err := ip.WithZone("").Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.String()
 }

@@ -532,7 +532,7 @@ type SuggestItem struct {
 // request carries join, creates a party in the same call.
 func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestResponse, error) {
 	now := h.clock.Now()
-	if wait := h.addrLimit.allow("suggest "+addr, now); wait > 0 {
+	if wait := h.addrLimit.allow("suggest "+addressKey(addr), now); wait > 0 {
 		return SuggestResponse{}, &Error{Code: RateLimited, Message: "Too many suggest requests from this address.", RetryAfter: wait}
 	}
 	v, e := decodeStrict(body)

@@ -104,7 +104,7 @@ const agentNamePattern = "^[A-Za-z0-9_. -]{1,64}$"
 // rate limit in memory.
 func (h *Host) Join(ctx context.Context, body []byte, addr string) (JoinResponse, error) {
 	now := h.clock.Now()
-	if wait := h.addrLimit.allow("join "+addr, now); wait > 0 {
+	if wait := h.addrLimit.allow("join "+addressKey(addr), now); wait > 0 {
 		return JoinResponse{}, &Error{Code: RateLimited, Message: "Too many joins from this address.", RetryAfter: wait}
 	}
 	req, err := h.parseJoin(body, "")

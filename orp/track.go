@@ -184,7 +184,7 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	if cached.redirect == nil {
 		return l.Destination // not a URL a click id can be added to
 	}
-	if !l.Link || !l.live(now) || h.clickLimit.allow(c.Address, now) > 0 {
+	if !l.Link || !l.live(now) || h.clickLimit.allow("click "+addressKey(c.Address), now) > 0 {
 		return l.Destination // plain: no click id, nothing counted (T8, §18)
 	}
 	class := classify(c, h.bots.isBot)
