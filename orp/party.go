@@ -222,6 +222,16 @@ func (h *Host) RememberSession(ctx context.Context, session, token string) error
 	return nil
 }
 
+// SessionJoined reports whether MCP session id called orp_join here, so
+// the MCP front can keep serving that session after a restart (§4.3).
+func (h *Host) SessionJoined(ctx context.Context, session string) bool {
+	_, err := h.store.Get(ctx, kindSession, tokenHash(session))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.log.Error("read mcp session", "err", err)
+	}
+	return err == nil
+}
+
 // BearerToken is the token of an Authorization header value of the
 // Bearer scheme, or "". The scheme name is case-insensitive (RFC 9110
 // §11.1), so "bearer" and "BEARER" work too; both bindings read it here.

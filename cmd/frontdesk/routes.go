@@ -117,8 +117,10 @@ func (m *Main) routes() http.Handler {
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
 		// decodes them.
+		// A session that joined keeps acting as its party across a
+		// restart: the host keeps the join in its store (§4.3).
 		orpMCP := mcptools.Handler(orpmcp.New(m.orp.host, opts), mcptools.HTTPOptions{
-			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
+			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Resume: m.orp.host.SessionJoined,
 		})
 		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
 	}
