@@ -220,6 +220,11 @@ type ORP struct {
 	// MaxReportMinor is the largest amount, in minor units, a payer may
 	// report for one conversion; 0 means 100,000,000,000.
 	MaxReportMinor int64 `toml:"max_report_minor"`
+	// ReferralBps, when above 0, lists the business's own standing offer
+	// on the host: a referral link to the first location's booking form,
+	// paying this share (basis points) of each booking it brings. 0 lists
+	// none.
+	ReferralBps int `toml:"referral_bps"`
 }
 
 // Server is how the process listens and reports.

@@ -373,6 +373,9 @@ func (c Config) validateORP(v *validator) {
 	if o.ClicksPerMinute < 0 {
 		v.add("orp.clicks_per_minute", "must be 0 (the default, 120) or more, got %d", o.ClicksPerMinute)
 	}
+	if o.ReferralBps < 0 || o.ReferralBps > 10000 {
+		v.add("orp.referral_bps", "must be from 0 (no referral offer) to 10000, got %d", o.ReferralBps)
+	}
 	for i, d := range o.Sites {
 		if !domainName.MatchString(d) {
 			v.add(fmt.Sprintf("orp.sites[%d]", i), "must be a lowercase domain name such as shop.example.com, got %q", d)

@@ -70,6 +70,9 @@ type Party struct {
 	Limits  Limits `json:"limits"`
 	Claim   string `json:"claim"`
 	Claimed bool   `json:"claimed"`
+	// Owner is the owner account that claimed the party: a person who
+	// signed in at the host, or BusinessOwner for the business's own.
+	Owner string `json:"owner,omitempty"`
 	// ClaimedAt is when a person claimed the party on the claim page.
 	ClaimedAt *time.Time `json:"claimed_at,omitempty"`
 	Created   time.Time  `json:"created"`

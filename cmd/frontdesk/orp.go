@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,6 +82,46 @@ func (m *Main) ownerSites(origin string) []string {
 	return sites
 }
 
+// listReferralOffer lists the business's own standing offer when the
+// config asks for one (orp.referral_bps): a tracked link to the first
+// location's booking form, paying that share of each booking it brings,
+// reported by the business (attestation). The form is on the public
+// origin when that is a domain, else on the location's own domain.
+func (m *Main) listReferralOffer(ctx context.Context, h *orp.Host) error {
+	bps := m.Config.ORP.ReferralBps
+	if bps == 0 || len(m.Config.Locations) == 0 {
+		return nil
+	}
+	l := m.Config.Locations[0]
+	base := strings.TrimSuffix(m.URL, "/")
+	if m.Config.Deployment.PublicURL != "" {
+		base = strings.TrimSuffix(m.Config.Deployment.PublicURL, "/")
+	}
+	if u, err := url.Parse(base); err != nil || net.ParseIP(u.Hostname()) != nil || !strings.Contains(u.Hostname(), ".") || u.Port() != "" {
+		if l.Domain == "" {
+			return nil
+		}
+		base = "https://" + strings.ToLower(l.Domain)
+	}
+	terms := map[string]any{
+		"title": fmt.Sprintf("%s: %d.%02d%% of each booking you refer", m.Config.Business.Name, bps/100, bps%100),
+		"kind":  "affiliate", "categories": []string{"travel.lodging"},
+		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
+		"obligations": []any{
+			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true},
+				"destination": base + "/book/" + l.Slug, "proof": []string{"link"}},
+			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": bps,
+				"window": "P30D", "rail": "manual", "proof": []string{"attestation"}},
+		},
+	}
+	body, err := json.Marshal(map[string]any{"terms": terms})
+	if err != nil {
+		return err
+	}
+	_, err = h.ListBusinessOffer(ctx, body)
+	return err
+}
+
 // orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message
 // of orp.MaxBody with room for the JSON-RPC envelope around it.
 const orpMCPBody = 2 * orp.MaxBody
@@ -107,6 +148,9 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 	h.Start()
 	if err := h.RecordOrigin(ctx); err != nil {
 		m.Logger.Error("orp record origin", "err", err)
+	}
+	if err := m.listReferralOffer(ctx, h); err != nil {
+		m.Logger.Error("orp list referral offer", "err", err)
 	}
 	every := time.Duration(m.Config.ORP.SweepMinutes) * time.Minute
 	if every == 0 {
