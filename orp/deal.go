@@ -21,10 +21,12 @@ const (
 	stateDeclined  = "declined"
 	stateExpired   = "expired"
 	stateRevoked   = "revoked"
+	stateDisputed  = "disputed"
 
 	obPending  = "pending"
 	obClaimed  = "claimed"
 	obVerified = "verified"
+	obFailed   = "failed"
 	obRevoked  = "revoked"
 	obWaived   = "waived"
 )
@@ -94,6 +96,9 @@ type dealRecord struct {
 	Created     time.Time             `json:"created"`
 	Updated     time.Time             `json:"updated"`
 
+	// Proofs are how obligations were or are being proved (proof.go).
+	Proofs map[string]*proofState `json:"proofs,omitempty"`
+
 	// t is Terms decoded, when the deal is loaded or made.
 	t terms
 }
@@ -139,7 +144,15 @@ type terms struct {
 	Title       string       `json:"title"`
 	Kind        string       `json:"kind"`
 	Categories  []string     `json:"categories"`
+	Disclosure  *disclosure  `json:"disclosure"`
+	Starts      string       `json:"starts"`
+	Ends        string       `json:"ends"`
 	Obligations []obligation `json:"obligations"`
+}
+
+type disclosure struct {
+	Label string `json:"label"`
+	Lang  string `json:"lang"`
 }
 
 type obligation struct {
@@ -147,11 +160,23 @@ type obligation struct {
 	By      string `json:"by"`
 	Action  string `json:"action"`
 	Content *struct {
-		Link   bool   `json:"link"`
-		Code   bool   `json:"code"`
-		Direct bool   `json:"direct"`
-		Brief  string `json:"brief"`
+		Link           bool     `json:"link"`
+		Code           bool     `json:"code"`
+		Direct         bool     `json:"direct"`
+		Brief          string   `json:"brief"`
+		Copy           string   `json:"copy"`
+		MustInclude    []string `json:"must_include"`
+		MustNotInclude []string `json:"must_not_include"`
 	} `json:"content"`
+	Space *struct {
+		Kinds []string `json:"kinds"`
+		ID    string   `json:"id"`
+	} `json:"space"`
+	Target      string   `json:"target"`
+	Quote       string   `json:"quote"`
+	Due         string   `json:"due"`
+	Keep        string   `json:"keep"`
+	Count       int      `json:"count"`
 	Destination string   `json:"destination"`
 	Clicks      int      `json:"clicks"`
 	Proof       []string `json:"proof"`
@@ -204,6 +229,8 @@ func (h *Host) dispatch(ctx context.Context, o *op) error {
 		return h.decline(ctx, o)
 	case "execute":
 		return h.execute(ctx, o)
+	case "receipt":
+		return h.attest(ctx, o)
 	case "revoke":
 		return h.revoke(ctx, o)
 	}
@@ -536,6 +563,7 @@ func (h *Host) decline(ctx context.Context, o *op) error {
 func (h *Host) execute(ctx context.Context, o *op) error {
 	var b struct {
 		Obligation string `json:"obligation"`
+		ProofURL   string `json:"proof_url"`
 	}
 	if err := o.body(&b); err != nil {
 		return err
@@ -557,6 +585,13 @@ func (h *Host) execute(ctx context.Context, o *op) error {
 	}
 	if ob.State != obPending {
 		return refuse(StateConflict, "The obligation is not pending.")
+	}
+	if method := pageMethod(d.termsObligation(b.Obligation)); method != "" && b.ProofURL != "" {
+		// The host reads the page once the claim stands (proof.go).
+		ps := d.proof(b.Obligation)
+		ps.Method, ps.URL, ps.Waiting = method, b.ProofURL, true
+		deal, obligation := d.ID, b.Obligation
+		o.later = append(o.later, func(ctx context.Context) error { return h.checkPage(ctx, deal, obligation) })
 	}
 	if mode == "ask" {
 		if d.Waiting != nil {

@@ -58,13 +58,13 @@ func (h *Host) Discovery() Discovery {
 	return d
 }
 
-// capabilities are what the host handles and sends (§6). Proofs list only
-// link, the one method this host verifies; claims are not checked.
+// capabilities are what the host handles and sends (§6): the proofs it
+// verifies or accepts (proof.go); claims are not checked.
 func (h *Host) capabilities() map[string]any {
 	return map[string]any{
 		"messages":   Messages(),
 		"actions":    []string{"place", "repost", "comment", "pay", "credit", "share"},
-		"proofs":     []string{"link"},
+		"proofs":     []string{"link", "proof_url", "platform_check", "attestation"},
 		"tracking":   map[string]any{"links": true, "codes": true},
 		"signatures": map[string]any{"algs": []string{"EdDSA"}, "required": false},
 		"inbox":      map[string]any{"poll": true},

@@ -93,6 +93,9 @@ type op struct {
 	status int
 	reply  []byte
 	after  []func()
+	// later runs after the message committed, with the request's context:
+	// work that must not hold the write, such as reading a proof page.
+	later []func(context.Context) error
 }
 
 // Send applies one message from the holder of token, sent from network
@@ -183,11 +186,19 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	var reply Reply
 	err = h.retry(ctx, func() error {
 		// After a lost race, everything is read and decided again.
-		o.writes, o.after, o.deal, o.links, o.outbox = nil, nil, nil, nil, nil
+		o.writes, o.after, o.deal, o.links, o.outbox, o.later = nil, nil, nil, nil, nil, nil
 		var err error
 		reply, err = h.attempt(ctx, o)
 		return err
 	})
+	if err == nil {
+		for _, f := range o.later {
+			if err := f(ctx); err != nil {
+				// The sweep does it again; the message itself stands.
+				h.log.Warn("after message", "type", o.env.Type, "err", err)
+			}
+		}
+	}
 	return reply, err
 }
 

@@ -71,6 +71,9 @@ type Options struct {
 	// reputation messages, and its keys are the discovery document's keys
 	// (§4.1, §18). Nil signs nothing and publishes no keys.
 	Signer *Signer
+	// FetchPrivate lets the host read proof pages on private, loopback
+	// and link-local addresses: for development and tests only.
+	FetchPrivate bool
 }
 
 // Host is one ORP host. It is safe for concurrent use.
@@ -92,6 +95,7 @@ type Host struct {
 	links      *linkCache
 	bots       *botCache
 	clicks     *batcher
+	fetcher    *pageFetcher
 }
 
 // New checks the options and builds a host. Call Start to run the click
@@ -141,6 +145,7 @@ func New(o Options) (*Host, error) {
 	h.links = newLinkCache()
 	h.bots = newBotCache()
 	h.clicks = newBatcher(h)
+	h.fetcher = newPageFetcher(o.FetchPrivate)
 	return h, nil
 }
 

@@ -53,6 +53,9 @@ type env struct {
 	dir   string
 	// lastAccept is the acceptor's accept in activeDeal, for chain tests.
 	lastAccept []byte
+	// publicOnly makes newHost refuse proof pages on private addresses,
+	// as production does; tests serve their pages on loopback.
+	publicOnly bool
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -104,7 +107,7 @@ func (e *env) newHost(db store.Records) *orp.Host {
 	}
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
-		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer})
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer, FetchPrivate: !e.publicOnly})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -80,6 +80,9 @@ func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
 			if err := h.sweepDeal(ctx, r.Key, &res); err != nil {
 				errs = append(errs, fmt.Errorf("sweep deal %s: %w", r.Key, err))
 			}
+			if err := h.sweepProofs(ctx, r.Key, &res); err != nil {
+				errs = append(errs, fmt.Errorf("sweep proofs of deal %s: %w", r.Key, err))
+			}
 		}
 		if len(recs) < 200 {
 			break

@@ -2,7 +2,6 @@ package orp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -490,16 +489,6 @@ func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[stri
 	return verified, err
 }
 
-// receiptBody is a host receipt (§13).
-type receiptBody struct {
-	Obligation string         `json:"obligation"`
-	Result     string         `json:"result"`
-	Method     string         `json:"method"`
-	At         string         `json:"at"`
-	URL        string         `json:"url,omitempty"`
-	Found      map[string]any `json:"found,omitempty"`
-}
-
 // verifyByLink marks a place obligation verified by its link's human
 // clicks and sends both parties a link receipt and the new snapshot (T7).
 // It is idempotent: a verified obligation is left alone.
@@ -518,22 +507,10 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 			return nil
 		}
 		o := &op{h: h, now: h.clock.Now()}
-		rb := receiptBody{Obligation: l.Obligation, Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
-		rid := ""
-		for _, party := range []string{d.Offerer, d.Acceptor} {
-			msg := o.message("receipt", party, d.ID, rb)
-			if rid == "" {
-				var m struct {
-					ID string `json:"id"`
-				}
-				if err := json.Unmarshal(msg, &m); err != nil {
-					return fmt.Errorf("read receipt id: %w", err)
-				}
-				rid = m.ID
-			}
-			o.deliver(party, msg)
+		rb := receiptBody{Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
+		if err := o.hostReceipt(d, l.Obligation, rb); err != nil {
+			return err
 		}
-		ob.State, ob.Receipt = obVerified, rid
 		if err := h.maybeComplete(ctx, o, d); err != nil {
 			return err
 		}
@@ -546,7 +523,8 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 }
 
 // maybeComplete completes a deal whose obligations are all verified or
-// waived, when no pay keeps it running (§12); its links turn plain (T8).
+// waived and whose kept work had its final check, when no pay keeps it
+// running (§12); its links turn plain (T8).
 func (h *Host) maybeComplete(ctx context.Context, o *op, d *dealRecord) error {
 	for _, ob := range d.t.Obligations {
 		if ob.Action == "pay" || ob.Action == "credit" {
@@ -556,6 +534,11 @@ func (h *Host) maybeComplete(ctx context.Context, o *op, d *dealRecord) error {
 	for _, s := range d.Obligations {
 		if s.State != obVerified && s.State != obWaived {
 			return nil
+		}
+	}
+	for _, ps := range d.Proofs {
+		if ps.NextCheck != nil {
+			return nil // kept work is checked until keep ends (P6)
 		}
 	}
 	endDeal(d, stateCompleted, o.now)

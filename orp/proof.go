@@ -1,0 +1,530 @@
+package orp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Proof and verification (§13). execute is a claim; only a receipt moves
+// an obligation to verified or failed (P1). The host issues receipts for
+// every method but attestation; only the obligor's counterparty may send
+// an attestation, and a receipt from the obligor about its own obligation
+// is forbidden (P2). An attestation verifies the obligation within the
+// deal for the attester only: it is never a reputation input and cannot
+// make another party's money payable (P3). Obligations with keep are
+// checked again one day after verification, then weekly and at the end
+// of keep; a failed recheck fails the obligation and opens a
+// removed_early dispute (P6). An obligation still pending or claimed
+// after its due fails with a host receipt (§12).
+
+// Recheck schedule (P6).
+const (
+	firstRecheck = 24 * time.Hour
+	recheckEvery = 7 * 24 * time.Hour
+)
+
+// receiptBody is a receipt (§13).
+type receiptBody struct {
+	Obligation string         `json:"obligation"`
+	Result     string         `json:"result"`
+	Method     string         `json:"method"`
+	At         string         `json:"at"`
+	URL        string         `json:"url,omitempty"`
+	Found      map[string]any `json:"found,omitempty"`
+	NextCheck  string         `json:"next_check,omitempty"`
+	Note       string         `json:"note,omitempty"`
+}
+
+// proofState is how one obligation was, or is being, proved. It lives in
+// the deal record and is never shown in snapshots.
+type proofState struct {
+	Method string `json:"method"`
+	URL    string `json:"url,omitempty"`
+	// By is the attester of an attestation: the only party for whom it
+	// verifies the obligation (P3).
+	By        string     `json:"by,omitempty"`
+	Verified  *time.Time `json:"verified,omitempty"`
+	NextCheck *time.Time `json:"next_check,omitempty"`
+	KeepUntil *time.Time `json:"keep_until,omitempty"`
+	// Waiting is a proof_url the host has not read yet.
+	Waiting bool `json:"waiting,omitempty"`
+}
+
+// VerifiedFor reports whether an obligation is verified for party: by a
+// host receipt, or by an attestation that party itself sent (P3). Code
+// that makes money payable asks this for the payee's side.
+func (d *dealRecord) verifiedFor(obligation, party string) bool {
+	ob := d.obligation(obligation)
+	if ob == nil || ob.State != obVerified {
+		return false
+	}
+	ps := d.Proofs[obligation]
+	return ps == nil || ps.Method != "attestation" || ps.By == party
+}
+
+// kindRepInput keys the reputation inputs (§15.3 rule 1): one per host
+// receipt, by obligor. Attestations never appear here.
+const kindRepInput = "orp.repin"
+
+// ReputationInput is one host receipt about a party's obligation.
+type ReputationInput struct {
+	Deal         string    `json:"deal"`
+	Obligation   string    `json:"obligation"`
+	Counterparty string    `json:"counterparty"`
+	Method       string    `json:"method"`
+	Result       string    `json:"result"`
+	At           time.Time `json:"at"`
+}
+
+// ReputationInputs lists the host receipts about party's obligations,
+// oldest first: the only inputs orp-rep-1 counts besides resolved
+// disputes. Attestations, execute claims and test clicks are not here.
+func (h *Host) ReputationInputs(ctx context.Context, party string) ([]ReputationInput, error) {
+	opaque := h.opaqueOf(party)
+	if opaque == "" {
+		return nil, refuse(NotFound, "No such party on this host.")
+	}
+	var out []ReputationInput
+	after := ""
+	for {
+		recs, err := h.store.List(ctx, kindRepInput, opaque+"/", after, 200)
+		if err != nil {
+			return nil, fmt.Errorf("reputation inputs: %w", err)
+		}
+		for _, r := range recs {
+			var in ReputationInput
+			if err := json.Unmarshal(r.Value, &in); err != nil {
+				return nil, fmt.Errorf("decode reputation input %s: %w", r.Key, err)
+			}
+			out = append(out, in)
+		}
+		if len(recs) < 200 {
+			return out, nil
+		}
+		after = recs[len(recs)-1].Key
+	}
+}
+
+// hostReceipt sends both parties a host receipt about one obligation and
+// applies its result: verified or failed, with the receipt's id on the
+// obligation. It records the reputation input, and, for a verification
+// of an obligation with keep, schedules its rechecks.
+func (o *op) hostReceipt(d *dealRecord, obligation string, rb receiptBody) error {
+	ob := d.obligation(obligation)
+	if ob == nil {
+		return fmt.Errorf("receipt: no obligation %s in deal %s", obligation, d.ID)
+	}
+	rb.Obligation = obligation
+	rid := ""
+	for _, party := range []string{d.Offerer, d.Acceptor} {
+		msg := o.message("receipt", party, d.ID, rb)
+		if rid == "" {
+			var m struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(msg, &m); err != nil {
+				return fmt.Errorf("read receipt id: %w", err)
+			}
+			rid = m.ID
+		}
+		o.deliver(party, msg)
+	}
+	ob.State, ob.Receipt = rb.Result, rid
+	if rb.Result == "partial" {
+		ob.State = obClaimed
+	}
+	obligor := obligor(d, obligation)
+	counterparty := d.Offerer
+	if obligor == d.Offerer {
+		counterparty = d.Acceptor
+	}
+	in := ReputationInput{Deal: d.ID, Obligation: obligation, Counterparty: counterparty, Method: rb.Method, Result: rb.Result, At: o.now}
+	key := fmt.Sprintf("%s/%s/%s/%s", o.h.opaqueOf(obligor), stampMilli(o.now), d.ID, obligation)
+	o.writes = append(o.writes, create(kindRepInput, key, in, o.now))
+	return nil
+}
+
+// termsObligation is the obligation id of the deal's terms.
+func (d *dealRecord) termsObligation(id string) *obligation {
+	for i := range d.t.Obligations {
+		if d.t.Obligations[i].ID == id {
+			return &d.t.Obligations[i]
+		}
+	}
+	return nil
+}
+
+// attest applies a counterparty's attestation receipt (P2, P3).
+func (h *Host) attest(ctx context.Context, o *op) error {
+	var b receiptBody
+	if err := o.body(&b); err != nil {
+		return err
+	}
+	d := o.deal
+	if d == nil {
+		return invalid("/deal", "A receipt names its deal.")
+	}
+	if o.env.To != "" && o.env.To != h.id && !d.hasParty(o.env.To) {
+		return refuse(NotFound, "No such party in this deal.")
+	}
+	ob, terms := d.obligation(b.Obligation), d.termsObligation(b.Obligation)
+	if ob == nil || terms == nil {
+		return refuse(NotFound, "No such obligation in this deal.")
+	}
+	if obligor(d, b.Obligation) == o.party.ID {
+		return refuse(Forbidden, "A party may not issue a receipt about its own obligation; the host or the counterparty verifies it.")
+	}
+	if b.Method != "attestation" {
+		return refuse(Forbidden, "Only the host issues receipts with this method.")
+	}
+	if !slices.Contains(terms.Proof, "attestation") {
+		return refuse(Forbidden, "The terms do not accept attestation as proof of this obligation.")
+	}
+	if b.Result != "verified" {
+		return refuse(Forbidden, "An attestation can only verify an obligation; open a dispute to contest one.")
+	}
+	if d.State != stateActive {
+		return refuse(StateConflict, "The deal is in the wrong state.")
+	}
+	if ob.State != obPending && ob.State != obClaimed {
+		return refuse(StateConflict, "The obligation is not pending or claimed.")
+	}
+	ob.State, ob.Receipt = obVerified, o.env.ID
+	d.proof(b.Obligation).Method, d.proof(b.Obligation).By = "attestation", o.party.ID
+	now := o.now
+	d.proof(b.Obligation).Verified = &now
+	o.deliver(obligor(d, b.Obligation), o.raw)
+	if err := h.maybeComplete(ctx, o, d); err != nil {
+		return err
+	}
+	o.saveDeal(d, o.dealR, false)
+	return o.publish(ctx, d, nil)
+}
+
+// proof returns the deal's proof state of an obligation, creating it.
+func (d *dealRecord) proof(obligation string) *proofState {
+	if d.Proofs == nil {
+		d.Proofs = map[string]*proofState{}
+	}
+	ps := d.Proofs[obligation]
+	if ps == nil {
+		ps = &proofState{}
+		d.Proofs[obligation] = ps
+	}
+	return ps
+}
+
+// pageMethod is the method by which the host reads a page for an
+// obligation, or "": platform_check when the terms accept it (the host
+// reads the public web page itself), else proof_url.
+func pageMethod(ob *obligation) string {
+	switch {
+	case ob == nil:
+		return ""
+	case slices.Contains(ob.Proof, "platform_check"):
+		return "platform_check"
+	case slices.Contains(ob.Proof, "proof_url"):
+		return "proof_url"
+	}
+	return ""
+}
+
+// wanted is what the page of an obligation must show, lowercased: the
+// tracked link or the direct destination, the code, the disclosure label
+// and the target.
+type wanted struct {
+	link, code, disclosure, target string
+}
+
+func (h *Host) wantedOn(ctx context.Context, d *dealRecord, ob *obligation) (wanted, error) {
+	var w wanted
+	if ob.Content != nil {
+		for _, t := range d.Tracking {
+			if t.Obligation != ob.ID {
+				continue
+			}
+			if ob.Content.Link && t.Token != "" {
+				w.link = h.url("/go/" + t.Token)
+			}
+			if ob.Content.Code {
+				w.code = t.Code
+			}
+		}
+		if ob.Content.Direct {
+			w.link = ob.Destination
+		}
+	}
+	if ob.Action == "repost" || ob.Action == "comment" {
+		w.target = ob.Target
+	}
+	if ob.Action == "place" || ob.Action == "comment" || ob.Action == "repost" && ob.Quote != "" {
+		if d.t.Disclosure != nil {
+			w.disclosure = d.t.Disclosure.Label
+		}
+	}
+	w.link, w.code, w.disclosure, w.target = strings.ToLower(w.link), strings.ToLower(w.code), strings.ToLower(w.disclosure), strings.ToLower(w.target)
+	return w, nil
+}
+
+// findOn reports what of w the page text shows, and whether that is all.
+func findOn(page string, w wanted) (map[string]any, bool) {
+	found := map[string]any{}
+	all := true
+	for name, s := range map[string]string{"link": w.link, "code": w.code, "disclosure": w.disclosure, "target": w.target} {
+		if s == "" {
+			continue
+		}
+		ok := strings.Contains(page, s)
+		found[name] = ok
+		all = all && ok
+	}
+	return found, all
+}
+
+// checkPage reads the page of an obligation's proof and applies the
+// finding in a receipt: the first check of a proof_url, or a recheck.
+// The page is read outside any write, and the finding applies only if
+// the deal has not moved on meanwhile. A page that cannot be read for a
+// passing reason (a timeout, a server error) leaves the obligation as it
+// is, for the sweep to try again.
+func (h *Host) checkPage(ctx context.Context, dealID, obligationID string) error {
+	d, _, err := h.loadDeal(ctx, dealID)
+	if err != nil {
+		return err
+	}
+	ps, terms := d.Proofs[obligationID], d.termsObligation(obligationID)
+	ob := d.obligation(obligationID)
+	if ps == nil || terms == nil || ob == nil || d.State != stateActive {
+		return nil
+	}
+	recheck := !ps.Waiting
+	if recheck && (ob.State != obVerified || ps.NextCheck == nil) || !recheck && ob.State != obClaimed {
+		return nil
+	}
+	w, err := h.wantedOn(ctx, d, terms)
+	if err != nil {
+		return err
+	}
+	page, fetchErr := h.fetcher.fetch(ctx, ps.URL)
+	var found map[string]any
+	ok := false
+	note := ""
+	switch {
+	case fetchErr == nil:
+		found, ok = findOn(page, w)
+		if !ok {
+			note = "The page does not show everything the terms ask for."
+		}
+	case errors.Is(fetchErr, errPrivateAddress):
+		note = "The page is not on a public address."
+	case errors.Is(fetchErr, errTooLarge):
+		note = "The page is over 1 MiB."
+	case strings.Contains(fetchErr.Error(), "status 4"):
+		note = "The page could not be read: it is missing or not public."
+	default:
+		h.log.Warn("read proof page", "err", fetchErr)
+		return nil // passing: the sweep reads it again
+	}
+	return h.retry(ctx, func() error {
+		d, r, err := h.loadDeal(ctx, dealID)
+		if err != nil {
+			return err
+		}
+		ps, ob := d.Proofs[obligationID], d.obligation(obligationID)
+		if ps == nil || ob == nil || d.State != stateActive || ps.Waiting == recheck {
+			return nil
+		}
+		o := &op{h: h, now: h.clock.Now()}
+		rb := receiptBody{Result: "failed", Method: ps.Method, At: stamp(o.now), URL: ps.URL, Found: found, Note: note}
+		if ok {
+			rb.Result = "verified"
+			o.schedule(ps, terms)
+			if ps.NextCheck != nil {
+				rb.NextCheck = stamp(*ps.NextCheck)
+			}
+		} else {
+			ps.NextCheck = nil
+		}
+		ps.Waiting = false
+		if recheck && ok && ob.State == obVerified {
+			// A passing recheck moves the schedule on; after the final one
+			// the deal may complete.
+			if err := h.maybeComplete(ctx, o, d); err != nil {
+				return err
+			}
+			o.saveDeal(d, r, false)
+			if d.ended() {
+				if err := o.publish(ctx, d, nil); err != nil {
+					return err
+				}
+			}
+			return o.commit(ctx, nil)
+		}
+		if err := o.hostReceipt(d, obligationID, rb); err != nil {
+			return err
+		}
+		if recheck && !ok {
+			o.openDispute(d, obligationID, "removed_early")
+		}
+		if err := h.maybeComplete(ctx, o, d); err != nil {
+			return err
+		}
+		o.saveDeal(d, r, false)
+		if err := o.publish(ctx, d, nil); err != nil {
+			return err
+		}
+		return o.commit(ctx, nil)
+	})
+}
+
+// schedule sets the next recheck of a verified proof (P6): a day after
+// verification, then weekly, and at the end of keep; none after that.
+func (o *op) schedule(ps *proofState, terms *obligation) {
+	keep, _ := isoDuration(terms.Keep)
+	if ps.Verified == nil {
+		now := o.now
+		ps.Verified = &now
+		if keep > 0 {
+			until := now.Add(keep)
+			ps.KeepUntil = &until
+		}
+	}
+	if ps.KeepUntil == nil || !o.now.Before(*ps.KeepUntil) {
+		ps.NextCheck = nil
+		return
+	}
+	next := o.now.Add(recheckEvery)
+	if ps.NextCheck == nil && o.now.Equal(*ps.Verified) {
+		next = o.now.Add(firstRecheck)
+	}
+	if next.After(*ps.KeepUntil) {
+		next = *ps.KeepUntil
+	}
+	ps.NextCheck = &next
+}
+
+// kindDispute keys dispute records by deal.
+const kindDispute = "orp.dispute"
+
+// Dispute is a dispute on one obligation (§15.2).
+type Dispute struct {
+	ID         string    `json:"id"`
+	Deal       string    `json:"deal"`
+	Obligation string    `json:"obligation"`
+	Claim      string    `json:"claim"`
+	Opener     string    `json:"opener"`
+	State      string    `json:"state"`
+	At         time.Time `json:"at"`
+}
+
+// openDispute opens a dispute the host raises itself (a failed recheck)
+// and moves the deal to disputed.
+func (o *op) openDispute(d *dealRecord, obligation, claim string) {
+	dr := Dispute{ID: o.h.newID("dsp_", 12), Deal: d.ID, Obligation: obligation, Claim: claim, Opener: o.h.id, State: "open", At: o.now}
+	o.writes = append(o.writes, create(kindDispute, d.ID+"/"+dr.ID, dr, o.now))
+	d.State = stateDisputed
+}
+
+// Disputes lists a deal's dispute records, for the owner's pages.
+func (h *Host) Disputes(ctx context.Context, deal string) ([]Dispute, error) {
+	recs, err := h.store.List(ctx, kindDispute, deal+"/", "", 100)
+	if err != nil {
+		return nil, fmt.Errorf("list disputes: %w", err)
+	}
+	out := make([]Dispute, 0, len(recs))
+	for _, r := range recs {
+		var dr Dispute
+		if err := json.Unmarshal(r.Value, &dr); err != nil {
+			return nil, fmt.Errorf("decode dispute %s: %w", r.Key, err)
+		}
+		out = append(out, dr)
+	}
+	return out, nil
+}
+
+// sweepProofs reads the pages due for a first check or a recheck, and
+// fails obligations whose due passed without proof (§12).
+func (h *Host) sweepProofs(ctx context.Context, dealID string, res *SweepResult) error {
+	d, _, err := h.loadDeal(ctx, dealID)
+	if err != nil {
+		return err
+	}
+	if d.State != stateActive {
+		return nil
+	}
+	now := h.clock.Now()
+	var errs []error
+	for id, ps := range d.Proofs {
+		if ps.Waiting || ps.NextCheck != nil && !now.Before(*ps.NextCheck) {
+			if err := h.checkPage(ctx, dealID, id); err != nil {
+				errs = append(errs, err)
+			}
+			res.Verified++
+		}
+	}
+	if err := h.failOverdue(ctx, dealID); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// failOverdue fails every obligation of the deal still pending or
+// claimed after its due, with a host receipt (§12). Pay and credit are
+// settled through payouts, not here.
+func (h *Host) failOverdue(ctx context.Context, dealID string) error {
+	return h.retry(ctx, func() error {
+		d, r, err := h.loadDeal(ctx, dealID)
+		if err != nil {
+			return err
+		}
+		if d.State != stateActive || d.Activated == nil {
+			return nil
+		}
+		o := &op{h: h, now: h.clock.Now()}
+		failed := false
+		for _, t := range d.t.Obligations {
+			ob := d.obligation(t.ID)
+			if t.Due == "" || t.Action == "pay" || t.Action == "credit" || ob == nil || ob.State != obPending && ob.State != obClaimed {
+				continue
+			}
+			due, ok := deadline(t.Due, *d.Activated)
+			if !ok || o.now.Before(due) {
+				continue
+			}
+			method := "link"
+			if len(t.Proof) > 0 && t.Proof[0] != "attestation" {
+				method = t.Proof[0]
+			}
+			if err := o.hostReceipt(d, t.ID, receiptBody{Result: "failed", Method: method, At: stamp(o.now),
+				Note: "Nothing proved this obligation before it was due."}); err != nil {
+				return err
+			}
+			failed = true
+		}
+		if !failed {
+			return nil
+		}
+		o.saveDeal(d, r, false)
+		if err := o.publish(ctx, d, nil); err != nil {
+			return err
+		}
+		return o.commit(ctx, nil)
+	})
+}
+
+// deadline is a due: a timestamp, or a duration from activation.
+func deadline(due string, activated time.Time) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339Nano, due); err == nil {
+		return t, true
+	}
+	d, ok := isoDuration(due)
+	if !ok || d <= 0 {
+		return time.Time{}, false
+	}
+	return activated.Add(d), true
+}
