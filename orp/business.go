@@ -93,7 +93,7 @@ func (h *Host) ListBusinessOffer(ctx context.Context, body json.RawMessage) (str
 	}
 	now := h.clock.Now()
 	env := map[string]any{"orp": Version, "type": "offer", "id": h.newID("m_business_", 16), "ts": stamp(now), "from": p.ID, "body": body}
-	o := &op{h: h, now: now, raw: mustJSON(env)}
+	o := &op{h: h, now: now, raw: mustJSON(env), byOwner: true}
 	reply, err := h.send(ctx, o, p, nil)
 	if err != nil {
 		return "", err

@@ -516,20 +516,41 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		}
 		o.deal, isNew = d, true
 	}
-	var links map[string]*linkRecord
-	if mode == "ask" {
-		reasons := []string{"step_ask"}
-		if d.Offer != "" {
-			// This host does not check listing claims (checks.claims is
-			// "none"), so accepting a standing offer always escalates (§11.1).
-			reasons = append(reasons, "claims_unchecked")
+	_ = mode
+	var standing *offerRecord
+	if d.Offer != "" {
+		if standing, _, err = h.loadOffer(ctx, d.Offer); err != nil {
+			return err
 		}
+	}
+	reasons, err := h.weigh(ctx, o, &d.t, "accept", roleOf(d, o.party.ID), counterpartyOf(d, o.party.ID), standing)
+	if err != nil {
+		return err
+	}
+	var links map[string]*linkRecord
+	if len(reasons) > 0 {
 		h.await(o, d, "accept", reasons)
 	} else if links, err = o.bind(ctx, d, o.party.ID); err != nil {
 		return err
 	}
 	o.saveDeal(d, o.dealR, isNew)
 	return o.publish(ctx, d, links)
+}
+
+// roleOf is the party's side of a deal's terms.
+func roleOf(d *dealRecord, party string) string {
+	if d.Offerer == party {
+		return "offerer"
+	}
+	return "acceptor"
+}
+
+// counterpartyOf is the other party of a deal.
+func counterpartyOf(d *dealRecord, party string) string {
+	if d.Offerer == party {
+		return d.Acceptor
+	}
+	return d.Offerer
 }
 
 // await puts the deal in awaiting for the sender on one step.

@@ -59,7 +59,7 @@ func (h *Host) Discovery() Discovery {
 }
 
 // capabilities are what the host handles and sends (§6): the proofs it
-// verifies or accepts (proof.go); claims are not checked.
+// verifies or accepts (proof.go) and the claims check it runs (claims.go).
 func (h *Host) capabilities() map[string]any {
 	return map[string]any{
 		"messages":   Messages(),
@@ -68,6 +68,6 @@ func (h *Host) capabilities() map[string]any {
 		"tracking":   map[string]any{"links": true, "codes": true},
 		"signatures": map[string]any{"algs": []string{"EdDSA"}, "required": false},
 		"inbox":      map[string]any{"poll": true},
-		"checks":     map[string]any{"claims": "none"},
+		"checks":     map[string]any{"claims": h.claimsMode()},
 	}
 }

@@ -93,6 +93,10 @@ type op struct {
 	status int
 	reply  []byte
 	after  []func()
+	// byOwner marks a message the owner sends at the host itself (the
+	// business listing its own offers): the agent's constraints do not
+	// apply to the owner's own act.
+	byOwner bool
 	// later runs after the message committed, with the request's context:
 	// work that must not hold the write, such as reading a proof page.
 	later []func(context.Context) error

@@ -74,6 +74,9 @@ type Options struct {
 	// FetchPrivate lets the host read proof pages on private, loopback
 	// and link-local addresses: for development and tests only.
 	FetchPrivate bool
+	// Claims is the claims check: ClaimsReal, ClaimsStub or ClaimsNone
+	// (the default), stated in capabilities.checks.claims (§6).
+	Claims string
 }
 
 // Host is one ORP host. It is safe for concurrent use.
@@ -128,6 +131,11 @@ func New(o Options) (*Host, error) {
 	}
 	if o.Name == "" {
 		o.Name = "frontdesk"
+	}
+	switch o.Claims {
+	case "", ClaimsReal, ClaimsStub, ClaimsNone:
+	default:
+		return nil, fmt.Errorf("orp: claims check %q is not real, stub or none", o.Claims)
 	}
 	s, err := schema.New()
 	if err != nil {

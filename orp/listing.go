@@ -45,6 +45,7 @@ type offerRecord struct {
 	Opened    int             `json:"opened"`
 	ListedAt  time.Time       `json:"listed_at"`
 	Created   time.Time       `json:"created"`
+	Claims    claimsResult    `json:"claims"`
 
 	// t is Terms decoded, when the offer is loaded or made.
 	t terms
@@ -147,9 +148,25 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 	}
 	r := &offerRecord{ID: h.newID("ofr_", 12), Offerer: o.party.ID, Terms: b.Terms, t: t, TermsHash: hash, Limit: b.Limit,
 		Expires: expires, Status: statusListed, ListedAt: o.now, Created: o.now}
-	if mode == "ask" {
+	_ = mode
+	var reasons []string
+	if !o.byOwner {
+		if reasons, err = h.weigh(ctx, o, &t, "list", "offerer", "", nil); err != nil {
+			return err
+		}
+		switch h.claimsMode() {
+		case ClaimsReal:
+			// Listed once the destination pages bear out its claims.
+			reasons = append(reasons, "claims_unchecked")
+			id := r.ID
+			o.later = append(o.later, func(ctx context.Context) error { return h.recheckOfferClaims(ctx, id) })
+		case ClaimsStub:
+			reasons = append(reasons, "claims_unchecked") // always held for review
+		}
+	}
+	if len(reasons) > 0 {
 		exp := o.now.Add(escalationTTL)
-		e := o.escalate("list", "offer", r.ID, hash, []string{"step_ask"}, exp)
+		e := o.escalate("list", "offer", r.ID, hash, reasons, exp)
 		r.Status = statusWaiting
 		r.Waiting = &listingWaiting{Step: "list", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
 	}
@@ -184,8 +201,13 @@ func (h *Host) directed(ctx context.Context, o *op, raw json.RawMessage, t terms
 		return err
 	}
 	o.deal = d
-	if mode == "ask" {
-		h.await(o, d, "negotiate", []string{"step_ask"})
+	_ = mode
+	reasons, err := h.weigh(ctx, o, &t, "negotiate", "offerer", o.env.To, nil)
+	if err != nil {
+		return err
+	}
+	if len(reasons) > 0 {
+		h.await(o, d, "negotiate", reasons)
 	} else if _, err := o.bind(ctx, d, o.party.ID); err != nil {
 		return err
 	}
@@ -334,7 +356,7 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 		}
 		for _, m := range matches {
 			items = append(items, map[string]any{"offer": m.offer.listing(), "fit": m.fit,
-				"trust": map[string]any{"reputation": nil, "completed": 0}, "checks": map[string]any{"claims": "not_checked"}})
+				"trust": map[string]any{"reputation": nil, "completed": 0}, "checks": m.offer.Claims.view()})
 		}
 	} else {
 		spaces, err := h.listedSpaces(ctx, o.party.ID, b.Context.Text, limit)
@@ -575,7 +597,7 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 	resp := SuggestResponse{Items: []SuggestItem{}}
 	for _, m := range matches {
 		resp.Items = append(resp.Items, SuggestItem{Offer: m.offer.listing(), Fit: m.fit, Pitch: pitch(m.offer.t),
-			Checks: map[string]any{"claims": "not_checked"}})
+			Checks: m.offer.Claims.view()})
 	}
 	if req.Join != nil {
 		var jr joinRequest

@@ -73,6 +73,11 @@ type Party struct {
 	// Owner is the owner account that claimed the party: a person who
 	// signed in at the host, or BusinessOwner for the business's own.
 	Owner string `json:"owner,omitempty"`
+	// Constraints are the owner's rules besides the step modes (§8.4).
+	Constraints Constraints `json:"constraints"`
+	// Human lists the steps whose asks only the signed-in owner approves,
+	// on the approval page; the agent's bearer is refused there (§11).
+	Human []string `json:"human,omitempty"`
 	// ClaimedAt is when a person claimed the party on the claim page.
 	ClaimedAt *time.Time `json:"claimed_at,omitempty"`
 	Created   time.Time  `json:"created"`

@@ -65,6 +65,8 @@ func (s *Server) routes() []Route {
 		{"GET /orp/inbox", http.HandlerFunc(s.inbox)},
 		{"GET /orp/deals/{deal}", http.HandlerFunc(s.deal)},
 		{"GET /orp/keys/{opaque}", http.HandlerFunc(s.keys)},
+		{"GET /orp/constraints", http.HandlerFunc(s.constraints)},
+		{"POST /orp/constraints", http.HandlerFunc(s.tighten)},
 		{"POST /orp/suggest", http.HandlerFunc(s.suggest)},
 		{"OPTIONS /orp/suggest", http.HandlerFunc(preflight)},
 		{"POST /orp/join", http.HandlerFunc(s.join)},
@@ -219,6 +221,27 @@ func (s *Server) keys(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b, _ := json.Marshal(set)
+	writeJSON(w, http.StatusOK, b)
+}
+
+// constraints answers the bearer's party's constraints document (§8.4).
+func (s *Server) constraints(w http.ResponseWriter, r *http.Request) {
+	p, err := s.Host.Authenticate(r.Context(), bearer(r))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.Host.ConstraintsOf(p))
+}
+
+// tighten replaces the bearer's party's constraints when the new ones
+// loosen nothing (H4).
+func (s *Server) tighten(w http.ResponseWriter, r *http.Request) {
+	b, err := s.Host.TightenConstraints(r.Context(), bearer(r), readBody(r))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, b)
 }
 
