@@ -96,6 +96,8 @@ type dealRecord struct {
 	Created     time.Time             `json:"created"`
 	Updated     time.Time             `json:"updated"`
 
+	// Consents are the owners' consents to this deal's terms (H2).
+	Consents []consentRef `json:"consents,omitempty"`
 	// Proofs are how obligations were or are being proved (proof.go).
 	Proofs map[string]*proofState `json:"proofs,omitempty"`
 

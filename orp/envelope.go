@@ -52,7 +52,7 @@ var coreTypes = []string{"hello", "discover", "results", "space", "request", "of
 // Messages lists the types of capabilities.messages: those the host
 // handles and those it sends.
 func Messages() []string {
-	return []string{"hello", "discover", "results", "space", "request", "offer", "accept", "decline", "deal", "execute", "receipt", "outcome", "revoke", "error"}
+	return []string{"hello", "discover", "results", "space", "request", "offer", "accept", "decline", "deal", "execute", "receipt", "outcome", "revoke", "consent", "error"}
 }
 
 // signedTypes must be signed once a party registered a key (E9).

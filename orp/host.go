@@ -157,6 +157,15 @@ func New(o Options) (*Host, error) {
 	return h, nil
 }
 
+// Origin is the host's public origin, such as "https://hub.example".
+func (h *Host) Origin() string { return h.opts.Origin }
+
+// Now is the host's clock.
+func (h *Host) Now() time.Time { return h.clock.Now() }
+
+// PartyID is the party id of an opaque part on this host.
+func (h *Host) PartyID(opaque string) string { return h.partyID(opaque) }
+
 // ID is the host's own party id.
 func (h *Host) ID() string { return h.id }
 
@@ -226,7 +235,6 @@ const (
 	kindConv     = "orp.conv"
 	kindConvKey  = "orp.convkey"
 	kindClaim    = "orp.claim"
-	kindOwner    = "orp.owner"
 )
 
 func (h *Host) get(ctx context.Context, kind, key string, v any) (store.Record, error) {

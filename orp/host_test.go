@@ -115,7 +115,7 @@ func (e *env) newHost(db store.Records) *orp.Host {
 }
 
 type party struct {
-	id, token string
+	id, token, claim string
 	n         int
 	key       ed25519.PrivateKey
 }
@@ -126,7 +126,7 @@ func (e *env) join(body string) *party {
 	if err != nil {
 		e.t.Fatalf("join: %v", err)
 	}
-	return &party{id: r.Party, token: r.Token}
+	return &party{id: r.Party, token: r.Token, claim: r.Claim}
 }
 
 // msg builds a message from p with a fresh id and the current time.
@@ -287,4 +287,25 @@ func newKey(t *testing.T) (ed25519.PrivateKey, string) {
 	seed := bytes.Repeat([]byte{7}, ed25519.SeedSize)
 	k := ed25519.NewKeyFromSeed(seed)
 	return k, base64.RawURLEncoding.EncodeToString(k.Public().(ed25519.PublicKey))
+}
+
+// claimByMail claims the party behind claimURL as a person would
+// without a passkey: the one-time link mailed to email, used once. It
+// returns the owner's session.
+func (e *env) claimByMail(claimURL, email string) orp.OwnerSession {
+	e.t.Helper()
+	ctx := context.Background()
+	link, err := e.host.StartEmailClaim(ctx, claimURL[strings.LastIndex(claimURL, "/")+1:], email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	token, err := e.host.UseMailLink(ctx, link)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s, err := e.host.OwnerSession(ctx, token)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
 }

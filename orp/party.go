@@ -75,6 +75,9 @@ type Party struct {
 	Owner string `json:"owner,omitempty"`
 	// Constraints are the owner's rules besides the step modes (§8.4).
 	Constraints Constraints `json:"constraints"`
+	// TokenHash is the hash of the party's current bearer token, so a
+	// rotation can revoke it.
+	TokenHash string `json:"token_hash,omitempty"`
 	// Human lists the steps whose asks only the signed-in owner approves,
 	// on the approval page; the agent's bearer is refused there (§11).
 	Human []string `json:"human,omitempty"`
@@ -169,6 +172,7 @@ func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinRe
 		}
 		p.ID = h.partyID(p.Opaque)
 		token := h.newID("orpt_", 32)
+		p.TokenHash = tokenHash(token)
 		_, err := h.store.Apply(ctx, []store.Write{
 			create(kindParty, p.Opaque, p, now),
 			create(kindToken, tokenHash(token), tokenRecord{Party: p.Opaque}, now),

@@ -102,7 +102,8 @@ func (m *Main) routes() http.Handler {
 	// The ORP host: its HTTP binding, with discovery, suggest and join open
 	// to pages of any origin (§4.2), and its MCP binding.
 	if m.orp != nil {
-		srv := &orphttp.Server{Host: m.orp.host, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name, Nav: m.nav()}
+		srv := &orphttp.Server{Host: m.orp.host, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name, Nav: m.nav(),
+			Mail: m.mailer, MailFrom: m.Config.Mail.From}
 		crossOrigin := map[string]bool{
 			"GET /.well-known/orp.json": true, "OPTIONS /.well-known/orp.json": true,
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,

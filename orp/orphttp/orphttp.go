@@ -10,7 +10,6 @@
 package orphttp
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -20,6 +19,7 @@ import (
 	"strconv"
 
 	"frontdesk/internal/page"
+	"frontdesk/message"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
 )
@@ -32,6 +32,10 @@ type Server struct {
 	TermsOperator string
 	// Nav is the navigation its pages show, as every page of the server does.
 	Nav []page.Link
+	// Mail sends owners their one-time sign-in links, from MailFrom; nil
+	// means the host offers passkeys only.
+	Mail     message.Sender
+	MailFrom string
 }
 
 // Route is one pattern of the binding and its handler.
@@ -51,7 +55,7 @@ func (s *Server) Routes() []Route {
 	for _, r := range routes {
 		inner.Handle(r.Pattern, r.Handler)
 	}
-	for _, p := range []string{"/orp", "/orp/", "/.well-known/orp.json", "/go/", "/approve/", "/claim/"} {
+	for _, p := range []string{"/orp", "/orp/", "/.well-known/orp.json", "/go/", "/approve/", "/claim/", "/owner/"} {
 		routes = append(routes, Route{p, NoStore(inner)})
 	}
 	return routes
@@ -78,6 +82,18 @@ func (s *Server) routes() []Route {
 		{"POST /approve/{escalation}", http.HandlerFunc(s.approve)},
 		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
 		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
+		{"GET /claim/{claim}/email", http.HandlerFunc(s.claimMailShow)},
+		{"POST /claim/{claim}/email", http.HandlerFunc(s.claimMailSubmit)},
+		{"GET /owner/link/{token}", http.HandlerFunc(s.linkShow)},
+		{"POST /owner/link/{token}", http.HandlerFunc(s.linkUse)},
+		{"GET /owner/signin", http.HandlerFunc(s.signInShow)},
+		{"POST /owner/signin", http.HandlerFunc(s.signInSubmit)},
+		{"GET /owner/signin/email", http.HandlerFunc(s.signInMailShow)},
+		{"POST /owner/signin/email", http.HandlerFunc(s.signInMailSubmit)},
+		{"GET /owner/{$}", s.signedIn(s.ownerHome)},
+		{"POST /owner/parties/{opaque}/token", s.signedIn(s.rotate)},
+		{"POST /owner/parties/{opaque}/constraints", s.signedIn(s.setConstraints)},
+		{"POST /owner/signout", s.signedIn(s.signOut)},
 		{"POST /orp/conversions", http.HandlerFunc(s.conversion)},
 		{"GET /terms", http.HandlerFunc(s.terms)},
 	}
@@ -281,29 +297,6 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 	h["Referrer-Policy"] = noReferrer
 	h["X-Robots-Tag"] = noIndex
 	w.WriteHeader(http.StatusFound)
-}
-
-// approve records the waiting party's agent approving with its bearer.
-// Only POST approves; the page a GET shows records nothing (H1).
-func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
-	b, err := s.Host.Approve(r.Context(), bearer(r), r.PathValue("escalation"))
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, b)
-}
-
-func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
-	v, err := s.Host.ViewEscalation(r.Context(), r.PathValue("escalation"))
-	if err != nil {
-		s.pageFail(w, r, "approval page", err)
-		return
-	}
-	var terms bytes.Buffer
-	json.Indent(&terms, v.Terms, "", "  ")
-	pages.Render(w, r, s.logger(), http.StatusOK, "approve.html", s.Nav, map[string]any{"ID": v.ID, "Party": v.Party, "Step": v.Step, "Reasons": v.Reasons,
-		"TermsHash": v.TermsHash, "Terms": terms.String(), "Decided": v.Decided})
 }
 
 func (s *Server) terms(w http.ResponseWriter, r *http.Request) {
