@@ -70,7 +70,10 @@ func TestDecideOrder(t *testing.T) {
 	}{
 		{name: "bound by mandate", reasons: nil},
 		{name: "step off before all else", steps: func(s *Steps) { s.Negotiate = "off" },
-			change: func(c *Constraints, in *decision) { in.counterparty = "orp:hub.example/p_denied"; c.Categories.Deny = []string{"software"} }, code: StepOff},
+			change: func(c *Constraints, in *decision) {
+				in.counterparty = "orp:hub.example/p_denied"
+				c.Categories.Deny = []string{"software"}
+			}, code: StepOff},
 		{name: "denied counterparty before brand rules", change: func(c *Constraints, in *decision) {
 			in.counterparty = "orp:hub.example/p_denied"
 			c.Categories.Deny = []string{"software"}

@@ -116,8 +116,8 @@ func (e *env) newHost(db store.Records) *orp.Host {
 
 type party struct {
 	id, token, claim string
-	n         int
-	key       ed25519.PrivateKey
+	n                int
+	key              ed25519.PrivateKey
 }
 
 func (e *env) join(body string) *party {

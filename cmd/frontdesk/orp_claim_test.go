@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"frontdesk/internal/clock"
+	"frontdesk/orp"
 	"frontdesk/orp/schema"
 )
 
@@ -185,4 +187,120 @@ func TestORP_ConversionReport(t *testing.T) {
 		t.Fatalf("publisher report = %d %s", r.StatusCode, b)
 	}
 	validate(t, schema.Message, b)
+}
+
+// TestORP_HumanApprovalOverHTTP: the owner turns on human approval for
+// the accept step on the owner page; the agent's accept of the demo's
+// referral offer waits, its bearer is refused on the approval URL, the
+// page shows the terms and, to the signed-in owner, the form; the
+// owner's submission binds the deal and shows a consent signed with the
+// discovery document's key.
+func TestORP_HumanApprovalOverHTTP(t *testing.T) {
+	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
+	j := s.joinUnclaimed()
+	cookie := s.claimByMail(j, "publisher@example.org")
+	opaque := j.Party[strings.LastIndex(j.Party, "/")+1:]
+	_, home := s.do("GET", "/owner/", "", nil, map[string]string{"Cookie": "frontdesk_owner=" + cookie})
+	csrf := string(regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(home)[1])
+	doc := html.UnescapeString(string(regexp.MustCompile(`(?s)<textarea[^>]*>(.*?)</textarea>`).FindSubmatch(home)[1]))
+	if resp, b := s.form("/owner/parties/"+opaque+"/constraints", url.Values{"csrf": {csrf}, "constraints": {doc}, "human": {"accept"}}, cookie); resp.StatusCode != 303 {
+		t.Fatalf("save rules = %d %s", resp.StatusCode, b)
+	}
+	me := &orpParty{id: j.Party, token: j.Token}
+	_, sug, _ := s.suggest(`{"text":"A weekend by the river"}`)
+	var items struct {
+		Items []struct {
+			Offer struct {
+				ID        string `json:"id"`
+				TermsHash string `json:"terms_hash"`
+			} `json:"offer"`
+		} `json:"items"`
+	}
+	json.Unmarshal(sug, &items)
+	code, m := s.send(me, s.msg(me, "accept", nil, map[string]any{"offer": items.Items[0].Offer.ID, "terms_hash": items.Items[0].Offer.TermsHash}))
+	w, _ := obody(m)["waiting"].(map[string]any)
+	if code != 200 || w == nil {
+		t.Fatalf("accept = %d %v", code, m)
+	}
+	approval := w["url"].(string)
+	if resp, b := s.do("POST", approval, j.Token, nil, nil); resp.StatusCode != 403 || !strings.Contains(string(b), `"code":"forbidden"`) {
+		t.Fatalf("the agent's bearer on a human step = %d %s, want 403 forbidden", resp.StatusCode, b)
+	}
+	if resp, b := s.do("GET", approval, "", nil, nil); resp.StatusCode != 200 || strings.Contains(string(b), `name="csrf"`) || !strings.Contains(string(b), "<blockquote>") {
+		t.Fatalf("approval page without a session = %d %s, want the terms and no form", resp.StatusCode, b)
+	}
+	_, page := s.do("GET", approval, "", nil, map[string]string{"Cookie": "frontdesk_owner=" + cookie})
+	if !strings.Contains(string(page), `id="approve"`) || !strings.Contains(string(page), "The acceptor must place a tracked link") {
+		t.Fatalf("approval page for the owner = %s", page)
+	}
+	if resp, _ := s.form(approval, url.Values{"csrf": {"forged"}}, cookie); resp.StatusCode != 403 {
+		t.Fatalf("approval without the CSRF token = %d, want 403", resp.StatusCode)
+	}
+	resp, done := s.form(approval, url.Values{"csrf": {csrf}}, cookie)
+	raw := regexp.MustCompile(`(?s)<pre id="consent">(.*?)</pre>`).FindStringSubmatch(done)
+	if resp.StatusCode != 200 || raw == nil {
+		t.Fatalf("owner approval = %d %s", resp.StatusCode, done)
+	}
+	consent := []byte(html.UnescapeString(raw[1]))
+	validate(t, schema.Message, consent)
+	var disc orp.Discovery
+	_, d := s.do("GET", "/.well-known/orp.json", "", nil, nil)
+	json.Unmarshal(d, &disc)
+	if !orp.VerifyHostMessage(consent, disc.Keys) || !strings.Contains(string(consent), `"assurance":"email_link"`) {
+		t.Fatalf("consent = %s, want one signed with the discovery key", consent)
+	}
+	if st := obody(mustDecode(t, s.snapshot(me, m["deal"].(string))))["state"]; st != "active" {
+		t.Fatalf("deal after the owner's approval = %v", st)
+	}
+}
+
+func mustDecode(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("not JSON: %s", b)
+	}
+	return m
+}
+
+// TestORP_SelfClaimGetsNoRedirect is the audit's self-claim: a script
+// joins, posts the claim form itself, lists a web space on a foreign
+// site and offers a deal with its tracked link there. The claim claims
+// nothing, so the space declares no site, the offer is refused and no
+// /go/ link can send browsers there. The control: once a person claims
+// the party by the mailed link, the same offer lists. The discovery
+// document and /terms state the rule.
+func TestORP_SelfClaimGetsNoRedirect(t *testing.T) {
+	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
+	j := s.joinUnclaimed()
+	me := &orpParty{id: j.Party, token: j.Token}
+	claim := j.Claim[strings.LastIndex(j.Claim, "/")+1:]
+	if resp, _ := s.do("POST", j.Claim, "", []byte("claim="+claim+"&confirm=yes"), map[string]string{"Content-Type": "application/x-www-form-urlencoded"}); resp.StatusCode == 200 || resp.StatusCode == 303 {
+		t.Fatalf("scripted self-claim = %d, want a refusal", resp.StatusCode)
+	}
+	space := map[string]any{"action": "put", "space": map[string]any{"id": "site", "kind": "web.page", "platform": "web", "title": "Sign in", "locator": "https://attacker.example/login"}}
+	_, m := s.send(me, s.msg(me, "space", nil, space))
+	if w, _ := obody(m)["waiting"].(map[string]any); w != nil {
+		s.do("POST", w["url"].(string), j.Token, nil, nil) // the agent approves its own listing
+	}
+	offer := func() (int, map[string]any) {
+		terms := map[string]any{"title": "Log in to claim", "kind": "affiliate", "obligations": []any{
+			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true}, "destination": "https://attacker.example/login", "proof": []string{"link"}},
+		}}
+		return s.send(me, s.msg(me, "offer", nil, map[string]any{"terms": terms}))
+	}
+	if code, m := offer(); code != 403 || obody(m)["code"] != "forbidden" {
+		t.Fatalf("offer to the foreign site after a scripted self-claim = %d %v, want 403 forbidden", code, m)
+	}
+	s.claimByMail(j, "owner@example.org")
+	if code, m := offer(); code != 200 {
+		t.Fatalf("offer to the space's site once a person claimed the party = %d %v, want 200", code, m)
+	}
+	_, d := s.do("GET", "/.well-known/orp.json", "", nil, nil)
+	_, terms := s.do("GET", "/terms", "", nil, nil)
+	for _, b := range [][]byte{d, terms} {
+		if !strings.Contains(string(b), "signed-in person has claimed") {
+			t.Fatalf("the destination rule is not stated: %s", b)
+		}
+	}
 }

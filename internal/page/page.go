@@ -82,8 +82,8 @@ func (s *Set) Render(w http.ResponseWriter, r *http.Request, logger *slog.Logger
 	err := fmt.Errorf("no page %q", name)
 	if ok {
 		err = t.ExecuteTemplate(&buf, "layout", struct {
-			Nav    []Link
-			Style  template.CSS
+			Nav     []Link
+			Style   template.CSS
 			Script  template.JS
 			Passkey template.JS
 			Page    any

@@ -300,5 +300,5 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) terms(w http.ResponseWriter, r *http.Request) {
-	pages.Render(w, r, s.logger(), http.StatusOK, "terms.html", s.Nav, s.TermsOperator)
+	pages.Render(w, r, s.logger(), http.StatusOK, "terms.html", s.Nav, map[string]any{"Operator": s.TermsOperator, "Destinations": s.Host.DestinationRule()})
 }
