@@ -350,7 +350,7 @@ func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) er
 // pauses are the chat-booking ceilings that are full now, as the dev
 // mailbox shows them.
 func (m *Main) pauses(ctx context.Context) ([]mail.Pause, error) {
-	ps, err := m.bookings.Pauses(ctx)
+	ps, err := m.office.Pauses(ctx)
 	if err != nil {
 		return nil, err
 	}
