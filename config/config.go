@@ -225,6 +225,13 @@ type ORP struct {
 	// paying this share (basis points) of each booking it brings. 0 lists
 	// none.
 	ReferralBps int `toml:"referral_bps"`
+	// ClaimsCheck is the claims check the host runs before it lists a
+	// standing offer: "real" (reads the destination pages), "stub" (holds
+	// every offer for review) or "none" (the default). Discovery states it.
+	ClaimsCheck string `toml:"claims_check"`
+	// FetchPrivateAddresses lets the host read proof pages on private,
+	// loopback and link-local addresses: for development only.
+	FetchPrivateAddresses bool `toml:"fetch_private_addresses"`
 }
 
 // Server is how the process listens and reports.

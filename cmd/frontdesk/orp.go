@@ -22,9 +22,10 @@ import (
 // only those whose suites pass: TestORP_L0 (L0-SCHEMA, L0-HASH,
 // L0-IDEMPOTENT, L0-REPLAY, L0-STALE) and TestORP_L1 (C1, C2 and the four
 // L1 tests of §17), each on SQLite and PostgreSQL over HTTP, and
-// TestORP_MCPSuite runs the same named tests through /orp/mcp. L2 and L3
-// are not built.
-var orpLevels = []string{"L0", "L1"}
+// TestORP_MCPSuite runs the same named tests through /orp/mcp; TestORP_L2
+// runs the six L2 cases over HTTP (and orp's TestL2_* on both engines).
+// L3 is not built.
+var orpLevels = []string{"L0", "L1", "L2"}
 
 // orpState is the running ORP host.
 type orpState struct {
@@ -63,6 +64,8 @@ func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error)
 		BlockedDomains: m.Config.ORP.BlockedDomains,
 		MaxReport:      m.Config.ORP.MaxReportMinor,
 		Signer:         signer,
+		Claims:         m.Config.ORP.ClaimsCheck,
+		FetchPrivate:   m.Config.ORP.FetchPrivateAddresses,
 	})
 }
 
