@@ -474,6 +474,13 @@ func (h *Host) weigh(ctx context.Context, o *op, t *terms, step, role, counterpa
 	if standing != nil {
 		in.unchecked = standing.Claims.State != claimsChecked
 	}
+	if b := o.party.Constraints.Budget; b != nil && b.PerMonth != nil && t != nil {
+		spent, err := h.monthSpent(ctx, o.party.Opaque, b.PerMonth.Currency, o.now)
+		if err != nil {
+			return nil, err
+		}
+		in.monthSpent = spent
+	}
 	return decide(o.party, in)
 }
 
@@ -582,4 +589,48 @@ func (h *Host) saveConstraints(ctx context.Context, opaque string, allow func(*P
 func (s Steps) filled() Steps {
 	return Steps{List: s.mode("list"), Negotiate: s.mode("negotiate"), Accept: s.mode("accept"), Execute: s.mode("execute"),
 		Amend: s.mode("amend"), Settle: s.mode("settle"), Share: s.mode("share"), Revoke: s.mode("revoke")}
+}
+
+// kindSpent keys what a party committed to pay in one calendar month
+// (UTC), by currency, for the per_month budget (§8.4).
+const kindSpent = "orp.spent"
+
+type spentRecord struct {
+	Minor map[string]int64 `json:"minor"` // currency → amount in minor units
+}
+
+func spentKey(opaque string, now time.Time) string { return opaque + "/" + now.UTC().Format("2006-01") }
+
+// monthSpent is what the party committed this month in currency.
+func (h *Host) monthSpent(ctx context.Context, opaque, currency string, now time.Time) (int64, error) {
+	var s spentRecord
+	if _, err := h.get(ctx, kindSpent, spentKey(opaque, now), &s); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return 0, fmt.Errorf("read month's spending: %w", err)
+	}
+	return s.Minor[currency], nil
+}
+
+// addSpent counts what the party commits by binding to d's terms in this
+// month's spending, in the same Apply as the binding.
+func (o *op) addSpent(ctx context.Context, d *dealRecord, party string) error {
+	s := spending(&d.t, roleOf(d, party))
+	if !s.committed || s.unbounded || s.mixed || s.amount == 0 {
+		return nil
+	}
+	opaque := o.h.opaqueOf(party)
+	var rec spentRecord
+	r, err := o.h.get(ctx, kindSpent, spentKey(opaque, o.now), &rec)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("read month's spending: %w", err)
+	}
+	if rec.Minor == nil {
+		rec.Minor = map[string]int64{}
+	}
+	rec.Minor[s.currency] += s.amount
+	if r.Version > 0 {
+		o.writes = append(o.writes, swap(r, rec, o.now))
+	} else {
+		o.writes = append(o.writes, create(kindSpent, spentKey(opaque, o.now), rec, o.now))
+	}
+	return nil
 }

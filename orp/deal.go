@@ -399,6 +399,9 @@ func (o *op) saveDeal(d *dealRecord, r store.Record, isNew bool) {
 func (o *op) bind(ctx context.Context, d *dealRecord, party string) (map[string]*linkRecord, error) {
 	if !d.isBound(party) {
 		d.Bound = append(d.Bound, bound{Party: party, Authority: authority{Type: "mandate"}, At: stamp(o.now)})
+		if err := o.addSpent(ctx, d, party); err != nil {
+			return nil, err
+		}
 	}
 	d.Waiting = nil
 	if !d.isBound(d.Offerer) || !d.isBound(d.Acceptor) {

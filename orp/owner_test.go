@@ -185,3 +185,30 @@ func TestL2_ConsentHostOnly(t *testing.T) {
 		}
 	})
 }
+
+// TestMonthlyBudget: what a party commits by mandate counts against its
+// per_month budget, so the offer that would pass it escalates with
+// over_budget while the earlier ones bound (§11.1).
+func TestMonthlyBudget(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		maker, other := e.join("{}"), e.join("{}")
+		s := e.claimByMail(maker.claim, "maker@example.org")
+		doc := strings.Replace(allAuto, `}}`, `},"budget":{"per_deal":{"amount_minor":30000,"currency":"EUR"},"per_month":{"amount_minor":50000,"currency":"EUR"}},"approve_over":{"amount_minor":90000,"currency":"EUR"}}`, 1)
+		if _, err := e.host.SetConstraints(context.Background(), s.Owner, maker.id, []byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+		paid := map[string]any{"title": "A sponsored post", "kind": "sponsored", "obligations": []any{
+			map[string]any{"id": "post", "by": "acceptor", "action": "place", "content": map[string]any{"link": true}, "destination": "https://acmenotes.example/", "proof": []string{"link"}},
+			map[string]any{"id": "fee", "by": "offerer", "action": "pay", "per": "deal", "amount": map[string]any{"amount_minor": 20000, "currency": "EUR"}, "rail": "stripe"},
+		}}
+		for i, want := range []string{"proposed", "proposed", "awaiting"} {
+			_, m := e.send(maker, e.msg(maker, "offer", map[string]any{"to": other.id}, map[string]any{"terms": paid}))
+			if body(m)["state"] != want {
+				t.Fatalf("offer %d = %v, want %s", i+1, body(m), want)
+			}
+			if want == "awaiting" && !equalJSON(body(m)["waiting"].(map[string]any)["reasons"], []string{"over_budget"}) {
+				t.Fatalf("reasons = %v, want over_budget", body(m)["waiting"])
+			}
+		}
+	})
+}
