@@ -119,3 +119,30 @@ func (h *Host) ListBusinessOffer(ctx context.Context, body json.RawMessage) (str
 	}
 	return listed.Body.ID, nil
 }
+
+// BusinessListing is one standing offer the business listed.
+type BusinessListing struct {
+	ID, Title, Status string
+}
+
+// BusinessOffers lists the standing offers the business listed, for the
+// staff screen.
+func (h *Host) BusinessOffers(ctx context.Context) ([]BusinessListing, error) {
+	recs, err := h.store.List(ctx, kindBusiness, "offer/", "", 100)
+	if err != nil {
+		return nil, fmt.Errorf("business offers: %w", err)
+	}
+	var out []BusinessListing
+	for _, r := range recs {
+		var bo businessOffer
+		if err := json.Unmarshal(r.Value, &bo); err != nil {
+			return nil, fmt.Errorf("decode business offer %s: %w", r.Key, err)
+		}
+		of, _, err := h.loadOffer(ctx, bo.Offer)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, BusinessListing{ID: of.ID, Title: of.t.Title, Status: of.Status})
+	}
+	return out, nil
+}

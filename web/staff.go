@@ -57,6 +57,9 @@ type StaffScreen struct {
 	// ClientAddr names the client for sign-in limits; nil means the
 	// connection's address.
 	ClientAddr func(*http.Request) string
+	// Partners lists the business's own ORP standing offers; nil when the
+	// ORP host is off.
+	Partners PartnerOffers
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -87,6 +90,8 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/reservations/{ref}", s.signedIn(s.act)},
 		{"GET /staff/settings", s.signedIn(s.settings)},
 		{"POST /staff/settings/{scope}", s.signedIn(s.saveSettings)},
+		{"GET /staff/partners", s.signedIn(s.partners)},
+		{"POST /staff/partners", s.signedIn(s.listReferral)},
 	}
 }
 
@@ -169,6 +174,9 @@ func (s *StaffScreen) nav(u staff.User) []page.Link {
 	links := []page.Link{{Href: "/staff/", Text: "Dashboard"}, {Href: "/staff/reservations", Text: "Reservations"}}
 	if u.Role == staff.Owner {
 		links = append(links, page.Link{Href: "/staff/settings", Text: "Settings"})
+		if s.Partners != nil {
+			links = append(links, page.Link{Href: "/staff/partners", Text: "Partner offers"})
+		}
 	}
 	return append(links, page.Link{Href: "/staff/signout", Text: "Sign out " + u.Username})
 }

@@ -16,6 +16,7 @@ import (
 
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/orp"
+	"frontdesk/web"
 )
 
 // orpLevels are the conformance levels the discovery document claims:
@@ -91,7 +92,12 @@ func (m *Main) ownerSites(origin string) []string {
 // reported by the business (attestation). The form is on the public
 // origin when that is a domain, else on the location's own domain.
 func (m *Main) listReferralOffer(ctx context.Context, h *orp.Host) error {
-	bps := m.Config.ORP.ReferralBps
+	return m.listReferral(ctx, h, m.Config.ORP.ReferralBps)
+}
+
+// listReferral lists the business's referral offer paying bps basis
+// points; the staff screen's partner page calls it too.
+func (m *Main) listReferral(ctx context.Context, h *orp.Host, bps int) error {
 	if bps == 0 || len(m.Config.Locations) == 0 {
 		return nil
 	}
@@ -123,6 +129,27 @@ func (m *Main) listReferralOffer(ctx context.Context, h *orp.Host) error {
 	}
 	_, err = h.ListBusinessOffer(ctx, body)
 	return err
+}
+
+// partnerOffers gives the staff screen the business's standing offers.
+type partnerOffers struct{ m *Main }
+
+var _ web.PartnerOffers = partnerOffers{}
+
+func (p partnerOffers) Offers(ctx context.Context) ([]web.PartnerOffer, error) {
+	listed, err := p.m.orp.host.BusinessOffers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.PartnerOffer, 0, len(listed))
+	for _, l := range listed {
+		out = append(out, web.PartnerOffer{ID: l.ID, Title: l.Title, Status: l.Status})
+	}
+	return out, nil
+}
+
+func (p partnerOffers) ListReferral(ctx context.Context, bps int) error {
+	return p.m.listReferral(ctx, p.m.orp.host, bps)
 }
 
 // orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message

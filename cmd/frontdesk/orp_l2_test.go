@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -212,3 +213,28 @@ func TestORP_L2(t *testing.T) {
 }
 
 func mustString(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestORP_StaffListsPartnerOffers: an owner of the business lists a
+// referral offer from the staff screen; the business's party offers it
+// on the ORP host beside the demo's own, and a clerk may not list one.
+func TestORP_StaffListsPartnerOffers(t *testing.T) {
+	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
+	addStaff(t, s.main)
+	olga, carl := signIn(t, s.main, "olga"), signIn(t, s.main, "carl")
+	if status, _, body := olga.do("GET", "/staff/partners", nil); status != 200 || !strings.Contains(body, "10.00% of each booking") {
+		t.Fatalf("partner page = %d %s, want the demo's referral offer", status, body)
+	}
+	if status, _, _ := carl.do("POST", "/staff/partners", url.Values{"csrf": {carl.csrf}, "percent": {"5"}}); status != 403 {
+		t.Fatalf("a clerk listing an offer = %d, want 403", status)
+	}
+	if status, _, body := olga.do("POST", "/staff/partners", url.Values{"csrf": {olga.csrf}, "percent": {"abc"}}); status != 422 || !strings.Contains(body, "Nothing was listed") {
+		t.Fatalf("a bad share = %d %s", status, body)
+	}
+	if status, h, _ := olga.do("POST", "/staff/partners", url.Values{"csrf": {olga.csrf}, "percent": {"7.5"}}); status != 303 || h.Get("Location") != "/staff/partners?saved=1" {
+		t.Fatalf("listing = %d %v", status, h)
+	}
+	_, b, _ := s.suggest(`{"text":"river weekend"}`)
+	if !strings.Contains(string(b), "7.50% of each booking") || !strings.Contains(string(b), "10.00% of each booking") {
+		t.Fatalf("suggest = %s, want both of the business's offers", b)
+	}
+}
