@@ -232,6 +232,10 @@ type ORP struct {
 	// FetchPrivateAddresses lets the host read proof pages on private,
 	// loopback and link-local addresses: for development only.
 	FetchPrivateAddresses bool `toml:"fetch_private_addresses"`
+	// Witnesses are party ids of verifiers the host names: each reports
+	// findings at POST /orp/witness about obligations whose proof lists
+	// witness.
+	Witnesses []string `toml:"witnesses"`
 }
 
 // Server is how the process listens and reports.

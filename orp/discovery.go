@@ -94,10 +94,14 @@ func (h *Host) DestinationRule() string {
 // capabilities are what the host handles and sends (§6): the proofs it
 // verifies or accepts (proof.go) and the claims check it runs (claims.go).
 func (h *Host) capabilities() map[string]any {
+	proofs := []string{"link", "proof_url", "platform_check", "attestation"}
+	if len(h.opts.Witnesses) > 0 {
+		proofs = append(proofs, "witness")
+	}
 	return map[string]any{
 		"messages":   Messages(),
 		"actions":    []string{"place", "repost", "comment", "pay", "credit", "share"},
-		"proofs":     []string{"link", "proof_url", "platform_check", "attestation"},
+		"proofs":     proofs,
 		"tracking":   map[string]any{"links": true, "codes": true},
 		"signatures": map[string]any{"algs": []string{"EdDSA"}, "required": false},
 		"inbox":      map[string]any{"poll": true},

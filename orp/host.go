@@ -74,6 +74,9 @@ type Options struct {
 	// FetchPrivate lets the host read proof pages on private, loopback
 	// and link-local addresses: for development and tests only.
 	FetchPrivate bool
+	// Witnesses are the parties this host names as verifiers: each may
+	// report a finding about an obligation whose proof lists witness.
+	Witnesses []string
 	// Claims is the claims check: ClaimsReal, ClaimsStub or ClaimsNone
 	// (the default), stated in capabilities.checks.claims (§6).
 	Claims string

@@ -56,6 +56,8 @@ type env struct {
 	// publicOnly makes newHost refuse proof pages on private addresses,
 	// as production does; tests serve their pages on loopback.
 	publicOnly bool
+	// witnesses are the verifiers newHost names.
+	witnesses []string
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -107,7 +109,7 @@ func (e *env) newHost(db store.Records) *orp.Host {
 	}
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
-		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer, FetchPrivate: !e.publicOnly})
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ type receiptBody struct {
 	At         string         `json:"at"`
 	URL        string         `json:"url,omitempty"`
 	Found      map[string]any `json:"found,omitempty"`
+	Witness    string         `json:"witness,omitempty"`
 	NextCheck  string         `json:"next_check,omitempty"`
 	Note       string         `json:"note,omitempty"`
 }
@@ -527,4 +528,79 @@ func deadline(due string, activated time.Time) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return activated.Add(d), true
+}
+
+// Witness reports a named verifier's finding about one obligation: the
+// verifier is a party this host names in Options.Witnesses, and the host
+// issues the receipt (method witness) naming it (§13). A witness is never
+// a party of the deal it verifies.
+type Witness struct {
+	Deal       string         `json:"deal"`
+	Obligation string         `json:"obligation"`
+	Result     string         `json:"result"`
+	URL        string         `json:"url,omitempty"`
+	Found      map[string]any `json:"found,omitempty"`
+}
+
+// WitnessReceipt applies a witness's finding, sent with its bearer.
+func (h *Host) WitnessReceipt(ctx context.Context, token string, body []byte) ([]byte, error) {
+	p, err := h.Authenticate(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(h.opts.Witnesses, p.ID) {
+		return nil, refuse(Forbidden, "Only a witness this host names may report a finding.")
+	}
+	var w Witness
+	v, e := decodeStrict(body)
+	if e != nil {
+		return nil, e
+	}
+	if err := remarshal(v, &w); err != nil {
+		return nil, invalid("", "The finding is not valid.")
+	}
+	if w.Result != "verified" && w.Result != "failed" {
+		return nil, invalid("/result", "result is verified or failed.")
+	}
+	for k, f := range w.Found {
+		if _, ok := f.(bool); !ok || !slices.Contains([]string{"link", "code", "disclosure", "target", "content"}, k) {
+			return nil, invalid("/found/"+k, "found holds link, code, disclosure, target or content, each true or false.")
+		}
+	}
+	if w.URL != "" && destinationSyntax(w.URL) != "" {
+		return nil, invalid("/url", "url is the public page the witness read.")
+	}
+	var reply []byte
+	err = h.retry(ctx, func() error {
+		d, r, err := h.loadDeal(ctx, w.Deal)
+		if err != nil {
+			return err
+		}
+		terms, ob := d.termsObligation(w.Obligation), d.obligation(w.Obligation)
+		switch {
+		case d.hasParty(p.ID):
+			return refuse(Forbidden, "A witness cannot verify a deal it is a party of.")
+		case terms == nil || ob == nil:
+			return refuse(NotFound, "No such obligation in this deal.")
+		case !slices.Contains(terms.Proof, "witness"):
+			return refuse(Forbidden, "The terms do not accept a witness as proof of this obligation.")
+		case d.State != stateActive || ob.State != obPending && ob.State != obClaimed:
+			return refuse(StateConflict, "The deal or the obligation is in the wrong state.")
+		}
+		o := &op{h: h, now: h.clock.Now()}
+		rb := receiptBody{Obligation: w.Obligation, Result: w.Result, Method: "witness", At: stamp(o.now), URL: w.URL, Found: w.Found, Witness: p.ID}
+		if err := o.hostReceipt(d, w.Obligation, rb); err != nil {
+			return err
+		}
+		if err := h.maybeComplete(ctx, o, d); err != nil {
+			return err
+		}
+		o.saveDeal(d, r, false)
+		if err := o.publish(ctx, d, nil); err != nil {
+			return err
+		}
+		reply = o.message("receipt", p.ID, d.ID, rb)
+		return o.commit(ctx, nil)
+	})
+	return reply, err
 }

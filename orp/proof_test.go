@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"frontdesk/orp"
+	"frontdesk/orp/schema"
 )
 
 // placeTerms asks the acceptor to place a tracked link with the deal's
@@ -302,4 +305,33 @@ func decode(t *testing.T, raw []byte) map[string]any {
 		t.Fatalf("not JSON: %s", raw)
 	}
 	return m
+}
+
+// TestWitnessReceipt: a verifier the host names reports a finding and
+// the host issues a witness receipt naming it; a party the host does not
+// name, or a party of the deal, cannot (§13).
+func TestWitnessReceipt(t *testing.T) {
+	e := newEnv(t)
+	w := e.join("{}")
+	e.witnesses = []string{w.id}
+	e.host = e.newHost(e.db)
+	offerer, acceptor, deal, _ := e.dealWith(placeTerms("", "witness"))
+	finding := `{"deal":"` + deal + `","obligation":"place","result":"verified","url":"https://acmenotes.example/post","found":{"link":true,"disclosure":true}}`
+	for _, p := range []*party{acceptor, offerer} {
+		if _, err := e.host.WitnessReceipt(context.Background(), p.token, []byte(finding)); orp.AsError(err).Code != orp.Forbidden {
+			t.Fatalf("a finding from a party not named = %v, want forbidden", err)
+		}
+	}
+	raw, err := e.host.WitnessReceipt(context.Background(), w.token, []byte(finding))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mustValidate(schema.Message, raw)
+	rs := e.receipts(acceptor, "place")
+	if len(rs) != 1 || body(rs[0])["method"] != "witness" || body(rs[0])["witness"] != w.id || rs[0]["from"] != e.host.ID() {
+		t.Fatalf("receipts = %v, want a host witness receipt naming the witness", rs)
+	}
+	if got := e.obligationState(acceptor, deal, "place"); got != "verified" {
+		t.Fatalf("obligation = %s", got)
+	}
 }

@@ -67,6 +67,7 @@ func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error)
 		Signer:         signer,
 		Claims:         m.Config.ORP.ClaimsCheck,
 		FetchPrivate:   m.Config.ORP.FetchPrivateAddresses,
+		Witnesses:      m.Config.ORP.Witnesses,
 	})
 }
 

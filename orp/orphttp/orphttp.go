@@ -71,6 +71,7 @@ func (s *Server) routes() []Route {
 		{"GET /orp/keys/{opaque}", http.HandlerFunc(s.keys)},
 		{"GET /orp/constraints", http.HandlerFunc(s.constraints)},
 		{"POST /orp/constraints", http.HandlerFunc(s.tighten)},
+		{"POST /orp/witness", http.HandlerFunc(s.witness)},
 		{"POST /orp/suggest", http.HandlerFunc(s.suggest)},
 		{"OPTIONS /orp/suggest", http.HandlerFunc(preflight)},
 		{"POST /orp/join", http.HandlerFunc(s.join)},
@@ -254,6 +255,16 @@ func (s *Server) constraints(w http.ResponseWriter, r *http.Request) {
 // loosen nothing (H4).
 func (s *Server) tighten(w http.ResponseWriter, r *http.Request) {
 	b, err := s.Host.TightenConstraints(r.Context(), bearer(r), readBody(r))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+// witness takes a named verifier's finding (§13).
+func (s *Server) witness(w http.ResponseWriter, r *http.Request) {
+	b, err := s.Host.WitnessReceipt(r.Context(), bearer(r), readBody(r))
 	if err != nil {
 		s.fail(w, err)
 		return
