@@ -33,6 +33,7 @@ Usage:
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
+  frontdesk orp keys rotate|list [--config F] [--data DIR | --database URL]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -57,6 +58,9 @@ var commands = map[string]struct{ args, about string }{
 	"usp":             {"keys rotate|list [flags]", "The business's USP webhook signing keys, on the same store as serve. rotate adds a key that the\nprofile publishes at once and that signs after usp.key_lead_minutes; the key it replaces keeps\nverifying for usp.key_grace_days. list shows the published keys."},
 	"usp keys rotate": {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
 	"usp keys list":   {"[flags]", "Lists the USP signing keys the business profile publishes."},
+	"orp":             {"keys rotate|list [flags]", "The ORP host's Ed25519 signing keys, on the same store as serve. rotate adds a key that signs from\nthe next start of serve; every key stays published in the discovery document's keys, so what the\nolder keys signed still verifies. list shows the keys."},
+	"orp keys rotate": {"[flags]", "Adds a new ORP host signing key; serve signs with it from its next start."},
+	"orp keys list":   {"[flags]", "Lists the ORP host's signing keys, newest first."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 }
 
@@ -150,6 +154,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runStaff(ctx, args, stdin, stdout, stderr)
 	case "usp":
 		return runUSP(ctx, args, stdout, stderr)
+	case "orp":
+		return runORP(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {

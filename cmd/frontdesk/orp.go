@@ -38,10 +38,7 @@ type orpState struct {
 // the store, created on first start.
 func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error) {
 	origin = strings.TrimSuffix(origin, "/")
-	random := m.Rand
-	if random == nil {
-		random = rand.Reader
-	}
+	random := m.random()
 	signer, err := orp.OpenSigner(ctx, m.store, m.Clock.Now(), random)
 	if err != nil {
 		return nil, err
@@ -69,6 +66,15 @@ func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error)
 		FetchPrivate:   m.Config.ORP.FetchPrivateAddresses,
 		Witnesses:      m.Config.ORP.Witnesses,
 	})
+}
+
+// random is the process's random source: crypto/rand unless a test set
+// its own.
+func (m *Main) random() io.Reader {
+	if m.Rand == nil {
+		return rand.Reader
+	}
+	return m.Rand
 }
 
 // ownerSites are the domains any deal's tracked links may send browsers

@@ -238,3 +238,38 @@ func TestORP_StaffListsPartnerOffers(t *testing.T) {
 		t.Fatalf("suggest = %s, want both of the business's offers", b)
 	}
 }
+
+// TestORP_KeysRotate: `frontdesk orp keys rotate` adds a host signing key;
+// after the restart the host signs with it and the discovery document
+// publishes both, newest first, so a message signed before still
+// verifies.
+func TestORP_KeysRotate(t *testing.T) {
+	dir := t.TempDir()
+	s := startORP(t, dir, "", clock.NewFixed(testNow))
+	discoveryKeys := func() []orp.JWK {
+		_, b := s.do("GET", "/.well-known/orp.json", "", nil, nil)
+		var d orp.Discovery
+		json.Unmarshal(b, &d)
+		return d.Keys
+	}
+	before := discoveryKeys()
+	_, pub, deal, _ := s.dealOn(l2Terms)
+	old := s.snapshot(pub, deal)
+	s.stop()
+	out, _, err := runCmd(t, "orp", "keys", "rotate", "--data", dir)
+	if err != nil || strings.Count(out, "\n") != 2 || !strings.Contains(out, "signs") {
+		t.Fatalf("orp keys rotate = %q, %v", out, err)
+	}
+	s = startORPAt(t, dir, "", clock.NewFixed(testNow.Add(time.Hour)), strings.TrimPrefix(s.url, "http://"))
+	after := discoveryKeys()
+	if len(before) != 1 || len(after) != 2 || after[1].Kid != before[0].Kid || after[0].Kid == before[0].Kid {
+		t.Fatalf("keys before %v, after %v, want the new key first and the old one kept", before, after)
+	}
+	fresh := s.snapshot(pub, deal)
+	if !orp.VerifyHostMessage(old, after) || !orp.VerifyHostMessage(fresh, after) {
+		t.Fatal("a snapshot signed before or after the rotation does not verify against the published keys")
+	}
+	if orp.VerifyHostMessage(fresh, before) {
+		t.Fatal("the host still signs with the old key after the rotation")
+	}
+}
