@@ -44,7 +44,7 @@ type pageFetcher struct {
 
 // newPageFetcher builds the fetcher; allowPrivate lets it reach private
 // and loopback addresses, for development and tests only.
-func newPageFetcher(allowPrivate bool) *pageFetcher {
+func newPageFetcher(allowPrivate bool, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *pageFetcher {
 	dialer := &net.Dialer{Timeout: fetchDial}
 	if !allowPrivate {
 		dialer.Control = func(network, address string, _ syscall.RawConn) error {
@@ -55,8 +55,11 @@ func newPageFetcher(allowPrivate bool) *pageFetcher {
 			return nil
 		}
 	}
+	if dial == nil {
+		dial = dialer.DialContext
+	}
 	transport := &http.Transport{
-		DialContext: dialer.DialContext, TLSHandshakeTimeout: fetchDial, ResponseHeaderTimeout: fetchTimeout,
+		DialContext: dial, TLSHandshakeTimeout: fetchDial, ResponseHeaderTimeout: fetchTimeout,
 		MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second, DisableCompression: false,
 	}
 	return &pageFetcher{client: &http.Client{

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -74,6 +75,9 @@ type Options struct {
 	// FetchPrivate lets the host read proof pages on private, loopback
 	// and link-local addresses: for development and tests only.
 	FetchPrivate bool
+	// FetchDial, when set, replaces the dialer of proof and claims page
+	// reads: tests route a site's name to a page served on loopback.
+	FetchDial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Witnesses are the parties this host names as verifiers: each may
 	// report a finding about an obligation whose proof lists witness.
 	Witnesses []string
@@ -156,7 +160,7 @@ func New(o Options) (*Host, error) {
 	h.links = newLinkCache()
 	h.bots = newBotCache()
 	h.clicks = newBatcher(h)
-	h.fetcher = newPageFetcher(o.FetchPrivate)
+	h.fetcher = newPageFetcher(o.FetchPrivate, o.FetchDial)
 	return h, nil
 }
 

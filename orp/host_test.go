@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -58,6 +59,9 @@ type env struct {
 	publicOnly bool
 	// witnesses are the verifiers newHost names.
 	witnesses []string
+	// claims and dial are newHost's claims check and page dialer.
+	claims string
+	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -109,7 +113,7 @@ func (e *env) newHost(db store.Records) *orp.Host {
 	}
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
-		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses})
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial})
 	if err != nil {
 		e.t.Fatal(err)
 	}
