@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frontdesk/message"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -186,10 +187,13 @@ func (s *Service) retryNotice(ctx context.Context, now time.Time, due store.Reco
 	if n.Attempts > 0 && now.Sub(n.CreatedAt) >= noticeWindow {
 		n.State, n.Due, n.NextAt, n.LeaseUntil = noticeExhausted, "", time.Time{}, time.Time{}
 		writes := []store.Write{{Op: store.OpSwap, Record: record(kindNotice, n.ID, n, version, now)}, dropDue}
-		if flag, ok := s.flagWrite(ctx, now, n.Ref, "notice "+n.ID+" was not delivered within 36 hours"); ok {
-			writes = append(writes, flag)
+		r, err := reservation.Get(ctx, s.st, n.Ref)
+		if err != nil {
+			_, err := s.st.Apply(ctx, writes) // no reservation to flag
+			return "exhausted", err
 		}
-		_, err := s.st.Apply(ctx, writes)
+		_, err = s.desk.Flag(ctx, reservation.Change{Read: r, At: now, Also: []reservation.Addition{reservation.Records(nil, writes...)}},
+			"notice "+n.ID+" was not delivered within 36 hours")
 		return "exhausted", err
 	}
 	n.State, n.LeaseUntil = noticeSending, now.Add(noticeLease)

@@ -32,6 +32,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -44,6 +45,8 @@ type Service struct {
 	// whole pass, longer than one store request may take.
 	locker store.Locker
 	inv    *inventory.Inventory
+	// desk writes every reservation, hold and release.
+	desk   *reservation.Desk
 	pricer *pricing.Pricer
 	clock  clock.Clock
 	rand   io.Reader
@@ -92,8 +95,14 @@ func New(o Options) *Service {
 	}
 	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
 	s.inv = inventory.New(s.st)
+	s.desk = reservation.NewDesk(s.st)
 	return s
 }
+
+// Desk is the reservation desk every door of this business writes
+// through; a door registers its subscribers and end hooks on it at
+// wiring.
+func (s *Service) Desk() *reservation.Desk { return s.desk }
 
 // secret is the operational key for proofs and keyed mailbox hashes. It
 // is created once in the store, so every instance on one store shares it,

@@ -236,6 +236,19 @@ type ORP struct {
 	// findings at POST /orp/witness about obligations whose proof lists
 	// witness.
 	Witnesses []string `toml:"witnesses"`
+	// StripeWebhookSecretEnv and StripeWebhookSecretFile name where the
+	// signing secret of the Stripe-compatible webhook at
+	// /orp/providers/stripe is kept; without one, that endpoint refuses
+	// every event.
+	StripeWebhookSecretEnv  string `toml:"stripe_webhook_secret_env"`
+	StripeWebhookSecretFile string `toml:"stripe_webhook_secret_file"`
+	StripeWebhookSecret     string `toml:"-"`
+	// ResolverTokenEnv and ResolverTokenFile name where the token of the
+	// dispute resolver (the operator, on /orp/resolve) is kept; without
+	// one, disputes stay open.
+	ResolverTokenEnv  string `toml:"resolver_token_env"`
+	ResolverTokenFile string `toml:"resolver_token_file"`
+	ResolverToken     string `toml:"-"`
 }
 
 // Server is how the process listens and reports.

@@ -381,6 +381,12 @@ func (c Config) validateORP(v *validator) {
 	if o.ReferralBps < 0 || o.ReferralBps > 10000 {
 		v.add("orp.referral_bps", "must be from 0 (no referral offer) to 10000, got %d", o.ReferralBps)
 	}
+	if o.StripeWebhookSecretEnv != "" && o.StripeWebhookSecretFile != "" {
+		v.add("orp.stripe_webhook_secret_env", "give stripe_webhook_secret_env or stripe_webhook_secret_file, not both")
+	}
+	if o.ResolverTokenEnv != "" && o.ResolverTokenFile != "" {
+		v.add("orp.resolver_token_env", "give resolver_token_env or resolver_token_file, not both")
+	}
 	for i, d := range o.Sites {
 		if !domainName.MatchString(d) {
 			v.add(fmt.Sprintf("orp.sites[%d]", i), "must be a lowercase domain name such as shop.example.com, got %q", d)

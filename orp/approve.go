@@ -56,6 +56,17 @@ func (h *Host) ViewEscalation(ctx context.Context, id string) (Escalation, error
 			return Escalation{}, err
 		}
 		v.Terms, t = d.Terms, &d.t
+	case "amend":
+		d, _, err := h.loadDeal(ctx, e.Key)
+		if err != nil {
+			return Escalation{}, err
+		}
+		if d.Pending != nil {
+			v.Terms = d.Pending.Terms
+			if pt, err := decodeTerms(d.Pending.Terms); err == nil {
+				t = &pt
+			}
+		}
 	case "offer":
 		of, _, err := h.loadOffer(ctx, e.Key)
 		if err != nil {
@@ -273,6 +284,19 @@ func (h *Host) approve(ctx context.Context, o *op, id, assurance string, onDeal 
 		}
 		save(d, r)
 		return d, o.publish(ctx, d, links)
+	case "amend":
+		d, r, err := h.loadDeal(ctx, e.Key)
+		if err != nil {
+			return nil, err
+		}
+		if d.State != stateActive || d.Pending == nil || d.Waiting == nil || d.Waiting.Escalation != e.ID || d.Pending.TermsHash != e.TermsHash {
+			return nil, refuse(StateConflict, "The deal is in the wrong state.")
+		}
+		links := o.bindAmendment(ctx, d, o.party.ID)
+		save(d, r)
+		return d, o.publish(ctx, d, links)
+	case "settle":
+		return nil, h.approveSettle(ctx, o, e)
 	case "execute":
 		d, r, err := h.loadDeal(ctx, e.Key)
 		if err != nil {
@@ -308,7 +332,7 @@ func (h *Host) approve(ctx context.Context, o *op, id, assurance string, onDeal 
 		}
 		s.Status, s.Waiting = statusListed, nil
 		o.writes = append(o.writes, swap(r, s, o.now))
-		o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: s.Space, Status: statusListed})
+		o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: withVerified(s.Space, s.Verified), Status: statusListed})
 		return nil, nil
 	}
 	return nil, refuse(NotFound, "No such escalation for this party.")

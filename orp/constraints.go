@@ -206,7 +206,7 @@ type spend struct {
 	currency  string
 	mixed     bool  // more than one currency
 	unbounded bool  // pay with no cap
-	rateBps   int64 // the highest rate of revenue
+	rateBps   int64 // the highest rate of revenue; an uncapped rate is bounded by max_rate_bps alone
 }
 
 func spending(t *terms, role string) spend {
@@ -219,11 +219,24 @@ func spending(t *terms, role string) spend {
 		var m *Money
 		switch {
 		case ob.RateBps > 0:
+			// A share of revenue: max_rate_bps is the cap that applies,
+			// and a cap on the obligation adds its amount.
 			s.rateBps = max(s.rateBps, ob.RateBps)
+			if ob.Cap == nil {
+				continue
+			}
 			m = ob.Cap
 		case ob.Per == "deal" || ob.Per == "":
 			m = ob.Amount
-		default: // per placement, click or conversion: only a cap bounds it
+		case ob.Per == "placement" && ob.Amount != nil && ob.Cap == nil:
+			n := int64(0)
+			for _, pl := range t.Obligations {
+				if pl.Action == "place" && pl.By != role {
+					n += int64(max(pl.Count, 1))
+				}
+			}
+			m = &Money{AmountMinor: ob.Amount.AmountMinor * n, Currency: ob.Amount.Currency}
+		default: // per click or conversion: only a cap bounds it
 			m = ob.Cap
 		}
 		if m == nil {
@@ -250,10 +263,13 @@ func (s spend) overBudget(b *Budget, monthSpent int64) bool {
 	if !s.committed {
 		return false
 	}
-	if b == nil || b.PerDeal == nil && b.PerMonth == nil {
+	if b == nil || s.unbounded {
 		return true
 	}
 	if s.rateBps > 0 && (b.MaxRateBps == nil || s.rateBps > *b.MaxRateBps) {
+		return true
+	}
+	if s.amount > 0 && b.PerDeal == nil && b.PerMonth == nil {
 		return true
 	}
 	if b.PerDeal != nil && !s.within(b.PerDeal, 0) {

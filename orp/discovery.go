@@ -92,9 +92,10 @@ func (h *Host) DestinationRule() string {
 }
 
 // capabilities are what the host handles and sends (§6): the proofs it
-// verifies or accepts (proof.go) and the claims check it runs (claims.go).
+// verifies or accepts (proof.go; provider, by signed payment-provider
+// events, provider.go) and the claims check it runs (claims.go).
 func (h *Host) capabilities() map[string]any {
-	proofs := []string{"link", "proof_url", "platform_check", "attestation"}
+	proofs := []string{"link", "provider", "proof_url", "platform_check", "attestation"}
 	if len(h.opts.Witnesses) > 0 {
 		proofs = append(proofs, "witness")
 	}

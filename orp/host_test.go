@@ -62,6 +62,8 @@ type env struct {
 	// claims and dial are newHost's claims check and page dialer.
 	claims string
 	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	// fetcher is the host's page fetcher; nil is the real one.
+	fetcher orp.Fetcher
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -105,15 +107,13 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 }
 
 func (e *env) newHost(db store.Records) *orp.Host {
-	// The key ring draws from its own source, so party and deal ids stay
-	// the same whether or not the host signs.
-	signer, err := orp.OpenSigner(context.Background(), db, e.clock.Now(), newSeeded())
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	// The host signs with the fixed test key (l3_helpers_test.go), so
+	// signed golden bytes repeat.
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
-		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: signer, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial})
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: orp.NewSigner("host-test", hostKey),
+		ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
+		Fetcher: e.fetcher, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -68,88 +68,6 @@ func (d *dealRecord) verifiedFor(obligation, party string) bool {
 	return ps == nil || ps.Method != "attestation" || ps.By == party
 }
 
-// kindRepInput keys the reputation inputs (§15.3 rule 1): one per host
-// receipt, by obligor. Attestations never appear here.
-const kindRepInput = "orp.repin"
-
-// ReputationInput is one host receipt about a party's obligation.
-type ReputationInput struct {
-	Deal         string    `json:"deal"`
-	Obligation   string    `json:"obligation"`
-	Counterparty string    `json:"counterparty"`
-	Method       string    `json:"method"`
-	Result       string    `json:"result"`
-	At           time.Time `json:"at"`
-}
-
-// ReputationInputs lists the host receipts about party's obligations,
-// oldest first: the only inputs orp-rep-1 counts besides resolved
-// disputes. Attestations, execute claims and test clicks are not here.
-func (h *Host) ReputationInputs(ctx context.Context, party string) ([]ReputationInput, error) {
-	opaque := h.opaqueOf(party)
-	if opaque == "" {
-		return nil, refuse(NotFound, "No such party on this host.")
-	}
-	var out []ReputationInput
-	after := ""
-	for {
-		recs, err := h.store.List(ctx, kindRepInput, opaque+"/", after, 200)
-		if err != nil {
-			return nil, fmt.Errorf("reputation inputs: %w", err)
-		}
-		for _, r := range recs {
-			var in ReputationInput
-			if err := json.Unmarshal(r.Value, &in); err != nil {
-				return nil, fmt.Errorf("decode reputation input %s: %w", r.Key, err)
-			}
-			out = append(out, in)
-		}
-		if len(recs) < 200 {
-			return out, nil
-		}
-		after = recs[len(recs)-1].Key
-	}
-}
-
-// hostReceipt sends both parties a host receipt about one obligation and
-// applies its result: verified or failed, with the receipt's id on the
-// obligation. It records the reputation input, and, for a verification
-// of an obligation with keep, schedules its rechecks.
-func (o *op) hostReceipt(d *dealRecord, obligation string, rb receiptBody) error {
-	ob := d.obligation(obligation)
-	if ob == nil {
-		return fmt.Errorf("receipt: no obligation %s in deal %s", obligation, d.ID)
-	}
-	rb.Obligation = obligation
-	rid := ""
-	for _, party := range []string{d.Offerer, d.Acceptor} {
-		msg := o.message("receipt", party, d.ID, rb)
-		if rid == "" {
-			var m struct {
-				ID string `json:"id"`
-			}
-			if err := json.Unmarshal(msg, &m); err != nil {
-				return fmt.Errorf("read receipt id: %w", err)
-			}
-			rid = m.ID
-		}
-		o.deliver(party, msg)
-	}
-	ob.State, ob.Receipt = rb.Result, rid
-	if rb.Result == "partial" {
-		ob.State = obClaimed
-	}
-	obligor := obligor(d, obligation)
-	counterparty := d.Offerer
-	if obligor == d.Offerer {
-		counterparty = d.Acceptor
-	}
-	in := ReputationInput{Deal: d.ID, Obligation: obligation, Counterparty: counterparty, Method: rb.Method, Result: rb.Result, At: o.now}
-	key := fmt.Sprintf("%s/%s/%s/%s", o.h.opaqueOf(obligor), stampMilli(o.now), d.ID, obligation)
-	o.writes = append(o.writes, create(kindRepInput, key, in, o.now))
-	return nil
-}
-
 // termsObligation is the obligation id of the deal's terms.
 func (d *dealRecord) termsObligation(id string) *obligation {
 	for i := range d.t.Obligations {
@@ -409,29 +327,28 @@ func (o *op) schedule(ps *proofState, terms *obligation) {
 	ps.NextCheck = &next
 }
 
-// kindDispute keys dispute records by deal.
-const kindDispute = "orp.dispute"
-
-// Dispute is a dispute on one obligation (§15.2).
+// Dispute is a dispute on one obligation as the owner's pages and tests
+// read it (§15.2).
 type Dispute struct {
-	ID         string    `json:"id"`
-	Deal       string    `json:"deal"`
-	Obligation string    `json:"obligation"`
-	Claim      string    `json:"claim"`
-	Opener     string    `json:"opener"`
-	State      string    `json:"state"`
-	At         time.Time `json:"at"`
+	ID, Obligation, Claim, Opener, State string
 }
 
-// openDispute opens a dispute the host raises itself (a failed recheck)
-// and moves the deal to disputed.
+// openDispute opens a dispute the host raises itself (a failed recheck,
+// P6) against the obligor, and moves the deal to disputed.
 func (o *op) openDispute(d *dealRecord, obligation, claim string) {
-	dr := Dispute{ID: o.h.newID("dsp_", 12), Deal: d.ID, Obligation: obligation, Claim: claim, Opener: o.h.id, State: "open", At: o.now}
-	o.writes = append(o.writes, create(kindDispute, d.ID+"/"+dr.ID, dr, o.now))
+	obligor := obligor(d, obligation)
+	r := disputeRecord{ID: o.h.newID("dsp_", 12), Deal: d.ID, Obligation: obligation, Opener: o.h.id, Respondent: obligor,
+		Claim: claim, State: disputeOpen, Opened: o.now,
+		Statements: []disputeStatement{{Party: o.h.id, Action: "open", Statement: "The host's recheck no longer found the work on its page.", At: o.now}}}
+	o.writes = append(o.writes, create(kindDispute, o.h.disputeKey(d.ID, o.h.id, r.ID), r, o.now))
+	d.Disputes = append(d.Disputes, disputeRef{ID: r.ID, Obligation: obligation, Opener: o.h.id})
+	if d.State != stateDisputed {
+		d.PreDispute = d.State
+	}
 	d.State = stateDisputed
 }
 
-// Disputes lists a deal's dispute records, for the owner's pages.
+// Disputes lists a deal's disputes, for the owner's pages.
 func (h *Host) Disputes(ctx context.Context, deal string) ([]Dispute, error) {
 	recs, err := h.store.List(ctx, kindDispute, deal+"/", "", 100)
 	if err != nil {
@@ -439,17 +356,18 @@ func (h *Host) Disputes(ctx context.Context, deal string) ([]Dispute, error) {
 	}
 	out := make([]Dispute, 0, len(recs))
 	for _, r := range recs {
-		var dr Dispute
+		var dr disputeRecord
 		if err := json.Unmarshal(r.Value, &dr); err != nil {
 			return nil, fmt.Errorf("decode dispute %s: %w", r.Key, err)
 		}
-		out = append(out, dr)
+		out = append(out, Dispute{ID: dr.ID, Obligation: dr.Obligation, Claim: dr.Claim, Opener: dr.Opener, State: dr.State})
 	}
 	return out, nil
 }
 
-// sweepProofs reads the pages due for a first check or a recheck, and
-// fails obligations whose due passed without proof (§12).
+// sweepProofs reads the pages due for a first check or a recheck; the
+// sweep's obligation pass fails those whose due passed without proof
+// (§12, sweepObligations).
 func (h *Host) sweepProofs(ctx context.Context, dealID string, res *SweepResult) error {
 	d, _, err := h.loadDeal(ctx, dealID)
 	if err != nil {
@@ -468,66 +386,7 @@ func (h *Host) sweepProofs(ctx context.Context, dealID string, res *SweepResult)
 			res.Verified++
 		}
 	}
-	if err := h.failOverdue(ctx, dealID); err != nil {
-		errs = append(errs, err)
-	}
 	return errors.Join(errs...)
-}
-
-// failOverdue fails every obligation of the deal still pending or
-// claimed after its due, with a host receipt (§12). Pay and credit are
-// settled through payouts, not here.
-func (h *Host) failOverdue(ctx context.Context, dealID string) error {
-	return h.retry(ctx, func() error {
-		d, r, err := h.loadDeal(ctx, dealID)
-		if err != nil {
-			return err
-		}
-		if d.State != stateActive || d.Activated == nil {
-			return nil
-		}
-		o := &op{h: h, now: h.clock.Now()}
-		failed := false
-		for _, t := range d.t.Obligations {
-			ob := d.obligation(t.ID)
-			if t.Due == "" || t.Action == "pay" || t.Action == "credit" || ob == nil || ob.State != obPending && ob.State != obClaimed {
-				continue
-			}
-			due, ok := deadline(t.Due, *d.Activated)
-			if !ok || o.now.Before(due) {
-				continue
-			}
-			method := "link"
-			if len(t.Proof) > 0 && t.Proof[0] != "attestation" {
-				method = t.Proof[0]
-			}
-			if err := o.hostReceipt(d, t.ID, receiptBody{Result: "failed", Method: method, At: stamp(o.now),
-				Note: "Nothing proved this obligation before it was due."}); err != nil {
-				return err
-			}
-			failed = true
-		}
-		if !failed {
-			return nil
-		}
-		o.saveDeal(d, r, false)
-		if err := o.publish(ctx, d, nil); err != nil {
-			return err
-		}
-		return o.commit(ctx, nil)
-	})
-}
-
-// deadline is a due: a timestamp, or a duration from activation.
-func deadline(due string, activated time.Time) (time.Time, bool) {
-	if t, err := time.Parse(time.RFC3339Nano, due); err == nil {
-		return t, true
-	}
-	d, ok := isoDuration(due)
-	if !ok || d <= 0 {
-		return time.Time{}, false
-	}
-	return activated.Add(d), true
 }
 
 // Witness reports a named verifier's finding about one obligation: the

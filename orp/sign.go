@@ -141,6 +141,13 @@ func (ring keyRing) signer() (*Signer, error) {
 	return s, nil
 }
 
+// NewSigner is a signer of one fixed key, published under kid: for tests
+// and hosts that keep their key outside the store.
+func NewSigner(kid string, key ed25519.PrivateKey) *Signer {
+	pub := key.Public().(ed25519.PublicKey)
+	return &Signer{kid: kid, key: key, keys: []JWK{{Kty: "OKP", Crv: "Ed25519", X: base64.RawURLEncoding.EncodeToString(pub), Kid: kid, Alg: "EdDSA", Use: "sig"}}}
+}
+
 // KeyID is the kid of the key that signs.
 func (s *Signer) KeyID() string { return s.kid }
 

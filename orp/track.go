@@ -503,12 +503,15 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 			return err
 		}
 		ob := d.obligation(l.Obligation)
-		if ob == nil || ob.State != obPending && ob.State != obClaimed || d.State != stateActive {
+		if ob == nil || ob.State != obPending && ob.State != obClaimed || !d.running() {
 			return nil
 		}
 		o := &op{h: h, now: h.clock.Now()}
 		rb := receiptBody{Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
 		if err := o.hostReceipt(d, l.Obligation, rb); err != nil {
+			return err
+		}
+		if err := o.payDue(ctx, d); err != nil {
 			return err
 		}
 		if err := h.maybeComplete(ctx, o, d); err != nil {
@@ -523,11 +526,15 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 }
 
 // maybeComplete completes a deal whose obligations are all verified or
-// waived and whose kept work had its final check, when no pay keeps it
-// running (§12); its links turn plain (T8).
+// waived and whose kept work had its final check, when no pay per click
+// or conversion keeps it running (§12): pay per deal or placement is
+// verified once its payouts are paid. Its links turn plain (T8).
 func (h *Host) maybeComplete(ctx context.Context, o *op, d *dealRecord) error {
-	for _, ob := range d.t.Obligations {
-		if ob.Action == "pay" || ob.Action == "credit" {
+	if d.State != stateActive {
+		return nil
+	}
+	for _, p := range d.payTerms() {
+		if p.per == "click" || p.per == "conversion" {
 			return nil
 		}
 	}
@@ -542,5 +549,6 @@ func (h *Host) maybeComplete(ctx context.Context, o *op, d *dealRecord) error {
 		}
 	}
 	endDeal(d, stateCompleted, o.now)
+	o.repCompletedDeal(d)
 	return o.plainLinks(ctx, d, "", o.now)
 }

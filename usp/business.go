@@ -94,6 +94,9 @@ func New(opts Options) (*Business, error) {
 		creds: opts.Credentials, observe: opts.Observe,
 	}
 	b.SetKeys(opts.Keys)
+	if b.bookings != nil {
+		b.attach(b.bookings.Desk())
+	}
 	return b, nil
 }
 

@@ -151,6 +151,9 @@ type detailData struct {
 // actionsFor lists the actions staff may take on a reservation in
 // state, in the words of the screen.
 func actionsFor(state reservation.State) []action {
+	if state == reservation.OnHold {
+		return nil // a platform's tentative hold awaits no one: the desk refuses every staff decision on it
+	}
 	confirm := "Confirm"
 	if state == reservation.Requested {
 		confirm = "Accept (holds the room)"
@@ -178,6 +181,7 @@ var results = map[string]string{
 	"cancelled-queued": "Cancelled and the room released. The guest's email could not be sent yet; it will be retried.",
 	"cancelled-none":   "Cancelled and the room released.",
 	"completed-none":   "Marked completed.",
+	"booked":           "Booked and confirmed; the room is held.",
 	"moved-none":       "Marked moved; its room is released.",
 	"illegal":          "That action does not apply to the reservation as it is now; it may have changed meanwhile.",
 	"noroom":           "No room of this type is free for these nights any more, so the request was not accepted. Nothing changed.",

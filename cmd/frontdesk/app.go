@@ -189,6 +189,13 @@ func loadSecrets(c *config.Config) error {
 	if (s.MetricsTokenEnv != "" || s.MetricsTokenFile != "") && s.MetricsToken == "" {
 		return fmt.Errorf("server: metrics_token_env or metrics_token_file is set but holds no token; /metrics would be open")
 	}
+	o := &c.ORP
+	if o.StripeWebhookSecret, err = secret("orp.stripe_webhook_secret", o.StripeWebhookSecretEnv, o.StripeWebhookSecretFile); err != nil {
+		return err
+	}
+	if o.ResolverToken, err = secret("orp.resolver_token", o.ResolverTokenEnv, o.ResolverTokenFile); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -274,7 +281,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
-	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Logger: m.Logger})
+	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err
 	}

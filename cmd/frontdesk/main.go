@@ -62,6 +62,7 @@ var commands = map[string]struct{ args, about string }{
 	"orp keys rotate": {"[flags]", "Adds a new ORP host signing key; serve signs with it from its next start."},
 	"orp keys list":   {"[flags]", "Lists the ORP host's signing keys, newest first."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
+	"staff book":      {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
 }
 
 func main() {
