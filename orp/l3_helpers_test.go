@@ -13,25 +13,9 @@ import (
 	"frontdesk/orp/schema"
 )
 
-// hostKey is the test host's signing key: a fixed seed, so signatures
-// repeat. The host's own key management is not part of these tests; any
-// orp.Signer serves.
+// hostKey is the test host's signing key (orp.NewSigner, kid host-test):
+// a fixed seed, so signatures and signed golden bytes repeat.
 var hostKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize))
-
-type testSigner struct{ key ed25519.PrivateKey }
-
-func (s testSigner) Sign(msg []byte) ([]byte, error) {
-	sig, err := orp.SignDetached(msg, "host-test", s.key)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, err
-	}
-	m["sig"], _ = json.Marshal(sig)
-	return json.Marshal(m)
-}
 
 const (
 	testWebhookSecret = "whsec_test_0123456789abcdef"
