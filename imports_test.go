@@ -37,7 +37,7 @@ var (
 	// A front knows no protocol: it imports only helpers.
 	fronts = []string{"mcpfront"}
 	// Helpers under internal/ have one purpose each and stand alone.
-	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate"}
+	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest", "inventory/inventorytest"}
@@ -349,5 +349,34 @@ func TestDeskWriteProblems(t *testing.T) {
 		if got := len(deskWriteProblems(tt.name+".go", tt.src)) > 0; got != tt.bad {
 			t.Errorf("%s: refused = %v, want %v (%q)", tt.name, got, tt.bad, deskWriteProblems(tt.name+".go", tt.src))
 		}
+	}
+}
+
+// TestRoutesAreMountedInOneFile: in the command, only routes.go gives a
+// handler its pattern, so one file lists every entry point.
+func TestRoutesAreMountedInOneFile(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("cmd/frontdesk/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") || filepath.Base(path) == "routes.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Handle" || sel.Sel.Name == "HandleFunc") {
+				t.Errorf("%s: %s mounts a handler; mount every route in cmd/frontdesk/routes.go", fset.Position(call.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }

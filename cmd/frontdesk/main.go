@@ -34,6 +34,11 @@ Usage:
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
   frontdesk orp keys rotate|list [--config F] [--data DIR | --database URL]
+  frontdesk backup FILE [--config F] [--data DIR]
+  frontdesk restore FILE [--config F] [--data DIR]
+  frontdesk refusals [--config F]
+  frontdesk registry-json [--config F] [--name NS/NAME] [--version X.Y.Z] [--out FILE]
+  frontdesk forget --email ADDRESS [--dry-run] [--config F] [--data DIR | --database URL]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -61,6 +66,11 @@ var commands = map[string]struct{ args, about string }{
 	"orp":             {"keys rotate|list [flags]", "The ORP host's Ed25519 signing keys, on the same store as serve. rotate adds a key that signs from\nthe next start of serve; every key stays published in the discovery document's keys, so what the\nolder keys signed still verifies. list shows the keys."},
 	"orp keys rotate": {"[flags]", "Adds a new ORP host signing key; serve signs with it from its next start."},
 	"orp keys list":   {"[flags]", "Lists the ORP host's signing keys, newest first."},
+	"backup":          {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
+	"restore":         {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
+	"refusals":        {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
+	"forget":          {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
+	"registry-json":   {"[--name NS/NAME] [--version X.Y.Z] [--out FILE] [flags]", "Writes server.json for the MCP Registry: the hub at deployment.public_url (https) with the tools it\nlists, under the publisher-provided metadata. docs/listing.md says how to publish it."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 	"staff book":      {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
 }
@@ -157,6 +167,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runUSP(ctx, args, stdout, stderr)
 	case "orp":
 		return runORP(ctx, args, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args, stdout, stderr)
+	case "refusals":
+		return runRefusals(ctx, args, stdout, stderr)
+	case "forget":
+		return runForget(ctx, args, stdout, stderr)
+	case "registry-json":
+		return runRegistryJSON(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {
@@ -226,35 +246,6 @@ func ignoreHelp(err error) error {
 		return nil
 	}
 	return err
-}
-
-// moduleVersion is the version set at link time, else the module version
-// the build recorded (a pseudo-version from VCS for a build in a clone).
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return version
-}
-
-// versionLine names the module version and the VCS revision of the build.
-func versionLine() string {
-	v, rev := moduleVersion(), "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		modified := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-		if modified {
-			rev += " (modified)"
-		}
-	}
-	return fmt.Sprintf("frontdesk %s, revision %s", v, rev)
 }
 
 // loadConfig reads and validates a config file; every problem is reported,
