@@ -31,8 +31,8 @@ const (
 )
 
 // errPrivateAddress is a fetch refused because it would reach an address
-// that is not public.
-var errPrivateAddress = errors.New("the address is not public")
+// that is not public (PublicAddr, spacefetch.go).
+var errPrivateAddress = ErrPrivateAddress
 
 // errTooLarge is a page over fetchMaxBytes.
 var errTooLarge = errors.New("the page is over 1 MiB")
@@ -49,7 +49,7 @@ func newPageFetcher(allowPrivate bool, dial func(ctx context.Context, network, a
 	if !allowPrivate {
 		dialer.Control = func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !publicAddr(ap.Addr()) {
+			if err != nil || !PublicAddr(ap.Addr()) {
 				return errPrivateAddress
 			}
 			return nil
@@ -74,33 +74,6 @@ func newPageFetcher(allowPrivate bool, dial func(ctx context.Context, network, a
 			return nil
 		},
 	}}
-}
-
-// publicAddr reports an address on the public internet.
-func publicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
-		return false
-	}
-	for _, p := range nonPublic {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
-
-// nonPublic are ranges the netip predicates do not cover: shared address
-// space (carrier NAT), documentation, benchmarking and reserved blocks.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("2001:db8::/32"),
 }
 
 // fetch returns the text of the page at url, unescaped and lowercased
