@@ -256,6 +256,22 @@ type ORP struct {
 	// MaxReportMinor is the largest amount, in minor units, a payer may
 	// report for one conversion; 0 means 100,000,000,000.
 	MaxReportMinor int64 `toml:"max_report_minor"`
+	// ReferralBps, when above 0, lists the business's own standing offer
+	// on the host: a referral link to the first location's booking form,
+	// paying this share (basis points) of each booking it brings. 0 lists
+	// none.
+	ReferralBps int `toml:"referral_bps"`
+	// ClaimsCheck is the claims check the host runs before it lists a
+	// standing offer: "real" (reads the destination pages), "stub" (holds
+	// every offer for review) or "none" (the default). Discovery states it.
+	ClaimsCheck string `toml:"claims_check"`
+	// FetchPrivateAddresses lets the host read proof pages on private,
+	// loopback and link-local addresses: for development only.
+	FetchPrivateAddresses bool `toml:"fetch_private_addresses"`
+	// Witnesses are party ids of verifiers the host names: each reports
+	// findings at POST /orp/witness about obligations whose proof lists
+	// witness.
+	Witnesses []string `toml:"witnesses"`
 	// StripeWebhookSecretEnv and StripeWebhookSecretFile name where the
 	// signing secret of the Stripe-compatible webhook at
 	// /orp/providers/stripe is kept; without one, that endpoint refuses

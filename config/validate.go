@@ -416,6 +416,14 @@ func (c Config) validateORP(v *validator) {
 	if o.ClicksPerMinute < 0 {
 		v.add("orp.clicks_per_minute", "must be 0 (the default, 120) or more, got %d", o.ClicksPerMinute)
 	}
+	switch o.ClaimsCheck {
+	case "", "real", "stub", "none":
+	default:
+		v.add("orp.claims_check", "must be real, stub or none, got %q", o.ClaimsCheck)
+	}
+	if o.ReferralBps < 0 || o.ReferralBps > 10000 {
+		v.add("orp.referral_bps", "must be from 0 (no referral offer) to 10000, got %d", o.ReferralBps)
+	}
 	if o.StripeWebhookSecretEnv != "" && o.StripeWebhookSecretFile != "" {
 		v.add("orp.stripe_webhook_secret_env", "give stripe_webhook_secret_env or stripe_webhook_secret_file, not both")
 	}

@@ -65,6 +65,9 @@ type StaffScreen struct {
 	// ClientAddr names the client for sign-in limits; nil means the
 	// connection's address.
 	ClientAddr func(*http.Request) string
+	// Partners lists the business's own ORP standing offers; nil when the
+	// ORP host is off.
+	Partners PartnerOffers
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -102,6 +105,8 @@ func (s *StaffScreen) Routes() []Route {
 		{"GET /staff/users", s.signedIn(s.users)},
 		{"POST /staff/users", s.signedIn(s.addUser)},
 		{"POST /staff/users/{username}", s.signedIn(s.changeUser)},
+		{"GET /staff/partners", s.signedIn(s.partners)},
+		{"POST /staff/partners", s.signedIn(s.listReferral)},
 	}
 }
 
@@ -185,6 +190,9 @@ func (s *StaffScreen) nav(u staff.User) []page.Link {
 		{Href: "/staff/calendar", Text: "Calendar"}}
 	if u.Role == staff.Owner {
 		links = append(links, page.Link{Href: "/staff/settings", Text: "Settings"}, page.Link{Href: "/staff/users", Text: "Logins"})
+		if s.Partners != nil {
+			links = append(links, page.Link{Href: "/staff/partners", Text: "Partner offers"})
+		}
 	}
 	return append(links, page.Link{Href: "/staff/signout", Text: "Sign out " + u.Username})
 }

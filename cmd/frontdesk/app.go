@@ -367,7 +367,7 @@ func (m *Main) Run(ctx context.Context) error {
 		bounded(window, func() { m.Close() })
 	}()
 	if m.Config.ORP.Enabled {
-		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
+		h, err := m.newORPHost(ctx, m.Config.Deployment.PublicURL)
 		if err != nil {
 			ln.Close()
 			return err

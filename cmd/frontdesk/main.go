@@ -33,6 +33,7 @@ Usage:
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
+  frontdesk orp keys rotate|list [--config F] [--data DIR | --database URL]
   frontdesk backup FILE [--config F] [--data DIR]
   frontdesk restore FILE [--config F] [--data DIR]
   frontdesk refusals [--config F]
@@ -72,6 +73,9 @@ var commands = map[string]struct{ args, about string }{
 	"refusals":             {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
 	"forget":               {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
 	"registry-json":        {"[--name NS/NAME] [--version X.Y.Z] [--out FILE] [flags]", "Writes server.json for the MCP Registry: the hub at deployment.public_url (https) with the tools it\nlists, under the publisher-provided metadata. docs/listing.md says how to publish it."},
+	"orp":                  {"keys rotate|list [flags]", "The ORP host's Ed25519 signing keys, on the same store as serve. rotate adds a key that signs from\nthe next start of serve; every key stays published in the discovery document's keys, so what the\nolder keys signed still verifies. list shows the keys."},
+	"orp keys rotate":      {"[flags]", "Adds a new ORP host signing key; serve signs with it from its next start."},
+	"orp keys list":        {"[flags]", "Lists the ORP host's signing keys, newest first."},
 }
 
 func main() {
@@ -164,6 +168,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runStaff(ctx, args, stdin, stdout, stderr)
 	case "usp":
 		return runUSP(ctx, args, stdout, stderr)
+	case "orp":
+		return runORP(ctx, args, stdout, stderr)
 	case "backup":
 		return runBackup(ctx, args, stdout, stderr)
 	case "restore":

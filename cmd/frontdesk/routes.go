@@ -107,7 +107,8 @@ func (m *Main) routes() http.Handler {
 	// The ORP host: its HTTP binding, with discovery, suggest and join open
 	// to pages of any origin (§4.2), and its MCP binding.
 	if m.orp != nil {
-		srv := &orphttp.Server{Host: m.orp.host, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name, Nav: m.nav()}
+		srv := &orphttp.Server{Host: m.orp.host, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name, Nav: m.nav(),
+			Mail: m.mailer, MailFrom: m.Config.Mail.From}
 		crossOrigin := map[string]bool{
 			"GET /.well-known/orp.json": true, "OPTIONS /.well-known/orp.json": true,
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
@@ -123,8 +124,10 @@ func (m *Main) routes() http.Handler {
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
 		// decodes them.
+		// A session that joined keeps acting as its party across a
+		// restart: the host keeps the join in its store (§4.3).
 		orpMCP := mcpfront.Handler(orpmcp.New(m.orp.host, opts), mcpfront.HTTPOptions{
-			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
+			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Resume: m.orp.host.SessionJoined,
 		})
 		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
 	}

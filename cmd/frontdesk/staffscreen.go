@@ -11,10 +11,14 @@ import (
 // staffScreen builds the staff screen on this process's store, clock and
 // booking core.
 func (m *Main) staffScreen() *web.StaffScreen {
+	var partners web.PartnerOffers
+	if m.orp != nil {
+		partners = partnerOffers{m}
+	}
 	logins := &lazyLogins{open: func() (*staff.Service, error) {
 		return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
 	}}
-	return &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"),
+	return &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
 		Logins: logins, Admin: lazyAdmin{logins}, Clock: m.Clock}
 }
 

@@ -34,11 +34,18 @@ var style string
 //go:embed signature.js
 var signaturePad string
 
+// passkey is the script of the ORP owner pages' passkey forms: it runs
+// the WebAuthn ceremony whose options the page carries and posts the
+// answer with the form. Pages include it as <script>{{.Passkey}}</script>.
+//
+//go:embed passkey.js
+var passkey string
+
 // ContentSecurityPolicy allows the pages nothing but their own inline
-// style sheet, the drawing pad's script, forms posted to this server and
-// no framing.
-var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; script-src 'sha256-%s'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-	hash(style), hash(signaturePad))
+// style sheet, the drawing pad's and the passkey forms' scripts, images of
+// this server, data: and https:, forms posted to this server and no framing.
+var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; script-src 'sha256-%s' 'sha256-%s'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+	hash(style), hash(signaturePad), hash(passkey))
 
 func hash(s string) string {
 	h := sha256.Sum256([]byte(s))
@@ -89,11 +96,12 @@ func (s *Set) Render(w http.ResponseWriter, r *http.Request, logger *slog.Logger
 	err := fmt.Errorf("no page %q", name)
 	if ok {
 		err = t.ExecuteTemplate(&buf, "layout", struct {
-			Nav    []Link
-			Style  template.CSS
-			Script template.JS
-			Page   any
-		}{nav, template.CSS(style), template.JS(signaturePad), data})
+			Nav     []Link
+			Style   template.CSS
+			Script  template.JS
+			Passkey template.JS
+			Page    any
+		}{nav, template.CSS(style), template.JS(signaturePad), template.JS(passkey), data})
 	}
 	if err != nil {
 		if logger != nil {
