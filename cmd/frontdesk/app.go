@@ -45,6 +45,10 @@ type Main struct {
 	Out    io.Writer // where serve prints its URLs
 	// ConfigFile is the config file read, "" for the built-in demo.
 	ConfigFile string
+	// MCPSessionIdle closes MCP sessions idle this long; zero means the
+	// default of mcpfront.SessionLimits. Set by serve's --mcp-session-idle,
+	// for measuring session memory.
+	MCPSessionIdle time.Duration
 	// WrapStore, when set, wraps the opened store: tests inject faults and
 	// delays at the durable boundary through it.
 	WrapStore func(store.Store) store.Store
@@ -99,10 +103,12 @@ func newMain(cmd string, args []string, stdout, stderr io.Writer) (*Main, error)
 // define, and arguments; it returns the parsed flag set with them.
 func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define func(*flag.FlagSet)) (*Main, *flag.FlagSet, error) {
 	var configPath, addr, dataDir, database, logLevel, publicURL *string
+	var mcpIdle *time.Duration
 	fs, err := parseFlags(cmd, args, stdout, func(fs *flag.FlagSet) {
 		configPath = fs.String("config", os.Getenv("FRONTDESK_CONFIG"), "config file; without it, the demo business")
 		if cmd == "serve" {
 			addr = fs.String("addr", envOr("FRONTDESK_ADDR", "127.0.0.1:8080"), "listen address")
+			mcpIdle = fs.Duration("mcp-session-idle", 0, "close MCP sessions idle this long (default 30m)")
 		}
 		dataDir = fs.String("data", os.Getenv("FRONTDESK_DATA"), "directory for SQLite files (default ./frontdesk-data)")
 		database = fs.String("database", os.Getenv("FRONTDESK_DATABASE"), "postgres:// URL; overrides --data. Name the schema with\n?search_path=NAME, or the tables go into \"public\"")
@@ -151,6 +157,12 @@ func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define fun
 	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clock.System{}, Out: stdout, ConfigFile: *configPath}
 	if addr != nil {
 		m.Addr = *addr
+	}
+	if mcpIdle != nil {
+		if *mcpIdle < 0 {
+			return nil, nil, fmt.Errorf("--mcp-session-idle: %s is negative", *mcpIdle)
+		}
+		m.MCPSessionIdle = *mcpIdle
 	}
 	return m, fs, nil
 }

@@ -68,7 +68,7 @@ func (m *Main) routes() http.Handler {
 	// in number and closed when idle, so unauthenticated initialize calls
 	// cannot pile up memory.
 	handleMCP := func(pattern string, h http.Handler) {
-		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(mcpfront.LimitSessions(h, mcpfront.SessionLimits{}))))
+		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(mcpfront.LimitSessions(h, mcpfront.SessionLimits{Idle: m.MCPSessionIdle}))))
 	}
 
 	// MCP: the hub, and every location's read-only server on one pattern.
