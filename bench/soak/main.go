@@ -41,6 +41,7 @@ func main() {
 	out := flag.String("out", ".", "directory for soak.csv and soak.svg")
 	sessions := flag.Int("sessions", 0, "instead of a soak, open this many idle MCP sessions and watch RSS")
 	idle := flag.Duration("idle", time.Minute, "with -sessions: the child's MCP session idle timeout")
+	watch := flag.Duration("watch", 150*time.Second, "with -sessions: how long RSS is watched after expiry, and again after one request")
 	flag.Parse()
 	if *bin == "" {
 		fail(fmt.Errorf("-bin is required: go build -o /tmp/frontdesk ./cmd/frontdesk"))
@@ -55,7 +56,7 @@ func main() {
 	}
 	defer c.stop()
 	if *sessions > 0 {
-		err = measureSessions(c, *sessions, *idle)
+		err = measureSessions(c, *sessions, *idle, *watch)
 	} else {
 		err = soak(c, *duration, *every, *rate, *workers, *out)
 	}

@@ -13,9 +13,9 @@ import (
 // after opening, every 10 s while the sessions expire with no traffic at
 // all, and again after one request arrives. The Go runtime returns freed
 // memory to the system only after a collection (forced every two minutes
-// when nothing allocates), so each watch lasts 150 s.
-func measureSessions(c *child, n int, idle time.Duration) error {
-	const watch, step = 150 * time.Second, 10 * time.Second
+// when nothing allocates), so each watch lasts -watch, 150 s by default.
+func measureSessions(c *child, n int, idle, watch time.Duration) error {
+	const step = 10 * time.Second
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 	time.Sleep(2 * time.Second)
 	idleRSS := c.rssKiB()
