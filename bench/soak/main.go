@@ -14,6 +14,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -143,6 +144,10 @@ func (c *child) rssKiB() int {
 	return 0
 }
 
+// errRefused is an initialize answered 503: the server holds as many
+// sessions as it takes.
+var errRefused = errors.New("initialize refused with 503")
+
 // client speaks MCP over streamable HTTP on one session.
 type client struct {
 	http *http.Client
@@ -158,6 +163,9 @@ func (c *child) session(hc *http.Client) (*client, error) {
 		return nil, err
 	}
 	cl.sid = resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		return nil, errRefused
+	}
 	if cl.sid == "" {
 		return nil, fmt.Errorf("initialize: no Mcp-Session-Id (status %d)", resp.StatusCode)
 	}
@@ -315,7 +323,7 @@ func soak(c *child, duration, every time.Duration, rate float64, workers int, ou
 		rate = capacity / 2
 		fmt.Printf("capacity %.0f req/s with %d clients; soak at %.0f req/s\n", capacity, workers, rate)
 	}
-	idleRSS := c.rssKiB()
+	startRSS := c.rssKiB()
 	// Open loop: every few milliseconds the requests due by then are
 	// queued with the time they were due, and latency counts from that
 	// time, so a server that falls behind cannot lower the offered load
@@ -382,6 +390,6 @@ func soak(c *child, duration, every time.Duration, rate float64, workers int, ou
 	}
 	close(work)
 	wg.Wait()
-	title := fmt.Sprintf("frontdesk serve, MCP read tools at %.0f req/s for %s (idle RSS %.1f MiB)", rate, duration, float64(idleRSS)/1024)
+	title := fmt.Sprintf("frontdesk serve, MCP read tools at %.0f req/s for %s (RSS %.1f MiB before the soak)", rate, duration, float64(startRSS)/1024)
 	return os.WriteFile(filepath.Join(out, "soak.svg"), chart(title, samples), 0o644)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -34,7 +35,7 @@ func measureSessions(c *child, n int, idle, watch time.Duration) error {
 	idleRSS := c.rssKiB()
 	mib := func(kib int) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
 	fmt.Printf("idle: %s\n", mib(idleRSS))
-	var next atomic.Int64
+	var next, refused atomic.Int64
 	var first error
 	var once sync.Once
 	var wg sync.WaitGroup
@@ -42,7 +43,12 @@ func measureSessions(c *child, n int, idle, watch time.Duration) error {
 	for range 8 {
 		wg.Go(func() {
 			for i := next.Add(1); i <= int64(n); i = next.Add(1) {
-				if _, err := c.session(fromAddress(int(i-1) / perAddress)); err != nil {
+				_, err := c.session(fromAddress(int(i-1) / perAddress))
+				if errors.Is(err, errRefused) {
+					refused.Add(1) // the server is full; it may say so
+					continue
+				}
+				if err != nil {
 					once.Do(func() { first = err })
 					return
 				}
@@ -54,7 +60,7 @@ func measureSessions(c *child, n int, idle, watch time.Duration) error {
 		return fmt.Errorf("opening sessions: %w", first)
 	}
 	opened := time.Now()
-	fmt.Printf("after opening %d sessions in %s: %s (+%s over idle)\n", n, opened.Sub(start).Round(time.Millisecond), mib(c.rssKiB()), mib(c.rssKiB()-idleRSS))
+	fmt.Printf("after opening %d sessions in %s (%d refused with 503): %s (+%s over idle)\n", n, opened.Sub(start).Round(time.Millisecond), refused.Load(), mib(c.rssKiB()), mib(c.rssKiB()-idleRSS))
 	watchRSS := func(label string) {
 		for t := step; t <= watch; t += step {
 			time.Sleep(step)
