@@ -162,7 +162,7 @@ func importProblems(dir, imp string) []string {
 	case role[dir] == "helper" && role[imp] != "helper":
 		out = append(out, fmt.Sprintf("helper %s imports %s; internal helpers stand alone", dir, imp))
 	}
-	if role[imp] == "test support" {
+	if role[imp] == "test support" && role[dir] != "test support" {
 		out = append(out, fmt.Sprintf("%s imports test-support package %s outside tests", dir, imp))
 	}
 	if role[imp] == "wiring" {
