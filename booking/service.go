@@ -43,12 +43,15 @@ type Service struct {
 	// locker is the engine's own, unwrapped: a sweep holds it for a
 	// whole pass, longer than one store request may take.
 	locker store.Locker
-	inv    *inventory.Inventory
-	pricer *pricing.Pricer
-	clock  clock.Clock
-	rand   io.Reader
-	mail   message.Sender
-	log    *slog.Logger
+	// scrubber, when the engine has one, makes purged guest data
+	// unreadable in its files after a sweep removed some.
+	scrubber store.Scrubber
+	inv      *inventory.Inventory
+	pricer   *pricing.Pricer
+	clock    clock.Clock
+	rand     io.Reader
+	mail     message.Sender
+	log      *slog.Logger
 	// deadlines bound every operation and the calls it awaits.
 	deadlines Deadlines
 	// resolveProperty finds the location a property argument names, the
@@ -85,8 +88,9 @@ func New(o Options) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	locker, _ := o.Store.(store.Locker)
+	scrubber, _ := o.Store.(store.Scrubber)
 	s := &Service{
-		cfg: o.Config, locker: locker, pricer: o.Pricer,
+		cfg: o.Config, locker: locker, scrubber: scrubber, pricer: o.Pricer,
 		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
 		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(),
 	}

@@ -83,6 +83,11 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 			break // nothing due, and every source audited once
 		}
 	}
+	if res.Purged > 0 && s.scrubber != nil {
+		if err := s.scrubber.Scrub(ctx); err != nil {
+			s.log.WarnContext(ctx, "scrub purged data", "error", err)
+		}
+	}
 	s.log.InfoContext(ctx, "booking sweep", "batches", res.Batches, "notices", res.Notices, "exhausted", res.Exhausted,
 		"purged", res.Purged, "released", res.Released, "repaired", res.Repaired, "flagged", res.Flagged, "failed", res.Failed)
 	return res, nil

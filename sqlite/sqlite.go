@@ -114,7 +114,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// a statement journal, which spilled to a temporary file past 64 KiB:
 	// a write syscall per page, more than the commit's own. In memory it
 	// costs what a copy does.
-	w.Set("_pragma", "temp_store(memory)")
+	w.Add("_pragma", "temp_store(memory)")
+	// secure_delete overwrites a deleted record's bytes with zeros, so a
+	// purged guest's name, email and phone do not linger in free pages of
+	// the file; Scrub then checkpoints the log that still holds them.
+	w.Add("_pragma", "secure_delete(on)")
 	writer, err := sql.Open("sqlite", path+"?"+w.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
@@ -246,6 +250,24 @@ func (db *DB) Ready(ctx context.Context) error {
 	}
 	if !ok {
 		return fmt.Errorf("sqlite ready: migration %d not applied", db.latest)
+	}
+	return nil
+}
+
+var _ store.Scrubber = (*DB)(nil)
+
+// Scrub copies the write-ahead log into the file and truncates it, so the
+// pages that held deleted records before secure_delete zeroed them are
+// gone from the log too. A reader still using an old snapshot keeps the
+// checkpoint from finishing; that is reported as an error, and the next
+// Scrub finishes the work.
+func (db *DB) Scrub(ctx context.Context) error {
+	var busy, logged, copied int
+	if err := db.writer.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &copied); err != nil {
+		return fmt.Errorf("sqlite scrub: %w", err)
+	}
+	if busy != 0 {
+		return errors.New("sqlite scrub: a reader kept the checkpoint from finishing")
 	}
 	return nil
 }

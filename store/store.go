@@ -185,6 +185,14 @@ type Locker interface {
 	TryLock(ctx context.Context, name string) (release func(), ok bool, err error)
 }
 
+// Scrubber is what an engine provides whose files can keep the bytes of
+// deleted records after the delete commits (SQLite's write-ahead log
+// holds the old pages until a checkpoint). Scrub makes what was deleted
+// so far unreadable in the engine's files; a purge of guest data calls it.
+type Scrubber interface {
+	Scrub(ctx context.Context) error
+}
+
 // Store is everything an engine provides.
 type Store interface {
 	Records
