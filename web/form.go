@@ -3,13 +3,12 @@ package web
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
-	"strings"
 
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/clientip"
 )
 
 // Forms is what the booking form needs from the booking core.
@@ -105,7 +104,7 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	res, err := s.Forms.Submit(r.Context(), booking.FormRequest{
 		Location: l.Slug, RoomType: p.Values.RoomType, Checkin: p.Values.Checkin, Checkout: p.Values.Checkout,
 		Name: p.Values.Name, Email: p.Values.Email, Phone: p.Values.Phone, Guests: p.Values.Guests, Notes: p.Values.Notes,
-		Signature: f.Get("signature"), Trap: f.Get("homepage"), Address: s.clientAddr(r),
+		Signature: f.Get("signature"), Trap: f.Get("homepage"), Address: clientip.Host(r),
 	})
 	var problems booking.FormProblems
 	var limited *booking.FormLimited
@@ -129,17 +128,4 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 		p.Limited = "The request could not be saved just now. Try again in a few minutes, or call " + l.Phone + "."
 		s.renderStatus(w, r, http.StatusServiceUnavailable, "book.html", p)
 	}
-}
-
-// clientAddr is the address form limits count by: the connection's, or
-// what the configured proxy says when the site has a ClientAddr rule.
-func (s *Site) clientAddr(r *http.Request) string {
-	if s.ClientAddr != nil {
-		return s.ClientAddr(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return strings.TrimSpace(r.RemoteAddr)
-	}
-	return host
 }

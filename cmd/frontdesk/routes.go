@@ -104,13 +104,8 @@ func (m *Main) routes() http.Handler {
 			"GET /.well-known/orp.json": true, "OPTIONS /.well-known/orp.json": true,
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
 		}
-		// Limits by address see the client behind a trusted proxy.
-		proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
-		if err != nil {
-			panic(err) // validated with the config
-		}
 		for _, r := range srv.Routes() {
-			handle(r.Pattern, pages, !crossOrigin[r.Pattern], proxies.Handler(r.Handler))
+			handle(r.Pattern, pages, !crossOrigin[r.Pattern], r.Handler)
 		}
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
@@ -118,7 +113,7 @@ func (m *Main) routes() http.Handler {
 		orpMCP := mcptools.Handler(mcptools.NewORP(m.orp.host, opts), mcptools.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
 		})
-		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
+		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))
 	}
 
 	// USP: the business profile and the REST binding, which platforms'
@@ -129,7 +124,14 @@ func (m *Main) routes() http.Handler {
 		handle(usp.RESTPath+"/", pages, false, rest)
 		handleMCP(usp.MCPPath, mcptools.Handler(mcptools.NewUSP(m.usp, opts), mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Webhooks: m.uspWebhooks}))
 	}
-	return m.front(mux)
+	// Every limit by address (the form's, staff sign-in's, ORP's, MCP
+	// sessions') reads r.RemoteAddr, which is the client behind a
+	// trusted proxy from here on: one rule for all of them.
+	proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
+	if err != nil {
+		panic(err) // validated with the config
+	}
+	return m.front(proxies.Handler(mux))
 }
 
 // nav is the navigation every page shows.

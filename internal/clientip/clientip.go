@@ -75,6 +75,16 @@ func (p Proxies) Of(r *http.Request) string {
 	return client
 }
 
+// Host is the address part of r.RemoteAddr: the client's, below Handler.
+// Every limit by address counts by it.
+func Host(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return strings.TrimSpace(r.RemoteAddr)
+	}
+	return host
+}
+
 // Handler sets r.RemoteAddr to the client's address before next runs, so
 // every handler below reads the client, not the proxy.
 func (p Proxies) Handler(next http.Handler) http.Handler {

@@ -14,11 +14,11 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/page"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
@@ -133,14 +133,6 @@ func readBody(r *http.Request) []byte {
 
 func bearer(r *http.Request) string { return orp.BearerToken(r.Header.Get("Authorization")) }
 
-func address(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -177,7 +169,7 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	writeReply(w, s.Host.Send(r.Context(), bearer(r), address(r), readBody(r)))
+	writeReply(w, s.Host.Send(r.Context(), bearer(r), clientip.Host(r), readBody(r)))
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) {
@@ -211,7 +203,7 @@ func (s *Server) keys(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 	cors(w)
-	resp, err := s.Host.Suggest(r.Context(), readBody(r), address(r))
+	resp, err := s.Host.Suggest(r.Context(), readBody(r), clientip.Host(r))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -222,7 +214,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	cors(w)
-	resp, err := s.Host.Join(r.Context(), readBody(r), address(r))
+	resp, err := s.Host.Join(r.Context(), readBody(r), clientip.Host(r))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -238,7 +230,7 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 		query = r.URL.Query()
 	}
 	loc := s.Host.Redirect(r.Context(), r.PathValue("token"), orp.Click{
-		Method: r.Method, Query: query, Header: r.Header, Address: address(r),
+		Method: r.Method, Query: query, Header: r.Header, Address: clientip.Host(r),
 	})
 	h := w.Header()
 	h["Location"] = []string{loc}
