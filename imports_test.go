@@ -29,7 +29,11 @@ var (
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
-	adapters = []string{"sqlite", "postgres", "mcptools", "web", "mail", "orp/orphttp", "usp/usphttp"}
+	adapters = []string{"sqlite", "postgres", "web", "mail", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp"}
+	// Fronts are adapter plumbing that adapters build on (the shared MCP
+	// front: host and batch guards, sessions, stdio, tool registration).
+	// A front imports no adapter.
+	fronts = []string{"mcptools"}
 	// Helpers under internal/ have one purpose each and stand alone.
 	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate"}
 	// Test-support packages may import what they test, and nothing imports
@@ -44,7 +48,7 @@ var (
 func roles() map[string]string {
 	out := map[string]string{}
 	for role, dirs := range map[string][]string{
-		"domain": domain, "adapter": adapters, "helper": helpers, "test support": testSupport, "wiring": wiring,
+		"domain": domain, "adapter": adapters, "front": fronts, "helper": helpers, "test support": testSupport, "wiring": wiring,
 	} {
 		for _, d := range dirs {
 			out[d] = role
@@ -127,7 +131,7 @@ func TestEveryPackageHasARole(t *testing.T) {
 	known := roles()
 	for dir := range pkgs {
 		if _, ok := known[dir]; !ok {
-			t.Errorf("package %s has no role; add it to domain, adapters, helpers, testSupport or wiring in imports_test.go", dir)
+			t.Errorf("package %s has no role; add it to domain, adapters, fronts, helpers, testSupport or wiring in imports_test.go", dir)
 		}
 	}
 	for dir := range known {
@@ -157,6 +161,8 @@ func importProblems(dir, imp string) []string {
 		out = append(out, fmt.Sprintf("%s imports %s; it is a contract that imports nothing of this module", dir, imp))
 	case role[dir] == "domain" && role[imp] != "domain" && role[imp] != "helper":
 		out = append(out, fmt.Sprintf("domain package %s imports %s (%s); domain packages import only domain packages and helpers", dir, imp, role[imp]))
+	case role[dir] == "front" && (role[imp] == "adapter" || role[imp] == "front"):
+		out = append(out, fmt.Sprintf("front %s imports %s; a front serves every adapter and imports none", dir, imp))
 	case role[dir] == "adapter" && role[imp] == "adapter":
 		out = append(out, fmt.Sprintf("adapter %s imports adapter %s; only cmd/frontdesk wires adapters", dir, imp))
 	case role[dir] == "helper" && role[imp] != "helper":
@@ -183,6 +189,8 @@ func TestImportProblems(t *testing.T) {
 		{"booking", "message", false},
 		{"booking", "internal/clock", false},
 		{"mcptools", "hub", false},
+		{"usp/uspmcp", "mcptools", false},
+		{"mcptools", "usp/uspmcp", true},
 		{"cmd/frontdesk", "sqlite", false},
 		{"storetest", "store", false},
 		{"booking", "sqlite", true},

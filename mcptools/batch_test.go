@@ -52,11 +52,11 @@ var testGuard = BatchGuard{Limited: map[string]bool{"get_booking": true, "cancel
 func batchTools() (*mcp.Server, *ranTools) {
 	ran := &ranTools{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "batch-test", Version: "1"}, nil)
-	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
+	env := Env{Server: "test", Log: Options{}.Log(), Metrics: metrics.New(), Safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
 	for _, name := range []string{"get_booking", "cancel_booking", "list_properties"} {
-		add(s, env, spec[noArgs, ranOut]{
-			name: name, title: name, input: object(nil, map[string]*jsonschema.Schema{}),
-			run: func(context.Context, noArgs) (ranOut, string, error) {
+		Add(s, env, Tool[noArgs, ranOut]{
+			Name: name, Title: name, Input: Object(nil, map[string]*jsonschema.Schema{}),
+			Run: func(context.Context, noArgs) (ranOut, string, error) {
 				ran.add(name)
 				return ranOut{Ran: name}, "ran " + name, nil
 			},

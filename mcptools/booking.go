@@ -29,33 +29,33 @@ func pattern(p, description string) *jsonschema.Schema {
 }
 
 var (
-	bookingIDArg  = str(100, "Opaque identifier returned by the first step.")
+	bookingIDArg  = Str(100, "Opaque identifier returned by the first step.")
 	codeArg       = pattern(`^\d{6}$`, "The six-digit code received by the guest by email.")
-	referenceArg  = str(100, "Reservation number.")
+	referenceArg  = Str(100, "Reservation number.")
 	last4Arg      = pattern(`^\d{4}$`, "Last four digits of the booking contact phone number.")
-	cancelIDArg   = str(100, "Opaque identifier returned by the first step.")
+	cancelIDArg   = Str(100, "Opaque identifier returned by the first step.")
 	startSchema   = startInput()
-	confirmSchema = object([]string{"booking_id", "code"}, map[string]*jsonschema.Schema{"booking_id": bookingIDArg, "code": codeArg}, "booking_id", "code")
-	getSchema     = object([]string{"reservation_number", "phone_last4"}, map[string]*jsonschema.Schema{"reservation_number": referenceArg, "phone_last4": last4Arg}, "reservation_number", "phone_last4")
-	cancelSchema  = object([]string{"reservation_number", "phone_last4", "cancel_id", "code"}, map[string]*jsonschema.Schema{
+	confirmSchema = Object([]string{"booking_id", "code"}, map[string]*jsonschema.Schema{"booking_id": bookingIDArg, "code": codeArg}, "booking_id", "code")
+	getSchema     = Object([]string{"reservation_number", "phone_last4"}, map[string]*jsonschema.Schema{"reservation_number": referenceArg, "phone_last4": last4Arg}, "reservation_number", "phone_last4")
+	cancelSchema  = Object([]string{"reservation_number", "phone_last4", "cancel_id", "code"}, map[string]*jsonschema.Schema{
 		"reservation_number": referenceArg, "phone_last4": last4Arg, "cancel_id": cancelIDArg, "code": codeArg,
 	})
 )
 
 func startInput() *jsonschema.Schema {
 	one := 1.0
-	return object(
+	return Object(
 		[]string{"property", "roomtype", "checkin", "checkout", "guest_name", "email", "phone", "guests", "notes", "booking_id"},
 		map[string]*jsonschema.Schema{
-			"property":   str(120, "Property name, slug, domain or unique short name."),
-			"roomtype":   str(20, "Room type: single, double or studio; case-insensitive."),
-			"checkin":    str(10, "Arrival date, YYYY-MM-DD."),
-			"checkout":   str(10, "Departure date, YYYY-MM-DD."),
-			"guest_name": str(120, "Guest name."),
-			"email":      str(254, "Email address for the verification code."),
-			"phone":      str(40, "Contact phone number, with country code for international numbers."),
+			"property":   Str(120, "Property name, slug, domain or unique short name."),
+			"roomtype":   Str(20, "Room type: single, double or studio; case-insensitive."),
+			"checkin":    Str(10, "Arrival date, YYYY-MM-DD."),
+			"checkout":   Str(10, "Departure date, YYYY-MM-DD."),
+			"guest_name": Str(120, "Guest name."),
+			"email":      Str(254, "Email address for the verification code."),
+			"phone":      Str(40, "Contact phone number, with country code for international numbers."),
 			"guests":     {Type: "integer", Minimum: &one, Description: "Guest count, subject to the room limit."},
-			"notes":      str(500, "Optional plain-text arrival details or requests."),
+			"notes":      Str(500, "Optional plain-text arrival details or requests."),
 			"booking_id": bookingIDArg,
 		})
 }
@@ -78,28 +78,28 @@ func caller(ctx context.Context) booking.Caller {
 // /metrics, and an internal cause is logged here, once, with its code and
 // no guest data. code is the core's (booking.Error.Code), "fault" for
 // an error it did not word; internal reports such a fault.
-func (b bookingTools) answer(env toolEnv, err error) (text, code string, internal bool) {
+func (b bookingTools) answer(env Env, err error) (text, code string, internal bool) {
 	code, cause := "fault", err
 	text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Phone: b.phone})
 	if e, ok := errors.AsType[*booking.Error](err); ok {
 		code, cause, text = e.Code, e.Err, e.Message
 	}
-	if env.metrics != nil {
-		env.metrics.BookingErrors.WithLabelValues(code, fmt.Sprint(cause != nil)).Inc()
+	if env.Metrics != nil {
+		env.Metrics.BookingErrors.WithLabelValues(code, fmt.Sprint(cause != nil)).Inc()
 	}
 	if cause != nil && code != "fault" {
-		env.log.Error("booking answer with an internal cause", "code", code, "err", cause)
+		env.Log.Error("booking answer with an internal cause", "code", code, "err", cause)
 	}
 	return text, code, code == "fault"
 }
 
-func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
-	env.safe = func(err error) (string, string, bool) { return b.answer(env, err) }
+func addBookingTools(s *mcp.Server, env Env, b bookingTools) {
+	env.Safe = func(err error) (string, string, bool) { return b.answer(env, err) }
 	door := chatdoor.New(b.svc)
-	add(s, env, spec[chatdoor.Args, booking.StartResult]{
-		name: "start_booking", title: "Start a booking", description: describeStart,
-		destructive: true, openWorld: true, input: startSchema, ownValidation: true,
-		run: func(ctx context.Context, args chatdoor.Args) (booking.StartResult, string, error) {
+	Add(s, env, Tool[chatdoor.Args, booking.StartResult]{
+		Name: "start_booking", Title: "Start a booking", Description: describeStart,
+		Destructive: true, OpenWorld: true, Input: startSchema, OwnValidation: true,
+		Run: func(ctx context.Context, args chatdoor.Args) (booking.StartResult, string, error) {
 			res, err := door.Start(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.StartResult{}, "", err
@@ -107,10 +107,10 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 			return *res, res.Message, nil
 		},
 	})
-	add(s, env, spec[chatdoor.Args, booking.ConfirmResult]{
-		name: "confirm_booking", title: "Confirm a booking", description: describeConfirm,
-		destructive: true, idempotent: true, openWorld: true, input: confirmSchema, ownValidation: true,
-		run: func(ctx context.Context, args chatdoor.Args) (booking.ConfirmResult, string, error) {
+	Add(s, env, Tool[chatdoor.Args, booking.ConfirmResult]{
+		Name: "confirm_booking", Title: "Confirm a booking", Description: describeConfirm,
+		Destructive: true, Idempotent: true, OpenWorld: true, Input: confirmSchema, OwnValidation: true,
+		Run: func(ctx context.Context, args chatdoor.Args) (booking.ConfirmResult, string, error) {
 			res, err := door.Confirm(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.ConfirmResult{}, "", err
@@ -118,10 +118,10 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 			return *res, res.Message, nil
 		},
 	})
-	add(s, env, spec[chatdoor.Args, booking.LookupResult]{
-		name: "get_booking", title: "Look up a booking", description: describeGet,
-		readOnly: true, idempotent: true, input: getSchema, ownValidation: true,
-		run: func(ctx context.Context, args chatdoor.Args) (booking.LookupResult, string, error) {
+	Add(s, env, Tool[chatdoor.Args, booking.LookupResult]{
+		Name: "get_booking", Title: "Look up a booking", Description: describeGet,
+		ReadOnly: true, Idempotent: true, Input: getSchema, OwnValidation: true,
+		Run: func(ctx context.Context, args chatdoor.Args) (booking.LookupResult, string, error) {
 			res, err := door.Lookup(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.LookupResult{}, "", err
@@ -129,10 +129,10 @@ func addBookingTools(s *mcp.Server, env toolEnv, b bookingTools) {
 			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
 		},
 	})
-	add(s, env, spec[chatdoor.Args, booking.CancelResult]{
-		name: "cancel_booking", title: "Cancel a booking", description: describeCancel,
-		destructive: true, idempotent: true, openWorld: true, input: cancelSchema, ownValidation: true,
-		run: func(ctx context.Context, args chatdoor.Args) (booking.CancelResult, string, error) {
+	Add(s, env, Tool[chatdoor.Args, booking.CancelResult]{
+		Name: "cancel_booking", Title: "Cancel a booking", Description: describeCancel,
+		Destructive: true, Idempotent: true, OpenWorld: true, Input: cancelSchema, OwnValidation: true,
+		Run: func(ctx context.Context, args chatdoor.Args) (booking.CancelResult, string, error) {
 			res, err := door.Cancel(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.CancelResult{}, "", err

@@ -23,7 +23,15 @@ const maxBody = 1 << 20
 // First protocol revisions with each behaviour.
 const (
 	revisionNoBatches = "2025-06-18" // JSON-RPC batches were removed here
-	revisionStateless = "2026-07-28" // no handshake; the SDK serves it statelessly
+	// RevisionStateless is the first revision without a handshake; the
+	// SDK serves it statelessly, so its requests have no session.
+	RevisionStateless = "2026-07-28"
+)
+
+// Headers of the streamable HTTP transport that tools read.
+const (
+	SessionHeader = "Mcp-Session-Id"
+	VersionHeader = "Mcp-Protocol-Version"
 )
 
 var errParse = errors.New("parse error")
@@ -43,9 +51,15 @@ type HTTPOptions struct {
 	Hostnames []string
 	Guard     BatchGuard
 	Logger    *slog.Logger
-	// Webhooks, when set, lets USP webhooks reach the sessions' open
-	// streams as usp_webhook notifications.
-	Webhooks *Webhooks
+	// Streams, when set, serves the sessions' standalone GET streams, so
+	// that messages from outside any request (USP webhooks) can reach them.
+	Streams StreamServer
+}
+
+// StreamServer serves a session's standalone GET stream in place of next,
+// the SDK's handler, which it calls to do the streaming.
+type StreamServer interface {
+	ServeStream(w http.ResponseWriter, r *http.Request, session string, next http.Handler)
 }
 
 // Handler serves one MCP server over streamable HTTP: sessions for
@@ -66,7 +80,7 @@ func Handler(s *mcp.Server, opts HTTPOptions) http.Handler {
 		guard:     opts.Guard,
 		stateful:  mcp.NewStreamableHTTPHandler(get, &base),
 		stateless: mcp.NewStreamableHTTPHandler(get, &stateless),
-		webhooks:  opts.Webhooks,
+		streams:   opts.Streams,
 	}
 }
 
@@ -75,7 +89,7 @@ type front struct {
 	guard     BatchGuard
 	stateful  http.Handler
 	stateless http.Handler
-	webhooks  *Webhooks
+	streams   StreamServer
 }
 
 // remoteHost is the address without its port: one client's connections
@@ -117,12 +131,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(out))
 		r.ContentLength = int64(len(out))
 	}
-	if version >= revisionStateless {
+	if version >= RevisionStateless {
 		f.stateless.ServeHTTP(jw, r)
 		return
 	}
-	if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodGet && id != "" && f.webhooks != nil {
-		f.webhooks.serveStream(jw, r, id, f.stateful)
+	if id := r.Header.Get(SessionHeader); r.Method == http.MethodGet && id != "" && f.streams != nil {
+		f.streams.ServeStream(jw, r, id, f.stateful)
 		return
 	}
 	f.stateful.ServeHTTP(jw, r)

@@ -27,7 +27,7 @@ type Options struct {
 	Version string
 }
 
-func (o Options) logger() *slog.Logger {
+func (o Options) Log() *slog.Logger {
 	if o.Logger == nil {
 		return slog.New(slog.DiscardHandler)
 	}
@@ -46,11 +46,11 @@ const (
 
 // Input schemas, written out so the exported schema is exactly the one
 // enforced.
-func str(maxLength int, description string) *jsonschema.Schema {
+func Str(maxLength int, description string) *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", MaxLength: &maxLength, Description: description}
 }
 
-func object(order []string, props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+func Object(order []string, props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
 	if required == nil {
 		required = []string{}
 	}
@@ -61,16 +61,16 @@ func object(order []string, props map[string]*jsonschema.Schema, required ...str
 }
 
 var (
-	propertyArg = str(120, "Property name, slug, domain or unique short name.")
+	propertyArg = Str(120, "Property name, slug, domain or unique short name.")
 	pageArg     = &jsonschema.Schema{Type: "integer", Minimum: ptr(1.0), Description: "Page of a long list of properties, from 1; default 1. The answer gives the page count and next_page."}
-	checkinArg  = str(10, "Arrival date, YYYY-MM-DD.")
-	checkoutArg = str(10, "Departure date, YYYY-MM-DD.")
+	checkinArg  = Str(10, "Arrival date, YYYY-MM-DD.")
+	checkoutArg = Str(10, "Departure date, YYYY-MM-DD.")
 )
 
 func roomTypeArgs(props map[string]*jsonschema.Schema) []string {
-	props["roomtype"] = str(20, "Room type, such as single, double or studio; case-insensitive.")
+	props["roomtype"] = Str(20, "Room type, such as single, double or studio; case-insensitive.")
 	for _, alias := range []string{"roomType", "room_type", "type", "room"} {
-		props[alias] = str(20, "Read the same as roomtype.")
+		props[alias] = Str(20, "Read the same as roomtype.")
 	}
 	return []string{"roomtype", "roomType", "room_type", "type", "room"}
 }
@@ -262,16 +262,16 @@ func (r readTools) safe(err error) (string, string, bool) {
 	if l, lerr := r.hub.Resolve(r.slug); r.slug != "" && lerr == nil {
 		phone = l.Phone
 	}
-	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), codeInternal, true
+	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), CodeInternal, true
 }
 
 // NewHub returns the hub's MCP server: the read tools and, when bookings
 // is set, the four booking tools.
 func NewHub(h *hub.Hub, bookings *booking.Service, opts Options) *mcp.Server {
-	s := newServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
+	s := NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
 		hubInstructions(h.Config().Business.Name, h.Config().Business.ConfirmHours, bookings != nil), "hub", opts)
 	r := readTools{hub: h}
-	env := toolEnv{server: "hub", log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
+	env := Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	if bookings != nil {
 		addBookingTools(s, env, bookingTools{svc: bookings, phone: h.Config().Business.Phone})
@@ -286,10 +286,10 @@ func newLocation(h *hub.Hub, slug string, opts Options, defs *definitions) (*mcp
 	if err != nil || l.Slug != slug {
 		return nil, fmt.Errorf("location server: unknown slug %q", slug)
 	}
-	s := newServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
+	s := NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
 		locationInstructions(l.Name, h.Config().Deployment.PublicURL+"/mcp"), "location:"+slug, opts)
 	r := readTools{hub: h, slug: slug, defs: defs}
-	env := toolEnv{server: "location:" + slug, log: opts.logger(), metrics: opts.Metrics, safe: r.safe}
+	env := Env{Server: "location:" + slug, Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	return s, nil
 }
@@ -336,7 +336,7 @@ func (l *locationServers) handler(slug string) (http.Handler, error) {
 	return h, nil
 }
 
-func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
+func addReadTools(s *mcp.Server, env Env, r readTools) {
 	onHub := r.slug == ""
 	withProperty := func(order []string, props map[string]*jsonschema.Schema) []string {
 		if onHub {
@@ -346,10 +346,10 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 		return order
 	}
 	if onHub {
-		addShared(s, env, r.defs, spec[listIn, hub.PropertyPage]{
-			name: "list_properties", title: "List properties", description: describeList,
-			readOnly: true, idempotent: true, input: object([]string{"page"}, map[string]*jsonschema.Schema{"page": pageArg}),
-			run: r.list,
+		addShared(s, env, r.defs, Tool[listIn, hub.PropertyPage]{
+			Name: "list_properties", Title: "List properties", Description: describeList,
+			ReadOnly: true, Idempotent: true, Input: Object([]string{"page"}, map[string]*jsonschema.Schema{"page": pageArg}),
+			Run: r.list,
 		})
 	}
 
@@ -363,10 +363,10 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 		findProps["page"] = pageArg
 		findOrder = append(findOrder, "page")
 	}
-	addShared(s, env, r.defs, spec[findIn, hub.Search]{
-		name: "find_rooms", title: "Find free rooms", description: findDescription,
-		readOnly: true, idempotent: true, input: object(findOrder, findProps, "checkin", "checkout"),
-		run: r.find,
+	addShared(s, env, r.defs, Tool[findIn, hub.Search]{
+		Name: "find_rooms", Title: "Find free rooms", Description: findDescription,
+		ReadOnly: true, Idempotent: true, Input: Object(findOrder, findProps, "checkin", "checkout"),
+		Run: r.find,
 	})
 
 	quoteProps := map[string]*jsonschema.Schema{"checkin": checkinArg, "checkout": checkoutArg, "guests": guestsArg()}
@@ -375,10 +375,10 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 	if onHub {
 		quoteRequired = append([]string{"property"}, quoteRequired...)
 	}
-	addShared(s, env, r.defs, spec[quoteIn, quoteOut]{
-		name: "quote_stay", title: "Quote a stay", description: describeQuote,
-		readOnly: true, idempotent: true, input: object(quoteOrder, quoteProps, quoteRequired...),
-		run: r.quote,
+	addShared(s, env, r.defs, Tool[quoteIn, quoteOut]{
+		Name: "quote_stay", Title: "Quote a stay", Description: describeQuote,
+		ReadOnly: true, Idempotent: true, Input: Object(quoteOrder, quoteProps, quoteRequired...),
+		Run: r.quote,
 	})
 
 	infoProps := map[string]*jsonschema.Schema{}
@@ -387,9 +387,9 @@ func addReadTools(s *mcp.Server, env toolEnv, r readTools) {
 	if onHub {
 		infoRequired = []string{"property"}
 	}
-	addShared(s, env, r.defs, spec[infoIn, location.Info]{
-		name: "property_info", title: "Property information", description: describeInfo,
-		readOnly: true, idempotent: true, input: object(infoOrder, infoProps, infoRequired...),
-		run: r.info,
+	addShared(s, env, r.defs, Tool[infoIn, location.Info]{
+		Name: "property_info", Title: "Property information", Description: describeInfo,
+		ReadOnly: true, Idempotent: true, Input: Object(infoOrder, infoProps, infoRequired...),
+		Run: r.info,
 	})
 }

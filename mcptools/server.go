@@ -18,12 +18,12 @@ import (
 // (prompts, resources, completions, logging) with "method not found",
 // gives the instructions an assistant reads first, caps the values an
 // error echoes back, and logs one line per tool call.
-func newServer(impl *mcp.Implementation, instructions, server string, opts Options) *mcp.Server {
+func NewServer(impl *mcp.Implementation, instructions, server string, opts Options) *mcp.Server {
 	s := mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	s.AddReceivingMiddleware(recovered(opts.logger()), undeclared, capEchoes, logCalls(opts.logger(), server))
+	s.AddReceivingMiddleware(recovered(opts.Log()), undeclared, capEchoes, LogCalls(opts.Log(), server))
 	return s
 }
 
@@ -107,7 +107,7 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 // "error"; its cause is logged once where it happens); a call the
 // protocol refused before any tool ran is a warning (outcome
 // "protocol_error", the JSON-RPC code).
-func logCalls(logger *slog.Logger, server string) mcp.Middleware {
+func LogCalls(logger *slog.Logger, server string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "tools/call" {
@@ -204,6 +204,3 @@ When a tool refuses, show the guest its sentence as it is. When it ends with a b
 func locationInstructions(name, hubURL string) string {
 	return fmt.Sprintf(`Read-only server of %s: find_rooms shows which room types are free for the dates, quote_stay prices one, property_info gives the phone, hours and rooms. Nothing is held. Booking tools are on the business's main server at %s, or the guest can call the phone from property_info.`, name, hubURL)
 }
-
-// orpInstructions tell an agent the order of the ORP tools.
-const orpInstructions = `Open Rails Protocol host: growth deals between agents. Call orp_join once to get a party id and bearer token (keep the token; it is shown once), orp_suggest to see offers that fit a draft, orp_send to send protocol messages (offers, acceptances, steps), orp_inbox to read what other parties sent, and orp_deal to read a deal's current state. Steps of an unclaimed party wait for a person's approval: give the person the claim link from orp_join.`

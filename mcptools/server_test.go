@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,9 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/booking"
-	"frontdesk/config"
 	"frontdesk/internal/metrics"
-	"frontdesk/usp/usptest"
 )
 
 // capture is a slog handler that keeps every record with its attributes
@@ -77,14 +74,14 @@ type guestIn struct {
 func TestToolCallLogLine(t *testing.T) {
 	logs := newCapture()
 	opts := Options{Logger: slog.New(logs), Metrics: metrics.New()}
-	s := newServer(&mcp.Implementation{Name: "log-test", Version: "1"}, "", "hub", opts)
-	env := toolEnv{server: "hub", log: opts.logger(), metrics: opts.Metrics}
+	s := NewServer(&mcp.Implementation{Name: "log-test", Version: "1"}, "", "hub", opts)
+	env := Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics}
 	b := bookingTools{phone: "+1 303 555 0100"}
-	env.safe = func(err error) (string, string, bool) { return b.answer(env, err) }
-	input := object(nil, map[string]*jsonschema.Schema{"guest_name": {Type: "string"}, "email": {Type: "string"}}, "email")
+	env.Safe = func(err error) (string, string, bool) { return b.answer(env, err) }
+	input := Object(nil, map[string]*jsonschema.Schema{"guest_name": {Type: "string"}, "email": {Type: "string"}}, "email")
 	tool := func(name string, err error) {
-		add(s, env, spec[guestIn, guestIn]{name: name, title: name, input: input,
-			run: func(_ context.Context, in guestIn) (guestIn, string, error) { return in, "Done.", err }})
+		Add(s, env, Tool[guestIn, guestIn]{Name: name, Title: name, Input: input,
+			Run: func(_ context.Context, in guestIn) (guestIn, string, error) { return in, "Done.", err }})
 	}
 	tool("find_rooms", nil)
 	tool("start_booking", &booking.Error{Code: "paused", Message: "Chat booking is briefly paused."})
@@ -167,27 +164,4 @@ func values(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
-}
-
-// TestUSPToolCallLogLine: USP answers a refusal as a JSON-RPC error, and
-// its log line still says refused, at info, with USP's own code.
-func TestUSPToolCallLogLine(t *testing.T) {
-	logs := newCapture()
-	plat := usptest.NewPlatforms(t, nil)
-	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
-	s := NewUSP(b.Business, Options{Logger: slog.New(logs)})
-	ctx := context.Background()
-	cs := connectInMemory(t, s)
-	cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_services_list", Arguments: map[string]any{}})
-	cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_services_get", Arguments: map[string]any{"service_id": "svc_none"}})
-	var got []string
-	for _, r := range logs.all() {
-		if r.msg == "tool call" {
-			got = append(got, strings.Join([]string{r.attrs["server"], r.attrs["tool"], r.attrs["outcome"], r.attrs["code"], r.level.String()}, " "))
-		}
-	}
-	want := []string{"usp usp_services_list ok  INFO", "usp usp_services_get refused service_not_found INFO"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("tool call lines = %q, want %q", got, want)
-	}
 }

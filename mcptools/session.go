@@ -46,7 +46,7 @@ type sessionLimiter struct {
 
 func (s *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := s.limits.Clock.Now()
-	id := r.Header.Get(sessionHeader)
+	id := r.Header.Get(SessionHeader)
 	s.mu.Lock()
 	if _, ok := s.used[id]; ok {
 		s.used[id] = now
@@ -61,7 +61,7 @@ func (s *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var expired []string
 	s.mu.Lock()
-	if opened := w.Header().Get(sessionHeader); opened != "" && opened != id {
+	if opened := w.Header().Get(SessionHeader); opened != "" && opened != id {
 		s.used[opened] = now
 		for len(s.used) > s.limits.Max {
 			expired = append(expired, s.evictOldest())
@@ -103,9 +103,9 @@ func (s *sessionLimiter) close(r *http.Request, id string) {
 		return
 	}
 	req.Host, req.RemoteAddr = r.Host, r.RemoteAddr
-	req.Header.Set(sessionHeader, id)
-	if v := r.Header.Get(versionHeader); v != "" {
-		req.Header.Set(versionHeader, v)
+	req.Header.Set(SessionHeader, id)
+	if v := r.Header.Get(VersionHeader); v != "" {
+		req.Header.Set(VersionHeader, v)
 	}
 	s.next.ServeHTTP(discardWriter{header: http.Header{}}, req)
 }

@@ -41,32 +41,32 @@ func (shown) refusal()        {}
 // Show marks text as a refusal to return verbatim.
 func Show(text string) error { return shown{text} }
 
-// spec describes one tool: its wire identity and its handler.
-type spec[In, Out any] struct {
-	name, title, description string
-	readOnly, destructive    bool
-	idempotent, openWorld    bool
-	input                    *jsonschema.Schema
-	// ownValidation hands the arguments to run unchecked: the booking
+// Tool describes one tool: its wire identity and its handler.
+type Tool[In, Out any] struct {
+	Name, Title, Description string
+	ReadOnly, Destructive    bool
+	Idempotent, OpenWorld    bool
+	Input                    *jsonschema.Schema
+	// OwnValidation hands the arguments to Run unchecked: the booking
 	// tools answer every argument problem with their own exact sentence.
-	ownValidation bool
-	// run returns the result and its one-line summary, or an error: one
+	OwnValidation bool
+	// Run returns the result and its one-line summary, or an error: one
 	// that is safe to show (a refusal) or an internal fault.
-	run func(ctx context.Context, in In) (Out, string, error)
-	// text, when set, is what the JSON text block shows of a result that
+	Run func(ctx context.Context, in In) (Out, string, error)
+	// Text, when set, is what the JSON text block shows of a result that
 	// holds a secret the model must not put in content; nil shows it all.
-	text func(Out) any
+	Text func(Out) any
 }
 
-// toolEnv is what every tool registration shares.
-type toolEnv struct {
-	server  string // "hub" or "location:<slug>", for metrics
-	log     *slog.Logger
-	metrics *metrics.Metrics
-	// safe turns an error into text a guest may see and the code that
+// Env is what every tool registration shares.
+type Env struct {
+	Server  string // "hub", "location:<slug>", "orp"…, for metrics and logs
+	Log     *slog.Logger
+	Metrics *metrics.Metrics
+	// Safe turns an error into text a guest may see and the code that
 	// names its case in the log. It decides which errors are refusals and
 	// words internal faults without detail.
-	safe func(err error) (text, code string, internal bool)
+	Safe func(err error) (text, code string, internal bool)
 }
 
 // Codes of refusals the tool layer gives itself, before or instead of
@@ -74,7 +74,7 @@ type toolEnv struct {
 const (
 	codeArguments = "invalid_arguments" // the arguments fail the input schema
 	codeBatch     = "batch_refused"     // a batch held more than one limited call
-	codeInternal  = "internal"          // a fault with no domain answer
+	CodeInternal  = "internal"          // a fault with no domain answer
 	codeEncode    = "encode_failed"     // the result could not be encoded
 )
 
@@ -92,7 +92,7 @@ type callOutcome struct {
 }
 
 // reportOutcome leaves the call's code in ctx's slot, if it has one.
-func reportOutcome(ctx context.Context, code string, internal bool) {
+func ReportOutcome(ctx context.Context, code string, internal bool) {
 	if o, ok := ctx.Value(outcomeKey{}).(*callOutcome); ok {
 		*o = callOutcome{reported: true, code: code, internal: internal}
 	}
@@ -150,45 +150,45 @@ type definition struct {
 
 // define derives t's definition: the input schema resolved for
 // validation, the output schema inferred from Out.
-func define[In, Out any](t spec[In, Out]) definition {
-	resolved, err := t.input.Resolve(nil)
+func define[In, Out any](t Tool[In, Out]) definition {
+	resolved, err := t.Input.Resolve(nil)
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: input schema of %s: %v", t.name, err))
+		panic(fmt.Sprintf("mcptools: input schema of %s: %v", t.Name, err))
 	}
 	return definition{resolved: resolved, tool: &mcp.Tool{
-		Name:         t.name,
-		Title:        t.title,
-		Description:  t.description,
-		InputSchema:  exported(t.input),
+		Name:         t.Name,
+		Title:        t.Title,
+		Description:  t.Description,
+		InputSchema:  exported(t.Input),
 		OutputSchema: outputSchema[Out](),
 		Annotations: &mcp.ToolAnnotations{
-			Title:           t.title,
-			ReadOnlyHint:    t.readOnly,
-			DestructiveHint: boolPtr(t.destructive),
-			IdempotentHint:  t.idempotent,
-			OpenWorldHint:   boolPtr(t.openWorld),
+			Title:           t.Title,
+			ReadOnlyHint:    t.ReadOnly,
+			DestructiveHint: boolPtr(t.Destructive),
+			IdempotentHint:  t.Idempotent,
+			OpenWorldHint:   boolPtr(t.OpenWorld),
 		},
 	}}
 }
 
 // add registers t on s. Arguments are validated against the exported input
 // schema, so the schema a client sees is the one enforced.
-func add[In, Out any](s *mcp.Server, env toolEnv, t spec[In, Out]) {
+func Add[In, Out any](s *mcp.Server, env Env, t Tool[In, Out]) {
 	install(s, env, define(t), t)
 }
 
 // addShared is add with the definition taken from defs, and derived and
 // kept there on first use. A nil defs derives it afresh.
-func addShared[In, Out any](s *mcp.Server, env toolEnv, defs *definitions, t spec[In, Out]) {
+func addShared[In, Out any](s *mcp.Server, env Env, defs *definitions, t Tool[In, Out]) {
 	if defs == nil {
-		add(s, env, t)
+		Add(s, env, t)
 		return
 	}
 	defs.mu.Lock()
-	d, ok := defs.byName[t.name]
+	d, ok := defs.byName[t.Name]
 	if !ok {
 		d = define(t)
-		defs.byName[t.name] = d
+		defs.byName[t.Name] = d
 	}
 	defs.mu.Unlock()
 	install(s, env, d, t)
@@ -203,7 +203,7 @@ type definitions struct {
 func newDefinitions() *definitions { return &definitions{byName: map[string]definition{}} }
 
 // install registers t's handler on s under the definition d.
-func install[In, Out any](s *mcp.Server, env toolEnv, d definition, t spec[In, Out]) {
+func install[In, Out any](s *mcp.Server, env Env, d definition, t Tool[In, Out]) {
 	s.AddTool(d.tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		ctx = withHeader(ctx, req)
@@ -214,18 +214,18 @@ func install[In, Out any](s *mcp.Server, env toolEnv, d definition, t spec[In, O
 		} else {
 			res, outcome, code = call(ctx, env, t, d.resolved, req.Params.Arguments)
 		}
-		reportOutcome(ctx, code, outcome == "error")
-		env.metrics.ToolCalls.WithLabelValues(env.server, t.name, outcome).Inc()
-		env.metrics.ToolSeconds.WithLabelValues(env.server, t.name).Observe(time.Since(start).Seconds())
+		ReportOutcome(ctx, code, outcome == "error")
+		env.Metrics.ToolCalls.WithLabelValues(env.Server, t.Name, outcome).Inc()
+		env.Metrics.ToolSeconds.WithLabelValues(env.Server, t.Name).Observe(time.Since(start).Seconds())
 		return res, nil
 	})
 }
 
 // call runs t on raw and returns the result, the outcome for metrics
 // ("ok", "refused" or "error") and the code of a refusal or fault.
-func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string, string) {
+func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string, string) {
 	var in In
-	if t.ownValidation {
+	if t.OwnValidation {
 		// Numbers stay as written (json.Number), so the tool can refuse one
 		// it cannot read exactly, such as 1e400, instead of seeing it
 		// dropped. What does not decode reaches run as the zero value.
@@ -246,22 +246,22 @@ func call[In, Out any](ctx context.Context, env toolEnv, t spec[In, Out], schema
 			return errorResult("Tool arguments do not match the input schema."), "refused", codeArguments
 		}
 	}
-	out, summary, err := t.run(ctx, in)
+	out, summary, err := t.Run(ctx, in)
 	if err != nil {
-		text, code, internal := env.safe(err)
+		text, code, internal := env.Safe(err)
 		if internal {
-			env.log.ErrorContext(ctx, "tool call failed", "tool", t.name, "code", code, "err", err)
+			env.Log.ErrorContext(ctx, "tool call failed", "tool", t.Name, "code", code, "err", err)
 			return errorResult(text), "error", code
 		}
 		return errorResult(text), "refused", code
 	}
 	body, err := json.Marshal(out)
 	text := body
-	if err == nil && t.text != nil {
-		text, err = json.Marshal(t.text(out))
+	if err == nil && t.Text != nil {
+		text, err = json.Marshal(t.Text(out))
 	}
 	if err != nil {
-		env.log.ErrorContext(ctx, "encode tool result", "tool", t.name, "err", err)
+		env.Log.ErrorContext(ctx, "encode tool result", "tool", t.Name, "err", err)
 		return errorResult("The answer could not be encoded."), "error", codeEncode
 	}
 	// The result also goes out as JSON text after the summary, as MCP
@@ -291,12 +291,23 @@ func withHeader(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 	if req.Extra == nil || req.Extra.Header == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, headerKey{}, req.Extra.Header)
+	return WithHeader(ctx, req.Extra.Header)
+}
+
+// WithHeader returns ctx carrying h as the call's HTTP request headers.
+func WithHeader(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headerKey{}, h)
+}
+
+// Header is the HTTP request headers of the call in ctx, or nil over stdio.
+func Header(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headerKey{}).(http.Header)
+	return h
 }
 
 // requestAddress is the network address the request came from, as the
 // front recorded it, for rate limits by address; "" over stdio.
-func requestAddress(ctx context.Context) string {
+func RequestAddress(ctx context.Context) string {
 	h, _ := ctx.Value(headerKey{}).(http.Header)
 	return h.Get(addressHeader)
 }

@@ -21,10 +21,10 @@ type idOut struct {
 // then the structured result as JSON, byte for byte.
 func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "text-test", Version: "1"}, nil)
-	env := toolEnv{server: "test", log: Options{}.logger(), metrics: metrics.New(), safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
-	add(s, env, spec[noArgs, idOut]{
-		name: "start", title: "start", input: object(nil, map[string]*jsonschema.Schema{}),
-		run: func(context.Context, noArgs) (idOut, string, error) {
+	env := Env{Server: "test", Log: Options{}.Log(), Metrics: metrics.New(), Safe: func(err error) (string, string, bool) { return err.Error(), "refused", false }}
+	Add(s, env, Tool[noArgs, idOut]{
+		Name: "start", Title: "start", Input: Object(nil, map[string]*jsonschema.Schema{}),
+		Run: func(context.Context, noArgs) (idOut, string, error) {
 			return idOut{BookingID: "bk_1", Rooms: []int{2, 3}}, "Code sent.", nil
 		},
 	})

@@ -39,6 +39,7 @@ import (
 	"frontdesk/usp/credential"
 	"frontdesk/usp/pop"
 	"frontdesk/usp/usphttp"
+	"frontdesk/usp/uspmcp"
 	"frontdesk/usp/usptest"
 	"frontdesk/usp/webhook"
 )
@@ -63,7 +64,7 @@ type trustBusiness struct {
 	creds           *usp.BookingCredentials
 	business        *usp.Business
 	store           *sqlite.DB
-	webhooks        *mcptools.Webhooks
+	webhooks        *uspmcp.Webhooks
 	bookings        *booking.Service // the staff side of the same core
 }
 
@@ -126,7 +127,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 			return "", errors.New("no session")
 		}},
 	}
-	wh := mcptools.NewWebhooks()
+	wh := uspmcp.NewWebhooks()
 	b, err := usp.New(usp.Options{
 		Config: cfg, Inventory: inventory.New(st), Pricer: pricer, Clock: clk, Origin: usptest.Origin, Profiles: profiles,
 		Store: st, Bookings: bookings, Authenticator: chain, Credentials: creds, Observe: wh.Observe,
@@ -134,7 +135,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpSrv := httptest.NewServer(mcptools.Handler(mcptools.NewUSP(b, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}, Webhooks: wh}))
+	mcpSrv := httptest.NewServer(mcptools.Handler(uspmcp.New(b, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}, Streams: wh}))
 	t.Cleanup(mcpSrv.Close)
 	restSrv := httptest.NewServer((&usphttp.Handler{Business: b}).Routes())
 	t.Cleanup(restSrv.Close)

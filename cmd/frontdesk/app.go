@@ -26,13 +26,13 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
-	"frontdesk/mcptools"
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 	"frontdesk/usp"
+	"frontdesk/usp/uspmcp"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -76,7 +76,7 @@ type Main struct {
 	// uspCredentials issues and sweeps booking-scoped credentials.
 	uspCredentials *usp.BookingCredentials
 	// uspWebhooks offers webhooks to the platforms' MCP sessions.
-	uspWebhooks *mcptools.Webhooks
+	uspWebhooks *uspmcp.Webhooks
 }
 
 // newMain builds a Main from defaults, the config file, FRONTDESK_*

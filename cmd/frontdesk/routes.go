@@ -19,8 +19,10 @@ import (
 	"frontdesk/mcptools"
 	"frontdesk/orp"
 	"frontdesk/orp/orphttp"
+	"frontdesk/orp/orpmcp"
 	"frontdesk/usp"
 	"frontdesk/usp/usphttp"
+	"frontdesk/usp/uspmcp"
 	"frontdesk/web"
 )
 
@@ -110,7 +112,7 @@ func (m *Main) routes() http.Handler {
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
 		// decodes them.
-		orpMCP := mcptools.Handler(mcptools.NewORP(m.orp.host, opts), mcptools.HTTPOptions{
+		orpMCP := mcptools.Handler(orpmcp.New(m.orp.host, opts), mcptools.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
 		})
 		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))
@@ -122,7 +124,7 @@ func (m *Main) routes() http.Handler {
 		rest := (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes()
 		handle("GET "+usp.ProfilePath, pages, false, rest)
 		handle(usp.RESTPath+"/", pages, false, rest)
-		handleMCP(usp.MCPPath, mcptools.Handler(mcptools.NewUSP(m.usp, opts), mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Webhooks: m.uspWebhooks}))
+		handleMCP(usp.MCPPath, mcptools.Handler(uspmcp.New(m.usp, opts), mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))
 	}
 	// Every limit by address (the form's, staff sign-in's, ORP's, MCP
 	// sessions') reads r.RemoteAddr, which is the client behind a

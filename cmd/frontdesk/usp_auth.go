@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/mcptools"
 	"frontdesk/usp"
 	"frontdesk/usp/credential"
 	"frontdesk/usp/pop"
+	"frontdesk/usp/uspmcp"
 )
 
 // uspAuth puts the trust mechanisms in front of the authenticators opts
@@ -58,7 +58,7 @@ func (m *Main) uspAuth(ctx context.Context, opts *usp.Options) error {
 	m.uspCredentials = creds
 	// The MCP binding learns which platform each session acts for, to
 	// offer it its webhooks as notifications.
-	m.uspWebhooks = mcptools.NewWebhooks()
+	m.uspWebhooks = uspmcp.NewWebhooks()
 	opts.Observe = m.uspWebhooks.Observe
 	return nil
 }

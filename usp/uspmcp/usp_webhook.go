@@ -1,4 +1,4 @@
-package mcptools
+package uspmcp
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"frontdesk/mcptools"
 	"frontdesk/usp"
 )
 
@@ -39,7 +40,7 @@ func NewWebhooks() *Webhooks {
 // a stream is forgotten only when the registry is full.
 const maxObserved = 10000
 
-var errStreamClosed = errors.New("mcptools: stream not open")
+var errStreamClosed = errors.New("uspmcp: stream not open")
 
 type sessionKey struct{}
 
@@ -98,9 +99,9 @@ func (w *Webhooks) Notify(_ context.Context, platform string, body []byte) int {
 	return sent
 }
 
-// serveStream registers the GET stream of session id for the time next
+// ServeStream registers the GET stream of session id for the time next
 // serves it.
-func (w *Webhooks) serveStream(rw http.ResponseWriter, r *http.Request, id string, next http.Handler) {
+func (w *Webhooks) ServeStream(rw http.ResponseWriter, r *http.Request, id string, next http.Handler) {
 	lw := &lockedWriter{ResponseWriter: rw}
 	w.mu.Lock()
 	if w.streams[id] == nil {
@@ -170,3 +171,5 @@ func (l *lockedWriter) close() {
 	defer l.mu.Unlock()
 	l.closed = true
 }
+
+var _ mcptools.StreamServer = (*Webhooks)(nil)

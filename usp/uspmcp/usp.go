@@ -1,4 +1,4 @@
-package mcptools
+package uspmcp
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"frontdesk/mcptools"
 	"frontdesk/usp"
 )
 
@@ -173,13 +174,13 @@ func uspInputSchema(name string) *jsonschema.Schema {
 	return openObject(props, required...)
 }
 
-// NewUSP returns the MCP server of the USP binding: one usp_* tool per
+// New returns the MCP server of the USP binding: one usp_* tool per
 // method the business serves. Protocol errors are JSON-RPC errors with
 // data.code; business outcomes are results with messages[].
-func NewUSP(b *usp.Business, opts Options) *mcp.Server {
+func New(b *usp.Business, opts mcptools.Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-usp", Title: "USP business binding", Version: opts.Version}, nil)
-	log := opts.logger()
-	s.AddReceivingMiddleware(logCalls(log, "usp"))
+	log := opts.Log()
+	s.AddReceivingMiddleware(mcptools.LogCalls(log, "usp"))
 	for _, m := range b.Served() {
 		about := uspTools[m.Name]
 		tool := &mcp.Tool{
@@ -187,9 +188,9 @@ func NewUSP(b *usp.Business, opts Options) *mcp.Server {
 			InputSchema: uspInputSchema(m.Name),
 			Annotations: &mcp.ToolAnnotations{
 				Title: about.title, ReadOnlyHint: m.Access == usp.Public || m.Name == "usp_bookings_get",
-				DestructiveHint: boolPtr(m.Name == "usp_bookings_cancel" || m.Name == "usp_availability_release"),
+				DestructiveHint: ptr(m.Name == "usp_bookings_cancel" || m.Name == "usp_availability_release"),
 				// Writes are idempotent with _meta.usp.idempotency_key.
-				IdempotentHint: true, OpenWorldHint: boolPtr(false),
+				IdempotentHint: true, OpenWorldHint: ptr(false),
 			},
 		}
 		name := m.Name
@@ -204,7 +205,7 @@ func NewUSP(b *usp.Business, opts Options) *mcp.Server {
 					outcome = "error"
 					log.ErrorContext(ctx, "usp tool failed", "tool", name, "err", err)
 				}
-				reportOutcome(ctx, string(e.Code), internal)
+				mcptools.ReportOutcome(ctx, string(e.Code), internal)
 				err = rpcError(e, correlationOf(req))
 			}
 			if opts.Metrics != nil {
@@ -462,3 +463,5 @@ func summarize(messages []usp.Message, text string) string {
 	}
 	return strings.TrimSpace(text + " " + strings.Join(warn, " "))
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package mcptools
+package orpmcp
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/mcptools"
 	"frontdesk/orp"
 	"frontdesk/sqlite"
 )
@@ -64,7 +65,7 @@ func TestCredential(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			if c.header != nil {
-				ctx = context.WithValue(ctx, headerKey{}, c.header)
+				ctx = mcptools.WithHeader(ctx, c.header)
 			}
 			ctx, token := o.credential(ctx)
 			p, err := o.host.Authenticate(ctx, token)
@@ -149,8 +150,8 @@ func TestLimitSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(LimitSessions(Handler(NewORP(h, Options{}), HTTPOptions{Hostnames: []string{"127.0.0.1"}}),
-		SessionLimits{Idle: 10 * time.Minute, Max: 3, Clock: clk}))
+	srv := httptest.NewServer(mcptools.LimitSessions(mcptools.Handler(New(h, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}}),
+		mcptools.SessionLimits{Idle: 10 * time.Minute, Max: 3, Clock: clk}))
 	defer srv.Close()
 	first := openSession(t, srv.URL)
 	clk.Advance(time.Second)

@@ -1,9 +1,12 @@
-package mcptools
+package uspmcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -14,6 +17,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/uspspec"
+	"frontdesk/mcptools"
 	"frontdesk/usp"
 	"frontdesk/usp/usptest"
 )
@@ -25,7 +29,7 @@ func uspSession(t *testing.T) (*mcp.ClientSession, string, string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, nil)
 	b := usptest.NewBusiness(t, usptest.PublicOnly(config.Demo()), usptest.Now, plat, nil)
-	srv := httptest.NewServer(Handler(NewUSP(b.Business, Options{}), HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
+	srv := httptest.NewServer(mcptools.Handler(New(b.Business, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
@@ -121,7 +125,17 @@ func rawError(t *testing.T, url, tool string, args map[string]any) (code int64, 
 		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
 		"name":  tool, "arguments": args,
 	}})
-	_, text := postRaw(t, url, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool}, string(body))
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	text := string(raw)
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimPrefix(line, "data: ")
 		var msg struct {

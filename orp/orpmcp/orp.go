@@ -1,4 +1,4 @@
-package mcptools
+package orpmcp
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"frontdesk/mcptools"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
 )
@@ -32,11 +33,11 @@ const (
 var (
 	joinSchema    = fileSchema(schema.JoinRequest)
 	suggestSchema = fileSchema(schema.SuggestRequest)
-	sendSchema    = object([]string{"message"}, map[string]*jsonschema.Schema{
+	sendSchema    = mcptools.Object([]string{"message"}, map[string]*jsonschema.Schema{
 		"message": {Type: "object", Description: "One ORP 0.3 message: orp, type, id, ts, from (this session's party) and body, plus to, deal, re, prev, sig, agent, ext or critical where its type uses them."},
 	}, "message")
-	inboxSchema = object([]string{"after"}, map[string]*jsonschema.Schema{"after": str(64, "The next cursor of the previous page; omit it for the oldest messages.")})
-	dealSchema  = object([]string{"deal"}, map[string]*jsonschema.Schema{"deal": str(128, "The deal id.")}, "deal")
+	inboxSchema = mcptools.Object([]string{"after"}, map[string]*jsonschema.Schema{"after": mcptools.Str(64, "The next cursor of the previous page; omit it for the oldest messages.")})
+	dealSchema  = mcptools.Object([]string{"deal"}, map[string]*jsonschema.Schema{"deal": mcptools.Str(128, "The deal id.")}, "deal")
 )
 
 // fileSchema is one of the host's schema files as a tool input schema.
@@ -79,12 +80,6 @@ type dealIn struct {
 	Deal string `json:"deal"`
 }
 
-// Headers the ORP tools read from the HTTP request.
-const (
-	sessionHeader = "Mcp-Session-Id"
-	versionHeader = "Mcp-Protocol-Version"
-)
-
 // orpTools are the five tools of the ORP MCP binding. Which party a
 // session joined as lives in the host's store (orp.Host.RememberSession),
 // so a session that called orp_join keeps acting as that party (§4.3)
@@ -93,20 +88,17 @@ type orpTools struct {
 	host *orp.Host
 }
 
-func header(ctx context.Context) http.Header {
-	h, _ := ctx.Value(headerKey{}).(http.Header)
-	return h
-}
+func header(ctx context.Context) http.Header { return mcptools.Header(ctx) }
 
 // session is the stateful MCP session the call belongs to, or "". A
 // stateless request (revision 2026-07-28 and later) has no session, so a
 // session id it carries is ignored and never names a joined party.
 func session(ctx context.Context) string {
 	h := header(ctx)
-	if h == nil || h.Get(versionHeader) >= revisionStateless {
+	if h == nil || h.Get(mcptools.VersionHeader) >= mcptools.RevisionStateless {
 		return ""
 	}
-	return h.Get(sessionHeader)
+	return h.Get(mcptools.SessionHeader)
 }
 
 // credential is the bearer the call acts with, and ctx marked with its
@@ -163,7 +155,7 @@ func (o orpTools) safe(err error) (string, string, bool) {
 		}
 		return r.Error(), code, r.status >= 500
 	}
-	return "The ORP host failed. Retry with the same message id.", codeInternal, true
+	return "The ORP host failed. Retry with the same message id.", mcptools.CodeInternal, true
 }
 
 // rawArgs is the arguments of a tool that validates its own input with
@@ -176,7 +168,7 @@ func rawArgs(in json.RawMessage) []byte {
 }
 
 func (o orpTools) suggest(ctx context.Context, in json.RawMessage) (orp.SuggestResponse, string, error) {
-	resp, err := o.host.Suggest(ctx, rawArgs(in), requestAddress(ctx))
+	resp, err := o.host.Suggest(ctx, rawArgs(in), mcptools.RequestAddress(ctx))
 	if err != nil {
 		return resp, "", o.refusal(err)
 	}
@@ -191,7 +183,7 @@ func (o orpTools) suggest(ctx context.Context, in json.RawMessage) (orp.SuggestR
 }
 
 func (o orpTools) join(ctx context.Context, in json.RawMessage) (orp.JoinResponse, string, error) {
-	resp, err := o.host.Join(ctx, rawArgs(in), requestAddress(ctx))
+	resp, err := o.host.Join(ctx, rawArgs(in), mcptools.RequestAddress(ctx))
 	if err != nil {
 		return resp, "", o.refusal(err)
 	}
@@ -233,7 +225,7 @@ func joinedSummary(j orp.JoinResponse) string {
 
 func (o orpTools) send(ctx context.Context, in sendIn) (message, string, error) {
 	ctx, token := o.credential(ctx)
-	r := o.host.Send(ctx, token, requestAddress(ctx), in.Message)
+	r := o.host.Send(ctx, token, mcptools.RequestAddress(ctx), in.Message)
 	if r.Status >= 300 {
 		return message{}, "", orpRefusal{status: r.Status, body: r.Body}
 	}
@@ -298,31 +290,34 @@ func decodeMessage(b []byte) (message, string, error) {
 	return m, s, nil
 }
 
-// NewORP returns the MCP server of an ORP host's MCP binding (§4.3): the
+// New returns the MCP server of an ORP host's MCP binding (§4.3): the
 // tools orp_suggest, orp_join, orp_send, orp_inbox and orp_deal.
-func NewORP(h *orp.Host, opts Options) *mcp.Server {
-	s := newServer(&mcp.Implementation{Name: "frontdesk-orp", Title: "ORP host", Version: opts.Version}, orpInstructions, "orp", opts)
+func New(h *orp.Host, opts mcptools.Options) *mcp.Server {
+	s := mcptools.NewServer(&mcp.Implementation{Name: "frontdesk-orp", Title: "ORP host", Version: opts.Version}, orpInstructions, "orp", opts)
 	o := orpTools{host: h}
-	env := toolEnv{server: "orp", log: opts.logger(), metrics: opts.Metrics, safe: o.safe}
-	add(s, env, spec[json.RawMessage, orp.SuggestResponse]{
-		name: "orp_suggest", title: "Suggest ORP offers for a draft", description: describeSuggest,
-		input: suggestSchema, ownValidation: true, run: o.suggest, text: suggestedWithoutToken,
+	env := mcptools.Env{Server: "orp", Log: opts.Log(), Metrics: opts.Metrics, Safe: o.safe}
+	mcptools.Add(s, env, mcptools.Tool[json.RawMessage, orp.SuggestResponse]{
+		Name: "orp_suggest", Title: "Suggest ORP offers for a draft", Description: describeSuggest,
+		Input: suggestSchema, OwnValidation: true, Run: o.suggest, Text: suggestedWithoutToken,
 	})
-	add(s, env, spec[json.RawMessage, orp.JoinResponse]{
-		name: "orp_join", title: "Join the ORP host", description: describeJoin,
-		input: joinSchema, ownValidation: true, run: o.join, text: withoutToken,
+	mcptools.Add(s, env, mcptools.Tool[json.RawMessage, orp.JoinResponse]{
+		Name: "orp_join", Title: "Join the ORP host", Description: describeJoin,
+		Input: joinSchema, OwnValidation: true, Run: o.join, Text: withoutToken,
 	})
-	add(s, env, spec[sendIn, message]{
-		name: "orp_send", title: "Send an ORP message", description: describeSend,
-		destructive: true, idempotent: true, openWorld: true, input: sendSchema, run: o.send,
+	mcptools.Add(s, env, mcptools.Tool[sendIn, message]{
+		Name: "orp_send", Title: "Send an ORP message", Description: describeSend,
+		Destructive: true, Idempotent: true, OpenWorld: true, Input: sendSchema, Run: o.send,
 	})
-	add(s, env, spec[inboxIn, orp.InboxPage]{
-		name: "orp_inbox", title: "Read the ORP inbox", description: describeInbox,
-		readOnly: true, idempotent: true, input: inboxSchema, run: o.inbox,
+	mcptools.Add(s, env, mcptools.Tool[inboxIn, orp.InboxPage]{
+		Name: "orp_inbox", Title: "Read the ORP inbox", Description: describeInbox,
+		ReadOnly: true, Idempotent: true, Input: inboxSchema, Run: o.inbox,
 	})
-	add(s, env, spec[dealIn, message]{
-		name: "orp_deal", title: "Read an ORP deal", description: describeDeal,
-		readOnly: true, idempotent: true, input: dealSchema, run: o.deal,
+	mcptools.Add(s, env, mcptools.Tool[dealIn, message]{
+		Name: "orp_deal", Title: "Read an ORP deal", Description: describeDeal,
+		ReadOnly: true, Idempotent: true, Input: dealSchema, Run: o.deal,
 	})
 	return s
 }
+
+// orpInstructions tell an agent the order of the ORP tools.
+const orpInstructions = `Open Rails Protocol host: growth deals between agents. Call orp_join once to get a party id and bearer token (keep the token; it is shown once), orp_suggest to see offers that fit a draft, orp_send to send protocol messages (offers, acceptances, steps), orp_inbox to read what other parties sent, and orp_deal to read a deal's current state. Steps of an unclaimed party wait for a person's approval: give the person the claim link from orp_join.`

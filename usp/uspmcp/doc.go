@@ -1,0 +1,10 @@
+// Package uspmcp is the MCP binding of USP (§9.2): one usp_* tool per
+// method the business serves, with _meta.usp inside the arguments,
+// business outcomes in messages[] and protocol errors as JSON-RPC errors
+// carrying data.code, and the usp_webhook notifications on a platform's
+// open streams. It parses, calls package usp and renders; the shared MCP
+// front (mcptools) serves it over HTTP.
+//
+// It is an adapter: it imports usp, the front and helpers, never another
+// adapter.
+package uspmcp
