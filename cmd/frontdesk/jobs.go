@@ -11,11 +11,19 @@ type job struct {
 	name  string // the log message of a failed pass
 	every time.Duration
 	run   func(context.Context) error
+	// atStart runs a first pass as soon as serve starts, for work that a
+	// server restarted more often than every would otherwise never do.
+	atStart bool
 }
 
-// startJobs runs each job every interval until ctx ends, logging a failed
-// pass under the job's name (a pass cut short by the end of ctx is not a
-// failure). The returned function stops them and waits for passes in
+// passDeadline bounds every pass of a scheduled job: the sweep's 24-second
+// work deadline (direct-booking.md §14), within a scheduler's 30 seconds,
+// holds for every job, so a hung store cannot keep a pass running.
+const passDeadline = 24 * time.Second
+
+// startJobs runs each job every interval until ctx ends, each pass under
+// passDeadline, logging a failed pass under the job's name (a pass cut
+// short by the end of ctx is not a failure). The returned function stops them and waits for passes in
 // flight.
 func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -24,14 +32,22 @@ func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
 		wg.Go(func() {
 			t := time.NewTicker(j.every)
 			defer t.Stop()
+			pass := func() {
+				ctx, cancel := context.WithTimeout(ctx, passDeadline)
+				defer cancel()
+				if err := j.run(ctx); err != nil && ctx.Err() != context.Canceled {
+					m.Logger.Error(j.name, "err", err)
+				}
+			}
+			if j.atStart {
+				pass()
+			}
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					if err := j.run(ctx); err != nil && ctx.Err() == nil {
-						m.Logger.Error(j.name, "err", err)
-					}
+					pass()
 				}
 			}
 		})
