@@ -55,6 +55,10 @@ type sweepCursors struct {
 // engine shared by several instances one of them runs a pass at a time.
 func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	var res SweepResult
+	// The deadline covers taking the lock too: on a hung engine that wait
+	// would otherwise have no end.
+	ctx, cancel := context.WithTimeout(ctx, sweepDeadline)
+	defer cancel()
 	if s.locker != nil {
 		release, got, err := s.locker.TryLock(ctx, "booking-sweep")
 		if err != nil {
@@ -66,8 +70,6 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 		}
 		defer release()
 	}
-	ctx, cancel := context.WithTimeout(ctx, sweepDeadline)
-	defer cancel()
 	now := s.clock.Now()
 	wrapped := 0
 	for res.Batches < maxBatches && ctx.Err() == nil {

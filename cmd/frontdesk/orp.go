@@ -122,6 +122,10 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 // the store, else the listen address: party ids carry it, so a sweep
 // under another origin would address parties that do not exist.
 func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
+	// One pass of every sweep, the store's opening included, ends within
+	// the scheduled work deadline, whatever the store does.
+	ctx, cancel := context.WithTimeout(ctx, passDeadline)
+	defer cancel()
 	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err

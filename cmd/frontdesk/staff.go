@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/config"
@@ -26,6 +27,10 @@ var staffActions = map[string]reservation.State{
 	"complete": reservation.Completed,
 	"move":     reservation.Moved,
 }
+
+// staffCommandDeadline bounds one staff command, the store's opening
+// included.
+const staffCommandDeadline = 25 * time.Second
 
 // runStaff is `frontdesk staff`: logins, staff decisions and the
 // reservation list from the command line, on the same store as serve.
@@ -46,6 +51,10 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	action, args := args[0], args[1:]
 	cmd := "staff " + action
+	// A staff command waits for the store at most as long as a location
+	// serves one call (25 s), so a hung database ends it with an error.
+	ctx, cancel := context.WithTimeout(ctx, staffCommandDeadline)
+	defer cancel()
 	switch to, isDecision := staffActions[action]; {
 	case action == "add-user":
 		return runStaffAddUser(ctx, args, stdin, stdout, stderr)
