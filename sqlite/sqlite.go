@@ -80,6 +80,7 @@ type DB struct {
 	reads  *statements
 	group  *committer // runs every write transaction once Open is done
 	latest int        // the newest embedded migration, which Ready expects
+	path   string     // the database file, whose disk Ready checks
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -126,7 +127,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	writer.SetMaxOpenConns(1)
 	writer.SetConnMaxLifetime(0) // keep the one connection, and the statements prepared on it
 
-	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].Version}
+	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].Version, path: path}
 	// The writer connects and migrates first, so the file is in WAL mode
 	// before any reader opens it.
 	if err := sqlmigrate.Run(ctx, db.begin, createMigrations, ms); err != nil {
@@ -238,8 +239,13 @@ func loadMigrations() ([]sqlmigrate.Migration, error) {
 	return sqlmigrate.Load(migrationFS, "migrations")
 }
 
-// Ready reports whether the file answers and the newest embedded migration
-// has been applied.
+// minFree is the free space below which the file's disk counts as full:
+// a write may still fit in pages the log reuses, but the next booking
+// that grows the file would fail.
+const minFree = 16 << 20
+
+// Ready reports whether the file answers, the newest embedded migration
+// has been applied, a write commits and the disk has room.
 func (db *DB) Ready(ctx context.Context) error {
 	if err := db.reader.PingContext(ctx); err != nil {
 		return fmt.Errorf("sqlite ready: %w", err)
@@ -250,6 +256,12 @@ func (db *DB) Ready(ctx context.Context) error {
 	}
 	if !ok {
 		return fmt.Errorf("sqlite ready: migration %d not applied", db.latest)
+	}
+	if err := db.ProbeWrite(ctx); err != nil {
+		return fmt.Errorf("sqlite ready: %w", err)
+	}
+	if free, known := freeBytes(db.path); known && free < minFree {
+		return fmt.Errorf("sqlite ready: %d bytes free on the disk of %s", free, db.path)
 	}
 	return nil
 }
