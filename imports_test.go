@@ -25,15 +25,15 @@ var (
 	// store/sqlstore is the engine-neutral half of the SQL engines: it
 	// builds on store's contracts alone, so it sits with the domain and
 	// both adapters may import it.
-	domain = []string{"config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema"}
+	domain = []string{"config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "staff/office", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema"}
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
-	adapters = []string{"sqlite", "postgres", "web", "mail", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp"}
+	adapters = []string{"sqlite", "postgres", "web", "mail", "booking/bookingmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp"}
 	// Fronts are adapter plumbing that adapters build on (the shared MCP
 	// front: host and batch guards, sessions, stdio, tool registration).
-	// A front imports no adapter.
-	fronts = []string{"mcptools"}
+	// A front knows no protocol: it imports only helpers.
+	fronts = []string{"mcpfront"}
 	// Helpers under internal/ have one purpose each and stand alone.
 	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate"}
 	// Test-support packages may import what they test, and nothing imports
@@ -161,8 +161,8 @@ func importProblems(dir, imp string) []string {
 		out = append(out, fmt.Sprintf("%s imports %s; it is a contract that imports nothing of this module", dir, imp))
 	case role[dir] == "domain" && role[imp] != "domain" && role[imp] != "helper":
 		out = append(out, fmt.Sprintf("domain package %s imports %s (%s); domain packages import only domain packages and helpers", dir, imp, role[imp]))
-	case role[dir] == "front" && (role[imp] == "adapter" || role[imp] == "front"):
-		out = append(out, fmt.Sprintf("front %s imports %s; a front serves every adapter and imports none", dir, imp))
+	case role[dir] == "front" && role[imp] != "helper":
+		out = append(out, fmt.Sprintf("front %s imports %s (%s); a front serves every protocol and imports only helpers", dir, imp, role[imp]))
 	case role[dir] == "adapter" && role[imp] == "adapter":
 		out = append(out, fmt.Sprintf("adapter %s imports adapter %s; only cmd/frontdesk wires adapters", dir, imp))
 	case role[dir] == "helper" && role[imp] != "helper":
@@ -188,9 +188,12 @@ func TestImportProblems(t *testing.T) {
 		{"orp", "orp/schema", false},
 		{"booking", "message", false},
 		{"booking", "internal/clock", false},
-		{"mcptools", "hub", false},
-		{"usp/uspmcp", "mcptools", false},
-		{"mcptools", "usp/uspmcp", true},
+		{"booking/bookingmcp", "hub", false},
+		{"usp/uspmcp", "mcpfront", false},
+		{"mcpfront", "internal/hostguard", false},
+		{"mcpfront", "usp/uspmcp", true},
+		{"mcpfront", "usp", true},
+		{"mcpfront", "hub", true},
 		{"cmd/frontdesk", "sqlite", false},
 		{"storetest", "store", false},
 		{"booking", "sqlite", true},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"frontdesk/config"
@@ -66,11 +65,9 @@ const (
 // ScopeGroup names the group's settings in Edited and SettingsChange.
 const ScopeGroup = "group"
 
-// Range of every adjustable chat limit (worksheet: 1 to 1000).
-const minLimit, maxLimit = 1, 1000
-
-// edited is the stored record: only the scopes saved on the screen.
-type edited struct {
+// EditedSettings is the stored record: only the scopes saved on the
+// screen.
+type EditedSettings struct {
 	Group     *GroupSettings              `json:"group,omitempty"`
 	Locations map[string]LocationSettings `json:"locations,omitempty"`
 }
@@ -112,7 +109,7 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 	if r.Version == 0 {
 		return set, nil
 	}
-	var e edited
+	var e EditedSettings
 	if err := jsonValue(r, &e); err != nil {
 		return Settings{}, fmt.Errorf("read settings: %w", err)
 	}
@@ -136,68 +133,17 @@ func (set Settings) officeOpen(cfg config.Config, now time.Time, l config.Locati
 	return cfg.OfficeOpen(now, l)
 }
 
-// SaveGroupSettings validates and stores the group's settings on behalf
-// of by, with a line in the settings audit, in one transaction. Invalid
-// values are FormProblems by field and change nothing.
-func (s *Service) SaveGroupSettings(ctx context.Context, by string, g GroupSettings) error {
-	p := FormProblems{}
-	limit(p, "email_hourly", g.EmailHourly)
-	limit(p, "email_daily", g.EmailDaily)
-	limit(p, "cancel_daily", g.CancelDaily)
-	limit(p, "pending", g.Pending)
-	closures(p, g.Closures)
-	if len(p) > 0 {
-		return p
-	}
-	return s.saveSettings(ctx, by, ScopeGroup, func(e *edited, cur Settings) []string {
-		e.Group = &g
-		old := cur.Group
-		return changes(
-			"chatPortfolioEmailHourly", old.EmailHourly, g.EmailHourly,
-			"chatPortfolioEmailDaily", old.EmailDaily, g.EmailDaily,
-			"chatPortfolioCancelDaily", old.CancelDaily, g.CancelDaily,
-			"chatPortfolioPendingLimit", old.Pending, g.Pending,
-			"closures", closureText(old.Closures), closureText(g.Closures))
-	})
-}
-
-// SaveLocationSettings validates and stores one location's settings, as
-// SaveGroupSettings does the group's.
-func (s *Service) SaveLocationSettings(ctx context.Context, by, slug string, l LocationSettings) error {
-	if _, ok := s.location(slug); !ok {
-		return FormProblems{"location": "No such location."}
-	}
-	p := FormProblems{}
-	limit(p, "email_hourly", l.EmailHourly)
-	limit(p, "pending", l.Pending)
-	closures(p, l.Closures)
-	if len(p) > 0 {
-		return p
-	}
-	return s.saveSettings(ctx, by, slug, func(e *edited, cur Settings) []string {
-		if e.Locations == nil {
-			e.Locations = map[string]LocationSettings{}
-		}
-		e.Locations[slug] = l
-		old := cur.Locations[slug]
-		return changes(
-			"bookingEnabled", old.BookingEnabled, l.BookingEnabled,
-			"chatEmailHourly", old.EmailHourly, l.EmailHourly,
-			"chatPendingLimit", old.Pending, l.Pending,
-			"closures", closureText(old.Closures), closureText(l.Closures))
-	})
-}
-
-// saveSettings writes the edited scopes and the audit line together; a
-// concurrent save of another scope makes it read again, never overwrite.
-func (s *Service) saveSettings(ctx context.Context, by, scope string, edit func(*edited, Settings) []string) error {
+// SaveSettings writes the scope that edit changes, on behalf of by, and
+// the audit line of what edit reports changed, together; a concurrent
+// save of another scope makes it read again, never overwrite.
+func (s *Service) SaveSettings(ctx context.Context, by, scope string, edit func(*EditedSettings, Settings) []string) error {
 	now := s.clock.Now()
 	for range maxCASAttempts {
 		cur, err := s.Settings(ctx)
 		if err != nil {
 			return err
 		}
-		e, version, err := getJSON[edited](ctx, s.st, kindSettings, "current")
+		e, version, err := getJSON[EditedSettings](ctx, s.st, kindSettings, "current")
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("read settings: %w", err)
 		}
@@ -257,75 +203,4 @@ func (s *Service) SettingsAudit(ctx context.Context, after string, limit int) ([
 // unique.
 func auditKey(now time.Time, scope string, version int64) string {
 	return fmt.Sprintf("%019d/%s/%d", math.MaxInt64-now.UnixNano(), scope, version)
-}
-
-func limit(p FormProblems, field string, v int) {
-	if v < minLimit || v > maxLimit {
-		p[field] = fmt.Sprintf("Give a whole number from %d to %d.", minLimit, maxLimit)
-	}
-}
-
-func closures(p FormProblems, list []config.Closure) {
-	if err := config.CheckClosures("closures", list); err != nil {
-		p["closures"] = strings.ReplaceAll(err.Error(), "\n", "; ")
-	}
-}
-
-// changes words each pair of old and new values that differ, as
-// "name: old → new"; args repeat name, old, new.
-func changes(args ...any) []string {
-	var out []string
-	for i := 0; i+2 < len(args); i += 3 {
-		old, new := fmt.Sprint(args[i+1]), fmt.Sprint(args[i+2])
-		if old != new {
-			out = append(out, fmt.Sprintf("%s: %s → %s", args[i], old, new))
-		}
-	}
-	return out
-}
-
-// closureText words closures one a line as "FROM..TO reason", as the
-// settings page edits them.
-func closureText(list []config.Closure) string {
-	if len(list) == 0 {
-		return "none"
-	}
-	return strings.Join(closureLines(list), "; ")
-}
-
-func closureLines(list []config.Closure) []string {
-	lines := make([]string, 0, len(list))
-	for _, c := range list {
-		line := c.From
-		if c.To != "" && c.To != c.From {
-			line += ".." + c.To
-		}
-		if c.Reason != "" {
-			line += " " + c.Reason
-		}
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-// ParseClosures reads closures one a line as "FROM[..TO] [reason]", the
-// way the settings page shows them. A line that does not start with a
-// date comes back as a closure that CheckClosures refuses.
-func ParseClosures(text string) []config.Closure {
-	var out []config.Closure
-	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		dates, reason, _ := strings.Cut(line, " ")
-		from, to, _ := strings.Cut(dates, "..")
-		out = append(out, config.Closure{From: from, To: to, Reason: strings.TrimSpace(reason)})
-	}
-	return out
-}
-
-// ClosureLines words closures for the settings page's text box.
-func ClosureLines(list []config.Closure) string {
-	return strings.Join(closureLines(list), "\n")
 }

@@ -181,7 +181,6 @@ var (
 	sentWrongCode, _       = catalogue.Sentence("wrong_code")
 	sentCancelNotInChat, _ = catalogue.Sentence("cancel_not_in_chat")
 	sentPausedForStaff, _  = catalogue.Sentence("paused_for_staff")
-	sentSwitchedOff, _     = catalogue.Sentence("switched_off")
 )
 
 func mustJSON(v any) string {

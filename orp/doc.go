@@ -6,7 +6,7 @@
 //
 // It is a domain package. It imports the store contracts, the clock and
 // its own subpackage orp/schema, never an adapter; the HTTP binding lives
-// in orphttp and the MCP binding in mcptools. Time and randomness are
+// in orphttp and the MCP binding in mcpfront. Time and randomness are
 // injected, and every multi-record change goes through one store.Apply,
 // so an error never changes state and no message is applied in part.
 package orp

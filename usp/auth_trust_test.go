@@ -31,7 +31,7 @@ import (
 	"frontdesk/internal/uspspec"
 	"frontdesk/inventory"
 	"frontdesk/mail"
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/sqlite"
@@ -135,7 +135,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpSrv := httptest.NewServer(mcptools.Handler(uspmcp.New(b, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}, Streams: wh}))
+	mcpSrv := httptest.NewServer(mcpfront.Handler(uspmcp.New(b, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}, Streams: wh}))
 	t.Cleanup(mcpSrv.Close)
 	restSrv := httptest.NewServer((&usphttp.Handler{Business: b}).Routes())
 	t.Cleanup(restSrv.Close)

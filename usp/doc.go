@@ -3,9 +3,10 @@
 // negotiation with the platform profile a caller names, the service
 // catalog built from the config, availability queries read from the
 // inventory, holds and bookings on the reservation core, authentication of
-// privileged calls with identity binding, and idempotency. Both bindings (MCP in mcptools, REST in usphttp) call the same
-// methods of Business and only parse arguments and render results and
-// errors; every protocol rule lives here.
+// privileged calls with identity binding, and idempotency. Both bindings
+// (MCP in usp/uspmcp, REST in usp/usphttp) call the same methods of
+// Business and only parse arguments and render results and errors; every
+// protocol rule lives here.
 //
 // # How the config maps onto USP
 //

@@ -14,6 +14,7 @@ import (
 	"frontdesk/internal/page"
 	"frontdesk/reservation"
 	"frontdesk/staff"
+	"frontdesk/staff/office"
 	"frontdesk/store"
 )
 
@@ -28,8 +29,8 @@ import (
 type StaffCore interface {
 	Decide(ctx context.Context, d booking.Decision) (reservation.Reservation, bool, error)
 	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
-	StaffView(ctx context.Context, ref string, visible func(slug string) bool) (booking.StaffView, error)
-	Dashboard(ctx context.Context, slugs []string) (booking.Dashboard, error)
+	StaffView(ctx context.Context, ref string, visible func(slug string) bool) (office.StaffView, error)
+	Dashboard(ctx context.Context, slugs []string) (office.Dashboard, error)
 	Settings(ctx context.Context) (booking.Settings, error)
 	SaveGroupSettings(ctx context.Context, by string, g booking.GroupSettings) error
 	SaveLocationSettings(ctx context.Context, by, slug string, l booking.LocationSettings) error
@@ -44,7 +45,7 @@ type Logins interface {
 }
 
 var (
-	_ StaffCore = (*booking.Service)(nil)
+	_ StaffCore = (*office.Office)(nil)
 	_ Logins    = (*staff.Service)(nil)
 )
 

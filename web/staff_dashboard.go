@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"frontdesk/booking"
+	"frontdesk/staff/office"
 )
 
 // The dashboard's charts are SVG drawn on the server: bars with their
@@ -50,7 +50,7 @@ const (
 var palette = []string{"#2f6db5", "#d9822b", "#3a9a5b", "#8e44ad", "#c0392b", "#7f8c8d"}
 
 // weekLabels are the charts' x labels: each week's first day.
-func weekLabels(d booking.Dashboard, slot float64) []chartLabel {
+func weekLabels(d office.Dashboard, slot float64) []chartLabel {
 	var out []chartLabel
 	for i, w := range d.Weeks {
 		if i%2 == 0 {
@@ -61,7 +61,7 @@ func weekLabels(d booking.Dashboard, slot float64) []chartLabel {
 }
 
 // occupancyChart is one location's share of room-nights held per week.
-func occupancyChart(name string, d booking.Dashboard, occ []float64) chart {
+func occupancyChart(name string, d office.Dashboard, occ []float64) chart {
 	slot := (chartWidth - chartLeft) / float64(len(occ))
 	c := chart{Title: "Occupancy, " + name, Width: chartWidth, Height: chartTop + chartPlot + chartBottom}
 	c.Labels = append(c.Labels, chartLabel{X: chartLeft - 4, Y: chartTop + 4, Text: "100%", Anchor: "end"},
@@ -76,7 +76,7 @@ func occupancyChart(name string, d booking.Dashboard, occ []float64) chart {
 }
 
 // sourceChart stacks arrivals per week by source.
-func sourceChart(d booking.Dashboard) chart {
+func sourceChart(d office.Dashboard) chart {
 	slot := (chartWidth - chartLeft) / float64(len(d.Weeks))
 	c := chart{Title: "Arrivals by source", Width: chartWidth, Height: chartTop + chartPlot + chartBottom}
 	top := 1
@@ -110,7 +110,7 @@ func sourceChart(d booking.Dashboard) chart {
 }
 
 type dashboardData struct {
-	Dashboard booking.Dashboard
+	Dashboard office.Dashboard
 	Charts    []chart
 }
 

@@ -11,6 +11,7 @@ import (
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/reservation"
+	"frontdesk/staff/office"
 	"frontdesk/store"
 )
 
@@ -113,7 +114,7 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 		if d.Filter.Source == "usp" && sourceKind(res.Source) != "usp" {
 			continue
 		}
-		row := listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: booking.SourceLabel(res.Source), Nights: len(res.Slots)}
+		row := listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: office.SourceLabel(res.Source), Nights: len(res.Slots)}
 		if in, out, err := res.Stay(); err == nil {
 			row.Checkin, row.Checkout = in.String(), out.String()
 		} else {
@@ -139,7 +140,7 @@ type action struct {
 }
 
 type detailData struct {
-	View         booking.StaffView
+	View         office.StaffView
 	LocationName string
 	Total        string
 	Actions      []action

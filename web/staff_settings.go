@@ -8,6 +8,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/staff"
+	"frontdesk/staff/office"
 )
 
 // settingsForm is one scope's settings as the page shows them.
@@ -69,11 +70,11 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 	g := set.Group
 	forms := []settingsForm{{Scope: booking.ScopeGroup, Name: "the group", Edited: edited[booking.ScopeGroup],
 		EmailHourly: strconv.Itoa(g.EmailHourly), EmailDaily: strconv.Itoa(g.EmailDaily), CancelDaily: strconv.Itoa(g.CancelDaily),
-		Pending: strconv.Itoa(g.Pending), Closures: booking.ClosureLines(g.Closures)}}
+		Pending: strconv.Itoa(g.Pending), Closures: office.ClosureLines(g.Closures)}}
 	for _, l := range s.Config.Locations {
 		ls := set.Locations[l.Slug]
 		forms = append(forms, settingsForm{Scope: l.Slug, Name: l.Name, Location: true, Edited: edited[l.Slug], BookingEnabled: ls.BookingEnabled,
-			EmailHourly: strconv.Itoa(ls.EmailHourly), Pending: strconv.Itoa(ls.Pending), Closures: booking.ClosureLines(ls.Closures)})
+			EmailHourly: strconv.Itoa(ls.EmailHourly), Pending: strconv.Itoa(ls.Pending), Closures: office.ClosureLines(ls.Closures)})
 	}
 	if posted != nil {
 		for i := range forms {
@@ -98,7 +99,7 @@ func (s *StaffScreen) saveSettings(w http.ResponseWriter, r *http.Request, v vis
 	form := settingsForm{Scope: scope, Location: scope != booking.ScopeGroup, BookingEnabled: p.Get("booking_enabled") == "on",
 		EmailHourly: p.Get("email_hourly"), EmailDaily: p.Get("email_daily"), CancelDaily: p.Get("cancel_daily"),
 		Pending: p.Get("pending"), Closures: p.Get("closures")}
-	closures := booking.ParseClosures(form.Closures)
+	closures := office.ParseClosures(form.Closures)
 	var err error
 	if scope == booking.ScopeGroup {
 		err = s.Core.SaveGroupSettings(r.Context(), v.User.Username, booking.GroupSettings{EmailHourly: number(form.EmailHourly),

@@ -2,7 +2,7 @@
 // tool's argument map, checks its fields in the order of the refusal
 // catalogue of direct-booking.md §12, calls the booking core with typed
 // requests, and words every refusal, its own and the core's, with the
-// catalogue's sentences (package catalogue). mcptools serves it over MCP.
+// catalogue's sentences (package catalogue). booking/bookingmcp serves it over MCP.
 //
 // It is a domain package: it imports booking, config and internal
 // helpers, never an adapter.

@@ -30,6 +30,7 @@ import (
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/sqlite"
+	"frontdesk/staff/office"
 	"frontdesk/store"
 	"frontdesk/usp"
 	"frontdesk/usp/uspmcp"
@@ -62,6 +63,7 @@ type Main struct {
 	metrics       *metrics.Metrics
 	hub           *hub.Hub
 	bookings      *booking.Service
+	office        *office.Office
 	mailer        message.Sender
 	devMail       *mail.Dev // set when the mail driver is dev
 	orp           *orpState // set by mountORP when the config enables ORP
@@ -272,6 +274,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
+	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Logger: m.Logger})
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err
 	}

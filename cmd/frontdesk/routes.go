@@ -11,12 +11,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"frontdesk/booking/bookingmcp"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/hostguard"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
 	"frontdesk/mail"
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/orp"
 	"frontdesk/orp/orphttp"
 	"frontdesk/orp/orpmcp"
@@ -65,14 +66,14 @@ func (m *Main) routes() http.Handler {
 	// in number and closed when idle, so unauthenticated initialize calls
 	// cannot pile up memory.
 	handleMCP := func(pattern string, h http.Handler) {
-		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(mcptools.LimitSessions(h, mcptools.SessionLimits{}))))
+		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(mcpfront.LimitSessions(h, mcpfront.SessionLimits{}))))
 	}
 
 	// MCP: the hub, and every location's read-only server on one pattern.
 	opts := m.mcpOptions()
-	httpOpts := mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
-	handleMCP("/mcp", mcptools.Handler(mcptools.NewHub(m.hub, m.bookings, opts), httpOpts))
-	handleMCP("/locations/{slug}/mcp", mcptools.Locations(m.hub, opts, httpOpts))
+	httpOpts := mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
+	handleMCP("/mcp", mcpfront.Handler(bookingmcp.NewHub(m.hub, m.bookings, opts), httpOpts))
+	handleMCP("/locations/{slug}/mcp", bookingmcp.Locations(m.hub, opts, httpOpts))
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
@@ -112,7 +113,7 @@ func (m *Main) routes() http.Handler {
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
 		// decodes them.
-		orpMCP := mcptools.Handler(orpmcp.New(m.orp.host, opts), mcptools.HTTPOptions{
+		orpMCP := mcpfront.Handler(orpmcp.New(m.orp.host, opts), mcpfront.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
 		})
 		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))
@@ -124,7 +125,7 @@ func (m *Main) routes() http.Handler {
 		rest := (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes()
 		handle("GET "+usp.ProfilePath, pages, false, rest)
 		handle(usp.RESTPath+"/", pages, false, rest)
-		handleMCP(usp.MCPPath, mcptools.Handler(uspmcp.New(m.usp, opts), mcptools.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))
+		handleMCP(usp.MCPPath, mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))
 	}
 	// Every limit by address (the form's, staff sign-in's, ORP's, MCP
 	// sessions') reads r.RemoteAddr, which is the client behind a
@@ -165,18 +166,18 @@ func (m *Main) metricsHandler() http.Handler {
 	})
 }
 
-func (m *Main) mcpOptions() mcptools.Options {
-	return mcptools.Options{Logger: m.Logger, Metrics: m.metrics, Version: moduleVersion()}
+func (m *Main) mcpOptions() mcpfront.Options {
+	return mcpfront.Options{Logger: m.Logger, Metrics: m.metrics, Version: moduleVersion()}
 }
 
 // bookingGuard is the batch rule for the hub: at most one booking-tool
 // call, get_booking included, per JSON-RPC batch.
-func bookingGuard() mcptools.BatchGuard {
+func bookingGuard() mcpfront.BatchGuard {
 	limited := map[string]bool{}
-	for _, name := range mcptools.BookingTools {
+	for _, name := range bookingmcp.BookingTools {
 		limited[name] = true
 	}
-	return mcptools.BatchGuard{Limited: limited}
+	return mcpfront.BatchGuard{Limited: limited}
 }
 
 // guardHost refuses requests for hosts the config does not name, with a
@@ -342,13 +343,13 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Flush() }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
-	return mcptools.ServeStdio(ctx, mcptools.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
+	return mcpfront.ServeStdio(ctx, bookingmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // pauses are the chat-booking ceilings that are full now, as the dev
 // mailbox shows them.
 func (m *Main) pauses(ctx context.Context) ([]mail.Pause, error) {
-	ps, err := m.bookings.Pauses(ctx)
+	ps, err := m.office.Pauses(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
 )
@@ -33,22 +33,22 @@ const (
 var (
 	joinSchema    = fileSchema(schema.JoinRequest)
 	suggestSchema = fileSchema(schema.SuggestRequest)
-	sendSchema    = mcptools.Object([]string{"message"}, map[string]*jsonschema.Schema{
+	sendSchema    = mcpfront.Object([]string{"message"}, map[string]*jsonschema.Schema{
 		"message": {Type: "object", Description: "One ORP 0.3 message: orp, type, id, ts, from (this session's party) and body, plus to, deal, re, prev, sig, agent, ext or critical where its type uses them."},
 	}, "message")
-	inboxSchema = mcptools.Object([]string{"after"}, map[string]*jsonschema.Schema{"after": mcptools.Str(64, "The next cursor of the previous page; omit it for the oldest messages.")})
-	dealSchema  = mcptools.Object([]string{"deal"}, map[string]*jsonschema.Schema{"deal": mcptools.Str(128, "The deal id.")}, "deal")
+	inboxSchema = mcpfront.Object([]string{"after"}, map[string]*jsonschema.Schema{"after": mcpfront.Str(64, "The next cursor of the previous page; omit it for the oldest messages.")})
+	dealSchema  = mcpfront.Object([]string{"deal"}, map[string]*jsonschema.Schema{"deal": mcpfront.Str(128, "The deal id.")}, "deal")
 )
 
 // fileSchema is one of the host's schema files as a tool input schema.
 func fileSchema(name string) *jsonschema.Schema {
 	b, err := schema.Bundle(name)
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: bundle %s: %v", name, err)) // the files are embedded
+		panic(fmt.Sprintf("orpmcp: bundle %s: %v", name, err)) // the files are embedded
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(b, &s); err != nil {
-		panic(fmt.Sprintf("mcptools: decode %s: %v", name, err))
+		panic(fmt.Sprintf("orpmcp: decode %s: %v", name, err))
 	}
 	return &s
 }
@@ -88,17 +88,17 @@ type orpTools struct {
 	host *orp.Host
 }
 
-func header(ctx context.Context) http.Header { return mcptools.Header(ctx) }
+func header(ctx context.Context) http.Header { return mcpfront.Header(ctx) }
 
 // session is the stateful MCP session the call belongs to, or "". A
 // stateless request (revision 2026-07-28 and later) has no session, so a
 // session id it carries is ignored and never names a joined party.
 func session(ctx context.Context) string {
 	h := header(ctx)
-	if h == nil || h.Get(mcptools.VersionHeader) >= mcptools.RevisionStateless {
+	if h == nil || h.Get(mcpfront.VersionHeader) >= mcpfront.RevisionStateless {
 		return ""
 	}
-	return h.Get(mcptools.SessionHeader)
+	return h.Get(mcpfront.SessionHeader)
 }
 
 // credential is the bearer the call acts with, and ctx marked with its
@@ -155,7 +155,7 @@ func (o orpTools) safe(err error) (string, string, bool) {
 		}
 		return r.Error(), code, r.status >= 500
 	}
-	return "The ORP host failed. Retry with the same message id.", mcptools.CodeInternal, true
+	return "The ORP host failed. Retry with the same message id.", mcpfront.CodeInternal, true
 }
 
 // rawArgs is the arguments of a tool that validates its own input with
@@ -168,7 +168,7 @@ func rawArgs(in json.RawMessage) []byte {
 }
 
 func (o orpTools) suggest(ctx context.Context, in json.RawMessage) (orp.SuggestResponse, string, error) {
-	resp, err := o.host.Suggest(ctx, rawArgs(in), mcptools.RequestAddress(ctx))
+	resp, err := o.host.Suggest(ctx, rawArgs(in), mcpfront.RequestAddress(ctx))
 	if err != nil {
 		return resp, "", o.refusal(err)
 	}
@@ -183,7 +183,7 @@ func (o orpTools) suggest(ctx context.Context, in json.RawMessage) (orp.SuggestR
 }
 
 func (o orpTools) join(ctx context.Context, in json.RawMessage) (orp.JoinResponse, string, error) {
-	resp, err := o.host.Join(ctx, rawArgs(in), mcptools.RequestAddress(ctx))
+	resp, err := o.host.Join(ctx, rawArgs(in), mcpfront.RequestAddress(ctx))
 	if err != nil {
 		return resp, "", o.refusal(err)
 	}
@@ -225,7 +225,7 @@ func joinedSummary(j orp.JoinResponse) string {
 
 func (o orpTools) send(ctx context.Context, in sendIn) (message, string, error) {
 	ctx, token := o.credential(ctx)
-	r := o.host.Send(ctx, token, mcptools.RequestAddress(ctx), in.Message)
+	r := o.host.Send(ctx, token, mcpfront.RequestAddress(ctx), in.Message)
 	if r.Status >= 300 {
 		return message{}, "", orpRefusal{status: r.Status, body: r.Body}
 	}
@@ -292,27 +292,27 @@ func decodeMessage(b []byte) (message, string, error) {
 
 // New returns the MCP server of an ORP host's MCP binding (§4.3): the
 // tools orp_suggest, orp_join, orp_send, orp_inbox and orp_deal.
-func New(h *orp.Host, opts mcptools.Options) *mcp.Server {
-	s := mcptools.NewServer(&mcp.Implementation{Name: "frontdesk-orp", Title: "ORP host", Version: opts.Version}, orpInstructions, "orp", opts)
+func New(h *orp.Host, opts mcpfront.Options) *mcp.Server {
+	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk-orp", Title: "ORP host", Version: opts.Version}, orpInstructions, "orp", opts)
 	o := orpTools{host: h}
-	env := mcptools.Env{Server: "orp", Log: opts.Log(), Metrics: opts.Metrics, Safe: o.safe}
-	mcptools.Add(s, env, mcptools.Tool[json.RawMessage, orp.SuggestResponse]{
+	env := mcpfront.Env{Server: "orp", Log: opts.Log(), Metrics: opts.Metrics, Safe: o.safe}
+	mcpfront.Add(s, env, mcpfront.Tool[json.RawMessage, orp.SuggestResponse]{
 		Name: "orp_suggest", Title: "Suggest ORP offers for a draft", Description: describeSuggest,
 		Input: suggestSchema, OwnValidation: true, Run: o.suggest, Text: suggestedWithoutToken,
 	})
-	mcptools.Add(s, env, mcptools.Tool[json.RawMessage, orp.JoinResponse]{
+	mcpfront.Add(s, env, mcpfront.Tool[json.RawMessage, orp.JoinResponse]{
 		Name: "orp_join", Title: "Join the ORP host", Description: describeJoin,
 		Input: joinSchema, OwnValidation: true, Run: o.join, Text: withoutToken,
 	})
-	mcptools.Add(s, env, mcptools.Tool[sendIn, message]{
+	mcpfront.Add(s, env, mcpfront.Tool[sendIn, message]{
 		Name: "orp_send", Title: "Send an ORP message", Description: describeSend,
 		Destructive: true, Idempotent: true, OpenWorld: true, Input: sendSchema, Run: o.send,
 	})
-	mcptools.Add(s, env, mcptools.Tool[inboxIn, orp.InboxPage]{
+	mcpfront.Add(s, env, mcpfront.Tool[inboxIn, orp.InboxPage]{
 		Name: "orp_inbox", Title: "Read the ORP inbox", Description: describeInbox,
 		ReadOnly: true, Idempotent: true, Input: inboxSchema, Run: o.inbox,
 	})
-	mcptools.Add(s, env, mcptools.Tool[dealIn, message]{
+	mcpfront.Add(s, env, mcpfront.Tool[dealIn, message]{
 		Name: "orp_deal", Title: "Read an ORP deal", Description: describeDeal,
 		ReadOnly: true, Idempotent: true, Input: dealSchema, Run: o.deal,
 	})

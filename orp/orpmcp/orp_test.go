@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/orp"
 	"frontdesk/sqlite"
 )
@@ -65,7 +65,7 @@ func TestCredential(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			if c.header != nil {
-				ctx = mcptools.WithHeader(ctx, c.header)
+				ctx = mcpfront.WithHeader(ctx, c.header)
 			}
 			ctx, token := o.credential(ctx)
 			p, err := o.host.Authenticate(ctx, token)
@@ -150,8 +150,8 @@ func TestLimitSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mcptools.LimitSessions(mcptools.Handler(New(h, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}}),
-		mcptools.SessionLimits{Idle: 10 * time.Minute, PerAddress: 3, Clock: clk}))
+	srv := httptest.NewServer(mcpfront.LimitSessions(mcpfront.Handler(New(h, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}),
+		mcpfront.SessionLimits{Idle: 10 * time.Minute, PerAddress: 3, Clock: clk}))
 	defer srv.Close()
 	first := openSession(t, srv.URL)
 	clk.Advance(time.Second)

@@ -3,7 +3,7 @@
 // business outcomes in messages[] and protocol errors as JSON-RPC errors
 // carrying data.code, and the usp_webhook notifications on a platform's
 // open streams. It parses, calls package usp and renders; the shared MCP
-// front (mcptools) serves it over HTTP.
+// front (mcpfront) serves it over HTTP.
 //
 // It is an adapter: it imports usp, the front and helpers, never another
 // adapter.

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/config"
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/usp/usptest"
 )
 
@@ -22,7 +22,7 @@ func TestUSPToolCallLogLine(t *testing.T) {
 	var logs bytes.Buffer
 	plat := usptest.NewPlatforms(t, nil)
 	b := usptest.NewBusiness(t, config.Demo(), usptest.Now, plat, nil)
-	s := New(b.Business, mcptools.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	s := New(b.Business, mcpfront.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)

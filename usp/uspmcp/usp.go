@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/usp"
 )
 
@@ -177,10 +177,10 @@ func uspInputSchema(name string) *jsonschema.Schema {
 // New returns the MCP server of the USP binding: one usp_* tool per
 // method the business serves. Protocol errors are JSON-RPC errors with
 // data.code; business outcomes are results with messages[].
-func New(b *usp.Business, opts mcptools.Options) *mcp.Server {
+func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-usp", Title: "USP business binding", Version: opts.Version}, nil)
 	log := opts.Log()
-	s.AddReceivingMiddleware(mcptools.LogCalls(log, "usp"))
+	s.AddReceivingMiddleware(mcpfront.LogCalls(log, "usp"))
 	for _, m := range b.Served() {
 		about := uspTools[m.Name]
 		tool := &mcp.Tool{
@@ -205,7 +205,7 @@ func New(b *usp.Business, opts mcptools.Options) *mcp.Server {
 					outcome = "error"
 					log.ErrorContext(ctx, "usp tool failed", "tool", name, "err", err)
 				}
-				mcptools.ReportOutcome(ctx, string(e.Code), internal)
+				mcpfront.ReportOutcome(ctx, string(e.Code), internal)
 				err = rpcError(e, correlationOf(req))
 			}
 			if opts.Metrics != nil {

@@ -14,7 +14,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/uspspec"
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/usp/usptest"
 )
 
@@ -43,7 +43,7 @@ func bookingSession(t *testing.T) (cs *mcp.ClientSession, profile, url string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform})
 	b := usptest.NewBusiness(t, usptest.WithPlatform(config.Demo()), usptest.Now, plat, nil)
-	srv := httptest.NewServer(mcptools.Handler(New(b.Business, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
+	srv := httptest.NewServer(mcpfront.Handler(New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	hc := &http.Client{Transport: headerTransport{"Authorization", usptest.Bearer, http.DefaultTransport}}

@@ -17,7 +17,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/uspspec"
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/usp"
 	"frontdesk/usp/usptest"
 )
@@ -29,7 +29,7 @@ func uspSession(t *testing.T) (*mcp.ClientSession, string, string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, nil)
 	b := usptest.NewBusiness(t, usptest.PublicOnly(config.Demo()), usptest.Now, plat, nil)
-	srv := httptest.NewServer(mcptools.Handler(New(b.Business, mcptools.Options{}), mcptools.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
+	srv := httptest.NewServer(mcpfront.Handler(New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"frontdesk/mcptools"
+	"frontdesk/mcpfront"
 	"frontdesk/usp"
 )
 
@@ -172,4 +172,4 @@ func (l *lockedWriter) close() {
 	l.closed = true
 }
 
-var _ mcptools.StreamServer = (*Webhooks)(nil)
+var _ mcpfront.StreamServer = (*Webhooks)(nil)

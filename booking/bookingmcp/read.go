@@ -1,11 +1,10 @@
-package mcptools
+package bookingmcp
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,24 +14,26 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/hub"
-	"frontdesk/internal/metrics"
 	"frontdesk/location"
+	"frontdesk/mcpfront"
 	"frontdesk/pricing"
 )
 
-// Options configure the MCP servers. Nil fields mean defaults.
-type Options struct {
-	Logger  *slog.Logger
-	Metrics *metrics.Metrics
-	Version string
+// Refusal is an answer the tool gives instead of a result: safe to show,
+// worded for the guest.
+type Refusal interface {
+	error
+	refusal()
 }
 
-func (o Options) Log() *slog.Logger {
-	if o.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return o.Logger.With("component", "mcp")
-}
+// shown wraps a sentence that is safe to return as a tool error.
+type shown struct{ text string }
+
+func (s shown) Error() string { return s.text }
+func (shown) refusal()        {}
+
+// Show marks text as a refusal to return verbatim.
+func Show(text string) error { return shown{text} }
 
 // Read-tool descriptions. They say what the tool does for an agent; they
 // never instruct it.
@@ -44,33 +45,17 @@ const (
 	describeInfo         = "Describes a property: phone, time zone, check-in hour, office hours, room types with minimum stays and rates, timed services, policy and privacy pages and the booking form."
 )
 
-// Input schemas, written out so the exported schema is exactly the one
-// enforced.
-func Str(maxLength int, description string) *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", MaxLength: &maxLength, Description: description}
-}
-
-func Object(order []string, props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
-	if required == nil {
-		required = []string{}
-	}
-	return &jsonschema.Schema{
-		Type: "object", Properties: props, PropertyOrder: order, Required: required,
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-	}
-}
-
 var (
-	propertyArg = Str(120, "Property name, slug, domain or unique short name.")
+	propertyArg = mcpfront.Str(120, "Property name, slug, domain or unique short name.")
 	pageArg     = &jsonschema.Schema{Type: "integer", Minimum: ptr(1.0), Description: "Page of a long list of properties, from 1; default 1. The answer gives the page count and next_page."}
-	checkinArg  = Str(10, "Arrival date, YYYY-MM-DD.")
-	checkoutArg = Str(10, "Departure date, YYYY-MM-DD.")
+	checkinArg  = mcpfront.Str(10, "Arrival date, YYYY-MM-DD.")
+	checkoutArg = mcpfront.Str(10, "Departure date, YYYY-MM-DD.")
 )
 
 func roomTypeArgs(props map[string]*jsonschema.Schema) []string {
-	props["roomtype"] = Str(20, "Room type, such as single, double or studio; case-insensitive.")
+	props["roomtype"] = mcpfront.Str(20, "Room type, such as single, double or studio; case-insensitive.")
 	for _, alias := range []string{"roomType", "room_type", "type", "room"} {
-		props[alias] = Str(20, "Read the same as roomtype.")
+		props[alias] = mcpfront.Str(20, "Read the same as roomtype.")
 	}
 	return []string{"roomtype", "roomType", "room_type", "type", "room"}
 }
@@ -140,9 +125,9 @@ type infoIn struct {
 type readTools struct {
 	hub  *hub.Hub
 	slug string // empty on the hub
-	// defs, when set, are the tool definitions every location server
+	// defs, when set, are the tool Definitions every location server
 	// shares; nil derives them for this server alone.
-	defs *definitions
+	defs *mcpfront.Definitions
 }
 
 func (r readTools) property(arg string) string {
@@ -262,16 +247,16 @@ func (r readTools) safe(err error) (string, string, bool) {
 	if l, lerr := r.hub.Resolve(r.slug); r.slug != "" && lerr == nil {
 		phone = l.Phone
 	}
-	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), CodeInternal, true
+	return fmt.Sprintf("Availability cannot be checked right now. Try again in a few minutes or call %s.", phone), mcpfront.CodeInternal, true
 }
 
 // NewHub returns the hub's MCP server: the read tools and, when bookings
 // is set, the four booking tools.
-func NewHub(h *hub.Hub, bookings *booking.Service, opts Options) *mcp.Server {
-	s := NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
+func NewHub(h *hub.Hub, bookings *booking.Service, opts mcpfront.Options) *mcp.Server {
+	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
 		hubInstructions(h.Config().Business.Name, h.Config().Business.ConfirmHours, bookings != nil), "hub", opts)
 	r := readTools{hub: h}
-	env := Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
+	env := mcpfront.Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	if bookings != nil {
 		addBookingTools(s, env, bookingTools{svc: bookings, phone: h.Config().Business.Phone})
@@ -281,33 +266,33 @@ func NewHub(h *hub.Hub, bookings *booking.Service, opts Options) *mcp.Server {
 
 // newLocation returns one location's public MCP server: read tools only,
 // never a booking tool.
-func newLocation(h *hub.Hub, slug string, opts Options, defs *definitions) (*mcp.Server, error) {
+func newLocation(h *hub.Hub, slug string, opts mcpfront.Options, defs *mcpfront.Definitions) (*mcp.Server, error) {
 	l, err := h.Resolve(slug)
 	if err != nil || l.Slug != slug {
 		return nil, fmt.Errorf("location server: unknown slug %q", slug)
 	}
-	s := NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
+	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
 		locationInstructions(l.Name, h.Config().Deployment.PublicURL+"/mcp"), "location:"+slug, opts)
 	r := readTools{hub: h, slug: slug, defs: defs}
-	env := Env{Server: "location:" + slug, Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
+	env := mcpfront.Env{Server: "location:" + slug, Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	return s, nil
 }
 
 // Locations serves every location's public MCP server on the route
 // /locations/{slug}/mcp. A location's server is built on its first
-// request, from tool definitions that all of them share, so a business
+// request, from tool Definitions that all of them share, so a business
 // of a thousand properties starts as fast as one of three and holds
 // servers only for the properties asked about.
-func Locations(h *hub.Hub, opts Options, httpOpts HTTPOptions) http.Handler {
-	return &locationServers{hub: h, opts: opts, httpOpts: httpOpts, defs: newDefinitions(), handlers: map[string]http.Handler{}}
+func Locations(h *hub.Hub, opts mcpfront.Options, httpOpts mcpfront.HTTPOptions) http.Handler {
+	return &locationServers{hub: h, opts: opts, httpOpts: httpOpts, defs: mcpfront.NewDefinitions(), handlers: map[string]http.Handler{}}
 }
 
 type locationServers struct {
 	hub      *hub.Hub
-	opts     Options
-	httpOpts HTTPOptions
-	defs     *definitions
+	opts     mcpfront.Options
+	httpOpts mcpfront.HTTPOptions
+	defs     *mcpfront.Definitions
 	mu       sync.Mutex
 	handlers map[string]http.Handler // by slug, built on first request
 }
@@ -315,7 +300,7 @@ type locationServers struct {
 func (l *locationServers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h, err := l.handler(r.PathValue("slug"))
 	if err != nil {
-		writeError(w, http.StatusNotFound, -32600, "Not Found: no property is served at this address.")
+		mcpfront.WriteError(w, http.StatusNotFound, -32600, "Not Found: no property is served at this address.")
 		return
 	}
 	h.ServeHTTP(w, r)
@@ -331,12 +316,12 @@ func (l *locationServers) handler(slug string) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := Handler(s, l.httpOpts)
+	h := mcpfront.Handler(s, l.httpOpts)
 	l.handlers[slug] = h
 	return h, nil
 }
 
-func addReadTools(s *mcp.Server, env Env, r readTools) {
+func addReadTools(s *mcp.Server, env mcpfront.Env, r readTools) {
 	onHub := r.slug == ""
 	withProperty := func(order []string, props map[string]*jsonschema.Schema) []string {
 		if onHub {
@@ -346,9 +331,9 @@ func addReadTools(s *mcp.Server, env Env, r readTools) {
 		return order
 	}
 	if onHub {
-		addShared(s, env, r.defs, Tool[listIn, hub.PropertyPage]{
+		mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[listIn, hub.PropertyPage]{
 			Name: "list_properties", Title: "List properties", Description: describeList,
-			ReadOnly: true, Idempotent: true, Input: Object([]string{"page"}, map[string]*jsonschema.Schema{"page": pageArg}),
+			ReadOnly: true, Idempotent: true, Input: mcpfront.Object([]string{"page"}, map[string]*jsonschema.Schema{"page": pageArg}),
 			Run: r.list,
 		})
 	}
@@ -363,9 +348,9 @@ func addReadTools(s *mcp.Server, env Env, r readTools) {
 		findProps["page"] = pageArg
 		findOrder = append(findOrder, "page")
 	}
-	addShared(s, env, r.defs, Tool[findIn, hub.Search]{
+	mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[findIn, hub.Search]{
 		Name: "find_rooms", Title: "Find free rooms", Description: findDescription,
-		ReadOnly: true, Idempotent: true, Input: Object(findOrder, findProps, "checkin", "checkout"),
+		ReadOnly: true, Idempotent: true, Input: mcpfront.Object(findOrder, findProps, "checkin", "checkout"),
 		Run: r.find,
 	})
 
@@ -375,9 +360,9 @@ func addReadTools(s *mcp.Server, env Env, r readTools) {
 	if onHub {
 		quoteRequired = append([]string{"property"}, quoteRequired...)
 	}
-	addShared(s, env, r.defs, Tool[quoteIn, quoteOut]{
+	mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[quoteIn, quoteOut]{
 		Name: "quote_stay", Title: "Quote a stay", Description: describeQuote,
-		ReadOnly: true, Idempotent: true, Input: Object(quoteOrder, quoteProps, quoteRequired...),
+		ReadOnly: true, Idempotent: true, Input: mcpfront.Object(quoteOrder, quoteProps, quoteRequired...),
 		Run: r.quote,
 	})
 
@@ -387,9 +372,9 @@ func addReadTools(s *mcp.Server, env Env, r readTools) {
 	if onHub {
 		infoRequired = []string{"property"}
 	}
-	addShared(s, env, r.defs, Tool[infoIn, location.Info]{
+	mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[infoIn, location.Info]{
 		Name: "property_info", Title: "Property information", Description: describeInfo,
-		ReadOnly: true, Idempotent: true, Input: Object(infoOrder, infoProps, infoRequired...),
+		ReadOnly: true, Idempotent: true, Input: mcpfront.Object(infoOrder, infoProps, infoRequired...),
 		Run: r.info,
 	})
 }

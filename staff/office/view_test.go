@@ -1,13 +1,15 @@
-package booking
+package office
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -42,7 +44,7 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 	if len(v.Notices) != 2 || len(v.Checks) != 1 || !strings.HasPrefix(v.Checks[0], "Notice delivery pending") {
 		t.Fatalf("notices %+v, checks %q", v.Notices, v.Checks)
 	}
-	w.clock.Advance(noticeRetryWindow + time.Minute)
+	w.clock.Advance(booking.NoticeRetryWindow + time.Minute)
 	v, _ = w.svc.StaffView(ctx, conf.ReservationNumber, everywhere)
 	if len(v.Checks) != 1 || !strings.HasPrefix(v.Checks[0], "Notice delivery exhausted") {
 		t.Fatalf("checks after the retry window %q", v.Checks)
@@ -50,7 +52,7 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 	if v, _ := w.svc.StaffView(ctx, first, everywhere); len(v.Checks) != 0 || v.Span != 6 {
 		t.Fatalf("first stay: span %d, checks %q", v.Span, v.Checks)
 	}
-	if _, err := w.svc.StaffView(ctx, first, func(slug string) bool { return slug == "oldtown" }); !errors.Is(err, ErrNoReservation) {
+	if _, err := w.svc.StaffView(ctx, first, func(slug string) bool { return slug == "oldtown" }); !errors.Is(err, booking.ErrNoReservation) {
 		t.Fatalf("out of scope: %v", err)
 	}
 }
@@ -88,13 +90,20 @@ func TestStaffViewWarnsOfUnreadLocations(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	ref := w.book(stayArgs())
-	r, err := w.svc.getBooked(ctx, ref)
+	r, err := reservation.Get(ctx, w.st, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.chat.UncheckedProperties = []string{"oldtown"}
+	var detail map[string]any
+	if err := json.Unmarshal(r.Detail, &detail); err != nil {
+		t.Fatal(err)
+	}
+	detail["uncheckedProperties"] = []string{"oldtown"}
+	if r.Detail, err = json.Marshal(detail); err != nil {
+		t.Fatal(err)
+	}
 	r.Attention = "notice setup unfinished"
-	if _, err := w.st.Apply(ctx, []store.Write{reservation.Save(r.withDetail(), testNow)}); err != nil {
+	if _, err := w.st.Apply(ctx, []store.Write{reservation.Save(r, testNow)}); err != nil {
 		t.Fatal(err)
 	}
 	v, err := w.svc.StaffView(ctx, ref, everywhere)
@@ -103,5 +112,26 @@ func TestStaffViewWarnsOfUnreadLocations(t *testing.T) {
 	}
 	if len(v.Unread) != 1 || v.Unread[0] != "oldtown" || len(v.Checks) != 1 || v.Checks[0] != "Flagged for attention: notice setup unfinished" {
 		t.Fatalf("unread %q, checks %q", v.Unread, v.Checks)
+	}
+}
+
+// TestStaffViewPhoneMatches: another guest with the same phone number,
+// stored with an extension, is on the staff screen as a phone match, and
+// a clerk who may not see that guest's location is shown none.
+func TestStaffViewPhoneMatches(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	eve := w.book(stayArgs("property", "oldtown", "guest_name", "Eve Other", "email", "eve@example.net", "phone", "303-555-0199 x12"))
+	ada := w.book(stayArgs())
+	view, err := w.svc.StaffView(ctx, ada, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(view.PhoneMatches) != 1 || view.PhoneMatches[0].Reference != eve {
+		t.Fatalf("phone matches on the staff screen = %+v", view.PhoneMatches)
+	}
+	scoped, err := w.svc.StaffView(ctx, ada, func(slug string) bool { return slug == "riverside" })
+	if err != nil || len(scoped.PhoneMatches) != 0 {
+		t.Fatalf("a Riverside clerk sees phone matches %+v, %v", scoped.PhoneMatches, err)
 	}
 }

@@ -1,4 +1,4 @@
-package booking
+package office
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -35,13 +36,13 @@ type Dashboard struct {
 const DashboardWeeks = 8
 
 // Dashboard reads the charts and counts for the locations in slugs.
-func (s *Service) Dashboard(ctx context.Context, slugs []string) (Dashboard, error) {
+func (s *Office) Dashboard(ctx context.Context, slugs []string) (Dashboard, error) {
 	now := s.clock.Now()
 	d := Dashboard{Occupancy: map[string][]float64{}, BySource: map[string][]int{}}
 	if len(s.cfg.Locations) == 0 {
 		return d, nil
 	}
-	d.Today = s.today(s.cfg.Locations[0], now)
+	d.Today = civil.Of(now, s.cfg.Locations[0].Zone())
 	for i := range DashboardWeeks {
 		d.Weeks = append(d.Weeks, d.Today.AddDays(7*i))
 	}
@@ -94,7 +95,7 @@ func (s *Service) Dashboard(ctx context.Context, slugs []string) (Dashboard, err
 
 // countReservations adds one location's reservations to the arrivals by
 // source and to the counts that need attention.
-func (s *Service) countReservations(ctx context.Context, slug string, d *Dashboard, end civil.Date, now time.Time) error {
+func (s *Office) countReservations(ctx context.Context, slug string, d *Dashboard, end civil.Date, now time.Time) error {
 	f := store.ReservationFilter{Location: slug, From: d.Today.String(), To: end.String()}
 	return s.eachReservation(ctx, f, func(r reservation.Reservation) error {
 		if r.Attention != "" {
@@ -115,12 +116,12 @@ func (s *Service) countReservations(ctx context.Context, slug string, d *Dashboa
 			d.BySource[src][w]++
 		}
 		if r.State.HoldsUnits() || r.State == reservation.Requested {
-			notices, err := s.noticeViews(ctx, r.Reference, now)
+			notices, err := s.bookings.Notices(ctx, r.Reference, now)
 			if err != nil {
 				return err
 			}
 			for _, n := range notices {
-				if n.State != noticeSent {
+				if n.State != booking.NoticeSent {
 					d.Undelivered++
 				}
 			}
@@ -131,7 +132,7 @@ func (s *Service) countReservations(ctx context.Context, slug string, d *Dashboa
 
 // countAwaiting adds one location's reservations awaiting a staff
 // decision, however far ahead they are.
-func (s *Service) countAwaiting(ctx context.Context, slug string, d *Dashboard) error {
+func (s *Office) countAwaiting(ctx context.Context, slug string, d *Dashboard) error {
 	f := store.ReservationFilter{Location: slug, From: d.Today.String(),
 		States: []string{string(reservation.Reserved), string(reservation.Requested)}}
 	return s.eachReservation(ctx, f, func(r reservation.Reservation) error {
@@ -146,7 +147,7 @@ func (s *Service) countAwaiting(ctx context.Context, slug string, d *Dashboard) 
 
 // eachReservation calls fn with every reservation matching f, a page at
 // a time; f.Limit and f.After are its own.
-func (s *Service) eachReservation(ctx context.Context, f store.ReservationFilter, fn func(reservation.Reservation) error) error {
+func (s *Office) eachReservation(ctx context.Context, f store.ReservationFilter, fn func(reservation.Reservation) error) error {
 	f.Limit, f.After = 500, store.ReservationCursor{}
 	for {
 		page, err := reservation.List(ctx, s.st, f)

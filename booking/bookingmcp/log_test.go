@@ -1,4 +1,4 @@
-package mcptools
+package bookingmcp
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/internal/metrics"
+	"frontdesk/mcpfront"
 )
 
 // capture is a slog handler that keeps every record with its attributes
@@ -73,14 +74,14 @@ type guestIn struct {
 // arguments carry.
 func TestToolCallLogLine(t *testing.T) {
 	logs := newCapture()
-	opts := Options{Logger: slog.New(logs), Metrics: metrics.New()}
-	s := NewServer(&mcp.Implementation{Name: "log-test", Version: "1"}, "", "hub", opts)
-	env := Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics}
+	opts := mcpfront.Options{Logger: slog.New(logs), Metrics: metrics.New()}
+	s := mcpfront.NewServer(&mcp.Implementation{Name: "log-test", Version: "1"}, "", "hub", opts)
+	env := mcpfront.Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics}
 	b := bookingTools{phone: "+1 303 555 0100"}
 	env.Safe = func(err error) (string, string, bool) { return b.answer(env, err) }
-	input := Object(nil, map[string]*jsonschema.Schema{"guest_name": {Type: "string"}, "email": {Type: "string"}}, "email")
+	input := mcpfront.Object(nil, map[string]*jsonschema.Schema{"guest_name": {Type: "string"}, "email": {Type: "string"}}, "email")
 	tool := func(name string, err error) {
-		Add(s, env, Tool[guestIn, guestIn]{Name: name, Title: name, Input: input,
+		mcpfront.Add(s, env, mcpfront.Tool[guestIn, guestIn]{Name: name, Title: name, Input: input,
 			Run: func(_ context.Context, in guestIn) (guestIn, string, error) { return in, "Done.", err }})
 	}
 	tool("find_rooms", nil)

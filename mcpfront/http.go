@@ -1,4 +1,4 @@
-package mcptools
+package mcpfront
 
 import (
 	"bytes"
@@ -109,7 +109,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	jw := &jsonErrors{ResponseWriter: w}
 	defer jw.finish()
 	if refusal := f.hosts.Check(r); refusal != "" {
-		writeError(jw, http.StatusForbidden, -32600, refusal)
+		WriteError(jw, http.StatusForbidden, -32600, refusal)
 		return
 	}
 	// The Host a tool sees is the one this request arrived with; a client
@@ -120,12 +120,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 		if err != nil {
-			writeError(jw, http.StatusRequestEntityTooLarge, -32600, "Request body is too large.")
+			WriteError(jw, http.StatusRequestEntityTooLarge, -32600, "Request body is too large.")
 			return
 		}
 		out, isBatch, err := f.guard.Inspect(body)
 		if status, code, message, refused := guardAnswer(err, isBatch, version); refused {
-			writeError(jw, status, code, message)
+			WriteError(jw, status, code, message)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(out))
@@ -142,8 +142,8 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.stateful.ServeHTTP(jw, r)
 }
 
-// writeError answers with a JSON-RPC error object and no id.
-func writeError(w http.ResponseWriter, status, code int, message string) {
+// WriteError answers with a JSON-RPC error object and no id.
+func WriteError(w http.ResponseWriter, status, code int, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -197,7 +197,7 @@ func (j *jsonErrors) finish() {
 	text := strings.TrimSpace(j.captured.String())
 	j.captured = nil
 	code, msg := plainError(j.status, text)
-	writeError(j.ResponseWriter, j.status, code, msg)
+	WriteError(j.ResponseWriter, j.status, code, msg)
 }
 
 // internals mark an SDK error text that describes the decoder rather than

@@ -1,4 +1,4 @@
-package mcptools
+package mcpfront
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func (s *sessionLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Closing another client's session to make room would let anyone
 		// push live users out; the newcomer waits instead.
 		w.Header().Set("Retry-After", "60")
-		writeError(w, http.StatusServiceUnavailable, -32000, "Too many MCP sessions are open; try again in a minute.")
+		WriteError(w, http.StatusServiceUnavailable, -32000, "Too many MCP sessions are open; try again in a minute.")
 		return
 	}
 	s.next.ServeHTTP(w, r)

@@ -1,4 +1,4 @@
-package mcptools
+package mcpfront
 
 import (
 	"context"
@@ -43,4 +43,23 @@ func TestResultTextCarriesTheStructuredResult(t *testing.T) {
 	if len(texts) != 2 || texts[0] != want[0] || texts[1] != want[1] || string(structured) != want[1] {
 		t.Fatalf("content = %q, structured = %s; want %q and the same JSON", texts, structured, want)
 	}
+}
+
+// connectInMemory connects a client to s over in-memory transports; both
+// sessions end with t.
+func connectInMemory(t *testing.T, s *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -1,10 +1,10 @@
-package booking
+package office
 
 import (
 	"context"
-	"slices"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/reservation"
 )
 
@@ -28,15 +28,15 @@ type Pause struct {
 // Pauses lists the adjustable ceilings that are full now, business-wide
 // ones first. The fixed per-mailbox limits are not listed: their budgets
 // are keyed by a hash that names no address.
-func (s *Service) Pauses(ctx context.Context) ([]Pause, error) {
+func (s *Office) Pauses(ctx context.Context) ([]Pause, error) {
 	now := s.clock.Now()
-	set, err := s.Settings(ctx)
+	set, err := s.bookings.Settings(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []Pause
-	codes := func(setting, location string, b budget, window time.Duration, limit int) error {
-		times, err := s.admissionTimes(ctx, b.key, now, window)
+	codes := func(setting, location string, key string, window time.Duration, limit int) error {
+		times, err := s.bookings.AdmissionTimes(ctx, key, now, window)
 		if err != nil || len(times) < limit {
 			return err
 		}
@@ -53,22 +53,22 @@ func (s *Service) Pauses(ctx context.Context) ([]Pause, error) {
 		}
 		return err
 	}
-	group := s.groupBookingBudget(set)
+	group := s.bookings.GroupBookingKey()
 	steps := []func() error{
 		func() error { return codes("portfolio_email_hourly", "", group, time.Hour, set.Group.EmailHourly) },
 		func() error { return codes("portfolio_email_daily", "", group, 24*time.Hour, set.Group.EmailDaily) },
 		func() error {
-			return codes("cancel_portfolio_daily", "", s.cancelGroupBudget(set), 24*time.Hour, set.Group.CancelDaily)
+			return codes("cancel_portfolio_daily", "", s.bookings.CancelGroupKey(), 24*time.Hour, set.Group.CancelDaily)
 		},
-		func() error { return pending("portfolio_pending", "", scopeGroup, set.Group.Pending) },
+		func() error { return pending("portfolio_pending", "", booking.PendingScope(""), set.Group.Pending) },
 	}
 	for _, l := range s.cfg.Locations {
 		local := set.Locations[l.Slug]
 		steps = append(steps,
 			func() error {
-				return codes("location_email_hourly", l.Slug, s.locationBudget(set, l.Slug), time.Hour, local.EmailHourly)
+				return codes("location_email_hourly", l.Slug, s.bookings.LocationBookingKey(l.Slug), time.Hour, local.EmailHourly)
 			},
-			func() error { return pending("location_pending", l.Slug, scopeLocation(l.Slug), local.Pending) })
+			func() error { return pending("location_pending", l.Slug, booking.PendingScope(l.Slug), local.Pending) })
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -76,22 +76,4 @@ func (s *Service) Pauses(ctx context.Context) ([]Pause, error) {
 		}
 	}
 	return out, nil
-}
-
-// admissionTimes returns the send times a budget admitted within window
-// before now, oldest first.
-func (s *Service) admissionTimes(ctx context.Context, key string, now time.Time, window time.Duration) ([]time.Time, error) {
-	taken, err := s.st.List(ctx, kindAdmission, key+"/", "", 1000)
-	if err != nil {
-		return nil, err
-	}
-	var times []time.Time
-	for _, p := range taken {
-		var at time.Time
-		if jsonValue(p, &at) == nil && at.After(now.Add(-window)) {
-			times = append(times, at)
-		}
-	}
-	slices.SortFunc(times, time.Time.Compare)
-	return times, nil
 }

@@ -1,4 +1,4 @@
-package mcptools
+package bookingmcp
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/booking/chatdoor"
 	"frontdesk/booking/chatdoor/catalogue"
+	"frontdesk/mcpfront"
 )
 
 // Booking-tool descriptions, as direct-booking.md §6 gives them.
@@ -29,33 +30,33 @@ func pattern(p, description string) *jsonschema.Schema {
 }
 
 var (
-	bookingIDArg  = Str(100, "Opaque identifier returned by the first step.")
+	bookingIDArg  = mcpfront.Str(100, "Opaque identifier returned by the first step.")
 	codeArg       = pattern(`^\d{6}$`, "The six-digit code received by the guest by email.")
-	referenceArg  = Str(100, "Reservation number.")
+	referenceArg  = mcpfront.Str(100, "Reservation number.")
 	last4Arg      = pattern(`^\d{4}$`, "Last four digits of the booking contact phone number.")
-	cancelIDArg   = Str(100, "Opaque identifier returned by the first step.")
+	cancelIDArg   = mcpfront.Str(100, "Opaque identifier returned by the first step.")
 	startSchema   = startInput()
-	confirmSchema = Object([]string{"booking_id", "code"}, map[string]*jsonschema.Schema{"booking_id": bookingIDArg, "code": codeArg}, "booking_id", "code")
-	getSchema     = Object([]string{"reservation_number", "phone_last4"}, map[string]*jsonschema.Schema{"reservation_number": referenceArg, "phone_last4": last4Arg}, "reservation_number", "phone_last4")
-	cancelSchema  = Object([]string{"reservation_number", "phone_last4", "cancel_id", "code"}, map[string]*jsonschema.Schema{
+	confirmSchema = mcpfront.Object([]string{"booking_id", "code"}, map[string]*jsonschema.Schema{"booking_id": bookingIDArg, "code": codeArg}, "booking_id", "code")
+	getSchema     = mcpfront.Object([]string{"reservation_number", "phone_last4"}, map[string]*jsonschema.Schema{"reservation_number": referenceArg, "phone_last4": last4Arg}, "reservation_number", "phone_last4")
+	cancelSchema  = mcpfront.Object([]string{"reservation_number", "phone_last4", "cancel_id", "code"}, map[string]*jsonschema.Schema{
 		"reservation_number": referenceArg, "phone_last4": last4Arg, "cancel_id": cancelIDArg, "code": codeArg,
 	})
 )
 
 func startInput() *jsonschema.Schema {
 	one := 1.0
-	return Object(
+	return mcpfront.Object(
 		[]string{"property", "roomtype", "checkin", "checkout", "guest_name", "email", "phone", "guests", "notes", "booking_id"},
 		map[string]*jsonschema.Schema{
-			"property":   Str(120, "Property name, slug, domain or unique short name."),
-			"roomtype":   Str(20, "Room type: single, double or studio; case-insensitive."),
-			"checkin":    Str(10, "Arrival date, YYYY-MM-DD."),
-			"checkout":   Str(10, "Departure date, YYYY-MM-DD."),
-			"guest_name": Str(120, "Guest name."),
-			"email":      Str(254, "Email address for the verification code."),
-			"phone":      Str(40, "Contact phone number, with country code for international numbers."),
+			"property":   mcpfront.Str(120, "Property name, slug, domain or unique short name."),
+			"roomtype":   mcpfront.Str(20, "Room type: single, double or studio; case-insensitive."),
+			"checkin":    mcpfront.Str(10, "Arrival date, YYYY-MM-DD."),
+			"checkout":   mcpfront.Str(10, "Departure date, YYYY-MM-DD."),
+			"guest_name": mcpfront.Str(120, "Guest name."),
+			"email":      mcpfront.Str(254, "Email address for the verification code."),
+			"phone":      mcpfront.Str(40, "Contact phone number, with country code for international numbers."),
 			"guests":     {Type: "integer", Minimum: &one, Description: "Guest count, subject to the room limit."},
-			"notes":      Str(500, "Optional plain-text arrival details or requests."),
+			"notes":      mcpfront.Str(500, "Optional plain-text arrival details or requests."),
 			"booking_id": bookingIDArg,
 		})
 }
@@ -67,7 +68,7 @@ type bookingTools struct {
 }
 
 func caller(ctx context.Context) booking.Caller {
-	host, overHTTP := requestHost(ctx)
+	host, overHTTP := mcpfront.RequestHost(ctx)
 	return booking.Caller{Host: host, Local: !overHTTP}
 }
 
@@ -78,7 +79,7 @@ func caller(ctx context.Context) booking.Caller {
 // /metrics, and an internal cause is logged here, once, with its code and
 // no guest data. code is the core's (booking.Error.Code), "fault" for
 // an error it did not word; internal reports such a fault.
-func (b bookingTools) answer(env Env, err error) (text, code string, internal bool) {
+func (b bookingTools) answer(env mcpfront.Env, err error) (text, code string, internal bool) {
 	code, cause := "fault", err
 	text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Phone: b.phone})
 	if e, ok := errors.AsType[*booking.Error](err); ok {
@@ -93,10 +94,10 @@ func (b bookingTools) answer(env Env, err error) (text, code string, internal bo
 	return text, code, code == "fault"
 }
 
-func addBookingTools(s *mcp.Server, env Env, b bookingTools) {
+func addBookingTools(s *mcp.Server, env mcpfront.Env, b bookingTools) {
 	env.Safe = func(err error) (string, string, bool) { return b.answer(env, err) }
 	door := chatdoor.New(b.svc)
-	Add(s, env, Tool[chatdoor.Args, booking.StartResult]{
+	mcpfront.Add(s, env, mcpfront.Tool[chatdoor.Args, booking.StartResult]{
 		Name: "start_booking", Title: "Start a booking", Description: describeStart,
 		Destructive: true, OpenWorld: true, Input: startSchema, OwnValidation: true,
 		Run: func(ctx context.Context, args chatdoor.Args) (booking.StartResult, string, error) {
@@ -107,7 +108,7 @@ func addBookingTools(s *mcp.Server, env Env, b bookingTools) {
 			return *res, res.Message, nil
 		},
 	})
-	Add(s, env, Tool[chatdoor.Args, booking.ConfirmResult]{
+	mcpfront.Add(s, env, mcpfront.Tool[chatdoor.Args, booking.ConfirmResult]{
 		Name: "confirm_booking", Title: "Confirm a booking", Description: describeConfirm,
 		Destructive: true, Idempotent: true, OpenWorld: true, Input: confirmSchema, OwnValidation: true,
 		Run: func(ctx context.Context, args chatdoor.Args) (booking.ConfirmResult, string, error) {
@@ -118,7 +119,7 @@ func addBookingTools(s *mcp.Server, env Env, b bookingTools) {
 			return *res, res.Message, nil
 		},
 	})
-	Add(s, env, Tool[chatdoor.Args, booking.LookupResult]{
+	mcpfront.Add(s, env, mcpfront.Tool[chatdoor.Args, booking.LookupResult]{
 		Name: "get_booking", Title: "Look up a booking", Description: describeGet,
 		ReadOnly: true, Idempotent: true, Input: getSchema, OwnValidation: true,
 		Run: func(ctx context.Context, args chatdoor.Args) (booking.LookupResult, string, error) {
@@ -129,7 +130,7 @@ func addBookingTools(s *mcp.Server, env Env, b bookingTools) {
 			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
 		},
 	})
-	Add(s, env, Tool[chatdoor.Args, booking.CancelResult]{
+	mcpfront.Add(s, env, mcpfront.Tool[chatdoor.Args, booking.CancelResult]{
 		Name: "cancel_booking", Title: "Cancel a booking", Description: describeCancel,
 		Destructive: true, Idempotent: true, OpenWorld: true, Input: cancelSchema, OwnValidation: true,
 		Run: func(ctx context.Context, args chatdoor.Args) (booking.CancelResult, string, error) {

@@ -1,12 +1,14 @@
-// Package mcptools defines frontdesk's MCP servers: the hub's tools, each
-// location's read-only tools, and the HTTP and stdio front that checks
-// hosts, answers malformed bodies with JSON-RPC errors and looks at a whole
-// batch before any call in it runs. Tools parse, call the domain and
-// render; they hold no business rules.
+// Package mcpfront is the shared MCP front every binding is served
+// through: the streamable HTTP handler that checks hosts, answers
+// malformed bodies with JSON-RPC errors and looks at a whole batch before
+// any call in it runs (BatchGuard), the stdio server, session limits, the
+// server every binding starts from (declared capabilities, the call log,
+// panics contained) and typed tool registration (Tool, Add). It knows no
+// protocol's tools: direct booking's are in booking/bookingmcp, USP's in
+// usp/uspmcp and ORP's in orp/orpmcp.
 //
-// It is an adapter: it imports domain packages (config, hub, location,
-// pricing) and internal helpers, never another adapter.
-package mcptools
+// It is a front: adapters import it; it imports only internal helpers.
+package mcpfront
 
 import (
 	"bytes"
@@ -24,22 +26,6 @@ import (
 
 	"frontdesk/internal/metrics"
 )
-
-// Refusal is an answer the tool gives instead of a result: safe to show,
-// worded for the guest.
-type Refusal interface {
-	error
-	refusal()
-}
-
-// shown wraps a sentence that is safe to return as a tool error.
-type shown struct{ text string }
-
-func (s shown) Error() string { return s.text }
-func (shown) refusal()        {}
-
-// Show marks text as a refusal to return verbatim.
-func Show(text string) error { return shown{text} }
 
 // Tool describes one tool: its wire identity and its handler.
 type Tool[In, Out any] struct {
@@ -91,7 +77,7 @@ type callOutcome struct {
 	internal bool   // an internal fault, not a business refusal
 }
 
-// reportOutcome leaves the call's code in ctx's slot, if it has one.
+// ReportOutcome leaves the call's code in ctx's slot, if it has one.
 func ReportOutcome(ctx context.Context, code string, internal bool) {
 	if o, ok := ctx.Value(outcomeKey{}).(*callOutcome); ok {
 		*o = callOutcome{reported: true, code: code, internal: internal}
@@ -114,7 +100,7 @@ func outputSchema[Out any]() *jsonschema.Schema {
 		},
 	})
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: output schema of %T: %v", *new(Out), err))
+		panic(fmt.Sprintf("mcpfront: output schema of %T: %v", *new(Out), err))
 	}
 	return s
 }
@@ -128,11 +114,11 @@ func boolPtr(b bool) *bool { return &b }
 func exported(s *jsonschema.Schema) any {
 	body, err := json.Marshal(s)
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: encode input schema: %v", err))
+		panic(fmt.Sprintf("mcpfront: encode input schema: %v", err))
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
-		panic(fmt.Sprintf("mcptools: read input schema: %v", err))
+		panic(fmt.Sprintf("mcpfront: read input schema: %v", err))
 	}
 	if _, ok := top["required"]; ok || len(s.Required) > 0 {
 		return s
@@ -153,7 +139,7 @@ type definition struct {
 func define[In, Out any](t Tool[In, Out]) definition {
 	resolved, err := t.Input.Resolve(nil)
 	if err != nil {
-		panic(fmt.Sprintf("mcptools: input schema of %s: %v", t.Name, err))
+		panic(fmt.Sprintf("mcpfront: input schema of %s: %v", t.Name, err))
 	}
 	return definition{resolved: resolved, tool: &mcp.Tool{
 		Name:         t.Name,
@@ -171,15 +157,15 @@ func define[In, Out any](t Tool[In, Out]) definition {
 	}}
 }
 
-// add registers t on s. Arguments are validated against the exported input
+// Add registers t on s. Arguments are validated against the exported input
 // schema, so the schema a client sees is the one enforced.
 func Add[In, Out any](s *mcp.Server, env Env, t Tool[In, Out]) {
 	install(s, env, define(t), t)
 }
 
-// addShared is add with the definition taken from defs, and derived and
+// AddShared is Add with the definition taken from defs, and derived and
 // kept there on first use. A nil defs derives it afresh.
-func addShared[In, Out any](s *mcp.Server, env Env, defs *definitions, t Tool[In, Out]) {
+func AddShared[In, Out any](s *mcp.Server, env Env, defs *Definitions, t Tool[In, Out]) {
 	if defs == nil {
 		Add(s, env, t)
 		return
@@ -194,13 +180,13 @@ func addShared[In, Out any](s *mcp.Server, env Env, defs *definitions, t Tool[In
 	install(s, env, d, t)
 }
 
-// definitions are tool definitions by name, shared by servers of one kind.
-type definitions struct {
+// Definitions are tool Definitions by name, shared by servers of one kind.
+type Definitions struct {
 	mu     sync.Mutex
 	byName map[string]definition
 }
 
-func newDefinitions() *definitions { return &definitions{byName: map[string]definition{}} }
+func NewDefinitions() *Definitions { return &Definitions{byName: map[string]definition{}} }
 
 // CallDeadline bounds every tool call: the hub deadline of
 // direct-booking.md ("Request deadlines", 44 s), below the 45-second
@@ -312,19 +298,52 @@ func Header(ctx context.Context) http.Header {
 	return h
 }
 
-// requestAddress is the network address the request came from, as the
+// RequestAddress is the network address the request came from, as the
 // front recorded it, for rate limits by address; "" over stdio.
 func RequestAddress(ctx context.Context) string {
 	h, _ := ctx.Value(headerKey{}).(http.Header)
 	return h.Get(addressHeader)
 }
 
-// requestHost is the Host the request really arrived with, as the front
+// RequestHost is the Host the request really arrived with, as the front
 // recorded it; "" and false over stdio.
-func requestHost(ctx context.Context) (string, bool) {
+func RequestHost(ctx context.Context) (string, bool) {
 	h, ok := ctx.Value(headerKey{}).(http.Header)
 	if !ok {
 		return "", false
 	}
 	return h.Get(hostHeader), true
+}
+
+// Options configure the MCP servers. Nil fields mean defaults.
+type Options struct {
+	Logger  *slog.Logger
+	Metrics *metrics.Metrics
+	Version string
+}
+
+// Log is the logger the servers log with.
+func (o Options) Log() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger.With("component", "mcp")
+}
+
+// Str is a string argument's schema. Input schemas are written out so
+// the exported schema is exactly the one enforced.
+func Str(maxLength int, description string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", MaxLength: &maxLength, Description: description}
+}
+
+// Object is an object argument's schema: the properties in order, the
+// required ones, and nothing else.
+func Object(order []string, props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+	if required == nil {
+		required = []string{}
+	}
+	return &jsonschema.Schema{
+		Type: "object", Properties: props, PropertyOrder: order, Required: required,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
 }

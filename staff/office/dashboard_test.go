@@ -1,4 +1,4 @@
-package booking
+package office
 
 import (
 	"context"
@@ -14,7 +14,7 @@ func TestDashboard(t *testing.T) {
 	w := newWorld(t)
 	w.book(stayArgs())
 	w.book(stayArgs("email", "bob@example.com", "roomtype", "single"))
-	if _, err := w.svc.Submit(ctx, formRequest(t)); err != nil {
+	if _, err := w.booker.Submit(ctx, formRequest(t)); err != nil {
 		t.Fatal(err)
 	}
 	d, err := w.svc.Dashboard(ctx, []string{"riverside"})

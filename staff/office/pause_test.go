@@ -1,4 +1,4 @@
-package booking
+package office
 
 import (
 	"context"
@@ -57,4 +57,11 @@ func TestPausesSayWhichLimitAndWhenItLifts(t *testing.T) {
 
 func samePause(a, b Pause) bool {
 	return a.Setting == b.Setting && a.Location == b.Location && a.Used == b.Used && a.Limit == b.Limit && a.Lifts.Equal(b.Lifts)
+}
+
+// workedLimits sets the chat ceilings of direct-booking.md's worked
+// deployment (8 codes an hour and 20 a day across the group, 3 an hour per
+// location).
+func workedLimits(c *config.Config) {
+	c.Limits.PortfolioEmailHourly, c.Limits.PortfolioEmailDaily, c.Limits.LocationEmailHourly = 8, 20, 3
 }

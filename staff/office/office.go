@@ -1,0 +1,79 @@
+// Package office is what the staff screen and the staff commands read
+// and change through the core: one reservation as staff see it, the
+// dashboard, the settings owners edit, and the chat ceilings that are
+// full now. It assembles its views from the reservation core and from
+// what direct booking records; the records stay theirs.
+//
+// It is a domain package: it imports booking, reservation, config, store
+// and internal helpers, never an adapter.
+package office
+
+import (
+	"context"
+	"log/slog"
+
+	"frontdesk/booking"
+	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// Office serves the staff screen for every location of one business.
+type Office struct {
+	bookings *booking.Service
+	cfg      config.Config
+	st       store.Store
+	clock    clock.Clock
+	log      *slog.Logger
+}
+
+// Options are an Office's collaborators.
+type Options struct {
+	Bookings *booking.Service
+	Clock    clock.Clock
+	Logger   *slog.Logger
+}
+
+// New returns an Office on the booking service's configuration and
+// store.
+func New(o Options) *Office {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Office{bookings: o.Bookings, cfg: o.Bookings.Config(), st: o.Bookings.Store(), clock: o.Clock,
+		log: log.With("component", "office")}
+}
+
+// location finds the configured location slug names.
+func (s *Office) location(slug string) (config.Location, bool) {
+	for _, l := range s.cfg.Locations {
+		if l.Slug == slug {
+			return l, true
+		}
+	}
+	return config.Location{}, false
+}
+
+// Decide applies a staff decision through direct booking, which mails
+// the guest.
+func (s *Office) Decide(ctx context.Context, d booking.Decision) (reservation.Reservation, bool, error) {
+	return s.bookings.Decide(ctx, d)
+}
+
+// Reservations lists reservations matching f.
+func (s *Office) Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error) {
+	return s.bookings.Reservations(ctx, f)
+}
+
+// Settings returns the settings in force.
+func (s *Office) Settings(ctx context.Context) (booking.Settings, error) {
+	return s.bookings.Settings(ctx)
+}
+
+// SettingsAudit returns up to limit lines of the settings audit, newest
+// first, after the line whose key is after.
+func (s *Office) SettingsAudit(ctx context.Context, after string, limit int) ([]booking.SettingsChange, string, error) {
+	return s.bookings.SettingsAudit(ctx, after, limit)
+}

@@ -1,0 +1,139 @@
+package office
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"frontdesk/booking"
+	"frontdesk/config"
+)
+
+// Settings as owners edit them on the staff screen: each scope checked
+// whole before it is saved, and each change worded for the audit.
+
+// Range of every adjustable chat limit (worksheet: 1 to 1000).
+const minLimit, maxLimit = 1, 1000
+
+// SaveGroupSettings validates and stores the group's settings on behalf
+// of by, with a line in the settings audit, in one transaction. Invalid
+// values are booking.FormProblems by field and change nothing.
+func (s *Office) SaveGroupSettings(ctx context.Context, by string, g booking.GroupSettings) error {
+	p := booking.FormProblems{}
+	limit(p, "email_hourly", g.EmailHourly)
+	limit(p, "email_daily", g.EmailDaily)
+	limit(p, "cancel_daily", g.CancelDaily)
+	limit(p, "pending", g.Pending)
+	closures(p, g.Closures)
+	if len(p) > 0 {
+		return p
+	}
+	return s.bookings.SaveSettings(ctx, by, booking.ScopeGroup, func(e *booking.EditedSettings, cur booking.Settings) []string {
+		e.Group = &g
+		old := cur.Group
+		return changes(
+			"chatPortfolioEmailHourly", old.EmailHourly, g.EmailHourly,
+			"chatPortfolioEmailDaily", old.EmailDaily, g.EmailDaily,
+			"chatPortfolioCancelDaily", old.CancelDaily, g.CancelDaily,
+			"chatPortfolioPendingLimit", old.Pending, g.Pending,
+			"closures", closureText(old.Closures), closureText(g.Closures))
+	})
+}
+
+// SaveLocationSettings validates and stores one location's settings, as
+// SaveGroupSettings does the group's.
+func (s *Office) SaveLocationSettings(ctx context.Context, by, slug string, l booking.LocationSettings) error {
+	if _, ok := s.location(slug); !ok {
+		return booking.FormProblems{"location": "No such location."}
+	}
+	p := booking.FormProblems{}
+	limit(p, "email_hourly", l.EmailHourly)
+	limit(p, "pending", l.Pending)
+	closures(p, l.Closures)
+	if len(p) > 0 {
+		return p
+	}
+	return s.bookings.SaveSettings(ctx, by, slug, func(e *booking.EditedSettings, cur booking.Settings) []string {
+		if e.Locations == nil {
+			e.Locations = map[string]booking.LocationSettings{}
+		}
+		e.Locations[slug] = l
+		old := cur.Locations[slug]
+		return changes(
+			"bookingEnabled", old.BookingEnabled, l.BookingEnabled,
+			"chatEmailHourly", old.EmailHourly, l.EmailHourly,
+			"chatPendingLimit", old.Pending, l.Pending,
+			"closures", closureText(old.Closures), closureText(l.Closures))
+	})
+}
+
+func limit(p booking.FormProblems, field string, v int) {
+	if v < minLimit || v > maxLimit {
+		p[field] = fmt.Sprintf("Give a whole number from %d to %d.", minLimit, maxLimit)
+	}
+}
+
+func closures(p booking.FormProblems, list []config.Closure) {
+	if err := config.CheckClosures("closures", list); err != nil {
+		p["closures"] = strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+}
+
+// changes words each pair of old and new values that differ, as
+// "name: old → new"; args repeat name, old, new.
+func changes(args ...any) []string {
+	var out []string
+	for i := 0; i+2 < len(args); i += 3 {
+		old, new := fmt.Sprint(args[i+1]), fmt.Sprint(args[i+2])
+		if old != new {
+			out = append(out, fmt.Sprintf("%s: %s → %s", args[i], old, new))
+		}
+	}
+	return out
+}
+
+// closureText words closures one a line as "FROM..TO reason", as the
+// settings page edits them.
+func closureText(list []config.Closure) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(closureLines(list), "; ")
+}
+
+func closureLines(list []config.Closure) []string {
+	lines := make([]string, 0, len(list))
+	for _, c := range list {
+		line := c.From
+		if c.To != "" && c.To != c.From {
+			line += ".." + c.To
+		}
+		if c.Reason != "" {
+			line += " " + c.Reason
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// ParseClosures reads closures one a line as "FROM[..TO] [reason]", the
+// way the settings page shows them. A line that does not start with a
+// date comes back as a closure that CheckClosures refuses.
+func ParseClosures(text string) []config.Closure {
+	var out []config.Closure
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		dates, reason, _ := strings.Cut(line, " ")
+		from, to, _ := strings.Cut(dates, "..")
+		out = append(out, config.Closure{From: from, To: to, Reason: strings.TrimSpace(reason)})
+	}
+	return out
+}
+
+// ClosureLines words closures for the settings page's text box.
+func ClosureLines(list []config.Closure) string {
+	return strings.Join(closureLines(list), "\n")
+}

@@ -1,0 +1,84 @@
+package office
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"frontdesk/booking"
+	"frontdesk/config"
+)
+
+// TestSettingsOverrideTheFile switches Riverside's chat booking off on
+// the staff screen's call: the core refuses at once, a new Service on the
+// same store (a restart) still refuses, the audit says who changed what,
+// and locations never edited follow the file.
+func TestSettingsOverrideTheFile(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	set, err := w.svc.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Edited) != 0 || !set.Locations["riverside"].BookingEnabled || set.Group.Pending != w.cfg.Limits.PortfolioPending {
+		t.Fatalf("file settings = %+v", set)
+	}
+	off := set.Locations["riverside"]
+	off.BookingEnabled = false
+	off.Pending = 2
+	if err := w.svc.SaveLocationSettings(ctx, "olga", "riverside", off); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]*world{"running": w, "restarted": newWorldOn(t, w.cfg, w.st)} {
+		_, err := w.start(ctx, web, stayArgs())
+		if r, ok := errors.AsType[*booking.Error](err); !ok || r.Code != "switched_off" {
+			t.Errorf("%s: start at a switched-off location = %v", name, err)
+		}
+		if _, err := w.start(ctx, web, stayArgs("property", "oldtown", "roomtype", "double")); err != nil {
+			t.Errorf("%s: start at an unedited location refused: %v", name, refusalText(err))
+		}
+	}
+	audit, _, err := w.svc.SettingsAudit(ctx, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"bookingEnabled: true → false", fmt.Sprintf("chatPendingLimit: %d → 2", w.cfg.Limits.LocationPending)}
+	if len(audit) != 1 || audit[0].By != "olga" || audit[0].Scope != "riverside" || !slices.Equal(audit[0].Changes, want) || !audit[0].At.Equal(testNow) {
+		t.Fatalf("audit = %+v", audit)
+	}
+}
+
+// TestSettingsRefuseBadValues: every value outside its range or an
+// invalid closure is named, and nothing is stored.
+func TestSettingsRefuseBadValues(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	err := w.svc.SaveGroupSettings(ctx, "olga", booking.GroupSettings{EmailHourly: 0, EmailDaily: 1001, CancelDaily: 5, Pending: 8,
+		Closures: ParseClosures("2026-12-25 Christmas\nnot-a-date")})
+	var p booking.FormProblems
+	if !errors.As(err, &p) || len(p) != 3 || p["email_hourly"] == "" || p["email_daily"] == "" || !strings.Contains(p["closures"], "closures[1].from") {
+		t.Fatalf("problems = %v", err)
+	}
+	if err := w.svc.SaveLocationSettings(ctx, "olga", "nowhere", booking.LocationSettings{EmailHourly: 1, Pending: 1}); err == nil {
+		t.Fatal("an unknown location was saved")
+	}
+	if set, err := w.svc.Settings(ctx); err != nil || len(set.Edited) != 0 {
+		t.Fatalf("refused settings were stored: %+v, %v", set.Edited, err)
+	}
+}
+
+// TestClosureLines: closures are worded one a line for the settings
+// page and read back the same.
+func TestClosureLines(t *testing.T) {
+	list := []config.Closure{{From: "2026-11-30", Reason: "staff day"}, {From: "2026-12-24", To: "2026-12-26", Reason: "Christmas"}}
+	text := ClosureLines(list)
+	if want := "2026-11-30 staff day\n2026-12-24..2026-12-26 Christmas"; text != want {
+		t.Fatalf("ClosureLines = %q, want %q", text, want)
+	}
+	if got := ParseClosures(text); !slices.Equal(got, list) {
+		t.Fatalf("ParseClosures = %+v, want %+v", got, list)
+	}
+}
