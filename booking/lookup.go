@@ -102,6 +102,31 @@ func (l *lookupTries) live(now time.Time) {
 	l.Times = slices.DeleteFunc(l.Times, func(t time.Time) bool { return !t.After(now.Add(-time.Hour)) })
 }
 
+// clearTries deletes the tries at ref, from version on: a lookup that
+// claimed a try meanwhile moved the version, so a conflict reads the
+// current one and deletes again, since a success clears every try
+// counted so far.
+func (s *Service) clearTries(ctx context.Context, ref string, version int64) error {
+	for range maxCASAttempts {
+		err := s.st.Delete(ctx, kindLookups, ref, version)
+		if err == nil || errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+		r, err := s.st.Get(ctx, kindLookups, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		version = r.Version
+	}
+	return store.ErrConflict
+}
+
 // find returns a reservation for a reference and last four digits. Every
 // well-formed private failure (absent, wrong digits, locked out, holding
 // no room) gets the same answer; storage trouble never does. A try is
@@ -136,7 +161,7 @@ func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt
 			return booked{}, down(err)
 		case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
 			// A success clears the tries; failing to is the safe side.
-			if err := s.st.Delete(ctx, kindLookups, ref, claimed[0].Version); err != nil {
+			if err := s.clearTries(ctx, ref, claimed[0].Version); err != nil {
 				s.log.WarnContext(ctx, "clear lookups", "err", err)
 			}
 			return r, nil
