@@ -41,7 +41,7 @@ var (
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest"}
 	// Commands wire everything; bench holds load scripts; the module root
 	// holds only this test.
-	wiring = []string{"cmd/frontdesk", "bench", "bench/orpbench", "bench/mcpecho", "."}
+	wiring = []string{"cmd/frontdesk", "bench", "bench/orpbench", "bench/mcpecho", "bench/crash", "."}
 )
 
 // roles returns every classified package with its role.
