@@ -282,7 +282,7 @@ func payObligations(d *dealRecord) []payObligation {
 			Proof   []string `json:"proof"`
 		} `json:"obligations"`
 	}
-	json.Unmarshal(d.Terms, &raw)
+	_ = json.Unmarshal(d.Terms, &raw) // checked or written by this code already; what does not decode reads as empty
 	var out []payObligation
 	for _, ob := range raw.Obligations {
 		if ob.Action != "pay" {

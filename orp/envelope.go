@@ -247,7 +247,7 @@ func hostOnly(typ string, body json.RawMessage) bool {
 		return typ != "error"
 	}
 	var b map[string]json.RawMessage
-	json.Unmarshal(body, &b)
+	_ = json.Unmarshal(body, &b) // checked or written by this code already; what does not decode reads as empty
 	switch typ {
 	case "space":
 		return string(b["action"]) == `"listed"`

@@ -219,7 +219,7 @@ func (h *Host) space(ctx context.Context, o *op) error {
 			ID       string          `json:"id"`
 			Verified json.RawMessage `json:"verified"`
 		}
-		json.Unmarshal(b.Space, &s)
+		_ = json.Unmarshal(b.Space, &s) // checked or written by this code already; what does not decode reads as empty
 		if s.Verified != nil {
 			return refuse(Forbidden, "Only the host sets verified.")
 		}
@@ -367,7 +367,7 @@ func (h *Host) listedSpaces(ctx context.Context, viewer, text string, limit int)
 				continue
 			}
 			var sp map[string]any
-			json.Unmarshal(s.Space, &sp)
+			_ = json.Unmarshal(s.Space, &sp) // checked or written by this code already; what does not decode reads as empty
 			delete(sp, "locator")
 			title, _ := sp["title"].(string)
 			score, shared := overlapScore(words, wordSet(title+" "+fmt.Sprint(sp["topics"])))
@@ -542,7 +542,7 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 		Join  json.RawMessage `json:"join"`
 	}
 	b, _ := json.Marshal(v)
-	json.Unmarshal(b, &req)
+	_ = json.Unmarshal(b, &req) // checked or written by this code already; what does not decode reads as empty
 	limit := req.Limit
 	if limit == 0 {
 		limit = 3
@@ -558,7 +558,7 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 	}
 	if req.Join != nil {
 		var jr joinRequest
-		json.Unmarshal(req.Join, &jr)
+		_ = json.Unmarshal(req.Join, &jr) // checked or written by this code already; what does not decode reads as empty
 		joined, err := h.join(ctx, jr, now)
 		if err != nil {
 			return SuggestResponse{}, err

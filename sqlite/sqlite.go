@@ -131,8 +131,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// The writer connects and migrates first, so the file is in WAL mode
 	// before any reader opens it.
 	if err := sqlmigrate.Run(ctx, db.begin, createMigrations, ms); err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), writer.Close())
 	}
 
 	r := url.Values{}
@@ -141,8 +140,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.Set("_query_only", "1")
 	reader, err := sql.Open("sqlite", path+"?"+r.Encode())
 	if err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), writer.Close())
 	}
 	readers := max(4, runtime.NumCPU())
 	reader.SetMaxOpenConns(readers)
@@ -150,12 +148,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.reader = reader
 	db.reads = &statements{db: reader}
 	if err := reader.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
 	if err := db.prepare(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
 	db.group = newCommitter(writer, db.stmts)
 	db.Engine = sqlstore.Engine{

@@ -367,7 +367,7 @@ func word(e *booking.Error) *booking.Error {
 // worded passes on the core's answer with its refusal worded.
 func worded[T any](res *T, err error) (*T, error) {
 	if e, ok := errors.AsType[*booking.Error](err); ok {
-		word(e)
+		_ = word(e) // words e in place
 	}
 	return res, err
 }

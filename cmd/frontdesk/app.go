@@ -333,8 +333,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.URL = "http://" + ln.Addr().String()
 	if err := m.open(ctx, ln.Addr().String()); err != nil {
-		ln.Close()
-		return err
+		return errors.Join(err, ln.Close())
 	}
 	// Closing the store waits for its queries; a hung database must not
 	// hold the process past the final writes' window.
@@ -344,13 +343,16 @@ func (m *Main) Run(ctx context.Context) error {
 		if !finishBy.IsZero() {
 			window = time.Until(finishBy)
 		}
-		bounded(window, func() { m.Close() })
+		bounded(window, func() {
+			if err := m.Close(); err != nil {
+				m.Logger.Error("close", "err", err)
+			}
+		})
 	}()
 	if m.Config.ORP.Enabled {
 		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
 		if err != nil {
-			ln.Close()
-			return err
+			return errors.Join(err, ln.Close())
 		}
 		m.orp = &orpState{host: h}
 	}
@@ -366,8 +368,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if addr := m.Config.Server.MetricsAddr; addr != "" {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {
-			ln.Close()
-			return fmt.Errorf("server.metrics_addr: %w", err)
+			return errors.Join(fmt.Errorf("server.metrics_addr: %w", err), ln.Close())
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", m.deadlines(probe, m.metricsHandler()))
@@ -399,7 +400,10 @@ func (m *Main) Run(ctx context.Context) error {
 	defer cancel()
 	for _, srv := range servers {
 		if srv.Shutdown(shutdownCtx) != nil {
-			srv.Close() // calls that outlived the grace period end here
+			// Calls that outlived the grace period end here.
+			if err := srv.Close(); err != nil {
+				m.Logger.Warn("close server", "err", err)
+			}
 		}
 	}
 	// Acknowledged clicks are written after the server stops taking them,
@@ -495,11 +499,11 @@ func storeBanner(c config.Store) string {
 }
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
-func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
 	return serveHubStdio(ctx, m, in, out)
 }

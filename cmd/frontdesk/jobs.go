@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 )
@@ -55,5 +56,14 @@ func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
 	return func() {
 		cancel()
 		wg.Wait()
+	}
+}
+
+// closing closes c as a command ends; its error becomes the command's
+// when nothing failed before it, so a store that could not finish its
+// writes is reported, not lost.
+func closing(err *error, c io.Closer) {
+	if cerr := c.Close(); *err == nil {
+		*err = cerr
 	}
 }

@@ -219,10 +219,11 @@ func (m *Main) deadlines(class routeClass, next http.Handler) http.Handler {
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
-		rc.SetWriteDeadline(now.Add(answer))
+		// A writer without deadlines (a test recorder) runs without one.
+		_ = rc.SetWriteDeadline(now.Add(answer))
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			rc.SetReadDeadline(now.Add(read))
-			r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { rc.SetReadDeadline(time.Time{}) }}
+			_ = rc.SetReadDeadline(now.Add(read))
+			r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -340,7 +341,8 @@ func (s *statusWriter) WriteHeader(code int) {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Flush() }
+// Flush passes a flush on; a writer that cannot flush has nothing buffered.
+func (s *statusWriter) Flush() { _ = http.NewResponseController(s.ResponseWriter).Flush() }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
 	return mcpfront.ServeStdio(ctx, bookingmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())

@@ -34,7 +34,7 @@ const staffCommandDeadline = 25 * time.Second
 
 // runStaff is `frontdesk staff`: logins, staff decisions and the
 // reservation list from the command line, on the same store as serve.
-func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		w := stdout
 		if len(args) == 0 {
@@ -77,7 +77,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if err := m.open(ctx, ""); err != nil {
 			return err
 		}
-		defer m.Close()
+		defer closing(&err, m)
 		r, mailed, err := m.bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: *by, Note: *note})
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", cmd, ref, err)
@@ -93,7 +93,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 // runStaffList is `frontdesk staff list`.
-func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var location, from, to, states *string
 	m, fs, err := newMainWith("staff list", args, stdout, stderr, func(fs *flag.FlagSet) {
 		location = fs.String("location", "", "only this location's reservations")
@@ -128,7 +128,7 @@ func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	return listReservations(ctx, m.bookings, f, stdout)
 }
 

@@ -79,7 +79,7 @@ func (m *Main) refreshKeysJob() job {
 
 // runUSP is `frontdesk usp`: the business's USP signing keys, on the same
 // store as serve.
-func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) < 2 || args[0] != "keys" || (args[1] != "rotate" && args[1] != "list") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintf(stdout, "Usage: frontdesk usp %s\n\n%s\n", commands["usp"].args, commands["usp"].about)
@@ -99,7 +99,7 @@ func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	ks := m.keySet()
 	now := m.Clock.Now()
 	if args[1] == "rotate" {

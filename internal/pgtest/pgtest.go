@@ -58,7 +58,11 @@ func Exec(t testing.TB, dsn, sql string) {
 	if err != nil {
 		t.Fatalf("connect to FRONTDESK_TEST_POSTGRES: %v", err)
 	}
-	defer conn.Close(ctx)
+	defer func() {
+		if err := conn.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}

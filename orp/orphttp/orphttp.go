@@ -257,7 +257,7 @@ func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var terms bytes.Buffer
-	json.Indent(&terms, v.Terms, "", "  ")
+	_ = json.Indent(&terms, v.Terms, "", "  ") // stored terms are valid JSON
 	pages.Render(w, r, s.logger(), http.StatusOK, "approve.html", s.Nav, map[string]any{"ID": v.ID, "Party": v.Party, "Step": v.Step, "Reasons": v.Reasons,
 		"TermsHash": v.TermsHash, "Terms": terms.String(), "Decided": v.Decided})
 }
