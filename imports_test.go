@@ -4,9 +4,11 @@ package frontdesk_test
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -35,10 +37,10 @@ var (
 	// A front knows no protocol: it imports only helpers.
 	fronts = []string{"mcpfront"}
 	// Helpers under internal/ have one purpose each and stand alone.
-	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate"}
+	helpers = []string{"internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
-	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest"}
+	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest", "inventory/inventorytest"}
 	// Commands wire everything; bench holds load scripts; the module root
 	// holds only this test.
 	wiring = []string{"cmd/frontdesk", "bench", "bench/orpbench", "bench/mcpecho", "bench/crash", "."}
@@ -210,5 +212,171 @@ func TestImportProblems(t *testing.T) {
 		if got := len(importProblems(tt.dir, tt.imp)) > 0; got != tt.bad {
 			t.Errorf("%s importing %s refused = %v, want %v", tt.dir, tt.imp, got, tt.bad)
 		}
+	}
+}
+
+// The reservation desk (reservation.Desk) is the only code that builds
+// reservation rows, holds and releases. Outside its package, the store
+// contracts, the engines that carry the writes out and test support, no
+// non-test file may name a hold or reservation write, build a hold or a
+// row, or hold and release through the index itself; a store decorator's
+// own Hold and Release methods only forward.
+var deskWriters = []string{"reservation", "store", "store/sqlstore", "sqlite", "postgres"}
+
+// deskForbidden are the names of package store and package reservation
+// that build those writes.
+var deskForbidden = map[string]map[string]bool{
+	"frontdesk/store":       {"OpHold": true, "OpRelease": true, "OpCreateReservation": true, "OpSwapReservation": true, "Hold": true, "Reservation": true},
+	"frontdesk/reservation": {"Create": true, "Save": true},
+}
+
+// deskWriteProblems lists what in one file's source builds a desk write.
+func deskWriteProblems(name, src string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	local := map[string]string{} // import name → path, for the forbidden packages
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if _, ok := deskForbidden[path]; !ok {
+			continue
+		}
+		n := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			n = imp.Name.Name
+		}
+		local[n] = path
+	}
+	var out []string
+	report := func(n ast.Node, what string) {
+		out = append(out, fmt.Sprintf("%s: %s; only the reservation desk builds reservation, hold and release writes", fset.Position(n.Pos()), what))
+	}
+	for _, decl := range f.Decls {
+		forwarder := false
+		if fd, ok := decl.(*ast.FuncDecl); ok && fd.Recv != nil && (fd.Name.Name == "Hold" || fd.Name.Name == "Release") {
+			forwarder = true // a store decorator implementing the index
+		}
+		ast.Inspect(decl, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok {
+					if path, ok := local[id.Name]; ok && deskForbidden[path][n.Sel.Name] {
+						// store.Hold and store.Reservation are types: only
+						// building one is a write; naming them is not.
+						if path == "frontdesk/store" && (n.Sel.Name == "Hold" || n.Sel.Name == "Reservation") {
+							return true
+						}
+						report(n, id.Name+"."+n.Sel.Name)
+					}
+				}
+			case *ast.CompositeLit:
+				if sel, ok := n.Type.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] == "frontdesk/store" && (sel.Sel.Name == "Hold" || sel.Sel.Name == "Reservation") {
+						report(n, "builds a store."+sel.Sel.Name)
+					}
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && !forwarder && len(n.Args) >= 2 {
+					if ctx, ok := n.Args[0].(*ast.Ident); ok && ctx.Name == "ctx" && (sel.Sel.Name == "Hold" && len(n.Args) == 2 || sel.Sel.Name == "Release" && len(n.Args) == 3) {
+						report(n, "holds or releases through the index")
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// TestOnlyTheDeskWritesReservations applies deskWriteProblems to every
+// non-test file outside the desk's package, the store and its engines,
+// and test support.
+func TestOnlyTheDeskWritesReservations(t *testing.T) {
+	exempt := map[string]bool{}
+	for _, d := range append(slices.Clone(deskWriters), testSupport...) {
+		exempt[d] = true
+	}
+	for dir := range loadPackages(t) {
+		if exempt[dir] {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, problem := range deskWriteProblems(name, string(src)) {
+				t.Error(problem)
+			}
+		}
+	}
+}
+
+// TestDeskWriteProblems checks that the structural rule refuses each way
+// of building a desk write and lets through naming the types and a
+// decorator's forwarding.
+func TestDeskWriteProblems(t *testing.T) {
+	tests := []struct {
+		name, src string
+		bad       bool
+	}{
+		{"a hold write", `package p; import "frontdesk/store"; var w = store.Write{Op: store.OpHold}`, true},
+		{"a release write", `package p; import "frontdesk/store"; var w = store.Write{Op: store.OpRelease}`, true},
+		{"a reservation create", `package p; import "frontdesk/store"; var op = store.OpCreateReservation`, true},
+		{"a reservation swap", `package p; import "frontdesk/store"; var op = store.OpSwapReservation`, true},
+		{"a hold built", `package p; import "frontdesk/store"; var h = store.Hold{ID: "x"}`, true},
+		{"a row built", `package p; import st "frontdesk/store"; var r = &st.Reservation{Reference: "x"}`, true},
+		{"reservation.Save", `package p; import "frontdesk/reservation"; var f = reservation.Save`, true},
+		{"reservation.Create", `package p; import "frontdesk/reservation"; func f() { reservation.Create(reservation.Reservation{}, now) }`, true},
+		{"a hold through the index", `package p; func f(ctx context.Context) { st.Hold(ctx, h) }`, true},
+		{"a release through the index", `package p; func f(ctx context.Context) { st.Release(ctx, id, now) }`, true},
+		{"a record write", `package p; import "frontdesk/store"; var w = store.Write{Op: store.OpCreate}`, false},
+		{"naming the hold type", `package p; import "frontdesk/store"; func f(h store.Hold) {}`, false},
+		{"reading a reservation", `package p; import "frontdesk/reservation"; var f = reservation.Get`, false},
+		{"a decorator forwarding", `package p; func (s S) Hold(ctx context.Context, h store.Hold) error { return s.Store.Hold(ctx, h) }`, false},
+		{"the desk's operations", `package p; func f(ctx context.Context) { desk.Release(ctx, c) }`, false},
+	}
+	for _, tt := range tests {
+		if got := len(deskWriteProblems(tt.name+".go", tt.src)) > 0; got != tt.bad {
+			t.Errorf("%s: refused = %v, want %v (%q)", tt.name, got, tt.bad, deskWriteProblems(tt.name+".go", tt.src))
+		}
+	}
+}
+
+// TestRoutesAreMountedInOneFile: in the command, only routes.go gives a
+// handler its pattern, so one file lists every entry point.
+func TestRoutesAreMountedInOneFile(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("cmd/frontdesk/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") || filepath.Base(path) == "routes.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Handle" || sel.Sel.Name == "HandleFunc") {
+				t.Errorf("%s: %s mounts a handler; mount every route in cmd/frontdesk/routes.go", fset.Position(call.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }

@@ -3,18 +3,16 @@ package booking
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
+	"time"
 
-	"frontdesk/inventory"
+	"frontdesk/config"
 	"frontdesk/reservation"
-	"frontdesk/store"
 )
 
 // BookRequest is a reservation asked for through a door other than chat
 // (a USP platform, the booking form, staff), whose own rules have already
-// accepted it: the core only checks what it refers to and takes the units.
+// accepted it: the core only checks what it refers to and asks the desk.
 type BookRequest struct {
 	Location   string
 	Unit       string
@@ -25,29 +23,30 @@ type BookRequest struct {
 	Source     reservation.Source
 	Total      int64 // minor units
 	Notes      string
-	// Hold takes the units now (state reserved); without it the
-	// reservation is a request that holds nothing until staff accept it.
-	Hold bool
-	By   string // who asked, for the audit
+	// Kind is a request that holds nothing until staff accept it (the
+	// zero value), a booking that holds and awaits staff, a confirmed
+	// booking, or a tentative hold that lapses at Expires.
+	Kind    reservation.Kind
+	Expires time.Time
+	By      string // who asked, for the audit
 	// Units is how many units each slot takes (places of a group
 	// service, rooms of a type); 0 means one.
 	Units int
 	// Detail is what the door keeps of its own on the reservation.
 	Detail json.RawMessage
-	// Also, when set, gives writes to commit in the same transaction as
-	// the reservation, such as the door's record of the answer it will
-	// send; it gets the reservation as stored.
-	Also func(r reservation.Reservation) []store.Write
+	// Also are the door's own records, committed in the same transaction
+	// as the reservation, such as its record of the answer it will send.
+	Also []reservation.Addition
 }
 
 // ErrUnitTaken means no unit was free for every slot: nothing was stored.
-var ErrUnitTaken = errors.New("booking: no unit is free for every slot")
+var ErrUnitTaken = reservation.ErrUnitTaken
 
-// Book stores a new reservation for another door, with its units held in
-// the same transaction when the request holds. It returns
-// ErrUnitTaken when the units are gone, and an *Error with code
-// "bad_request" when the location, unit or slots are not ones the
-// business sells.
+// Book stores a new reservation for another door through the desk, with
+// its units held in the same transaction unless it is a request. It
+// returns a *reservation.Error (ErrUnitTaken when the units are gone),
+// and an *Error with code "bad_request" when the location, unit or
+// slots are not ones the business sells.
 func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reservation, error) {
 	now := s.clock.Now()
 	l, ok := s.location(req.Location)
@@ -59,34 +58,18 @@ func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reserv
 	if err != nil {
 		return reservation.Reservation{}, err
 	}
-	state := reservation.Requested
-	if req.Hold {
-		state = reservation.Reserved
+	kind := req.Kind
+	if kind == 0 {
+		kind = reservation.KindRequest
 	}
-	r := reservation.Reservation{
-		Reference: ref, Location: l.Slug, Unit: unit.Type, Slots: req.Slots, Guests: req.Guests,
-		Contact: req.Contact, ContactKey: req.ContactKey, Source: req.Source, State: state, Held: req.Hold,
-		Total: req.Total, Notes: req.Notes, CreatedAt: now, Detail: req.Detail,
-		Audit: []reservation.Entry{{At: now, By: req.By, What: "→" + string(state)}},
-	}
-	writes := []store.Write{reservation.Create(r, now)}
-	if req.Hold {
-		hold := inventory.NewHold(ref, l, unit, req.Slots, now)
-		hold.Units = max(req.Units, 1)
-		writes = append(writes, store.Write{Op: store.OpHold, Hold: &hold})
-	}
-	if req.Also != nil {
-		stored := r
-		stored.Version, stored.UpdatedAt = 1, now
-		writes = append(writes, req.Also(stored)...)
-	}
-	_, err = s.st.Apply(ctx, writes)
-	if errors.Is(err, store.ErrFull) {
-		return reservation.Reservation{}, ErrUnitTaken
-	}
-	if err != nil {
-		return reservation.Reservation{}, fmt.Errorf("store reservation: %w", err)
-	}
-	r.Version = 1
-	return r, nil
+	return s.desk.Create(ctx, reservation.New{
+		Kind: kind, Reference: ref, Unit: deskUnit(l, unit), Slots: req.Slots, Units: req.Units,
+		Guests: req.Guests, Contact: req.Contact, ContactKey: req.ContactKey, Source: req.Source,
+		Total: req.Total, Notes: req.Notes, Expires: req.Expires, Detail: req.Detail, By: req.By, At: now, Also: req.Also,
+	})
+}
+
+// deskUnit is what the desk holds of unit u at location l.
+func deskUnit(l config.Location, u config.Unit) reservation.Unit {
+	return reservation.Unit{Location: l.Slug, Type: u.Type, Capacity: u.Count}
 }

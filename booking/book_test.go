@@ -18,11 +18,11 @@ func TestBookForOtherDoors(t *testing.T) {
 	ctx := context.Background()
 	slot := []string{"2026-12-10T10:00"}
 	usp, err := w.svc.Book(ctx, BookRequest{Location: "airport", Unit: "shuttle", Slots: slot, Guests: 2,
-		Source: reservation.USP("acme"), Total: 2500, Hold: true, By: "usp:acme"})
+		Source: reservation.USP("acme"), Total: 2500, Kind: reservation.KindBooking, By: "usp:acme"})
 	if err != nil || usp.State != reservation.Reserved || !usp.Held {
 		t.Fatalf("USP booking = %+v, %v", usp, err)
 	}
-	if _, err := w.svc.Book(ctx, BookRequest{Location: "airport", Unit: "shuttle", Slots: slot, Source: reservation.USP("acme"), Hold: true}); !errors.Is(err, ErrUnitTaken) {
+	if _, err := w.svc.Book(ctx, BookRequest{Location: "airport", Unit: "shuttle", Slots: slot, Source: reservation.USP("acme"), Kind: reservation.KindBooking}); !errors.Is(err, ErrUnitTaken) {
 		t.Fatalf("second booking of the one shuttle seat = %v, want ErrUnitTaken", err)
 	}
 	form, err := w.svc.Book(ctx, BookRequest{Location: "airport", Unit: "shuttle", Slots: slot, Source: reservation.SourceForm, By: "guest"})

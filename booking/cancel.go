@@ -74,18 +74,18 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
+		return nil, refuse("cancel_not_in_chat", rt).because(err)
 	}
 	if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 		return nil, refusal
 	}
 	id, err := s.newCancelID(l)
 	if err != nil {
-		return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
+		return nil, refuse("cancel_not_in_chat", rt).because(err)
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
-		return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
+		return nil, refuse("cancel_not_in_chat", rt).because(err)
 	}
 	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen}
 	// The reference's open-cancellation pointer, the cancellation and the
@@ -103,10 +103,10 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 		}
 		charges, a, err := s.chargeWrites(admitting.context(), now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
 		if _, full := errors.AsType[*errBudget](err); full {
-			return nil, refuse("cancel_not_in_chat", AssembleNone, rt)
+			return nil, refuse("cancel_not_in_chat", rt)
 		}
 		if err != nil {
-			return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
+			return nil, refuse("cancel_not_in_chat", rt).because(err)
 		}
 		_, err = s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
@@ -121,13 +121,13 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 			// later first step answers with a code never mailed.
 			s.refund(ctx, a, now)
 			s.dropCancellation(ctx, id)
-			return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(errLateAdmission)
+			return nil, refuse("cancel_not_in_chat", rt).because(errLateAdmission)
 		}
 		if err != nil {
 			// The write may have committed: its charges stay, but no code
 			// was sent, so a cancellation it created goes.
 			s.dropCancellation(ctx, id)
-			return nil, refuse("cancel_not_in_chat", AssembleNone, rt).because(err)
+			return nil, refuse("cancel_not_in_chat", rt).because(err)
 		}
 		adm = a
 		break
@@ -137,7 +137,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 		if message.NotSent(err) {
 			s.refund(ctx, adm, now)
 			s.dropCancellation(ctx, id)
-			return nil, refuse("cancel_not_in_chat", AssembleNone, rt)
+			return nil, refuse("cancel_not_in_chat", rt)
 		}
 		s.log.WarnContext(ctx, "cancellation code uncertain", "location", l.Slug, "err", err)
 	}
@@ -181,22 +181,22 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 func (s *Service) cancellable(r booked, l config.Location, set Settings, now time.Time, rt route) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
-		return refuse("already_cancelled", AssembleNone, rt, r.Reference)
+		return refuse("already_cancelled", rt, r.Reference)
 	case reservation.Completed, reservation.NoShow:
-		return refuse("ended", AssembleNone, rt, r.Reference)
+		return refuse("ended", rt, r.Reference)
 	case reservation.Moved:
-		return refuse("moved", AssembleNone, rt, r.Reference)
+		return refuse("moved", rt, r.Reference)
 	case reservation.Reserved, reservation.Confirmed:
 	default:
-		return refuse("cancel_not_in_chat", AssembleNone, rt)
+		return refuse("cancel_not_in_chat", rt)
 	}
 	checkin, _ := civil.Parse(r.Checkin())
 	cutoff := checkinInstant(l, checkin).Add(-time.Duration(s.cfg.Limits.CancelBeforeHours) * time.Hour)
 	if !now.Before(cutoff) {
-		return refuse("cancel_by_phone", AssembleNone, rt)
+		return refuse("cancel_by_phone", rt)
 	}
 	if !set.officeOpen(s.cfg, now, l) {
-		return refuse("cancel_not_in_chat", AssembleNone, rt)
+		return refuse("cancel_not_in_chat", rt)
 	}
 	return nil
 }
@@ -208,10 +208,10 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
 	}
-	wrong := refuse("wrong_code", AssembleP, rt)
+	wrong := refuse("wrong_code", rt)
 	proof, err := s.keyed(ctx, now, "cancel-proof", id+"\x00"+code)
 	if err != nil {
-		return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+		return nil, refuse("cancel_unknown", rt).because(err)
 	}
 	// Every pass reads the cancellation afresh, and every outcome is
 	// written at the version its code was compared against: a wrong code
@@ -223,7 +223,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 			return nil, wrong
 		}
 		if err != nil {
-			return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+			return nil, refuse("cancel_unknown", rt).because(err)
 		}
 		switch cn.State {
 		case stateDone, stateCommitting:
@@ -233,7 +233,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 			if cn.State == stateDone {
 				r, err := s.getBooked(ctx, cn.Ref)
 				if err != nil {
-					return nil, refuse("cancel_maybe", AssembleNone, rt).because(err)
+					return nil, refuse("cancel_maybe", rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -250,11 +250,11 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+				return nil, refuse("cancel_unknown", rt).because(err)
 			}
 			set, err := s.policy(ctx)
 			if err != nil {
-				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+				return nil, refuse("cancel_unknown", rt).because(err)
 			}
 			if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
 				if cur, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id); err == nil && cur.State != stateOpen {
@@ -270,14 +270,14 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 				continue
 			}
 			if err != nil {
-				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+				return nil, refuse("cancel_unknown", rt).because(err)
 			}
 		default:
 			return nil, wrong
 		}
 		return s.cancelCommit(ctx, now, cn, l, rt)
 	}
-	return nil, refuse("cancel_unknown", AssembleNone, rt)
+	return nil, refuse("cancel_unknown", rt)
 }
 
 // cancelCommit cancels the reservation of a proved cancellation in one
@@ -294,49 +294,53 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		// followed by its cancelled reservation, never a stale one.
 		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
-			return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+			return nil, refuse("cancel_unknown", rt).because(err)
 		}
 		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
-			return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+			return nil, refuse("cancel_unknown", rt).because(err)
 		}
 		if cur.State == stateDone {
 			return s.cancelAnswer(ctx, r, l, nil)
 		}
 		cur.State = stateDone
-		writes := []store.Write{{Op: store.OpSwap, Record: record(kindCancel, cn.ID, cur, cnVersion, now)}}
+		done := store.Write{Op: store.OpSwap, Record: record(kindCancel, cn.ID, cur, cnVersion, now)}
 		var notices []queuedNotice
-		if r.State != reservation.Cancelled {
-			versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
-			if err != nil {
-				return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
-			}
-			moved, ws, err := reservation.Move(r.Reservation, reservation.Cancelled, "guest", "cancelled in chat", now, versions)
-			if err != nil {
+		if r.State == reservation.Cancelled {
+			_, err = s.st.Apply(ctx, []store.Write{done})
+		} else {
+			var queue []store.Write
+			_, err = s.desk.Cancel(ctx, reservation.Change{
+				Read: r.Reservation, By: "guest", Note: "cancelled in chat", At: now,
+				Edit: func(m *reservation.Reservation) {
+					r.Reservation, r.chat.CancelledAt = *m, now
+					*m = r.withDetail()
+				},
+				Also: []reservation.Addition{reservation.Records(nil, done), {Build: func(moved reservation.Reservation) []store.Write {
+					r.Reservation = moved
+					notices, queue = newNotices(now, r.Reference, s.cancellationEmails(r, l, now))
+					return queue
+				}}},
+			})
+			if reservation.ErrorCode(err) == reservation.CodeIllegalTransition {
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
-				if _, err := s.st.Apply(ctx, writes); err != nil {
-					return nil, refuse("cancel_unknown", AssembleNone, rt).because(err)
+				if _, err := s.st.Apply(ctx, []store.Write{done}); err != nil {
+					return nil, refuse("cancel_unknown", rt).because(err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
-			r.Reservation, r.chat.CancelledAt = moved, now
-			ws[0] = reservation.Save(r.withDetail(), now)
-			var queue []store.Write
-			notices, queue = newNotices(now, r.Reference, s.cancellationEmails(r, l, now))
-			writes = append(append(writes, ws...), queue...)
 		}
-		_, err = s.st.Apply(ctx, writes)
-		if _, refused := errors.AsType[*store.WriteError](err); refused {
+		if _, refused := errors.AsType[*store.WriteError](err); refused || reservation.ErrorCode(err) == reservation.CodeConflict {
 			continue // another attempt or a staff decision came first: read again
 		}
 		if err != nil {
 			// The transaction may or may not have committed.
-			return nil, refuse("cancel_maybe", AssembleNone, rt).because(fmt.Errorf("commit cancellation: %w", err))
+			return nil, refuse("cancel_maybe", rt).because(fmt.Errorf("commit cancellation: %w", err))
 		}
 		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
 	}
-	return nil, refuse("cancel_maybe", AssembleNone, rt)
+	return nil, refuse("cancel_maybe", rt)
 }
 
 // cancelAnswer reports the reservation's current state, so a replay of

@@ -56,32 +56,32 @@ func (s *Service) Confirm(ctx context.Context, c Caller, req ConfirmRequest) (*C
 	for range maxCASAttempts {
 		irec, err := s.st.Get(ctx, kindIntent, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, refuse("intent_gone", AssembleP, rt)
+			return nil, refuse("intent_gone", rt)
 		}
 		var in intent
 		if err == nil {
 			err = json.Unmarshal(irec.Value, &in)
 		}
 		if err != nil {
-			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", rt).because(err)
 		}
 		rt.form = s.formFor(l, in.Data)
 		if proof == "" {
 			if proof, err = s.keyed(ctx, now, "proof", id+"\x00"+code); err != nil {
-				return nil, refuse("cannot_check", AssembleL, rt).because(err)
+				return nil, refuse("cannot_check", rt).because(err)
 			}
 		}
 		switch in.State {
 		case stateDone:
 			if !sameDigest(in.Proof, proof) {
-				return nil, refuse("wrong_code", assemblyForData(in.Data), rt)
+				return nil, refuse("wrong_code", rt)
 			}
 			return s.currentAnswer(ctx, in.Ref, l)
 		case stateOpen, stateSending:
 			// A code that proves a sending intent was delivered, whatever
 			// became of the start that sent it.
 			if !now.Before(in.Expires) {
-				return nil, refuse("intent_gone", AssembleF, rt)
+				return nil, refuse("intent_gone", rt)
 			}
 			if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
 				if err := s.wrongCode(ctx, now, in, irec.Version, rt); !errors.Is(err, errAgain) {
@@ -95,10 +95,10 @@ func (s *Service) Confirm(ctx context.Context, c Caller, req ConfirmRequest) (*C
 			}
 			return res, err
 		default:
-			return nil, refuse("intent_gone", assemblyForData(in.Data), rt)
+			return nil, refuse("intent_gone", rt)
 		}
 	}
-	return nil, refuse("outcome_unknown", AssembleNone, rt)
+	return nil, refuse("outcome_unknown", rt)
 }
 
 // wrongCode counts a wrong try at the version the code was compared
@@ -113,7 +113,7 @@ func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, versi
 	if in.Wrong >= wrongTries {
 		s.dropFingerprint(ctx, in.Fingerprint, in.ID)
 	}
-	return refuse("wrong_code", AssembleF, rt)
+	return refuse("wrong_code", rt)
 }
 
 // countWrong stores v, a proof step with one more wrong try, at version,
@@ -163,16 +163,9 @@ var errAgain = errors.New("booking: read again")
 // often it reads again, so the reference is allocated once.
 type draws struct{ ref, token string }
 
-// Positions of the writes of commitProved's one transaction.
-const (
-	wIntent = iota
-	wReservation
-	wContact
-	wGroup
-	wLocal
-	wHold
-	wNotices
-)
+// errNoticeTaken means a notice of a new reservation was already queued:
+// only a reference drawn twice collides there.
+var errNoticeTaken = errors.New("booking: notice exists")
 
 // commitProved runs §8 steps 6 to 9 for an intent proved just now, still
 // open at version. The contact rules and both pending ceilings are
@@ -189,7 +182,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	var err error
 	if d.ref == "" {
 		if d.ref, err = s.newReference(l); err != nil {
-			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", rt).because(err)
 		}
 	}
 	// The settings and the contact marker are one read. The marker is
@@ -200,18 +193,18 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	defer contactDone()
 	set, read, err := s.policyAnd(contactCtx, store.Key{Kind: kindContact, Key: in.Mailbox})
 	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", rt).because(err)
 	}
 	marker := read[0]
 	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("switched_off", AssembleF, rt)
+		return nil, refuse("switched_off", rt)
 	}
 	if d.token == "" {
 		if d.token, err = s.randomHex(16); err != nil {
-			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", rt).because(err)
 		}
 	}
 	// The proved intent is never stored as such: it becomes its receipt
@@ -223,7 +216,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	var marks int64
 	if marker.Version > 0 {
 		if err := jsonValue(marker, &marks); err != nil {
-			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", rt).because(err)
 		}
 	}
 	markerVersion := marker.Version
@@ -251,7 +244,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	reads.Wait()
 	contactDone()
 	if rowsErr != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(rowsErr)
+		return nil, refuse("cannot_check", rt).because(rowsErr)
 	}
 	if reuse, refused := s.contactVerdict(rows, l, in.Data, s.today(l, now)); reuse != nil {
 		// The same proved email already holds this stay: report it.
@@ -267,7 +260,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("contact", AssembleL, rt)
+		return nil, refuse("contact", rt)
 	}
 
 	// The group ceiling is checked before the local one.
@@ -277,39 +270,45 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("paused_for_staff", AssembleF, rt)
+		return nil, refuse("paused_for_staff", rt)
 	case err != nil:
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", rt).because(err)
 	}
 	r.Claims = []string{groupKey, localKey}
 	unit, _ := l.Unit(r.Unit)
-	hold := inventory.NewHold(r.Reference, l, unit, r.Slots, now)
 	notices, queue := newNotices(now, r.Reference, []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)})
-	_, err = s.st.Apply(ctx, append([]store.Write{
-		wIntent:      {Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(proved, r.Reference, now), version, now)},
-		wReservation: reservation.Create(r.withDetail(), now),
-		wContact:     upsert(kindContact, in.Mailbox, marks+1, markerVersion, now),
-		wGroup:       groupClaim,
-		wLocal:       localClaim,
-		wHold:        {Op: store.OpHold, Hold: &hold},
-	}, queue...))
-	we, refused := errors.AsType[*store.WriteError](err)
-	switch {
-	case refused && we.Index == wHold && we.Err == store.ErrFull:
+	_, err = s.desk.Create(ctx, reservation.New{
+		Kind: reservation.KindBooking, Reference: r.Reference, Unit: deskUnit(l, unit), Slots: r.Slots,
+		Guests: r.Guests, Contact: r.Contact, ContactKey: r.ContactKey, Source: r.Source, Total: r.Total,
+		Notes: r.Notes, Token: r.Token, Claims: r.Claims, ClaimWrites: []store.Write{groupClaim, localClaim},
+		Detail: r.withDetail().Detail, By: "guest", At: now,
+		Also: []reservation.Addition{
+			reservation.Records(errAgain,
+				store.Write{Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(proved, r.Reference, now), version, now)},
+				upsert(kindContact, in.Mailbox, marks+1, markerVersion, now)),
+			reservation.Records(errNoticeTaken, queue...),
+		},
+	})
+	switch reservation.ErrorCode(err) {
+	case "":
+	case reservation.CodeUnitTaken:
 		// The last room went while the guest was verifying. Nothing was
 		// written, so there is no pending record or place to clean up.
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("last_room", AssembleF, rt)
-	case refused && we.Err == store.ErrExists && (we.Index == wReservation || we.Index == wHold || we.Index >= wNotices):
+		return nil, refuse("last_room", rt)
+	case reservation.CodeInternal:
 		// Only a reference drawn twice collides here; reading again
 		// would meet the same records.
-		return nil, refuse("outcome_unknown", AssembleNone, rt).because(fmt.Errorf("reference collides: %w", err))
-	case refused:
+		return nil, refuse("outcome_unknown", rt).because(fmt.Errorf("reference collides: %w", err))
+	case reservation.CodeConflict:
+		if errors.Is(err, errNoticeTaken) {
+			return nil, refuse("outcome_unknown", rt).because(fmt.Errorf("reference collides: %w", err))
+		}
 		return nil, errAgain
-	case err != nil:
-		return nil, refuse("outcome_unknown", AssembleNone, rt).because(fmt.Errorf("commit reservation: %w", err))
+	default:
+		return nil, refuse("outcome_unknown", rt).because(fmt.Errorf("commit reservation: %w", err))
 	}
 	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
 }
@@ -367,16 +366,16 @@ func receipt(in intent, ref string, now time.Time) intent {
 func (s *Service) currentAnswer(ctx context.Context, ref string, l config.Location) (*ConfirmResult, error) {
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
-		return nil, refuse("outcome_unknown", AssembleNone, route{phone: l.Phone}).because(err)
+		return nil, refuse("outcome_unknown", route{phone: l.Phone}).because(err)
 	}
 	rt := route{phone: l.Phone, form: s.pricer.FormURL(l, r.Unit, r.Checkin(), r.Checkout())}
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
-		return nil, refuse("replay_cancelled", AssembleL, rt, r.Reference)
+		return nil, refuse("replay_cancelled", rt, r.Reference)
 	case reservation.Completed, reservation.NoShow:
-		return nil, refuse("replay_ended", AssembleL, rt, r.Reference)
+		return nil, refuse("replay_ended", rt, r.Reference)
 	case reservation.Moved:
-		return nil, refuse("replay_moved", AssembleL, rt, r.Reference)
+		return nil, refuse("replay_moved", rt, r.Reference)
 	}
 	return s.answer(r, l), nil
 }

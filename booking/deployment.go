@@ -19,11 +19,7 @@ type Caller struct {
 // deploy on a custom hostname (§16), with the phone to call and, for a
 // start whose stay is known, its booking form.
 func (s *Service) CheckDeployment(c Caller, phone, form string) *Error {
-	rt := route{phone: phone, form: form}
-	if r := s.checkDeployment(c, rt); r != nil {
-		return startWrapper(r, rt)
-	}
-	return nil
+	return s.checkDeployment(c, route{phone: phone, form: form})
 }
 
 // checkDeployment is CheckDeployment for the proof, lookup and
@@ -33,13 +29,13 @@ func (s *Service) checkDeployment(c Caller, rt route) *Error {
 	ctx := strings.TrimSpace(d.Context)
 	switch {
 	case ctx == "":
-		return refuse("deploy_unknown", AssembleP, rt)
+		return refuse("deploy_unknown", rt)
 	case ctx != "production":
-		return refuse("deploy_draft", AssembleP, rt, ctx)
+		return refuse("deploy_draft", rt, ctx)
 	case !d.Published:
-		return refuse("deploy_stale", AssembleP, rt, ctx)
+		return refuse("deploy_stale", rt, ctx)
 	case !c.Local && !s.customHost(c.Host):
-		return refuse("deploy_not_custom", AssembleP, rt, ctx)
+		return refuse("deploy_not_custom", rt, ctx)
 	}
 	return nil
 }

@@ -18,7 +18,6 @@ import (
 	"frontdesk/pricing"
 	"frontdesk/quota"
 	"frontdesk/reservation"
-	"frontdesk/store"
 )
 
 // The signed booking form (direct-booking.md §2) is the route every
@@ -164,19 +163,20 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 		return FormResult{}, err
 	}
 	detail, _ := json.Marshal(formDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
-	r := reservation.Reservation{
-		Location: l.Slug, Unit: q.RoomType, Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
+	unit, _ := l.Unit(q.RoomType)
+	req := reservation.New{
+		Kind: reservation.KindRequest, Unit: deskUnit(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
 		Contact:    reservation.Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
-		ContactKey: mailbox, Source: reservation.SourceForm, State: reservation.Requested,
-		Total: q.Total, Notes: strings.TrimSpace(f.Notes), CreatedAt: now, Detail: detail,
-		Audit: []reservation.Entry{{At: now, By: "guest", What: "requested"}},
+		ContactKey: mailbox, Source: reservation.SourceForm,
+		Total: q.Total, Notes: strings.TrimSpace(f.Notes), Detail: detail, By: "guest", What: "requested", At: now,
 	}
+	var r reservation.Reservation
 	for range maxCASAttempts {
-		if r.Reference, err = s.newReference(l); err != nil {
+		if req.Reference, err = s.newReference(l); err != nil {
 			return FormResult{}, err
 		}
-		_, err = s.st.Apply(ctx, []store.Write{reservation.Create(r, now)})
-		if !errors.Is(err, store.ErrExists) {
+		r, err = s.desk.Create(ctx, req)
+		if reservation.ErrorCode(err) != reservation.CodeInternal {
 			break // a taken reference is drawn again
 		}
 	}

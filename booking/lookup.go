@@ -135,8 +135,8 @@ func (s *Service) clearTries(ctx context.Context, ref string, version int64) err
 func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt route) (booked, error) {
 	ctx, cancel := within(ctx, s.deadlines.Lookup)
 	defer cancel()
-	notFound := refuse("not_found", AssembleNone, rt)
-	down := func(err error) error { return refuse("lookup_down", AssembleNone, rt).because(err) }
+	notFound := refuse("not_found", rt)
+	down := func(err error) error { return refuse("lookup_down", rt).because(err) }
 	for range maxCASAttempts {
 		tries, version, err := getJSON[lookupTries](ctx, s.st, kindLookups, ref)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {

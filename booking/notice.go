@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frontdesk/message"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -216,6 +217,23 @@ func (s *Service) noticesSent(ctx context.Context, ids ...string) map[string]boo
 	return sent
 }
 
+// claimRetry commits the claim of a retry; one that follows an
+// interrupted send also flags the reservation, in the same transaction.
+func (s *Service) claimRetry(ctx context.Context, now time.Time, n notice, writes []store.Write) error {
+	if n.State != noticeSending {
+		_, err := s.st.Apply(ctx, writes)
+		return err
+	}
+	r, err := reservation.Get(ctx, s.st, n.Ref)
+	if err != nil {
+		_, err := s.st.Apply(ctx, writes) // no reservation to flag
+		return err
+	}
+	_, err = s.desk.Flag(ctx, reservation.Change{Read: r, At: now, Also: []reservation.Addition{reservation.Records(nil, writes...)}},
+		"notice "+n.ID+" may have been sent already (its sending was interrupted); it was sent again")
+	return err
+}
+
 // retryNotice is the sweep's work on one due entry: it claims the notice
 // with a lease (moving its due entry to the lease's end, so an attempt
 // that dies is retried), sends it, and records the outcome; a notice that
@@ -241,24 +259,24 @@ func (s *Service) retryNotice(ctx context.Context, now time.Time, due store.Reco
 	if n.Attempts > 0 && now.Sub(n.CreatedAt) >= noticeWindow {
 		n.State, n.Due, n.NextAt, n.LeaseUntil = noticeExhausted, "", time.Time{}, time.Time{}
 		writes := []store.Write{{Op: store.OpSwap, Record: record(kindNotice, n.ID, n, version, now)}, dropDue}
-		if flag, ok := s.flagWrite(ctx, now, n.Ref, "notice "+n.ID+" was not delivered within 36 hours"); ok {
-			writes = append(writes, flag)
+		r, err := reservation.Get(ctx, s.st, n.Ref)
+		if err != nil {
+			_, err := s.st.Apply(ctx, writes) // no reservation to flag
+			return "exhausted", err
 		}
-		_, err := s.st.Apply(ctx, writes)
+		_, err = s.desk.Flag(ctx, reservation.Change{Read: r, At: now, Also: []reservation.Addition{reservation.Records(nil, writes...)}},
+			"notice "+n.ID+" was not delivered within 36 hours")
 		return "exhausted", err
 	}
-	var flag []store.Write
+	claimed, writes := claim(now, queuedNotice{notice: n, version: version})
 	if n.State == noticeSending {
 		// A claim whose lease ended without an outcome: the process died
 		// while sending, and the email may have arrived. It is sent again
 		// with the same Message-ID, and staff see that it may be twice.
-		n.PossiblySent = true
-		if f, ok := s.flagWrite(ctx, now, n.Ref, "notice "+n.ID+" may have been sent already (its sending was interrupted); it was sent again"); ok {
-			flag = append(flag, f)
-		}
+		claimed.PossiblySent = true
+		writes[0] = store.Write{Op: store.OpSwap, Record: record(kindNotice, n.ID, claimed.notice, version, now)}
 	}
-	claimed, writes := claim(now, queuedNotice{notice: n, version: version})
-	if _, err := s.st.Apply(ctx, append(writes, flag...)); err != nil {
+	if err := s.claimRetry(ctx, now, n, writes); err != nil {
 		return "", err // claimed by another attempt, or the store failed: leave it
 	}
 	done, writes := s.outcome(ctx, now, claimed)

@@ -9,6 +9,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/inventory"
+	"frontdesk/inventory/inventorytest"
 	"frontdesk/message"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -24,7 +25,7 @@ func seedStay(t *testing.T, w *world, private bool, ref, checkin, checkout strin
 	unit, _ := l.Unit("single")
 	in := mustDate(checkin)
 	nights := in.DaysUntil(mustDate(checkout))
-	if err := w.svc.inv.Hold(ctx, ref, l, unit, inventory.Nights(in, nights), testNow); err != nil {
+	if err := (inventorytest.Holder{Index: w.st}).Hold(ctx, ref, l, unit, inventory.Nights(in, nights), testNow); err != nil {
 		t.Fatal(err)
 	}
 	if !private {

@@ -2,7 +2,9 @@ package booking
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,12 +15,14 @@ import (
 	"frontdesk/store"
 )
 
-// TestNeverOversellNorHoldForEnded: random interleavings of bookings,
-// form requests, guest cancellations, staff decisions, sweeps and the
-// passing of time
-// never hold more doubles than Riverside has, and never leave units held
+// TestNeverOversellNorHoldForEnded: random interleavings of every door
+// (chat bookings and guest cancellations, form requests, staff decisions
+// on anything, staff-made reservations, a platform's tentative holds
+// that it converts, releases or lets expire), sweeps and the passing of
+// time never hold more doubles than Riverside has, never leave units held
 // by a reservation that has ended, nor a held reservation without its
-// units.
+// units; a staff decision on a hold is always refused, and a hold past
+// its expiry holds nothing once the platform's deadlines ran.
 func TestNeverOversellNorHoldForEnded(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		w := newWorld(t, func(c *config.Config) {
@@ -26,10 +30,10 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 			c.Limits.PortfolioPending, c.Limits.LocationPending = 50, 50
 		})
 		ctx := context.Background()
-		var refs []string
+		var refs, holds []string
 		nights := []string{"2026-12-10", "2026-12-11", "2026-12-12"}
-		for step := range rapid.IntRange(5, 15).Draw(rt, "steps") {
-			switch rapid.IntRange(0, 5).Draw(rt, "action") {
+		for step := range rapid.IntRange(5, 20).Draw(rt, "steps") {
+			switch rapid.IntRange(0, 9).Draw(rt, "action") {
 			case 0: // a guest books one or two nights
 				in := rapid.IntRange(0, 2).Draw(rt, "checkin")
 				out := rapid.IntRange(in+1, 3).Draw(rt, "checkout")
@@ -60,12 +64,17 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 					continue // outside office hours, past the cutoff, or ended
 				}
 				w.cancel(ctx, web, args("cancel_id", c1.CancelID, "code", w.lastCode(r.Contact.Email)))
-			case 2: // staff decide anything, allowed or not
-				if len(refs) == 0 {
+			case 2: // staff decide anything, allowed or not, holds too
+				if len(refs)+len(holds) == 0 {
 					continue
 				}
 				to := rapid.SampledFrom(reservation.States()).Draw(rt, "to")
-				w.svc.Decide(ctx, Decision{Reference: rapid.SampledFrom(refs).Draw(rt, "ref"), To: to, By: "ann"})
+				ref := rapid.SampledFrom(append(slices.Clone(refs), holds...)).Draw(rt, "ref")
+				before, _ := reservation.Get(ctx, w.st, ref)
+				_, _, err := w.svc.Decide(ctx, Decision{Reference: ref, To: to, By: "ann"})
+				if before.State == reservation.OnHold && reservation.ErrorCode(err) != reservation.CodeIllegalTransition {
+					rt.Fatalf("staff %s on hold %s = %v, want refused", to, ref, err)
+				}
 			case 3:
 				w.sweep()
 			case 5: // a form request, holding nothing until staff accept it
@@ -78,10 +87,69 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 				refs = append(refs, r.Reference)
 			case 4:
 				w.clock.Advance(time.Duration(rapid.IntRange(1, 3*24*60).Draw(rt, "minutes")) * time.Minute)
+			case 6: // a platform holds a night for ten minutes
+				n := rapid.IntRange(0, 2).Draw(rt, "night")
+				r, err := w.svc.Book(ctx, BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1], Source: reservation.USP("acme"),
+					Kind: reservation.KindHold, Expires: w.clock.Now().Add(10 * time.Minute), By: "usp:acme"})
+				if err == nil {
+					holds = append(holds, r.Reference)
+				} else if !errors.Is(err, ErrUnitTaken) {
+					rt.Fatal(err)
+				}
+			case 7: // the platform converts or releases one of its holds
+				if len(holds) == 0 {
+					continue
+				}
+				r, err := reservation.Get(ctx, w.st, rapid.SampledFrom(holds).Draw(rt, "hold"))
+				if err != nil {
+					rt.Fatal(err)
+				}
+				c := reservation.Change{Read: r, By: "usp:acme", At: w.clock.Now()}
+				if rapid.Bool().Draw(rt, "convert") {
+					_, err = w.svc.Desk().Convert(ctx, c, reservation.Reserved)
+				} else {
+					_, err = w.svc.Desk().Release(ctx, c)
+				}
+				if err != nil && reservation.ErrorCode(err) != reservation.CodeIllegalTransition {
+					rt.Fatal(err) // only a hold that ended or lapsed is refused
+				}
+			case 8: // the platform's deadlines: every lapsed hold expires
+				expireHolds(rt, w, holds)
+			case 9: // staff book a guest on the phone
+				n := rapid.IntRange(0, 2).Draw(rt, "night")
+				r, err := w.svc.Book(ctx, BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1], Source: reservation.SourceStaff,
+					Contact: reservation.Contact{Name: "Walk In", Phone: "+1 303 555 0100"}, Kind: reservation.KindConfirmed, By: "ann"})
+				if err == nil {
+					refs = append(refs, r.Reference)
+				} else if !errors.Is(err, ErrUnitTaken) {
+					rt.Fatal(err)
+				}
 			}
 			checkHeldMatchesIndex(rt, w)
 		}
 	})
+}
+
+// expireHolds ends every hold past its expiry, as the platform's
+// deadlines do, and checks none is left holding.
+func expireHolds(rt *rapid.T, w *world, holds []string) {
+	ctx := context.Background()
+	now := w.clock.Now()
+	for _, ref := range holds {
+		r, err := reservation.Get(ctx, w.st, ref)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if r.State != reservation.OnHold || now.Before(r.HoldExpires) {
+			continue
+		}
+		if _, err := w.svc.Desk().ExpireHold(ctx, reservation.Change{Read: r, By: "sweep", At: now}); err != nil {
+			rt.Fatal(err)
+		}
+		if r, _ := reservation.Get(ctx, w.st, ref); r.Held {
+			rt.Fatalf("lapsed hold %s still holds", ref)
+		}
+	}
 }
 
 // checkHeldMatchesIndex compares every night's held doubles with the

@@ -1,23 +1,9 @@
 package booking
 
-// Assembly says how a door completes a refusal's sentence with the
-// human route it carries (§12): P adds the phone, F the booking form and
-// its link or else the phone, L only the link, PL the phone and then the
-// link (a start call's refusal); none adds nothing.
-type Assembly string
-
-const (
-	AssembleNone Assembly = ""
-	AssembleP    Assembly = "P"
-	AssembleF    Assembly = "F"
-	AssembleL    Assembly = "L"
-	AssemblePL   Assembly = "PL"
-)
-
 // Error is the one error the booking core returns for an answer that is
 // not a success. The core names the case by Code and gives the data its
-// wording needs; each door words it (the chat door with the refusal
-// catalogue of §12). Err is the internal cause when there is one, for the
+// wording needs, the human route among it; each door words it (the chat
+// door with the refusal catalogue and assembly rules of §12). Err is the internal cause when there is one, for the
 // door to log once and count, never to show.
 type Error struct {
 	// Code names the case for doors, metrics, logs and tests.
@@ -25,12 +11,10 @@ type Error struct {
 	// Message is the public message: set by the core for a door that has
 	// no wording of its own, or by the door that worded Code.
 	Message string
-	// Assembly, Phone and Form are the human route the answer offers:
-	// the phone to call and the prefilled booking form, empty when none
-	// may be shown.
-	Assembly Assembly
-	Phone    string
-	Form     string
+	// Phone and Form are the human route the answer offers: the phone to
+	// call and the prefilled booking form, empty when none may be shown.
+	Phone string
+	Form  string
 	// Values are what the sentence names besides the phone: a
 	// reference, a deployment context, the pricing rules' worded refusal.
 	Values []string
@@ -59,24 +43,7 @@ type route struct {
 	form  string // empty when no form may be shown
 }
 
-// refuse is the answer code with the route rt offers under assembly a.
-func refuse(code string, a Assembly, rt route, values ...string) *Error {
-	return &Error{Code: code, Assembly: a, Phone: rt.phone, Form: rt.form, Values: values}
-}
-
-// startWrapper adds the known request's form link to a start-call answer
-// (§12: "A start-call wrapper additionally supplies L").
-func startWrapper(r *Error, rt route) *Error {
-	if rt.form == "" {
-		return r
-	}
-	w := *r
-	w.Form = rt.form
-	switch r.Assembly {
-	case AssembleNone:
-		w.Assembly = AssembleL
-	case AssembleP:
-		w.Assembly = AssemblePL
-	}
-	return &w
+// refuse is the answer code with the route rt offers.
+func refuse(code string, rt route, values ...string) *Error {
+	return &Error{Code: code, Phone: rt.phone, Form: rt.form, Values: values}
 }

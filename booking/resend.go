@@ -18,24 +18,24 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 	l, rt := s.referenceRoute(id)
 	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, refuse("intent_gone", AssembleP, rt)
+		return nil, refuse("intent_gone", rt)
 	}
 	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", rt).because(err)
 	}
 	rt.form = s.formFor(l, in.Data)
 	if !in.live(now) || in.State != stateOpen {
-		return nil, refuse("intent_gone", assemblyForData(in.Data), rt)
+		return nil, refuse("intent_gone", rt)
 	}
 	if in.Resends >= maxResends {
-		return nil, refuse("two_resends", AssembleF, rt)
+		return nil, refuse("two_resends", rt)
 	}
 	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
-		return nil, refuse("wait_60", AssembleF, rt)
+		return nil, refuse("wait_60", rt)
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", rt).because(err)
 	}
 	adm, err := s.admit(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(in.Mailbox), s.locationBudget(set, l.Slug))
 	if refusal := s.admissionRefusal(err, rt); refusal != nil {
@@ -44,7 +44,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
 		s.refund(ctx, adm, now)
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", rt).because(err)
 	}
 	err = s.send(ctx, s.codeEmail(in, l, code, now))
 	if message.NotSent(err) {
@@ -61,19 +61,12 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 		return nil
 	})
 	if errors.Is(err, errStop) {
-		return nil, refuse("intent_gone", AssembleF, rt)
+		return nil, refuse("intent_gone", rt)
 	}
 	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", rt).because(err)
 	}
 	return s.startResult(updated, l), nil
-}
-
-func assemblyForData(d *intentData) Assembly {
-	if d != nil {
-		return AssembleF
-	}
-	return AssembleP
 }
 
 // ValidBookingID reports whether id has the shape of a booking_id of

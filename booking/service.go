@@ -32,6 +32,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -47,11 +48,13 @@ type Service struct {
 	// unreadable in its files after a sweep removed some.
 	scrubber store.Scrubber
 	inv      *inventory.Inventory
-	pricer   *pricing.Pricer
-	clock    clock.Clock
-	rand     io.Reader
-	mail     message.Sender
-	log      *slog.Logger
+	// desk writes every reservation, hold and release.
+	desk   *reservation.Desk
+	pricer *pricing.Pricer
+	clock  clock.Clock
+	rand   io.Reader
+	mail   message.Sender
+	log    *slog.Logger
 	// deadlines bound every operation and the calls it awaits.
 	deadlines Deadlines
 	// resolveProperty finds the location a property argument names, the
@@ -96,8 +99,14 @@ func New(o Options) *Service {
 	}
 	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
 	s.inv = inventory.New(s.st)
+	s.desk = reservation.NewDesk(s.st)
 	return s
 }
+
+// Desk is the reservation desk every door of this business writes
+// through; a door registers its subscribers and end hooks on it at
+// wiring.
+func (s *Service) Desk() *reservation.Desk { return s.desk }
 
 // secret is the operational key for proofs and keyed mailbox hashes. It
 // is created once in the store, so every instance on one store shares it,

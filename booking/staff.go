@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -33,11 +32,17 @@ var ErrNoReservation = errors.New("booking: no such reservation")
 // one transaction; the mail is then attempted once and otherwise left
 // for the sweep. Accepting a request that holds nothing holds its units
 // in the same transaction. It returns the reservation as decided and
-// whether the guest's mail went out. An illegal move is a
-// *reservation.TransitionError; an unknown reference ErrNoReservation;
-// units gone meanwhile ErrUnitTaken.
+// whether the guest's mail went out. The desk decides: an illegal move,
+// and any decision on a tentative hold, is a *reservation.Error of code
+// CodeIllegalTransition; an unknown reference ErrNoReservation; units
+// gone meanwhile ErrUnitTaken.
 func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservation, bool, error) {
 	now := s.clock.Now()
+	by := d.By
+	if by == "" {
+		by = "staff"
+	}
+	mail := true
 	for range maxCASAttempts {
 		r, err := s.getBooked(ctx, d.Reference)
 		if errors.Is(err, store.ErrNotFound) {
@@ -49,58 +54,41 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		if d.Visible != nil && !d.Visible(r.Location) {
 			return reservation.Reservation{}, false, ErrNoReservation
 		}
-		versions, err := reservation.ClaimVersions(ctx, s.st, r.Reservation)
-		if err != nil {
-			return reservation.Reservation{}, false, err
-		}
-		by := d.By
-		if by == "" {
-			by = "staff"
-		}
-		moved, writes, err := reservation.Move(r.Reservation, d.To, by, d.Note, now, versions)
-		if err != nil {
-			return r.Reservation, false, err
-		}
-		moved.Attention = "" // a staff decision answers whatever asked for attention
-		if !r.Held && d.To.HoldsUnits() {
-			// Accepting a request that held nothing takes its units now.
-			l, _ := s.location(r.Location)
-			unit, _ := l.Unit(r.Unit)
-			hold := inventory.NewHold(r.Reference, l, unit, r.Slots, now)
-			moved.Held = true
-			writes = append(writes, store.Write{Op: store.OpHold, Hold: &hold})
-		}
-		writes[0] = reservation.Save(moved, now)
-		r.Reservation = moved
+		l, _ := s.location(r.Location)
+		unit, _ := l.Unit(r.Unit)
 		var notices []queuedNotice
-		var queue []store.Write
-		if e, ok := s.decisionEmail(r, now); ok {
+		email := reservation.Addition{Refused: errNoticeTaken, Build: func(moved reservation.Reservation) []store.Write {
+			e, ok := s.decisionEmail(booked{Reservation: moved, chat: r.chat}, now)
+			if !ok || !mail {
+				return nil
+			}
+			var queue []store.Write
 			notices, queue = newNotices(now, r.Reference, []message.Email{e})
-			writes = append(writes, queue...)
-		}
-		_, err = s.st.Apply(ctx, writes)
-		if errors.Is(err, store.ErrFull) {
-			return reservation.Reservation{}, false, ErrUnitTaken
-		}
-		if we, refused := errors.AsType[*store.WriteError](err); refused {
-			if we.Index > 0 && we.Err == store.ErrExists {
+			return queue
+		}}
+		moved, err := s.desk.Decide(ctx, reservation.Change{
+			Read: r.Reservation, By: by, Note: d.Note, At: now, Unit: deskUnit(l, unit),
+			Edit: func(m *reservation.Reservation) { m.Attention = "" }, // a decision answers whatever asked for attention
+			Also: []reservation.Addition{email},
+		}, d.To)
+		switch reservation.ErrorCode(err) {
+		case "":
+			s.log.InfoContext(ctx, "staff decision", "location", r.Location, "to", string(d.To))
+			sent := s.attemptNotices(ctx, now, notices)
+			return moved, len(notices) > 0 && sent[notices[0].ID], nil
+		case reservation.CodeConflict:
+			if errors.Is(err, errNoticeTaken) {
 				// The notice of this very decision exists: an earlier
 				// decision to the same state, undone since. Decide
 				// without mail rather than lose the decision.
-				writes = writes[:len(writes)-len(queue)]
-				notices = nil
-				if _, err = s.st.Apply(ctx, writes); err == nil {
-					return moved, false, nil
-				}
+				mail = false
 			}
 			continue // decided or changed meanwhile: read again
-		}
-		if err != nil {
+		case reservation.CodeUnitTaken, reservation.CodeIllegalTransition:
+			return r.Reservation, false, err
+		default:
 			return reservation.Reservation{}, false, fmt.Errorf("save decision: %w", err)
 		}
-		s.log.InfoContext(ctx, "staff decision", "location", r.Location, "to", string(d.To))
-		sent := s.attemptNotices(ctx, now, notices)
-		return moved, len(notices) > 0 && sent[notices[0].ID], nil
 	}
 	return reservation.Reservation{}, false, fmt.Errorf("decide: %w", store.ErrConflict)
 }

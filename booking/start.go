@@ -96,7 +96,7 @@ func (s *Service) Start(ctx context.Context, c Caller, req StartRequest) (*Start
 	unit, sold := l.Unit(req.RoomType)
 	if !known || !sold || unit.Kind != config.KindNight || !req.Checkin.Before(req.Checkout) ||
 		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
-		return nil, refuse("unbookable", AssembleL, rt)
+		return nil, refuse("unbookable", rt)
 	}
 	return s.startNew(ctx, now, startRequest{
 		loc: l, unit: unit, in: req.Checkin, out: req.Checkout,
@@ -117,7 +117,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, s.inheritedRefusal(quoteRefusal, rt)
 	}
 	if err != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(err)
+		return nil, refuse("cannot_check", rt).because(err)
 	}
 	// The keyed names of the mailbox and of this exact request are worked
 	// out first, so that the records they name (an identical start's
@@ -152,25 +152,25 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	reads.Go(func() { pending, pendingErr = s.pendingCounts(ctx, now, l.Slug) })
 	reads.Wait()
 	if freeErr != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(freeErr)
+		return nil, refuse("cannot_check", rt).because(freeErr)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
-		return nil, refuse("no_room", AssembleF, rt)
+		return nil, refuse("no_room", rt)
 	}
 	if setErr != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(setErr)
+		return nil, refuse("cannot_check", rt).because(setErr)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
-		return nil, refuse("switched_off", AssembleF, rt)
+		return nil, refuse("switched_off", rt)
 	}
 	if pendingErr != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(pendingErr)
+		return nil, refuse("cannot_check", rt).because(pendingErr)
 	} else if pending.full(set, l.Slug) {
-		return nil, refuse("paused_for_staff", AssembleF, rt)
+		return nil, refuse("paused_for_staff", rt)
 	}
 
 	if keyErr != nil {
-		return nil, refuse("cannot_check", AssembleL, rt).because(keyErr)
+		return nil, refuse("cannot_check", rt).because(keyErr)
 	}
 	// The intent, its fingerprint and the charges to the group, mailbox
 	// and location budgets commit together, right before the send: of
@@ -193,7 +193,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			fingerprintRead = &known[0]
 		}
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, fingerprintRead, l); err != nil {
-			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", rt).because(err)
 		} else if ok {
 			return res, nil
 		}
@@ -203,11 +203,11 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		}
 		id, err := s.newBookingID(l)
 		if err != nil {
-			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", rt).because(err)
 		}
 		var salt string
 		if code, salt, err = s.codeAndSalt(); err != nil {
-			return nil, refuse("cannot_check", AssembleL, rt).because(err)
+			return nil, refuse("cannot_check", rt).because(err)
 		}
 		in = intent{
 			ID: id, Location: l.Slug, Data: &req.data, Contact: &req.contact,
@@ -282,13 +282,13 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 	case errors.As(err, &full) && full.b.refusal == "contact":
 		// A mailbox over its own limit gets the contact sentence, never
 		// the pause sentence, so the answer reveals nothing about others.
-		return refuse("contact", AssembleL, rt)
+		return refuse("contact", rt)
 	case errors.As(err, &full):
-		return refuse("paused", AssembleF, rt)
+		return refuse("paused", rt)
 	case errors.Is(err, store.ErrConflict):
-		return refuse("paused_call", AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
+		return refuse("paused_call", rt).because(fmt.Errorf("mail admission: %w", err))
 	default:
-		return refuse("cannot_check", AssembleL, rt).because(fmt.Errorf("mail admission: %w", err))
+		return refuse("cannot_check", rt).because(fmt.Errorf("mail admission: %w", err))
 	}
 }
 
@@ -298,9 +298,9 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 // against the address the guest gave.
 func notSent(err error, rt route) *Error {
 	if message.RecipientRefused(err) {
-		return refuse("email_rejected", AssembleF, rt)
+		return refuse("email_rejected", rt)
 	}
-	return refuse("cannot_check", AssembleL, rt).because(fmt.Errorf("send code: %w", err))
+	return refuse("cannot_check", rt).because(fmt.Errorf("send code: %w", err))
 }
 
 // sendCode sends the code and marks the intent open, replacing earlier
@@ -323,7 +323,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	if err != nil {
 		// The code left (or may have): the intent stays sending, which
 		// confirm_booking accepts and an identical start opens.
-		return refuse("cannot_check", AssembleL, rt).because(err)
+		return refuse("cannot_check", rt).because(err)
 	}
 	for _, id := range older {
 		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
@@ -490,14 +490,10 @@ func (r *StartResult) Location() config.Location { return r.location }
 // booking wrapper adds its phone when the text has none, and the
 // prefilled form only when the text has no form of its own.
 func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
-	a := AssemblePL
-	if r.HasPhone {
-		a = AssembleL
-	}
 	if r.HasForm {
 		rt.form = ""
 	}
-	return refuse("quote_"+string(r.Kind), a, rt, r.Text)
+	return refuse("quote_"+string(r.Kind), rt, r.Text)
 }
 
 // Resolve finds the location a property argument names, by slug, name,

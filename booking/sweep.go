@@ -329,14 +329,7 @@ func (s *Service) auditAdmission(ctx context.Context, now time.Time, r store.Rec
 func (s *Service) auditReservation(ctx context.Context, now time.Time, r reservation.Reservation, res *SweepResult) (*int, error) {
 	switch {
 	case r.Held && !r.State.HoldsUnits():
-		fixed := r
-		fixed.Held = false
-		fixed.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "sweep", What: "released units of an ended reservation"})
-		_, err := s.st.Apply(ctx, []store.Write{reservation.Save(fixed, now), {Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}}})
-		if we, ok := errors.AsType[*store.WriteError](err); ok && we.Index == 1 && errors.Is(err, store.ErrNotFound) {
-			_, err = s.st.Apply(ctx, []store.Write{reservation.Save(fixed, now)}) // the units were already back
-		}
-		if err != nil {
+		if _, err := s.desk.Repair(ctx, reservation.Change{Read: r, By: "sweep", At: now}); err != nil {
 			return nil, err
 		}
 		return &res.Repaired, nil
@@ -349,15 +342,7 @@ func (s *Service) auditReservation(ctx context.Context, now time.Time, r reserva
 		if err != nil || now.Before(pendingUntil(l, checkout)) {
 			return nil, nil
 		}
-		versions, err := reservation.ClaimVersions(ctx, s.st, r)
-		if err != nil {
-			return nil, err
-		}
-		flagged := r
-		flagged.Attention = "departure passed without a staff decision"
-		flagged.Claims = nil
-		writes := append([]store.Write{reservation.Save(flagged, now)}, reservation.ReleaseClaims(r.Claims, versions)...)
-		if _, err := s.st.Apply(ctx, writes); err != nil {
+		if _, err := s.desk.FlagOverdue(ctx, reservation.Change{Read: r, At: now}, "departure passed without a staff decision"); err != nil {
 			return nil, err
 		}
 		return &res.Flagged, nil
@@ -376,19 +361,8 @@ func (s *Service) auditHold(ctx context.Context, now time.Time, h store.Hold, re
 	case r.Held:
 		return nil, nil
 	}
-	if _, err := s.st.Apply(ctx, []store.Write{{Op: store.OpRelease, Hold: &store.Hold{ID: h.ID, At: now}}}); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.desk.ReleaseOrphan(ctx, h.ID, now); err != nil {
 		return nil, err
 	}
 	return &res.Released, nil
-}
-
-// flagWrite is the write that asks staff to look at a reservation, when
-// it can be read.
-func (s *Service) flagWrite(ctx context.Context, now time.Time, ref, why string) (store.Write, bool) {
-	r, err := reservation.Get(ctx, s.st, ref)
-	if err != nil {
-		return store.Write{}, false
-	}
-	r.Attention = why
-	return reservation.Save(r, now), true
 }

@@ -11,6 +11,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/inventory"
+	"frontdesk/inventory/inventorytest"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -110,7 +111,7 @@ func TestSweepReleasesHoldsWithoutReservation(t *testing.T) {
 	w := newWorld(t)
 	l := w.cfg.Locations[0]
 	unit, _ := l.Unit("double")
-	if err := w.svc.inv.Hold(context.Background(), "RIV-00000000000000AA", l, unit, inventory.Nights(mustDate("2026-12-30"), 3), testNow); err != nil {
+	if err := (inventorytest.Holder{Index: w.st}).Hold(context.Background(), "RIV-00000000000000AA", l, unit, inventory.Nights(mustDate("2026-12-30"), 3), testNow); err != nil {
 		t.Fatal(err)
 	}
 	held := w.book(stayArgs())

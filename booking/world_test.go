@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -169,7 +170,9 @@ func worded(r *Error) string {
 	if r.Message != "" {
 		return r.Message
 	}
-	text, ok := catalogue.Word(catalogue.Answer{Code: r.Code, Rule: string(r.Assembly), Phone: r.Phone, Form: r.Form, Values: r.Values})
+	// A deployment refusal is the one the start-call wrapper changes: it
+	// carries a form only when a start call gave one.
+	text, ok := catalogue.Word(catalogue.Answer{Code: r.Code, Rule: catalogue.Rule(r.Code, strings.HasPrefix(r.Code, "deploy_")), Phone: r.Phone, Form: r.Form, Values: r.Values})
 	if !ok {
 		return "UNWORDED " + r.Code
 	}

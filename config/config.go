@@ -23,6 +23,8 @@ type Config struct {
 	USP        USP        `toml:"usp"`
 	ORP        ORP        `toml:"orp"`
 	Server     Server     `toml:"server"`
+	TLS        TLS        `toml:"tls"`
+	Privacy    Privacy    `toml:"privacy"`
 }
 
 // Business holds what every location shares unless it overrides it.
@@ -220,6 +222,19 @@ type ORP struct {
 	// MaxReportMinor is the largest amount, in minor units, a payer may
 	// report for one conversion; 0 means 100,000,000,000.
 	MaxReportMinor int64 `toml:"max_report_minor"`
+	// StripeWebhookSecretEnv and StripeWebhookSecretFile name where the
+	// signing secret of the Stripe-compatible webhook at
+	// /orp/providers/stripe is kept; without one, that endpoint refuses
+	// every event.
+	StripeWebhookSecretEnv  string `toml:"stripe_webhook_secret_env"`
+	StripeWebhookSecretFile string `toml:"stripe_webhook_secret_file"`
+	StripeWebhookSecret     string `toml:"-"`
+	// ResolverTokenEnv and ResolverTokenFile name where the token of the
+	// dispute resolver (the operator, on /orp/resolve) is kept; without
+	// one, disputes stay open.
+	ResolverTokenEnv  string `toml:"resolver_token_env"`
+	ResolverTokenFile string `toml:"resolver_token_file"`
+	ResolverToken     string `toml:"-"`
 }
 
 // Server is how the process listens and reports.
@@ -272,6 +287,7 @@ func Defaults() Config {
 		// the file states both (direct-booking.md §16).
 		Deployment: Deployment{Hostnames: []string{"localhost", "127.0.0.1"}},
 		Server:     Server{LogLevel: "info", ConnectionsPerAddress: 256},
+		TLS:        TLS{Mode: "off", HTTPAddr: ":80", HSTSSeconds: 31536000, ACMEDirectory: LetsEncrypt},
 		Store:      Store{DataDir: "frontdesk-data"},
 	}
 }

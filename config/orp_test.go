@@ -41,3 +41,29 @@ max_report_minor = 5000000
 		}
 	}
 }
+
+// TestORPSecrets: the provider webhook secret and the resolver token are
+// named by an environment variable or a file, never kept in the file,
+// and never both.
+func TestORPSecrets(t *testing.T) {
+	c, err := Parse([]byte(`
+[orp]
+stripe_webhook_secret_env = "FRONTDESK_STRIPE_WHSEC"
+resolver_token_file = "/run/secrets/resolver"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ORP.StripeWebhookSecretEnv != "FRONTDESK_STRIPE_WHSEC" || c.ORP.ResolverTokenFile != "/run/secrets/resolver" {
+		t.Fatalf("parsed %+v", c.ORP)
+	}
+	d := Demo()
+	d.ORP.StripeWebhookSecretEnv, d.ORP.StripeWebhookSecretFile = "A", "/b"
+	d.ORP.ResolverTokenEnv, d.ORP.ResolverTokenFile = "C", "/d"
+	err = d.Validate()
+	for _, field := range []string{"orp.stripe_webhook_secret_env", "orp.resolver_token_env"} {
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("Validate() = %v, want a problem with %s", err, field)
+		}
+	}
+}

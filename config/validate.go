@@ -37,6 +37,8 @@ func (c Config) Validate() error {
 	c.validateDeployment(v)
 	c.validateORP(v)
 	c.validateServer(v)
+	c.validateTLS(v)
+	c.validatePrivacy(v)
 	c.validateUSP(v)
 	return joinErrors(v.errs)
 }
@@ -372,6 +374,12 @@ func (c Config) validateORP(v *validator) {
 	}
 	if o.ClicksPerMinute < 0 {
 		v.add("orp.clicks_per_minute", "must be 0 (the default, 120) or more, got %d", o.ClicksPerMinute)
+	}
+	if o.StripeWebhookSecretEnv != "" && o.StripeWebhookSecretFile != "" {
+		v.add("orp.stripe_webhook_secret_env", "give stripe_webhook_secret_env or stripe_webhook_secret_file, not both")
+	}
+	if o.ResolverTokenEnv != "" && o.ResolverTokenFile != "" {
+		v.add("orp.resolver_token_env", "give resolver_token_env or resolver_token_file, not both")
 	}
 	for i, d := range o.Sites {
 		if !domainName.MatchString(d) {

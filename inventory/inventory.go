@@ -104,29 +104,3 @@ func (inv *Inventory) FreeSlots(ctx context.Context, loc config.Location, u conf
 
 // ErrTaken means the last unit went to someone else; nothing was held.
 var ErrTaken = errors.New("inventory: no unit is free for every slot")
-
-// NewHold is the hold of one unit of u for every slot under id: what Hold
-// takes, for a caller that commits it in one store.Apply with its own
-// writes as a store.OpHold. There a refusal with store.ErrFull means what
-// ErrTaken means here.
-func NewHold(id string, loc config.Location, u config.Unit, slots []string, now time.Time) store.Hold {
-	return store.Hold{
-		ID: id, Location: loc.Slug, Unit: u.Type, Slots: slots,
-		Units: 1, Capacity: u.Count, At: now,
-	}
-}
-
-// Hold takes one unit of u for every slot, or none, under id. A repeated
-// id returns store.ErrExists.
-func (inv *Inventory) Hold(ctx context.Context, id string, loc config.Location, u config.Unit, slots []string, now time.Time) error {
-	err := inv.index.Hold(ctx, NewHold(id, loc, u, slots, now))
-	if errors.Is(err, store.ErrFull) {
-		return ErrTaken
-	}
-	return err
-}
-
-// Release gives back the units of hold id.
-func (inv *Inventory) Release(ctx context.Context, id string, now time.Time) error {
-	return inv.index.Release(ctx, id, now)
-}

@@ -12,13 +12,21 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
+	"frontdesk/inventory/inventorytest"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 )
 
 var now = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 
-func setup(t *testing.T) (*inventory.Inventory, config.Location) {
+// testInv is the inventory with a holder on its index, for the holds the
+// tests take by hand.
+type testInv struct {
+	*inventory.Inventory
+	inventorytest.Holder
+}
+
+func setup(t *testing.T) (testInv, config.Location) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "inv.db"))
 	if err != nil {
@@ -27,14 +35,14 @@ func setup(t *testing.T) (*inventory.Inventory, config.Location) {
 	t.Cleanup(func() { db.Close() })
 	for _, l := range config.Demo().Locations {
 		if l.Slug == "riverside" {
-			return inventory.New(db), l
+			return testInv{inventory.New(db), inventorytest.Holder{Index: db}}, l
 		}
 	}
 	t.Fatal("no riverside")
-	return nil, config.Location{}
+	return testInv{}, config.Location{}
 }
 
-func free(t *testing.T, inv *inventory.Inventory, l config.Location, in civil.Date, nights int) string {
+func free(t *testing.T, inv testInv, l config.Location, in civil.Date, nights int) string {
 	t.Helper()
 	got, err := inv.FreeNights(context.Background(), l, in, nights)
 	if err != nil {

@@ -38,6 +38,10 @@ func (h *Host) ViewEscalation(ctx context.Context, id string) (Escalation, error
 		if d, _, err := h.loadDeal(ctx, e.Key); err == nil {
 			v.Terms = d.Terms
 		}
+	case "amend":
+		if d, _, err := h.loadDeal(ctx, e.Key); err == nil && d.Pending != nil {
+			v.Terms = d.Pending.Terms
+		}
 	case "offer":
 		if of, _, err := h.loadOffer(ctx, e.Key); err == nil {
 			v.Terms = of.Terms
@@ -102,6 +106,19 @@ func (h *Host) approve(ctx context.Context, o *op, id string) error {
 		}
 		o.saveDeal(d, r, false)
 		return o.publish(ctx, d, links)
+	case "amend":
+		d, r, err := h.loadDeal(ctx, e.Key)
+		if err != nil {
+			return err
+		}
+		if d.State != stateActive || d.Pending == nil || d.Waiting == nil || d.Waiting.Escalation != e.ID || d.Pending.TermsHash != e.TermsHash {
+			return refuse(StateConflict, "The deal is in the wrong state.")
+		}
+		links := o.bindAmendment(ctx, d, o.party.ID)
+		o.saveDeal(d, r, false)
+		return o.publish(ctx, d, links)
+	case "settle":
+		return h.approveSettle(ctx, o, e)
 	case "execute":
 		d, r, err := h.loadDeal(ctx, e.Key)
 		if err != nil {
@@ -137,7 +154,7 @@ func (h *Host) approve(ctx context.Context, o *op, id string) error {
 		}
 		s.Status, s.Waiting = statusListed, nil
 		o.writes = append(o.writes, swap(r, s, o.now))
-		o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: s.Space, Status: statusListed})
+		o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: withVerified(s.Space, s.Verified), Status: statusListed})
 		return nil
 	}
 	return refuse(NotFound, "No such escalation for this party.")

@@ -30,6 +30,10 @@ type Conversion struct {
 	Code   string `json:"code,omitempty"`
 	Amount *Money `json:"amount,omitempty"`
 	Refund bool   `json:"refund,omitempty"`
+	// Sale is the reporter's own id for the sale, such as a payment
+	// intent: a refund or chargeback that names it needs neither click
+	// nor code, and reverses that sale's payout (P5).
+	Sale string `json:"sale,omitempty"`
 }
 
 // ConversionResult says where a conversion was attributed and whether it
@@ -94,9 +98,23 @@ func (h *Host) ReportConversion(ctx context.Context, token string, body []byte) 
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&c); err != nil {
-		return ConversionResult{}, invalid("", "A conversion has only event, click or code, amount and refund.")
+		return ConversionResult{}, invalid("", "A conversion has only event, click or code, amount, refund and sale.")
 	}
 	return h.convert(ctx, basisAttestation, p, c)
+}
+
+// PayerConversion records the payer's own report for a party of this
+// host, from Go code in the process (the business as a payer): basis
+// attestation, as ReportConversion. party is the payer's party id.
+func (h *Host) PayerConversion(ctx context.Context, party string, c Conversion) (ConversionResult, error) {
+	var p Party
+	if _, err := h.get(ctx, kindParty, h.opaqueOf(party), &p); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return ConversionResult{}, refuse(NotFound, "No such party on this host.")
+		}
+		return ConversionResult{}, err
+	}
+	return h.convert(ctx, basisAttestation, &p, c)
 }
 
 // ProviderConversion records a payment-provider event that carries a click
@@ -121,6 +139,10 @@ func (h *Host) checkConversion(c Conversion) error {
 		return invalid("/amount/amount_minor", fmt.Sprintf("amount_minor may be at most %d for one conversion on this host.", h.opts.MaxReport))
 	case !eventPattern.MatchString(c.Event):
 		return invalid("/event", "event must be 1 to 128 characters of [A-Za-z0-9_.:-].")
+	case c.Sale != "" && !eventPattern.MatchString(c.Sale):
+		return invalid("/sale", "sale must be 1 to 128 characters of [A-Za-z0-9_.:-].")
+	case c.Click == "" && c.Code == "" && c.Refund && c.Sale != "":
+		// A refund of a known sale finds its click or code there.
 	case (c.Click == "") == (c.Code == ""):
 		return invalid("/click", "A conversion carries exactly one of click and code.")
 	case c.Click != "" && !clickIDPattern.MatchString(c.Click):
@@ -157,16 +179,20 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		res, rec, token, err := h.attribute(ctx, basis, reporter, c, now)
+		o := &op{h: h, now: now}
+		res, rec, err := h.attribute(ctx, o, basis, reporter, &c)
 		if err != nil {
 			return err
 		}
 		seq := h.clicks.seq.Add(1)
 		writes := []store.Write{
 			create(kindConvKey, key, conversionKey{Hash: hash, Result: res}, now),
-			create(kindConv, fmt.Sprintf("%s/%019d%06d", token, now.UnixNano(), seq%1000000), rec, now),
+			create(kindConv, fmt.Sprintf("%s/%019d%06d", rec.token, now.UnixNano(), seq%1000000), rec.conv, now),
 		}
-		if _, err = h.store.Apply(ctx, writes); err != nil {
+		if err := o.payConversion(ctx, basis, reporter, c, res, rec); err != nil {
+			return err
+		}
+		if err = o.commit(ctx, writes); err != nil {
 			return fmt.Errorf("record conversion: %w", err)
 		}
 		out = res
@@ -175,11 +201,51 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 	return out, err
 }
 
+// attributed is where a conversion went, for the writes that follow.
+type attributed struct {
+	conv    conversionRecord
+	token   string
+	sale    *saleRecord // the stored sale this event names, if any
+	saleKey string
+	saleRec store.Record
+}
+
 // attribute finds the link a conversion came through and decides whether
 // it counts: only a human click inside the pay obligation's window, or a
 // code on a live link, counts (T5, T8, T9, T10). A refund from a provider
-// always applies (P5).
-func (h *Host) attribute(ctx context.Context, basis string, reporter *Party, c Conversion, now time.Time) (ConversionResult, conversionRecord, string, error) {
+// always applies (P5). A sale already counted under its sale id does not
+// count again, so two provider events for one purchase count once.
+func (h *Host) attribute(ctx context.Context, o *op, basis string, reporter *Party, c *Conversion) (ConversionResult, attributed, error) {
+	now := o.now
+	var at attributed
+	if c.Sale != "" {
+		at.saleKey = basis + " " + reporter.Opaque + " " + c.Sale
+		var s saleRecord
+		r, err := h.get(ctx, kindSale, at.saleKey, &s)
+		switch {
+		case err == nil:
+			at.sale, at.saleRec = &s, r
+			if c.Click == "" && c.Code == "" {
+				c.Click, c.Code = s.Click, s.Code
+			}
+		case !errors.Is(err, store.ErrNotFound):
+			return ConversionResult{}, at, err
+		case c.Click == "" && c.Code == "":
+			return ConversionResult{}, at, refuse(NotFound, "No sale with this id was reported.")
+		}
+	}
+	res, rec, token, err := h.attributeOnce(ctx, basis, reporter, *c, now)
+	if err != nil {
+		return res, at, err
+	}
+	if !c.Refund && at.sale != nil && res.Counted {
+		res.Counted, res.Reason, rec.Counted = false, "This sale was already counted.", false
+	}
+	at.conv, at.token = rec, token
+	return res, at, nil
+}
+
+func (h *Host) attributeOnce(ctx context.Context, basis string, reporter *Party, c Conversion, now time.Time) (ConversionResult, conversionRecord, string, error) {
 	unknown := refuse(NotFound, "No click or code with this value belongs to a deal of this reporter. A click is written within a second of its redirect.")
 	var token string
 	var click *clickRef
@@ -210,8 +276,8 @@ func (h *Host) attribute(ctx context.Context, basis string, reporter *Party, c C
 	if err != nil {
 		return ConversionResult{}, conversionRecord{}, "", err
 	}
-	pay := payObligations(d)
-	if basis == basisAttestation && !slices.ContainsFunc(pay, func(p payObligation) bool { return p.payer == reporter.ID }) {
+	pay := d.payTerms()
+	if basis == basisAttestation && !slices.ContainsFunc(pay, func(p payTerms) bool { return p.payer == reporter.ID }) {
 		// The publisher side never learns whether a click id exists.
 		return ConversionResult{}, conversionRecord{}, "", unknown
 	}
@@ -258,51 +324,10 @@ func (h *Host) conversionCurrency(ctx context.Context, token string) (string, er
 	}
 }
 
-// payObligation is a pay obligation as conversions use it.
-type payObligation struct {
-	payer   string
-	per     string
-	rateBps int64
-	amount  *Money
-	cap     *Money
-	window  time.Duration // 0: no window
-	attests bool          // proof lists attestation (P4)
-}
-
-func payObligations(d *dealRecord) []payObligation {
-	var raw struct {
-		Obligations []struct {
-			By      string   `json:"by"`
-			Action  string   `json:"action"`
-			Per     string   `json:"per"`
-			RateBps int64    `json:"rate_bps"`
-			Amount  *Money   `json:"amount"`
-			Cap     *Money   `json:"cap"`
-			Window  string   `json:"window"`
-			Proof   []string `json:"proof"`
-		} `json:"obligations"`
-	}
-	_ = json.Unmarshal(d.Terms, &raw) // checked or written by this code already; what does not decode reads as empty
-	var out []payObligation
-	for _, ob := range raw.Obligations {
-		if ob.Action != "pay" {
-			continue
-		}
-		p := payObligation{payer: d.Acceptor, per: ob.Per, rateBps: ob.RateBps, amount: ob.Amount, cap: ob.Cap,
-			attests: slices.Contains(ob.Proof, "attestation")}
-		if ob.By == "offerer" {
-			p.payer = d.Offerer
-		}
-		p.window, _ = isoDuration(ob.Window)
-		out = append(out, p)
-	}
-	return out
-}
-
 // inWindow reports whether a sale at now is inside the attribution window
 // of a click at clicked: the window of the deal's pay per conversion, or
 // no limit when it sets none (§12).
-func inWindow(pay []payObligation, clicked, now time.Time) bool {
+func inWindow(pay []payTerms, clicked, now time.Time) bool {
 	for _, p := range pay {
 		if p.per == "conversion" && p.window > 0 {
 			return now.Sub(clicked) <= p.window
@@ -361,7 +386,7 @@ func clampMinor(n *big.Int) int64 {
 // only when the pay obligation accepts attestation (P4).
 func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, from, to time.Time) (conversionTotals, error) {
 	var t conversionTotals
-	attests := slices.ContainsFunc(payObligations(d), func(p payObligation) bool { return p.attests })
+	attests := slices.ContainsFunc(d.payTerms(), func(p payTerms) bool { return p.attests })
 	prefix := token + "/"
 	after := fmt.Sprintf("%s%019d", prefix, from.UnixNano()-1)
 	end := fmt.Sprintf("%s%019d", prefix, to.UnixNano())
@@ -381,8 +406,13 @@ func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, fro
 			inRevenue := c.Basis == basisProvider || attests
 			switch {
 			case c.Basis == basisAttestation && !c.Refund:
+				// The payer's own sales are payable only from its own money,
+				// and only when the pay obligation accepts attestation (P4).
 				t.attested++
-			case c.Basis == basisProvider && c.Refund:
+				if attests {
+					t.sales++
+				}
+			case c.Refund && inRevenue:
 				t.refunds++
 			case c.Basis == basisProvider:
 				t.sales++
@@ -411,7 +441,7 @@ func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, fro
 // rate of revenue, or an amount per net sale, within its cap. It is never
 // negative.
 func earned(d *dealRecord, t conversionTotals) *Money {
-	for _, p := range payObligations(d) {
+	for _, p := range d.payTerms() {
 		if p.per != "conversion" {
 			continue
 		}
@@ -426,9 +456,6 @@ func earned(d *dealRecord, t conversionTotals) *Money {
 			m = &Money{AmountMinor: clampMinor(rev), Currency: t.currency}
 		case p.amount != nil:
 			net := int64(t.sales - t.refunds)
-			if p.attests {
-				net += int64(t.attested)
-			}
 			total := new(big.Int).Mul(big.NewInt(max(net, 0)), big.NewInt(p.amount.AmountMinor))
 			m = &Money{AmountMinor: clampMinor(total), Currency: p.amount.Currency}
 		default:

@@ -21,10 +21,12 @@ const (
 	stateDeclined  = "declined"
 	stateExpired   = "expired"
 	stateRevoked   = "revoked"
+	stateDisputed  = "disputed"
 
 	obPending  = "pending"
 	obClaimed  = "claimed"
 	obVerified = "verified"
+	obFailed   = "failed"
 	obRevoked  = "revoked"
 	obWaived   = "waived"
 )
@@ -91,8 +93,22 @@ type dealRecord struct {
 	OutcomeTo   *time.Time            `json:"outcome_to,omitempty"`
 	FinalSent   bool                  `json:"final_sent,omitempty"`
 	Chain       map[string]chainState `json:"chain,omitempty"`
-	Created     time.Time             `json:"created"`
-	Updated     time.Time             `json:"updated"`
+	// Pending is an amendment of an active deal that is not yet in force.
+	Pending *amendment `json:"pending,omitempty"`
+	// Disputes are the open disputes (§15.2).
+	Disputes []disputeRef `json:"disputes,omitempty"`
+	// PreDispute is the state the deal returns to when its disputes close.
+	PreDispute string `json:"pre_dispute,omitempty"`
+	// ObRevokeAt holds revokes of one obligation with a later effective.
+	ObRevokeAt map[string]time.Time `json:"ob_revoke_at,omitempty"`
+	// Re is the request this deal's directed offer answered.
+	Re string `json:"re,omitempty"`
+	// PaidFor names the pay obligations per deal or per placement whose
+	// payout was recorded, as "pay/source" (source: "deal" or the
+	// placement's obligation id).
+	PaidFor map[string]bool `json:"paid_for,omitempty"`
+	Created time.Time       `json:"created"`
+	Updated time.Time       `json:"updated"`
 }
 
 // trackRef names a link record from the deal.
@@ -107,6 +123,10 @@ func (d *dealRecord) hasParty(id string) bool { return d.Offerer == id || d.Acce
 func (d *dealRecord) ended() bool {
 	return slices.Contains([]string{stateCompleted, stateDeclined, stateExpired, stateRevoked}, d.State)
 }
+
+// running reports a deal whose obligations and tracking run: active, or
+// disputed, which is active with a dispute open.
+func (d *dealRecord) running() bool { return d.State == stateActive || d.State == stateDisputed }
 
 func (d *dealRecord) chain(opaque, hash string, used bool) {
 	if d.Chain == nil {
@@ -143,6 +163,8 @@ type obligation struct {
 	ID      string `json:"id"`
 	By      string `json:"by"`
 	Action  string `json:"action"`
+	Due     string `json:"due"`
+	After   string `json:"after"`
 	Content *struct {
 		Link   bool   `json:"link"`
 		Code   bool   `json:"code"`
@@ -202,6 +224,14 @@ func (h *Host) dispatch(ctx context.Context, o *op) error {
 		return h.execute(o)
 	case "revoke":
 		return h.revoke(ctx, o)
+	case "counter":
+		return h.counter(ctx, o)
+	case "dispute":
+		return h.dispute(ctx, o)
+	case "payout":
+		return h.payoutAnswer(ctx, o)
+	case "reputation":
+		return h.reputation(ctx, o)
 	}
 	return refuse(UnsupportedType, "This host does not handle "+o.env.Type+" messages yet; see capabilities.messages in its discovery document.")
 }
@@ -238,15 +268,17 @@ type escalation struct {
 	ID     string `json:"id"`
 	Party  string `json:"party"` // opaque
 	Step   string `json:"step"`
-	Target string `json:"target"` // "deal", "execute", "offer" or "space"
+	Target string `json:"target"` // "deal", "execute", "amend", "settle", "offer" or "space"
 	Key    string `json:"key"`
 	// Obligation is the obligation an execute escalation holds.
-	Obligation string    `json:"obligation,omitempty"`
-	TermsHash  string    `json:"terms_hash,omitempty"`
-	Reasons    []string  `json:"reasons"`
-	Since      time.Time `json:"since"`
-	Expires    time.Time `json:"expires"`
-	Done       bool      `json:"done,omitempty"`
+	Obligation string `json:"obligation,omitempty"`
+	// Ref is the rail reference a held settle step records once approved.
+	Ref       string    `json:"ref,omitempty"`
+	TermsHash string    `json:"terms_hash,omitempty"`
+	Reasons   []string  `json:"reasons"`
+	Since     time.Time `json:"since"`
+	Expires   time.Time `json:"expires"`
+	Done      bool      `json:"done,omitempty"`
 }
 
 func (h *Host) approvalURL(esc string) string { return h.url("/approve/" + esc) }
@@ -399,25 +431,31 @@ func (o *op) activate(d *dealRecord) map[string]*linkRecord {
 	d.OutcomeTo = &now
 	links := map[string]*linkRecord{}
 	for _, ob := range parseTerms(d.Terms).Obligations {
-		if ob.Content == nil || ob.Content.Direct || !(ob.Content.Link || ob.Content.Code) || ob.Destination == "" {
-			continue
-		}
-		l := &linkRecord{
-			Token: o.h.randomString(12, alphabet), Deal: d.ID, Obligation: ob.ID, Destination: ob.Destination,
-			Param: "via", Status: "live", Link: ob.Content.Link, Target: max(ob.Clicks, 1),
-			VerifiesByLink: ob.Action == "place" && slices.Contains(ob.Proof, "link"),
-		}
-		if ob.Content.Code {
-			l.Code = o.h.randomString(10, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-			// A collision fails the Apply with ErrExists, and the message is
-			// applied again with fresh codes.
-			o.writes = append(o.writes, create(kindCode, l.Code, codeRef{Token: l.Token}, o.now))
-		}
-		links[l.Token] = l
-		d.Tracking = append(d.Tracking, trackRef{Obligation: ob.ID, Token: l.Token, Code: l.Code})
-		o.writes = append(o.writes, create(kindLink, l.Token, l, o.now))
+		o.mint(d, ob, links)
 	}
 	return links
+}
+
+// mint creates the tracking entry of one obligation whose content asks
+// for a link or a code, and none for a direct link (T11).
+func (o *op) mint(d *dealRecord, ob obligation, links map[string]*linkRecord) {
+	if ob.Content == nil || ob.Content.Direct || !(ob.Content.Link || ob.Content.Code) || ob.Destination == "" {
+		return
+	}
+	l := &linkRecord{
+		Token: o.h.randomString(12, alphabet), Deal: d.ID, Obligation: ob.ID, Destination: ob.Destination,
+		Param: "via", Status: "live", Link: ob.Content.Link, Target: max(ob.Clicks, 1),
+		VerifiesByLink: ob.Action == "place" && slices.Contains(ob.Proof, "link"),
+	}
+	if ob.Content.Code {
+		l.Code = o.h.randomString(10, "ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+		// A collision fails the Apply with ErrExists, and the message is
+		// applied again with fresh codes.
+		o.writes = append(o.writes, create(kindCode, l.Code, codeRef{Token: l.Token}, o.now))
+	}
+	links[l.Token] = l
+	d.Tracking = append(d.Tracking, trackRef{Obligation: ob.ID, Token: l.Token, Code: l.Code})
+	o.writes = append(o.writes, create(kindLink, l.Token, l, o.now))
 }
 
 // accept handles accept of a standing offer (body.offer) or of a deal's
@@ -436,6 +474,9 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 	}
 	var d *dealRecord
 	isNew := false
+	if o.deal != nil && o.deal.State == stateActive && o.deal.Pending != nil {
+		return h.acceptAmendment(ctx, o, mode, b.TermsHash)
+	}
 	if o.deal != nil {
 		d = o.deal
 		if d.State != stateProposed {
@@ -554,6 +595,11 @@ func (h *Host) execute(o *op) error {
 	if ob.State != obPending {
 		return refuse(StateConflict, "The obligation is not pending.")
 	}
+	for _, t := range parseTerms(d.Terms).Obligations {
+		if t.ID == b.Obligation && !d.afterDone(t) {
+			return refuse(StateConflict, "This obligation is due only once obligation "+t.After+" is verified.")
+		}
+	}
 	if mode == "ask" {
 		if d.Waiting != nil {
 			return refuse(StateConflict, "Another step of this deal is waiting for approval.")
@@ -632,7 +678,15 @@ func (h *Host) revoke(ctx context.Context, o *op) error {
 		if ob.State == obRevoked || ob.State == obVerified || ob.State == obWaived {
 			return refuse(StateConflict, "The obligation can no longer be revoked.")
 		}
-		ob.State = obRevoked
+		if at.After(o.now) {
+			// The sweep revokes it at effective; until then it runs.
+			if d.ObRevokeAt == nil {
+				d.ObRevokeAt = map[string]time.Time{}
+			}
+			d.ObRevokeAt[b.Obligation] = at
+		} else {
+			ob.State = obRevoked
+		}
 		if err := o.plainLinks(ctx, d, b.Obligation, at); err != nil {
 			return err
 		}

@@ -54,13 +54,14 @@ func (h *Host) Discovery() Discovery {
 	return d
 }
 
-// capabilities are what the host handles and sends (§6). Proofs list only
-// link, the one method this host verifies; claims are not checked.
+// capabilities are what the host handles and sends (§6). Proofs list the
+// methods this host verifies: link, by clicks, and provider, by signed
+// payment-provider events; claims are not checked.
 func (h *Host) capabilities() map[string]any {
 	return map[string]any{
 		"messages":   Messages(),
 		"actions":    []string{"place", "repost", "comment", "pay", "credit", "share"},
-		"proofs":     []string{"link"},
+		"proofs":     []string{"link", "provider"},
 		"tracking":   map[string]any{"links": true, "codes": true},
 		"signatures": map[string]any{"algs": []string{"EdDSA"}, "required": false},
 		"inbox":      map[string]any{"poll": true},

@@ -51,7 +51,8 @@ var coreTypes = []string{"hello", "discover", "results", "space", "request", "of
 // Messages lists the types of capabilities.messages: those the host
 // handles and those it sends.
 func Messages() []string {
-	return []string{"hello", "discover", "results", "space", "request", "offer", "accept", "decline", "deal", "execute", "receipt", "outcome", "revoke", "error"}
+	return []string{"hello", "discover", "results", "space", "request", "offer", "counter", "accept", "decline", "deal", "execute", "receipt",
+		"outcome", "payout", "revoke", "dispute", "reputation", "error"}
 }
 
 // signedTypes must be signed once a party registered a key (E9).
@@ -89,9 +90,12 @@ type op struct {
 	// show yet: snapshots read them from here.
 	links  map[string]*linkRecord
 	outbox []delivery // inbox messages, placed at commit
-	status int
-	reply  []byte
-	after  []func()
+	// payouts are payout records changed in this op, by key, which the
+	// store does not show yet.
+	payouts map[string]*payoutRecord
+	status  int
+	reply   []byte
+	after   []func()
 }
 
 // Send applies one message from the holder of token, sent from network
@@ -182,7 +186,7 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	var reply Reply
 	err = h.retry(ctx, func() error {
 		// After a lost race, everything is read and decided again.
-		o.writes, o.after, o.deal, o.links, o.outbox = nil, nil, nil, nil, nil
+		o.writes, o.after, o.deal, o.links, o.outbox, o.payouts = nil, nil, nil, nil, nil, nil
 		var err error
 		reply, err = h.attempt(ctx, o)
 		return err
@@ -356,6 +360,20 @@ func (o *op) message(typ, to, deal string, body any) []byte {
 		m.Re = o.env.ID
 	}
 	return mustJSON(m)
+}
+
+// signed builds a host message to one party and signs it with the
+// host's MessageSigner when it has one (§18).
+func (o *op) signed(typ, to, deal string, body any) ([]byte, error) {
+	raw := o.message(typ, to, deal, body)
+	if o.h.opts.MessageSigner == nil {
+		return raw, nil
+	}
+	msg, err := o.h.opts.MessageSigner.Sign(raw)
+	if err != nil {
+		return nil, fmt.Errorf("sign %s: %w", typ, err)
+	}
+	return msg, nil
 }
 
 // errorReply renders a refusal as an ORP error message (§16) and logs an

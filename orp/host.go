@@ -66,6 +66,26 @@ type Options struct {
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int
+	// MessageSigner signs the host's receipt, payout, dispute resolution
+	// and reputation messages (§18); nil sends them unsigned.
+	MessageSigner MessageSigner
+	// Fetcher reads public pages for space verification (§9.1); nil is
+	// NewFetcher(), which refuses private addresses.
+	Fetcher Fetcher
+	// ProviderSecrets are the webhook signing secrets by payment
+	// provider, such as "stripe" (see provider.go).
+	ProviderSecrets map[string]string
+	// ResolverToken authenticates the dispute resolver named in
+	// policies.terms (§15.2): the host's operator. Empty: no resolver
+	// can sign in, and disputes stay open.
+	ResolverToken string
+}
+
+// MessageSigner signs a host message: it returns msg with sig set, a
+// detached compact JWS (§5) over the JCS form of msg without sig, made
+// with a key of the host's discovery keys.
+type MessageSigner interface {
+	Sign(msg []byte) ([]byte, error)
 }
 
 // Host is one ORP host. It is safe for concurrent use.
@@ -119,6 +139,9 @@ func New(o Options) (*Host, error) {
 	}
 	if o.Name == "" {
 		o.Name = "frontdesk"
+	}
+	if o.Fetcher == nil {
+		o.Fetcher = NewFetcher()
 	}
 	s, err := schema.New()
 	if err != nil {
@@ -209,6 +232,11 @@ const (
 	kindConvKey  = "orp.convkey"
 	kindClaim    = "orp.claim"
 	kindOwner    = "orp.owner"
+	kindRequest  = "orp.request"
+	kindPayout   = "orp.payout"
+	kindSale     = "orp.sale"
+	kindRep      = "orp.rep"
+	kindEvent    = "orp.event" // provider events already applied
 )
 
 func (h *Host) get(ctx context.Context, kind, key string, v any) (store.Record, error) {

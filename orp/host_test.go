@@ -53,6 +53,8 @@ type env struct {
 	dir   string
 	// lastAccept is the acceptor's accept in activeDeal, for chain tests.
 	lastAccept []byte
+	// fetcher is the host's page fetcher; nil is the real one.
+	fetcher orp.Fetcher
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -98,7 +100,9 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 func (e *env) newHost(db store.Records) *orp.Host {
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
-		Sites: testSites, BlockedDomains: []string{"blocked.example"}})
+		Sites: testSites, BlockedDomains: []string{"blocked.example"},
+		MessageSigner: testSigner{hostKey}, ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
+		Fetcher: e.fetcher})
 	if err != nil {
 		e.t.Fatal(err)
 	}

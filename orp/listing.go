@@ -169,8 +169,13 @@ func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash stri
 	if err != nil {
 		return err
 	}
+	if o.env.Re != "" {
+		if err := h.answersRequest(ctx, o); err != nil {
+			return err
+		}
+	}
 	d := &dealRecord{ID: h.newID("deal_", 12), State: stateProposed, Offerer: o.party.ID, Acceptor: o.env.To,
-		Terms: t, TermsHash: hash, Round: 1, Expires: expires, Created: o.now}
+		Terms: t, TermsHash: hash, Round: 1, Expires: expires, Created: o.now, Re: o.env.Re}
 	for _, ob := range parseTerms(t).Obligations {
 		d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
 	}
@@ -189,10 +194,11 @@ func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash stri
 
 // spaceRecord is a registered space (§9.1).
 type spaceRecord struct {
-	Owner   string          `json:"owner"`
-	Space   json.RawMessage `json:"space"`
-	Status  string          `json:"status"`
-	Waiting *listingWaiting `json:"waiting,omitempty"`
+	Owner    string          `json:"owner"`
+	Space    json.RawMessage `json:"space"`
+	Verified []verification  `json:"verified,omitempty"`
+	Status   string          `json:"status"`
+	Waiting  *listingWaiting `json:"waiting,omitempty"`
 }
 
 type spaceBody struct {
@@ -214,16 +220,25 @@ func (h *Host) space(ctx context.Context, o *op) error {
 		return err
 	}
 	id := b.ID
+	var verified []verification
 	if b.Action == "put" {
 		var s struct {
 			ID       string          `json:"id"`
+			Locator  string          `json:"locator"`
 			Verified json.RawMessage `json:"verified"`
 		}
 		_ = json.Unmarshal(b.Space, &s) // checked or written by this code already; what does not decode reads as empty
 		if s.Verified != nil {
 			return refuse(Forbidden, "Only the host sets verified.")
 		}
+		if s.Locator != "" && locatorRefused(s.Locator) {
+			return invalid("/body/space/locator", "The locator must be a public URL: this host does not fetch private or loopback addresses.")
+		}
 		id = s.ID
+		b.Space = withAudienceDefaults(b.Space)
+		if s.Locator != "" && h.verifyDomain(ctx, s.Locator, o.party.ID) {
+			verified = []verification{{Method: "domain", At: stamp(o.now)}}
+		}
 	}
 	key := o.party.Opaque + "/" + id
 	var cur spaceRecord
@@ -245,7 +260,7 @@ func (h *Host) space(ctx context.Context, o *op) error {
 	if err != nil {
 		return err
 	}
-	next := spaceRecord{Owner: o.party.ID, Space: b.Space, Status: statusListed}
+	next := spaceRecord{Owner: o.party.ID, Space: b.Space, Verified: verified, Status: statusListed}
 	if mode == "ask" {
 		e := o.escalate("list", "space", key, "", []string{"step_ask"}, o.now.Add(escalationTTL))
 		next.Status = statusWaiting
@@ -256,7 +271,7 @@ func (h *Host) space(ctx context.Context, o *op) error {
 	} else {
 		o.writes = append(o.writes, create(kindSpace, key, next, o.now))
 	}
-	o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: b.Space, Status: next.Status, Waiting: next.Waiting})
+	o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: withVerified(b.Space, verified), Status: next.Status, Waiting: next.Waiting})
 	return nil
 }
 
@@ -290,6 +305,7 @@ func (h *Host) request(ctx context.Context, o *op) error {
 		}
 		return err
 	}
+	o.recordRequest()
 	o.deliver(o.env.To, o.raw)
 	o.status, o.reply = http.StatusAccepted, nil
 	return nil
@@ -300,11 +316,13 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 	var b struct {
 		Want    string `json:"want"`
 		Context struct {
-			Text string `json:"text"`
+			Text  string `json:"text"`
+			Space string `json:"space"`
 		} `json:"context"`
 		Filters struct {
-			Kinds      []string `json:"kinds"`
-			Categories []string `json:"categories"`
+			Kinds         []string `json:"kinds"`
+			Categories    []string `json:"categories"`
+			MinReputation *int     `json:"min_reputation"`
 		} `json:"filters"`
 		Limit int `json:"limit"`
 	}
@@ -314,6 +332,20 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 	limit := b.Limit
 	if limit == 0 {
 		limit = 10
+	}
+	if b.Context.Space != "" {
+		// The caller's own space is its own public content to match.
+		var own spaceRecord
+		if _, err := h.get(ctx, kindSpace, o.party.Opaque+"/"+b.Context.Space, &own); err == nil {
+			var sp struct {
+				Title  string   `json:"title"`
+				Topics []string `json:"topics"`
+			}
+			json.Unmarshal(own.Space, &sp)
+			b.Context.Text += " " + sp.Title + " " + strings.Join(sp.Topics, " ")
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
 	}
 	items := []map[string]any{}
 	if b.Want == "offers" {
@@ -325,11 +357,21 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 			return err
 		}
 		for _, m := range matches {
+			trust, err := h.trust(ctx, m.offer.Offerer)
+			if err != nil {
+				return err
+			}
+			if min := b.Filters.MinReputation; min != nil {
+				// An unknown reputation does not meet a minimum.
+				if rep, _ := trust["reputation"].(*int); rep == nil || *rep < *min {
+					continue
+				}
+			}
 			items = append(items, map[string]any{"offer": m.offer.listing(), "fit": m.fit,
-				"trust": map[string]any{"reputation": nil, "completed": 0}, "checks": map[string]any{"claims": "not_checked"}})
+				"trust": trust, "checks": map[string]any{"claims": "not_checked"}})
 		}
 	} else {
-		spaces, err := h.listedSpaces(ctx, o.party.ID, b.Context.Text, limit)
+		spaces, err := h.listedSpaces(ctx, o.party.ID, b.Context.Text, b.Filters.Kinds, limit)
 		if err != nil {
 			return err
 		}
@@ -352,7 +394,7 @@ func overlaps(want, have []string) bool {
 
 // listedSpaces returns other parties' listed spaces, locators stripped
 // (§9.1): this host shows a locator only to the space's owner.
-func (h *Host) listedSpaces(ctx context.Context, viewer, text string, limit int) ([]map[string]any, error) {
+func (h *Host) listedSpaces(ctx context.Context, viewer, text string, kinds []string, limit int) ([]map[string]any, error) {
 	words := wordSet(text)
 	var out []map[string]any
 	after := ""
@@ -366,16 +408,31 @@ func (h *Host) listedSpaces(ctx context.Context, viewer, text string, limit int)
 			if json.Unmarshal(r.Value, &s) != nil || s.Status != statusListed || s.Owner == viewer {
 				continue
 			}
-			var sp map[string]any
-			_ = json.Unmarshal(s.Space, &sp) // checked or written by this code already; what does not decode reads as empty
-			delete(sp, "locator")
+			sp := publicSpace(withVerified(s.Space, s.Verified))
+			if len(kinds) > 0 {
+				// Only spaces whose owner accepts one of the kinds asked for.
+				accepts, _ := sp["accepts"].([]any)
+				if !slices.ContainsFunc(accepts, func(a any) bool { k, _ := a.(string); return slices.Contains(kinds, k) }) {
+					continue
+				}
+			}
 			title, _ := sp["title"].(string)
 			score, shared := overlapScore(words, wordSet(title+" "+fmt.Sprint(sp["topics"])))
-			reason := "Listed space on this host."
+			reasons := []string{"Listed space on this host."}
 			if len(shared) > 0 {
-				reason = "Shares these words with your context: " + strings.Join(shared, ", ") + "."
+				reasons = []string{"Shares these words with your context: " + strings.Join(shared, ", ") + "."}
 			}
-			out = append(out, map[string]any{"space": sp, "owner": s.Owner, "fit": map[string]any{"score": score, "reasons": []string{reason}}})
+			if kind, _ := sp["kind"].(string); kind != "" {
+				reasons = append(reasons, "It is a "+kind+" space.")
+			}
+			if len(s.Verified) > 0 {
+				reasons = append(reasons, "The host verified its domain.")
+			}
+			trust, err := h.trust(ctx, s.Owner)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, map[string]any{"space": sp, "owner": s.Owner, "fit": map[string]any{"score": score, "reasons": reasons}, "trust": trust})
 		}
 		if len(recs) < 200 {
 			break

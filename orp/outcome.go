@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -109,7 +110,7 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 	}
 	now := h.clock.Now()
 	o := &op{h: h, now: now}
-	changed, endedNow := false, false
+	changed, endedNow, republish := false, false, false
 	var counted SweepResult
 	switch {
 	case d.State == stateAwaiting && d.Waiting != nil:
@@ -143,7 +144,31 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		changed, endedNow = true, true
 		counted.Revoked++
 	}
-	if d.State == stateActive {
+	if d.running() {
+		obChanged, err := o.sweepObligations(d)
+		if err != nil {
+			return err
+		}
+		changed = changed || obChanged
+		if obChanged {
+			h.maybeComplete(o, d)
+			endedNow = endedNow || d.ended()
+			republish = true
+		}
+	}
+	if d.Activated != nil {
+		before := len(d.PaidFor)
+		if err := o.payDue(ctx, d); err != nil {
+			return err
+		}
+		payChanged, err := o.sweepPayouts(ctx, d)
+		if err != nil {
+			return err
+		}
+		changed = changed || payChanged || len(d.PaidFor) != before
+		endedNow = endedNow || payChanged && d.ended()
+	}
+	if d.running() {
 		// Catch up a verification the click writer could not apply.
 		for _, t := range d.Tracking {
 			var st linkStat
@@ -164,19 +189,24 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 			from = *d.OutcomeTo
 		}
 		final := d.ended() && !d.FinalSent
-		if final || d.State == stateActive && !now.Before(from.Add(outcomeEvery)) {
+		if final || d.running() && !now.Before(from.Add(outcomeEvery)) {
 			body, err := h.outcome(ctx, d, from, now, final)
 			if err != nil {
 				return err
 			}
-			for _, party := range []string{d.Offerer, d.Acceptor} {
-				o.deliver(party, o.message("outcome", party, d.ID, body))
-				counted.Outcomes++
+			if final || !identifiesOne(body) {
+				if err := o.payClicks(ctx, d, body); err != nil {
+					return err
+				}
+				for _, party := range []string{d.Offerer, d.Acceptor} {
+					o.deliver(party, o.message("outcome", party, d.ID, body))
+					counted.Outcomes++
+				}
+				to := now
+				d.OutcomeTo = &to
+				d.FinalSent = d.FinalSent || final
+				changed = true
 			}
-			to := now
-			d.OutcomeTo = &to
-			d.FinalSent = d.FinalSent || final
-			changed = true
 		}
 	}
 	if !changed {
@@ -186,6 +216,8 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		if err := o.plainLinks(ctx, d, "", now); err != nil {
 			return err
 		}
+	}
+	if endedNow || republish {
 		if err := o.publish(ctx, d, nil); err != nil {
 			return err
 		}
@@ -197,6 +229,79 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 	res.Outcomes += counted.Outcomes
 	res.Expired += counted.Expired
 	res.Revoked += counted.Revoked
+	return nil
+}
+
+// identifiesOne reports an outcome whose money would describe one
+// person's purchase: a row with a single sale, refund or reported
+// conversion in the period. Such an outcome is delayed until the period
+// holds more events, or the deal ends (§14.1); the next one covers the
+// whole time since the last outcome sent.
+func identifiesOne(b outcomeBody) bool {
+	for _, r := range b.Rows {
+		events := r.Conversions + r.Refunds
+		if events == 0 {
+			events = r.AttestedConversions
+		}
+		if events == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// clickEarnings is what pay per click yields for human clicks on the
+// payee's tracked obligation, within its cap; nil without such pay.
+func clickEarnings(d *dealRecord, obligation string, human int) *Money {
+	for _, p := range d.payTerms() {
+		if p.per != "click" || p.amount == nil || obligor(d, obligation) != p.payee {
+			continue
+		}
+		m := Money{AmountMinor: clampMinor(new(big.Int).Mul(big.NewInt(int64(human)), big.NewInt(p.amount.AmountMinor))), Currency: p.amount.Currency}
+		if p.cap != nil && p.cap.Currency == m.Currency && m.AmountMinor > p.cap.AmountMinor {
+			m.AmountMinor = p.cap.AmountMinor
+		}
+		return &m
+	}
+	return nil
+}
+
+// payClicks records what pay per click owes for one outcome period: the
+// human clicks on the payee's tracked links, at the amount per click,
+// within what the cap leaves (basis link, S2). Clicks on a direct link
+// are never counted, so they never earn (T11).
+func (o *op) payClicks(ctx context.Context, d *dealRecord, body outcomeBody) error {
+	for _, p := range d.payTerms() {
+		if p.per != "click" || p.amount == nil {
+			continue
+		}
+		human := 0
+		var depends []string
+		for _, row := range body.Rows {
+			if obligor(d, row.Obligation) == p.payee {
+				human += row.Clicks.Human
+				depends = append(depends, row.Obligation)
+			}
+		}
+		if human == 0 {
+			continue
+		}
+		payouts, err := o.opPayouts(ctx, d.ID)
+		if err != nil {
+			return err
+		}
+		amount := Money{AmountMinor: clampMinor(new(big.Int).Mul(big.NewInt(int64(human)), big.NewInt(p.amount.AmountMinor))), Currency: p.amount.Currency}
+		amount = capped(amount, remaining(p, payouts))
+		if amount.AmountMinor == 0 {
+			continue
+		}
+		r := o.newPayout(d, p, amount, "link", depends)
+		pr := body.Period
+		r.Period = &pr
+		if err := o.addPayout(r); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -246,6 +351,9 @@ func (h *Host) outcome(ctx context.Context, d *dealRecord, from, to time.Time, f
 			// Refunds beyond sales owe nothing back here.
 			rev := Money{AmountMinor: max(clampMinor(conv.revenue), 0), Currency: conv.currency}
 			row.Revenue, row.Earned = &rev, earned(d, conv)
+		}
+		if e := clickEarnings(d, t.Obligation, row.Clicks.Human); e != nil {
+			row.Earned = e
 		}
 		body.Rows = append(body.Rows, row)
 	}

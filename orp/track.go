@@ -167,7 +167,7 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	}
 	cached, err := h.cachedLink(ctx, token, now)
 	if err != nil {
-		h.log.Error("read tracked link", "err", err)
+		h.log.ErrorContext(ctx, "read tracked link", "err", err)
 		return h.url("/")
 	}
 	l := cached.l
@@ -602,6 +602,7 @@ type receiptBody struct {
 	At         string         `json:"at"`
 	URL        string         `json:"url,omitempty"`
 	Found      map[string]any `json:"found,omitempty"`
+	Note       string         `json:"note,omitempty"`
 }
 
 // verifyByLink marks a place obligation verified by its link's human
@@ -618,24 +619,17 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 			return err
 		}
 		ob := d.obligation(l.Obligation)
-		if ob == nil || ob.State != obPending && ob.State != obClaimed || d.State != stateActive {
+		if ob == nil || ob.State != obPending && ob.State != obClaimed || !d.running() {
 			return nil
 		}
 		o := &op{h: h, now: h.clock.Now()}
-		rb := receiptBody{Obligation: l.Obligation, Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
-		rid := ""
-		for _, party := range []string{d.Offerer, d.Acceptor} {
-			msg := o.message("receipt", party, d.ID, rb)
-			if rid == "" {
-				var m struct {
-					ID string `json:"id"`
-				}
-				_ = json.Unmarshal(msg, &m) // checked or written by this code already; what does not decode reads as empty
-				rid = m.ID
-			}
-			o.deliver(party, msg)
+		rb := receiptBody{Result: "verified", Method: "link", At: stampMilli(at), Found: map[string]any{"link": true, "clicks": l.Target}}
+		if err := o.hostReceipt(d, l.Obligation, rb); err != nil {
+			return err
 		}
-		ob.State, ob.Receipt = obVerified, rid
+		if err := o.payDue(ctx, d); err != nil {
+			return err
+		}
 		h.maybeComplete(o, d)
 		o.saveDeal(d, r, false)
 		if err := o.publish(ctx, d, nil); err != nil {
@@ -646,11 +640,15 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 }
 
 // maybeComplete completes a deal whose obligations are all verified or
-// waived, when no pay keeps it running (§12); its links turn plain (T8).
+// waived, when no pay per click or conversion keeps it running (§12): pay
+// per deal or placement is verified once its payouts are paid. Its links
+// turn plain (T8).
 func (h *Host) maybeComplete(o *op, d *dealRecord) {
-	t := parseTerms(d.Terms)
-	for _, ob := range t.Obligations {
-		if ob.Action == "pay" || ob.Action == "credit" {
+	if d.State != stateActive {
+		return
+	}
+	for _, p := range d.payTerms() {
+		if p.per == "click" || p.per == "conversion" {
 			return
 		}
 	}
@@ -660,6 +658,7 @@ func (h *Host) maybeComplete(o *op, d *dealRecord) {
 		}
 	}
 	endDeal(d, stateCompleted, o.now)
+	o.repCompletedDeal(d)
 	if err := o.plainLinks(context.Background(), d, "", o.now); err != nil {
 		// The links stay tracked until the sweep turns them plain.
 		o.h.log.Warn("plain links", "err", err)

@@ -108,32 +108,6 @@ func Live(ctx context.Context, st store.Records, scope string, now time.Time) (i
 	return live, nil
 }
 
-// ClaimVersions reads the claims r lists and returns the version of each
-// that r still holds; a place taken over by another reservation, or gone,
-// is left out. For a USP platform's reservation it also lists the
-// booking-scoped credentials issued for it, which Move deletes when the
-// reservation ends (see CredentialKind).
-func ClaimVersions(ctx context.Context, st store.Records, r Reservation) (map[string]int64, error) {
-	out := map[string]int64{}
-	for _, key := range r.Claims {
-		rec, err := st.Get(ctx, kindClaim, key)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read claim: %w", err)
-		}
-		var c claim
-		if json.Unmarshal(rec.Value, &c) == nil && c.Ref == r.Reference {
-			out[key] = rec.Version
-		}
-	}
-	if err := readCredentials(ctx, st, r, out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // ReleaseClaims are the deletes of the given claims at their versions.
 func ReleaseClaims(keys []string, versions map[string]int64) []store.Write {
 	var ws []store.Write

@@ -5,7 +5,10 @@
 // builds on it without importing the direct-booking rules; booking, like
 // the other doors, only adds its own details.
 //
-// It imports store and the internal civil helper only.
+// The Desk (desk.go) is the only code that writes reservations, holds
+// and releases; every door calls its operations. It imports store and
+// the internal civil helper only, and nothing of any door: doors
+// subscribe to its events and hook its terminal transitions.
 package reservation
 
 import (
@@ -13,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"frontdesk/internal/civil"
@@ -25,6 +29,10 @@ type State string
 // The states of every reservation, whatever door it came through.
 const (
 	Requested State = "requested" // asked for, holds nothing (the booking form)
+	// OnHold is a tentative hold with an expiry: its units are held, it
+	// awaits no one, and it ends by expiry, by its owner's release, or by
+	// its owner converting it into a booking.
+	OnHold    State = "hold"
 	Reserved  State = "reserved"  // units held, awaiting a staff decision
 	Confirmed State = "confirmed" // staff confirmed it; units held
 	Declined  State = "declined"  // staff refused it; nothing held
@@ -38,13 +46,14 @@ const (
 // terminal.
 var next = map[State][]State{
 	Requested: {Reserved, Confirmed, Declined, Cancelled},
+	OnHold:    {Reserved, Confirmed, Cancelled},
 	Reserved:  {Confirmed, Declined, Cancelled, Completed, Moved},
 	Confirmed: {Cancelled, Completed, Moved, NoShow},
 }
 
 // States lists every state, in the order of their life.
 func States() []State {
-	return []State{Requested, Reserved, Confirmed, Declined, Cancelled, Completed, Moved, NoShow}
+	return []State{Requested, OnHold, Reserved, Confirmed, Declined, Cancelled, Completed, Moved, NoShow}
 }
 
 // Valid reports whether s is a known state.
@@ -72,10 +81,10 @@ func (s State) Terminal() bool { return len(next[s]) == 0 }
 
 // HoldsUnits reports whether a reservation in s keeps units held in the
 // availability index.
-func (s State) HoldsUnits() bool { return s == Reserved || s == Confirmed }
+func (s State) HoldsUnits() bool { return s == OnHold || s == Reserved || s == Confirmed }
 
 // Pending reports whether a reservation in s awaits a staff decision and
-// so counts toward pending ceilings.
+// so counts toward pending ceilings. A hold awaits no one.
 func (s State) Pending() bool { return s == Reserved }
 
 // TransitionError refuses a move the state machine does not allow.
@@ -140,6 +149,8 @@ type Reservation struct {
 	Notes      string    `json:"notes,omitempty"`
 	Token      string    `json:"token,omitempty"` // staff action token
 	CreatedAt  time.Time `json:"created_at"`
+	// HoldExpires is when a hold (state OnHold) lapses.
+	HoldExpires time.Time `json:"hold_expires,omitzero"`
 	// Attention says why staff must look at it; empty when nothing.
 	Attention string `json:"attention,omitempty"`
 	// Claims are the keys of the pending-ceiling claims it holds while
@@ -207,52 +218,19 @@ func FromRow(row store.Reservation) (Reservation, error) {
 }
 
 // Create is the write that stores a new reservation; r.Held must match
-// the hold written with it.
+// the hold written with it. Doors create through the Desk; tests use it
+// to set up rows.
 func Create(r Reservation, now time.Time) store.Write {
 	row := r.Row(now)
 	return store.Write{Op: store.OpCreateReservation, Reservation: &row}
 }
 
 // Save is the write that stores changed r at the version it was read.
+// Doors change reservations through the Desk; tests use it to set up
+// rows.
 func Save(r Reservation, now time.Time) store.Write {
 	row := r.Row(now)
 	return store.Write{Op: store.OpSwapReservation, Reservation: &row}
-}
-
-// Move takes r to state to, on behalf of by, and returns it changed with
-// the writes that commit the change in one store.Apply: the swap of r at
-// the version it was read, the release of its units when to holds none,
-// the removal of its pending claims when it stops being pending, the
-// deletion of the credentials a USP platform holds for it when to is
-// terminal, and the outbox event that tells a USP platform of the change
-// (Announce). A transition the state machine does not allow is a
-// *TransitionError and changes nothing. claimVersions, as ClaimVersions
-// reads them, gives the current version of each claim still held by r
-// and of each credential issued for it; records missing from it belong to
-// no one now and are left alone.
-func Move(r Reservation, to State, by, note string, now time.Time, claimVersions map[string]int64) (Reservation, []store.Write, error) {
-	if !r.State.CanMove(to) {
-		return r, nil, &TransitionError{Reference: r.Reference, From: r.State, To: to}
-	}
-	moved := r
-	moved.Audit = append(append([]Entry(nil), r.Audit...), Entry{At: now, By: by, What: string(r.State) + "→" + string(to), Note: note})
-	moved.State = to
-	var writes []store.Write
-	if r.Held && !to.HoldsUnits() {
-		moved.Held = false
-		writes = append(writes, store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}})
-	}
-	if !to.Pending() {
-		writes = append(writes, ReleaseClaims(r.Claims, claimVersions)...)
-		moved.Claims = nil
-	}
-	if to.Terminal() {
-		writes = append(writes, endCredentials(claimVersions)...)
-	}
-	if w, ok := Announce(moved, r.Version+1, now); ok {
-		writes = append(writes, w) // a USP platform hears of it from the outbox
-	}
-	return moved, append([]store.Write{Save(moved, now)}, writes...), nil
 }
 
 // Get reads the reservation with this reference: store.ErrNotFound when
@@ -280,4 +258,10 @@ func List(ctx context.Context, st store.Reservations, f store.ReservationFilter)
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// Platform returns the USP platform of a "usp:<platform>" source.
+func (s Source) Platform() (string, bool) {
+	p, ok := strings.CutPrefix(string(s), "usp:")
+	return p, ok && p != ""
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -14,50 +13,20 @@ import (
 
 var now = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 
-// TestTransitions checks every pair of states: the allowed moves succeed
-// and the rest are refused with a *TransitionError that changes nothing.
+// TestTransitions checks every pair of states against the state machine;
+// the desk's table test checks what each operation writes.
 func TestTransitions(t *testing.T) {
 	allowed := map[[2]State]bool{
 		{Requested, Reserved}: true, {Requested, Confirmed}: true, {Requested, Declined}: true, {Requested, Cancelled}: true,
+		{OnHold, Reserved}: true, {OnHold, Confirmed}: true, {OnHold, Cancelled}: true,
 		{Reserved, Confirmed}: true, {Reserved, Declined}: true, {Reserved, Cancelled}: true, {Reserved, Completed}: true, {Reserved, Moved}: true,
 		{Confirmed, Cancelled}: true, {Confirmed, Completed}: true, {Confirmed, Moved}: true, {Confirmed, NoShow}: true,
 	}
 	for _, from := range States() {
 		for _, to := range States() {
-			t.Run(string(from)+"→"+string(to), func(t *testing.T) {
-				r := Reservation{Reference: "RIV-1", State: from, Held: from.HoldsUnits(), Version: 3, Slots: []string{"2026-12-01"}}
-				if from.Pending() {
-					r.Claims = []string{"chat/riverside/0000"}
-				}
-				got, writes, err := Move(r, to, "staff:ann", "", now, map[string]int64{"chat/riverside/0000": 1})
-				if !allowed[[2]State{from, to}] {
-					var te *TransitionError
-					if !errors.As(err, &te) || !errors.Is(err, ErrIllegal) || te.From != from || te.To != to {
-						t.Fatalf("Move = %v, want a TransitionError", err)
-					}
-					if writes != nil || got.State != from || len(got.Audit) != 0 {
-						t.Fatalf("refused move changed %+v, writes %v", got, writes)
-					}
-					return
-				}
-				if err != nil {
-					t.Fatalf("Move = %v", err)
-				}
-				if got.State != to || len(got.Audit) != 1 || got.Audit[0].By != "staff:ann" || got.Audit[0].What != string(from)+"→"+string(to) {
-					t.Fatalf("moved = %+v", got)
-				}
-				if writes[0].Op != store.OpSwapReservation || writes[0].Reservation.Version != 3 || writes[0].Reservation.State != string(to) {
-					t.Fatalf("first write = %+v, want the swap at version 3", writes[0])
-				}
-				release := slices.ContainsFunc(writes, func(w store.Write) bool { return w.Op == store.OpRelease })
-				if want := from.HoldsUnits() && !to.HoldsUnits(); release != want || got.Held != to.HoldsUnits() && from.HoldsUnits() {
-					t.Fatalf("release = %v, held = %v; want release %v", release, got.Held, want)
-				}
-				unclaim := slices.ContainsFunc(writes, func(w store.Write) bool { return w.Op == store.OpDelete })
-				if want := from.Pending() && !to.Pending(); unclaim != want {
-					t.Fatalf("claims released = %v, want %v", unclaim, want)
-				}
-			})
+			if got := from.CanMove(to); got != allowed[[2]State{from, to}] {
+				t.Errorf("%s→%s allowed = %v", from, to, got)
+			}
 		}
 	}
 	for _, s := range []State{Declined, Cancelled, Completed, Moved, NoShow} {
@@ -65,7 +34,10 @@ func TestTransitions(t *testing.T) {
 			t.Errorf("%s: terminal %v, holds units %v", s, s.Terminal(), s.HoldsUnits())
 		}
 	}
-	if State("pending").Valid() || !Reserved.Valid() {
+	if !OnHold.HoldsUnits() || OnHold.Pending() || OnHold.Terminal() {
+		t.Error("a hold holds units, awaits no one and ends")
+	}
+	if State("pending").Valid() || !Reserved.Valid() || !OnHold.Valid() {
 		t.Error("Valid is wrong")
 	}
 }
@@ -79,38 +51,27 @@ func openStore(t *testing.T) store.Store {
 	return st
 }
 
-// TestMoveReleasesInOneApply cancels a held, pending reservation: its
-// row, its units and its claim change in the one Apply.
-func TestMoveReleasesInOneApply(t *testing.T) {
+// TestCancelReleasesInOneTransaction cancels a held, pending
+// reservation through the desk: its row, its units and its claim change
+// together, and the same cancel from the version read before is refused
+// whole.
+func TestCancelReleasesInOneTransaction(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	r := Reservation{Reference: "RIV-1", Location: "riverside", Unit: "double", Slots: []string{"2026-12-01", "2026-12-02"},
-		Source: SourceChat, State: Reserved, Held: true, CreatedAt: now}
-	key, claimWrite, err := Claim(ctx, st, "chat/riverside", 3, r.Reference, now.Add(72*time.Hour), now)
+	desk := NewDesk(st)
+	key, claimWrite, err := Claim(ctx, st, "chat/riverside", 3, "RIV-1", now.Add(72*time.Hour), now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Claims = []string{key}
-	hold := store.Hold{ID: r.Reference, Location: "riverside", Unit: "double", Slots: r.Slots, Units: 1, Capacity: 1, At: now}
-	if _, err := st.Apply(ctx, []store.Write{Create(r, now), {Op: store.OpHold, Hold: &hold}, claimWrite}); err != nil {
+	r, err := desk.Create(ctx, New{Kind: KindBooking, Reference: "RIV-1", Unit: Unit{Location: "riverside", Type: "double", Capacity: 1},
+		Slots: []string{"2026-12-01", "2026-12-02"}, Source: SourceChat, Claims: []string{key}, ClaimWrites: []store.Write{claimWrite}, At: now})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := Live(ctx, st, "chat/riverside", now); n != 1 {
 		t.Fatalf("live claims = %d, want 1", n)
 	}
-	cur, err := Get(ctx, st, "RIV-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	versions, err := ClaimVersions(ctx, st, cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, writes, err := Move(cur, Cancelled, "guest", "", now, versions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Apply(ctx, writes); err != nil {
+	if _, err := desk.Cancel(ctx, Change{Read: r, By: "guest", At: now}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := Get(ctx, st, "RIV-1")
@@ -119,9 +80,8 @@ func TestMoveReleasesInOneApply(t *testing.T) {
 	if got.State != Cancelled || got.Held || len(got.Claims) != 0 || len(counts) != 0 || live != 0 || got.Version != 2 {
 		t.Fatalf("after cancel: %+v, counts %v, live claims %d", got, counts, live)
 	}
-	// The same move again, from the version read before, is refused whole.
-	if _, err := st.Apply(ctx, writes); err == nil {
-		t.Fatal("a stale move applied twice")
+	if _, err := desk.Cancel(ctx, Change{Read: r, By: "guest", At: now}); ErrorCode(err) != CodeConflict {
+		t.Fatalf("a stale cancel applied twice: %v", err)
 	}
 }
 

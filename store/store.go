@@ -101,6 +101,27 @@ const (
 	OpSwapReservation
 )
 
+// String names the write, as logs and the crash harness's failpoints do.
+func (o Op) String() string {
+	switch o {
+	case OpCreate:
+		return "create"
+	case OpSwap:
+		return "swap"
+	case OpDelete:
+		return "delete"
+	case OpHold:
+		return "hold"
+	case OpRelease:
+		return "release"
+	case OpCreateReservation:
+		return "create-reservation"
+	case OpSwapReservation:
+		return "swap-reservation"
+	}
+	return fmt.Sprintf("op(%d)", int(o))
+}
+
 // Write is one conditional write of an Apply. Record is used by the record
 // writes, Hold by the index writes (a release needs only its ID and At),
 // Reservation by the reservation writes.

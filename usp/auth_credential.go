@@ -156,7 +156,8 @@ func (b *Business) credentialFor(ctx context.Context, p Principal, bookingID str
 
 // Sweep deletes the credentials that open nothing any more: expired ones
 // and those of bookings that are gone or terminal. The write that ends a
-// booking deletes its credentials already (reservation.Move); the sweep
+// booking deletes its credentials already (the door's end hook on the
+// reservation desk); the sweep
 // catches one issued while that write was being made.
 func (c *BookingCredentials) Sweep(ctx context.Context) (int, error) {
 	return c.Issuer.Sweep(ctx, c.Clock.Now(), func(ctx context.Context, ref string) (bool, error) {

@@ -632,13 +632,13 @@ func TestWebhooksOfAKeyPlatform(t *testing.T) {
 	if url, err := tb.business.WebhookURL(ctx, "key-"+p.jkt); err != nil || url != "https://hooks.platform.example/usp" {
 		t.Fatalf("webhook url = %q, %v", url, err)
 	}
-	recs, err := tb.store.List(ctx, reservation.OutboxKind, "", "", 100)
+	recs, err := tb.store.List(ctx, webhook.Kind, "", "", 100)
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("outbox = %d events, %v; want the hold's end and the cancellation", len(recs), err)
 	}
 	var bodies int
 	for _, rec := range recs {
-		var e reservation.Event
+		var e webhook.Event
 		json.Unmarshal(rec.Value, &e)
 		body, err := tb.business.EventBody(ctx, e)
 		if errors.Is(err, webhook.ErrSkip) {

@@ -31,10 +31,10 @@ func TestCachedSlotsFollowTheInventory(t *testing.T) {
 	if len(before.Slots) != 16 || len(rooms.Slots) != 1 || rooms.Slots[0].Capacity.Remaining != 3 {
 		t.Fatalf("before any hold: %d shuttle slots, rooms %+v", len(before.Slots), rooms.Slots)
 	}
-	if err := f.inv.Hold(ctx, "h1", airport, shuttle, []string{"2026-03-10T09:00"}, f.clock.Now()); err != nil {
+	if err := f.holder.Hold(ctx, "h1", airport, shuttle, []string{"2026-03-10T09:00"}, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.inv.Hold(ctx, "h2", riverside, single, inventory.Nights(day, 1), f.clock.Now()); err != nil {
+	if err := f.holder.Hold(ctx, "h2", riverside, single, inventory.Nights(day, 1), f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	after := query(t, f.b, shuttleDay)

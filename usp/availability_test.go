@@ -235,11 +235,11 @@ func TestFreeCountsComeFromTheInventory(t *testing.T) {
 	airport := location(f.cfg, "airport")
 	shuttle, _ := airport.Unit("shuttle")
 	day, _ := civil.Parse("2026-03-10")
-	if err := f.inv.Hold(ctx, "h1", airport, shuttle, []string{"2026-03-10T09:00"}, f.clock.Now()); err != nil {
+	if err := f.holder.Hold(ctx, "h1", airport, shuttle, []string{"2026-03-10T09:00"}, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	double, _ := airport.Unit("double")
-	if err := f.inv.Hold(ctx, "h2", airport, double, inventory.Nights(day, 1), f.clock.Now()); err != nil {
+	if err := f.holder.Hold(ctx, "h2", airport, double, inventory.Nights(day, 1), f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	res := query(t, f.b, QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-10", EndDate: "2026-03-10"})

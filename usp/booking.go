@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/internal/requestid"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -191,6 +192,19 @@ func contactOf(by Buyer) reservation.Contact {
 // booking is pending until staff confirm it; its deadline is the slot's
 // start.
 func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateRequest) (*BookingResult, error) {
+	res, err := b.createBooking(ctx, call, in)
+	if b.count != nil {
+		if err != nil {
+			e, _ := AsError(err)
+			b.count.Refused("usp", string(e.Code))
+		} else {
+			b.count.Booked("usp")
+		}
+	}
+	return res, err
+}
+
+func (b *Business) createBooking(ctx context.Context, call Call, in CreateRequest) (*BookingResult, error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_create", call)
 	if err != nil {
 		return nil, err
@@ -246,9 +260,9 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 			cred, writes = b.credentialFor(ctx, p, kept.Booking.ID, w.end)
 			return append(keep(kept), writes...)
 		}
-		r, err := b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
+		r, err := b.book(ctx, p, s, w, party, reservation.KindBooking, d, contactOf(*in.Buyer), in.Notes, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, party, d, contactOf(*in.Buyer), in.Notes, now, also)
+			r, err = b.book(ctx, p, s, w, party, reservation.KindBooking, d, contactOf(*in.Buyer), in.Notes, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
@@ -261,6 +275,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		if err != nil {
 			return nil, err
 		}
+		requestid.SetReference(ctx, r.Reference)
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
 		kept.Credential = cred // after the answer was recorded: no credential is ever kept
 		return kept, nil
@@ -294,7 +309,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			// A converted hold replayed returns the booking it became.
 			res.Booking = b.view(r, d)
 			return res, nil
-		case !r.State.HoldsUnits():
+		case r.State != reservation.OnHold:
 			free, err := b.remaining(ctx, s, w)
 			if err != nil {
 				return nil, err
@@ -309,33 +324,35 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			res.Messages = append(res.Messages, *outcomeMsg("capacity_exceeded", fmt.Sprintf("party_size %d is more than the %d spots held; the hold stays active.", party, d.Spots), "recoverable"))
 			return res, nil
 		}
-		conv := r
 		d.Kind, d.FromHold, d.Buyer, d.Recipient, d.Expires = "booking", true, in.Buyer, in.Recipient, w.start
-		unused := d.Spots - party
-		d.Spots = party
-		conv.Detail = d.raw()
-		conv.Guests, conv.Contact, conv.Notes = party, contactOf(*in.Buyer), in.Notes
-		conv.Total = b.price(s, w, party, now)
-		conv.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "usp:" + p.Platform, What: "hold→booking"})
-		writes := []store.Write{reservation.Save(conv, now)}
-		if unused > 0 {
-			// The unused spots go back in the same write (§4.2.1).
-			h := store.Hold{ID: r.Reference, Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Units: party, Capacity: s.unit.Count, At: now}
-			writes = append(writes, store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}}, store.Write{Op: store.OpHold, Hold: &h})
+		units := 0
+		if party < d.Spots {
+			units = party // the unused spots go back in the same write (§4.2.1)
 		}
-		stored := conv
-		stored.Version, stored.UpdatedAt = r.Version+1, now
-		out := &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
-		cred, credWrites := b.credentialFor(ctx, p, out.Booking.ID, w.end)
-		writes = append(writes, credWrites...)
-		if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
-			if we, refused := errors.AsType[*store.WriteError](err); refused {
-				if we.Index >= len(writes) {
-					return nil, err // the key's record: a parallel request committed first
-				}
-				continue
-			}
-			return nil, fmt.Errorf("convert hold: %w", err)
+		d.Spots = party
+		var out *BookingResult
+		var cred *credential.Credential
+		_, err = b.desk().Convert(ctx, reservation.Change{
+			Read: r, By: "usp:" + p.Platform, At: now, Unit: reservation.Unit{Location: s.loc.Slug, Type: s.unit.Type, Capacity: s.unit.Count}, Units: units,
+			Edit: func(m *reservation.Reservation) {
+				m.Detail = d.raw()
+				m.Guests, m.Contact, m.Notes = party, contactOf(*in.Buyer), in.Notes
+				m.Total = b.price(s, w, party, now)
+			},
+			Also: []reservation.Addition{{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
+				out = &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
+				var credWrites []store.Write
+				cred, credWrites = b.credentialFor(ctx, p, out.Booking.ID, w.end)
+				return append(credWrites, keep(out)...)
+			}}},
+		}, reservation.Reserved)
+		switch err := deskError("convert hold", err); {
+		case errors.Is(err, errKeyTaken):
+			return nil, err // the key's record: a parallel request committed first
+		case errors.Is(err, errStale):
+			continue
+		case err != nil:
+			return nil, err
 		}
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
 		out.Credential = cred // after the answer was recorded, as above
@@ -373,13 +390,16 @@ func (b *Business) GetBooking(ctx context.Context, call Call, id string) (*Booki
 	return res, nil
 }
 
+// edit is one booking change as an operation decides it: the desk
+// operation to run with the door's addition (nil when nothing changes),
+// the detail after it, or a business outcome when the operation is not
+// legal now.
+type edit func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (run func(reservation.Addition) (reservation.Reservation, error), nd detail, msg *Message, err error)
+
 // change is one booking write: it reads the caller's booking, checks the
-// precondition and the transition, and applies edit's writes at the
+// precondition and the transition, and runs edit's desk operation at the
 // version read, again from the start when another write came first.
-// edit returns a business outcome instead of writes when the operation
-// is not legal now.
-func (b *Business) change(ctx context.Context, call Call, name, id string, in any,
-	edit func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error)) (*BookingResult, error) {
+func (b *Business) change(ctx context.Context, call Call, name, id string, in any, ed edit) (*BookingResult, error) {
 	meta, p, outcome, err := b.begin(ctx, name, call)
 	if err != nil {
 		return nil, err
@@ -402,7 +422,7 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				return res, nil
 			}
 			now := b.clock.Now()
-			changed, nd, writes, msg, err := edit(ctx, p, r, d, now)
+			run, nd, msg, err := ed(ctx, p, r, d, now)
 			if err != nil {
 				return nil, err
 			}
@@ -410,32 +430,32 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *msg)
 				return res, nil
 			}
-			if len(writes) == 0 {
-				res.Booking = b.view(changed, nd)
+			if run == nil {
+				res.Booking = b.view(r, nd)
 				return res, nil
 			}
-			stored := changed
-			stored.Version, stored.UpdatedAt = r.Version+1, now
-			out := &BookingResult{USP: res.USP, Booking: b.view(stored, nd), Messages: []Message{}}
-			if _, err := b.st.Apply(ctx, append(writes, keep(out)...)); err != nil {
-				if errors.Is(err, store.ErrFull) {
-					// The new slot has no room (reschedule): nothing changed.
-					s, _ := b.catalog.get(nd.ServiceID)
-					w, _ := b.resolveSlot(s, nd.SlotID)
-					m, err := b.taken(ctx, s, w, r.Guests)
-					if err != nil {
-						return nil, err
-					}
-					res.Booking, res.Messages = b.view(r, d), append(res.Messages, *m)
-					return res, nil
+			var out *BookingResult
+			_, err = run(reservation.Addition{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
+				out = &BookingResult{USP: res.USP, Booking: b.view(stored, nd), Messages: []Message{}}
+				return keep(out)
+			}})
+			switch err := deskError(name, err); {
+			case errors.Is(err, booking.ErrUnitTaken):
+				// The new slot has no room (reschedule): nothing changed.
+				s, _ := b.catalog.get(nd.ServiceID)
+				w, _ := b.resolveSlot(s, nd.SlotID)
+				m, err := b.taken(ctx, s, w, r.Guests)
+				if err != nil {
+					return nil, err
 				}
-				if we, refused := errors.AsType[*store.WriteError](err); refused {
-					if we.Index >= len(writes) {
-						return nil, err // the key's record: a parallel request committed first
-					}
-					continue
-				}
-				return nil, fmt.Errorf("%s: %w", name, err)
+				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *m)
+				return res, nil
+			case errors.Is(err, errKeyTaken):
+				return nil, err // the key's record: a parallel request committed first
+			case errors.Is(err, errStale):
+				continue
+			case err != nil:
+				return nil, err
 			}
 			return out, nil
 		}
@@ -459,45 +479,42 @@ func (b *Business) UpdateBooking(ctx context.Context, call Call, id string, in U
 			return nil, err
 		}
 	}
-	return b.change(ctx, call, "usp_bookings_update", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error) {
+	return b.change(ctx, call, "usp_bookings_update", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
 		if r.State.Terminal() {
-			return r, d, nil, invalidTransition(Status(r.State), "updated"), nil
+			return nil, d, invalidTransition(Status(r.State), "updated"), nil
 		}
+		contact := r.Contact
 		if in.Buyer != nil {
 			d.Buyer = in.Buyer
-			r.Contact = contactOf(*in.Buyer)
+			contact = contactOf(*in.Buyer)
 		}
 		if in.Recipient != nil {
 			d.Recipient = in.Recipient
 		}
+		notes := r.Notes
 		if in.Notes != nil {
-			r.Notes = *in.Notes
+			notes = *in.Notes
 		}
-		r.Detail = d.raw()
-		r.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "platform", What: "updated"})
-		return r, d, []store.Write{reservation.Save(r, now)}, nil, nil
+		return func(a reservation.Addition) (reservation.Reservation, error) {
+			return b.desk().Update(ctx, reservation.Change{Read: r, By: "platform", At: now, Also: []reservation.Addition{a},
+				Edit: func(m *reservation.Reservation) { m.Contact, m.Notes, m.Detail = contact, notes, d.raw() }})
+		}, d, nil, nil
 	})
 }
 
 // CancelBooking cancels a pending or confirmed booking and releases its
 // units (§5.3.5). No payment was taken, so the fee and refund are zero.
 func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in CancelRequest) (*BookingResult, error) {
-	return b.change(ctx, call, "usp_bookings_cancel", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error) {
+	return b.change(ctx, call, "usp_bookings_cancel", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
 		if !r.State.CanMove(reservation.Cancelled) {
-			return r, d, nil, invalidTransition(Status(r.State), "cancelled"), nil
+			return nil, d, invalidTransition(Status(r.State), "cancelled"), nil
 		}
 		d.Cancellation = &Cancellation{Reason: in.Reason, CanceledBy: "buyer", CanceledAt: now.UTC().Format(time.RFC3339)}
-		versions, err := reservation.ClaimVersions(ctx, b.st, r) // its credentials end with it
-		if err != nil {
-			return r, d, nil, nil, err
-		}
-		moved, writes, err := reservation.Move(r, reservation.Cancelled, "platform", "cancelled by the platform", now, versions)
-		if err != nil {
-			return r, d, nil, nil, err
-		}
-		moved.Detail = d.raw()
-		reservation.Resave(writes, moved, now)
-		return moved, d, writes, nil, nil
+		return func(a reservation.Addition) (reservation.Reservation, error) {
+			// Its credentials end with it: the door's end hook deletes them.
+			return b.desk().Cancel(ctx, reservation.Change{Read: r, By: "platform", Note: "cancelled by the platform", At: now,
+				Also: []reservation.Addition{a}, Edit: func(m *reservation.Reservation) { m.Detail = d.raw() }})
+		}, d, nil, nil
 	})
 }
 
@@ -543,65 +560,50 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 	if in.SlotID == "" {
 		return nil, fail(CodeInvalidRequest, "slot_id is required.")
 	}
-	return b.change(ctx, call, "usp_bookings_reschedule", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, []store.Write, *Message, error) {
+	return b.change(ctx, call, "usp_bookings_reschedule", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
 		if r.State != reservation.Reserved && r.State != reservation.Confirmed {
-			return r, d, nil, invalidTransition(Status(r.State), "rescheduled"), nil
+			return nil, d, invalidTransition(Status(r.State), "rescheduled"), nil
 		}
 		s, _ := b.catalog.get(d.ServiceID)
 		w, ok := b.resolveSlot(s, in.SlotID)
 		if !ok {
-			return r, d, nil, nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
+			return nil, d, nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
 		}
 		if m := b.window(s, w, now); m != nil {
-			return r, d, nil, m, nil
+			return nil, d, m, nil
 		}
 		if w.id == d.SlotID {
-			return r, d, nil, nil, nil
+			return nil, d, nil, nil
 		}
-		var writes []store.Write
+		rs := reservation.Reschedule{Slots: w.core}
 		if in.HoldID != "" {
 			hr, hd, err := b.ownHold(ctx, p, in.HoldID)
 			if err != nil || hd.Kind != "hold" {
-				return r, d, nil, nil, fail(CodeValidation, "hold_id %q names no hold of this platform.", in.HoldID)
+				return nil, d, nil, fail(CodeValidation, "hold_id %q names no hold of this platform.", in.HoldID)
 			}
 			if hd.ServiceID != s.ID || hd.SlotID != w.id {
-				return r, d, nil, nil, fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id)
+				return nil, d, nil, fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id)
 			}
-			if !hr.State.HoldsUnits() || !now.Before(hd.HoldExpires) {
-				return r, d, nil, outcomeMsg("hold_expired", "The hold on the new slot ended; the booking stays on its slot.", "recoverable"), nil
+			if hr.State != reservation.OnHold || !now.Before(hd.HoldExpires) {
+				return nil, d, outcomeMsg("hold_expired", "The hold on the new slot ended; the booking stays on its slot.", "recoverable"), nil
 			}
 			if hd.Spots < r.Guests {
-				return r, d, nil, outcomeMsg("capacity_exceeded", "The hold has fewer spots than the booking's party; the booking stays on its slot.", "recoverable"), nil
+				return nil, d, outcomeMsg("capacity_exceeded", "The hold has fewer spots than the booking's party; the booking stays on its slot.", "recoverable"), nil
 			}
-			hd.Kind, hd.HoldEnd = "hold", HoldConverted
-			hv, err := reservation.ClaimVersions(ctx, b.st, hr)
-			if err != nil {
-				return r, d, nil, nil, err
-			}
-			used, hw, err := reservation.Move(hr, reservation.Cancelled, "platform", "hold used by reschedule of "+r.Reference, now, hv)
-			if err != nil {
-				return r, d, nil, nil, err
-			}
-			used.Detail = hd.raw()
-			hw[0] = reservation.Save(used, now)
-			writes = append(writes, hw...)
+			hd.HoldEnd = HoldConverted
+			rs.Hold, rs.HoldEdit = &hr, func(m *reservation.Reservation) { m.Detail = hd.raw() }
 		}
-		moved := r
 		d.SlotID, d.Reschedules = w.id, d.Reschedules+1
 		if r.State == reservation.Reserved {
 			d.Expires = w.start
 		}
-		moved.Slots, moved.Detail = w.core, d.raw()
-		moved.Total = b.price(s, w, r.Guests, now)
-		moved.Audit = append(append([]reservation.Entry(nil), r.Audit...), reservation.Entry{At: now, By: "platform", What: "rescheduled", Note: "to " + w.start.In(s.zone).Format(time.RFC3339)})
-		h := store.Hold{ID: r.Reference, Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Units: max(r.Guests, 1), Capacity: s.unit.Count, At: now}
-		writes = append(writes,
-			store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: r.Reference, At: now}},
-			store.Write{Op: store.OpHold, Hold: &h},
-			reservation.Save(moved, now))
-		if ev, ok := reservation.AnnounceAs(moved, "booking.rescheduled", r.Version+1, now); ok {
-			writes = append(writes, ev) // the platform hears of it from the webhook outbox
-		}
-		return moved, d, writes, nil, nil
+		total := b.price(s, w, r.Guests, now)
+		rs.Change = reservation.Change{Read: r, By: "platform", Note: "to " + w.start.In(s.zone).Format(time.RFC3339), At: now,
+			Unit: reservation.Unit{Location: s.loc.Slug, Type: s.unit.Type, Capacity: s.unit.Count}, Units: max(r.Guests, 1),
+			Edit: func(m *reservation.Reservation) { m.Detail, m.Total = d.raw(), total }}
+		return func(a reservation.Addition) (reservation.Reservation, error) {
+			rs.Also = []reservation.Addition{a}
+			return b.desk().Reschedule(ctx, rs)
+		}, d, nil, nil
 	})
 }

@@ -517,35 +517,80 @@ func TestBookingsAreNotServedWithoutAnAuthenticator(t *testing.T) {
 	}
 }
 
-// A hold is listed for staff among reservations awaiting them; one staff
-// confirm by hand still lapses at its deadline, or becomes a confirmed
-// booking when converted in time.
-func TestHoldConfirmedByStaff(t *testing.T) {
+// TestStaffCannotDecideAHold is the negative control of the hold state:
+// a platform's hold is not awaiting staff, so staff confirming, declining
+// or accepting it is refused with the desk's code and it stays a hold,
+// listed among nothing awaiting staff; once it became a booking that
+// staff confirmed, the platform's release cannot cancel that booking.
+// Before the desk, the hold was a reserved reservation: staff confirmed
+// it, and the platform's release then cancelled what staff confirmed.
+func TestStaffCannotDecideAHold(t *testing.T) {
 	b := newBench(t)
 	ctx := context.Background()
 	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
-	later := b.slot(t, "svc_airport_shuttle", "2026-03-03")
-	var holds []*usp.HoldView
-	for _, sl := range []usp.Slot{s, later} {
-		h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: sl.ID, ServiceID: sl.ServiceID})
-		if err != nil || h.Hold == nil {
-			t.Fatal(err)
-		}
-		ref := h.Hold.ID[len("hold_"):]
-		if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: reservation.Confirmed, By: "desk"}); err != nil {
-			t.Fatal(err)
-		}
-		holds = append(holds, h.Hold)
+	h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID})
+	if err != nil || h.Hold == nil {
+		t.Fatal(err)
 	}
-	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: holds[0].ID, Buyer: ada})
-	if err != nil || res.Booking == nil || res.Booking.Status != "confirmed" {
-		t.Fatalf("conversion of a staff-confirmed hold: %+v, %v", res, err)
+	ref := h.Hold.ID[len("hold_"):]
+	for _, to := range []reservation.State{reservation.Confirmed, reservation.Declined, reservation.Reserved, reservation.Cancelled} {
+		_, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: "desk"})
+		if reservation.ErrorCode(err) != reservation.CodeIllegalTransition {
+			t.Fatalf("staff %s on a hold = %v, want the desk's %s", to, err, reservation.CodeIllegalTransition)
+		}
+	}
+	r, err := reservation.Get(ctx, b.Store, ref)
+	if err != nil || r.State != reservation.OnHold || !r.Held || r.State.Pending() {
+		t.Fatalf("after staff tried: %s held %v, %v", r.State, r.Held, err)
+	}
+	awaiting, err := b.Bookings.Reservations(ctx, store.ReservationFilter{States: []string{string(reservation.Reserved), string(reservation.Requested)}, Limit: 100})
+	if err != nil || len(awaiting) != 0 {
+		t.Fatalf("awaiting staff = %d, %v; a hold awaits no one", len(awaiting), err)
+	}
+
+	// Converted, then confirmed by staff: the platform's release of the
+	// hold answers its state and changes nothing.
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, HoldID: h.Hold.ID, Buyer: ada})
+	if err != nil || res.Booking == nil || res.Booking.Status != "pending" {
+		t.Fatalf("conversion: %+v, %v", res, err)
+	}
+	if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: reservation.Confirmed, By: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := b.ReleaseSlot(ctx, b.call, h.Hold.ID)
+	if err != nil || rel.Hold == nil || rel.Hold.Status != usp.HoldConverted {
+		t.Fatalf("release after staff confirmed: %+v, %v", rel, err)
+	}
+	if r, _ := reservation.Get(ctx, b.Store, ref); r.State != reservation.Confirmed || !r.Held {
+		t.Fatalf("the platform's release after staff confirmed left %s held %v", r.State, r.Held)
+	}
+}
+
+// TestLegacyHoldLapses: a hold stored as a reservation awaiting staff,
+// before holds had a state of their own, still lapses at its deadline
+// and frees its place.
+func TestLegacyHoldLapses(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	h, err := b.HoldSlot(ctx, b.call, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID})
+	if err != nil || h.Hold == nil {
+		t.Fatal(err)
+	}
+	ref := h.Hold.ID[len("hold_"):]
+	r, err := reservation.Get(ctx, b.Store, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.State, r.HoldExpires = reservation.Reserved, time.Time{} // as the old code stored it
+	if _, err := b.Store.Apply(ctx, []store.Write{reservation.Save(r, b.Clock.Now())}); err != nil {
+		t.Fatal(err)
 	}
 	b.Clock.Advance(usp.HoldTTL)
 	if n, err := b.Expire(ctx); err != nil || n != 1 {
-		t.Fatalf("expired %d, %v; want the unconverted hold", n, err)
+		t.Fatalf("expired %d, %v; want the legacy hold", n, err)
 	}
-	if got := b.slot(t, "svc_airport_shuttle", "2026-03-03"); got.ID != later.ID {
-		t.Fatal("the lapsed staff-confirmed hold keeps its slot")
+	if r, _ := reservation.Get(ctx, b.Store, ref); r.State != reservation.Cancelled || r.Held {
+		t.Fatalf("legacy hold after its deadline: %s held %v", r.State, r.Held)
 	}
 }

@@ -10,16 +10,19 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
+	"frontdesk/inventory/inventorytest"
 	"frontdesk/pricing"
 	"frontdesk/sqlite"
 )
 
 // fixture is a Business on a real SQLite file with a fixed clock.
 type fixture struct {
-	b     *Business
-	inv   *inventory.Inventory
-	clock *clock.Fixed
-	cfg   config.Config
+	b   *Business
+	inv *inventory.Inventory
+	// holder takes holds by hand, as another door's would be.
+	holder inventorytest.Holder
+	clock  *clock.Fixed
+	cfg    config.Config
 }
 
 func newFixture(t *testing.T, cfg config.Config, now time.Time, profiles *Profiles) *fixture {
@@ -38,7 +41,7 @@ func newFixture(t *testing.T, cfg config.Config, now time.Time, profiles *Profil
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{b: b, inv: inv, clock: clk, cfg: cfg}
+	return &fixture{b: b, inv: inv, holder: inventorytest.Holder{Index: st}, clock: clk, cfg: cfg}
 }
 
 func demo(t *testing.T) *fixture {

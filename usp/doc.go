@@ -34,14 +34,17 @@
 //
 // # Holds and bookings on the reservation core
 //
-// A hold (§4.2) is a reservation of the core with source usp:<platform>,
-// state reserved, taking its units through booking.Book: the same
-// conditional write as chat, the booking form and staff, so no door sells
-// what another holds. Its id is "hold_" and the reservation's reference;
+// A hold (§4.2) is a reservation of the core with source usp:<platform>
+// in the desk's tentative state hold, taking its units through the
+// reservation desk like chat, the booking form and staff, so no door
+// sells what another holds. A hold awaits no one: it is never listed as
+// awaiting staff, and the desk refuses every staff decision on it; it
+// ends by its expiry, by the platform's release, or by the platform
+// converting it. Its id is "hold_" and the reservation's reference;
 // it lasts HoldTTL. The booking it becomes is the same reservation, so a
-// conversion is one conditional write of that row (§4.2.1: atomic, and a
-// converted hold replayed answers its booking). A booking without a hold
-// is a new reserved reservation. A booking's id is the reservation
+// conversion is the desk's Convert, one conditional write of that row
+// (§4.2.1: atomic, and a converted hold replayed answers its booking). A
+// booking without a hold is a new reserved reservation. A booking's id is the reservation
 // reference, the one staff screens and `frontdesk staff` show. What USP
 // keeps of its own (service, slot, spots, buyer, hold deadline, how a hold
 // ended) is the reservation's Detail.
@@ -64,10 +67,8 @@
 // booking holds its units, so it carries expires_at, the slot's start:
 // one still pending then is cancelled by the system and its units freed.
 // Hold expiry and booking expiry happen when a read finds them passed and
-// in Expire, which serve runs every minute. Staff see a hold among the
-// reservations awaiting them, with a note that it is not a booking yet; a
-// hold they confirm by hand still lapses at its deadline, or becomes a
-// confirmed booking when converted in time.
+// in Expire, which serve runs every minute. Staff see a hold in state
+// hold, with a note that it is not a booking yet, and no action on it.
 //
 // A reschedule releases the old units and takes the new ones in one
 // store.Apply, so either the booking moves or it stays where it was.
@@ -94,9 +95,10 @@
 //
 // # Webhooks
 //
-// Every transition of a platform's booking queues its event in the
-// reservation outbox in the same write (reservation.Announce; a reschedule
-// announces itself); EventBody renders it as a BookingEvent with the
+// The door subscribes to the reservation desk's transitions (events.go):
+// every transition of a platform's booking queues its event in the
+// webhook outbox in the same write (a reschedule announces itself), and
+// every terminal one deletes the booking's credentials in it; EventBody renders it as a BookingEvent with the
 // booking as it was after the change, skipping holds, and WebhookURL finds
 // where it goes. usp/webhook delivers it signed.
 //

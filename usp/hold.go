@@ -235,8 +235,8 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 			return res, nil
 		}
 		d := detail{Kind: "hold", ServiceID: s.ID, SlotID: w.id, Spots: spots, HoldExpires: now.Add(HoldTTL)}
-		// Staff lists show the hold among reservations awaiting them; the
-		// note says it is not a booking yet.
+		// The hold is a tentative hold of the desk, awaiting no one; the
+		// note tells staff who see it that it is not a booking yet.
 		note := fmt.Sprintf("USP hold by %s until %s: not a booking yet; it becomes one or lapses by itself.", p.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
 		// The answer is recorded for the idempotency key with the hold.
 		var kept *HoldResult
@@ -245,9 +245,9 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 			kept = &HoldResult{USP: res.USP, Hold: &v, Messages: []Message{}}
 			return keep(kept)
 		}
-		_, err := b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
+		_, err := b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			_, err = b.book(ctx, p, s, w, spots, d, reservation.Contact{}, note, now, also)
+			_, err = b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
@@ -266,18 +266,30 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 	})
 }
 
-// book stores a new reservation of the platform through the core.
-func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, d detail, contact reservation.Contact, notes string, now time.Time,
+// book stores a new reservation of the platform through the desk: a
+// tentative hold (KindHold, lapsing at d.HoldExpires) or a booking.
+// also gives the door's records committed with it; one of them refused
+// is errKeyTaken.
+func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, kind reservation.Kind, d detail, contact reservation.Contact, notes string, now time.Time,
 	also func(reservation.Reservation) []store.Write) (reservation.Reservation, error) {
 	if b.bookings == nil {
 		return reservation.Reservation{}, errors.New("usp: no booking core")
 	}
-	return b.bookings.Book(ctx, booking.BookRequest{
+	req := booking.BookRequest{
 		Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Guests: n, Units: n,
 		Contact: contact, Source: reservation.USP(p.Platform), Total: b.price(s, w, n, now), Notes: notes,
-		Hold: true, By: "usp:" + p.Platform, Detail: d.raw(), Also: also,
-	})
+		Kind: kind, By: "usp:" + p.Platform, Detail: d.raw(), Also: []reservation.Addition{{Build: also, Refused: errKeyTaken}},
+	}
+	if kind == reservation.KindHold {
+		req.Expires = d.HoldExpires
+	}
+	return b.bookings.Book(ctx, req)
 }
+
+// errKeyTaken means a record the door commits with a reservation was
+// refused: the idempotency key's record, which a parallel request with
+// the same key committed first.
+var errKeyTaken = errors.New("usp: a parallel request committed first")
 
 // holdView is the hold a reservation is or was.
 func (b *Business) holdView(r reservation.Reservation, d detail, now time.Time) HoldView {
@@ -320,13 +332,13 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*
 			if r, d, err = b.settle(ctx, r, d, now); err != nil {
 				return nil, err
 			}
-			if d.Kind != "hold" || !r.State.HoldsUnits() {
+			if d.Kind != "hold" || r.State != reservation.OnHold {
 				v := b.holdView(r, d, now)
 				res.Hold = &v
 				return res, nil
 			}
 			d.HoldEnd = HoldReleased
-			moved, err := b.end(ctx, r, d, reservation.Cancelled, "usp:"+p.Platform, "hold released", now)
+			moved, err := b.end(ctx, b.desk().Release, r, d, "usp:"+p.Platform, "hold released", now)
 			if errors.Is(err, errStale) {
 				continue
 			}
@@ -385,29 +397,49 @@ func (b *Business) own(ctx context.Context, p Principal, ref string) (reservatio
 	return r, d, nil
 }
 
-// end moves r to a state that holds nothing, with d as its new detail, in
-// one conditional write that releases its units. errStale when r changed
-// meanwhile.
-func (b *Business) end(ctx context.Context, r reservation.Reservation, d detail, to reservation.State, by, note string, now time.Time) (reservation.Reservation, error) {
-	versions, err := reservation.ClaimVersions(ctx, b.st, r) // its credentials end with it
-	if err != nil {
+// end runs desk operation op on r (an ending: release, expiry,
+// cancellation), with d as its new detail, in one conditional write
+// that releases its units. errStale when r changed meanwhile.
+func (b *Business) end(ctx context.Context, op func(context.Context, reservation.Change) (reservation.Reservation, error),
+	r reservation.Reservation, d detail, by, note string, now time.Time) (reservation.Reservation, error) {
+	if b.bookings == nil {
+		return r, errors.New("usp: no booking core")
+	}
+	moved, err := op(ctx, reservation.Change{Read: r, By: by, Note: note, At: now, Edit: func(m *reservation.Reservation) { m.Detail = d.raw() }})
+	if err := deskError("save reservation", err); err != nil {
 		return r, err
 	}
-	moved, writes, err := reservation.Move(r, to, by, note, now, versions)
-	if err != nil {
-		return r, err
-	}
-	moved.Detail = d.raw()
-	reservation.Resave(writes, moved, now)
-	if _, err := b.st.Apply(ctx, writes); err != nil {
-		if _, refused := errors.AsType[*store.WriteError](err); refused {
-			return r, errStale
-		}
-		return r, fmt.Errorf("save reservation: %w", err)
-	}
-	moved.Version++
-	moved.UpdatedAt = now
 	return moved, nil
+}
+
+// deskError is how this door reads a refusal of the reservation desk,
+// in one place: a write that lost a race is errStale (read again), the
+// door's own record refused is errKeyTaken, no place left is
+// booking.ErrUnitTaken (worded as slot_unavailable by the caller), and
+// anything else is an internal error under op, which the binding's
+// error mapper logs once.
+func deskError(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errKeyTaken):
+		return err
+	case errors.Is(err, booking.ErrUnitTaken):
+		return booking.ErrUnitTaken
+	case reservation.ErrorCode(err) == reservation.CodeConflict:
+		return errStale
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// desk is the reservation desk every write of this door goes through;
+// nil without the booking core, whose absence the privileged operations
+// that write refuse first.
+func (b *Business) desk() *reservation.Desk {
+	if b.bookings == nil {
+		return nil
+	}
+	return b.bookings.Desk()
 }
 
 // settle applies the deadlines a read may find passed: a hold past its
@@ -420,9 +452,20 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			return r, d, nil
 		}
 		switch {
-		case d.Kind == "hold" && !now.Before(d.HoldExpires):
+		case r.State == reservation.OnHold && !now.Before(r.HoldExpires):
 			d.HoldEnd = HoldExpired
-			moved, err := b.end(ctx, r, d, reservation.Cancelled, "sweep", "hold expired", now)
+			moved, err := b.end(ctx, b.desk().ExpireHold, r, d, "sweep", "hold expired", now)
+			if err == nil {
+				return moved, d, nil
+			}
+			if !errors.Is(err, errStale) {
+				return r, d, err
+			}
+		case d.Kind == "hold" && r.State != reservation.OnHold && !now.Before(d.HoldExpires):
+			// A hold stored before holds had a state of their own: a
+			// reservation awaiting staff, which lapses all the same.
+			d.HoldEnd = HoldExpired
+			moved, err := b.end(ctx, b.desk().Cancel, r, d, "sweep", "hold expired", now)
 			if err == nil {
 				return moved, d, nil
 			}
@@ -431,7 +474,7 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			}
 		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires):
 			d.Cancellation = &Cancellation{Reason: "Not confirmed by the business before the slot started.", ReasonCode: "expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
-			moved, err := b.end(ctx, r, d, reservation.Cancelled, "sweep", "pending booking expired", now)
+			moved, err := b.end(ctx, b.desk().Expire, r, d, "sweep", "pending booking expired", now)
 			if err == nil {
 				return moved, d, nil
 			}
@@ -468,19 +511,7 @@ func (b *Business) Expire(ctx context.Context) (int, error) {
 	if b.st == nil {
 		return 0, nil
 	}
-	now := b.clock.Now()
-	n, err := b.expire(ctx, now, store.ReservationFilter{States: []string{string(reservation.Reserved)}})
-	// A hold staff confirmed by hand on their screen keeps its units as
-	// confirmed; it lapses all the same.
-	for _, p := range b.cfg.USP.Platforms {
-		if err != nil {
-			break
-		}
-		var more int
-		more, err = b.expire(ctx, now, store.ReservationFilter{Source: string(reservation.USP(p.Name)), States: []string{string(reservation.Confirmed)}})
-		n += more
-	}
-	return n, err
+	return b.expire(ctx, b.clock.Now(), store.ReservationFilter{States: []string{string(reservation.OnHold), string(reservation.Reserved)}})
 }
 
 // expire settles every USP reservation matching f, a page at a time.

@@ -17,7 +17,7 @@ import (
 // EventBody renders an outbox event as its webhook body (§5.4.1): a
 // BookingEvent whose data is the booking as it was right after the
 // transition. Holds are not bookings: their events are skipped.
-func (b *Business) EventBody(_ context.Context, e reservation.Event) ([]byte, error) {
+func (b *Business) EventBody(_ context.Context, e webhook.Event) ([]byte, error) {
 	var r reservation.Reservation
 	if err := json.Unmarshal(e.Reservation, &r); err != nil {
 		return nil, fmt.Errorf("decode event %s: %w", e.ID, err)

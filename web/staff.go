@@ -35,6 +35,8 @@ type StaffCore interface {
 	SaveGroupSettings(ctx context.Context, by string, g booking.GroupSettings) error
 	SaveLocationSettings(ctx context.Context, by, slug string, l booking.LocationSettings) error
 	SettingsAudit(ctx context.Context, after string, limit int) ([]booking.SettingsChange, string, error)
+	// Book makes a reservation for a guest on the phone or at the desk.
+	Book(ctx context.Context, b office.Booking) (reservation.Reservation, error)
 }
 
 // Logins is what the staff screen needs from the staff package.
@@ -81,6 +83,8 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/signout", s.signedIn(s.signOut)},
 		{"GET /staff/{$}", s.signedIn(s.dashboard)},
 		{"GET /staff/reservations", s.signedIn(s.list)},
+		{"GET /staff/reservations/new", s.signedIn(s.bookPage)},
+		{"POST /staff/reservations/new", s.signedIn(s.book)},
 		{"GET /staff/reservations/{ref}", s.signedIn(s.detail)},
 		{"POST /staff/reservations/{ref}", s.signedIn(s.act)},
 		{"GET /staff/settings", s.signedIn(s.settings)},

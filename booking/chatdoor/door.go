@@ -71,26 +71,26 @@ func (d *Door) Start(ctx context.Context, c booking.Caller, args Args) (*booking
 			return nil, rt.withForm(refuse("resend_only", rt.phone, f))
 		}
 		if r := d.svc.CheckDeployment(c, rt.phone, ""); r != nil {
-			return nil, word(r)
+			return nil, word(r, true)
 		}
 		id, _, _ := args.str("booking_id", maxIdentifier)
 		id = strings.TrimSpace(id)
 		if l, known := d.svc.LocationOf(id); !known || !booking.ValidBookingID(id, l) {
 			return nil, refuse("bad_booking_id", d.phoneFor(args, "booking_id"))
 		}
-		return worded(d.svc.Start(ctx, c, booking.StartRequest{BookingID: id}))
+		return wordedStart(d.svc.Start(ctx, c, booking.StartRequest{BookingID: id}))
 	}
 	if f := args.unknownField(startFields); f != "" {
 		return nil, rt.withForm(refuse("unknown_field", rt.phone, f, strings.Join(startFields, ", ")))
 	}
 	if r := d.svc.CheckDeployment(c, rt.phone, rt.form); r != nil {
-		return nil, word(r)
+		return nil, word(r, true)
 	}
 	req, refusal := d.checkStart(args, rt.phone)
 	if refusal != nil {
 		return nil, rt.withForm(refusal)
 	}
-	return worded(d.svc.Start(ctx, c, req))
+	return wordedStart(d.svc.Start(ctx, c, req))
 }
 
 // startRoute is the phone and form a start refusal carries: the resolved
@@ -125,8 +125,8 @@ func (rt startRoute) withForm(r *booking.Error) *booking.Error {
 	if rt.form == "" {
 		return r
 	}
-	r.Assembly, r.Form, r.Message = booking.AssemblePL, rt.form, ""
-	return word(r)
+	r.Form, r.Message = rt.form, ""
+	return wordAs(r, "PL")
 }
 
 // checkStart checks a new stay's fields in the catalogue's order; the
@@ -346,19 +346,26 @@ func (d *Door) prefixList() string {
 // refuse is a field refusal with rule P: the sentence, then the phone
 // unless the sentence has it.
 func refuse(code, phone string, values ...string) *booking.Error {
-	return word(&booking.Error{Code: code, Assembly: booking.AssembleP, Phone: phone, Values: values})
+	return wordAs(&booking.Error{Code: code, Phone: phone, Values: values}, "P")
 }
 
 // word gives a refusal of the core its catalogue sentence as its
-// message. An error with a message of its own keeps it; a code the
-// catalogue lacks is answered as a check that failed, never with nothing.
-func word(e *booking.Error) *booking.Error {
+// message, completed by the assembly rule of its code (§12); start says
+// it answers a start call, whose refusals also offer the request's form.
+func word(e *booking.Error, start bool) *booking.Error {
+	return wordAs(e, catalogue.Rule(e.Code, start))
+}
+
+// wordAs words e under assembly rule. An error with a message of its own
+// keeps it; a code the catalogue lacks is answered as a check that
+// failed, never with nothing.
+func wordAs(e *booking.Error, rule string) *booking.Error {
 	if e.Message != "" {
 		return e
 	}
-	text, ok := catalogue.Word(catalogue.Answer{Code: e.Code, Rule: string(e.Assembly), Phone: e.Phone, Form: e.Form, Values: e.Values})
+	text, ok := catalogue.Word(catalogue.Answer{Code: e.Code, Rule: rule, Phone: e.Phone, Form: e.Form, Values: e.Values})
 	if !ok {
-		text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Rule: string(booking.AssembleL), Phone: e.Phone, Form: e.Form})
+		text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Rule: catalogue.Rule("cannot_check", false), Phone: e.Phone, Form: e.Form})
 	}
 	e.Message = text
 	return e
@@ -367,7 +374,15 @@ func word(e *booking.Error) *booking.Error {
 // worded passes on the core's answer with its refusal worded.
 func worded[T any](res *T, err error) (*T, error) {
 	if e, ok := errors.AsType[*booking.Error](err); ok {
-		_ = word(e) // words e in place
+		_ = word(e, false) // words e in place
+	}
+	return res, err
+}
+
+// wordedStart is worded for a start call.
+func wordedStart[T any](res *T, err error) (*T, error) {
+	if e, ok := errors.AsType[*booking.Error](err); ok {
+		_ = word(e, true) // words e in place
 	}
 	return res, err
 }

@@ -93,7 +93,7 @@ func TestCheckOrder(t *testing.T) {
 // TestUnwordedCode: a code the catalogue lacks still gets an answer with
 // the route it carries, never an empty one.
 func TestUnwordedCode(t *testing.T) {
-	e := word(&booking.Error{Code: "no_such_code", Phone: "+1 303 555 0111"})
+	e := word(&booking.Error{Code: "no_such_code", Phone: "+1 303 555 0111"}, false)
 	if want := "This booking cannot be checked right now. Try again in a few minutes or call +1 303 555 0111."; e.Message != want || e.Code != "no_such_code" {
 		t.Errorf("word = %q (%s), want %q", e.Message, e.Code, want)
 	}

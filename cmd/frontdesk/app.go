@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/connlimit"
 	"frontdesk/internal/metrics"
+	"frontdesk/internal/requestid"
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
@@ -36,9 +36,6 @@ import (
 	"frontdesk/usp/uspmcp"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // Main owns the wiring of one frontdesk process.
 type Main struct {
 	Config config.Config
@@ -46,6 +43,8 @@ type Main struct {
 	Logger *slog.Logger
 	Clock  clock.Clock
 	Out    io.Writer // where serve prints its URLs
+	// ConfigFile is the config file read, "" for the built-in demo.
+	ConfigFile string
 	// WrapStore, when set, wraps the opened store: tests inject faults and
 	// delays at the durable boundary through it.
 	WrapStore func(store.Store) store.Store
@@ -53,6 +52,7 @@ type Main struct {
 	// Set by Run once the listener is open.
 	URL        string
 	MetricsURL string // set when /metrics has its own listener
+	PlainURL   string // set when [tls] adds a plain-HTTP listener that redirects
 	listener   net.Listener
 	// shuttingDown ends when shutdown begins; streams end with it.
 	shuttingDown context.Context
@@ -148,7 +148,7 @@ func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define fun
 	if err := loadSecrets(&c); err != nil {
 		return nil, nil, err
 	}
-	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clock.System{}, Out: stdout}
+	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clock.System{}, Out: stdout, ConfigFile: *configPath}
 	if addr != nil {
 		m.Addr = *addr
 	}
@@ -188,6 +188,13 @@ func loadSecrets(c *config.Config) error {
 	}
 	if (s.MetricsTokenEnv != "" || s.MetricsTokenFile != "") && s.MetricsToken == "" {
 		return fmt.Errorf("server: metrics_token_env or metrics_token_file is set but holds no token; /metrics would be open")
+	}
+	o := &c.ORP
+	if o.StripeWebhookSecret, err = secret("orp.stripe_webhook_secret", o.StripeWebhookSecretEnv, o.StripeWebhookSecretFile); err != nil {
+		return err
+	}
+	if o.ResolverToken, err = secret("orp.resolver_token", o.ResolverTokenEnv, o.ResolverTokenFile); err != nil {
+		return err
 	}
 	return nil
 }
@@ -248,6 +255,8 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if m.Logger == nil {
 		m.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Every line logged with a request's context names the request.
+	m.Logger = slog.New(requestid.Handler(m.Logger.Handler()))
 	st, err := openStore(ctx, m.Config.Store)
 	if err != nil {
 		return err
@@ -256,8 +265,11 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		st = m.WrapStore(st)
 	}
 	m.store = st
-	m.metrics = metrics.New()
+	m.metrics = m.newMetrics()
 	m.Config.Deployment.PublicURL = publicURL(m.Config.Deployment.PublicURL, listen)
+	if m.Config.TLS.On() {
+		m.Config.Deployment.PublicURL = strings.Replace(m.Config.Deployment.PublicURL, "http://", "https://", 1)
+	}
 	pricer := pricing.New(m.Config, m.Config.Deployment.PublicURL)
 	locations := location.New(m.Config, pricer, inventory.New(st), m.Clock)
 	m.hub = hub.New(m.Config, pricer, locations, m.Clock)
@@ -274,7 +286,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
-	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Logger: m.Logger})
+	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err
 	}
@@ -319,7 +331,7 @@ func openStore(ctx context.Context, c config.Store) (store.Store, error) {
 	if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	return sqlite.Open(ctx, filepath.Join(c.DataDir, "frontdesk.db"))
+	return sqlite.Open(ctx, sqlitePath(c))
 }
 
 // Run serves HTTP until ctx ends, then shuts down within two grace
@@ -332,6 +344,14 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.URL = "http://" + ln.Addr().String()
+	tf, err := m.newTLSFront()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if tf != nil {
+		m.URL = "https://" + ln.Addr().String()
+	}
 	if err := m.open(ctx, ln.Addr().String()); err != nil {
 		return errors.Join(err, ln.Close())
 	}
@@ -355,6 +375,8 @@ func (m *Main) Run(ctx context.Context) error {
 			return errors.Join(err, ln.Close())
 		}
 		m.orp = &orpState{host: h}
+		m.metrics.Backlog("frontdesk_click_writer_backlog", "Answered tracked-link clicks waiting for the click writer to store them.",
+			func() float64 { return float64(h.ClickBacklog()) })
 	}
 	var stopStreams context.CancelFunc
 	m.shuttingDown, stopStreams = context.WithCancel(context.Background())
@@ -365,29 +387,47 @@ func (m *Main) Run(ctx context.Context) error {
 	m.listener = limited
 	servers := []*http.Server{m.httpServer(m.routes())}
 	listeners := []net.Listener{limited}
+	if tf != nil {
+		servers[0].TLSConfig = tf.config
+		if addr := m.Config.TLS.HTTPAddr; addr != "" {
+			pln, err := net.Listen("tcp", addr)
+			if err != nil {
+				ln.Close()
+				return fmt.Errorf("tls.http_addr: %w", err)
+			}
+			servers = append(servers, m.httpServer(m.front(tf.plain(m.redirectToHTTPS(ln.Addr().String(), m.probes())))))
+			listeners = append(listeners, pln)
+			m.PlainURL = "http://" + pln.Addr().String()
+		}
+	}
 	if addr := m.Config.Server.MetricsAddr; addr != "" {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return errors.Join(fmt.Errorf("server.metrics_addr: %w", err), ln.Close())
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", m.deadlines(probe, m.metricsHandler()))
-		servers = append(servers, m.httpServer(m.front(mux)))
+		servers = append(servers, m.httpServer(m.front(m.metricsRoutes())))
 		listeners = append(listeners, mln)
 		m.MetricsURL = "http://" + mln.Addr().String()
 	}
 	m.printURLs()
+	m.logStart(listeners)
 	if m.ready != nil {
 		close(m.ready)
 	}
 	stopORP := m.startORP(ctx)
-	stopSweep := m.startJobs(ctx, m.bookingSweepJob())
+	stopSweep := m.startJobs(ctx, m.bookingSweepJob(), m.retentionJob())
 	defer stopSweep()
 	stopUSP := m.startUSPWork(ctx)
 	defer stopUSP()
 	served := make(chan error, len(servers))
 	for i, srv := range servers {
-		go func() { served <- srv.Serve(listeners[i]) }()
+		go func() {
+			if srv.TLSConfig != nil {
+				served <- srv.ServeTLS(listeners[i], "", "") // certificates from TLSConfig
+				return
+			}
+			served <- srv.Serve(listeners[i])
+		}()
 	}
 	select {
 	case err = <-served:

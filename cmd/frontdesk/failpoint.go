@@ -21,19 +21,21 @@ const failpointEnv = "FRONTDESK_FAILPOINT"
 var boundaries = map[string]func(store.Write) bool{
 	"pending-registration": recordOf("booking-intent", store.OpCreate),
 	"proof-receipt":        recordOf("booking-intent", store.OpSwap),
-	"record-creation":      opIs(store.OpCreateReservation),
-	"inventory-hold":       opIs(store.OpHold),
+	"record-creation":      opNamed("create-reservation"),
+	"inventory-hold":       opNamed("hold"),
 	"notice-claim":         recordOf("booking-notice", store.OpCreate, store.OpSwap),
 	"cancellation-record":  recordOf("booking-cancel", store.OpSwap),
-	"index-release":        opIs(store.OpRelease),
+	"index-release":        opNamed("release"),
 	"notice-queue":         recordOf("booking-notice-due", store.OpCreate),
 	"idempotency-write":    recordOf("usp-idempotency", store.OpCreate, store.OpSwap),
 	"webhook-queue":        recordOf("usp-event", store.OpCreate),
 	"click-batch":          recordOf("orp.clicklog", store.OpCreate),
 }
 
-func opIs(op store.Op) func(store.Write) bool {
-	return func(w store.Write) bool { return w.Op == op }
+// opNamed matches writes of the index and of reservations by the name of
+// their operation: only the reservation desk builds those.
+func opNamed(name string) func(store.Write) bool {
+	return func(w store.Write) bool { return w.Op.String() == name }
 }
 
 func recordOf(kind string, ops ...store.Op) func(store.Write) bool {

@@ -23,9 +23,10 @@ type job struct {
 const passDeadline = 24 * time.Second
 
 // startJobs runs each job every interval until ctx ends, each pass under
-// passDeadline, logging a failed pass under the job's name (a pass cut
-// short by the end of ctx is not a failure). The returned function stops them and waits for passes in
-// flight.
+// passDeadline, recording each pass's duration and last success in the
+// metrics (label: the job's name) and logging a failed pass under the
+// job's name (a pass cut short by the end of ctx is not a failure). The
+// returned function stops them and waits for passes in flight.
 func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -33,22 +34,32 @@ func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
 		wg.Go(func() {
 			t := time.NewTicker(j.every)
 			defer t.Stop()
-			pass := func() {
-				ctx, cancel := context.WithTimeout(ctx, passDeadline)
-				defer cancel()
-				if err := j.run(ctx); err != nil && ctx.Err() != context.Canceled {
+			// pass reports false when shutdown cut it short.
+			pass := func() bool {
+				passCtx, cancelPass := context.WithTimeout(ctx, passDeadline)
+				defer cancelPass()
+				start := time.Now()
+				err := j.run(passCtx)
+				if ctx.Err() != nil {
+					return false // cut short by shutdown: neither a success nor a failure
+				}
+				m.metrics.Job(j.name, time.Since(start).Seconds(), err == nil, float64(m.Clock.Now().Unix()))
+				if err != nil {
 					m.Logger.Error(j.name, "err", err)
 				}
+				return true
 			}
-			if j.atStart {
-				pass()
+			if j.atStart && !pass() {
+				return
 			}
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					pass()
+					if !pass() {
+						return
+					}
 				}
 			}
 		})

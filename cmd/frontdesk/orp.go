@@ -17,13 +17,31 @@ import (
 	"frontdesk/orp"
 )
 
-// orpLevels are the conformance levels the discovery document claims:
-// only those whose suites pass: TestORP_L0 (L0-SCHEMA, L0-HASH,
-// L0-IDEMPOTENT, L0-REPLAY, L0-STALE) and TestORP_L1 (C1, C2 and the four
-// L1 tests of §17), each on SQLite and PostgreSQL over HTTP, and
-// TestORP_MCPSuite runs the same named tests through /orp/mcp. L2 and L3
-// are not built.
-var orpLevels = []string{"L0", "L1"}
+// orpSuites are the conformance levels whose suites this package runs
+// and passes in CI: TestORP_L0 (L0-SCHEMA, L0-HASH, L0-IDEMPOTENT,
+// L0-REPLAY, L0-STALE), TestORP_L1 (C1, C2 and the four L1 tests of
+// §17), each on SQLite and PostgreSQL over HTTP and through /orp/mcp in
+// TestORP_MCPSuite, and TestORP_L3 (L3-KINDS, L3-NEGOTIATE, L3-SPACE,
+// L3-DISPUTE, L3-REPUTATION, L3-PAYOUT) over HTTP on both engines and
+// through /orp/mcp.
+// TestORPSuitesExist fails when a level is listed without its suite.
+var orpSuites = []string{"L0", "L1", "L3"}
+
+// orpLevels are the levels the discovery document claims. Each level
+// includes the ones below it (§17), so a level is claimed only when its
+// suite and every lower one pass: L3 waits for the L2 suite.
+var orpLevels = claimedLevels(orpSuites)
+
+func claimedLevels(suites []string) []string {
+	var out []string
+	for _, l := range []string{"L0", "L1", "L2", "L3"} {
+		if !slices.Contains(suites, l) {
+			break
+		}
+		out = append(out, l)
+	}
+	return out
+}
 
 // orpState is the running ORP host.
 type orpState struct {
@@ -51,11 +69,13 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		Name: name, Description: m.Config.ORP.Description,
 		TermsURL: origin + "/terms", PrivacyURL: privacy, Levels: orpLevels,
 		// routes serves the MCP binding at /orp/mcp whenever ORP is on.
-		MCP:            true,
-		ClickPerMinute: m.Config.ORP.ClicksPerMinute,
-		Sites:          m.ownerSites(origin),
-		BlockedDomains: m.Config.ORP.BlockedDomains,
-		MaxReport:      m.Config.ORP.MaxReportMinor,
+		MCP:             true,
+		ClickPerMinute:  m.Config.ORP.ClicksPerMinute,
+		Sites:           m.ownerSites(origin),
+		BlockedDomains:  m.Config.ORP.BlockedDomains,
+		MaxReport:       m.Config.ORP.MaxReportMinor,
+		ProviderSecrets: map[string]string{"stripe": m.Config.ORP.StripeWebhookSecret},
+		ResolverToken:   m.Config.ORP.ResolverToken,
 	})
 }
 
@@ -156,6 +176,9 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) (err error) {
 		return err
 	}
 	if err := m.printWebhookSweep(ctx, out); err != nil {
+		return err
+	}
+	if err := m.printRetention(ctx, out); err != nil {
 		return err
 	}
 	return printBookingSweep(ctx, m.bookings, out)

@@ -16,6 +16,7 @@ import (
 	"frontdesk/internal/hostguard"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
+	"frontdesk/internal/requestid"
 	"frontdesk/mail"
 	"frontdesk/mcpfront"
 	"frontdesk/orp"
@@ -50,9 +51,10 @@ func (c routeClass) limits() (read, write, stream time.Duration) {
 	return 15 * time.Second, 30 * time.Second, 0
 }
 
-// routes lists every entry point of the server. Nothing else mounts a
-// handler: adapters expose handlers and this function gives each its
-// pattern, its host check and its deadlines.
+// routes lists every entry point of the main listener. Nothing outside
+// this file mounts a handler (probes and metricsRoutes below are the
+// plain-HTTP and metrics listeners): adapters expose handlers and this
+// file gives each its pattern, its host check and its deadlines.
 func (m *Main) routes() http.Handler {
 	mux := http.NewServeMux()
 	hosts := hostguard.New(m.Config.Deployment.Hostnames)
@@ -77,7 +79,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: m.bookings}
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -137,6 +139,24 @@ func (m *Main) routes() http.Handler {
 	return m.front(proxies.Handler(mux))
 }
 
+// probes are liveness and readiness, for the plain-HTTP listener:
+// orchestrators call them there by address.
+func (m *Main) probes() http.Handler {
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web")}
+	mux := http.NewServeMux()
+	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
+	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
+	return mux
+}
+
+// metricsRoutes is the metrics listener of server.metrics_addr: /metrics
+// alone.
+func (m *Main) metricsRoutes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.deadlines(probe, m.metricsHandler()))
+	return mux
+}
+
 // nav is the navigation every page shows.
 func (m *Main) nav() []page.Link {
 	links := []page.Link{{Href: "/", Text: m.Config.Business.Name}, {Href: "/locations", Text: "Properties"},
@@ -148,10 +168,15 @@ func (m *Main) nav() []page.Link {
 }
 
 // metricsHandler serves Prometheus, behind the bearer token when the
-// config names one.
+// config names one. Without a token, on its own listener it is open (the
+// owner chose that address), and on the public listener it answers only
+// this machine (observe.go).
 func (m *Main) metricsHandler() http.Handler {
 	h := promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{})
 	token := m.Config.Server.MetricsToken
+	if token == "" && m.Config.Server.MetricsAddr == "" {
+		return localOnly(h)
+	}
 	if token == "" {
 		return h
 	}
@@ -272,15 +297,35 @@ var securityHeaders = http.Header{
 	"Content-Security-Policy": {page.ContentSecurityPolicy},
 }
 
-// front adds what every answer shares: the security headers, one log
-// line and one metric per request, labelled by the route pattern.
+// front adds what every answer shares: the security headers, a request
+// id (requestlog.go), one log line and one metric per request, labelled
+// by the route pattern.
 func (m *Main) front(next http.Handler) http.Handler {
 	logger := m.Logger.With("component", "http")
+	proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
+	if err != nil {
+		panic(err) // validated with the config
+	}
+	hsts := m.hsts()
+	ids, err := requestid.NewSource(m.Rand)
+	if err != nil {
+		panic(err) // the random source failed: nothing could be served safely
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h := w.Header()
 		for k, v := range securityHeaders {
 			h[k] = v
+		}
+		r = identify(w, r, proxies, ids)
+		if r.TLS != nil && hsts != "" {
+			h.Set("Strict-Transport-Security", hsts)
+		}
+		if plainCredentials(r, proxies) {
+			http.Error(w, plainCredentialsRefusal, http.StatusForbidden)
+			m.metrics.Response("plain credentials", http.StatusForbidden)
+			logger.WarnContext(r.Context(), "request", "method", loggableMethod(r.Method), "route", "plain credentials", "status", http.StatusForbidden)
+			return
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
+	"frontdesk/staff/office"
 	"frontdesk/store"
 )
 
@@ -41,7 +43,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			w = stderr
 		}
 		fmt.Fprintf(w, "Usage: frontdesk staff %s\n\n%s\n\nActions:\n", commands["staff"].args, commands["staff"].about)
-		for _, a := range []string{"add-user", "list", "confirm", "decline", "cancel", "complete", "move"} {
+		for _, a := range []string{"add-user", "list", "book", "confirm", "decline", "cancel", "complete", "move"} {
 			fmt.Fprintf(w, "  frontdesk staff %s %s\n", a, commands["staff "+a].args)
 		}
 		if len(args) == 0 {
@@ -60,6 +62,8 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runStaffAddUser(ctx, args, stdin, stdout, stderr)
 	case action == "list":
 		return runStaffList(ctx, args, stdout, stderr)
+	case action == "book":
+		return runStaffBook(ctx, args, stdout, stderr)
 	case isDecision:
 		var by, note *string
 		m, fs, err := newMainWith(cmd, args, stdout, stderr, func(fs *flag.FlagSet) {
@@ -80,7 +84,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer closing(&err, m)
 		r, mailed, err := m.bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: *by, Note: *note})
 		if err != nil {
-			return fmt.Errorf("%s %s: %w", cmd, ref, err)
+			return staffRefusal(cmd+" "+ref, m, err)
 		}
 		fmt.Fprintf(stdout, "%s is %s", r.Reference, r.State)
 		if mailed {
@@ -90,6 +94,79 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return nil
 	}
 	return fmt.Errorf("staff: unknown action %q (see frontdesk staff --help)", action)
+}
+
+// runStaffBook is `frontdesk staff book`: a reservation staff make for a
+// guest on the phone or at the desk, through the desk like every door.
+func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var b office.Booking
+	m, fs, err := newMainWith("staff book", args, stdout, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&b.Location, "location", "", "the location's slug")
+		fs.StringVar(&b.RoomType, "unit", "", "the room type")
+		fs.StringVar(&b.Checkin, "checkin", "", "arrival, YYYY-MM-DD")
+		fs.StringVar(&b.Checkout, "checkout", "", "departure, YYYY-MM-DD")
+		fs.StringVar(&b.Name, "name", "", "the guest's name")
+		fs.StringVar(&b.Email, "email", "", "the guest's email")
+		fs.StringVar(&b.Phone, "phone", "", "the guest's phone")
+		fs.StringVar(&b.Guests, "guests", "", "how many guests (one when not given)")
+		fs.StringVar(&b.Notes, "notes", "", "notes for the stay")
+		fs.StringVar(&b.By, "by", "staff", "who books, for the audit")
+	})
+	if err != nil {
+		return ignoreHelp(err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("staff book: unexpected argument %q (see frontdesk staff book --help)", fs.Arg(0))
+	}
+	if err := m.open(ctx, ""); err != nil {
+		return err
+	}
+	defer m.Close()
+	r, err := m.office.Book(ctx, b)
+	if err != nil {
+		return staffRefusal("staff book", m, err)
+	}
+	fmt.Fprintf(stdout, "%s is %s: %s %s, %s to %s\n", r.Reference, r.State, r.Location, r.Unit, r.FirstSlot(), r.LastSlot())
+	return nil
+}
+
+// staffRefusal words a refusal of a staff command: the field problems
+// of a bad request, the desk's public message for what the core refused,
+// and the cause, logged once, for a fault.
+func staffRefusal(cmd string, m *Main, err error) error {
+	if p, ok := errors.AsType[booking.FormProblems](err); ok {
+		fields := slices.Sorted(maps.Keys(p))
+		lines := make([]string, 0, len(fields))
+		for _, f := range fields {
+			lines = append(lines, "--"+flagOf(f)+": "+p[f])
+		}
+		return fmt.Errorf("%s: %s", cmd, strings.Join(lines, "; "))
+	}
+	if errors.Is(err, booking.ErrNoReservation) {
+		return fmt.Errorf("%s: no such reservation", cmd)
+	}
+	if e, ok := errors.AsType[*reservation.Error](err); ok {
+		switch e.Code {
+		case reservation.CodeIllegalTransition, reservation.CodeUnitTaken, reservation.CodeConflict:
+			if e.Err == nil {
+				return fmt.Errorf("%s: %s", cmd, e.Message)
+			}
+			return fmt.Errorf("%s: %s (%w)", cmd, e.Message, e.Err)
+		}
+	}
+	m.Logger.Error("staff command failed", "command", cmd, "err", err)
+	return fmt.Errorf("%s: %w", cmd, err)
+}
+
+// flagOf names the flag of a staff booking's field.
+func flagOf(field string) string {
+	if field == "roomtype" {
+		return "unit"
+	}
+	if field == "dates" {
+		return "checkin/--checkout"
+	}
+	return field
 }
 
 // runStaffList is `frontdesk staff list`.

@@ -18,7 +18,8 @@ func (m *Main) bookingSweepJob() job {
 	// A pass at start retries the notices a killed or restarted server
 	// left, and repairs what it interrupted.
 	return job{name: "booking sweep", every: bookingSweepEvery, atStart: true, run: func(ctx context.Context) error {
-		_, err := m.bookings.Sweep(ctx)
+		res, err := m.bookings.Sweep(ctx)
+		m.metrics.DeadLetters.WithLabelValues("mail").Add(float64(res.Exhausted))
 		return err
 	}}
 }

@@ -16,10 +16,10 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/httpsig"
 	"frontdesk/internal/uspspec"
-	"frontdesk/reservation"
 	"frontdesk/usp"
 	"frontdesk/usp/keyset"
 	"frontdesk/usp/usptest"
+	"frontdesk/usp/webhook"
 )
 
 const hookProfile = `{"usp":{"version":"2026-08-20","capabilities":{
@@ -138,7 +138,7 @@ func TestPlatformHearsOfStaffConfirmation(t *testing.T) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	first, second := rc.got[0], rc.got[1]
-	want := reservation.EventID(made.Booking.ID, 2) // version 1 created it, 2 is the confirmation
+	want := webhook.EventID(made.Booking.ID, 2) // version 1 created it, 2 is the confirmation
 	if first["event"] != "booking.confirmed" || first["booking_id"] != made.Booking.ID || first["event_id"] != want || second["event_id"] != want ||
 		rc.status[0] != 500 || rc.status[1] != 200 {
 		t.Fatalf("webhooks = %v (statuses %v), want booking.confirmed %s twice", rc.got, rc.status, want)

@@ -9,6 +9,7 @@ package baseline
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"io"
 	"net/http"
 )
 
@@ -19,7 +20,10 @@ const Destination = "https://acmenotes.example/pricing"
 // 128-bit click id and the same headers, and nothing else.
 func Redirect(w http.ResponseWriter, _ *http.Request) {
 	id := make([]byte, 16)
-	_, _ = rand.Read(id) // crypto/rand never fails
+	if _, err := io.ReadFull(rand.Reader, id); err != nil {
+		http.Error(w, "no click id", http.StatusInternalServerError)
+		return
+	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Location", Destination+"?via="+base64.RawURLEncoding.EncodeToString(id))

@@ -1,8 +1,9 @@
 // Package orphttp is the HTTP binding of the ORP host (§4.2 of the ORP
 // specification): discovery, POST /orp, the inbox, deal snapshots, party
 // keys, suggest and join, the schema files, tracked-link redirects under
-// /go/, approvals, the claim page, the payer's conversion reports and the
-// host's terms page. Handlers parse with a size
+// /go/, approvals, the claim page, the payer's conversion reports,
+// payment providers' signed webhook events, the dispute resolver's page
+// and the host's terms page. Handlers parse with a size
 // limit, call the orp domain and render; they hold no protocol rules.
 //
 // It is an adapter: it imports the orp domain and the standard library,
@@ -63,6 +64,9 @@ func (s *Server) Routes() []Route {
 		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
 		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
 		{"POST /orp/conversions", http.HandlerFunc(s.conversion)},
+		{"POST /orp/providers/{provider}", http.HandlerFunc(s.providerEvent)},
+		{"GET /orp/resolve", http.HandlerFunc(s.resolveShow)},
+		{"POST /orp/resolve", http.HandlerFunc(s.resolveSubmit)},
 		{"GET /terms", http.HandlerFunc(s.terms)},
 	}
 	for i := range routes {

@@ -98,6 +98,9 @@ func (s *Office) Dashboard(ctx context.Context, slugs []string) (Dashboard, erro
 func (s *Office) countReservations(ctx context.Context, slug string, d *Dashboard, end civil.Date, now time.Time) error {
 	f := store.ReservationFilter{Location: slug, From: d.Today.String(), To: end.String()}
 	return s.eachReservation(ctx, f, func(r reservation.Reservation) error {
+		if r.State == reservation.OnHold {
+			return nil // a platform's tentative hold is no one's arrival yet
+		}
 		if r.Attention != "" {
 			d.Flagged++
 		}

@@ -3,6 +3,10 @@ package office
 import (
 	"context"
 	"testing"
+	"time"
+
+	"frontdesk/booking"
+	"frontdesk/reservation"
 )
 
 // TestDashboard: two chat stays at Riverside in the week of 2026-12-28
@@ -33,5 +37,24 @@ func TestDashboard(t *testing.T) {
 	other, err := w.svc.Dashboard(ctx, []string{"oldtown"})
 	if err != nil || other.Pending != 0 || other.Requests != 0 || len(other.BySource) != 0 || other.Occupancy["riverside"] != nil {
 		t.Fatalf("Old Town's dashboard = %+v, %v", other, err)
+	}
+}
+
+// TestDashboardLeavesHoldsOut: a platform's tentative hold holds its
+// room in the occupancy chart but is neither an arrival, a reservation
+// by source nor one awaiting staff.
+func TestDashboardLeavesHoldsOut(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	if _, err := w.booker.Book(ctx, booking.BookRequest{Location: "riverside", Unit: "double", Slots: []string{"2026-12-30"},
+		Source: reservation.USP("acme"), Kind: reservation.KindHold, Expires: testNow.Add(10 * time.Minute), By: "usp:acme"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := w.svc.Dashboard(ctx, []string{"riverside"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Occupancy["riverside"][4] == 0 || len(d.BySource) != 0 || d.Pending != 0 || d.Requests != 0 {
+		t.Fatalf("dashboard with a hold = occupancy %v, sources %v, pending %d, requests %d", d.Occupancy["riverside"], d.BySource, d.Pending, d.Requests)
 	}
 }

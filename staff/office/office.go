@@ -1,7 +1,8 @@
 // Package office is what the staff screen and the staff commands read
 // and change through the core: one reservation as staff see it, the
-// dashboard, the settings owners edit, and the chat ceilings that are
-// full now. It assembles its views from the reservation core and from
+// dashboard, the settings owners edit, the chat ceilings that are full
+// now, and the reservations staff make for guests on the phone or at
+// the desk. It assembles its views from the reservation core and from
 // what direct booking records; the records stay theirs.
 //
 // It is a domain package: it imports booking, reservation, config, store
@@ -15,6 +16,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -25,6 +27,7 @@ type Office struct {
 	cfg      config.Config
 	st       store.Store
 	clock    clock.Clock
+	pricer   *pricing.Pricer
 	log      *slog.Logger
 }
 
@@ -32,7 +35,9 @@ type Office struct {
 type Options struct {
 	Bookings *booking.Service
 	Clock    clock.Clock
-	Logger   *slog.Logger
+	// Pricer prices the stays staff book.
+	Pricer *pricing.Pricer
+	Logger *slog.Logger
 }
 
 // New returns an Office on the booking service's configuration and
@@ -43,7 +48,7 @@ func New(o Options) *Office {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Office{bookings: o.Bookings, cfg: o.Bookings.Config(), st: o.Bookings.Store(), clock: o.Clock,
-		log: log.With("component", "office")}
+		pricer: o.Pricer, log: log.With("component", "office")}
 }
 
 // location finds the configured location slug names.

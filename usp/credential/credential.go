@@ -25,7 +25,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/pop"
 )
@@ -38,10 +37,11 @@ const Prefix = "bsc_"
 // the specification requires.
 const randomBytes = 20
 
-// Kind is the record kind of issued credentials. The reservation core
-// owns the name: it deletes a booking's credentials in the write that
-// ends the booking.
-const Kind = reservation.CredentialKind
+// Kind is the record kind of issued credentials, keyed "<resource>/<hash
+// of the value>". A booking's credentials die with it: the USP door
+// hooks the reservation desk's terminal transitions with EndWrites, so
+// the deletes commit in the write that ends the booking.
+const Kind = "usp-credential"
 
 // Credential is the issued form, returned once in the creation response
 // and never on reads.
@@ -202,9 +202,8 @@ func (is Issuer) Authorize(ctx context.Context, now time.Time, v *pop.Verifier, 
 }
 
 // InvalidationWrites returns the deletes that invalidate every credential
-// of resource, for a caller that ends a resource without reservation.Move
-// (which deletes a booking's credentials itself) to apply in the same
-// transaction as the status change that makes the resource terminal.
+// of resource, to apply in the same transaction as the status change that
+// makes the resource terminal.
 func (is Issuer) InvalidationWrites(ctx context.Context, resource string) ([]store.Write, error) {
 	if resource == "" || strings.Contains(resource, "/") {
 		return nil, fmt.Errorf("credential: bad resource id %q", resource)

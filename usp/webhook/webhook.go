@@ -1,6 +1,6 @@
 // Package webhook delivers USP webhooks (§9.2.3, §10.1.1) from the
-// durable outbox: the events reservation.Announce writes in the same
-// transaction as each transition of a USP platform's reservation. Each
+// durable outbox: the events the USP door writes in the same transaction
+// as each transition of a USP platform's reservation. Each
 // event is POSTed to the platform's webhook URL, signed with the
 // business's current key (Content-Digest and an RFC 9421 signature with
 // created and a keyid from the business profile), and offered to the
@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
-	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -88,7 +87,7 @@ type Outbox struct {
 	// Render makes the body of a booking event; nil renders a
 	// BookingEvent whose booking_id is the reservation reference and
 	// without data. ErrSkip drops the event.
-	Render func(ctx context.Context, e reservation.Event) ([]byte, error)
+	Render func(ctx context.Context, e Event) ([]byte, error)
 	// Notify offers the body to the platform's live MCP sessions as a
 	// usp_webhook notification, once, at the first attempt; nil when
 	// there is no MCP binding.
@@ -97,10 +96,10 @@ type Outbox struct {
 	Logger *slog.Logger
 }
 
-// row is an outbox record: the event as reservation.Announce wrote it,
+// row is an outbox record: the event as QueueEvent or Queue wrote it,
 // and the delivery state this package keeps with it.
 type row struct {
-	reservation.Event
+	Event
 	// CallbackURL and Body are set on events rendered when queued, such
 	// as catalog events for a feed subscription: Body goes to CallbackURL
 	// as it is.
@@ -148,7 +147,7 @@ func (o *Outbox) Deliver(ctx context.Context) (Result, error) {
 	waiting := map[string]bool{} // references with an earlier event still queued
 	after := ""
 	for {
-		page, err := o.Records.List(ctx, reservation.OutboxKind, "", after, pageSize)
+		page, err := o.Records.List(ctx, Kind, "", after, pageSize)
 		if err != nil {
 			return res, fmt.Errorf("list outbox: %w", err)
 		}
@@ -266,7 +265,7 @@ func (o *Outbox) post(ctx context.Context, now time.Time, url string, body []byt
 	return ""
 }
 
-func (o *Outbox) render(ctx context.Context, e reservation.Event) ([]byte, error) {
+func (o *Outbox) render(ctx context.Context, e Event) ([]byte, error) {
 	if o.Render != nil {
 		return o.Render(ctx, e)
 	}
@@ -313,9 +312,9 @@ func (o *Outbox) bury(ctx context.Context, rec store.Record, r row, now time.Tim
 // those of one chain are delivered in the order of their ids. The id is
 // the event_id body carries.
 func Queue(id, platform, chain, url string, body []byte, now time.Time) (store.Write, error) {
-	v, err := json.Marshal(row{Event: reservation.Event{ID: id, Type: "direct", Platform: platform, Reference: chain, At: now.UTC()}, CallbackURL: url, Body: body})
+	v, err := json.Marshal(row{Event: Event{ID: id, Type: "direct", Platform: platform, Reference: chain, At: now.UTC()}, CallbackURL: url, Body: body})
 	if err != nil {
 		return store.Write{}, err
 	}
-	return store.Write{Op: store.OpCreate, Record: store.Record{Kind: reservation.OutboxKind, Key: id, Value: v, UpdatedAt: now}}, nil
+	return store.Write{Op: store.OpCreate, Record: store.Record{Kind: Kind, Key: id, Value: v, UpdatedAt: now}}, nil
 }

@@ -181,18 +181,23 @@ func (b *business) book(t *testing.T, ref, platform string) reservation.Reservat
 	return r
 }
 
-// move commits a transition as every door does: the writes of
-// reservation.Move in one Apply.
+// move commits a staff decision as every door does, through the
+// reservation desk, with the USP door's subscription queueing its event.
 func (b *business) move(t *testing.T, r reservation.Reservation, to reservation.State) reservation.Reservation {
 	t.Helper()
-	moved, writes, err := reservation.Move(r, to, "staff", "", b.clock.Now(), nil)
+	desk := reservation.NewDesk(b.st)
+	desk.Subscribe("usp", func(e reservation.Event) []store.Write {
+		typ := map[reservation.State]string{reservation.Confirmed: "booking.confirmed", reservation.Cancelled: "booking.canceled"}[e.Reservation.State]
+		if w, ok := webhook.QueueEvent(e.Reservation, typ, e.Version, e.At); ok && typ != "" {
+			return []store.Write{w}
+		}
+		return nil
+	})
+	moved, err := desk.Decide(context.Background(), reservation.Change{Read: r, By: "staff", At: b.clock.Now(),
+		Unit: reservation.Unit{Location: r.Location, Type: r.Unit, Capacity: 100}}, to)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.st.Apply(context.Background(), writes); err != nil {
-		t.Fatal(err)
-	}
-	moved.Version = r.Version + 1
 	return moved
 }
 
@@ -224,7 +229,7 @@ func TestBookingEventIsDeliveredSigned(t *testing.T) {
 		rc, srv := newReceiver(t, b.clock, b.keys)
 		b.box.Endpoint = func(context.Context, string) (string, error) { return srv.URL + "/hooks/usp", nil }
 		r := b.book(t, "AIR-7K2Q", "acme")
-		if n := len(outbox(t, st, reservation.OutboxKind)); n != 0 {
+		if n := len(outbox(t, st, webhook.Kind)); n != 0 {
 			t.Fatalf("a booking awaiting staff queued %d events", n)
 		}
 		b.move(t, r, reservation.Confirmed)
@@ -232,11 +237,11 @@ func TestBookingEventIsDeliveredSigned(t *testing.T) {
 			t.Fatalf("pass = %+v, want one delivered", res)
 		}
 		got := rc.deliveries()
-		if len(got) != 1 || got[0].Event != "booking.confirmed" || got[0].EventID != reservation.EventID("AIR-7K2Q", 2) || !got[0].Created.Equal(t0) {
+		if len(got) != 1 || got[0].Event != "booking.confirmed" || got[0].EventID != webhook.EventID("AIR-7K2Q", 2) || !got[0].Created.Equal(t0) {
 			t.Fatalf("deliveries = %+v", got)
 		}
 		schemas.Check(t, bookingEventSchema, got[0].Body)
-		if n := len(outbox(t, st, reservation.OutboxKind)); n != 0 {
+		if n := len(outbox(t, st, webhook.Kind)); n != 0 {
 			t.Fatalf("%d events left after delivery", n)
 		}
 		if res := b.deliver(t); res != (webhook.Result{}) || len(rc.deliveries()) != 1 {
@@ -305,7 +310,7 @@ func TestDeliveryIsGivenUpAfterThreeRetries(t *testing.T) {
 			t.Fatalf("attempt %d at %v, want +%v", i+1, got.Sub(t0), at)
 		}
 	}
-	if n, d := len(outbox(t, st, reservation.OutboxKind)), len(outbox(t, st, webhook.DeadKind)); n != 0 || d != 1 {
+	if n, d := len(outbox(t, st, webhook.Kind)), len(outbox(t, st, webhook.DeadKind)); n != 0 || d != 1 {
 		t.Fatalf("outbox %d, dead letters %d; want 0 and 1", n, d)
 	}
 }
@@ -332,7 +337,7 @@ func TestOutboxSurvivesRestart(t *testing.T) {
 	if res := b.deliver(t); res.Delivered != 1 {
 		t.Fatalf("pass after restart = %+v", res)
 	}
-	if got := rc.deliveries(); len(got) != 1 || got[0].EventID != reservation.EventID("AIR-RESTART", 2) {
+	if got := rc.deliveries(); len(got) != 1 || got[0].EventID != webhook.EventID("AIR-RESTART", 2) {
 		t.Fatalf("deliveries after restart = %+v", got)
 	}
 }
@@ -378,7 +383,7 @@ func TestUnacknowledgedDeliveryRepeatsWithSameEventID(t *testing.T) {
 	for _, d := range got {
 		seen[d.EventID]++
 	}
-	if len(got) != 2 || seen[reservation.EventID("AIR-TWICE", 2)] != 2 {
+	if len(got) != 2 || seen[webhook.EventID("AIR-TWICE", 2)] != 2 {
 		t.Fatalf("deliveries = %+v, want the same event twice", got)
 	}
 }
@@ -399,14 +404,14 @@ func TestEventsOfOneBookingKeepTheirOrder(t *testing.T) {
 	for _, d := range rc.deliveries() {
 		order = append(order, d.Event+" "+d.EventID)
 	}
-	want := []string{"booking.confirmed " + reservation.EventID("AIR-A", 2), "booking.confirmed " + reservation.EventID("AIR-B", 2)}
+	want := []string{"booking.confirmed " + webhook.EventID("AIR-A", 2), "booking.confirmed " + webhook.EventID("AIR-B", 2)}
 	if len(order) != 2 || order[0] != want[0] || order[1] != want[1] {
 		t.Fatalf("first pass sent %v, want %v", order, want)
 	}
 	b.clock.Set(t0.Add(webhook.FirstRetry))
 	b.deliver(t)
 	got := rc.deliveries()
-	if len(got) != 4 || got[2].EventID != reservation.EventID("AIR-A", 2) || got[3].EventID != reservation.EventID("AIR-A", 3) || got[3].Event != "booking.canceled" {
+	if len(got) != 4 || got[2].EventID != webhook.EventID("AIR-A", 2) || got[3].EventID != webhook.EventID("AIR-A", 3) || got[3].Event != "booking.canceled" {
 		t.Fatalf("after the retry: %+v", got)
 	}
 }
@@ -445,10 +450,10 @@ func TestPlatformWithoutWebhookURL(t *testing.T) {
 	}
 	chat.Version = 2
 	b.move(t, chat, reservation.Confirmed)
-	if res := b.deliver(t); res.Dropped != 1 || len(notified) != 1 || notified[0] != "other "+reservation.EventID("AIR-MCP", 2) {
+	if res := b.deliver(t); res.Dropped != 1 || len(notified) != 1 || notified[0] != "other "+webhook.EventID("AIR-MCP", 2) {
 		t.Fatalf("pass = %+v, notified %v", res, notified)
 	}
-	if n := len(outbox(t, st, reservation.OutboxKind)); n != 0 {
+	if n := len(outbox(t, st, webhook.Kind)); n != 0 {
 		t.Fatalf("%d events left", n)
 	}
 }

@@ -7,6 +7,7 @@ package catalogue
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -132,6 +133,39 @@ type Answer struct {
 	Values []string
 }
 
+// rules are the assembly rules of §12 for the core's refusals: how the
+// chat door completes each sentence with the route it carries. P adds
+// the phone, F the booking form and its link or else the phone, L only
+// the link; a code missing here adds nothing. A refusal of the pricing
+// rules (quote_…) is PL: the phone unless its text has it, then the
+// prefilled form.
+var rules = map[string]string{
+	"cannot_check": "L", "contact": "L", "paused_call": "L", "unbookable": "L",
+	"replay_cancelled": "L", "replay_ended": "L", "replay_moved": "L",
+	"deploy_draft": "P", "deploy_not_custom": "P", "deploy_stale": "P", "deploy_unknown": "P",
+	"email_rejected": "F", "intent_gone": "F", "last_room": "F", "no_room": "F", "paused": "F",
+	"paused_for_staff": "F", "switched_off": "F", "two_resends": "F", "wait_60": "F", "wrong_code": "F",
+}
+
+// Rule is the assembly rule of code. A start call's refusal also
+// offers the known request's form (§12's start-call wrapper): P becomes
+// PL and no rule L.
+func Rule(code string, start bool) string {
+	r := rules[code]
+	if strings.HasPrefix(code, "quote_") {
+		r = "PL"
+	}
+	if start {
+		switch r {
+		case "":
+			r = "L"
+		case "P":
+			r = "PL"
+		}
+	}
+	return r
+}
+
 // Sentence is the catalogue sentence of code, unfilled.
 func Sentence(code string) (string, bool) {
 	if strings.HasPrefix(code, "quote_") {
@@ -186,4 +220,15 @@ func withPhone(text, phone string) string {
 		return text
 	}
 	return text + " Call " + phone + "."
+}
+
+// Codes lists every code the catalogue words, sorted, for the refusal
+// inventory (`frontdesk refusals`).
+func Codes() []string {
+	codes := make([]string, 0, len(sentences))
+	for c := range sentences {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	return codes
 }

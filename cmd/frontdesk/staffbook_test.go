@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestStaffBookTakesTheRoomForEveryDoor is the desk's black-box check:
+// `frontdesk staff book` takes Riverside's one studio for a week, and
+// then the chat booking tools and a USP platform both find it taken; a
+// bad request names its flags and stores nothing.
+func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
+	m, platform := startUSPDemo(t, "")
+	data := m.Config.Store.DataDir
+	out, _, err := runCmd(t, "staff", "book", "--data", data, "--location", "riverside", "--unit", "studio",
+		"--checkin", "2026-12-30", "--checkout", "2027-01-06", "--name", "Walk In", "--phone", "+1 303 555 0100", "--by", "ann")
+	if err != nil || !strings.Contains(out, " is confirmed: riverside studio, 2026-12-30 to 2027-01-05") {
+		t.Fatalf("staff book = %q, %v", out, err)
+	}
+	ref := strings.Fields(out)[0]
+	list, _, err := runCmd(t, "staff", "list", "--data", data, "--state", "confirmed")
+	if err != nil || !strings.Contains(list, ref) || !strings.Contains(list, "staff") {
+		t.Fatalf("staff list = %q, %v", list, err)
+	}
+
+	cs := connect(t, m.URL+"/mcp", "2025-11-25")
+	res, _ := callTool(t, cs, "start_booking", map[string]any{"property": "Riverside Inn", "roomtype": "studio",
+		"checkin": "2026-12-31", "checkout": "2027-01-02", "guest_name": "Bea Chat", "email": "bea@example.com", "phone": "+1 303 555 0123"})
+	if !res.IsError {
+		t.Fatalf("chat started a booking of the studio staff booked: %s", text(res))
+	}
+	status, _, body := post(t, m.URL+"/usp/bookings", platform, `{"service_id":"svc_riverside_studio","slot_id":"slot_riverside_studio_20261230T2200Z",
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`)
+	msgs, _ := decodeJSON(t, body)["messages"].([]any)
+	if status != 200 || len(msgs) == 0 || msgs[0].(map[string]any)["code"] != "slot_unavailable" {
+		t.Fatalf("USP booking of the room staff booked: %d %s", status, body)
+	}
+
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--location", "nowhere"}, "--location: No such location."},
+		{[]string{"--location", "riverside", "--unit", "yurt", "--name", "X", "--phone", "+1 303 555 0100"}, "--unit: No such room type"},
+		{[]string{"--location", "riverside", "--unit", "double", "--checkin", "2027-01-06", "--checkout", "2027-01-02", "--name", "X", "--email", "x@example.com"}, "--checkin/--checkout:"},
+		{[]string{"--location", "riverside", "--unit", "double", "--checkin", "2026-12-30", "--checkout", "2027-01-02"}, "--name: Give the guest's name."},
+		{[]string{"--location", "riverside", "--unit", "studio", "--checkin", "2027-01-02", "--checkout", "2027-01-09", "--name", "X", "--email", "x@example.com"}, "staff book: No unit is free"},
+	} {
+		_, _, err := runCmd(t, append([]string{"staff", "book", "--data", data}, bad.args...)...)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("staff book %v = %v, want %q", bad.args, err, bad.want)
+		}
+	}
+	if list, _, _ := runCmd(t, "staff", "list", "--data", data); strings.Count(list, "staff") != 1 {
+		t.Fatalf("refused bookings were stored: %q", list)
+	}
+	if out, _, err := runCmd(t, "staff", "move", ref, "--data", data, "--by", "ann"); err != nil || out != ref+" is moved\n" {
+		t.Fatalf("staff move = %q, %v", out, err)
+	}
+}
+
+// TestStaffConfirmOfAUSPHoldIsRefused: a platform's hold is not awaiting
+// staff; `frontdesk staff confirm` on its reference is refused with the
+// desk's reason and the hold stays a hold, which the platform can still
+// convert.
+func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
+	m, platform := startUSPDemo(t, "")
+	_, _, body := post(t, m.URL+"/usp/availability/query", nil, `{"service_id":"svc_airport_shuttle","start_date":"2026-12-02","end_date":"2026-12-02"}`)
+	slot := decodeJSON(t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	status, _, body := post(t, m.URL+"/usp/availability/holds", platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q}`, slot))
+	if status != 201 {
+		t.Fatalf("hold: %d %s", status, body)
+	}
+	holdID := decodeJSON(t, body)["hold"].(map[string]any)["id"].(string)
+	ref := strings.TrimPrefix(holdID, "hold_")
+	data := m.Config.Store.DataDir
+	for _, action := range []string{"confirm", "decline", "cancel"} {
+		_, _, err := runCmd(t, "staff", action, ref, "--data", data)
+		if err == nil || !strings.Contains(err.Error(), "A hold is not a booking yet") {
+			t.Fatalf("staff %s of a hold = %v", action, err)
+		}
+	}
+	if list, _, _ := runCmd(t, "staff", "list", "--data", data, "--state", "reserved"); strings.Contains(list, ref) {
+		t.Fatalf("the hold is listed as awaiting staff: %q", list)
+	}
+	if list, _, _ := runCmd(t, "staff", "list", "--data", data, "--state", "hold"); !strings.Contains(list, ref) {
+		t.Fatalf("the hold is not listed as a hold: %q", list)
+	}
+	status, _, body = post(t, m.URL+"/usp/bookings", platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"hold_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, slot, holdID))
+	if status != 201 || decodeJSON(t, body)["booking"].(map[string]any)["status"] != "pending" {
+		t.Fatalf("converting the hold after staff tried: %d %s", status, body)
+	}
+}
+
+// TestStaffBookOnTheStaffScreen: an owner books a walk-in from the staff
+// screen's form; the reservation opens confirmed from source staff with
+// its room held; a bad field shows the form again and books nothing; a
+// clerk cannot book at another's property.
+func TestStaffBookOnTheStaffScreen(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	olga := signIn(t, m, "olga")
+	if status, _, page := olga.do("GET", "/staff/reservations/new", nil); status != http.StatusOK || !strings.Contains(page, `id="staff-book"`) {
+		t.Fatalf("booking form = %d %q", status, page)
+	}
+	walkIn := url.Values{"csrf": {olga.csrf}, "location": {"riverside"}, "roomtype": {"studio"}, "checkin": {"2026-12-30"},
+		"checkout": {"2027-01-06"}, "name": {"Walk In"}, "phone": {"+1 303 555 0100"}}
+	status, h, body := olga.do("POST", "/staff/reservations/new", walkIn)
+	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/staff/reservations/RIV-") {
+		t.Fatalf("staff booking = %d %s", status, body)
+	}
+	status, _, page := olga.do("GET", h.Get("Location"), nil)
+	if status != http.StatusOK || !strings.Contains(page, "Booked and confirmed") || !strings.Contains(page, `<dd id="source">staff</dd>`) {
+		t.Fatalf("booked reservation page = %d %q", status, page)
+	}
+	status, _, page = olga.do("POST", "/staff/reservations/new", walkIn)
+	if status != http.StatusConflict || !strings.Contains(page, "No room of this type is free") {
+		t.Fatalf("booking the studio twice = %d %q", status, page)
+	}
+	bad := url.Values{"csrf": {olga.csrf}, "location": {"riverside"}, "roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "phone": {"+1 303 555 0100"}}
+	if status, _, page := olga.do("POST", "/staff/reservations/new", bad); status != http.StatusUnprocessableEntity || !strings.Contains(page, "Give the guest&#39;s name.") {
+		t.Fatalf("booking without a name = %d %q", status, page)
+	}
+	carl := signIn(t, m, "carl")
+	walkIn.Set("csrf", carl.csrf)
+	if status, _, _ := carl.do("POST", "/staff/reservations/new", walkIn); status != http.StatusNotFound {
+		t.Fatalf("a clerk booked at another property: %d", status)
+	}
+	list, _, _ := runCmd(t, "staff", "list", "--data", m.Config.Store.DataDir, "--state", "confirmed")
+	if strings.Count(list, "RIV-") != 1 || !strings.Contains(list, "confirmed  staff") {
+		t.Fatalf("staff bookings stored = %q", list)
+	}
+}
