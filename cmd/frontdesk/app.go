@@ -346,8 +346,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.URL = "http://" + ln.Addr().String()
 	tf, err := m.newTLSFront()
 	if err != nil {
-		ln.Close()
-		return err
+		return errors.Join(err, ln.Close())
 	}
 	if tf != nil {
 		m.URL = "https://" + ln.Addr().String()
@@ -392,8 +391,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if addr := m.Config.TLS.HTTPAddr; addr != "" {
 			pln, err := net.Listen("tcp", addr)
 			if err != nil {
-				ln.Close()
-				return fmt.Errorf("tls.http_addr: %w", err)
+				return errors.Join(fmt.Errorf("tls.http_addr: %w", err), ln.Close())
 			}
 			servers = append(servers, m.httpServer(m.front(tf.plain(m.redirectToHTTPS(ln.Addr().String(), m.probes())))))
 			listeners = append(listeners, pln)

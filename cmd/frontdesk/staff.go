@@ -98,7 +98,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // runStaffBook is `frontdesk staff book`: a reservation staff make for a
 // guest on the phone or at the desk, through the desk like every door.
-func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var b office.Booking
 	m, fs, err := newMainWith("staff book", args, stdout, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&b.Location, "location", "", "the location's slug")
@@ -121,7 +121,7 @@ func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	r, err := m.office.Book(ctx, b)
 	if err != nil {
 		return staffRefusal("staff book", m, err)
