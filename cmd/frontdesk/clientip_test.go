@@ -18,7 +18,9 @@ import (
 func TestLimitsByAddressBehindAProxy(t *testing.T) {
 	m := startMain(t, "", func(c *config.Config) { c.Deployment.TrustedProxies = []string{"127.0.0.1"} })
 	addStaff(t, m)
-	from := func(client string) map[string]string { return map[string]string{"X-Forwarded-For": client} }
+	from := func(client string) map[string]string {
+		return map[string]string{"X-Forwarded-For": client, "X-Forwarded-Proto": "https"}
+	}
 
 	t.Run("staff sign-in", func(t *testing.T) {
 		for i := range staff.AttemptsPerAddr {

@@ -129,14 +129,7 @@ func (m *Main) routes() http.Handler {
 		handle(usp.RESTPath+"/", pages, false, rest)
 		handleMCP(usp.MCPPath, mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))
 	}
-	// Every limit by address (the form's, staff sign-in's, ORP's, MCP
-	// sessions') reads r.RemoteAddr, which is the client behind a
-	// trusted proxy from here on: one rule for all of them.
-	proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
-	if err != nil {
-		panic(err) // validated with the config
-	}
-	return m.front(proxies.Handler(mux))
+	return m.front(mux)
 }
 
 // probes are liveness and readiness, for the plain-HTTP listener:
@@ -328,6 +321,11 @@ func (m *Main) front(next http.Handler) http.Handler {
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		// Every limit by address (the form's, staff sign-in's, ORP's, MCP
+		// sessions') reads r.RemoteAddr, which is the client behind a
+		// trusted proxy from here on: one rule for all of them. The checks
+		// above, which ask about the peer itself, come first.
+		r = proxies.WithClient(r)
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
 		if route == "" {

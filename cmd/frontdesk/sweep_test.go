@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"frontdesk/internal/clock"
+	"frontdesk/internal/metrics"
 )
 
 // TestSweepCommandRunsTheBookingSweep: `frontdesk sweep` runs one booking
@@ -25,7 +28,7 @@ func TestBookingSweepRunsAtStart(t *testing.T) {
 	if !(&Main{}).bookingSweepJob().atStart {
 		t.Fatal("the booking sweep does not run at start")
 	}
-	m := &Main{Logger: slog.New(slog.DiscardHandler)}
+	m := &Main{Logger: slog.New(slog.DiscardHandler), Clock: clock.System{}, metrics: metrics.New()}
 	ran := make(chan string, 2)
 	stop := m.startJobs(context.Background(),
 		job{name: "first", every: time.Hour, atStart: true, run: func(context.Context) error { ran <- "first"; return nil }},
