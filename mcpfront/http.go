@@ -254,7 +254,7 @@ func (j *jsonErrors) Write(b []byte) (int, error) {
 
 func (j *jsonErrors) Flush() {
 	if j.captured == nil {
-		http.NewResponseController(j.ResponseWriter).Flush()
+		_ = http.NewResponseController(j.ResponseWriter).Flush() // nothing buffered when it cannot flush
 	}
 }
 

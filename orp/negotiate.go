@@ -188,7 +188,10 @@ func (o *op) bindAmendment(ctx context.Context, d *dealRecord, party string) map
 	}
 	for id := range tracked {
 		if !kept[id] {
-			o.plainLinks(ctx, d, id, o.now)
+			if err := o.plainLinks(ctx, d, id, o.now); err != nil {
+				// The link stays tracked until the sweep turns it plain.
+				o.h.log.Warn("plain links", "err", err)
+			}
 		}
 	}
 	return links

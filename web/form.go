@@ -3,15 +3,14 @@ package web
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/money"
 	"frontdesk/internal/signature"
 	"frontdesk/pricing"
@@ -131,7 +130,7 @@ func (s *Site) formRequest(r *http.Request, l config.Location, v formValues, tok
 	return booking.FormRequest{
 		Location: l.Slug, RoomType: v.RoomType, Checkin: v.Checkin, Checkout: v.Checkout,
 		Name: v.Name, Email: v.Email, Phone: v.Phone, Guests: v.Guests, Notes: v.Notes,
-		Signature: v.Signature, Address: s.clientAddr(r), Token: token,
+		Signature: v.Signature, Address: clientip.Host(r), Token: token,
 	}
 }
 
@@ -234,17 +233,4 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, status int, p 
 		p.Token = token
 	}
 	s.renderStatus(w, r, status, "book.html", p)
-}
-
-// clientAddr is the address form limits count by: the connection's, or
-// what the configured proxy says when the site has a ClientAddr rule.
-func (s *Site) clientAddr(r *http.Request) string {
-	if s.ClientAddr != nil {
-		return s.ClientAddr(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return strings.TrimSpace(r.RemoteAddr)
-	}
-	return host
 }

@@ -61,9 +61,6 @@ type Site struct {
 	// Forms takes booking-form requests; nil serves the form without
 	// taking requests.
 	Forms Forms
-	// ClientAddr names the client of a request for limits by address;
-	// nil means the connection's address.
-	ClientAddr func(*http.Request) string
 }
 
 // Healthz answers while the process runs.

@@ -29,7 +29,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // is asked for without echo on a terminal, or read as one line from
 // standard input otherwise; it never comes from a flag, where it would
 // sit in the shell history and the process list.
-func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	var username, passwordFile, role *string
 	var locations stringList
 	m, fs, err := newMainWith("staff add-user", args, stdout, stderr, func(fs *flag.FlagSet) {
