@@ -220,6 +220,10 @@ type ORP struct {
 	// MaxReportMinor is the largest amount, in minor units, a payer may
 	// report for one conversion; 0 means 100,000,000,000.
 	MaxReportMinor int64 `toml:"max_report_minor"`
+	// BusinessParty is the business's own party on this host (an orp:
+	// party id), the payer of what bookings earn the partners who sent
+	// their guests; empty attributes no booking.
+	BusinessParty string `toml:"business_party"`
 	// StripeWebhookSecretEnv and StripeWebhookSecretFile name where the
 	// signing secret of the Stripe-compatible webhook at
 	// /orp/providers/stripe is kept; without one, that endpoint refuses

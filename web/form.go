@@ -5,11 +5,13 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/referral"
 )
 
 // Forms is what the booking form needs from the booking core.
@@ -26,6 +28,20 @@ const maxFormBody = 320 << 10
 // empty, and the page says to sign again.
 type formValues struct {
 	RoomType, Checkin, Checkout, Guests, Name, Email, Phone, Notes string
+	// Via is a partner link's click id, kept in a hidden field through
+	// every round of the form; Code is a partner code the guest typed.
+	Via, Code string
+}
+
+// clickID is the partner click id a query or a posted form carries, when
+// it has the shape of one; anything else is dropped.
+func clickID(v url.Values) string {
+	for _, name := range referral.ClickParams {
+		if c := v.Get(name); referral.ValidClick(c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // formPage is what book.html shows.
@@ -74,6 +90,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	if u, ok := l.Unit(q.Get("roomtype")); ok && u.Kind != config.KindTimed {
 		p.Values.RoomType = u.Type
 	}
+	p.Values.Via = clickID(q)
 	in, inErr := civil.Parse(q.Get("checkin"))
 	out, outErr := civil.Parse(q.Get("checkout"))
 	if inErr == nil {
@@ -101,10 +118,12 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	p := s.formPage(l)
 	f := r.PostForm
 	p.Values = formValues{RoomType: f.Get("roomtype"), Checkin: f.Get("checkin"), Checkout: f.Get("checkout"), Guests: f.Get("guests"),
-		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes")}
+		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"),
+		Via: clickID(f), Code: f.Get("code")}
 	res, err := s.Forms.Submit(r.Context(), booking.FormRequest{
 		Location: l.Slug, RoomType: p.Values.RoomType, Checkin: p.Values.Checkin, Checkout: p.Values.Checkout,
 		Name: p.Values.Name, Email: p.Values.Email, Phone: p.Values.Phone, Guests: p.Values.Guests, Notes: p.Values.Notes,
+		Via: p.Values.Via, Code: p.Values.Code,
 		Signature: f.Get("signature"), Trap: f.Get("homepage"), Address: s.clientAddr(r),
 	})
 	var problems booking.FormProblems

@@ -29,6 +29,7 @@ import (
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/sqlite"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -360,6 +361,7 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 		m.orp = &orpState{host: h}
+		m.bookings.UseReferrals(referral.New(referral.Options{Host: h, Payer: m.businessParty, Currency: m.Config.Business.Currency, Logger: m.Logger}))
 	}
 	var stopStreams context.CancelFunc
 	m.shuttingDown, stopStreams = context.WithCancel(context.Background())

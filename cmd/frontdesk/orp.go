@@ -176,3 +176,9 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	}
 	return printBookingSweep(ctx, m.bookings, out)
 }
+
+// businessParty is the business's party on the host, the payer of the
+// conversions its bookings earn partners.
+func (m *Main) businessParty(context.Context) (string, error) {
+	return m.Config.ORP.BusinessParty, nil
+}
