@@ -29,7 +29,6 @@ import (
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
-	"frontdesk/referral"
 	"frontdesk/sqlite"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -361,7 +360,7 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 		m.orp = &orpState{host: h}
-		m.bookings.UseReferrals(referral.New(referral.Options{Host: h, Payer: m.businessParty, Currency: m.Config.Business.Currency, Logger: m.Logger}))
+		m.useReferrals(h)
 	}
 	var stopStreams context.CancelFunc
 	m.shuttingDown, stopStreams = context.WithCancel(context.Background())

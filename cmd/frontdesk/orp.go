@@ -15,6 +15,7 @@ import (
 
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/orp"
+	"frontdesk/referral"
 )
 
 // orpSuites are the conformance levels whose suites this package runs
@@ -161,6 +162,7 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		m.useReferrals(h)
 		res, err := h.Sweep(ctx)
 		fmt.Fprintf(out, "sweep: orp outcomes=%d expired=%d revoked=%d verified=%d forgotten=%d\n",
 			res.Outcomes, res.Expired, res.Revoked, res.Verified, res.Forgotten)
@@ -175,6 +177,12 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	return printBookingSweep(ctx, m.bookings, out)
+}
+
+// useReferrals makes every door attribute bookings to partners on h and
+// every end of an attributed booking settle its conversion there.
+func (m *Main) useReferrals(h *orp.Host) {
+	m.bookings.UseReferrals(referral.New(referral.Options{Host: h, Payer: m.businessParty, Currency: m.Config.Business.Currency, Logger: m.Logger}))
 }
 
 // businessParty is the business's party on the host, the payer of the

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
+	"frontdesk/internal/signature/signaturetest"
+	"frontdesk/reservation"
+)
+
+// referralOrigin is the public origin of the referral tests' server, so
+// party ids, links and messages are the same in every run whatever port
+// the server listens on.
+const referralOrigin = "https://riverside.example"
+
+// referralTerms is the business's standing referral offer: a partner
+// places a tracked link and a code to the booking form, and the business
+// pays 10% of each stay booked through them within 30 days of a click,
+// on its own word (attestation), held one day.
+var referralTerms = map[string]any{
+	"title": "Riverside Inn: 10% of every stay you send us", "kind": "affiliate",
+	"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
+	"obligations": []any{
+		map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true, "code": true},
+			"destination": referralOrigin + "/book/riverside", "proof": []string{"link"}},
+		map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": 1000, "window": "P30D",
+			"hold": "P1D", "rail": "manual", "proof": []string{"attestation"}},
+	},
+}
+
+// referralWorld is a server whose business is a party of its ORP host
+// with a standing referral offer accepted by one partner.
+type referralWorld struct {
+	*orpServer
+	tt                *testing.T
+	business, partner *orpParty
+	deal, link, code  string
+}
+
+// startReferral starts the server twice on one store: once to join the
+// business's party, then with that party configured as the business, as
+// an owner does. Random draws are seeded, so two worlds built alike are
+// alike byte for byte.
+func startReferral(t *testing.T, database string) *referralWorld {
+	t.Helper()
+	dir, clk := t.TempDir(), clock.NewFixed(testNow)
+	start := func(seed uint64, change func(*config.Config)) *orpServer {
+		c := config.Demo()
+		c.Store.DataDir, c.Store.Database = dir, database
+		c.Deployment.PublicURL = referralOrigin
+		if change != nil {
+			change(&c)
+		}
+		m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard,
+			ready: make(chan struct{}), Rand: rand.NewChaCha8([32]byte{byte(seed)})}
+		stop := runMain(t, m)
+		return &orpServer{t: t, url: m.URL, clock: clk, main: m, stop: stop}
+	}
+	first := start(1, nil)
+	business := first.join("{}")
+	first.stop()
+	s := start(2, func(c *config.Config) { c.ORP.BusinessParty = business.id })
+	w := &referralWorld{orpServer: s, tt: t, business: business}
+
+	code, m := s.send(business, s.msg(business, "offer", nil, map[string]any{"terms": referralTerms}))
+	if code != 200 {
+		t.Fatalf("offer = %d %v", code, m)
+	}
+	hash := obody(m)["terms_hash"]
+	listed := s.approve(business, local(obody(m)["waiting"].(map[string]any)["url"].(string)))
+	w.partner = s.join("{}")
+	_, m = s.send(w.partner, s.msg(w.partner, "accept", nil, map[string]any{"offer": obody(listed)["id"], "terms_hash": hash}))
+	w.deal = m["deal"].(string)
+	if active := s.approve(w.partner, local(obody(m)["waiting"].(map[string]any)["url"].(string))); obody(active)["state"] != "active" {
+		t.Fatalf("deal = %v, want active", active)
+	}
+	snap := s.deal(w.partner, w.deal)
+	for _, tr := range snap["tracking"].([]any) {
+		tr := tr.(map[string]any)
+		w.link, _ = tr["link"].(string)
+		w.code, _ = tr["code"].(string)
+	}
+	if w.link == "" || w.code == "" {
+		t.Fatalf("tracking = %v", snap["tracking"])
+	}
+	addStaff(t, s.main)
+	return w
+}
+
+// local is a URL of the public origin as a path on the test's server.
+func local(u string) string { return strings.TrimPrefix(u, referralOrigin) }
+
+// follow is a guest's browser following the partner's tracked link: it
+// returns the click id the form's address carries, once stored.
+func (w *referralWorld) follow() string {
+	w.t.Helper()
+	path := local(w.link)
+	status, loc := w.click("GET", path, map[string]string{"User-Agent": browserUA})
+	if status != http.StatusFound || !strings.HasPrefix(loc, referralOrigin+"/book/riverside?") {
+		w.t.Fatalf("tracked link = %d %s", status, loc)
+	}
+	w.storedClicks(path)
+	return via(w.tt, loc)
+}
+
+// guest is one guest's private facts.
+type guest struct{ name, email, phone, notes string }
+
+var (
+	grace = guest{"Grace Hopper", "grace@example.com", "(303) 555-0142", "Late train."}
+	alan  = guest{"Alan Turing", "alan@example.org", "(720) 555-0199", "Ground floor, please."}
+)
+
+// bookForm books through the form, the way the browser sends it: the
+// page from the tracked link keeps the click id in a hidden field, a
+// first send without a signature comes back with it kept, and the signed
+// send saves the request. It returns the reference.
+func (w *referralWorld) bookForm(g guest, click, code string) string {
+	w.t.Helper()
+	q := ""
+	if click != "" {
+		q = "?via=" + click + "&ref=" + click
+	}
+	_, _, page := send(w.tt, "GET", w.url+"/book/riverside"+q, nil, nil)
+	hidden := fmt.Sprintf(`<input type="hidden" id="via" name="via" value="%s">`, click)
+	if click != "" && !strings.Contains(page, hidden) {
+		w.t.Fatalf("the form does not carry the click id: %s", page)
+	}
+	form := url.Values{
+		"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
+		"name": {g.name}, "email": {g.email}, "phone": {g.phone}, "notes": {g.notes}, "code": {code},
+	}
+	if click != "" {
+		form.Set("via", click)
+	}
+	status, body := postForm(w.tt, w.url+"/book/riverside", form, nil)
+	if status != http.StatusUnprocessableEntity || click != "" && !strings.Contains(body, hidden) {
+		w.t.Fatalf("unsigned form = %d, the click id kept: %v", status, strings.Contains(body, hidden))
+	}
+	form.Set("signature", signaturetest.Drawn(w.t))
+	status, body = postForm(w.tt, w.url+"/book/riverside", form, nil)
+	ref := sentRef.FindStringSubmatch(body)
+	if status != http.StatusOK || ref == nil {
+		w.t.Fatalf("form post = %d: %s", status, body)
+	}
+	return ref[1]
+}
+
+// decide applies a staff decision on the staff screen.
+func (w *referralWorld) decide(ref string, to reservation.State) {
+	w.t.Helper()
+	olga := signIn(w.tt, w.main, "olga")
+	if status, _, body := olga.do("POST", "/staff/reservations/"+ref, url.Values{"csrf": {olga.csrf}, "to": {string(to)}}); status != http.StatusSeeOther {
+		w.t.Fatalf("staff %s = %d %s", to, status, body)
+	}
+}
+
+func (w *referralWorld) total(ref string) int64 {
+	w.t.Helper()
+	r, err := reservation.Get(context.Background(), w.main.store, ref)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r.Total
+}
+
+// outcomes are the outcome rows the partner received, oldest first.
+func (w *referralWorld) outcomes() []map[string]any {
+	var out []map[string]any
+	for _, m := range w.inbox(w.partner) {
+		if m["type"] == "outcome" {
+			out = append(out, obody(m))
+		}
+	}
+	return out
+}
+
+// week lets a week pass and runs the scheduled work.
+func (w *referralWorld) week() {
+	w.clock.Advance(7*24*time.Hour + time.Minute)
+	w.sweep()
+}
+
+// onlyMoney fails unless an outcome row says counts and money only.
+func onlyMoney(t *testing.T, body map[string]any, g guest, ref string) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	for _, private := range []string{g.name, g.email, g.phone, g.notes, ref, "2026-12-30", "2027-01-02", "riverside", "double"} {
+		if bytes.Contains(b, []byte(private)) {
+			t.Fatalf("the partner's outcome names %q: %s", private, b)
+		}
+	}
+	for _, row := range body["rows"].([]any) {
+		for k := range row.(map[string]any) {
+			switch k {
+			case "obligation", "clicks", "conversions", "refunds", "revenue", "earned", "attested_conversions", "sources":
+			default:
+				t.Fatalf("outcome row has %q: %s", k, b)
+			}
+		}
+	}
+}
+
+// TestReferralConversions is the life of a booking a partner sent, end
+// to end on both engines: through the form after the tracked link, then
+// through a USP platform with the partner's code; outside the window and
+// after revocation nothing is attributed.
+func TestReferralConversions(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { runReferral(t, "") })
+	t.Run("postgres", func(t *testing.T) {
+		pgtest.DSN(t)
+		runReferral(t, pgtest.Schema(t))
+	})
+}
+
+func runReferral(t *testing.T, database string) {
+	w := startReferral(t, database)
+	click := w.follow()
+	ref := w.bookForm(grace, click, "")
+	w.decide(ref, reservation.Confirmed)
+	total := w.total(ref)
+	p := w.payout(w.partner, "")
+	if p["state"] != "held" || p["amount"].(map[string]any)["amount_minor"] != float64(total/10) || p["basis"] != "attestation" || p["rail"] != "manual" {
+		t.Fatalf("payout = %v, want held %d", p, total/10)
+	}
+	// One booking alone would describe one guest: its outcome waits (§14.1).
+	w.week()
+	if o := w.outcomes(); len(o) != 0 {
+		t.Fatalf("an outcome of one booking was sent: %v", o)
+	}
+	// The stay is cancelled before it starts: the sale is refunded and
+	// its payout reversed; the outcome now holds two events.
+	w.decide(ref, reservation.Cancelled)
+	if p := w.payout(w.partner, p["payout"].(string)); p["state"] != "reversed" {
+		t.Fatalf("payout after the cancellation = %v", p)
+	}
+	w.week()
+	o := w.outcomes()
+	if len(o) != 1 {
+		t.Fatalf("outcomes = %v", o)
+	}
+	row := o[0]["rows"].([]any)[0].(map[string]any)
+	if row["conversions"] != float64(1) || row["refunds"] != float64(1) || row["revenue"].(map[string]any)["amount_minor"] != float64(0) {
+		t.Fatalf("outcome row = %v", row)
+	}
+	onlyMoney(t, o[0], grace, ref)
+}
