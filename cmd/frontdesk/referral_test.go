@@ -19,6 +19,7 @@ import (
 	"frontdesk/internal/pgtest"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
+	"frontdesk/usp/usptest"
 )
 
 // referralOrigin is the public origin of the referral tests' server, so
@@ -48,6 +49,7 @@ type referralWorld struct {
 	tt                *testing.T
 	business, partner *orpParty
 	deal, link, code  string
+	platform          map[string]string // a USP platform's headers
 }
 
 // startReferral starts the server twice on one store: once to join the
@@ -57,6 +59,7 @@ type referralWorld struct {
 func startReferral(t *testing.T, database string) *referralWorld {
 	t.Helper()
 	dir, clk := t.TempDir(), clock.NewFixed(testNow)
+	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile})
 	start := func(seed uint64, change func(*config.Config)) *orpServer {
 		c := config.Demo()
 		c.Store.DataDir, c.Store.Database = dir, database
@@ -65,7 +68,7 @@ func startReferral(t *testing.T, database string) *referralWorld {
 			change(&c)
 		}
 		m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard,
-			ready: make(chan struct{}), Rand: rand.NewChaCha8([32]byte{byte(seed)})}
+			ready: make(chan struct{}), Rand: rand.NewChaCha8([32]byte{byte(seed)}), USPRootCAs: plat.Roots()}
 		stop := runMain(t, m)
 		return &orpServer{t: t, url: m.URL, clock: clk, main: m, stop: stop}
 	}
@@ -73,7 +76,8 @@ func startReferral(t *testing.T, database string) *referralWorld {
 	business := first.join("{}")
 	first.stop()
 	s := start(2, func(c *config.Config) { c.ORP.BusinessParty = business.id })
-	w := &referralWorld{orpServer: s, tt: t, business: business}
+	w := &referralWorld{orpServer: s, tt: t, business: business, platform: map[string]string{
+		"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-platform.json"`, "Content-Type": "application/json"}}
 
 	code, m := s.send(business, s.msg(business, "offer", nil, map[string]any{"terms": referralTerms}))
 	if code != 200 {
@@ -139,8 +143,9 @@ func (w *referralWorld) bookForm(g guest, click, code string) string {
 	if click != "" && !strings.Contains(page, hidden) {
 		w.t.Fatalf("the form does not carry the click id: %s", page)
 	}
+	checkin := w.clock.Now().AddDate(0, 0, 30)
 	form := url.Values{
-		"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
+		"roomtype": {"double"}, "checkin": {checkin.Format("2006-01-02")}, "checkout": {checkin.AddDate(0, 0, 3).Format("2006-01-02")}, "guests": {"2"},
 		"name": {g.name}, "email": {g.email}, "phone": {g.phone}, "notes": {g.notes}, "code": {code},
 	}
 	if click != "" {
@@ -157,6 +162,32 @@ func (w *referralWorld) bookForm(g guest, click, code string) string {
 		w.t.Fatalf("form post = %d: %s", status, body)
 	}
 	return ref[1]
+}
+
+// bookUSP books the shuttle through the platform, passing the partner's
+// code in _meta.orp, and returns the booking's id.
+func (w *referralWorld) bookUSP(code string) string {
+	w.t.Helper()
+	day := w.clock.Now().AddDate(0, 0, 3).Format("2006-01-02")
+	_, _, body := post(w.tt, w.url+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
+	slot := decodeJSON(w.t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	status, _, body := post(w.tt, w.url+"/usp/bookings", w.platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},"_meta":{"orp":{"code":%q}}}`, slot, code))
+	if status != 201 {
+		w.t.Fatalf("USP booking = %d %s", status, body)
+	}
+	return decodeJSON(w.t, body)["booking"].(map[string]any)["id"].(string)
+}
+
+// payouts are the distinct payouts the partner was told of.
+func (w *referralWorld) payouts() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, m := range w.inbox(w.partner) {
+		if m["type"] == "payout" {
+			out[obody(m)["payout"].(string)] = obody(m)
+		}
+	}
+	return out
 }
 
 // decide applies a staff decision on the staff screen.
@@ -194,11 +225,12 @@ func (w *referralWorld) week() {
 	w.sweep()
 }
 
-// onlyMoney fails unless an outcome row says counts and money only.
-func onlyMoney(t *testing.T, body map[string]any, g guest, ref string) {
+// onlyMoney fails unless an outcome's rows say counts and money only:
+// no guest, reference, stay date, property or room.
+func onlyMoney(t *testing.T, body map[string]any, g guest, ref string, stay time.Time) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	for _, private := range []string{g.name, g.email, g.phone, g.notes, ref, "2026-12-30", "2027-01-02", "riverside", "double"} {
+	b, _ := json.Marshal(body["rows"])
+	for _, private := range []string{g.name, g.email, g.phone, g.notes, ref, stay.Format("2006-01-02"), stay.Format("01-02"), "riverside", "double", "Riverside"} {
 		if bytes.Contains(b, []byte(private)) {
 			t.Fatalf("the partner's outcome names %q: %s", private, b)
 		}
@@ -256,5 +288,58 @@ func runReferral(t *testing.T, database string) {
 	if row["conversions"] != float64(1) || row["refunds"] != float64(1) || row["revenue"].(map[string]any)["amount_minor"] != float64(0) {
 		t.Fatalf("outcome row = %v", row)
 	}
-	onlyMoney(t, o[0], grace, ref)
+	onlyMoney(t, o[0], grace, ref, testNow.AddDate(0, 0, 30))
+	runReferralElsewhere(t, w)
+}
+
+// runReferralElsewhere continues on the world of runReferral: a USP
+// booking with the partner's code pays the partner and its cancellation
+// by the platform reverses it; a booking more than 30 days after the
+// click, and one with the code after the deal was revoked, attribute
+// nothing.
+func runReferralElsewhere(t *testing.T, w *referralWorld) {
+	before := len(w.payouts())
+	id := w.bookUSP(w.code)
+	total := w.total(id)
+	ps := w.payouts()
+	if len(ps) != before+1 || total == 0 {
+		t.Fatalf("payouts after the USP booking = %v (total %d)", ps, total)
+	}
+	var usp map[string]any
+	for _, p := range ps {
+		if p["state"] == "held" {
+			usp = p
+		}
+	}
+	if usp == nil || usp["amount"].(map[string]any)["amount_minor"] != float64(total/10) {
+		t.Fatalf("USP booking's payout = %v, want %d held", ps, total/10)
+	}
+	if status, _, body := post(t, w.url+"/usp/bookings/"+id+"/cancel", w.platform, `{"reason":"plans changed"}`); status != 200 {
+		t.Fatalf("platform cancel = %d %s", status, body)
+	}
+	if p := w.payout(w.partner, usp["payout"].(string)); p["state"] != "reversed" {
+		t.Fatalf("USP payout after the cancellation = %v", p)
+	}
+
+	// Outside the window: a click, then a booking 31 days later.
+	click := w.follow()
+	w.clock.Advance(31 * 24 * time.Hour)
+	late := w.bookForm(alan, click, "")
+	w.decide(late, reservation.Confirmed)
+	if n := len(w.payouts()); n != before+1 {
+		t.Fatalf("a booking outside the window earned a payout: %d payouts", n)
+	}
+
+	// After revocation the code is plain: nothing is attributed.
+	if m := w.step(w.business, w.msg(w.business, "revoke", map[string]any{"deal": w.deal}, map[string]any{"scope": "deal", "reason": "owner_request"})); m["type"] == "error" {
+		t.Fatalf("revoke = %v", m)
+	}
+	w.sweep()
+	if d := w.orpServer.deal(w.partner, w.deal); d["state"] != "revoked" {
+		t.Fatalf("deal after revoke = %v", d["state"])
+	}
+	w.bookUSP(w.code)
+	if n := len(w.payouts()); n != before+1 {
+		t.Fatalf("a booking after revocation earned a payout: %d payouts", n)
+	}
 }
