@@ -343,3 +343,35 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 		t.Fatalf("a booking after revocation earned a payout: %d payouts", n)
 	}
 }
+
+// TestReferralPairedWorlds runs one referral's life in two worlds that
+// differ only in the guest's private facts (name, email, phone, notes):
+// everything the partner receives is the same byte for byte.
+func TestReferralPairedWorlds(t *testing.T) {
+	world := func(g guest) []byte {
+		w := startReferral(t, "")
+		ref := w.bookForm(g, w.follow(), "")
+		w.decide(ref, reservation.Confirmed)
+		w.week()
+		w.decide(ref, reservation.Cancelled)
+		w.week()
+		if len(w.outcomes()) != 1 || len(w.payouts()) != 1 {
+			t.Fatalf("outcomes %v, payouts %v", w.outcomes(), w.payouts())
+		}
+		b, err := json.Marshal(w.inbox(w.partner))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.stop()
+		return b
+	}
+	a, b := world(grace), world(alan)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("the partner's view differs with the guest:\n%s\n%s", a, b)
+	}
+	for _, private := range []string{grace.name, grace.email, alan.name, alan.email} {
+		if bytes.Contains(a, []byte(private)) {
+			t.Fatalf("the partner's inbox names %q", private)
+		}
+	}
+}
