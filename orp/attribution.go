@@ -38,3 +38,40 @@ func (h *Host) PayerConversionWrites(ctx context.Context, party string, c Conver
 	}
 	return res, append(writes, o.writes...), nil
 }
+
+// PayerSent records that party, the payer of a payable payout, sent it
+// on the rail with the rail's reference (S3, S5), from Go code in the
+// process: the business's owner settling on the staff screen, which is
+// the business's settle step. The payee confirms receipt as usual.
+func (h *Host) PayerSent(ctx context.Context, party, deal, payout, ref string) error {
+	if ref == "" || len(ref) > 128 {
+		return invalid("/body/ref", "ref is the rail's transfer reference, 1 to 128 characters.")
+	}
+	return h.retry(ctx, func() error {
+		d, dr, err := h.loadDeal(ctx, deal)
+		if err != nil {
+			return err
+		}
+		var p payoutRecord
+		rec, err := h.get(ctx, kindPayout, payoutKey(d.ID, payout), &p)
+		if errors.Is(err, store.ErrNotFound) {
+			return refuse(NotFound, "No such payout in this deal.")
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.Payer != party:
+			return refuse(Forbidden, "Only the payer may say a payout was sent.")
+		case p.State != payoutPayable:
+			return refuse(StateConflict, "The payout is not payable.")
+		}
+		o := &op{h: h, now: h.clock.Now()}
+		p.Ref = ref
+		if err := o.setPayout(storedPayout{p: &p, rec: rec}, payoutSent); err != nil {
+			return err
+		}
+		o.saveDeal(d, dr, false)
+		return o.commit(ctx, nil)
+	})
+}

@@ -24,6 +24,8 @@ import (
 // Host is what the ledger needs from the ORP host.
 type Host interface {
 	PayerConversionWrites(ctx context.Context, party string, c orp.Conversion) (orp.ConversionResult, []store.Write, error)
+	Payouts(ctx context.Context, deal string) ([]orp.Payout, error)
+	PayerSent(ctx context.Context, party, deal, payout, ref string) error
 }
 
 // Mark is where a guest came from, as a door heard it: the click id a
@@ -44,7 +46,9 @@ type Options struct {
 	// business has none, and nothing is attributed.
 	Payer    func(ctx context.Context) (string, error)
 	Currency string
-	Logger   *slog.Logger
+	// Store holds the attributions, for the owner's summary.
+	Store  store.Records
+	Logger *slog.Logger
 }
 
 // Ledger attributes bookings and follows them to their end.
@@ -52,6 +56,7 @@ type Ledger struct {
 	host     Host
 	payer    func(ctx context.Context) (string, error)
 	currency string
+	st       store.Records
 	log      *slog.Logger
 }
 
@@ -61,7 +66,7 @@ func New(o Options) *Ledger {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Ledger{host: o.Host, payer: o.Payer, currency: o.Currency, log: log.With("component", "referral")}
+	return &Ledger{host: o.Host, payer: o.Payer, currency: o.Currency, st: o.Store, log: log.With("component", "referral")}
 }
 
 // kindBooking keys an attributed reservation by its reference.

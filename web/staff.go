@@ -55,7 +55,10 @@ type StaffScreen struct {
 	Config config.Config
 	Core   StaffCore
 	Logins Logins
-	Logger *slog.Logger
+	// Referrals, when set, shows owners the bookings partners sent and
+	// what the business owes them, with the payouts to settle.
+	Referrals StaffReferrals
+	Logger    *slog.Logger
 	// ClientAddr names the client for sign-in limits; nil means the
 	// connection's address.
 	ClientAddr func(*http.Request) string
@@ -91,6 +94,7 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/reservations/{ref}", s.signedIn(s.act)},
 		{"GET /staff/settings", s.signedIn(s.settings)},
 		{"POST /staff/settings/{scope}", s.signedIn(s.saveSettings)},
+		{"POST /staff/referrals/settle", s.signedIn(s.settle)},
 	}
 }
 

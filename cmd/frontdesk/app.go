@@ -29,6 +29,7 @@ import (
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/sqlite"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -67,6 +68,8 @@ type Main struct {
 	mailer        message.Sender
 	devMail       *mail.Dev // set when the mail driver is dev
 	orp           *orpState // set by mountORP when the config enables ORP
+	// referrals attributes bookings to ORP partners, with orp.
+	referrals *referral.Ledger
 	// Rand is the random source; nil means crypto/rand.
 	Rand io.Reader
 	// USPRootCAs, when set, are the only roots platform profiles are

@@ -182,7 +182,8 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 // useReferrals makes every door attribute bookings to partners on h and
 // every end of an attributed booking settle its conversion there.
 func (m *Main) useReferrals(h *orp.Host) {
-	m.bookings.UseReferrals(referral.New(referral.Options{Host: h, Payer: m.businessParty, Currency: m.Config.Business.Currency, Logger: m.Logger}))
+	m.referrals = referral.New(referral.Options{Host: h, Payer: m.businessParty, Currency: m.Config.Business.Currency, Store: m.store, Logger: m.Logger})
+	m.bookings.UseReferrals(m.referrals)
 }
 
 // businessParty is the business's party on the host, the payer of the

@@ -289,7 +289,61 @@ func runReferral(t *testing.T, database string) {
 		t.Fatalf("outcome row = %v", row)
 	}
 	onlyMoney(t, o[0], grace, ref, testNow.AddDate(0, 0, 30))
+	runReferralSettle(t, w)
 	runReferralElsewhere(t, w)
+}
+
+// runReferralSettle: a stay the partner sent is kept; once its hold has
+// passed the owner sees the payout to settle on the dashboard, marks it
+// sent with the rail's reference, the partner confirms it paid, and the
+// completed stay is final.
+func runReferralSettle(t *testing.T, w *referralWorld) {
+	ref := w.bookForm(alan, w.follow(), "")
+	w.decide(ref, reservation.Confirmed)
+	w.clock.Advance(25 * time.Hour)
+	w.sweep()
+	var payable map[string]any
+	for _, p := range w.payouts() {
+		if p["state"] == "payable" {
+			payable = p
+		}
+	}
+	if payable == nil || payable["amount"].(map[string]any)["amount_minor"] != float64(w.total(ref)/10) {
+		t.Fatalf("payouts after the hold = %v", w.payouts())
+	}
+	id := payable["payout"].(string)
+	olga := signIn(t, w.main, "olga")
+	_, _, page := olga.do("GET", "/staff/", nil)
+	for _, want := range []string{`<section id="partners">`, "<td>form</td><td>2</td>", "<td>" + w.deal + "</td><td>" + w.partner.id + "</td><td>2</td><td>1</td><td>0</td>",
+		`name="payout" value="` + id + `"`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("dashboard lacks %q: %s", want, page)
+		}
+	}
+	carl := signIn(t, w.main, "carl")
+	if _, _, page := carl.do("GET", "/staff/", nil); strings.Contains(page, `id="partners"`) {
+		t.Fatal("a clerk sees what partners are owed")
+	}
+	if status, _, _ := carl.do("POST", "/staff/referrals/settle", url.Values{"csrf": {carl.csrf}, "deal": {w.deal}, "payout": {id}, "ref": {"bank-0001"}}); status != http.StatusForbidden {
+		t.Fatalf("a clerk settles: %d", status)
+	}
+	if status, _, body := olga.do("POST", "/staff/referrals/settle", url.Values{"csrf": {olga.csrf}, "deal": {w.deal}, "payout": {id}, "ref": {"bank-0001"}}); status != http.StatusSeeOther {
+		t.Fatalf("settle = %d %s", status, body)
+	}
+	if p := w.payout(w.partner, id); p["state"] != "sent" || p["ref"] != "bank-0001" {
+		t.Fatalf("payout after settle = %v", p)
+	}
+	if status, _, _ := olga.do("POST", "/staff/referrals/settle", url.Values{"csrf": {olga.csrf}, "deal": {w.deal}, "payout": {id}, "ref": {"bank-0002"}}); status != http.StatusConflict {
+		t.Fatalf("settling twice = %d", status)
+	}
+	w.step(w.partner, w.msg(w.partner, "payout", map[string]any{"deal": w.deal}, map[string]any{"payout": id, "answer": "confirm"}))
+	if p := w.payout(w.partner, id); p["state"] != "paid" {
+		t.Fatalf("payout after the partner's confirm = %v", p)
+	}
+	w.decide(ref, reservation.Completed)
+	if _, _, page := olga.do("GET", "/staff/", nil); !strings.Contains(page, "<td>2</td><td>1</td><td>1</td>") {
+		t.Fatalf("dashboard after the stay: %s", page)
+	}
 }
 
 // runReferralElsewhere continues on the world of runReferral: a USP

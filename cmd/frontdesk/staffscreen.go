@@ -11,10 +11,14 @@ import (
 // staffScreen builds the staff screen on this process's store, clock and
 // booking core.
 func (m *Main) staffScreen() *web.StaffScreen {
-	return &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"),
+	screen := &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"),
 		Logins: &lazyLogins{open: func() (*staff.Service, error) {
 			return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
 		}}}
+	if m.referrals != nil {
+		screen.Referrals = m.referrals
+	}
+	return screen
 }
 
 // lazyLogins opens the staff logins on the first staff request: opening
