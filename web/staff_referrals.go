@@ -25,15 +25,15 @@ var _ StaffReferrals = (*referral.Ledger)(nil)
 // orpMoney shows an ORP amount as the business's screens show money.
 func orpMoney(m orp.Money) string { return money.Display(m.AmountMinor, m.Currency) }
 
-// referralSummary is the owner's partner summary, or nil for a clerk or
-// a business with no ORP host.
+// referralSummary is the owner's partner summary, or nil for a clerk, a
+// business with no ORP host, or before any booking was attributed.
 func (s *StaffScreen) referralSummary(ctx context.Context, u staff.User) (*referral.Summary, error) {
 	if s.Referrals == nil || u.Role != staff.Owner {
 		return nil, nil
 	}
 	sum, err := s.Referrals.Summary(ctx)
-	if err != nil {
-		return nil, err
+	if err != nil || len(sum.ByDoor) == 0 {
+		return nil, err // nothing attributed yet: nothing to show
 	}
 	return &sum, nil
 }

@@ -50,6 +50,7 @@ type referralWorld struct {
 	business, partner *orpParty
 	deal, link, code  string
 	platform          map[string]string // a USP platform's headers
+	slot              string            // the USP slot booked last
 }
 
 // startReferral starts the server twice on one store: once to join the
@@ -170,13 +171,19 @@ func (w *referralWorld) bookUSP(code string) string {
 	w.t.Helper()
 	day := w.clock.Now().AddDate(0, 0, 3).Format("2006-01-02")
 	_, _, body := post(w.tt, w.url+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
-	slot := decodeJSON(w.t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
-	status, _, body := post(w.tt, w.url+"/usp/bookings", w.platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
-		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},"_meta":{"orp":{"code":%q}}}`, slot, code))
+	w.slot = decodeJSON(w.t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	status, body := w.createUSP(w.slot, code)
 	if status != 201 {
 		w.t.Fatalf("USP booking = %d %s", status, body)
 	}
 	return decodeJSON(w.t, body)["booking"].(map[string]any)["id"].(string)
+}
+
+func (w *referralWorld) createUSP(slot, code string) (int, string) {
+	w.t.Helper()
+	status, _, body := post(w.tt, w.url+"/usp/bookings", w.platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},"_meta":{"orp":{"code":%q}}}`, slot, code))
+	return status, body
 }
 
 // payouts are the distinct payouts the partner was told of.
@@ -314,7 +321,8 @@ func runReferralSettle(t *testing.T, w *referralWorld) {
 	id := payable["payout"].(string)
 	olga := signIn(t, w.main, "olga")
 	_, _, page := olga.do("GET", "/staff/", nil)
-	for _, want := range []string{`<section id="partners">`, "<td>form</td><td>2</td>", "<td>" + w.deal + "</td><td>" + w.partner.id + "</td><td>2</td><td>1</td><td>0</td>",
+	for _, want := range []string{`<section id="partners">`, `<span class="door">form 2</span>`, `<h3>Deal ` + w.deal + `</h3><p>Partner <span class="partner">` + w.partner.id + `</span>`,
+		`<span class="booked">2</span> booked</li><li><span class="refunded">1</span> refunded</li><li><span class="stayed">0</span> stayed`,
 		`name="payout" value="` + id + `"`} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("dashboard lacks %q: %s", want, page)
@@ -341,7 +349,7 @@ func runReferralSettle(t *testing.T, w *referralWorld) {
 		t.Fatalf("payout after the partner's confirm = %v", p)
 	}
 	w.decide(ref, reservation.Completed)
-	if _, _, page := olga.do("GET", "/staff/", nil); !strings.Contains(page, "<td>2</td><td>1</td><td>1</td>") {
+	if _, _, page := olga.do("GET", "/staff/", nil); !strings.Contains(page, `<span class="stayed">1</span> stayed</li><li><span class="owed">$0.00</span> owed`) {
 		t.Fatalf("dashboard after the stay: %s", page)
 	}
 }
@@ -368,6 +376,18 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	if usp == nil || usp["amount"].(map[string]any)["amount_minor"] != float64(total/10) {
 		t.Fatalf("USP booking's payout = %v, want %d held", ps, total/10)
 	}
+	// The attribution commits with the reservation or not at all: a
+	// second booking of the full slot with the code records nothing.
+	if status, body := w.createUSP(w.slot, w.code); status == 201 || !strings.Contains(body, "slot_unavailable") {
+		t.Fatalf("booking a full slot = %d %s", status, body)
+	}
+	if n := len(w.payouts()); n != before+1 {
+		t.Fatalf("a booking that failed earned a payout: %d payouts", n)
+	}
+	// A code of the wrong shape is refused and books nothing.
+	if status, body := w.createUSP(w.slot, "no"); status != 422 || !strings.Contains(body, "_meta.orp.code") {
+		t.Fatalf("a malformed code = %d %s", status, body)
+	}
 	if status, _, body := post(t, w.url+"/usp/bookings/"+id+"/cancel", w.platform, `{"reason":"plans changed"}`); status != 200 {
 		t.Fatalf("platform cancel = %d %s", status, body)
 	}
@@ -382,6 +402,22 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	w.decide(late, reservation.Confirmed)
 	if n := len(w.payouts()); n != before+1 {
 		t.Fatalf("a booking outside the window earned a payout: %d payouts", n)
+	}
+
+	// A code typed on the form is attributed without any click.
+	typed := w.bookForm(grace, "", w.code)
+	ps = w.payouts()
+	if len(ps) != before+2 {
+		t.Fatalf("a code typed on the form: %d payouts, want %d", len(ps), before+2)
+	}
+	before++
+	w.decide(typed, reservation.Declined)
+	for _, p := range ps {
+		if p["state"] == "held" {
+			if p := w.payout(w.partner, p["payout"].(string)); p["state"] != "reversed" {
+				t.Fatalf("payout after the decline = %v", p)
+			}
+		}
 	}
 
 	// After revocation the code is plain: nothing is attributed.
