@@ -3,6 +3,7 @@ package booking
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
@@ -71,15 +72,23 @@ func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reserv
 		Guests: req.Guests, Contact: req.Contact, ContactKey: req.ContactKey, Source: req.Source,
 		Total: req.Total, Notes: req.Notes, Expires: req.Expires, Detail: req.Detail, By: req.By, At: now, Also: req.Also,
 	}
-	if kind != reservation.KindHold {
+	if kind == reservation.KindHold {
 		// A hold is not a booking: its conversion waits for the booking.
+		return s.desk.Create(ctx, n)
+	}
+	also := n.Also
+	for range maxCASAttempts {
 		attributed, err := s.Attribution(ctx, req.Referral, n)
 		if err != nil {
 			return reservation.Reservation{}, err
 		}
-		n.Also = append(slices.Clone(n.Also), attributed...)
+		n.Also = append(slices.Clone(also), attributed...)
+		r, err := s.desk.Create(ctx, n)
+		if !errors.Is(err, referral.ErrRaced) {
+			return r, err
+		}
 	}
-	return s.desk.Create(ctx, n)
+	return reservation.Reservation{}, &reservation.Error{Code: reservation.CodeConflict, Message: reservation.ErrConflict.Message, Err: referral.ErrRaced}
 }
 
 // deskUnit is what the desk holds of unit u at location l.

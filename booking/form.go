@@ -192,8 +192,8 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 			return FormResult{}, err
 		}
 		r, err = s.desk.Create(ctx, req)
-		if reservation.ErrorCode(err) != reservation.CodeInternal {
-			break // a taken reference is drawn again
+		if reservation.ErrorCode(err) != reservation.CodeInternal && !errors.Is(err, referral.ErrRaced) {
+			break // a taken reference, or an attribution raced, is drawn again
 		}
 	}
 	if err != nil {

@@ -131,12 +131,14 @@ func (l *Ledger) Addition(ctx context.Context, m Mark, ref string, total int64, 
 	b := Booking{Deal: res.Deal, Obligation: res.Obligation, Door: string(door), Total: total, Currency: l.currency, State: StateCounted, At: at}
 	v, _ := json.Marshal(b)
 	writes = append(writes, store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindBooking, Key: ref, Value: v, UpdatedAt: at}})
-	return reservation.Records(errAttributed, writes...), nil
+	return reservation.Records(ErrRaced, writes...), nil
 }
 
-// errAttributed is what a refused attribution write wraps: the host's
-// records moved under the booking; the door may try again.
-var errAttributed = errors.New("referral: the attribution was recorded meanwhile")
+// ErrRaced is what a refused attribution write wraps (within a
+// reservation.CodeConflict): the host's records, such as a partner's
+// inbox, moved under the booking and nothing was stored. The door asks
+// for the attribution again and retries.
+var ErrRaced = errors.New("referral: the host's records changed under the booking")
 
 // Attach makes the ledger follow every attributed reservation on desk to
 // its end, in the end's own transaction.

@@ -144,11 +144,7 @@ func (w *referralWorld) bookForm(g guest, click, code string) string {
 	if click != "" && !strings.Contains(page, hidden) {
 		w.t.Fatalf("the form does not carry the click id: %s", page)
 	}
-	checkin := w.clock.Now().AddDate(0, 0, 30)
-	form := url.Values{
-		"roomtype": {"double"}, "checkin": {checkin.Format("2006-01-02")}, "checkout": {checkin.AddDate(0, 0, 3).Format("2006-01-02")}, "guests": {"2"},
-		"name": {g.name}, "email": {g.email}, "phone": {g.phone}, "notes": {g.notes}, "code": {code},
-	}
+	form := w.stayForm(g, code)
 	if click != "" {
 		form.Set("via", click)
 	}
@@ -195,6 +191,15 @@ func (w *referralWorld) payouts() map[string]map[string]any {
 		}
 	}
 	return out
+}
+
+// stayForm is the form's fields for three nights a month ahead, unsigned.
+func (w *referralWorld) stayForm(g guest, code string) url.Values {
+	checkin := w.clock.Now().AddDate(0, 0, 30)
+	return url.Values{
+		"roomtype": {"double"}, "checkin": {checkin.Format("2006-01-02")}, "checkout": {checkin.AddDate(0, 0, 3).Format("2006-01-02")}, "guests": {"2"},
+		"name": {g.name}, "email": {g.email}, "phone": {g.phone}, "notes": {g.notes}, "code": {code},
+	}
 }
 
 // decide applies a staff decision on the staff screen.
@@ -404,6 +409,14 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 		t.Fatalf("a booking outside the window earned a payout: %d payouts", n)
 	}
 
+	// A code of the wrong shape on the form is a problem to fix, with
+	// what the guest typed kept; nothing is saved.
+	bad := w.stayForm(grace, "no!")
+	bad.Set("signature", signaturetest.Drawn(t))
+	if status, body := postForm(t, w.url+"/book/riverside", bad, nil); status != http.StatusUnprocessableEntity ||
+		!strings.Contains(body, "A partner code is 4 to 32 letters or digits") || !strings.Contains(body, `value="no!"`) {
+		t.Fatalf("a malformed code on the form = %d %s", status, body)
+	}
 	// A code typed on the form is attributed without any click.
 	typed := w.bookForm(grace, "", w.code)
 	ps = w.payouts()
