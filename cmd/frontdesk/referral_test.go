@@ -445,6 +445,14 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	if n := len(w.payouts()); n != before+1 {
 		t.Fatalf("a booking after revocation earned a payout: %d payouts", n)
 	}
+	// The revoked deal's final outcome is sent whatever it holds, and
+	// still says counts and money only.
+	o := w.outcomes()
+	if last := o[len(o)-1]; last["final"] != true {
+		t.Fatalf("no final outcome: %v", o)
+	} else {
+		onlyMoney(t, last, alan, id, w.clock.Now())
+	}
 }
 
 // TestReferralPairedWorlds runs one referral's life in two worlds that
