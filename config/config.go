@@ -23,6 +23,8 @@ type Config struct {
 	USP        USP        `toml:"usp"`
 	ORP        ORP        `toml:"orp"`
 	Server     Server     `toml:"server"`
+	TLS        TLS        `toml:"tls"`
+	Privacy    Privacy    `toml:"privacy"`
 }
 
 // Business holds what every location shares unless it overrides it.
@@ -289,6 +291,7 @@ func Defaults() Config {
 		// the file states both (direct-booking.md §16).
 		Deployment: Deployment{Hostnames: []string{"localhost", "127.0.0.1"}},
 		Server:     Server{LogLevel: "info", ConnectionsPerAddress: 256},
+		TLS:        TLS{Mode: "off", HTTPAddr: ":80", HSTSSeconds: 31536000, ACMEDirectory: LetsEncrypt},
 		Store:      Store{DataDir: "frontdesk-data"},
 	}
 }

@@ -37,6 +37,8 @@ func (c Config) Validate() error {
 	c.validateDeployment(v)
 	c.validateORP(v)
 	c.validateServer(v)
+	c.validateTLS(v)
+	c.validatePrivacy(v)
 	c.validateUSP(v)
 	return joinErrors(v.errs)
 }

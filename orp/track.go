@@ -165,7 +165,7 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	}
 	cached, err := h.cachedLink(ctx, token, now)
 	if err != nil {
-		h.log.Error("read tracked link", "err", err)
+		h.log.ErrorContext(ctx, "read tracked link", "err", err)
 		return h.url("/")
 	}
 	l := cached.l

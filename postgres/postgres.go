@@ -42,11 +42,17 @@ var migrationFS embed.FS
 // binary agree on it; the value is "frontdes" read as a big-endian int64.
 const migrationLock int64 = 0x66726f6e74646573
 
-// createMigrations is this engine's table of applied migrations.
-const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
-	version INTEGER NOT NULL PRIMARY KEY,
-	name    TEXT    NOT NULL
-)`
+// migrationSchema is this engine's table of applied migrations, in the
+// schema the connection's search_path names first.
+var migrationSchema = sqlmigrate.Schema{
+	Create: `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version  INTEGER NOT NULL PRIMARY KEY,
+	name     TEXT    NOT NULL,
+	checksum TEXT    NOT NULL DEFAULT ''
+)`,
+	HasChecksum: `SELECT count(*) FROM information_schema.columns
+	WHERE table_schema = current_schema() AND table_name = 'schema_migrations' AND column_name = 'checksum'`,
+}
 
 // dialect is how PostgreSQL differs in the shared operations.
 var dialect = sqlstore.Dialect{
@@ -97,7 +103,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, ms []sqlmigrate.Migrat
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	db := &DB{pool: pool, latest: ms[len(ms)-1].Version}
-	if err := sqlmigrate.Run(ctx, db.beginMigration, createMigrations, ms); err != nil {
+	if err := sqlmigrate.Run(ctx, db.beginMigration, migrationSchema, ms); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}

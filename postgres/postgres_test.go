@@ -1,9 +1,13 @@
 package postgres
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"frontdesk/internal/pgtest"
 	"frontdesk/internal/sqlmigrate"
@@ -85,3 +89,37 @@ func TestReopenKeepsData(t *testing.T) {
 
 // at is the instant these tests write with.
 func at() time.Time { return time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC) }
+
+func TestUpgrade(t *testing.T) {
+	pgtest.DSN(t)
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.Upgrade(t, storetest.Engine{
+		Migrations: ms,
+		Fresh: func(t *testing.T) (string, func(string, ...any) error) {
+			url := pgtest.Schema(t)
+			conn, err := pgx.Connect(t.Context(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Close(context.Background()) })
+			return url, func(q string, args ...any) error {
+				_, err := conn.Exec(t.Context(), q, args...)
+				return err
+			}
+		},
+		Open: func(t *testing.T, url string, ms []sqlmigrate.Migration) (store.Store, error) {
+			cfg, err := pgxpool.ParseConfig(url)
+			if err != nil {
+				return nil, err
+			}
+			db, err := openConfig(t.Context(), cfg, ms)
+			if err != nil {
+				return nil, err
+			}
+			return db, nil
+		},
+	})
+}

@@ -50,11 +50,15 @@ var migrationFS embed.FS
 // outcome the caller must treat as unknown.
 const busyTimeout = 3 * time.Second
 
-// createMigrations is this engine's table of applied migrations.
-const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
-	version INTEGER NOT NULL PRIMARY KEY,
-	name    TEXT    NOT NULL
-) STRICT`
+// migrationSchema is this engine's table of applied migrations.
+var migrationSchema = sqlmigrate.Schema{
+	Create: `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version  INTEGER NOT NULL PRIMARY KEY,
+	name     TEXT    NOT NULL,
+	checksum TEXT    NOT NULL DEFAULT ''
+) STRICT`,
+	HasChecksum: `SELECT count(*) FROM pragma_table_info('schema_migrations') WHERE name = 'checksum'`,
+}
 
 // dialect is how SQLite differs in the shared operations.
 var dialect = sqlstore.Dialect{
@@ -80,6 +84,7 @@ type DB struct {
 	reads  *statements
 	group  *committer // runs every write transaction once Open is done
 	latest int        // the newest embedded migration, which Ready expects
+	unlock func()     // releases the lock that keeps a restore away
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -98,7 +103,27 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
+	return openMigrations(ctx, path, ms)
+}
 
+// openMigrations is Open with the migrations given, for tests that stand
+// for another release. It holds the shared lock of lockPath while the
+// database is open (backup.go).
+func openMigrations(ctx context.Context, path string, ms []sqlmigrate.Migration) (*DB, error) {
+	unlock, err := openLock(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	db, err := openLocked(ctx, path, ms)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	db.unlock = unlock
+	return db, nil
+}
+
+func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*DB, error) {
 	timeout := strconv.FormatInt(busyTimeout.Milliseconds(), 10)
 	w := url.Values{}
 	w.Set("_busy_timeout", timeout)
@@ -125,7 +150,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].Version}
 	// The writer connects and migrates first, so the file is in WAL mode
 	// before any reader opens it.
-	if err := sqlmigrate.Run(ctx, db.begin, createMigrations, ms); err != nil {
+	if err := sqlmigrate.Run(ctx, db.begin, migrationSchema, ms); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
@@ -264,6 +289,10 @@ func (db *DB) Close() error {
 		errs = append(errs, db.reader.Close())
 	}
 	errs = append(errs, db.writer.Close())
+	if db.unlock != nil {
+		db.unlock()
+		db.unlock = nil
+	}
 	return errors.Join(errs...)
 }
 

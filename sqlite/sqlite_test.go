@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -135,4 +136,33 @@ func TestTimeOutOfRange(t *testing.T) {
 	if err == nil {
 		t.Fatalf("Create with zero UpdatedAt = nil, want an error")
 	}
+}
+
+func TestUpgrade(t *testing.T) {
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.Upgrade(t, storetest.Engine{
+		Migrations: ms,
+		Fresh: func(t *testing.T) (string, func(string, ...any) error) {
+			path := filepath.Join(t.TempDir(), "frontdesk.db")
+			raw, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { raw.Close() })
+			return path, func(q string, args ...any) error {
+				_, err := raw.ExecContext(t.Context(), q, args...)
+				return err
+			}
+		},
+		Open: func(t *testing.T, path string, ms []sqlmigrate.Migration) (store.Store, error) {
+			db, err := openMigrations(t.Context(), path, ms)
+			if err != nil {
+				return nil, err
+			}
+			return db, nil
+		},
+	})
 }

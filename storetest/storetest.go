@@ -4,9 +4,11 @@
 // writers. The cases for List and Apply live in record.go, those for
 // batches that also hold and release units in apply.go, those of the
 // reservations table in reservation.go. An engine's own
-// test calls Run with a function that opens a fresh, empty store.
+// test calls Run with a function that opens a fresh, empty store, and
+// Upgrade (upgrade.go) with its migrations, to check what a start does
+// with another release's schema.
 //
-// It imports only store from this module.
+// It imports store and internal/sqlmigrate from this module.
 package storetest
 
 import (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/internal/requestid"
 	"frontdesk/pricing"
 	"frontdesk/referral"
 	"frontdesk/reservation"
@@ -219,6 +220,19 @@ func contactOf(by Buyer) reservation.Contact {
 // booking is pending until staff confirm it; its deadline is the slot's
 // start.
 func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateRequest) (*BookingResult, error) {
+	res, err := b.createBooking(ctx, call, in)
+	if b.count != nil {
+		if err != nil {
+			e, _ := AsError(err)
+			b.count.Refused("usp", string(e.Code))
+		} else {
+			b.count.Booked("usp")
+		}
+	}
+	return res, err
+}
+
+func (b *Business) createBooking(ctx context.Context, call Call, in CreateRequest) (*BookingResult, error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_create", call)
 	if err != nil {
 		return nil, err
@@ -292,6 +306,7 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 		if err != nil {
 			return nil, err
 		}
+		requestid.SetReference(ctx, r.Reference)
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
 		kept.Credential = cred // after the answer was recorded: no credential is ever kept
 		return kept, nil

@@ -49,6 +49,16 @@ type Options struct {
 	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
 	Logger *slog.Logger
+	// Count, when set, hears of every booking created and every create
+	// refused, for monitoring.
+	Count Counter
+}
+
+// Counter counts what a door answered booking requests. *metrics.Metrics
+// is one.
+type Counter interface {
+	Booked(door string)
+	Refused(door, code string)
 }
 
 // Business is the business side of USP: one value serves both bindings.
@@ -68,6 +78,7 @@ type Business struct {
 	bindings *Bindings
 	bookings *booking.Service
 	pricer   *pricing.Pricer
+	count    Counter
 }
 
 // New builds the business side from the config. It fails only when the
@@ -89,7 +100,7 @@ func New(opts Options) (*Business, error) {
 	b := &Business{
 		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
 		profiles: opts.Profiles, auth: opts.Authenticator,
-		log: opts.Logger.With("component", "usp"), catalog: cat,
+		log: opts.Logger.With("component", "usp"), catalog: cat, count: opts.Count,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
 		creds: opts.Credentials, observe: opts.Observe,
 	}

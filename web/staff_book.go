@@ -7,7 +7,6 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/config"
-	"frontdesk/reservation"
 	"frontdesk/staff/office"
 )
 
@@ -42,17 +41,17 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 	}
 	res, err := s.Core.Book(r.Context(), b)
 	d := bookData{Locations: s.scope(v.User), Form: b}
-	if problems, ok := errors.AsType[booking.FormProblems](err); ok {
-		d.Problems = problems
+	switch refusal(err) {
+	case refusedFields:
+		d.Problems, _ = errors.AsType[booking.FormProblems](err)
 		s.render(w, r, v, http.StatusUnprocessableEntity, "staff_book.html", d)
 		return
-	}
-	if errors.Is(err, reservation.ErrUnitTaken) {
+	case refusedNoRoom:
 		d.Problem = "No room of this type is free for every night of the stay. Nothing was booked."
 		s.render(w, r, v, http.StatusConflict, "staff_book.html", d)
 		return
-	}
-	if err != nil {
+	case refusedNone:
+	default:
 		s.fail(w, r, "staff booking", err)
 		return
 	}

@@ -125,6 +125,35 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 	s.render(w, r, v, http.StatusOK, "staff_list.html", d)
 }
 
+// What the core refused, as the staff screen answers it.
+const (
+	refusedNone    = iota
+	refusedAbsent  // no such reservation, or one outside the user's scope: 404
+	refusedIllegal // the reservation's state does not allow it
+	refusedNoRoom  // no unit free for every slot
+	refusedFields  // fields to fix (booking.FormProblems)
+	refusedFault   // anything else: a 503, its cause logged once
+)
+
+// refusal maps an error of the core onto the staff screen's answers: the
+// one place the screen reads the core's and the desk's codes.
+func refusal(err error) int {
+	_, fields := errors.AsType[booking.FormProblems](err)
+	switch {
+	case err == nil:
+		return refusedNone
+	case errors.Is(err, booking.ErrNoReservation), reservation.ErrorCode(err) == reservation.CodeNotFound:
+		return refusedAbsent
+	case fields:
+		return refusedFields
+	case reservation.ErrorCode(err) == reservation.CodeIllegalTransition:
+		return refusedIllegal
+	case errors.Is(err, reservation.ErrUnitTaken):
+		return refusedNoRoom
+	}
+	return refusedFault
+}
+
 // sourceKind is "usp" for every platform's source, else the source.
 func sourceKind(src reservation.Source) string {
 	if len(src) > 4 && src[:4] == "usp:" {
@@ -217,15 +246,15 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 	}
 	done := ""
 	moved, mailed, err := s.Core.Decide(r.Context(), booking.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
-	switch {
-	case errors.Is(err, booking.ErrNoReservation):
+	switch refusal(err) {
+	case refusedAbsent:
 		http.NotFound(w, r)
 		return
-	case errors.Is(err, reservation.ErrIllegal):
+	case refusedIllegal:
 		done = "illegal"
-	case errors.Is(err, booking.ErrUnitTaken):
+	case refusedNoRoom:
 		done = "noroom"
-	case err != nil:
+	case refusedFault:
 		s.fail(w, r, "staff decision", err)
 		return
 	default:

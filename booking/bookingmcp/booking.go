@@ -11,6 +11,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/booking/chatdoor"
 	"frontdesk/booking/chatdoor/catalogue"
+	"frontdesk/internal/requestid"
 	"frontdesk/mcpfront"
 )
 
@@ -87,6 +88,7 @@ func (b bookingTools) answer(env mcpfront.Env, err error) (text, code string, in
 	}
 	if env.Metrics != nil {
 		env.Metrics.BookingErrors.WithLabelValues(code, fmt.Sprint(cause != nil)).Inc()
+		env.Metrics.Refused("chat", code)
 	}
 	if cause != nil && code != "fault" {
 		env.Log.Error("booking answer with an internal cause", "code", code, "err", cause)
@@ -116,6 +118,8 @@ func addBookingTools(s *mcp.Server, env mcpfront.Env, b bookingTools) {
 			if err != nil {
 				return booking.ConfirmResult{}, "", err
 			}
+			requestid.SetReference(ctx, res.ReservationNumber)
+			env.Metrics.Booked("chat")
 			return *res, res.Message, nil
 		},
 	})
@@ -127,6 +131,7 @@ func addBookingTools(s *mcp.Server, env mcpfront.Env, b bookingTools) {
 			if err != nil {
 				return booking.LookupResult{}, "", err
 			}
+			requestid.SetReference(ctx, res.ReservationNumber)
 			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
 		},
 	})
@@ -137,6 +142,9 @@ func addBookingTools(s *mcp.Server, env mcpfront.Env, b bookingTools) {
 			res, err := door.Cancel(ctx, caller(ctx), args)
 			if err != nil {
 				return booking.CancelResult{}, "", err
+			}
+			if res.ReservationNumber != "" {
+				requestid.SetReference(ctx, res.ReservationNumber)
 			}
 			return *res, res.Message, nil
 		},

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/connlimit"
 	"frontdesk/internal/metrics"
+	"frontdesk/internal/requestid"
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
@@ -37,9 +37,6 @@ import (
 	"frontdesk/usp/uspmcp"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // Main owns the wiring of one frontdesk process.
 type Main struct {
 	Config config.Config
@@ -47,6 +44,8 @@ type Main struct {
 	Logger *slog.Logger
 	Clock  clock.Clock
 	Out    io.Writer // where serve prints its URLs
+	// ConfigFile is the config file read, "" for the built-in demo.
+	ConfigFile string
 	// WrapStore, when set, wraps the opened store: tests inject faults and
 	// delays at the durable boundary through it.
 	WrapStore func(store.Store) store.Store
@@ -54,6 +53,7 @@ type Main struct {
 	// Set by Run once the listener is open.
 	URL        string
 	MetricsURL string // set when /metrics has its own listener
+	PlainURL   string // set when [tls] adds a plain-HTTP listener that redirects
 	listener   net.Listener
 	// shuttingDown ends when shutdown begins; streams end with it.
 	shuttingDown context.Context
@@ -151,7 +151,7 @@ func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define fun
 	if err := loadSecrets(&c); err != nil {
 		return nil, nil, err
 	}
-	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clock.System{}, Out: stdout}
+	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clock.System{}, Out: stdout, ConfigFile: *configPath}
 	if addr != nil {
 		m.Addr = *addr
 	}
@@ -258,6 +258,8 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if m.Logger == nil {
 		m.Logger = slog.New(slog.DiscardHandler)
 	}
+	// Every line logged with a request's context names the request.
+	m.Logger = slog.New(requestid.Handler(m.Logger.Handler()))
 	st, err := openStore(ctx, m.Config.Store)
 	if err != nil {
 		return err
@@ -266,8 +268,11 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		st = m.WrapStore(st)
 	}
 	m.store = st
-	m.metrics = metrics.New()
+	m.metrics = m.newMetrics()
 	m.Config.Deployment.PublicURL = publicURL(m.Config.Deployment.PublicURL, listen)
+	if m.Config.TLS.On() {
+		m.Config.Deployment.PublicURL = strings.Replace(m.Config.Deployment.PublicURL, "http://", "https://", 1)
+	}
 	pricer := pricing.New(m.Config, m.Config.Deployment.PublicURL)
 	locations := location.New(m.Config, pricer, inventory.New(st), m.Clock)
 	m.hub = hub.New(m.Config, pricer, locations, m.Clock)
@@ -329,7 +334,7 @@ func openStore(ctx context.Context, c config.Store) (store.Store, error) {
 	if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	return sqlite.Open(ctx, filepath.Join(c.DataDir, "frontdesk.db"))
+	return sqlite.Open(ctx, sqlitePath(c))
 }
 
 // Run serves HTTP until ctx ends, then shuts down within two grace
@@ -342,6 +347,14 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.URL = "http://" + ln.Addr().String()
+	tf, err := m.newTLSFront()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if tf != nil {
+		m.URL = "https://" + ln.Addr().String()
+	}
 	if err := m.open(ctx, ln.Addr().String()); err != nil {
 		ln.Close()
 		return err
@@ -364,6 +377,8 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		m.orp = &orpState{host: h}
 		m.useReferrals(h)
+		m.metrics.Backlog("frontdesk_click_writer_backlog", "Answered tracked-link clicks waiting for the click writer to store them.",
+			func() float64 { return float64(h.ClickBacklog()) })
 	}
 	var stopStreams context.CancelFunc
 	m.shuttingDown, stopStreams = context.WithCancel(context.Background())
@@ -374,6 +389,19 @@ func (m *Main) Run(ctx context.Context) error {
 	m.listener = limited
 	servers := []*http.Server{m.httpServer(m.routes())}
 	listeners := []net.Listener{limited}
+	if tf != nil {
+		servers[0].TLSConfig = tf.config
+		if addr := m.Config.TLS.HTTPAddr; addr != "" {
+			pln, err := net.Listen("tcp", addr)
+			if err != nil {
+				ln.Close()
+				return fmt.Errorf("tls.http_addr: %w", err)
+			}
+			servers = append(servers, m.httpServer(m.front(tf.plain(m.redirectToHTTPS(ln.Addr().String(), m.probes())))))
+			listeners = append(listeners, pln)
+			m.PlainURL = "http://" + pln.Addr().String()
+		}
+	}
 	if addr := m.Config.Server.MetricsAddr; addr != "" {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -387,17 +415,24 @@ func (m *Main) Run(ctx context.Context) error {
 		m.MetricsURL = "http://" + mln.Addr().String()
 	}
 	m.printURLs()
+	m.logStart(listeners)
 	if m.ready != nil {
 		close(m.ready)
 	}
 	stopORP := m.startORP(ctx)
-	stopSweep := m.startJobs(ctx, m.bookingSweepJob())
+	stopSweep := m.startJobs(ctx, m.bookingSweepJob(), m.retentionJob())
 	defer stopSweep()
 	stopUSP := m.startUSPWork(ctx)
 	defer stopUSP()
 	served := make(chan error, len(servers))
 	for i, srv := range servers {
-		go func() { served <- srv.Serve(listeners[i]) }()
+		go func() {
+			if srv.TLSConfig != nil {
+				served <- srv.ServeTLS(listeners[i], "", "") // certificates from TLSConfig
+				return
+			}
+			served <- srv.Serve(listeners[i])
+		}()
 	}
 	select {
 	case err = <-served:

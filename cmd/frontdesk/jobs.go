@@ -13,8 +13,9 @@ type job struct {
 	run   func(context.Context) error
 }
 
-// startJobs runs each job every interval until ctx ends, logging a failed
-// pass under the job's name (a pass cut short by the end of ctx is not a
+// startJobs runs each job every interval until ctx ends, recording each
+// pass's duration and last success in the metrics (label: the job's
+// name) and logging a failed pass under the job's name (a pass cut short by the end of ctx is not a
 // failure). The returned function stops them and waits for passes in
 // flight.
 func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
@@ -29,7 +30,13 @@ func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					if err := j.run(ctx); err != nil && ctx.Err() == nil {
+					start := time.Now()
+					err := j.run(ctx)
+					if ctx.Err() != nil {
+						return // cut short by shutdown: neither a success nor a failure
+					}
+					m.metrics.Job(j.name, time.Since(start).Seconds(), err == nil, float64(m.Clock.Now().Unix()))
+					if err != nil {
 						m.Logger.Error(j.name, "err", err)
 					}
 				}

@@ -33,6 +33,11 @@ Usage:
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
+  frontdesk backup FILE [--config F] [--data DIR]
+  frontdesk restore FILE [--config F] [--data DIR]
+  frontdesk refusals [--config F]
+  frontdesk registry-json [--config F] [--name NS/NAME] [--version X.Y.Z] [--out FILE]
+  frontdesk forget --email ADDRESS [--dry-run] [--config F] [--data DIR | --database URL]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -57,6 +62,11 @@ var commands = map[string]struct{ args, about string }{
 	"usp":             {"keys rotate|list [flags]", "The business's USP webhook signing keys, on the same store as serve. rotate adds a key that the\nprofile publishes at once and that signs after usp.key_lead_minutes; the key it replaces keeps\nverifying for usp.key_grace_days. list shows the published keys."},
 	"usp keys rotate": {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
 	"usp keys list":   {"[flags]", "Lists the USP signing keys the business profile publishes."},
+	"backup":          {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
+	"restore":         {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
+	"refusals":        {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
+	"forget":          {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
+	"registry-json":   {"[--name NS/NAME] [--version X.Y.Z] [--out FILE] [flags]", "Writes server.json for the MCP Registry: the hub at deployment.public_url (https) with the tools it\nlists, under the publisher-provided metadata. docs/listing.md says how to publish it."},
 	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
 	"staff book":      {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
 }
@@ -151,6 +161,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runStaff(ctx, args, stdin, stdout, stderr)
 	case "usp":
 		return runUSP(ctx, args, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args, stdout, stderr)
+	case "refusals":
+		return runRefusals(ctx, args, stdout, stderr)
+	case "forget":
+		return runForget(ctx, args, stdout, stderr)
+	case "registry-json":
+		return runRegistryJSON(ctx, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {
@@ -220,35 +240,6 @@ func ignoreHelp(err error) error {
 		return nil
 	}
 	return err
-}
-
-// moduleVersion is the version set at link time, else the module version
-// the build recorded (a pseudo-version from VCS for a build in a clone).
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return version
-}
-
-// versionLine names the module version and the VCS revision of the build.
-func versionLine() string {
-	v, rev := moduleVersion(), "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		modified := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-		if modified {
-			rev += " (modified)"
-		}
-	}
-	return fmt.Sprintf("frontdesk %s, revision %s", v, rev)
 }
 
 // loadConfig reads and validates a config file; every problem is reported,

@@ -176,6 +176,9 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	if err := m.printWebhookSweep(ctx, out); err != nil {
 		return err
 	}
+	if err := m.printRetention(ctx, out); err != nil {
+		return err
+	}
 	return printBookingSweep(ctx, m.bookings, out)
 }
 

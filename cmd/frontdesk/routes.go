@@ -16,6 +16,7 @@ import (
 	"frontdesk/internal/hostguard"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
+	"frontdesk/internal/requestid"
 	"frontdesk/mail"
 	"frontdesk/mcpfront"
 	"frontdesk/orp"
@@ -77,7 +78,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: m.bookings}
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -146,10 +147,15 @@ func (m *Main) nav() []page.Link {
 }
 
 // metricsHandler serves Prometheus, behind the bearer token when the
-// config names one.
+// config names one. Without a token, on its own listener it is open (the
+// owner chose that address), and on the public listener it answers only
+// this machine (observe.go).
 func (m *Main) metricsHandler() http.Handler {
 	h := promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{})
 	token := m.Config.Server.MetricsToken
+	if token == "" && m.Config.Server.MetricsAddr == "" {
+		return localOnly(h)
+	}
 	if token == "" {
 		return h
 	}
@@ -269,15 +275,35 @@ var securityHeaders = http.Header{
 	"Content-Security-Policy": {page.ContentSecurityPolicy},
 }
 
-// front adds what every answer shares: the security headers, one log
-// line and one metric per request, labelled by the route pattern.
+// front adds what every answer shares: the security headers, a request
+// id (requestlog.go), one log line and one metric per request, labelled
+// by the route pattern.
 func (m *Main) front(next http.Handler) http.Handler {
 	logger := m.Logger.With("component", "http")
+	proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
+	if err != nil {
+		panic(err) // validated with the config
+	}
+	hsts := m.hsts()
+	ids, err := requestid.NewSource(m.Rand)
+	if err != nil {
+		panic(err) // the random source failed: nothing could be served safely
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h := w.Header()
 		for k, v := range securityHeaders {
 			h[k] = v
+		}
+		r = identify(w, r, proxies, ids)
+		if r.TLS != nil && hsts != "" {
+			h.Set("Strict-Transport-Security", hsts)
+		}
+		if plainCredentials(r, proxies) {
+			http.Error(w, plainCredentialsRefusal, http.StatusForbidden)
+			m.metrics.Response("plain credentials", http.StatusForbidden)
+			logger.WarnContext(r.Context(), "request", "method", loggableMethod(r.Method), "route", "plain credentials", "status", http.StatusForbidden)
+			return
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)

@@ -16,7 +16,8 @@ const bookingSweepEvery = 15 * time.Minute
 // bookingSweepJob is the booking sweep as serve runs it.
 func (m *Main) bookingSweepJob() job {
 	return job{name: "booking sweep", every: bookingSweepEvery, run: func(ctx context.Context) error {
-		_, err := m.bookings.Sweep(ctx)
+		res, err := m.bookings.Sweep(ctx)
+		m.metrics.DeadLetters.WithLabelValues("mail").Add(float64(res.Exhausted))
 		return err
 	}}
 }

@@ -88,3 +88,14 @@ func (p Proxies) Handler(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// FromProxy reports whether r's connection comes from a trusted proxy,
+// whose headers (X-Forwarded-For, X-Request-Id) may be believed.
+func (p Proxies) FromProxy(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	return err == nil && p.trusted(peer)
+}

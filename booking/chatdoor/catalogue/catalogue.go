@@ -7,6 +7,7 @@ package catalogue
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -219,4 +220,15 @@ func withPhone(text, phone string) string {
 		return text
 	}
 	return text + " Call " + phone + "."
+}
+
+// Codes lists every code the catalogue words, sorted, for the refusal
+// inventory (`frontdesk refusals`).
+func Codes() []string {
+	codes := make([]string, 0, len(sentences))
+	for c := range sentences {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	return codes
 }

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"time"
+
+	"frontdesk/booking"
+	"frontdesk/internal/metrics"
+	"frontdesk/internal/requestid"
+	"frontdesk/store"
+	"frontdesk/usp/webhook"
+	"frontdesk/web"
+)
+
+// queueReadTimeout bounds the store reads of one scrape.
+const queueReadTimeout = 2 * time.Second
+
+// newMetrics builds the registry with the build's description and the
+// queues read at each scrape.
+func (m *Main) newMetrics() *metrics.Metrics {
+	version, revision := buildVersion()
+	reg := metrics.NewBuild(metrics.Build{Version: version, Revision: revision, GoVersion: runtime.Version()})
+	reg.Queues(m.queues)
+	return reg
+}
+
+// queues reads the mail and webhook delivery queues from the store.
+func (m *Main) queues() ([]metrics.Queue, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), queueReadTimeout)
+	defer cancel()
+	now := m.Clock.Now()
+	age := func(oldest time.Time) float64 {
+		if oldest.IsZero() {
+			return 0
+		}
+		return max(now.Sub(oldest).Seconds(), 0)
+	}
+	depth, oldest, err := listAge(ctx, m.store, booking.NoticeDueKind)
+	if err != nil {
+		return nil, err
+	}
+	qs := []metrics.Queue{{Name: "mail", Depth: depth, OldestSeconds: age(oldest), Dead: -1}}
+	if m.usp == nil {
+		return qs, nil
+	}
+	events, oldest, err := listAge(ctx, m.store, webhook.Kind)
+	if err != nil {
+		return nil, err
+	}
+	dead, _, err := listAge(ctx, m.store, webhook.DeadKind)
+	if err != nil {
+		return nil, err
+	}
+	return append(qs, metrics.Queue{Name: "webhook", Depth: events, OldestSeconds: age(oldest), Dead: dead}), nil
+}
+
+// listAge counts the records of kind (at most 1,000) and finds the oldest.
+func listAge(ctx context.Context, st store.Records, kind string) (int, time.Time, error) {
+	rs, err := st.List(ctx, kind, "", "", 1000)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	var oldest time.Time
+	for _, r := range rs {
+		if oldest.IsZero() || r.UpdatedAt.Before(oldest) {
+			oldest = r.UpdatedAt
+		}
+	}
+	return len(rs), oldest, nil
+}
+
+// countedForms is the booking form's core, counting each request it
+// saved or refused in the metrics (door "form").
+type countedForms struct {
+	web.Forms
+	metrics *metrics.Metrics
+}
+
+func (c countedForms) Submit(ctx context.Context, req booking.FormRequest) (booking.FormResult, error) {
+	res, err := c.Forms.Submit(ctx, req)
+	var problems booking.FormProblems
+	var limited *booking.FormLimited
+	switch {
+	case err == nil:
+		requestid.SetReference(ctx, res.Reference)
+		c.metrics.Booked("form")
+	case errors.As(err, &problems):
+		c.metrics.Refused("form", "invalid")
+	case errors.As(err, &limited):
+		c.metrics.Refused("form", "limited")
+	default:
+		c.metrics.Refused("form", "fault")
+	}
+	return res, err
+}
+
+// metricsLocalOnly answers /metrics from afar when it has neither a token
+// nor a listener of its own.
+const metricsLocalOnly = "Forbidden: /metrics answers only this machine unless server.metrics_addr gives it a listener of its own or server.metrics_token_env (or metrics_token_file) names a token."
+
+// localOnly answers only clients on this machine that came straight, not
+// through a proxy: /metrics without a token or a listener of its own must
+// not be open to the public.
+func localOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		ip, err := netip.ParseAddr(host)
+		forwarded := r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" || r.Header.Get("X-Real-Ip") != ""
+		if err != nil || !ip.IsLoopback() || forwarded {
+			http.Error(w, metricsLocalOnly, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// logStart writes the line an operator looks for first: what runs, where
+// it listens, on which store and from which config.
+func (m *Main) logStart(listeners []net.Listener) {
+	version, revision := buildVersion()
+	addrs := make([]string, len(listeners))
+	for i, ln := range listeners {
+		addrs[i] = ln.Addr().String()
+	}
+	engine := "sqlite"
+	if m.Config.Store.Database != "" {
+		engine = "postgres"
+	}
+	config := m.ConfigFile
+	if config == "" {
+		config = "(built-in demo)"
+	}
+	m.Logger.Info("frontdesk started", "version", version, "revision", revision, "listen", addrs,
+		"public_url", m.Config.Deployment.PublicURL, "metrics_url", m.MetricsURL, "engine", engine,
+		"store", storeBanner(m.Config.Store), "config", config)
+}

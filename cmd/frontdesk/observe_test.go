@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"frontdesk/internal/clock"
+	"frontdesk/internal/metrics"
+)
+
+// jsonLines decodes every line of a JSON log.
+func jsonLines(t *testing.T, log string) []map[string]any {
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("log line %q is not JSON", l)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestBookingLogLinesAndMetrics books over USP REST through a trusted
+// proxy and checks what an operator traces a complaint with: the answer
+// echoes the request id, the booking's log lines carry it and the
+// reference and no guest data, the start line names version, addresses,
+// engine and config, and /metrics counts the booking, the refusal and
+// the queues.
+func TestBookingLogLinesAndMetrics(t *testing.T) {
+	var logs syncBuffer
+	m, platform := startUSPDemo(t, "", func(m *Main) {
+		m.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		m.Config.Deployment.TrustedProxies = []string{"127.0.0.1"}
+	})
+	day := testNow.AddDate(0, 0, 3).Format("2006-01-02")
+	_, _, body := post(t, m.URL+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
+	slot := decodeJSON(t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	headers := map[string]string{"X-Request-Id": "proxy-req-42", "X-Forwarded-Proto": "https"}
+	for k, v := range platform {
+		headers[k] = v
+	}
+	status, h, body := post(t, m.URL+"/usp/bookings", headers, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","phone_number":"+13035550147"}}`, slot))
+	if status != 201 {
+		t.Fatalf("book: %d %s", status, body)
+	}
+	ref := decodeJSON(t, body)["booking"].(map[string]any)["id"].(string)
+	if got := h.Get("X-Request-Id"); got != "proxy-req-42" {
+		t.Fatalf("X-Request-Id = %q, want the trusted proxy's id echoed", got)
+	}
+	// A malformed id is replaced, and the refusal of a missing slot is counted.
+	headers["X-Request-Id"] = "bad id level=ERROR"
+	status, h, _ = post(t, m.URL+"/usp/bookings", headers, `{"service_id":"svc_airport_shuttle"}`)
+	if status < 400 || !regexpHex16(h.Get("X-Request-Id")) {
+		t.Fatalf("refused booking: %d, X-Request-Id %q; want a refusal with a fresh 16-hex id", status, h.Get("X-Request-Id"))
+	}
+
+	// A chat booking's tool-call line names its request and reference.
+	cs := connect(t, m.URL+"/mcp", "2025-11-25")
+	chatRef := guestStay(t, m, cs, "Ada Lovelace", "ada@example.com", "+1 303 555 0147", "2026-12-30", "2027-01-02", false)
+
+	var booked, request, start, chat map[string]any
+	for _, l := range jsonLines(t, logs.String()) {
+		switch {
+		case l["msg"] == "tool call" && l["tool"] == "confirm_booking":
+			chat = l
+		case l["msg"] == "usp booking created":
+			booked = l
+		case l["msg"] == "request" && l["route"] == "POST /usp/bookings" && l["request_id"] == "proxy-req-42":
+			request = l
+		case l["msg"] == "frontdesk started":
+			start = l
+		}
+	}
+	for name, l := range map[string]map[string]any{"booking line": booked, "request line": request} {
+		if l == nil || l["request_id"] != "proxy-req-42" || l["reference"] != ref {
+			t.Errorf("%s = %v, want request_id proxy-req-42 and reference %s", name, l, ref)
+		}
+	}
+	if chat == nil || chat["reference"] != chatRef || !regexpHex16(fmt.Sprint(chat["request_id"])) {
+		t.Errorf("confirm_booking line = %v, want request_id and reference %s", chat, chatRef)
+	}
+	if start == nil || start["engine"] != "sqlite" || start["config"] != "(built-in demo)" || start["version"] == nil || start["revision"] == nil ||
+		!strings.Contains(fmt.Sprint(start["listen"]), strings.TrimPrefix(m.URL, "http://")) {
+		t.Errorf("start line = %v, want version, revision, listen address, engine and config", start)
+	}
+	all := logs.String()
+	for _, guest := range []string{"Ada", "Lovelace", "ada@example.com", "3035550147"} {
+		if strings.Contains(all, guest) {
+			t.Errorf("the log holds guest data %q", guest)
+		}
+	}
+
+	resp, err := http.Get(m.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`frontdesk_bookings_total{door="usp"} 1`,
+		`frontdesk_bookings_total{door="chat"} 1`,
+		`frontdesk_booking_refusals_total{code="invalid_request",door="usp"} 1`,
+		`frontdesk_queue_depth{queue="mail"}`,
+		`frontdesk_queue_oldest_seconds{queue="webhook"}`,
+		`frontdesk_queue_dead{queue="webhook"} 0`,
+		`frontdesk_build_info{goversion="go`,
+		`frontdesk_click_writer_backlog 0`,
+	} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	// Through a proxy, /metrics without a token is refused.
+	if status, _, _ := send(t, http.MethodGet, m.URL+"/metrics", map[string]string{"X-Forwarded-For": "203.0.113.9"}, nil); status != http.StatusForbidden {
+		t.Errorf("/metrics through a proxy = %d, want 403", status)
+	}
+}
+
+func regexpHex16(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestJobsRecordTheirPasses: each pass of a scheduled job sets its
+// duration and, when it succeeds, its last success; a failure is counted.
+func TestJobsRecordTheirPasses(t *testing.T) {
+	m := &Main{Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow), metrics: metrics.New()}
+	passes := make(chan struct{}, 4)
+	fail := false
+	stop := m.startJobs(context.Background(), job{name: "test job", every: time.Millisecond, run: func(context.Context) error {
+		defer func() { passes <- struct{}{} }()
+		fail = !fail
+		if fail {
+			return fmt.Errorf("failed pass")
+		}
+		return nil
+	}})
+	<-passes
+	<-passes
+	stop()
+	var out bytes.Buffer
+	mfs, _ := m.metrics.Registry.Gather()
+	for _, mf := range mfs {
+		fmt.Fprintln(&out, mf.String())
+	}
+	for _, want := range []string{
+		`name:"frontdesk_job_last_success_timestamp_seconds"`, fmt.Sprintf("value:%g", float64(testNow.Unix())),
+		`name:"frontdesk_job_failures_total"`, `name:"frontdesk_job_duration_seconds"`, `value:"test job"`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("metrics lack %s:\n%s", want, out.String())
+		}
+	}
+}

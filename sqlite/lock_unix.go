@@ -1,0 +1,38 @@
+//go:build unix
+
+package sqlite
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// lockFile takes an advisory flock on path, shared or exclusive, without
+// waiting. The kernel releases it when the process ends however it ends,
+// so a crash leaves no stale lock. busy reports that another holder's
+// lock is in the way.
+func lockFile(path string, exclusive bool) (unlock func(), busy bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	return func() { f.Close() }, false, nil
+}
