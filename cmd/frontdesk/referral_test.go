@@ -459,8 +459,16 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 // differ only in the guest's private facts (name, email, phone, notes):
 // everything the partner receives is the same byte for byte.
 func TestReferralPairedWorlds(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { runPairedWorlds(t, func(*testing.T) string { return "" }) })
+	t.Run("postgres", func(t *testing.T) {
+		pgtest.DSN(t)
+		runPairedWorlds(t, func(t *testing.T) string { return pgtest.Schema(t) })
+	})
+}
+
+func runPairedWorlds(t *testing.T, fresh func(*testing.T) string) {
 	world := func(g guest) []byte {
-		w := startReferral(t, "")
+		w := startReferral(t, fresh(t))
 		ref := w.bookForm(g, w.follow(), "")
 		w.decide(ref, reservation.Confirmed)
 		w.week()
