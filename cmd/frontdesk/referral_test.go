@@ -400,6 +400,24 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 		t.Fatalf("USP payout after the cancellation = %v", p)
 	}
 
+	// Through the USP MCP binding the code rides in _meta beside
+	// _meta.usp.
+	profile := strings.TrimSuffix(strings.TrimPrefix(w.platform["USP-Agent"], `profile="`), `"`)
+	cs := connect(t, w.url+"/usp/mcp", "2025-11-25")
+	res, out := callTool(t, cs, "usp_bookings_create", map[string]any{
+		"service_id": "svc_airport_shuttle", "slot_id": w.slot,
+		"buyer": map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"},
+		"_meta": map[string]any{"orp": map[string]any{"code": w.code}, "usp": map[string]any{"profile": profile, "idempotency_key": "referral-mcp-1",
+			"authorization": map[string]any{"mechanism": "api_key", "credential": demoPlatformKey}}},
+	})
+	if res.IsError || out["booking"] == nil {
+		t.Fatalf("usp_bookings_create = %v", out)
+	}
+	if n := len(w.payouts()); n != before+2 {
+		t.Fatalf("a USP MCP booking with the code: %d payouts, want %d", n, before+2)
+	}
+	before++
+
 	// Outside the window: a click, then a booking 31 days later.
 	click := w.follow()
 	w.clock.Advance(31 * 24 * time.Hour)
@@ -418,6 +436,7 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 		t.Fatalf("a malformed code on the form = %d %s", status, body)
 	}
 	// A code typed on the form is attributed without any click.
+	seen := w.payouts()
 	typed := w.bookForm(grace, "", w.code)
 	ps = w.payouts()
 	if len(ps) != before+2 {
@@ -425,9 +444,9 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	}
 	before++
 	w.decide(typed, reservation.Declined)
-	for _, p := range ps {
-		if p["state"] == "held" {
-			if p := w.payout(w.partner, p["payout"].(string)); p["state"] != "reversed" {
+	for id := range ps {
+		if seen[id] == nil {
+			if p := w.payout(w.partner, id); p["state"] != "reversed" || p["amount"].(map[string]any)["amount_minor"] != float64(w.total(typed)/10) {
 				t.Fatalf("payout after the decline = %v", p)
 			}
 		}
