@@ -540,10 +540,14 @@ func storeBanner(c config.Store) string {
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
 func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
 	defer m.Close()
+	if err := m.openReferrals(ctx, configured); err != nil {
+		return err
+	}
 	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
 	return serveHubStdio(ctx, m, in, out)
 }

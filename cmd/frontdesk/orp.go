@@ -149,16 +149,7 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	}
 	defer m.Close()
 	if m.Config.ORP.Enabled {
-		// Party ids carry the host's origin: a sweep under another origin
-		// would address parties that do not exist. The configured public
-		// URL wins, then the origin serve recorded in the store.
-		origin := m.Config.Deployment.PublicURL
-		if stored, err := orp.StoredOrigin(ctx, m.store); err != nil {
-			return err
-		} else if stored != "" && !configured {
-			origin = stored
-		}
-		h, err := m.newORPHost(origin)
+		h, err := m.offlineORPHost(ctx, configured)
 		if err != nil {
 			return err
 		}
@@ -180,6 +171,37 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	return printBookingSweep(ctx, m.bookings, out)
+}
+
+// offlineORPHost is the ORP host of a command that does not serve.
+// Party ids carry the host's origin: a command under another origin
+// would address parties that do not exist. The configured public URL
+// wins, then the origin serve recorded in the store.
+func (m *Main) offlineORPHost(ctx context.Context, configured bool) (*orp.Host, error) {
+	origin := m.Config.Deployment.PublicURL
+	if stored, err := orp.StoredOrigin(ctx, m.store); err != nil {
+		return nil, err
+	} else if stored != "" && !configured {
+		origin = stored
+	}
+	return m.newORPHost(origin)
+}
+
+// openReferrals wires the referral ledger into a command that changes
+// reservations without serving (staff decisions, stdio), so the end of
+// an attributed booking refunds or settles there as it does in serve.
+// It is called after open; configured says whether the public URL came
+// from the config.
+func (m *Main) openReferrals(ctx context.Context, configured bool) error {
+	if !m.Config.ORP.Enabled || m.Config.ORP.BusinessParty == "" {
+		return nil
+	}
+	h, err := m.offlineORPHost(ctx, configured)
+	if err != nil {
+		return err
+	}
+	m.useReferrals(h)
+	return nil
 }
 
 // useReferrals makes every door attribute bookings to partners on h and

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -451,6 +453,34 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 			}
 		}
 	}
+
+	// A staff decision from the command line settles an attributed
+	// booking as the staff screen does: the decline refunds it.
+	seen = w.payouts()
+	byCLI := w.bookForm(alan, "", w.code)
+	demo, err := os.ReadFile("../../config/demo.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(t.TempDir(), "frontdesk.toml")
+	os.WriteFile(conf, bytes.Replace(demo, []byte("\n[orp]\n"), []byte("\n[orp]\nbusiness_party = \""+w.business.id+"\"\n"), 1), 0o600)
+	store := []string{"--data", w.main.Config.Store.DataDir}
+	if w.main.Config.Store.Database != "" {
+		store = []string{"--database", w.main.Config.Store.Database}
+	}
+	if out, errOut, err := runCmd(t, append([]string{"staff", "decline", "--config", conf, byCLI}, store...)...); err != nil {
+		t.Fatalf("staff decline = %v %s %s", err, out, errOut)
+	}
+	reversed := 0
+	for id, p := range w.payouts() {
+		if seen[id] == nil && p["state"] == "reversed" {
+			reversed++
+		}
+	}
+	if reversed != 1 {
+		t.Fatalf("after a decline from the command line: %v", w.payouts())
+	}
+	before++
 
 	// After revocation the code is plain: nothing is attributed.
 	if m := w.step(w.business, w.msg(w.business, "revoke", map[string]any{"deal": w.deal}, map[string]any{"scope": "deal", "reason": "owner_request"})); m["type"] == "error" {
