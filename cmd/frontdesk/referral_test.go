@@ -420,6 +420,23 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	}
 	before++
 
+	// A hold is not a booking and earns nothing; the booking it becomes
+	// with the code does.
+	day := w.clock.Now().AddDate(0, 0, 3).Format("2006-01-02")
+	_, _, body := post(t, w.url+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
+	slot := decodeJSON(t, body)["slots"].([]any)[1].(map[string]any)["id"].(string)
+	status, _, body := post(t, w.url+"/usp/availability/holds", w.platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q}`, slot))
+	if status != 201 || len(w.payouts()) != before+1 {
+		t.Fatalf("hold = %d %s, %d payouts", status, body, len(w.payouts()))
+	}
+	hold := decodeJSON(t, body)["hold"].(map[string]any)["id"].(string)
+	status, _, body = post(t, w.url+"/usp/bookings", w.platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"hold_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},"_meta":{"orp":{"code":%q}}}`, slot, hold, w.code))
+	if status != 201 || len(w.payouts()) != before+2 {
+		t.Fatalf("the hold's booking = %d %s, %d payouts", status, body, len(w.payouts()))
+	}
+	before++
+
 	// Outside the window: a click, then a booking 31 days later.
 	click := w.follow()
 	w.clock.Advance(31 * 24 * time.Hour)
