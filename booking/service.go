@@ -31,6 +31,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -48,12 +49,15 @@ type Service struct {
 	scrubber store.Scrubber
 	inv      *inventory.Inventory
 	// desk writes every reservation, hold and release.
-	desk   *reservation.Desk
-	pricer *pricing.Pricer
-	clock  clock.Clock
-	rand   io.Reader
-	mail   message.Sender
-	log    *slog.Logger
+	desk *reservation.Desk
+	// referrals attributes new reservations to partners; nil attributes
+	// nothing.
+	referrals *referral.Ledger
+	pricer    *pricing.Pricer
+	clock     clock.Clock
+	rand      io.Reader
+	mail      message.Sender
+	log       *slog.Logger
 	// deadlines bound every operation and the calls it awaits.
 	deadlines Deadlines
 	// resolveProperty finds the location a property argument names, the

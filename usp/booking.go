@@ -12,6 +12,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/requestid"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/credential"
@@ -95,6 +96,33 @@ type CreateRequest struct {
 	// taken (request.go).
 	DeliveryAddress          *DeliveryAddress          `json:"delivery_address,omitempty"`
 	PostPaymentReturnRequest *PostPaymentReturnRequest `json:"post_payment_return_request,omitempty"`
+	// Meta is the request's _meta member (in the MCP binding the tool
+	// call's _meta, beside _meta.usp). Its orp member passes a partner's
+	// code (T9) or click id the platform was given, so the booking is
+	// attributed to that partner: {"_meta": {"orp": {"code": "…"}}}.
+	Meta struct {
+		ORP *Referral `json:"orp,omitempty"`
+	} `json:"_meta"`
+}
+
+// Referral is a partner's code or click id a platform passes with a
+// booking; one of the two.
+type Referral struct {
+	Code  string `json:"code,omitempty"`
+	Click string `json:"click,omitempty"`
+}
+
+// mark is the referral as the booking core takes it; a code wins over a
+// click id.
+func (in CreateRequest) mark() referral.Mark {
+	r := in.Meta.ORP
+	switch {
+	case r == nil:
+		return referral.Mark{}
+	case r.Code != "":
+		return referral.Mark{Code: r.Code}
+	}
+	return referral.Mark{Click: r.Click}
 }
 
 // UpdateRequest is usp_bookings_update / PUT /bookings/{booking_id}.
@@ -231,6 +259,9 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 	if err := in.PostPaymentReturnRequest.check(); err != nil {
 		return nil, err
 	}
+	if m := in.mark(); m.Code != "" && !referral.ValidCode(m.Code) {
+		return nil, fail(CodeValidation, "_meta.orp.code must be 4 to 32 letters or digits.")
+	}
 	res := &BookingResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
@@ -280,9 +311,9 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 			cred, writes = b.credentialFor(ctx, p, kept.Booking.ID, w.end)
 			return append(keep(kept), writes...)
 		}
-		r, err := b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also)
+		r, err := b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also, in.mark())
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also)
+			r, err = b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also, in.mark())
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
@@ -372,19 +403,24 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		d.Spots = party
 		var out *BookingResult
 		var cred *credential.Credential
+		total := b.price(s, w, party, now)
+		attributed, err := b.bookings.Attribution(ctx, in.mark(), reservation.New{Reference: r.Reference, Total: total, Source: r.Source, At: now})
+		if err != nil {
+			return nil, err
+		}
 		_, err = b.desk().Convert(ctx, reservation.Change{
 			Read: r, By: "usp:" + p.Platform, At: now, Unit: reservation.Unit{Location: s.loc.Slug, Type: s.unit.Type, Capacity: s.unit.Count}, Units: units,
 			Edit: func(m *reservation.Reservation) {
 				m.Detail = d.raw()
 				m.Guests, m.Contact, m.Notes = party, contactOf(*in.Buyer), in.Notes
-				m.Total = b.price(s, w, party, now)
+				m.Total = total
 			},
-			Also: []reservation.Addition{{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
+			Also: append([]reservation.Addition{{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
 				out = &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message{}, res.Messages...), confirmationNote(s)...)}
 				var credWrites []store.Write
 				cred, credWrites = b.credentialFor(ctx, p, out.Booking.ID, w.end)
 				return append(credWrites, keep(out)...)
-			}}},
+			}}}, attributed...),
 		}, to)
 		switch err := deskError("convert hold", err); {
 		case errors.Is(err, errKeyTaken):

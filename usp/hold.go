@@ -12,6 +12,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -250,9 +251,9 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 			kept = &HoldResult{USP: res.USP, Hold: &v, Messages: []Message{}}
 			return keep(kept)
 		}
-		_, err := b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also)
+		_, err := b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			_, err = b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also)
+			_, err = b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
@@ -276,7 +277,7 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 // also gives the door's records committed with it; one of them refused
 // is errKeyTaken.
 func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, kind reservation.Kind, d detail, contact reservation.Contact, notes string, now time.Time,
-	also func(reservation.Reservation) []store.Write) (reservation.Reservation, error) {
+	also func(reservation.Reservation) []store.Write, mark referral.Mark) (reservation.Reservation, error) {
 	if b.bookings == nil {
 		return reservation.Reservation{}, errors.New("usp: no booking core")
 	}
@@ -284,6 +285,7 @@ func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot,
 		Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Guests: n, Units: n,
 		Contact: contact, Source: reservation.USP(p.Platform), Total: b.price(s, w, n, now), Notes: notes,
 		Kind: kind, By: "usp:" + p.Platform, Detail: d.raw(), Also: []reservation.Addition{{Build: also, Refused: errKeyTaken}},
+		Referral: mark,
 	}
 	if kind == reservation.KindHold {
 		req.Expires = d.HoldExpires

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/webhook"
@@ -804,7 +805,7 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 		}
 		return []store.Write{sw, ev}
 	}
-	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, reservation.KindHold, d, reservation.Contact{}, note, now, also)
+	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 	if errors.Is(err, booking.ErrUnitTaken) {
 		return false, nil
 	}

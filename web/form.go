@@ -14,6 +14,7 @@ import (
 	"frontdesk/internal/money"
 	"frontdesk/internal/signature"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 )
 
 // Forms is what the booking form and the guest's own page need from the
@@ -40,6 +41,20 @@ const maxFormBody = 320 << 10
 // passed its check, and the pad draws it again.
 type formValues struct {
 	RoomType, Checkin, Checkout, Guests, Name, Email, Phone, Notes, Signature string
+	// Via is a partner link's click id, kept in a hidden field through
+	// every round of the form; Code is a partner code the guest typed.
+	Via, Code string
+}
+
+// clickID is the partner click id a query or a posted form carries, when
+// it has the shape of one; anything else is dropped.
+func clickID(v url.Values) string {
+	for _, name := range referral.ClickParams {
+		if c := v.Get(name); referral.ValidClick(c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // formPage is what book.html shows.
@@ -93,6 +108,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	if u, ok := l.Unit(q.Get("roomtype")); ok && u.Kind != config.KindTimed {
 		p.Values.RoomType = u.Type
 	}
+	p.Values.Via = clickID(q)
 	in, inErr := civil.Parse(q.Get("checkin"))
 	out, outErr := civil.Parse(q.Get("checkout"))
 	if inErr == nil {
@@ -130,7 +146,7 @@ func (s *Site) formRequest(r *http.Request, l config.Location, v formValues, tok
 	return booking.FormRequest{
 		Location: l.Slug, RoomType: v.RoomType, Checkin: v.Checkin, Checkout: v.Checkout,
 		Name: v.Name, Email: v.Email, Phone: v.Phone, Guests: v.Guests, Notes: v.Notes,
-		Signature: v.Signature, Address: clientip.Host(r), Token: token,
+		Signature: v.Signature, Via: v.Via, Code: v.Code, Address: clientip.Host(r), Token: token,
 	}
 }
 
@@ -155,7 +171,8 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	p := s.formPage(l)
 	f := r.PostForm
 	p.Values = formValues{RoomType: f.Get("roomtype"), Checkin: f.Get("checkin"), Checkout: f.Get("checkout"), Guests: f.Get("guests"),
-		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature")}
+		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature"),
+		Via: clickID(f), Code: f.Get("code")}
 	p.Token = f.Get("token")
 	if !booking.ValidGuestToken(p.Token) {
 		p.Token = "" // drawn again below, with the problem the core words

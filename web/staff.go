@@ -66,6 +66,9 @@ type StaffScreen struct {
 	// Partners lists the business's own ORP standing offers; nil when the
 	// ORP host is off.
 	Partners PartnerOffers
+	// Referrals, when set, shows owners the bookings partners sent and
+	// what the business owes them, with the payouts to settle.
+	Referrals StaffReferrals
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -105,6 +108,7 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/users/{username}", s.signedIn(s.changeUser)},
 		{"GET /staff/partners", s.signedIn(s.partners)},
 		{"POST /staff/partners", s.signedIn(s.listReferral)},
+		{"POST /staff/referrals/settle", s.signedIn(s.settle)},
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/sqlite"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -67,6 +68,8 @@ type Main struct {
 	mailer        message.Sender
 	devMail       *mail.Dev // set when the mail driver is dev
 	orp           *orpState // set by mountORP when the config enables ORP
+	// referrals attributes bookings to ORP partners, with orp.
+	referrals *referral.Ledger
 	// Rand is the random source; nil means crypto/rand.
 	Rand io.Reader
 	// USPRootCAs, when set, are the only roots platform profiles are
@@ -374,6 +377,7 @@ func (m *Main) Run(ctx context.Context) error {
 			return errors.Join(err, ln.Close())
 		}
 		m.orp = &orpState{host: h}
+		m.useReferrals(h)
 		m.metrics.Backlog("frontdesk_click_writer_backlog", "Answered tracked-link clicks waiting for the click writer to store them.",
 			func() float64 { return float64(h.ClickBacklog()) })
 	}
@@ -542,10 +546,14 @@ func storeBanner(c config.Store) string {
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
 func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err error) {
+	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
 	defer closing(&err, m)
+	if err := m.openReferrals(ctx, configured); err != nil {
+		return err
+	}
 	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
 	return serveHubStdio(ctx, m, in, out)
 }

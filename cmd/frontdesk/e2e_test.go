@@ -49,6 +49,13 @@ func startMain(t testing.TB, database string, edit ...func(*config.Config)) *Mai
 func launch(t testing.TB, c config.Config, addr string, clk clock.Clock) (m *Main, stop func()) {
 	t.Helper()
 	m = &Main{Config: c, Addr: addr, Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard, ready: make(chan struct{})}
+	return m, runMain(t, m)
+}
+
+// runMain runs m until the test ends or stop is called, and returns once
+// it serves.
+func runMain(t testing.TB, m *Main) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -70,7 +77,7 @@ func launch(t testing.TB, c config.Config, addr string, clk clock.Clock) (m *Mai
 		}
 	}
 	t.Cleanup(stop)
-	return m, stop
+	return stop
 }
 
 func connect(t testing.TB, url, revision string) *mcp.ClientSession {
