@@ -206,7 +206,8 @@ func (p *notFoundProbe) Write(b []byte) (int, error) {
 
 func (p *notFoundProbe) Flush() {
 	if !p.notFound {
-		http.NewResponseController(p.ResponseWriter).Flush()
+		// A writer that cannot flush sends at the end instead.
+		_ = http.NewResponseController(p.ResponseWriter).Flush()
 	}
 }
 

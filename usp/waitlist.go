@@ -450,7 +450,11 @@ func (b *Business) settleEntry(ctx context.Context, rec store.Record, e waitEntr
 	}
 	rec.Version, rec.Value = rec.Version+1, writes[0].Record.Value
 	if hold, d, err := b.ownHold(ctx, Principal{Platform: e.Platform}, holdPrefix+e.HoldRef); err == nil {
-		b.settle(ctx, hold, d, now) // the offer's hold ends with it
+		// The offer's hold ends with it; one left behind lapses at its
+		// own expiry, so a failure here is logged, not answered.
+		if _, _, err := b.settle(ctx, hold, d, now); err != nil {
+			b.log.WarnContext(ctx, "usp waitlist offer hold", "err", err)
+		}
 	}
 	b.offerSlot(ctx, e.ServiceID, e.SlotID)
 	return rec, e, nil
