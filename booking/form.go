@@ -200,20 +200,22 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 		Contact:    reservation.Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
 		ContactKey: mailbox, Source: reservation.SourceForm,
 		Total: q.Total, Notes: strings.TrimSpace(f.Notes), Detail: detail, By: "guest", What: "requested", At: now,
-		// The token's page rides along: of two posts of one form, one
-		// saves the request and the other finds it.
-		Also: []reservation.Addition{{Build: func(r reservation.Reservation) []store.Write {
-			return []store.Write{guestPageWrite(f.Token, r.Reference, now)}
-		}, Refused: errFormSentAlready}},
 	}
+	// The token's page rides along: of two posts of one form, one saves
+	// the request and the other finds it.
+	guestPage := reservation.Addition{Build: func(r reservation.Reservation) []store.Write {
+		return []store.Write{guestPageWrite(f.Token, r.Reference, now)}
+	}, Refused: errFormSentAlready}
 	var r reservation.Reservation
 	for range maxCASAttempts {
 		if req.Reference, err = s.newReference(l); err != nil {
 			return FormResult{}, err
 		}
-		if req.Also, err = s.Attribution(ctx, mark, req); err != nil {
+		var attributed []reservation.Addition
+		if attributed, err = s.Attribution(ctx, mark, req); err != nil {
 			return FormResult{}, err
 		}
+		req.Also = append([]reservation.Addition{guestPage}, attributed...)
 		r, err = s.desk.Create(ctx, req)
 		if errors.Is(err, errFormSentAlready) {
 			// A parallel post of the same form saved it first.

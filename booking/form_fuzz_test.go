@@ -22,7 +22,8 @@ func FuzzFormSubmit(f *testing.F) {
 	f.Add("suite", "2026-02-30", "2026-13-01", "Ada\u202eLovelace", "ADA+x@Example.COM", "12", "99999", "", "nope")
 	cfg, st := bookingtest.Demo(f)
 	w := newWorldOn(f, cfg, st)
-	fields := map[string]bool{"location": true, "stay": true, "name": true, "email": true, "phone": true, "guests": true, "notes": true, "signature": true, "trap": true}
+	fields := map[string]bool{"location": true, "token": true, "roomtype": true, "checkin": true, "checkout": true, "stay": true,
+		"name": true, "email": true, "phone": true, "guests": true, "notes": true, "signature": true, "trap": true, "code": true}
 	inputs := 0
 	f.Fuzz(func(t *testing.T, roomType, checkin, checkout, name, email, phone, guests, notes, sig string) {
 		inputs++
@@ -31,8 +32,14 @@ func FuzzFormSubmit(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Each post carries a fresh form token, so the core reads the
+		// fields instead of refusing the form as expired.
+		token, err := w.svc.NewGuestToken()
+		if err != nil {
+			t.Fatal(err)
+		}
 		_, err = w.svc.Submit(ctx, FormRequest{Location: "riverside", RoomType: roomType, Checkin: checkin, Checkout: checkout,
-			Name: name, Email: email, Phone: phone, Guests: guests, Notes: notes, Signature: sig, Address: fmt.Sprintf("2001:db8::%x", inputs)})
+			Name: name, Email: email, Phone: phone, Guests: guests, Notes: notes, Signature: sig, Address: fmt.Sprintf("2001:db8::%x", inputs), Token: token})
 		var problems FormProblems
 		switch {
 		case err == nil:
