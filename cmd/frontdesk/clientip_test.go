@@ -45,7 +45,7 @@ func TestLimitsByAddressBehindAProxy(t *testing.T) {
 			form := url.Values{
 				"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
 				"name": {"Grace Hopper"}, "email": {fmt.Sprintf("grace%d@example.com", i)}, "phone": {"(303) 555-0142"},
-				"signature": {signaturetest.Drawn(t)},
+				"signature": {signaturetest.Drawn(t)}, "token": {formToken(t, m.URL+"/book/riverside")},
 			}
 			status, _ := postForm(t, m.URL+"/book/riverside", form, from(client))
 			return status

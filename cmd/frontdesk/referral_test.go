@@ -147,6 +147,11 @@ func (w *referralWorld) bookForm(g guest, click, code string) string {
 		w.t.Fatalf("the form does not carry the click id: %s", page)
 	}
 	form := w.stayForm(g, code)
+	token := formTokenField.FindStringSubmatch(page)
+	if token == nil {
+		w.t.Fatalf("no form token in %s", page)
+	}
+	form.Set("token", token[1])
 	if click != "" {
 		form.Set("via", click)
 	}
@@ -371,7 +376,10 @@ func runReferralSettle(t *testing.T, w *referralWorld) {
 	if p := w.payout(w.partner, id); p["state"] != "paid" {
 		t.Fatalf("payout after the partner's confirm = %v", p)
 	}
+	// Staff complete a stay once it has begun.
+	w.clock.Advance(31 * 24 * time.Hour)
 	w.decide(ref, reservation.Completed)
+	olga = signIn(w.tt, w.main, "olga") // the earlier session has ended
 	if _, _, page := olga.do("GET", "/staff/", nil); !strings.Contains(page, `<span class="stayed">1</span> stayed</li><li><span class="owed">$0.00</span> owed`) {
 		t.Fatalf("dashboard after the stay: %s", page)
 	}
@@ -425,7 +433,7 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	res, out := callTool(t, cs, "usp_bookings_create", map[string]any{
 		"service_id": "svc_airport_shuttle", "slot_id": w.slot,
 		"buyer": map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"},
-		"_meta": map[string]any{"orp": map[string]any{"code": w.code}, "usp": map[string]any{"profile": profile, "idempotency_key": "referral-mcp-1",
+		"_meta": map[string]any{"orp": map[string]any{"code": w.code}, "usp": map[string]any{"profile": profile, "idempotency_key": "7d3c1f0a-2b4e-4c6d-8e9f-a0b1c2d3e4f5",
 			"authorization": map[string]any{"mechanism": "api_key", "credential": demoPlatformKey}}},
 	})
 	if res.IsError || out["booking"] == nil {
@@ -466,6 +474,7 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	// what the guest typed kept; nothing is saved.
 	bad := w.stayForm(grace, "no!")
 	bad.Set("signature", signaturetest.Drawn(t))
+	bad.Set("token", formToken(t, w.url+"/book/riverside"))
 	if status, body := postForm(t, w.url+"/book/riverside", bad, nil); status != http.StatusUnprocessableEntity ||
 		!strings.Contains(body, "A partner code is 4 to 32 letters or digits") || !strings.Contains(body, `value="no!"`) {
 		t.Fatalf("a malformed code on the form = %d %s", status, body)
