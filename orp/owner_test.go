@@ -264,3 +264,33 @@ func TestOwnerRefusesEscalation(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnerRefusesAmendment: refusing a held amendment of an active deal
+// drops it; the deal stays active under the terms in force (§9.4), with
+// nothing pending and nobody waiting.
+func TestOwnerRefusesAmendment(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a, b := e.autoParty(), e.autoParty()
+		owner := e.claimByMail(mustJoinClaim(t, e, a), "maker@example.org")
+		deal, _ := e.directDeal(a, b, affiliateTerms)
+		e.setStep(a, "amend", "ask")
+		_, m := e.send(a, e.msg(a, "counter", map[string]any{"deal": deal}, map[string]any{"terms": termsWith("Amended")}))
+		w, _ := body(m)["waiting"].(map[string]any)
+		if body(m)["state"] != "active" || w["step"] != "amend" {
+			t.Fatalf("held amend = %v", m)
+		}
+		if _, err := e.host.RefuseAsOwner(ctx, owner, w["escalation"].(string)); err != nil {
+			t.Fatal(err)
+		}
+		d := body(e.approvedDeal(a, deal))
+		if d["state"] != "active" || d["terms_hash"] != affiliateHash || d["waiting"] != nil || d["pending"] != nil {
+			t.Fatalf("deal after the refused amendment = %v, want active under the old terms", d)
+		}
+		// With nothing pending, the old amendment's hash binds nobody.
+		newHash, _ := orp.Hash(mustMarshal(termsWith("Amended")))
+		if _, m := e.send(b, e.msg(b, "accept", map[string]any{"deal": deal}, map[string]any{"terms_hash": newHash})); errCode(m) == "" {
+			t.Fatalf("accepting the refused amendment = %v, want a refusal", m)
+		}
+	})
+}
