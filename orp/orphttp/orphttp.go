@@ -82,6 +82,7 @@ func (s *Server) routes() []Route {
 		{"HEAD /go/{token}", http.HandlerFunc(s.redirect)},
 		{"GET /approve/{escalation}", http.HandlerFunc(s.approvalPage)},
 		{"POST /approve/{escalation}", http.HandlerFunc(s.approve)},
+		{"POST /approve/{escalation}/refuse", s.signedIn(s.refuse)},
 		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
 		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
 		{"GET /claim/{claim}/email", http.HandlerFunc(s.claimMailShow)},
