@@ -239,8 +239,9 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 	return res, err
 }
 
-func (b *Business) createBooking(ctx context.Context, call Call, in CreateRequest) (*BookingResult, error) {
+func (b *Business) createBooking(ctx context.Context, call Call, in CreateRequest) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_create", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +263,7 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 	if m := in.mark(); m.Code != "" && !referral.ValidCode(m.Code) {
 		return nil, fail(CodeValidation, "_meta.orp.code must be 4 to 32 letters or digits.")
 	}
-	res := &BookingResult{USP: meta, Messages: []Message{}}
+	res = &BookingResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -450,8 +451,9 @@ func (b *Business) ownBooking(ctx context.Context, p Principal, id string) (rese
 }
 
 // GetBooking returns one of the caller's bookings (§5.3.2).
-func (b *Business) GetBooking(ctx context.Context, call Call, id string) (*BookingResult, error) {
+func (b *Business) GetBooking(ctx context.Context, call Call, id string) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_get", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +461,7 @@ func (b *Business) GetBooking(ctx context.Context, call Call, id string) (*Booki
 	if err != nil {
 		return nil, err
 	}
-	res := &BookingResult{USP: meta, Booking: b.view(r, d), Messages: []Message{}}
+	res = &BookingResult{USP: meta, Booking: b.view(r, d), Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 	}
@@ -475,12 +477,13 @@ type edit func(ctx context.Context, p Principal, r reservation.Reservation, d de
 // change is one booking write: it reads the caller's booking, checks the
 // precondition and the transition, and runs edit's desk operation at the
 // version read, again from the start when another write came first.
-func (b *Business) change(ctx context.Context, call Call, name, id string, in any, ed edit) (*BookingResult, error) {
+func (b *Business) change(ctx context.Context, call Call, name, id string, in any, ed edit) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, name, call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &BookingResult{USP: meta, Messages: []Message{}}
+	res = &BookingResult{USP: meta, Messages: []Message{}}
 	return once(ctx, b, call, p, name, struct {
 		ID string `json:"id"`
 		In any    `json:"in"`

@@ -207,15 +207,16 @@ func (b *Business) price(s Service, w wantSlot, n int, now time.Time) int64 {
 // the core, taking its units through the same conditional write as every
 // other door. An appointment slot has one place, so a second hold on it
 // is refused: slot_unavailable.
-func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*HoldResult, error) {
+func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (res *HoldResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_availability_hold", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
 	if in.SlotID == "" || in.ServiceID == "" {
 		return nil, fail(CodeInvalidRequest, "slot_id and service_id are required.")
 	}
-	res := &HoldResult{USP: meta, Messages: []Message{}}
+	res = &HoldResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -319,12 +320,13 @@ func (b *Business) holdView(r reservation.Reservation, d detail, now time.Time) 
 
 // ReleaseSlot releases a hold before it expires (§4.3.3). Releasing a hold
 // that already ended answers its state and changes nothing.
-func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*HoldResult, error) {
+func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (res *HoldResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_availability_release", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &HoldResult{USP: meta}
+	res = &HoldResult{USP: meta}
 	if outcome != nil {
 		res.Messages = []Message{*outcome}
 		return res, nil
