@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/internal/requestid"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -275,7 +274,6 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		if err != nil {
 			return nil, err
 		}
-		requestid.SetReference(ctx, r.Reference)
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
 		kept.Credential = cred // after the answer was recorded: no credential is ever kept
 		return kept, nil

@@ -254,3 +254,56 @@ func TestToolCallLinesNameTheirOwnRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestUSPHoldLinesCarryTheReference: a platform's hold, the booking it
+// becomes and the booking's cancellation are each traced by their
+// reference: every request's own line names it, and so does the line
+// that says the hold was converted.
+func TestUSPHoldLinesCarryTheReference(t *testing.T) {
+	var logs syncBuffer
+	m, platform := startUSPDemo(t, "", func(m *Main) {
+		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	})
+	day := testNow.AddDate(0, 0, 3).Format("2006-01-02")
+	_, _, body := post(t, m.URL+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
+	slot := decodeJSON(t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	status, hh, body := post(t, m.URL+"/usp/availability/holds", platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q}`, slot))
+	if status != 201 {
+		t.Fatalf("hold: %d %s", status, body)
+	}
+	hold := decodeJSON(t, body)["hold"].(map[string]any)["id"].(string)
+	headers := map[string]string{"Idempotency-Key": "3b7c8a52-6f53-4bc4-a1f2-0d6f0d3a9c11"}
+	for k, v := range platform {
+		headers[k] = v
+	}
+	status, bh, body := post(t, m.URL+"/usp/bookings", headers, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"hold_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, slot, hold))
+	if status != 201 {
+		t.Fatalf("book: %d %s", status, body)
+	}
+	ref := decodeJSON(t, body)["booking"].(map[string]any)["id"].(string)
+	status, ch, body := post(t, m.URL+"/usp/bookings/"+ref+"/cancel", platform, `{}`)
+	if status != 200 {
+		t.Fatalf("cancel: %d %s", status, body)
+	}
+	ids := map[string]string{"hold": hh.Get("X-Request-Id"), "book": bh.Get("X-Request-Id"), "cancel": ch.Get("X-Request-Id")}
+	var lines map[string]map[string]any
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		lines = map[string]map[string]any{}
+		for _, l := range jsonLines(t, logs.String()) {
+			for name, id := range ids {
+				if l["request_id"] == id && (l["msg"] == "request" || l["msg"] == "usp hold converted") {
+					lines[name+" "+fmt.Sprint(l["msg"])] = l
+				}
+			}
+		}
+		if len(lines) == 4 {
+			break
+		}
+	}
+	for _, name := range []string{"hold request", "book request", "book usp hold converted", "cancel request"} {
+		if l := lines[name]; l == nil || l["reference"] != ref {
+			t.Errorf("%s line = %v, want reference %s", name, l, ref)
+		}
+	}
+}
