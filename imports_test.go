@@ -351,3 +351,32 @@ func TestDeskWriteProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutesAreMountedInOneFile: in the command, only routes.go gives a
+// handler its pattern, so one file lists every entry point.
+func TestRoutesAreMountedInOneFile(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("cmd/frontdesk/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") || filepath.Base(path) == "routes.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Handle" || sel.Sel.Name == "HandleFunc") {
+				t.Errorf("%s: %s mounts a handler; mount every route in cmd/frontdesk/routes.go", fset.Position(call.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}

@@ -404,9 +404,7 @@ func (m *Main) Run(ctx context.Context) error {
 			ln.Close()
 			return fmt.Errorf("server.metrics_addr: %w", err)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", m.deadlines(probe, m.metricsHandler()))
-		servers = append(servers, m.httpServer(m.front(mux)))
+		servers = append(servers, m.httpServer(m.front(m.metricsRoutes())))
 		listeners = append(listeners, mln)
 		m.MetricsURL = "http://" + mln.Addr().String()
 	}

@@ -51,9 +51,10 @@ func (c routeClass) limits() (read, write, stream time.Duration) {
 	return 15 * time.Second, 30 * time.Second, 0
 }
 
-// routes lists every entry point of the server. Nothing else mounts a
-// handler: adapters expose handlers and this function gives each its
-// pattern, its host check and its deadlines.
+// routes lists every entry point of the main listener. Nothing outside
+// this file mounts a handler (probes and metricsRoutes below are the
+// plain-HTTP and metrics listeners): adapters expose handlers and this
+// file gives each its pattern, its host check and its deadlines.
 func (m *Main) routes() http.Handler {
 	mux := http.NewServeMux()
 	hosts := hostguard.New(m.Config.Deployment.Hostnames)
@@ -134,6 +135,24 @@ func (m *Main) routes() http.Handler {
 		handleMCP(usp.MCPPath, mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))
 	}
 	return m.front(mux)
+}
+
+// probes are liveness and readiness, for the plain-HTTP listener:
+// orchestrators call them there by address.
+func (m *Main) probes() http.Handler {
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web")}
+	mux := http.NewServeMux()
+	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
+	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
+	return mux
+}
+
+// metricsRoutes is the metrics listener of server.metrics_addr: /metrics
+// alone.
+func (m *Main) metricsRoutes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.deadlines(probe, m.metricsHandler()))
+	return mux
 }
 
 // nav is the navigation every page shows.

@@ -19,7 +19,6 @@ import (
 
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/hostguard"
-	"frontdesk/web"
 )
 
 // tlsFront is what serve needs to speak HTTPS: the listener's TLS config
@@ -193,14 +192,4 @@ func plainCredentials(r *http.Request, proxies clientip.Proxies) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err != nil || !ip.IsLoopback()
-}
-
-// probes are liveness and readiness, for the plain-HTTP listener:
-// orchestrators call them there by address.
-func (m *Main) probes() http.Handler {
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web")}
-	mux := http.NewServeMux()
-	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
-	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
-	return mux
 }
