@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -302,6 +303,41 @@ func TestUSPHoldLinesCarryTheReference(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"hold request", "book request", "book usp hold converted", "cancel request"} {
+		if l := lines[name]; l == nil || l["reference"] != ref {
+			t.Errorf("%s line = %v, want reference %s", name, l, ref)
+		}
+	}
+}
+
+// TestStaffDecisionLinesCarryTheReference: a decision on the staff
+// screen is traced by the reservation's reference, on the request's line
+// and on the line that records the decision.
+func TestStaffDecisionLinesCarryTheReference(t *testing.T) {
+	var logs syncBuffer
+	m, _ := startUSPDemo(t, "", func(m *Main) {
+		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	})
+	addStaff(t, m)
+	ref := chatBooking(t, m, "Riverside Inn", "double", "ada@example.com", "+1 303 555 0147")
+	c := signIn(t, m, "olga")
+	status, h, body := c.do("POST", "/staff/reservations/"+ref, url.Values{"csrf": {c.csrf}, "to": {"confirmed"}})
+	if status != http.StatusSeeOther {
+		t.Fatalf("confirm = %d %s", status, body)
+	}
+	id := h.Get("X-Request-Id")
+	var lines map[string]map[string]any
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		lines = map[string]map[string]any{}
+		for _, l := range jsonLines(t, logs.String()) {
+			if l["request_id"] == id {
+				lines[fmt.Sprint(l["msg"])] = l
+			}
+		}
+		if lines["request"] != nil {
+			break
+		}
+	}
+	for _, name := range []string{"request", "staff decision"} {
 		if l := lines[name]; l == nil || l["reference"] != ref {
 			t.Errorf("%s line = %v, want reference %s", name, l, ref)
 		}
