@@ -2,22 +2,27 @@
 # Tracked-link redirects measured from outside: wrk (Debian's package)
 # drives a bare net/http 302 handler and `frontdesk serve` (SQLite,
 # batched click writes), each in its own process on loopback, with a
-# browser's User-Agent and Referer. Runs interleave: bare, then frontdesk,
-# COUNT times. After the last run the server stops cleanly and every
-# redirect it answered must have its click stored. Reported: requests/s,
-# the ratio of each pair, and CPU microseconds per request of each server
-# (from /proc). Usage:
-#   bench/orp-wrk.sh [COUNT] [SECONDS] [CONNECTIONS]   (default 5 10 32)
+# browser's User-Agent and Referer. Both servers run with the same
+# runtime settings: GOGC (400, what serve picks for itself, unless set),
+# and GOMAXPROCS and GOMEMLIMIT when set. Runs interleave in ABBA order
+# (bare then frontdesk, then frontdesk then bare), COUNT pairs. After the
+# last run the server stops cleanly and every redirect it answered must
+# have its click stored. Reported: requests/s and CPU microseconds per
+# request of each server (from /proc), and the medians and spread of the
+# pairs' ratios by both. Usage:
+#   bench/orp-wrk.sh [COUNT] [SECONDS] [CONNECTIONS]   (default 5 5 32)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
-secs=${2:-10}
+secs=${2:-5}
 conns=${3:-32}
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
+export GOGC=${GOGC:-400}
+echo "runtime: GOGC=$GOGC GOMAXPROCS=${GOMAXPROCS:-unset} GOMEMLIMIT=${GOMEMLIMIT:-unset}, for both servers"
 go build -o "$work/frontdesk" ./cmd/frontdesk
 go build -o "$work/orpbench" ./bench/orpbench
 
@@ -51,29 +56,38 @@ measure() { # name url pid
 }
 results=""
 for i in $(seq "$count"); do
-  results+="$(measure bare "http://127.0.0.1:$bare_port/go/x" "$bare_pid")"$'\n'
-  results+="$(measure frontdesk "$link" "$fd_pid")"$'\n'
+  bare_run() { results+="$i $(measure bare "http://127.0.0.1:$bare_port/go/x" "$bare_pid")"$'\n'; }
+  fd_run() { results+="$i $(measure frontdesk "$link" "$fd_pid")"$'\n'; }
+  if ((i % 2)); then bare_run; fd_run; else fd_run; bare_run; fi
 done
 kill -TERM "$fd_pid"; wait "$fd_pid" 2>/dev/null || true
 stored=$("$work/orpbench" count "$work/data" "$token")
 echo "$results" | awk -v stored="$stored" '
-  NF == 6 {
-    cpu = ($5 - $4) * 1e6 / $3
-    printf "%-10s %12.0f req/s %10d requests %8.1f cpu-µs/request\n", $1, $2, $3, cpu
-    rate[$1] = rate[$1] " " $2; cpus[$1] = cpus[$1] " " cpu
-    if ($6 + 0 > 0) bad += $6
-    if ($1 == "bare") last = $2; else { pairs = pairs " " $2 / last; sent += $3 }
+  NF == 7 {
+    run = $1; name = $2; cpu = ($6 - $5) * 1e6 / $4
+    printf "%-3d %-10s %12.0f req/s %10d requests %8.1f cpu-µs/request\n", run, name, $3, $4, cpu
+    rate[name] = rate[name] " " $3; cpus[name] = cpus[name] " " cpu
+    r[run, name] = $3; c[run, name] = cpu
+    if ($7 + 0 > 0) bad += $7
+    if (name == "frontdesk") sent += $4
+    if (run > runs) runs = run
   }
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    lo = a[1]; hi = a[n]
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
+    for (i = 1; i <= runs; i++) {
+      pairs = pairs " " sprintf("%.2f", r[i, "frontdesk"] / r[i, "bare"])
+      cpupairs = cpupairs " " sprintf("%.2f", c[i, "bare"] / c[i, "frontdesk"])
+    }
     printf "\n%-10s %12s %16s\n", "server", "req/s", "cpu-µs/request"
     printf "%-10s %12.0f %16.1f\n", "bare", median(rate["bare"]), median(cpus["bare"])
     printf "%-10s %12.0f %16.1f\n", "frontdesk", median(rate["frontdesk"]), median(cpus["frontdesk"])
-    printf "\nratio frontdesk / bare, median of the pairs: %.2f (pairs:%s)\n", median(pairs), pairs
+    m = median(pairs); printf "\nrequests/s, frontdesk / bare, median of the pairs: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, pairs
+    m = median(cpupairs); printf "CPU per request, bare / frontdesk, median of the pairs: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, cpupairs
     printf "redirects wrk counted from frontdesk: %d; clicks stored: %d (the rest were answered as wrk stopped); non-3xx answers: %d\n", sent, stored, bad
     if (stored < sent || bad > 0) { print "FAIL: not every redirect stored its click"; exit 1 }
   }'

@@ -7,7 +7,9 @@
 # (protocol 2025-11-25, as the in-process benchmark uses); wrk then posts
 # the same call on it: `echo` on the bare server, usp_availability_query
 # (the airport shuttle, 14 days from tomorrow, default page of 50 slots)
-# on /usp/mcp. Runs interleave: echo, then the query, COUNT times.
+# on /usp/mcp. Runs interleave in ABBA order (echo then the query, then
+# the query then the echo), COUNT runs of each, both servers with the
+# same runtime settings (bench/mcplib.sh).
 # Reported: requests/s, the ratio of each pair, their median, and CPU
 # microseconds per request of each server (from /proc).
 #
@@ -21,13 +23,13 @@
 # so the window is free again; an answer without a booking fails the run.
 # Usage:
 #   bench/usp-wrk.sh [COUNT] [SECONDS] [CONNECTIONS] [CALL]
-#   (default 5 10 8 query; CALL is query or create). With create, keep
+#   (default 5 5 8 query; CALL is query or create). With create, keep
 #   SECONDS short enough that a run does not ask for more slots than the
 #   window holds (about 16,000): the run fails if it does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
-secs=${2:-10}
+secs=${2:-5}
 conns=${3:-8}
 call=${4:-query}
 case $call in query | create) ;; *) echo "CALL must be query or create, not $call" >&2; exit 2 ;; esac
@@ -38,12 +40,10 @@ work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
+. bench/mcplib.sh
 go build -o "$work/frontdesk" ./cmd/frontdesk
 go build -o "$work/mcpecho" ./bench/mcpecho
-go build -o "$work/orpbench" ./bench/orpbench
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_up() { for _ in $(seq 100); do curl -sk -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
 
 "$work/frontdesk" init --demo > "$work/bench.toml"
 # The booking window at its widest (1,000 days, the demo has 550): about
@@ -78,64 +78,11 @@ echo_port=$(free_port)
 echo_pid=$!; pids+=("$echo_pid")
 wait_up "http://127.0.0.1:$echo_port/"
 
-accept='Accept: application/json, text/event-stream'
-# session URL: initialize, read Mcp-Session-Id, send notifications/initialized.
-session() {
-  local id
-  id=$(curl -sS -D - -o /dev/null -H 'Content-Type: application/json' -H "$accept" "$1" \
-    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"'"$proto"'","capabilities":{},"clientInfo":{"name":"usp-wrk","version":"1"}}}' |
-    awk 'tolower($1) == "mcp-session-id:" {print $2}' | tr -d '\r')
-  [ -n "$id" ] || { echo "no session from $1" >&2; exit 1; }
-  curl -sS -o /dev/null -H 'Content-Type: application/json' -H "$accept" -H "Mcp-Session-Id: $id" -H "MCP-Protocol-Version: $proto" "$1" \
-    -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-  echo "$id"
-}
-call_body() { echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"'"$1"'","arguments":'"$2"'}}'; }
-# check URL SESSION BODY: one call must answer a result that is not an error.
-check() {
-  local out
-  out=$(curl -sS -H 'Content-Type: application/json' -H "$accept" -H "Mcp-Session-Id: $2" -H "MCP-Protocol-Version: $proto" "$1" -d "$3")
-  if ! grep -q '"result"' <<<"$out" || grep -q '"isError":true' <<<"$out"; then echo "not a result from $1: ${out:0:400}" >&2; exit 1; fi
-  echo "checked $1: ${#out} bytes, $(grep -o '"slots":\[' <<<"$out" | wc -l) slot list(s): ${out:0:160}..." >&2
-}
-# lua SESSION BODY FILE: the wrk script posting BODY on the session. The
-# SDK refuses a request id already in flight on a session, so each
-# request gets its own id (thread number, then a counter); the rest of
-# the body is fixed for the run.
-lua() {
-  local head=${2%%'"id":2,'*} tail=${2#*'"id":2,'}
-  cat >"$3" <<LUA
-local threads, n = {}, 0
-bad = 0 -- global, so that done() can read it from each thread
-function setup(thread) table.insert(threads, thread); thread:set("tid", #threads) end
-function init() n = tid * 1000000000 end
--- An answer that is not a result, or a tool error, would make the rate
--- meaningless: count them (wrk counts only HTTP statuses).
-function response(status, headers, body)
-  if not body:find('"result"', 1, true) or body:find('"isError":true', 1, true) then bad = bad + 1 end
-end
-function done(summary, latency, requests)
-  local total = 0
-  for _, t in ipairs(threads) do total = total + t:get("bad") end
-  io.write("Failed answers: ", total, "\n")
-end
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.headers["Mcp-Session-Id"] = "$1"
-wrk.headers["MCP-Protocol-Version"] = "$proto"
-function request()
-  n = n + 1
-  return wrk.format(nil, nil, nil, [[$head"id":]] .. n .. [[,$tail]])
-end
-LUA
-}
-
 # lua_create SESSION SLOTS FILE: the wrk script creating one booking per
 # request. Request k of thread t (of $threads) takes slot number
 # (k-1)*threads + t of SLOTS (one id a line), so no two requests of a run
-# ask for the same seat; the idempotency key is the thread, the counter
-# and a random part. response() counts answers carrying a booking and,
+# ask for the same seat; the idempotency key (a UUID) holds a random part, the thread
+# and the counter. response() counts answers carrying a booking and,
 # for the others, the first error code (messages[] or JSON-RPC error).
 lua_create() {
   {
@@ -176,7 +123,7 @@ function request()
   n = n + 1
   local i = (n - 1) * $threads + tid
   if i > #slots then overrun = overrun + 1; i = #slots end
-  local key = string.format("wrk-%d-%d-%08x", tid, n, math.random(0, 0x7fffffff))
+  local key = string.format("%08x-%04x-4000-8000-%012x", math.random(0, 0x7fffffff), tid, n)
   return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. tid * 1000000000 + n ..
     ',"method":"tools/call","params":{"name":"usp_bookings_create","arguments":{"service_id":"svc_airport_shuttle","slot_id":"' ..
     slots[i] .. '","buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"},' ..
@@ -227,26 +174,19 @@ else
   echo "checked $usp_url: $(grep '^Created' <<<"$out") in a 1-second trial" >&2
   stop_frontdesk
 fi
-measure() { # name url pid lua
-  local before after out reqs non failed
-  before=$("$work/orpbench" cpu "$3")
-  out=$(wrk -t"$threads" -c"$conns" -d"${secs}s" -s "$4" "$2")
-  after=$("$work/orpbench" cpu "$3")
-  reqs=$(echo "$out" | awk '/requests in/ {print $1}')
-  non=$(echo "$out" | awk '/Non-2xx or 3xx/ {print $NF}')
-  failed=$(echo "$out" | awk '/^Failed answers:/ {print $3}')
-  grep -E '^(Refused|Requests past the last free slot: [1-9])' <<<"$out" | sed "s/^/$1: /" >&2 || true
-  echo "$1 $(echo "$out" | awk '/^Requests\/sec/ {print $2}') $reqs $before $after $((${failed:-1} > ${non:-0} ? ${failed:-1} : ${non:-0}))"
-}
 results=""
 for i in $(seq "$count"); do
-  results+="$(measure echo "$echo_url" "$echo_pid" "$work/echo.lua")"$'\n'
-  if [ "$call" = create ]; then # a fresh data directory: every slot free again
-    start_frontdesk
-    lua_create "$(session "$usp_url")" "$work/slots" "$work/usp.lua"
-  fi
-  results+="$(measure "$name" "$usp_url" "$fd_pid" "$work/usp.lua")"$'\n'
-  [ "$call" = query ] || stop_frontdesk
+  echo_run() { results+="$(measure echo "$echo_url" "$echo_pid" "$work/echo.lua" "$threads" "$conns" "$secs")"$'\n'; }
+  usp_run() {
+    if [ "$call" = create ]; then # a fresh data directory: every slot free again
+      start_frontdesk
+      lua_create "$(session "$usp_url")" "$work/slots" "$work/usp.lua"
+    fi
+    results+="$(measure "$name" "$usp_url" "$fd_pid" "$work/usp.lua" "$threads" "$conns" "$secs")"$'\n'
+    [ "$call" = query ] || stop_frontdesk
+  }
+  # ABBA: the echo first in odd runs, the USP call first in even ones.
+  if ((i % 2)); then echo_run; usp_run; else usp_run; echo_run; fi
 done
 echo "$results" | awk -v name="$name" '
   NF == 6 {
@@ -254,7 +194,7 @@ echo "$results" | awk -v name="$name" '
     printf "%-10s %12.0f req/s %10d requests %8.1f cpu-µs/request %d non-2xx or failed\n", $1, $2, $3, cpu, $6
     rate[$1] = rate[$1] " " $2; cpus[$1] = cpus[$1] " " cpu
     bad += $6
-    if ($1 == "echo") last = $2; else pairs = pairs " " $2 / last
+    n[$1]++; r[$1, n[$1]] = $2
   }
   function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
@@ -262,6 +202,7 @@ echo "$results" | awk -v name="$name" '
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
+    for (k = 1; k <= n["echo"]; k++) pairs = pairs " " r[name, k] / r["echo", k]
     printf "\n%-10s %12s %16s\n", "server", "req/s", "cpu-µs/request"
     printf "%-10s %12.0f %16.1f\n", "echo", median(rate["echo"]), median(cpus["echo"])
     printf "%-10s %12.0f %16.1f\n", name, median(rate[name]), median(cpus[name])

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # USP availability queries over MCP (/usp/mcp, 14 days of the demo's
 # airport shuttle) and bookings (usp_bookings_create as the demo platform,
-# a new shuttle slot each call) as a ratio to a bare go-sdk echo tool
-# measured in the same run, with the median latency and CPU time of each
-# call; then the go-sdk's JSON work for one answer of the echo and of the
+# a new shuttle slot each call) as a ratio to a bare go-sdk echo tool,
+# both measured from outside by bench/usp-wrk.sh (ABBA, equal runtime
+# settings, CPU per request); then the go-sdk's JSON work for one answer of the echo and of the
 # query, split into the server's encoding and the client's decoding
 # (BenchmarkMCPAnswer), which shows what an answer's size costs apart from
 # the business logic. Usage:
@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
-env CALLS='^(echo|usp_.*)$' bench/mcp.sh "$count"
+bench/usp-wrk.sh "$count" 5 8 query
+bench/usp-wrk.sh "$count" 3 8 create
 out=$(go test ./cmd/frontdesk -run '^$' -bench MCPAnswer -benchmem -count "$count")
 echo "$out" | grep '^Benchmark'
 echo "$out" | awk '

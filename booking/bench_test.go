@@ -113,6 +113,11 @@ func (c *countingStore) Apply(ctx context.Context, ws []store.Write) ([]store.Re
 	return c.Store.Apply(ctx, ws)
 }
 
+func (c *countingStore) Counted(ctx context.Context, name string, live int64) (int64, error) {
+	c.count(false)
+	return c.Store.Counted(ctx, name, live)
+}
+
 func (c *countingStore) Counts(ctx context.Context, location, from, to string) ([]store.Count, error) {
 	c.count(false)
 	return c.Store.Counts(ctx, location, from, to)
@@ -265,70 +270,71 @@ func cpuTime() time.Duration {
 
 // BenchmarkParallelBookings compares bookings made one at a time with
 // bookings made eight at a time, by different guests spread over the
-// three properties, on PostgreSQL, each staff-confirmed right after. It
+// three properties, on each engine, each staff-confirmed right after. It
 // reports bookings per second, the process's CPU use per wall second and
 // the transactions refused by contention per booking.
 func BenchmarkParallelBookings(b *testing.B) {
-	for _, workers := range []int{1, 8} {
-		b.Run(fmt.Sprintf("postgres/%d", workers), func(b *testing.B) {
-			st, err := postgres.Open(context.Background(), pgtest.Schema(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			cs := &conflictStore{Store: st}
-			cfg := config.Demo()
-			cfg.Limits.LocationEmailHourly, cfg.Limits.PortfolioEmailHourly, cfg.Limits.PortfolioEmailDaily = 1000, 1000, 1000
-			cfg.Limits.LocationPending, cfg.Limits.PortfolioPending = 8, 16
-			for i := range cfg.Locations {
-				for j := range cfg.Locations[i].Units {
-					cfg.Locations[i].Units[j].Count = 1 << 20
+	for _, e := range benchEngines {
+		for _, workers := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s/%d", e.name, workers), func(b *testing.B) { parallelBookings(b, e.open, workers) })
+		}
+	}
+}
+
+func parallelBookings(b *testing.B, open func(b *testing.B) (store.Store, func()), workers int) {
+	st, drop := open(b)
+	defer drop()
+	cs := &conflictStore{Store: st}
+	cfg := config.Demo()
+	cfg.Limits.LocationEmailHourly, cfg.Limits.PortfolioEmailHourly, cfg.Limits.PortfolioEmailDaily = 1000, 1000, 1000
+	cfg.Limits.LocationPending, cfg.Limits.PortfolioPending = 8, 16
+	for i := range cfg.Locations {
+		for j := range cfg.Locations[i].Units {
+			cfg.Locations[i].Units[j].Count = 1 << 20
+		}
+	}
+	w := newWorldOn(b, cfg, cs)
+	ctx := context.Background()
+	var next atomic.Int64
+	cpu0, wall0 := cpuTime(), time.Now()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1))
+				if i > b.N {
+					return
+				}
+				// The clock moves a little with every booking, as
+				// time would, and by far less than a code's
+				// lifetime across the bookings in flight: at a
+				// minute each, a booking that waited out fifteen
+				// others found its code expired.
+				w.clock.Advance(5 * time.Second)
+				prop := []string{"riverside", "oldtown", "airport"}[i%3]
+				email := fmt.Sprintf("p%d@example.com", i)
+				day := w.svc.today(cfg.Locations[0], w.clock.Now()).AddDays(30 + i%200)
+				res, err := w.start(ctx, web, stayArgs("property", prop, "email", email, "checkin", day.String(), "checkout", day.AddDays(1).String()))
+				if err != nil {
+					b.Error(refusalText(err))
+					return
+				}
+				conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
+				if err != nil {
+					b.Error(refusalText(err))
+					return
+				}
+				if _, _, err := w.svc.Decide(ctx, Decision{Reference: conf.ReservationNumber, To: reservation.Confirmed, By: "bench"}); err != nil {
+					b.Error(err)
+					return
 				}
 			}
-			w := newWorldOn(b, cfg, cs)
-			ctx := context.Background()
-			var next atomic.Int64
-			cpu0, wall0 := cpuTime(), time.Now()
-			b.ResetTimer()
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Go(func() {
-					for {
-						i := int(next.Add(1))
-						if i > b.N {
-							return
-						}
-						// The clock moves a little with every booking, as
-						// time would, and by far less than a code's
-						// lifetime across the bookings in flight: at a
-						// minute each, a booking that waited out fifteen
-						// others found its code expired.
-						w.clock.Advance(5 * time.Second)
-						prop := []string{"riverside", "oldtown", "airport"}[i%3]
-						email := fmt.Sprintf("p%d@example.com", i)
-						day := w.svc.today(cfg.Locations[0], w.clock.Now()).AddDays(30 + i%200)
-						res, err := w.start(ctx, web, stayArgs("property", prop, "email", email, "checkin", day.String(), "checkout", day.AddDays(1).String()))
-						if err != nil {
-							b.Error(refusalText(err))
-							return
-						}
-						conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
-						if err != nil {
-							b.Error(refusalText(err))
-							return
-						}
-						if _, _, err := w.svc.Decide(ctx, Decision{Reference: conf.ReservationNumber, To: reservation.Confirmed, By: "bench"}); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			}
-			wg.Wait()
-			wall := time.Since(wall0)
-			b.ReportMetric(float64(b.N)/wall.Seconds(), "bookings/s")
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/wall.Seconds(), "cpu/wall")
-			b.ReportMetric(float64(cs.conflicts.Load())/float64(b.N), "conflicts/booking")
 		})
 	}
+	wg.Wait()
+	wall := time.Since(wall0)
+	b.ReportMetric(float64(b.N)/wall.Seconds(), "bookings/s")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/wall.Seconds(), "cpu/wall")
+	b.ReportMetric(float64(cs.conflicts.Load())/float64(b.N), "conflicts/booking")
 }

@@ -101,17 +101,14 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 		if ok {
 			return s.cancelStartAnswer(open, l), nil
 		}
-		charges, a, err := s.chargeWrites(admitting.context(), now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
-		if _, full := errors.AsType[*errBudget](err); full {
-			return nil, refuse("cancel_not_in_chat", rt)
-		}
-		if err != nil {
-			return nil, refuse("cancel_not_in_chat", rt).because(err)
-		}
+		charges, a := s.chargeWrites(now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
 		_, err = s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
 			upsert(kindCancelOpen, ref, id, version, now),
 		}, charges...))
+		if a.full(err, 2) != nil {
+			return nil, refuse("cancel_not_in_chat", rt) // nothing was written
+		}
 		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {
 			continue // another first step or send came first: read again
 		}

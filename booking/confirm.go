@@ -1,12 +1,10 @@
 package booking
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"frontdesk/config"
@@ -226,22 +224,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	r := newBooked(proved, d.token, l, now)
 	_, checkout, _ := r.Stay()
 	until := pendingUntil(l, checkout)
-	var (
-		rows                   []booked
-		rowsErr                error
-		groupKey, localKey     string
-		groupClaim, localClaim store.Write
-		groupErr, localErr     error
-		reads                  sync.WaitGroup
-	)
-	reads.Go(func() { rows, rowsErr = s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now)) })
-	reads.Go(func() {
-		groupKey, groupClaim, groupErr = reservation.Claim(ctx, s.st, scopeGroup, set.Group.Pending, r.Reference, until, now)
-	})
-	reads.Go(func() {
-		localKey, localClaim, localErr = reservation.Claim(ctx, s.st, scopeLocation(l.Slug), set.Locations[l.Slug].Pending, r.Reference, until, now)
-	})
-	reads.Wait()
+	rows, rowsErr := s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now))
 	contactDone()
 	if rowsErr != nil {
 		return nil, refuse("cannot_check", rt).because(rowsErr)
@@ -263,17 +246,10 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		return nil, refuse("contact", rt)
 	}
 
-	// The group ceiling is checked before the local one.
-	err = cmp.Or(groupErr, localErr)
-	switch {
-	case errors.Is(err, reservation.ErrCeiling):
-		if err := s.endAt(ctx, in, version); err != nil {
-			return nil, err
-		}
-		return nil, refuse("paused_for_staff", rt)
-	case err != nil:
-		return nil, refuse("cannot_check", rt).because(err)
-	}
+	// The pending ceilings are claimed in the reservation's transaction,
+	// the group's before the location's, so a full group answers first.
+	groupKey, groupClaim := reservation.Claim(scopeGroup, set.Group.Pending, until, now)
+	localKey, localClaim := reservation.Claim(scopeLocation(l.Slug), set.Locations[l.Slug].Pending, until, now)
 	r.Claims = []string{groupKey, localKey}
 	unit, _ := l.Unit(r.Unit)
 	notices, queue := newNotices(now, r.Reference, []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)})
@@ -291,6 +267,12 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	})
 	switch reservation.ErrorCode(err) {
 	case "":
+	case reservation.CodeCeiling:
+		// A pending ceiling is full. Nothing was written.
+		if err := s.endAt(ctx, in, version); err != nil {
+			return nil, err
+		}
+		return nil, refuse("paused_for_staff", rt)
 	case reservation.CodeUnitTaken:
 		// The last room went while the guest was verifying. Nothing was
 		// written, so there is no pending record or place to clean up.

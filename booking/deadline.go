@@ -26,7 +26,7 @@ import (
 // rest to an identical retry or the sweep, never "nothing happened".
 type Deadlines struct {
 	Operation time.Duration // one booking tool call at the location: 25 s
-	Admission time.Duration // a mail charge's shared reads and conditional write: 2 s
+	Admission time.Duration // a mail charge's conditional write: 2 s
 	MailSend  time.Duration // one email send: 3.5 s
 	Inventory time.Duration // an availability read: 3 s
 	Policy    time.Duration // the live settings and office-status read: 2 s
@@ -84,8 +84,8 @@ func (d *lazyDeadline) stop() {
 	}
 }
 
-// admitDeadline is the mail admission's deadline: its budget reads and the
-// write that charges them, across every attempt, share it.
+// admitDeadline is the mail admission's deadline: the conditional writes
+// that charge the budgets, across every attempt, share it.
 func (s *Service) admitDeadline(ctx context.Context) *lazyDeadline {
 	return &lazyDeadline{parent: ctx, limit: s.deadlines.Admission}
 }

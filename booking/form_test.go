@@ -9,19 +9,29 @@ import (
 	"image"
 	"image/png"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"frontdesk/booking/bookingtest"
 	"frontdesk/internal/golden"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
+// formTokens numbers the one-time tokens of the tests' form requests, so
+// each request a test builds is a new one.
+var formTokens atomic.Int64
+
+// testToken is the n-th form token of the tests.
+func testToken(n int64) string { return bookingtest.FormToken(n) }
+
 func formRequest(t testing.TB) FormRequest {
 	return FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
 		Name: "Grace Hopper", Email: "grace@example.com", Phone: "(303) 555-0142", Guests: "2",
-		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10"}
+		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10", Token: testToken(formTokens.Add(1))}
 }
 
 // TestFormRequestHoldsNothing: a signed form request is saved as a
@@ -31,7 +41,9 @@ func formRequest(t testing.TB) FormRequest {
 func TestFormRequestHoldsNothing(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	res, err := w.svc.Submit(ctx, formRequest(t))
+	req := formRequest(t)
+	req.Token = testToken(0) // the token its mail links with
+	res, err := w.svc.Submit(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,10 +124,15 @@ func TestFormProblems(t *testing.T) {
 		{"no signature", func(f *FormRequest) { f.Signature = "" }, "signature", "Sign in the box"},
 		{"empty signature image", func(f *FormRequest) { f.Signature = empty }, "signature", "looks empty"},
 		{"not an image", func(f *FormRequest) { f.Signature = "data:image/png;base64,aGVsbG8=" }, "signature", "could not be read"},
-		{"unknown room type", func(f *FormRequest) { f.RoomType = "suite" }, "stay", "unknown room type"},
-		{"unreal date", func(f *FormRequest) { f.Checkin = "2026-02-30" }, "stay", ""},
-		{"checkout first", func(f *FormRequest) { f.Checkout = "2026-12-29" }, "stay", ""},
-		{"studio for a night", func(f *FormRequest) { f.RoomType = "studio" }, "stay", "week"},
+		{"unknown room type", func(f *FormRequest) { f.RoomType = "suite" }, "roomtype", "Choose a room from the list."},
+		{"unreal date", func(f *FormRequest) { f.Checkin = "2026-02-30" }, "checkin", "The arrival date could not be read. Give it as YYYY-MM-DD, such as 2027-03-14."},
+		{"no arrival", func(f *FormRequest) { f.Checkin = "" }, "checkin", "Give the arrival date as YYYY-MM-DD, such as 2027-03-14."},
+		{"no departure", func(f *FormRequest) { f.Checkout = " " }, "checkout", "Give the departure date as YYYY-MM-DD"},
+		{"checkout first", func(f *FormRequest) { f.Checkout = "2026-12-29" }, "checkout", "The departure date must be after the arrival date."},
+		{"past arrival", func(f *FormRequest) { f.Checkin, f.Checkout = "2026-01-02", "2026-01-05" }, "checkin", "The arrival date has already passed. Choose 2026-"},
+		{"too long", func(f *FormRequest) { f.Checkout = "2027-06-30" }, "checkout", "A stay can be at most"},
+		{"studio for a night", func(f *FormRequest) { f.RoomType = "studio" }, "checkout", "week"},
+		{"no token", func(f *FormRequest) { f.Token = "" }, "token", "This form has expired."},
 		{"empty name", func(f *FormRequest) { f.Name = " \u200b\n" }, "name", "Give the guest's name"},
 		{"bad email", func(f *FormRequest) { f.Email = "grace@localhost" }, "email", "name@example.com"},
 		{"bad phone", func(f *FormRequest) { f.Phone = "555-0142" }, "phone", "10 to 15 digits"},
@@ -234,5 +251,107 @@ func TestStaffConfirmOfARequestTakesTheRoom(t *testing.T) {
 	}
 	if r, _, err := w.svc.Decide(ctx, Decision{Reference: declined.Reference, To: reservation.Declined, By: "maria"}); err != nil || r.State != reservation.Declined {
 		t.Fatalf("decline = %+v, %v", r, err)
+	}
+}
+
+// TestFormTokenSavesOnce: a form posted again with its token, one after
+// the other or at the same moment, answers with the first request and
+// saves, mails and counts nothing more; the token then opens the
+// request's own page.
+func TestFormTokenSavesOnce(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	req := formRequest(t)
+	first, err := w.svc.Submit(ctx, req)
+	if err != nil || first.Again {
+		t.Fatalf("first = %+v, %v", first, err)
+	}
+	var wg sync.WaitGroup
+	results := make([]FormResult, 4)
+	errs := make([]error, 4)
+	for i := range results {
+		wg.Go(func() { results[i], errs[i] = w.svc.Submit(ctx, req) })
+	}
+	wg.Wait()
+	for i, res := range results {
+		if errs[i] != nil || !res.Again || res.Reference != first.Reference || res.Quote.Total != first.Quote.Total {
+			t.Fatalf("resubmission %d = %+v, %v; first %s", i, res, errs[i], first.Reference)
+		}
+	}
+	rows, err := reservation.List(ctx, w.st, store.ReservationFilter{Limit: 10})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("saved %d requests, %v", len(rows), err)
+	}
+	if got := len(w.messages()); got != 2 {
+		t.Fatalf("mails = %d, want the first request's 2", got)
+	}
+	// The email limit (3 a day) was claimed once: two more requests pass.
+	for range 2 {
+		if _, err := w.svc.Submit(ctx, formRequest(t)); err != nil {
+			t.Fatalf("a new request after resubmissions: %v", err)
+		}
+	}
+	stay, err := w.svc.GuestStay(ctx, req.Token)
+	if err != nil || stay.Reservation.Reference != first.Reference || stay.Reservation.State != reservation.Requested || stay.Cancellable {
+		t.Fatalf("guest page = %+v, %v", stay, err)
+	}
+	if _, err := w.svc.GuestStay(ctx, testToken(-1)); !errors.Is(err, ErrNoReservation) {
+		t.Fatalf("unknown token = %v", err)
+	}
+	if _, err := w.svc.GuestStay(ctx, "RIV-1"); !errors.Is(err, ErrNoReservation) {
+		t.Fatalf("malformed token = %v", err)
+	}
+}
+
+// TestFormQuote prices the form's stay without saving anything and
+// names the field of each problem.
+func TestFormQuote(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	q, err := w.svc.FormQuote(ctx, formRequest(t))
+	if err != nil || q.Total != 39538 || q.Nights != 3 {
+		t.Fatalf("quote = %+v, %v", q, err)
+	}
+	req := formRequest(t)
+	req.Checkin = "30/12/2026"
+	_, err = w.svc.FormQuote(ctx, req)
+	if p, ok := errors.AsType[FormProblems](err); !ok || p["checkin"] == "" || len(p) != 1 {
+		t.Fatalf("unreadable date = %v", err)
+	}
+	if rows, _ := reservation.List(ctx, w.st, store.ReservationFilter{Limit: 10}); len(rows) != 0 || len(w.messages()) != 0 {
+		t.Fatal("a quote saved or mailed something")
+	}
+}
+
+// TestSearchRooms lists the room types free for the whole stay that
+// sleep the party, with their price, and leaves out a full one.
+func TestSearchRooms(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	got, err := w.svc.SearchRooms(ctx, SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offers []string
+	for _, o := range got.Offers {
+		offers = append(offers, fmt.Sprintf("%s %s %d %s", o.Location.Slug, o.Unit.Type, o.Free, o.Total))
+	}
+	if want := "riverside double 2 $395.38"; strings.Join(offers, "; ") != want {
+		t.Fatalf("offers for 3 = %q, want %q", offers, want)
+	}
+	for _, tt := range []struct {
+		q     SearchRequest
+		field string
+	}{
+		{SearchRequest{Checkin: "", Checkout: "2027-01-02"}, "checkin"},
+		{SearchRequest{Checkin: "2026-12-30", Checkout: "2026-12-30"}, "checkout"},
+		{SearchRequest{Checkin: "2020-01-01", Checkout: "2020-01-02"}, "checkin"},
+		{SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "9"}, "guests"},
+		{SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Location: "moon"}, "location"},
+	} {
+		_, err := w.svc.SearchRooms(ctx, tt.q)
+		if p, ok := errors.AsType[FormProblems](err); !ok || p[tt.field] == "" {
+			t.Errorf("SearchRooms(%+v) = %v, want a problem with %s", tt.q, err, tt.field)
+		}
 	}
 }

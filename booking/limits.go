@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"frontdesk/reservation"
+	"frontdesk/quota"
 	"frontdesk/store"
 )
 
@@ -27,7 +26,7 @@ const (
 	lookupFailures       = 10 // failed lookups per reference per hour before lockout
 )
 
-// budget is one admission counter with its windows; zero means no limit
+// budget is one admission ceiling with its windows; zero means no limit
 // in that window.
 type budget struct {
 	key           string
@@ -35,27 +34,28 @@ type budget struct {
 	refusal       string // which refusal a full budget gives, for the caller
 }
 
-// A budget's admissions are places, one record each, holding the time of
-// the send admitted there: as many places as the budget's widest window
-// allows sends, each reusable once its send left that window. A send
-// claims a free place with a conditional write, so no record grows with
-// history and two sends rarely write the same record. Counting the live
-// places of the window, and of the hour, decides whether one more fits.
+// A budget's admissions are counted in one store counter per window (see
+// quota.Window): a send takes a use of each with a conditional write in
+// the transaction that records the send, before the code leaves, so
+// parallel sends never pass a ceiling, and no send reads more than its
+// counters, whatever the ceiling or the history.
 
-// window is how long an admission counts against the budget.
-func (b budget) window() time.Duration {
-	if b.daily > 0 {
-		return 24 * time.Hour
-	}
-	return time.Hour
+// counter is one window of a budget and the store counter that keeps it.
+type counter struct {
+	name string
+	quota.Window
 }
 
-// places is how many sends the budget's widest window admits.
-func (b budget) places() int {
-	if b.daily > 0 {
-		return b.daily
+// counters are the budget's windows that limit, hour first.
+func (b budget) counters() []counter {
+	var cs []counter
+	if b.hourly > 0 {
+		cs = append(cs, counter{kindAdmission + "/" + b.key + "/hour", quota.Window{Limit: b.hourly, Span: time.Hour}})
 	}
-	return b.hourly
+	if b.daily > 0 {
+		cs = append(cs, counter{kindAdmission + "/" + b.key + "/day", quota.Window{Limit: b.daily, Span: 24 * time.Hour}})
+	}
+	return cs
 }
 
 // errBudget says which budget was full.
@@ -63,137 +63,99 @@ type errBudget struct{ b budget }
 
 func (e *errBudget) Error() string { return "budget full: " + e.b.key }
 
-// admission is what was charged: the places claimed at their new
-// versions, so a known-unused charge can be given back.
+// admission is what was charged: the budgets, each one use at the instant
+// at, so a known-unused charge can be given back exactly.
 type admission struct {
-	places []store.Record
+	at      time.Time
+	budgets []budget
+	// owners names the budget of each charge write, in order.
+	owners []int
 }
 
-// admit charges one send to every budget in one transaction, checking them
-// in order so the first full budget decides the answer: group budgets are
-// listed before mailbox budgets, so a globally exhausted budget never
-// reveals a mailbox's activity. Nothing is charged when any is full.
+// admit charges one send to every budget in one transaction, in order,
+// so the first full budget decides the answer: group budgets are listed
+// before mailbox budgets, so a globally exhausted budget never reveals a
+// mailbox's activity. Nothing is charged when any is full.
 //
-// The reads and the write share the admission deadline. A write that
-// failed or timed out may have committed, so its charge is kept; one
-// acknowledged after the deadline is no allowance: it is refunded, being
-// known unused, and the caller sends nothing.
+// The write has the admission deadline. A write that failed or timed out
+// may have committed, so its charge is kept; one acknowledged after the
+// deadline is no allowance: it is refunded, being known unused, and the
+// caller sends nothing.
 func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (admission, error) {
 	deadline := s.admitDeadline(ctx)
 	defer deadline.stop()
-	for range maxCASAttempts {
-		writes, adm, err := s.chargeWrites(deadline.context(), now, budgets...)
-		if err != nil {
-			return admission{}, err
-		}
-		_, err = s.st.Apply(deadline.context(), writes)
-		var we *store.WriteError
-		if errors.As(err, &we) {
-			continue // another send claimed a place meanwhile: re-read
-		}
-		if err != nil {
-			return admission{}, err
-		}
-		if deadline.passed() {
-			s.refund(ctx, adm, now)
-			return admission{}, errLateAdmission
-		}
-		return adm, nil
+	writes, adm := s.chargeWrites(now, budgets...)
+	_, err := s.st.Apply(deadline.context(), writes)
+	if full := adm.full(err, 0); full != nil {
+		return admission{}, full
 	}
-	return admission{}, store.ErrConflict
+	if err != nil {
+		return admission{}, err
+	}
+	if deadline.passed() {
+		s.refund(ctx, adm, now)
+		return admission{}, errLateAdmission
+	}
+	return adm, nil
 }
 
 // errLateAdmission is a charge acknowledged after the admission deadline:
 // no allowance, so no send.
 var errLateAdmission = fmt.Errorf("mail admission acknowledged late: %w", context.DeadlineExceeded)
 
-// chargeWrites reads the budgets' places, checks them in order, and
-// returns the conditional writes that claim one free place of each, for a
-// caller to commit alone or with its own writes.
-func (s *Service) chargeWrites(ctx context.Context, now time.Time, budgets ...budget) ([]store.Write, admission, error) {
-	writes := make([]store.Write, 0, len(budgets))
-	var adm admission
-	// The budgets are read in parallel, within one admission deadline,
-	// and checked in order.
-	lists := make([][]store.Record, len(budgets))
-	errs := make([]error, len(budgets))
-	var wg sync.WaitGroup
+// chargeWrites returns the conditional writes that charge one send at now
+// to every budget, in order, for a caller to commit alone or after its
+// own writes; admission.full words a write refused for a full budget.
+func (s *Service) chargeWrites(now time.Time, budgets ...budget) ([]store.Write, admission) {
+	adm := admission{at: now, budgets: budgets}
+	var writes []store.Write
 	for i, b := range budgets {
-		wg.Go(func() { lists[i], errs[i] = s.st.List(ctx, kindAdmission, b.key+"/", "", 1000) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, admission{}, err
-	}
-	for i, b := range budgets {
-		taken := lists[i]
-		live, hour := 0, 0
-		free := map[string]store.Record{}
-		for _, p := range taken {
-			var at time.Time
-			if jsonValue(p, &at) != nil || !at.After(now.Add(-b.window())) {
-				free[p.Key] = p // its send left the window
-				continue
-			}
-			live++
-			if at.After(now.Add(-time.Hour)) {
-				hour++
-			}
+		for _, c := range b.counters() {
+			writes = append(writes, c.Take(c.name, now))
+			adm.owners = append(adm.owners, i)
 		}
-		if (b.hourly > 0 && hour >= b.hourly) || (b.daily > 0 && live >= b.daily) || live >= b.places() {
-			return nil, admission{}, &errBudget{b}
-		}
-		candidates := reservation.FreePlaces(b.key, b.places(), taken, free)
-		if len(candidates) == 0 {
-			return nil, admission{}, &errBudget{b}
-		}
-		// Sends spread over the free places so that parallel ones rarely
-		// claim the same record.
-		key := candidates[int(s.spread.Add(1))%len(candidates)]
-		w := upsert(kindAdmission, key, now, free[key].Version, now)
-		writes = append(writes, w)
-		claimed := w.Record
-		claimed.Version++
-		adm.places = append(adm.places, claimed)
 	}
-	return writes, adm, nil
+	return writes, adm
 }
 
-// refund gives back places claimed for a send known not to have been
-// used: it was refused before it left, or never attempted.
+// full returns the *errBudget of the charge that err refused for a full
+// counter, when the charges were written from index offset of their
+// Apply; nil when err is no such refusal.
+func (a admission) full(err error, offset int) error {
+	we, ok := errors.AsType[*store.WriteError](err)
+	if !ok || !errors.Is(we.Err, store.ErrFull) {
+		return nil
+	}
+	i := we.Index - offset
+	if i < 0 || i >= len(a.owners) {
+		return nil
+	}
+	return &errBudget{a.budgets[a.owners[i]]}
+}
+
+// refund gives back the charges of a send known not to have been used:
+// it was refused before it left, or never attempted.
 func (s *Service) refund(ctx context.Context, a admission, now time.Time) {
-	for _, p := range a.places {
-		if err := s.st.Delete(ctx, kindAdmission, p.Key, p.Version); err != nil {
-			// Keeping a charge is the safe side of a failed refund.
-			s.log.WarnContext(ctx, "refund admission", "budget_kind", budgetKind(p.Key), "err", err)
+	var writes []store.Write
+	for _, b := range a.budgets {
+		for _, c := range b.counters() {
+			writes = append(writes, c.GiveBack(c.name, a.at, now))
 		}
+	}
+	if _, err := s.st.Apply(ctx, writes); err != nil {
+		// Keeping a charge is the safe side of a failed refund.
+		s.log.WarnContext(ctx, "refund admission", "err", err)
 	}
 }
 
-// admitted counts the sends a budget admitted within its window.
+// admitted counts the sends a budget's widest window counts now.
 func (s *Service) admitted(ctx context.Context, now time.Time, b budget) (int, error) {
-	taken, err := s.st.List(ctx, kindAdmission, b.key+"/", "", 1000)
-	if err != nil {
-		return 0, err
+	cs := b.counters()
+	if len(cs) == 0 {
+		return 0, nil
 	}
-	n := 0
-	for _, p := range taken {
-		var at time.Time
-		if jsonValue(p, &at) == nil && at.After(now.Add(-b.window())) {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// budgetKind names a budget without its keyed part, for logs.
-func budgetKind(key string) string {
-	for i, r := range key {
-		if r == '/' {
-			return key[:i]
-		}
-	}
-	return key
+	c := cs[len(cs)-1]
+	return c.Used(ctx, s.st, c.name, now)
 }
 
 // Budgets of booking codes and cancellation codes, kept apart so a

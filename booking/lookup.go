@@ -5,11 +5,11 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/quota"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -90,17 +90,13 @@ func ValidReference(ref string, l config.Location) bool {
 	return false
 }
 
-// lookupTries are the tries at one reference in the last hour. A try is
-// counted before the reservation is read and stays counted when it
-// fails; a success clears them.
-type lookupTries struct {
-	Times []time.Time `json:"times"`
-}
+// lookupTries is the window of tries at one reference, counted in the
+// store counter lookupCounter names. A try is counted before the
+// reservation is read and stays counted when it fails; a success clears
+// them.
+var lookupTries = quota.Window{Limit: lookupFailures, Span: time.Hour}
 
-// live keeps the tries of the last hour.
-func (l *lookupTries) live(now time.Time) {
-	l.Times = slices.DeleteFunc(l.Times, func(t time.Time) bool { return !t.After(now.Add(-time.Hour)) })
-}
+func lookupCounter(ref string) string { return kindLookups + "/" + ref }
 
 // find returns a reservation for a reference and last four digits. Every
 // well-formed private failure (absent, wrong digits, locked out, holding
@@ -112,36 +108,25 @@ func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt
 	defer cancel()
 	notFound := refuse("not_found", rt)
 	down := func(err error) error { return refuse("lookup_down", rt).because(err) }
-	for range maxCASAttempts {
-		tries, version, err := getJSON[lookupTries](ctx, s.st, kindLookups, ref)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return booked{}, down(err)
-		}
-		tries.live(now)
-		if len(tries.Times) >= lookupFailures {
-			return booked{}, notFound
-		}
-		tries.Times = append(tries.Times, now)
-		claimed, err := s.st.Apply(ctx, []store.Write{upsert(kindLookups, ref, tries, version, now)})
-		if _, refused := errors.AsType[*store.WriteError](err); refused {
-			continue // another lookup of this reference claimed first: count again
-		}
-		if err != nil {
-			return booked{}, down(err)
-		}
-		r, err := s.getBooked(ctx, ref)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-		case err != nil:
-			return booked{}, down(err)
-		case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
-			// A success clears the tries; failing to is the safe side.
-			if err := s.st.Delete(ctx, kindLookups, ref, claimed[0].Version); err != nil {
-				s.log.WarnContext(ctx, "clear lookups", "err", err)
-			}
-			return r, nil
-		}
+	_, err := s.st.Apply(ctx, []store.Write{lookupTries.Take(lookupCounter(ref), now)})
+	if errors.Is(err, store.ErrFull) {
 		return booked{}, notFound
 	}
-	return booked{}, down(store.ErrConflict)
+	if err != nil {
+		return booked{}, down(err)
+	}
+	r, err := s.getBooked(ctx, ref)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return booked{}, down(err)
+	case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
+		// A success clears the tries; failing to is the safe side.
+		clear := store.Write{Op: store.OpClear, Tally: &store.Tally{Name: lookupCounter(ref)}}
+		if _, err := s.st.Apply(ctx, []store.Write{clear}); err != nil {
+			s.log.WarnContext(ctx, "clear lookups", "err", err)
+		}
+		return r, nil
+	}
+	return booked{}, notFound
 }

@@ -242,11 +242,13 @@ type midConfirm struct {
 	hook func()
 }
 
-func (m *midConfirm) List(ctx context.Context, kind, prefix, after string, limit int) ([]store.Record, error) {
-	if kind == "reservation-claim" && m.hook != nil {
+// ListReservations runs the hook at confirmation's read of the proved
+// contact's reservations, the last read before its commit.
+func (m *midConfirm) ListReservations(ctx context.Context, f store.ReservationFilter) ([]store.Reservation, error) {
+	if f.ContactKey != "" && m.hook != nil {
 		m.once.Do(m.hook)
 	}
-	return m.Store.List(ctx, kind, prefix, after, limit)
+	return m.Store.ListReservations(ctx, f)
 }
 
 // TestResendDuringConfirm: a resend that replaces the code while a

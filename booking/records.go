@@ -15,10 +15,10 @@ const (
 	kindIntent      = "booking-intent"      // key: booking_id
 	kindFingerprint = "booking-fingerprint" // key: keyed fingerprint → booking_id of a sending or open intent
 	kindMailbox     = "booking-mailbox"     // key: keyed mailbox/location → open booking_ids
-	kindAdmission   = "booking-admission"   // key: budget name → send times in the last 24 hours
+	kindAdmission   = "booking-admission"   // names the mail budgets' counters; its records are the places kept before them
 	kindCancel      = "booking-cancel"      // key: cancel_id
 	kindCancelOpen  = "booking-cancel-open" // key: reference → open cancel_id
-	kindLookups     = "booking-lookups"     // key: reference → its lookup tries in the last hour
+	kindLookups     = "booking-lookups"     // names the lookup tries' counters; its records are the tries kept before them
 	kindNotice      = "booking-notice"      // key: stable notice id
 	kindSecret      = "booking-secret"      // key: "hmac"
 )

@@ -23,7 +23,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"frontdesk/config"
@@ -60,9 +59,6 @@ type Service struct {
 
 	secretMu  sync.Mutex
 	secretKey []byte
-	// spread picks among free admission places, so parallel sends rarely
-	// claim the same one.
-	spread atomic.Uint32
 }
 
 // Options are a Service's collaborators. Rand is crypto/rand.Reader in

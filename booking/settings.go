@@ -37,6 +37,9 @@ type GroupSettings struct {
 	CancelDaily int              `json:"chatPortfolioCancelDaily"`
 	Pending     int              `json:"chatPortfolioPendingLimit"`
 	Closures    []config.Closure `json:"closures"`
+	// OfficeHours are the weekly hours in force; a group saved before
+	// they could be edited here keeps the file's.
+	OfficeHours config.OfficeHours `json:"officeHours,omitzero"`
 }
 
 // LocationSettings are one location's settings of §10 and §16.
@@ -77,7 +80,8 @@ func fileSettings(cfg config.Config) Settings {
 	l := cfg.Limits
 	set := Settings{
 		Group: GroupSettings{EmailHourly: l.PortfolioEmailHourly, EmailDaily: l.PortfolioEmailDaily,
-			CancelDaily: l.CancelPortfolioDaily, Pending: l.PortfolioPending, Closures: cfg.Business.Closures},
+			CancelDaily: l.CancelPortfolioDaily, Pending: l.PortfolioPending, Closures: cfg.Business.Closures,
+			OfficeHours: cfg.Business.OfficeHours},
 		Locations: map[string]LocationSettings{},
 	}
 	for _, loc := range cfg.Locations {
@@ -114,7 +118,11 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 		return Settings{}, fmt.Errorf("read settings: %w", err)
 	}
 	if e.Group != nil {
+		hours := set.Group.OfficeHours
 		set.Group = *e.Group
+		if set.Group.OfficeHours == (config.OfficeHours{}) {
+			set.Group.OfficeHours = hours
+		}
 		set.Edited = append(set.Edited, ScopeGroup)
 	}
 	for _, loc := range s.cfg.Locations {
@@ -126,8 +134,10 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 	return set, nil
 }
 
-// officeOpen is config.OfficeOpen with the closures in force.
+// officeOpen is config.OfficeOpen with the office hours and closures in
+// force.
 func (set Settings) officeOpen(cfg config.Config, now time.Time, l config.Location) bool {
+	cfg.Business.OfficeHours = set.Group.OfficeHours
 	cfg.Business.Closures = set.Group.Closures
 	l.Closures = set.Locations[l.Slug].Closures
 	return cfg.OfficeOpen(now, l)

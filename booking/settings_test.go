@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"frontdesk/config"
 )
@@ -51,4 +52,25 @@ func saveGroup(ctx context.Context, svc *Service, g GroupSettings) error {
 		e.Group = &g
 		return []string{"edited"}
 	})
+}
+
+// TestOfficeHoursInForce: the office is open by the hours in force, not
+// the file's, so a lunch break saved on the settings page closes it.
+func TestOfficeHoursInForce(t *testing.T) {
+	cfg := config.Demo()
+	set := fileSettings(cfg)
+	set.Group.OfficeHours.Fri = "08:00-12:00, 13:00-17:00"
+	l := cfg.Locations[0]
+	at := func(hhmm string) time.Time {
+		tm, err := time.ParseInLocation("2006-01-02 15:04", "2026-12-04 "+hhmm, l.Zone()) // a Friday
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	for hhmm, want := range map[string]bool{"11:30": true, "12:30": false, "13:30": true, "17:30": false} {
+		if got := set.officeOpen(cfg, at(hhmm), l); got != want {
+			t.Errorf("open at %s on a Friday with a lunch break = %v, want %v", hhmm, got, want)
+		}
+	}
 }

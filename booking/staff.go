@@ -58,14 +58,29 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		requestid.SetReference(ctx, r.Reference) // the request's lines name the reservation decided on
 		l, _ := s.location(r.Location)
 		unit, _ := l.Unit(r.Unit)
+		// A confirmation links to the guest's own page, by a token of its
+		// own: only its digest is stored, with the decision.
+		token := ""
+		if d.To == reservation.Confirmed {
+			if token, err = s.NewGuestToken(); err != nil {
+				return reservation.Reservation{}, false, err
+			}
+		}
 		var notices []queuedNotice
 		email := reservation.Addition{Refused: errNoticeTaken, Build: func(moved reservation.Reservation) []store.Write {
-			e, ok := s.decisionEmail(booked{Reservation: moved, chat: r.chat}, now)
+			link := ""
+			if token != "" && moved.State == reservation.Confirmed {
+				link = s.guestPageLink(token)
+			}
+			e, ok := s.decisionEmail(booked{Reservation: moved, chat: r.chat}, link, now)
 			if !ok || !mail {
 				return nil
 			}
 			var queue []store.Write
 			notices, queue = newNotices(now, r.Reference, []message.Email{e})
+			if link != "" {
+				queue = append(queue, guestPageWrite(token, moved.Reference, now))
+			}
 			return queue
 		}}
 		moved, err := s.desk.Decide(ctx, reservation.Change{
@@ -102,7 +117,7 @@ func (s *Service) Reservations(ctx context.Context, f store.ReservationFilter) (
 
 // decisionEmail is the guest's mail about a staff decision, when the
 // decision has one and the guest gave an address.
-func (s *Service) decisionEmail(r booked, now time.Time) (message.Email, bool) {
+func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.Email, bool) {
 	l, ok := s.location(r.Location)
 	if _, _, err := r.Stay(); !ok || err != nil || r.Contact.Email == "" {
 		return message.Email{}, false // the mails describe stays of nights
@@ -125,6 +140,9 @@ func (s *Service) decisionEmail(r booked, now time.Time) (message.Email, bool) {
 		return message.Email{}, false
 	}
 	text := opening + "\n\n" + s.stayLines(r, l) + "\n" + closing + "\n"
+	if link != "" {
+		text += "Your reservation, and its cancellation within the policy: " + link + "\n"
+	}
 	return message.Email{
 		ID: noticeID(r.Reference, string(r.State), "guest"), From: s.from(), To: []string{r.Contact.Email},
 		Subject: subject, Text: text, Date: now,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -133,22 +132,15 @@ func (s *Service) staffLink(ref string) string {
 	return s.pricer.URL("/staff/reservations/" + url.PathEscape(ref))
 }
 
-// AdmissionTimes returns the send times a budget admitted within window
-// before now, oldest first.
+// AdmissionTimes returns the send times a budget's window of the given
+// length counts now, oldest first.
 func (s *Service) AdmissionTimes(ctx context.Context, key string, now time.Time, window time.Duration) ([]time.Time, error) {
-	taken, err := s.st.List(ctx, kindAdmission, key+"/", "", 1000)
-	if err != nil {
-		return nil, err
-	}
-	var times []time.Time
-	for _, p := range taken {
-		var at time.Time
-		if jsonValue(p, &at) == nil && at.After(now.Add(-window)) {
-			times = append(times, at)
+	for _, c := range (budget{key: key, hourly: 1, daily: 1}).counters() {
+		if c.Span == window {
+			return c.Times(ctx, s.st, c.name, now)
 		}
 	}
-	slices.SortFunc(times, time.Time.Compare)
-	return times, nil
+	return nil, fmt.Errorf("no %v window", window)
 }
 
 // The keys under which the adjustable code ceilings count admissions:

@@ -197,10 +197,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		} else if ok {
 			return res, nil
 		}
-		charges, a, err := s.chargeWrites(admitting.context(), now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
-		if refusal := s.admissionRefusal(err, rt); refusal != nil {
-			return nil, refusal
-		}
+		charges, a := s.chargeWrites(now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		id, err := s.newBookingID(l)
 		if err != nil {
 			return nil, refuse("cannot_check", rt).because(err)
@@ -219,6 +216,9 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			{Op: store.OpCreate, Record: record(kindIntent, id, in, 0, now)},
 			{Op: store.OpCreate, Record: record(kindFingerprint, fingerprint, id, 0, now)},
 		}, charges...))
+		if full := a.full(err, 2); full != nil {
+			return nil, s.admissionRefusal(full, rt) // nothing was written
+		}
 		var we *store.WriteError
 		switch {
 		case err == nil && admitting.passed():

@@ -97,3 +97,21 @@ func (s limitedStore) ListReservations(ctx context.Context, f store.ReservationF
 	defer cancel()
 	return s.Store.ListReservations(ctx, f)
 }
+
+func (s limitedStore) Counted(ctx context.Context, name string, live int64) (int64, error) {
+	ctx, cancel := within(ctx, s.d.Location)
+	defer cancel()
+	return s.Store.Counted(ctx, name, live)
+}
+
+func (s limitedStore) Buckets(ctx context.Context, name string, live int64) ([]store.Bucket, error) {
+	ctx, cancel := within(ctx, s.d.Location)
+	defer cancel()
+	return s.Store.Buckets(ctx, name, live)
+}
+
+func (s limitedStore) CounterNames(ctx context.Context, prefix, after string, limit int) ([]string, error) {
+	ctx, cancel := within(ctx, s.d.Location)
+	defer cancel()
+	return s.Store.CounterNames(ctx, prefix, after, limit)
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"frontdesk/quota"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -39,7 +40,7 @@ const (
 
 // The ordinary audit visits these sources in turn, each from where the
 // last batch left it, so old rows never starve new ones of attention.
-var auditSources = []string{"intents", "cancellations", "lookups", "admissions", "reservations", "holds"}
+var auditSources = []string{"intents", "cancellations", "lookups", "admissions", "reservations", "holds", "old-admissions", "old-lookups"}
 
 // kindSweep keeps the audit's cursors between passes.
 const kindSweep = "booking-sweep" // key: "cursors"
@@ -190,6 +191,18 @@ func (s *Service) auditRows(ctx context.Context, now time.Time, source, after st
 		}
 		return jobs, recs[len(recs)-1].Key, nil
 	}
+	if audit, ok := counterAudits()[source]; ok {
+		names, err := s.st.CounterNames(ctx, audit.prefix, after, n)
+		if err != nil || len(names) == 0 {
+			return nil, "", err
+		}
+		for _, name := range names {
+			jobs = append(jobs, func(ctx context.Context) (*int, error) {
+				return s.auditCounter(ctx, now, name, audit.window(name), res)
+			})
+		}
+		return jobs, names[len(names)-1], nil
+	}
 	switch source {
 	case "reservations":
 		var cursor store.ReservationCursor
@@ -231,9 +244,44 @@ func (s *Service) recordAudits() map[string]recordAudit {
 	return map[string]recordAudit{
 		"intents":       {kindIntent, s.auditIntent},
 		"cancellations": {kindCancel, s.auditCancellation},
-		"lookups":       {kindLookups, s.auditLookups},
-		"admissions":    {kindAdmission, s.auditAdmission},
+		// The admission places and lookup tries kept as records before
+		// the ceilings became counters go once their window has passed.
+		"old-admissions": {kindAdmission, s.auditOldRecord(24 * time.Hour)},
+		"old-lookups":    {kindLookups, s.auditOldRecord(time.Hour)},
 	}
+}
+
+// auditOldRecord removes a record last written more than window ago.
+func (s *Service) auditOldRecord(window time.Duration) func(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+	return func(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
+		if now.Sub(r.UpdatedAt) <= window {
+			return nil, nil
+		}
+		if err := s.st.Delete(ctx, r.Kind, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+			return nil, err
+		}
+		return &res.Purged, nil
+	}
+}
+
+// counterAudits are the audit sources that are counters, by source name:
+// the prefix of their names and the window each counts in.
+func counterAudits() map[string]counterAudit {
+	return map[string]counterAudit{
+		"lookups": {kindLookups + "/", func(string) quota.Window { return lookupTries }},
+		"admissions": {kindAdmission + "/", func(name string) quota.Window {
+			if strings.HasSuffix(name, "/day") {
+				return quota.Window{Span: 24 * time.Hour}
+			}
+			return quota.Window{Span: time.Hour}
+		}},
+	}
+}
+
+// counterAudit is the audit of one kind of counter.
+type counterAudit struct {
+	prefix string
+	window func(name string) quota.Window
 }
 
 // auditIntent purges an unproved intent past its expiry, so the guest's
@@ -284,33 +332,14 @@ func (s *Service) auditCancellation(ctx context.Context, now time.Time, r store.
 	return &res.Purged, nil
 }
 
-// auditLookups removes a reference's lookup tries once none is within
-// the hour, so counters of references nobody asks about do not pile up.
-func (s *Service) auditLookups(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
-	var tries lookupTries
-	if err := jsonValue(r, &tries); err != nil {
+// auditCounter forgets a counter in which nothing counts any more, so
+// the counters of references and mailboxes nobody asks about do not pile
+// up.
+func (s *Service) auditCounter(ctx context.Context, now time.Time, name string, w quota.Window, res *SweepResult) (*int, error) {
+	if n, err := w.Used(ctx, s.st, name, now); err != nil || n > 0 {
 		return nil, err
 	}
-	if tries.live(now); len(tries.Times) > 0 {
-		return nil, nil
-	}
-	if err := s.st.Delete(ctx, kindLookups, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
-		return nil, err
-	}
-	return &res.Purged, nil
-}
-
-// auditAdmission removes an admission place whose send left every
-// window, so places of mailboxes that stopped asking do not pile up.
-func (s *Service) auditAdmission(ctx context.Context, now time.Time, r store.Record, res *SweepResult) (*int, error) {
-	var at time.Time
-	if err := jsonValue(r, &at); err != nil {
-		return nil, err
-	}
-	if at.After(now.Add(-24 * time.Hour)) {
-		return nil, nil
-	}
-	if err := s.st.Delete(ctx, kindAdmission, r.Key, r.Version); err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrConflict) {
+	if _, err := s.st.Apply(ctx, []store.Write{w.Forget(name, now)}); err != nil {
 		return nil, err
 	}
 	return &res.Purged, nil

@@ -443,3 +443,37 @@ func TestSentCodeUsableAfterCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepRemovesOldCeilingRecords: the admission places and lookup
+// tries kept as records before the ceilings became counters go once
+// their window has passed, and not before.
+func TestSweepRemovesOldCeilingRecords(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	now := w.clock.Now()
+	for _, r := range []store.Record{
+		{Kind: kindAdmission, Key: "book-group/0000", Value: []byte(`"x"`), UpdatedAt: now.Add(-25 * time.Hour)},
+		{Kind: kindAdmission, Key: "book-group/0001", Value: []byte(`"x"`), UpdatedAt: now.Add(-23 * time.Hour)},
+		{Kind: kindLookups, Key: "RIV-0000000000000000", Value: []byte(`{}`), UpdatedAt: now.Add(-2 * time.Hour)},
+	} {
+		if _, err := w.st.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.sweep()
+	left, err := w.st.List(ctx, kindAdmission, "", "", 10)
+	if err != nil || len(left) != 1 || left[0].Key != "book-group/0001" {
+		t.Fatalf("admission records after the sweep = %v, %v; want the one within the day", keysOf(left), err)
+	}
+	if left, err := w.st.List(ctx, kindLookups, "", "", 10); err != nil || len(left) != 0 {
+		t.Fatalf("lookup records after the sweep = %v, %v; want none", keysOf(left), err)
+	}
+}
+
+func keysOf(rs []store.Record) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Key)
+	}
+	return out
+}

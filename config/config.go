@@ -51,7 +51,8 @@ type Business struct {
 	Closures []Closure `toml:"closures"`
 }
 
-// OfficeHours gives each weekday as "HH:MM-HH:MM" or "closed".
+// OfficeHours gives each weekday as "closed" or one or more
+// "HH:MM-HH:MM" ranges separated by commas ("08:00-12:00, 13:00-17:00").
 type OfficeHours struct {
 	Mon string `toml:"mon"`
 	Tue string `toml:"tue"`
@@ -98,12 +99,36 @@ type Unit struct {
 	NightlyRate string `toml:"nightly_rate"` // decimal, such as "89.00"; empty: weekly only
 	WeeklyRate  string `toml:"weekly_rate"`
 	MinNights   int    `toml:"min_nights"`
+	// Description, Capacity and Photo are what the guest pages show of a
+	// night unit. Capacity is the most guests one unit sleeps; 0 means
+	// limits.max_guests. Photo is an https:// address or a path on this
+	// server; empty shows none.
+	Description string `toml:"description"`
+	Capacity    int    `toml:"capacity"`
+	Photo       string `toml:"photo"`
+	PhotoAlt    string `toml:"photo_alt"` // the photo's text for people who cannot see it
 	// Timed units only.
 	DurationMinutes int    `toml:"duration_minutes"`
 	Opens           string `toml:"opens"`  // "06:00", local time, every day
 	Closes          string `toml:"closes"` // the last slot ends by then
 	Price           string `toml:"price"`  // per slot
+	// ConfirmationMode is how a USP booking of the unit is confirmed
+	// (the spec's confirmation_mode): ConfirmManual (the default) leaves
+	// it pending until staff decide, ConfirmAuto confirms it in the
+	// transaction that creates it, for capacity services such as a
+	// shuttle.
+	ConfirmationMode string `toml:"confirmation_mode"`
 }
+
+// Confirmation modes of a unit's USP bookings.
+const (
+	ConfirmManual = "manual"
+	ConfirmAuto   = "auto"
+)
+
+// AutoConfirms reports whether the unit's USP bookings are confirmed
+// when they are made.
+func (u Unit) AutoConfirms() bool { return u.ConfirmationMode == ConfirmAuto }
 
 // Limits are the business decisions and adjustable ceilings of
 // direct-booking.md. The fixed per-mailbox limits are constants in booking.
@@ -163,9 +188,10 @@ type Store struct {
 // how it fetches the platform profiles callers name.
 type USP struct {
 	Enabled bool `toml:"enabled"`
-	// AllowPrivateProfiles lets platform profiles be fetched from
-	// loopback, private and other special-use addresses, for local
-	// development and tests. Off, such a profile URI is refused.
+	// AllowPrivateProfiles lets platform profiles, webhooks and feed
+	// callbacks reach loopback (and plain http to loopback), for local
+	// development and tests. Link-local (the metadata address), private,
+	// unspecified and reserved addresses are refused whatever it says.
 	AllowPrivateProfiles bool `toml:"allow_private_profiles"`
 	// ProfileCacheEntries bounds the platform-profile cache; 0 means 1024.
 	ProfileCacheEntries int `toml:"profile_cache_entries"`
@@ -174,6 +200,14 @@ type USP struct {
 	ProfileCacheMaxSeconds int `toml:"profile_cache_max_seconds"`
 	// ProfileMaxBytes bounds a platform profile's size; 0 means 262144.
 	ProfileMaxBytes int `toml:"profile_max_bytes"`
+	// ProfileStaleMaxSeconds bounds how long a fetched profile is still
+	// used after its lifetime while its host cannot be reached (at most
+	// its stale-if-error); 0 means 21600, -1 never.
+	ProfileStaleMaxSeconds int `toml:"profile_stale_max_seconds"`
+	// ProfileCAFile names a PEM file of CA certificates trusted for
+	// platform profile fetches besides the system roots, for platforms
+	// whose profiles are served under a private CA.
+	ProfileCAFile string `toml:"profile_ca_file"`
 	// Platforms are the scheduling platforms the owner registers.
 	Platforms []USPPlatform `toml:"platforms"`
 	// KeyLeadMinutes is how long a rotated-in signing key is published
@@ -222,6 +256,22 @@ type ORP struct {
 	// MaxReportMinor is the largest amount, in minor units, a payer may
 	// report for one conversion; 0 means 100,000,000,000.
 	MaxReportMinor int64 `toml:"max_report_minor"`
+	// ReferralBps, when above 0, lists the business's own standing offer
+	// on the host: a referral link to the first location's booking form,
+	// paying this share (basis points) of each booking it brings. 0 lists
+	// none.
+	ReferralBps int `toml:"referral_bps"`
+	// ClaimsCheck is the claims check the host runs before it lists a
+	// standing offer: "real" (reads the destination pages), "stub" (holds
+	// every offer for review) or "none" (the default). Discovery states it.
+	ClaimsCheck string `toml:"claims_check"`
+	// FetchPrivateAddresses lets the host read proof pages on private,
+	// loopback and link-local addresses: for development only.
+	FetchPrivateAddresses bool `toml:"fetch_private_addresses"`
+	// Witnesses are party ids of verifiers the host names: each reports
+	// findings at POST /orp/witness about obligations whose proof lists
+	// witness.
+	Witnesses []string `toml:"witnesses"`
 	// StripeWebhookSecretEnv and StripeWebhookSecretFile name where the
 	// signing secret of the Stripe-compatible webhook at
 	// /orp/providers/stripe is kept; without one, that endpoint refuses
@@ -356,6 +406,15 @@ func (u Unit) DisplayName() string {
 		return u.Name
 	}
 	return u.Type
+}
+
+// Sleeps is the most guests one unit takes: its capacity, or the
+// business's guest limit when it names none.
+func (c Config) Sleeps(u Unit) int {
+	if u.Capacity > 0 {
+		return u.Capacity
+	}
+	return c.Limits.MaxGuests
 }
 
 // WeeklyOnly reports whether the unit has no nightly rate.

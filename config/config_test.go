@@ -109,15 +109,23 @@ func TestParseRefusesUnknownSettings(t *testing.T) {
 }
 
 func TestParseHours(t *testing.T) {
-	open, from, to, err := ParseHours("08:00-18:30")
-	if err != nil || !open || from != 480 || to != 1110 {
-		t.Fatalf("ParseHours = %v %d %d %v", open, from, to, err)
+	tests := []struct {
+		in   string
+		want []Hours
+	}{
+		{"08:00-18:30", []Hours{{480, 1110}}},
+		{"closed", nil},
+		{"08:00-12:00, 13:00-17:30", []Hours{{480, 720}, {780, 1050}}},
+		{"07:00-09:00,12:00-13:00,17:00-19:00", []Hours{{420, 540}, {720, 780}, {1020, 1140}}},
 	}
-	if open, _, _, err := ParseHours("closed"); err != nil || open {
-		t.Fatalf("closed = %v, %v", open, err)
+	for _, tt := range tests {
+		got, err := ParseHours(tt.in)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("ParseHours(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
 	}
-	for _, bad := range []string{"18:00-08:00", "8-18", "", "24:00-25:00"} {
-		if _, _, _, err := ParseHours(bad); err == nil {
+	for _, bad := range []string{"", "8-18", "18:00-08:00", "08:00", "24:00-25:00", "08:00-12:00, 11:00-14:00", "13:00-17:00, 08:00-12:00", "08:00-12:00, 12:00-13:00", "08:00-12:00,"} {
+		if _, err := ParseHours(bad); err == nil {
 			t.Errorf("ParseHours(%q) accepted", bad)
 		}
 	}

@@ -35,9 +35,8 @@ func (cl Closure) covers(day string) bool {
 // must pass, so a closure can only take hours away.
 func (c Config) OfficeOpen(now time.Time, l Location) bool {
 	local := now.In(l.Zone())
-	open, from, to, err := ParseHours(c.Business.OfficeHours.ForDay(local.Weekday()))
-	minute := local.Hour()*60 + local.Minute()
-	if err != nil || !open || minute < from || minute >= to {
+	hours, err := ParseHours(c.Business.OfficeHours.ForDay(local.Weekday()))
+	if err != nil || !OpenAt(hours, local.Hour()*60+local.Minute()) {
 		return false
 	}
 	day := local.Format(time.DateOnly)

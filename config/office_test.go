@@ -8,6 +8,7 @@ import (
 
 func TestOfficeOpen(t *testing.T) {
 	c := Demo()
+	c.Business.OfficeHours.Fri = "08:00-12:00, 13:00-17:00" // a lunch break
 	c.Business.Closures = []Closure{{From: "2026-12-24", To: "2026-12-26", Reason: "Christmas"}}
 	riverside, oldtown := c.Locations[0], c.Locations[1]
 	riverside.Closures = []Closure{{From: "2026-12-01"}}
@@ -39,6 +40,11 @@ func TestOfficeOpen(t *testing.T) {
 		// the 24th in UTC, and the office is closed by its hours anyway;
 		// 08:30 on the 24th local is a closure day.
 		{"local date, not UTC", at("2026-12-24 08:30"), oldtown, false},
+		{"morning of a day with a break", at("2026-12-04 11:59"), riverside, true},
+		{"lunch break", at("2026-12-04 12:00"), riverside, false},
+		{"end of the break", at("2026-12-04 12:59"), riverside, false},
+		{"afternoon", at("2026-12-04 13:00"), riverside, true},
+		{"after the afternoon", at("2026-12-04 17:00"), riverside, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 	c.USP.ProfileCacheEntries = -1
 	c.USP.ProfileCacheMaxSeconds = 30
 	c.USP.ProfileMaxBytes = 1000
+	c.USP.ProfileStaleMaxSeconds = -2
 	c.USP.KeyLeadMinutes = -1
 	c.USP.AllowPrivateProfiles = false // plain http webhooks are for development only
 	c.USP.KeyGraceDays = 3
@@ -25,7 +26,7 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 		t.Fatal("bad [usp] settings were accepted")
 	}
 	for _, want := range []string{
-		"usp.profile_cache_entries:", "usp.profile_cache_max_seconds:", "usp.profile_max_bytes:",
+		"usp.profile_cache_entries:", "usp.profile_cache_max_seconds:", "usp.profile_max_bytes:", "usp.profile_stale_max_seconds:",
 		"usp.platforms[0].name:", "usp.platforms[1].api_key_hashes[0]:", "usp.platforms[1].api_key_hashes[1]: is also a key of usp.platforms[0].api_key_hashes[0]",
 		`usp.platforms[2].name: "acme" is registered twice`, "usp.platforms[2].api_key_hashes: needs at least one key hash",
 		"usp.key_lead_minutes:", "usp.key_grace_days:", "usp.platforms[2].webhook_url: must be https", "usp.platforms[3].webhook_url: must be an absolute",

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -136,7 +137,7 @@ func (c Config) validateBusiness(v *validator) {
 		v.add("business.confirm_hours", "must be from 1 to 168")
 	}
 	for d := time.Sunday; d <= time.Saturday; d++ {
-		if _, _, _, err := ParseHours(b.OfficeHours.ForDay(d)); err != nil {
+		if _, err := ParseHours(b.OfficeHours.ForDay(d)); err != nil {
 			v.add("business.office_hours."+dayKeys[d], "%v", err)
 		}
 	}
@@ -224,6 +225,9 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 			v.add(p+"."+field, "must be more than zero; leave it out to not sell by that rate")
 		}
 	}
+	if u.ConfirmationMode != "" && u.ConfirmationMode != ConfirmManual && u.ConfirmationMode != ConfirmAuto {
+		v.add(p+".confirmation_mode", "must be %q (the default) or %q, got %q", ConfirmManual, ConfirmAuto, u.ConfirmationMode)
+	}
 	switch u.Kind {
 	case KindNight:
 		amount("nightly_rate", u.NightlyRate)
@@ -236,6 +240,18 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 		}
 		if u.Price != "" || u.DurationMinutes != 0 || u.Opens != "" || u.Closes != "" {
 			v.add(p+".kind", "price, duration_minutes, opens and closes are for timed units only")
+		}
+		if c.Limits.MaxGuests > 0 && (u.Capacity < 0 || u.Capacity > c.Limits.MaxGuests) {
+			v.add(p+".capacity", "must be from 1 to limits.max_guests (%d), or left out, got %d", c.Limits.MaxGuests, u.Capacity)
+		}
+		if len([]rune(u.Description)) > 500 {
+			v.add(p+".description", "must be at most 500 characters")
+		}
+		if u.Photo != "" && !strings.HasPrefix(u.Photo, "https://") && (!strings.HasPrefix(u.Photo, "/") || strings.HasPrefix(u.Photo, "//")) {
+			v.add(p+".photo", "must be an https:// address or a path on this server such as /photos/double.jpg, got %q", u.Photo)
+		}
+		if u.Photo != "" && strings.TrimSpace(u.PhotoAlt) == "" {
+			v.add(p+".photo_alt", "is required with photo: say what the photo shows, for people who cannot see it")
 		}
 	case KindTimed:
 		if u.Price == "" {
@@ -336,16 +352,41 @@ func (o OfficeHours) ForDay(d time.Weekday) string {
 	return [...]string{o.Sun, o.Mon, o.Tue, o.Wed, o.Thu, o.Fri, o.Sat}[d]
 }
 
-// ParseHours reads "HH:MM-HH:MM" into minutes after midnight, or "closed".
-func ParseHours(s string) (open bool, from, to int, err error) {
-	if s == "closed" {
-		return false, 0, 0, nil
+// Hours is one open range of a day, in minutes after local midnight:
+// open from From up to, not including, To.
+type Hours struct{ From, To int }
+
+// ParseHours reads a day's office hours: "closed", or one or more
+// "HH:MM-HH:MM" ranges separated by commas, in order and apart, such as
+// "08:00-12:00, 13:00-17:00" for a lunch break. Closed gives none.
+func ParseHours(s string) ([]Hours, error) {
+	if strings.TrimSpace(s) == "closed" {
+		return nil, nil
 	}
-	a, b, ok := strings.Cut(s, "-")
-	if !ok || !clockPattern.MatchString(a) || !clockPattern.MatchString(b) || b <= a {
-		return false, 0, 0, fmt.Errorf(`must be "HH:MM-HH:MM" with the end after the start, or "closed", got %q`, s)
+	var out []Hours
+	for _, part := range strings.Split(s, ",") {
+		a, b, ok := strings.Cut(strings.TrimSpace(part), "-")
+		if !ok || !clockPattern.MatchString(a) || !clockPattern.MatchString(b) || b <= a {
+			return nil, fmt.Errorf(`must be "closed" or ranges "HH:MM-HH:MM", each ending after it starts, separated by commas (such as "08:00-12:00, 13:00-17:00"), got %q`, s)
+		}
+		h := Hours{Minutes(a), Minutes(b)}
+		if len(out) > 0 && h.From <= out[len(out)-1].To {
+			return nil, fmt.Errorf("must list its ranges in order of the day with a gap between them, got %q", s)
+		}
+		out = append(out, h)
 	}
-	return true, Minutes(a), Minutes(b), nil
+	return out, nil
+}
+
+// OpenAt reports whether minute (after local midnight) falls in one of
+// the ranges.
+func OpenAt(hours []Hours, minute int) bool {
+	for _, h := range hours {
+		if minute >= h.From && minute < h.To {
+			return true
+		}
+	}
+	return false
 }
 
 // Minutes turns a valid "HH:MM" into minutes after midnight.
@@ -374,6 +415,14 @@ func (c Config) validateORP(v *validator) {
 	}
 	if o.ClicksPerMinute < 0 {
 		v.add("orp.clicks_per_minute", "must be 0 (the default, 120) or more, got %d", o.ClicksPerMinute)
+	}
+	switch o.ClaimsCheck {
+	case "", "real", "stub", "none":
+	default:
+		v.add("orp.claims_check", "must be real, stub or none, got %q", o.ClaimsCheck)
+	}
+	if o.ReferralBps < 0 || o.ReferralBps > 10000 {
+		v.add("orp.referral_bps", "must be from 0 (no referral offer) to 10000, got %d", o.ReferralBps)
 	}
 	if o.StripeWebhookSecretEnv != "" && o.StripeWebhookSecretFile != "" {
 		v.add("orp.stripe_webhook_secret_env", "give stripe_webhook_secret_env or stripe_webhook_secret_file, not both")
@@ -456,6 +505,9 @@ func (c Config) validateUSP(v *validator) {
 	if u.ProfileMaxBytes != 0 && (u.ProfileMaxBytes < 128<<10 || u.ProfileMaxBytes > 8<<20) {
 		v.add("usp.profile_max_bytes", "must be 0 (the default, 262144) or from 131072 to 8388608, got %d", u.ProfileMaxBytes)
 	}
+	if u.ProfileStaleMaxSeconds < -1 || u.ProfileStaleMaxSeconds > 7*86400 {
+		v.add("usp.profile_stale_max_seconds", "must be -1 (never), 0 (the default, 21600) or up to 604800, got %d", u.ProfileStaleMaxSeconds)
+	}
 	if u.KeyLeadMinutes < 0 || u.KeyLeadMinutes > 7*24*60 {
 		v.add("usp.key_lead_minutes", "must be from 0 (the default, 60) to 10080, got %d", u.KeyLeadMinutes)
 	}
@@ -489,9 +541,18 @@ func (c Config) validateUSP(v *validator) {
 		if p.WebhookURL != "" {
 			if w, err := url.Parse(p.WebhookURL); err != nil || (w.Scheme != "https" && w.Scheme != "http") || w.Host == "" || w.User != nil || w.Fragment != "" {
 				v.add(f+".webhook_url", "must be an absolute http(s) URL without credentials or fragment, got %q", p.WebhookURL)
-			} else if w.Scheme == "http" && !u.AllowPrivateProfiles {
-				v.add(f+".webhook_url", "must be https (plain http only with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
+			} else if w.Scheme == "http" && (!u.AllowPrivateProfiles || !loopbackHost(w.Hostname())) {
+				v.add(f+".webhook_url", "must be https (plain http only to a loopback host with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
 			}
 		}
 	}
+}
+
+// loopbackHost reports whether host is localhost or a loopback address.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
 }

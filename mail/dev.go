@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"frontdesk/config"
@@ -51,6 +52,17 @@ type Dev struct {
 	// Paused, when set, lists the ceilings that are full now, so the page
 	// can say which one paused a booking and when it lifts.
 	Paused func(context.Context) ([]Pause, error)
+
+	// A send only queues its message: the writes go in the background,
+	// all that queued meanwhile in one Apply, so the mailbox's own
+	// commits stay out of the path of the booking that mails. Messages
+	// and Close write the queue first, so this process reads what it
+	// sent; another process on the same store sees a message once its
+	// write lands, a few milliseconds later.
+	mu      sync.Mutex
+	queued  []store.Record
+	writing sync.Mutex // one write of the queue at a time
+	writers sync.WaitGroup
 }
 
 // Pause is an adjustable chat-booking ceiling that is full, as the page
@@ -93,10 +105,10 @@ type devRecord struct {
 	ReceivedAt time.Time `json:"received_at"`
 }
 
-// Send captures e. A second capture of the same ID at the same instant is
-// a retry of the same send and succeeds without a second copy. A store
-// failure leaves it uncertain whether the message was kept, so the error
-// does not wrap message.ErrNotSent.
+// Send captures e: it queues the message and returns, and the message is
+// stored in the background. A second capture of the same ID at the same
+// instant is a retry of the same send and keeps one copy. A store failure
+// is logged: the message is lost, which a development mailbox can bear.
 func (d *Dev) Send(ctx context.Context, e message.Email) error {
 	now := d.clock.Now().UTC()
 	value, err := json.Marshal(devRecord{
@@ -107,16 +119,65 @@ func (d *Dev) Send(ctx context.Context, e message.Email) error {
 		return fmt.Errorf("dev mail: %w: %w", message.ErrNotSent, err)
 	}
 	key := fmt.Sprintf("%020d-%s", now.UnixNano(), e.ID)
-	_, err = d.records.Create(ctx, store.Record{Kind: devKind, Key: key, Value: value, UpdatedAt: now})
-	if err != nil && !errors.Is(err, store.ErrExists) {
+	d.mu.Lock()
+	d.queued = append(d.queued, store.Record{Kind: devKind, Key: key, Value: value, UpdatedAt: now})
+	first := len(d.queued) == 1
+	d.mu.Unlock()
+	if first {
+		// The write outlives the send's request: it has its own deadline.
+		d.writers.Go(func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			d.flush(ctx)
+		})
+	}
+	return nil
+}
+
+// flush stores every queued message, in one Apply when it can.
+func (d *Dev) flush(ctx context.Context) error {
+	d.writing.Lock()
+	defer d.writing.Unlock()
+	d.mu.Lock()
+	batch := d.queued
+	d.queued = nil
+	d.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	writes := make([]store.Write, len(batch))
+	for i, r := range batch {
+		writes[i] = store.Write{Op: store.OpCreate, Record: r}
+	}
+	_, err := d.records.Apply(ctx, writes)
+	if errors.Is(err, store.ErrExists) {
+		// A retry's copy is stored already: keep the others one by one.
+		err = nil
+		for _, r := range batch {
+			if _, e := d.records.Create(ctx, r); e != nil && !errors.Is(e, store.ErrExists) {
+				err = e
+			}
+		}
+	}
+	if err != nil {
+		d.logger.WarnContext(ctx, "store dev mail", "messages", len(batch), "err", err)
 		return fmt.Errorf("dev mail: %w", err)
 	}
 	return nil
 }
 
+// Close stores the messages still queued.
+func (d *Dev) Close(ctx context.Context) error {
+	d.writers.Wait()
+	return d.flush(ctx)
+}
+
 // Messages returns the newest captured messages, at most 500, oldest
 // first.
 func (d *Dev) Messages(ctx context.Context) ([]DevMessage, error) {
+	if err := d.flush(ctx); err != nil {
+		return nil, err
+	}
 	var out []DevMessage
 	after := ""
 	for {

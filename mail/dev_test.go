@@ -207,6 +207,13 @@ func TestDevSharedStore(t *testing.T) {
 	if err := serve.Send(t.Context(), devEmail("from-serve", "Sent by the serve process")); err != nil {
 		t.Fatal(err)
 	}
+	// Each process's messages are in the store once it wrote its queue,
+	// as it does in the background and, at the latest, as it closes.
+	for _, d := range []*Dev{mcp, serve} {
+		if err := d.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for name, d := range map[string]*Dev{"serve": serve, "mcp": mcp} {
 		got, err := d.Messages(t.Context())
 		if err != nil {

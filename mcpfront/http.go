@@ -103,6 +103,12 @@ type HTTPOptions struct {
 	// Streams, when set, serves the sessions' standalone GET streams, so
 	// that messages from outside any request (USP webhooks) can reach them.
 	Streams StreamServer
+	// Resume, when set, reports whether a session id this process does not
+	// hold names a session whose state the server keeps in its own store
+	// (one that began before a restart, or on another instance). A POST in
+	// such a session is then served without SDK session state instead of
+	// answering 404, and its tools read the session id from the request.
+	Resume func(ctx context.Context, session string) bool
 }
 
 // StreamServer serves a session's standalone GET stream in place of next,
@@ -133,6 +139,7 @@ func Handler(s *mcp.Server, opts HTTPOptions) http.Handler {
 		stateful:  mcp.NewStreamableHTTPHandler(get, &base),
 		stateless: mcp.NewStreamableHTTPHandler(get, &stateless),
 		streams:   opts.Streams,
+		resume:    opts.Resume,
 	}
 }
 
@@ -143,6 +150,7 @@ type front struct {
 	stateful  http.Handler
 	stateless http.Handler
 	streams   StreamServer
+	resume    func(ctx context.Context, session string) bool
 }
 
 // remoteHost is the address without its port: one client's connections
@@ -195,8 +203,69 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.streams.ServeStream(jw, r, id, f.stateful)
 		return
 	}
+	if id := r.Header.Get(SessionHeader); r.Method == http.MethodPost && id != "" && f.resume != nil {
+		f.serveResumable(jw, r, id)
+		return
+	}
 	f.stateful.ServeHTTP(jw, r)
 }
+
+// serveResumable serves a POST in a session: by the SDK when it holds the
+// session, else, when the server's store keeps the session, statelessly.
+// The SDK answers an unknown session with 404 before it reads the body,
+// so the probe holds that answer back and the body is read again.
+func (f *front) serveResumable(w http.ResponseWriter, r *http.Request, id string) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		WriteError(w, http.StatusBadRequest, -32600, "The request body could not be read.")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	probe := &notFoundProbe{ResponseWriter: w}
+	f.stateful.ServeHTTP(probe, r)
+	if !probe.notFound {
+		return
+	}
+	if !f.resume(r.Context(), id) {
+		WriteError(w, http.StatusNotFound, -32001, "Session not found.")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	f.stateless.ServeHTTP(w, r)
+}
+
+// notFoundProbe passes an answer through unless it is a 404, which it
+// swallows and records.
+type notFoundProbe struct {
+	http.ResponseWriter
+	notFound bool
+}
+
+func (p *notFoundProbe) WriteHeader(status int) {
+	if status == http.StatusNotFound {
+		p.notFound = true
+		h := p.Header()
+		h.Del("Content-Type")
+		h.Del("X-Content-Type-Options")
+		return
+	}
+	p.ResponseWriter.WriteHeader(status)
+}
+
+func (p *notFoundProbe) Write(b []byte) (int, error) {
+	if p.notFound {
+		return len(b), nil
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+func (p *notFoundProbe) Flush() {
+	if !p.notFound {
+		http.NewResponseController(p.ResponseWriter).Flush()
+	}
+}
+
+func (p *notFoundProbe) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
 // WriteError answers with a JSON-RPC error object and no id.
 func WriteError(w http.ResponseWriter, status, code int, message string) {

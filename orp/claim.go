@@ -13,11 +13,6 @@ type claimRef struct {
 	Party string `json:"party"` // opaque
 }
 
-// ownerRecord finds a party by the hash of its owner key.
-type ownerRecord struct {
-	Party string `json:"party"` // opaque
-}
-
 // ClaimView is what the claim page shows: the party and whether a person
 // has claimed it. Viewing records nothing.
 type ClaimView struct {
@@ -52,33 +47,4 @@ func (h *Host) ViewClaim(ctx context.Context, claim string) (ClaimView, error) {
 		return ClaimView{}, err
 	}
 	return ClaimView{Party: p.ID, Claimed: p.Claimed, OpenDeals: p.Limits.OpenDeals}, nil
-}
-
-// Claim lets the person who holds the claim URL take ownership of the
-// party, once (§9.3). It returns an owner key, shown to the person once
-// and kept only as its hash: the proof of ownership at this host. A
-// claimed party is no longer held to the unclaimed open_deals limit. Its
-// step modes stay as they were; only the owner may loosen them (H4).
-func (h *Host) Claim(ctx context.Context, claim string) (ownerKey string, err error) {
-	err = h.retry(ctx, func() error {
-		now := h.clock.Now()
-		p, r, err := h.claimParty(ctx, claim)
-		if err != nil {
-			return err
-		}
-		if p.Claimed {
-			return refuse(StateConflict, "This party has already been claimed.")
-		}
-		key := h.newID("own_", 32)
-		p.Claimed, p.ClaimedAt = true, &now
-		if _, err = h.store.Apply(ctx, []store.Write{
-			swap(r, p, now),
-			create(kindOwner, tokenHash(key), ownerRecord{Party: p.Opaque}, now),
-		}); err != nil {
-			return fmt.Errorf("claim: %w", err)
-		}
-		ownerKey = key
-		return nil
-	})
-	return ownerKey, err
 }

@@ -31,9 +31,12 @@ func TestSplitDestination(t *testing.T) {
 	for _, c := range []struct{ dest, param, alias, want string }{
 		{"https://acmenotes.example/pricing", "via", "", "https://acmenotes.example/pricing?via=ID"},
 		// The destination's own query stays byte for byte: order, a bare
-		// flag, repeated keys, its own via, its encoding (T3).
+		// flag, repeated keys, its encoding (T3).
 		{"https://acmenotes.example/pricing?plan=pro&flag&a=2&a=1#top", "via", "ref", "https://acmenotes.example/pricing?plan=pro&flag&a=2&a=1&via=ID&ref=ID#top"},
-		{"https://acmenotes.example/p?via=old&ref=old", "via", "ref", "https://acmenotes.example/p?via=old&ref=old&via=ID&ref=ID"},
+		// A via or ref already there is replaced, not doubled.
+		{"https://acmenotes.example/p?via=old&ref=old", "via", "ref", "https://acmenotes.example/p?via=ID&ref=ID"},
+		{"https://acmenotes.example/p?a=1&v%69a=old&b=2", "via", "", "https://acmenotes.example/p?a=1&b=2&via=ID"},
+		{"https://acmenotes.example/p?via", "via", "", "https://acmenotes.example/p?via=ID"},
 		{"https://acmenotes.example/p?x=a%20b+c", "ref", "ref", "https://acmenotes.example/p?x=a%20b+c&ref=ID"},
 		{"https://acmenotes.example/p?", "via", "", "https://acmenotes.example/p?via=ID"},
 		{"https://acmenotes.example/p?a=1&", "via", "", "https://acmenotes.example/p?a=1&via=ID"},

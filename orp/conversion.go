@@ -313,7 +313,10 @@ func (h *Host) conversionCurrency(ctx context.Context, token string) (string, er
 		}
 		for _, r := range recs {
 			var c conversionRecord
-			if json.Unmarshal(r.Value, &c) == nil && c.Amount != nil {
+			if err := json.Unmarshal(r.Value, &c); err != nil {
+				return "", fmt.Errorf("decode conversion %s: %w", r.Key, err)
+			}
+			if c.Amount != nil {
 				return c.Amount.Currency, nil
 			}
 		}
@@ -400,7 +403,10 @@ func (h *Host) conversions(ctx context.Context, d *dealRecord, token string, fro
 				return t, nil
 			}
 			var c conversionRecord
-			if json.Unmarshal(r.Value, &c) != nil || !c.Counted {
+			if err := json.Unmarshal(r.Value, &c); err != nil {
+				return t, fmt.Errorf("decode conversion %s: %w", r.Key, err)
+			}
+			if !c.Counted {
 				continue
 			}
 			inRevenue := c.Basis == basisProvider || attests

@@ -109,6 +109,14 @@ type dealRecord struct {
 	PaidFor map[string]bool `json:"paid_for,omitempty"`
 	Created time.Time       `json:"created"`
 	Updated time.Time       `json:"updated"`
+
+	// Consents are the owners' consents to this deal's terms (H2).
+	Consents []consentRef `json:"consents,omitempty"`
+	// Proofs are how obligations were or are being proved (proof.go).
+	Proofs map[string]*proofState `json:"proofs,omitempty"`
+
+	// t is Terms decoded, when the deal is loaded or made.
+	t terms
 }
 
 // trackRef names a link record from the deal.
@@ -156,7 +164,15 @@ type terms struct {
 	Title       string       `json:"title"`
 	Kind        string       `json:"kind"`
 	Categories  []string     `json:"categories"`
+	Disclosure  *disclosure  `json:"disclosure"`
+	Starts      string       `json:"starts"`
+	Ends        string       `json:"ends"`
 	Obligations []obligation `json:"obligations"`
+}
+
+type disclosure struct {
+	Label string `json:"label"`
+	Lang  string `json:"lang"`
 }
 
 type obligation struct {
@@ -166,15 +182,30 @@ type obligation struct {
 	Due     string `json:"due"`
 	After   string `json:"after"`
 	Content *struct {
-		Link   bool   `json:"link"`
-		Code   bool   `json:"code"`
-		Direct bool   `json:"direct"`
-		Brief  string `json:"brief"`
+		Link           bool     `json:"link"`
+		Code           bool     `json:"code"`
+		Direct         bool     `json:"direct"`
+		Brief          string   `json:"brief"`
+		Copy           string   `json:"copy"`
+		MustInclude    []string `json:"must_include"`
+		MustNotInclude []string `json:"must_not_include"`
 	} `json:"content"`
+	Space *struct {
+		Kinds []string `json:"kinds"`
+		ID    string   `json:"id"`
+	} `json:"space"`
+	Target      string   `json:"target"`
+	Quote       string   `json:"quote"`
+	Keep        string   `json:"keep"`
+	Count       int      `json:"count"`
 	Destination string   `json:"destination"`
 	Clicks      int      `json:"clicks"`
 	Proof       []string `json:"proof"`
 	Per         string   `json:"per"`
+	RateBps     int64    `json:"rate_bps"`
+	Amount      *Money   `json:"amount"`
+	Cap         *Money   `json:"cap"`
+	Window      string   `json:"window"`
 }
 
 // decodeTerms reads terms as the host acts on them. Offered terms go
@@ -185,12 +216,6 @@ func decodeTerms(raw json.RawMessage) (terms, error) {
 	return t, err
 }
 
-// parseTerms reads stored terms, which decodeTerms read when offered.
-func parseTerms(raw json.RawMessage) terms {
-	t, _ := decodeTerms(raw)
-	return t
-}
-
 func (h *Host) loadDeal(ctx context.Context, id string) (*dealRecord, store.Record, error) {
 	var d dealRecord
 	r, err := h.get(ctx, kindDeal, id, &d)
@@ -199,6 +224,14 @@ func (h *Host) loadDeal(ctx context.Context, id string) (*dealRecord, store.Reco
 	}
 	if err != nil {
 		return nil, r, err
+	}
+	if d.t, err = decodeTerms(d.Terms); err != nil {
+		return nil, r, fmt.Errorf("decode terms of deal %s: %w", id, err)
+	}
+	if d.Pending != nil {
+		if d.Pending.t, err = decodeTerms(d.Pending.Terms); err != nil {
+			return nil, r, fmt.Errorf("decode amended terms of deal %s: %w", id, err)
+		}
 	}
 	return &d, r, nil
 }
@@ -219,9 +252,11 @@ func (h *Host) dispatch(ctx context.Context, o *op) error {
 	case "accept":
 		return h.accept(ctx, o)
 	case "decline":
-		return h.decline(o)
+		return h.decline(ctx, o)
 	case "execute":
-		return h.execute(o)
+		return h.execute(ctx, o)
+	case "receipt":
+		return h.attest(ctx, o)
 	case "revoke":
 		return h.revoke(ctx, o)
 	case "counter":
@@ -398,6 +433,9 @@ func (o *op) saveDeal(d *dealRecord, r store.Record, isNew bool) {
 func (o *op) bind(ctx context.Context, d *dealRecord, party string) (map[string]*linkRecord, error) {
 	if !d.isBound(party) {
 		d.Bound = append(d.Bound, bound{Party: party, Authority: authority{Type: "mandate"}, At: stamp(o.now)})
+		if err := o.addSpent(ctx, d, party); err != nil {
+			return nil, err
+		}
 	}
 	d.Waiting = nil
 	if !d.isBound(d.Offerer) || !d.isBound(d.Acceptor) {
@@ -430,7 +468,7 @@ func (o *op) activate(d *dealRecord) map[string]*linkRecord {
 	d.Activated = &now
 	d.OutcomeTo = &now
 	links := map[string]*linkRecord{}
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		o.mint(d, ob, links)
 	}
 	return links
@@ -515,31 +553,52 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		}
 		d = &dealRecord{
 			ID: h.newID("deal_", 12), State: stateProposed, Offerer: offer.Offerer, Acceptor: o.party.ID, Offer: offer.ID,
-			Terms: offer.Terms, TermsHash: offer.TermsHash, Round: 1, Created: o.now,
+			Terms: offer.Terms, t: offer.t, TermsHash: offer.TermsHash, Round: 1, Created: o.now,
 			Bound: []bound{{Party: offer.Offerer, Authority: authority{Type: "mandate"}, At: stamp(offer.ListedAt)}},
 		}
 		if err := o.admit(ctx, d, o.party.ID); err != nil {
 			return err
 		}
-		for _, ob := range parseTerms(offer.Terms).Obligations {
+		for _, ob := range offer.t.Obligations {
 			d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
 		}
 		o.deal, isNew = d, true
 	}
-	var links map[string]*linkRecord
-	if mode == "ask" {
-		reasons := []string{"step_ask"}
-		if d.Offer != "" {
-			// This host does not check listing claims (checks.claims is
-			// "none"), so accepting a standing offer always escalates (§11.1).
-			reasons = append(reasons, "claims_unchecked")
+	_ = mode
+	var standing *offerRecord
+	if d.Offer != "" {
+		if standing, _, err = h.loadOffer(ctx, d.Offer); err != nil {
+			return err
 		}
+	}
+	reasons, err := h.weigh(ctx, o, &d.t, "accept", roleOf(d, o.party.ID), counterpartyOf(d, o.party.ID), standing)
+	if err != nil {
+		return err
+	}
+	var links map[string]*linkRecord
+	if len(reasons) > 0 {
 		h.await(o, d, "accept", reasons)
 	} else if links, err = o.bind(ctx, d, o.party.ID); err != nil {
 		return err
 	}
 	o.saveDeal(d, o.dealR, isNew)
 	return o.publish(ctx, d, links)
+}
+
+// roleOf is the party's side of a deal's terms.
+func roleOf(d *dealRecord, party string) string {
+	if d.Offerer == party {
+		return "offerer"
+	}
+	return "acceptor"
+}
+
+// counterpartyOf is the other party of a deal.
+func counterpartyOf(d *dealRecord, party string) string {
+	if d.Offerer == party {
+		return d.Acceptor
+	}
+	return d.Offerer
 }
 
 // await puts the deal in awaiting for the sender on one step.
@@ -554,7 +613,7 @@ func (h *Host) await(o *op, d *dealRecord, step string, reasons []string) {
 }
 
 // decline ends a proposed or awaiting deal (§9.5).
-func (h *Host) decline(o *op) error {
+func (h *Host) decline(ctx context.Context, o *op) error {
 	d := o.deal
 	if d.State != stateProposed && d.State != stateAwaiting {
 		return refuse(StateConflict, "The deal is in the wrong state.")
@@ -563,16 +622,17 @@ func (h *Host) decline(o *op) error {
 	now := o.now
 	d.Ended = &now
 	o.saveDeal(d, o.dealR, false)
-	return o.publish(context.Background(), d, nil)
+	return o.publish(ctx, d, nil)
 }
 
 // execute moves one of the sender's obligations to claimed (P1): a claim,
 // not proof. Under ask the host holds it: the deal stays active, shows
 // the sender waiting on its execute step, and the obligation is claimed
 // only when the escalation is approved (§11).
-func (h *Host) execute(o *op) error {
+func (h *Host) execute(ctx context.Context, o *op) error {
 	var b struct {
 		Obligation string `json:"obligation"`
+		ProofURL   string `json:"proof_url"`
 	}
 	if err := o.body(&b); err != nil {
 		return err
@@ -595,10 +655,17 @@ func (h *Host) execute(o *op) error {
 	if ob.State != obPending {
 		return refuse(StateConflict, "The obligation is not pending.")
 	}
-	for _, t := range parseTerms(d.Terms).Obligations {
+	for _, t := range d.t.Obligations {
 		if t.ID == b.Obligation && !d.afterDone(t) {
 			return refuse(StateConflict, "This obligation is due only once obligation "+t.After+" is verified.")
 		}
+	}
+	if method := pageMethod(d.termsObligation(b.Obligation)); method != "" && b.ProofURL != "" {
+		// The host reads the page once the claim stands (proof.go).
+		ps := d.proof(b.Obligation)
+		ps.Method, ps.URL, ps.Waiting = method, b.ProofURL, true
+		deal, obligation := d.ID, b.Obligation
+		o.later = append(o.later, func(ctx context.Context) error { return h.checkPage(ctx, deal, obligation) })
 	}
 	if mode == "ask" {
 		if d.Waiting != nil {
@@ -613,11 +680,11 @@ func (h *Host) execute(o *op) error {
 		ob.State = obClaimed
 	}
 	o.saveDeal(d, o.dealR, false)
-	return o.publish(context.Background(), d, nil)
+	return o.publish(ctx, d, nil)
 }
 
 func obligor(d *dealRecord, id string) string {
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		if ob.ID == id {
 			if ob.By == "offerer" {
 				return d.Offerer

@@ -297,3 +297,13 @@ func hasContact(s string) bool {
 	}
 	return false
 }
+
+// remarshal decodes v, a value decodeStrict read and a schema checked,
+// into out.
+func remarshal(v any, out any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}

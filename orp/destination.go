@@ -128,8 +128,14 @@ func (h *Host) declaredSites(ctx context.Context, ids []string) ([]string, error
 			var sp struct {
 				Locator string `json:"locator"`
 			}
-			if json.Unmarshal(r.Value, &s) != nil || s.Status != statusListed || json.Unmarshal(s.Space, &sp) != nil {
+			if err := json.Unmarshal(r.Value, &s); err != nil {
+				return nil, fmt.Errorf("decode space %s: %w", r.Key, err)
+			}
+			if s.Status != statusListed {
 				continue
+			}
+			if err := json.Unmarshal(s.Space, &sp); err != nil {
+				return nil, fmt.Errorf("decode space %s: %w", r.Key, err)
 			}
 			if sp.Locator != "" && destinationSyntax(sp.Locator) == "" {
 				out = append(out, destinationHost(sp.Locator))

@@ -1,5 +1,7 @@
 package orp
 
+import "strings"
+
 // Discovery is the discovery document (§4.1). It states only what this
 // host implements.
 type Discovery struct {
@@ -15,7 +17,9 @@ type Discovery struct {
 	Tracking     map[string]any `json:"tracking"`
 	Conformance  *conformance   `json:"conformance,omitempty"`
 	Capabilities map[string]any `json:"capabilities"`
+	Keys         []JWK          `json:"keys,omitempty"`
 	Policies     map[string]any `json:"policies,omitempty"`
+	Docs         string         `json:"docs,omitempty"`
 }
 
 type conformance struct {
@@ -28,7 +32,8 @@ var MCPTools = []string{"orp_suggest", "orp_join", "orp_send", "orp_inbox", "orp
 // Discovery returns the host's discovery document.
 func (h *Host) Discovery() Discovery {
 	d := Discovery{
-		Orp: []string{Version}, Host: h.id, Name: h.opts.Name, Description: h.opts.Description,
+		Orp: []string{Version}, Host: h.id, Name: h.opts.Name, Description: h.describe(),
+		Docs:     h.url("/terms#destinations"),
 		Endpoint: h.url("/orp"), Suggest: h.url("/orp/suggest"), Join: h.url("/orp/join"),
 		Auth:         map[string]any{"bearer": true},
 		Tracking:     map[string]any{"links": true, "codes": true, "base": h.url("/go/")},
@@ -37,6 +42,9 @@ func (h *Host) Discovery() Discovery {
 	if h.opts.MCP {
 		d.MCP = map[string]any{"url": h.url("/orp/mcp"), "transport": "streamable-http", "auth": []string{"bearer", "join"},
 			"binding": true, "tools": MCPTools}
+	}
+	if h.opts.Signer != nil {
+		d.Keys = h.opts.Signer.Keys()
 	}
 	if len(h.opts.Levels) > 0 {
 		d.Conformance = &conformance{Levels: h.opts.Levels}
@@ -54,17 +62,50 @@ func (h *Host) Discovery() Discovery {
 	return d
 }
 
-// capabilities are what the host handles and sends (§6). Proofs list the
-// methods this host verifies: link, by clicks, and provider, by signed
-// payment-provider events; claims are not checked.
+// describe is the host's description with its destination rule, which
+// the discovery document has no field of its own for; /terms states it
+// in full (docs points there).
+func (h *Host) describe() string {
+	d := strings.TrimSpace(h.opts.Description)
+	if d != "" && !strings.HasSuffix(d, ".") {
+		d += "."
+	}
+	d = strings.TrimSpace(d + " " + h.DestinationRule())
+	if len(d) > 1000 {
+		d = d[:997] + "..."
+	}
+	return d
+}
+
+// DestinationRule says in one paragraph where this host's tracked links
+// may send browsers (destination.go).
+func (h *Host) DestinationRule() string {
+	rule := "Tracked links send browsers only to the host owner's sites"
+	if len(h.opts.Sites) > 0 {
+		rule += " (" + strings.Join(h.opts.Sites, ", ") + ", subdomains included)"
+	}
+	rule += " and to the sites of web spaces listed by a party of the deal that a signed-in person has claimed; never to an address, a non-default port"
+	if len(h.opts.BlockedDomains) > 0 {
+		rule += " or a blocked domain (" + strings.Join(h.opts.BlockedDomains, ", ") + ")"
+	}
+	return rule + "."
+}
+
+// capabilities are what the host handles and sends (§6): the proofs it
+// verifies or accepts (proof.go; provider, by signed payment-provider
+// events, provider.go) and the claims check it runs (claims.go).
 func (h *Host) capabilities() map[string]any {
+	proofs := []string{"link", "provider", "proof_url", "platform_check", "attestation"}
+	if len(h.opts.Witnesses) > 0 {
+		proofs = append(proofs, "witness")
+	}
 	return map[string]any{
 		"messages":   Messages(),
 		"actions":    []string{"place", "repost", "comment", "pay", "credit", "share"},
-		"proofs":     []string{"link", "provider"},
+		"proofs":     proofs,
 		"tracking":   map[string]any{"links": true, "codes": true},
 		"signatures": map[string]any{"algs": []string{"EdDSA"}, "required": false},
 		"inbox":      map[string]any{"poll": true},
-		"checks":     map[string]any{"claims": "none"},
+		"checks":     map[string]any{"claims": h.claimsMode()},
 	}
 }

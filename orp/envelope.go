@@ -42,6 +42,7 @@ type hostMessage struct {
 	Deal string `json:"deal,omitempty"`
 	Re   string `json:"re,omitempty"`
 	Body any    `json:"body"`
+	Sig  string `json:"sig,omitempty"`
 }
 
 // coreTypes are the 19 types of §9.
@@ -52,7 +53,7 @@ var coreTypes = []string{"hello", "discover", "results", "space", "request", "of
 // handles and those it sends.
 func Messages() []string {
 	return []string{"hello", "discover", "results", "space", "request", "offer", "counter", "accept", "decline", "deal", "execute", "receipt",
-		"outcome", "payout", "revoke", "dispute", "reputation", "error"}
+		"outcome", "payout", "revoke", "consent", "dispute", "reputation", "error"}
 }
 
 // signedTypes must be signed once a party registered a key (E9).
@@ -96,6 +97,13 @@ type op struct {
 	status  int
 	reply   []byte
 	after   []func()
+	// byOwner marks a message the owner sends at the host itself (the
+	// business listing its own offers): the agent's constraints do not
+	// apply to the owner's own act.
+	byOwner bool
+	// later runs after the message committed, with the request's context:
+	// work that must not hold the write, such as reading a proof page.
+	later []func(context.Context) error
 }
 
 // Send applies one message from the holder of token, sent from network
@@ -109,7 +117,7 @@ func (h *Host) Send(ctx context.Context, token, addr string, raw []byte) Reply {
 	o := &op{h: h, now: now, raw: raw}
 	p, authErr := h.Authenticate(ctx, token)
 	if authErr != nil && AsError(authErr).Code == Unauthorized {
-		if wait := h.addrLimit.allow("send "+addr, now); wait > 0 {
+		if wait := h.addrLimit.allow("send "+addressKey(addr), now); wait > 0 {
 			return h.errorReply(o, &Error{Code: RateLimited, Message: "Too many messages without a valid credential from this address.", RetryAfter: wait})
 		}
 	}
@@ -186,11 +194,19 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	var reply Reply
 	err = h.retry(ctx, func() error {
 		// After a lost race, everything is read and decided again.
-		o.writes, o.after, o.deal, o.links, o.outbox, o.payouts = nil, nil, nil, nil, nil, nil
+		o.writes, o.after, o.deal, o.links, o.outbox, o.payouts, o.later = nil, nil, nil, nil, nil, nil, nil
 		var err error
 		reply, err = h.attempt(ctx, o)
 		return err
 	})
+	if err == nil {
+		for _, f := range o.later {
+			if err := f(ctx); err != nil {
+				// The sweep does it again; the message itself stands.
+				h.log.Warn("after message", "type", o.env.Type, "err", err)
+			}
+		}
+	}
 	return reply, err
 }
 
@@ -251,7 +267,9 @@ func hostOnly(typ string, body json.RawMessage) bool {
 		return typ != "error"
 	}
 	var b map[string]json.RawMessage
-	json.Unmarshal(body, &b)
+	if json.Unmarshal(body, &b) != nil {
+		return false // E1 already refused a body that is not an object
+	}
 	switch typ {
 	case "space":
 		return string(b["action"]) == `"listed"`
@@ -353,21 +371,37 @@ func VerifyDetached(raw []byte, jws string, pub ed25519.PublicKey) bool {
 	return ed25519.Verify(pub, []byte(h64+"."+base64.RawURLEncoding.EncodeToString(payload)), sig)
 }
 
-// message builds a host message to one party.
+// message builds a host message to one party, signed when its type is
+// one the host signs (§18).
 func (o *op) message(typ, to, deal string, body any) []byte {
 	m := hostMessage{Orp: Version, Type: typ, ID: o.h.newID("m_host_", 16), Ts: stamp(o.now), From: o.h.id, To: to, Deal: deal, Body: body}
 	if o.party != nil && to == o.party.ID {
 		m.Re = o.env.ID
 	}
-	return mustJSON(m)
+	return o.h.sign(m)
+}
+
+// sign encodes a host message and signs it when its type is one the
+// host signs.
+func (h *Host) sign(m hostMessage) []byte {
+	b := mustJSON(m)
+	s := h.opts.Signer
+	if !s.signs(m.Type) {
+		return b
+	}
+	out, err := s.Sign(b)
+	if err != nil {
+		panic(fmt.Sprintf("orp: sign %s: %v", m.Type, err)) // b is JSON the host just encoded
+	}
+	return out
 }
 
 // signed builds a host message to one party and signs it with the
 // host's MessageSigner when it has one (§18).
 func (o *op) signed(typ, to, deal string, body any) ([]byte, error) {
 	raw := o.message(typ, to, deal, body)
-	if o.h.opts.MessageSigner == nil {
-		return raw, nil
+	if o.h.opts.MessageSigner == nil || o.h.opts.Signer.signs(typ) {
+		return raw, nil // unsigned, or message signed it already
 	}
 	msg, err := o.h.opts.MessageSigner.Sign(raw)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -66,6 +68,22 @@ type Options struct {
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int
+	// Signer signs the host's deal, consent, receipt, payout and
+	// reputation messages, and its keys are the discovery document's keys
+	// (§4.1, §18). Nil signs nothing and publishes no keys.
+	Signer *Signer
+	// FetchPrivate lets the host read proof pages on private, loopback
+	// and link-local addresses: for development and tests only.
+	FetchPrivate bool
+	// FetchDial, when set, replaces the dialer of proof and claims page
+	// reads: tests route a site's name to a page served on loopback.
+	FetchDial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Witnesses are the parties this host names as verifiers: each may
+	// report a finding about an obligation whose proof lists witness.
+	Witnesses []string
+	// Claims is the claims check: ClaimsReal, ClaimsStub or ClaimsNone
+	// (the default), stated in capabilities.checks.claims (§6).
+	Claims string
 	// MessageSigner signs the host's receipt, payout, dispute resolution
 	// and reputation messages (§18); nil sends them unsigned.
 	MessageSigner MessageSigner
@@ -107,6 +125,7 @@ type Host struct {
 	links      *linkCache
 	bots       *botCache
 	clicks     *batcher
+	fetcher    *pageFetcher
 }
 
 // New checks the options and builds a host. Call Start to run the click
@@ -140,6 +159,14 @@ func New(o Options) (*Host, error) {
 	if o.Name == "" {
 		o.Name = "frontdesk"
 	}
+	switch o.Claims {
+	case "", ClaimsReal, ClaimsStub, ClaimsNone:
+	default:
+		return nil, fmt.Errorf("orp: claims check %q is not real, stub or none", o.Claims)
+	}
+	if o.MessageSigner == nil && o.Signer != nil {
+		o.MessageSigner = o.Signer
+	}
 	if o.Fetcher == nil {
 		o.Fetcher = NewFetcher()
 	}
@@ -159,8 +186,18 @@ func New(o Options) (*Host, error) {
 	h.links = newLinkCache()
 	h.bots = newBotCache()
 	h.clicks = newBatcher(h)
+	h.fetcher = newPageFetcher(o.FetchPrivate, o.FetchDial)
 	return h, nil
 }
+
+// Origin is the host's public origin, such as "https://hub.example".
+func (h *Host) Origin() string { return h.opts.Origin }
+
+// Now is the host's clock.
+func (h *Host) Now() time.Time { return h.clock.Now() }
+
+// PartyID is the party id of an opaque part on this host.
+func (h *Host) PartyID(opaque string) string { return h.partyID(opaque) }
 
 // ID is the host's own party id.
 func (h *Host) ID() string { return h.id }
@@ -231,7 +268,6 @@ const (
 	kindConv     = "orp.conv"
 	kindConvKey  = "orp.convkey"
 	kindClaim    = "orp.claim"
-	kindOwner    = "orp.owner"
 	kindRequest  = "orp.request"
 	kindPayout   = "orp.payout"
 	kindSale     = "orp.sale"
@@ -268,8 +304,10 @@ func swap(r store.Record, v any, now time.Time) store.Write {
 
 // limiter counts events per key in fixed one-minute windows. It is in
 // memory: limits are abuse protection, not accounting. It holds at most
-// maxKeys windows; beyond that the oldest window is dropped first, so a
-// flood of new keys cannot wipe the limits of the keys already counted.
+// maxKeys windows. A window is dropped only once its minute ended, so a
+// flood of new keys cannot wipe the limit of a key already counted: while
+// the table is full, every key it does not hold shares one overflow
+// window, and the flood limits itself.
 type limiter struct {
 	mu      sync.Mutex
 	max     int
@@ -292,6 +330,10 @@ type windowStart struct {
 // limiterKeys bounds the keys one limiter remembers.
 const limiterKeys = 100000
 
+// overflowKey counts the keys a full limiter does not hold. No caller's
+// key is empty: each carries a prefix or an address.
+const overflowKey = ""
+
 func newLimiter(max int) *limiter {
 	return &limiter{max: max, maxKeys: limiterKeys, window: map[string]windowCount{}}
 }
@@ -303,10 +345,16 @@ func (l *limiter) allow(key string, now time.Time) int {
 	defer l.mu.Unlock()
 	w, ok := l.window[key]
 	if !ok || now.Sub(w.start) >= time.Minute || now.Before(w.start) {
-		w = windowCount{start: now}
-		l.order = append(l.order, windowStart{key: key, start: now})
-		l.window[key] = w
 		l.evict(now)
+		if !ok && len(l.window) >= l.maxKeys {
+			key = overflowKey
+			w, ok = l.window[key]
+		}
+		if !ok || now.Sub(w.start) >= time.Minute || now.Before(w.start) {
+			w = windowCount{start: now}
+			l.order = append(l.order, windowStart{key: key, start: now})
+			l.window[key] = w
+		}
 	}
 	if w.n >= l.max {
 		return int(w.start.Add(time.Minute).Sub(now)/time.Second) + 1
@@ -316,8 +364,8 @@ func (l *limiter) allow(key string, now time.Time) int {
 	return 0
 }
 
-// evict drops windows that ended, then the oldest ones while there are
-// more than maxKeys. The caller holds mu.
+// evict drops the windows whose minute ended, oldest first. The caller
+// holds mu.
 func (l *limiter) evict(now time.Time) {
 	for l.head < len(l.order) {
 		e := l.order[l.head]
@@ -325,7 +373,7 @@ func (l *limiter) evict(now time.Time) {
 		switch {
 		case !ok || !cur.start.Equal(e.start):
 			// Stale: the key started a newer window or was dropped.
-		case now.Sub(e.start) >= time.Minute || len(l.window) > l.maxKeys:
+		case now.Sub(e.start) >= time.Minute || now.Before(e.start):
 			delete(l.window, e.key)
 		default:
 			l.compact()
@@ -342,4 +390,24 @@ func (l *limiter) compact() {
 		l.order = append(l.order[:0], l.order[l.head:]...)
 		l.head = 0
 	}
+}
+
+// addressKey is the limiter key of a network address: an IPv6 client is
+// keyed by its /64, the block one subscriber usually holds, so rotating
+// through its own addresses does not escape the limit. IPv4 (mapped
+// forms included) is keyed by the address.
+func addressKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, err := ip.WithZone("").Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.String()
 }

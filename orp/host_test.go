@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -53,6 +54,14 @@ type env struct {
 	dir   string
 	// lastAccept is the acceptor's accept in activeDeal, for chain tests.
 	lastAccept []byte
+	// publicOnly makes newHost refuse proof pages on private addresses,
+	// as production does; tests serve their pages on loopback.
+	publicOnly bool
+	// witnesses are the verifiers newHost names.
+	witnesses []string
+	// claims and dial are newHost's claims check and page dialer.
+	claims string
+	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 	// fetcher is the host's page fetcher; nil is the real one.
 	fetcher orp.Fetcher
 }
@@ -98,11 +107,13 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 }
 
 func (e *env) newHost(db store.Records) *orp.Host {
+	// The host signs with the fixed test key (l3_helpers_test.go), so
+	// signed golden bytes repeat.
 	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
-		Sites: testSites, BlockedDomains: []string{"blocked.example"},
-		MessageSigner: testSigner{hostKey}, ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
-		Fetcher: e.fetcher})
+		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: orp.NewSigner("host-test", hostKey),
+		ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
+		Fetcher: e.fetcher, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -110,9 +121,9 @@ func (e *env) newHost(db store.Records) *orp.Host {
 }
 
 type party struct {
-	id, token string
-	n         int
-	key       ed25519.PrivateKey
+	id, token, claim string
+	n                int
+	key              ed25519.PrivateKey
 }
 
 func (e *env) join(body string) *party {
@@ -121,7 +132,7 @@ func (e *env) join(body string) *party {
 	if err != nil {
 		e.t.Fatalf("join: %v", err)
 	}
-	return &party{id: r.Party, token: r.Token}
+	return &party{id: r.Party, token: r.Token, claim: r.Claim}
 }
 
 // msg builds a message from p with a fresh id and the current time.
@@ -282,4 +293,25 @@ func newKey(t *testing.T) (ed25519.PrivateKey, string) {
 	seed := bytes.Repeat([]byte{7}, ed25519.SeedSize)
 	k := ed25519.NewKeyFromSeed(seed)
 	return k, base64.RawURLEncoding.EncodeToString(k.Public().(ed25519.PublicKey))
+}
+
+// claimByMail claims the party behind claimURL as a person would
+// without a passkey: the one-time link mailed to email, used once. It
+// returns the owner's session.
+func (e *env) claimByMail(claimURL, email string) orp.OwnerSession {
+	e.t.Helper()
+	ctx := context.Background()
+	link, err := e.host.StartEmailClaim(ctx, claimURL[strings.LastIndex(claimURL, "/")+1:], email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	token, err := e.host.UseMailLink(ctx, link)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s, err := e.host.OwnerSession(ctx, token)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
 }

@@ -13,40 +13,43 @@ import (
 	"frontdesk/orp/schema"
 )
 
-// hostKey is the test host's signing key: a fixed seed, so signatures
-// repeat. The host's own key management is not part of these tests; any
-// orp.Signer serves.
+// hostKey is the test host's signing key (orp.NewSigner, kid host-test):
+// a fixed seed, so signatures and signed golden bytes repeat.
 var hostKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize))
-
-type testSigner struct{ key ed25519.PrivateKey }
-
-func (s testSigner) Sign(msg []byte) ([]byte, error) {
-	sig, err := orp.SignDetached(msg, "host-test", s.key)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, err
-	}
-	m["sig"], _ = json.Marshal(sig)
-	return json.Marshal(m)
-}
 
 const (
 	testWebhookSecret = "whsec_test_0123456789abcdef"
 	testResolverToken = "resolver-test-token-0123456789"
 )
 
-// autoParty joins a party whose owner set every step to auto, so its
-// messages bind by mandate without an approval.
+// autoParty joins a party whose owner set every step to auto and a
+// budget, so its messages bind by mandate without an approval (§11.1: a
+// budget never set allows no spending).
 func (e *env) autoParty() *party {
 	e.t.Helper()
 	p := e.join("{}")
 	for _, step := range []string{"list", "negotiate", "accept", "execute", "amend", "settle", "share"} {
 		e.setStep(p, step, "auto")
 	}
+	e.setBudget(p)
 	return p
+}
+
+// setBudget gives p's agent a budget in the store, as its owner would.
+func (e *env) setBudget(p *party) {
+	e.t.Helper()
+	rec, err := e.db.Get(context.Background(), "orp.party", p.id[strings.LastIndex(p.id, "/")+1:])
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var stored map[string]any
+	json.Unmarshal(rec.Value, &stored)
+	stored["constraints"] = map[string]any{"budget": map[string]any{
+		"per_deal": map[string]any{"amount_minor": 100000000, "currency": "EUR"}, "max_rate_bps": 10000}}
+	rec.Value, _ = json.Marshal(stored)
+	if _, err := e.db.Swap(context.Background(), rec); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // messages returns p's inbox messages of one type, each validated
@@ -105,6 +108,11 @@ func (e *env) stripe(id, typ string, object map[string]any) orp.ProviderResult {
 func (e *env) directDeal(offerer, acceptor *party, terms map[string]any) (string, map[string]any) {
 	e.t.Helper()
 	r, m := e.send(offerer, e.msg(offerer, "offer", map[string]any{"to": acceptor.id}, map[string]any{"terms": terms}))
+	if w, _ := body(m)["waiting"].(map[string]any); w != nil && equalJSON(w["reasons"], []string{"over_budget"}) {
+		// Pay per click or conversion without a cap is bounded by no
+		// budget, so it escalates (§11.1); the offerer's agent approves.
+		m = e.approve(offerer, w["url"].(string))
+	}
 	if r.Status != 200 || body(m)["state"] != "proposed" {
 		e.t.Fatalf("directed offer = %d %v", r.Status, m)
 	}

@@ -45,6 +45,10 @@ type offerRecord struct {
 	Opened    int             `json:"opened"`
 	ListedAt  time.Time       `json:"listed_at"`
 	Created   time.Time       `json:"created"`
+	Claims    claimsResult    `json:"claims"`
+
+	// t is Terms decoded, when the offer is loaded or made.
+	t terms
 }
 
 type offerBody struct {
@@ -92,6 +96,9 @@ func (h *Host) loadOffer(ctx context.Context, id string) (*offerRecord, store.Re
 	if err != nil {
 		return nil, rec, err
 	}
+	if r.t, err = decodeTerms(r.Terms); err != nil {
+		return nil, rec, fmt.Errorf("decode terms of offer %s: %w", id, err)
+	}
 	return &r, rec, nil
 }
 
@@ -133,17 +140,33 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		return err
 	}
 	if o.env.To != "" {
-		return h.directed(ctx, o, b.Terms, hash, expires)
+		return h.directed(ctx, o, b.Terms, t, hash, expires)
 	}
 	mode, err := o.stepMode("list")
 	if err != nil {
 		return err
 	}
-	r := &offerRecord{ID: h.newID("ofr_", 12), Offerer: o.party.ID, Terms: b.Terms, TermsHash: hash, Limit: b.Limit,
+	r := &offerRecord{ID: h.newID("ofr_", 12), Offerer: o.party.ID, Terms: b.Terms, t: t, TermsHash: hash, Limit: b.Limit,
 		Expires: expires, Status: statusListed, ListedAt: o.now, Created: o.now}
-	if mode == "ask" {
+	_ = mode
+	var reasons []string
+	if !o.byOwner {
+		if reasons, err = h.weigh(ctx, o, &t, "list", "offerer", "", nil); err != nil {
+			return err
+		}
+		switch h.claimsMode() {
+		case ClaimsReal:
+			// Listed once the destination pages bear out its claims.
+			reasons = append(reasons, "claims_unchecked")
+			id := r.ID
+			o.later = append(o.later, func(ctx context.Context) error { return h.recheckOfferClaims(ctx, id) })
+		case ClaimsStub:
+			reasons = append(reasons, "claims_unchecked") // always held for review
+		}
+	}
+	if len(reasons) > 0 {
 		exp := o.now.Add(escalationTTL)
-		e := o.escalate("list", "offer", r.ID, hash, []string{"step_ask"}, exp)
+		e := o.escalate("list", "offer", r.ID, hash, reasons, exp)
 		r.Status = statusWaiting
 		r.Waiting = &listingWaiting{Step: "list", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
 	}
@@ -154,7 +177,7 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 
 // directed opens a deal in proposed, or awaiting when the offerer's
 // negotiate step asks.
-func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash string, expires *time.Time) error {
+func (h *Host) directed(ctx context.Context, o *op, raw json.RawMessage, t terms, hash string, expires *time.Time) error {
 	opaque := h.opaqueOf(o.env.To)
 	if opaque == "" || o.env.To == o.party.ID {
 		return refuse(NotFound, "No such party on this host.")
@@ -175,16 +198,21 @@ func (h *Host) directed(ctx context.Context, o *op, t json.RawMessage, hash stri
 		}
 	}
 	d := &dealRecord{ID: h.newID("deal_", 12), State: stateProposed, Offerer: o.party.ID, Acceptor: o.env.To,
-		Terms: t, TermsHash: hash, Round: 1, Expires: expires, Created: o.now, Re: o.env.Re}
-	for _, ob := range parseTerms(t).Obligations {
+		Terms: raw, t: t, TermsHash: hash, Round: 1, Expires: expires, Created: o.now, Re: o.env.Re}
+	for _, ob := range t.Obligations {
 		d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
 	}
 	if err := o.admit(ctx, d, o.party.ID); err != nil {
 		return err
 	}
 	o.deal = d
-	if mode == "ask" {
-		h.await(o, d, "negotiate", []string{"step_ask"})
+	_ = mode
+	reasons, err := h.weigh(ctx, o, &t, "negotiate", "offerer", o.env.To, nil)
+	if err != nil {
+		return err
+	}
+	if len(reasons) > 0 {
+		h.await(o, d, "negotiate", reasons)
 	} else if _, err := o.bind(ctx, d, o.party.ID); err != nil {
 		return err
 	}
@@ -227,7 +255,9 @@ func (h *Host) space(ctx context.Context, o *op) error {
 			Locator  string          `json:"locator"`
 			Verified json.RawMessage `json:"verified"`
 		}
-		json.Unmarshal(b.Space, &s)
+		if err := json.Unmarshal(b.Space, &s); err != nil {
+			return invalid("/body/space", "The space does not match its schema.")
+		}
 		if s.Verified != nil {
 			return refuse(Forbidden, "Only the host sets verified.")
 		}
@@ -368,7 +398,7 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 				}
 			}
 			items = append(items, map[string]any{"offer": m.offer.listing(), "fit": m.fit,
-				"trust": trust, "checks": map[string]any{"claims": "not_checked"}})
+				"trust": trust, "checks": m.offer.Claims.view()})
 		}
 	} else {
 		spaces, err := h.listedSpaces(ctx, o.party.ID, b.Context.Text, b.Filters.Kinds, limit)
@@ -405,7 +435,10 @@ func (h *Host) listedSpaces(ctx context.Context, viewer, text string, kinds []st
 		}
 		for _, r := range recs {
 			var s spaceRecord
-			if json.Unmarshal(r.Value, &s) != nil || s.Status != statusListed || s.Owner == viewer {
+			if err := json.Unmarshal(r.Value, &s); err != nil {
+				return nil, fmt.Errorf("decode space %s: %w", r.Key, err)
+			}
+			if s.Status != statusListed || s.Owner == viewer {
 				continue
 			}
 			sp := publicSpace(withVerified(s.Space, s.Verified))
@@ -474,11 +507,18 @@ func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, lim
 		}
 		for _, r := range recs {
 			var of offerRecord
-			if json.Unmarshal(r.Value, &of) != nil || of.Status != statusListed || of.Offerer == viewer ||
+			if err := json.Unmarshal(r.Value, &of); err != nil {
+				return nil, fmt.Errorf("decode offer %s: %w", r.Key, err)
+			}
+			if of.Status != statusListed || of.Offerer == viewer ||
 				of.Expires != nil && !now.Before(*of.Expires) || of.Limit > 0 && of.Opened >= of.Limit {
 				continue
 			}
-			t := parseTerms(of.Terms)
+			t, err := decodeTerms(of.Terms)
+			if err != nil {
+				return nil, fmt.Errorf("decode terms of offer %s: %w", of.ID, err)
+			}
+			of.t = t
 			if !keep(t) {
 				continue
 			}
@@ -569,7 +609,7 @@ type SuggestItem struct {
 // request carries join, creates a party in the same call.
 func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestResponse, error) {
 	now := h.clock.Now()
-	if wait := h.addrLimit.allow("suggest "+addr, now); wait > 0 {
+	if wait := h.addrLimit.allow("suggest "+addressKey(addr), now); wait > 0 {
 		return SuggestResponse{}, &Error{Code: RateLimited, Message: "Too many suggest requests from this address.", RetryAfter: wait}
 	}
 	v, e := decodeStrict(body)
@@ -598,8 +638,9 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 		Limit int             `json:"limit"`
 		Join  json.RawMessage `json:"join"`
 	}
-	b, _ := json.Marshal(v)
-	json.Unmarshal(b, &req)
+	if err := remarshal(v, &req); err != nil {
+		return SuggestResponse{}, invalid("", "The suggest request is not valid ORP 0.3.")
+	}
 	limit := req.Limit
 	if limit == 0 {
 		limit = 3
@@ -610,12 +651,14 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 	}
 	resp := SuggestResponse{Items: []SuggestItem{}}
 	for _, m := range matches {
-		resp.Items = append(resp.Items, SuggestItem{Offer: m.offer.listing(), Fit: m.fit, Pitch: pitch(parseTerms(m.offer.Terms)),
-			Checks: map[string]any{"claims": "not_checked"}})
+		resp.Items = append(resp.Items, SuggestItem{Offer: m.offer.listing(), Fit: m.fit, Pitch: pitch(m.offer.t),
+			Checks: m.offer.Claims.view()})
 	}
 	if req.Join != nil {
 		var jr joinRequest
-		json.Unmarshal(req.Join, &jr)
+		if err := json.Unmarshal(req.Join, &jr); err != nil {
+			return SuggestResponse{}, invalid("/join", "The join request is not valid ORP 0.4.")
+		}
 		joined, err := h.join(ctx, jr, now)
 		if err != nil {
 			return SuggestResponse{}, err

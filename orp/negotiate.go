@@ -16,6 +16,9 @@ type amendment struct {
 	TermsHash string          `json:"terms_hash"`
 	By        string          `json:"by"`
 	Bound     []bound         `json:"bound,omitempty"`
+
+	// t is Terms decoded, when the deal is loaded or the counter made.
+	t terms
 }
 
 // requestRecord is a request delivered to its recipient, kept so that an
@@ -76,7 +79,7 @@ func (h *Host) counter(ctx context.Context, o *op) error {
 		if d.Waiting != nil {
 			return refuse(StateConflict, "Another step of this deal is waiting for approval.")
 		}
-		d.Pending = &amendment{Terms: b.Terms, TermsHash: hash, By: o.party.ID}
+		d.Pending = &amendment{Terms: b.Terms, TermsHash: hash, By: o.party.ID, t: t}
 		if mode == "ask" {
 			h.awaitActive(o, d, "amend", "amend", hash)
 		} else {
@@ -84,7 +87,8 @@ func (h *Host) counter(ctx context.Context, o *op) error {
 		}
 	} else {
 		// Nobody stays bound to terms they did not see (§9.4, H2).
-		d.Terms, d.TermsHash, d.Bound, d.Waiting = b.Terms, hash, nil, nil
+		d.Terms, d.t, d.TermsHash, d.Bound, d.Waiting = b.Terms, t, hash, nil, nil
+		d.voidConsents() // a consent was for the old hash (H2)
 		d.Obligations = nil
 		for _, ob := range t.Obligations {
 			d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
@@ -166,11 +170,12 @@ func (o *op) bindAmendment(ctx context.Context, d *dealRecord, party string) map
 	for _, t := range d.Tracking {
 		tracked[t.Obligation] = true
 	}
-	d.Terms, d.TermsHash, d.Bound, d.Pending = p.Terms, p.TermsHash, p.Bound, nil
+	d.Terms, d.t, d.TermsHash, d.Bound, d.Pending = p.Terms, p.t, p.TermsHash, p.Bound, nil
+	d.voidConsents() // a consent was for the old hash (H2)
 	d.Obligations = nil
 	links := map[string]*linkRecord{}
 	kept := map[string]bool{}
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		kept[ob.ID] = true
 		s, ok := old[ob.ID]
 		if !ok {

@@ -27,7 +27,7 @@ func failMethod(proof []string) string {
 // owed, and a payee may dispute not_paid after due (S4).
 func (o *op) sweepObligations(d *dealRecord) (bool, error) {
 	changed := false
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		s := d.obligation(ob.ID)
 		if s == nil {
 			continue

@@ -81,6 +81,9 @@ func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
 			if err := h.sweepDeal(ctx, r.Key, &res); err != nil {
 				errs = append(errs, fmt.Errorf("sweep deal %s: %w", r.Key, err))
 			}
+			if err := h.sweepProofs(ctx, r.Key, &res); err != nil {
+				errs = append(errs, fmt.Errorf("sweep proofs of deal %s: %w", r.Key, err))
+			}
 		}
 		if len(recs) < 200 {
 			break
@@ -151,7 +154,9 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 		}
 		changed = changed || obChanged
 		if obChanged {
-			h.maybeComplete(o, d)
+			if err := h.maybeComplete(ctx, o, d); err != nil {
+				return err
+			}
 			endedNow = endedNow || d.ended()
 			republish = true
 		}
@@ -306,7 +311,7 @@ func (o *op) payClicks(ctx context.Context, d *dealRecord, body outcomeBody) err
 }
 
 func hasPay(d *dealRecord) bool {
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		if ob.Action == "pay" {
 			return true
 		}

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -71,6 +70,17 @@ type Party struct {
 	Limits  Limits `json:"limits"`
 	Claim   string `json:"claim"`
 	Claimed bool   `json:"claimed"`
+	// Owner is the owner account that claimed the party: a person who
+	// signed in at the host, or BusinessOwner for the business's own.
+	Owner string `json:"owner,omitempty"`
+	// Constraints are the owner's rules besides the step modes (§8.4).
+	Constraints Constraints `json:"constraints"`
+	// TokenHash is the hash of the party's current bearer token, so a
+	// rotation can revoke it.
+	TokenHash string `json:"token_hash,omitempty"`
+	// Human lists the steps whose asks only the signed-in owner approves,
+	// on the approval page; the agent's bearer is refused there (§11).
+	Human []string `json:"human,omitempty"`
 	// ClaimedAt is when a person claimed the party on the claim page.
 	ClaimedAt *time.Time `json:"claimed_at,omitempty"`
 	Created   time.Time  `json:"created"`
@@ -105,7 +115,7 @@ const agentNamePattern = "^[A-Za-z0-9_. -]{1,64}$"
 // rate limit in memory.
 func (h *Host) Join(ctx context.Context, body []byte, addr string) (JoinResponse, error) {
 	now := h.clock.Now()
-	if wait := h.addrLimit.allow("join "+addr, now); wait > 0 {
+	if wait := h.addrLimit.allow("join "+addressKey(addr), now); wait > 0 {
 		return JoinResponse{}, &Error{Code: RateLimited, Message: "Too many joins from this address.", RetryAfter: wait}
 	}
 	req, err := h.parseJoin(body, "")
@@ -141,8 +151,7 @@ func (h *Host) checkJoin(v any, at string, req *joinRequest) error {
 	if e := checkText(v, at); e != nil {
 		return e
 	}
-	b, _ := json.Marshal(v)
-	if err := json.Unmarshal(b, req); err != nil {
+	if err := remarshal(v, req); err != nil {
 		return invalid(at, "The join request is not valid ORP 0.4.")
 	}
 	if req.Key != nil {
@@ -163,6 +172,7 @@ func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinRe
 		}
 		p.ID = h.partyID(p.Opaque)
 		token := h.newID("orpt_", 32)
+		p.TokenHash = tokenHash(token)
 		_, err := h.store.Apply(ctx, []store.Write{
 			create(kindParty, p.Opaque, p, now),
 			create(kindToken, tokenHash(token), tokenRecord{Party: p.Opaque}, now),
@@ -222,6 +232,16 @@ func (h *Host) RememberSession(ctx context.Context, session, token string) error
 		})
 	}
 	return nil
+}
+
+// SessionJoined reports whether MCP session id called orp_join here, so
+// the MCP front can keep serving that session after a restart (§4.3).
+func (h *Host) SessionJoined(ctx context.Context, session string) bool {
+	_, err := h.store.Get(ctx, kindSession, tokenHash(session))
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.log.Error("read mcp session", "err", err)
+	}
+	return err == nil
 }
 
 // BearerToken is the token of an Authorization header value of the

@@ -317,7 +317,7 @@ func (o *op) newPayout(d *dealRecord, p payTerms, amount Money, basis string, de
 func (o *op) payDue(ctx context.Context, d *dealRecord) error {
 	var payouts []storedPayout
 	loaded := false
-	t := parseTerms(d.Terms)
+	t := d.t
 	for _, p := range d.payTerms() {
 		if p.per != "deal" && p.per != "placement" || p.amount == nil {
 			continue
@@ -411,12 +411,13 @@ func (o *op) sweepPayouts(ctx context.Context, d *dealRecord) (bool, error) {
 		}
 		changed = true
 	}
-	return o.settlePay(d, payouts) || changed, nil
+	settled, err := o.settlePay(ctx, d, payouts)
+	return settled || changed, err
 }
 
 // settlePay marks pay per deal or per placement verified when every
 // payout it owes is recorded and paid (or reversed).
-func (o *op) settlePay(d *dealRecord, payouts []storedPayout) bool {
+func (o *op) settlePay(ctx context.Context, d *dealRecord, payouts []storedPayout) (bool, error) {
 	changed := false
 	for _, p := range d.payTerms() {
 		if p.per != "deal" && p.per != "placement" {
@@ -446,13 +447,15 @@ func (o *op) settlePay(d *dealRecord, payouts []storedPayout) bool {
 		}
 	}
 	if changed {
-		o.h.maybeComplete(o, d)
+		if err := o.h.maybeComplete(ctx, o, d); err != nil {
+			return false, err
+		}
 	}
-	return changed
+	return changed, nil
 }
 
 func (o *op) placementsDone(d *dealRecord, p payTerms) bool {
-	for _, ob := range parseTerms(d.Terms).Obligations {
+	for _, ob := range d.t.Obligations {
 		if ob.Action != "place" || obligor(d, ob.ID) != p.payee || p.after != "" && ob.ID != p.after {
 			continue
 		}
@@ -527,7 +530,10 @@ func (h *Host) payoutAnswer(ctx context.Context, o *op) error {
 		if err != nil {
 			return err
 		}
-		settled := o.settlePay(d, payouts)
+		settled, err := o.settlePay(ctx, d, payouts)
+		if err != nil {
+			return err
+		}
 		o.saveDeal(d, o.dealR, false)
 		if settled {
 			return o.publishKeepReply(ctx, d)

@@ -262,7 +262,11 @@ func (h *Host) providerPayout(ctx context.Context, provider, event string, obj s
 			if err != nil {
 				return err
 			}
-			if o.settlePay(d, payouts) {
+			settled, err := o.settlePay(ctx, d, payouts)
+			if err != nil {
+				return err
+			}
+			if settled {
 				o.saveDeal(d, dr, false)
 				if err := o.publish(ctx, d, nil); err != nil {
 					return err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"frontdesk/store"
@@ -50,7 +51,7 @@ func (h *Host) backoff(ctx context.Context, attempt int) error {
 	ceiling := uint64(time.Millisecond << min(attempt, 6))
 	var b [8]byte
 	h.randMu.Lock()
-	_, err := h.rand.Read(b[:])
+	_, err := io.ReadFull(h.rand, b[:])
 	h.randMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("backoff: %w", err)

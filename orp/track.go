@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -111,22 +112,29 @@ func (h *Host) cachedLink(ctx context.Context, token string, now time.Time) (cac
 // splitDestination is the destination with param (and alias) added as
 // the click id's names, split where the click id goes, so a redirect only
 // joins strings. The destination's own query is kept byte for byte (T3):
-// its order, bare flags, its own param, its encoding; the click id is
-// appended after it and before any fragment. It is nil when the
-// destination does not parse.
+// its order, bare flags, its encoding; only a pair already named param
+// or alias is dropped, so the click id replaces it instead of arriving
+// twice. The click id is appended after the query and before any
+// fragment. It is nil when the destination does not parse.
 func splitDestination(destination, param, alias string) []string {
 	if _, err := url.Parse(destination); err != nil {
 		return nil
 	}
 	base, fragment, hasFragment := strings.Cut(destination, "#")
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-		if strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&") {
-			sep = ""
+	path, query, _ := strings.Cut(base, "?")
+	var kept []string
+	for _, pair := range strings.Split(query, "&") {
+		key, _, _ := strings.Cut(pair, "=")
+		if name, err := url.QueryUnescape(key); pair == "" || err == nil && (name == param || alias != "" && name == alias) {
+			continue
 		}
+		kept = append(kept, pair)
 	}
-	parts := []string{base + sep + url.QueryEscape(param) + "="}
+	head := path + "?"
+	if len(kept) > 0 {
+		head += strings.Join(kept, "&") + "&"
+	}
+	parts := []string{head + url.QueryEscape(param) + "="}
 	if alias != "" && alias != param {
 		parts = append(parts, "&"+url.QueryEscape(alias)+"=")
 	}
@@ -175,7 +183,7 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	if cached.redirect == nil {
 		return l.Destination // not a URL a click id can be added to
 	}
-	if !l.Link || !l.live(now) || h.clickLimit.allow(c.Address, now) > 0 {
+	if !l.Link || !l.live(now) || h.clickLimit.allow("click "+addressKey(c.Address), now) > 0 {
 		return l.Destination // plain: no click id, nothing counted (T8, §18)
 	}
 	class := classify(c, h.bots.isBot)
@@ -188,7 +196,7 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 func (h *Host) clickID(now time.Time) string {
 	var b [16]byte
 	h.randMu.Lock()
-	_, err := h.rand.Read(b[:])
+	_, err := io.ReadFull(h.rand, b[:])
 	h.randMu.Unlock()
 	if err != nil {
 		panic(fmt.Sprintf("orp: random source failed: %v", err))
@@ -481,17 +489,6 @@ func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[stri
 	return verified, err
 }
 
-// receiptBody is a host receipt (§13).
-type receiptBody struct {
-	Obligation string         `json:"obligation"`
-	Result     string         `json:"result"`
-	Method     string         `json:"method"`
-	At         string         `json:"at"`
-	URL        string         `json:"url,omitempty"`
-	Found      map[string]any `json:"found,omitempty"`
-	Note       string         `json:"note,omitempty"`
-}
-
 // verifyByLink marks a place obligation verified by its link's human
 // clicks and sends both parties a link receipt and the new snapshot (T7).
 // It is idempotent: a verified obligation is left alone.
@@ -517,7 +514,9 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 		if err := o.payDue(ctx, d); err != nil {
 			return err
 		}
-		h.maybeComplete(o, d)
+		if err := h.maybeComplete(ctx, o, d); err != nil {
+			return err
+		}
 		o.saveDeal(d, r, false)
 		if err := o.publish(ctx, d, nil); err != nil {
 			return err
@@ -527,24 +526,29 @@ func (h *Host) verifyByLink(ctx context.Context, token string, at time.Time) err
 }
 
 // maybeComplete completes a deal whose obligations are all verified or
-// waived, when no pay per click or conversion keeps it running (§12): pay
-// per deal or placement is verified once its payouts are paid. Its links
-// turn plain (T8).
-func (h *Host) maybeComplete(o *op, d *dealRecord) {
+// waived and whose kept work had its final check, when no pay per click
+// or conversion keeps it running (§12): pay per deal or placement is
+// verified once its payouts are paid. Its links turn plain (T8).
+func (h *Host) maybeComplete(ctx context.Context, o *op, d *dealRecord) error {
 	if d.State != stateActive {
-		return
+		return nil
 	}
 	for _, p := range d.payTerms() {
 		if p.per == "click" || p.per == "conversion" {
-			return
+			return nil
 		}
 	}
 	for _, s := range d.Obligations {
 		if s.State != obVerified && s.State != obWaived {
-			return
+			return nil
+		}
+	}
+	for _, ps := range d.Proofs {
+		if ps.NextCheck != nil {
+			return nil // kept work is checked until keep ends (P6)
 		}
 	}
 	endDeal(d, stateCompleted, o.now)
 	o.repCompletedDeal(d)
-	o.plainLinks(context.Background(), d, "", o.now)
+	return o.plainLinks(ctx, d, "", o.now)
 }

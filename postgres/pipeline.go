@@ -57,7 +57,7 @@ const (
 // false when they need the step-by-step path: a release, or two writes of
 // one key, where the second depends on the first.
 func (db *DB) pipeline(ctx context.Context, writes []store.Write) ([]store.Record, bool, error) {
-	b, rs, ok, err := pipelined(writes)
+	b, owners, rs, ok, err := pipelined(writes)
 	if !ok || err != nil {
 		return nil, ok, err
 	}
@@ -74,45 +74,76 @@ func (db *DB) pipeline(ctx context.Context, writes []store.Write) ([]store.Recor
 	if !errors.As(err, &fe) {
 		return nil, true, err
 	}
+	fe.index = owners[fe.index] // from the statement to its write
 	return nil, true, db.refusal(ctx, writes, fe)
 }
 
 // pipelined builds the batch of writes and their results as the batch
-// would leave them.
-func pipelined(writes []store.Write) (*pgx.Batch, []store.Record, bool, error) {
+// would leave them, with the write each statement belongs to.
+func pipelined(writes []store.Write) (*pgx.Batch, []int, []store.Record, bool, error) {
 	type key struct{ space, kind, key string }
 	seen := map[key]bool{}
 	b := &pgx.Batch{}
+	var owners []int
 	rs := make([]store.Record, len(writes))
 	for i, w := range writes {
+		if w.Op == store.OpTake || w.Op == store.OpGiveBack || w.Op == store.OpClear || w.Op == store.OpForget {
+			// A counter's writes lock it first, so two of one counter in
+			// one batch are simply decided in order.
+			if err := queueCount(b, w); err != nil {
+				return nil, nil, nil, true, fmt.Errorf("write %d: %w", i, err)
+			}
+			for len(owners) < b.Len() {
+				owners = append(owners, i)
+			}
+			continue
+		}
 		var k key
 		switch w.Op {
 		case store.OpCreate, store.OpSwap, store.OpDelete:
 			k = key{"record", w.Record.Kind, w.Record.Key}
 		case store.OpHold:
 			if w.Hold == nil {
-				return nil, nil, false, nil
+				return nil, nil, nil, false, nil
 			}
 			k = key{"hold", "", w.Hold.ID}
 		case store.OpCreateReservation, store.OpSwapReservation:
 			if w.Reservation == nil {
-				return nil, nil, false, nil
+				return nil, nil, nil, false, nil
 			}
 			k = key{"reservation", "", w.Reservation.Reference}
 		default:
-			return nil, nil, false, nil
+			return nil, nil, nil, false, nil
 		}
 		if seen[k] {
-			return nil, nil, false, nil
+			return nil, nil, nil, false, nil
 		}
 		seen[k] = true
 		r, err := queue(b, w)
 		if err != nil {
-			return nil, nil, true, fmt.Errorf("write %d: %w", i, err)
+			return nil, nil, nil, true, fmt.Errorf("write %d: %w", i, err)
 		}
+		owners = append(owners, i)
 		rs[i] = r
 	}
-	return b, rs, true, nil
+	return b, owners, rs, true, nil
+}
+
+// queueCount adds the statements of counter write w to b, the take
+// failing by a division by zero when the counter is full.
+func queueCount(b *pgx.Batch, w store.Write) error {
+	stmts, take, err := sqlstore.CounterStmts(w)
+	if err != nil {
+		return err
+	}
+	for i, s := range stmts {
+		if i == take {
+			b.Queue(`WITH w AS (`+s.SQL+` RETURNING 1) SELECT 1 / count(*)::int FROM w`, s.Args...)
+			continue
+		}
+		b.Queue(s.SQL, s.Args...)
+	}
+	return nil
 }
 
 // queue adds the statement of w to b and returns what w writes.
@@ -208,7 +239,7 @@ func (db *DB) refusal(ctx context.Context, writes []store.Write, fe failedWrite)
 		return refused(store.ErrExists)
 	case !hasCode(fe.err, divisionByZero):
 		return fe
-	case w.Op == store.OpHold:
+	case w.Op == store.OpHold || w.Op == store.OpTake:
 		return refused(store.ErrFull)
 	}
 	q := querier{db.pool}

@@ -1,8 +1,12 @@
-// Package quota counts uses of a budget over fixed time windows, such as
-// "five form requests an hour from one address", in store records claimed
-// with conditional writes. A use is claimed before the thing it limits is
-// evaluated, so parallel callers never get more than the budget, and a
-// window is one small record, so nothing grows with history.
+// Package quota counts uses of ceilings in the store's counters: sliding
+// windows such as "three codes an hour to one mailbox" (Window), fixed
+// windows such as "five form requests an hour from one address"
+// (Budget), and ceilings of uses that each count until their own end,
+// such as "three reservations awaiting staff" (Lease). Each gives the
+// conditional write that claims a use, for the caller to commit with the
+// thing it limits before that thing happens, so parallel callers never
+// get more than the ceiling, and no claim reads more than one counter,
+// whatever the ceiling or the history.
 //
 // It is a domain package: it imports store only.
 package quota
@@ -11,15 +15,93 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"frontdesk/store"
 )
 
-// Budget is how many uses one key may make in each window.
+// Counters is what the claims, reads and purges need of a store.
+type Counters interface {
+	Apply(ctx context.Context, writes []store.Write) ([]store.Record, error)
+	store.Counters
+}
+
+// bucket is where a use at t lands: its instant in nanoseconds, so a
+// sliding window counts exactly the uses within its span.
+func bucket(t time.Time) int64 { return max(t.UnixNano(), 0) }
+
+// Window is a sliding ceiling: at most Limit uses in any Span.
+type Window struct {
+	Limit int
+	Span  time.Duration
+}
+
+// live is the first bucket that counts at now: uses after now - Span.
+func (w Window) live(now time.Time) int64 { return bucket(now.Add(-w.Span)) + 1 }
+
+// Take is the write that counts one use of counter name at now, refused
+// with store.ErrFull when Limit uses fall in the Span before it.
+func (w Window) Take(name string, now time.Time) store.Write {
+	return store.Write{Op: store.OpTake, Tally: &store.Tally{Name: name, Bucket: bucket(now), Live: w.live(now), Limit: int64(w.Limit)}}
+}
+
+// GiveBack is the write that uncounts the use taken at at, known unused.
+func (w Window) GiveBack(name string, at, now time.Time) store.Write {
+	return store.Write{Op: store.OpGiveBack, Tally: &store.Tally{Name: name, Bucket: bucket(at), Live: w.live(now)}}
+}
+
+// Used reads how many uses of counter name count at now.
+func (w Window) Used(ctx context.Context, st store.Counters, name string, now time.Time) (int, error) {
+	n, err := st.Counted(ctx, name, w.live(now))
+	return int(n), err
+}
+
+// Times reads the instants of the uses of counter name that count at
+// now, oldest first, for a screen that says when a full window frees up.
+// It reads up to 1000 buckets.
+func (w Window) Times(ctx context.Context, st store.Counters, name string, now time.Time) ([]time.Time, error) {
+	bs, err := st.Buckets(ctx, name, w.live(now))
+	if err != nil {
+		return nil, err
+	}
+	var out []time.Time
+	for _, b := range bs {
+		for range b.N {
+			out = append(out, time.Unix(0, b.Bucket).UTC())
+		}
+	}
+	return out, nil
+}
+
+// Forget is the write that drops counter name if no use counts at now.
+func (w Window) Forget(name string, now time.Time) store.Write {
+	return store.Write{Op: store.OpForget, Tally: &store.Tally{Name: name, Live: w.live(now)}}
+}
+
+// Lease is a ceiling of uses that each count until their own end: at most
+// Limit uses whose end is after now.
+type Lease struct{ Limit int }
+
+// Take is the write that counts one use of counter name until until,
+// refused with store.ErrFull when Limit uses count at now.
+func (l Lease) Take(name string, until, now time.Time) store.Write {
+	return store.Write{Op: store.OpTake, Tally: &store.Tally{Name: name, Bucket: max(bucket(until), bucket(now)+1), Live: bucket(now) + 1, Limit: int64(l.Limit)}}
+}
+
+// GiveBack is the write that ends a use taken until until, early.
+func (l Lease) GiveBack(name string, until, now time.Time) store.Write {
+	return store.Write{Op: store.OpGiveBack, Tally: &store.Tally{Name: name, Bucket: max(bucket(until), 0), Live: bucket(now) + 1}}
+}
+
+// Used reads how many uses of counter name count at now.
+func Used(ctx context.Context, st store.Counters, name string, now time.Time) (int, error) {
+	n, err := st.Counted(ctx, name, bucket(now)+1)
+	return int(n), err
+}
+
+// Budget is how many uses one key may make in each fixed window.
 type Budget struct {
-	Kind   string // the record kind, such as "staff.attempts"
+	Kind   string // names the counters, such as "staff.attempts"
 	Limit  int
 	Window time.Duration
 }
@@ -29,60 +111,60 @@ type ErrSpent struct{ Until time.Time }
 
 func (e *ErrSpent) Error() string { return "quota: spent until " + e.Until.Format(time.RFC3339) }
 
+// name is the counter of key.
+func (b Budget) name(key string) string { return b.Kind + "/" + key }
+
+// start is the window holding now; uses of earlier windows no longer
+// count.
+func (b Budget) start(now time.Time) time.Time { return now.Truncate(b.Window) }
+
 // Claim takes one use of key's budget in the window holding now, or
 // returns *ErrSpent when every use is taken. Any other error is storage
 // trouble, and then nothing was claimed.
-func (b Budget) Claim(ctx context.Context, records store.Records, key string, now time.Time) error {
-	start := now.Truncate(b.Window)
-	k := key + "/" + strconv.FormatInt(start.Unix(), 10)
-	for {
-		r, err := records.Get(ctx, b.Kind, k)
-		if errors.Is(err, store.ErrNotFound) {
-			_, err = records.Create(ctx, store.Record{Kind: b.Kind, Key: k, Value: []byte("1"), UpdatedAt: now})
-			if errors.Is(err, store.ErrExists) {
-				continue // another use came first: count on top of it
-			}
-			if err != nil {
-				return fmt.Errorf("claim %s: %w", b.Kind, err)
-			}
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", b.Kind, err)
-		}
-		n, _ := strconv.Atoi(string(r.Value))
-		if n >= b.Limit {
-			return &ErrSpent{Until: start.Add(b.Window)}
-		}
-		r.Value, r.UpdatedAt = []byte(strconv.Itoa(n+1)), now
-		_, err = records.Swap(ctx, r)
-		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("claim %s: %w", b.Kind, err)
-		}
-		return nil
+func (b Budget) Claim(ctx context.Context, st Counters, key string, now time.Time) error {
+	start := b.start(now)
+	first := bucket(start)
+	_, err := st.Apply(ctx, []store.Write{{Op: store.OpTake, Tally: &store.Tally{Name: b.name(key), Bucket: first, Live: first, Limit: int64(b.Limit)}}})
+	if errors.Is(err, store.ErrFull) {
+		return &ErrSpent{Until: start.Add(b.Window)}
 	}
+	if err != nil {
+		return fmt.Errorf("claim %s: %w", b.Kind, err)
+	}
+	return nil
 }
 
-// Purge deletes the windows of this budget that ended before now, and
-// returns how many it removed. The sweep calls it.
-func (b Budget) Purge(ctx context.Context, records store.Records, now time.Time) (int, error) {
+// Purge drops the counters of this budget with no use in the window
+// holding now, and returns how many it removed. The sweep calls it.
+func (b Budget) Purge(ctx context.Context, st Counters, now time.Time) (int, error) {
+	first := bucket(b.start(now))
+	return Forget(ctx, st, b.Kind+"/", func(string) int64 { return first })
+}
+
+// Forget drops every counter under prefix in which nothing counts from
+// the bucket live gives it, and returns how many it removed.
+func Forget(ctx context.Context, st Counters, prefix string, live func(name string) int64) (int, error) {
 	removed, after := 0, ""
 	for {
-		page, err := records.List(ctx, b.Kind, "", after, 500)
+		names, err := st.CounterNames(ctx, prefix, after, 500)
 		if err != nil {
-			return removed, fmt.Errorf("list %s: %w", b.Kind, err)
+			return removed, fmt.Errorf("list counters: %w", err)
 		}
-		for _, r := range page {
-			if now.Sub(r.UpdatedAt) > b.Window && records.Delete(ctx, b.Kind, r.Key, r.Version) == nil {
-				removed++
+		for _, name := range names {
+			// The read only picks the counters worth a write; the
+			// write itself leaves a counter alone that a use reached
+			// meanwhile.
+			if n, err := st.Counted(ctx, name, live(name)); err != nil || n > 0 {
+				continue
 			}
+			if _, err := st.Apply(ctx, []store.Write{{Op: store.OpForget, Tally: &store.Tally{Name: name, Live: live(name)}}}); err != nil {
+				return removed, fmt.Errorf("forget counter: %w", err)
+			}
+			removed++
 		}
-		if len(page) < 500 {
+		if len(names) < 500 {
 			return removed, nil
 		}
-		after = page[len(page)-1].Key
+		after = names[len(names)-1]
 	}
 }

@@ -2,116 +2,74 @@ package reservation
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"hash/fnv"
+	"strconv"
+	"strings"
 	"time"
 
+	"frontdesk/quota"
 	"frontdesk/store"
 )
 
-// kindClaim is the record kind of pending claims.
-const kindClaim = "reservation-claim" // key: scope "/" place
+// kindClaim is the record kind of the pending claims made before the
+// ceilings became counters (key: scope "/" place). Such a claim is still
+// released as it was made, by deleting its record.
+const kindClaim = "reservation-claim"
 
 // A pending ceiling ("three reservations awaiting staff at a location")
-// is a fixed number of places under a scope, each one record that a
-// reservation claims with a conditional create, or takes over with a
-// compare-and-swap once its holder's stay has ended. Nothing grows with
-// history: the places are the ceiling, and reservations at different
-// scopes never write the same record.
+// is a store counter per scope (see quota.Lease): a reservation takes a
+// use of it with a conditional write in the transaction that creates the
+// reservation, counting until the end of its stay unless a decision
+// gives it back earlier. No claim reads more than the counter, whatever
+// the ceiling or the history, and parallel claims never pass it.
 
-// claim is the value of one place.
-type claim struct {
-	Ref   string    `json:"ref"`
-	Until time.Time `json:"until"` // after this the place counts as free
+// pendingCounter is the counter of a scope's pending ceiling.
+func pendingCounter(scope string) string { return kindClaim + "/" + scope }
+
+// Claim returns the write that claims one use of scope's pending ceiling
+// of limit for a reservation pending until the given instant, for the
+// caller to commit with the reservation, and the claim's key, to keep in
+// the reservation's Claims. A full ceiling refuses the write with
+// store.ErrFull.
+func Claim(scope string, limit int, until, now time.Time) (string, store.Write) {
+	key := scope + "@" + strconv.FormatInt(until.UnixNano(), 10)
+	return key, quota.Lease{Limit: limit}.Take(pendingCounter(scope), until, now)
 }
 
-// ErrCeiling means every place under a scope is taken.
-var ErrCeiling = errors.New("reservation: pending ceiling reached")
-
-// Claim returns the write that claims a place under scope for ref until
-// the given instant, for the caller to commit with the reservation, and
-// the key it claims. It returns ErrCeiling when limit places are live. A
-// refused write means another claim came first: read again.
-func Claim(ctx context.Context, st store.Records, scope string, limit int, ref string, until, now time.Time) (string, store.Write, error) {
-	places, err := st.List(ctx, kindClaim, scope+"/", "", 1000)
-	if err != nil {
-		return "", store.Write{}, fmt.Errorf("read claims: %w", err)
-	}
-	taken := map[string]store.Record{}
-	live := 0
-	for _, p := range places {
-		var c claim
-		if json.Unmarshal(p.Value, &c) == nil && now.Before(c.Until) {
-			live++
-			continue
-		}
-		taken[p.Key] = p // stale: free to take over
-	}
-	if live >= limit {
-		return "", store.Write{}, ErrCeiling
-	}
-	free := FreePlaces(scope, limit, places, taken)
-	if len(free) == 0 {
-		return "", store.Write{}, ErrCeiling
-	}
-	// Claimants spread over the free places, so two at once rarely pick
-	// the same one; the choice is a hash of the reference, not a draw,
-	// so it repeats in tests.
-	h := fnv.New32a()
-	h.Write([]byte(ref))
-	key := free[int(h.Sum32()%uint32(len(free)))]
-	value, _ := json.Marshal(claim{Ref: ref, Until: until.UTC()})
-	r := store.Record{Kind: kindClaim, Key: key, Value: value, UpdatedAt: now}
-	if old, ok := taken[key]; ok {
-		r.Version = old.Version
-		return key, store.Write{Op: store.OpSwap, Record: r}, nil
-	}
-	return key, store.Write{Op: store.OpCreate, Record: r}, nil
-}
-
-// FreePlaces lists the places under scope that a claim may take: the
-// stale ones, and a few of the never-used ones below limit. It looks at
-// no more places than exist, whatever the limit.
-func FreePlaces(scope string, limit int, places []store.Record, stale map[string]store.Record) []string {
-	used := make(map[string]bool, len(places))
-	var free []string
-	for _, p := range places {
-		used[p.Key] = true
-		if _, ok := stale[p.Key]; ok {
-			free = append(free, p.Key)
-		}
-	}
-	for i, fresh := 0, 0; i < limit && fresh < 8; i++ {
-		if key := fmt.Sprintf("%s/%04d", scope, i); !used[key] {
-			free = append(free, key)
-			fresh++
-		}
-	}
-	return free
-}
-
-// Live counts the places under scope that still count.
-func Live(ctx context.Context, st store.Records, scope string, now time.Time) (int, error) {
-	places, err := st.List(ctx, kindClaim, scope+"/", "", 1000)
+// Live counts the reservations that count against scope's ceiling now.
+func Live(ctx context.Context, st store.Counters, scope string, now time.Time) (int, error) {
+	n, err := quota.Used(ctx, st, pendingCounter(scope), now)
 	if err != nil {
 		return 0, fmt.Errorf("read claims: %w", err)
 	}
-	live := 0
-	for _, p := range places {
-		var c claim
-		if json.Unmarshal(p.Value, &c) == nil && now.Before(c.Until) {
-			live++
-		}
-	}
-	return live, nil
+	return n, nil
 }
 
-// ReleaseClaims are the deletes of the given claims at their versions.
-func ReleaseClaims(keys []string, versions map[string]int64) []store.Write {
+// counterClaim splits a claim key made by Claim into its scope and end;
+// ok is false for a claim made as a record.
+func counterClaim(key string) (scope string, until time.Time, ok bool) {
+	scope, end, ok := strings.Cut(key, "@")
+	if !ok {
+		return "", time.Time{}, false
+	}
+	n, err := strconv.ParseInt(end, 10, 64)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return scope, time.Unix(0, n), true
+}
+
+// ReleaseClaims are the writes that end the given claims at now: a
+// give-back of each counted claim, and the delete of each claim made as
+// a record at its version in versions. The caller commits them with the
+// change that ends the pending state, so each is released once.
+func ReleaseClaims(keys []string, versions map[string]int64, now time.Time) []store.Write {
 	var ws []store.Write
 	for _, key := range keys {
+		if scope, until, counted := counterClaim(key); counted {
+			ws = append(ws, quota.Lease{}.GiveBack(pendingCounter(scope), until, now))
+			continue
+		}
 		if v, ok := versions[key]; ok {
 			ws = append(ws, store.Write{Op: store.OpDelete, Record: store.Record{Kind: kindClaim, Key: key, Version: v}})
 		}

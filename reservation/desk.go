@@ -156,8 +156,8 @@ type New struct {
 // Create stores a new reservation, holding its units in the same
 // transaction unless it is a request. Refusals: CodeUnitTaken when the
 // units are gone, CodeInternal for a reference already taken or a
-// request that names no unit, CodeConflict when an Addition or a claim
-// was refused.
+// request that names no unit, CodeCeiling when a claim found its pending
+// ceiling full, CodeConflict when an Addition was refused.
 func (d *Desk) Create(ctx context.Context, n New) (Reservation, error) {
 	if n.Reference == "" || n.Unit.Location == "" || n.Unit.Type == "" || len(n.Slots) == 0 || !slices.IsSorted(n.Slots) || n.Source == "" {
 		return Reservation{}, fail(CodeInternal, "The reservation names no unit, slots or source.", nil)
@@ -395,7 +395,7 @@ func (d *Desk) plan(ctx context.Context, p *plan, c Change, to State, change str
 		if err != nil {
 			return fail(CodeUnavailable, "The reservation's claims could not be read.", err)
 		}
-		p.add(partClaims, nil, ReleaseClaims(r.Claims, versions)...)
+		p.add(partClaims, nil, ReleaseClaims(r.Claims, versions, c.At)...)
 		moved.Claims = nil
 	}
 	if to.Terminal() && !r.State.Terminal() {
@@ -501,6 +501,8 @@ func (d *Desk) commit(ctx context.Context, p plan) error {
 	switch {
 	case kind == partHold && errors.Is(we.Err, store.ErrFull):
 		return fail(CodeUnitTaken, ErrUnitTaken.Message, err)
+	case kind == partClaims && errors.Is(we.Err, store.ErrFull):
+		return fail(CodeCeiling, "A pending ceiling is full.", err)
 	case kind == partRow && errors.Is(we.Err, store.ErrExists), kind == partHold && errors.Is(we.Err, store.ErrExists):
 		return fail(CodeInternal, "The reservation's reference is taken.", err)
 	case kind == partAddition && cause != nil:
@@ -513,6 +515,9 @@ func (d *Desk) commit(ctx context.Context, p plan) error {
 func claimVersions(ctx context.Context, st store.Records, r Reservation) (map[string]int64, error) {
 	out := map[string]int64{}
 	for _, key := range r.Claims {
+		if _, _, counted := counterClaim(key); counted {
+			continue // released by its counter, which needs no version
+		}
 		rec, err := st.Get(ctx, kindClaim, key)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
@@ -520,7 +525,9 @@ func claimVersions(ctx context.Context, st store.Records, r Reservation) (map[st
 		if err != nil {
 			return nil, fmt.Errorf("read claim: %w", err)
 		}
-		var c claim
+		var c struct {
+			Ref string `json:"ref"`
+		}
 		if json.Unmarshal(rec.Value, &c) == nil && c.Ref == r.Reference {
 			out[key] = rec.Version
 		}
@@ -557,7 +564,7 @@ func (d *Desk) FlagOverdue(ctx context.Context, c Change, why string) (Reservati
 	flagged.Attention, flagged.Claims = why, nil
 	var p plan
 	p.add(partRow, nil, Save(flagged, c.At))
-	p.add(partClaims, nil, ReleaseClaims(r.Claims, versions)...)
+	p.add(partClaims, nil, ReleaseClaims(r.Claims, versions, c.At)...)
 	if err := d.commit(ctx, p); err != nil {
 		return r, err
 	}

@@ -19,6 +19,9 @@ const (
 	CodeIllegalTransition Code = "illegal_transition"
 	// CodeUnitTaken: no unit is free for every slot; nothing was stored.
 	CodeUnitTaken Code = "unit_taken"
+	// CodeCeiling: a pending ceiling the reservation claims is full;
+	// nothing was stored.
+	CodeCeiling Code = "ceiling"
 	// CodeConflict: another write came first, again on every retry;
 	// nothing was stored and reading again may succeed.
 	CodeConflict Code = "conflict"

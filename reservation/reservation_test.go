@@ -59,10 +59,7 @@ func TestCancelReleasesInOneTransaction(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	desk := NewDesk(st)
-	key, claimWrite, err := Claim(ctx, st, "chat/riverside", 3, "RIV-1", now.Add(72*time.Hour), now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, claimWrite := Claim("chat/riverside", 3, now.Add(72*time.Hour), now)
 	r, err := desk.Create(ctx, New{Kind: KindBooking, Reference: "RIV-1", Unit: Unit{Location: "riverside", Type: "double", Capacity: 1},
 		Slots: []string{"2026-12-01", "2026-12-02"}, Source: SourceChat, Claims: []string{key}, ClaimWrites: []store.Write{claimWrite}, At: now})
 	if err != nil {
@@ -85,36 +82,55 @@ func TestCancelReleasesInOneTransaction(t *testing.T) {
 	}
 }
 
-// TestClaimCeiling fills the places, refuses one more, and takes over a
-// place whose stay has ended.
+// TestClaimCeiling fills the ceiling, refuses one more, and admits one
+// once a claimed stay has ended.
 func TestClaimCeiling(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	for i, ref := range []string{"A", "B", "C"} {
+	for i := range 3 {
 		until := now.Add(time.Hour)
 		if i == 0 {
 			until = now.Add(time.Minute)
 		}
-		_, w, err := Claim(ctx, st, "s", 3, ref, until, now)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, w := Claim("s", 3, until, now)
 		if _, err := st.Apply(ctx, []store.Write{w}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := Claim(ctx, st, "s", 3, "D", now.Add(time.Hour), now); !errors.Is(err, ErrCeiling) {
-		t.Fatalf("fourth claim = %v, want ErrCeiling", err)
+	_, w := Claim("s", 3, now.Add(time.Hour), now)
+	if _, err := st.Apply(ctx, []store.Write{w}); !errors.Is(err, store.ErrFull) {
+		t.Fatalf("fourth claim = %v, want ErrFull", err)
 	}
 	later := now.Add(2 * time.Minute)
-	_, w, err := Claim(ctx, st, "s", 3, "D", later.Add(time.Hour), later)
-	if err != nil || w.Op != store.OpSwap {
-		t.Fatalf("claim after a stay ended = %+v, %v; want a swap of the stale place", w, err)
-	}
+	_, w = Claim("s", 3, later.Add(time.Hour), later)
 	if _, err := st.Apply(ctx, []store.Write{w}); err != nil {
-		t.Fatal(err)
+		t.Fatalf("claim after a stay ended: %v", err)
 	}
 	if n, _ := Live(ctx, st, "s", later); n != 3 {
 		t.Fatalf("live = %d, want 3", n)
+	}
+}
+
+// TestRecordClaimStillReleased: a claim made as a record, before the
+// ceilings were counters, is deleted by the desk's change that ends its
+// reservation's pending state.
+func TestRecordClaimStillReleased(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	r := Reservation{Reference: "RIV-2", Location: "riverside", Unit: "double", Slots: []string{"2026-12-01"},
+		Source: SourceChat, State: Reserved, CreatedAt: now, Claims: []string{"chat/riverside/0000"}}
+	claimed := store.Record{Kind: kindClaim, Key: "chat/riverside/0000", Value: []byte(`{"ref":"RIV-2","until":"2026-12-02T00:00:00Z"}`), UpdatedAt: now}
+	if _, err := st.Apply(ctx, []store.Write{Create(r, now), {Op: store.OpCreate, Record: claimed}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := Get(ctx, st, "RIV-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewDesk(st).Cancel(ctx, Change{Read: cur, By: "guest", At: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Get(ctx, kindClaim, "chat/riverside/0000"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("record claim after the move: %v, want ErrNotFound", err)
 	}
 }

@@ -40,6 +40,11 @@ type User struct {
 	Locations []string  `json:"locations,omitempty"` // a clerk's scope; empty for owners
 	Hash      string    `json:"password_hash"`       // argon2id, PHC string
 	CreatedAt time.Time `json:"created_at"`
+	// Disabled logins cannot sign in, and their sessions end.
+	Disabled bool `json:"disabled,omitempty"`
+	// PasswordSet is when the password was last reset; sessions opened
+	// before it end.
+	PasswordSet time.Time `json:"password_set,omitzero"`
 }
 
 // CanSee reports whether u may open and act on location slug's
@@ -79,9 +84,16 @@ const (
 
 var usernamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{1,39}$`)
 
+// Records is what the service needs of the store: records for users
+// and sessions, counters for the sign-in budgets.
+type Records interface {
+	store.Records
+	store.Counters
+}
+
 // Service keeps staff logins and sessions in the store.
 type Service struct {
-	records store.Records
+	records Records
 	cfg     config.Config
 	clock   clock.Clock
 	random  io.Reader
@@ -99,7 +111,7 @@ type Options struct {
 }
 
 // New returns a Service on records for the business cfg.
-func New(records store.Records, cfg config.Config, o Options) (*Service, error) {
+func New(records Records, cfg config.Config, o Options) (*Service, error) {
 	s := &Service{records: records, cfg: cfg, clock: o.Clock, random: o.Random, hashing: o.Hashing}
 	if s.clock == nil {
 		s.clock = clock.System{}
@@ -131,26 +143,9 @@ func (s *Service) AddUser(ctx context.Context, username, password string, role R
 	if n := utf8.RuneCountInString(password); n < MinPasswordLength || n > MaxPasswordLength {
 		return User{}, invalid("password must be %d to %d characters", MinPasswordLength, MaxPasswordLength)
 	}
-	switch role {
-	case Owner:
-		if len(locations) > 0 {
-			return User{}, invalid("an owner sees every location; give --location only to a clerk")
-		}
-	case Clerk:
-		if len(locations) == 0 {
-			return User{}, invalid("a clerk needs at least one location")
-		}
-	default:
-		return User{}, invalid("role must be owner or clerk")
-	}
-	var scope []string
-	for _, slug := range locations {
-		if !slices.ContainsFunc(s.cfg.Locations, func(l config.Location) bool { return l.Slug == slug }) {
-			return User{}, invalid("location %q is not in the config", slug)
-		}
-		if !slices.Contains(scope, slug) {
-			scope = append(scope, slug)
-		}
+	scope, err := s.checkScope(role, locations)
+	if err != nil {
+		return User{}, err
 	}
 	hash, err := hashPassword(password, s.hashing, s.random)
 	if err != nil {
@@ -209,7 +204,7 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 		}
 		hash = s.dummy
 	}
-	if !checkPassword(hash, password) || err != nil {
+	if !checkPassword(hash, password) || err != nil || u.Disabled {
 		return Session{}, "", &Error{Code: CodeDenied, Message: "wrong username or password"}
 	}
 	token, err := s.token()
@@ -253,7 +248,7 @@ func (s *Service) Session(ctx context.Context, token string) (Session, User, err
 		return Session{}, User{}, signedOut
 	}
 	u, err := s.User(ctx, ses.Username)
-	if ErrorCode(err) == CodeDenied {
+	if ErrorCode(err) == CodeDenied || err == nil && (u.Disabled || ses.CreatedAt.Before(u.PasswordSet)) {
 		return Session{}, User{}, signedOut
 	}
 	if err != nil {

@@ -24,6 +24,15 @@ var (
 	ErrFull     = errors.New("store: no capacity left")
 )
 
+// Outages tells an engine's errors that say the store is out of service
+// (unreachable, timed out, out of disk, read-only) from those of a bad
+// request or a bug. A door answers an outage as a retryable "try again
+// later", never as a server error. Both engines implement it, mapping
+// driver result codes, never message text.
+type Outages interface {
+	IsOutage(err error) bool
+}
+
 // Record is one versioned value. Version starts at 1 on create and grows by
 // one with every successful swap.
 type Record struct {
@@ -99,16 +108,47 @@ const (
 	// OpSwapReservation replaces Write.Reservation if its Version is
 	// current: ErrConflict for a stale version, ErrNotFound when absent.
 	OpSwapReservation
+	// OpTake counts one use in bucket Write.Tally.Bucket of counter
+	// Write.Tally.Name, or is refused with ErrFull when Write.Tally.Limit
+	// uses already count there (see Count).
+	OpTake
+	// OpGiveBack uncounts one use taken in bucket Write.Tally.Bucket. A
+	// bucket that no longer counts, or holds no use, is left alone: the
+	// use already stopped counting.
+	OpGiveBack
+	// OpClear uncounts every use of counter Write.Tally.Name.
+	OpClear
+	// OpForget removes counter Write.Tally.Name when no use counts from
+	// Write.Tally.Live on, so counters nobody writes do not pile up; it
+	// leaves a counter that still counts alone.
+	OpForget
 )
 
 // Write is one conditional write of an Apply. Record is used by the record
 // writes, Hold by the index writes (a release needs only its ID and At),
-// Reservation by the reservation writes.
+// Reservation by the reservation writes, Tally by the counter writes.
 type Write struct {
 	Op          Op
 	Record      Record
 	Hold        *Hold
 	Reservation *Reservation
+	Tally       *Tally
+}
+
+// Tally is one write of a counter: a ceiling such as "eight codes an
+// hour" or "three reservations awaiting staff". A counter keeps its uses
+// in buckets, numbered by the caller (a time in nanoseconds, say), and
+// the total of the buckets that still count. Buckets numbered below Live
+// no longer count: a write first folds them out of the total, once, so
+// no write reads more than the buckets that left since the last one, and
+// the cost of a write depends neither on the limit nor on history. Every
+// write of one counter takes the counter's lock first, so parallel takes
+// are decided one after the other and never admit more than Limit.
+type Tally struct {
+	Name   string
+	Bucket int64 // where the use lands, or is given back from; at least 0
+	Live   int64 // the first bucket that still counts; at least 0
+	Limit  int64 // OpTake: the most uses that may count
 }
 
 // WriteError says which write of an Apply was refused, and why.
@@ -185,11 +225,34 @@ type Locker interface {
 	TryLock(ctx context.Context, name string) (release func(), ok bool, err error)
 }
 
+// Counters reads the counters that OpTake, OpGiveBack, OpClear and
+// OpForget write.
+type Counters interface {
+	// Counted returns how many uses of counter name count in buckets
+	// from live on; 0 for a counter never written.
+	Counted(ctx context.Context, name string, live int64) (int64, error)
+	// Buckets returns the buckets of counter name from live on that hold
+	// a use, in ascending order, for a screen that says when a full
+	// counter frees up. It reads up to 1000 buckets.
+	Buckets(ctx context.Context, name string, live int64) ([]Bucket, error)
+	// CounterNames returns up to limit names of counters that start with
+	// prefix and sort after after, in byte order, for a sweep to forget
+	// the idle ones. A limit outside 1 to 1000 is an error.
+	CounterNames(ctx context.Context, prefix, after string, limit int) ([]string, error)
+}
+
+// Bucket is one bucket of a counter and the uses it holds.
+type Bucket struct {
+	Bucket int64
+	N      int64
+}
+
 // Store is everything an engine provides.
 type Store interface {
 	Records
 	Index
 	Reservations
+	Counters
 	// Ready reports whether the store is reachable and fully migrated.
 	Ready(ctx context.Context) error
 	Close() error

@@ -3,10 +3,10 @@
 // of record writes and of holds, and their behaviour under concurrent
 // writers. The cases for List and Apply live in record.go, those for
 // batches that also hold and release units in apply.go, those of the
-// reservations table in reservation.go. An engine's own
-// test calls Run with a function that opens a fresh, empty store, and
-// Upgrade (upgrade.go) with its migrations, to check what a start does
-// with another release's schema.
+// reservations table in reservation.go, those of the counters in
+// counter.go. An engine's own test calls Run with a function that opens a
+// fresh, empty store, and Upgrade (upgrade.go) with its migrations, to
+// check what a start does with another release's schema.
 //
 // It imports store and internal/sqlmigrate from this module.
 package storetest
@@ -76,6 +76,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentHoldsFillCapacity", testConcurrentHoldsFillCapacity},
 		{"ConcurrentHoldAndRelease", testConcurrentHoldAndRelease},
 		{"CountsRange", testCountsRange},
+		{"CounterTakeUpToLimit", testCounterTakeUpToLimit},
+		{"CounterGiveBack", testCounterGiveBack},
+		{"CounterTakeWithRecords", testCounterTakeWithRecords},
+		{"ConcurrentCounterTakes", testConcurrentCounterTakes},
+		{"CounterForget", testCounterForget},
+		{"CounterInStepByStepApply", testCounterInStepByStepApply},
 		{"Ready", testReady},
 		{"ReservationCreateGetSwap", testReservationCreateGetSwap},
 		{"ReservationWithHold", testReservationWithHold},

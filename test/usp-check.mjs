@@ -4,16 +4,14 @@
 // (the demo business, whose demo platform has an API key) at BASE/usp/mcp.
 //
 //   node usp-check.mjs --url http://127.0.0.1:PORT --key API_KEY \
-//        --cert CERT.pem --tls-key KEY.pem [--label NAME]
+//        --profile PROFILE_URI [--label NAME]
 //
-// The platform's profile is served by this script over HTTPS on 127.0.0.1
-// with the given certificate; the server must trust it (SSL_CERT_FILE) and
-// allow profiles from private addresses (the demo does).
+// The platform's profile is pinned on the server beforehand
+// (`frontdesk usp platform add --file`), so nothing serves it: the server
+// checks calls naming PROFILE_URI against the pin without a fetch.
 //
 // Prints one line per check (PASS/FAIL) and ends with exactly
 // `N passed, M failed`; exits non-zero when anything failed.
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -21,26 +19,27 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 const TOOLS = [
   'usp_services_list', 'usp_services_get', 'usp_services_lookup', 'usp_services_feed', 'usp_availability_query',
   'usp_availability_hold', 'usp_availability_release', 'usp_bookings_create', 'usp_bookings_get',
-  'usp_bookings_update', 'usp_bookings_confirm', 'usp_bookings_cancel', 'usp_bookings_reschedule',
+  'usp_bookings_update', 'usp_bookings_confirm', 'usp_bookings_cancel', 'usp_bookings_reschedule', 'usp_bookings_confirm_payment',
+  'usp_waitlist_join', 'usp_waitlist_list', 'usp_waitlist_get', 'usp_waitlist_leave', 'usp_waitlist_accept',
+  'usp_waitlist_decline',
 ];
 const TIMEOUT_MS = 30_000;
 
 function usage(msg) {
-  console.error(`usp-check: ${msg}\nusage: node usp-check.mjs --url BASE --key API_KEY --cert CERT --tls-key KEY [--label NAME]`);
+  console.error(`usp-check: ${msg}\nusage: node usp-check.mjs --url BASE --key API_KEY --profile PROFILE_URI [--label NAME]`);
   process.exit(2);
 }
-const opts = { url: null, key: null, cert: null, tlsKey: null, label: '' };
+const opts = { url: null, key: null, profile: null, label: '' };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const v = process.argv[++i];
   if (a === '--url') opts.url = v;
   else if (a === '--key') opts.key = v;
-  else if (a === '--cert') opts.cert = v;
-  else if (a === '--tls-key') opts.tlsKey = v;
+  else if (a === '--profile') opts.profile = v;
   else if (a === '--label') opts.label = v;
   else usage(`unknown argument ${a}`);
 }
-if (!opts.url || !opts.key || !opts.cert || !opts.tlsKey) usage('give --url, --key, --cert and --tls-key');
+if (!opts.url || !opts.key || !opts.profile) usage('give --url, --key and --profile');
 
 const prefix = opts.label ? `[${opts.label}] ` : '';
 let passed = 0;
@@ -76,27 +75,7 @@ function isoDay(offsetDays) {
   return d.toISOString().slice(0, 10);
 }
 
-// The platform profile: catalog, availability and bookings.
-const cap = (name, file) => [{ version: '2026-08-20', spec: 'https://usp-protocol.dev/specification', schema: `https://usp-protocol.dev/schemas/services/${file}.json` }];
-const profileDoc = JSON.stringify({
-  usp: {
-    version: '2026-08-20',
-    capabilities: {
-      'dev.usp-protocol.services.catalog': cap('catalog', 'catalog'),
-      'dev.usp-protocol.services.availability': cap('availability', 'availability'),
-      'dev.usp-protocol.services.bookings': cap('bookings', 'booking'),
-    },
-  },
-});
-const profileServer = createServer({ cert: readFileSync(opts.cert), key: readFileSync(opts.tlsKey) }, (req, res) => {
-  if (req.url !== '/platform.json') {
-    res.writeHead(404).end();
-    return;
-  }
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=600' }).end(profileDoc);
-});
-await new Promise((resolve) => profileServer.listen(0, '127.0.0.1', resolve));
-const profile = `https://127.0.0.1:${profileServer.address().port}/platform.json`;
+const profile = opts.profile;
 const meta = (extra = {}) => ({ usp: { profile, correlation_id: randomUUID(), ...extra } });
 
 const client = new Client({ name: 'frontdesk-usp-check', version: '1.0.0' }, { capabilities: {} });
@@ -156,7 +135,7 @@ try {
     return `${hold.id} until ${hold.expires_at}`;
   });
   let booking = null;
-  await check('usp_bookings_create (from the hold, with the API key)', async () => {
+  await check('usp_bookings_create (from the hold, with the API key; confirmed at once)', async () => {
     assert(hold, 'no hold to convert');
     const args = {
       service_id: 'svc_airport_shuttle', slot_id: slot.id, hold_id: hold.id,
@@ -164,17 +143,45 @@ try {
       _meta: meta({ idempotency_key: randomUUID() }),
     };
     const sc = await call('usp_bookings_create', args);
-    assert(sc.booking && sc.booking.status === 'pending', `no pending booking: ${JSON.stringify(sc)}`);
+    // The demo shuttle is confirmation_mode auto: confirmed in this call.
+    assert(sc.booking && sc.booking.status === 'confirmed' && sc.booking.confirmation_mode === 'auto',
+      `no confirmed auto booking: ${JSON.stringify(sc)}`);
     booking = sc.booking;
     const again = await call('usp_bookings_create', args);
     assert(again.booking?.id === booking.id, 'the same idempotency key made another booking');
     return `${booking.id} ${booking.status}`;
   });
-  await check('usp_bookings_cancel', async () => {
+  let entry = null;
+  await check('usp_waitlist_join (the booked, full slot)', async () => {
+    assert(booking, 'no booking whose slot is full');
+    const sc = await call('usp_waitlist_join', {
+      service_id: 'svc_airport_shuttle', slot_id: slot.id,
+      buyer: { first_name: 'Bea', last_name: 'Waits', email: 'bea@example.com' }, _meta: meta(),
+    });
+    assert(sc.entry && sc.entry.status === 'waiting' && sc.entry.position === 1, `not first in line: ${JSON.stringify(sc)}`);
+    entry = sc.entry;
+    return `${entry.id} ${entry.status}`;
+  });
+  await check('usp_bookings_cancel (the place goes to the waitlist)', async () => {
     assert(booking, 'no booking to cancel');
     const sc = await call('usp_bookings_cancel', { booking_id: booking.id, _meta: meta({ if_match: booking.revision }) });
     assert(sc.booking.status === 'canceled', `status ${sc.booking.status}`);
     return sc.booking.status;
+  });
+  await check('usp_waitlist_get (offered, with an expiry)', async () => {
+    assert(entry, 'no entry');
+    const sc = await call('usp_waitlist_get', { entry_id: entry.id, _meta: meta() });
+    assert(sc.entry.status === 'offered' && sc.entry.offered_slot?.slot_id === slot.id && sc.entry.offer_expires_at,
+      `not offered: ${JSON.stringify(sc.entry)}`);
+    return sc.entry.offer_expires_at;
+  });
+  await check('usp_waitlist_accept (the offer becomes a booking)', async () => {
+    assert(entry, 'no entry');
+    const sc = await call('usp_waitlist_accept', { entry_id: entry.id, _meta: meta() });
+    assert(sc.entry?.status === 'accepted' && sc.booking?.status === 'confirmed', `accept: ${JSON.stringify(sc)}`);
+    const done = await call('usp_bookings_cancel', { booking_id: sc.booking.id, _meta: meta() });
+    assert(done.booking.status === 'canceled', `status ${done.booking.status}`);
+    return sc.booking.id;
   });
   await check('a privileged call without the key is a JSON-RPC error', async () => {
     const bare = new Client({ name: 'frontdesk-usp-check-anon', version: '1.0.0' }, { capabilities: {} });
@@ -191,7 +198,6 @@ try {
   });
 } finally {
   await client.close().catch(() => {});
-  profileServer.close();
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"frontdesk/usp/pop"
 )
 
 // Credentials are what a caller presented for a privileged method, as the
@@ -90,20 +92,37 @@ type Chain []Authenticator
 var _ Authenticator = Chain(nil)
 
 // Authenticate implements Authenticator.
-func (c Chain) Authenticate(ctx context.Context, m Method, call Call) (Principal, error) {
+func (c Chain) Authenticate(ctx context.Context, method Method, call Call) (Principal, error) {
 	if a, ok, err := call.Credentials.MCPAuth(); err != nil {
 		return Principal{}, err
 	} else if ok && !slices.Contains(c.accepted(), a.Mechanism) {
+		// The declared mechanism is the caller's word, outside any
+		// digest: a key-bound credential it carries without a proof is
+		// still refused for the missing proof (vector 007), whatever the
+		// declaration. Nothing declared this way authenticates.
+		for _, m := range c {
+			if _, err := m.Authenticate(ctx, method, call); err != nil && !errors.Is(err, ErrNoCredential) {
+				if e, ok := errors.AsType[*Error](err); ok && isProofCode(e.Code) {
+					return Principal{}, err
+				}
+			}
+		}
 		return Principal{}, fail(CodeAuthenticationRequired, "This business does not accept the %q mechanism; see accepted_mechanisms in its profile.", a.Mechanism)
 	}
 	for _, a := range c {
-		p, err := a.Authenticate(ctx, m, call)
+		p, err := a.Authenticate(ctx, method, call)
 		if errors.Is(err, ErrNoCredential) {
 			continue
 		}
 		return p, err
 	}
 	return Principal{}, ErrNoCredential
+}
+
+// isProofCode reports whether code is a proof-of-possession refusal
+// (§9.4.3, the -32001 bucket).
+func isProofCode(code Code) bool {
+	return strings.HasPrefix(string(code), "pop_") || code == "proof_nonce_required"
 }
 
 // Mechanisms implements Authenticator: every member's, each once.
@@ -152,13 +171,30 @@ func (b *Business) authorize(ctx context.Context, m Method, call Call) (Principa
 	if call.Profile == "" {
 		return Principal{}, fail(CodeInvalidRequest, "%s is privileged: it needs the platform's profile URI (_meta.usp.profile or the USP-Agent header).", m.Name)
 	}
-	if err := b.bindings.Bind(ctx, p.ID, call.Profile, b.clock.Now()); err != nil {
+	// A principal already bound to another URI is refused here, before
+	// the profile is fetched; a first contact is recorded by begin only
+	// once the profile has passed every check too.
+	if err := b.bindings.Check(ctx, p.ID, call.Profile); err != nil {
 		return Principal{}, err
+	}
+	return p, nil
+}
+
+// bind records the platform principal p's profile URI (trust on first
+// use, §10.1.6) after its call passed every check: a call refused for an
+// unreachable, malformed or incompatible profile binds nothing, so a
+// typo at setup cannot lock the real profile out.
+func (b *Business) bind(ctx context.Context, p Principal, call Call) error {
+	if p.ID == "" || p.Staff != "" {
+		return nil
+	}
+	if err := b.bindings.Bind(ctx, p.ID, call.Profile, b.clock.Now()); err != nil {
+		return err
 	}
 	if b.observe != nil {
 		b.observe(ctx, p)
 	}
-	return p, nil
+	return nil
 }
 
 func joinNames(names []string) string { return strings.Join(names, ", ") }
@@ -167,4 +203,42 @@ func joinNames(names []string) string { return strings.Join(names, ", ") }
 type AuthorizationPolicy struct {
 	RequireAuthentication bool     `json:"privileged_operations_require_authentication"`
 	AcceptedMechanisms    []string `json:"accepted_mechanisms"`
+	// AcceptedAlgorithms names, per accepted mechanism that signs, the
+	// algorithms its signatures or proofs may use. The policy is an open
+	// object for exactly this (§10.1.6, "Algorithms"); a mechanism that
+	// signs nothing (api_key) has no entry.
+	AcceptedAlgorithms map[string][]string `json:"accepted_algorithms,omitempty"`
+}
+
+// algorithmsOf is the accepted_algorithms entry of a mechanism: the JWS
+// algorithms of a proof (platform_key_pop, and a key-bound
+// booking_scoped_credential's proof) or the RFC 9421 algorithms of a
+// request signature.
+func algorithmsOf(mechanism string) []string {
+	switch mechanism {
+	case MechanismPoP, MechanismCredential:
+		return pop.Algorithms
+	case MechanismSignature:
+		out := make([]string, len(SignatureAlgorithms))
+		for i, a := range SignatureAlgorithms {
+			out[i] = string(a)
+		}
+		return out
+	}
+	return nil
+}
+
+// policyFor is the authorization policy of an authenticator accepting
+// mechanisms.
+func policyFor(mechanisms []string) *AuthorizationPolicy {
+	p := &AuthorizationPolicy{RequireAuthentication: true, AcceptedMechanisms: mechanisms}
+	for _, m := range mechanisms {
+		if algs := algorithmsOf(m); algs != nil {
+			if p.AcceptedAlgorithms == nil {
+				p.AcceptedAlgorithms = map[string][]string{}
+			}
+			p.AcceptedAlgorithms[m] = algs
+		}
+	}
+	return p
 }

@@ -11,6 +11,7 @@ import (
 	"frontdesk/internal/httpsig"
 	"frontdesk/internal/jwk"
 	"frontdesk/usp/keyset"
+	"frontdesk/usp/pop"
 )
 
 // MechanismSignature is the http_message_signature mechanism (§9.1.4).
@@ -58,6 +59,12 @@ func (s *RequestSignatures) Authenticate(ctx context.Context, m Method, call Cal
 	policy := httpsig.Policy{
 		Required:          []string{"@method", "@authority", "@path"},
 		RequiredIfPresent: []string{"usp-agent", "idempotency-key", "content-digest", "content-type"},
+		// A created parameter may differ from this clock by as much as
+		// a proof's iat may (pop.Window), either way: ordinary drift
+		// between two hosts' clocks is not an attack.
+		Skew:       pop.Window,
+		MaxAge:     pop.Window,
+		Algorithms: SignatureAlgorithms,
 	}
 	if r.URL.RawQuery != "" {
 		policy.Required = append(policy.Required, "@query")
@@ -80,6 +87,10 @@ func (s *RequestSignatures) Authenticate(ctx context.Context, m Method, call Cal
 	u, _ := url.Parse(call.Profile)
 	return Principal{ID: signaturePrincipalPrefix + k.Thumbprint(), Platform: strings.ToLower(u.Hostname()), Mechanism: MechanismSignature}, nil
 }
+
+// SignatureAlgorithms are the RFC 9421 algorithms a request signature may
+// use; the profile advertises them (§10.1.6).
+var SignatureAlgorithms = []httpsig.Algorithm{httpsig.ECDSAP256SHA256, httpsig.Ed25519}
 
 // signatureMessages are safe to show the caller.
 var signatureMessages = map[httpsig.Code]string{

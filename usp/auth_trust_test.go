@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,7 +101,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	plat := usptest.NewPlatforms(t, map[string]string{"/pop.json": bookingsProfile, "/other.json": bookingsProfile, "/signed.json": signed, "/hooked.json": hooked,
 		"/catalog-only.json": catalogOnlyProfile, "/orphan-subscriptions.json": orphanSubscriptionsProfile})
 
-	cfg := usptest.WithPlatform(config.Demo())
+	cfg := usptest.WithPlatform(usptest.Manual(config.Demo()))
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -394,6 +395,33 @@ func TestProofOfPossessionOverMCP(t *testing.T) {
 			_, err := a.call(t, "usp_bookings_get", authorize(getArgs(a), usp.MechanismAPIKey, value, ""))
 			return err
 		}, "pop_proof_missing"},
+		// Vector 007 for every declared mechanism: the declaration is
+		// outside the digest, so none of them, known or not, turns a
+		// key-bound credential into a bearer token or hides why it fails.
+		{"credential without its proof, declared as bearer", func() error {
+			_, err := a.call(t, "usp_bookings_get", authorize(getArgs(a), "bearer", value, ""))
+			return err
+		}, "pop_proof_missing"},
+		{"credential without its proof, declared as oauth2_bearer", func() error {
+			_, err := a.call(t, "usp_bookings_get", authorize(getArgs(a), "oauth2_bearer", value, ""))
+			return err
+		}, "pop_proof_missing"},
+		{"credential without its proof, declared as platform_key_pop", func() error {
+			_, err := a.call(t, "usp_bookings_get", authorize(getArgs(a), usp.MechanismPoP, value, ""))
+			return err
+		}, "pop_proof_missing"},
+		{"credential without its proof, declared as a request signature", func() error {
+			_, err := a.call(t, "usp_bookings_get", authorize(getArgs(a), usp.MechanismSignature, value, ""))
+			return err
+		}, "pop_proof_missing"},
+		{"credential without its proof, declared as mtls", func() error {
+			_, err := a.call(t, "usp_bookings_get", authorize(getArgs(a), "mtls", value, ""))
+			return err
+		}, "pop_proof_missing"},
+		{"an unknown mechanism with no credential", func() error {
+			_, err := a.call(t, "usp_bookings_get", authorize(getArgs(a), "bearer", "", ""))
+			return err
+		}, "authentication_required"},
 		{"credential with another key's proof", func() error {
 			_, err := b.signed(t, "usp_bookings_get", map[string]any{"booking_id": id}, value)
 			return err
@@ -482,6 +510,12 @@ func (tb *trustBusiness) request(t *testing.T, q rest) *http.Request {
 // over the components §9.1.4 requires.
 func sign(t *testing.T, r *http.Request, body string, keyID string, key *ecdsa.PrivateKey, components ...string) {
 	t.Helper()
+	signAt(t, r, body, keyID, key, time.Time{}, components...)
+}
+
+// signAt is sign with a created parameter (none when created is zero).
+func signAt(t *testing.T, r *http.Request, body string, keyID string, key *ecdsa.PrivateKey, created time.Time, components ...string) {
+	t.Helper()
 	if components == nil {
 		components = []string{"@method", "@authority", "@path", "usp-agent"}
 		if r.Header.Get("Idempotency-Key") != "" {
@@ -499,7 +533,7 @@ func sign(t *testing.T, r *http.Request, body string, keyID string, key *ecdsa.P
 	for _, c := range components {
 		cs = append(cs, httpsig.C(c))
 	}
-	s, err := httpsig.Sign(httpsig.Request(r), httpsig.SignOptions{Components: cs}, httpsig.SigningKey{ID: keyID, Algorithm: httpsig.ECDSAP256SHA256, Key: key}, rand.Reader)
+	s, err := httpsig.Sign(httpsig.Request(r), httpsig.SignOptions{Components: cs, Created: created}, httpsig.SigningKey{ID: keyID, Algorithm: httpsig.ECDSAP256SHA256, Key: key}, rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,6 +594,34 @@ func TestSignedRequestsAndDPoPOverREST(t *testing.T) {
 	sign(t, r, `{}`, "platform-2026", tb.signer, "@method", "@authority", "@path")
 	status, doc = tb.send(t, r)
 	problem(t, "content-digest not covered", status, doc, 401, "signature_invalid")
+
+	// created may differ from the business's clock by the proofs'
+	// window (±60 s) either way, as between two hosts' clocks drifting.
+	for _, c := range []struct {
+		name   string
+		offset time.Duration
+		status int
+	}{
+		{"created 1 s ahead", time.Second, 200},
+		{"created 5 s ahead", 5 * time.Second, 200},
+		{"created 60 s ahead", 60 * time.Second, 200},
+		{"created 61 s ahead", 61 * time.Second, 401},
+		{"created 60 s ago", -60 * time.Second, 200},
+		{"created 61 s ago", -61 * time.Second, 401},
+		{"created a day ago", -24 * time.Hour, 401},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := tb.request(t, rest{"GET", "/usp/bookings/" + id, "", map[string]string{"USP-Agent": signedAgent}})
+			signAt(t, r, "", "platform-2026", tb.signer, tb.clock.Now().Add(c.offset))
+			status, doc := tb.send(t, r)
+			if c.status == 200 && status != 200 {
+				t.Fatalf("%s: %d %v, want 200", c.name, status, doc)
+			}
+			if c.status != 200 {
+				problem(t, c.name, status, doc, 401, "signature_expired")
+			}
+		})
+	}
 
 	// DPoP: a proof per request, htm and htu for the business's origin.
 	dpop := func(method, path, cred string) string {
@@ -1016,5 +1078,49 @@ func TestProofOfPossessionOverREST(t *testing.T) {
 	// None of it changed the booking.
 	if status, doc := get(a, dpop(a, "GET", path, value), "DPoP "+value); status != 200 || doc["booking"].(map[string]any)["status"] != "pending" {
 		t.Fatalf("the booking after the refusals: %d %v", status, doc)
+	}
+}
+
+// TestProfileAdvertisesAlgorithms: the authorization policy names, for
+// each accepted mechanism that signs, the algorithms it accepts
+// (§10.1.6), and an ES256 proof is refused with a message naming EdDSA.
+func TestProfileAdvertisesAlgorithms(t *testing.T) {
+	tb := startTrust(t)
+	var doc struct {
+		Authorization struct {
+			Mechanisms []string            `json:"accepted_mechanisms"`
+			Algorithms map[string][]string `json:"accepted_algorithms"`
+		} `json:"authorization"`
+	}
+	if err := json.Unmarshal(tb.business.ProfileJSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		usp.MechanismPoP:        {"EdDSA"},
+		usp.MechanismCredential: {"EdDSA"},
+		usp.MechanismSignature:  {"ecdsa-p256-sha256", "ed25519"},
+	}
+	for _, m := range doc.Authorization.Mechanisms {
+		if w, ok := want[m]; ok && !slices.Equal(doc.Authorization.Algorithms[m], w) {
+			t.Errorf("accepted_algorithms[%s] = %v, want %v", m, doc.Authorization.Algorithms[m], w)
+		}
+		if _, ok := want[m]; !ok && doc.Authorization.Algorithms[m] != nil {
+			t.Errorf("accepted_algorithms[%s] = %v for a mechanism that signs nothing", m, doc.Authorization.Algorithms[m])
+		}
+	}
+	if len(doc.Authorization.Algorithms) != 3 {
+		t.Fatalf("accepted_algorithms = %v, want the three signing mechanisms", doc.Authorization.Algorithms)
+	}
+
+	a := tb.keyPlatform(t, 9, "/pop.json")
+	args := a.args(map[string]any{"service_id": "svc_airport_shuttle", "slot_id": shuttleSlot(t, a, 0), "buyer": buyer()})
+	pubA, _ := jwk.FromPublic(a.priv.Public(), "")
+	p := forge(a.priv, map[string]any{"alg": "ES256", "typ": "usp-pop+jwt", "jwk": map[string]string{"kty": "OKP", "crv": "Ed25519", "x": pubA.Publish().X}}, a.claims(t, "usp_bookings_create", args, ""), true)
+	_, err := a.call(t, "usp_bookings_create", authorize(args, usp.MechanismPoP, "", p))
+	refusedWith(t, "ES256 proof", err, "pop_proof_invalid")
+	var rpc *jsonrpc.Error
+	errors.As(err, &rpc)
+	if !strings.Contains(string(rpc.Data), "EdDSA") {
+		t.Fatalf("ES256 proof refused with %s, want a message naming EdDSA", rpc.Data)
 	}
 }

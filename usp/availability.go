@@ -2,6 +2,7 @@ package usp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ type span struct {
 
 // parseSpan reads start_date and end_date: a date is a whole local day in
 // zone (end inclusive), a datetime is an instant (end exclusive).
-func parseSpan(in QueryRequest, zone *time.Location) (span, error) {
+func parseSpan(in QueryRequest, zone *time.Location, maxAdvanceDays int) (span, error) {
 	if in.Timezone != "" {
 		z, err := time.LoadLocation(in.Timezone)
 		if err != nil || in.Timezone == "Local" {
@@ -109,6 +110,11 @@ func parseSpan(in QueryRequest, zone *time.Location) (span, error) {
 	switch {
 	case !to.After(from):
 		return span{}, fail(CodeValidation, "end_date must be after start_date.")
+	case to.Sub(from) > time.Duration(maxAdvanceDays+1)*24*time.Hour+time.Hour:
+		// Longer than the service's whole booking window
+		// (booking_window.max_advance): no query could ever be answered
+		// in full, which is a documented constraint broken (§9.4.3).
+		return span{}, fail(CodeValidation, "The range is longer than the service's booking window (booking_window.max_advance P%dD).", maxAdvanceDays)
 	case to.Sub(from) > MaxQueryDays*24*time.Hour+time.Hour: // an hour of slack for a daylight-saving day
 		return span{}, fail(CodeRangeTooWide, "A query may span at most %d days.", MaxQueryDays)
 	}
@@ -116,13 +122,20 @@ func parseSpan(in QueryRequest, zone *time.Location) (span, error) {
 }
 
 func parseBound(s string, zone *time.Location, end bool) (time.Time, error) {
-	if d, err := civil.Parse(s); err == nil && len(s) == len(time.DateOnly) {
+	if isDate(s) {
+		d, err := civil.Parse(s)
+		if err != nil {
+			return time.Time{}, err
+		}
 		if end {
 			d = d.AddDays(1)
 		}
 		return startOfDay(d, zone), nil
 	}
-	return time.Parse(time.RFC3339, s)
+	if !isDateTime(s) {
+		return time.Time{}, errors.New("neither an RFC 3339 date nor a date-time")
+	}
+	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 }
 
 // startOfDay is the first instant of local day d, which is not always
@@ -168,7 +181,7 @@ func (b *Business) QueryAvailability(ctx context.Context, call Call, in QueryReq
 	if !ok {
 		return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
 	}
-	sp, err := parseSpan(in, s.zone)
+	sp, err := parseSpan(in, s.zone, b.cfg.Limits.AdvanceDays)
 	if err != nil {
 		return nil, err
 	}

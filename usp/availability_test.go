@@ -322,6 +322,7 @@ func TestQueryRefusals(t *testing.T) {
 		{"bad date", QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "March 2", EndDate: "2026-03-03"}, CodeValidation},
 		{"end before start", QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-05", EndDate: "2026-03-03"}, CodeValidation},
 		{"too wide", QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-02", EndDate: "2026-05-03"}, CodeRangeTooWide},
+		{"longer than the booking window", QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-02", EndDate: "2036-03-02"}, CodeValidation},
 		{"bad zone", QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-02", EndDate: "2026-03-03", Timezone: "Mars/Olympus"}, CodeValidation},
 		{"party of zero", QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: "2026-03-02", EndDate: "2026-03-03", PartySize: limit(0)}, CodeValidation},
 	}

@@ -44,6 +44,32 @@ func (b *Bindings) remember(principal, profile string) {
 
 var errRebound = fail(CodeProfileNotTrusted, "These credentials are bound to another platform profile; one principal may present only the profile URI it first presented.")
 
+// Check refuses principal presenting profile when it is bound to another
+// URI; an unbound principal passes, and nothing is recorded.
+func (b *Bindings) Check(ctx context.Context, principal, profile string) error {
+	if b == nil || b.st == nil {
+		return &Error{Code: CodeServerError, Message: "The business could not process the request.", Err: errors.New("usp: no store for identity bindings")}
+	}
+	b.mu.Lock()
+	bound, ok := b.known[principal]
+	b.mu.Unlock()
+	if !ok {
+		r, err := b.st.Get(ctx, kindBinding, principal)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read identity binding: %w", err)
+		}
+		bound = string(r.Value)
+		b.remember(principal, bound)
+	}
+	if bound != profile {
+		return errRebound
+	}
+	return nil
+}
+
 // Bind records or checks principal's profile URI.
 func (b *Bindings) Bind(ctx context.Context, principal, profile string, now time.Time) error {
 	if b == nil || b.st == nil {

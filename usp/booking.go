@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/config"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -43,23 +44,24 @@ type Cancellation struct {
 
 // Booking is a booking as platforms see it (booking.json Booking).
 type Booking struct {
-	ID               string         `json:"id"`
-	ServiceID        string         `json:"service_id"`
-	ServiceName      string         `json:"service_name"`
-	Slot             SlotRef        `json:"slot"`
-	Buyer            Buyer          `json:"buyer"`
-	Recipient        *Buyer         `json:"recipient,omitempty"`
-	PartySize        int            `json:"party_size"`
-	Resources        []SlotResource `json:"resources,omitempty"`
-	Location         *Place         `json:"location,omitempty"`
-	Status           string         `json:"status"`
-	ConfirmationMode string         `json:"confirmation_mode"`
-	Notes            string         `json:"notes,omitempty"`
-	Cancellation     *Cancellation  `json:"cancellation,omitempty"`
-	CreatedAt        string         `json:"created_at"`
-	UpdatedAt        string         `json:"updated_at"`
-	ExpiresAt        string         `json:"expires_at,omitempty"`
-	Revision         string         `json:"revision"`
+	ID               string           `json:"id"`
+	ServiceID        string           `json:"service_id"`
+	ServiceName      string           `json:"service_name"`
+	Slot             SlotRef          `json:"slot"`
+	Buyer            Buyer            `json:"buyer"`
+	Recipient        *Buyer           `json:"recipient,omitempty"`
+	DeliveryAddress  *DeliveryAddress `json:"delivery_address,omitempty"`
+	PartySize        int              `json:"party_size"`
+	Resources        []SlotResource   `json:"resources,omitempty"`
+	Location         *Place           `json:"location,omitempty"`
+	Status           string           `json:"status"`
+	ConfirmationMode string           `json:"confirmation_mode"`
+	Notes            string           `json:"notes,omitempty"`
+	Cancellation     *Cancellation    `json:"cancellation,omitempty"`
+	CreatedAt        string           `json:"created_at"`
+	UpdatedAt        string           `json:"updated_at"`
+	ExpiresAt        string           `json:"expires_at,omitempty"`
+	Revision         string           `json:"revision"`
 }
 
 // BookingResult answers every booking operation. Booking is absent only
@@ -87,6 +89,11 @@ type CreateRequest struct {
 	PartySize  *int   `json:"party_size,omitempty"`
 	ResourceID string `json:"resource_id,omitempty"`
 	Notes      string `json:"notes,omitempty"`
+	// DeliveryAddress is validated and echoed on the booking;
+	// PostPaymentReturnRequest is validated and unused, as no payment is
+	// taken (request.go).
+	DeliveryAddress          *DeliveryAddress          `json:"delivery_address,omitempty"`
+	PostPaymentReturnRequest *PostPaymentReturnRequest `json:"post_payment_return_request,omitempty"`
 }
 
 // UpdateRequest is usp_bookings_update / PUT /bookings/{booking_id}.
@@ -137,7 +144,7 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	}
 	out := &Booking{
 		ID: r.Reference, ServiceID: d.ServiceID, ServiceName: s.Name, PartySize: r.Guests,
-		Status: Status(r.State), ConfirmationMode: "manual", Notes: r.Notes, Recipient: d.Recipient,
+		Status: Status(r.State), ConfirmationMode: d.mode(), Notes: r.Notes, Recipient: d.Recipient, DeliveryAddress: d.DeliveryAddress,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339),
 		Revision: revision(r), Cancellation: d.Cancellation,
 	}
@@ -217,6 +224,12 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 	if in.Recipient != nil && strings.TrimSpace(in.Recipient.FirstName+in.Recipient.LastName) == "" {
 		return nil, fail(CodeValidation, "recipient needs a first_name or last_name.")
 	}
+	if err := in.DeliveryAddress.check(); err != nil {
+		return nil, err
+	}
+	if err := in.PostPaymentReturnRequest.check(); err != nil {
+		return nil, err
+	}
 	res := &BookingResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
@@ -248,20 +261,27 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 			res.Messages = append(res.Messages, *m)
 			return res, nil
 		}
-		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, Expires: w.start}
+		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, DeliveryAddress: in.DeliveryAddress, Expires: w.start,
+			Mode: confirmationMode(s.unit)}
+		// A booking of an auto service is confirmed in the transaction
+		// that creates it (§5.2); a manual one holds its units for staff.
+		kind := reservation.KindBooking
+		if d.mode() == config.ConfirmAuto {
+			kind = reservation.KindConfirmed
+		}
 		// The answer is recorded for the idempotency key with the booking,
 		// and the credential is stored with it, outside the answer kept.
 		var kept *BookingResult
 		var cred *credential.Credential
 		also := func(r reservation.Reservation) []store.Write {
-			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: []Message{pendingNote()}}
+			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: confirmationNote(s)}
 			var writes []store.Write
 			cred, writes = b.credentialFor(ctx, p, kept.Booking.ID, w.end)
 			return append(keep(kept), writes...)
 		}
-		r, err := b.book(ctx, p, s, w, party, reservation.KindBooking, d, contactOf(*in.Buyer), in.Notes, now, also)
+		r, err := b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also)
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, party, reservation.KindBooking, d, contactOf(*in.Buyer), in.Notes, now, also)
+			r, err = b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also)
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
@@ -281,8 +301,22 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 	return res, err
 }
 
-func pendingNote() Message {
-	return Message{Type: "info", Code: "manual_confirmation", Content: "The business confirms bookings by hand; the booking stays pending until staff confirm it."}
+// mode is the booking's confirmation_mode.
+func (d detail) mode() string {
+	if d.Mode == config.ConfirmAuto {
+		return config.ConfirmAuto
+	}
+	return config.ConfirmManual
+}
+
+// confirmationNote is what a new booking's answer says of its
+// confirmation: nothing for an auto service, whose booking is confirmed
+// already, and that staff decide for a manual one.
+func confirmationNote(s Service) []Message {
+	if s.unit.AutoConfirms() {
+		return []Message{}
+	}
+	return []Message{{Type: "info", Code: "manual_confirmation", Content: "The business confirms bookings by hand; the booking stays pending until staff confirm it."}}
 }
 
 // convert turns the caller's hold into the booking (§4.2.1) with one
@@ -323,6 +357,12 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			return res, nil
 		}
 		d.Kind, d.FromHold, d.Buyer, d.Recipient, d.Expires = "booking", true, in.Buyer, in.Recipient, w.start
+		d.DeliveryAddress, d.Mode = in.DeliveryAddress, confirmationMode(s.unit)
+		// An auto booking is confirmed in the conversion's own write (§5.2).
+		to := reservation.Reserved
+		if d.mode() == config.ConfirmAuto {
+			to = reservation.Confirmed
+		}
 		units := 0
 		if party < d.Spots {
 			units = party // the unused spots go back in the same write (§4.2.1)
@@ -338,12 +378,12 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 				m.Total = b.price(s, w, party, now)
 			},
 			Also: []reservation.Addition{{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
-				out = &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message(nil), res.Messages...), pendingNote())}
+				out = &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message{}, res.Messages...), confirmationNote(s)...)}
 				var credWrites []store.Write
 				cred, credWrites = b.credentialFor(ctx, p, out.Booking.ID, w.end)
 				return append(credWrites, keep(out)...)
 			}}},
-		}, reservation.Reserved)
+		}, to)
 		switch err := deskError("convert hold", err); {
 		case errors.Is(err, errKeyTaken):
 			return nil, err // the key's record: a parallel request committed first
@@ -503,6 +543,15 @@ func (b *Business) UpdateBooking(ctx context.Context, call Call, id string, in U
 // CancelBooking cancels a pending or confirmed booking and releases its
 // units (§5.3.5). No payment was taken, so the fee and refund are zero.
 func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in CancelRequest) (*BookingResult, error) {
+	res, err := b.cancel(ctx, call, id, in)
+	if err == nil && res.Booking != nil && res.Booking.Status == "canceled" {
+		// The freed place goes to the slot's waitlist at once.
+		b.offerSlot(ctx, res.Booking.ServiceID, res.Booking.Slot.ID)
+	}
+	return res, err
+}
+
+func (b *Business) cancel(ctx context.Context, call Call, id string, in CancelRequest) (*BookingResult, error) {
 	return b.change(ctx, call, "usp_bookings_cancel", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
 		if !r.State.CanMove(reservation.Cancelled) {
 			return nil, d, invalidTransition(Status(r.State), "cancelled"), nil
@@ -534,6 +583,10 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		}
 		switch {
 		case r.State == reservation.Confirmed:
+		case d.mode() == config.ConfirmAuto:
+			// §5.3.4: confirm from pending is the business's decision
+			// only in manual mode (flow vector 105).
+			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		case !r.State.CanMove(reservation.Confirmed):
 			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		default:

@@ -36,7 +36,7 @@ type bench struct {
 func newBench(t *testing.T) *bench {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/other.json": fullProfile})
-	b := usptest.NewBusiness(t, usptest.WithPlatform(config.Demo()), usptest.Now, plat, nil)
+	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
 	return &bench{Business: b, plat: plat, call: platformCall(plat)}
 }
 
@@ -416,7 +416,15 @@ func TestPrivilegedCallsNeedCredentialsAndAProfile(t *testing.T) {
 // an idempotency key is answered again after the store is closed and
 // opened anew, without a second booking.
 func TestIdempotencyKeysSurviveARestart(t *testing.T) {
-	engines := map[string]func(t *testing.T) func() store.Store{
+	for name, engine := range engines() {
+		t.Run(name, func(t *testing.T) { idempotencyAcrossRestart(t, engine(t)) })
+	}
+}
+
+// engines opens a store of each engine: a SQLite file, and a PostgreSQL
+// schema of its own; each call of the function returned opens it again.
+func engines() map[string]func(t *testing.T) func() store.Store {
+	return map[string]func(t *testing.T) func() store.Store{
 		"sqlite": func(t *testing.T) func() store.Store {
 			path := filepath.Join(t.TempDir(), "usp.db")
 			return func() store.Store {
@@ -437,9 +445,6 @@ func TestIdempotencyKeysSurviveARestart(t *testing.T) {
 				return st
 			}
 		},
-	}
-	for name, engine := range engines {
-		t.Run(name, func(t *testing.T) { idempotencyAcrossRestart(t, engine(t)) })
 	}
 }
 
@@ -481,7 +486,7 @@ func idempotencyAcrossRestart(t *testing.T, open func() store.Store) {
 		t.Fatalf("other parameters: %s", c)
 	}
 	cancelCall := call
-	cancelCall.IdempotencyKey = "k-cancel"
+	cancelCall.IdempotencyKey = "550e8400-e29b-41d4-a716-4466554400cc"
 	cancelCall.IfMatch = res.Booking.Revision
 	c1, err := b.CancelBooking(ctx, cancelCall, res.Booking.ID, usp.CancelRequest{})
 	if err != nil || c1.Booking.Status != "canceled" {

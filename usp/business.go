@@ -3,7 +3,9 @@ package usp
 import (
 	"context"
 	"crypto/x509"
+	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -49,6 +51,9 @@ type Options struct {
 	// SetKeys replaces them as the stored key set rotates.
 	Keys   []SigningKey
 	Logger *slog.Logger
+	// Deadline bounds every call of the bindings (Within); 0 is
+	// DefaultDeadline.
+	Deadline time.Duration
 	// Count, when set, hears of every booking created and every create
 	// refused, for monitoring.
 	Count Counter
@@ -78,6 +83,7 @@ type Business struct {
 	bindings *Bindings
 	bookings *booking.Service
 	pricer   *pricing.Pricer
+	deadline time.Duration
 	count    Counter
 }
 
@@ -91,7 +97,15 @@ func New(opts Options) (*Business, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Profiles == nil {
-		opts.Profiles = ConfiguredProfiles(opts.Config.USP, opts.Clock, opts.ProfileRootCAs)
+		var pins store.Records
+		if opts.Store != nil {
+			pins = opts.Store
+		}
+		p, err := ConfiguredProfiles(opts.Config.USP, opts.Clock, opts.ProfileRootCAs, pins)
+		if err != nil {
+			return nil, err
+		}
+		opts.Profiles = p
 	}
 	cat, err := buildCatalog(opts.Config, opts.Pricer)
 	if err != nil {
@@ -102,7 +116,10 @@ func New(opts Options) (*Business, error) {
 		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat, count: opts.Count,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
-		creds: opts.Credentials, observe: opts.Observe,
+		creds: opts.Credentials, observe: opts.Observe, deadline: opts.Deadline,
+	}
+	if b.deadline <= 0 {
+		b.deadline = DefaultDeadline
 	}
 	b.SetKeys(opts.Keys)
 	if b.bookings != nil {
@@ -123,6 +140,9 @@ func (b *Business) SetKeys(keys []SigningKey) {
 // control and negotiation with the caller's platform profile. A non-nil
 // outcome is the capabilities_incompatible business outcome; the
 // operation then answers its empty shape with that message.
+// dialRule is the outbound address rule of the config.
+func (b *Business) dialRule() DialRule { return DialRule{Loopback: b.cfg.USP.AllowPrivateProfiles} }
+
 func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Principal, *Message, error) {
 	m, ok := MethodNamed(name)
 	if !ok {
@@ -131,12 +151,23 @@ func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Pri
 	if m.Access != Public && !b.privileged() {
 		return Meta{}, Principal{}, nil, fail(CodeAuthenticationRequired, "%s needs an authenticated caller, and this business accepts none.", m.Name)
 	}
+	if err := checkIdempotencyKey(call.IdempotencyKey); err != nil {
+		return Meta{}, Principal{}, nil, err
+	}
 	p, err := b.authorize(ctx, m, call)
 	if err != nil {
 		return Meta{}, Principal{}, nil, err
 	}
 	meta, outcome, err := b.negotiate(ctx, m.Capability, call.Profile)
-	return meta, p, outcome, err
+	if err != nil || outcome != nil {
+		return meta, p, outcome, err
+	}
+	if m.Access != Public {
+		if err := b.bind(ctx, p, call); err != nil {
+			return Meta{}, Principal{}, nil, err
+		}
+	}
+	return meta, p, nil, nil
 }
 
 // negotiate computes the usp object of a response (§8.3, §8.4). Without a
@@ -196,14 +227,33 @@ func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) str
 }
 
 // ConfiguredProfiles is the platform-profile fetcher the [usp] config
-// asks for, shared by negotiation and request-signature checks.
-func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool) *Profiles {
+// asks for, shared by negotiation and request-signature checks. roots,
+// when set (tests), replaces the system roots; otherwise profile_ca_file
+// adds its certificates to them. pins holds the pinned profiles; nil
+// pins none.
+func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool, pins store.Records) (*Profiles, error) {
+	if roots == nil && u.ProfileCAFile != "" {
+		pem, err := os.ReadFile(u.ProfileCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("usp.profile_ca_file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("usp.profile_ca_file: %s holds no PEM certificate", u.ProfileCAFile)
+		}
+		roots = pool
+	}
 	return NewProfiles(ProfileOptions{
 		AllowPrivate: u.AllowPrivateProfiles,
 		MaxBytes:     int64(u.ProfileMaxBytes),
 		Entries:      u.ProfileCacheEntries,
 		MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
+		MaxStale:     time.Duration(u.ProfileStaleMaxSeconds) * time.Second,
 		Clock:        clk,
 		RootCAs:      roots,
-	})
+		Pins:         pins,
+	}), nil
 }

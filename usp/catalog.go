@@ -143,12 +143,12 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 	biz := businessID(cfg.Business.Name)
 	currency := cfg.Business.Currency
 	// Policies the reservation core enforces; the catalog states them.
-	policies := func(interval string) Policies {
+	policies := func(u config.Unit, interval string) Policies {
 		return Policies{
 			Cancellation:     Allowed{true},
 			Rescheduling:     Allowed{true},
 			BookingWindow:    BookingWindow{MinAdvance: "PT0S", MaxAdvance: fmt.Sprintf("P%dD", cfg.Limits.AdvanceDays), SlotInterval: interval},
-			ConfirmationMode: "manual",
+			ConfirmationMode: confirmationMode(u),
 			RequiresPayment:  false,
 		}
 	}
@@ -178,7 +178,7 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 				s.Duration = Duration{Fixed: isoDuration(length)}
 				s.Pricing = Price{Model: "fixed", Amount: amount, Currency: currency}
 				s.Resources = []Resource{{Type: "equipment", Name: u.DisplayName()}}
-				s.Policies = policies(isoDuration(length))
+				s.Policies = policies(u, isoDuration(length))
 			default:
 				n := stayNights(u)
 				s.nights = n
@@ -195,7 +195,7 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 				s.Categories = []Category{{Taxonomy: "merchant", ID: "lodging", Name: "Lodging", Primary: true}}
 				s.Duration = Duration{Fixed: fmt.Sprintf("P%dD", n)}
 				s.Pricing = Price{Model: "fixed", Amount: q.Total, Currency: currency}
-				s.Policies = policies("P1D")
+				s.Policies = policies(u, "P1D")
 			}
 			c.byID[s.ID] = len(c.services)
 			c.services = append(c.services, s)
@@ -273,6 +273,7 @@ type ListRequest struct {
 		Limit  *int    `json:"limit"`
 		Cursor *string `json:"cursor"`
 	} `json:"pagination"`
+	Context *BuyerContext `json:"context"`
 }
 
 // ListResult answers a list.
@@ -295,6 +296,9 @@ const (
 func (b *Business) ListServices(ctx context.Context, call Call, in ListRequest) (*ListResult, error) {
 	meta, _, outcome, err := b.begin(ctx, "usp_services_list", call)
 	if err != nil {
+		return nil, err
+	}
+	if err := in.Context.check(); err != nil {
 		return nil, err
 	}
 	res := &ListResult{USP: meta, Services: []Service{}, Messages: []Message{}}
@@ -400,7 +404,8 @@ func (b *Business) GetService(ctx context.Context, call Call, id string) (*GetRe
 
 // LookupRequest is usp_services_lookup / POST /services/lookup.
 type LookupRequest struct {
-	IDs []string `json:"ids"`
+	IDs     []string      `json:"ids"`
+	Context *BuyerContext `json:"context"`
 }
 
 // LookupResult answers a lookup.
@@ -427,6 +432,9 @@ func (b *Business) LookupServices(ctx context.Context, call Call, in LookupReque
 	if len(in.IDs) > MaxLookup {
 		return nil, fail(CodeValidation, "ids may name at most %d services; this request names %d.", MaxLookup, len(in.IDs))
 	}
+	if err := in.Context.check(); err != nil {
+		return nil, err
+	}
 	res := &LookupResult{USP: meta, Services: []Service{}, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
@@ -448,4 +456,13 @@ func (b *Business) LookupServices(ctx context.Context, call Call, in LookupReque
 		})
 	}
 	return res, nil
+}
+
+// confirmationMode is the spec's confirmation_mode of a unit's service:
+// auto when the owner set it, manual otherwise.
+func confirmationMode(u config.Unit) string {
+	if u.AutoConfirms() {
+		return config.ConfirmAuto
+	}
+	return config.ConfirmManual
 }

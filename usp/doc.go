@@ -58,9 +58,12 @@
 //	no-show                                  no_show
 //	cancelled, declined, moved               canceled (with a cancellation)
 //
-// Every service is confirmed by hand (confirmation_mode manual) and takes
-// no payment, so requires_action never occurs, and in_progress is not
-// tracked. The operations follow §5.1.1: confirm from pending (and, as a
+// A unit's confirmation_mode (config) is its service's: an auto booking
+// is stored confirmed by the write that creates it (or converts its
+// hold), a manual one reserved until staff decide; the booking records
+// its mode when made. No service takes payment, so requires_action never
+// occurs, and in_progress is not tracked; confirm from pending is refused
+// (invalid_transition) for an auto booking, as flow vector 105 asks. The operations follow §5.1.1: confirm from pending (and, as a
 // no-op, from confirmed), cancel from pending or confirmed, reschedule
 // from pending or confirmed, update until the booking ends; anything else
 // is the business outcome invalid_transition in messages[]. A pending
@@ -93,6 +96,19 @@
 // profile's host as the platform). Without an authenticator, only the
 // public methods are served and advertised.
 //
+// # Platform profiles, outbound connections and deadlines
+//
+// Profiles fetches the profile a caller names (or reads the owner's pin
+// of it, PinProfile, and never fetches), keeps it for its caching headers
+// and serves it stale, within a bound, while its host is down. Every
+// outbound connection (profile fetches, webhooks, feed callbacks) obeys
+// DialRule on the URL's host and on the address dialled: public unicast
+// only, loopback too in development. A principal is bound to its profile
+// URI only once the profile passed every check (begin). The bindings run
+// each call through Within, which answers by the deadline whatever the
+// store does: a finished call with its result, an unfinished one and a
+// store outage (store.Outages) as service_unavailable with Retry-After.
+//
 // # Webhooks
 //
 // The door subscribes to the reservation desk's transitions (events.go):
@@ -116,11 +132,23 @@
 // unknown subscription id is subscription_not_found (404), a code §9.4.3
 // does not register.
 //
+// # Waitlist
+//
+// The waitlist extension (§11.1, waitlist.go) keeps one queue per slot as
+// store records keyed by slot and order of joining. A freed place is
+// offered to the first in line as a hold of the core for OfferTTL, the
+// entry's change riding in the hold's write; accepting converts that hold
+// (convert), with the entry's change in the same write. Offers are made
+// right after a USP cancellation or release and by Expire's pass for
+// places any door freed. Entry changes queue their WaitlistEvent webhooks
+// in the same write (webhook.Queue).
+//
 // # Where this differs from the schemas
 //
 // A failed booking creation (slot_unavailable, hold_expired,
-// capacity_exceeded, booking_window_violated) answers the usp object and
-// messages[] with no booking, as the binding's business-outcome example
+// capacity_exceeded, booking_window_violated), and a waitlist join that
+// makes no entry (slot_available, waitlist_full), answer the usp object
+// and messages[] with no booking or entry, as the binding's business-outcome example
 // does, although the create result schemas require booking; on REST it is
 // 200, and a created booking 201. Severity unrecoverable is left out of
 // messages, which the snapshot's Message schema does not accept. An

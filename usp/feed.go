@@ -145,13 +145,20 @@ type FeedMeta struct {
 	Status        string `json:"feed_status"`
 }
 
+// FeedPagination is the feed's cursor state (§3.1): next_cursor, where
+// list responses say cursor. NextCursor is nil on the last page.
+type FeedPagination struct {
+	NextCursor *string `json:"next_cursor"`
+	HasMore    bool    `json:"has_more"`
+}
+
 // FeedResult answers the feed.
 type FeedResult struct {
-	USP        Meta       `json:"usp"`
-	Items      []FeedItem `json:"items"`
-	Pagination Pagination `json:"pagination"`
-	FeedMeta   FeedMeta   `json:"feed_meta"`
-	Messages   []Message  `json:"messages"`
+	USP        Meta           `json:"usp"`
+	Items      []FeedItem     `json:"items"`
+	Pagination FeedPagination `json:"pagination"`
+	FeedMeta   FeedMeta       `json:"feed_meta"`
+	Messages   []Message      `json:"messages"`
 }
 
 // feedPosition is where an item stands in (modified_at, id) order, as a
@@ -241,7 +248,7 @@ func (b *Business) Feed(ctx context.Context, call Call, in FeedRequest) (*FeedRe
 	}
 	if res.Pagination.HasMore {
 		next := encodeCursor(cursor{Query: digest, After: last})
-		res.Pagination.Cursor = &next
+		res.Pagination.NextCursor = &next
 	}
 	return res, nil
 }

@@ -46,7 +46,7 @@ func TestCatalogFeedOverBothBindings(t *testing.T) {
 			t.Fatalf("feed page %d: %v %+v", page, err, res)
 		}
 		envelope, _ := json.Marshal(map[string]any{"structuredContent": res.StructuredContent, "content": res.Content})
-		schemas.Check(t, schemas.MCPResult(t, "usp_services_feed"), envelope)
+		schemas.Check(t, schemas.NewerMCPResult(t, "usp_services_feed"), envelope)
 		out := res.StructuredContent.(map[string]any)
 		for _, it := range out["items"].([]any) {
 			item := it.(map[string]any)
@@ -59,7 +59,10 @@ func TestCatalogFeedOverBothBindings(t *testing.T) {
 		if pg["has_more"] != true {
 			break
 		}
-		cursor = pg["cursor"].(string)
+		if _, old := pg["cursor"]; old {
+			t.Fatalf("feed pagination %v carries cursor, which §3.1 names next_cursor", pg)
+		}
+		cursor = pg["next_cursor"].(string)
 		if page > 20 {
 			t.Fatal("the feed does not end")
 		}
@@ -76,7 +79,7 @@ func TestCatalogFeedOverBothBindings(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("REST feed: %d %s", status, raw)
 	}
-	schemas.Check(t, uspspec.REST("GET", "/services/feed", 200), raw)
+	schemas.Check(t, uspspec.NewerREST("GET", "/services/feed", 200), raw)
 	status, _ = tb.send(t, tb.request(t, rest{"GET", "/usp/services/feed?cursor=bogus", "", nil}))
 	if status != 400 {
 		t.Fatalf("a made-up cursor: %d", status)
@@ -171,6 +174,15 @@ func TestFeedSubscriptionGetsCatalogEvents(t *testing.T) {
 	status, _ = tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", `{"callback_url":"ftp://x.example/"}`, map[string]string{"USP-Agent": agent, "Authorization": usptest.Bearer}}))
 	if status != 422 {
 		t.Fatalf("an ftp callback: %d", status)
+	}
+	// The development switch (on here) admits loopback callbacks only:
+	// the metadata address, in any spelling, and plain http elsewhere are
+	// refused in every mode.
+	for _, cb := range []string{"https://169.254.169.254/hook", "https://[::ffff:169.254.169.254]/hook", "https://0xa9fea9fe/hook", "http://hooks.example/hook", "https://10.1.2.3/hook"} {
+		status, _ = tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", `{"callback_url":"` + cb + `"}`, map[string]string{"USP-Agent": agent, "Authorization": usptest.Bearer}}))
+		if status != 422 {
+			t.Fatalf("callback %s in development: %d, want 422", cb, status)
+		}
 	}
 	status, _ = tb.send(t, tb.request(t, rest{"POST", "/usp/services/feed/subscriptions", body, map[string]string{"USP-Agent": agent}}))
 	if status != 401 {

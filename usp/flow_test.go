@@ -113,10 +113,11 @@ func TestFlowVector102ConcurrentHoldsOneSlot(t *testing.T) {
 	}
 }
 
-// Flow vector 105 (confirmation-mode guard): every service here is
-// confirmed by hand, so the vector's manual variants apply: the business
-// confirms a pending booking, and confirming a confirmed one returns it
-// unchanged. A platform's credential never confirms.
+// Flow vector 105 (confirmation-mode guard), manual variants: newBench
+// makes every service manual, so the business confirms a pending booking,
+// and confirming a confirmed one returns it unchanged. A platform's
+// credential never confirms. (The auto variant, an auto booking
+// confirmed again, is in TestAutoAndManualServicesSideBySide.)
 func TestFlowVector105ConfirmationModeGuard(t *testing.T) {
 	v := vector(t, "105-confirmation-mode-guard")
 	if v["outcome_code"] != "invalid_transition" {

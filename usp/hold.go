@@ -50,6 +50,11 @@ type detail struct {
 	FromHold  bool   `json:"from_hold,omitempty"`
 	Buyer     *Buyer `json:"buyer,omitempty"`
 	Recipient *Buyer `json:"recipient,omitempty"`
+	// Mode is the booking's confirmation_mode, its service's when it was
+	// made; empty (older bookings) is manual.
+	Mode string `json:"confirmation_mode,omitempty"`
+	// DeliveryAddress is echoed on the booking (§5.2).
+	DeliveryAddress *DeliveryAddress `json:"delivery_address,omitempty"`
 	// Expires is the deadline of a pending booking: the slot's start.
 	Expires      time.Time     `json:"expires,omitzero"`
 	Cancellation *Cancellation `json:"cancellation,omitempty"`
@@ -344,6 +349,9 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*
 			}
 			d.HoldEnd = HoldReleased
 			moved, err := b.end(ctx, b.desk().Release, r, d, "usp:"+p.Platform, "hold released", now)
+			if err == nil {
+				defer b.offerSlot(ctx, d.ServiceID, d.SlotID) // the freed place goes to the waitlist
+			}
 			if errors.Is(err, errStale) {
 				continue
 			}
@@ -517,7 +525,13 @@ func (b *Business) Expire(ctx context.Context) (int, error) {
 	if b.st == nil {
 		return 0, nil
 	}
-	return b.expire(ctx, b.clock.Now(), store.ReservationFilter{States: []string{string(reservation.OnHold), string(reservation.Reserved)}})
+	n, err := b.expire(ctx, b.clock.Now(), store.ReservationFilter{States: []string{string(reservation.OnHold), string(reservation.Reserved)}})
+	if err == nil {
+		// Places freed by any door, and offers past their time, go to
+		// the waitlists.
+		_, err = b.OfferWaitlist(ctx)
+	}
+	return n, err
 }
 
 // expire settles every USP reservation matching f, a page at a time.

@@ -3,25 +3,21 @@ package usp
 import (
 	"container/list"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/store"
 )
 
 // Fetch bounds for platform profiles (§8.2.3). The floor of the cache
@@ -34,6 +30,7 @@ const (
 	defaultProfileBytes = 256 << 10
 	connectTimeout      = 3 * time.Second
 	fetchTimeout        = 5 * time.Second
+	defaultMaxStale     = 6 * time.Hour
 )
 
 // PlatformProfile is the part of a platform profile negotiation reads.
@@ -50,17 +47,28 @@ type PlatformProfile struct {
 
 // ProfileOptions configure the platform-profile fetcher.
 type ProfileOptions struct {
-	// AllowPrivate lets profiles be fetched from loopback, private and
-	// other special-use addresses. Off, such an address is refused after
-	// name resolution, at connect time, so DNS rebinding cannot reach one.
+	// AllowPrivate lets profiles be fetched from loopback, for
+	// development (allow_private_profiles). Every other special-use
+	// address is refused in every mode, after name resolution, at connect
+	// time (DialRule), so DNS rebinding cannot reach one.
 	AllowPrivate bool
 	MaxBytes     int64         // 0: 256 KiB
 	Entries      int           // cache size; 0: 1024
 	MaxTTL       time.Duration // 0: one hour
+	// MaxStale bounds how long a fetched profile is still served after its
+	// lifetime while refetching it fails as unreachable (the platform's
+	// host is down): the smaller of this and the profile's
+	// stale-if-error (RFC 5861), when it gives one. 0: six hours;
+	// negative: never.
+	MaxStale time.Duration
 	// RootCAs, when set, replaces the system roots; tests serve profiles
-	// over TLS on loopback.
+	// over TLS on loopback, and the config may add a CA file
+	// (ConfiguredProfiles).
 	RootCAs *x509.CertPool
-	Clock   clock.Clock
+	// Pins, when set, holds the profiles the owner pinned with
+	// `frontdesk usp platform add`: a pinned URI is never fetched.
+	Pins  store.Records
+	Clock clock.Clock
 }
 
 // Profiles fetches platform profiles and keeps them in a fixed-size cache
@@ -89,7 +97,11 @@ type cached struct {
 	uri     string
 	profile *PlatformProfile
 	err     *Error
-	expires time.Time
+	expires time.Time // fresh until
+	// staleUntil is how long a profile may still be served past expires
+	// while its host cannot be reached; zero for failures and pins.
+	staleUntil time.Time
+	pinned     bool
 }
 
 // NewProfiles returns a fetcher.
@@ -103,21 +115,13 @@ func NewProfiles(opts ProfileOptions) *Profiles {
 	if opts.MaxTTL <= 0 {
 		opts.MaxTTL = defaultProfileTTL
 	}
+	if opts.MaxStale == 0 {
+		opts.MaxStale = defaultMaxStale
+	}
 	if opts.Clock == nil {
 		opts.Clock = clock.System{}
 	}
-	dialer := &net.Dialer{Timeout: connectTimeout}
-	if !opts.AllowPrivate {
-		dialer.Control = refuseSpecialAddress
-	}
-	transport := &http.Transport{
-		DialContext:           dialer.DialContext,
-		TLSClientConfig:       &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:   connectTimeout,
-		ResponseHeaderTimeout: fetchTimeout,
-		MaxIdleConns:          16,
-		IdleConnTimeout:       30 * time.Second,
-	}
+	transport := DialRule{Loopback: opts.AllowPrivate}.transport(opts.RootCAs, fetchTimeout)
 	return &Profiles{
 		opts: opts,
 		client: &http.Client{
@@ -149,9 +153,10 @@ func (p *Profiles) Get(ctx context.Context, uri string) (*PlatformProfile, error
 func (p *Profiles) get(ctx context.Context, uri string) (*cached, error) {
 	now := p.opts.Clock.Now()
 	p.mu.Lock()
-	if c, ok := p.lookupLocked(uri, now); ok {
+	old := p.lookupLocked(uri)
+	if old != nil && now.Before(old.expires) {
 		p.mu.Unlock()
-		return c, nil
+		return old, nil
 	}
 	if f, ok := p.flights[uri]; ok {
 		p.mu.Unlock()
@@ -169,8 +174,7 @@ func (p *Profiles) get(ctx context.Context, uri string) (*cached, error) {
 
 	// The fetch outlives a caller that gives up, so the callers waiting
 	// on it and the cache still get its answer; fetchTimeout bounds it.
-	profile, ttl, ferr := p.fetch(context.WithoutCancel(ctx), uri)
-	f.result = &cached{uri: uri, profile: profile, err: ferr, expires: now.Add(ttl)}
+	f.result = p.refresh(context.WithoutCancel(ctx), uri, now, old)
 	p.mu.Lock()
 	p.storeLocked(f.result)
 	delete(p.flights, uri)
@@ -179,19 +183,66 @@ func (p *Profiles) get(ctx context.Context, uri string) (*cached, error) {
 	return f.result, nil
 }
 
-func (p *Profiles) lookupLocked(uri string, now time.Time) (*cached, bool) {
+// refresh reads uri's profile anew: the pinned document when there is
+// one, else a fetch. A fetch that cannot reach the host keeps serving the
+// expired profile old until its stale bound, retrying once a minute.
+func (p *Profiles) refresh(ctx context.Context, uri string, now time.Time, old *cached) *cached {
+	if c := p.pinned(ctx, uri, now); c != nil {
+		return c
+	}
+	body, header, ferr := p.fetchBody(ctx, uri)
+	if ferr != nil {
+		if ferr.Code == CodeProfileUnreachable && old != nil && old.profile != nil && now.Before(old.staleUntil) {
+			stale := *old
+			stale.expires = now.Add(profileTTLFloor)
+			if old.staleUntil.Before(stale.expires) {
+				stale.expires = old.staleUntil
+			}
+			return &stale
+		}
+		return &cached{uri: uri, err: ferr, expires: now.Add(profileTTLFloor)}
+	}
+	profile, perr := parsePlatformProfile(body)
+	if perr != nil {
+		return &cached{uri: uri, err: perr, expires: now.Add(profileTTLFloor)}
+	}
+	ttl, stale := p.freshness(header, now)
+	c := &cached{uri: uri, profile: profile, expires: now.Add(ttl)}
+	if stale > 0 {
+		c.staleUntil = c.expires.Add(stale)
+	}
+	return c
+}
+
+// pinned returns uri's pinned profile, kept for MaxTTL before the store
+// is read again; nil when it is not pinned (or the store cannot say, and
+// then the profile is fetched as any other).
+func (p *Profiles) pinned(ctx context.Context, uri string, now time.Time) *cached {
+	if p.opts.Pins == nil {
+		return nil
+	}
+	rec, err := p.opts.Pins.Get(ctx, kindPinnedProfile, uri)
+	if err != nil {
+		return nil
+	}
+	var pin Pin
+	if json.Unmarshal(rec.Value, &pin) != nil {
+		return nil
+	}
+	profile, perr := parsePlatformProfile(pin.Document)
+	if perr != nil {
+		return &cached{uri: uri, err: perr, expires: now.Add(profileTTLFloor), pinned: true}
+	}
+	return &cached{uri: uri, profile: profile, expires: now.Add(p.opts.MaxTTL), pinned: true}
+}
+
+func (p *Profiles) lookupLocked(uri string) *cached {
 	el, ok := p.entries[uri]
 	if !ok {
-		return nil, false
-	}
-	c := el.Value.(*cached)
-	if !now.Before(c.expires) {
-		p.order.Remove(el)
-		delete(p.entries, uri)
-		return nil, false
+		return nil
 	}
 	p.order.MoveToFront(el)
-	return c, true
+	return el.Value.(*cached)
 }
 
 func (p *Profiles) storeLocked(c *cached) {
@@ -206,63 +257,99 @@ func (p *Profiles) storeLocked(c *cached) {
 	}
 }
 
-var errSpecialAddress = errors.New("special-use address")
-
-// fetch reads one profile. The lifetime it returns applies to failures as
-// well as successes.
-func (p *Profiles) fetch(ctx context.Context, uri string) (*PlatformProfile, time.Duration, *Error) {
+// fetchBody reads one profile document over https, under the outbound
+// rule, with the response headers that say how long it may be kept.
+func (p *Profiles) fetchBody(ctx context.Context, uri string) ([]byte, http.Header, *Error) {
 	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" {
-		return nil, profileTTLFloor, fail(CodeInvalidProfileURL, "The profile URI must be an absolute https URL.")
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
+		return nil, nil, fail(CodeInvalidProfileURL, "The profile URI must be an absolute https URL.")
 	}
-	if !p.opts.AllowPrivate {
-		if addr, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && special(addr) {
-			return nil, profileTTLFloor, fail(CodeInvalidProfileURL, "The profile URI names a special-use address, which this business does not fetch.")
-		}
+	if err := (DialRule{Loopback: p.opts.AllowPrivate}).CheckHost(u.Hostname()); err != nil {
+		return nil, nil, &Error{Code: CodeInvalidProfileURL, Message: "The profile URI names a special-use address, which this business does not fetch.", Err: err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, profileTTLFloor, fail(CodeInvalidProfileURL, "The profile URI must be an absolute https URL.")
+		return nil, nil, fail(CodeInvalidProfileURL, "The profile URI must be an absolute https URL.")
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := p.client.Do(req)
 	if err != nil {
 		if errors.Is(err, errSpecialAddress) {
-			return nil, profileTTLFloor, &Error{Code: CodeInvalidProfileURL, Message: "The profile URI resolves to a special-use address, which this business does not fetch.", Err: err}
+			return nil, nil, &Error{Code: CodeInvalidProfileURL, Message: "The profile URI resolves to a special-use address, which this business does not fetch.", Err: err}
 		}
-		return nil, profileTTLFloor, &Error{Code: CodeProfileUnreachable, Message: "The platform profile could not be fetched.", Err: err}
+		return nil, nil, &Error{Code: CodeProfileUnreachable, Message: "The platform profile could not be fetched.", Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, profileTTLFloor, fail(CodeProfileUnreachable, "Fetching the platform profile answered HTTP %d.", resp.StatusCode)
+		return nil, nil, fail(CodeProfileUnreachable, "Fetching the platform profile answered HTTP %d.", resp.StatusCode)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, p.opts.MaxBytes+1))
 	if err != nil {
-		return nil, profileTTLFloor, &Error{Code: CodeProfileUnreachable, Message: "The platform profile could not be read.", Err: err}
+		return nil, nil, &Error{Code: CodeProfileUnreachable, Message: "The platform profile could not be read.", Err: err}
 	}
 	if int64(len(body)) > p.opts.MaxBytes {
-		return nil, profileTTLFloor, fail(CodeProfileMalformed, "The platform profile is larger than %d bytes.", p.opts.MaxBytes)
+		return nil, nil, fail(CodeProfileMalformed, "The platform profile is larger than %d bytes.", p.opts.MaxBytes)
 	}
-	profile, perr := parsePlatformProfile(body)
-	if perr != nil {
-		return nil, profileTTLFloor, perr
-	}
-	return profile, p.lifetime(resp.Header.Get("Cache-Control")), nil
+	return body, resp.Header, nil
 }
 
-// lifetime reads max-age from Cache-Control, clamped to [60 s, MaxTTL].
-// A missing or unusable header gets the floor.
-func (p *Profiles) lifetime(cacheControl string) time.Duration {
-	ttl := profileTTLFloor
-	for _, d := range strings.Split(cacheControl, ",") {
+// Fetch reads and checks the profile at uri now, bypassing the cache and
+// any pin, and returns the document as served: what `frontdesk usp
+// platform add` pins.
+func (p *Profiles) Fetch(ctx context.Context, uri string) ([]byte, error) {
+	body, _, ferr := p.fetchBody(ctx, uri)
+	if ferr != nil {
+		return nil, ferr
+	}
+	if _, perr := parsePlatformProfile(body); perr != nil {
+		return nil, perr
+	}
+	return body, nil
+}
+
+// freshness reads how long a profile may be kept from its response's
+// caching headers (RFC 9111): Cache-Control max-age, else Expires less
+// Date, clamped to [60 s, MaxTTL]; no-store and no-cache keep it the 60 s
+// floor §8.2.3 allows. stale is how long it may be served past that
+// while its host is down: stale-if-error (RFC 5861) when given, at most
+// MaxStale; must-revalidate forbids it.
+func (p *Profiles) freshness(h http.Header, now time.Time) (ttl, stale time.Duration) {
+	ttl = -1
+	stale = p.opts.MaxStale
+	for _, d := range strings.Split(h.Get("Cache-Control"), ",") {
 		name, value, _ := strings.Cut(strings.TrimSpace(d), "=")
-		if strings.EqualFold(name, "max-age") {
-			if n, err := strconv.Atoi(strings.Trim(value, `"`)); err == nil {
+		n, err := strconv.Atoi(strings.Trim(value, `"`))
+		switch strings.ToLower(name) {
+		case "max-age":
+			if err == nil && ttl < 0 {
 				ttl = time.Duration(n) * time.Second
 			}
+		case "no-store", "no-cache":
+			ttl = 0
+		case "stale-if-error":
+			if err == nil {
+				stale = min(stale, time.Duration(n)*time.Second)
+			}
+		case "must-revalidate", "proxy-revalidate":
+			stale = 0
 		}
 	}
-	return min(max(ttl, profileTTLFloor), p.opts.MaxTTL)
+	if ttl < 0 {
+		if exp, err := http.ParseTime(h.Get("Expires")); err == nil {
+			date, err := http.ParseTime(h.Get("Date"))
+			if err != nil {
+				date = now
+			}
+			ttl = exp.Sub(date)
+		}
+	}
+	return min(max(ttl, profileTTLFloor), p.opts.MaxTTL), max(stale, 0)
+}
+
+// lifetime is the fresh lifetime Cache-Control alone gives.
+func (p *Profiles) lifetime(cacheControl string) time.Duration {
+	ttl, _ := p.freshness(http.Header{"Cache-Control": {cacheControl}}, time.Time{})
+	return ttl
 }
 
 var (
@@ -312,52 +399,4 @@ func parsePlatformProfile(body []byte) (*PlatformProfile, *Error) {
 		}
 	}
 	return out, nil
-}
-
-// refuseSpecialAddress runs at connect time, after name resolution.
-func refuseSpecialAddress(network, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil || special(addr) {
-		return fmt.Errorf("connect to %s: %w", address, errSpecialAddress)
-	}
-	return nil
-}
-
-// specialPrefixes are the special-use ranges of RFC 6890 and its
-// successors that the netip predicates below do not cover.
-var specialPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("100::/64"),
-	netip.MustParsePrefix("2001::/23"),
-	netip.MustParsePrefix("2001:db8::/32"),
-	netip.MustParsePrefix("2002::/16"),
-}
-
-// special reports whether addr is loopback, private, link-local
-// (169.254.169.254 included), multicast, unspecified or reserved.
-func special(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
-		addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() || !addr.IsValid() {
-		return true
-	}
-	for _, p := range specialPrefixes {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
 }

@@ -230,6 +230,37 @@ func TestLifetimeFromCacheControl(t *testing.T) {
 	}
 }
 
+// TestFreshnessFromCachingHeaders: a profile's lifetime comes from
+// Cache-Control max-age, else Expires less Date; how long it may be
+// served stale while its host is down from stale-if-error, bounded by
+// MaxStale, and not at all under must-revalidate.
+func TestFreshnessFromCachingHeaders(t *testing.T) {
+	p := NewProfiles(ProfileOptions{MaxTTL: time.Hour, MaxStale: 2 * time.Hour})
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	date := now.Format(http.TimeFormat)
+	for _, c := range []struct {
+		name       string
+		header     http.Header
+		ttl, stale time.Duration
+	}{
+		{"max-age", http.Header{"Cache-Control": {"max-age=300"}}, 5 * time.Minute, 2 * time.Hour},
+		{"expires less date", http.Header{"Expires": {now.Add(20 * time.Minute).Format(http.TimeFormat)}, "Date": {date}}, 20 * time.Minute, 2 * time.Hour},
+		{"max-age wins over expires", http.Header{"Cache-Control": {"max-age=120"}, "Expires": {now.Add(20 * time.Minute).Format(http.TimeFormat)}, "Date": {date}}, 2 * time.Minute, 2 * time.Hour},
+		{"stale-if-error", http.Header{"Cache-Control": {"max-age=120, stale-if-error=600"}}, 2 * time.Minute, 10 * time.Minute},
+		{"stale-if-error past the bound", http.Header{"Cache-Control": {"max-age=120, stale-if-error=86400"}}, 2 * time.Minute, 2 * time.Hour},
+		{"must-revalidate", http.Header{"Cache-Control": {"max-age=120, must-revalidate"}}, 2 * time.Minute, 0},
+		{"no-store", http.Header{"Cache-Control": {"no-store"}}, time.Minute, 2 * time.Hour},
+		{"nothing", http.Header{}, time.Minute, 2 * time.Hour},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ttl, stale := p.freshness(c.header, now)
+			if ttl != c.ttl || stale != c.stale {
+				t.Fatalf("freshness = %v, %v; want %v, %v", ttl, stale, c.ttl, c.stale)
+			}
+		})
+	}
+}
+
 func mustAddr(t *testing.T, s string) netip.Addr {
 	t.Helper()
 	a, err := netip.ParseAddr(s)

@@ -19,6 +19,8 @@ const (
 	// capability has no schema file of its own, and this is the object
 	// its operations exchange.
 	subsSchemaURL = "https://usp-protocol.dev/schemas/rest_common.json#/$defs/FeedSubscription"
+	// waitlistSchemaURL is the waitlist extension's schema file.
+	waitlistSchemaURL = "https://usp-protocol.dev/schemas/waitlist.json"
 )
 
 // Binding paths under the public origin; cmd/frontdesk mounts them.
@@ -102,6 +104,7 @@ func (b *Business) capabilities() map[Capability][]CapabilityEntry {
 	if holds {
 		caps[CapabilityBookings] = []CapabilityEntry{{Version: Version, Spec: specURL + "#5-booking-lifecycle", Schema: bookingSchemaURL}}
 		caps[CapabilitySubscriptions] = []CapabilityEntry{{Version: Version, Spec: specURL + "#3122-feed-subscriptions---post-servicesfeedsubscriptions", Schema: subsSchemaURL, Extends: CapabilityCatalog}}
+		caps[CapabilityWaitlist] = []CapabilityEntry{{Version: Version, Spec: specURL + "#111-waitlist-extension", Schema: waitlistSchemaURL, Extends: CapabilityBookings}}
 	}
 	return caps
 }
@@ -132,7 +135,7 @@ func (b *Business) Profile() BusinessProfile {
 	if b.privileged() {
 		// The policy is published exactly when an authenticator can
 		// check privileged calls, with the mechanisms it accepts.
-		p.Authorization = &AuthorizationPolicy{RequireAuthentication: true, AcceptedMechanisms: b.auth.Mechanisms()}
+		p.Authorization = policyFor(b.auth.Mechanisms())
 	}
 	return p
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"time"
 
@@ -62,8 +61,9 @@ type SubscriptionResult struct {
 func (r *SubscriptionResult) Created() bool { return r.Subscription != nil }
 
 // Subscribe registers a feed subscription of the calling platform. The
-// callback URL must be https (http only with allow_private_profiles, for
-// development); deliveries to it obey the private-address rule.
+// callback URL must be an https URL of a public host (DialRule; loopback,
+// and plain http to it, only with allow_private_profiles, for
+// development); deliveries to it obey the same rule at connect time.
 func (b *Business) Subscribe(ctx context.Context, call Call, in SubscribeRequest) (*SubscriptionResult, error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_services_feed_subscribe", call)
 	if err != nil {
@@ -74,9 +74,11 @@ func (b *Business) Subscribe(ctx context.Context, call Call, in SubscribeRequest
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	u, err := url.Parse(in.CallbackURL)
-	if in.CallbackURL == "" || err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && !(u.Scheme == "http" && b.cfg.USP.AllowPrivateProfiles)) {
-		return nil, fail(CodeValidation, "callback_url must be an absolute https URL.")
+	if in.CallbackURL == "" {
+		return nil, fail(CodeInvalidRequest, "callback_url is required.")
+	}
+	if err := b.dialRule().CheckURL(in.CallbackURL); err != nil {
+		return nil, &Error{Code: CodeValidation, Message: "callback_url must be an absolute https URL of a public host.", Err: err}
 	}
 	for _, e := range in.Events {
 		if !slices.Contains(catalogEvents, e) {

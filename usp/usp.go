@@ -70,6 +70,16 @@ func Methods() []Method {
 		{Name: "usp_bookings_confirm", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/confirm", Capability: CapabilityBookings, Access: BusinessOnly},
 		{Name: "usp_bookings_cancel", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/cancel", Capability: CapabilityBookings, Access: PrivilegedScoped},
 		{Name: "usp_bookings_reschedule", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/reschedule", Capability: CapabilityBookings, Access: PrivilegedScoped},
+		// No service takes payment, so confirm-payment is always
+		// invalid_transition (payment.go); it is served so that a
+		// platform's callback gets the spec's answer.
+		{Name: "usp_bookings_confirm_payment", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/confirm-payment", Capability: CapabilityBookings, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_join", HTTPMethod: http.MethodPost, Path: "/waitlist", Capability: CapabilityWaitlist, Access: PrivilegedPlatform},
+		{Name: "usp_waitlist_list", HTTPMethod: http.MethodPost, Path: "/waitlist/list", Capability: CapabilityWaitlist, Access: PrivilegedPlatform},
+		{Name: "usp_waitlist_get", HTTPMethod: http.MethodGet, Path: "/waitlist/{entry_id}", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_leave", HTTPMethod: http.MethodDelete, Path: "/waitlist/{entry_id}", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_accept", HTTPMethod: http.MethodPost, Path: "/waitlist/{entry_id}/accept", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
+		{Name: "usp_waitlist_decline", HTTPMethod: http.MethodPost, Path: "/waitlist/{entry_id}/decline", Capability: CapabilityWaitlist, Access: PrivilegedScoped},
 	}
 }
 
@@ -189,6 +199,7 @@ var wires = map[Code]wire{
 	CodeIdempotencyConflict:  {http.StatusConflict, -32602},
 	CodeRevisionMismatch:     {http.StatusPreconditionFailed, -32002},
 	CodeSubscriptionNotFound: {http.StatusNotFound, -32602},
+	CodeEntryNotFound:        {http.StatusNotFound, -32602},
 	// Signature and proof-of-possession failures (§9.4.3, §10.1.1).
 	"signature_missing":     {http.StatusUnauthorized, -32006},
 	"signature_invalid":     {http.StatusUnauthorized, -32006},
@@ -234,6 +245,9 @@ type Error struct {
 	// Nonce is set with proof_nonce_required: the value a fresh proof
 	// must carry (data.nonce over MCP, DPoP-Nonce over REST).
 	Nonce string
+	// RetryAfter, in seconds, is set with service_unavailable: when to
+	// try again (Retry-After over REST).
+	RetryAfter int
 }
 
 func (e *Error) Error() string {

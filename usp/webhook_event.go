@@ -36,9 +36,9 @@ func (b *Business) EventBody(_ context.Context, e webhook.Event) ([]byte, error)
 
 // WebhookURL is where a platform's webhooks go: the webhook_url the owner
 // registered for it in the config, else the webhook_url of the profile
-// its principal is bound to. "" when it has none. Without
-// allow_private_profiles only an https URL is used; the address rule
-// itself is the delivery client's (CallbackClient).
+// its principal is bound to. "" when it has none. A profile's URL is used
+// only when it passes DialRule.CheckURL; the delivery client applies the
+// rule again at connect time (CallbackClient).
 func (b *Business) WebhookURL(ctx context.Context, platform string) (string, error) {
 	for _, p := range b.cfg.USP.Platforms {
 		if p.Name == platform && p.WebhookURL != "" {
@@ -56,8 +56,7 @@ func (b *Business) WebhookURL(ctx context.Context, platform string) (string, err
 	if err != nil {
 		return "", err
 	}
-	u, err := url.Parse(profile.WebhookURL)
-	if profile.WebhookURL == "" || err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && b.cfg.USP.AllowPrivateProfiles)) {
+	if profile.WebhookURL == "" || b.dialRule().CheckURL(profile.WebhookURL) != nil {
 		return "", nil
 	}
 	return profile.WebhookURL, nil

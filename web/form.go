@@ -5,27 +5,42 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/money"
+	"frontdesk/internal/signature"
+	"frontdesk/pricing"
 )
 
-// Forms is what the booking form needs from the booking core.
+// Forms is what the booking form and the guest's own page need from the
+// booking core.
 type Forms interface {
+	NewGuestToken() (string, error)
+	Settings(ctx context.Context) (booking.Settings, error)
+	SearchRooms(ctx context.Context, q booking.SearchRequest) (booking.Search, error)
+	FormQuote(ctx context.Context, f booking.FormRequest) (pricing.Quote, error)
 	Submit(ctx context.Context, f booking.FormRequest) (booking.FormResult, error)
+	GuestStay(ctx context.Context, token string) (booking.GuestStay, error)
+	GuestCancel(ctx context.Context, c booking.Caller, token string) (*booking.CancelResult, error)
+	GuestCancelFinish(ctx context.Context, c booking.Caller, token, cancelID, code string) (*booking.CancelResult, error)
 }
+
+var _ Forms = (*booking.Service)(nil)
 
 // maxFormBody bounds a posted form: the fields and a signature PNG of at
 // most 200 KB in base64.
 const maxFormBody = 320 << 10
 
 // formValues are the form's fields as the guest typed them, shown again
-// when something needs fixing. The signature is not: the pad starts
-// empty, and the page says to sign again.
+// when something needs fixing. The signature comes back too once it
+// passed its check, and the pad draws it again.
 type formValues struct {
-	RoomType, Checkin, Checkout, Guests, Name, Email, Phone, Notes string
+	RoomType, Checkin, Checkout, Guests, Name, Email, Phone, Notes, Signature string
 }
 
 // formPage is what book.html shows.
@@ -33,16 +48,20 @@ type formPage struct {
 	Location     config.Location
 	Units        []config.Unit
 	Values       formValues
+	Token        string // the form's one-time token
+	Quote        *pricing.Quote
+	Total        string // the quote's total as people read it
 	Problems     booking.FormProblems
 	Limited      string
-	Sent         *booking.FormResult
 	MaxGuests    int
 	MinAge       int
 	ConfirmHours int
+	Currency     string
 }
 
 func (s *Site) formPage(l config.Location) formPage {
-	p := formPage{Location: l, MaxGuests: s.Config.Limits.MaxGuests, MinAge: s.Config.Business.MinAge, ConfirmHours: s.Config.Business.ConfirmHours}
+	p := formPage{Location: l, MaxGuests: s.Config.Limits.MaxGuests, MinAge: s.Config.Business.MinAge,
+		ConfirmHours: s.Config.Business.ConfirmHours, Currency: s.Config.Business.Currency}
 	for _, u := range l.Units {
 		if u.Kind != config.KindTimed {
 			p.Units = append(p.Units, u)
@@ -60,9 +79,10 @@ func (s *Site) location(slug string) (config.Location, bool) {
 	return config.Location{}, false
 }
 
-// Book shows the location's booking form, prefilled from the query with
-// only what checks out: a room type the location sells and real dates.
-// Nothing else from the query reaches the page.
+// Book shows the location's booking form with a fresh one-time token,
+// prefilled from the query with only what checks out: a room type the
+// location sells, real dates and a guest count. Nothing else from the
+// query reaches the page. A prefilled stay shows its price.
 func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.location(r.PathValue("slug"))
 	if !ok {
@@ -82,11 +102,46 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 			p.Values.Checkout = out.String()
 		}
 	}
+	if g, err := strconv.Atoi(q.Get("guests")); err == nil && g >= 1 && g <= s.Config.Limits.MaxGuests {
+		p.Values.Guests = strconv.Itoa(g)
+	}
+	if s.Forms != nil {
+		token, err := s.Forms.NewGuestToken()
+		if err != nil {
+			s.Logger.ErrorContext(r.Context(), "form token", "err", err)
+			http.Error(w, "The form could not be shown just now. Try again in a minute, or call "+l.Phone+".", http.StatusServiceUnavailable)
+			return
+		}
+		p.Token = token
+		if p.Values.RoomType != "" && p.Values.Checkout != "" {
+			if quote, err := s.Forms.FormQuote(r.Context(), s.formRequest(r, l, p.Values, "")); err == nil {
+				s.showQuote(&p, quote)
+			}
+		}
+	}
 	s.render(w, r, "book.html", p)
 }
 
-// BookSubmit takes a posted form request. Problems come back on the page
-// with the guest's input kept; a saved request shows its reference.
+func (s *Site) showQuote(p *formPage, q pricing.Quote) {
+	p.Quote = &q
+	p.Total = money.Display(q.Total, s.Config.Business.Currency)
+}
+
+func (s *Site) formRequest(r *http.Request, l config.Location, v formValues, token string) booking.FormRequest {
+	return booking.FormRequest{
+		Location: l.Slug, RoomType: v.RoomType, Checkin: v.Checkin, Checkout: v.Checkout,
+		Name: v.Name, Email: v.Email, Phone: v.Phone, Guests: v.Guests, Notes: v.Notes,
+		Signature: v.Signature, Address: s.clientAddr(r), Token: token,
+	}
+}
+
+// BookSubmit takes a posted form. "Show the price" prices the stay and
+// shows the form again with everything kept. Sending saves the request
+// once per form token and redirects to the request's own page (Post,
+// Redirect, Get), so a refresh or a post sent again, from the back
+// button or a double click, shows the first request instead of filing
+// another. Problems come back beside their fields with the guest's
+// input and signature kept.
 func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.location(r.PathValue("slug"))
 	if !ok || s.Forms == nil {
@@ -101,34 +156,84 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	p := s.formPage(l)
 	f := r.PostForm
 	p.Values = formValues{RoomType: f.Get("roomtype"), Checkin: f.Get("checkin"), Checkout: f.Get("checkout"), Guests: f.Get("guests"),
-		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes")}
-	res, err := s.Forms.Submit(r.Context(), booking.FormRequest{
-		Location: l.Slug, RoomType: p.Values.RoomType, Checkin: p.Values.Checkin, Checkout: p.Values.Checkout,
-		Name: p.Values.Name, Email: p.Values.Email, Phone: p.Values.Phone, Guests: p.Values.Guests, Notes: p.Values.Notes,
-		Signature: f.Get("signature"), Trap: f.Get("homepage"), Address: s.clientAddr(r),
-	})
+		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature")}
+	p.Token = f.Get("token")
+	if !booking.ValidGuestToken(p.Token) {
+		p.Token = "" // drawn again below, with the problem the core words
+	}
+	req := s.formRequest(r, l, p.Values, p.Token)
+	req.Trap = f.Get("homepage")
+	if _, err := signature.Check(p.Values.Signature); err != nil {
+		p.Values.Signature = "" // only a signature that passes is drawn again
+	}
+	if f.Get("step") == "quote" {
+		quote, err := s.Forms.FormQuote(r.Context(), req)
+		if err == nil {
+			s.showQuote(&p, quote)
+		}
+		s.formAnswer(w, r, l, p, err)
+		return
+	}
+	res, err := s.Forms.Submit(r.Context(), req)
+	if err == nil {
+		http.Redirect(w, r, "/stay/"+url.PathEscape(p.Token)+"?sent="+sentWord(res), http.StatusSeeOther)
+		return
+	}
+	if quote, qErr := s.Forms.FormQuote(r.Context(), req); qErr == nil {
+		s.showQuote(&p, quote)
+	}
+	s.formAnswer(w, r, l, p, err)
+}
+
+// sentWord names, in the redirect, how the request was taken; the page
+// words it.
+func sentWord(res booking.FormResult) string {
+	switch {
+	case res.Again:
+		return "again"
+	case res.Mailed:
+		return "mailed"
+	}
+	return "saved"
+}
+
+// formAnswer shows the form again after a quote or a refusal.
+func (s *Site) formAnswer(w http.ResponseWriter, r *http.Request, l config.Location, p formPage, err error) {
 	var problems booking.FormProblems
 	var limited *booking.FormLimited
 	switch {
 	case err == nil:
-		p.Sent = &res
-		s.render(w, r, "book.html", p)
-		return
+		s.renderForm(w, r, http.StatusOK, p)
 	case errors.As(err, &problems):
-		p.Problems = problems
-		if _, bad := problems["signature"]; !bad && len(problems) > 0 {
-			problems["signature"] = "Sign again: the box starts empty each time the form comes back."
+		if _, expired := problems["token"]; expired {
+			p.Limited = problems["token"]
 		}
-		s.renderStatus(w, r, http.StatusUnprocessableEntity, "book.html", p)
+		p.Problems = problems
+		s.renderForm(w, r, http.StatusUnprocessableEntity, p)
 	case errors.As(err, &limited):
 		p.Limited = "Too many requests were sent from here or for this email address. Try again after " +
 			limited.Until.In(l.Zone()).Format("3:04 PM MST on Jan 2") + ", or call " + l.Phone + "."
-		s.renderStatus(w, r, http.StatusTooManyRequests, "book.html", p)
+		s.renderForm(w, r, http.StatusTooManyRequests, p)
 	default:
 		s.Logger.ErrorContext(r.Context(), "form request failed", "location", l.Slug, "err", err)
 		p.Limited = "The request could not be saved just now. Try again in a few minutes, or call " + l.Phone + "."
-		s.renderStatus(w, r, http.StatusServiceUnavailable, "book.html", p)
+		s.renderForm(w, r, http.StatusServiceUnavailable, p)
 	}
+}
+
+// renderForm shows the form, with a fresh token if the posted one was
+// missing or malformed.
+func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, status int, p formPage) {
+	if p.Token == "" {
+		token, err := s.Forms.NewGuestToken()
+		if err != nil {
+			s.Logger.ErrorContext(r.Context(), "form token", "err", err)
+			http.Error(w, "The form could not be shown just now. Try again in a minute, or call "+p.Location.Phone+".", http.StatusServiceUnavailable)
+			return
+		}
+		p.Token = token
+	}
+	s.renderStatus(w, r, status, "book.html", p)
 }
 
 // clientAddr is the address form limits count by: the connection's, or

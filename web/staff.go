@@ -10,6 +10,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/internal/clock"
 	"frontdesk/internal/page"
 	"frontdesk/reservation"
 	"frontdesk/staff"
@@ -55,10 +56,18 @@ type StaffScreen struct {
 	Config config.Config
 	Core   StaffCore
 	Logins Logins
+	// Admin manages the logins, for the owners' users page and the
+	// sign-in page's first-login hint.
+	Admin Admin
+	// Clock gives today's date at each property.
+	Clock  clock.Clock
 	Logger *slog.Logger
 	// ClientAddr names the client for sign-in limits; nil means the
 	// connection's address.
 	ClientAddr func(*http.Request) string
+	// Partners lists the business's own ORP standing offers; nil when the
+	// ORP host is off.
+	Partners PartnerOffers
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -91,6 +100,13 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/reservations/{ref}", s.signedIn(s.act)},
 		{"GET /staff/settings", s.signedIn(s.settings)},
 		{"POST /staff/settings/{scope}", s.signedIn(s.saveSettings)},
+		{"GET /staff/today", s.signedIn(s.deskDay)},
+		{"GET /staff/calendar", s.signedIn(s.calendar)},
+		{"GET /staff/users", s.signedIn(s.users)},
+		{"POST /staff/users", s.signedIn(s.addUser)},
+		{"POST /staff/users/{username}", s.signedIn(s.changeUser)},
+		{"GET /staff/partners", s.signedIn(s.partners)},
+		{"POST /staff/partners", s.signedIn(s.listReferral)},
 	}
 }
 
@@ -170,9 +186,13 @@ func (s *StaffScreen) locationName(slug string) string {
 
 // nav is the staff screen's navigation for the user.
 func (s *StaffScreen) nav(u staff.User) []page.Link {
-	links := []page.Link{{Href: "/staff/", Text: "Dashboard"}, {Href: "/staff/reservations", Text: "Reservations"}}
+	links := []page.Link{{Href: "/staff/", Text: "Dashboard"}, {Href: "/staff/today", Text: "Today"}, {Href: "/staff/reservations", Text: "Reservations"},
+		{Href: "/staff/calendar", Text: "Calendar"}}
 	if u.Role == staff.Owner {
-		links = append(links, page.Link{Href: "/staff/settings", Text: "Settings"})
+		links = append(links, page.Link{Href: "/staff/settings", Text: "Settings"}, page.Link{Href: "/staff/users", Text: "Logins"})
+		if s.Partners != nil {
+			links = append(links, page.Link{Href: "/staff/partners", Text: "Partner offers"})
+		}
 	}
 	return append(links, page.Link{Href: "/staff/signout", Text: "Sign out " + u.Username})
 }
@@ -191,14 +211,25 @@ func (s *StaffScreen) fail(w http.ResponseWriter, r *http.Request, op string, er
 	http.Error(w, "The staff screen cannot read or write its data right now. Try again in a minute.", http.StatusServiceUnavailable)
 }
 
-// signInPage shows the sign-in form.
+// signInPage shows the sign-in form; on an install without logins it
+// says how to create the first.
 func (s *StaffScreen) signInPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	s.render(w, r, visit{}, http.StatusOK, "staff_signin.html", signInData{Next: safeNext(r.URL.Query().Get("next"))})
+	d := signInData{Next: safeNext(r.URL.Query().Get("next"))}
+	if s.Admin != nil {
+		has, err := s.Admin.HasUsers(r.Context())
+		if err != nil {
+			s.Logger.ErrorContext(r.Context(), "count staff users", "err", err)
+		}
+		d.NoLogins = err == nil && !has
+	}
+	s.render(w, r, visit{}, http.StatusOK, "staff_signin.html", d)
 }
 
 type signInData struct {
 	Next, Username, Problem string
+	// NoLogins is set on an install with no login yet.
+	NoLogins bool
 }
 
 // signIn checks the password and opens a session in an HttpOnly,

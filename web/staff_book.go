@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"frontdesk/booking"
 	"frontdesk/config"
@@ -14,14 +15,34 @@ import (
 // staff make through the desk.
 type bookData struct {
 	Locations []config.Location
+	// RoomTypes are the night room types of those locations, each once.
+	RoomTypes []string
 	Form      office.Booking
 	Problems  booking.FormProblems
 	Problem   string
 }
 
-// bookPage shows the staff booking form for the user's locations.
+// newBookData lists what the form offers the user.
+func (s *StaffScreen) newBookData(v visit, b office.Booking) bookData {
+	d := bookData{Locations: s.scope(v.User), Form: b}
+	for _, l := range d.Locations {
+		for _, u := range l.NightUnits() {
+			if !slices.Contains(d.RoomTypes, u.Type) {
+				d.RoomTypes = append(d.RoomTypes, u.Type)
+			}
+		}
+	}
+	return d
+}
+
+// bookPage shows the staff booking form for the user's locations; a walk-in
+// from the today lists comes with its property and today's date.
 func (s *StaffScreen) bookPage(w http.ResponseWriter, r *http.Request, v visit) {
-	d := bookData{Locations: s.scope(v.User)}
+	b := office.Booking{Guests: "1"}
+	if l, _, ok := s.pickLocation(r, v); ok && r.URL.Query().Get("walkin") != "" {
+		b.Location, b.Checkin, b.Checkout = l.Slug, s.today(l).String(), s.today(l).AddDays(1).String()
+	}
+	d := s.newBookData(v, b)
 	if len(d.Locations) == 0 {
 		http.NotFound(w, r)
 		return
@@ -40,7 +61,7 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 		return
 	}
 	res, err := s.Core.Book(r.Context(), b)
-	d := bookData{Locations: s.scope(v.User), Form: b}
+	d := s.newBookData(v, b)
 	switch refusal(err) {
 	case refusedFields:
 		d.Problems, _ = errors.AsType[booking.FormProblems](err)

@@ -1,10 +1,13 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/config"
@@ -21,6 +24,8 @@ const listPageSize = 25
 // listFilter is the list's filter form as typed.
 type listFilter struct {
 	Location, State, Source, From, To string
+	// Q searches by guest name, email, phone or reference.
+	Q string
 }
 
 // listRow is one reservation in the list.
@@ -28,6 +33,7 @@ type listRow struct {
 	reservation.Reservation
 	LocationName, SourceLabel, Checkin, Checkout string
 	Nights                                       int
+	Total                                        string
 }
 
 type listData struct {
@@ -46,7 +52,7 @@ type listData struct {
 // location outside their scope answers 404.
 func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 	q := r.URL.Query()
-	d := listData{Filter: listFilter{Location: q.Get("location"), State: q.Get("state"), Source: q.Get("source"), From: q.Get("from"), To: q.Get("to")},
+	d := listData{Filter: listFilter{Location: q.Get("location"), State: q.Get("state"), Source: q.Get("source"), From: q.Get("from"), To: q.Get("to"), Q: strings.TrimSpace(q.Get("q"))},
 		Locations: s.scope(v.User), AllowAll: v.User.Role == "owner", States: reservation.States(),
 		Sources: []string{"chat", "form", "staff", "usp"}}
 	if len(d.Locations) == 0 {
@@ -90,12 +96,18 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 	if f.Source == "usp" {
 		f.Source = "" // every platform: filtered below
 	}
-	rows, err := s.Core.Reservations(r.Context(), f)
+	var rows []reservation.Reservation
+	var err error
+	if d.Filter.Q != "" {
+		rows, err = s.search(r.Context(), f, d.Filter.Q)
+	} else {
+		rows, err = s.Core.Reservations(r.Context(), f)
+	}
 	if err != nil {
 		s.fail(w, r, "list reservations", err)
 		return
 	}
-	if len(rows) > listPageSize {
+	if len(rows) > listPageSize && d.Filter.Q == "" {
 		rows = rows[:listPageSize]
 		last := rows[len(rows)-1]
 		next := url.Values{}
@@ -114,7 +126,8 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 		if d.Filter.Source == "usp" && sourceKind(res.Source) != "usp" {
 			continue
 		}
-		row := listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: office.SourceLabel(res.Source), Nights: len(res.Slots)}
+		row := listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: office.SourceLabel(res.Source), Nights: len(res.Slots),
+			Total: money.Display(res.Total, s.Config.Business.Currency)}
 		if in, out, err := res.Stay(); err == nil {
 			row.Checkin, row.Checkout = in.String(), out.String()
 		} else {
@@ -169,6 +182,9 @@ type action struct {
 }
 
 type detailData struct {
+	Zone *time.Location // the property's, for every time shown
+	// Signature is the form request's drawn signature as a data URL.
+	Signature    template.URL
 	View         office.StaffView
 	LocationName string
 	Total        string
@@ -178,8 +194,9 @@ type detailData struct {
 }
 
 // actionsFor lists the actions staff may take on a reservation in
-// state, in the words of the screen.
-func actionsFor(state reservation.State) []action {
+// state, in the words of the screen, on the location's date today: a
+// stay is completed or marked a no-show only from its arrival date on.
+func actionsFor(state reservation.State, checkin, today civil.Date) []action {
 	if state == reservation.OnHold {
 		return nil // a platform's tentative hold awaits no one: the desk refuses every staff decision on it
 	}
@@ -187,9 +204,13 @@ func actionsFor(state reservation.State) []action {
 	if state == reservation.Requested {
 		confirm = "Accept (holds the room)"
 	}
+	arrived := !today.Before(checkin)
 	var out []action
-	for _, a := range []action{{reservation.Confirmed, confirm}, {reservation.Declined, "Decline"}, {reservation.Cancelled, "Cancel"},
-		{reservation.Completed, "Complete"}, {reservation.Moved, "Mark moved"}} {
+	for _, a := range []action{{reservation.Confirmed, confirm}, {reservation.Declined, "Decline"}, {reservation.Cancelled, "Cancel the reservation"},
+		{reservation.Completed, "Complete (the guest has left)"}, {reservation.NoShow, "Mark no-show"}, {reservation.Moved, "Mark moved"}} {
+		if (a.To == reservation.Completed || a.To == reservation.NoShow) && !arrived {
+			continue
+		}
 		if state.CanMove(a.To) {
 			out = append(out, a)
 		}
@@ -210,8 +231,10 @@ var results = map[string]string{
 	"cancelled-queued": "Cancelled and the room released. The guest's email could not be sent yet; it will be retried.",
 	"cancelled-none":   "Cancelled and the room released.",
 	"completed-none":   "Marked completed.",
+	"no-show-none":     "Marked a no-show; its room is released.",
 	"booked":           "Booked and confirmed; the room is held.",
 	"moved-none":       "Marked moved; its room is released.",
+	"early":            "A stay is completed or marked a no-show from its arrival date on; nothing changed.",
 	"illegal":          "That action does not apply to the reservation as it is now; it may have changed meanwhile.",
 	"noroom":           "No room of this type is free for these nights any more, so the request was not accepted. Nothing changed.",
 }
@@ -227,12 +250,39 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 		s.fail(w, r, "read reservation", err)
 		return
 	}
-	d := detailData{View: view, LocationName: s.locationName(view.Location), Actions: actionsFor(view.State),
-		Total: money.Display(view.Total, s.Config.Business.Currency)}
+	l, _ := s.location(view.Location)
+	checkin, _ := civil.Parse(view.Checkin)
+	d := detailData{View: view, LocationName: l.Name, Actions: actionsFor(view.State, checkin, s.today(l)),
+		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(booking.FormSignature(view.Reservation))}
 	if text, ok := results[r.URL.Query().Get("done")]; ok {
 		d.Done = text
 	}
 	s.render(w, r, v, http.StatusOK, "staff_detail.html", d)
+}
+
+// location is the configured location of slug.
+func (s *StaffScreen) location(slug string) (config.Location, bool) {
+	for _, l := range s.Config.Locations {
+		if l.Slug == slug {
+			return l, true
+		}
+	}
+	return config.Location{}, false
+}
+
+// today is the date at location l now.
+func (s *StaffScreen) today(l config.Location) civil.Date { return civil.Of(s.Clock.Now(), l.Zone()) }
+
+// arrived reports whether reservation ref's arrival date has come at its
+// location, for the actions that only make sense from then on.
+func (s *StaffScreen) arrived(ctx context.Context, ref string, visible func(string) bool) (bool, error) {
+	view, err := s.Core.StaffView(ctx, ref, visible)
+	if err != nil {
+		return false, err
+	}
+	l, _ := s.location(view.Location)
+	checkin, err := civil.Parse(view.Checkin)
+	return err == nil && !s.today(l).Before(checkin), nil
 }
 
 // act applies one staff action through the core, then redirects to the
@@ -245,6 +295,21 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 		note = note[:500]
 	}
 	done := ""
+	if to == reservation.Completed || to == reservation.NoShow {
+		arrived, err := s.arrived(r.Context(), ref, v.User.CanSee)
+		if errors.Is(err, booking.ErrNoReservation) {
+			http.NotFound(w, r)
+			return
+		}
+		if err != nil {
+			s.fail(w, r, "read reservation", err)
+			return
+		}
+		if !arrived {
+			s.redirectDone(w, r, ref, "early")
+			return
+		}
+	}
 	moved, mailed, err := s.Core.Decide(r.Context(), booking.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
 	switch refusal(err) {
 	case refusedAbsent:
@@ -266,6 +331,20 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 			}
 		}
 		done = string(moved.State) + "-" + mail
+	}
+	s.redirectDone(w, r, ref, done)
+}
+
+// redirectDone sends the browser back where the action was taken: the
+// today lists when the form says so, else the reservation's page.
+func (s *StaffScreen) redirectDone(w http.ResponseWriter, r *http.Request, ref, done string) {
+	if back := r.PostForm.Get("back"); back == "today" {
+		q := url.Values{"done": {done}, "ref": {ref}}
+		if loc := r.PostForm.Get("location"); loc != "" {
+			q.Set("location", loc)
+		}
+		http.Redirect(w, r, "/staff/today?"+q.Encode(), http.StatusSeeOther)
+		return
 	}
 	http.Redirect(w, r, "/staff/reservations/"+url.PathEscape(ref)+"?done="+done, http.StatusSeeOther)
 }

@@ -5,8 +5,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"frontdesk/booking"
+	"frontdesk/config"
 	"frontdesk/staff"
 	"frontdesk/staff/office"
 )
@@ -20,12 +22,52 @@ type settingsForm struct {
 	CancelDaily, Pending, Closures string
 	Edited                         bool // saved here, so it wins over the file
 	Problems                       booking.FormProblems
+	// InForce is the scope's values in force, shown beside what was
+	// typed.
+	InForce settingsInForce
+	// Hours are the group's office hours, a field a weekday.
+	Hours []dayHours
+}
+
+// settingsInForce are the values the booking core applies now.
+type settingsInForce struct {
+	BookingEnabled                                bool
+	EmailHourly, EmailDaily, CancelDaily, Pending int
 }
 
 type settingsData struct {
 	Forms []settingsForm
 	Audit []booking.SettingsChange
 	Saved string
+	Zone  *time.Location // the business's, for the audit's times
+}
+
+// dayHours is one weekday's office hours as the page shows them: typed,
+// and in force.
+type dayHours struct{ Key, Day, Hours, InForce string }
+
+// officeHours lists the week's office hours, Monday first.
+func officeHours(typed, inForce config.OfficeHours) []dayHours {
+	var out []dayHours
+	for _, d := range office.Weekdays() {
+		out = append(out, dayHours{Key: office.DayKey(d), Day: d.String(), Hours: typed.ForDay(d), InForce: inForce.ForDay(d)})
+	}
+	return out
+}
+
+// postedOfficeHours is the week as the form typed it.
+func postedOfficeHours(days []dayHours) config.OfficeHours {
+	v := url.Values{}
+	for _, d := range days {
+		v.Set("hours_"+d.Key, d.Hours)
+	}
+	return postedHours(v)
+}
+
+// postedHours reads the group form's office hours.
+func postedHours(p url.Values) config.OfficeHours {
+	get := func(d string) string { return strings.TrimSpace(p.Get("hours_" + d)) }
+	return config.OfficeHours{Mon: get("mon"), Tue: get("tue"), Wed: get("wed"), Thu: get("thu"), Fri: get("fri"), Sat: get("sat"), Sun: get("sun")}
 }
 
 // auditShown is how many lines of the settings audit the page shows.
@@ -70,21 +112,33 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 	g := set.Group
 	forms := []settingsForm{{Scope: booking.ScopeGroup, Name: "the group", Edited: edited[booking.ScopeGroup],
 		EmailHourly: strconv.Itoa(g.EmailHourly), EmailDaily: strconv.Itoa(g.EmailDaily), CancelDaily: strconv.Itoa(g.CancelDaily),
-		Pending: strconv.Itoa(g.Pending), Closures: office.ClosureLines(g.Closures)}}
+		Pending: strconv.Itoa(g.Pending), Closures: office.ClosureLines(g.Closures),
+		InForce: settingsInForce{EmailHourly: g.EmailHourly, EmailDaily: g.EmailDaily, CancelDaily: g.CancelDaily, Pending: g.Pending},
+		Hours:   officeHours(g.OfficeHours, g.OfficeHours)}}
 	for _, l := range s.Config.Locations {
 		ls := set.Locations[l.Slug]
 		forms = append(forms, settingsForm{Scope: l.Slug, Name: l.Name, Location: true, Edited: edited[l.Slug], BookingEnabled: ls.BookingEnabled,
-			EmailHourly: strconv.Itoa(ls.EmailHourly), Pending: strconv.Itoa(ls.Pending), Closures: office.ClosureLines(ls.Closures)})
+			EmailHourly: strconv.Itoa(ls.EmailHourly), Pending: strconv.Itoa(ls.Pending), Closures: office.ClosureLines(ls.Closures),
+			InForce: settingsInForce{BookingEnabled: ls.BookingEnabled, EmailHourly: ls.EmailHourly, Pending: ls.Pending}})
 	}
 	if posted != nil {
 		for i := range forms {
 			if forms[i].Scope == posted.Scope {
-				posted.Name, posted.Edited = forms[i].Name, forms[i].Edited
+				posted.Name, posted.Edited, posted.InForce = forms[i].Name, forms[i].Edited, forms[i].InForce
+				if !posted.Location {
+					posted.Hours = officeHours(postedOfficeHours(posted.Hours), g.OfficeHours)
+				}
 				forms[i] = *posted
 			}
 		}
 	}
-	return settingsData{Forms: forms, Audit: audit}, nil
+	// The audit's times read in the first property's zone, which is the
+	// business's unless it names its own.
+	zone := time.UTC
+	if len(s.Config.Locations) > 0 {
+		zone = s.Config.Locations[0].Zone()
+	}
+	return settingsData{Forms: forms, Audit: audit, Zone: zone}, nil
 }
 
 // saveSettings validates and saves one scope's settings; the core keeps
@@ -102,8 +156,11 @@ func (s *StaffScreen) saveSettings(w http.ResponseWriter, r *http.Request, v vis
 	closures := office.ParseClosures(form.Closures)
 	var err error
 	if scope == booking.ScopeGroup {
+		hours := postedHours(p)
+		form.Hours = officeHours(hours, hours)
 		err = s.Core.SaveGroupSettings(r.Context(), v.User.Username, booking.GroupSettings{EmailHourly: number(form.EmailHourly),
-			EmailDaily: number(form.EmailDaily), CancelDaily: number(form.CancelDaily), Pending: number(form.Pending), Closures: closures})
+			EmailDaily: number(form.EmailDaily), CancelDaily: number(form.CancelDaily), Pending: number(form.Pending), Closures: closures,
+			OfficeHours: hours})
 	} else {
 		if !s.known(scope) {
 			http.NotFound(w, r)

@@ -13,20 +13,25 @@ package web
 import (
 	"context"
 	"embed"
+	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
+	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/internal/money"
 	"frontdesk/internal/page"
 )
 
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel})
+var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList})
 
 // Tel is the tel: link of a phone number as people write it, such as
 // "+1 303 555 0100" → "tel:+13035550100".
@@ -83,9 +88,33 @@ func (s *Site) Readyz(w http.ResponseWriter, r *http.Request) {
 
 type pageData struct {
 	Config config.Config
+	// OfficeHours are the hours in force: the file's, or those the
+	// owner saved on the staff screen.
+	OfficeHours config.OfficeHours
+	Properties  []property
+	Search      searchForm
 }
 
-// Index is the home page.
+// property is one location as the guest pages show it.
+type property struct {
+	config.Location
+	Rooms []room
+}
+
+// room is one night unit as the guest pages show it.
+type room struct {
+	config.Unit
+	Sleeps int
+	From   string // "From $89.00 a night" or "$560.00 a week"
+}
+
+// searchForm is the availability search as typed, kept on its page.
+type searchForm struct {
+	Checkin, Checkout, Guests, Location string
+	Problems                            booking.FormProblems
+}
+
+// Index is the home page: the search and every property's rooms.
 func (s *Site) Index(w http.ResponseWriter, r *http.Request) { s.render(w, r, "index.html", s.data()) }
 
 // Privacy is the privacy page.
@@ -93,17 +122,81 @@ func (s *Site) Privacy(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "privacy.html", s.data())
 }
 
-// Policy is the cancellation policy.
+// Policy is the cancellation policy, with the office hours in force.
 func (s *Site) Policy(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, "policy.html", s.data())
+	d := s.data()
+	if s.Forms != nil {
+		set, err := s.Forms.Settings(r.Context())
+		if err != nil {
+			s.Logger.ErrorContext(r.Context(), "read settings", "err", err)
+			http.Error(w, "The policy could not be shown just now. Try again in a minute, or call "+s.Config.Business.Phone+".", http.StatusServiceUnavailable)
+			return
+		}
+		d.OfficeHours = set.Group.OfficeHours
+	}
+	s.render(w, r, "policy.html", d)
 }
 
-// Locations lists the properties.
+// Locations lists the properties and their rooms.
 func (s *Site) Locations(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "locations.html", s.data())
 }
 
-func (s *Site) data() pageData { return pageData{Config: s.Config} }
+func (s *Site) data() pageData {
+	d := pageData{Config: s.Config, OfficeHours: s.Config.Business.OfficeHours, Search: searchForm{Guests: "1"}}
+	cur := s.Config.Business.Currency
+	for _, l := range s.Config.Locations {
+		p := property{Location: l}
+		for _, u := range l.NightUnits() {
+			rm := room{Unit: u, Sleeps: s.Config.Sleeps(u)}
+			if n, err := money.Parse(u.NightlyRate, cur); err == nil && u.NightlyRate != "" {
+				rm.From = "From " + money.Display(n, cur) + " a night"
+			} else if n, err := money.Parse(u.WeeklyRate, cur); err == nil && u.WeeklyRate != "" {
+				rm.From = money.Display(n, cur) + " a week"
+			}
+			p.Rooms = append(p.Rooms, rm)
+		}
+		d.Properties = append(d.Properties, p)
+	}
+	return d
+}
+
+// searchPage is what search.html shows.
+type searchPage struct {
+	pageData
+	Result *booking.Search
+}
+
+// Search answers the availability search with what is free and its
+// price, each linking into the prefilled booking form.
+func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := searchPage{pageData: s.data()}
+	p.Search = searchForm{Checkin: q.Get("checkin"), Checkout: q.Get("checkout"), Guests: q.Get("guests"), Location: q.Get("location")}
+	if s.Forms == nil {
+		http.NotFound(w, r)
+		return
+	}
+	res, err := s.Forms.SearchRooms(r.Context(), booking.SearchRequest{Checkin: p.Search.Checkin, Checkout: p.Search.Checkout, Guests: p.Search.Guests, Location: p.Search.Location})
+	if problems, ok := errors.AsType[booking.FormProblems](err); ok {
+		p.Search.Problems = problems
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, "search.html", p)
+		return
+	}
+	if err != nil {
+		s.Logger.ErrorContext(r.Context(), "search rooms", "err", err)
+		http.Error(w, "The search could not be answered just now. Try again in a minute, or call "+s.Config.Business.Phone+".", http.StatusServiceUnavailable)
+		return
+	}
+	p.Result = &res
+	s.render(w, r, "search.html", p)
+}
+
+// BookLink is the prefilled booking form of one offer.
+func BookLink(o booking.Offer, guests int) template.URL {
+	v := url.Values{"roomtype": {o.Unit.Type}, "checkin": {o.Quote.Checkin.String()}, "checkout": {o.Quote.Checkout.String()}, "guests": {strconv.Itoa(guests)}}
+	return template.URL("/book/" + url.PathEscape(o.Location.Slug) + "?" + v.Encode())
+}
 
 func (s *Site) render(w http.ResponseWriter, r *http.Request, name string, data any) {
 	s.renderStatus(w, r, http.StatusOK, name, data)

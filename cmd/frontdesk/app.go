@@ -367,7 +367,7 @@ func (m *Main) Run(ctx context.Context) error {
 		bounded(window, func() { m.Close() })
 	}()
 	if m.Config.ORP.Enabled {
-		h, err := m.newORPHost(m.Config.Deployment.PublicURL)
+		h, err := m.newORPHost(ctx, m.Config.Deployment.PublicURL)
 		if err != nil {
 			ln.Close()
 			return err
@@ -496,7 +496,11 @@ func (m *Main) printURLs() {
 	for _, l := range m.Config.Locations {
 		fmt.Fprintf(m.Out, "  %-27s %s/locations/%s/mcp\n", l.Name+":", base, l.Slug)
 	}
-	fmt.Fprintf(m.Out, "  Pages:                      %s/\n", base)
+	fmt.Fprintf(m.Out, "  Pages:                      %s/ (free rooms: %s/search)\n", base, base)
+	for _, l := range m.Config.Locations {
+		fmt.Fprintf(m.Out, "  %-27s %s/book/%s\n", "Booking form, "+l.Slug+":", base, l.Slug)
+	}
+	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: frontdesk staff add-user --role owner)\n", base)
 	if m.devMail != nil {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
 	}
@@ -549,7 +553,14 @@ func (m *Main) Close() error {
 	if m.store == nil {
 		return nil
 	}
-	err := m.store.Close()
+	var errs []error
+	if m.devMail != nil {
+		// The dev mailbox writes its queue before the store goes.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		errs = append(errs, m.devMail.Close(ctx))
+		cancel()
+	}
+	err := errors.Join(append(errs, m.store.Close())...)
 	m.store = nil
 	return err
 }

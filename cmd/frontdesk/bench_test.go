@@ -133,7 +133,7 @@ func uspBookings(b *testing.B, url string, platform map[string]string) func() ma
 		return map[string]any{
 			"service_id": "svc_airport_shuttle", "slot_id": slots[n-1],
 			"buyer": map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"},
-			"_meta": map[string]any{"usp": map[string]any{"profile": profile, "idempotency_key": fmt.Sprintf("bench-%d", n),
+			"_meta": map[string]any{"usp": map[string]any{"profile": profile, "idempotency_key": fmt.Sprintf("00000000-0000-4000-8000-%012d", n),
 				"authorization": map[string]any{"mechanism": "api_key", "credential": demoPlatformKey}}},
 		}
 	}

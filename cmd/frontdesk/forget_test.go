@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,6 +42,18 @@ func guestStay(t *testing.T, m *Main, cs *mcp.ClientSession, name, email, phone,
 	return ref
 }
 
+// flushMail reads the dev mailbox, which writes its messages in the
+// background and flushes them on a read, so a snapshot taken next is the
+// store at rest.
+func flushMail(t *testing.T, m *Main) {
+	t.Helper()
+	resp, err := http.Get(m.URL + "/dev/mail.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
 // storeRows reads every record and reservation of the SQLite store, keyed
 // "table kind key", as the bytes stored.
 func storeRows(t *testing.T, dir string) map[string]string {
@@ -78,6 +91,7 @@ func TestForgetRemovesOneGuest(t *testing.T) {
 	ada := guestStay(t, m, cs, "Ada Lovelace", "ada@example.com", "+1 303 555 0199", "2026-12-30", "2027-01-02", true)
 	grace := guestStay(t, m, cs, "Grace Hopper", "grace@example.com", "+1 303 555 0142", "2027-01-10", "2027-01-12", true)
 	dir := m.Config.Store.DataDir
+	flushMail(t, m)
 	before := storeRows(t, dir)
 	if !strings.Contains(before["reservation "+ada], "ada@example.com") {
 		t.Fatalf("the reservation does not hold the address to forget: %s", before["reservation "+ada])
@@ -131,6 +145,7 @@ func TestForgetRemovesOneGuest(t *testing.T) {
 
 	// A stay still to happen keeps its guest until it is over.
 	upcoming := guestStay(t, m, cs, "Grace Hopper", "grace@example.com", "+1 303 555 0142", "2027-02-10", "2027-02-12", false)
+	flushMail(t, m)
 	before = storeRows(t, dir)
 	if _, _, err := runCmd(t, "forget", "--data", dir, "--email", "grace@example.com"); err == nil || !strings.Contains(err.Error(), upcoming) {
 		t.Fatalf("forget with a stay to come = %v, want a refusal naming %s", err, upcoming)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/config"
 	"frontdesk/internal/signature/signaturetest"
 )
 
@@ -27,6 +29,25 @@ func postForm(t *testing.T, target string, form url.Values, headers map[string]s
 	return resp.StatusCode, string(b)
 }
 
+var formTokenField = regexp.MustCompile(`name="token" value="([A-Za-z0-9_-]{43})"`)
+
+// formToken opens the booking form at target as a browser would and
+// returns its one-time token.
+func formToken(t *testing.T, target string) string {
+	t.Helper()
+	resp, err := http.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := formTokenField.FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no form token in %s", b)
+	}
+	return string(m[1])
+}
+
 var sentRef = regexp.MustCompile(`Request (RIV-[0-9A-F]{16}) is with our staff`)
 
 // TestBookingFormOverHTTP posts the signed form to the running server:
@@ -38,7 +59,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	form := url.Values{
 		"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
 		"name": {"Grace Hopper"}, "email": {"grace@example.com"}, "phone": {"(303) 555-0142"}, "notes": {"Late train."},
-		"signature": {signaturetest.Drawn(t)},
+		"signature": {signaturetest.Drawn(t)}, "token": {formToken(t, m.URL+"/book/riverside")},
 		// Markers a forged request might use to pass as a chat booking.
 		"source": {"chat"}, "booking_id": {"RIV_b_00"}, "_meta": {"chat"}, "state": {"reserved"},
 	}
@@ -51,7 +72,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 		t.Fatalf("form post = %d: %s", status, body)
 	}
 	list, _, err := runCmd(t, "staff", "list", "--data", m.Config.Store.DataDir)
-	if err != nil || !strings.Contains(list, ref[1]+"  riverside  double  2026-12-30  2027-01-01  requested  form") {
+	if err != nil || !strings.Contains(list, ref[1]+"  riverside  double  2026-12-30  2027-01-02  3       requested  form") {
 		t.Fatalf("staff list = %q, %v", list, err)
 	}
 	if after, _ := callTool(t, cs, "find_rooms", stay); text(after) != text(before) {
@@ -65,6 +86,16 @@ func TestBookingFormOverHTTP(t *testing.T) {
 		t.Fatalf("mails = %s", got)
 	}
 
+	// The same token again files nothing: it answers with the first.
+	status, body = postForm(t, m.URL+"/book/riverside", form, nil)
+	if again := sentRef.FindStringSubmatch(body); status != http.StatusOK || again == nil || again[1] != ref[1] || !strings.Contains(body, "it was not sent a second time") {
+		t.Fatalf("the form posted again = %d: %s", status, body)
+	}
+	if n := len(devMessages(t, m.URL)); n != 2 {
+		t.Fatalf("the form posted again sent mail: %d mails", n)
+	}
+
+	form.Set("token", formToken(t, m.URL+"/book/riverside"))
 	form.Del("signature")
 	form.Set("name", "Ada <b>Lovelace</b>")
 	status, body = postForm(t, m.URL+"/book/riverside", form, nil)
@@ -75,5 +106,40 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	status, _ = postForm(t, m.URL+"/book/riverside", form, map[string]string{"Origin": "https://evil.example"})
 	if status != http.StatusForbidden {
 		t.Fatalf("foreign origin = %d, want 403", status)
+	}
+}
+
+// TestBannerNamesThePeoplesPages: serve's start banner lists the guest
+// search, each property's booking form and the staff screen.
+func TestBannerNamesThePeoplesPages(t *testing.T) {
+	var out strings.Builder
+	m := &Main{Config: config.Demo(), Out: &out}
+	m.Config.Deployment.PublicURL = "http://127.0.0.1:8080"
+	m.URL = "http://127.0.0.1:8080"
+	m.printURLs()
+	for _, want := range []string{"/search", "Booking form, riverside:    http://127.0.0.1:8080/book/riverside", "Staff screen:               http://127.0.0.1:8080/staff/"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("banner lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestPolicyShowsTheOfficeHoursInForce: office hours saved on the staff
+// screen, a lunch break among them, are the ones the policy page states.
+func TestPolicyShowsTheOfficeHoursInForce(t *testing.T) {
+	m := startMain(t, "")
+	ctx := context.Background()
+	set, err := m.bookings.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := set.Group
+	g.OfficeHours.Fri = "08:00-12:00, 13:00-17:00"
+	if err := m.office.SaveGroupSettings(ctx, "olga", g); err != nil {
+		t.Fatal(err)
+	}
+	status, _, body := get(t, m.URL+"/policy", "", nil)
+	if status != http.StatusOK || !strings.Contains(body, "Friday 08:00-12:00, 13:00-17:00") || !strings.Contains(body, "Monday 08:00-18:00") {
+		t.Fatalf("policy = %d: %s", status, body)
 	}
 }

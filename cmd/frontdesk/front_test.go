@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +84,38 @@ func TestSecurityHeaders(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_properties","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if h.Get("Cache-Control") != "no-store" {
 		t.Errorf("MCP answer Cache-Control = %q, want no-store", h.Get("Cache-Control"))
+	}
+}
+
+// TestRedirectHeaders: a tracked-link redirect, through the whole front,
+// carries only the headers a bodiless 302 needs, none of the page
+// headers every other answer gets.
+func TestRedirectHeaders(t *testing.T) {
+	url := startServer(t, "")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		req, err := http.NewRequest(method, url+"/go/abcdefghijkl", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		status, h := resp.StatusCode, resp.Header
+		var names []string
+		for k := range h {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		want := []string{"Cache-Control", "Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
+		if method == http.MethodGet {
+			want = []string{"Cache-Control", "Content-Length", "Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
+		}
+		if status != http.StatusFound || !slices.Equal(names, want) || h.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s /go/ = %d with headers %v, want 302 with %v", method, status, h, want)
+		}
 	}
 }
 

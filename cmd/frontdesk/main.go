@@ -33,6 +33,7 @@ Usage:
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
+  frontdesk orp keys rotate|list [--config F] [--data DIR | --database URL]
   frontdesk backup FILE [--config F] [--data DIR]
   frontdesk restore FILE [--config F] [--data DIR]
   frontdesk refusals [--config F]
@@ -46,29 +47,35 @@ Every command answers --help; "frontdesk help COMMAND" shows the same.
 // commands describes each subcommand for its --help: what it does and its
 // arguments. The flags are listed from the command's own flag set.
 var commands = map[string]struct{ args, about string }{
-	"serve":           {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
-	"mcp":             {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
-	"init":            {"[--demo]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business."},
-	"check-config":    {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
-	"sweep":           {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
-	"version":         {"", "Prints the module version and the VCS revision the binary was built from."},
-	"staff":           {"ACTION …", "Staff work on the same store as serve: add-user, list, confirm, decline, cancel, complete, move.\nEach action answers --help."},
-	"staff add-user":  {"--username U [--password-file F] [--location SLUG…] [--role owner|clerk] [flags]", "Creates a staff login on the same store as serve. Without --password-file the password is asked for\n(without echo on a terminal; one line of standard input otherwise). A clerk works only at the\nlocations given; an owner sees every location."},
-	"staff list":      {"[--location SLUG] [--from DATE --to DATE] [--state S[,S…]] [flags]", "Lists reservations by arrival, with their state, source and what needs attention."},
-	"staff confirm":   {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Confirms a reservation; a form request takes its unit then. The guest is mailed."},
-	"staff decline":   {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Declines a reservation awaiting staff and frees what it holds. The guest is mailed."},
-	"staff cancel":    {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Cancels a reservation and frees its unit. The guest is mailed."},
-	"staff complete":  {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a stay or appointment as having taken place."},
-	"usp":             {"keys rotate|list [flags]", "The business's USP webhook signing keys, on the same store as serve. rotate adds a key that the\nprofile publishes at once and that signs after usp.key_lead_minutes; the key it replaces keeps\nverifying for usp.key_grace_days. list shows the published keys."},
-	"usp keys rotate": {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
-	"usp keys list":   {"[flags]", "Lists the USP signing keys the business profile publishes."},
-	"backup":          {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
-	"restore":         {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
-	"refusals":        {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
-	"forget":          {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
-	"registry-json":   {"[--name NS/NAME] [--version X.Y.Z] [--out FILE] [flags]", "Writes server.json for the MCP Registry: the hub at deployment.public_url (https) with the tools it\nlists, under the publisher-provided metadata. docs/listing.md says how to publish it."},
-	"staff move":      {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
-	"staff book":      {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
+	"serve":                {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
+	"mcp":                  {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
+	"init":                 {"[--demo]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business."},
+	"check-config":         {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
+	"sweep":                {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
+	"version":              {"", "Prints the module version and the VCS revision the binary was built from."},
+	"staff":                {"ACTION …", "Staff work on the same store as serve: add-user, users, remove-user, reset-password, list, book,\nconfirm, decline, cancel, complete, move. Each action answers --help."},
+	"staff users":          {"[flags]", "Lists the staff logins with their role, locations and whether they are disabled."},
+	"staff remove-user":    {"USERNAME [flags]", "Removes a staff login; its sessions end. The only enabled owner cannot be removed."},
+	"staff reset-password": {"USERNAME [--password-file F] [flags]", "Sets a new password for a staff login and ends its sessions. The password is read as add-user reads it."},
+	"staff add-user":       {"--username U [--password-file F] [--location SLUG…] [--role owner|clerk] [flags]", "Creates a staff login on the same store as serve. Without --password-file the password is asked for\n(without echo on a terminal; one line of standard input otherwise). A clerk works only at the\nlocations given; an owner sees every location."},
+	"staff list":           {"[--location SLUG] [--from DATE --to DATE] [--state S[,S…]] [flags]", "Lists reservations by arrival, with their state, source and what needs attention."},
+	"staff confirm":        {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Confirms a reservation; a form request takes its unit then. The guest is mailed."},
+	"staff decline":        {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Declines a reservation awaiting staff and frees what it holds. The guest is mailed."},
+	"staff cancel":         {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Cancels a reservation and frees its unit. The guest is mailed."},
+	"staff complete":       {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a stay or appointment as having taken place."},
+	"usp":                  {"keys rotate|list [flags] | platform add [flags] [--file PATH] <profile URI> | platform list [flags] | platform remove [flags] <profile URI>", "The business's USP webhook signing keys, on the same store as serve. rotate adds a key that the\nprofile publishes at once and that signs after usp.key_lead_minutes; the key it replaces keeps\nverifying for usp.key_grace_days. list shows the published keys.\nplatform add pins a platform profile: fetched once now (or read from --file), it is what calls\nnaming that URI are verified against, with no fetch, whether or not the platform's host is up.\nplatform list shows the pins; platform remove drops one."},
+	"usp keys rotate":      {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
+	"usp keys list":        {"[flags]", "Lists the USP signing keys the business profile publishes."},
+	"staff move":           {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
+	"staff book":           {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
+	"backup":               {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
+	"restore":              {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
+	"refusals":             {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},
+	"forget":               {"--email ADDRESS [--dry-run] [flags]", "Removes one guest's records: their past reservations keep dates and totals but lose name, address,\nphone and notes; intents, receipts, mail, cancellations, lookups and kept USP answers naming the\naddress are deleted. Refused while the guest has a stay still to happen. --dry-run lists and changes nothing."},
+	"registry-json":        {"[--name NS/NAME] [--version X.Y.Z] [--out FILE] [flags]", "Writes server.json for the MCP Registry: the hub at deployment.public_url (https) with the tools it\nlists, under the publisher-provided metadata. docs/listing.md says how to publish it."},
+	"orp":                  {"keys rotate|list [flags]", "The ORP host's Ed25519 signing keys, on the same store as serve. rotate adds a key that signs from\nthe next start of serve; every key stays published in the discovery document's keys, so what the\nolder keys signed still verifies. list shows the keys."},
+	"orp keys rotate":      {"[flags]", "Adds a new ORP host signing key; serve signs with it from its next start."},
+	"orp keys list":        {"[flags]", "Lists the ORP host's signing keys, newest first."},
 }
 
 func main() {
@@ -161,6 +168,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runStaff(ctx, args, stdin, stdout, stderr)
 	case "usp":
 		return runUSP(ctx, args, stdout, stderr)
+	case "orp":
+		return runORP(ctx, args, stdout, stderr)
 	case "backup":
 		return runBackup(ctx, args, stdout, stderr)
 	case "restore":

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,21 +16,23 @@ import (
 
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/orp"
+	"frontdesk/web"
 )
 
 // orpSuites are the conformance levels whose suites this package runs
 // and passes in CI: TestORP_L0 (L0-SCHEMA, L0-HASH, L0-IDEMPOTENT,
 // L0-REPLAY, L0-STALE), TestORP_L1 (C1, C2 and the four L1 tests of
 // §17), each on SQLite and PostgreSQL over HTTP and through /orp/mcp in
-// TestORP_MCPSuite, and TestORP_L3 (L3-KINDS, L3-NEGOTIATE, L3-SPACE,
+// TestORP_MCPSuite, TestORP_L2 (the six L2 cases of §17) over HTTP, and
+// TestORP_L3 (L3-KINDS, L3-NEGOTIATE, L3-SPACE,
 // L3-DISPUTE, L3-REPUTATION, L3-PAYOUT) over HTTP on both engines and
 // through /orp/mcp.
 // TestORPSuitesExist fails when a level is listed without its suite.
-var orpSuites = []string{"L0", "L1", "L3"}
+var orpSuites = []string{"L0", "L1", "L2", "L3"}
 
 // orpLevels are the levels the discovery document claims. Each level
 // includes the ones below it (§17), so a level is claimed only when its
-// suite and every lower one pass: L3 waits for the L2 suite.
+// suite and every lower one pass.
 var orpLevels = claimedLevels(orpSuites)
 
 func claimedLevels(suites []string) []string {
@@ -49,12 +52,14 @@ type orpState struct {
 }
 
 // newORPHost builds the host on the opened store; origin is the public
-// origin every ORP URL derives from.
-func (m *Main) newORPHost(origin string) (*orp.Host, error) {
+// origin every ORP URL derives from. The host signs with the key ring in
+// the store, created on first start.
+func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error) {
 	origin = strings.TrimSuffix(origin, "/")
-	random := m.Rand
-	if random == nil {
-		random = rand.Reader
+	random := m.random()
+	signer, err := orp.OpenSigner(ctx, m.store, m.Clock.Now(), random)
+	if err != nil {
+		return nil, err
 	}
 	name := m.Config.ORP.Name
 	if name == "" {
@@ -76,7 +81,20 @@ func (m *Main) newORPHost(origin string) (*orp.Host, error) {
 		MaxReport:       m.Config.ORP.MaxReportMinor,
 		ProviderSecrets: map[string]string{"stripe": m.Config.ORP.StripeWebhookSecret},
 		ResolverToken:   m.Config.ORP.ResolverToken,
+		Signer:          signer,
+		Claims:          m.Config.ORP.ClaimsCheck,
+		FetchPrivate:    m.Config.ORP.FetchPrivateAddresses,
+		Witnesses:       m.Config.ORP.Witnesses,
 	})
+}
+
+// random is the process's random source: crypto/rand unless a test set
+// its own.
+func (m *Main) random() io.Reader {
+	if m.Rand == nil {
+		return rand.Reader
+	}
+	return m.Rand
 }
 
 // ownerSites are the domains any deal's tracked links may send browsers
@@ -93,6 +111,72 @@ func (m *Main) ownerSites(origin string) []string {
 		sites = append(sites, strings.ToLower(u.Hostname()))
 	}
 	return sites
+}
+
+// listReferralOffer lists the business's own standing offer when the
+// config asks for one (orp.referral_bps): a tracked link to the first
+// location's booking form, paying that share of each booking it brings,
+// reported by the business (attestation). The form is on the public
+// origin when that is a domain, else on the location's own domain.
+func (m *Main) listReferralOffer(ctx context.Context, h *orp.Host) error {
+	return m.listReferral(ctx, h, m.Config.ORP.ReferralBps)
+}
+
+// listReferral lists the business's referral offer paying bps basis
+// points; the staff screen's partner page calls it too.
+func (m *Main) listReferral(ctx context.Context, h *orp.Host, bps int) error {
+	if bps == 0 || len(m.Config.Locations) == 0 {
+		return nil
+	}
+	l := m.Config.Locations[0]
+	base := strings.TrimSuffix(m.URL, "/")
+	if m.Config.Deployment.PublicURL != "" {
+		base = strings.TrimSuffix(m.Config.Deployment.PublicURL, "/")
+	}
+	if u, err := url.Parse(base); err != nil || net.ParseIP(u.Hostname()) != nil || !strings.Contains(u.Hostname(), ".") || u.Port() != "" {
+		if l.Domain == "" {
+			return nil
+		}
+		base = "https://" + strings.ToLower(l.Domain)
+	}
+	terms := map[string]any{
+		"title": fmt.Sprintf("%s: %d.%02d%% of each booking you refer", m.Config.Business.Name, bps/100, bps%100),
+		"kind":  "affiliate", "categories": []string{"travel.lodging"},
+		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
+		"obligations": []any{
+			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true},
+				"destination": base + "/book/" + l.Slug, "proof": []string{"link"}},
+			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": bps,
+				"window": "P30D", "rail": "manual", "proof": []string{"attestation"}},
+		},
+	}
+	body, err := json.Marshal(map[string]any{"terms": terms})
+	if err != nil {
+		return err
+	}
+	_, err = h.ListBusinessOffer(ctx, body)
+	return err
+}
+
+// partnerOffers gives the staff screen the business's standing offers.
+type partnerOffers struct{ m *Main }
+
+var _ web.PartnerOffers = partnerOffers{}
+
+func (p partnerOffers) Offers(ctx context.Context) ([]web.PartnerOffer, error) {
+	listed, err := p.m.orp.host.BusinessOffers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.PartnerOffer, 0, len(listed))
+	for _, l := range listed {
+		out = append(out, web.PartnerOffer{ID: l.ID, Title: l.Title, Status: l.Status})
+	}
+	return out, nil
+}
+
+func (p partnerOffers) ListReferral(ctx context.Context, bps int) error {
+	return p.m.listReferral(ctx, p.m.orp.host, bps)
 }
 
 // orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message
@@ -121,6 +205,9 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 	h.Start()
 	if err := h.RecordOrigin(ctx); err != nil {
 		m.Logger.Error("orp record origin", "err", err)
+	}
+	if err := m.listReferralOffer(ctx, h); err != nil {
+		m.Logger.Error("orp list referral offer", "err", err)
 	}
 	every := time.Duration(m.Config.ORP.SweepMinutes) * time.Minute
 	if every == 0 {
@@ -157,7 +244,7 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		} else if stored != "" && !configured {
 			origin = stored
 		}
-		h, err := m.newORPHost(origin)
+		h, err := m.newORPHost(ctx, origin)
 		if err != nil {
 			return err
 		}

@@ -156,8 +156,8 @@ func TestORP_ValidHandledMessages(t *testing.T) {
 
 			code, m = s.send(other, s.msg(other, "discover", nil, map[string]any{"want": "offers", "context": map[string]any{"text": "productivity notes software"}}))
 			items, _ := obody(m)["items"].([]any)
-			if code != 200 || m["type"] != "results" || len(items) != 1 || items[0].(map[string]any)["offer"].(map[string]any)["id"] != offer {
-				t.Fatalf("discover offers = %d %v, want the listed offer", code, m)
+			if code != 200 || m["type"] != "results" || len(items) == 0 || items[0].(map[string]any)["offer"].(map[string]any)["id"] != offer {
+				t.Fatalf("discover offers = %d %v, want the listed offer first", code, m)
 			}
 			code, m = s.send(other, s.msg(other, "discover", nil, map[string]any{"want": "spaces", "context": map[string]any{"text": "tools newsletter"}}))
 			items, _ = obody(m)["items"].([]any)

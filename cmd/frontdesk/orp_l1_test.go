@@ -275,6 +275,38 @@ func runL1(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 		}
 	})
 
+	// C2 on the demo as shipped: nothing listed by a test, only the
+	// business's own referral offer (orp.referral_bps in the demo config).
+	t.Run("C2-NO-EMAIL-NO-SIGNUP-DEMO", func(t *testing.T) {
+		s := start(t)
+		status, b, me := s.suggest(`{"text":"A weekend by the river: where we stayed and what we booked","join":{}}`)
+		if status != 200 || me == nil {
+			t.Fatalf("suggest = %d %s", status, b)
+		}
+		var sug struct {
+			Items []struct {
+				Offer struct {
+					ID        string          `json:"id"`
+					TermsHash string          `json:"terms_hash"`
+					Terms     json.RawMessage `json:"terms"`
+				} `json:"offer"`
+				Pitch string `json:"pitch"`
+			} `json:"items"`
+		}
+		json.Unmarshal(b, &sug)
+		if len(sug.Items) != 1 || sug.Items[0].Pitch == "" || !strings.Contains(string(sug.Items[0].Offer.Terms), "/book/riverside") {
+			t.Fatalf("suggest on the demo = %s, want the business's referral offer", b)
+		}
+		code, m := s.send(me, s.msg(me, "accept", nil, map[string]any{"offer": sug.Items[0].Offer.ID, "terms_hash": sug.Items[0].Offer.TermsHash}))
+		w, _ := obody(m)["waiting"].(map[string]any)
+		if code != 200 || obody(m)["state"] != "awaiting" || w == nil || !strings.HasPrefix(w["url"].(string), s.url+"/approve/") {
+			t.Fatalf("accept = %d %v", code, m)
+		}
+		if strings.Contains(strings.ToLower(string(b)+string(mustJSON(m))), "email") {
+			t.Fatal("a step mentions email")
+		}
+	})
+
 	t.Run("L1-PLAIN-AFTER-REVOKE", func(t *testing.T) {
 		s := start(t)
 		maker, pub, deal, link := s.activeDeal()

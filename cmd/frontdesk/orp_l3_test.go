@@ -343,11 +343,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 			t.Fatalf("join = %d", resp.StatusCode)
 		}
 		pub := &orpParty{id: j.Party, token: j.Token}
-		claim := j.Claim[strings.LastIndex(j.Claim, "/")+1:]
-		form := url.Values{"claim": {claim}, "confirm": {"yes"}}
-		if resp, _ := s.do("POST", j.Claim, "", []byte(form.Encode()), map[string]string{"Content-Type": "application/x-www-form-urlencoded"}); resp.StatusCode != 200 {
-			t.Fatalf("claim = %d", resp.StatusCode)
-		}
+		s.claimByMail(joined{Party: j.Party, Claim: j.Claim, Token: j.Token}, "publisher@example.org")
 		m1, m2 := s.join("{}"), s.join("{}")
 		_, active := s.l3Deal(m1, pub, e2eTerms)
 		s.click("GET", trackedLink(active, "place"), human)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -241,5 +243,68 @@ func TestORP_MCP(t *testing.T) {
 	resp, _ := s.do("POST", "/orp/mcp", "", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), map[string]string{"Origin": "https://evil.example"})
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("foreign origin = %d", resp.StatusCode)
+	}
+}
+
+// rpc posts one JSON-RPC message to /orp/mcp in session (none when "")
+// and returns the status, the session id the answer names and the
+// message it carries, read from a JSON or event-stream answer.
+func rpc(t *testing.T, url, session, body string) (int, string, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+"/orp/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimPrefix(line, "data: ")
+		if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &m) == nil {
+			break
+		}
+	}
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), m
+}
+
+// TestORP_MCPJoinSurvivesRestart: a session that called orp_join keeps
+// acting as its party after the server restarts (§4.3): its old
+// Mcp-Session-Id answered 404 before. A session id that never joined is
+// still refused.
+func TestORP_MCPJoinSurvivesRestart(t *testing.T) {
+	clk := clock.NewFixed(time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC))
+	dir := t.TempDir()
+	s := startORP(t, dir, "", clk)
+	code, session, _ := rpc(t, s.url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"restart","version":"1"}}}`)
+	if code != 200 || session == "" {
+		t.Fatalf("initialize = %d, session %q", code, session)
+	}
+	rpc(t, s.url, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	_, _, joined := rpc(t, s.url, session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"orp_join","arguments":{}}}`)
+	party, _ := joined["result"].(map[string]any)["structuredContent"].(map[string]any)["party"].(string)
+	if party == "" {
+		t.Fatalf("orp_join = %v", joined)
+	}
+	s.stop()
+	s = startORPAt(t, dir, "", clk, strings.TrimPrefix(s.url, "http://"))
+	defer s.stop()
+	hello := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"orp_send","arguments":{"message":{"orp":"0.3","type":"hello","id":"m_restart_01","ts":"2026-10-21T09:00:00Z","from":%q,"body":{"versions":["0.3"]}}}}}`, party)
+	code, _, m := rpc(t, s.url, session, hello)
+	res, _ := m["result"].(map[string]any)
+	if code != 200 || res == nil || res["isError"] == true {
+		t.Fatalf("orp_send in the joined session after a restart = %d %v", code, m)
+	}
+	if got := res["structuredContent"].(map[string]any)["body"].(map[string]any)["party"]; got != party {
+		t.Fatalf("hello party = %v, want %s", got, party)
+	}
+	if code, _, _ := rpc(t, s.url, "never-joined-session", hello); code != 404 {
+		t.Fatalf("unknown session = %d, want 404", code)
 	}
 }

@@ -86,8 +86,11 @@ func (m *Main) routes() http.Handler {
 	handle("GET /privacy", pages, true, http.HandlerFunc(site.Privacy))
 	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
+	handle("GET /search", pages, true, http.HandlerFunc(site.Search))
 	handle("GET /book/{slug}", pages, true, http.HandlerFunc(site.Book))
 	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
+	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
+	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
 		handle(r.Pattern, pages, true, r.Handler)
@@ -104,7 +107,8 @@ func (m *Main) routes() http.Handler {
 	// The ORP host: its HTTP binding, with discovery, suggest and join open
 	// to pages of any origin (§4.2), and its MCP binding.
 	if m.orp != nil {
-		srv := &orphttp.Server{Host: m.orp.host, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name, Nav: m.nav()}
+		srv := &orphttp.Server{Host: m.orp.host, Logger: m.Logger.With("component", "orphttp"), TermsOperator: m.Config.Business.Name, Nav: m.nav(),
+			Mail: m.mailer, MailFrom: m.Config.Mail.From}
 		crossOrigin := map[string]bool{
 			"GET /.well-known/orp.json": true, "OPTIONS /.well-known/orp.json": true,
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
@@ -120,8 +124,10 @@ func (m *Main) routes() http.Handler {
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
 		// decodes them.
+		// A session that joined keeps acting as its party across a
+		// restart: the host keeps the join in its store (§4.3).
 		orpMCP := mcpfront.Handler(orpmcp.New(m.orp.host, opts), mcpfront.HTTPOptions{
-			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger,
+			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Resume: m.orp.host.SessionJoined,
 		})
 		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
 	}
@@ -132,7 +138,7 @@ func (m *Main) routes() http.Handler {
 		rest := (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes()
 		handle("GET "+usp.ProfilePath, pages, false, rest)
 		handle(usp.RESTPath+"/", pages, false, rest)
-		handleMCP(usp.MCPPath, mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))
+		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks})))
 	}
 	return m.front(mux)
 }

@@ -38,7 +38,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			w = stderr
 		}
 		fmt.Fprintf(w, "Usage: frontdesk staff %s\n\n%s\n\nActions:\n", commands["staff"].args, commands["staff"].about)
-		for _, a := range []string{"add-user", "list", "book", "confirm", "decline", "cancel", "complete", "move"} {
+		for _, a := range []string{"add-user", "users", "remove-user", "reset-password", "list", "book", "confirm", "decline", "cancel", "complete", "move"} {
 			fmt.Fprintf(w, "  frontdesk staff %s %s\n", a, commands["staff "+a].args)
 		}
 		if len(args) == 0 {
@@ -51,6 +51,12 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	switch to, isDecision := staffActions[action]; {
 	case action == "add-user":
 		return runStaffAddUser(ctx, args, stdin, stdout, stderr)
+	case action == "users":
+		return runStaffUsers(ctx, args, stdout, stderr)
+	case action == "remove-user":
+		return runStaffRemoveUser(ctx, args, stdout, stderr)
+	case action == "reset-password":
+		return runStaffResetPassword(ctx, args, stdin, stdout, stderr)
 	case action == "list":
 		return runStaffList(ctx, args, stdout, stderr)
 	case action == "book":
@@ -211,14 +217,20 @@ func stateNames() string {
 // listReservations prints every reservation matching f, page by page.
 func listReservations(ctx context.Context, b *booking.Service, f store.ReservationFilter, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REFERENCE\tLOCATION\tUNIT\tFROM\tTO\tSTATE\tSOURCE\tATTENTION")
+	fmt.Fprintln(tw, "REFERENCE\tLOCATION\tUNIT\tARRIVAL\tDEPARTURE\tNIGHTS\tSTATE\tSOURCE\tATTENTION")
 	for {
 		page, err := b.Reservations(ctx, f)
 		if err != nil {
 			return err
 		}
 		for _, r := range page {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Reference, r.Location, r.Unit, r.FirstSlot(), r.LastSlot(), r.State, r.Source, r.Attention)
+			// A stay of nights shows its departure, the day after its last
+			// night; a timed booking its start and its slot count.
+			arrival, departure, nights := r.FirstSlot(), "-", fmt.Sprint(len(r.Slots))
+			if in, out, err := r.Stay(); err == nil {
+				arrival, departure = in.String(), out.String()
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Reference, r.Location, r.Unit, arrival, departure, nights, r.State, r.Source, r.Attention)
 		}
 		if len(page) < f.Limit {
 			break

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -28,15 +27,8 @@ func TestStaffScreenInABrowser(t *testing.T) {
 			text := func(sel string) string { return browsertest.Get(t, ctx, chromedp.Text(sel)) }
 			// The sign-in page is opened by its own address: the redirect
 			// to it from a staff page is checked over HTTP.
-			signIn := func(user, next string) {
-				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signin?next="+url.QueryEscape(next)), chromedp.WaitVisible("#username"),
-					chromedp.SendKeys("#username", user), chromedp.SendKeys("#password", staffPassword))
-				browsertest.Submit(t, ctx, `button[type="submit"]`)
-			}
-			signOut := func() {
-				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/signout"), chromedp.WaitVisible(`button[type="submit"]`))
-				browsertest.Submit(t, ctx, `button[type="submit"]`)
-			}
+			signIn := func(user, next string) { staffSignIn(t, ctx, m, user, staffPassword, next) }
+			signOut := func() { staffSignOut(t, ctx, m) }
 			fits := func(page string) {
 				if browsertest.Get(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)) {
 					t.Errorf("%s is wider than a %d-pixel screen", page, width)

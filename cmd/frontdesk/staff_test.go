@@ -23,7 +23,7 @@ func TestStaffCommands(t *testing.T) {
 	data := m.Config.Store.DataDir
 
 	list, _, err := runCmd(t, "staff", "list", "--data", data, "--location", "riverside", "--state", "reserved", "--from", "2026-12-01", "--to", "2027-01-01")
-	if err != nil || !strings.Contains(list, ref+"  riverside  double  2026-12-30  2027-01-01  reserved  chat") {
+	if err != nil || !strings.Contains(list, ref+"  riverside  double  2026-12-30  2027-01-02  3       reserved  chat") {
 		t.Fatalf("staff list = %q, %v", list, err)
 	}
 	got, _, err := runCmd(t, "staff", "confirm", strings.ToLower(ref), "--data", data, "--by", "ann")

@@ -65,7 +65,7 @@ func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
 // TestStaffConfirmOfAUSPHoldIsRefused: a platform's hold is not awaiting
 // staff; `frontdesk staff confirm` on its reference is refused with the
 // desk's reason and the hold stays a hold, which the platform can still
-// convert.
+// convert (into a confirmed booking, the shuttle being auto).
 func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
 	m, platform := startUSPDemo(t, "")
 	_, _, body := post(t, m.URL+"/usp/availability/query", nil, `{"service_id":"svc_airport_shuttle","start_date":"2026-12-02","end_date":"2026-12-02"}`)
@@ -91,7 +91,8 @@ func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
 	}
 	status, _, body = post(t, m.URL+"/usp/bookings", platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"hold_id":%q,
 		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, slot, holdID))
-	if status != 201 || decodeJSON(t, body)["booking"].(map[string]any)["status"] != "pending" {
+	// The shuttle is confirmation_mode auto: the conversion confirms it.
+	if status != 201 || decodeJSON(t, body)["booking"].(map[string]any)["status"] != "confirmed" {
 		t.Fatalf("converting the hold after staff tried: %d %s", status, body)
 	}
 }

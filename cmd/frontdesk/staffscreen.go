@@ -11,10 +11,15 @@ import (
 // staffScreen builds the staff screen on this process's store, clock and
 // booking core.
 func (m *Main) staffScreen() *web.StaffScreen {
-	return &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"),
-		Logins: &lazyLogins{open: func() (*staff.Service, error) {
-			return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
-		}}}
+	var partners web.PartnerOffers
+	if m.orp != nil {
+		partners = partnerOffers{m}
+	}
+	logins := &lazyLogins{open: func() (*staff.Service, error) {
+		return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
+	}}
+	return &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
+		Logins: logins, Admin: lazyAdmin{logins}, Clock: m.Clock}
 }
 
 // lazyLogins opens the staff logins on the first staff request: opening
@@ -27,7 +32,10 @@ type lazyLogins struct {
 	err  error
 }
 
-var _ web.Logins = (*lazyLogins)(nil)
+var (
+	_ web.Logins = (*lazyLogins)(nil)
+	_ web.Admin  = lazyAdmin{}
+)
 
 func (l *lazyLogins) get() (*staff.Service, error) {
 	l.once.Do(func() { l.svc, l.err = l.open() })
@@ -56,4 +64,46 @@ func (l *lazyLogins) SignOut(ctx context.Context, token string) error {
 		return err
 	}
 	return svc.SignOut(ctx, token)
+}
+
+// lazyAdmin is the users page's view of the same lazily opened logins.
+type lazyAdmin struct{ l *lazyLogins }
+
+// call runs f on the logins once they are open.
+func call[T any](a lazyAdmin, f func(*staff.Service) (T, error)) (T, error) {
+	svc, err := a.l.get()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return f(svc)
+}
+
+func (a lazyAdmin) HasUsers(ctx context.Context) (bool, error) {
+	return call(a, func(s *staff.Service) (bool, error) { return s.HasUsers(ctx) })
+}
+
+func (a lazyAdmin) Users(ctx context.Context) ([]staff.User, error) {
+	return call(a, func(s *staff.Service) ([]staff.User, error) { return s.Users(ctx) })
+}
+
+func (a lazyAdmin) AddUser(ctx context.Context, username, password string, role staff.Role, locations []string) (staff.User, error) {
+	return call(a, func(s *staff.Service) (staff.User, error) { return s.AddUser(ctx, username, password, role, locations) })
+}
+
+func (a lazyAdmin) SetScope(ctx context.Context, username string, role staff.Role, locations []string) (staff.User, error) {
+	return call(a, func(s *staff.Service) (staff.User, error) { return s.SetScope(ctx, username, role, locations) })
+}
+
+func (a lazyAdmin) SetDisabled(ctx context.Context, username string, disabled bool) (staff.User, error) {
+	return call(a, func(s *staff.Service) (staff.User, error) { return s.SetDisabled(ctx, username, disabled) })
+}
+
+func (a lazyAdmin) ResetPassword(ctx context.Context, username, password string) (staff.User, error) {
+	return call(a, func(s *staff.Service) (staff.User, error) { return s.ResetPassword(ctx, username, password) })
+}
+
+func (a lazyAdmin) RemoveUser(ctx context.Context, username string) error {
+	_, err := call(a, func(s *staff.Service) (struct{}, error) { return struct{}{}, s.RemoveUser(ctx, username) })
+	return err
 }

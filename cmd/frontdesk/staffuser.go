@@ -9,9 +9,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
+	"time"
 
 	"golang.org/x/term"
 
+	"frontdesk/config"
 	"frontdesk/staff"
 )
 
@@ -44,33 +47,139 @@ func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout
 	if *username == "" {
 		return errors.New("staff add-user: --username is required")
 	}
-	c := m.Config
-	password, err := readPassword(*passwordFile, stdin, stderr)
+	password, svc, done, err := passwordAndLogins(ctx, m.Config, *passwordFile, stdin, stderr)
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, c.Store)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc, err := staff.New(st, c, staff.Options{})
-	if err != nil {
-		return err
-	}
+	defer done()
 	u, err := svc.AddUser(ctx, *username, password, staff.Role(*role), locations)
 	if err != nil {
-		var e *staff.Error
-		if errors.As(err, &e) && e.Code != staff.CodeInternal {
-			return fmt.Errorf("staff add-user: %s", e.Message)
-		}
+		return staffFailure("staff add-user", err)
+	}
+	fmt.Fprintf(stdout, "added %s %s (%s)\n", u.Role, u.Username, scopeWords(u))
+	return nil
+}
+
+// openLogins opens the store of c and the logins in it; done closes the
+// store.
+func openLogins(ctx context.Context, c config.Config) (svc *staff.Service, done func(), err error) {
+	st, err := openStore(ctx, c.Store)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err = staff.New(st, c, staff.Options{})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return svc, func() { st.Close() }, nil
+}
+
+// passwordAndLogins reads a password as readPassword does, then opens
+// the logins, for the commands that set one.
+func passwordAndLogins(ctx context.Context, c config.Config, file string, stdin io.Reader, stderr io.Writer) (string, *staff.Service, func(), error) {
+	password, err := readPassword(file, stdin, stderr)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	svc, done, err := openLogins(ctx, c)
+	return password, svc, done, err
+}
+
+// staffFailure words a refusal of the staff package for the command
+// line; storage trouble passes as it is.
+func staffFailure(cmd string, err error) error {
+	if e, ok := errors.AsType[*staff.Error](err); ok && e.Code != staff.CodeInternal {
+		return fmt.Errorf("%s: %s", cmd, e.Message)
+	}
+	return err
+}
+
+func scopeWords(u staff.User) string {
+	if u.Role == staff.Clerk {
+		return strings.Join(u.Locations, ", ")
+	}
+	return "every location"
+}
+
+// runStaffUsers is `frontdesk staff users`: every login, its role, scope
+// and whether it is disabled.
+func runStaffUsers(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	m, fs, err := newMainWith("staff users", args, stdout, stderr, nil)
+	if err != nil {
+		return ignoreHelp(err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("staff users: unexpected argument %q", fs.Arg(0))
+	}
+	svc, done, err := openLogins(ctx, m.Config)
+	if err != nil {
 		return err
 	}
-	scope := "every location"
-	if u.Role == staff.Clerk {
-		scope = strings.Join(u.Locations, ", ")
+	defer done()
+	users, err := svc.Users(ctx)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "added %s %s (%s)\n", u.Role, u.Username, scope)
+	if len(users) == 0 {
+		fmt.Fprintln(stdout, "no logins yet: add the first with frontdesk staff add-user --username NAME --role owner")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "USERNAME\tROLE\tLOCATIONS\tSTATE\tCREATED")
+	for _, u := range users {
+		state := "enabled"
+		if u.Disabled {
+			state = "disabled"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Username, u.Role, scopeWords(u), state, u.CreatedAt.UTC().Format(time.DateOnly))
+	}
+	return tw.Flush()
+}
+
+// runStaffRemoveUser is `frontdesk staff remove-user USERNAME`.
+func runStaffRemoveUser(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	m, fs, err := newMainWith("staff remove-user", args, stdout, stderr, nil)
+	if err != nil {
+		return ignoreHelp(err)
+	}
+	if fs.NArg() != 1 {
+		return errors.New("staff remove-user: give one username (see frontdesk staff remove-user --help)")
+	}
+	svc, done, err := openLogins(ctx, m.Config)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := svc.RemoveUser(ctx, fs.Arg(0)); err != nil {
+		return staffFailure("staff remove-user", err)
+	}
+	fmt.Fprintf(stdout, "removed %s; their sessions ended\n", fs.Arg(0))
+	return nil
+}
+
+// runStaffResetPassword is `frontdesk staff reset-password USERNAME`,
+// with the password read as add-user reads it.
+func runStaffResetPassword(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var passwordFile *string
+	m, fs, err := newMainWith("staff reset-password", args, stdout, stderr, func(fs *flag.FlagSet) {
+		passwordFile = fs.String("password-file", "", "file whose first line is the new password; without it, the password is asked for")
+	})
+	if err != nil {
+		return ignoreHelp(err)
+	}
+	if fs.NArg() != 1 {
+		return errors.New("staff reset-password: give one username (see frontdesk staff reset-password --help)")
+	}
+	password, svc, done, err := passwordAndLogins(ctx, m.Config, *passwordFile, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := svc.ResetPassword(ctx, fs.Arg(0), password); err != nil {
+		return staffFailure("staff reset-password", err)
+	}
+	fmt.Fprintf(stdout, "new password set for %s; their sessions ended\n", fs.Arg(0))
 	return nil
 }
 

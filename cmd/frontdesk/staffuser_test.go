@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +64,59 @@ func TestStaffAddUser(t *testing.T) {
 	u, err := svc.User(context.Background(), "ann")
 	if staff.ErrorCode(err) != staff.CodeDenied {
 		t.Fatalf("a refused user was stored: %+v %v", u, err)
+	}
+}
+
+// TestStaffUserCommands lists, resets and removes logins from the
+// command line: the list shows role, scope and state; a reset password
+// signs in and the old one does not; the only owner cannot be removed.
+func TestStaffUserCommands(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := runCmd(t, "staff", "users", "--data", dir)
+	if err != nil || !strings.Contains(out, "no logins yet: add the first with frontdesk staff add-user") {
+		t.Fatalf("users on a fresh store = %q, %v", out, err)
+	}
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pwFile, []byte("correct horse battery\n"), 0o600)
+	for _, args := range [][]string{{"--username", "olga", "--role", "owner"}, {"--username", "carl", "--location", "oldtown"}} {
+		if _, _, err := runCmd(t, append([]string{"staff", "add-user", "--password-file", pwFile, "--data", dir}, args...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err = runCmd(t, "staff", "users", "--data", dir)
+	want := "USERNAME  ROLE   LOCATIONS       STATE    CREATED\ncarl      clerk  oldtown         enabled  "
+	if err != nil || !strings.HasPrefix(out, want) || !strings.Contains(out, "\nolga      owner  every location  enabled  ") {
+		t.Fatalf("users = %q, %v", out, err)
+	}
+	var stdout bytes.Buffer
+	err = run(context.Background(), []string{"staff", "reset-password", "carl", "--data", dir}, strings.NewReader("a brand new password\n"), &stdout, io.Discard)
+	if err != nil || stdout.String() != "new password set for carl; their sessions ended\n" {
+		t.Fatalf("reset-password = %q, %v", stdout.String(), err)
+	}
+	if _, _, err := runCmd(t, "staff", "reset-password", "nobody", "--password-file", pwFile, "--data", dir); err == nil || !strings.Contains(err.Error(), `no user "nobody"`) {
+		t.Fatalf("reset-password of nobody = %v", err)
+	}
+	c := config.Demo()
+	c.Store.DataDir = dir
+	svc, done, err := openLogins(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.SignIn(context.Background(), "carl", "correct horse battery", "127.0.0.1"); err == nil {
+		t.Fatal("the old password still signs in")
+	}
+	if _, _, err := svc.SignIn(context.Background(), "carl", "a brand new password", "127.0.0.1"); err != nil {
+		t.Fatalf("the new password: %v", err)
+	}
+	done()
+	if _, _, err := runCmd(t, "staff", "remove-user", "olga", "--data", dir); err == nil || !strings.Contains(err.Error(), "olga is the only enabled owner") {
+		t.Fatalf("removing the only owner = %v", err)
+	}
+	out, _, err = runCmd(t, "staff", "remove-user", "carl", "--data", dir)
+	if err != nil || out != "removed carl; their sessions ended\n" {
+		t.Fatalf("remove-user = %q, %v", out, err)
+	}
+	if out, _, _ := runCmd(t, "staff", "users", "--data", dir); strings.Contains(out, "carl") {
+		t.Fatalf("carl is still listed: %q", out)
 	}
 }

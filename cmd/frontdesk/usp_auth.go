@@ -39,7 +39,11 @@ func (m *Main) uspAuth(ctx context.Context, opts *usp.Options) error {
 	if opts.Profiles == nil {
 		// One fetcher for negotiation and signature keys, so a profile
 		// is fetched once for both.
-		opts.Profiles = usp.ConfiguredProfiles(m.Config.USP, m.Clock, opts.ProfileRootCAs)
+		p, err := usp.ConfiguredProfiles(m.Config.USP, m.Clock, opts.ProfileRootCAs, m.store)
+		if err != nil {
+			return err
+		}
+		opts.Profiles = p
 	}
 	chain := usp.Chain{
 		creds,

@@ -76,8 +76,10 @@ func decodeJSON(t testing.TB, body string) map[string]any {
 
 // TestUSPBlackBox is the check of issue 11 against the running demo: a
 // platform reads the profile, lists services, queries 14 days of shuttle
-// slots, holds one and books it with its API key; the booking is pending
-// until `frontdesk staff confirm`; it is rescheduled and cancelled; and a
+// slots, holds one and books it with its API key; the shuttle being
+// confirmation_mode auto, the booking is confirmed in that call, while a
+// room's stays pending until `frontdesk staff confirm`; the shuttle
+// booking is rescheduled and cancelled; and a
 // room the chat booking tools just took cannot be booked over USP.
 func TestUSPBlackBox(t *testing.T) {
 	m, platform := startUSPDemo(t, "")
@@ -119,20 +121,28 @@ func TestUSPBlackBox(t *testing.T) {
 		}
 		return decodeJSON(t, body)["booking"].(map[string]any)
 	}
-	if b := get(); b["status"] != "pending" {
+	// The shuttle is confirmation_mode auto: booked and confirmed in one
+	// call; staff see it confirmed, labelled with the platform.
+	if b := get(); b["status"] != "confirmed" || b["confirmation_mode"] != "auto" {
 		t.Fatalf("booked: %v", b)
 	}
-	// Staff see it labelled with the platform, and confirm it.
 	data := m.Config.Store.DataDir
-	list, _, err := runCmd(t, "staff", "list", "--data", data, "--state", "reserved")
+	list, _, err := runCmd(t, "staff", "list", "--data", data, "--state", "confirmed")
 	if err != nil || !strings.Contains(list, ref) || !strings.Contains(list, "usp:demo-platform") {
 		t.Fatalf("staff list = %q, %v", list, err)
 	}
-	if out, _, err := runCmd(t, "staff", "confirm", ref, "--data", data, "--by", "ann"); err != nil || !strings.HasPrefix(out, ref+" is confirmed") {
-		t.Fatalf("staff confirm = %q, %v", out, err)
+	// A room is manual: pending until `frontdesk staff confirm`.
+	status, _, body = post(t, url+"/usp/bookings", platform, `{"service_id":"svc_riverside_double","slot_id":"slot_riverside_double_20261210T2200Z",
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`)
+	if status != 201 {
+		t.Fatalf("room booking: %d %s", status, body)
 	}
-	if b := get(); b["status"] != "confirmed" {
-		t.Fatalf("after staff confirm: %v", b)
+	room := decodeJSON(t, body)["booking"].(map[string]any)
+	if room["status"] != "pending" || room["confirmation_mode"] != "manual" {
+		t.Fatalf("room booked: %v", room)
+	}
+	if out, _, err := runCmd(t, "staff", "confirm", room["id"].(string), "--data", data, "--by", "ann"); err != nil || !strings.HasPrefix(out, room["id"].(string)+" is confirmed") {
+		t.Fatalf("staff confirm = %q, %v", out, err)
 	}
 	status, _, body = post(t, url+"/usp/bookings/"+ref+"/reschedule", platform, fmt.Sprintf(`{"slot_id":%q}`, second))
 	if status != 200 || decodeJSON(t, body)["booking"].(map[string]any)["slot"].(map[string]any)["id"] != second {

@@ -77,16 +77,19 @@ func (m *Main) refreshKeysJob() job {
 	return job{name: "usp signing keys refresh", every: keysRefreshEvery, run: m.publishKeys}
 }
 
-// runUSP is `frontdesk usp`: the business's USP signing keys, on the same
-// store as serve.
+// runUSP is `frontdesk usp`: the business's USP signing keys and the
+// pinned platform profiles, on the same store as serve.
 func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "platform" {
+		return runUSPPlatform(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) < 2 || args[0] != "keys" || (args[1] != "rotate" && args[1] != "list") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintf(stdout, "Usage: frontdesk usp %s\n\n%s\n", commands["usp"].args, commands["usp"].about)
 			return nil
 		}
 		fmt.Fprintf(stderr, "Usage: frontdesk usp %s\n", commands["usp"].args)
-		return errors.New("usp: give \"keys rotate\" or \"keys list\"")
+		return errors.New("usp: give \"keys rotate\", \"keys list\" or \"platform add|list|remove\"")
 	}
 	cmd := "usp keys " + args[1]
 	m, err := newMain(cmd, args[2:], stdout, stderr)

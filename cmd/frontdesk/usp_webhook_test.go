@@ -98,13 +98,14 @@ func TestPlatformHearsOfStaffConfirmation(t *testing.T) {
 	rc.keys.Keys = profile.Keys
 
 	auth := map[string]string{"USP-Agent": `profile="` + plat.URL + `/hook.json"`, "Authorization": "Bearer hook-key"}
-	_, _, q := post(t, m.URL+"/usp/availability/query", auth, `{"service_id":"svc_airport_shuttle","start_date":"2026-12-02","end_date":"2026-12-02"}`)
+	_, _, q := post(t, m.URL+"/usp/availability/query", auth, `{"service_id":"svc_riverside_double","start_date":"2026-12-02","end_date":"2026-12-02"}`)
 	var slots struct{ Slots []struct{ ID string } }
 	json.Unmarshal([]byte(q), &slots)
 	if len(slots.Slots) == 0 {
-		t.Fatalf("no shuttle slots: %s", q)
+		t.Fatalf("no room slots: %s", q)
 	}
-	status, _, created := post(t, m.URL+"/usp/bookings", auth, `{"service_id":"svc_airport_shuttle","slot_id":"`+slots.Slots[0].ID+`","buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`)
+	// A room: its bookings wait for staff (the shuttle confirms itself).
+	status, _, created := post(t, m.URL+"/usp/bookings", auth, `{"service_id":"svc_riverside_double","slot_id":"`+slots.Slots[0].ID+`","buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`)
 	var made struct{ Booking struct{ ID string } }
 	json.Unmarshal([]byte(created), &made)
 	if status != http.StatusCreated || made.Booking.ID == "" {

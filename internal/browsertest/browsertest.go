@@ -8,9 +8,13 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,10 +52,7 @@ func New(t testing.TB, width int) context.Context {
 		}
 		t.Skip("Chromium is not installed (apt-get install chromium, or set CHROMIUM); skipping browser test")
 	}
-	height := 900
-	if width <= Phone {
-		height = 844
-	}
+	height := height(width)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
 		chromedp.Headless,
@@ -133,4 +134,96 @@ func Screenshot(t *testing.T, ctx context.Context, name string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// docs rewrites the screenshots in the repository's docs/ folder; CI
+// leaves it off so the tree stays clean.
+var docs = flag.Bool("docs", false, "rewrite the page screenshots in docs/")
+
+// Document saves a screenshot of the page as docs/name.png when the
+// tests run with -docs, and always in the test's artifact directory.
+// root is the repository root, relative to the test's package.
+func Document(t *testing.T, ctx context.Context, root, name string) {
+	t.Helper()
+	path := Screenshot(t, ctx, name)
+	if !*docs {
+		return
+	}
+	png, err := os.ReadFile(path)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(root, "docs", name+".png"), png, 0o644)
+	}
+	if err != nil {
+		t.Fatalf("save docs/%s.png: %v", name, err)
+	}
+}
+
+// axePath is where npm ci in test/ puts axe-core, from the repository
+// root; test/package-lock.json pins its version.
+const axePath = "test/node_modules/axe-core/axe.min.js"
+
+// Violation is one accessibility rule a page breaks, as axe-core
+// reports it.
+type Violation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any `json:"target"`
+	} `json:"nodes"`
+}
+
+// Accessible runs axe-core on the loaded page and fails t on every
+// serious or critical violation; lesser findings are logged. axe-core is
+// read from test/node_modules under root; without it the check is
+// skipped, except under CI, where .ci/run installs it first and its
+// absence fails.
+func Accessible(t *testing.T, ctx context.Context, root, page string) {
+	t.Helper()
+	for _, v := range Violations(t, ctx, root) {
+		targets := make([]string, 0, len(v.Nodes))
+		for _, n := range v.Nodes {
+			targets = append(targets, fmt.Sprint(n.Target...))
+		}
+		if v.Impact != "serious" && v.Impact != "critical" {
+			t.Logf("%s: %s accessibility finding %s (%s) at %s", page, v.Impact, v.ID, v.Help, strings.Join(targets, ", "))
+			continue
+		}
+		t.Errorf("%s: %s violation %s (%s) at %s", page, v.Impact, v.ID, v.Help, strings.Join(targets, ", "))
+	}
+}
+
+// Violations injects axe-core into the loaded page and returns what it
+// finds.
+func Violations(t *testing.T, ctx context.Context, root string) []Violation {
+	t.Helper()
+	script, err := os.ReadFile(filepath.Join(root, axePath))
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("axe-core is missing (%v); .ci/run installs it with npm ci in test/", err)
+		}
+		t.Skipf("axe-core is not installed (cd test && npm ci); skipping the accessibility check")
+	}
+	// Runtime.evaluate is not bound by the page's Content-Security-Policy,
+	// so the script runs though the page allows none but its own.
+	Do(t, ctx, chromedp.Evaluate[chromedp.Void](string(script)))
+	ctx, cancel := context.WithTimeout(ctx, StepTimeout)
+	defer cancel()
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("axe-core: %v", err)
+	}
+	var found []Violation
+	if err := json.Unmarshal([]byte(raw), &found); err != nil {
+		t.Fatalf("axe-core: %v", err)
+	}
+	return found
+}
+
+// height is the window height that goes with a width.
+func height(width int) int {
+	if width <= Phone {
+		return 844
+	}
+	return 900
 }

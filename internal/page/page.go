@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"strings"
 )
 
 //go:embed layout.html
@@ -33,11 +34,18 @@ var style string
 //go:embed signature.js
 var signaturePad string
 
+// passkey is the script of the ORP owner pages' passkey forms: it runs
+// the WebAuthn ceremony whose options the page carries and posts the
+// answer with the form. Pages include it as <script>{{.Passkey}}</script>.
+//
+//go:embed passkey.js
+var passkey string
+
 // ContentSecurityPolicy allows the pages nothing but their own inline
-// style sheet, the drawing pad's script, forms posted to this server and
-// no framing.
-var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; script-src 'sha256-%s'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-	hash(style), hash(signaturePad))
+// style sheet, the drawing pad's and the passkey forms' scripts, images of
+// this server, data: and https:, forms posted to this server and no framing.
+var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; script-src 'sha256-%s' 'sha256-%s'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+	hash(style), hash(signaturePad), hash(passkey))
 
 func hash(s string) string {
 	h := sha256.Sum256([]byte(s))
@@ -48,7 +56,9 @@ func hash(s string) string {
 type Link struct{ Href, Text string }
 
 // Set is the pages of one adapter, each parsed with the base layout. A
-// page template defines "title" and "content", and may define "meta".
+// page template defines "title" and "content", and may define "meta". A
+// file whose name starts with "_" is no page: it holds templates that
+// several pages share, parsed into each of them.
 type Set struct{ pages map[string]*template.Template }
 
 // Must parses every file matching pattern in fsys as a page named by its
@@ -59,9 +69,20 @@ func Must(fsys fs.FS, pattern string, funcs template.FuncMap) *Set {
 	if err != nil || len(names) == 0 {
 		panic(fmt.Sprintf("page: no templates match %s: %v", pattern, err))
 	}
-	s := &Set{pages: map[string]*template.Template{}}
+	var shared, pages []string
 	for _, name := range names {
+		if strings.HasPrefix(path.Base(name), "_") {
+			shared = append(shared, name)
+		} else {
+			pages = append(pages, name)
+		}
+	}
+	s := &Set{pages: map[string]*template.Template{}}
+	for _, name := range pages {
 		t := template.Must(template.New("layout").Funcs(funcs).Parse(layout))
+		if len(shared) > 0 {
+			t = template.Must(t.ParseFS(fsys, shared...))
+		}
 		s.pages[path.Base(name)] = template.Must(t.ParseFS(fsys, name))
 	}
 	return s
@@ -75,11 +96,12 @@ func (s *Set) Render(w http.ResponseWriter, r *http.Request, logger *slog.Logger
 	err := fmt.Errorf("no page %q", name)
 	if ok {
 		err = t.ExecuteTemplate(&buf, "layout", struct {
-			Nav    []Link
-			Style  template.CSS
-			Script template.JS
-			Page   any
-		}{nav, template.CSS(style), template.JS(signaturePad), data})
+			Nav     []Link
+			Style   template.CSS
+			Script  template.JS
+			Passkey template.JS
+			Page    any
+		}{nav, template.CSS(style), template.JS(signaturePad), template.JS(passkey), data})
 	}
 	if err != nil {
 		if logger != nil {

@@ -28,6 +28,10 @@ import (
 const (
 	openRPCURI = "https://usp-protocol.dev/schemas/openrpc/usp-mcp.json"
 	openAPIURI = "https://usp-protocol.dev/schemas/openapi/usp-rest.json"
+	// The newer text's documents are registered beside the snapshot's,
+	// under URIs of their own; their $refs name the snapshot's schemas.
+	newerOpenRPCURI = "https://usp-protocol.dev/newer/openrpc/usp-mcp.json"
+	newerOpenAPIURI = "https://usp-protocol.dev/newer/openapi/usp-rest.json"
 )
 
 // root finds a folder under ../shared/spec from the module root.
@@ -68,6 +72,8 @@ type Schemas struct {
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
 	openRPC  map[string]any
+	// newerOpenRPC is the newer text's OpenRPC document.
+	newerOpenRPC map[string]any
 }
 
 // Load reads every schema of the snapshot with the OpenAPI and OpenRPC
@@ -107,6 +113,9 @@ func Load(t testing.TB) *Schemas {
 	s := &Schemas{compiler: c, compiled: map[string]*jsonschema.Schema{}}
 	s.openRPC = add(filepath.Join(dir, "openrpc", "usp-mcp.json"), openRPCURI)
 	add(filepath.Join(dir, "openapi", "usp-rest.json"), openAPIURI)
+	newer := Newer(t)
+	s.newerOpenRPC = add(filepath.Join(newer, "openrpc", "usp-mcp.json"), newerOpenRPCURI)
+	add(filepath.Join(newer, "openapi", "usp-rest.json"), newerOpenAPIURI)
 	return s
 }
 
@@ -184,6 +193,13 @@ func REST(method, path string, status int) string {
 	return openAPIURI + "#" + pointer("paths", path, strings.ToLower(method), "responses", fmt.Sprint(status), "content", "application/json", "schema")
 }
 
+// NewerREST is REST for the newer text's OpenAPI document, where the
+// snapshot's is older than the section cited (the feed's next_cursor,
+// §3.1).
+func NewerREST(method, path string, status int) string {
+	return newerOpenAPIURI + "#" + pointer("paths", path, strings.ToLower(method), "responses", fmt.Sprint(status), "content", "application/json", "schema")
+}
+
 // Problem is the URI of the RFC 9457 problem details schema.
 const Problem = "https://usp-protocol.dev/schemas/rest_common.json#/$defs/ProblemDetails"
 
@@ -203,6 +219,43 @@ func (s *Schemas) MCPResult(t testing.TB, tool string) string {
 
 // MCPErrorData is the URI of the schema of a protocol error's data.
 const MCPErrorData = openRPCURI + "#/components/errors/USPProtocolError/data"
+
+// NewerMCPErrorData is MCPErrorData in the newer text, whose data.code
+// enum holds every code of its §9.4.3 (validation_error, range_too_wide
+// and the not-found codes among them).
+const NewerMCPErrorData = newerOpenRPCURI + "#/components/errors/USPProtocolError/data"
+
+// NewerMCPResult is MCPResult in the newer text's OpenRPC document.
+func (s *Schemas) NewerMCPResult(t testing.TB, tool string) string {
+	t.Helper()
+	methods, _ := s.newerOpenRPC["methods"].([]any)
+	for i, m := range methods {
+		if mm, _ := m.(map[string]any); mm["name"] == tool {
+			return newerOpenRPCURI + "#" + pointer("methods", fmt.Sprint(i), "result", "schema")
+		}
+	}
+	t.Fatalf("the newer OpenRPC has no method %s", tool)
+	return ""
+}
+
+// NewerParams lists the parameter names of every method of the newer
+// OpenRPC document, by method.
+func (s *Schemas) NewerParams() map[string][]string {
+	out := map[string][]string{}
+	methods, _ := s.newerOpenRPC["methods"].([]any)
+	for _, m := range methods {
+		mm, _ := m.(map[string]any)
+		name, _ := mm["name"].(string)
+		params, _ := mm["params"].([]any)
+		out[name] = []string{}
+		for _, p := range params {
+			pm, _ := p.(map[string]any)
+			n, _ := pm["name"].(string)
+			out[name] = append(out[name], n)
+		}
+	}
+	return out
+}
 
 // Tools lists the OpenRPC method names with their x-usp-access levels.
 func (s *Schemas) Tools() map[string]string {

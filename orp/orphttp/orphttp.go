@@ -11,7 +11,6 @@
 package orphttp
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -21,6 +20,7 @@ import (
 	"strconv"
 
 	"frontdesk/internal/page"
+	"frontdesk/message"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
 )
@@ -33,6 +33,10 @@ type Server struct {
 	TermsOperator string
 	// Nav is the navigation its pages show, as every page of the server does.
 	Nav []page.Link
+	// Mail sends owners their one-time sign-in links, from MailFrom; nil
+	// means the host offers passkeys only.
+	Mail     message.Sender
+	MailFrom string
 }
 
 // Route is one pattern of the binding and its handler.
@@ -43,8 +47,22 @@ type Route struct {
 
 // Routes lists every pattern of the binding with its handler, for a
 // server to mount on its own mux. Every answer carries Cache-Control:
-// no-store (§4.2).
+// no-store (§4.2), also a not-found or wrong-method answer under the
+// binding's paths: catch-all patterns hand those to a mux of the
+// binding's own routes, so the server's mux never answers them itself.
 func (s *Server) Routes() []Route {
+	routes := s.routes()
+	inner := http.NewServeMux()
+	for _, r := range routes {
+		inner.Handle(r.Pattern, r.Handler)
+	}
+	for _, p := range []string{"/orp", "/orp/", "/.well-known/orp.json", "/go/", "/approve/", "/claim/", "/owner/"} {
+		routes = append(routes, Route{p, NoStore(inner)})
+	}
+	return routes
+}
+
+func (s *Server) routes() []Route {
 	routes := []Route{
 		{"GET /.well-known/orp.json", http.HandlerFunc(s.discovery)},
 		{"OPTIONS /.well-known/orp.json", http.HandlerFunc(preflight)},
@@ -52,6 +70,9 @@ func (s *Server) Routes() []Route {
 		{"GET /orp/inbox", http.HandlerFunc(s.inbox)},
 		{"GET /orp/deals/{deal}", http.HandlerFunc(s.deal)},
 		{"GET /orp/keys/{opaque}", http.HandlerFunc(s.keys)},
+		{"GET /orp/constraints", http.HandlerFunc(s.constraints)},
+		{"POST /orp/constraints", http.HandlerFunc(s.tighten)},
+		{"POST /orp/witness", http.HandlerFunc(s.witness)},
 		{"POST /orp/suggest", http.HandlerFunc(s.suggest)},
 		{"OPTIONS /orp/suggest", http.HandlerFunc(preflight)},
 		{"POST /orp/join", http.HandlerFunc(s.join)},
@@ -63,6 +84,18 @@ func (s *Server) Routes() []Route {
 		{"POST /approve/{escalation}", http.HandlerFunc(s.approve)},
 		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
 		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
+		{"GET /claim/{claim}/email", http.HandlerFunc(s.claimMailShow)},
+		{"POST /claim/{claim}/email", http.HandlerFunc(s.claimMailSubmit)},
+		{"GET /owner/link/{token}", http.HandlerFunc(s.linkShow)},
+		{"POST /owner/link/{token}", http.HandlerFunc(s.linkUse)},
+		{"GET /owner/signin", http.HandlerFunc(s.signInShow)},
+		{"POST /owner/signin", http.HandlerFunc(s.signInSubmit)},
+		{"GET /owner/signin/email", http.HandlerFunc(s.signInMailShow)},
+		{"POST /owner/signin/email", http.HandlerFunc(s.signInMailSubmit)},
+		{"GET /owner/{$}", s.signedIn(s.ownerHome)},
+		{"POST /owner/parties/{opaque}/token", s.signedIn(s.rotate)},
+		{"POST /owner/parties/{opaque}/constraints", s.signedIn(s.setConstraints)},
+		{"POST /owner/signout", s.signedIn(s.signOut)},
 		{"POST /orp/conversions", http.HandlerFunc(s.conversion)},
 		{"POST /orp/providers/{provider}", http.HandlerFunc(s.providerEvent)},
 		{"GET /orp/resolve", http.HandlerFunc(s.resolveShow)},
@@ -75,14 +108,13 @@ func (s *Server) Routes() []Route {
 	return routes
 }
 
-// Handler serves every route of the binding on a fresh mux; its own
-// not-found and wrong-method answers are uncacheable too.
+// Handler serves every route of the binding on a fresh mux.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, r := range s.Routes() {
 		mux.Handle(r.Pattern, r.Handler)
 	}
-	return NoStore(mux)
+	return mux
 }
 
 // Redirects answers GET and HEAD /go/{token} alone, as Handler does. A
@@ -213,6 +245,37 @@ func (s *Server) keys(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, b)
 }
 
+// constraints answers the bearer's party's constraints document (§8.4).
+func (s *Server) constraints(w http.ResponseWriter, r *http.Request) {
+	p, err := s.Host.Authenticate(r.Context(), bearer(r))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.Host.ConstraintsOf(p))
+}
+
+// tighten replaces the bearer's party's constraints when the new ones
+// loosen nothing (H4).
+func (s *Server) tighten(w http.ResponseWriter, r *http.Request) {
+	b, err := s.Host.TightenConstraints(r.Context(), bearer(r), readBody(r))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+// witness takes a named verifier's finding (§13).
+func (s *Server) witness(w http.ResponseWriter, r *http.Request) {
+	b, err := s.Host.WitnessReceipt(r.Context(), bearer(r), readBody(r))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
 func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 	cors(w)
 	resp, err := s.Host.Suggest(r.Context(), readBody(r), address(r))
@@ -244,36 +307,20 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 	loc := s.Host.Redirect(r.Context(), r.PathValue("token"), orp.Click{
 		Method: r.Method, Query: query, Header: r.Header, Address: address(r),
 	})
+	// A bodiless 302 carries only what a redirect needs: where to, not
+	// stored (§4.2), no referrer for the destination, no indexing. The
+	// page headers set for every answer (a content policy, no framing,
+	// no sniffing) guard a body there is none of, and cost the busiest
+	// route their bytes.
 	h := w.Header()
+	clear(h)
+	h["Cache-Control"] = noStore
 	h["Location"] = []string{loc}
 	h["Referrer-Policy"] = noReferrer
 	h["X-Robots-Tag"] = noIndex
 	w.WriteHeader(http.StatusFound)
 }
 
-// approve records the waiting party's agent approving with its bearer.
-// Only POST approves; the page a GET shows records nothing (H1).
-func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
-	b, err := s.Host.Approve(r.Context(), bearer(r), r.PathValue("escalation"))
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, b)
-}
-
-func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request) {
-	v, err := s.Host.ViewEscalation(r.Context(), r.PathValue("escalation"))
-	if err != nil {
-		s.pageFail(w, r, "approval page", err)
-		return
-	}
-	var terms bytes.Buffer
-	json.Indent(&terms, v.Terms, "", "  ")
-	pages.Render(w, r, s.logger(), http.StatusOK, "approve.html", s.Nav, map[string]any{"ID": v.ID, "Party": v.Party, "Step": v.Step, "Reasons": v.Reasons,
-		"TermsHash": v.TermsHash, "Terms": terms.String(), "Decided": v.Decided})
-}
-
 func (s *Server) terms(w http.ResponseWriter, r *http.Request) {
-	pages.Render(w, r, s.logger(), http.StatusOK, "terms.html", s.Nav, s.TermsOperator)
+	pages.Render(w, r, s.logger(), http.StatusOK, "terms.html", s.Nav, map[string]any{"Operator": s.TermsOperator, "Destinations": s.Host.DestinationRule()})
 }

@@ -34,9 +34,16 @@ func newServer(t *testing.T) *orphttp.Server {
 }
 
 // TestEveryAnswerIsNoStore checks §4.2's Cache-Control on answers the
-// binding's handlers write and on those the router writes for them.
+// binding's handlers write and on those the router writes for them, with
+// the routes mounted one by one on a server's own mux, as cmd/frontdesk
+// mounts them (the mux's own 404 lacked no-store).
 func TestEveryAnswerIsNoStore(t *testing.T) {
-	srv := httptest.NewServer(newServer(t).Handler())
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", http.NotFound)
+	for _, r := range newServer(t).Routes() {
+		mux.Handle(r.Pattern, r.Handler)
+	}
+	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, c := range []struct {
@@ -46,6 +53,9 @@ func TestEveryAnswerIsNoStore(t *testing.T) {
 		{"GET", "/.well-known/orp.json", 200},
 		{"GET", "/orp", 405},
 		{"GET", "/orp/nothing-here", 404},
+		{"GET", "/orp/nonexistent", 404},
+		{"PUT", "/.well-known/orp.json", 405},
+		{"GET", "/approve/", 404},
 		{"GET", "/orp/inbox", 401},
 		{"GET", "/go/unknownTOKEN1", 302},
 		{"POST", "/go/unknownTOKEN1", 405},

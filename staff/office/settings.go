@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/config"
@@ -25,13 +26,21 @@ func (s *Office) SaveGroupSettings(ctx context.Context, by string, g booking.Gro
 	limit(p, "cancel_daily", g.CancelDaily)
 	limit(p, "pending", g.Pending)
 	closures(p, g.Closures)
+	keepHours := g.OfficeHours == (config.OfficeHours{}) // none given: the hours in force stay
+	if !keepHours {
+		officeHours(p, g.OfficeHours)
+	}
 	if len(p) > 0 {
 		return p
 	}
 	return s.bookings.SaveSettings(ctx, by, booking.ScopeGroup, func(e *booking.EditedSettings, cur booking.Settings) []string {
+		if keepHours {
+			g.OfficeHours = cur.Group.OfficeHours
+		}
 		e.Group = &g
 		old := cur.Group
 		return changes(
+			"officeHours", hoursText(old.OfficeHours), hoursText(g.OfficeHours),
 			"chatPortfolioEmailHourly", old.EmailHourly, g.EmailHourly,
 			"chatPortfolioEmailDaily", old.EmailDaily, g.EmailDaily,
 			"chatPortfolioCancelDaily", old.CancelDaily, g.CancelDaily,
@@ -114,6 +123,35 @@ func closureLines(list []config.Closure) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// officeHours checks each day's office hours, under the field
+// "hours_mon" and so on.
+func officeHours(p booking.FormProblems, o config.OfficeHours) {
+	for _, d := range Weekdays() {
+		if _, err := config.ParseHours(o.ForDay(d)); err != nil {
+			p["hours_"+DayKey(d)] = "Give " + d.String() + " as closed, or as one or more ranges such as 08:00-12:00, 13:00-17:00, in order and apart."
+		}
+	}
+}
+
+// Weekdays are the days of the week, Monday first, as the settings page
+// lists them.
+func Weekdays() []time.Weekday {
+	return []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday, time.Sunday}
+}
+
+// DayKey is a weekday's short name, "mon" to "sun", as the config file
+// writes it.
+func DayKey(d time.Weekday) string { return strings.ToLower(d.String()[:3]) }
+
+// hoursText words the week's office hours for the audit.
+func hoursText(o config.OfficeHours) string {
+	var parts []string
+	for _, d := range Weekdays() {
+		parts = append(parts, DayKey(d)+" "+o.ForDay(d))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ParseClosures reads closures one a line as "FROM[..TO] [reason]", the

@@ -82,3 +82,50 @@ func TestClosureLines(t *testing.T) {
 		t.Fatalf("ParseClosures = %+v, want %+v", got, list)
 	}
 }
+
+// TestOfficeHoursOnTheSettings: the group's office hours saved on the
+// screen take several ranges a day and win over the file, with an audit
+// line; a bad range is named by its day and nothing is stored; a save
+// that gives no hours keeps those in force.
+func TestOfficeHoursOnTheSettings(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	set, err := w.svc.Settings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := set.Group
+	if g.OfficeHours != w.cfg.Business.OfficeHours {
+		t.Fatalf("hours in force = %+v, want the file's", g.OfficeHours)
+	}
+	bad := g
+	bad.OfficeHours.Tue = "08:00-12:00, 11:00-17:00"
+	if err := w.svc.SaveGroupSettings(ctx, "olga", bad); !strings.Contains(fmt.Sprint(err), "hours_tue") {
+		t.Fatalf("overlapping ranges = %v", err)
+	}
+	lunch := g
+	lunch.OfficeHours.Fri = "08:00-12:00, 13:00-17:00"
+	if err := w.svc.SaveGroupSettings(ctx, "olga", lunch); err != nil {
+		t.Fatal(err)
+	}
+	keep := g
+	keep.OfficeHours = config.OfficeHours{}
+	keep.Pending++
+	if err := w.svc.SaveGroupSettings(ctx, "olga", keep); err != nil {
+		t.Fatal(err)
+	}
+	set, err = w.svc.Settings(ctx)
+	if err != nil || set.Group.OfficeHours.Fri != "08:00-12:00, 13:00-17:00" || set.Group.OfficeHours.Mon != w.cfg.Business.OfficeHours.Mon {
+		t.Fatalf("hours after the saves = %+v, %v", set.Group.OfficeHours, err)
+	}
+	audit, _, err := w.svc.SettingsAudit(ctx, "", 10)
+	var lines []string
+	for _, a := range audit {
+		lines = append(lines, a.Changes...)
+	}
+	all := strings.Join(lines, "\n")
+	if err != nil || len(audit) != 2 || !strings.Contains(all, "fri 08:00-18:00") || !strings.Contains(all, "fri 08:00-12:00, 13:00-17:00") ||
+		!strings.Contains(all, "chatPortfolioPendingLimit: 30 → 31") {
+		t.Fatalf("audit = %+v, %v", audit, err)
+	}
+}

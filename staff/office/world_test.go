@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,8 +147,11 @@ func refusalText(err error) string {
 	return ""
 }
 
+// formTokens numbers the tests' form requests, each a new one.
+var formTokens atomic.Int64
+
 func formRequest(t testing.TB) booking.FormRequest {
 	return booking.FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
 		Name: "Grace Hopper", Email: "grace@example.com", Phone: "(303) 555-0142", Guests: "2",
-		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10"}
+		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10", Token: bookingtest.FormToken(formTokens.Add(1))}
 }

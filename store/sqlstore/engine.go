@@ -67,6 +67,27 @@ func (e *Engine) List(ctx context.Context, kind, prefix, after string, limit int
 	return rs, wrap("list records", err)
 }
 
+// Counted returns how many uses of counter name count from bucket live
+// on.
+func (e *Engine) Counted(ctx context.Context, name string, live int64) (int64, error) {
+	n, err := Counted(ctx, e.Read, name, live)
+	return n, wrap("counted", err)
+}
+
+// Buckets returns the buckets of counter name from live on that hold a
+// use.
+func (e *Engine) Buckets(ctx context.Context, name string, live int64) ([]store.Bucket, error) {
+	bs, err := Buckets(ctx, e.Read, name, live)
+	return bs, wrap("counter buckets", err)
+}
+
+// CounterNames lists up to limit counter names starting with prefix,
+// after after.
+func (e *Engine) CounterNames(ctx context.Context, prefix, after string, limit int) ([]string, error) {
+	ns, err := e.Dialect.CounterNames(ctx, e.Read, prefix, after, limit)
+	return ns, wrap("counter names", err)
+}
+
 // Counts returns the non-zero held counts of location for slots in
 // [from, to), ordered by unit then slot.
 func (e *Engine) Counts(ctx context.Context, location, from, to string) ([]store.Count, error) {

@@ -1,7 +1,7 @@
 // Package sqlstore is the half of the SQL store engines that does not
 // depend on the engine: the conditional record writes, the availability
-// holds and their slot claims, the reservation rows, the dispatch of an
-// Apply's writes and the encoding of instants. The engines (sqlite/,
+// holds and their slot claims, the reservation rows, the counters, the
+// dispatch of an Apply's writes and the encoding of instants. The engines (sqlite/,
 // postgres/) keep their connections, transactions, locking and the SQL
 // that differs between them, and run these operations through Querier.
 //
@@ -75,6 +75,8 @@ func (d *Dialect) ApplyWrite(ctx context.Context, q Querier, w store.Write) (sto
 		return store.Record{}, Release(ctx, q, w.Hold.ID)
 	case store.OpCreateReservation, store.OpSwapReservation:
 		return store.Record{}, d.PutReservation(ctx, q, w.Op, w.Reservation)
+	case store.OpTake, store.OpGiveBack, store.OpClear, store.OpForget:
+		return store.Record{}, count(ctx, q, w)
 	}
 	return store.Record{}, fmt.Errorf("unknown op %d", w.Op)
 }

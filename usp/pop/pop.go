@@ -48,6 +48,10 @@ func (b Binding) typ() string {
 	return "usp-pop+jwt"
 }
 
+// Algorithms are the JWS algorithms a proof may be signed with; the
+// business profile advertises them (§10.1.6).
+var Algorithms = []string{"EdDSA"}
+
 // Window is how far iat may lie from now, either way (§10.1.6).
 const Window = 60 * time.Second
 
@@ -214,7 +218,9 @@ func (v *Verifier) Verify(ctx context.Context, now time.Time, req Request) (Proo
 	// Ed25519 public key: another crv over the same bytes is another
 	// thumbprint, so it is refused here, before any thumbprint exists.
 	if h.Alg != "EdDSA" {
-		return Proof{}, refuse(CodeInvalid, "alg %q is not accepted", h.Alg)
+		e := refuse(CodeInvalid, "alg %q is not accepted", h.Alg)
+		e.Message = "The platform_key_pop proof must be signed with EdDSA (an Ed25519 key); no other algorithm is accepted."
+		return Proof{}, e
 	}
 	if len(h.JWK) == 0 {
 		return Proof{}, refuse(CodeInvalid, "no jwk in the header")

@@ -98,11 +98,56 @@ func (h *Handler) Routes() http.Handler {
 			}
 			return h.Business.RescheduleBooking(ctx, call, r.PathValue("booking_id"), in)
 		},
+		"usp_bookings_confirm_payment": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.ConfirmPaymentRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.ConfirmPayment(ctx, call, r.PathValue("booking_id"), in)
+		},
+		"usp_waitlist_join": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.JoinRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.JoinWaitlist(ctx, call, in)
+		},
+		"usp_waitlist_list": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.WaitlistListRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.ListWaitlist(ctx, call, in)
+		},
+		"usp_waitlist_get": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.GetWaitlistEntry(ctx, call, r.PathValue("entry_id"))
+		},
+		"usp_waitlist_leave": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.LeaveWaitlist(ctx, call, r.PathValue("entry_id"))
+		},
+		"usp_waitlist_accept": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			var in usp.AcceptRequest
+			if err := decode(r, &in); err != nil {
+				return nil, err
+			}
+			return h.Business.AcceptOffer(ctx, call, r.PathValue("entry_id"), in)
+		},
+		"usp_waitlist_decline": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
+			return h.Business.DeclineOffer(ctx, call, r.PathValue("entry_id"))
+		},
 	}
 	for _, m := range h.Business.Served() {
 		op := ops[m.Name]
 		path := usp.RESTPath + m.Path
 		mux.HandleFunc(m.HTTPMethod+" "+path, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, op) })
+	}
+	// The business's own interface documents: what it serves, exactly.
+	for path, doc := range map[string]func() []byte{usp.OpenAPIPath: h.Business.OpenAPI, usp.OpenRPCPath: h.Business.OpenRPC} {
+		mux.HandleFunc("GET "+usp.RESTPath+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(usp.ProfileMaxAge))
+			w.Write(doc())
+		})
 	}
 	mux.HandleFunc(usp.RESTPath+"/", func(w http.ResponseWriter, r *http.Request) {
 		h.problem(w, r, http.StatusNotFound, "about:blank", "Not Found", "This business serves no USP operation at "+r.Method+" "+r.URL.Path+".")
@@ -147,7 +192,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 	r.Body = io.NopCloser(bytes.NewReader(in))
 	call := usp.Call{Profile: profile, CorrelationID: correlation, Credentials: usp.Credentials{Header: r.Header, Request: r, Body: in},
 		IdempotencyKey: r.Header.Get("Idempotency-Key"), IfMatch: entityTag(r.Header.Get("If-Match"))}
-	res, err := op(r.Context(), call, r)
+	res, err := h.Business.Within(r.Context(), func(ctx context.Context) (any, error) { return op(ctx, call, r) })
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -163,6 +208,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 	} else if hr, ok := res.(*usp.HoldResult); ok && r.Method == http.MethodPost && hr.Hold != nil {
 		w.WriteHeader(http.StatusCreated)
 	} else if sr, ok := res.(*usp.SubscriptionResult); ok && r.Method == http.MethodPost && sr.Created() && r.URL.Path == usp.RESTPath+"/services/feed/subscriptions" {
+		w.WriteHeader(http.StatusCreated)
+	} else if wr, ok := res.(*usp.WaitlistResult); ok && r.Method == http.MethodPost && wr.Created() && r.URL.Path == usp.RESTPath+"/waitlist" {
 		w.WriteHeader(http.StatusCreated)
 	}
 	w.Write(append(body, '\n'))
@@ -187,6 +234,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if e.Nonce != "" {
 		w.Header().Set("DPoP-Nonce", e.Nonce) // RFC 9449 §8: the nonce to retry with
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	h.problem(w, r, e.Code.HTTPStatus(), e.Code.ProblemType(), http.StatusText(e.Code.HTTPStatus()), e.Message)
 }
@@ -216,14 +266,7 @@ func decode(r *http.Request, v any) error {
 	if body[0] != '{' {
 		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body must be a JSON object."}
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return &usp.Error{Code: usp.CodeInvalidRequest, Message: fmt.Sprintf("Field %s has the wrong type.", typeErr.Field)}
-		}
-		return &usp.Error{Code: usp.CodeInvalidRequest, Message: "The request body is not valid JSON."}
-	}
-	return nil
+	return usp.Decode(body, v)
 }
 
 func (h *Handler) listServices(ctx context.Context, call usp.Call, r *http.Request) (any, error) {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,7 +27,7 @@ var uspTools = map[string]struct{ title, description string }{
 	"usp_services_lookup": {"Look up services",
 		"Returns the services named in ids (up to 100), each once; ids that name no service are reported in messages[] as service_not_found. Public: no credentials."},
 	"usp_services_feed": {"Catalog feed",
-		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
+		"Returns the catalog as a feed for indexing: every service with when it last changed (state updated, or deleted with its id only), in (modified_at, id) order. Pass pagination.next_cursor back as cursor for the next page; limit defaults to 50 (at most 200); location_id narrows to one location. Public: no credentials."},
 	"usp_services_feed_subscribe": {"Subscribe to catalog changes",
 		"Registers callback_url (https) for catalog events: service.created, service.updated, service.deleted (or the events listed), for the categories listed or all. Events are POSTed signed like booking webhooks. Privileged: credentials and _meta.usp.profile."},
 	"usp_services_feed_subscription_get": {"Get a feed subscription",
@@ -45,7 +45,7 @@ var uspTools = map[string]struct{ title, description string }{
 	"usp_availability_release": {"Release a hold",
 		"Releases a hold of this platform before it expires, freeing its spots. Releasing a hold that already ended answers its status. Privileged."},
 	"usp_bookings_create": {"Create a booking",
-		"Books a slot for a buyer (first_name, last_name, email; phone_number optional), converting hold_id when given. Bookings are confirmed by staff by hand: the booking is pending until then and cancelled if still pending when the slot starts. No payment is taken. slot_unavailable, hold_expired and capacity_exceeded come in messages[]. Privileged; send _meta.usp.idempotency_key."},
+		"Books a slot for a buyer (first_name, last_name, email; phone_number optional), converting hold_id when given. A service's confirmation_mode says how its bookings are confirmed: auto (the shuttle) answers a confirmed booking at once; manual (rooms) leaves it pending until staff confirm, and cancelled if still pending when the slot starts. No payment is taken. slot_unavailable, hold_expired and capacity_exceeded come in messages[]. Privileged; send _meta.usp.idempotency_key."},
 	"usp_bookings_get": {"Get a booking",
 		"Returns one booking of this platform with its status and revision. Privileged."},
 	"usp_bookings_update": {"Update a booking",
@@ -54,6 +54,20 @@ var uspTools = map[string]struct{ title, description string }{
 		"The business's manual confirmation: staff only, never a platform's credentials."},
 	"usp_bookings_cancel": {"Cancel a booking",
 		"Cancels a pending or confirmed booking and frees its slot; no fee, nothing to refund. Another status is invalid_transition in messages[]. Optional reason and _meta.usp.if_match. Privileged."},
+	"usp_waitlist_join": {"Join a slot's waitlist",
+		"Queues a buyer (first_name, last_name, email) for a full slot (service_id and slot_id; preferred_slots with RFC 3339 dates are kept). When a place frees, the first in line is offered it, held for 15 minutes (status offered, offered_slot, offer_expires_at; webhook waitlist.spot_offered). A slot with a place free is slot_available in messages[]: book it instead; a full queue is waitlist_full. Privileged."},
+	"usp_waitlist_list": {"List waitlist entries",
+		"Lists this platform's waitlist entries, optionally of one service_id or status (waiting, offered, accepted, expired, declined, removed), with their positions. Privileged."},
+	"usp_waitlist_get": {"Get a waitlist entry",
+		"Returns one of this platform's waitlist entries by entry_id, with its status and position. Privileged."},
+	"usp_waitlist_leave": {"Leave a waitlist",
+		"Takes an entry out of its queue; a place it was offered goes to the next in line. Privileged."},
+	"usp_waitlist_accept": {"Accept a waitlist offer",
+		"Books the place offered to an entry: its hold becomes a booking in one write and the entry accepted (webhook waitlist.converted). An offer past its time is offer_expired in messages[]. Privileged."},
+	"usp_waitlist_decline": {"Decline a waitlist offer",
+		"Declines the place offered to an entry, which leaves the queue; the place goes to the next in line. Privileged."},
+	"usp_bookings_confirm_payment": {"Confirm a booking's payment",
+		"The callback after a payment (§5.3.7). No service here takes payment, so no booking ever requires action: a well-formed payment_result answers the booking unchanged with invalid_transition in messages[]. Privileged."},
 	"usp_bookings_reschedule": {"Reschedule a booking",
 		"Moves a pending or confirmed booking to another slot_id of its service, optionally using hold_id on the new slot. Either the booking moves or it stays on its slot with the reason in messages[]. Optional _meta.usp.if_match. Privileged."},
 }
@@ -71,109 +85,6 @@ type meta struct {
 	} `json:"_meta"`
 }
 
-func openObject(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
-	if required == nil {
-		required = []string{}
-	}
-	return &jsonschema.Schema{Type: "object", Properties: props, Required: required}
-}
-
-func uspInputSchema(name string) *jsonschema.Schema {
-	text := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: d} }
-	integer := func(d string) *jsonschema.Schema { return &jsonschema.Schema{Type: "integer", Description: d} }
-	metaArg := openObject(map[string]*jsonschema.Schema{
-		"usp": openObject(map[string]*jsonschema.Schema{
-			"profile":         text("The platform's profile URI (https), for capability negotiation."),
-			"correlation_id":  text("Optional join id, echoed in the result's _meta.usp."),
-			"idempotency_key": text("For state-changing tools: a UUID; a retry with the same key and arguments answers the first result."),
-			"if_match":        text("For booking writes: the revision the booking must still have."),
-			"authorization":   openObject(map[string]*jsonschema.Schema{"mechanism": text("An accepted mechanism, such as api_key."), "credential": text("The credential, when not sent on the HTTP Authorization header.")}, "mechanism"),
-		}),
-	})
-	props := map[string]*jsonschema.Schema{"_meta": metaArg}
-	var required []string
-	switch name {
-	case "usp_services_list":
-		props["query"] = text("Free-text search across names, descriptions and categories.")
-		props["filters"] = openObject(map[string]*jsonschema.Schema{
-			"type": text("Service vertical: appointment, group or reservation."), "category_id": text("Category id: lodging or timed."),
-			"categories":  {Type: "array", Items: text("Category id.")},
-			"location_id": text("Location id (the property slug)."),
-			"price":       openObject(map[string]*jsonschema.Schema{"min": integer("Minimum price in minor units."), "max": integer("Maximum price in minor units.")}),
-		})
-		props["pagination"] = openObject(map[string]*jsonschema.Schema{"limit": integer("Page size, default 20, at most 100."), "cursor": {Types: []string{"string", "null"}}})
-	case "usp_services_get":
-		props["service_id"] = text("The service id.")
-		required = []string{"service_id"}
-	case "usp_services_lookup":
-		props["ids"] = &jsonschema.Schema{Type: "array", Items: text("A service id.")}
-		required = []string{"ids"}
-	case "usp_services_feed_subscription_get", "usp_services_feed_unsubscribe", "usp_services_feed_subscription_pause", "usp_services_feed_subscription_resume":
-		props["subscription_id"] = text("The subscription's id, from usp_services_feed_subscribe.")
-		required = []string{"subscription_id"}
-	case "usp_services_feed_subscribe":
-		props["callback_url"] = text("The https URL catalog events are POSTed to.")
-		props["categories"] = &jsonschema.Schema{Type: "array", Items: text("A category id: lodging or timed.")}
-		props["events"] = &jsonschema.Schema{Type: "array", Items: text("service.created, service.updated, service.deleted or service.suspended.")}
-		required = []string{"callback_url"}
-	case "usp_services_feed":
-		props["cursor"] = text("The pagination.cursor of the previous page; omit for the first.")
-		props["limit"] = integer("Page size, default 50, at most 200.")
-		props["location_id"] = text("Only this location's services (the property slug).")
-	case "usp_availability_query":
-		props["service_id"] = text("The service to query.")
-		props["start_date"] = text("Start of range: RFC 3339 date or date-time.")
-		props["end_date"] = text("End of range: RFC 3339 date (inclusive) or date-time (exclusive).")
-		props["timezone"] = text("IANA time zone for dates and answers; default the location's.")
-		props["resource_id"] = text("Only slots of this resource.")
-		props["party_size"] = integer("Places needed; default 1.")
-		props["location_id"] = text("Only slots at this location.")
-		props["locale"] = text("BCP 47 language tag.")
-		props["cursor"] = text("Cursor from the previous page.")
-		props["limit"] = integer("Page size, default 50, at most 500.")
-		required = []string{"service_id", "start_date", "end_date"}
-	case "usp_availability_hold":
-		props["service_id"] = text("The service.")
-		props["slot_id"] = text("The slot to hold, from usp_availability_query.")
-		props["spots"] = integer("Places or rooms to hold; default 1.")
-		required = []string{"slot_id", "service_id"}
-	case "usp_availability_release":
-		props["hold_id"] = text("The hold to release.")
-		required = []string{"hold_id"}
-	case "usp_bookings_create":
-		buyer := openObject(map[string]*jsonschema.Schema{"first_name": text("First name."), "last_name": text("Last name."), "email": text("Email address."), "phone_number": text("Phone number, E.164.")}, "first_name", "last_name", "email")
-		props["service_id"] = text("The service to book.")
-		props["slot_id"] = text("The slot, from usp_availability_query.")
-		props["hold_id"] = text("A hold of this slot to convert.")
-		props["buyer"] = buyer
-		props["recipient"] = openObject(buyer.Properties)
-		props["party_size"] = integer("Places or rooms; default 1.")
-		props["resource_id"] = text("The slot's resource, when given.")
-		props["notes"] = text("Notes for the business.")
-		required = []string{"service_id", "slot_id", "buyer"}
-	case "usp_bookings_get", "usp_bookings_confirm":
-		props["booking_id"] = text("The booking id.")
-		required = []string{"booking_id"}
-	case "usp_bookings_update":
-		buyer := openObject(map[string]*jsonschema.Schema{"first_name": text("First name."), "last_name": text("Last name."), "email": text("Email address."), "phone_number": text("Phone number.")})
-		props["booking_id"] = text("The booking id.")
-		props["buyer"] = buyer
-		props["recipient"] = buyer
-		props["notes"] = text("Notes for the business.")
-		required = []string{"booking_id"}
-	case "usp_bookings_cancel":
-		props["booking_id"] = text("The booking id.")
-		props["reason"] = text("Why it is cancelled.")
-		required = []string{"booking_id"}
-	case "usp_bookings_reschedule":
-		props["booking_id"] = text("The booking id.")
-		props["slot_id"] = text("The new slot.")
-		props["hold_id"] = text("A hold of the new slot to use.")
-		required = []string{"booking_id", "slot_id"}
-	}
-	return openObject(props, required...)
-}
-
 // New returns the MCP server of the USP binding: one usp_* tool per
 // method the business serves. Protocol errors are JSON-RPC errors with
 // data.code; business outcomes are results with messages[].
@@ -185,10 +96,10 @@ func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 		about := uspTools[m.Name]
 		tool := &mcp.Tool{
 			Name: m.Name, Title: about.title, Description: about.description,
-			InputSchema: uspInputSchema(m.Name),
+			InputSchema: usp.InputSchema(m.Name),
 			Annotations: &mcp.ToolAnnotations{
-				Title: about.title, ReadOnlyHint: m.Access == usp.Public || m.Name == "usp_bookings_get",
-				DestructiveHint: ptr(m.Name == "usp_bookings_cancel" || m.Name == "usp_availability_release"),
+				Title: about.title, ReadOnlyHint: m.Access == usp.Public || m.Name == "usp_bookings_get" || m.Name == "usp_waitlist_get" || m.Name == "usp_waitlist_list",
+				DestructiveHint: ptr(m.Name == "usp_bookings_cancel" || m.Name == "usp_availability_release" || m.Name == "usp_waitlist_leave" || m.Name == "usp_waitlist_decline"),
 				// Writes are idempotent with _meta.usp.idempotency_key.
 				IdempotentHint: true, OpenWorldHint: ptr(false),
 			},
@@ -196,7 +107,8 @@ func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 		name := m.Name
 		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
-			res, err := callUSP(withSession(ctx, req.Session), b, name, req)
+			v, err := b.Within(withSession(ctx, req.Session), func(ctx context.Context) (any, error) { return callUSP(ctx, b, name, req) })
+			res, _ := v.(*mcp.CallToolResult)
 			outcome := "ok"
 			if err != nil {
 				e, internal := usp.AsError(err)
@@ -221,6 +133,9 @@ func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 func correlationOf(req *mcp.CallToolRequest) string {
 	var m meta
 	json.Unmarshal(req.Params.Arguments, &m)
+	if m.Meta.USP.CorrelationID == "" && req.Extra != nil && req.Extra.Header != nil {
+		return req.Extra.Header.Get(CorrelationHeader)
+	}
 	return m.Meta.USP.CorrelationID
 }
 
@@ -228,9 +143,12 @@ func correlationOf(req *mcp.CallToolRequest) string {
 // code's bucket number, the code as message and data.code, and the
 // correlation id echoed.
 func rpcError(e *usp.Error, correlation string) error {
-	data := map[string]string{"code": string(e.Code), "content": e.Message}
+	data := map[string]any{"code": string(e.Code), "content": e.Message}
 	if e.Nonce != "" {
 		data["nonce"] = e.Nonce // proof_nonce_required: retry with a proof carrying it
+	}
+	if e.RetryAfter > 0 {
+		data["retry_after"] = e.RetryAfter // service_unavailable: seconds, as REST's Retry-After
 	}
 	if correlation != "" {
 		data["correlation_id"] = correlation
@@ -255,13 +173,13 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		Credentials: usp.Credentials{Authorization: m.Meta.USP.Authorization, Params: raw}}
 	if req.Extra != nil {
 		call.Credentials.Header = req.Extra.Header
-	}
-	parse := func(v any) error {
-		if err := json.Unmarshal(raw, v); err != nil {
-			return &usp.Error{Code: usp.CodeInvalidRequest, Message: "Tool arguments do not have the types " + name + " takes: " + err.Error()}
+		// Over HTTP the header is the same join id; the argument wins
+		// when both are sent (they should agree, §9.2.2).
+		if call.CorrelationID == "" && req.Extra.Header != nil {
+			call.CorrelationID = req.Extra.Header.Get(CorrelationHeader)
 		}
-		return nil
 	}
+	parse := func(v any) error { return usp.Decode(raw, v) }
 	var (
 		res     any
 		summary string
@@ -329,7 +247,7 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		if err = parse(&in); err == nil {
 			var r *usp.FeedResult
 			if r, err = b.Feed(ctx, call, in); err == nil {
-				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(r.Pagination)))
+				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(usp.Pagination{HasMore: r.Pagination.HasMore})))
 			}
 		}
 	case "usp_availability_query":
@@ -366,6 +284,8 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 				res, summary = r, summarize(r.Messages, holdSummary(r))
 			}
 		}
+	case "usp_waitlist_join", "usp_waitlist_list", "usp_waitlist_get", "usp_waitlist_leave", "usp_waitlist_accept", "usp_waitlist_decline":
+		res, summary, err = callWaitlist(ctx, b, name, call, parse)
 	default:
 		res, summary, err = callBooking(ctx, b, name, call, parse)
 	}
@@ -412,6 +332,11 @@ func callBooking(ctx context.Context, b *usp.Business, name string, call usp.Cal
 		}
 	case "usp_bookings_confirm":
 		r, err = b.ConfirmBooking(ctx, call, in.BookingID)
+	case "usp_bookings_confirm_payment":
+		var req usp.ConfirmPaymentRequest
+		if err = parse(&req); err == nil {
+			r, err = b.ConfirmPayment(ctx, call, in.BookingID, req)
+		}
 	case "usp_bookings_cancel":
 		var req usp.CancelRequest
 		if err = parse(&req); err == nil {
@@ -433,6 +358,73 @@ func callBooking(ctx context.Context, b *usp.Business, name string, call usp.Cal
 		text = fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
 	}
 	return r, summarize(r.Messages, text), nil
+}
+
+// callWaitlist runs the waitlist tools.
+func callWaitlist(ctx context.Context, b *usp.Business, name string, call usp.Call, parse func(any) error) (any, string, error) {
+	var in struct {
+		EntryID string `json:"entry_id"`
+	}
+	if name != "usp_waitlist_join" && name != "usp_waitlist_list" {
+		if err := parse(&in); err != nil {
+			return nil, "", err
+		}
+		if in.EntryID == "" {
+			return nil, "", &usp.Error{Code: usp.CodeInvalidRequest, Message: "entry_id is required."}
+		}
+	}
+	entry := func(r *usp.WaitlistResult, err error) (any, string, error) {
+		if err != nil {
+			return nil, "", err
+		}
+		text := "The entry left the waitlist."
+		if e := r.Entry; e != nil {
+			text = fmt.Sprintf("Waitlist entry %s is %s, position %d.", e.ID, e.Status, e.Position)
+		}
+		return r, summarize(r.Messages, text), nil
+	}
+	switch name {
+	case "usp_waitlist_join":
+		var req usp.JoinRequest
+		if err := parse(&req); err != nil {
+			return nil, "", err
+		}
+		r, err := b.JoinWaitlist(ctx, call, req)
+		if err == nil && r.Entry == nil {
+			return r, summarize(r.Messages, "No entry was made."), nil
+		}
+		return entry(r, err)
+	case "usp_waitlist_list":
+		var req usp.WaitlistListRequest
+		if err := parse(&req); err != nil {
+			return nil, "", err
+		}
+		r, err := b.ListWaitlist(ctx, call, req)
+		if err != nil {
+			return nil, "", err
+		}
+		return r, summarize(r.Messages, fmt.Sprintf("%d waitlist entries.", len(r.Entries))), nil
+	case "usp_waitlist_get":
+		return entry(b.GetWaitlistEntry(ctx, call, in.EntryID))
+	case "usp_waitlist_leave":
+		return entry(b.LeaveWaitlist(ctx, call, in.EntryID))
+	case "usp_waitlist_decline":
+		return entry(b.DeclineOffer(ctx, call, in.EntryID))
+	default: // usp_waitlist_accept
+		var req usp.AcceptRequest
+		if err := parse(&req); err != nil {
+			return nil, "", err
+		}
+		r, err := b.AcceptOffer(ctx, call, in.EntryID, req)
+		if err != nil {
+			return nil, "", err
+		}
+		text := "No booking was made."
+		if k := r.Booking; k != nil {
+			text = fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
+		}
+		return r, summarize(r.Messages, text), nil
+	}
 }
 
 func holdSummary(r *usp.HoldResult) string {
@@ -465,3 +457,18 @@ func summarize(messages []usp.Message, text string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// CorrelationHeader is the HTTP header of the observability join (§9.7).
+const CorrelationHeader = "USP-Correlation-Id"
+
+// EchoCorrelation answers every HTTP request of the MCP binding with the
+// USP-Correlation-Id it carried, as the REST binding does: when MCP runs
+// over HTTP the header and _meta.usp.correlation_id are one join id.
+func EchoCorrelation(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get(CorrelationHeader); id != "" {
+			w.Header().Set(CorrelationHeader, id)
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -3,13 +3,16 @@ package uspmcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/config"
@@ -42,7 +45,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func bookingSession(t *testing.T) (cs *mcp.ClientSession, profile, url string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform})
-	b := usptest.NewBusiness(t, usptest.WithPlatform(config.Demo()), usptest.Now, plat, nil)
+	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
 	srv := httptest.NewServer(mcpfront.Handler(New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
@@ -213,4 +216,140 @@ func newerMethods(t *testing.T) map[string]bool {
 		out[m.Name] = true
 	}
 	return out
+}
+
+// TestInputSchemasCarryEveryOpenRPCParameter: each served tool's input
+// schema names every parameter its method has in the newer OpenRPC
+// document, so a client built from that document finds nothing missing.
+func TestInputSchemasCarryEveryOpenRPCParameter(t *testing.T) {
+	cs, _, _ := bookingSession(t)
+	params := uspspec.Load(t).NewerParams()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		want, ok := params[tool.Name]
+		if !ok {
+			t.Errorf("%s is not an OpenRPC method", tool.Name)
+			continue
+		}
+		raw, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		json.Unmarshal(raw, &schema)
+		for _, p := range want {
+			if _, ok := schema.Properties[p]; !ok {
+				t.Errorf("%s: the input schema lacks the OpenRPC parameter %s", tool.Name, p)
+			}
+		}
+	}
+}
+
+// TestOpenRPCParametersAreValidated: the parameters this business does
+// not act on (context, delivery_address, post_payment_return_request)
+// are accepted when well-formed and refused with §9.4.3's code when not;
+// a date-time is no date and a wrong-typed member is validation_error.
+func TestOpenRPCParametersAreValidated(t *testing.T) {
+	cs, profile, _ := bookingSession(t)
+	ctx := context.Background()
+	meta := func(extra map[string]any) map[string]any {
+		u := map[string]any{"profile": profile}
+		for k, v := range extra {
+			u[k] = v
+		}
+		return map[string]any{"usp": u}
+	}
+	slots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_availability_query", Arguments: map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2026-03-02"}})
+	if err != nil || slots.IsError {
+		t.Fatal(err, slots)
+	}
+	slot := slots.StructuredContent.(map[string]any)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	buyer := map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"}
+	create := func(extra map[string]any) map[string]any {
+		args := map[string]any{"service_id": "svc_airport_shuttle", "slot_id": slot, "buyer": buyer, "_meta": meta(nil)}
+		for k, v := range extra {
+			args[k] = v
+		}
+		return args
+	}
+	address := map[string]any{"line1": "1 Main St", "city": "Denver", "country": "US"}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_bookings_create", Arguments: create(map[string]any{
+		"delivery_address": address, "post_payment_return_request": map[string]any{"url": "https://platform.example/return", "params": map[string]any{"s": "1"}}})})
+	if err != nil || res.IsError {
+		t.Fatalf("create with delivery_address: %v %+v", err, res)
+	}
+	if got := res.StructuredContent.(map[string]any)["booking"].(map[string]any)["delivery_address"]; got == nil || got.(map[string]any)["city"] != "Denver" {
+		t.Fatalf("delivery_address echoed = %v", got)
+	}
+	for _, c := range []struct {
+		name, tool string
+		args       map[string]any
+		code       string
+	}{
+		{"context not an object", "usp_services_list", map[string]any{"context": "US"}, "validation_error"},
+		{"context.language not a string", "usp_services_list", map[string]any{"context": map[string]any{"language": 7}}, "validation_error"},
+		{"context.coordinates out of range", "usp_services_lookup", map[string]any{"ids": []any{"svc_airport_shuttle"}, "context": map[string]any{"coordinates": map[string]any{"latitude": 91, "longitude": 0}}}, "validation_error"},
+		{"context.address_country not a code", "usp_services_lookup", map[string]any{"ids": []any{"svc_airport_shuttle"}, "context": map[string]any{"address_country": "United States"}}, "validation_error"},
+		{"delivery_address without city", "usp_bookings_create", create(map[string]any{"delivery_address": map[string]any{"line1": "1 Main St", "country": "US"}}), "invalid_request"},
+		{"delivery_address.country not a code", "usp_bookings_create", create(map[string]any{"delivery_address": map[string]any{"line1": "1 Main St", "city": "Denver", "country": "USA"}}), "validation_error"},
+		{"post_payment_return_request over http", "usp_bookings_create", create(map[string]any{"post_payment_return_request": map[string]any{"url": "http://platform.example/return"}}), "validation_error"},
+		{"idempotency key not a UUID", "usp_bookings_create", create(map[string]any{"_meta": meta(map[string]any{"idempotency_key": "retry-1"})}), "validation_error"},
+		{"a date-time where a date-time or date is read, without its offset", "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02T09:00:00", "end_date": "2026-03-03"}, "validation_error"},
+		{"a date with a time glued on", "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02x", "end_date": "2026-03-03"}, "validation_error"},
+		{"party_size a string", "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2026-03-03", "party_size": "2"}, "validation_error"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			var rpc *jsonrpc.Error
+			if !errors.As(err, &rpc) {
+				t.Fatalf("%s: %v, want the protocol error %s", c.name, err, c.code)
+			}
+			var data struct{ Code string }
+			json.Unmarshal(rpc.Data, &data)
+			if data.Code != c.code || rpc.Message != c.code {
+				t.Fatalf("%s: %s %s, want %s", c.name, rpc.Message, rpc.Data, c.code)
+			}
+		})
+	}
+}
+
+// TestFirstContactRefusedThenRealProfile: a key's first calls name
+// profiles that are refused (missing, plain http, a version from the
+// future, not JSON); none of them binds the key, so the real profile is
+// accepted afterwards, and then binds it for good.
+func TestFirstContactRefusedThenRealProfile(t *testing.T) {
+	cs, profile, url := bookingSession(t)
+	ctx := context.Background()
+	base := strings.TrimSuffix(profile, "/full.json")
+	slots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_availability_query", Arguments: map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2026-03-02"}})
+	if err != nil || slots.IsError {
+		t.Fatal(err, slots)
+	}
+	slot := slots.StructuredContent.(map[string]any)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	// The raw transport: the go-sdk client closes its session on -32003,
+	// profile_unreachable's number.
+	hold := func(uri string) string {
+		_, message, _ := rawErrorWith(t, url, "usp_availability_hold", map[string]any{
+			"service_id": "svc_airport_shuttle", "slot_id": slot, "_meta": map[string]any{"usp": map[string]any{"profile": uri}}},
+			map[string]string{"Authorization": usptest.Bearer})
+		return message
+	}
+	for _, c := range []struct{ uri, code string }{
+		{base + "/missing.json", "profile_unreachable"},
+		{"http" + strings.TrimPrefix(base, "https") + "/full.json", "invalid_profile_url"},
+		{base + "/newer.json", "version_unsupported"},
+		{base + "/bookings-only.json", ""}, // capabilities_incompatible: an outcome, not a refusal, and no binding either
+	} {
+		if got := hold(c.uri); got != c.code {
+			t.Fatalf("first contact with %s: %q, want %q", c.uri, got, c.code)
+		}
+	}
+	if got := hold(profile); got != "" {
+		t.Fatalf("the real profile after refused first contacts: %s", got)
+	}
+	if got := hold(base + "/platform.json"); got != "profile_not_trusted" {
+		t.Fatalf("another profile after the binding: %s, want profile_not_trusted", got)
+	}
 }

@@ -121,12 +121,21 @@ func TestUSPToolsOverMCP(t *testing.T) {
 // profile_unreachable and profile_malformed, for its own closing signals.
 func rawError(t *testing.T, url, tool string, args map[string]any) (code int64, message string, data json.RawMessage) {
 	t.Helper()
+	return rawErrorWith(t, url, tool, args, nil)
+}
+
+// rawErrorWith is rawError with extra request headers (credentials).
+func rawErrorWith(t *testing.T, url, tool string, args map[string]any, header map[string]string) (code int64, message string, data json.RawMessage) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
 		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
 		"name":  tool, "arguments": args,
 	}})
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool} {
+		req.Header.Set(k, v)
+	}
+	for k, v := range header {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -136,6 +145,9 @@ func rawError(t *testing.T, url, tool string, args map[string]any) (code int64, 
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	text := string(raw)
+	if header != nil && !strings.Contains(text, `"error":{`) {
+		return 0, "", nil // a result: no protocol error
+	}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimPrefix(line, "data: ")
 		var msg struct {
@@ -165,8 +177,9 @@ func TestUSPProtocolErrorsAreJSONRPCErrors(t *testing.T) {
 		rpc  int64
 	}{
 		{"missing field", "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle"}, "invalid_request", -32600},
-		{"wrong type", "usp_availability_query", map[string]any{"service_id": 7, "start_date": "2026-03-02", "end_date": "2026-03-03"}, "invalid_request", -32600},
+		{"wrong type", "usp_availability_query", map[string]any{"service_id": 7, "start_date": "2026-03-02", "end_date": "2026-03-03"}, "validation_error", -32602},
 		{"too wide", "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2026-06-03"}, "range_too_wide", -32602},
+		{"ten years", "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2036-03-02"}, "validation_error", -32602},
 		{"unreachable profile", "usp_services_list", map[string]any{"_meta": map[string]any{"usp": map[string]any{"profile": plat + "/gone.json"}}}, "profile_unreachable", -32003},
 		{"http profile", "usp_services_list", map[string]any{"_meta": map[string]any{"usp": map[string]any{"profile": "http://agent.example/p.json"}}}, "invalid_profile_url", -32602},
 		{"unknown service", "usp_services_get", map[string]any{"service_id": "svc_none"}, "service_not_found", -32602},
@@ -180,11 +193,11 @@ func TestUSPProtocolErrorsAreJSONRPCErrors(t *testing.T) {
 			if code != c.rpc || message != c.code || data["code"] != c.code || data["content"] == "" || data["correlation_id"] != "corr-9" {
 				t.Fatalf("error = %d %s %s", code, message, raw)
 			}
-			// The OpenRPC data.code enum is narrower than §9.4.3 of the
-			// newer text: range_too_wide is registered there only, and no
-			// not-found code for services is registered anywhere.
-			if c.code != "service_not_found" && c.code != "range_too_wide" {
-				schemas.Check(t, uspspec.MCPErrorData, raw)
+			// The snapshot's data.code enum is narrower than §9.4.3 of
+			// the newer text, which registers every code but a
+			// not-found code for services.
+			if c.code != "service_not_found" {
+				schemas.Check(t, uspspec.NewerMCPErrorData, raw)
 			}
 		})
 	}
@@ -224,4 +237,44 @@ func mergeCorrelation(m any) map[string]any {
 	u["correlation_id"] = "corr-9"
 	out["usp"] = u
 	return out
+}
+
+// TestCorrelationIdOverMCPOnHTTP: when MCP runs over HTTP, the
+// USP-Correlation-Id header is echoed on the response, as on REST, and
+// stands for _meta.usp.correlation_id in results and errors when the
+// arguments carry none.
+func TestCorrelationIdOverMCPOnHTTP(t *testing.T) {
+	plat := usptest.NewPlatforms(t, nil)
+	b := usptest.NewBusiness(t, usptest.PublicOnly(config.Demo()), usptest.Now, plat, nil)
+	srv := httptest.NewServer(EchoCorrelation(mcpfront.Handler(New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}})))
+	t.Cleanup(srv.Close)
+	post := func(tool string, args map[string]any) (*http.Response, string) {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
+			"name":  tool, "arguments": args,
+		}})
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2026-07-28",
+			"Mcp-Method": "tools/call", "Mcp-Name": tool, "USP-Correlation-Id": "join-42"} {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(raw)
+	}
+	resp, text := post("usp_services_get", map[string]any{"service_id": "svc_airport_shuttle"})
+	if got := resp.Header.Get("USP-Correlation-Id"); got != "join-42" {
+		t.Fatalf("result: USP-Correlation-Id = %q, want join-42", got)
+	}
+	if !strings.Contains(text, `"usp":{"correlation_id":"join-42"}`) {
+		t.Fatalf("result does not carry the header's join id in _meta.usp: %s", text)
+	}
+	resp, text = post("usp_services_get", map[string]any{"service_id": "svc_nowhere"})
+	if got := resp.Header.Get("USP-Correlation-Id"); got != "join-42" || !strings.Contains(text, `"correlation_id":"join-42"`) {
+		t.Fatalf("error: header %q, body %s; want join-42 in both", got, text)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,7 +49,8 @@ var profiles = map[string]string{
 
 // Platforms is a TLS server on loopback publishing platform profiles:
 // /platform.json (catalog with feed subscriptions, and availability), /bookings-only.json,
-// /newer.json (a version from the future) and extra documents a test adds.
+// /newer.json (a version from the future) and extra documents a test adds;
+// those under /cached/ say max-age=120, stale-if-error=1800.
 // Any other path is 404.
 type Platforms struct {
 	*httptest.Server
@@ -83,6 +85,9 @@ func NewPlatforms(t testing.TB, extra map[string]string) *Platforms {
 		default:
 			if r.URL.Path == "/platform.json" {
 				w.Header().Set("Cache-Control", "public, max-age=600")
+			}
+			if strings.HasPrefix(r.URL.Path, "/cached/") {
+				w.Header().Set("Cache-Control", "max-age=120, stale-if-error=1800")
 			}
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, doc)
@@ -153,7 +158,8 @@ func NewBusiness(t testing.TB, cfg config.Config, now time.Time, platforms *Plat
 // On builds the business on st: the reservation core, and the api_key
 // authenticator of cfg's registered platforms (WithPlatform adds the test
 // one). Without registered platforms only public methods are served.
-func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platforms *Platforms, profiles *usp.Profiles, path string) *Business {
+// edit, when given, changes the options before the business is built.
+func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platforms *Platforms, profiles *usp.Profiles, path string, edit ...func(*usp.Options)) *Business {
 	t.Helper()
 	if profiles == nil {
 		opts := usp.ProfileOptions{AllowPrivate: true, Clock: clk}
@@ -174,6 +180,9 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 	if keys := usp.NewAPIKeys(cfg.USP.Platforms); keys != nil {
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: staffToken}}
 	}
+	for _, e := range edit {
+		e(&opts)
+	}
 	b, err := usp.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -190,4 +199,19 @@ func staffToken(_ context.Context, token string) (string, error) {
 		return "desk", nil
 	}
 	return "", errors.New("no such session")
+}
+
+// Manual sets every unit of cfg to confirmation_mode manual, for tests of
+// the staff decision on a service (the demo shuttle) that is auto.
+func Manual(cfg config.Config) config.Config {
+	locs := append([]config.Location(nil), cfg.Locations...)
+	for i := range locs {
+		units := append([]config.Unit(nil), locs[i].Units...)
+		for j := range units {
+			units[j].ConfirmationMode = config.ConfirmManual
+		}
+		locs[i].Units = units
+	}
+	cfg.Locations = locs
+	return cfg
 }

@@ -1,0 +1,176 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"frontdesk/booking"
+	"frontdesk/reservation"
+)
+
+// The guest's own page, /stay/{token}: the booking form redirects there
+// once a request is saved, and the guest's mails link to it. The token
+// is the only key; an unknown one answers 404 like a missing page. A
+// cancellation from it takes the same rules and emailed code as the
+// chat tools' cancel_booking.
+
+// stayPage is what stay.html shows.
+type stayPage struct {
+	Stay    booking.GuestStay
+	Token   string
+	State   string // the state in the guest's words
+	Next    string // what happens next
+	Sent    string // the form's result, after its redirect
+	Done    string // the cancellation's result, after its redirect
+	Problem string
+	// CancelID is set while a cancellation waits for its emailed code.
+	CancelID string
+	Expires  string
+	// CancelHours is the notice a cancellation here needs.
+	CancelHours int
+}
+
+// stateWords says a reservation's state, and what comes next, to its
+// guest.
+func stateWords(g booking.GuestStay, confirmHours int) (state, next string) {
+	phone := g.Location.Phone
+	switch g.Reservation.State {
+	case reservation.Requested:
+		return "Requested: waiting for our staff", "No room is held yet. Staff read every request and answer by email within " +
+			strconv.Itoa(confirmHours) + " hours: they accept it, which holds the room, or say why they cannot. Nothing is charged now."
+	case reservation.Reserved:
+		return "Reserved: the room is held", "Staff confirm the reservation in writing. Bring photo ID to check-in."
+	case reservation.Confirmed:
+		return "Confirmed", "Your room is held. Check-in is from " + g.CheckinAt + "; bring photo ID. The total is paid at the property."
+	case reservation.Declined:
+		return "Declined", "Staff could not take this request. Call " + phone + " and we will look for another stay with you."
+	case reservation.Cancelled:
+		return "Cancelled", "This reservation is cancelled and its room released. Nothing is owed."
+	case reservation.Completed:
+		return "Completed", "Thank you for staying with us."
+	case reservation.NoShow:
+		return "No-show", "The stay was not taken up. Questions: call " + phone + "."
+	case reservation.Moved:
+		return "Moved", "This stay was moved to another reservation; staff sent its details by email."
+	}
+	return string(g.Reservation.State), "Questions: call " + phone + "."
+}
+
+var sentResults = map[string]string{
+	"mailed": "Your request was sent. We emailed you a copy with a link to this page.",
+	"saved":  "Your request was sent. Our copy to your email address could not be sent yet: keep this page's address to come back to it.",
+	"again":  "This request was sent already: it was not sent a second time.",
+}
+
+var cancelResults = map[string]string{
+	"cancelled": "The reservation is cancelled and the room released. We emailed you a receipt.",
+}
+
+// Stay shows the guest's own page.
+func (s *Site) Stay(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.stayPage(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	p.Sent = sentResults[q.Get("sent")]
+	p.Done = cancelResults[q.Get("done")]
+	s.render(w, r, "stay.html", p)
+}
+
+func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Robots-Tag", "noindex")
+	token := r.PathValue("token")
+	if s.Forms == nil {
+		http.NotFound(w, r)
+		return stayPage{}, false
+	}
+	g, err := s.Forms.GuestStay(r.Context(), token)
+	if errors.Is(err, booking.ErrNoReservation) {
+		http.NotFound(w, r)
+		return stayPage{}, false
+	}
+	if err != nil {
+		s.Logger.ErrorContext(r.Context(), "read guest page", "err", err)
+		http.Error(w, "This page could not be shown just now. Try again in a minute.", http.StatusServiceUnavailable)
+		return stayPage{}, false
+	}
+	p := stayPage{Stay: g, Token: token, CancelHours: s.Config.Limits.CancelBeforeHours}
+	p.State, p.Next = stateWords(g, s.Config.Business.ConfirmHours)
+	return p, true
+}
+
+// StayCancel takes either step of a cancellation from the guest's page:
+// without a code it emails one; with the code it cancels and redirects.
+func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "The form could not be read.", http.StatusBadRequest)
+		return
+	}
+	p, ok := s.stayPage(w, r)
+	if !ok {
+		return
+	}
+	caller := booking.Caller{Host: r.Host}
+	cancelID, code := r.PostForm.Get("cancel_id"), strings.TrimSpace(r.PostForm.Get("code"))
+	if cancelID == "" {
+		res, err := s.Forms.GuestCancel(r.Context(), caller, p.Token)
+		if err != nil {
+			s.cancelRefused(w, r, p, err)
+			return
+		}
+		p.CancelID, p.Expires = res.CancelID, res.CodeExpiresLocal
+		s.render(w, r, "stay.html", p)
+		return
+	}
+	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
+		p.CancelID, p.Problem = cancelID, "The code is the six digits in the email we just sent, such as 123456."
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
+		return
+	}
+	if _, err := s.Forms.GuestCancelFinish(r.Context(), caller, p.Token, cancelID, code); err != nil {
+		if e, ok := errors.AsType[*booking.Error](err); ok && e.Code == "wrong_code" {
+			p.CancelID = cancelID
+		}
+		s.cancelRefused(w, r, p, err)
+		return
+	}
+	http.Redirect(w, r, "/stay/"+url.PathEscape(p.Token)+"?done=cancelled", http.StatusSeeOther)
+}
+
+// cancelWords are the guest page's sentences for the cancellation
+// refusals of the booking core.
+var cancelWords = map[string]string{
+	"wrong_code":         "That code is not the one we emailed. Check the latest email from us and type its six digits again.",
+	"cancel_unknown":     "This cancellation code has expired or was used. Ask for a new code below.",
+	"already_cancelled":  "This reservation is no longer open, so there is nothing to cancel.",
+	"ended":              "This stay has ended, so it cannot be cancelled.",
+	"moved":              "This stay was moved to another reservation.",
+	"cancel_by_phone":    "Cancellations here close before check-in. Call the property to change or cancel this stay.",
+	"cancel_not_in_chat": "The cancellation cannot be taken here just now. Call the property during office hours.",
+	"cancel_maybe":       "We could not tell whether the cancellation went through. Reload this page to see the reservation's state.",
+}
+
+func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage, err error) {
+	if e, ok := errors.AsType[*booking.Error](err); ok {
+		p.Problem = cancelWords[e.Code]
+		if p.Problem == "" {
+			p.Problem = "The cancellation cannot be taken here just now. Call " + p.Stay.Location.Phone + "."
+		}
+		p.Problem += " Questions: call " + p.Stay.Location.Phone + "."
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
+		return
+	}
+	if errors.Is(err, booking.ErrNoReservation) {
+		http.NotFound(w, r)
+		return
+	}
+	s.Logger.ErrorContext(r.Context(), "guest cancellation", "err", err)
+	p.Problem = "The cancellation could not be taken just now. Try again in a few minutes, or call " + p.Stay.Location.Phone + "."
+	s.renderStatus(w, r, http.StatusServiceUnavailable, "stay.html", p)
+}
