@@ -10,7 +10,6 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/config"
-	"frontdesk/internal/requestid"
 	"frontdesk/pricing"
 	"frontdesk/referral"
 	"frontdesk/reservation"
@@ -327,7 +326,6 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		if err != nil {
 			return nil, err
 		}
-		requestid.SetReference(ctx, r.Reference)
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
 		kept.Credential = cred // after the answer was recorded: no credential is ever kept
 		return kept, nil

@@ -11,6 +11,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/requestid"
 	"frontdesk/inventory"
 	"frontdesk/referral"
 	"frontdesk/reservation"
@@ -291,7 +292,11 @@ func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot,
 	if kind == reservation.KindHold {
 		req.Expires = d.HoldExpires
 	}
-	return b.bookings.Book(ctx, req)
+	r, err := b.bookings.Book(ctx, req)
+	if err == nil {
+		requestid.SetReference(ctx, r.Reference)
+	}
+	return r, err
 }
 
 // errKeyTaken means a record the door commits with a reservation was
@@ -406,6 +411,7 @@ func (b *Business) own(ctx context.Context, p Principal, ref string) (reservatio
 	if !ok || (p.Staff == "" && r.Source != reservation.USP(p.Platform)) || (p.Booking != "" && p.Booking != ref) {
 		return r, detail{}, notFound
 	}
+	requestid.SetReference(ctx, ref) // the request's lines name the reservation it works on
 	return r, d, nil
 }
 

@@ -148,6 +148,15 @@ func TestHubToolsOnEveryRevision(t *testing.T) {
 			if err := json.Unmarshal([]byte(resultText), &fromText); err != nil || !reflect.DeepEqual(fromText, out) {
 				t.Fatalf("text after the summary = %s, want the structured result %v", resultText, out)
 			}
+			// One night is counted as one.
+			res, _ = callTool(t, cs, "quote_stay", map[string]any{"property": "Riverside Inn", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2026-12-31"})
+			if summary, _, _ := strings.Cut(text(res), "\n"); res.IsError || !strings.HasPrefix(summary, "Riverside Inn, double, 2026-12-30 to 2026-12-31, 1 night: ") {
+				t.Fatalf("one-night quote summary = %q", summary)
+			}
+			res, _ = callTool(t, cs, "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2026-12-31"})
+			if summary, _, _ := strings.Cut(text(res), "\n"); res.IsError || !strings.HasPrefix(summary, "2026-12-30 to 2026-12-31, 1 night: ") {
+				t.Fatalf("one-night find_rooms summary = %q", summary)
+			}
 			res, out = callTool(t, cs, "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-02"})
 			if res.IsError || len(out["properties"].([]any)) != 3 {
 				t.Fatalf("find_rooms = %s %v", text(res), out)
