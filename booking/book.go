@@ -3,10 +3,12 @@ package booking
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 )
 
@@ -37,6 +39,9 @@ type BookRequest struct {
 	// Also are the door's own records, committed in the same transaction
 	// as the reservation, such as its record of the answer it will send.
 	Also []reservation.Addition
+	// Referral is a partner's click id or code the door was given; a
+	// live one records the attribution with the reservation.
+	Referral referral.Mark
 }
 
 // ErrUnitTaken means no unit was free for every slot: nothing was stored.
@@ -62,11 +67,28 @@ func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reserv
 	if kind == 0 {
 		kind = reservation.KindRequest
 	}
-	return s.desk.Create(ctx, reservation.New{
+	n := reservation.New{
 		Kind: kind, Reference: ref, Unit: deskUnit(l, unit), Slots: req.Slots, Units: req.Units,
 		Guests: req.Guests, Contact: req.Contact, ContactKey: req.ContactKey, Source: req.Source,
 		Total: req.Total, Notes: req.Notes, Expires: req.Expires, Detail: req.Detail, By: req.By, At: now, Also: req.Also,
-	})
+	}
+	if kind == reservation.KindHold {
+		// A hold is not a booking: its conversion waits for the booking.
+		return s.desk.Create(ctx, n)
+	}
+	also := n.Also
+	for range maxCASAttempts {
+		attributed, err := s.Attribution(ctx, req.Referral, n)
+		if err != nil {
+			return reservation.Reservation{}, err
+		}
+		n.Also = append(slices.Clone(also), attributed...)
+		r, err := s.desk.Create(ctx, n)
+		if !errors.Is(err, referral.ErrRaced) {
+			return r, err
+		}
+	}
+	return reservation.Reservation{}, &reservation.Error{Code: reservation.CodeConflict, Message: reservation.ErrConflict.Message, Err: referral.ErrRaced}
 }
 
 // deskUnit is what the desk holds of unit u at location l.

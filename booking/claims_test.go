@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -190,5 +191,44 @@ func TestCancellationReportsNotices(t *testing.T) {
 	replay, err := w.cancel(ctx, web, args("cancel_id", cancelID, "code", code))
 	if err != nil || replay.Message != want {
 		t.Fatalf("replay = %+v, %s", replay, refusalText(err))
+	}
+}
+
+// racingTry is a store on which another lookup of the same reference
+// claims a try just before the first delete of its tries: the version
+// that delete names is stale by then.
+type racingTry struct {
+	store.Store
+	raced bool
+}
+
+func (r *racingTry) Delete(ctx context.Context, kind, key string, version int64) error {
+	if kind == kindLookups && !r.raced {
+		r.raced = true
+		cur, err := r.Store.Get(ctx, kind, key)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Store.Swap(ctx, cur); err != nil {
+			return err
+		}
+	}
+	return r.Store.Delete(ctx, kind, key, version)
+}
+
+// TestSuccessClearsTriesUnderContention: a successful lookup clears the
+// reference's tries even when another lookup claimed one between its
+// claim and its delete. Before, the delete met a version conflict, left
+// the tries counted and only logged it.
+func TestSuccessClearsTriesUnderContention(t *testing.T) {
+	base := newWorld(t)
+	w := newWorldOn(t, base.cfg, &racingTry{Store: base.st})
+	ctx := context.Background()
+	ref := w.book(stayArgs())
+	if _, err := w.lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err != nil {
+		t.Fatal(refusalText(err))
+	}
+	if _, err := base.st.Get(ctx, kindLookups, ref); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("tries after a successful lookup: %v, want none left", err)
 	}
 }

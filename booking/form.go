@@ -17,6 +17,7 @@ import (
 	"frontdesk/message"
 	"frontdesk/pricing"
 	"frontdesk/quota"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -42,7 +43,12 @@ type FormRequest struct {
 	Notes     string
 	Signature string // the drawing pad's PNG data URL
 	Trap      string // a field people never see; only bots fill it
-	Address   string // the client's network address, for the rate limit
+	// Via is the click id a partner's tracked link appended to the form's
+	// address, carried in a hidden field; Code is a partner's code the
+	// guest typed (T9). Neither is shown to staff nor mailed.
+	Via     string
+	Code    string
+	Address string // the client's network address, for the rate limit
 	// Token is the form's one-time token (NewGuestToken): a request is
 	// saved once per token, and a resubmission answers with the first.
 	// It then opens the guest's own page of the request.
@@ -149,6 +155,13 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	if err != nil {
 		problems["signature"] = err.Error()
 	}
+	mark := referral.Mark{Click: strings.TrimSpace(f.Via), Code: strings.TrimSpace(f.Code)}
+	if mark.Code != "" && !referral.ValidCode(mark.Code) {
+		problems["code"] = "A partner code is 4 to 32 letters or digits; leave it empty if you have none."
+	}
+	if mark.Code != "" {
+		mark.Click = "" // a code the guest typed names the partner they meant
+	}
 	if f.Trap != "" {
 		problems["trap"] = "Leave the last field empty."
 	}
@@ -187,24 +200,29 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 		Contact:    reservation.Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
 		ContactKey: mailbox, Source: reservation.SourceForm,
 		Total: q.Total, Notes: strings.TrimSpace(f.Notes), Detail: detail, By: "guest", What: "requested", At: now,
-		// The token's page rides along: of two posts of one form, one
-		// saves the request and the other finds it.
-		Also: []reservation.Addition{{Build: func(r reservation.Reservation) []store.Write {
-			return []store.Write{guestPageWrite(f.Token, r.Reference, now)}
-		}, Refused: errFormSentAlready}},
 	}
+	// The token's page rides along: of two posts of one form, one saves
+	// the request and the other finds it.
+	guestPage := reservation.Addition{Build: func(r reservation.Reservation) []store.Write {
+		return []store.Write{guestPageWrite(f.Token, r.Reference, now)}
+	}, Refused: errFormSentAlready}
 	var r reservation.Reservation
 	for range maxCASAttempts {
 		if req.Reference, err = s.newReference(l); err != nil {
 			return FormResult{}, err
 		}
+		var attributed []reservation.Addition
+		if attributed, err = s.Attribution(ctx, mark, req); err != nil {
+			return FormResult{}, err
+		}
+		req.Also = append([]reservation.Addition{guestPage}, attributed...)
 		r, err = s.desk.Create(ctx, req)
 		if errors.Is(err, errFormSentAlready) {
 			// A parallel post of the same form saved it first.
 			return s.formAgain(ctx, f.Token)
 		}
-		if reservation.ErrorCode(err) != reservation.CodeInternal {
-			break // a taken reference is drawn again
+		if reservation.ErrorCode(err) != reservation.CodeInternal && !errors.Is(err, referral.ErrRaced) {
+			break // a taken reference, or an attribution raced, is drawn again
 		}
 	}
 	if err != nil {

@@ -23,8 +23,8 @@ func (s *Service) codeEmail(in intent, l config.Location, code string, now time.
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your verification code is %s.\n\n", code)
 	fmt.Fprintf(&b, "It confirms a reservation request at %s (%s):\n", l.Name, s.cfg.Business.Name)
-	fmt.Fprintf(&b, "%s, %s to %s (%d nights), %s, total %s including %s.\n\n",
-		d.RoomType, d.Checkin, d.Checkout, in.Price.Nights, guestsWord(d.Guests), s.pricer.Display(in.Price.Total), s.cfg.Business.TaxLabel)
+	fmt.Fprintf(&b, "%s, %s to %s (%s), %s, total %s including %s.\n\n",
+		d.RoomType, d.Checkin, d.Checkout, NightsWord(in.Price.Nights), guestsWord(d.Guests), s.pricer.Display(in.Price.Total), s.cfg.Business.TaxLabel)
 	fmt.Fprintf(&b, "The code expires at %s. No room is held until the code is confirmed.\n\n", localTime(in.Expires, l))
 	fmt.Fprintf(&b, "If you did not ask for this, ignore this email: nothing will be booked.\n")
 	fmt.Fprintf(&b, "Questions: call %s.\n", l.Phone)
@@ -36,6 +36,15 @@ func (s *Service) codeEmail(in intent, l config.Location, code string, now time.
 		Text:    b.String(),
 		Date:    now,
 	}
+}
+
+// NightsWord counts nights: "1 night", "3 nights". A USP or staff
+// booking may last one night.
+func NightsWord(n int) string {
+	if n == 1 {
+		return "1 night"
+	}
+	return fmt.Sprintf("%d nights", n)
 }
 
 func guestsWord(n int) string {
@@ -65,7 +74,7 @@ func (s *Service) stayLines(r booked, l config.Location) string {
 	fmt.Fprintf(&b, "Property: %s, %s\n", l.Name, l.Phone)
 	fmt.Fprintf(&b, "Room: %s, %s\n", r.Unit, guestsWord(r.Guests))
 	fmt.Fprintf(&b, "Check-in: %s, from %s\n", r.Checkin(), localTime(checkinInstant(l, in), l))
-	fmt.Fprintf(&b, "Check-out: %s (%d nights)\n", r.Checkout(), r.Nights())
+	fmt.Fprintf(&b, "Check-out: %s (%s)\n", r.Checkout(), NightsWord(r.Nights()))
 	fmt.Fprintf(&b, "Total: %s including %s, paid at the property\n", s.pricer.Display(r.Total), s.cfg.Business.TaxLabel)
 	return b.String()
 }

@@ -30,12 +30,17 @@ type notice struct {
 	Attempts   int           `json:"attempts"`
 	NextAt     time.Time     `json:"next_at,omitzero"`
 	LeaseUntil time.Time     `json:"lease_until,omitzero"`
-	Due        string        `json:"due,omitempty"` // its key in the due index while it has one
-	CreatedAt  time.Time     `json:"created_at"`
+	// PossiblySent records that an attempt was claimed and never
+	// recorded its outcome (the process died while sending), so the
+	// email may have gone out already; its retry is flagged to staff.
+	PossiblySent bool      `json:"possibly_sent,omitempty"`
+	Due          string    `json:"due,omitempty"` // its key in the due index while it has one
+	CreatedAt    time.Time `json:"created_at"`
 }
 
-// Notice timing (§11, §14): a new notice is left to the operation that
-// queued it for the grace period; a claim lasts its lease; retries back
+// Notice timing (§11, §14): a new notice is claimed by the operation that
+// queued it for one lease, and every later attempt claims it likewise; an
+// unfinished cancellation's notices are left to it for the grace period; retries back
 // off from 15 minutes to 30, then hourly, and a notice still failing
 // after the retry window is exhausted and flagged to staff.
 const (
@@ -71,13 +76,17 @@ type queuedNotice struct {
 
 // newNotices are notices that cannot exist yet, such as those of a
 // reference allocated just now, and the writes that queue them with their
-// due entries, for a caller to commit with its own writes. No read is
-// needed: a create refuses a notice that exists after all.
+// due entries, for a caller to commit with its own writes and then attempt
+// (attemptNotices). They are stored claimed by that attempt, under a
+// lease, so a process that dies while sending leaves a claim the sweep
+// recognises as possibly sent, never a notice that looks untouched. No
+// read is needed: a create refuses a notice that exists after all.
 func newNotices(now time.Time, ref string, emails []message.Email) ([]queuedNotice, []store.Write) {
 	queued := make([]queuedNotice, 0, len(emails))
 	writes := make([]store.Write, 0, 2*len(emails))
 	for _, e := range emails {
-		n := notice{ID: e.ID, Ref: ref, Email: e, State: noticeQueued, CreatedAt: now, Due: dueKey(now.Add(noticeGrace), e.ID)}
+		lease := now.Add(noticeLease)
+		n := notice{ID: e.ID, Ref: ref, Email: e, State: noticeSending, LeaseUntil: lease, CreatedAt: now, Due: dueKey(lease, e.ID)}
 		// A create always stores version 1.
 		queued = append(queued, queuedNotice{notice: n, version: 1})
 		writes = append(writes,
@@ -118,12 +127,40 @@ func (s *Service) outcome(ctx context.Context, now time.Time, q queuedNotice) (n
 	return n, append([]store.Write{{Op: store.OpSwap, Record: record(kindNotice, n.ID, n, q.version, now)}}, writes...)
 }
 
-// attemptNotices attempts every queued notice not sent yet once, then
-// records all the outcomes in one transaction. It returns which notices
-// the provider accepted, by id. The caller is the operation that queued
-// them just now, within their grace, so no other attempt runs. Once the
-// operation's deadline has passed, the rest stay queued untouched for the
-// sweep, and are reported as not sent.
+// claim moves q to sending under a lease before it is sent, with its due
+// entry moved to the lease's end: a process that dies while sending leaves
+// the claim, and the sweep that finds its lease ended knows the email may
+// have gone out. It returns the claimed notice at its new version and the
+// writes that claim it.
+func claim(now time.Time, q queuedNotice) (queuedNotice, []store.Write) {
+	n := q.notice
+	var writes []store.Write
+	if n.Due != "" {
+		writes = append(writes, store.Write{Op: store.OpDelete, Record: store.Record{Kind: kindNoticeDue, Key: n.Due, Version: 1}})
+	}
+	n.State, n.LeaseUntil = noticeSending, now.Add(noticeLease)
+	n.Due = dueKey(n.LeaseUntil, n.ID)
+	writes = append([]store.Write{{Op: store.OpSwap, Record: record(kindNotice, n.ID, n, q.version, now)}},
+		append(writes, store.Write{Op: store.OpCreate, Record: record(kindNoticeDue, n.Due, n.ID, 0, now)})...)
+	return queuedNotice{notice: n, version: q.version + 1}, writes
+}
+
+// unclaim gives back a claim whose notice was not attempted, due at once
+// for the sweep, with nothing to suspect.
+func unclaim(now time.Time, q queuedNotice) []store.Write {
+	n := q.notice
+	writes := []store.Write{{Op: store.OpDelete, Record: store.Record{Kind: kindNoticeDue, Key: n.Due, Version: 1}}}
+	n.State, n.LeaseUntil = noticeQueued, time.Time{}
+	n.Due = dueKey(now, n.ID)
+	return append([]store.Write{{Op: store.OpSwap, Record: record(kindNotice, n.ID, n, q.version, now)}},
+		append(writes, store.Write{Op: store.OpCreate, Record: record(kindNoticeDue, n.Due, n.ID, 0, now)})...)
+}
+
+// attemptNotices attempts every notice an operation just queued (claimed
+// by newNotices) once, then records all the outcomes in one transaction.
+// It returns which notices the provider accepted, by id. Once the
+// operation's deadline has passed, the rest are given back unsent for the
+// sweep, and reported as not sent.
 func (s *Service) attemptNotices(ctx context.Context, now time.Time, queued []queuedNotice) map[string]bool {
 	sent := map[string]bool{}
 	var writes []store.Write
@@ -134,20 +171,38 @@ func (s *Service) attemptNotices(ctx context.Context, now time.Time, queued []qu
 		}
 		if ctx.Err() != nil {
 			sent[q.ID] = false
+			writes = append(writes, unclaim(now, q)...)
 			continue
 		}
 		n, ws := s.outcome(ctx, now, q)
 		sent[n.ID] = n.State == noticeSent
 		writes = append(writes, ws...)
 	}
-	if len(writes) > 0 {
-		if _, err := s.st.Apply(ctx, writes); err != nil {
-			// The sends happened; an unrecorded outcome means the sweep
-			// may send again, with the same Message-ID.
-			s.log.WarnContext(ctx, "record notice outcomes", "err", err)
+	s.recordOutcomes(ctx, writes)
+	return sent
+}
+
+// recordOutcomes stores the outcomes of sends that happened, within the
+// operation's deadline. A store failure is tried again twice: an outcome
+// left unrecorded would make the sweep send again. A refused write means the outcome is stored already
+// (a commit whose answer was lost) or the lease was taken over; either
+// way there is nothing left to record.
+func (s *Service) recordOutcomes(ctx context.Context, writes []store.Write) {
+	if len(writes) == 0 {
+		return
+	}
+	var err error
+	for range 3 {
+		_, err = s.st.Apply(ctx, writes)
+		if _, refused := errors.AsType[*store.WriteError](err); err == nil || refused || ctx.Err() != nil {
+			break
 		}
 	}
-	return sent
+	if _, refused := errors.AsType[*store.WriteError](err); err != nil && !refused {
+		// The notices stay claimed; the sweep retries them when the
+		// lease ends, as possibly sent, with the same Message-ID.
+		s.log.WarnContext(ctx, "record notice outcomes", "err", err)
+	}
 }
 
 // noticesSent reads which of the given notices the provider accepted.
@@ -160,6 +215,23 @@ func (s *Service) noticesSent(ctx context.Context, ids ...string) map[string]boo
 		sent[id] = err == nil && n.State == noticeSent
 	}
 	return sent
+}
+
+// claimRetry commits the claim of a retry; one that follows an
+// interrupted send also flags the reservation, in the same transaction.
+func (s *Service) claimRetry(ctx context.Context, now time.Time, n notice, writes []store.Write) error {
+	if n.State != noticeSending {
+		_, err := s.st.Apply(ctx, writes)
+		return err
+	}
+	r, err := reservation.Get(ctx, s.st, n.Ref)
+	if err != nil {
+		_, err := s.st.Apply(ctx, writes) // no reservation to flag
+		return err
+	}
+	_, err = s.desk.Flag(ctx, reservation.Change{Read: r, At: now, Also: []reservation.Addition{reservation.Records(nil, writes...)}},
+		"notice "+n.ID+" may have been sent already (its sending was interrupted); it was sent again")
+	return err
 }
 
 // retryNotice is the sweep's work on one due entry: it claims the notice
@@ -196,18 +268,18 @@ func (s *Service) retryNotice(ctx context.Context, now time.Time, due store.Reco
 			"notice "+n.ID+" was not delivered within 36 hours")
 		return "exhausted", err
 	}
-	n.State, n.LeaseUntil = noticeSending, now.Add(noticeLease)
-	n.Due = dueKey(n.LeaseUntil, n.ID)
-	if _, err := s.st.Apply(ctx, []store.Write{
-		{Op: store.OpSwap, Record: record(kindNotice, n.ID, n, version, now)},
-		dropDue,
-		{Op: store.OpCreate, Record: record(kindNoticeDue, n.Due, n.ID, 0, now)},
-	}); err != nil {
+	claimed, writes := claim(now, queuedNotice{notice: n, version: version})
+	if n.State == noticeSending {
+		// A claim whose lease ended without an outcome: the process died
+		// while sending, and the email may have arrived. It is sent again
+		// with the same Message-ID, and staff see that it may be twice.
+		claimed.PossiblySent = true
+		writes[0] = store.Write{Op: store.OpSwap, Record: record(kindNotice, n.ID, claimed.notice, version, now)}
+	}
+	if err := s.claimRetry(ctx, now, n, writes); err != nil {
 		return "", err // claimed by another attempt, or the store failed: leave it
 	}
-	done, writes := s.outcome(ctx, now, queuedNotice{notice: n, version: version + 1})
-	if _, err := s.st.Apply(ctx, writes); err != nil {
-		return "", fmt.Errorf("record notice outcome: %w", err)
-	}
+	done, writes := s.outcome(ctx, now, claimed)
+	s.recordOutcomes(ctx, writes)
 	return done.State, nil
 }

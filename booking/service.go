@@ -31,6 +31,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -43,14 +44,20 @@ type Service struct {
 	// locker is the engine's own, unwrapped: a sweep holds it for a
 	// whole pass, longer than one store request may take.
 	locker store.Locker
-	inv    *inventory.Inventory
+	// scrubber, when the engine has one, makes purged guest data
+	// unreadable in its files after a sweep removed some.
+	scrubber store.Scrubber
+	inv      *inventory.Inventory
 	// desk writes every reservation, hold and release.
-	desk   *reservation.Desk
-	pricer *pricing.Pricer
-	clock  clock.Clock
-	rand   io.Reader
-	mail   message.Sender
-	log    *slog.Logger
+	desk *reservation.Desk
+	// referrals attributes new reservations to partners; nil attributes
+	// nothing.
+	referrals *referral.Ledger
+	pricer    *pricing.Pricer
+	clock     clock.Clock
+	rand      io.Reader
+	mail      message.Sender
+	log       *slog.Logger
 	// deadlines bound every operation and the calls it awaits.
 	deadlines Deadlines
 	// resolveProperty finds the location a property argument names, the
@@ -84,8 +91,9 @@ func New(o Options) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	locker, _ := o.Store.(store.Locker)
+	scrubber, _ := o.Store.(store.Scrubber)
 	s := &Service{
-		cfg: o.Config, locker: locker, pricer: o.Pricer,
+		cfg: o.Config, locker: locker, scrubber: scrubber, pricer: o.Pricer,
 		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
 		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(),
 	}

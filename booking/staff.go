@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"frontdesk/internal/requestid"
 	"frontdesk/message"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -54,6 +55,7 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		if d.Visible != nil && !d.Visible(r.Location) {
 			return reservation.Reservation{}, false, ErrNoReservation
 		}
+		requestid.SetReference(ctx, r.Reference) // the request's lines name the reservation decided on
 		l, _ := s.location(r.Location)
 		unit, _ := l.Unit(r.Unit)
 		// A confirmation links to the guest's own page, by a token of its
@@ -88,7 +90,7 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		}, d.To)
 		switch reservation.ErrorCode(err) {
 		case "":
-			s.log.InfoContext(ctx, "staff decision", "location", r.Location, "to", string(d.To))
+			s.log.InfoContext(ctx, "staff decision", "location", r.Location, "reference", r.Reference, "to", string(d.To))
 			sent := s.attemptNotices(ctx, now, notices)
 			return moved, len(notices) > 0 && sent[notices[0].ID], nil
 		case reservation.CodeConflict:

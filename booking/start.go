@@ -270,7 +270,10 @@ func (s *Service) codeAndSalt() (code, salt string, err error) {
 }
 
 // admissionRefusal words a refused or failed admission. A store failure
-// means no acknowledged allowance, so no code is sent.
+// means no acknowledged allowance, so no code is sent; it is answered as
+// the outage it is, never with a limit's pause, which would send staff
+// looking at ceilings. Only contention that outlasted every attempt is
+// refused as a pause (§10: contention is refused, not treated as outage).
 func (s *Service) admissionRefusal(err error, rt route) *Error {
 	var full *errBudget
 	switch {
@@ -282,8 +285,10 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 		return refuse("contact", rt)
 	case errors.As(err, &full):
 		return refuse("paused", rt)
-	default:
+	case errors.Is(err, store.ErrConflict):
 		return refuse("paused_call", rt).because(fmt.Errorf("mail admission: %w", err))
+	default:
+		return refuse("cannot_check", rt).because(fmt.Errorf("mail admission: %w", err))
 	}
 }
 

@@ -56,6 +56,10 @@ type sweepCursors struct {
 // engine shared by several instances one of them runs a pass at a time.
 func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	var res SweepResult
+	// The deadline covers taking the lock too: on a hung engine that wait
+	// would otherwise have no end.
+	ctx, cancel := context.WithTimeout(ctx, sweepDeadline)
+	defer cancel()
 	if s.locker != nil {
 		release, got, err := s.locker.TryLock(ctx, "booking-sweep")
 		if err != nil {
@@ -67,8 +71,6 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 		}
 		defer release()
 	}
-	ctx, cancel := context.WithTimeout(ctx, sweepDeadline)
-	defer cancel()
 	now := s.clock.Now()
 	wrapped := 0
 	for res.Batches < maxBatches && ctx.Err() == nil {
@@ -82,6 +84,11 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 		}
 		if priority == 0 && wrapped >= len(auditSources) {
 			break // nothing due, and every source audited once
+		}
+	}
+	if res.Purged > 0 && s.scrubber != nil {
+		if err := s.scrubber.Scrub(ctx); err != nil {
+			s.log.WarnContext(ctx, "scrub purged data", "error", err)
 		}
 	}
 	s.log.InfoContext(ctx, "booking sweep", "batches", res.Batches, "notices", res.Notices, "exhausted", res.Exhausted,

@@ -45,10 +45,11 @@ func (s *seeded) Read(p []byte) (int, error) {
 
 // faultyMail delivers through the real dev mailbox unless told to fail.
 type faultyMail struct {
-	mu   sync.Mutex
-	next error                    // returned once by the next Send
-	last map[string]message.Email // the newest delivered mail by recipient
-	dev  *mail.Dev
+	mu    sync.Mutex
+	next  error                    // returned once by the next Send
+	last  map[string]message.Email // the newest delivered mail by recipient
+	sends map[string]int           // deliveries by Message-ID
+	dev   *mail.Dev
 }
 
 func (f *faultyMail) Send(ctx context.Context, e message.Email) error {
@@ -65,10 +66,24 @@ func (f *faultyMail) Send(ctx context.Context, e message.Email) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.last == nil {
-		f.last = map[string]message.Email{}
+		f.last, f.sends = map[string]message.Email{}, map[string]int{}
 	}
 	f.last[e.To[0]] = e
+	f.sends[e.ID]++
 	return nil
+}
+
+// sentTwice lists the Message-IDs delivered more than once.
+func (f *faultyMail) sentTwice() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var twice []string
+	for id, n := range f.sends {
+		if n > 1 {
+			twice = append(twice, id)
+		}
+	}
+	return twice
 }
 
 func (f *faultyMail) failNext(err error) {

@@ -272,6 +272,10 @@ type ORP struct {
 	// findings at POST /orp/witness about obligations whose proof lists
 	// witness.
 	Witnesses []string `toml:"witnesses"`
+	// BusinessParty is the business's own party on this host (an orp:
+	// party id), the payer of what bookings earn the partners who sent
+	// their guests; empty attributes no booking.
+	BusinessParty string `toml:"business_party"`
 	// StripeWebhookSecretEnv and StripeWebhookSecretFile name where the
 	// signing secret of the Stripe-compatible webhook at
 	// /orp/providers/stripe is kept; without one, that endpoint refuses

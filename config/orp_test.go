@@ -16,16 +16,17 @@ trusted_proxies = ["10.0.0.0/8", "192.0.2.7"]
 sites = ["shop.example.com"]
 blocked_domains = ["evil.example"]
 max_report_minor = 5000000
+business_party = "orp:riverside.example/p_0123456789ab"
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ORP.Sites[0] != "shop.example.com" || c.ORP.BlockedDomains[0] != "evil.example" || c.ORP.MaxReportMinor != 5000000 || len(c.Deployment.TrustedProxies) != 2 {
+	if c.ORP.Sites[0] != "shop.example.com" || c.ORP.BlockedDomains[0] != "evil.example" || c.ORP.MaxReportMinor != 5000000 || c.ORP.BusinessParty != "orp:riverside.example/p_0123456789ab" || len(c.Deployment.TrustedProxies) != 2 {
 		t.Fatalf("parsed %+v %+v", c.ORP, c.Deployment)
 	}
 	d := Demo()
 	d.ORP.Sites, d.ORP.BlockedDomains, d.ORP.MaxReportMinor = c.ORP.Sites, c.ORP.BlockedDomains, c.ORP.MaxReportMinor
-	d.Deployment.TrustedProxies = c.Deployment.TrustedProxies
+	d.Deployment.TrustedProxies, d.ORP.BusinessParty = c.Deployment.TrustedProxies, c.ORP.BusinessParty
 	c = d
 	if err := c.Validate(); err != nil {
 		t.Fatalf("valid settings refused: %v", err)
@@ -33,9 +34,10 @@ max_report_minor = 5000000
 	c.ORP.Sites = []string{"https://shop.example.com"}
 	c.ORP.BlockedDomains = []string{"Evil.example"}
 	c.ORP.MaxReportMinor = 1 << 60
+	c.ORP.BusinessParty = "p_0123456789ab"
 	c.Deployment.TrustedProxies = []string{"10.0.0.0/33"}
 	err = c.Validate()
-	for _, field := range []string{"orp.sites[0]", "orp.blocked_domains[0]", "orp.max_report_minor", "deployment.trusted_proxies[0]"} {
+	for _, field := range []string{"orp.sites[0]", "orp.blocked_domains[0]", "orp.max_report_minor", "orp.business_party", "deployment.trusted_proxies[0]"} {
 		if err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("Validate() = %v, want a problem with %s", err, field)
 		}

@@ -440,6 +440,9 @@ func (c Config) validateORP(v *validator) {
 			v.add(fmt.Sprintf("orp.blocked_domains[%d]", i), "must be a lowercase domain name such as evil.example, got %q", d)
 		}
 	}
+	if o.BusinessParty != "" && !strings.HasPrefix(o.BusinessParty, "orp:") {
+		v.add("orp.business_party", "must be a party id of this host (orp:host/id), got %q", o.BusinessParty)
+	}
 	if o.MaxReportMinor < 0 || o.MaxReportMinor > maxExactInteger {
 		v.add("orp.max_report_minor", "must be from 0 (the default) to 9007199254740991, got %d", o.MaxReportMinor)
 	}

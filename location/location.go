@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"frontdesk/config"
 	"frontdesk/internal/civil"
@@ -37,6 +38,18 @@ func New(cfg config.Config, pricer *pricing.Pricer, inv *inventory.Inventory, c 
 		bySlug[l.Slug] = i
 	}
 	return &Service{cfg: cfg, pricer: pricer, inv: inv, clock: c, bySlug: bySlug}
+}
+
+// StoreRequestLimit bounds one availability read, as every location store
+// request is bounded ("Location requests at most 4 seconds"): a hung store
+// answers a search with an outage in seconds, not never.
+const StoreRequestLimit = 4 * time.Second
+
+// freeNights is the availability read under StoreRequestLimit.
+func (s *Service) freeNights(ctx context.Context, l config.Location, in civil.Date, nights int) ([]inventory.Free, error) {
+	ctx, cancel := context.WithTimeout(ctx, StoreRequestLimit)
+	defer cancel()
+	return s.inv.FreeNights(ctx, l, in, nights)
 }
 
 // ErrUnknown means no configured location has that slug.
@@ -84,7 +97,7 @@ func (s *Service) FindRooms(ctx context.Context, slug, checkin, checkout string)
 	if err != nil {
 		return Rooms{}, err
 	}
-	free, err := s.inv.FreeNights(ctx, l, in, nights)
+	free, err := s.freeNights(ctx, l, in, nights)
 	if err != nil {
 		return Rooms{}, fmt.Errorf("find rooms at %s: %w", slug, err)
 	}

@@ -128,7 +128,9 @@ func (d *Dev) Send(ctx context.Context, e message.Email) error {
 		d.writers.Go(func() {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
-			d.flush(ctx)
+			if err := d.flush(ctx); err != nil {
+				d.logger.ErrorContext(ctx, "dev mailbox write", "err", err)
+			}
 		})
 	}
 	return nil

@@ -438,3 +438,41 @@ func BenchmarkInspect(b *testing.B) {
 		}
 	}
 }
+
+// FuzzInspect: the batch guard never panics; what it passes on is valid
+// JSON that is a batch exactly when it said so, of at most maxBatch
+// messages; and a single message it passed is passed again unchanged, so
+// the SDK reads what the guard read.
+func FuzzInspect(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_booking","arguments":{}}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_booking"}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start_booking"}}]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"frontdesk/batch":"x"}}}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping"}`, `[]`, `[1]`, `{}`, `nope`, `[[[[[[[[]]]]]]]]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{"a":1,"a":2}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	g := BatchGuard{Limited: map[string]bool{"start_booking": true, "confirm_booking": true}}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, isBatch, err := g.Inspect(body)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("Inspect(%q) passed on invalid JSON %q", body, out)
+		}
+		var batch []json.RawMessage
+		if (json.Unmarshal(out, &batch) == nil) != isBatch {
+			t.Fatalf("Inspect(%q) = %q, batch %v", body, out, isBatch)
+		}
+		if len(batch) > maxBatch {
+			t.Fatalf("Inspect passed a batch of %d", len(batch))
+		}
+		if !isBatch || len(batch) <= 1 {
+			if again, _, err := g.Inspect(out); err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("Inspect(%q) = %q, then %q, %v", body, out, again, err)
+			}
+		}
+	})
+}

@@ -10,11 +10,14 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/internal/hostguard"
+	"frontdesk/internal/requestid"
 )
 
 // maxBody bounds an MCP request body. Tool arguments are small; a larger
@@ -44,6 +47,51 @@ const hostHeader = "X-Frontdesk-Request-Host"
 // addressHeader carries the client's network address to the tools, for
 // rate limits by address. The front overwrites any value a client sent.
 const addressHeader = "X-Frontdesk-Remote-Addr"
+
+// requestHeader names, for the calls a POST carries, the POST in the
+// front's table of requests in flight. The front overwrites any value a
+// client sent.
+const requestHeader = "X-Frontdesk-Request"
+
+// inFlight is the front's table of POSTs being served. The SDK runs a
+// session's calls under the context of the session's first request, so
+// the calls look their own request up here to log with its id and to
+// note a reservation reference on its lines.
+type inFlight struct {
+	mu   sync.Mutex
+	next uint64
+	ctxs map[string]context.Context
+}
+
+// add enters r and returns its key and the function that removes it.
+func (f *inFlight) add(r *http.Request) (string, func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next++
+	key := strconv.FormatUint(f.next, 10)
+	f.ctxs[key] = r.Context()
+	return key, func() {
+		f.mu.Lock()
+		delete(f.ctxs, key)
+		f.mu.Unlock()
+	}
+}
+
+// adopt gives each request it handles the identity of the HTTP request
+// that carried it.
+func (f *inFlight) adopt(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+			f.mu.Lock()
+			from, ok := f.ctxs[extra.Header.Get(requestHeader)]
+			f.mu.Unlock()
+			if ok {
+				ctx = requestid.Join(ctx, from)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
 
 // HTTPOptions configure the HTTP front of an MCP server.
 type HTTPOptions struct {
@@ -82,7 +130,10 @@ func Handler(s *mcp.Server, opts HTTPOptions) http.Handler {
 	stateless := base
 	stateless.Stateless = true
 	stateless.PropagateRequestCancellation = true
+	requests := &inFlight{ctxs: map[string]context.Context{}}
+	s.AddReceivingMiddleware(requests.adopt) // outermost: every later layer logs as the request
 	return &front{
+		requests:  requests,
 		hosts:     hostguard.New(opts.Hostnames),
 		guard:     opts.Guard,
 		stateful:  mcp.NewStreamableHTTPHandler(get, &base),
@@ -93,6 +144,7 @@ func Handler(s *mcp.Server, opts HTTPOptions) http.Handler {
 }
 
 type front struct {
+	requests  *inFlight
 	hosts     hostguard.Guard
 	guard     BatchGuard
 	stateful  http.Handler
@@ -125,6 +177,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// cannot supply its own.
 	r.Header.Set(hostHeader, r.Host)
 	r.Header.Set(addressHeader, remoteHost(r.RemoteAddr))
+	key, done := f.requests.add(r)
+	defer done()
+	r.Header.Set(requestHeader, key)
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -206,7 +261,8 @@ func (p *notFoundProbe) Write(b []byte) (int, error) {
 
 func (p *notFoundProbe) Flush() {
 	if !p.notFound {
-		http.NewResponseController(p.ResponseWriter).Flush()
+		// A writer that cannot flush sends at the end instead.
+		_ = http.NewResponseController(p.ResponseWriter).Flush()
 	}
 }
 
@@ -254,7 +310,7 @@ func (j *jsonErrors) Write(b []byte) (int, error) {
 
 func (j *jsonErrors) Flush() {
 	if j.captured == nil {
-		http.NewResponseController(j.ResponseWriter).Flush()
+		_ = http.NewResponseController(j.ResponseWriter).Flush() // nothing buffered when it cannot flush
 	}
 }
 

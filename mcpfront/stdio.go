@@ -30,15 +30,15 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer,
 			switch {
 			case len(bytes.TrimSpace(line)) == 0:
 			case err == errParse:
-				w.Write(errorLine(-32700, "Parse error: the line is not valid JSON."))
+				_, _ = w.Write(errorLine(-32700, "Parse error: the line is not valid JSON.")) // a client gone away ends in at EOF
 				continue
 			case errors.Is(err, errDuplicateKey) || errors.Is(err, errBatchTooLarge):
 				// Passed on, the SDK would run what the guard refused.
 				_, code, message, _ := guardAnswer(err, isBatch, "")
-				w.Write(errorLine(code, message))
+				_, _ = w.Write(errorLine(code, message))
 				continue
 			case err != nil || !decodable(rewritten):
-				w.Write(errorLine(-32600, "Invalid Request: the message could not be read as JSON-RPC (an id is a string or an integer)."))
+				_, _ = w.Write(errorLine(-32600, "Invalid Request: the message could not be read as JSON-RPC (an id is a string or an integer)."))
 				continue
 			default:
 				line = rewritten

@@ -188,10 +188,17 @@ type Definitions struct {
 
 func NewDefinitions() *Definitions { return &Definitions{byName: map[string]definition{}} }
 
+// CallDeadline bounds every tool call: the hub deadline of
+// direct-booking.md ("Request deadlines", 44 s), below the 45-second
+// acceptance target. Each door's own, shorter deadlines run inside it.
+const CallDeadline = 44 * time.Second
+
 // install registers t's handler on s under the definition d.
 func install[In, Out any](s *mcp.Server, env Env, d definition, t Tool[In, Out]) {
 	s.AddTool(d.tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
+		ctx, cancel := context.WithTimeout(ctx, CallDeadline)
+		defer cancel()
 		ctx = withHeader(ctx, req)
 		var res *mcp.CallToolResult
 		outcome, code := "refused", codeBatch

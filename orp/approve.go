@@ -201,6 +201,27 @@ func (d *dealRecord) voidConsents() {
 // host binds the party and sends it a signed consent naming the exact
 // terms_hash and the session's assurance. It returns the consent message.
 func (h *Host) ApproveAsOwner(ctx context.Context, s OwnerSession, id string) ([]byte, error) {
+	return h.decideAsOwner(ctx, s, id, decisionApproved)
+}
+
+// RefuseAsOwner records the signed-in owner refusing an escalation of one
+// of its parties, by the approval page's form. The held step never takes
+// effect: an awaiting deal is declined (§12), a held amendment, execute
+// or payout is dropped and the terms in force stay, a waiting listing is
+// withdrawn. A refusal of terms is recorded like an approval, as a signed
+// consent with decision refused for the exact terms_hash (§11.2). It
+// returns that consent, or nil for a listing, which has no deal.
+func (h *Host) RefuseAsOwner(ctx context.Context, s OwnerSession, id string) ([]byte, error) {
+	return h.decideAsOwner(ctx, s, id, decisionRefused)
+}
+
+// The decisions a consent records (§11.2).
+const (
+	decisionApproved = "approved"
+	decisionRefused  = "refused"
+)
+
+func (h *Host) decideAsOwner(ctx context.Context, s OwnerSession, id, decision string) ([]byte, error) {
 	var consent []byte
 	err := h.retry(ctx, func() error {
 		var e escalation
@@ -217,23 +238,110 @@ func (h *Host) ApproveAsOwner(ctx context.Context, s OwnerSession, id string) ([
 			return refuse(NotFound, "No such escalation for this owner.")
 		}
 		o := &op{h: h, now: h.clock.Now(), party: &p}
-		body := consentBody{Consent: h.newID("cns_", 12), Escalation: e.ID, Party: p.ID, Decision: "approved", Step: e.Step,
+		body := consentBody{Consent: h.newID("cns_", 12), Escalation: e.ID, Party: p.ID, Decision: decision, Step: e.Step,
 			TermsHash: e.TermsHash, Reasons: e.Reasons, Assurance: s.Assurance, At: stamp(o.now)}
-		d, err := h.approve(ctx, o, id, s.Assurance, func(d *dealRecord) {
-			d.Consents = append(d.Consents, consentRef{ID: body.Consent, Party: p.ID, TermsHash: e.TermsHash})
-		})
+		var d *dealRecord
+		var err error
+		if decision == decisionRefused {
+			d, err = h.refuseEscalation(ctx, o, id, s.Assurance)
+		} else {
+			d, err = h.approve(ctx, o, id, s.Assurance, func(d *dealRecord) {
+				d.Consents = append(d.Consents, consentRef{ID: body.Consent, Party: p.ID, TermsHash: e.TermsHash})
+			})
+		}
 		if err != nil {
 			return err
 		}
 		consent = nil
 		if e.TermsHash != "" && d != nil {
-			// A consent names its deal; a listing's approval has none.
+			// A consent names its deal; a listing's decision has none.
 			consent = o.message("consent", p.ID, d.ID, body)
 			o.deliver(p.ID, consent)
 		}
 		return o.commit(ctx, nil)
 	})
 	return consent, err
+}
+
+// openEscalation reads escalation id of o.party for a decision and marks
+// it decided: refused when it is another party's, already decided,
+// expired, or on a step the owner decides in person and assurance is ""
+// (the agent's bearer).
+func (h *Host) openEscalation(ctx context.Context, o *op, id, assurance string) (escalation, error) {
+	var e escalation
+	er, err := h.get(ctx, kindEscalate, id, &e)
+	if errors.Is(err, store.ErrNotFound) || err == nil && e.Party != o.party.Opaque {
+		return e, refuse(NotFound, "No such escalation for this party.")
+	}
+	if err != nil {
+		return e, err
+	}
+	if assurance == "" && slices.Contains(o.party.Human, e.Step) {
+		return e, refuse(Forbidden, "The owner approves the "+e.Step+" step in person: only the signed-in owner's form on the approval page records it, never an agent's bearer.")
+	}
+	if e.Done {
+		return e, refuse(StateConflict, "This escalation was already decided.")
+	}
+	if !o.now.Before(e.Expires) {
+		return e, refuse(StateConflict, "This escalation has expired.")
+	}
+	e.Done = true
+	o.writes = append(o.writes, swap(er, e, o.now))
+	return e, nil
+}
+
+// refuseEscalation decides escalation id of o.party as refused and undoes
+// what it held. It returns the deal it changed, nil for a listing.
+func (h *Host) refuseEscalation(ctx context.Context, o *op, id, assurance string) (*dealRecord, error) {
+	e, err := h.openEscalation(ctx, o, id, assurance)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Target {
+	case "deal", "amend", "execute", "settle":
+		d, r, err := h.loadDeal(ctx, dealOfKey(e.Key))
+		if err != nil {
+			return nil, err
+		}
+		if d.Waiting == nil || d.Waiting.Escalation != e.ID {
+			return nil, refuse(StateConflict, "The deal is in the wrong state.")
+		}
+		d.Waiting = nil
+		switch e.Target {
+		case "deal":
+			// awaiting, refused: declined (§12).
+			d.State, d.Ended = stateDeclined, &o.now
+		case "amend":
+			d.Pending = nil // the terms in force stay in force (§9.4)
+		}
+		o.deal, o.dealR = d, r
+		o.saveDeal(d, r, false)
+		return d, o.publish(ctx, d, nil)
+	case "offer":
+		of, r, err := h.loadOffer(ctx, e.Key)
+		if err != nil {
+			return nil, err
+		}
+		if of.Status != statusWaiting {
+			return nil, refuse(StateConflict, "The offer is not waiting.")
+		}
+		of.Status, of.Waiting = statusWithdrawn, nil
+		o.writes = append(o.writes, swap(r, of, o.now))
+		return nil, nil
+	case "space":
+		var s spaceRecord
+		r, err := h.get(ctx, kindSpace, e.Key, &s)
+		if err != nil {
+			return nil, err
+		}
+		if s.Status != statusWaiting {
+			return nil, refuse(StateConflict, "The space is not waiting.")
+		}
+		s.Status, s.Waiting = statusWithdrawn, nil
+		o.writes = append(o.writes, swap(r, s, o.now))
+		return nil, nil
+	}
+	return nil, refuse(NotFound, "No such escalation for this party.")
 }
 
 // approve decides escalation id for o.party. assurance is "" for the
@@ -247,25 +355,10 @@ func (h *Host) approve(ctx context.Context, o *op, id, assurance string, onDeal 
 		o.deal, o.dealR = d, r
 		o.saveDeal(d, r, false)
 	}
-	var e escalation
-	er, err := h.get(ctx, kindEscalate, id, &e)
-	if errors.Is(err, store.ErrNotFound) || err == nil && e.Party != o.party.Opaque {
-		return nil, refuse(NotFound, "No such escalation for this party.")
-	}
+	e, err := h.openEscalation(ctx, o, id, assurance)
 	if err != nil {
 		return nil, err
 	}
-	if assurance == "" && slices.Contains(o.party.Human, e.Step) {
-		return nil, refuse(Forbidden, "The owner approves the "+e.Step+" step in person: only the signed-in owner's form on the approval page records it, never an agent's bearer.")
-	}
-	if e.Done {
-		return nil, refuse(StateConflict, "This escalation was already decided.")
-	}
-	if !o.now.Before(e.Expires) {
-		return nil, refuse(StateConflict, "This escalation has expired.")
-	}
-	e.Done = true
-	o.writes = append(o.writes, swap(er, e, o.now))
 	switch e.Target {
 	case "deal":
 		d, r, err := h.loadDeal(ctx, e.Key)

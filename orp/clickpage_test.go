@@ -2,9 +2,14 @@ package orp
 
 import (
 	"context"
+	"crypto/rand"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"frontdesk/internal/clock"
+	"frontdesk/sqlite"
 )
 
 func TestClickIDCarriesItsSecond(t *testing.T) {
@@ -52,7 +57,8 @@ func TestSplitDestination(t *testing.T) {
 // for the writer to take the queue instead of being dropped.
 func TestFullQueueWaits(t *testing.T) {
 	b := newBatcher(&Host{})
-	b.queue = make([]clickEvent, queueMax)
+	b.running = true
+	b.open = &clickBatch{events: make([]clickEvent, queueMax), done: make(chan struct{})}
 	added := make(chan struct{})
 	go func() {
 		b.add(clickEvent{token: "waiting1"})
@@ -63,11 +69,11 @@ func TestFullQueueWaits(t *testing.T) {
 		t.Fatal("a click was queued past the bound")
 	case <-time.After(50 * time.Millisecond):
 	}
-	if got := len(b.take()); got != queueMax {
+	if got := len(b.take().events); got != queueMax {
 		t.Fatalf("took %d clicks, want %d", got, queueMax)
 	}
 	<-added
-	if q := b.take(); len(q) != 1 || q[0].token != "waiting1" {
+	if q := b.take().events; len(q) != 1 || q[0].token != "waiting1" {
 		t.Fatalf("after the wait the queue holds %v, want the waiting click", q)
 	}
 }
@@ -76,8 +82,15 @@ func TestFullQueueWaits(t *testing.T) {
 // stored before Flush returns, so a caller that flushes then reads sees
 // every click it made.
 func TestFlushWaitsForTheWriter(t *testing.T) {
-	h := &Host{}
-	h.clicks = newBatcher(h)
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "orp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	h, err := New(Options{Store: db, Clock: clock.NewFixed(time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC)), Rand: rand.Reader, Origin: "https://hub.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.clicks.writing.Lock() // the writer is storing a batch it took
 	done := make(chan struct{})
 	go func() {

@@ -484,8 +484,15 @@ func (h *Host) weigh(ctx context.Context, o *op, t *terms, step, role, counterpa
 		case err != nil:
 			return nil, fmt.Errorf("read counterparty history: %w", err)
 		}
-		// orp-rep-1 scores are not computed on this host yet, so every
-		// counterparty's reputation is unknown (§11.1 treats it as low).
+		if cp := o.party.Constraints.Counterparties; cp != nil && cp.MinReputation != nil {
+			// The host's own orp-rep-1 score; a null one stays unknown,
+			// which §11.1 treats as low.
+			res, err := h.reputationAt(ctx, counterparty, o.now, 1)
+			if err != nil && AsError(err).Code != NotFound {
+				return nil, fmt.Errorf("read counterparty reputation: %w", err)
+			}
+			in.reputation = res.Score
+		}
 	}
 	if standing != nil {
 		in.unchecked = standing.Claims.State != claimsChecked

@@ -168,28 +168,9 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 	key := basis + " " + reporter.Opaque + " " + c.Event
 	var out ConversionResult
 	err = h.retry(ctx, func() error {
-		now := h.clock.Now()
-		var prior conversionKey
-		if _, err := h.get(ctx, kindConvKey, key, &prior); err == nil {
-			if prior.Hash != hash {
-				return refuse(Replay, "This event id was already reported with different content.")
-			}
-			out = prior.Result
-			return nil
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		o := &op{h: h, now: now}
-		res, rec, err := h.attribute(ctx, o, basis, reporter, &c)
-		if err != nil {
-			return err
-		}
-		seq := h.clicks.seq.Add(1)
-		writes := []store.Write{
-			create(kindConvKey, key, conversionKey{Hash: hash, Result: res}, now),
-			create(kindConv, fmt.Sprintf("%s/%019d%06d", rec.token, now.UnixNano(), seq%1000000), rec.conv, now),
-		}
-		if err := o.payConversion(ctx, basis, reporter, c, res, rec); err != nil {
+		res, o, writes, err := h.prepareConversion(ctx, basis, reporter, c, key, hash)
+		if err != nil || o == nil {
+			out = res
 			return err
 		}
 		if err = o.commit(ctx, writes); err != nil {
@@ -199,6 +180,36 @@ func (h *Host) convert(ctx context.Context, basis string, reporter *Party, c Con
 		return nil
 	})
 	return out, err
+}
+
+// prepareConversion attributes one conversion and returns the op that
+// holds its writes with the conversion's own records, not yet applied.
+// A nil op means the event was recorded before: res is its result.
+func (h *Host) prepareConversion(ctx context.Context, basis string, reporter *Party, c Conversion, key, hash string) (ConversionResult, *op, []store.Write, error) {
+	now := h.clock.Now()
+	var prior conversionKey
+	if _, err := h.get(ctx, kindConvKey, key, &prior); err == nil {
+		if prior.Hash != hash {
+			return ConversionResult{}, nil, nil, refuse(Replay, "This event id was already reported with different content.")
+		}
+		return prior.Result, nil, nil, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return ConversionResult{}, nil, nil, err
+	}
+	o := &op{h: h, now: now}
+	res, rec, err := h.attribute(ctx, o, basis, reporter, &c)
+	if err != nil {
+		return ConversionResult{}, nil, nil, err
+	}
+	seq := h.clicks.seq.Add(1)
+	writes := []store.Write{
+		create(kindConvKey, key, conversionKey{Hash: hash, Result: res}, now),
+		create(kindConv, fmt.Sprintf("%s/%019d%06d", rec.token, now.UnixNano(), seq%1000000), rec.conv, now),
+	}
+	if err := o.payConversion(ctx, basis, reporter, c, res, rec); err != nil {
+		return ConversionResult{}, nil, nil, err
+	}
+	return res, o, writes, nil
 }
 
 // attributed is where a conversion went, for the writes that follow.

@@ -612,9 +612,13 @@ func (h *Host) await(o *op, d *dealRecord, step string, reasons []string) {
 	d.Waiting = &waiting{Party: o.party.ID, Step: step, Since: stamp(o.now), Escalation: e.ID, Reasons: reasons, URL: h.approvalURL(e.ID)}
 }
 
-// decline ends a proposed or awaiting deal (§9.5).
+// decline ends a proposed or awaiting deal (§9.5), or, without a deal,
+// answers a request: re names the request and to its sender (§9.4).
 func (h *Host) decline(ctx context.Context, o *op) error {
 	d := o.deal
+	if d == nil {
+		return h.declineRequest(ctx, o)
+	}
 	if d.State != stateProposed && d.State != stateAwaiting {
 		return refuse(StateConflict, "The deal is in the wrong state.")
 	}

@@ -371,7 +371,7 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 				Title  string   `json:"title"`
 				Topics []string `json:"topics"`
 			}
-			json.Unmarshal(own.Space, &sp)
+			_ = json.Unmarshal(own.Space, &sp) // checked or written by this code already; what does not decode reads as empty
 			b.Context.Text += " " + sp.Title + " " + strings.Join(sp.Topics, " ")
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 
 	"frontdesk/store"
@@ -188,7 +189,10 @@ func (o *op) bindAmendment(ctx context.Context, d *dealRecord, party string) map
 	}
 	for id := range tracked {
 		if !kept[id] {
-			o.plainLinks(ctx, d, id, o.now)
+			if err := o.plainLinks(ctx, d, id, o.now); err != nil {
+				// The link stays tracked until the sweep turns it plain.
+				o.h.log.Warn("plain links", "err", err)
+			}
 		}
 	}
 	return links
@@ -210,5 +214,16 @@ func (h *Host) answersRequest(ctx context.Context, o *op) error {
 		}
 		return err
 	}
+	return nil
+}
+
+// declineRequest delivers a decline to the sender of the request its re
+// names; like the request it commits nobody and has no reply (202).
+func (h *Host) declineRequest(ctx context.Context, o *op) error {
+	if err := h.answersRequest(ctx, o); err != nil {
+		return err
+	}
+	o.deliver(o.env.To, o.raw)
+	o.status, o.reply = http.StatusAccepted, nil
 	return nil
 }

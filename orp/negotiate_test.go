@@ -155,3 +155,33 @@ func TestRequestAnsweredByOffer(t *testing.T) {
 		t.Fatalf("answer = %d %v", r.Status, m)
 	}
 }
+
+// TestRequestAnsweredByDecline: a request may be declined with re naming
+// it and no deal; the decline reaches the requester, and a decline whose
+// re names no request to its sender is refused and delivers nothing (§9.4).
+func TestRequestAnsweredByDecline(t *testing.T) {
+	e := newEnv(t)
+	maker, pub := e.autoParty(), e.autoParty()
+	req := e.msg(maker, "request", map[string]any{"to": pub.id}, map[string]any{"kinds": []string{"affiliate"}, "actions": []string{"place"}})
+	if r, _ := e.send(maker, req); r.Status != 202 {
+		t.Fatalf("request = %d", r.Status)
+	}
+	reqID := e.messages(pub, "request")[0]["id"].(string)
+	if _, m := e.send(pub, e.msg(pub, "decline", map[string]any{"to": maker.id, "re": "m_unknown_1"}, map[string]any{"reason": "timing"})); errCode(m) != "not_found" {
+		t.Fatalf("decline answering nothing = %v", m)
+	}
+	if _, m := e.send(pub, e.msg(pub, "decline", map[string]any{"re": reqID}, map[string]any{"reason": "timing"})); errCode(m) != "invalid_message" {
+		t.Fatalf("decline of a request without to = %v", m)
+	}
+	if n := len(e.messages(maker, "decline")); n != 0 {
+		t.Fatalf("refused declines delivered %d messages", n)
+	}
+	r, m := e.send(pub, e.msg(pub, "decline", map[string]any{"to": maker.id, "re": reqID}, map[string]any{"reason": "timing"}))
+	if r.Status != 202 {
+		t.Fatalf("decline of request = %d %v", r.Status, m)
+	}
+	got := e.messages(maker, "decline")
+	if len(got) != 1 || got[0]["re"] != reqID || body(got[0])["reason"] != "timing" {
+		t.Fatalf("requester got %v", got)
+	}
+}

@@ -212,3 +212,85 @@ func TestMonthlyBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnerRefusesEscalation: the signed-in owner refuses an ask. The
+// host records the refusal as a signed consent with decision refused for
+// the exact terms_hash and ends the awaiting deal as declined (§11.2,
+// §12); another owner cannot refuse it, and a decided escalation cannot
+// be refused or approved again.
+func TestOwnerRefusesEscalation(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		offerer, acceptor := e.join("{}"), e.join("{}")
+		offer := e.listOffer(offerer)
+		owner := e.claimByMail(acceptor.claim, "publisher@example.org")
+		if err := e.host.SetHumanSteps(ctx, owner.Owner, acceptor.id, []string{"accept"}); err != nil {
+			t.Fatal(err)
+		}
+		_, m := e.send(acceptor, e.msg(acceptor, "accept", nil, map[string]any{"offer": offer, "terms_hash": affiliateHash}))
+		w := body(m)["waiting"].(map[string]any)
+		deal, esc := m["deal"].(string), w["escalation"].(string)
+		other := e.join("{}")
+		stranger := e.claimByMail(other.claim, "stranger@example.org")
+		if _, err := e.host.RefuseAsOwner(ctx, stranger, esc); orp.AsError(err).Code != orp.NotFound {
+			t.Fatalf("a stranger's refusal = %v, want not_found", err)
+		}
+		if st := body(e.approvedDeal(acceptor, deal))["state"]; st != "awaiting" {
+			t.Fatalf("deal after a stranger's refusal = %v, want awaiting", st)
+		}
+		raw, err := e.host.RefuseAsOwner(ctx, owner, esc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.mustValidate(schema.Message, raw)
+		if !orp.VerifyHostMessage(raw, e.host.Discovery().Keys) {
+			t.Fatalf("refusal does not verify against the discovery keys: %s", raw)
+		}
+		c := decode(t, raw)
+		b := body(c)
+		if c["type"] != "consent" || c["deal"] != deal || b["decision"] != "refused" || b["terms_hash"] != affiliateHash ||
+			b["escalation"] != esc || b["assurance"] != "email_link" || b["step"] != "accept" {
+			t.Fatalf("refusal = %s", raw)
+		}
+		d := body(e.approvedDeal(acceptor, deal))
+		if d["state"] != "declined" || d["waiting"] != nil || len(boundParties(d)) > 1 {
+			t.Fatalf("deal after the owner's refusal = %v, want declined", d)
+		}
+		if _, err := e.host.RefuseAsOwner(ctx, owner, esc); orp.AsError(err).Code != orp.StateConflict {
+			t.Fatalf("refusing twice = %v, want state_conflict", err)
+		}
+		if _, err := e.host.ApproveAsOwner(ctx, owner, esc); orp.AsError(err).Code != orp.StateConflict {
+			t.Fatalf("approving a refused escalation = %v, want state_conflict", err)
+		}
+	})
+}
+
+// TestOwnerRefusesAmendment: refusing a held amendment of an active deal
+// drops it; the deal stays active under the terms in force (§9.4), with
+// nothing pending and nobody waiting.
+func TestOwnerRefusesAmendment(t *testing.T) {
+	engines(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a, b := e.autoParty(), e.autoParty()
+		owner := e.claimByMail(mustJoinClaim(t, e, a), "maker@example.org")
+		deal, _ := e.directDeal(a, b, affiliateTerms)
+		e.setStep(a, "amend", "ask")
+		_, m := e.send(a, e.msg(a, "counter", map[string]any{"deal": deal}, map[string]any{"terms": termsWith("Amended")}))
+		w, _ := body(m)["waiting"].(map[string]any)
+		if body(m)["state"] != "active" || w["step"] != "amend" {
+			t.Fatalf("held amend = %v", m)
+		}
+		if _, err := e.host.RefuseAsOwner(ctx, owner, w["escalation"].(string)); err != nil {
+			t.Fatal(err)
+		}
+		d := body(e.approvedDeal(a, deal))
+		if d["state"] != "active" || d["terms_hash"] != affiliateHash || d["waiting"] != nil || d["pending"] != nil {
+			t.Fatalf("deal after the refused amendment = %v, want active under the old terms", d)
+		}
+		// With nothing pending, the old amendment's hash binds nobody.
+		newHash, _ := orp.Hash(mustMarshal(termsWith("Amended")))
+		if _, m := e.send(b, e.msg(b, "accept", map[string]any{"deal": deal}, map[string]any{"terms_hash": newHash})); errCode(m) == "" {
+			t.Fatalf("accepting the refused amendment = %v, want a refusal", m)
+		}
+	})
+}

@@ -228,7 +228,7 @@ func (d *dealRecord) payTerms() []payTerms {
 			Proof   []string `json:"proof"`
 		} `json:"obligations"`
 	}
-	json.Unmarshal(d.Terms, &raw)
+	_ = json.Unmarshal(d.Terms, &raw) // checked or written by this code already; what does not decode reads as empty
 	var out []payTerms
 	for _, ob := range raw.Obligations {
 		if ob.Action != "pay" {

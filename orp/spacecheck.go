@@ -102,7 +102,7 @@ func audienceFloor(size string) int64 {
 // behind, judged from the low ends of the size and share buckets.
 func publicSpace(raw json.RawMessage) map[string]any {
 	var sp map[string]any
-	json.Unmarshal(raw, &sp)
+	_ = json.Unmarshal(raw, &sp) // checked or written by this code already; what does not decode reads as empty
 	delete(sp, "locator")
 	aud, ok := sp["audience"].(map[string]any)
 	if !ok {

@@ -2,6 +2,7 @@ package orp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -164,8 +165,9 @@ const (
 )
 
 // Redirect answers one request for a tracked link with the URL to send
-// the browser to (T3, T8). It never fails: an unknown token goes to the
-// host's home page, and a store fault still redirects, counting nothing.
+// the browser to (T3, T8), once the click it counts is stored. It never
+// fails: an unknown token goes to the host's home page, and a store fault
+// still redirects, plain and counting nothing.
 func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	now := h.clock.Now()
 	if len(token) < 8 || len(token) > 64 {
@@ -188,7 +190,17 @@ func (h *Host) Redirect(ctx context.Context, token string, c Click) string {
 	}
 	class := classify(c, h.bots.isBot)
 	clickID := h.clickID(now)
-	h.clicks.add(clickEvent{token: token, class: class, at: now, source: referringDomain(c.Header.Get("Referer")), id: clickID})
+	batch := h.clicks.add(clickEvent{token: token, class: class, at: now, source: referringDomain(c.Header.Get("Referer")), id: clickID})
+	// The click id goes out only once its click is logged; a click the
+	// store did not take in time redirects plain, as a store fault does.
+	select {
+	case <-batch.done:
+	case <-ctx.Done():
+		return l.Destination
+	}
+	if batch.err != nil {
+		return l.Destination
+	}
 	return strings.Join(cached.redirect, clickID)
 }
 
@@ -267,78 +279,130 @@ type clickEvent struct {
 	id     string // the click id the redirect added, for conversions (T10)
 }
 
-// batcher writes clicks in groups so a redirect never waits for a disk
-// flush (group commit), and flushes everything on Close. A redirect only
-// appends to the queue under a lock: waking the writer for every click
-// cost the redirect more than the write did, so the writer wakes on its
-// own every batchEvery, or early when a batch is full.
+// batcher makes clicks durable before their redirects answer, in two
+// steps. A redirect waits until its click is appended to the click log,
+// one record per group of clicks that arrived together (group commit: the
+// clicks that come while one append is on its way to the disk share the
+// next one's flush), so a 302 with a click id is never lost to a crash.
+// Every batchEvery the writer folds the log into the click pages and each
+// link's counts and deletes what it folded in the same transaction, so a
+// click is counted exactly once, after a crash too. Only the first click
+// of a group wakes the writer; the rest append under a lock.
 type batcher struct {
 	h *Host
-	// writing is held while a batch is taken and written, so Flush
-	// returns only once every click queued before it is stored, even one
-	// the writer took a moment earlier.
-	writing sync.Mutex
-	mu      sync.Mutex
-	taken   *sync.Cond // the writer took the queue, or Close began
-	queue   []clickEvent
-	full    chan struct{} // one token: the queue reached batchMax
-	stop    chan struct{}
-	flushed chan struct{}
-	closed  bool
-	running bool
-	seq     atomic.Uint64 // names pages and conversions uniquely
+	// writing is held while the log is folded, so Flush returns only
+	// once every click logged before it is counted, even one the writer
+	// took a moment earlier.
+	writing  sync.Mutex
+	mu       sync.Mutex
+	taken    *sync.Cond    // the writer took the open group, or Close began
+	open     *clickBatch   // the group new clicks join; nil when none waits
+	wake     chan struct{} // one token: a group waits for the appender
+	stop     chan struct{}
+	appended chan struct{} // closed when the appender has returned
+	flushed  chan struct{}
+	closed   bool
+	running  bool
+	seq      atomic.Uint64 // names log records, pages and conversions uniquely
+	// logged counts appends since the last fold began, so an idle
+	// writer reads nothing.
+	logged atomic.Int64
+}
+
+// clickBatch is one group of clicks appended by one write. done closes
+// when the append ended; err is its outcome.
+type clickBatch struct {
+	events []clickEvent
+	done   chan struct{}
+	err    error
+}
+
+// kindClickLog holds clicks appended but not yet folded into pages and
+// counts; key: the append's time and sequence, so the log reads in order.
+const kindClickLog = "orp.clicklog"
+
+// loggedClick is one click as the log stores it.
+type loggedClick struct {
+	Token  string    `json:"t"`
+	Class  string    `json:"c"`
+	At     time.Time `json:"a"`
+	Source string    `json:"s,omitempty"`
+	ID     string    `json:"i"`
 }
 
 const (
-	batchMax   = 1024
 	batchEvery = 50 * time.Millisecond
-	// queueMax bounds the clicks waiting for a writer that cannot keep
-	// up, such as one on a failing disk; a redirect then waits rather
-	// than drop a click it has answered.
+	// foldMax is the most log records one fold reads.
+	foldMax = 100
+	// queueMax bounds the clicks of one group waiting for an appender
+	// that cannot keep up, such as one on a failing disk; a redirect then
+	// waits rather than drop a click.
 	queueMax = 1 << 16
 )
 
 func newBatcher(h *Host) *batcher {
-	b := &batcher{h: h, full: make(chan struct{}, 1), stop: make(chan struct{}), flushed: make(chan struct{})}
+	b := &batcher{h: h, wake: make(chan struct{}, 1), stop: make(chan struct{}), appended: make(chan struct{}), flushed: make(chan struct{})}
 	b.taken = sync.NewCond(&b.mu)
 	return b
 }
 
-// add queues one click.
-func (b *batcher) add(e clickEvent) {
+// add queues one click and returns the group that will log it. Without a
+// running writer (before Start or after Close) the click is logged at
+// once and the group returned is already done.
+func (b *batcher) add(e clickEvent) *clickBatch {
 	b.mu.Lock()
-	for !b.closed && len(b.queue) >= queueMax {
+	for !b.closed && b.open != nil && len(b.open.events) >= queueMax {
 		b.taken.Wait()
 	}
-	if b.closed {
+	if b.closed || !b.running {
 		b.mu.Unlock()
-		// After Close the server no longer serves; write synchronously so
-		// nothing is lost.
-		b.h.writeClicks(context.Background(), []clickEvent{e})
-		return
+		one := &clickBatch{events: []clickEvent{e}, done: make(chan struct{})}
+		b.append(context.Background(), one)
+		return one
 	}
-	b.queue = append(b.queue, e)
-	n := len(b.queue)
-	b.mu.Unlock()
-	if n == batchMax {
+	if b.open == nil {
+		b.open = &clickBatch{done: make(chan struct{})}
 		select {
-		case b.full <- struct{}{}:
+		case b.wake <- struct{}{}:
 		default:
 		}
 	}
+	group := b.open
+	group.events = append(group.events, e)
+	b.mu.Unlock()
+	return group
 }
 
-// take empties the queue.
-func (b *batcher) take() []clickEvent {
+// take hands over the open group, or nil.
+func (b *batcher) take() *clickBatch {
 	b.mu.Lock()
-	q := b.queue
-	b.queue = nil
+	group := b.open
+	b.open = nil
 	b.taken.Broadcast()
 	b.mu.Unlock()
-	return q
+	return group
 }
 
-// Start runs the click writer until Close.
+// append logs a group in one record and tells its redirects the outcome.
+func (b *batcher) append(ctx context.Context, group *clickBatch) {
+	logged := make([]loggedClick, len(group.events))
+	for i, e := range group.events {
+		logged[i] = loggedClick{Token: e.token, Class: e.class, At: e.at, Source: e.source, ID: e.id}
+	}
+	now := b.h.clock.Now()
+	key := fmt.Sprintf("%019d-%06d", now.UnixNano(), b.seq.Add(1)%1000000)
+	_, err := b.h.store.Create(ctx, store.Record{Kind: kindClickLog, Key: key, Value: mustJSON(logged), UpdatedAt: now})
+	if err != nil {
+		b.h.log.Error("log clicks", "clicks", len(logged), "err", err)
+	} else {
+		b.logged.Add(1)
+	}
+	group.err = err
+	close(group.done)
+}
+
+// Start runs the click writer until Close. Its first fold counts what a
+// crash left in the log.
 func (h *Host) Start() {
 	b := h.clicks
 	b.mu.Lock()
@@ -348,26 +412,45 @@ func (h *Host) Start() {
 	}
 	b.running = true
 	b.mu.Unlock()
+	go b.appender()
 	go b.run()
+}
+
+// appender logs each group as soon as it forms.
+func (b *batcher) appender() {
+	defer close(b.appended)
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-b.wake:
+		}
+		if group := b.take(); group != nil {
+			b.append(context.Background(), group)
+		}
+	}
 }
 
 func (b *batcher) run() {
 	defer close(b.flushed)
 	tick := time.NewTicker(batchEvery)
 	defer tick.Stop()
+	b.drain(context.Background())
 	for {
 		select {
 		case <-b.stop:
+			<-b.appended
 			b.drain(context.Background())
 			return
 		case <-tick.C:
-		case <-b.full:
 		}
-		b.drain(context.Background())
+		if b.logged.Load() > 0 {
+			b.drain(context.Background())
+		}
 	}
 }
 
-// Close stops the click writer after writing every queued click.
+// Close stops the click writer after counting every logged click.
 func (h *Host) Close() {
 	b := h.clicks
 	b.mu.Lock()
@@ -387,37 +470,61 @@ func (h *Host) Close() {
 	b.drain(context.Background())
 }
 
-// Flush writes every queued click now, and waits for a batch the writer
-// is storing; tests and the sweep use it.
+// Flush logs the open group and counts every logged click now, waiting
+// for a fold under way; tests and the sweep use it.
 func (h *Host) Flush(ctx context.Context) {
 	h.clicks.drain(ctx)
 }
 
-// drain takes the queue and writes it.
+// drain logs the open group, then folds the whole log.
 func (b *batcher) drain(ctx context.Context) {
 	b.writing.Lock()
 	defer b.writing.Unlock()
-	b.h.writeClicks(ctx, b.take())
+	if group := b.take(); group != nil {
+		b.append(ctx, group)
+	}
+	b.logged.Store(0)
+	for {
+		n, err := b.h.fold(ctx)
+		if err != nil || n < foldMax {
+			return
+		}
+	}
 }
 
-// writeClicks stores one batch: its click pages and each link's running
-// state, in one Apply. A human click less than 5 seconds after the
-// previous counted click on the same link is stored as repeat; a clock
-// that moved backward counts. The first human clicks that reach a link's
-// target verify its obligation (T7).
-func (h *Host) writeClicks(ctx context.Context, batch []clickEvent) {
-	if len(batch) == 0 {
-		return
-	}
+// fold counts the oldest logged clicks into the click pages and link
+// counts and deletes their log records in one transaction, then verifies
+// the obligations they completed. It returns how many records it read.
+func (h *Host) fold(ctx context.Context) (int, error) {
 	var verified map[string]time.Time
+	read := 0
 	err := h.retry(ctx, func() error {
-		var err error
-		verified, err = h.tryWriteClicks(ctx, batch)
+		recs, err := h.store.List(ctx, kindClickLog, "", "", foldMax)
+		if err != nil {
+			return err
+		}
+		read = len(recs)
+		if len(recs) == 0 {
+			return nil
+		}
+		var batch []clickEvent
+		done := make([]store.Write, 0, len(recs))
+		for _, r := range recs {
+			var logged []loggedClick
+			if err := json.Unmarshal(r.Value, &logged); err != nil {
+				return fmt.Errorf("decode click log %s: %w", r.Key, err)
+			}
+			for _, c := range logged {
+				batch = append(batch, clickEvent{token: c.Token, class: c.Class, at: c.At, source: c.Source, id: c.ID})
+			}
+			done = append(done, store.Write{Op: store.OpDelete, Record: r})
+		}
+		verified, err = h.tryWriteClicks(ctx, batch, done)
 		return err
 	})
 	if err != nil {
-		h.log.Error("write clicks", "clicks", len(batch), "err", err)
-		return
+		h.log.Error("write clicks", "err", err)
+		return read, err
 	}
 	for token, at := range verified {
 		if err := h.verifyByLink(ctx, token, at); err != nil {
@@ -425,9 +532,15 @@ func (h *Host) writeClicks(ctx context.Context, batch []clickEvent) {
 			h.log.Warn("verify by link", "err", err)
 		}
 	}
+	return read, nil
 }
 
-func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[string]time.Time, error) {
+// tryWriteClicks stores batch: its click pages and each link's running
+// state, with also, in one Apply. A human click less than 5 seconds after
+// the previous counted click on the same link is stored as repeat; a
+// clock that moved backward counts. It returns the links whose first
+// human clicks reached their target, which verifies their obligation (T7).
+func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent, also []store.Write) (map[string]time.Time, error) {
 	type state struct {
 		rec    store.Record
 		exists bool
@@ -485,7 +598,7 @@ func (h *Host) tryWriteClicks(ctx context.Context, batch []clickEvent) (map[stri
 			writes = append(writes, create(kindLinkStat, token, s.stat, now))
 		}
 	}
-	_, err := h.store.Apply(ctx, writes)
+	_, err := h.store.Apply(ctx, append(writes, also...))
 	return verified, err
 }
 

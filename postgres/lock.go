@@ -30,7 +30,7 @@ func (db *DB) TryLock(ctx context.Context, name string) (func(), bool, error) {
 	return func() {
 		// A failed unlock ends the session instead, which drops the lock.
 		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtext(current_schema() || '/' || $1))`, name); err != nil {
-			conn.Conn().Close(context.Background())
+			_ = conn.Conn().Close(context.Background()) // the lock ends with the session either way
 		}
 		conn.Release()
 	}, true, nil

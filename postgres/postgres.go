@@ -150,8 +150,8 @@ type migrationTx struct {
 func (m migrationTx) Commit(ctx context.Context) error   { return m.tx.Commit(ctx) }
 func (m migrationTx) Rollback(ctx context.Context) error { return m.tx.Rollback(ctx) }
 
-// Ready reports whether the database answers and the newest embedded
-// migration has been applied.
+// Ready reports whether the database answers, the newest embedded
+// migration has been applied and a write commits.
 func (db *DB) Ready(ctx context.Context) error {
 	ok, err := sqlmigrate.Applied(ctx, querier{db.pool}, db.latest)
 	if err != nil {
@@ -159,6 +159,9 @@ func (db *DB) Ready(ctx context.Context) error {
 	}
 	if !ok {
 		return fmt.Errorf("postgres ready: migration %d not applied", db.latest)
+	}
+	if err := db.ProbeWrite(ctx); err != nil {
+		return fmt.Errorf("postgres ready: %w", err)
 	}
 	return nil
 }

@@ -54,21 +54,21 @@ func Backup(ctx context.Context, path, dest string) (Summary, error) {
 		return Summary{}, fmt.Errorf("backup: %s exists already; name a new file", dest)
 	}
 	tmp := dest + ".partial"
-	os.Remove(tmp) // a partial copy left by an interrupted backup
+	_ = os.Remove(tmp) // a partial copy left by an interrupted backup
 	// Not query_only: SQLite counts writing the copy as a write, though
 	// the source is only read.
 	db, err := sql.Open("sqlite", path+"?_busy_timeout=3000")
 	if err != nil {
 		return Summary{}, fmt.Errorf("backup: %w", err)
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // read or written already; the operation's own error decided the outcome
 	if _, err := db.ExecContext(ctx, `VACUUM INTO $1`, tmp); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // a leftover is removed by the next run
 		return Summary{}, fmt.Errorf("backup: %w", err)
 	}
 	s, err := finish(ctx, tmp, dest)
 	if err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // a leftover is removed by the next run
 		return Summary{}, fmt.Errorf("backup: %w", err)
 	}
 	return s, nil
@@ -99,7 +99,7 @@ func inspect(ctx context.Context, path string) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // read or written already; the operation's own error decided the outcome
 	var ok string
 	if err := db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&ok); err != nil {
 		return Summary{}, fmt.Errorf("%s is not a frontdesk database: %w", path, err)
@@ -141,7 +141,7 @@ func syncFile(path string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read or written already; the operation's own error decided the outcome
 	return f.Sync()
 }
 
@@ -165,11 +165,11 @@ func Restore(ctx context.Context, path, from string, now time.Time) (kept string
 	defer unlock()
 
 	tmp := path + ".restoring"
-	os.Remove(tmp)
+	_ = os.Remove(tmp) // a leftover is removed by the next run
 	if err := copyFile(from, tmp); err != nil {
 		return "", Summary{}, fmt.Errorf("restore: %w", err)
 	}
-	defer os.Remove(tmp)
+	defer func() { _ = os.Remove(tmp) }() // a leftover is removed by the next run
 	if _, err := inspect(ctx, tmp); err != nil {
 		return "", Summary{}, fmt.Errorf("restore: %w", err)
 	}
@@ -188,7 +188,7 @@ func Restore(ctx context.Context, path, from string, now time.Time) (kept string
 		}
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
-		os.Remove(path + suffix) // empty after the checkpoint; they belong to the old file
+		_ = os.Remove(path + suffix) // empty after the checkpoint; they belong to the old file
 	}
 	s, err = finish(ctx, tmp, path)
 	if err != nil {
@@ -207,7 +207,7 @@ func migrateFile(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	defer w.Close()
+	defer func() { _ = w.Close() }() // read or written already; the operation's own error decided the outcome
 	w.SetMaxOpenConns(1)
 	db := &DB{writer: w}
 	return sqlmigrate.Run(ctx, db.begin, migrationSchema, ms)
@@ -220,7 +220,7 @@ func checkpoint(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }() // read or written already; the operation's own error decided the outcome
 	var busy, logged, done int
 	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &done); err != nil {
 		return err
@@ -236,13 +236,13 @@ func copyFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer func() { _ = in.Close() }() // read or written already; the operation's own error decided the outcome
 	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
+		_ = out.Close() // the copy failed; that error is the one reported
 		return err
 	}
 	return out.Close()

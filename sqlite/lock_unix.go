@@ -28,11 +28,11 @@ func lockFile(path string, exclusive bool) (unlock func(), busy bool, err error)
 		}
 	}
 	if err != nil {
-		f.Close()
+		cerr := f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, true, nil
+			return nil, true, cerr
 		}
-		return nil, false, err
+		return nil, false, errors.Join(err, cerr)
 	}
-	return func() { f.Close() }, false, nil
+	return func() { _ = f.Close() }, false, nil // closing the file is what drops the lock
 }

@@ -43,7 +43,7 @@ func (s *statements) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if have, ok := s.m[query]; ok {
-		st.Close() // prepared twice at once: keep the first
+		_ = st.Close() // prepared twice at once: keep the first; an unused statement has nothing to lose
 		return have, nil
 	}
 	if s.m == nil {
@@ -124,8 +124,8 @@ func (p prepared) Query(ctx context.Context, query string, args []any, each func
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	return sqlstore.Each(rows, each)
+	err = sqlstore.Each(rows, each)
+	return errors.Join(err, rows.Close())
 }
 
 func (p prepared) context(ctx context.Context) context.Context {

@@ -85,6 +85,7 @@ type DB struct {
 	group  *committer // runs every write transaction once Open is done
 	latest int        // the newest embedded migration, which Ready expects
 	unlock func()     // releases the lock that keeps a restore away
+	path   string     // the database file, whose disk Ready checks
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -139,7 +140,11 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 	// a statement journal, which spilled to a temporary file past 64 KiB:
 	// a write syscall per page, more than the commit's own. In memory it
 	// costs what a copy does.
-	w.Set("_pragma", "temp_store(memory)")
+	w.Add("_pragma", "temp_store(memory)")
+	// secure_delete overwrites a deleted record's bytes with zeros, so a
+	// purged guest's name, email and phone do not linger in free pages of
+	// the file; Scrub then checkpoints the log that still holds them.
+	w.Add("_pragma", "secure_delete(on)")
 	writer, err := sql.Open("sqlite", path+"?"+w.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
@@ -147,12 +152,11 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 	writer.SetMaxOpenConns(1)
 	writer.SetConnMaxLifetime(0) // keep the one connection, and the statements prepared on it
 
-	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].Version}
+	db := &DB{writer: writer, stmts: &statements{db: writer}, latest: ms[len(ms)-1].Version, path: path}
 	// The writer connects and migrates first, so the file is in WAL mode
 	// before any reader opens it.
 	if err := sqlmigrate.Run(ctx, db.begin, migrationSchema, ms); err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), writer.Close())
 	}
 
 	r := url.Values{}
@@ -161,8 +165,7 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 	r.Set("_query_only", "1")
 	reader, err := sql.Open("sqlite", path+"?"+r.Encode())
 	if err != nil {
-		writer.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), writer.Close())
 	}
 	readers := max(4, runtime.NumCPU())
 	reader.SetMaxOpenConns(readers)
@@ -170,12 +173,10 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 	db.reader = reader
 	db.reads = &statements{db: reader}
 	if err := reader.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
 	if err := db.prepare(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite: %w", err)
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
 	db.group = newCommitter(writer, db.stmts)
 	db.Engine = sqlstore.Engine{
@@ -259,8 +260,13 @@ func loadMigrations() ([]sqlmigrate.Migration, error) {
 	return sqlmigrate.Load(migrationFS, "migrations")
 }
 
-// Ready reports whether the file answers and the newest embedded migration
-// has been applied.
+// minFree is the free space below which the file's disk counts as full:
+// a write may still fit in pages the log reuses, but the next booking
+// that grows the file would fail.
+const minFree = 16 << 20
+
+// Ready reports whether the file answers, the newest embedded migration
+// has been applied, a write commits and the disk has room.
 func (db *DB) Ready(ctx context.Context) error {
 	if err := db.reader.PingContext(ctx); err != nil {
 		return fmt.Errorf("sqlite ready: %w", err)
@@ -271,6 +277,30 @@ func (db *DB) Ready(ctx context.Context) error {
 	}
 	if !ok {
 		return fmt.Errorf("sqlite ready: migration %d not applied", db.latest)
+	}
+	if err := db.ProbeWrite(ctx); err != nil {
+		return fmt.Errorf("sqlite ready: %w", err)
+	}
+	if free, known := freeBytes(db.path); known && free < minFree {
+		return fmt.Errorf("sqlite ready: %d bytes free on the disk of %s", free, db.path)
+	}
+	return nil
+}
+
+var _ store.Scrubber = (*DB)(nil)
+
+// Scrub copies the write-ahead log into the file and truncates it, so the
+// pages that held deleted records before secure_delete zeroed them are
+// gone from the log too. A reader still using an old snapshot keeps the
+// checkpoint from finishing; that is reported as an error, and the next
+// Scrub finishes the work.
+func (db *DB) Scrub(ctx context.Context) error {
+	var busy, logged, copied int
+	if err := db.writer.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &copied); err != nil {
+		return fmt.Errorf("sqlite scrub: %w", err)
+	}
+	if busy != 0 {
+		return errors.New("sqlite scrub: a reader kept the checkpoint from finishing")
 	}
 	return nil
 }

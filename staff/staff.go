@@ -98,6 +98,7 @@ type Service struct {
 	clock   clock.Clock
 	random  io.Reader
 	hashing Hashing
+	gate    *hashGate
 	// dummy is a hash checked for an unknown username, so a wrong name
 	// costs the same time as a wrong password.
 	dummy string
@@ -108,6 +109,10 @@ type Options struct {
 	Clock   clock.Clock // default clock.System
 	Random  io.Reader   // default crypto/rand
 	Hashing Hashing     // default DefaultHashing
+	// HashMemory is the KiB all concurrent password checks may use;
+	// default DefaultHashMemory. A sign-in that finds none free within
+	// a moment is refused before hashing.
+	HashMemory uint32
 }
 
 // New returns a Service on records for the business cfg.
@@ -122,6 +127,10 @@ func New(records Records, cfg config.Config, o Options) (*Service, error) {
 	if s.hashing == (Hashing{}) {
 		s.hashing = DefaultHashing()
 	}
+	if o.HashMemory == 0 {
+		o.HashMemory = DefaultHashMemory
+	}
+	s.gate = newHashGate(o.HashMemory, s.hashing)
 	dummy, err := hashPassword("no such user", s.hashing, s.random)
 	if err != nil {
 		return nil, err
@@ -204,7 +213,10 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 		}
 		hash = s.dummy
 	}
-	if !checkPassword(hash, password) || err != nil || u.Disabled {
+	if ok, herr := s.check(ctx, hash, password); herr != nil || !ok || err != nil || u.Disabled {
+		if herr != nil {
+			return Session{}, "", herr
+		}
 		return Session{}, "", &Error{Code: CodeDenied, Message: "wrong username or password"}
 	}
 	token, err := s.token()
@@ -221,6 +233,23 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 		return Session{}, "", internal("create session", err)
 	}
 	return ses, token, nil
+}
+
+// check checks password against the stored hash within the hashing
+// memory budget; a check that cannot have its memory soon is refused
+// without hashing.
+func (s *Service) check(ctx context.Context, phc, password string) (bool, error) {
+	h, ok := parseHash(phc)
+	if !ok {
+		return false, nil
+	}
+	wait, cancel := context.WithTimeout(ctx, hashWait)
+	defer cancel()
+	if !s.gate.acquire(wait, h.Memory) {
+		return false, &Error{Code: CodeLimited, Message: "sign-in is busy; try again in a moment"}
+	}
+	defer s.gate.release(h.Memory)
+	return h.matches(password), nil
 }
 
 // Session returns the session and user of a browser's token, and notes

@@ -124,6 +124,27 @@ const (
 	OpForget
 )
 
+// String names the write, as logs and the crash harness's failpoints do.
+func (o Op) String() string {
+	switch o {
+	case OpCreate:
+		return "create"
+	case OpSwap:
+		return "swap"
+	case OpDelete:
+		return "delete"
+	case OpHold:
+		return "hold"
+	case OpRelease:
+		return "release"
+	case OpCreateReservation:
+		return "create-reservation"
+	case OpSwapReservation:
+		return "swap-reservation"
+	}
+	return fmt.Sprintf("op(%d)", int(o))
+}
+
 // Write is one conditional write of an Apply. Record is used by the record
 // writes, Hold by the index writes (a release needs only its ID and At),
 // Reservation by the reservation writes, Tally by the counter writes.
@@ -245,6 +266,14 @@ type Counters interface {
 type Bucket struct {
 	Bucket int64
 	N      int64
+}
+
+// Scrubber is what an engine provides whose files can keep the bytes of
+// deleted records after the delete commits (SQLite's write-ahead log
+// holds the old pages until a checkpoint). Scrub makes what was deleted
+// so far unreadable in the engine's files; a purge of guest data calls it.
+type Scrubber interface {
+	Scrub(ctx context.Context) error
 }
 
 // Store is everything an engine provides.

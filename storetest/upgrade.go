@@ -77,7 +77,7 @@ func testUpgradeFrom(t *testing.T, e Engine, n int) {
 	if err != nil {
 		t.Fatalf("Open on the previous release's schema = %v, want nil", err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }() // read or written already; the operation's own error decided the outcome
 	ctx := t.Context()
 	if err := s.Ready(ctx); err != nil {
 		t.Fatalf("Ready after the upgrade = %v, want nil", err)
@@ -105,7 +105,7 @@ func testUpgradeFrom(t *testing.T, e Engine, n int) {
 	if err != nil {
 		t.Fatalf("second Open after the upgrade = %v, want nil", err)
 	}
-	s.Close()
+	_ = s.Close() // read or written already; the operation's own error decided the outcome
 }
 
 // testRefusesNewer migrates with one migration more than this binary
@@ -123,13 +123,13 @@ func testRefusesNewer(t *testing.T, e Engine) {
 	if _, err := s.Create(t.Context(), store.Record{Kind: "k", Key: "kept", Value: []byte("v"), UpdatedAt: at()}); err != nil {
 		t.Fatalf("Create = %v", err)
 	}
-	s.Close()
+	_ = s.Close() // read or written already; the operation's own error decided the outcome
 
 	s, err = e.Open(t, db, e.Migrations)
 	var tooNew *sqlmigrate.TooNewError
 	if !errors.As(err, &tooNew) {
 		if s != nil {
-			s.Close()
+			_ = s.Close() // read or written already; the operation's own error decided the outcome
 		}
 		t.Fatalf("Open by this binary on a newer schema = %v, want a *sqlmigrate.TooNewError", err)
 	}
@@ -143,7 +143,7 @@ func testRefusesNewer(t *testing.T, e Engine) {
 	if err != nil {
 		t.Fatalf("Open by the newer release after the refusal = %v, want nil", err)
 	}
-	defer s.Close()
+	defer func() { _ = s.Close() }() // read or written already; the operation's own error decided the outcome
 	if _, err := s.Get(t.Context(), "k", "kept"); err != nil {
 		t.Fatalf("Get after the refusal = %v, want the record", err)
 	}
@@ -157,13 +157,13 @@ func testRefusesEdited(t *testing.T, e Engine) {
 	if err != nil {
 		t.Fatalf("Open = %v", err)
 	}
-	s.Close()
+	_ = s.Close() // read or written already; the operation's own error decided the outcome
 	mustExec(t, exec, `UPDATE schema_migrations SET checksum = $1 WHERE version = 1`, strings.Repeat("0", 64))
 	s, err = e.Open(t, db, e.Migrations)
 	var edited *sqlmigrate.ChecksumError
 	if !errors.As(err, &edited) {
 		if s != nil {
-			s.Close()
+			_ = s.Close() // read or written already; the operation's own error decided the outcome
 		}
 		t.Fatalf("Open with an edited migration = %v, want a *sqlmigrate.ChecksumError", err)
 	}

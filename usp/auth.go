@@ -172,24 +172,50 @@ func (b *Business) authorize(ctx context.Context, m Method, call Call) (Principa
 		return Principal{}, fail(CodeInvalidRequest, "%s is privileged: it needs the platform's profile URI (_meta.usp.profile or the USP-Agent header).", m.Name)
 	}
 	// A principal already bound to another URI is refused here, before
-	// the profile is fetched; a first contact is recorded by begin only
-	// once the profile has passed every check too.
+	// the profile is fetched; a first contact is recorded by admit only
+	// once the whole call has passed.
 	if err := b.bindings.Check(ctx, p.ID, call.Profile); err != nil {
 		return Principal{}, err
 	}
 	return p, nil
 }
 
-// bind records the platform principal p's profile URI (trust on first
-// use, §10.1.6) after its call passed every check: a call refused for an
-// unreachable, malformed or incompatible profile binds nothing, so a
-// typo at setup cannot lock the real profile out.
-func (b *Business) bind(ctx context.Context, p Principal, call Call) error {
-	if p.ID == "" || p.Staff != "" {
-		return nil
+// answer is the result of a privileged operation. It is refused when
+// there is none or its messages[] hold an error outcome.
+type answer interface{ refused() bool }
+
+func refusedBy(messages []Message) bool {
+	return slices.ContainsFunc(messages, func(m Message) bool { return m.Type == "error" })
+}
+
+func (r *BookingResult) refused() bool        { return r == nil || refusedBy(r.Messages) }
+func (r *HoldResult) refused() bool           { return r == nil || refusedBy(r.Messages) }
+func (r *SubscriptionResult) refused() bool   { return r == nil || refusedBy(r.Messages) }
+func (r *WaitlistResult) refused() bool       { return r == nil || refusedBy(r.Messages) }
+func (r *WaitlistListResult) refused() bool   { return r == nil || refusedBy(r.Messages) }
+func (r *WaitlistAcceptResult) refused() bool { return r == nil || refusedBy(r.Messages) }
+
+// admit binds the platform principal p to the profile URI of its call
+// (trust on first use, §10.1.6) once the call passed every check: its
+// credentials, its profile, its arguments and, for a write, the write,
+// which committed before this runs. A call refused anywhere, with an
+// error or an error outcome in messages[], binds nothing, so a typo at
+// setup cannot lock the real profile out. Every privileged operation
+// defers it with its named results:
+//
+//	defer func() { err = b.admit(ctx, p, call, res, err) }()
+//
+// A binding that cannot be recorded does not turn the answer into an
+// error: the outcome of a write is known and is answered (the next call
+// binds instead); only a concurrent first contact naming another URI can
+// have won, and later calls are checked against that one.
+func (b *Business) admit(ctx context.Context, p Principal, call Call, res answer, err error) error {
+	if err != nil || p.ID == "" || p.Staff != "" || res.refused() {
+		return err
 	}
 	if err := b.bindings.Bind(ctx, p.ID, call.Profile, b.clock.Now()); err != nil {
-		return err
+		b.log.WarnContext(ctx, "usp identity binding not recorded", "platform", p.Platform, "err", err)
+		return nil
 	}
 	if b.observe != nil {
 		b.observe(ctx, p)

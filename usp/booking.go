@@ -10,8 +10,8 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/config"
-	"frontdesk/internal/requestid"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/credential"
@@ -95,6 +95,33 @@ type CreateRequest struct {
 	// taken (request.go).
 	DeliveryAddress          *DeliveryAddress          `json:"delivery_address,omitempty"`
 	PostPaymentReturnRequest *PostPaymentReturnRequest `json:"post_payment_return_request,omitempty"`
+	// Meta is the request's _meta member (in the MCP binding the tool
+	// call's _meta, beside _meta.usp). Its orp member passes a partner's
+	// code (T9) or click id the platform was given, so the booking is
+	// attributed to that partner: {"_meta": {"orp": {"code": "…"}}}.
+	Meta struct {
+		ORP *Referral `json:"orp,omitempty"`
+	} `json:"_meta"`
+}
+
+// Referral is a partner's code or click id a platform passes with a
+// booking; one of the two.
+type Referral struct {
+	Code  string `json:"code,omitempty"`
+	Click string `json:"click,omitempty"`
+}
+
+// mark is the referral as the booking core takes it; a code wins over a
+// click id.
+func (in CreateRequest) mark() referral.Mark {
+	r := in.Meta.ORP
+	switch {
+	case r == nil:
+		return referral.Mark{}
+	case r.Code != "":
+		return referral.Mark{Code: r.Code}
+	}
+	return referral.Mark{Click: r.Click}
 }
 
 // UpdateRequest is usp_bookings_update / PUT /bookings/{booking_id}.
@@ -211,8 +238,9 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 	return res, err
 }
 
-func (b *Business) createBooking(ctx context.Context, call Call, in CreateRequest) (*BookingResult, error) {
+func (b *Business) createBooking(ctx context.Context, call Call, in CreateRequest) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_create", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +259,10 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 	if err := in.PostPaymentReturnRequest.check(); err != nil {
 		return nil, err
 	}
-	res := &BookingResult{USP: meta, Messages: []Message{}}
+	if m := in.mark(); m.Code != "" && !referral.ValidCode(m.Code) {
+		return nil, fail(CodeValidation, "_meta.orp.code must be 4 to 32 letters or digits.")
+	}
+	res = &BookingResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -280,9 +311,9 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 			cred, writes = b.credentialFor(ctx, p, kept.Booking.ID, w.end)
 			return append(keep(kept), writes...)
 		}
-		r, err := b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also)
+		r, err := b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also, in.mark())
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			r, err = b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also)
+			r, err = b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also, in.mark())
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
@@ -295,7 +326,6 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		if err != nil {
 			return nil, err
 		}
-		requestid.SetReference(ctx, r.Reference)
 		b.log.InfoContext(ctx, "usp booking created", "platform", p.Platform, "service", s.ID, "reference", r.Reference)
 		kept.Credential = cred // after the answer was recorded: no credential is ever kept
 		return kept, nil
@@ -372,19 +402,24 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		d.Spots = party
 		var out *BookingResult
 		var cred *credential.Credential
+		total := b.price(s, w, party, now)
+		attributed, err := b.bookings.Attribution(ctx, in.mark(), reservation.New{Reference: r.Reference, Total: total, Source: r.Source, At: now})
+		if err != nil {
+			return nil, err
+		}
 		_, err = b.desk().Convert(ctx, reservation.Change{
 			Read: r, By: "usp:" + p.Platform, At: now, Unit: reservation.Unit{Location: s.loc.Slug, Type: s.unit.Type, Capacity: s.unit.Count}, Units: units,
 			Edit: func(m *reservation.Reservation) {
 				m.Detail = d.raw()
 				m.Guests, m.Contact, m.Notes = party, contactOf(*in.Buyer), in.Notes
-				m.Total = b.price(s, w, party, now)
+				m.Total = total
 			},
-			Also: []reservation.Addition{{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
+			Also: append([]reservation.Addition{{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
 				out = &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message{}, res.Messages...), confirmationNote(s)...)}
 				var credWrites []store.Write
 				cred, credWrites = b.credentialFor(ctx, p, out.Booking.ID, w.end)
 				return append(credWrites, keep(out)...)
-			}}},
+			}}}, attributed...),
 		}, to)
 		switch err := deskError("convert hold", err); {
 		case errors.Is(err, errKeyTaken):
@@ -414,8 +449,9 @@ func (b *Business) ownBooking(ctx context.Context, p Principal, id string) (rese
 }
 
 // GetBooking returns one of the caller's bookings (§5.3.2).
-func (b *Business) GetBooking(ctx context.Context, call Call, id string) (*BookingResult, error) {
+func (b *Business) GetBooking(ctx context.Context, call Call, id string) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_get", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +459,7 @@ func (b *Business) GetBooking(ctx context.Context, call Call, id string) (*Booki
 	if err != nil {
 		return nil, err
 	}
-	res := &BookingResult{USP: meta, Booking: b.view(r, d), Messages: []Message{}}
+	res = &BookingResult{USP: meta, Booking: b.view(r, d), Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 	}
@@ -439,12 +475,13 @@ type edit func(ctx context.Context, p Principal, r reservation.Reservation, d de
 // change is one booking write: it reads the caller's booking, checks the
 // precondition and the transition, and runs edit's desk operation at the
 // version read, again from the start when another write came first.
-func (b *Business) change(ctx context.Context, call Call, name, id string, in any, ed edit) (*BookingResult, error) {
+func (b *Business) change(ctx context.Context, call Call, name, id string, in any, ed edit) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, name, call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &BookingResult{USP: meta, Messages: []Message{}}
+	res = &BookingResult{USP: meta, Messages: []Message{}}
 	return once(ctx, b, call, p, name, struct {
 		ID string `json:"id"`
 		In any    `json:"in"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -409,6 +410,115 @@ func TestPrivilegedCallsNeedCredentialsAndAProfile(t *testing.T) {
 	// The key is now bound to its first profile URI.
 	if c := code(t, firstErr(b.HoldSlot(ctx, elsewhere, req))); c != usp.CodeProfileNotTrusted {
 		t.Fatalf("same key, another profile: %s", c)
+	}
+}
+
+// TestRefusedCallsOfEveryOperationBindNothing: every privileged
+// operation of a platform, refused for its arguments, for what it names
+// or with an error outcome, leaves its key unbound, so the key's first
+// successful call binds the profile that call names.
+func TestRefusedCallsOfEveryOperationBindNothing(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	a := b.call
+	keyed := a
+	keyed.IdempotencyKey = "6f1c7a52-0000-4000-8000-00000000000a"
+	many := 1000
+	badMail := &usp.Buyer{FirstName: "Ada", LastName: "Lovelace", Email: "not an email"}
+	refused := map[string]func() (any, []usp.Message, error){
+		"create, malformed buyer": func() (any, []usp.Message, error) {
+			r, err := b.CreateBooking(ctx, a, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: badMail})
+			return r, nil, err
+		},
+		"create keyed, unknown slot": func() (any, []usp.Message, error) {
+			r, err := b.CreateBooking(ctx, keyed, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: "slot_nowhere", Buyer: ada})
+			return r, nil, err
+		},
+		"hold, unknown slot": func() (any, []usp.Message, error) {
+			r, err := b.HoldSlot(ctx, a, usp.HoldRequest{ServiceID: s.ServiceID, SlotID: "slot_nowhere"})
+			return r, nil, err
+		},
+		"hold, more places than the slot has": func() (any, []usp.Message, error) {
+			r, err := b.HoldSlot(ctx, a, usp.HoldRequest{ServiceID: s.ServiceID, SlotID: s.ID, Spots: &many})
+			if err != nil {
+				return r, nil, err
+			}
+			return r, r.Messages, nil
+		},
+		"release, unknown hold": func() (any, []usp.Message, error) {
+			r, err := b.ReleaseSlot(ctx, a, "hold_APS-1")
+			return r, nil, err
+		},
+		"get, unknown booking": func() (any, []usp.Message, error) {
+			r, err := b.GetBooking(ctx, a, "APS-1")
+			return r, nil, err
+		},
+		"update, unknown booking": func() (any, []usp.Message, error) {
+			r, err := b.UpdateBooking(ctx, a, "APS-1", usp.UpdateRequest{Buyer: badMail})
+			return r, nil, err
+		},
+		"cancel, unknown booking": func() (any, []usp.Message, error) {
+			r, err := b.CancelBooking(ctx, a, "APS-1", usp.CancelRequest{})
+			return r, nil, err
+		},
+		"reschedule, unknown booking": func() (any, []usp.Message, error) {
+			r, err := b.RescheduleBooking(ctx, a, "APS-1", usp.RescheduleRequest{SlotID: s.ID})
+			return r, nil, err
+		},
+		"confirm payment, no result": func() (any, []usp.Message, error) {
+			r, err := b.ConfirmPayment(ctx, a, "APS-1", usp.ConfirmPaymentRequest{})
+			return r, nil, err
+		},
+		"subscribe, no callback": func() (any, []usp.Message, error) {
+			r, err := b.Subscribe(ctx, a, usp.SubscribeRequest{})
+			if err != nil {
+				return r, nil, err
+			}
+			return r, r.Messages, nil
+		},
+		"waitlist join, no buyer": func() (any, []usp.Message, error) {
+			r, err := b.JoinWaitlist(ctx, a, usp.JoinRequest{ServiceID: s.ServiceID, SlotID: s.ID})
+			if err != nil {
+				return r, nil, err
+			}
+			return r, r.Messages, nil
+		},
+		"waitlist get, unknown entry": func() (any, []usp.Message, error) {
+			r, err := b.GetWaitlistEntry(ctx, a, "wl_nowhere")
+			if err != nil {
+				return r, nil, err
+			}
+			return r, r.Messages, nil
+		},
+		"waitlist accept, unknown entry": func() (any, []usp.Message, error) {
+			r, err := b.AcceptOffer(ctx, a, "wl_nowhere", usp.AcceptRequest{})
+			if err != nil {
+				return r, nil, err
+			}
+			return r, r.Messages, nil
+		},
+		"waitlist leave, unknown entry": func() (any, []usp.Message, error) {
+			r, err := b.LeaveWaitlist(ctx, a, "wl_nowhere")
+			if err != nil {
+				return r, nil, err
+			}
+			return r, r.Messages, nil
+		},
+	}
+	for name, call := range refused {
+		_, messages, err := call()
+		if err == nil && !slices.ContainsFunc(messages, func(m usp.Message) bool { return m.Type == "error" }) {
+			t.Fatalf("%s: not refused", name)
+		}
+	}
+	other := b.call
+	other.Profile = b.plat.URL + "/other.json"
+	if _, err := b.HoldSlot(ctx, other, usp.HoldRequest{SlotID: s.ID, ServiceID: s.ServiceID}); err != nil {
+		t.Fatalf("the first successful call, naming another profile: %v", err)
+	}
+	if c := code(t, firstErr(b.GetBooking(ctx, a, "APS-1"))); c != usp.CodeProfileNotTrusted {
+		t.Fatalf("the first profile after the other was bound: %s", c)
 	}
 }
 

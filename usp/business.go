@@ -136,12 +136,15 @@ func (b *Business) SetKeys(keys []SigningKey) {
 	b.keys.Store(&keys)
 }
 
+// dialRule is the outbound address rule of the config.
+func (b *Business) dialRule() DialRule { return DialRule{Loopback: b.cfg.USP.AllowPrivateProfiles} }
+
 // begin runs what every operation shares before its own work: access
 // control and negotiation with the caller's platform profile. A non-nil
 // outcome is the capabilities_incompatible business outcome; the
-// operation then answers its empty shape with that message.
-// dialRule is the outbound address rule of the config.
-func (b *Business) dialRule() DialRule { return DialRule{Loopback: b.cfg.USP.AllowPrivateProfiles} }
+// operation then answers its empty shape with that message. begin binds
+// nothing: a privileged operation defers admit, which binds the caller
+// once its answer is known.
 
 func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Principal, *Message, error) {
 	m, ok := MethodNamed(name)
@@ -159,15 +162,7 @@ func (b *Business) begin(ctx context.Context, name string, call Call) (Meta, Pri
 		return Meta{}, Principal{}, nil, err
 	}
 	meta, outcome, err := b.negotiate(ctx, m.Capability, call.Profile)
-	if err != nil || outcome != nil {
-		return meta, p, outcome, err
-	}
-	if m.Access != Public {
-		if err := b.bind(ctx, p, call); err != nil {
-			return Meta{}, Principal{}, nil, err
-		}
-	}
-	return meta, p, nil, nil
+	return meta, p, outcome, err
 }
 
 // negotiate computes the usp object of a response (§8.3, §8.4). Without a

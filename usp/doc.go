@@ -104,7 +104,8 @@
 // outbound connection (profile fetches, webhooks, feed callbacks) obeys
 // DialRule on the URL's host and on the address dialled: public unicast
 // only, loopback too in development. A principal is bound to its profile
-// URI only once the profile passed every check (begin). The bindings run
+// URI only by a call that passed every check, its arguments and its
+// write included (admit). The bindings run
 // each call through Within, which answers by the deadline whatever the
 // store does: a finished call with its result, an unfinished one and a
 // store outage (store.Outages) as service_unavailable with Retry-After.

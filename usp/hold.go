@@ -11,7 +11,9 @@ import (
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/requestid"
 	"frontdesk/inventory"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -206,15 +208,16 @@ func (b *Business) price(s Service, w wantSlot, n int, now time.Time) int64 {
 // the core, taking its units through the same conditional write as every
 // other door. An appointment slot has one place, so a second hold on it
 // is refused: slot_unavailable.
-func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*HoldResult, error) {
+func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (res *HoldResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_availability_hold", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
 	if in.SlotID == "" || in.ServiceID == "" {
 		return nil, fail(CodeInvalidRequest, "slot_id and service_id are required.")
 	}
-	res := &HoldResult{USP: meta, Messages: []Message{}}
+	res = &HoldResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -250,9 +253,9 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 			kept = &HoldResult{USP: res.USP, Hold: &v, Messages: []Message{}}
 			return keep(kept)
 		}
-		_, err := b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also)
+		_, err := b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
-			_, err = b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also)
+			_, err = b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 		}
 		if errors.Is(err, booking.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
@@ -276,7 +279,7 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (*Ho
 // also gives the door's records committed with it; one of them refused
 // is errKeyTaken.
 func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot, n int, kind reservation.Kind, d detail, contact reservation.Contact, notes string, now time.Time,
-	also func(reservation.Reservation) []store.Write) (reservation.Reservation, error) {
+	also func(reservation.Reservation) []store.Write, mark referral.Mark) (reservation.Reservation, error) {
 	if b.bookings == nil {
 		return reservation.Reservation{}, errors.New("usp: no booking core")
 	}
@@ -284,11 +287,16 @@ func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot,
 		Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Guests: n, Units: n,
 		Contact: contact, Source: reservation.USP(p.Platform), Total: b.price(s, w, n, now), Notes: notes,
 		Kind: kind, By: "usp:" + p.Platform, Detail: d.raw(), Also: []reservation.Addition{{Build: also, Refused: errKeyTaken}},
+		Referral: mark,
 	}
 	if kind == reservation.KindHold {
 		req.Expires = d.HoldExpires
 	}
-	return b.bookings.Book(ctx, req)
+	r, err := b.bookings.Book(ctx, req)
+	if err == nil {
+		requestid.SetReference(ctx, r.Reference)
+	}
+	return r, err
 }
 
 // errKeyTaken means a record the door commits with a reservation was
@@ -317,12 +325,13 @@ func (b *Business) holdView(r reservation.Reservation, d detail, now time.Time) 
 
 // ReleaseSlot releases a hold before it expires (§4.3.3). Releasing a hold
 // that already ended answers its state and changes nothing.
-func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (*HoldResult, error) {
+func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (res *HoldResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_availability_release", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &HoldResult{USP: meta}
+	res = &HoldResult{USP: meta}
 	if outcome != nil {
 		res.Messages = []Message{*outcome}
 		return res, nil
@@ -402,6 +411,7 @@ func (b *Business) own(ctx context.Context, p Principal, ref string) (reservatio
 	if !ok || (p.Staff == "" && r.Source != reservation.USP(p.Platform)) || (p.Booking != "" && p.Booking != ref) {
 		return r, detail{}, notFound
 	}
+	requestid.SetReference(ctx, ref) // the request's lines name the reservation it works on
 	return r, d, nil
 }
 

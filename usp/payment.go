@@ -43,15 +43,16 @@ func (p *PaymentResult) check() error {
 // is legal from requires_action only (§5.1.1); no service here takes
 // payment, so no booking ever requires action, and a well-formed call
 // answers the booking unchanged with invalid_transition in messages[].
-func (b *Business) ConfirmPayment(ctx context.Context, call Call, id string, in ConfirmPaymentRequest) (*BookingResult, error) {
+func (b *Business) ConfirmPayment(ctx context.Context, call Call, id string, in ConfirmPaymentRequest) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_confirm_payment", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
 	if err := in.PaymentResult.check(); err != nil {
 		return nil, err
 	}
-	res := &BookingResult{USP: meta, Messages: []Message{}}
+	res = &BookingResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil

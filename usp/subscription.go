@@ -64,12 +64,13 @@ func (r *SubscriptionResult) Created() bool { return r.Subscription != nil }
 // callback URL must be an https URL of a public host (DialRule; loopback,
 // and plain http to it, only with allow_private_profiles, for
 // development); deliveries to it obey the same rule at connect time.
-func (b *Business) Subscribe(ctx context.Context, call Call, in SubscribeRequest) (*SubscriptionResult, error) {
+func (b *Business) Subscribe(ctx context.Context, call Call, in SubscribeRequest) (res *SubscriptionResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_services_feed_subscribe", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &SubscriptionResult{USP: meta, Messages: []Message{}}
+	res = &SubscriptionResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -205,12 +206,13 @@ var subscriptionMoves = map[string]struct {
 // unsubscribe move its status (canceled is terminal: a move from it is
 // invalid_transition in messages[]; one to the status it has answers it
 // unchanged).
-func (b *Business) SubscriptionOp(ctx context.Context, call Call, method, id string) (*SubscriptionResult, error) {
+func (b *Business) SubscriptionOp(ctx context.Context, call Call, method, id string) (res *SubscriptionResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, method, call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &SubscriptionResult{USP: meta, Messages: []Message{}}
+	res = &SubscriptionResult{USP: meta, Messages: []Message{}}
 	notFound := fail(CodeSubscriptionNotFound, "%q names no feed subscription of this platform.", id)
 	for range maxAttempts {
 		rec, err := b.st.Get(ctx, kindSubscription, id)

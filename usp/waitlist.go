@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/webhook"
@@ -305,8 +306,9 @@ func (b *Business) leaving(rec store.Record, e waitEntry, typ string, queue []st
 // slot with a place free is not joined: the outcome slot_available says
 // to book it instead. This business keeps one queue per slot, so slot_id
 // is required; preferred_slots are validated and kept.
-func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) (*WaitlistResult, error) {
+func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) (res *WaitlistResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_waitlist_join", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +328,7 @@ func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) 
 	if in.SlotID == "" {
 		return nil, fail(CodeValidation, "This business keeps a waitlist per slot: slot_id is required.")
 	}
-	res := &WaitlistResult{USP: meta, Messages: []Message{}}
+	res = &WaitlistResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -449,7 +451,11 @@ func (b *Business) settleEntry(ctx context.Context, rec store.Record, e waitEntr
 	}
 	rec.Version, rec.Value = rec.Version+1, writes[0].Record.Value
 	if hold, d, err := b.ownHold(ctx, Principal{Platform: e.Platform}, holdPrefix+e.HoldRef); err == nil {
-		b.settle(ctx, hold, d, now) // the offer's hold ends with it
+		// The offer's hold ends with it; one left behind lapses at its
+		// own expiry, so a failure here is logged, not answered.
+		if _, _, err := b.settle(ctx, hold, d, now); err != nil {
+			b.log.WarnContext(ctx, "usp waitlist offer hold", "err", err)
+		}
 	}
 	b.offerSlot(ctx, e.ServiceID, e.SlotID)
 	return rec, e, nil
@@ -466,12 +472,13 @@ func (b *Business) reread(ctx context.Context, key string) (store.Record, waitEn
 }
 
 // GetWaitlistEntry returns one of the caller's entries.
-func (b *Business) GetWaitlistEntry(ctx context.Context, call Call, id string) (*WaitlistResult, error) {
+func (b *Business) GetWaitlistEntry(ctx context.Context, call Call, id string) (res *WaitlistResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_waitlist_get", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &WaitlistResult{USP: meta, Messages: []Message{}}
+	res = &WaitlistResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -489,8 +496,9 @@ func (b *Business) GetWaitlistEntry(ctx context.Context, call Call, id string) (
 }
 
 // ListWaitlist lists the caller's entries, by service and status.
-func (b *Business) ListWaitlist(ctx context.Context, call Call, in WaitlistListRequest) (*WaitlistListResult, error) {
+func (b *Business) ListWaitlist(ctx context.Context, call Call, in WaitlistListRequest) (res *WaitlistListResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_waitlist_list", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -506,7 +514,7 @@ func (b *Business) ListWaitlist(ctx context.Context, call Call, in WaitlistListR
 		}
 		limit = min(limit, 100)
 	}
-	res := &WaitlistListResult{USP: meta, Entries: []WaitlistEntry{}, Messages: []Message{}}
+	res = &WaitlistListResult{USP: meta, Entries: []WaitlistEntry{}, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -587,12 +595,13 @@ func (b *Business) DeclineOffer(ctx context.Context, call Call, id string) (*Wai
 // endEntry moves an entry out of the queue to status to, from one of
 // from; another status is invalid_transition, and the same one again
 // answers the entry unchanged.
-func (b *Business) endEntry(ctx context.Context, call Call, method, id, to, event string, from []string) (*WaitlistResult, error) {
+func (b *Business) endEntry(ctx context.Context, call Call, method, id, to, event string, from []string) (res *WaitlistResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, method, call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &WaitlistResult{USP: meta, Messages: []Message{}}
+	res = &WaitlistResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -662,12 +671,13 @@ func (b *Business) releaseOffer(ctx context.Context, e waitEntry) {
 // hold becomes the booking and the entry accepted in one write (§11.1.3).
 // An offer past its time is offer_expired; an entry offered nothing is
 // invalid_transition; accepting again answers the entry and its booking.
-func (b *Business) AcceptOffer(ctx context.Context, call Call, id string, in AcceptRequest) (*WaitlistAcceptResult, error) {
+func (b *Business) AcceptOffer(ctx context.Context, call Call, id string, in AcceptRequest) (res *WaitlistAcceptResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_waitlist_accept", call)
+	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
-	res := &WaitlistAcceptResult{USP: meta, Messages: []Message{}}
+	res = &WaitlistAcceptResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -804,7 +814,7 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 		}
 		return []store.Write{sw, ev}
 	}
-	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, reservation.KindHold, d, reservation.Contact{}, note, now, also)
+	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 	if errors.Is(err, booking.ErrUnitTaken) {
 		return false, nil
 	}

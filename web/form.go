@@ -3,18 +3,18 @@ package web
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/money"
 	"frontdesk/internal/signature"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 )
 
 // Forms is what the booking form and the guest's own page need from the
@@ -41,6 +41,20 @@ const maxFormBody = 320 << 10
 // passed its check, and the pad draws it again.
 type formValues struct {
 	RoomType, Checkin, Checkout, Guests, Name, Email, Phone, Notes, Signature string
+	// Via is a partner link's click id, kept in a hidden field through
+	// every round of the form; Code is a partner code the guest typed.
+	Via, Code string
+}
+
+// clickID is the partner click id a query or a posted form carries, when
+// it has the shape of one; anything else is dropped.
+func clickID(v url.Values) string {
+	for _, name := range referral.ClickParams {
+		if c := v.Get(name); referral.ValidClick(c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // formPage is what book.html shows.
@@ -94,6 +108,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	if u, ok := l.Unit(q.Get("roomtype")); ok && u.Kind != config.KindTimed {
 		p.Values.RoomType = u.Type
 	}
+	p.Values.Via = clickID(q)
 	in, inErr := civil.Parse(q.Get("checkin"))
 	out, outErr := civil.Parse(q.Get("checkout"))
 	if inErr == nil {
@@ -131,7 +146,7 @@ func (s *Site) formRequest(r *http.Request, l config.Location, v formValues, tok
 	return booking.FormRequest{
 		Location: l.Slug, RoomType: v.RoomType, Checkin: v.Checkin, Checkout: v.Checkout,
 		Name: v.Name, Email: v.Email, Phone: v.Phone, Guests: v.Guests, Notes: v.Notes,
-		Signature: v.Signature, Address: s.clientAddr(r), Token: token,
+		Signature: v.Signature, Via: v.Via, Code: v.Code, Address: clientip.Host(r), Token: token,
 	}
 }
 
@@ -156,7 +171,8 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	p := s.formPage(l)
 	f := r.PostForm
 	p.Values = formValues{RoomType: f.Get("roomtype"), Checkin: f.Get("checkin"), Checkout: f.Get("checkout"), Guests: f.Get("guests"),
-		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature")}
+		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature"),
+		Via: clickID(f), Code: f.Get("code")}
 	p.Token = f.Get("token")
 	if !booking.ValidGuestToken(p.Token) {
 		p.Token = "" // drawn again below, with the problem the core words
@@ -234,17 +250,4 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, status int, p 
 		p.Token = token
 	}
 	s.renderStatus(w, r, status, "book.html", p)
-}
-
-// clientAddr is the address form limits count by: the connection's, or
-// what the configured proxy says when the site has a ClientAddr rule.
-func (s *Site) clientAddr(r *http.Request) string {
-	if s.ClientAddr != nil {
-		return s.ClientAddr(r)
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return strings.TrimSpace(r.RemoteAddr)
-	}
-	return host
 }

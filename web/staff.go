@@ -10,6 +10,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/page"
 	"frontdesk/reservation"
@@ -62,12 +63,12 @@ type StaffScreen struct {
 	// Clock gives today's date at each property.
 	Clock  clock.Clock
 	Logger *slog.Logger
-	// ClientAddr names the client for sign-in limits; nil means the
-	// connection's address.
-	ClientAddr func(*http.Request) string
 	// Partners lists the business's own ORP standing offers; nil when the
 	// ORP host is off.
 	Partners PartnerOffers
+	// Referrals, when set, shows owners the bookings partners sent and
+	// what the business owes them, with the payouts to settle.
+	Referrals StaffReferrals
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -107,6 +108,7 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/users/{username}", s.signedIn(s.changeUser)},
 		{"GET /staff/partners", s.signedIn(s.partners)},
 		{"POST /staff/partners", s.signedIn(s.listReferral)},
+		{"POST /staff/referrals/settle", s.signedIn(s.settle)},
 	}
 }
 
@@ -242,7 +244,7 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username")}
-	ses, token, err := s.Logins.SignIn(r.Context(), d.Username, r.PostForm.Get("password"), s.clientAddr(r))
+	ses, token, err := s.Logins.SignIn(r.Context(), d.Username, r.PostForm.Get("password"), clientip.Host(r))
 	if err != nil {
 		status := http.StatusUnauthorized
 		switch staff.ErrorCode(err) {
@@ -274,13 +276,6 @@ func safeNext(next string) string {
 		return "/staff/"
 	}
 	return next
-}
-
-func (s *StaffScreen) clientAddr(r *http.Request) string {
-	if s.ClientAddr != nil {
-		return s.ClientAddr(r)
-	}
-	return (&Site{}).clientAddr(r)
 }
 
 func (s *StaffScreen) signOutPage(w http.ResponseWriter, r *http.Request, v visit) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"frontdesk/referral"
 	"frontdesk/staff/office"
 )
 
@@ -112,6 +113,7 @@ func sourceChart(d office.Dashboard) chart {
 type dashboardData struct {
 	Dashboard office.Dashboard
 	Charts    []chart
+	Referrals *referral.Summary
 }
 
 // dashboard shows the charts and today's counts for the user's scope.
@@ -126,6 +128,10 @@ func (s *StaffScreen) dashboard(w http.ResponseWriter, r *http.Request, v visit)
 		return
 	}
 	data := dashboardData{Dashboard: d}
+	if data.Referrals, err = s.referralSummary(r.Context(), v.User); err != nil {
+		s.fail(w, r, "read partner bookings", err)
+		return
+	}
 	for _, l := range s.scope(v.User) {
 		if occ, ok := d.Occupancy[l.Slug]; ok {
 			data.Charts = append(data.Charts, occupancyChart(l.Name, d, occ))

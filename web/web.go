@@ -31,7 +31,7 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList})
+var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney})
 
 // Tel is the tel: link of a phone number as people write it, such as
 // "+1 303 555 0100" → "tel:+13035550100".
@@ -61,9 +61,6 @@ type Site struct {
 	// Forms takes booking-form requests; nil serves the form without
 	// taking requests.
 	Forms Forms
-	// ClientAddr names the client of a request for limits by address;
-	// nil means the connection's address.
-	ClientAddr func(*http.Request) string
 }
 
 // Healthz answers while the process runs.

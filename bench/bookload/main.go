@@ -71,7 +71,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }() // a temp dir left behind is harmless
 	sink, err := startSink(tmp)
 	if err != nil {
 		return err
@@ -171,7 +171,7 @@ func (e *env) raw(pair int, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }() // read-only use: the reads already reported their errors
 	n := 0
 	start := time.Now()
 	for time.Since(start) < d {
@@ -295,8 +295,8 @@ func (e *env) serve() (*server, error) {
 }
 
 func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	s.cmd.Wait()
+	_ = s.cmd.Process.Signal(os.Interrupt) // it may have exited already; Wait says how it ended
+	_ = s.cmd.Wait()                       // a server stopped by a signal exits non-zero by design
 	s.drop()
 }
 
@@ -384,7 +384,7 @@ func (e *env) schema() (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	name := fmt.Sprintf("bookload_%d_%d", os.Getpid(), time.Now().UnixNano())
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
 		return "", nil, err
@@ -398,8 +398,8 @@ func (e *env) schema() (string, func(), error) {
 	u.RawQuery = q.Encode()
 	return u.String(), func() {
 		if c, err := pgx.Connect(ctx, e.dsn); err == nil {
-			c.Exec(ctx, "DROP SCHEMA "+name+" CASCADE")
-			c.Close(ctx)
+			_, _ = c.Exec(ctx, "DROP SCHEMA "+name+" CASCADE") // cleanup of a benchmark schema; a leftover is harmless
+			_ = c.Close(ctx)
 		}
 	}, nil
 }
@@ -433,11 +433,11 @@ func startSink(dir string) (*sink, error) {
 		return nil, err
 	}
 	k.port = ln.Addr().(*net.TCPAddr).Port
-	go k.srv.Serve(ln)
+	go func() { _ = k.srv.Serve(ln) }() // ends with ErrServerClosed when the run closes it
 	return k, nil
 }
 
-func (k *sink) close() { k.srv.Close() }
+func (k *sink) close() { _ = k.srv.Close() }
 
 func (k *sink) expect(addr string) chan string {
 	ch := make(chan string, 4)
@@ -547,6 +547,6 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }

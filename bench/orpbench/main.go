@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -163,13 +164,13 @@ func call(method, url, token string, body []byte, want int, out any) error {
 }
 
 // count prints the clicks stored for one link token.
-func count(dataDir, token string) error {
+func count(dataDir, token string) (err error) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(dataDir, "frontdesk.db"))
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { err = errors.Join(err, db.Close()) }()
 	h, err := orp.New(orp.Options{Store: db, Clock: clock.System{}, Rand: rand.Reader, Origin: "http://127.0.0.1"})
 	if err != nil {
 		return err

@@ -186,8 +186,8 @@ func (r readTools) find(ctx context.Context, in findIn) (hub.Search, string, err
 	case len(s.Properties) == 1:
 		where = "at " + s.Properties[0].Name
 	}
-	return s, fmt.Sprintf("%s to %s, %d nights: %d rooms free %s; %d room types bookable for these dates.%s",
-		s.Checkin, s.Checkout, s.Nights, free, where, bookable, nextWords("find_rooms", s.Page)), nil
+	return s, fmt.Sprintf("%s to %s, %s: %d rooms free %s; %d room types bookable for these dates.%s",
+		s.Checkin, s.Checkout, booking.NightsWord(s.Nights), free, where, bookable, nextWords("find_rooms", s.Page)), nil
 }
 
 func (r readTools) quote(ctx context.Context, in quoteIn) (quoteOut, string, error) {
@@ -208,8 +208,8 @@ func (r readTools) quote(ctx context.Context, in quoteIn) (quoteOut, string, err
 		Currency: q.Currency, RateBasis: q.RateBasis,
 		Form: p.FormURL(l, q.RoomType, q.Checkin.String(), q.Checkout.String()),
 	}
-	summary := fmt.Sprintf("%s, %s, %s to %s, %d nights: %s + %s %s = %s.", l.Name, q.RoomType, out.Checkin, out.Checkout,
-		q.Nights, p.Display(q.Subtotal), p.Display(q.Tax), tax, p.Display(q.Total))
+	summary := fmt.Sprintf("%s, %s, %s to %s, %s: %s + %s %s = %s.", l.Name, q.RoomType, out.Checkin, out.Checkout,
+		booking.NightsWord(q.Nights), p.Display(q.Subtotal), p.Display(q.Tax), tax, p.Display(q.Total))
 	return out, summary, nil
 }
 

@@ -23,7 +23,11 @@ func Demo(t testing.TB, edit ...func(*config.Config)) (config.Config, store.Stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return cfg, st
 }
 

@@ -374,7 +374,7 @@ func wordAs(e *booking.Error, rule string) *booking.Error {
 // worded passes on the core's answer with its refusal worded.
 func worded[T any](res *T, err error) (*T, error) {
 	if e, ok := errors.AsType[*booking.Error](err); ok {
-		word(e, false)
+		_ = word(e, false) // words e in place
 	}
 	return res, err
 }
@@ -382,7 +382,7 @@ func worded[T any](res *T, err error) (*T, error) {
 // wordedStart is worded for a start call.
 func wordedStart[T any](res *T, err error) (*T, error) {
 	if e, ok := errors.AsType[*booking.Error](err); ok {
-		word(e, true)
+		_ = word(e, true) // words e in place
 	}
 	return res, err
 }

@@ -29,6 +29,7 @@ import (
 	"frontdesk/message"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/sqlite"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -71,6 +72,8 @@ type Main struct {
 	mailer        message.Sender
 	devMail       *mail.Dev // set when the mail driver is dev
 	orp           *orpState // set by mountORP when the config enables ORP
+	// referrals attributes bookings to ORP partners, with orp.
+	referrals *referral.Ledger
 	// Rand is the random source; nil means crypto/rand.
 	Rand io.Reader
 	// USPRootCAs, when set, are the only roots platform profiles are
@@ -358,15 +361,13 @@ func (m *Main) Run(ctx context.Context) error {
 	m.URL = "http://" + ln.Addr().String()
 	tf, err := m.newTLSFront()
 	if err != nil {
-		ln.Close()
-		return err
+		return errors.Join(err, ln.Close())
 	}
 	if tf != nil {
 		m.URL = "https://" + ln.Addr().String()
 	}
 	if err := m.open(ctx, ln.Addr().String()); err != nil {
-		ln.Close()
-		return err
+		return errors.Join(err, ln.Close())
 	}
 	// Closing the store waits for its queries; a hung database must not
 	// hold the process past the final writes' window.
@@ -376,15 +377,19 @@ func (m *Main) Run(ctx context.Context) error {
 		if !finishBy.IsZero() {
 			window = time.Until(finishBy)
 		}
-		bounded(window, func() { m.Close() })
+		bounded(window, func() {
+			if err := m.Close(); err != nil {
+				m.Logger.Error("close", "err", err)
+			}
+		})
 	}()
 	if m.Config.ORP.Enabled {
 		h, err := m.newORPHost(ctx, m.Config.Deployment.PublicURL)
 		if err != nil {
-			ln.Close()
-			return err
+			return errors.Join(err, ln.Close())
 		}
 		m.orp = &orpState{host: h}
+		m.useReferrals(h)
 		m.metrics.Backlog("frontdesk_click_writer_backlog", "Answered tracked-link clicks waiting for the click writer to store them.",
 			func() float64 { return float64(h.ClickBacklog()) })
 	}
@@ -402,8 +407,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if addr := m.Config.TLS.HTTPAddr; addr != "" {
 			pln, err := net.Listen("tcp", addr)
 			if err != nil {
-				ln.Close()
-				return fmt.Errorf("tls.http_addr: %w", err)
+				return errors.Join(fmt.Errorf("tls.http_addr: %w", err), ln.Close())
 			}
 			servers = append(servers, m.httpServer(m.front(tf.plain(m.redirectToHTTPS(ln.Addr().String(), m.probes())))))
 			listeners = append(listeners, pln)
@@ -413,8 +417,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if addr := m.Config.Server.MetricsAddr; addr != "" {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {
-			ln.Close()
-			return fmt.Errorf("server.metrics_addr: %w", err)
+			return errors.Join(fmt.Errorf("server.metrics_addr: %w", err), ln.Close())
 		}
 		servers = append(servers, m.httpServer(m.front(m.metricsRoutes())))
 		listeners = append(listeners, mln)
@@ -451,7 +454,10 @@ func (m *Main) Run(ctx context.Context) error {
 	defer cancel()
 	for _, srv := range servers {
 		if srv.Shutdown(shutdownCtx) != nil {
-			srv.Close() // calls that outlived the grace period end here
+			// Calls that outlived the grace period end here.
+			if err := srv.Close(); err != nil {
+				m.Logger.Warn("close server", "err", err)
+			}
 		}
 	}
 	// Acknowledged clicks are written after the server stops taking them,
@@ -551,11 +557,15 @@ func storeBanner(c config.Store) string {
 }
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
-func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err error) {
+	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
+	if err := m.openReferrals(ctx, configured); err != nil {
+		return err
+	}
 	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
 	return serveHubStdio(ctx, m, in, out)
 }

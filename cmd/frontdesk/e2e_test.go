@@ -49,6 +49,13 @@ func startMain(t testing.TB, database string, edit ...func(*config.Config)) *Mai
 func launch(t testing.TB, c config.Config, addr string, clk clock.Clock) (m *Main, stop func()) {
 	t.Helper()
 	m = &Main{Config: c, Addr: addr, Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard, ready: make(chan struct{})}
+	return m, runMain(t, m)
+}
+
+// runMain runs m until the test ends or stop is called, and returns once
+// it serves.
+func runMain(t testing.TB, m *Main) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -70,7 +77,7 @@ func launch(t testing.TB, c config.Config, addr string, clk clock.Clock) (m *Mai
 		}
 	}
 	t.Cleanup(stop)
-	return m, stop
+	return stop
 }
 
 func connect(t testing.TB, url, revision string) *mcp.ClientSession {
@@ -140,6 +147,15 @@ func TestHubToolsOnEveryRevision(t *testing.T) {
 			var fromText map[string]any
 			if err := json.Unmarshal([]byte(resultText), &fromText); err != nil || !reflect.DeepEqual(fromText, out) {
 				t.Fatalf("text after the summary = %s, want the structured result %v", resultText, out)
+			}
+			// One night is counted as one.
+			res, _ = callTool(t, cs, "quote_stay", map[string]any{"property": "Riverside Inn", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2026-12-31"})
+			if summary, _, _ := strings.Cut(text(res), "\n"); res.IsError || !strings.HasPrefix(summary, "Riverside Inn, double, 2026-12-30 to 2026-12-31, 1 night: ") {
+				t.Fatalf("one-night quote summary = %q", summary)
+			}
+			res, _ = callTool(t, cs, "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2026-12-31"})
+			if summary, _, _ := strings.Cut(text(res), "\n"); res.IsError || !strings.HasPrefix(summary, "2026-12-30 to 2026-12-31, 1 night: ") {
+				t.Fatalf("one-night find_rooms summary = %q", summary)
 			}
 			res, out = callTool(t, cs, "find_rooms", map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-02"})
 			if res.IsError || len(out["properties"].([]any)) != 3 {

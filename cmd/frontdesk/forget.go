@@ -38,7 +38,7 @@ type forgetPlan struct {
 // receipts, mail, cancellations, lookups, kept USP answers and the keyed
 // markers of the address are deleted. Nothing of another guest changes,
 // and with --dry-run nothing changes at all.
-func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var email *string
 	var dryRun *bool
 	m, fs, err := newMainWith("forget", args, stdout, stderr, func(fs *flag.FlagSet) {
@@ -57,7 +57,7 @@ func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	p, err := m.planForget(ctx, *email)
 	if err != nil {
 		return err

@@ -15,12 +15,17 @@ import (
 
 func postForm(t *testing.T, target string, form url.Values, headers map[string]string) (int, string) {
 	t.Helper()
+	return postFormWith(t, http.DefaultClient, target, form, headers)
+}
+
+func postFormWith(t *testing.T, client *http.Client, target string, form url.Values, headers map[string]string) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,6 +188,12 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
+}
+
 // TestOneLogLinePerRequestAndToolCall: the operator sees each request
 // (method, route pattern, status, duration) and each tool call (server,
 // tool, outcome, the code of a refusal, duration), and never the guest's

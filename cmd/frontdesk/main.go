@@ -134,6 +134,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		switch cmd {
 		case "serve":
+			wrap, err := parseFailpoint(os.Getenv(failpointEnv))
+			if err != nil {
+				return err
+			}
+			m.WrapStore = wrap
 			collectLessOften()
 			m.ready = make(chan struct{})
 			go func() {

@@ -16,6 +16,7 @@ import (
 
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/orp"
+	"frontdesk/referral"
 	"frontdesk/web"
 )
 
@@ -228,26 +229,22 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 // origin is the configured public origin, else the one serve recorded in
 // the store, else the listen address: party ids carry it, so a sweep
 // under another origin would address parties that do not exist.
-func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
+func (m *Main) RunSweep(ctx context.Context, out io.Writer) (err error) {
+	// One pass of every sweep, the store's opening included, ends within
+	// the scheduled work deadline, whatever the store does.
+	ctx, cancel := context.WithTimeout(ctx, passDeadline)
+	defer cancel()
 	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	if m.Config.ORP.Enabled {
-		// Party ids carry the host's origin: a sweep under another origin
-		// would address parties that do not exist. The configured public
-		// URL wins, then the origin serve recorded in the store.
-		origin := m.Config.Deployment.PublicURL
-		if stored, err := orp.StoredOrigin(ctx, m.store); err != nil {
-			return err
-		} else if stored != "" && !configured {
-			origin = stored
-		}
-		h, err := m.newORPHost(ctx, origin)
+		h, err := m.offlineORPHost(ctx, configured)
 		if err != nil {
 			return err
 		}
+		m.useReferrals(h)
 		res, err := h.Sweep(ctx)
 		fmt.Fprintf(out, "sweep: orp outcomes=%d expired=%d revoked=%d verified=%d forgotten=%d\n",
 			res.Outcomes, res.Expired, res.Revoked, res.Verified, res.Forgotten)
@@ -265,4 +262,57 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	return printBookingSweep(ctx, m.bookings, out)
+}
+
+// offlineORPHost is the ORP host of a command that does not serve.
+// Party ids carry the host's origin: a command under another origin
+// would address parties that do not exist. The configured public URL
+// wins, then the origin serve recorded in the store.
+func (m *Main) offlineORPHost(ctx context.Context, configured bool) (*orp.Host, error) {
+	origin := m.Config.Deployment.PublicURL
+	if stored, err := orp.StoredOrigin(ctx, m.store); err != nil {
+		return nil, err
+	} else if stored != "" && !configured {
+		origin = stored
+	}
+	return m.newORPHost(ctx, origin)
+}
+
+// openReferrals wires the referral ledger into a command that changes
+// reservations without serving (staff decisions, stdio), so the end of
+// an attributed booking refunds or settles there as it does in serve.
+// It is called after open; configured says whether the public URL came
+// from the config.
+func (m *Main) openReferrals(ctx context.Context, configured bool) error {
+	if !m.Config.ORP.Enabled {
+		return nil
+	}
+	h, err := m.offlineORPHost(ctx, configured)
+	if err != nil {
+		return err
+	}
+	m.useReferrals(h)
+	return nil
+}
+
+// useReferrals makes every door attribute bookings to partners on h and
+// every end of an attributed booking settle its conversion there.
+func (m *Main) useReferrals(h *orp.Host) {
+	payer := func(ctx context.Context) (string, error) { return m.businessParty(ctx, h) }
+	m.referrals = referral.New(referral.Options{Host: h, Payer: payer, Currency: m.Config.Business.Currency, Store: m.store, Logger: m.Logger})
+	m.bookings.UseReferrals(m.referrals)
+}
+
+// businessParty is the business's party on the host, the payer of the
+// conversions its bookings earn partners: the one [orp] business_party
+// names, else the party the host keeps for the business.
+func (m *Main) businessParty(ctx context.Context, h *orp.Host) (string, error) {
+	if id := m.Config.ORP.BusinessParty; id != "" {
+		return id, nil
+	}
+	p, err := h.BusinessParty(ctx)
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
 }

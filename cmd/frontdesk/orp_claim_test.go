@@ -304,3 +304,71 @@ func TestORP_SelfClaimGetsNoRedirect(t *testing.T) {
 		}
 	}
 }
+
+// TestORP_HumanRefusalOverHTTP: on the approval page the signed-in owner
+// can refuse as well as approve. The refusal is a form POST carrying the
+// session's CSRF token; a forged token or no session refuses nothing.
+// The refusal shows a consent signed with the discovery key whose
+// decision is refused, and the awaiting deal is declined.
+func TestORP_HumanRefusalOverHTTP(t *testing.T) {
+	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
+	j := s.joinUnclaimed()
+	cookie := s.claimByMail(j, "publisher@example.org")
+	opaque := j.Party[strings.LastIndex(j.Party, "/")+1:]
+	_, home := s.do("GET", "/owner/", "", nil, map[string]string{"Cookie": "frontdesk_owner=" + cookie})
+	csrf := string(regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(home)[1])
+	doc := html.UnescapeString(string(regexp.MustCompile(`(?s)<textarea[^>]*>(.*?)</textarea>`).FindSubmatch(home)[1]))
+	if resp, b := s.form("/owner/parties/"+opaque+"/constraints", url.Values{"csrf": {csrf}, "constraints": {doc}, "human": {"accept"}}, cookie); resp.StatusCode != 303 {
+		t.Fatalf("save rules = %d %s", resp.StatusCode, b)
+	}
+	me := &orpParty{id: j.Party, token: j.Token}
+	_, sug, _ := s.suggest(`{"text":"A weekend by the river"}`)
+	var items struct {
+		Items []struct {
+			Offer struct {
+				ID        string `json:"id"`
+				TermsHash string `json:"terms_hash"`
+			} `json:"offer"`
+		} `json:"items"`
+	}
+	json.Unmarshal(sug, &items)
+	code, m := s.send(me, s.msg(me, "accept", nil, map[string]any{"offer": items.Items[0].Offer.ID, "terms_hash": items.Items[0].Offer.TermsHash}))
+	w, _ := obody(m)["waiting"].(map[string]any)
+	if code != 200 || w == nil {
+		t.Fatalf("accept = %d %v", code, m)
+	}
+	approval := w["url"].(string)
+	deal := m["deal"].(string)
+	_, page := s.do("GET", approval, "", nil, map[string]string{"Cookie": "frontdesk_owner=" + cookie})
+	if !strings.Contains(string(page), `id="refuse"`) {
+		t.Fatalf("approval page for the owner has no refuse button: %s", page)
+	}
+	if resp, _ := s.form(approval+"/refuse", url.Values{"csrf": {"forged"}}, cookie); resp.StatusCode != 403 {
+		t.Fatalf("refusal without the CSRF token = %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := s.form(approval+"/refuse", url.Values{"csrf": {csrf}}, ""); resp.StatusCode != 401 {
+		t.Fatalf("refusal without a session = %d, want 401", resp.StatusCode)
+	}
+	if st := obody(mustDecode(t, s.snapshot(me, deal)))["state"]; st != "awaiting" {
+		t.Fatalf("deal after refused refusals = %v, want awaiting", st)
+	}
+	resp, done := s.form(approval+"/refuse", url.Values{"csrf": {csrf}}, cookie)
+	raw := regexp.MustCompile(`(?s)<pre id="consent">(.*?)</pre>`).FindStringSubmatch(done)
+	if resp.StatusCode != 200 || raw == nil || !strings.Contains(done, "You refused") {
+		t.Fatalf("owner refusal = %d %s", resp.StatusCode, done)
+	}
+	consent := []byte(html.UnescapeString(raw[1]))
+	validate(t, schema.Message, consent)
+	var disc orp.Discovery
+	_, d := s.do("GET", "/.well-known/orp.json", "", nil, nil)
+	json.Unmarshal(d, &disc)
+	if !orp.VerifyHostMessage(consent, disc.Keys) || !strings.Contains(string(consent), `"decision":"refused"`) {
+		t.Fatalf("refusal = %s, want a refused consent signed with the discovery key", consent)
+	}
+	if st := obody(mustDecode(t, s.snapshot(me, deal)))["state"]; st != "declined" {
+		t.Fatalf("deal after the owner's refusal = %v, want declined", st)
+	}
+	if resp, _ := s.form(approval, url.Values{"csrf": {csrf}}, cookie); resp.StatusCode != 409 {
+		t.Fatalf("approving after the refusal = %d, want 409", resp.StatusCode)
+	}
+}

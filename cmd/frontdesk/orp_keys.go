@@ -13,7 +13,7 @@ import (
 // signing keys, on the same store as serve. A rotation signs with the
 // new key from the next start of serve; every key stays published in
 // the discovery document, so what the older ones signed still verifies.
-func runORP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runORP(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) < 2 || args[0] != "keys" || (args[1] != "rotate" && args[1] != "list") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintf(stdout, "Usage: frontdesk orp %s\n\n%s\n", commands["orp"].args, commands["orp"].about)
@@ -33,7 +33,7 @@ func runORP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	var s *orp.Signer
 	if args[1] == "rotate" {
 		s, err = orp.RotateSigner(ctx, m.store, m.Clock.Now(), m.random())

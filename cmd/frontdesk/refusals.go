@@ -46,7 +46,8 @@ type refusalRow struct {
 }
 
 // refusalSitesText lists the refusals worded inline in the source (the
-// USP binding's, the booking form's), one "door<TAB>code<TAB>message"
+// USP binding's, the reservation desk's that staff commands show, the
+// booking form's), one "door<TAB>code<TAB>message"
 // line each; a message is a fmt template where it takes values.
 // TestInlineRefusalsAreInTheInventory rebuilds it from the source.
 //

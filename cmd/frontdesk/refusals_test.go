@@ -143,6 +143,12 @@ var siteRules = []siteRule{
 	// code's value.
 	{"usp", "usp/*.go", regexp.MustCompile(`(?:fail\((Code[A-Za-z]+), |&Error\{Code: (Code[A-Za-z]+), Message: )("(?:[^"\\]|\\.)*")`),
 		func(m []string, consts map[string]string) string { return consts[m[1]+m[2]] }},
+	// The reservation desk's public messages, which the staff commands
+	// show: its sentinel errors by code, and its refusals of a transition.
+	{"staff", "reservation/*.go", regexp.MustCompile(`&Error\{Code: (Code[A-Za-z]+), Message: ()("(?:[^"\\]|\\.)*")`),
+		func(m []string, consts map[string]string) string { return consts[m[1]] }},
+	{"staff", "reservation/*.go", regexp.MustCompile(`illegal\([^,()]+, [^,()]+, (?:fmt\.Sprintf\()?()()("(?:[^"\\]|\\.)*")`),
+		func([]string, map[string]string) string { return "illegal_transition" }},
 	// The booking form's field problems, by field.
 	{"form", "booking/form.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
 		func(m []string, _ map[string]string) string { return "form_" + m[1] }},
@@ -201,7 +207,7 @@ func refusalSiteLines(t *testing.T) string {
 
 // TestInlineRefusalsAreInTheInventory: refusal_sites.txt, which the
 // inventory prints, is exactly the refusals worded inline in usp/, the
-// booking form's checks and the form page. Rewrite it with
+// reservation desk, the booking form's checks and the form page. Rewrite it with
 // go test ./cmd/frontdesk -run TestInlineRefusalsAreInTheInventory -regen-refusals.
 func TestInlineRefusalsAreInTheInventory(t *testing.T) {
 	want := refusalSiteLines(t)

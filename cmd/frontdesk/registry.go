@@ -50,7 +50,7 @@ type listedTool struct {
 
 // runRegistryJSON writes server.json for the hub the config serves, with
 // the tool list the hub answers tools/list with.
-func runRegistryJSON(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runRegistryJSON(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var name, version, out *string
 	m, fs, err := newMainWith("registry-json", args, stdout, stderr, func(fs *flag.FlagSet) {
 		name = fs.String("name", "", "the registry name, NAMESPACE/NAME (default: the public URL's host reversed, /frontdesk)")
@@ -66,7 +66,7 @@ func runRegistryJSON(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	doc, err := m.serverJSON(ctx, *name, *version)
 	if err != nil {
 		return err
@@ -122,19 +122,19 @@ func (m *Main) serverJSON(ctx context.Context, name, version string) (serverJSON
 }
 
 // hubTools is the hub's tools/list answer.
-func (m *Main) hubTools(ctx context.Context) ([]listedTool, error) {
+func (m *Main) hubTools(ctx context.Context) (_ []listedTool, err error) {
 	server := bookingmcp.NewHub(m.hub, m.bookings, m.mcpOptions())
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer ss.Close()
+	defer closing(&err, ss)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "registry-json", Version: moduleVersion()}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer cs.Close()
+	defer closing(&err, cs)
 	var out []listedTool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {

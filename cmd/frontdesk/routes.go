@@ -113,13 +113,8 @@ func (m *Main) routes() http.Handler {
 			"GET /.well-known/orp.json": true, "OPTIONS /.well-known/orp.json": true,
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
 		}
-		// Limits by address see the client behind a trusted proxy.
-		proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
-		if err != nil {
-			panic(err) // validated with the config
-		}
 		for _, r := range srv.Routes() {
-			handle(r.Pattern, pages, !crossOrigin[r.Pattern], proxies.Handler(r.Handler))
+			handle(r.Pattern, pages, !crossOrigin[r.Pattern], r.Handler)
 		}
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
@@ -129,7 +124,7 @@ func (m *Main) routes() http.Handler {
 		orpMCP := mcpfront.Handler(orpmcp.New(m.orp.host, opts), mcpfront.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Resume: m.orp.host.SessionJoined,
 		})
-		handleMCP("/orp/mcp", orphttp.NoStore(proxies.Handler(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC))))
+		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))
 	}
 
 	// USP: the business profile and the REST binding, which platforms'
@@ -248,10 +243,11 @@ func (m *Main) deadlines(class routeClass, next http.Handler) http.Handler {
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
-		rc.SetWriteDeadline(now.Add(answer))
+		// A writer without deadlines (a test recorder) runs without one.
+		_ = rc.SetWriteDeadline(now.Add(answer))
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			rc.SetReadDeadline(now.Add(read))
-			r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { rc.SetReadDeadline(time.Time{}) }}
+			_ = rc.SetReadDeadline(now.Add(read))
+			r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -331,6 +327,11 @@ func (m *Main) front(next http.Handler) http.Handler {
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		// Every limit by address (the form's, staff sign-in's, ORP's, MCP
+		// sessions') reads r.RemoteAddr, which is the client behind a
+		// trusted proxy from here on: one rule for all of them. The checks
+		// above, which ask about the peer itself, come first.
+		r = proxies.WithClient(r)
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
 		if route == "" {
@@ -389,7 +390,8 @@ func (s *statusWriter) WriteHeader(code int) {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Flush() }
+// Flush passes a flush on; a writer that cannot flush has nothing buffered.
+func (s *statusWriter) Flush() { _ = http.NewResponseController(s.ResponseWriter).Flush() }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
 	return mcpfront.ServeStdio(ctx, bookingmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/config"
@@ -29,9 +30,13 @@ var staffActions = map[string]reservation.State{
 	"move":     reservation.Moved,
 }
 
+// staffCommandDeadline bounds one staff command, the store's opening
+// included.
+const staffCommandDeadline = 25 * time.Second
+
 // runStaff is `frontdesk staff`: logins, staff decisions and the
 // reservation list from the command line, on the same store as serve.
-func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		w := stdout
 		if len(args) == 0 {
@@ -48,6 +53,10 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	action, args := args[0], args[1:]
 	cmd := "staff " + action
+	// A staff command waits for the store at most as long as a location
+	// serves one call (25 s), so a hung database ends it with an error.
+	ctx, cancel := context.WithTimeout(ctx, staffCommandDeadline)
+	defer cancel()
 	switch to, isDecision := staffActions[action]; {
 	case action == "add-user":
 		return runStaffAddUser(ctx, args, stdin, stdout, stderr)
@@ -75,10 +84,14 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return fmt.Errorf("%s: give one reservation number (see frontdesk %s --help)", cmd, cmd)
 		}
 		ref := strings.ToUpper(strings.TrimSpace(args[0]))
+		configured := m.Config.Deployment.PublicURL != ""
 		if err := m.open(ctx, ""); err != nil {
 			return err
 		}
-		defer m.Close()
+		defer closing(&err, m)
+		if err := m.openReferrals(ctx, configured); err != nil {
+			return err
+		}
 		r, mailed, err := m.bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: *by, Note: *note})
 		if err != nil {
 			return staffRefusal(cmd+" "+ref, m, err)
@@ -95,7 +108,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // runStaffBook is `frontdesk staff book`: a reservation staff make for a
 // guest on the phone or at the desk, through the desk like every door.
-func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var b office.Booking
 	m, fs, err := newMainWith("staff book", args, stdout, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&b.Location, "location", "", "the location's slug")
@@ -118,7 +131,7 @@ func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	r, err := m.office.Book(ctx, b)
 	if err != nil {
 		return staffRefusal("staff book", m, err)
@@ -167,7 +180,7 @@ func flagOf(field string) string {
 }
 
 // runStaffList is `frontdesk staff list`.
-func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var location, from, to, states *string
 	m, fs, err := newMainWith("staff list", args, stdout, stderr, func(fs *flag.FlagSet) {
 		location = fs.String("location", "", "only this location's reservations")
@@ -202,7 +215,7 @@ func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	return listReservations(ctx, m.bookings, f, stdout)
 }
 

@@ -18,8 +18,12 @@ func (m *Main) staffScreen() *web.StaffScreen {
 	logins := &lazyLogins{open: func() (*staff.Service, error) {
 		return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
 	}}
-	return &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
+	screen := &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
 		Logins: logins, Admin: lazyAdmin{logins}, Clock: m.Clock}
+	if m.referrals != nil {
+		screen.Referrals = m.referrals
+	}
+	return screen
 }
 
 // lazyLogins opens the staff logins on the first staff request: opening

@@ -29,7 +29,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // is asked for without echo on a terminal, or read as one line from
 // standard input otherwise; it never comes from a flag, where it would
 // sit in the shell history and the process list.
-func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	var username, passwordFile, role *string
 	var locations stringList
 	m, fs, err := newMainWith("staff add-user", args, stdout, stderr, func(fs *flag.FlagSet) {
@@ -51,7 +51,7 @@ func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer func() { err = errors.Join(err, done()) }()
 	u, err := svc.AddUser(ctx, *username, password, staff.Role(*role), locations)
 	if err != nil {
 		return staffFailure("staff add-user", err)
@@ -62,22 +62,21 @@ func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout
 
 // openLogins opens the store of c and the logins in it; done closes the
 // store.
-func openLogins(ctx context.Context, c config.Config) (svc *staff.Service, done func(), err error) {
+func openLogins(ctx context.Context, c config.Config) (svc *staff.Service, done func() error, err error) {
 	st, err := openStore(ctx, c.Store)
 	if err != nil {
 		return nil, nil, err
 	}
 	svc, err = staff.New(st, c, staff.Options{})
 	if err != nil {
-		st.Close()
-		return nil, nil, err
+		return nil, nil, errors.Join(err, st.Close())
 	}
-	return svc, func() { st.Close() }, nil
+	return svc, st.Close, nil
 }
 
 // passwordAndLogins reads a password as readPassword does, then opens
 // the logins, for the commands that set one.
-func passwordAndLogins(ctx context.Context, c config.Config, file string, stdin io.Reader, stderr io.Writer) (string, *staff.Service, func(), error) {
+func passwordAndLogins(ctx context.Context, c config.Config, file string, stdin io.Reader, stderr io.Writer) (string, *staff.Service, func() error, error) {
 	password, err := readPassword(file, stdin, stderr)
 	if err != nil {
 		return "", nil, nil, err
@@ -104,7 +103,7 @@ func scopeWords(u staff.User) string {
 
 // runStaffUsers is `frontdesk staff users`: every login, its role, scope
 // and whether it is disabled.
-func runStaffUsers(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runStaffUsers(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	m, fs, err := newMainWith("staff users", args, stdout, stderr, nil)
 	if err != nil {
 		return ignoreHelp(err)
@@ -116,7 +115,7 @@ func runStaffUsers(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer func() { err = errors.Join(err, done()) }()
 	users, err := svc.Users(ctx)
 	if err != nil {
 		return err
@@ -138,7 +137,7 @@ func runStaffUsers(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // runStaffRemoveUser is `frontdesk staff remove-user USERNAME`.
-func runStaffRemoveUser(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runStaffRemoveUser(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	m, fs, err := newMainWith("staff remove-user", args, stdout, stderr, nil)
 	if err != nil {
 		return ignoreHelp(err)
@@ -150,7 +149,7 @@ func runStaffRemoveUser(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer func() { err = errors.Join(err, done()) }()
 	if err := svc.RemoveUser(ctx, fs.Arg(0)); err != nil {
 		return staffFailure("staff remove-user", err)
 	}
@@ -160,7 +159,7 @@ func runStaffRemoveUser(ctx context.Context, args []string, stdout, stderr io.Wr
 
 // runStaffResetPassword is `frontdesk staff reset-password USERNAME`,
 // with the password read as add-user reads it.
-func runStaffResetPassword(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runStaffResetPassword(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	var passwordFile *string
 	m, fs, err := newMainWith("staff reset-password", args, stdout, stderr, func(fs *flag.FlagSet) {
 		passwordFile = fs.String("password-file", "", "file whose first line is the new password; without it, the password is asked for")
@@ -175,7 +174,7 @@ func runStaffResetPassword(ctx context.Context, args []string, stdin io.Reader, 
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer func() { err = errors.Join(err, done()) }()
 	if _, err := svc.ResetPassword(ctx, fs.Arg(0), password); err != nil {
 		return staffFailure("staff reset-password", err)
 	}

@@ -15,7 +15,9 @@ const bookingSweepEvery = 15 * time.Minute
 
 // bookingSweepJob is the booking sweep as serve runs it.
 func (m *Main) bookingSweepJob() job {
-	return job{name: "booking sweep", every: bookingSweepEvery, run: func(ctx context.Context) error {
+	// A pass at start retries the notices a killed or restarted server
+	// left, and repairs what it interrupted.
+	return job{name: "booking sweep", every: bookingSweepEvery, atStart: true, run: func(ctx context.Context) error {
 		res, err := m.bookings.Sweep(ctx)
 		m.metrics.DeadLetters.WithLabelValues("mail").Add(float64(res.Exhausted))
 		return err

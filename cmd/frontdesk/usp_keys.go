@@ -102,7 +102,7 @@ func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	ks := m.keySet()
 	now := m.Clock.Now()
 	if args[1] == "rotate" {

@@ -16,7 +16,7 @@ import (
 // runUSPPlatform is `frontdesk usp platform add|list|remove`: the
 // platform profiles pinned in the store, which calls naming their URI are
 // verified against without a fetch.
-func runUSPPlatform(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runUSPPlatform(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 || (args[0] != "add" && args[0] != "list" && args[0] != "remove") {
 		fmt.Fprintf(stderr, "Usage: frontdesk usp %s\n", commands["usp"].args)
 		return errors.New(`usp platform: give "add [--file PATH] <profile URI>", "list" or "remove <profile URI>"`)
@@ -44,7 +44,7 @@ func runUSPPlatform(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer closing(&err, m)
 	switch args[0] {
 	case "add":
 		uri := fs.Arg(0)

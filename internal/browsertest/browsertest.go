@@ -3,7 +3,8 @@
 // installs it); CHROMIUM names another binary. Without one a test is
 // skipped with a message, except under CI, where it fails.
 //
-// It is used by tests alone and imports chromedp and the standard library.
+// It is used by tests alone and imports chromedp, internal/citest and the
+// standard library.
 package browsertest
 
 import (
@@ -19,6 +20,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"frontdesk/internal/citest"
 )
 
 // Widths of the two screens every page is tested at.
@@ -47,10 +50,7 @@ func New(t testing.TB, width int) context.Context {
 	t.Helper()
 	bin := binary()
 	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("Chromium is not installed; .ci/run installs Debian's chromium package")
-		}
-		t.Skip("Chromium is not installed (apt-get install chromium, or set CHROMIUM); skipping browser test")
+		citest.Missing(t, "Chromium is not installed (apt-get install chromium, or set CHROMIUM; .ci/run installs it); skipping browser test")
 	}
 	height := height(width)
 	opts := []chromedp.ExecAllocatorOption{

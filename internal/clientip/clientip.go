@@ -75,18 +75,27 @@ func (p Proxies) Of(r *http.Request) string {
 	return client
 }
 
-// Handler sets r.RemoteAddr to the client's address before next runs, so
-// every handler below reads the client, not the proxy.
-func (p Proxies) Handler(next http.Handler) http.Handler {
-	if len(p) == 0 {
-		return next
+// Host is the address part of r.RemoteAddr: the client's, below Handler.
+// Every limit by address counts by it.
+func Host(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return strings.TrimSpace(r.RemoteAddr)
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		client := p.Of(r)
-		r = r.WithContext(r.Context()) // a shallow copy; the caller's r is left as it was
-		r.RemoteAddr = net.JoinHostPort(client, "0")
-		next.ServeHTTP(w, r)
-	})
+	return host
+}
+
+// WithClient returns r with RemoteAddr set to the client's address, so
+// every handler given it reads the client, not the proxy; r itself is
+// left as it was. Without trusted proxies it is r.
+func (p Proxies) WithClient(r *http.Request) *http.Request {
+	if len(p) == 0 {
+		return r
+	}
+	client := p.Of(r)
+	r = r.WithContext(r.Context()) // a shallow copy
+	r.RemoteAddr = net.JoinHostPort(client, "0")
+	return r
 }
 
 // FromProxy reports whether r's connection comes from a trusted proxy,

@@ -49,7 +49,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		}
 		l.mu.Unlock()
 		if over {
-			c.Close()
+			_ = c.Close() // refused: nothing was read or written on it
 			if l.Refused != nil {
 				l.Refused(addr)
 			}

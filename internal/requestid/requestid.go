@@ -34,6 +34,18 @@ func With(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, key{}, &request{id: id})
 }
 
+// Join returns ctx carrying the request identity of from, when from has
+// one: work that runs under another context (an MCP session's) then logs
+// as the request it serves, and a reference it notes reaches that
+// request's own lines.
+func Join(ctx, from context.Context) context.Context {
+	r, ok := from.Value(key{}).(*request)
+	if !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, key{}, r)
+}
+
 // ID is the request id of ctx, or "".
 func ID(ctx context.Context) string {
 	if r, ok := ctx.Value(key{}).(*request); ok {

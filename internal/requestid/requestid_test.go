@@ -60,3 +60,24 @@ func TestSourceIDs(t *testing.T) {
 		t.Fatal("NewSource on an empty random source = nil, want an error")
 	}
 }
+
+// TestJoin: work joined to a request logs as that request, and the
+// reference it notes reaches the request's own context.
+func TestJoin(t *testing.T) {
+	session := With(context.Background(), "first")
+	req := With(context.Background(), "second")
+	call := Join(session, req)
+	SetReference(call, "RIV-1")
+	if got := ID(call); got != "second" {
+		t.Errorf("ID = %q, want second", got)
+	}
+	if got := Reference(req); got != "RIV-1" {
+		t.Errorf("the request's reference = %q, want RIV-1", got)
+	}
+	if got := Reference(session); got != "" {
+		t.Errorf("the session's reference = %q, want none", got)
+	}
+	if got := ID(Join(session, context.Background())); got != "first" {
+		t.Errorf("joined to no request: ID = %q, want first", got)
+	}
+}

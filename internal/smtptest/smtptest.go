@@ -95,8 +95,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if opts.StartTLS || opts.ImplicitTLS {
 		serverTLS, clientTLS, err := selfSigned(addr.IP)
 		if err != nil {
-			ln.Close()
-			t.Fatalf("smtptest: certificate: %v", err)
+			t.Fatalf("smtptest: certificate: %v", errors.Join(err, ln.Close()))
 		}
 		s.ClientTLS = clientTLS
 		if opts.StartTLS {
@@ -114,16 +113,16 @@ func Start(t testing.TB, opts Options) *Server {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		s.srv.Serve(ln)
+		_ = s.srv.Serve(ln) // ends with an error when Close closes the listener
 	}()
 	t.Cleanup(func() {
 		// Hanging sessions must be freed first, or closing their
 		// connections would leave their goroutines blocked.
 		close(s.release)
-		s.srv.Close()
+		_ = s.srv.Close() // the test is over; what it checked is decided
 		// Serve may not have registered the listener with the server yet,
 		// in which case Close did not reach it.
-		ln.Close()
+		_ = ln.Close()
 		<-served
 		s.sessions.Wait()
 	})

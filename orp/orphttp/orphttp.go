@@ -14,11 +14,11 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/page"
 	"frontdesk/message"
 	"frontdesk/orp"
@@ -82,6 +82,7 @@ func (s *Server) routes() []Route {
 		{"HEAD /go/{token}", http.HandlerFunc(s.redirect)},
 		{"GET /approve/{escalation}", http.HandlerFunc(s.approvalPage)},
 		{"POST /approve/{escalation}", http.HandlerFunc(s.approve)},
+		{"POST /approve/{escalation}/refuse", s.signedIn(s.refuse)},
 		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
 		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
 		{"GET /claim/{claim}/email", http.HandlerFunc(s.claimMailShow)},
@@ -169,14 +170,6 @@ func readBody(r *http.Request) []byte {
 
 func bearer(r *http.Request) string { return orp.BearerToken(r.Header.Get("Authorization")) }
 
-func address(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -213,7 +206,7 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	writeReply(w, s.Host.Send(r.Context(), bearer(r), address(r), readBody(r)))
+	writeReply(w, s.Host.Send(r.Context(), bearer(r), clientip.Host(r), readBody(r)))
 }
 
 func (s *Server) inbox(w http.ResponseWriter, r *http.Request) {
@@ -278,7 +271,7 @@ func (s *Server) witness(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 	cors(w)
-	resp, err := s.Host.Suggest(r.Context(), readBody(r), address(r))
+	resp, err := s.Host.Suggest(r.Context(), readBody(r), clientip.Host(r))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -289,7 +282,7 @@ func (s *Server) suggest(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	cors(w)
-	resp, err := s.Host.Join(r.Context(), readBody(r), address(r))
+	resp, err := s.Host.Join(r.Context(), readBody(r), clientip.Host(r))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -305,7 +298,7 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 		query = r.URL.Query()
 	}
 	loc := s.Host.Redirect(r.Context(), r.PathValue("token"), orp.Click{
-		Method: r.Method, Query: query, Header: r.Header, Address: address(r),
+		Method: r.Method, Query: query, Header: r.Header, Address: clientip.Host(r),
 	})
 	// A bodiless 302 carries only what a redirect needs: where to, not
 	// stored (§4.2), no referrer for the destination, no indexing. The

@@ -206,6 +206,7 @@ type approvalPage struct {
 	JSON     string
 	Visit    *ownerVisit
 	Done     bool
+	Refused  bool // Done by the owner's refusal
 	Problem  string
 	Consent  string
 	Assuring string
@@ -258,4 +259,17 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		}
 		s.renderApproval(w, r, http.StatusOK, approvalPage{Done: true, Consent: string(consent), Assuring: v.Session.Assurance})
 	})(w, r)
+}
+
+// refuse records the signed-in owner refusing the escalation by the
+// page's form; the step it held never takes effect and the host records
+// the refusal as a signed consent. Only the owner refuses, so this has no
+// bearer form.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, v ownerVisit) {
+	consent, err := s.Host.RefuseAsOwner(r.Context(), v.Session, r.PathValue("escalation"))
+	if err != nil {
+		s.ownerFail(w, r, "owner refusal", err, func(msg string, status int) { s.renderApproval(w, r, status, approvalPage{Problem: msg}) })
+		return
+	}
+	s.renderApproval(w, r, http.StatusOK, approvalPage{Done: true, Refused: true, Consent: string(consent), Assuring: v.Session.Assurance})
 }

@@ -127,7 +127,7 @@ type orpError struct {
 
 func (r orpRefusal) parsed() orpError {
 	var m orpError
-	json.Unmarshal(r.body, &m)
+	_ = json.Unmarshal(r.body, &m) // checked or written by this code already; what does not decode reads as empty
 	return m
 }
 
@@ -270,7 +270,7 @@ func decodeMessage(b []byte) (message, string, error) {
 			URL  string `json:"url"`
 		} `json:"waiting"`
 	}
-	json.Unmarshal(m.Body, &body)
+	_ = json.Unmarshal(m.Body, &body) // checked or written by this code already; what does not decode reads as empty
 	var s string
 	switch m.Type {
 	case "deal":

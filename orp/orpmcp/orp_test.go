@@ -151,7 +151,7 @@ func TestLimitSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(mcpfront.LimitSessions(mcpfront.Handler(New(h, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}),
-		mcpfront.SessionLimits{Idle: 10 * time.Minute, Max: 3, Clock: clk}))
+		mcpfront.SessionLimits{Idle: 10 * time.Minute, PerAddress: 3, Clock: clk}))
 	defer srv.Close()
 	first := openSession(t, srv.URL)
 	clk.Advance(time.Second)

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
@@ -26,6 +27,20 @@ type Engine struct {
 	// trip, say), or reports false for writes it leaves to the path that
 	// runs them one by one in InTx.
 	Pipeline func(ctx context.Context, writes []store.Write) (rs []store.Record, ok bool, err error)
+}
+
+// ProbeWrite commits a transaction that creates a record and deletes it
+// again, so readiness covers writing: a full or read-only disk, or a
+// database refusing writes, fails it while reads still answer. The key
+// is random, so probes of several instances never meet; the record never
+// outlives its transaction, so its time is a constant, not the clock's.
+func (e *Engine) ProbeWrite(ctx context.Context) error {
+	key := rand.Text()
+	_, err := e.Apply(ctx, []store.Write{
+		{Op: store.OpCreate, Record: store.Record{Kind: "store.probe", Key: key, Value: []byte("{}"), UpdatedAt: time.Unix(0, 0).UTC()}},
+		{Op: store.OpDelete, Record: store.Record{Kind: "store.probe", Key: key, Version: 1}},
+	})
+	return wrap("probe write", err)
 }
 
 // Create stores r with version 1, or returns store.ErrExists.

@@ -20,7 +20,7 @@ const fullPlatform = `{"usp":{"version":"2026-08-20","capabilities":{
 // platform registered.
 func startBooking(t *testing.T) (server, map[string]string) {
 	t.Helper()
-	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform})
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform, "/second.json": fullPlatform})
 	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
 	srv := httptest.NewServer((&Handler{Business: b.Business}).Routes())
 	t.Cleanup(srv.Close)
@@ -104,6 +104,48 @@ func TestBookingOperationsOverREST(t *testing.T) {
 	rel := doc(t, s.do(t, "DELETE", "/usp/availability/holds/"+h2["id"].(string), "", auth), 200, "DELETE", "/availability/holds/{hold_id}", 200)["hold"].(map[string]any)
 	if rel["status"] != "released" {
 		t.Fatalf("released = %v", rel)
+	}
+}
+
+// TestRefusedFirstCallsBindNothing: a key's first privileged calls name
+// profile A and are refused for their arguments or later in the
+// operation (a malformed buyer, an unknown slot, an unknown booking, a
+// hold of an unknown service with an idempotency key); none binds the
+// key, so a correct call naming profile B succeeds and binds it, and A
+// is then refused.
+func TestRefusedFirstCallsBindNothing(t *testing.T) {
+	s, auth := startBooking(t)
+	a := auth
+	b := with(auth, "USP-Agent", `profile="`+s.platform+`/second.json"`)
+	q := s.do(t, "POST", "/usp/availability/query", `{"service_id":"svc_airport_shuttle","start_date":"2026-03-02","end_date":"2026-03-02"}`, a)
+	var slots struct{ Slots []struct{ ID string } }
+	if err := json.Unmarshal(q.body, &slots); err != nil || len(slots.Slots) == 0 {
+		t.Fatalf("query: %d %s", q.status, q.body)
+	}
+	slot := slots.Slots[0].ID
+	for _, c := range []struct {
+		name, method, path, body string
+		header                   map[string]string
+		status                   int
+	}{
+		{"malformed buyer", "POST", "/usp/bookings", fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"not an email"}}`, slot), a, 422},
+		{"unknown slot", "POST", "/usp/availability/holds", `{"service_id":"svc_airport_shuttle","slot_id":"slot_nowhere"}`, a, 422},
+		{"unknown service, keyed", "POST", "/usp/availability/holds", fmt.Sprintf(`{"service_id":"svc_nowhere","slot_id":%q}`, slot), with(a, "Idempotency-Key", "6f1c7a52-0000-4000-8000-000000000009"), 422},
+		{"unknown booking", "GET", "/usp/bookings/APS-1", "", a, 404},
+		{"unknown hold", "DELETE", "/usp/availability/holds/hold_APS-1", "", a, 404},
+	} {
+		if r := s.do(t, c.method, c.path, c.body, c.header); r.status != c.status {
+			t.Fatalf("first call, %s: %d %s, want %d", c.name, r.status, r.body, c.status)
+		}
+	}
+	if r := s.do(t, "POST", "/usp/availability/holds", fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q}`, slot), b); r.status != 201 {
+		t.Fatalf("a correct call naming profile B after refused calls naming A: %d %s", r.status, r.body)
+	}
+	r := s.do(t, "GET", "/usp/bookings/APS-1", "", a)
+	var p struct{ Type string }
+	json.Unmarshal(r.body, &p)
+	if p.Type != "https://usp-protocol.dev/errors/profile-not-trusted" {
+		t.Fatalf("profile A after B was bound: %d %s, want profile-not-trusted", r.status, r.body)
 	}
 }
 

@@ -132,7 +132,7 @@ func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 
 func correlationOf(req *mcp.CallToolRequest) string {
 	var m meta
-	json.Unmarshal(req.Params.Arguments, &m)
+	_ = json.Unmarshal(req.Params.Arguments, &m) // checked or written by this code already; what does not decode reads as empty
 	if m.Meta.USP.CorrelationID == "" && req.Extra != nil && req.Extra.Header != nil {
 		return req.Extra.Header.Get(CorrelationHeader)
 	}

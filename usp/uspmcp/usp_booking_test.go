@@ -44,7 +44,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // authenticated by its API key on the HTTP transport.
 func bookingSession(t *testing.T) (cs *mcp.ClientSession, profile, url string) {
 	t.Helper()
-	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform})
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform, "/second.json": fullPlatform})
 	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
 	srv := httptest.NewServer(mcpfront.Handler(New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
@@ -312,6 +312,52 @@ func TestOpenRPCParametersAreValidated(t *testing.T) {
 				t.Fatalf("%s: %s %s, want %s", c.name, rpc.Message, rpc.Data, c.code)
 			}
 		})
+	}
+}
+
+// TestRefusedFirstCallsBindNothing: a key's first privileged calls name
+// profile A and are refused for their arguments or later in the
+// operation (a malformed buyer, an unknown slot, an unknown booking, a
+// keyed hold of an unknown service); none binds the key, so a correct
+// call naming profile B succeeds and binds it, and A is then refused.
+func TestRefusedFirstCallsBindNothing(t *testing.T) {
+	cs, profile, url := bookingSession(t)
+	ctx := context.Background()
+	second := strings.TrimSuffix(profile, "/full.json") + "/second.json"
+	slots, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_availability_query", Arguments: map[string]any{"service_id": "svc_airport_shuttle", "start_date": "2026-03-02", "end_date": "2026-03-02"}})
+	if err != nil || slots.IsError {
+		t.Fatal(err, slots)
+	}
+	slot := slots.StructuredContent.(map[string]any)["slots"].([]any)[0].(map[string]any)["id"].(string)
+	call := func(tool, uri string, args map[string]any) string {
+		meta := map[string]any{"profile": uri}
+		if key, ok := args["idempotency_key"]; ok {
+			meta["idempotency_key"] = key
+			delete(args, "idempotency_key")
+		}
+		args["_meta"] = map[string]any{"usp": meta}
+		_, message, _ := rawErrorWith(t, url, tool, args, map[string]string{"Authorization": usptest.Bearer})
+		return message
+	}
+	for _, c := range []struct {
+		name, tool string
+		args       map[string]any
+		code       string
+	}{
+		{"malformed buyer", "usp_bookings_create", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": slot, "buyer": map[string]any{"first_name": "Ada", "last_name": "Lovelace", "email": "not an email"}}, "validation_error"},
+		{"unknown slot", "usp_availability_hold", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": "slot_nowhere"}, "validation_error"},
+		{"unknown service, keyed", "usp_availability_hold", map[string]any{"service_id": "svc_nowhere", "slot_id": slot, "idempotency_key": "6f1c7a52-0000-4000-8000-000000000009"}, "validation_error"},
+		{"unknown booking", "usp_bookings_get", map[string]any{"booking_id": "APS-1"}, "booking_not_found"},
+	} {
+		if got := call(c.tool, profile, c.args); got != c.code {
+			t.Fatalf("first call, %s: %q, want %q", c.name, got, c.code)
+		}
+	}
+	if got := call("usp_availability_hold", second, map[string]any{"service_id": "svc_airport_shuttle", "slot_id": slot}); got != "" {
+		t.Fatalf("a correct call naming profile B after refused calls naming A: %s", got)
+	}
+	if got := call("usp_bookings_get", profile, map[string]any{"booking_id": "APS-1"}); got != "profile_not_trusted" {
+		t.Fatalf("profile A after B was bound: %q, want profile_not_trusted", got)
 	}
 }
 

@@ -148,7 +148,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 func (l *lockedWriter) Flush() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	http.NewResponseController(l.ResponseWriter).Flush()
+	_ = http.NewResponseController(l.ResponseWriter).Flush() // nothing buffered when it cannot flush
 }
 
 func (l *lockedWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }

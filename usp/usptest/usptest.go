@@ -151,7 +151,11 @@ func NewBusiness(t testing.TB, cfg config.Config, now time.Time, platforms *Plat
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return On(t, cfg, st, clock.NewFixed(now), platforms, profiles, path)
 }
 

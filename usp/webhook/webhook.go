@@ -257,7 +257,7 @@ func (o *Outbox) post(ctx context.Context, now time.Time, url string, body []byt
 	if err != nil {
 		return "transport: " + err.Error()
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // drained for reuse; the status decided
 	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Sprintf("status %d", resp.StatusCode)

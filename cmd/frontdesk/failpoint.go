@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"frontdesk/store"
+)
+
+// failpointEnv names a durable boundary at which serve kills itself with
+// SIGKILL, for the crash harness (bench/crash): "after:BOUNDARY" dies once
+// the write crossing it has committed, "before:BOUNDARY" just before it is
+// sent. Only serve's wiring reads it; unset, the store is left as it is.
+const failpointEnv = "FRONTDESK_FAILPOINT"
+
+// boundaries are the durable boundaries of direct-booking.md §18 and of
+// the other queues, each recognised by the writes that cross it.
+var boundaries = map[string]func(store.Write) bool{
+	"pending-registration": recordOf("booking-intent", store.OpCreate),
+	"proof-receipt":        recordOf("booking-intent", store.OpSwap),
+	"record-creation":      opNamed("create-reservation"),
+	"inventory-hold":       opNamed("hold"),
+	"notice-claim":         recordOf("booking-notice", store.OpCreate, store.OpSwap),
+	"cancellation-record":  recordOf("booking-cancel", store.OpSwap),
+	"index-release":        opNamed("release"),
+	"notice-queue":         recordOf("booking-notice-due", store.OpCreate),
+	"idempotency-write":    recordOf("usp-idempotency", store.OpCreate, store.OpSwap),
+	"webhook-queue":        recordOf("usp-event", store.OpCreate),
+	"click-batch":          recordOf("orp.clicklog", store.OpCreate),
+}
+
+// opNamed matches writes of the index and of reservations by the name of
+// their operation: only the reservation desk builds those.
+func opNamed(name string) func(store.Write) bool {
+	return func(w store.Write) bool { return w.Op.String() == name }
+}
+
+func recordOf(kind string, ops ...store.Op) func(store.Write) bool {
+	return func(w store.Write) bool {
+		for _, op := range ops {
+			if w.Op == op && w.Record.Kind == kind {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// failpointStore kills the process at its boundary.
+type failpointStore struct {
+	store.Store
+	before bool
+	match  func(store.Write) bool
+	fired  atomic.Bool
+}
+
+// parseFailpoint reads the failpoint setting; "" means none.
+func parseFailpoint(v string) (func(store.Store) store.Store, error) {
+	if v == "" {
+		return nil, nil
+	}
+	when, name, ok := strings.Cut(v, ":")
+	match := boundaries[name]
+	if !ok || match == nil || (when != "before" && when != "after") {
+		var names []string
+		for n := range boundaries {
+			names = append(names, n)
+		}
+		return nil, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s", failpointEnv, v, strings.Join(names, ", "))
+	}
+	return func(st store.Store) store.Store {
+		return &failpointStore{Store: st, before: when == "before", match: match}
+	}, nil
+}
+
+// die sends the process SIGKILL: no deferred function, no flush, no
+// shutdown runs, as when the machine loses power or the kernel kills it.
+func (f *failpointStore) die() {
+	if f.fired.CompareAndSwap(false, true) {
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = self.Kill() // SIGKILL on Unix; on failure the select below still stops the store
+		}
+		select {} // the signal is on its way
+	}
+}
+
+func (f *failpointStore) crosses(writes []store.Write) bool {
+	for _, w := range writes {
+		if f.match(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *failpointStore) Apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
+	crosses := f.crosses(writes)
+	if crosses && f.before {
+		f.die()
+	}
+	rs, err := f.Store.Apply(ctx, writes)
+	if crosses && err == nil {
+		f.die()
+	}
+	return rs, err
+}
+
+func (f *failpointStore) Create(ctx context.Context, r store.Record) (store.Record, error) {
+	crosses := f.crosses([]store.Write{{Op: store.OpCreate, Record: r}})
+	if crosses && f.before {
+		f.die()
+	}
+	out, err := f.Store.Create(ctx, r)
+	if crosses && err == nil {
+		f.die()
+	}
+	return out, err
+}
+
+func (f *failpointStore) Swap(ctx context.Context, r store.Record) (store.Record, error) {
+	crosses := f.crosses([]store.Write{{Op: store.OpSwap, Record: r}})
+	if crosses && f.before {
+		f.die()
+	}
+	out, err := f.Store.Swap(ctx, r)
+	if crosses && err == nil {
+		f.die()
+	}
+	return out, err
+}

@@ -1,0 +1,241 @@
+// Package referral turns bookings into partner conversions: a
+// reservation made after a partner's tracked link (its click id) or with
+// its code (T9) is reported to the ORP host as the business's own sale,
+// in the reservation's transaction, and the stay's end settles it: a
+// cancellation before the stay, a decline or a move refunds it (P5), and
+// completion makes it final. Only the reservation's total and currency
+// cross to the host; nothing about the guest does.
+package referral
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"frontdesk/orp"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// Host is what the ledger needs from the ORP host.
+type Host interface {
+	PayerConversionWrites(ctx context.Context, party string, c orp.Conversion) (orp.ConversionResult, []store.Write, error)
+	Payouts(ctx context.Context, deal string) ([]orp.Payout, error)
+	PayerSent(ctx context.Context, party, deal, payout, ref string) error
+}
+
+// Mark is where a guest came from, as a door heard it: the click id a
+// tracked link appended (via), or a code the guest typed or a platform
+// passed. Both empty is no mark.
+type Mark struct {
+	Click string
+	Code  string
+}
+
+// Empty reports a mark that names nothing.
+func (m Mark) Empty() bool { return m.Click == "" && m.Code == "" }
+
+// Options are a Ledger's collaborators.
+type Options struct {
+	Host Host
+	// Payer returns the business's party on the host; "" means the
+	// business has none, and nothing is attributed.
+	Payer    func(ctx context.Context) (string, error)
+	Currency string
+	// Store holds the attributions, for the owner's summary.
+	Store  store.Records
+	Logger *slog.Logger
+}
+
+// Ledger attributes bookings and follows them to their end.
+type Ledger struct {
+	host     Host
+	payer    func(ctx context.Context) (string, error)
+	currency string
+	st       store.Records
+	log      *slog.Logger
+}
+
+// New returns a Ledger.
+func New(o Options) *Ledger {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Ledger{host: o.Host, payer: o.Payer, currency: o.Currency, st: o.Store, log: log.With("component", "referral")}
+}
+
+// kindBooking keys an attributed reservation by its reference.
+const kindBooking = "referral.booking"
+
+// The states of an attributed booking.
+const (
+	StateCounted  = "counted"  // reported as a sale; its payout follows the stay
+	StateRefunded = "refunded" // cancelled before the stay, declined or moved: reversed (P5)
+	StateFinal    = "final"    // the stay took place (or the guest did not come): kept
+)
+
+// Booking is one attributed reservation as the business's own screens
+// see it: the deal it counts for and the money, never the guest.
+type Booking struct {
+	Reference  string    `json:"-"`
+	Deal       string    `json:"deal"`
+	Obligation string    `json:"obligation"`
+	Door       string    `json:"door"`
+	Total      int64     `json:"total"`
+	Currency   string    `json:"currency"`
+	State      string    `json:"state"`
+	At         time.Time `json:"at"`
+}
+
+// saleID and refundID are the event ids the business reports under, one
+// per reservation, so a retried report counts once.
+func saleID(ref string) string   { return "booking." + ref }
+func refundID(ref string) string { return "booking-refund." + ref }
+
+// Addition is the typed addition that records a new reservation's
+// attribution in its own transaction: the booking record and the
+// host's conversion, payout and messages. A mark that attributes
+// nothing (unknown, a bot's click, outside the window, a revoked deal)
+// gives an empty Addition; only a failure to read the host is an error.
+func (l *Ledger) Addition(ctx context.Context, m Mark, ref string, total int64, door reservation.Source, at time.Time) (reservation.Addition, error) {
+	if l == nil || m.Empty() {
+		return reservation.Addition{}, nil
+	}
+	payer, err := l.payer(ctx)
+	if err != nil || payer == "" {
+		return reservation.Addition{}, err
+	}
+	c := orp.Conversion{Event: saleID(ref), Sale: saleID(ref), Amount: &orp.Money{AmountMinor: total, Currency: l.currency}}
+	if m.Click != "" {
+		c.Click = m.Click
+	} else {
+		c.Code = m.Code
+	}
+	res, writes, err := l.host.PayerConversionWrites(ctx, payer, c)
+	if _, refused := errors.AsType[*orp.Error](err); refused {
+		l.log.InfoContext(ctx, "referral not attributed", "reason", "unknown")
+		return reservation.Addition{}, nil
+	}
+	if err != nil {
+		return reservation.Addition{}, fmt.Errorf("attribute booking: %w", err)
+	}
+	if !res.Counted {
+		l.log.InfoContext(ctx, "referral not attributed", "reason", res.Reason)
+		return reservation.Addition{}, nil
+	}
+	b := Booking{Deal: res.Deal, Obligation: res.Obligation, Door: string(door), Total: total, Currency: l.currency, State: StateCounted, At: at}
+	v, _ := json.Marshal(b)
+	writes = append(writes, store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindBooking, Key: ref, Value: v, UpdatedAt: at}})
+	return reservation.Records(ErrRaced, writes...), nil
+}
+
+// ErrRaced is what a refused attribution write wraps (within a
+// reservation.CodeConflict): the host's records, such as a partner's
+// inbox, moved under the booking and nothing was stored. The door asks
+// for the attribution again and retries.
+var ErrRaced = errors.New("referral: the host's records changed under the booking")
+
+// Attach makes the ledger follow every attributed reservation on desk to
+// its end, in the end's own transaction.
+func (l *Ledger) Attach(desk *reservation.Desk, st store.Records) {
+	desk.OnEnd("referral", func(ctx context.Context, r reservation.Reservation) ([]store.Write, error) {
+		return l.end(ctx, st, r)
+	})
+}
+
+// end settles an attributed reservation that reached a terminal state.
+func (l *Ledger) end(ctx context.Context, st store.Records, r reservation.Reservation) ([]store.Write, error) {
+	rec, err := st.Get(ctx, kindBooking, r.Reference)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read attribution: %w", err)
+	}
+	var b Booking
+	if err := json.Unmarshal(rec.Value, &b); err != nil {
+		return nil, fmt.Errorf("decode attribution: %w", err)
+	}
+	if b.State != StateCounted {
+		return nil, nil
+	}
+	var at time.Time
+	if n := len(r.Audit); n > 0 {
+		at = r.Audit[n-1].At
+	}
+	var writes []store.Write
+	b.State = StateFinal
+	if refunds(r, at) {
+		payer, err := l.payer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c := orp.Conversion{Event: refundID(r.Reference), Sale: saleID(r.Reference), Refund: true, Amount: &orp.Money{AmountMinor: b.Total, Currency: b.Currency}}
+		_, ws, err := l.host.PayerConversionWrites(ctx, payer, c)
+		if err != nil {
+			return nil, fmt.Errorf("refund booking: %w", err)
+		}
+		writes, b.State = ws, StateRefunded
+	}
+	v, _ := json.Marshal(b)
+	return append(writes, store.Write{Op: store.OpSwap, Record: store.Record{Kind: kindBooking, Key: r.Reference, Value: v, Version: rec.Version, UpdatedAt: at}}), nil
+}
+
+// refunds reports an end that takes the sale back: a decline, a move to
+// another reservation, or a cancellation before the stay's first slot
+// (by the date of the slot, as the reservation stores it). A completed
+// stay, a no-show and a cancellation once the stay began are final.
+func refunds(r reservation.Reservation, at time.Time) bool {
+	switch r.State {
+	case reservation.Declined, reservation.Moved:
+		return true
+	case reservation.Cancelled:
+		return len(r.Slots) > 0 && at.UTC().Format("2006-01-02") < r.Slots[0][:min(10, len(r.Slots[0]))]
+	}
+	return false
+}
+
+// Bookings lists the attributed reservations, oldest reference first.
+func Bookings(ctx context.Context, st store.Records) ([]Booking, error) {
+	var out []Booking
+	after := ""
+	for {
+		recs, err := st.List(ctx, kindBooking, "", after, 500)
+		if err != nil {
+			return nil, fmt.Errorf("list attributions: %w", err)
+		}
+		for _, r := range recs {
+			var b Booking
+			if err := json.Unmarshal(r.Value, &b); err != nil {
+				return nil, fmt.Errorf("decode attribution: %w", err)
+			}
+			b.Reference = r.Key
+			out = append(out, b)
+		}
+		if len(recs) < 500 {
+			return out, nil
+		}
+		after = recs[len(recs)-1].Key
+	}
+}
+
+var codePattern = regexp.MustCompile(`^[A-Za-z0-9]{4,32}$`)
+
+// ValidCode reports a code of the form ORP gives out (T9): 4 to 32
+// letters or digits.
+func ValidCode(s string) bool { return codePattern.MatchString(s) }
+
+var clickPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,64}$`)
+
+// ValidClick reports a value of the shape of the host's click ids, so a
+// page carries nothing else from its address.
+func ValidClick(s string) bool { return clickPattern.MatchString(s) }
+
+// ClickParams are the query names a tracked link puts its click id
+// under (T3): the default param and the alias the spec names.
+var ClickParams = []string{"via", "ref"}
