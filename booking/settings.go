@@ -106,6 +106,16 @@ func (s *Service) Settings(ctx context.Context) (Settings, error) {
 	return s.settingsFrom(r)
 }
 
+// OfficeHours returns the office hours in force: the file's, or those
+// an owner saved on the staff screen.
+func (s *Service) OfficeHours(ctx context.Context) (config.OfficeHours, error) {
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return config.OfficeHours{}, err
+	}
+	return set.Group.OfficeHours, nil
+}
+
 // settingsFrom is the settings in force given the edited settings record
 // as read, version 0 when there is none.
 func (s *Service) settingsFrom(r store.Record) (Settings, error) {

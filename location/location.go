@@ -201,8 +201,7 @@ func (s *Service) Info(slug string) (Info, error) {
 		BookingForm:  s.pricer.BareFormURL(l),
 		PublicServer: s.pricer.URL("/locations/" + l.Slug + "/mcp"),
 	}
-	o := b.OfficeHours
-	info.OfficeHours = []string{"Mon " + o.Mon, "Tue " + o.Tue, "Wed " + o.Wed, "Thu " + o.Thu, "Fri " + o.Fri, "Sat " + o.Sat, "Sun " + o.Sun}
+	info.OfficeHours = OfficeHoursText(b.OfficeHours)
 	for _, u := range l.Units {
 		switch u.Kind {
 		case config.KindNight:
@@ -218,6 +217,12 @@ func (s *Service) Info(slug string) (Info, error) {
 		}
 	}
 	return info, nil
+}
+
+// OfficeHoursText words a week's office hours as Info gives them, a line
+// a weekday, Monday first.
+func OfficeHoursText(o config.OfficeHours) []string {
+	return []string{"Mon " + o.Mon, "Tue " + o.Tue, "Wed " + o.Wed, "Thu " + o.Thu, "Fri " + o.Fri, "Sat " + o.Sat, "Sun " + o.Sun}
 }
 
 func (s *Service) rate(r string) *json.Number {

@@ -37,7 +37,7 @@ type settingsInForce struct {
 
 type settingsData struct {
 	Forms []settingsForm
-	Audit []booking.SettingsChange
+	Audit []auditLine
 	Saved string
 	Zone  *time.Location // the business's, for the audit's times
 }
@@ -68,6 +68,34 @@ func postedOfficeHours(days []dayHours) config.OfficeHours {
 func postedHours(p url.Values) config.OfficeHours {
 	get := func(d string) string { return strings.TrimSpace(p.Get("hours_" + d)) }
 	return config.OfficeHours{Mon: get("mon"), Tue: get("tue"), Wed: get("wed"), Thu: get("thu"), Fri: get("fri"), Sat: get("sat"), Sun: get("sun")}
+}
+
+// auditLine is one change of settings as the page words it: the scope
+// by its name, each change by its setting's label and unit.
+type auditLine struct {
+	At        time.Time
+	By, Scope string
+	Changes   []string
+}
+
+// auditLines words the stored audit for the page.
+func (s *StaffScreen) auditLines(stored []booking.SettingsChange) []auditLine {
+	names := map[string]string{booking.ScopeGroup: "the group"}
+	for _, l := range s.Config.Locations {
+		names[l.Slug] = l.Name
+	}
+	out := make([]auditLine, 0, len(stored))
+	for _, c := range stored {
+		line := auditLine{At: c.At, By: c.By, Scope: c.Scope}
+		if name, ok := names[c.Scope]; ok {
+			line.Scope = name
+		}
+		for _, change := range c.Changes {
+			line.Changes = append(line.Changes, office.AuditText(change))
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // auditShown is how many lines of the settings audit the page shows.
@@ -138,7 +166,7 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 	if len(s.Config.Locations) > 0 {
 		zone = s.Config.Locations[0].Zone()
 	}
-	return settingsData{Forms: forms, Audit: audit, Zone: zone}, nil
+	return settingsData{Forms: forms, Audit: s.auditLines(audit), Zone: zone}, nil
 }
 
 // saveSettings validates and saves one scope's settings; the core keeps

@@ -26,12 +26,13 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/money"
 	"frontdesk/internal/page"
+	"frontdesk/staff/office"
 )
 
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney})
+var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney, "setting": office.SettingNamed})
 
 // Tel is the tel: link of a phone number as people write it, such as
 // "+1 303 555 0100" → "tel:+13035550100".
