@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/store"
 )
 
@@ -34,7 +34,7 @@ func (s *Service) checkScope(role Role, locations []string) ([]string, error) {
 	}
 	var scope []string
 	for _, slug := range locations {
-		if !slices.ContainsFunc(s.cfg.Locations, func(l config.Location) bool { return l.Slug == slug }) {
+		if !slices.ContainsFunc(s.cfg.Locations, func(l business.Location) bool { return l.Slug == slug }) {
 			return nil, invalid("location %q is not in the config", slug)
 		}
 		if !slices.Contains(scope, slug) {

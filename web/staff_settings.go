@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/staff"
 	"frontdesk/staff/office"
 )
@@ -47,7 +47,7 @@ type settingsData struct {
 type dayHours struct{ Key, Day, Hours, InForce string }
 
 // officeHours lists the week's office hours, Monday first.
-func officeHours(typed, inForce config.OfficeHours) []dayHours {
+func officeHours(typed, inForce business.OfficeHours) []dayHours {
 	var out []dayHours
 	for _, d := range office.Weekdays() {
 		out = append(out, dayHours{Key: office.DayKey(d), Day: d.String(), Hours: typed.ForDay(d), InForce: inForce.ForDay(d)})
@@ -56,7 +56,7 @@ func officeHours(typed, inForce config.OfficeHours) []dayHours {
 }
 
 // postedOfficeHours is the week as the form typed it.
-func postedOfficeHours(days []dayHours) config.OfficeHours {
+func postedOfficeHours(days []dayHours) business.OfficeHours {
 	v := url.Values{}
 	for _, d := range days {
 		v.Set("hours_"+d.Key, d.Hours)
@@ -65,9 +65,9 @@ func postedOfficeHours(days []dayHours) config.OfficeHours {
 }
 
 // postedHours reads the group form's office hours.
-func postedHours(p url.Values) config.OfficeHours {
+func postedHours(p url.Values) business.OfficeHours {
 	get := func(d string) string { return strings.TrimSpace(p.Get("hours_" + d)) }
-	return config.OfficeHours{Mon: get("mon"), Tue: get("tue"), Wed: get("wed"), Thu: get("thu"), Fri: get("fri"), Sat: get("sat"), Sun: get("sun")}
+	return business.OfficeHours{Mon: get("mon"), Tue: get("tue"), Wed: get("wed"), Thu: get("thu"), Fri: get("fri"), Sat: get("sat"), Sun: get("sun")}
 }
 
 // auditLine is one change of settings as the page words it: the scope

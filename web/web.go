@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/money"
 	"frontdesk/internal/page"
@@ -88,20 +89,20 @@ type pageData struct {
 	Config config.Config
 	// OfficeHours are the hours in force: the file's, or those the
 	// owner saved on the staff screen.
-	OfficeHours config.OfficeHours
+	OfficeHours business.OfficeHours
 	Properties  []property
 	Search      searchForm
 }
 
 // property is one location as the guest pages show it.
 type property struct {
-	config.Location
+	business.Location
 	Rooms []room
 }
 
 // room is one night unit as the guest pages show it.
 type room struct {
-	config.Unit
+	business.Unit
 	Sleeps int
 	From   string // "From $89.00 a night" or "$560.00 a week"
 }

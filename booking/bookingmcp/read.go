@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/hub"
 	"frontdesk/location"
 	"frontdesk/mcpfront"
@@ -137,7 +137,7 @@ type readTools struct {
 // hoursInForce gives the office hours in force: the file's, or those an
 // owner saved on the settings page.
 type hoursInForce interface {
-	OfficeHours(ctx context.Context) (config.OfficeHours, error)
+	OfficeHours(ctx context.Context) (business.OfficeHours, error)
 }
 
 // hoursFrom is the source of the hours in force, none without bookings
