@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/referral"
 	"frontdesk/reservation"
 )
@@ -92,6 +92,6 @@ func (s *Service) Book(ctx context.Context, req BookRequest) (reservation.Reserv
 }
 
 // deskUnit is what the desk holds of unit u at location l.
-func deskUnit(l config.Location, u config.Unit) reservation.Unit {
+func deskUnit(l business.Location, u business.Unit) reservation.Unit {
 	return reservation.Unit{Location: l.Slug, Type: u.Type, Capacity: u.Count}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/message"
 	"frontdesk/reservation"
@@ -150,7 +150,7 @@ func (s *Service) dropCancellation(ctx context.Context, id string) {
 	}
 }
 
-func (s *Service) cancelStartAnswer(cn cancellation, l config.Location) *CancelResult {
+func (s *Service) cancelStartAnswer(cn cancellation, l business.Location) *CancelResult {
 	return &CancelResult{
 		CancelID: cn.ID, CodeExpiresAt: cn.Expires.UTC().Format(time.RFC3339), CodeExpiresLocal: localTime(cn.Expires, l),
 		CodeSentTo: "the booking email address", Channel: "email",
@@ -175,7 +175,7 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 // cancellable applies the chat cancellation gates, on both steps: the
 // reservation holds a room, it is strictly more than the cutoff before the
 // local check-in time, and the office is open now.
-func (s *Service) cancellable(r booked, l config.Location, set Settings, now time.Time, rt route) *Error {
+func (s *Service) cancellable(r booked, l business.Location, set Settings, now time.Time, rt route) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
 		return refuse("already_cancelled", rt, r.Reference)
@@ -284,7 +284,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 // nothing done, which a retry finishes, or everything done, which a
 // retry reports. Of parallel attempts exactly one commits and attempts
 // the notices; the others read the outcome it left.
-func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l config.Location, rt route) (*CancelResult, error) {
+func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l business.Location, rt route) (*CancelResult, error) {
 	for range maxCASAttempts {
 		// The cancellation first, then the reservation: both commit in
 		// one transaction, so a cancellation read as done is always
@@ -344,7 +344,7 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 // the same cancel_id and code reports the same outcome, and says
 // truthfully which cancellation notices went out: from sent when they
 // were just attempted, else from their records.
-func (s *Service) cancelAnswer(ctx context.Context, r booked, l config.Location, sent map[string]bool) (*CancelResult, error) {
+func (s *Service) cancelAnswer(ctx context.Context, r booked, l business.Location, sent map[string]bool) (*CancelResult, error) {
 	msg := fmt.Sprintf("Reservation %s is %s.", r.Reference, r.State)
 	if r.State == reservation.Cancelled {
 		guest, staff := noticeID(r.Reference, "cancelled", "guest"), noticeID(r.Reference, "cancelled", "staff")

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
 	"frontdesk/message"
@@ -134,7 +134,7 @@ func (s *Service) countWrong(ctx context.Context, now time.Time, kind, key strin
 }
 
 // newBooked is the reservation of a proved intent, held as it commits.
-func newBooked(in intent, token string, l config.Location, now time.Time) booked {
+func newBooked(in intent, token string, l business.Location, now time.Time) booked {
 	d := in.Data
 	checkin, _ := civil.Parse(d.Checkin)
 	return booked{
@@ -176,7 +176,7 @@ var errNoticeTaken = errors.New("booking: notice exists")
 // committing them together keeps that promise with nothing to recover or
 // clean up. A refused write means another call changed what was read:
 // errAgain, and Confirm decides again.
-func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, version int64, proof string, d *draws, l config.Location, rt route) (*ConfirmResult, error) {
+func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, version int64, proof string, d *draws, l business.Location, rt route) (*ConfirmResult, error) {
 	var err error
 	if d.ref == "" {
 		if d.ref, err = s.newReference(l); err != nil {
@@ -320,7 +320,7 @@ func upsert(kind, key string, v any, version int64, now time.Time) store.Write {
 
 // reservedAnswer is the answer for a reservation whose room was just held,
 // saying truthfully which notices went out.
-func (s *Service) reservedAnswer(r booked, l config.Location, sent map[string]bool) *ConfirmResult {
+func (s *Service) reservedAnswer(r booked, l business.Location, sent map[string]bool) *ConfirmResult {
 	res := s.answer(r, l)
 	switch {
 	case sent[noticeID(r.Reference, "reserved", "guest")]:
@@ -345,7 +345,7 @@ func receipt(in intent, ref string, now time.Time) intent {
 
 // currentAnswer re-reads a reservation for a replay, so a cancelled,
 // completed or moved reservation is never reported as a fresh hold.
-func (s *Service) currentAnswer(ctx context.Context, ref string, l config.Location) (*ConfirmResult, error) {
+func (s *Service) currentAnswer(ctx context.Context, ref string, l business.Location) (*ConfirmResult, error) {
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
 		return nil, refuse("outcome_unknown", route{phone: l.Phone}).because(err)
@@ -362,7 +362,7 @@ func (s *Service) currentAnswer(ctx context.Context, ref string, l config.Locati
 	return s.answer(r, l), nil
 }
 
-func (s *Service) answer(r booked, l config.Location) *ConfirmResult {
+func (s *Service) answer(r booked, l business.Location) *ConfirmResult {
 	return &ConfirmResult{
 		ReservationNumber: r.Reference, Status: string(r.State), Property: l.Name, RoomType: r.Unit,
 		Checkin: r.Checkin(), Checkout: r.Checkout(), Total: s.pricer.Amount(r.Total), Phone: l.Phone,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
 	"frontdesk/message"
@@ -96,7 +96,7 @@ func (s *Service) operation(ctx context.Context) (context.Context, context.Cance
 }
 
 // freeNights is the availability read, under its limit.
-func (s *Service) freeNights(ctx context.Context, l config.Location, from civil.Date, nights int) ([]inventory.Free, error) {
+func (s *Service) freeNights(ctx context.Context, l business.Location, from civil.Date, nights int) ([]inventory.Free, error) {
 	ctx, cancel := within(ctx, s.deadlines.Inventory)
 	defer cancel()
 	return s.inv.FreeNights(ctx, l, from, nights)

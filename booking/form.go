@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/signature"
 	"frontdesk/inventory"
 	"frontdesk/message"
@@ -79,7 +79,7 @@ func (e *FormLimited) Error() string {
 // FormResult is a saved request.
 type FormResult struct {
 	Reference string
-	Location  config.Location
+	Location  business.Location
 	Quote     pricing.Quote
 	// Mailed says whether the guest's acknowledgement was accepted by the
 	// mail provider.
@@ -246,7 +246,7 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 // acknowledgement and the staff notice with a link into the staff screen.
 // Guest text is data on its own lines; the web path keeps names as typed
 // (direct-booking.md §15 leaves its repair for separate work).
-func (s *Service) formEmails(r reservation.Reservation, l config.Location, token string, now time.Time) (guest, staff message.Email) {
+func (s *Service) formEmails(r reservation.Reservation, l business.Location, token string, now time.Time) (guest, staff message.Email) {
 	b := booked{Reservation: r}
 	var g strings.Builder
 	fmt.Fprintf(&g, "We received your booking request at %s.\n\n", l.Name)
@@ -316,11 +316,11 @@ const exampleDate = "YYYY-MM-DD, such as 2027-03-14"
 // formStay checks the form's room and dates and prices them. Each
 // problem is a full sentence for the field it concerns: roomtype,
 // checkin or checkout.
-func (s *Service) formStay(l config.Location, f FormRequest, now time.Time) (pricing.Quote, FormProblems, error) {
+func (s *Service) formStay(l business.Location, f FormRequest, now time.Time) (pricing.Quote, FormProblems, error) {
 	problems := FormProblems{}
 	roomType := strings.ToLower(strings.TrimSpace(f.RoomType))
 	unit, ok := l.Unit(roomType)
-	if !ok || unit.Kind != config.KindNight {
+	if !ok || unit.Kind != business.KindNight {
 		problems["roomtype"] = "Choose a room from the list."
 	}
 	in, out, dates := stayDates(f.Checkin, f.Checkout)

@@ -11,7 +11,7 @@ import (
 	"net/url"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -89,7 +89,7 @@ func (s *Service) guestReference(ctx context.Context, token string) (string, err
 // GuestStay is what a guest's own page shows of a reservation.
 type GuestStay struct {
 	Reservation reservation.Reservation
-	Location    config.Location
+	Location    business.Location
 	Checkin     civil.Date
 	Checkout    civil.Date
 	Nights      int
@@ -138,7 +138,7 @@ func (s *Service) GuestStay(ctx context.Context, token string) (GuestStay, error
 
 // guestCancelWhy words, for the guest's page, why it offers no
 // cancellation.
-func guestCancelWhy(state reservation.State, l config.Location, beforeHours int, code string) string {
+func guestCancelWhy(state reservation.State, l business.Location, beforeHours int, code string) string {
 	switch code {
 	case "already_cancelled":
 		return "This reservation is no longer open, so there is nothing to cancel."

@@ -3,7 +3,7 @@ package booking
 import (
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 )
 
@@ -70,7 +70,7 @@ func (in intent) live(now time.Time) bool {
 
 // formFor is the requested stay's booking form, when the intent still
 // knows it.
-func (s *Service) formFor(l config.Location, d *intentData) string {
+func (s *Service) formFor(l business.Location, d *intentData) string {
 	if d == nil {
 		return ""
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/quota"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -57,7 +57,7 @@ func (s *Service) Lookup(ctx context.Context, c Caller, req LookupRequest) (*Loo
 // referenceRoute is the location an identifier or reference names and
 // the route of its answers: that location's phone, or the business phone
 // when the prefix names none.
-func (s *Service) referenceRoute(id string) (config.Location, route) {
+func (s *Service) referenceRoute(id string) (business.Location, route) {
 	l, known := s.locationByPrefix(id)
 	if !known {
 		return l, route{phone: s.cfg.Business.Phone}
@@ -68,7 +68,7 @@ func (s *Service) referenceRoute(id string) (config.Location, route) {
 // ValidReference reports whether ref has the shape of a reservation
 // number of location l: its prefix, a dash and 16 uppercase hex
 // characters, or the legacy five-character suffix.
-func ValidReference(ref string, l config.Location) bool {
+func ValidReference(ref string, l business.Location) bool {
 	if len(ref) > maxReference {
 		return false
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/message"
 	"frontdesk/reservation"
@@ -18,7 +18,7 @@ import (
 func (s *Service) from() string { return s.cfg.Mail.From }
 
 // codeEmail carries a booking code to the address the guest gave.
-func (s *Service) codeEmail(in intent, l config.Location, code string, now time.Time) message.Email {
+func (s *Service) codeEmail(in intent, l business.Location, code string, now time.Time) message.Email {
 	d := in.Data
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your verification code is %s.\n\n", code)
@@ -67,7 +67,7 @@ func (s *Service) confirmationMessage(state reservation.State) string {
 
 // stayLines describe a reservation for mail: reference, place, dates with
 // local check-in time, room and total.
-func (s *Service) stayLines(r booked, l config.Location) string {
+func (s *Service) stayLines(r booked, l business.Location) string {
 	var b strings.Builder
 	in, _ := civil.Parse(r.Checkin())
 	fmt.Fprintf(&b, "Reservation number: %s\n", r.Reference)
@@ -80,7 +80,7 @@ func (s *Service) stayLines(r booked, l config.Location) string {
 }
 
 // reservationEmail tells the guest the room is held.
-func (s *Service) reservationEmail(r booked, l config.Location, now time.Time) message.Email {
+func (s *Service) reservationEmail(r booked, l business.Location, now time.Time) message.Email {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your room at %s is reserved.\n\n", l.Name)
 	b.WriteString(s.stayLines(r, l))
@@ -96,7 +96,7 @@ func (s *Service) reservationEmail(r booked, l config.Location, now time.Time) m
 // ownerNotice tells staff about a new chat reservation. It carries only
 // this reservation: no other guest's reference or match hint, because a
 // Reply-To answer quotes it back to the guest.
-func (s *Service) ownerNotice(r booked, l config.Location, now time.Time) message.Email {
+func (s *Service) ownerNotice(r booked, l business.Location, now time.Time) message.Email {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A guest booked through an assistant (source: chat). Confirm it in writing within %d hours.\n\n", s.cfg.Business.ConfirmHours)
 	b.WriteString(s.stayLines(r, l))
@@ -115,7 +115,7 @@ func (s *Service) ownerNotice(r booked, l config.Location, now time.Time) messag
 }
 
 // cancelCodeEmail goes to the stored reservation address only.
-func (s *Service) cancelCodeEmail(c cancellation, r booked, l config.Location, code string, now time.Time) message.Email {
+func (s *Service) cancelCodeEmail(c cancellation, r booked, l business.Location, code string, now time.Time) message.Email {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your cancellation code is %s.\n\n", code)
 	fmt.Fprintf(&b, "It cancels reservation %s at %s, %s to %s.\n", r.Reference, l.Name, r.Checkin(), r.Checkout())
@@ -130,7 +130,7 @@ func (s *Service) cancelCodeEmail(c cancellation, r booked, l config.Location, c
 
 // cancellationEmails tell the guest and staff that a reservation was
 // cancelled and its room released.
-func (s *Service) cancellationEmails(r booked, l config.Location, now time.Time) []message.Email {
+func (s *Service) cancellationEmails(r booked, l business.Location, now time.Time) []message.Email {
 	var g strings.Builder
 	fmt.Fprintf(&g, "Reservation %s at %s is cancelled.\n\n", r.Reference, l.Name)
 	g.WriteString(s.stayLines(r, l))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/message"
 	"frontdesk/store"
 )
@@ -71,11 +71,11 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 
 // ValidBookingID reports whether id has the shape of a booking_id of
 // location l: its prefix, "_b_" and 48 lowercase hex characters.
-func ValidBookingID(id string, l config.Location) bool { return validIntentID(id, l.Prefix+"_b_") }
+func ValidBookingID(id string, l business.Location) bool { return validIntentID(id, l.Prefix+"_b_") }
 
 // ValidCancelID reports whether id has the shape of a cancel_id of
 // location l: its prefix, "_c_" and 48 lowercase hex characters.
-func ValidCancelID(id string, l config.Location) bool { return validIntentID(id, l.Prefix+"_c_") }
+func ValidCancelID(id string, l business.Location) bool { return validIntentID(id, l.Prefix+"_c_") }
 
 // validIntentID checks the shape of a booking_id or cancel_id: the prefix
 // and 48 lowercase hex characters.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -89,7 +89,7 @@ func scopeLocation(slug string) string { return "chat/" + slug }
 
 // pendingUntil is when a reservation stops counting as pending without a
 // staff decision: the end of its departure day at the location.
-func pendingUntil(l config.Location, checkout civil.Date) time.Time {
+func pendingUntil(l business.Location, checkout civil.Date) time.Time {
 	return checkout.AddDays(1).At(0, 0, l.Zone())
 }
 
@@ -156,7 +156,7 @@ type stay struct{ in, out civil.Date }
 
 // contactVerdict applies the proved mailbox's rules (§8 steps 6 and 7) to
 // its reservations. It returns the reservation to reuse, or refused true.
-func (s *Service) contactVerdict(rows []booked, l config.Location, d *intentData, today civil.Date) (reuse *booked, refused bool) {
+func (s *Service) contactVerdict(rows []booked, l business.Location, d *intentData, today civil.Date) (reuse *booked, refused bool) {
 	in, out := d.dates()
 	var held []stay
 	pending := 0

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/pricing"
@@ -24,8 +25,8 @@ type SearchRequest struct {
 
 // Offer is one room type that is free for the whole stay.
 type Offer struct {
-	Location config.Location
-	Unit     config.Unit
+	Location business.Location
+	Unit     business.Unit
 	Free     int
 	Quote    pricing.Quote
 	// Total is the quote's total as people read it.
@@ -65,7 +66,7 @@ func (s *Service) SearchRooms(ctx context.Context, q SearchRequest) (Search, err
 		if !ok {
 			problems["location"] = "Choose a property from the list."
 		}
-		locations = []config.Location{l}
+		locations = []business.Location{l}
 	}
 	if len(problems) > 0 {
 		return Search{}, problems

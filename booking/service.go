@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
@@ -62,7 +63,7 @@ type Service struct {
 	deadlines Deadlines
 	// resolveProperty finds the location a property argument names, the
 	// same way the read tools do.
-	resolveProperty func(string) (config.Location, bool)
+	resolveProperty func(string) (business.Location, bool)
 
 	secretMu  sync.Mutex
 	secretKey []byte
@@ -79,7 +80,7 @@ type Options struct {
 	Mail   message.Sender
 	Logger *slog.Logger
 	// Resolve finds the location a property argument names.
-	Resolve func(property string) (config.Location, bool)
+	Resolve func(property string) (business.Location, bool)
 	// Deadlines shorten the worksheet's time limits; zero fields keep them.
 	Deadlines Deadlines
 }
@@ -190,17 +191,17 @@ func sameDigest(a, b string) bool { return len(a) == len(b) && hmac.Equal([]byte
 // Identifier shapes: 24 random bytes as 48 hex characters after the
 // location prefix for intents and cancellations, 8 bytes as 16 uppercase
 // hex characters for references.
-func (s *Service) newBookingID(l config.Location) (string, error) {
+func (s *Service) newBookingID(l business.Location) (string, error) {
 	h, err := s.randomHex(24)
 	return l.Prefix + "_b_" + h, err
 }
 
-func (s *Service) newCancelID(l config.Location) (string, error) {
+func (s *Service) newCancelID(l business.Location) (string, error) {
 	h, err := s.randomHex(24)
 	return l.Prefix + "_c_" + h, err
 }
 
-func (s *Service) newReference(l config.Location) (string, error) {
+func (s *Service) newReference(l business.Location) (string, error) {
 	h, err := s.randomHex(8)
 	return l.Prefix + "-" + strings.ToUpper(h), err
 }
@@ -219,41 +220,43 @@ func (s *Service) PhoneFor(ids ...string) string {
 }
 
 // LocationOf finds the location an identifier or reference starts with.
-func (s *Service) LocationOf(id string) (config.Location, bool) { return s.locationByPrefix(id) }
+func (s *Service) LocationOf(id string) (business.Location, bool) { return s.locationByPrefix(id) }
 
 // Config is the configuration the service runs with.
 func (s *Service) Config() config.Config { return s.cfg }
 
 // locationByPrefix finds the location an identifier or reference starts
 // with.
-func (s *Service) locationByPrefix(id string) (config.Location, bool) {
+func (s *Service) locationByPrefix(id string) (business.Location, bool) {
 	for _, l := range s.cfg.Locations {
 		if strings.HasPrefix(id, l.Prefix+"_") || strings.HasPrefix(id, l.Prefix+"-") {
 			return l, true
 		}
 	}
-	return config.Location{}, false
+	return business.Location{}, false
 }
 
-func (s *Service) location(slug string) (config.Location, bool) {
+func (s *Service) location(slug string) (business.Location, bool) {
 	for _, l := range s.cfg.Locations {
 		if l.Slug == slug {
 			return l, true
 		}
 	}
-	return config.Location{}, false
+	return business.Location{}, false
 }
 
 // localTime words an instant in the location's wall clock, as guests read
 // it: "10:15 AM MST on Monday, November 30, 2026".
-func localTime(t time.Time, l config.Location) string {
+func localTime(t time.Time, l business.Location) string {
 	return t.In(l.Zone()).Format("3:04 PM MST on Monday, January 2, 2006")
 }
 
 // checkinInstant is the local check-in time on the arrival date.
-func checkinInstant(l config.Location, checkin civil.Date) time.Time {
-	m := config.Minutes(l.CheckinHour)
+func checkinInstant(l business.Location, checkin civil.Date) time.Time {
+	m := business.Minutes(l.CheckinHour)
 	return checkin.At(m/60, m%60, l.Zone())
 }
 
-func (s *Service) today(l config.Location, now time.Time) civil.Date { return civil.Of(now, l.Zone()) }
+func (s *Service) today(l business.Location, now time.Time) civil.Date {
+	return civil.Of(now, l.Zone())
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/store"
 )
@@ -32,22 +33,22 @@ type Settings struct {
 
 // GroupSettings are the hub's settings of §10 and the business closures.
 type GroupSettings struct {
-	EmailHourly int              `json:"chatPortfolioEmailHourly"`
-	EmailDaily  int              `json:"chatPortfolioEmailDaily"`
-	CancelDaily int              `json:"chatPortfolioCancelDaily"`
-	Pending     int              `json:"chatPortfolioPendingLimit"`
-	Closures    []config.Closure `json:"closures"`
+	EmailHourly int                `json:"chatPortfolioEmailHourly"`
+	EmailDaily  int                `json:"chatPortfolioEmailDaily"`
+	CancelDaily int                `json:"chatPortfolioCancelDaily"`
+	Pending     int                `json:"chatPortfolioPendingLimit"`
+	Closures    []business.Closure `json:"closures"`
 	// OfficeHours are the weekly hours in force; a group saved before
 	// they could be edited here keeps the file's.
-	OfficeHours config.OfficeHours `json:"officeHours,omitzero"`
+	OfficeHours business.OfficeHours `json:"officeHours,omitzero"`
 }
 
 // LocationSettings are one location's settings of §10 and §16.
 type LocationSettings struct {
-	BookingEnabled bool             `json:"bookingEnabled"`
-	EmailHourly    int              `json:"chatEmailHourly"`
-	Pending        int              `json:"chatPendingLimit"`
-	Closures       []config.Closure `json:"closures"`
+	BookingEnabled bool               `json:"bookingEnabled"`
+	EmailHourly    int                `json:"chatEmailHourly"`
+	Pending        int                `json:"chatPendingLimit"`
+	Closures       []business.Closure `json:"closures"`
 }
 
 // SettingsChange is one line of the settings audit: who saved which
@@ -106,6 +107,16 @@ func (s *Service) Settings(ctx context.Context) (Settings, error) {
 	return s.settingsFrom(r)
 }
 
+// OfficeHours returns the office hours in force: the file's, or those
+// an owner saved on the staff screen.
+func (s *Service) OfficeHours(ctx context.Context) (business.OfficeHours, error) {
+	set, err := s.Settings(ctx)
+	if err != nil {
+		return business.OfficeHours{}, err
+	}
+	return set.Group.OfficeHours, nil
+}
+
 // settingsFrom is the settings in force given the edited settings record
 // as read, version 0 when there is none.
 func (s *Service) settingsFrom(r store.Record) (Settings, error) {
@@ -120,7 +131,7 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 	if e.Group != nil {
 		hours := set.Group.OfficeHours
 		set.Group = *e.Group
-		if set.Group.OfficeHours == (config.OfficeHours{}) {
+		if set.Group.OfficeHours == (business.OfficeHours{}) {
 			set.Group.OfficeHours = hours
 		}
 		set.Edited = append(set.Edited, ScopeGroup)
@@ -136,7 +147,7 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 
 // officeOpen is config.OfficeOpen with the office hours and closures in
 // force.
-func (set Settings) officeOpen(cfg config.Config, now time.Time, l config.Location) bool {
+func (set Settings) officeOpen(cfg config.Config, now time.Time, l business.Location) bool {
 	cfg.Business.OfficeHours = set.Group.OfficeHours
 	cfg.Business.Closures = set.Group.Closures
 	l.Closures = set.Locations[l.Slug].Closures

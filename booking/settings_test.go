@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 )
 
@@ -17,7 +18,7 @@ func TestClosuresFromSettingsCloseTheOffice(t *testing.T) {
 	ref := w.book(stayArgs())
 	set, _ := w.svc.Settings(ctx)
 	g := set.Group
-	g.Closures = []config.Closure{{From: "2026-11-30", Reason: "staff day"}}
+	g.Closures = []business.Closure{{From: "2026-11-30", Reason: "staff day"}}
 	if err := saveGroup(ctx, w.svc, g); err != nil {
 		t.Fatal(err)
 	}

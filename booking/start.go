@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
 	"frontdesk/message"
@@ -28,7 +28,7 @@ type StartResult struct {
 	CodeSentTo       string      `json:"code_sent_to"`
 	Channel          string      `json:"channel"`
 	Message          string      `json:"message"`
-	location         config.Location
+	location         business.Location
 }
 
 // StaySummary describes the priced stay.
@@ -53,7 +53,7 @@ type StaySummary struct {
 type StartRequest struct {
 	BookingID string
 
-	Location          config.Location
+	Location          business.Location
 	RoomType          string // a night unit of Location
 	Checkin, Checkout civil.Date
 	Name              string // cleaned by CleanName
@@ -65,8 +65,8 @@ type StartRequest struct {
 
 // startRequest is a checked new-mode start.
 type startRequest struct {
-	loc     config.Location
-	unit    config.Unit
+	loc     business.Location
+	unit    business.Unit
 	data    intentData
 	contact intentContact
 	in, out civil.Date
@@ -94,7 +94,7 @@ func (s *Service) Start(ctx context.Context, c Caller, req StartRequest) (*Start
 		return nil, r
 	}
 	unit, sold := l.Unit(req.RoomType)
-	if !known || !sold || unit.Kind != config.KindNight || !req.Checkin.Before(req.Checkout) ||
+	if !known || !sold || unit.Kind != business.KindNight || !req.Checkin.Before(req.Checkout) ||
 		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
 		return nil, refuse("unbookable", rt)
 	}
@@ -395,7 +395,7 @@ func (s *Service) openIntent(ctx context.Context, now time.Time, in intent, know
 
 // identicalStart returns the answer of a live identical intent, waiting
 // for one still sending. ok is false when there is none.
-func (s *Service) identicalStart(ctx context.Context, now time.Time, fingerprint string, known *store.Record, l config.Location) (*StartResult, bool, error) {
+func (s *Service) identicalStart(ctx context.Context, now time.Time, fingerprint string, known *store.Record, l business.Location) (*StartResult, bool, error) {
 	var r store.Record
 	if known != nil {
 		r = *known
@@ -463,7 +463,7 @@ type openIntents struct {
 	IDs []string `json:"ids"`
 }
 
-func (s *Service) startResult(in intent, l config.Location) *StartResult {
+func (s *Service) startResult(in intent, l business.Location) *StartResult {
 	d := in.Data
 	return &StartResult{
 		BookingID: in.ID,
@@ -484,7 +484,7 @@ func (s *Service) startResult(in intent, l config.Location) *StartResult {
 }
 
 // Location is the location the result is for.
-func (r *StartResult) Location() config.Location { return r.location }
+func (r *StartResult) Location() business.Location { return r.location }
 
 // inheritedRefusal is a refusal of the pricing rules, worded there: the
 // booking wrapper adds its phone when the text has none, and the
@@ -498,14 +498,14 @@ func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
 
 // Resolve finds the location a property argument names, by slug, name,
 // domain or unique short name.
-func (s *Service) Resolve(property string) (config.Location, bool) {
+func (s *Service) Resolve(property string) (business.Location, bool) {
 	if s.resolveProperty == nil {
-		return config.Location{}, false
+		return business.Location{}, false
 	}
 	return s.resolveProperty(property)
 }
 
 // FormURL is the booking form of location l, prefilled with the stay.
-func (s *Service) FormURL(l config.Location, roomType, checkin, checkout string) string {
+func (s *Service) FormURL(l business.Location, roomType, checkin, checkout string) string {
 	return s.pricer.FormURL(l, roomType, checkin, checkout)
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"frontdesk/business"
 	"strings"
 	"testing"
 	"time"
@@ -9,9 +10,9 @@ import (
 func TestOfficeOpen(t *testing.T) {
 	c := Demo()
 	c.Business.OfficeHours.Fri = "08:00-12:00, 13:00-17:00" // a lunch break
-	c.Business.Closures = []Closure{{From: "2026-12-24", To: "2026-12-26", Reason: "Christmas"}}
+	c.Business.Closures = []business.Closure{{From: "2026-12-24", To: "2026-12-26", Reason: "Christmas"}}
 	riverside, oldtown := c.Locations[0], c.Locations[1]
-	riverside.Closures = []Closure{{From: "2026-12-01"}}
+	riverside.Closures = []business.Closure{{From: "2026-12-01"}}
 	denver := riverside.Zone()
 	at := func(s string) time.Time {
 		tm, err := time.ParseInLocation("2006-01-02 15:04", s, denver)
@@ -23,7 +24,7 @@ func TestOfficeOpen(t *testing.T) {
 	tests := []struct {
 		name string
 		now  time.Time
-		l    Location
+		l    business.Location
 		want bool
 	}{
 		{"weekday in hours", at("2026-11-30 10:00"), riverside, true},
@@ -57,7 +58,7 @@ func TestOfficeOpen(t *testing.T) {
 
 func TestClosuresAreValidated(t *testing.T) {
 	c := Demo()
-	c.Business.Closures = []Closure{
+	c.Business.Closures = []business.Closure{
 		{From: "2026-12-24", To: "2026-12-26"},
 		{From: "24.12.2026"},
 		{From: "2026-12-24", To: "2026-12-23"},
@@ -65,7 +66,7 @@ func TestClosuresAreValidated(t *testing.T) {
 		{From: "2026-02-30"},
 		{From: "2026-12-31", Reason: strings.Repeat("x", 201)},
 	}
-	c.Locations[2].Closures = []Closure{{From: "2026-12-01", To: "soon"}}
+	c.Locations[2].Closures = []business.Closure{{From: "2026-12-01", To: "soon"}}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("bad closures were accepted")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/internal/money"
 )
 
@@ -22,7 +23,6 @@ var (
 	phoneCountryCode = regexp.MustCompile(`^[1-9][0-9]{0,2}$`)
 	typePattern      = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,19}$`)
 	prefixPattern    = regexp.MustCompile(`^[A-Z]{2,6}$`)
-	clockPattern     = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 	phonePattern     = regexp.MustCompile(`^\+?[0-9][0-9 ().-]{6,30}$`)
 	emailPattern     = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$`)
 )
@@ -94,7 +94,7 @@ func (v *validator) zone(field, value string) {
 }
 
 func (v *validator) clock(field, value string) {
-	if !clockPattern.MatchString(value) {
+	if !business.IsClock(value) {
 		v.add(field, "must be a local time HH:MM, got %q", value)
 	}
 }
@@ -137,7 +137,7 @@ func (c Config) validateBusiness(v *validator) {
 		v.add("business.confirm_hours", "must be from 1 to 168")
 	}
 	for d := time.Sunday; d <= time.Saturday; d++ {
-		if _, err := ParseHours(b.OfficeHours.ForDay(d)); err != nil {
+		if _, err := business.ParseHours(b.OfficeHours.ForDay(d)); err != nil {
 			v.add("business.office_hours."+dayKeys[d], "%v", err)
 		}
 	}
@@ -205,7 +205,7 @@ func (c Config) validateLocations(v *validator) {
 	}
 }
 
-func (c Config) validateUnit(v *validator, p string, u Unit) {
+func (c Config) validateUnit(v *validator, p string, u business.Unit) {
 	if u.Count < 1 || u.Count > 1000 {
 		v.add(p+".count", "must be from 1 to 1000")
 	}
@@ -225,11 +225,11 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 			v.add(p+"."+field, "must be more than zero; leave it out to not sell by that rate")
 		}
 	}
-	if u.ConfirmationMode != "" && u.ConfirmationMode != ConfirmManual && u.ConfirmationMode != ConfirmAuto {
-		v.add(p+".confirmation_mode", "must be %q (the default) or %q, got %q", ConfirmManual, ConfirmAuto, u.ConfirmationMode)
+	if u.ConfirmationMode != "" && u.ConfirmationMode != business.ConfirmManual && u.ConfirmationMode != business.ConfirmAuto {
+		v.add(p+".confirmation_mode", "must be %q (the default) or %q, got %q", business.ConfirmManual, business.ConfirmAuto, u.ConfirmationMode)
 	}
 	switch u.Kind {
-	case KindNight:
+	case business.KindNight:
 		amount("nightly_rate", u.NightlyRate)
 		amount("weekly_rate", u.WeeklyRate)
 		if u.NightlyRate == "" && u.WeeklyRate == "" {
@@ -253,7 +253,7 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 		if u.Photo != "" && strings.TrimSpace(u.PhotoAlt) == "" {
 			v.add(p+".photo_alt", "is required with photo: say what the photo shows, for people who cannot see it")
 		}
-	case KindTimed:
+	case business.KindTimed:
 		if u.Price == "" {
 			v.add(p+".price", "is required for a timed unit")
 		}
@@ -263,14 +263,14 @@ func (c Config) validateUnit(v *validator, p string, u Unit) {
 		}
 		v.clock(p+".opens", u.Opens)
 		v.clock(p+".closes", u.Closes)
-		if clockPattern.MatchString(u.Opens) && clockPattern.MatchString(u.Closes) && u.Closes <= u.Opens {
+		if business.IsClock(u.Opens) && business.IsClock(u.Closes) && u.Closes <= u.Opens {
 			v.add(p+".closes", "must be after opens")
 		}
 		if u.NightlyRate != "" || u.WeeklyRate != "" || u.MinNights != 0 {
 			v.add(p+".kind", "nightly_rate, weekly_rate and min_nights are for night units only")
 		}
 	default:
-		v.add(p+".kind", "must be %q or %q, got %q", KindNight, KindTimed, u.Kind)
+		v.add(p+".kind", "must be %q or %q, got %q", business.KindNight, business.KindTimed, u.Kind)
 	}
 }
 
@@ -346,53 +346,6 @@ func (c Config) validateDeployment(v *validator) {
 
 // dayKeys are the office_hours keys by weekday.
 var dayKeys = [...]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
-
-// ForDay returns the hours of a weekday.
-func (o OfficeHours) ForDay(d time.Weekday) string {
-	return [...]string{o.Sun, o.Mon, o.Tue, o.Wed, o.Thu, o.Fri, o.Sat}[d]
-}
-
-// Hours is one open range of a day, in minutes after local midnight:
-// open from From up to, not including, To.
-type Hours struct{ From, To int }
-
-// ParseHours reads a day's office hours: "closed", or one or more
-// "HH:MM-HH:MM" ranges separated by commas, in order and apart, such as
-// "08:00-12:00, 13:00-17:00" for a lunch break. Closed gives none.
-func ParseHours(s string) ([]Hours, error) {
-	if strings.TrimSpace(s) == "closed" {
-		return nil, nil
-	}
-	var out []Hours
-	for _, part := range strings.Split(s, ",") {
-		a, b, ok := strings.Cut(strings.TrimSpace(part), "-")
-		if !ok || !clockPattern.MatchString(a) || !clockPattern.MatchString(b) || b <= a {
-			return nil, fmt.Errorf(`must be "closed" or ranges "HH:MM-HH:MM", each ending after it starts, separated by commas (such as "08:00-12:00, 13:00-17:00"), got %q`, s)
-		}
-		h := Hours{Minutes(a), Minutes(b)}
-		if len(out) > 0 && h.From <= out[len(out)-1].To {
-			return nil, fmt.Errorf("must list its ranges in order of the day with a gap between them, got %q", s)
-		}
-		out = append(out, h)
-	}
-	return out, nil
-}
-
-// OpenAt reports whether minute (after local midnight) falls in one of
-// the ranges.
-func OpenAt(hours []Hours, minute int) bool {
-	for _, h := range hours {
-		if minute >= h.From && minute < h.To {
-			return true
-		}
-	}
-	return false
-}
-
-// Minutes turns a valid "HH:MM" into minutes after midnight.
-func Minutes(hhmm string) int {
-	return int(hhmm[0]-'0')*600 + int(hhmm[1]-'0')*60 + int(hhmm[3]-'0')*10 + int(hhmm[4]-'0')
-}
 
 // joinErrors is errors.Join that returns a nil interface for no errors.
 func joinErrors(errs []error) error {

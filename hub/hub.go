@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
@@ -76,13 +77,13 @@ const minShortName = 3
 // Resolve finds the location a property argument names: its slug, name or
 // domain exactly (case-insensitive), or a unique short name of at least
 // three characters that starts its slug, its domain or a word of its name.
-func (h *Hub) Resolve(property string) (config.Location, error) {
+func (h *Hub) Resolve(property string) (business.Location, error) {
 	q := strings.Join(strings.Fields(strings.ToLower(property)), " ")
 	if i, ok := h.exact[q]; ok && q != "" {
 		return h.cfg.Locations[i], nil
 	}
 	if len(q) >= minShortName {
-		var found []config.Location
+		var found []business.Location
 		for _, l := range h.cfg.Locations {
 			if shortNameMatches(l, q) {
 				found = append(found, l)
@@ -92,12 +93,12 @@ func (h *Hub) Resolve(property string) (config.Location, error) {
 			return found[0], nil
 		}
 	}
-	return config.Location{}, &ErrProperty{Text: fmt.Sprintf(
+	return business.Location{}, &ErrProperty{Text: fmt.Sprintf(
 		"property must identify one property by name, slug or domain. Available properties: %s. Call %s.",
 		h.LocationList(), h.cfg.Business.Phone)}
 }
 
-func shortNameMatches(l config.Location, q string) bool {
+func shortNameMatches(l business.Location, q string) bool {
 	if strings.HasPrefix(l.Slug, q) || (l.Domain != "" && strings.HasPrefix(strings.ToLower(l.Domain), q)) {
 		return true
 	}
@@ -195,7 +196,7 @@ func (h *Hub) Properties(page int) (PropertyPage, error) {
 		prop := Property{Property: l.Slug, Name: l.Name, Domain: l.Domain, Phone: l.Phone, TimeZone: l.TimeZone,
 			RoomTypes: []string{}, Services: []string{}, MCPURL: h.pricer.URL("/locations/" + l.Slug + "/mcp")}
 		for _, u := range l.Units {
-			if u.Kind == config.KindTimed {
+			if u.Kind == business.KindTimed {
 				prop.Services = append(prop.Services, u.Type)
 			} else {
 				prop.RoomTypes = append(prop.RoomTypes, u.Type)
@@ -226,7 +227,7 @@ func (h *Hub) FindRooms(ctx context.Context, property, checkin, checkout string,
 		if err != nil {
 			return Search{}, err
 		}
-		locs = []config.Location{l}
+		locs = []business.Location{l}
 	} else if refusal := h.overCapEverywhere(checkin, checkout); refusal != nil {
 		return Search{}, refusal
 	}
@@ -261,7 +262,7 @@ func (h *Hub) overCapEverywhere(checkin, checkout string) *pricing.Refusal {
 }
 
 // Quote prices a stay at the named property.
-func (h *Hub) Quote(ctx context.Context, property, roomType, checkin, checkout string) (config.Location, pricing.Quote, error) {
+func (h *Hub) Quote(ctx context.Context, property, roomType, checkin, checkout string) (business.Location, pricing.Quote, error) {
 	l, err := h.Resolve(property)
 	if err != nil {
 		return l, pricing.Quote{}, err

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/store"
 )
@@ -27,7 +27,7 @@ func New(index store.Index) *Inventory { return &Inventory{index: index} }
 
 // Free is how many units of one type are free for a whole stay or slot.
 type Free struct {
-	Unit  config.Unit
+	Unit  business.Unit
 	Free  int
 	Slots []string // the slots checked: nights, or one timed start
 }
@@ -45,7 +45,7 @@ func Nights(checkin civil.Date, nights int) []string {
 // FreeNights returns, for every night unit of the location in config
 // order, how many units are free on every night of the stay. It reads the
 // index once for the location.
-func (inv *Inventory) FreeNights(ctx context.Context, loc config.Location, checkin civil.Date, nights int) ([]Free, error) {
+func (inv *Inventory) FreeNights(ctx context.Context, loc business.Location, checkin civil.Date, nights int) ([]Free, error) {
 	counts, err := inv.index.Counts(ctx, loc.Slug, checkin.String(), checkin.AddDays(nights).String())
 	if err != nil {
 		return nil, fmt.Errorf("read availability: %w", err)
@@ -66,15 +66,15 @@ func (inv *Inventory) FreeNights(ctx context.Context, loc config.Location, check
 
 // TimedSlots lists the starts of a timed unit on one day: every Duration
 // from Opens, each ending by Closes.
-func TimedSlots(u config.Unit, day civil.Date) []string {
-	if u.Kind != config.KindTimed || u.DurationMinutes <= 0 {
+func TimedSlots(u business.Unit, day civil.Date) []string {
+	if u.Kind != business.KindTimed || u.DurationMinutes <= 0 {
 		return nil
 	}
 	// Built by hand rather than with Sprintf: availability queries list
 	// every start of every day they read.
 	prefix := day.String() + "T"
 	var out []string
-	for m := config.Minutes(u.Opens); m+u.DurationMinutes <= config.Minutes(u.Closes); m += u.DurationMinutes {
+	for m := business.Minutes(u.Opens); m+u.DurationMinutes <= business.Minutes(u.Closes); m += u.DurationMinutes {
 		h, mm := m/60, m%60
 		out = append(out, prefix+string([]byte{byte('0' + h/10), byte('0' + h%10), ':', byte('0' + mm/10), byte('0' + mm%10)}))
 	}
@@ -83,7 +83,7 @@ func TimedSlots(u config.Unit, day civil.Date) []string {
 
 // FreeSlots returns how many places are free in each slot of a timed unit
 // on one day. Count is the unit's capacity per slot.
-func (inv *Inventory) FreeSlots(ctx context.Context, loc config.Location, u config.Unit, day civil.Date) ([]Free, error) {
+func (inv *Inventory) FreeSlots(ctx context.Context, loc business.Location, u business.Unit, day civil.Date) ([]Free, error) {
 	counts, err := inv.index.Counts(ctx, loc.Slug, day.String(), day.AddDays(1).String())
 	if err != nil {
 		return nil, fmt.Errorf("read availability: %w", err)

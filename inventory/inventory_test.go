@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
@@ -26,7 +27,7 @@ type testInv struct {
 	inventorytest.Holder
 }
 
-func setup(t *testing.T) (testInv, config.Location) {
+func setup(t *testing.T) (testInv, business.Location) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "inv.db"))
 	if err != nil {
@@ -39,10 +40,10 @@ func setup(t *testing.T) (testInv, config.Location) {
 		}
 	}
 	t.Fatal("no riverside")
-	return testInv{}, config.Location{}
+	return testInv{}, business.Location{}
 }
 
-func free(t *testing.T, inv testInv, l config.Location, in civil.Date, nights int) string {
+func free(t *testing.T, inv testInv, l business.Location, in civil.Date, nights int) string {
 	t.Helper()
 	got, err := inv.FreeNights(context.Background(), l, in, nights)
 	if err != nil {
@@ -130,7 +131,7 @@ func TestLastRoomGoesToOneCaller(t *testing.T) {
 }
 
 func TestTimedSlots(t *testing.T) {
-	shuttle := config.Unit{Type: "shuttle", Kind: config.KindTimed, Count: 2, DurationMinutes: 90, Opens: "06:00", Closes: "11:00"}
+	shuttle := business.Unit{Type: "shuttle", Kind: business.KindTimed, Count: 2, DurationMinutes: 90, Opens: "06:00", Closes: "11:00"}
 	day, _ := civil.Parse("2026-12-10")
 	got := strings.Join(inventory.TimedSlots(shuttle, day), " ")
 	if want := "2026-12-10T06:00 2026-12-10T07:30 2026-12-10T09:00"; got != want {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
@@ -46,7 +47,7 @@ func New(cfg config.Config, pricer *pricing.Pricer, inv *inventory.Inventory, c 
 const StoreRequestLimit = 4 * time.Second
 
 // freeNights is the availability read under StoreRequestLimit.
-func (s *Service) freeNights(ctx context.Context, l config.Location, in civil.Date, nights int) ([]inventory.Free, error) {
+func (s *Service) freeNights(ctx context.Context, l business.Location, in civil.Date, nights int) ([]inventory.Free, error) {
 	ctx, cancel := context.WithTimeout(ctx, StoreRequestLimit)
 	defer cancel()
 	return s.inv.FreeNights(ctx, l, in, nights)
@@ -56,14 +57,14 @@ func (s *Service) freeNights(ctx context.Context, l config.Location, in civil.Da
 var ErrUnknown = errors.New("location: unknown slug")
 
 // Location returns the configured location with the slug.
-func (s *Service) Location(slug string) (config.Location, error) {
+func (s *Service) Location(slug string) (business.Location, error) {
 	if i, ok := s.bySlug[slug]; ok {
 		return s.cfg.Locations[i], nil
 	}
-	return config.Location{}, ErrUnknown
+	return business.Location{}, ErrUnknown
 }
 
-func (s *Service) today(l config.Location) civil.Date { return civil.Of(s.clock.Now(), l.Zone()) }
+func (s *Service) today(l business.Location) civil.Date { return civil.Of(s.clock.Now(), l.Zone()) }
 
 // Rooms is what find_rooms answers for one location.
 type Rooms struct {
@@ -124,7 +125,7 @@ func (s *Service) FindRooms(ctx context.Context, slug, checkin, checkout string)
 	return out, nil
 }
 
-func noteFor(r *pricing.Refusal, u config.Unit) string {
+func noteFor(r *pricing.Refusal, u business.Unit) string {
 	switch r.Kind {
 	case pricing.RefusalMinimumStay:
 		return fmt.Sprintf("booked for %d nights or more", u.MinNights)
@@ -201,16 +202,15 @@ func (s *Service) Info(slug string) (Info, error) {
 		BookingForm:  s.pricer.BareFormURL(l),
 		PublicServer: s.pricer.URL("/locations/" + l.Slug + "/mcp"),
 	}
-	o := b.OfficeHours
-	info.OfficeHours = []string{"Mon " + o.Mon, "Tue " + o.Tue, "Wed " + o.Wed, "Thu " + o.Thu, "Fri " + o.Fri, "Sat " + o.Sat, "Sun " + o.Sun}
+	info.OfficeHours = OfficeHoursText(b.OfficeHours)
 	for _, u := range l.Units {
 		switch u.Kind {
-		case config.KindNight:
+		case business.KindNight:
 			ui := UnitInfo{RoomType: u.Type, Count: u.Count, MinNights: u.MinNights, WeeklyOnly: u.WeeklyOnly()}
 			ui.NightlyRate = s.rate(u.NightlyRate)
 			ui.WeeklyRate = s.rate(u.WeeklyRate)
 			info.UnitTypes = append(info.UnitTypes, ui)
-		case config.KindTimed:
+		case business.KindTimed:
 			info.Services = append(info.Services, TimedService{
 				Type: u.Type, Name: u.DisplayName(), Minutes: u.DurationMinutes,
 				Opens: u.Opens, Closes: u.Closes, Capacity: u.Count, Price: *s.rate(u.Price),
@@ -218,6 +218,12 @@ func (s *Service) Info(slug string) (Info, error) {
 		}
 	}
 	return info, nil
+}
+
+// OfficeHoursText words a week's office hours as Info gives them, a line
+// a weekday, Monday first.
+func OfficeHoursText(o business.OfficeHours) []string {
+	return []string{"Mon " + o.Mon, "Tue " + o.Tue, "Wed " + o.Wed, "Thu " + o.Thu, "Fri " + o.Fri, "Sat " + o.Sat, "Sun " + o.Sun}
 }
 
 func (s *Service) rate(r string) *json.Number {

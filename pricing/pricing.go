@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
@@ -33,7 +34,7 @@ func New(cfg config.Config, origin string) *Pricer {
 
 // Stay is what a caller asks to price.
 type Stay struct {
-	Location config.Location
+	Location business.Location
 	RoomType string // as given; matched case-insensitively
 	Checkin  string // YYYY-MM-DD as given
 	Checkout string
@@ -65,7 +66,7 @@ func (p *Pricer) Display(minor int64) string { return money.Display(minor, p.cfg
 // Dates reads and checks a stay's dates without a room type: readable,
 // checkout after checkin, inside the arrival window and under the cap.
 // today is the current date in the location's zone.
-func (p *Pricer) Dates(loc config.Location, checkin, checkout string, today civil.Date) (in, out civil.Date, nights int, err error) {
+func (p *Pricer) Dates(loc business.Location, checkin, checkout string, today civil.Date) (in, out civil.Date, nights int, err error) {
 	in, errIn := civil.Parse(checkin)
 	out, errOut := civil.Parse(checkout)
 	if errIn != nil || errOut != nil {
@@ -90,7 +91,7 @@ func (p *Pricer) Dates(loc config.Location, checkin, checkout string, today civi
 // inherited wording.
 func (p *Pricer) Quote(s Stay, today civil.Date) (Quote, error) {
 	unit, ok := s.Location.Unit(s.RoomType)
-	if !ok || unit.Kind != config.KindNight {
+	if !ok || unit.Kind != business.KindNight {
 		return Quote{}, p.unknownRoomType(s.Location, s.RoomType)
 	}
 	in, out, nights, err := p.Dates(s.Location, s.Checkin, s.Checkout, today)
@@ -123,7 +124,7 @@ func (p *Pricer) Quote(s Stay, today civil.Date) (Quote, error) {
 // subtotal applies whole weeks at the weekly rate when there is one and
 // the rest at the nightly rate; a weekly-only unit prices extra nights at
 // a seventh of its week.
-func (p *Pricer) subtotal(u config.Unit, nights int) (int64, string) {
+func (p *Pricer) subtotal(u business.Unit, nights int) (int64, string) {
 	nightly, hasNightly := p.rate(u.NightlyRate)
 	weekly, hasWeekly := p.rate(u.WeeklyRate)
 	switch {
@@ -163,7 +164,7 @@ func (p *Pricer) URL(u string) string {
 
 // FormURL is the location's booking form, prefilled with the requested
 // room type and dates when they are given.
-func (p *Pricer) FormURL(loc config.Location, roomType, checkin, checkout string) string {
+func (p *Pricer) FormURL(loc business.Location, roomType, checkin, checkout string) string {
 	base := p.BareFormURL(loc)
 	if roomType == "" && checkin == "" && checkout == "" {
 		return base
@@ -182,7 +183,7 @@ func (p *Pricer) FormURL(loc config.Location, roomType, checkin, checkout string
 }
 
 // BareFormURL is the booking form without query values.
-func (p *Pricer) BareFormURL(loc config.Location) string {
+func (p *Pricer) BareFormURL(loc business.Location) string {
 	if loc.FormURL != "" {
 		return p.URL(loc.FormURL)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/golden"
@@ -18,7 +19,7 @@ func demoPricer() (*Pricer, config.Config) {
 	return New(c, "http://localhost:8080"), c
 }
 
-func location(c config.Config, slug string) config.Location {
+func location(c config.Config, slug string) business.Location {
 	for _, l := range c.Locations {
 		if l.Slug == slug {
 			return l
@@ -122,10 +123,10 @@ func TestRefusalsGolden(t *testing.T) {
 	p, c := demoPricer()
 	riverside, oldtown, airport := location(c, "riverside"), location(c, "oldtown"), location(c, "airport")
 	paused := riverside
-	paused.Units = append([]config.Unit(nil), riverside.Units...)
+	paused.Units = append([]business.Unit(nil), riverside.Units...)
 	paused.Units[1].MinNights = 7 // double: the nightly pause
 	lowStudio := riverside
-	lowStudio.Units = append([]config.Unit(nil), riverside.Units...)
+	lowStudio.Units = append([]business.Unit(nil), riverside.Units...)
 	lowStudio.Units[2].MinNights = 3 // studio minimum below a week
 	cases := []struct {
 		name string

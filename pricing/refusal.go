@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 )
@@ -89,7 +89,7 @@ func (p *Pricer) StayCap(checkin, checkout civil.Date) *Refusal {
 	return &Refusal{Kind: RefusalStayCap, Text: text, HasPhone: true}
 }
 
-func (p *Pricer) unknownRoomType(loc config.Location, asked string) *Refusal {
+func (p *Pricer) unknownRoomType(loc business.Location, asked string) *Refusal {
 	var sold []string
 	for _, u := range loc.NightUnits() {
 		sold = append(sold, u.Type)
@@ -101,14 +101,14 @@ func (p *Pricer) unknownRoomType(loc config.Location, asked string) *Refusal {
 
 // sisterSentence points at other locations that sell the asked type, and
 // only when one does.
-func (p *Pricer) sisterSentence(loc config.Location, asked string) []string {
+func (p *Pricer) sisterSentence(loc business.Location, asked string) []string {
 	asked = strings.ToLower(strings.TrimSpace(asked))
 	found, weeklyOnly := false, true
 	for _, other := range p.cfg.Locations {
 		if other.Slug == loc.Slug {
 			continue
 		}
-		if u, ok := other.Unit(asked); ok && u.Kind == config.KindNight {
+		if u, ok := other.Unit(asked); ok && u.Kind == business.KindNight {
 			found = true
 			weeklyOnly = weeklyOnly && u.WeeklyOnly()
 		}
@@ -128,7 +128,7 @@ func (p *Pricer) sisterSentence(loc config.Location, asked string) []string {
 	return []string{s + "."}
 }
 
-func (p *Pricer) minimumStay(loc config.Location, u config.Unit) *Refusal {
+func (p *Pricer) minimumStay(loc business.Location, u business.Unit) *Refusal {
 	max := p.cfg.Limits.MaxStayNights
 	lines := []string{headers[RefusalMinimumStay]}
 	if !u.WeeklyOnly() && u.MinNights >= 7 {
@@ -158,7 +158,7 @@ func (p *Pricer) minimumStay(loc config.Location, u config.Unit) *Refusal {
 // currency's minor unit.
 func dailyEquivalent(weekly int64) int64 { return money.DivRound(weekly, 7) }
 
-func nightlyTypes(loc config.Location) []string {
+func nightlyTypes(loc business.Location) []string {
 	var out []string
 	for _, u := range loc.NightUnits() {
 		if !u.WeeklyOnly() {
@@ -171,7 +171,7 @@ func nightlyTypes(loc config.Location) []string {
 // QuoteOutage words a quote that a location could not give. reason must be
 // a non-sensitive diagnostic: "HTTP 502", "no quote in its answer" or "did
 // not answer in time".
-func (p *Pricer) QuoteOutage(loc config.Location, reason string) *Refusal {
+func (p *Pricer) QuoteOutage(loc business.Location, reason string) *Refusal {
 	text := fmt.Sprintf("%s could not be asked for a quote just now (%s), so there is no figure here and none should be guessed. Call %s or see %s, which prices the stay on the page.",
 		loc.Name, reason, loc.Phone, p.BareFormURL(loc))
 	return &Refusal{Kind: RefusalQuoteOutage, Text: text, HasForm: true, HasPhone: true}

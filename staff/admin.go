@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/store"
 )
 
@@ -33,7 +34,7 @@ func (s *Service) checkScope(role Role, locations []string) ([]string, error) {
 	}
 	var scope []string
 	for _, slug := range locations {
-		if !slices.ContainsFunc(s.cfg.Locations, func(l config.Location) bool { return l.Slug == slug }) {
+		if !slices.ContainsFunc(s.cfg.Locations, func(l business.Location) bool { return l.Slug == slug }) {
 			return nil, invalid("location %q is not in the config", slug)
 		}
 		if !slices.Contains(scope, slug) {
@@ -79,13 +80,13 @@ func (s *Service) SetScope(ctx context.Context, username string, role Role, loca
 	if err != nil {
 		return User{}, err
 	}
-	return s.change(ctx, username, func(u *User) { u.Role, u.Locations = role, scope })
+	return s.write(ctx, username, func(u *User) { u.Role, u.Locations = role, scope })
 }
 
 // SetDisabled disables a login, which ends its sessions, or enables it
 // again.
 func (s *Service) SetDisabled(ctx context.Context, username string, disabled bool) (User, error) {
-	return s.change(ctx, username, func(u *User) { u.Disabled = disabled })
+	return s.write(ctx, username, func(u *User) { u.Disabled = disabled })
 }
 
 // ResetPassword gives a login a new password and ends its sessions.
@@ -98,60 +99,64 @@ func (s *Service) ResetPassword(ctx context.Context, username, password string) 
 		return User{}, internal("hash password", err)
 	}
 	now := s.clock.Now()
-	return s.change(ctx, username, func(u *User) { u.Hash, u.PasswordSet = hash, now })
+	return s.write(ctx, username, func(u *User) { u.Hash, u.PasswordSet = hash, now })
 }
 
 // RemoveUser deletes a login; its sessions end with it.
 func (s *Service) RemoveUser(ctx context.Context, username string) error {
-	for range maxSwaps {
-		r, u, err := s.userRecord(ctx, username)
-		if err != nil {
-			return err
-		}
-		if err := s.keepsAnOwner(ctx, u, nil); err != nil {
-			return err
-		}
-		err = s.records.Delete(ctx, kindUser, username, r.Version)
-		if errors.Is(err, store.ErrConflict) {
-			continue // changed meanwhile: check again
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			return &Error{Code: CodeDenied, Message: fmt.Sprintf("no user %q", username)}
-		}
-		if err != nil {
-			return internal("remove user", err)
-		}
-		return nil
-	}
-	return internal("remove user", store.ErrConflict)
+	_, err := s.write(ctx, username, nil)
+	return err
 }
 
 // maxSwaps bounds a read-modify-write of one login under contention.
 const maxSwaps = 20
 
-// change applies edit to a login with a conditional write, refusing an
-// edit that would leave no enabled owner.
-func (s *Service) change(ctx context.Context, username string, edit func(*User)) (User, error) {
+// write edits a login, or removes it when edit is nil, with conditional
+// writes. When the login is an enabled owner who would stop being one,
+// the same transaction rewrites another enabled owner's record at the
+// version it was read: two such changes at once touch each other's
+// record, so one of them conflicts, reads again and is refused, and an
+// enabled owner always stays.
+func (s *Service) write(ctx context.Context, username string, edit func(*User)) (User, error) {
 	for range maxSwaps {
 		r, u, err := s.userRecord(ctx, username)
 		if err != nil {
 			return User{}, err
 		}
-		edited := u
-		edit(&edited)
-		if err := s.keepsAnOwner(ctx, u, &edited); err != nil {
+		var edited *User
+		if edit != nil {
+			e := u
+			edit(&e)
+			edited = &e
+		}
+		witness, err := s.keepsAnOwner(ctx, u, edited)
+		if err != nil {
 			return User{}, err
 		}
-		r.Value, _ = json.Marshal(edited)
-		r.UpdatedAt = s.clock.Now()
-		_, err = s.records.Swap(ctx, r)
-		if errors.Is(err, store.ErrConflict) {
-			continue
+		target := store.Write{Op: store.OpDelete, Record: r}
+		if edited != nil {
+			r.Value, _ = json.Marshal(edited)
+			r.UpdatedAt = s.clock.Now()
+			target = store.Write{Op: store.OpSwap, Record: r}
+		}
+		writes := []store.Write{target}
+		if witness != nil {
+			writes = append(writes, store.Write{Op: store.OpSwap, Record: *witness})
+			// Both records in key order, so two such transactions lock
+			// them in the same order and never deadlock.
+			slices.SortFunc(writes, func(a, b store.Write) int { return strings.Compare(a.Record.Key, b.Record.Key) })
+		}
+		_, err = s.records.Apply(ctx, writes)
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			continue // either record changed or went meanwhile: check again
 		}
 		if err != nil {
 			return User{}, internal("save user", err)
 		}
-		return edited, nil
+		if edited == nil {
+			return u, nil
+		}
+		return *edited, nil
 	}
 	return User{}, internal("save user", store.ErrConflict)
 }
@@ -172,19 +177,25 @@ func (s *Service) userRecord(ctx context.Context, username string) (store.Record
 }
 
 // keepsAnOwner refuses turning the last enabled owner into something
-// else (edited), or removing them (edited nil).
-func (s *Service) keepsAnOwner(ctx context.Context, before User, edited *User) error {
+// else (edited), or removing them (edited nil). When the change needs
+// another enabled owner, it returns that owner's record as read, for the
+// caller to rewrite in the same transaction; otherwise nil.
+func (s *Service) keepsAnOwner(ctx context.Context, before User, edited *User) (*store.Record, error) {
 	if before.Role != Owner || before.Disabled || edited != nil && edited.Role == Owner && !edited.Disabled {
-		return nil
+		return nil, nil
 	}
-	users, err := s.Users(ctx)
+	recs, err := s.records.List(ctx, kindUser, "", "", maxUsers)
 	if err != nil {
-		return err
+		return nil, internal("list users", err)
 	}
-	for _, u := range users {
+	for _, r := range recs {
+		var u User
+		if err := json.Unmarshal(r.Value, &u); err != nil {
+			return nil, internal("decode user", err)
+		}
 		if u.Username != before.Username && u.Role == Owner && !u.Disabled {
-			return nil
+			return &r, nil
 		}
 	}
-	return invalid("%s is the only enabled owner: add or enable another owner first, or nobody could manage logins", before.Username)
+	return nil, invalid("%s is the only enabled owner: add or enable another owner first, or nobody could manage logins", before.Username)
 }

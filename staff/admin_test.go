@@ -2,6 +2,8 @@ package staff
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,6 +102,82 @@ func TestAdministerLogins(t *testing.T) {
 		}
 		if users, _ := s.Users(ctx); len(users) != 1 {
 			t.Fatalf("after removal: %+v", users)
+		}
+	})
+}
+
+// TestParallelChangesKeepAnOwner on both engines: two enabled owners
+// are removed, disabled or demoted at the same moment, round after
+// round; exactly one of the two changes passes, the other is refused as
+// touching the only enabled owner, and one enabled owner always stays.
+func TestParallelChangesKeepAnOwner(t *testing.T) {
+	remove := func(s *Service, name string) error { return s.RemoveUser(context.Background(), name) }
+	disable := func(s *Service, name string) error {
+		_, err := s.SetDisabled(context.Background(), name, true)
+		return err
+	}
+	demote := func(s *Service, name string) error {
+		_, err := s.SetScope(context.Background(), name, Clerk, []string{"oldtown"})
+		return err
+	}
+	pairs := [][2]func(*Service, string) error{{remove, remove}, {remove, disable}, {demote, remove}, {disable, demote}}
+	engines(t, func(t *testing.T, st store.Store) {
+		s, _ := newService(t, st)
+		ctx := context.Background()
+		const rounds = 24
+		for round := range rounds {
+			names := [2]string{fmt.Sprintf("owner%da", round), fmt.Sprintf("owner%db", round)}
+			for _, name := range names {
+				if _, err := s.AddUser(ctx, name, "a long enough password", Owner, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The last round's logins go, so the pair are the only owners.
+			users, err := s.Users(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range users {
+				if u.Username != names[0] && u.Username != names[1] {
+					if err := s.RemoveUser(ctx, u.Username); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			ops := pairs[round%len(pairs)]
+			var errs [2]error
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range 2 {
+				wg.Go(func() {
+					<-start
+					errs[i] = ops[i](s, names[i])
+				})
+			}
+			close(start)
+			wg.Wait()
+			passed := 0
+			for _, err := range errs {
+				switch {
+				case err == nil:
+					passed++
+				case ErrorCode(err) != CodeInvalid:
+					t.Fatalf("round %d: unexpected error %v", round, err)
+				}
+			}
+			users, err = s.Users(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			owners := 0
+			for _, u := range users {
+				if u.Role == Owner && !u.Disabled {
+					owners++
+				}
+			}
+			if passed != 1 || owners != 1 {
+				t.Fatalf("round %d: %d changes passed (%v), %d enabled owners left", round, passed, errs, owners)
+			}
 		}
 	})
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
 )
@@ -208,7 +208,7 @@ func (b *Business) QueryAvailability(ctx context.Context, call Call, in QueryReq
 		}
 		after = c.After
 	}
-	if s.unit.Kind == config.KindTimed {
+	if s.unit.Kind == business.KindTimed {
 		res.OpeningHours = []OpeningHours{{
 			DayOfWeek: []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"},
 			Opens:     s.unit.Opens, Closes: s.unit.Closes,
@@ -257,7 +257,7 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 		last = lastDay
 	}
 	out := make([]Slot, 0, min(want, 64)) // never null: an empty answer is an empty array
-	if resourceID != "" && (s.unit.Kind != config.KindTimed || resourceID != slotResource(s).ID) {
+	if resourceID != "" && (s.unit.Kind != business.KindTimed || resourceID != slotResource(s).ID) {
 		return out, nil
 	}
 	// offered is whether a candidate is in the span, not past, and after
@@ -293,7 +293,7 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 		if !slices.ContainsFunc(cands, offered) {
 			continue // nothing to read the inventory for
 		}
-		if s.unit.Kind == config.KindTimed {
+		if s.unit.Kind == business.KindTimed {
 			free, err := b.inv.FreeSlots(ctx, s.loc, s.unit, day)
 			if err != nil {
 				return nil, fmt.Errorf("query availability: %w", err)
@@ -351,24 +351,24 @@ func candidates(s Service, day civil.Date, zone *time.Location) []candidate {
 			Start: start.In(zone).Format(time.RFC3339), End: end.In(zone).Format(time.RFC3339),
 			Duration: isoDuration(end.Sub(start)), start: start,
 		}
-		if s.unit.Kind == config.KindTimed {
+		if s.unit.Kind == business.KindTimed {
 			sl.Resources = []SlotResource{slotResource(s)}
 		}
 		return candidate{key: key, slot: sl}
 	}
-	if s.unit.Kind == config.KindTimed {
+	if s.unit.Kind == business.KindTimed {
 		length := time.Duration(s.unit.DurationMinutes) * time.Minute
 		keys := inventory.TimedSlots(s.unit, day)
 		out := make([]candidate, 0, len(keys))
 		for _, key := range keys {
 			_, clock, _ := strings.Cut(key, "T")
-			if start, ok := localInstant(day, config.Minutes(clock), s.zone); ok {
+			if start, ok := localInstant(day, business.Minutes(clock), s.zone); ok {
 				out = append(out, render(key, start, start.Add(length)))
 			}
 		}
 		return out
 	}
-	checkin := config.Minutes(s.loc.CheckinHour)
+	checkin := business.Minutes(s.loc.CheckinHour)
 	start, ok := localInstant(day, checkin, s.zone)
 	end, endOK := localInstant(day.AddDays(s.nights), checkin, s.zone)
 	if !ok || !endOK {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/golden"
@@ -83,7 +84,7 @@ func TestDenverDaylightSavingChanges(t *testing.T) {
 func TestTimedUnitAcrossTheChangeHour(t *testing.T) {
 	cfg := config.Demo()
 	cfg.Locations = cfg.Locations[2:]
-	cfg.Locations[0].Units = []config.Unit{{Type: "sauna", Kind: config.KindTimed, Count: 4, DurationMinutes: 30, Opens: "00:00", Closes: "04:00", Price: "10.00"}}
+	cfg.Locations[0].Units = []business.Unit{{Type: "sauna", Kind: business.KindTimed, Count: 4, DurationMinutes: 30, Opens: "00:00", Closes: "04:00", Price: "10.00"}}
 	f := newFixture(t, cfg, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), nil)
 	starts := func(day string) []string {
 		res := query(t, f.b, QueryRequest{ServiceID: "svc_airport_sauna", StartDate: day, EndDate: day})
@@ -159,7 +160,7 @@ func TestFlowVector103DSTSpanningSlot(t *testing.T) {
 			cfg.Locations = cfg.Locations[:1]
 			cfg.Locations[0].TimeZone = v.Given.BusinessTimezone
 			typ := strings.TrimPrefix(c.ServiceID, "svc_")
-			cfg.Locations[0].Units = []config.Unit{{Type: typ, Kind: config.KindTimed, Count: 1, DurationMinutes: minutes,
+			cfg.Locations[0].Units = []business.Unit{{Type: typ, Kind: business.KindTimed, Count: 1, DurationMinutes: minutes,
 				Opens: fmt.Sprintf("%02d:%02d", opens/60, opens%60), Closes: fmt.Sprintf("%02d:%02d", closes/60, closes%60), Price: "0.00"}}
 			f := newFixture(t, cfg, start.Add(-72*time.Hour), nil)
 			day := start.Format(time.DateOnly)

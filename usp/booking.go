@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/pricing"
 	"frontdesk/referral"
 	"frontdesk/reservation"
@@ -298,7 +298,7 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		// A booking of an auto service is confirmed in the transaction
 		// that creates it (§5.2); a manual one holds its units for staff.
 		kind := reservation.KindBooking
-		if d.mode() == config.ConfirmAuto {
+		if d.mode() == business.ConfirmAuto {
 			kind = reservation.KindConfirmed
 		}
 		// The answer is recorded for the idempotency key with the booking,
@@ -335,10 +335,10 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 
 // mode is the booking's confirmation_mode.
 func (d detail) mode() string {
-	if d.Mode == config.ConfirmAuto {
-		return config.ConfirmAuto
+	if d.Mode == business.ConfirmAuto {
+		return business.ConfirmAuto
 	}
-	return config.ConfirmManual
+	return business.ConfirmManual
 }
 
 // confirmationNote is what a new booking's answer says of its
@@ -392,7 +392,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		d.DeliveryAddress, d.Mode = in.DeliveryAddress, confirmationMode(s.unit)
 		// An auto booking is confirmed in the conversion's own write (§5.2).
 		to := reservation.Reserved
-		if d.mode() == config.ConfirmAuto {
+		if d.mode() == business.ConfirmAuto {
 			to = reservation.Confirmed
 		}
 		units := 0
@@ -622,7 +622,7 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		}
 		switch {
 		case r.State == reservation.Confirmed:
-		case d.mode() == config.ConfirmAuto:
+		case d.mode() == business.ConfirmAuto:
 			// §5.3.4: confirm from pending is the business's decision
 			// only in manual mode (flow vector 105).
 			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))

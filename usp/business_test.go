@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
@@ -57,7 +58,7 @@ func mustJSON(t *testing.T, v any) []byte {
 	return append(b, '\n')
 }
 
-func location(cfg config.Config, slug string) config.Location {
+func location(cfg config.Config, slug string) business.Location {
 	for _, l := range cfg.Locations {
 		if l.Slug == slug {
 			return l

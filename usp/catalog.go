@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
@@ -30,9 +31,9 @@ type Service struct {
 	Capacity    *Capacity  `json:"capacity,omitempty"`
 	Status      string     `json:"status"`
 
-	loc    config.Location
+	loc    business.Location
 	zone   *time.Location // loc's zone, loaded once
-	unit   config.Unit
+	unit   business.Unit
 	nights int // a lodging slot's length; 0 for timed units
 }
 
@@ -107,7 +108,7 @@ type catalog struct {
 	slots    *slotCache
 }
 
-func serviceID(loc config.Location, u config.Unit) string {
+func serviceID(loc business.Location, u business.Unit) string {
 	return "svc_" + loc.Slug + "_" + u.Type
 }
 
@@ -130,7 +131,7 @@ func businessID(name string) string {
 
 // stayNights is the length of a lodging slot: the unit's minimum stay, and
 // a week for a weekly-only unit.
-func stayNights(u config.Unit) int {
+func stayNights(u business.Unit) int {
 	n := max(u.MinNights, 1)
 	if u.WeeklyOnly() && n < 7 {
 		n = 7
@@ -143,7 +144,7 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 	biz := businessID(cfg.Business.Name)
 	currency := cfg.Business.Currency
 	// Policies the reservation core enforces; the catalog states them.
-	policies := func(u config.Unit, interval string) Policies {
+	policies := func(u business.Unit, interval string) Policies {
 		return Policies{
 			Cancellation:     Allowed{true},
 			Rescheduling:     Allowed{true},
@@ -161,7 +162,7 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 				loc: loc, zone: loc.Zone(), unit: u,
 			}
 			switch u.Kind {
-			case config.KindTimed:
+			case business.KindTimed:
 				amount, err := money.Parse(u.Price, currency)
 				if err != nil {
 					return catalog{}, fmt.Errorf("usp catalog: %s price: %w", s.ID, err)
@@ -206,7 +207,7 @@ func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
 
 // roomName is a room type's name for people: its display name, or its
 // type as "Double room".
-func roomName(u config.Unit) string {
+func roomName(u business.Unit) string {
 	if u.Name != "" {
 		return u.Name
 	}
@@ -227,7 +228,7 @@ func nightsText(n int) string {
 	return fmt.Sprintf("%d nights", n)
 }
 
-func taxText(b config.Business) string {
+func taxText(b business.Business) string {
 	if b.TaxLabel != "" {
 		return b.TaxLabel
 	}
@@ -460,9 +461,9 @@ func (b *Business) LookupServices(ctx context.Context, call Call, in LookupReque
 
 // confirmationMode is the spec's confirmation_mode of a unit's service:
 // auto when the owner set it, manual otherwise.
-func confirmationMode(u config.Unit) string {
+func confirmationMode(u business.Unit) string {
 	if u.AutoConfirms() {
-		return config.ConfirmAuto
+		return business.ConfirmAuto
 	}
-	return config.ConfirmManual
+	return business.ConfirmManual
 }

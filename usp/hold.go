@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/requestid"
 	"frontdesk/inventory"
@@ -123,18 +123,18 @@ func (b *Business) resolveSlot(s Service, id string) (wantSlot, bool) {
 		return wantSlot{}, false
 	}
 	day := civil.Of(t, s.zone)
-	if s.unit.Kind == config.KindTimed {
+	if s.unit.Kind == business.KindTimed {
 		length := time.Duration(s.unit.DurationMinutes) * time.Minute
 		for _, cs := range inventory.TimedSlots(s.unit, day) {
 			_, clk, _ := strings.Cut(cs, "T")
-			start, ok := localInstant(day, config.Minutes(clk), s.zone)
+			start, ok := localInstant(day, business.Minutes(clk), s.zone)
 			if ok && start.Equal(t) {
 				return wantSlot{id: id, start: start, end: start.Add(length), day: day, core: []string{cs}}, true
 			}
 		}
 		return wantSlot{}, false
 	}
-	checkin := config.Minutes(s.loc.CheckinHour)
+	checkin := business.Minutes(s.loc.CheckinHour)
 	start, ok := localInstant(day, checkin, s.zone)
 	end, endOK := localInstant(day.AddDays(s.nights), checkin, s.zone)
 	if !ok || !endOK || !start.Equal(t) {
@@ -163,7 +163,7 @@ func outcomeMsg(code, content, severity string) *Message {
 func (b *Business) remaining(ctx context.Context, s Service, w wantSlot) (int, error) {
 	var free []inventory.Free
 	var err error
-	if s.unit.Kind == config.KindTimed {
+	if s.unit.Kind == business.KindTimed {
 		free, err = b.inv.FreeSlots(ctx, s.loc, s.unit, w.day)
 	} else {
 		free, err = b.inv.FreeNights(ctx, s.loc, w.day, s.nights)
@@ -172,7 +172,7 @@ func (b *Business) remaining(ctx context.Context, s Service, w wantSlot) (int, e
 		return 0, fmt.Errorf("read free places: %w", err)
 	}
 	for _, f := range free {
-		if f.Unit.Type == s.unit.Type && (s.unit.Kind != config.KindTimed || len(f.Slots) > 0 && f.Slots[0] == w.core[0]) {
+		if f.Unit.Type == s.unit.Type && (s.unit.Kind != business.KindTimed || len(f.Slots) > 0 && f.Slots[0] == w.core[0]) {
 			return f.Free, nil
 		}
 	}
@@ -195,7 +195,7 @@ func (b *Business) taken(ctx context.Context, s Service, w wantSlot, n int) (*Me
 // price is the total of n places of a slot, in minor units: a timed
 // service's price per place, a stay's quote per room.
 func (b *Business) price(s Service, w wantSlot, n int, now time.Time) int64 {
-	if s.unit.Kind != config.KindTimed && b.pricer != nil {
+	if s.unit.Kind != business.KindTimed && b.pricer != nil {
 		q, err := b.pricer.Quote(pricingStay(s, w), civil.Of(now, s.zone))
 		if err == nil {
 			return q.Total * int64(n)

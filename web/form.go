@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/money"
@@ -59,8 +59,8 @@ func clickID(v url.Values) string {
 
 // formPage is what book.html shows.
 type formPage struct {
-	Location     config.Location
-	Units        []config.Unit
+	Location     business.Location
+	Units        []business.Unit
 	Values       formValues
 	Token        string // the form's one-time token
 	Quote        *pricing.Quote
@@ -73,24 +73,24 @@ type formPage struct {
 	Currency     string
 }
 
-func (s *Site) formPage(l config.Location) formPage {
+func (s *Site) formPage(l business.Location) formPage {
 	p := formPage{Location: l, MaxGuests: s.Config.Limits.MaxGuests, MinAge: s.Config.Business.MinAge,
 		ConfirmHours: s.Config.Business.ConfirmHours, Currency: s.Config.Business.Currency}
 	for _, u := range l.Units {
-		if u.Kind != config.KindTimed {
+		if u.Kind != business.KindTimed {
 			p.Units = append(p.Units, u)
 		}
 	}
 	return p
 }
 
-func (s *Site) location(slug string) (config.Location, bool) {
+func (s *Site) location(slug string) (business.Location, bool) {
 	for _, l := range s.Config.Locations {
 		if l.Slug == slug {
 			return l, true
 		}
 	}
-	return config.Location{}, false
+	return business.Location{}, false
 }
 
 // Book shows the location's booking form with a fresh one-time token,
@@ -105,7 +105,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.formPage(l)
 	q := r.URL.Query()
-	if u, ok := l.Unit(q.Get("roomtype")); ok && u.Kind != config.KindTimed {
+	if u, ok := l.Unit(q.Get("roomtype")); ok && u.Kind != business.KindTimed {
 		p.Values.RoomType = u.Type
 	}
 	p.Values.Via = clickID(q)
@@ -142,7 +142,7 @@ func (s *Site) showQuote(p *formPage, q pricing.Quote) {
 	p.Total = money.Display(q.Total, s.Config.Business.Currency)
 }
 
-func (s *Site) formRequest(r *http.Request, l config.Location, v formValues, token string) booking.FormRequest {
+func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, token string) booking.FormRequest {
 	return booking.FormRequest{
 		Location: l.Slug, RoomType: v.RoomType, Checkin: v.Checkin, Checkout: v.Checkout,
 		Name: v.Name, Email: v.Email, Phone: v.Phone, Guests: v.Guests, Notes: v.Notes,
@@ -214,7 +214,7 @@ func sentWord(res booking.FormResult) string {
 }
 
 // formAnswer shows the form again after a quote or a refusal.
-func (s *Site) formAnswer(w http.ResponseWriter, r *http.Request, l config.Location, p formPage, err error) {
+func (s *Site) formAnswer(w http.ResponseWriter, r *http.Request, l business.Location, p formPage, err error) {
 	var problems booking.FormProblems
 	var limited *booking.FormLimited
 	switch {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/clock"
@@ -167,8 +168,8 @@ func (s *StaffScreen) signedIn(h func(http.ResponseWriter, *http.Request, visit)
 }
 
 // scope lists the locations the user may see, in config order.
-func (s *StaffScreen) scope(u staff.User) []config.Location {
-	var out []config.Location
+func (s *StaffScreen) scope(u staff.User) []business.Location {
+	var out []business.Location
 	for _, l := range s.Config.Locations {
 		if u.CanSee(l.Slug) {
 			out = append(out, l)

@@ -7,14 +7,14 @@ import (
 	"slices"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/staff/office"
 )
 
 // bookData is the staff booking form: a phone or walk-in reservation
 // staff make through the desk.
 type bookData struct {
-	Locations []config.Location
+	Locations []business.Location
 	// RoomTypes are the night room types of those locations, each once.
 	RoomTypes []string
 	Form      office.Booking

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/reservation"
@@ -38,7 +38,7 @@ type listRow struct {
 
 type listData struct {
 	Filter    listFilter
-	Locations []config.Location
+	Locations []business.Location
 	AllowAll  bool // owners may list every location at once
 	States    []reservation.State
 	Sources   []string
@@ -261,17 +261,17 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 }
 
 // location is the configured location of slug.
-func (s *StaffScreen) location(slug string) (config.Location, bool) {
+func (s *StaffScreen) location(slug string) (business.Location, bool) {
 	for _, l := range s.Config.Locations {
 		if l.Slug == slug {
 			return l, true
 		}
 	}
-	return config.Location{}, false
+	return business.Location{}, false
 }
 
 // today is the date at location l now.
-func (s *StaffScreen) today(l config.Location) civil.Date { return civil.Of(s.Clock.Now(), l.Zone()) }
+func (s *StaffScreen) today(l business.Location) civil.Date { return civil.Of(s.Clock.Now(), l.Zone()) }
 
 // arrived reports whether reservation ref's arrival date has come at its
 // location, for the actions that only make sense from then on.

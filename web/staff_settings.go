@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/staff"
 	"frontdesk/staff/office"
 )
@@ -37,7 +37,7 @@ type settingsInForce struct {
 
 type settingsData struct {
 	Forms []settingsForm
-	Audit []booking.SettingsChange
+	Audit []auditLine
 	Saved string
 	Zone  *time.Location // the business's, for the audit's times
 }
@@ -47,7 +47,7 @@ type settingsData struct {
 type dayHours struct{ Key, Day, Hours, InForce string }
 
 // officeHours lists the week's office hours, Monday first.
-func officeHours(typed, inForce config.OfficeHours) []dayHours {
+func officeHours(typed, inForce business.OfficeHours) []dayHours {
 	var out []dayHours
 	for _, d := range office.Weekdays() {
 		out = append(out, dayHours{Key: office.DayKey(d), Day: d.String(), Hours: typed.ForDay(d), InForce: inForce.ForDay(d)})
@@ -56,7 +56,7 @@ func officeHours(typed, inForce config.OfficeHours) []dayHours {
 }
 
 // postedOfficeHours is the week as the form typed it.
-func postedOfficeHours(days []dayHours) config.OfficeHours {
+func postedOfficeHours(days []dayHours) business.OfficeHours {
 	v := url.Values{}
 	for _, d := range days {
 		v.Set("hours_"+d.Key, d.Hours)
@@ -65,9 +65,37 @@ func postedOfficeHours(days []dayHours) config.OfficeHours {
 }
 
 // postedHours reads the group form's office hours.
-func postedHours(p url.Values) config.OfficeHours {
+func postedHours(p url.Values) business.OfficeHours {
 	get := func(d string) string { return strings.TrimSpace(p.Get("hours_" + d)) }
-	return config.OfficeHours{Mon: get("mon"), Tue: get("tue"), Wed: get("wed"), Thu: get("thu"), Fri: get("fri"), Sat: get("sat"), Sun: get("sun")}
+	return business.OfficeHours{Mon: get("mon"), Tue: get("tue"), Wed: get("wed"), Thu: get("thu"), Fri: get("fri"), Sat: get("sat"), Sun: get("sun")}
+}
+
+// auditLine is one change of settings as the page words it: the scope
+// by its name, each change by its setting's label and unit.
+type auditLine struct {
+	At        time.Time
+	By, Scope string
+	Changes   []string
+}
+
+// auditLines words the stored audit for the page.
+func (s *StaffScreen) auditLines(stored []booking.SettingsChange) []auditLine {
+	names := map[string]string{booking.ScopeGroup: "the group"}
+	for _, l := range s.Config.Locations {
+		names[l.Slug] = l.Name
+	}
+	out := make([]auditLine, 0, len(stored))
+	for _, c := range stored {
+		line := auditLine{At: c.At, By: c.By, Scope: c.Scope}
+		if name, ok := names[c.Scope]; ok {
+			line.Scope = name
+		}
+		for _, change := range c.Changes {
+			line.Changes = append(line.Changes, office.AuditText(change))
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // auditShown is how many lines of the settings audit the page shows.
@@ -138,7 +166,7 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 	if len(s.Config.Locations) > 0 {
 		zone = s.Config.Locations[0].Zone()
 	}
-	return settingsData{Forms: forms, Audit: audit, Zone: zone}, nil
+	return settingsData{Forms: forms, Audit: s.auditLines(audit), Zone: zone}, nil
 }
 
 // saveSettings validates and saves one scope's settings; the core keeps

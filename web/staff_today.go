@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/reservation"
@@ -26,8 +26,8 @@ type dayRow struct {
 }
 
 type todayData struct {
-	Locations  []config.Location
-	Location   config.Location
+	Locations  []business.Location
+	Location   business.Location
 	Today      civil.Date
 	Arrivals   []dayRow
 	Departures []dayRow
@@ -39,10 +39,10 @@ type todayData struct {
 // pickLocation reads the location a staff page is asked for: the
 // query's when the user may see it, else the user's first. ok is false
 // when the user sees none, or asks for one outside their scope.
-func (s *StaffScreen) pickLocation(r *http.Request, v visit) (config.Location, []config.Location, bool) {
+func (s *StaffScreen) pickLocation(r *http.Request, v visit) (business.Location, []business.Location, bool) {
 	locs := s.scope(v.User)
 	if len(locs) == 0 {
-		return config.Location{}, nil, false
+		return business.Location{}, nil, false
 	}
 	slug := r.URL.Query().Get("location")
 	if slug == "" {
@@ -53,7 +53,7 @@ func (s *StaffScreen) pickLocation(r *http.Request, v visit) (config.Location, [
 			return l, locs, true
 		}
 	}
-	return config.Location{}, nil, false
+	return business.Location{}, nil, false
 }
 
 // holding are the states in which a reservation holds its room.
@@ -147,13 +147,13 @@ type calendarStay struct {
 }
 
 type calendarRow struct {
-	Unit  config.Unit
+	Unit  business.Unit
 	Cells []calendarCell
 }
 
 type calendarData struct {
-	Locations []config.Location
-	Location  config.Location
+	Locations []business.Location
+	Location  business.Location
 	From      civil.Date
 	Days      []civil.Date
 	Span      int

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/staff"
 )
 
@@ -31,7 +31,7 @@ var _ Admin = (*staff.Service)(nil)
 
 type usersData struct {
 	Users     []userRow
-	Locations []config.Location
+	Locations []business.Location
 	Done      string
 	Problem   string
 	Added     addUserForm

@@ -23,15 +23,17 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/money"
 	"frontdesk/internal/page"
+	"frontdesk/staff/office"
 )
 
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney})
+var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney, "setting": office.SettingNamed})
 
 // Tel is the tel: link of a phone number as people write it, such as
 // "+1 303 555 0100" → "tel:+13035550100".
@@ -87,20 +89,20 @@ type pageData struct {
 	Config config.Config
 	// OfficeHours are the hours in force: the file's, or those the
 	// owner saved on the staff screen.
-	OfficeHours config.OfficeHours
+	OfficeHours business.OfficeHours
 	Properties  []property
 	Search      searchForm
 }
 
 // property is one location as the guest pages show it.
 type property struct {
-	config.Location
+	business.Location
 	Rooms []room
 }
 
 // room is one night unit as the guest pages show it.
 type room struct {
-	config.Unit
+	business.Unit
 	Sleeps int
 	From   string // "From $89.00 a night" or "$560.00 a week"
 }

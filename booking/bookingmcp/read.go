@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/hub"
 	"frontdesk/location"
 	"frontdesk/mcpfront"
@@ -125,9 +126,27 @@ type infoIn struct {
 type readTools struct {
 	hub  *hub.Hub
 	slug string // empty on the hub
+	// hours, when set, gives the office hours in force, which win over
+	// the file's that the hub's Info reports.
+	hours hoursInForce
 	// defs, when set, are the tool Definitions every location server
 	// shares; nil derives them for this server alone.
 	defs *mcpfront.Definitions
+}
+
+// hoursInForce gives the office hours in force: the file's, or those an
+// owner saved on the settings page.
+type hoursInForce interface {
+	OfficeHours(ctx context.Context) (business.OfficeHours, error)
+}
+
+// hoursFrom is the source of the hours in force, none without bookings
+// (the file's hours are then the only ones).
+func hoursFrom(bookings *booking.Service) hoursInForce {
+	if bookings == nil {
+		return nil
+	}
+	return bookings
 }
 
 func (r readTools) property(arg string) string {
@@ -218,6 +237,13 @@ func (r readTools) info(ctx context.Context, in infoIn) (location.Info, string, 
 	if err != nil {
 		return info, "", err
 	}
+	if r.hours != nil {
+		hours, err := r.hours.OfficeHours(ctx)
+		if err != nil {
+			return location.Info{}, "", err
+		}
+		info.OfficeHours = location.OfficeHoursText(hours)
+	}
 	var types []string
 	for _, u := range info.UnitTypes {
 		types = append(types, u.RoomType)
@@ -255,7 +281,7 @@ func (r readTools) safe(err error) (string, string, bool) {
 func NewHub(h *hub.Hub, bookings *booking.Service, opts mcpfront.Options) *mcp.Server {
 	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
 		hubInstructions(h.Config().Business.Name, h.Config().Business.ConfirmHours, bookings != nil), "hub", opts)
-	r := readTools{hub: h}
+	r := readTools{hub: h, hours: hoursFrom(bookings)}
 	env := mcpfront.Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	if bookings != nil {
@@ -266,14 +292,14 @@ func NewHub(h *hub.Hub, bookings *booking.Service, opts mcpfront.Options) *mcp.S
 
 // newLocation returns one location's public MCP server: read tools only,
 // never a booking tool.
-func newLocation(h *hub.Hub, slug string, opts mcpfront.Options, defs *mcpfront.Definitions) (*mcp.Server, error) {
+func newLocation(h *hub.Hub, hours hoursInForce, slug string, opts mcpfront.Options, defs *mcpfront.Definitions) (*mcp.Server, error) {
 	l, err := h.Resolve(slug)
 	if err != nil || l.Slug != slug {
 		return nil, fmt.Errorf("location server: unknown slug %q", slug)
 	}
 	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
 		locationInstructions(l.Name, h.Config().Deployment.PublicURL+"/mcp"), "location:"+slug, opts)
-	r := readTools{hub: h, slug: slug, defs: defs}
+	r := readTools{hub: h, slug: slug, defs: defs, hours: hours}
 	env := mcpfront.Env{Server: "location:" + slug, Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	return s, nil
@@ -283,13 +309,15 @@ func newLocation(h *hub.Hub, slug string, opts mcpfront.Options, defs *mcpfront.
 // /locations/{slug}/mcp. A location's server is built on its first
 // request, from tool Definitions that all of them share, so a business
 // of a thousand properties starts as fast as one of three and holds
-// servers only for the properties asked about.
-func Locations(h *hub.Hub, opts mcpfront.Options, httpOpts mcpfront.HTTPOptions) http.Handler {
-	return &locationServers{hub: h, opts: opts, httpOpts: httpOpts, defs: mcpfront.NewDefinitions(), handlers: map[string]http.Handler{}}
+// servers only for the properties asked about. Their office hours are
+// those in force in bookings, when set, as on the hub's server.
+func Locations(h *hub.Hub, bookings *booking.Service, opts mcpfront.Options, httpOpts mcpfront.HTTPOptions) http.Handler {
+	return &locationServers{hub: h, hours: hoursFrom(bookings), opts: opts, httpOpts: httpOpts, defs: mcpfront.NewDefinitions(), handlers: map[string]http.Handler{}}
 }
 
 type locationServers struct {
 	hub      *hub.Hub
+	hours    hoursInForce
 	opts     mcpfront.Options
 	httpOpts mcpfront.HTTPOptions
 	defs     *mcpfront.Definitions
@@ -312,7 +340,7 @@ func (l *locationServers) handler(slug string) (http.Handler, error) {
 	if h, ok := l.handlers[slug]; ok {
 		return h, nil
 	}
-	s, err := newLocation(l.hub, slug, l.opts, l.defs)
+	s, err := newLocation(l.hub, l.hours, slug, l.opts, l.defs)
 	if err != nil {
 		return nil, err
 	}

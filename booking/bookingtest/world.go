@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/sqlite"
 	"frontdesk/store"
@@ -33,13 +34,13 @@ func Demo(t testing.TB, edit ...func(*config.Config)) (config.Config, store.Stor
 
 // Resolver finds the location a property argument names by slug or
 // name, case-insensitively.
-func Resolver(cfg config.Config) func(string) (config.Location, bool) {
-	return func(p string) (config.Location, bool) {
+func Resolver(cfg config.Config) func(string) (business.Location, bool) {
+	return func(p string) (business.Location, bool) {
 		for _, l := range cfg.Locations {
 			if strings.EqualFold(p, l.Slug) || strings.EqualFold(p, l.Name) {
 				return l, true
 			}
 		}
-		return config.Location{}, false
+		return business.Location{}, false
 	}
 }

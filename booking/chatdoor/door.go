@@ -17,7 +17,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/booking/chatdoor/catalogue"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 )
 
@@ -148,7 +148,7 @@ func (d *Door) checkStart(args Args, phone string) (booking.StartRequest, *booki
 	req.Location = l
 	typ, _, ok := args.str("roomtype", maxRoomType)
 	unit, sold := l.Unit(strings.TrimSpace(typ))
-	if !ok || !sold || unit.Kind != config.KindNight {
+	if !ok || !sold || unit.Kind != business.KindNight {
 		return field("bad_roomtype", roomTypeList(l))
 	}
 	req.RoomType = unit.Type
@@ -197,7 +197,7 @@ func (d *Door) checkStart(args Args, phone string) (booking.StartRequest, *booki
 
 // locationList words the business's properties: "Riverside Inn
 // (riverside), Old Town Lodge (oldtown)".
-func locationList(locations []config.Location) string {
+func locationList(locations []business.Location) string {
 	var names []string
 	for _, l := range locations {
 		names = append(names, fmt.Sprintf("%s (%s)", l.Name, l.Slug))
@@ -206,7 +206,7 @@ func locationList(locations []config.Location) string {
 }
 
 // roomTypeList words the location's room types: "single, double or studio".
-func roomTypeList(l config.Location) string {
+func roomTypeList(l business.Location) string {
 	var types []string
 	for _, u := range l.NightUnits() {
 		types = append(types, u.Type)
@@ -289,7 +289,7 @@ func (d *Door) phoneFor(args Args, fields ...string) string {
 
 // proof reads the second step of a booking or a cancellation: an
 // identifier of the shape valid accepts, then its six-digit code.
-func (d *Door) proof(args Args, field string, valid func(string, config.Location) bool) (id, code string, refusal *booking.Error) {
+func (d *Door) proof(args Args, field string, valid func(string, business.Location) bool) (id, code string, refusal *booking.Error) {
 	id, _, ok := args.str(field, maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := d.svc.LocationOf(id)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/hub"
 	"frontdesk/internal/clock"
@@ -296,7 +297,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	}
 	m.bookings = booking.New(booking.Options{
 		Config: m.Config, Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
-		Resolve: func(property string) (config.Location, bool) {
+		Resolve: func(property string) (business.Location, bool) {
 			l, err := m.hub.Resolve(property)
 			return l, err == nil
 		},

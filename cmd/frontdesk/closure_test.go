@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/business"
 	"frontdesk/config"
 )
 
@@ -12,7 +13,7 @@ import (
 // is open that day cancels as usual.
 func TestCancellationWaitsOutAClosure(t *testing.T) {
 	m := startMain(t, "", func(c *config.Config) {
-		c.Locations[0].Closures = []config.Closure{{From: testNow.In(c.Locations[0].Zone()).Format("2006-01-02"), Reason: "staff training"}}
+		c.Locations[0].Closures = []business.Closure{{From: testNow.In(c.Locations[0].Zone()).Format("2006-01-02"), Reason: "staff training"}}
 	})
 	cs := connect(t, m.URL+"/mcp", "2025-11-25")
 	closed := chatBooking(t, m, "riverside", "double", "ada@example.com", "+1 303 555 0199")

@@ -396,3 +396,39 @@ func TestPostgresAnswersLikeSQLite(t *testing.T) {
 		t.Fatalf("PostgreSQL answers differ:\n--- sqlite ---\n%s\n--- postgres ---\n%s", lite, pg)
 	}
 }
+
+// TestPropertyInfoShowsTheHoursInForce: office hours an owner saved on
+// the settings page, not the file's, are what property_info reports on
+// the hub's server and on a location's, as the policy page shows them.
+func TestPropertyInfoShowsTheHoursInForce(t *testing.T) {
+	m := startMain(t, "")
+	set, err := m.bookings.Settings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := set.Group
+	g.OfficeHours.Fri = "08:00-12:00, 13:00-17:00"
+	g.OfficeHours.Sun = "10:00-14:00"
+	if err := m.office.SaveGroupSettings(context.Background(), "olga", g); err != nil {
+		t.Fatal(err)
+	}
+	for server, args := range map[string]map[string]any{"/mcp": {"property": "riverside"}, "/locations/riverside/mcp": nil} {
+		cs := connect(t, m.URL+server, "2025-06-18")
+		res, out := callTool(t, cs, "property_info", args)
+		if res.IsError {
+			t.Fatalf("%s property_info = %s", server, text(res))
+		}
+		hours := fmt.Sprint(out["office_hours"])
+		if !strings.Contains(hours, "Fri 08:00-12:00, 13:00-17:00") || !strings.Contains(hours, "Sun 10:00-14:00") {
+			t.Errorf("%s property_info office hours = %s, want the saved ones", server, hours)
+		}
+	}
+	resp, err := http.Get(m.URL + "/policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if page, _ := io.ReadAll(resp.Body); !strings.Contains(string(page), "08:00-12:00, 13:00-17:00") {
+		t.Errorf("the policy page lacks the saved hours")
+	}
+}

@@ -75,7 +75,7 @@ func (m *Main) routes() http.Handler {
 	opts := m.mcpOptions()
 	httpOpts := mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
 	handleMCP("/mcp", mcpfront.Handler(bookingmcp.NewHub(m.hub, m.bookings, opts), httpOpts))
-	handleMCP("/locations/{slug}/mcp", bookingmcp.Locations(m.hub, opts, httpOpts))
+	handleMCP("/locations/{slug}/mcp", bookingmcp.Locations(m.hub, m.bookings, opts, httpOpts))
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.

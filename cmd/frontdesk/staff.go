@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/staff/office"
@@ -195,7 +195,7 @@ func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return fmt.Errorf("staff list: unexpected argument %q (see frontdesk staff list --help)", fs.Arg(0))
 	}
 	f := store.ReservationFilter{Location: *location, From: *from, To: *to, Limit: 200}
-	if f.Location != "" && !slices.ContainsFunc(m.Config.Locations, func(l config.Location) bool { return l.Slug == f.Location }) {
+	if f.Location != "" && !slices.ContainsFunc(m.Config.Locations, func(l business.Location) bool { return l.Slug == f.Location }) {
 		return fmt.Errorf("staff list: --location %q is not in the config", f.Location)
 	}
 	for _, d := range []struct{ flag, value string }{{"from", f.From}, {"to", f.To}} {

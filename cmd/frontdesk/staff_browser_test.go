@@ -89,7 +89,7 @@ func TestStaffScreenInABrowser(t *testing.T) {
 			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/settings"), chromedp.WaitVisible("#riverside-booking"),
 				chromedp.Click("#riverside-booking"))
 			browsertest.Submit(t, ctx, "#riverside-save")
-			if got := text("#settings-audit"); !strings.Contains(got, "olga changed riverside: bookingEnabled: true → false") {
+			if got := text("#settings-audit"); !strings.Contains(got, "olga changed Riverside Inn: Chat booking on at this property: on → off") {
 				t.Fatalf("settings audit: %q", got)
 			}
 			fits("the settings")

@@ -298,9 +298,28 @@ func TestStaffSettingsOverHTTP(t *testing.T) {
 	if err != nil || set.Locations["riverside"].BookingEnabled || len(set.Locations["riverside"].Closures) != 1 {
 		t.Fatalf("settings in force = %+v, %v", set.Locations["riverside"], err)
 	}
+	g := m.Config.Limits
+	status, _, _ = olga.do("POST", "/staff/settings/group", url.Values{"csrf": {olga.csrf}, "email_hourly": {strconv.Itoa(g.PortfolioEmailHourly + 1)},
+		"email_daily": {strconv.Itoa(g.PortfolioEmailDaily)}, "cancel_daily": {strconv.Itoa(g.CancelPortfolioDaily)}, "pending": {strconv.Itoa(g.PortfolioPending)}})
+	if status != http.StatusSeeOther {
+		t.Fatalf("save group = %d", status)
+	}
+	// The audit speaks in the settings form's words: the property by its
+	// name, each setting by its label, numbers with their unit.
 	_, _, page := olga.do("GET", h.Get("Location"), nil)
-	if !strings.Contains(page, "olga changed riverside: bookingEnabled: true → false; closures: none → 2026-12-24..2026-12-26 Holidays") {
-		t.Fatalf("audit on the page: %q", page)
+	audit := page[strings.Index(page, `id="settings-audit"`):]
+	for _, want := range []string{
+		"olga changed " + m.Config.Locations[0].Name + ": Chat booking on at this property: on → off; Office closures: none → 2026-12-24..2026-12-26 Holidays",
+		fmt.Sprintf("olga changed the group: Chat booking codes all properties together may email in one hour: %d → %d codes per hour", g.PortfolioEmailHourly, g.PortfolioEmailHourly+1),
+	} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("audit on the page lacks %q:\n%s", want, audit)
+		}
+	}
+	for _, key := range []string{"bookingEnabled", "chatPortfolioEmailHourly", "changed riverside"} {
+		if strings.Contains(audit, key) {
+			t.Errorf("audit on the page shows the internal %q", key)
+		}
 	}
 }
 

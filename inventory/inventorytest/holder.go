@@ -9,7 +9,7 @@ import (
 	"errors"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/inventory"
 	"frontdesk/store"
 )
@@ -19,7 +19,7 @@ type Holder struct{ Index store.Index }
 
 // Hold takes one unit of u for every slot, or none, under id:
 // inventory.ErrTaken when one is full, store.ErrExists for a held id.
-func (h Holder) Hold(ctx context.Context, id string, loc config.Location, u config.Unit, slots []string, now time.Time) error {
+func (h Holder) Hold(ctx context.Context, id string, loc business.Location, u business.Unit, slots []string, now time.Time) error {
 	err := h.Index.Hold(ctx, store.Hold{ID: id, Location: loc.Slug, Unit: u.Type, Slots: slots, Units: 1, Capacity: u.Count, At: now})
 	if errors.Is(err, store.ErrFull) {
 		return inventory.ErrTaken

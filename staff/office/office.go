@@ -14,6 +14,7 @@ import (
 	"log/slog"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/pricing"
@@ -52,13 +53,13 @@ func New(o Options) *Office {
 }
 
 // location finds the configured location slug names.
-func (s *Office) location(slug string) (config.Location, bool) {
+func (s *Office) location(slug string) (business.Location, bool) {
 	for _, l := range s.cfg.Locations {
 		if l.Slug == slug {
 			return l, true
 		}
 	}
-	return config.Location{}, false
+	return business.Location{}, false
 }
 
 // Decide applies a staff decision through direct booking, which mails

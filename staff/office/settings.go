@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 )
 
@@ -26,7 +27,7 @@ func (s *Office) SaveGroupSettings(ctx context.Context, by string, g booking.Gro
 	limit(p, "cancel_daily", g.CancelDaily)
 	limit(p, "pending", g.Pending)
 	closures(p, g.Closures)
-	keepHours := g.OfficeHours == (config.OfficeHours{}) // none given: the hours in force stay
+	keepHours := g.OfficeHours == (business.OfficeHours{}) // none given: the hours in force stay
 	if !keepHours {
 		officeHours(p, g.OfficeHours)
 	}
@@ -82,7 +83,7 @@ func limit(p booking.FormProblems, field string, v int) {
 	}
 }
 
-func closures(p booking.FormProblems, list []config.Closure) {
+func closures(p booking.FormProblems, list []business.Closure) {
 	if err := config.CheckClosures("closures", list); err != nil {
 		p["closures"] = strings.ReplaceAll(err.Error(), "\n", "; ")
 	}
@@ -103,14 +104,14 @@ func changes(args ...any) []string {
 
 // closureText words closures one a line as "FROM..TO reason", as the
 // settings page edits them.
-func closureText(list []config.Closure) string {
+func closureText(list []business.Closure) string {
 	if len(list) == 0 {
 		return "none"
 	}
 	return strings.Join(closureLines(list), "; ")
 }
 
-func closureLines(list []config.Closure) []string {
+func closureLines(list []business.Closure) []string {
 	lines := make([]string, 0, len(list))
 	for _, c := range list {
 		line := c.From
@@ -127,9 +128,9 @@ func closureLines(list []config.Closure) []string {
 
 // officeHours checks each day's office hours, under the field
 // "hours_mon" and so on.
-func officeHours(p booking.FormProblems, o config.OfficeHours) {
+func officeHours(p booking.FormProblems, o business.OfficeHours) {
 	for _, d := range Weekdays() {
-		if _, err := config.ParseHours(o.ForDay(d)); err != nil {
+		if _, err := business.ParseHours(o.ForDay(d)); err != nil {
 			p["hours_"+DayKey(d)] = "Give " + d.String() + " as closed, or as one or more ranges such as 08:00-12:00, 13:00-17:00, in order and apart."
 		}
 	}
@@ -146,7 +147,7 @@ func Weekdays() []time.Weekday {
 func DayKey(d time.Weekday) string { return strings.ToLower(d.String()[:3]) }
 
 // hoursText words the week's office hours for the audit.
-func hoursText(o config.OfficeHours) string {
+func hoursText(o business.OfficeHours) string {
 	var parts []string
 	for _, d := range Weekdays() {
 		parts = append(parts, DayKey(d)+" "+o.ForDay(d))
@@ -157,8 +158,8 @@ func hoursText(o config.OfficeHours) string {
 // ParseClosures reads closures one a line as "FROM[..TO] [reason]", the
 // way the settings page shows them. A line that does not start with a
 // date comes back as a closure that CheckClosures refuses.
-func ParseClosures(text string) []config.Closure {
-	var out []config.Closure
+func ParseClosures(text string) []business.Closure {
+	var out []business.Closure
 	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -166,12 +167,12 @@ func ParseClosures(text string) []config.Closure {
 		}
 		dates, reason, _ := strings.Cut(line, " ")
 		from, to, _ := strings.Cut(dates, "..")
-		out = append(out, config.Closure{From: from, To: to, Reason: strings.TrimSpace(reason)})
+		out = append(out, business.Closure{From: from, To: to, Reason: strings.TrimSpace(reason)})
 	}
 	return out
 }
 
 // ClosureLines words closures for the settings page's text box.
-func ClosureLines(list []config.Closure) string {
+func ClosureLines(list []business.Closure) string {
 	return strings.Join(closureLines(list), "\n")
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"frontdesk/booking"
-	"frontdesk/config"
+	"frontdesk/business"
 )
 
 // TestSettingsOverrideTheFile switches Riverside's chat booking off on
@@ -73,7 +73,7 @@ func TestSettingsRefuseBadValues(t *testing.T) {
 // TestClosureLines: closures are worded one a line for the settings
 // page and read back the same.
 func TestClosureLines(t *testing.T) {
-	list := []config.Closure{{From: "2026-11-30", Reason: "staff day"}, {From: "2026-12-24", To: "2026-12-26", Reason: "Christmas"}}
+	list := []business.Closure{{From: "2026-11-30", Reason: "staff day"}, {From: "2026-12-24", To: "2026-12-26", Reason: "Christmas"}}
 	text := ClosureLines(list)
 	if want := "2026-11-30 staff day\n2026-12-24..2026-12-26 Christmas"; text != want {
 		t.Fatalf("ClosureLines = %q, want %q", text, want)
@@ -109,7 +109,7 @@ func TestOfficeHoursOnTheSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	keep := g
-	keep.OfficeHours = config.OfficeHours{}
+	keep.OfficeHours = business.OfficeHours{}
 	keep.Pending++
 	if err := w.svc.SaveGroupSettings(ctx, "olga", keep); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
@@ -208,11 +209,11 @@ func staffToken(_ context.Context, token string) (string, error) {
 // Manual sets every unit of cfg to confirmation_mode manual, for tests of
 // the staff decision on a service (the demo shuttle) that is auto.
 func Manual(cfg config.Config) config.Config {
-	locs := append([]config.Location(nil), cfg.Locations...)
+	locs := append([]business.Location(nil), cfg.Locations...)
 	for i := range locs {
-		units := append([]config.Unit(nil), locs[i].Units...)
+		units := append([]business.Unit(nil), locs[i].Units...)
 		for j := range units {
-			units[j].ConfirmationMode = config.ConfirmManual
+			units[j].ConfirmationMode = business.ConfirmManual
 		}
 		locs[i].Units = units
 	}

@@ -1,0 +1,164 @@
+// Package business is the business model: the business, its locations
+// and the units they sell (rooms by the night, timed services by the
+// slot), office hours and closures. config decodes the owner's file into
+// these types and checks them; every other package reads them.
+//
+// It is a domain package: it imports only the standard library.
+package business
+
+import (
+	"strings"
+	"time"
+)
+
+// Business holds what every location shares unless it overrides it.
+type Business struct {
+	Name        string `toml:"name"`
+	Phone       string `toml:"phone"`
+	TimeZone    string `toml:"time_zone"`
+	CheckinHour string `toml:"checkin_hour"` // "15:00", local time
+	Currency    string `toml:"currency"`     // ISO 4217, such as "USD"
+	// PhoneCountryCode is the calling code added to a guest's 10-digit
+	// phone number typed without one, such as "1" or "44".
+	PhoneCountryCode string      `toml:"phone_country_code"`
+	TaxPercent       float64     `toml:"tax_percent"` // at most two decimals, such as 10.75
+	TaxLabel         string      `toml:"tax_label"`   // wording used in quotes, such as "10.75% lodging tax"
+	StayPolicyReason string      `toml:"stay_policy_reason"`
+	PrivacyURL       string      `toml:"privacy_url"`
+	PolicyURL        string      `toml:"policy_url"`
+	LocationsURL     string      `toml:"locations_url"`
+	MinAge           int         `toml:"min_age"`
+	ConfirmHours     int         `toml:"confirm_hours"`
+	OfficeHours      OfficeHours `toml:"office_hours"`
+	// Closures are dated days off for every location, on top of the
+	// weekly office hours; see OfficeOpen.
+	Closures []Closure `toml:"closures"`
+}
+
+// OfficeHours gives each weekday as "closed" or one or more
+// "HH:MM-HH:MM" ranges separated by commas ("08:00-12:00, 13:00-17:00").
+type OfficeHours struct {
+	Mon string `toml:"mon"`
+	Tue string `toml:"tue"`
+	Wed string `toml:"wed"`
+	Thu string `toml:"thu"`
+	Fri string `toml:"fri"`
+	Sat string `toml:"sat"`
+	Sun string `toml:"sun"`
+}
+
+// Location is one property with its own public server, phone and units.
+type Location struct {
+	Slug        string `toml:"slug"`
+	Name        string `toml:"name"`
+	Domain      string `toml:"domain"`
+	Phone       string `toml:"phone"`
+	TimeZone    string `toml:"time_zone"`    // empty: the business zone
+	CheckinHour string `toml:"checkin_hour"` // empty: the business hour
+	Prefix      string `toml:"reference_prefix"`
+	FormURL     string `toml:"form_url"` // empty: this server's /book/{slug}
+	// BookingOff is the location's chat-booking off switch; the form and
+	// phone stay available.
+	BookingOff bool   `toml:"booking_off"`
+	Units      []Unit `toml:"units"`
+	// Closures are dated days off for this location only.
+	Closures []Closure `toml:"closures"`
+	// zone is TimeZone resolved once when the file is read, so no call
+	// reads the zone database.
+	zone *time.Location
+}
+
+// Unit kinds.
+const (
+	KindNight = "night" // sold by the night, checked in on a date
+	KindTimed = "timed" // sold by the slot, inside opening hours
+)
+
+// Unit is a room type sold by the night or a timed service sold by the slot.
+type Unit struct {
+	Type        string `toml:"type"` // "single", "double", "studio", "shuttle"…
+	Kind        string `toml:"kind"` // KindNight (default) or KindTimed
+	Name        string `toml:"name"` // display name; empty: the type
+	Count       int    `toml:"count"`
+	NightlyRate string `toml:"nightly_rate"` // decimal, such as "89.00"; empty: weekly only
+	WeeklyRate  string `toml:"weekly_rate"`
+	MinNights   int    `toml:"min_nights"`
+	// Description, Capacity and Photo are what the guest pages show of a
+	// night unit. Capacity is the most guests one unit sleeps; 0 means
+	// limits.max_guests. Photo is an https:// address or a path on this
+	// server; empty shows none.
+	Description string `toml:"description"`
+	Capacity    int    `toml:"capacity"`
+	Photo       string `toml:"photo"`
+	PhotoAlt    string `toml:"photo_alt"` // the photo's text for people who cannot see it
+	// Timed units only.
+	DurationMinutes int    `toml:"duration_minutes"`
+	Opens           string `toml:"opens"`  // "06:00", local time, every day
+	Closes          string `toml:"closes"` // the last slot ends by then
+	Price           string `toml:"price"`  // per slot
+	// ConfirmationMode is how a USP booking of the unit is confirmed
+	// (the spec's confirmation_mode): ConfirmManual (the default) leaves
+	// it pending until staff decide, ConfirmAuto confirms it in the
+	// transaction that creates it, for capacity services such as a
+	// shuttle.
+	ConfirmationMode string `toml:"confirmation_mode"`
+}
+
+// Confirmation modes of a unit's USP bookings.
+const (
+	ConfirmManual = "manual"
+	ConfirmAuto   = "auto"
+)
+
+// AutoConfirms reports whether the unit's USP bookings are confirmed
+// when they are made.
+func (u Unit) AutoConfirms() bool { return u.ConfirmationMode == ConfirmAuto }
+
+// Zone returns the location's IANA zone. Validate guarantees it loads.
+// A Location built or edited in code after Parse loads it afresh.
+func (l Location) Zone() *time.Location {
+	if l.zone != nil && l.zone.String() == l.TimeZone {
+		return l.zone
+	}
+	z, err := time.LoadLocation(l.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return z
+}
+
+// Unit returns the unit of the given type, case-insensitively.
+func (l Location) Unit(typ string) (Unit, bool) {
+	for _, u := range l.Units {
+		if strings.EqualFold(u.Type, typ) {
+			return u, true
+		}
+	}
+	return Unit{}, false
+}
+
+// NightUnits returns the units sold by the night, in config order.
+func (l Location) NightUnits() []Unit {
+	var out []Unit
+	for _, u := range l.Units {
+		if u.Kind == KindNight {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// DisplayName is the unit's name for people.
+func (u Unit) DisplayName() string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.Type
+}
+
+// WeeklyOnly reports whether the unit has no nightly rate.
+func (u Unit) WeeklyOnly() bool { return u.Kind == KindNight && u.NightlyRate == "" }
+
+// SetZone keeps z as the location's loaded zone, so reads of Zone do not
+// load it again; config sets it once when the file is read.
+func (l *Location) SetZone(z *time.Location) { l.zone = z }
