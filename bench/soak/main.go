@@ -98,7 +98,9 @@ func startChild(bin string, extra []string) (*child, error) {
 		return nil, err
 	}
 	addr := l.Addr().String()
-	l.Close()
+	if err := l.Close(); err != nil {
+		return nil, err
+	}
 	log, err := os.Create(filepath.Join(dir, "serve.log"))
 	if err != nil {
 		return nil, err
@@ -123,9 +125,9 @@ func startChild(bin string, extra []string) (*child, error) {
 
 func (c *child) stop() {
 	c.once.Do(func() {
-		c.cmd.Process.Kill()
-		c.cmd.Wait()
-		os.RemoveAll(c.dir)
+		_ = c.cmd.Process.Kill() // it may have exited already; Wait reaps it either way
+		_ = c.cmd.Wait()         // a killed server exits non-zero by design
+		_ = os.RemoveAll(c.dir)  // a temp dir left behind is harmless
 	})
 }
 
@@ -190,9 +192,9 @@ func (cl *client) post(body string) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	io.Copy(io.Discard, resp.Body)
+	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp, nil
+	return resp, err
 }
 
 // call posts one tools/call and reports whether it answered a result
@@ -288,7 +290,7 @@ type sample struct {
 	rssKiB        int
 }
 
-func soak(c *child, duration, every time.Duration, rate float64, workers int, out string) error {
+func soak(c *child, duration, every time.Duration, rate float64, workers int, out string) (err error) {
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	clients := make([]*client, workers)
 	for i := range clients {
@@ -351,7 +353,11 @@ func soak(c *child, duration, every time.Duration, rate float64, workers int, ou
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr // the CSV is the run's record: a failed close loses it
+		}
+	}()
 	fmt.Fprintln(f, "seconds,requests,errors,dropped,p50_ms,p95_ms,p99_ms,rss_kib")
 	var samples []sample
 	start := time.Now()
