@@ -223,11 +223,7 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		if err = parse(&in); err == nil {
 			var r *usp.SubscriptionResult
 			if r, err = b.SubscriptionOp(ctx, call, name, in.SubscriptionID); err == nil {
-				text := ""
-				if r.Subscription != nil {
-					text = "Subscription " + r.Subscription.ID + " is " + r.Subscription.Status + "."
-				}
-				res, summary = r, summarize(r.Messages, text)
+				res, summary = r, subscriptionSummary(r)
 			}
 		}
 	case "usp_services_feed_subscribe":
@@ -235,11 +231,7 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		if err = parse(&in); err == nil {
 			var r *usp.SubscriptionResult
 			if r, err = b.Subscribe(ctx, call, in); err == nil {
-				text := ""
-				if r.Subscription != nil {
-					text = "Subscription " + r.Subscription.ID + " is " + r.Subscription.Status + "."
-				}
-				res, summary = r, summarize(r.Messages, text)
+				res, summary = r, subscriptionSummary(r)
 			}
 		}
 	case "usp_services_feed":
@@ -471,4 +463,14 @@ func EchoCorrelation(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// subscriptionSummary is the one-line summary of a feed subscription's
+// answer.
+func subscriptionSummary(r *usp.SubscriptionResult) string {
+	text := ""
+	if r.Subscription != nil {
+		text = "Subscription " + r.Subscription.ID + " is " + r.Subscription.Status + "."
+	}
+	return summarize(r.Messages, text)
 }
