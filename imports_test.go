@@ -352,31 +352,139 @@ func TestDeskWriteProblems(t *testing.T) {
 	}
 }
 
-// TestRoutesAreMountedInOneFile: in the command, only routes.go gives a
-// handler its pattern, so one file lists every entry point.
+// TestRoutesAreMountedInOneFile: cmd/frontdesk/routes.go gives every
+// handler its pattern, so one file lists every entry point. No other
+// non-test file builds a ServeMux or registers a pattern, except the
+// functions of muxAllowed.
 func TestRoutesAreMountedInOneFile(t *testing.T) {
-	fset := token.NewFileSet()
-	files, err := filepath.Glob("cmd/frontdesk/*.go")
-	if err != nil {
-		t.Fatal(err)
+	exempt := map[string]bool{}
+	for _, d := range testSupport {
+		exempt[d] = true
 	}
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") || filepath.Base(path) == "routes.go" {
+	for dir := range loadPackages(t) {
+		if exempt[dir] {
 			continue
 		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") || filepath.ToSlash(name) == "cmd/frontdesk/routes.go" {
+				continue
 			}
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Handle" || sel.Sel.Name == "HandleFunc") {
-				t.Errorf("%s: %s mounts a handler; mount every route in cmd/frontdesk/routes.go", fset.Position(call.Pos()), sel.Sel.Name)
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, problem := range muxProblems(filepath.ToSlash(name), string(src)) {
+				t.Error(problem)
+			}
+		}
+	}
+}
+
+// muxAllowed are the functions outside routes.go that truly need a mux
+// of their own, each with the reason.
+var muxAllowed = map[string]string{
+	// ORP answers even a not-found or wrong-method request under its
+	// paths with Cache-Control: no-store (§4.2). Its catch-all routes
+	// hand such requests to a mux of the binding's own patterns, which
+	// alone knows whether to answer 404 or 405 with an Allow header;
+	// routes.go mounts every route, the catch-alls included.
+	"orp/orphttp/orphttp.go Server.Routes": "no-store on not-found and wrong-method answers",
+}
+
+// muxProblems lists what in one file's source builds a ServeMux or
+// registers a pattern: net/http's mux and its package-level Handle
+// functions, and any Handle or HandleFunc call with a pattern (a slog
+// handler's Handle(ctx, record) is not one).
+func muxProblems(name, src string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	nethttp := ""
+	for _, imp := range f.Imports {
+		if path, _ := strconv.Unquote(imp.Path.Value); path == "net/http" {
+			nethttp = "http"
+			if imp.Name != nil {
+				nethttp = imp.Name.Name
+			}
+		}
+	}
+	muxNames := map[string]bool{"NewServeMux": true, "ServeMux": true, "DefaultServeMux": true, "Handle": true, "HandleFunc": true}
+	var out []string
+	for _, decl := range f.Decls {
+		if fd, ok := decl.(*ast.FuncDecl); ok {
+			if _, ok := muxAllowed[name+" "+funcName(fd)]; ok {
+				continue
+			}
+		}
+		ast.Inspect(decl, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok && nethttp != "" && id.Name == nethttp && muxNames[n.Sel.Name] {
+					out = append(out, fmt.Sprintf("%s: %s.%s; mount every route in cmd/frontdesk/routes.go", fset.Position(n.Pos()), id.Name, n.Sel.Name))
+				}
+			case *ast.CallExpr:
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Handle" && sel.Sel.Name != "HandleFunc" || len(n.Args) != 2 {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == nethttp {
+					return true // reported as a selector
+				}
+				if ctx, ok := n.Args[0].(*ast.Ident); ok && ctx.Name == "ctx" {
+					return true
+				}
+				out = append(out, fmt.Sprintf("%s: %s registers a pattern; mount every route in cmd/frontdesk/routes.go", fset.Position(n.Pos()), sel.Sel.Name))
 			}
 			return true
 		})
+	}
+	return out
+}
+
+// funcName names a function declaration as muxAllowed does: Type.Method
+// for a method, the name alone for a function.
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	t := fd.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name + "." + fd.Name.Name
+	}
+	return fd.Name.Name
+}
+
+// TestMuxProblems checks that the rule refuses each way of building a
+// mux or registering a pattern, and lets through handlers, a slog
+// handler's Handle and the allowed functions.
+func TestMuxProblems(t *testing.T) {
+	tests := []struct {
+		name, file, src string
+		bad             bool
+	}{
+		{"a new mux", "p/a.go", `package p; import "net/http"; func f() { _ = http.NewServeMux() }`, true},
+		{"a mux by its type", "p/a.go", `package p; import "net/http"; var m = new(http.ServeMux)`, true},
+		{"a mux literal", "p/a.go", `package p; import nh "net/http"; var m = &nh.ServeMux{}`, true},
+		{"the default mux", "p/a.go", `package p; import "net/http"; func f(h http.Handler) { http.Handle("/", h) }`, true},
+		{"a pattern on a mux passed in", "p/a.go", `package p; func f(mux M, h H) { mux.HandleFunc("GET /x", h) }`, true},
+		{"a pattern from a route", "p/a.go", `package p; func f(mux M, r R) { mux.Handle(r.Pattern, r.Handler) }`, true},
+		{"a route list", "p/a.go", `package p; import "net/http"; var r = []R{{"GET /x", http.HandlerFunc(nil)}}`, false},
+		{"a slog handler", "p/a.go", `package p; func (h H) Handle(ctx C, r R) error { return h.next.Handle(ctx, r) }`, false},
+		{"the allowed ORP mux", "orp/orphttp/orphttp.go", `package orphttp; import "net/http"; func (s *Server) Routes() { _ = http.NewServeMux() }`, false},
+		{"another ORP function", "orp/orphttp/orphttp.go", `package orphttp; import "net/http"; func (s *Server) Handler() { _ = http.NewServeMux() }`, true},
+	}
+	for _, tt := range tests {
+		if got := len(muxProblems(tt.file, tt.src)) > 0; got != tt.bad {
+			t.Errorf("%s: refused = %v, want %v (%q)", tt.name, got, tt.bad, muxProblems(tt.file, tt.src))
+		}
 	}
 }

@@ -39,7 +39,6 @@ import (
 	"frontdesk/usp"
 	"frontdesk/usp/credential"
 	"frontdesk/usp/pop"
-	"frontdesk/usp/usphttp"
 	"frontdesk/usp/uspmcp"
 	"frontdesk/usp/usptest"
 	"frontdesk/usp/webhook"
@@ -138,7 +137,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	}
 	mcpSrv := httptest.NewServer(mcpfront.Handler(uspmcp.New(b, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}, Streams: wh}))
 	t.Cleanup(mcpSrv.Close)
-	restSrv := httptest.NewServer((&usphttp.Handler{Business: b}).Routes())
+	restSrv := httptest.NewServer(restMux(b))
 	t.Cleanup(restSrv.Close)
 	return &trustBusiness{mcpURL: mcpSrv.URL, restURL: restSrv.URL, plat: plat, clock: clk, signer: signer, creds: creds, business: b, store: st, webhooks: wh, bookings: bookings}
 }

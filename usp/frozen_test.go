@@ -22,7 +22,6 @@ import (
 	"frontdesk/mcpfront"
 	"frontdesk/postgres"
 	"frontdesk/usp"
-	"frontdesk/usp/usphttp"
 	"frontdesk/usp/uspmcp"
 	"frontdesk/usp/usptest"
 )
@@ -52,7 +51,7 @@ func startFrozen(t *testing.T, deadline time.Duration) *frozen {
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": subsProfile})
 	b := usptest.On(t, usptest.WithPlatform(usptest.Manual(config.Demo())), st, clock.NewFixed(usptest.Now), plat, nil, "",
 		func(o *usp.Options) { o.Deadline = deadline })
-	rest := httptest.NewServer((&usphttp.Handler{Business: b.Business}).Routes())
+	rest := httptest.NewServer(restMux(b.Business))
 	t.Cleanup(rest.Close)
 	srv := httptest.NewServer(mcpfront.Handler(uspmcp.New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)

@@ -20,7 +20,6 @@ import (
 	"frontdesk/sqlite"
 	"frontdesk/store"
 	"frontdesk/usp"
-	"frontdesk/usp/usphttp"
 	"frontdesk/usp/usptest"
 )
 
@@ -218,7 +217,7 @@ func TestStorageOutageIsServiceUnavailable(t *testing.T) {
 	}
 	ro := readOnlyError(t)
 	disk.fail.Store(&ro)
-	srv := httptest.NewServer((&usphttp.Handler{Business: b.Business}).Routes())
+	srv := httptest.NewServer(restMux(b.Business))
 	t.Cleanup(srv.Close)
 	req, _ := http.NewRequest("POST", srv.URL+"/usp/bookings", strings.NewReader(fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, s.ID)))
 	req.Header.Set("Authorization", usptest.Bearer)

@@ -18,7 +18,6 @@ import (
 	"frontdesk/internal/uspspec"
 	"frontdesk/mcpfront"
 	"frontdesk/usp"
-	"frontdesk/usp/usphttp"
 	"frontdesk/usp/uspmcp"
 	"frontdesk/usp/usptest"
 	"frontdesk/usp/webhook"
@@ -38,7 +37,7 @@ type waitBench struct {
 
 func newWaitBench(t *testing.T, b *usptest.Business, plat *usptest.Platforms) *waitBench {
 	t.Helper()
-	rest := httptest.NewServer((&usphttp.Handler{Business: b.Business}).Routes())
+	rest := httptest.NewServer(restMux(b.Business))
 	t.Cleanup(rest.Close)
 	srv := httptest.NewServer(mcpfront.Handler(uspmcp.New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)

@@ -130,9 +130,9 @@ func (m *Main) routes() http.Handler {
 	// USP: the business profile and the REST binding, which platforms'
 	// servers call without a browser origin, and the MCP binding.
 	if m.usp != nil {
-		rest := (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes()
-		handle("GET "+usp.ProfilePath, pages, false, rest)
-		handle(usp.RESTPath+"/", pages, false, rest)
+		for _, r := range (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes() {
+			handle(r.Pattern, pages, false, r.Handler)
+		}
 		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks})))
 	}
 	return m.front(mux)

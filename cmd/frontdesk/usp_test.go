@@ -30,6 +30,15 @@ func TestUSPIsServed(t *testing.T) {
 	if status != 200 || !strings.Contains(list, `"svc_airport_shuttle"`) {
 		t.Fatalf("REST list: %d %s", status, list)
 	}
+	// A path under the base that names no operation, or an operation's
+	// path with another method, is a problem, not the server's plain
+	// not-found page: routes.go mounts the binding's catch-all too.
+	for _, c := range []struct{ method, path string }{{"GET", "/usp/nowhere"}, {"DELETE", "/usp/services/list"}, {"GET", "/usp/"}} {
+		status, h, body := send(t, c.method, url+c.path, nil, nil)
+		if status != http.StatusNotFound || h.Get("Content-Type") != "application/problem+json" || !strings.Contains(body, "serves no USP operation at "+c.method+" "+c.path) {
+			t.Errorf("%s %s = %d %s %s, want a 404 problem", c.method, c.path, status, h.Get("Content-Type"), body)
+		}
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/usp/mcp"}, nil)
 	if err != nil {

@@ -109,17 +109,8 @@ func (s *Server) routes() []Route {
 	return routes
 }
 
-// Handler serves every route of the binding on a fresh mux.
-func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	for _, r := range s.Routes() {
-		mux.Handle(r.Pattern, r.Handler)
-	}
-	return mux
-}
-
-// Redirects answers GET and HEAD /go/{token} alone, as Handler does. A
-// server mounts it on its own mux beside Handler, so the busiest route is
+// Redirects answers GET and HEAD /go/{token} alone, as Routes does. A
+// server may mount it on its own mux beside Routes, so the busiest route is
 // routed once instead of twice.
 func (s *Server) Redirects() http.Handler {
 	return NoStore(http.HandlerFunc(s.redirect))

@@ -22,7 +22,7 @@ func startBooking(t *testing.T) (server, map[string]string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform, "/second.json": fullPlatform})
 	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
-	srv := httptest.NewServer((&Handler{Business: b.Business}).Routes())
+	srv := httptest.NewServer(mux(&Handler{Business: b.Business}))
 	t.Cleanup(srv.Close)
 	return server{url: srv.URL, platform: plat.URL}, map[string]string{
 		"USP-Agent": `profile="` + plat.URL + `/full.json"`, "Authorization": usptest.Bearer, "USP-Correlation-Id": "corr-r",

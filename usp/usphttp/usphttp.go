@@ -32,11 +32,18 @@ type Handler struct {
 	Logger   *slog.Logger
 }
 
-// Routes returns the profile and operation routes, with a problem-details
-// answer for anything else under the base path.
-func (h *Handler) Routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+usp.ProfilePath, h.profile)
+// Route is one pattern of the binding and its handler.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// Routes lists the profile, the interface documents and every operation
+// the business serves, for a server to mount on its own mux. The last
+// route answers anything else under the base path with a problem, so a
+// platform never gets the server's plain-text not-found page.
+func (h *Handler) Routes() []Route {
+	routes := []Route{{"GET " + usp.ProfilePath, http.HandlerFunc(h.profile)}}
 	ops := map[string]func(context.Context, usp.Call, *http.Request) (any, error){
 		"usp_services_list":                     h.listServices,
 		"usp_services_get":                      h.getService,
@@ -138,21 +145,27 @@ func (h *Handler) Routes() http.Handler {
 	}
 	for _, m := range h.Business.Served() {
 		op := ops[m.Name]
-		path := usp.RESTPath + m.Path
-		mux.HandleFunc(m.HTTPMethod+" "+path, func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, op) })
+		routes = append(routes, Route{m.HTTPMethod + " " + usp.RESTPath + m.Path,
+			http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, op) })})
 	}
 	// The business's own interface documents: what it serves, exactly.
-	for path, doc := range map[string]func() []byte{usp.OpenAPIPath: h.Business.OpenAPI, usp.OpenRPCPath: h.Business.OpenRPC} {
-		mux.HandleFunc("GET "+usp.RESTPath+path, func(w http.ResponseWriter, r *http.Request) {
+	for _, d := range []struct {
+		path string
+		doc  func() []byte
+	}{{usp.OpenAPIPath, h.Business.OpenAPI}, {usp.OpenRPCPath, h.Business.OpenRPC}} {
+		routes = append(routes, Route{"GET " + usp.RESTPath + d.path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(usp.ProfileMaxAge))
-			w.Write(doc())
-		})
+			w.Write(d.doc())
+		})})
 	}
-	mux.HandleFunc(usp.RESTPath+"/", func(w http.ResponseWriter, r *http.Request) {
-		h.problem(w, r, http.StatusNotFound, "about:blank", "Not Found", "This business serves no USP operation at "+r.Method+" "+r.URL.Path+".")
-	})
-	return mux
+	return append(routes, Route{usp.RESTPath + "/", http.HandlerFunc(h.notFound)})
+}
+
+// notFound answers a path under the base path that names no operation,
+// or an operation's path with another method.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.problem(w, r, http.StatusNotFound, "about:blank", "Not Found", "This business serves no USP operation at "+r.Method+" "+r.URL.Path+".")
 }
 
 func (h *Handler) logger() *slog.Logger {
