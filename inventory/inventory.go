@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"frontdesk/business"
@@ -79,6 +80,63 @@ func TimedSlots(u business.Unit, day civil.Date) []string {
 		out = append(out, prefix+string([]byte{byte('0' + h/10), byte('0' + h%10), ':', byte('0' + mm/10), byte('0' + mm%10)}))
 	}
 	return out
+}
+
+// Start is one start of a timed unit: its inventory slot and the
+// instant it begins.
+type Start struct {
+	Slot string // "2026-03-02T06:00", as TimedSlots lists it
+	At   time.Time
+}
+
+// TimedStarts lists the starts of a timed unit on one day that exist in
+// zone: a daylight-saving change skips the starts of the hour it jumps.
+func TimedStarts(u business.Unit, day civil.Date, zone *time.Location) []Start {
+	slots := TimedSlots(u, day)
+	out := make([]Start, 0, len(slots))
+	for _, slot := range slots {
+		if at, ok := day.Exact(business.Minutes(slot[len("2006-01-02T"):]), zone); ok {
+			out = append(out, Start{Slot: slot, At: at})
+		}
+	}
+	return out
+}
+
+// StartAt finds the start of a timed unit at local time slot
+// ("2026-03-02T06:00"): ok is false for a time off the unit's grid, outside
+// its hours or skipped by a daylight-saving change.
+func StartAt(u business.Unit, slot string, zone *time.Location) (Start, bool) {
+	date, _, _ := strings.Cut(slot, "T")
+	day, err := civil.Parse(date)
+	if err != nil {
+		return Start{}, false
+	}
+	for _, st := range TimedStarts(u, day, zone) {
+		if st.Slot == slot {
+			return st, true
+		}
+	}
+	return Start{}, false
+}
+
+// ErrStarted and ErrTooFarAhead refuse a slot outside the booking
+// window: one that has begun, or one further ahead than the business
+// takes bookings.
+var (
+	ErrStarted     = errors.New("inventory: the slot has already started")
+	ErrTooFarAhead = errors.New("inventory: the slot is beyond the booking window")
+)
+
+// Window checks that a slot starting at start, on local day day, can be
+// booked at now, at most advanceDays ahead of today in zone.
+func Window(start time.Time, day civil.Date, now time.Time, zone *time.Location, advanceDays int) error {
+	if !start.After(now) {
+		return ErrStarted
+	}
+	if civil.Of(now, zone).AddDays(advanceDays).Before(day) {
+		return ErrTooFarAhead
+	}
+	return nil
 }
 
 // FreeSlots returns how many places are free in each slot of a timed unit

@@ -158,3 +158,58 @@ func TestTimedSlots(t *testing.T) {
 		t.Fatalf("nights after a timed hold = %s", got)
 	}
 }
+
+// TestStartAt: a start is on the unit's grid, inside its hours, and at a
+// local time that exists; a time that occurs twice is its first instant.
+func TestStartAt(t *testing.T) {
+	denver, err := time.LoadLocation("America/Denver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := business.Unit{Type: "van", Kind: business.KindTimed, Count: 1, DurationMinutes: 60, Opens: "00:00", Closes: "23:00"}
+	tests := []struct {
+		name, slot string
+		want       time.Time // zero: refused
+	}{
+		{"on the grid", "2026-12-02T06:00", time.Date(2026, 12, 2, 13, 0, 0, 0, time.UTC)},
+		{"off the grid", "2026-12-02T06:30", time.Time{}},
+		{"the last start", "2026-12-02T22:00", time.Date(2026, 12, 3, 5, 0, 0, 0, time.UTC)},
+		{"after closing", "2026-12-02T23:00", time.Time{}},
+		{"not a date", "2026-02-30T06:00", time.Time{}},
+		{"no clock", "2026-12-02", time.Time{}},
+		{"skipped by the spring change", "2027-03-14T02:00", time.Time{}},
+		{"after the spring change", "2027-03-14T03:00", time.Date(2027, 3, 14, 9, 0, 0, 0, time.UTC)},
+		{"twice in the autumn change", "2026-11-01T01:00", time.Date(2026, 11, 1, 7, 0, 0, 0, time.UTC)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, ok := inventory.StartAt(u, tt.slot, denver)
+			if ok != !tt.want.IsZero() || ok && (!st.At.Equal(tt.want) || st.Slot != tt.slot) {
+				t.Fatalf("StartAt(%q) = %v %v, want %v", tt.slot, st, ok, tt.want)
+			}
+		})
+	}
+}
+
+// TestWindow: a slot can be booked once it is ahead of now and no
+// further ahead than the advance window.
+func TestWindow(t *testing.T) {
+	tests := []struct {
+		name  string
+		start time.Time
+		want  error
+	}{
+		{"ahead", now.Add(time.Minute), nil},
+		{"now", now, inventory.ErrStarted},
+		{"past", now.Add(-time.Hour), inventory.ErrStarted},
+		{"the window's last day", now.AddDate(0, 0, 10), nil},
+		{"beyond the window", now.AddDate(0, 0, 11), inventory.ErrTooFarAhead},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := inventory.Window(tt.start, civil.Of(tt.start, time.UTC), now, time.UTC, 10); got != tt.want {
+				t.Fatalf("Window = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

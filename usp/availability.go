@@ -148,20 +148,6 @@ func startOfDay(d civil.Date, zone *time.Location) time.Time {
 	return t
 }
 
-// localInstant is the instant of wall-clock time hh:mm on d in zone. A
-// time skipped by a daylight-saving change does not exist: ok is false.
-// A time that occurs twice is its first occurrence.
-func localInstant(d civil.Date, minutes int, zone *time.Location) (time.Time, bool) {
-	t := d.At(minutes/60, minutes%60, zone)
-	if civil.Of(t, zone) != d || t.Hour()*60+t.Minute() != minutes {
-		return time.Time{}, false
-	}
-	if earlier := t.Add(-time.Hour); earlier.Hour()*60+earlier.Minute() == minutes && civil.Of(earlier, zone) == d {
-		t = earlier
-	}
-	return t, true
-}
-
 // QueryAvailability returns the slots of one service that start in the
 // range, in ascending start order, with at least party_size places free.
 func (b *Business) QueryAvailability(ctx context.Context, call Call, in QueryRequest) (*QueryResult, error) {
@@ -358,19 +344,16 @@ func candidates(s Service, day civil.Date, zone *time.Location) []candidate {
 	}
 	if s.unit.Kind == business.KindTimed {
 		length := time.Duration(s.unit.DurationMinutes) * time.Minute
-		keys := inventory.TimedSlots(s.unit, day)
-		out := make([]candidate, 0, len(keys))
-		for _, key := range keys {
-			_, clock, _ := strings.Cut(key, "T")
-			if start, ok := localInstant(day, business.Minutes(clock), s.zone); ok {
-				out = append(out, render(key, start, start.Add(length)))
-			}
+		starts := inventory.TimedStarts(s.unit, day, s.zone)
+		out := make([]candidate, 0, len(starts))
+		for _, st := range starts {
+			out = append(out, render(st.Slot, st.At, st.At.Add(length)))
 		}
 		return out
 	}
 	checkin := business.Minutes(s.loc.CheckinHour)
-	start, ok := localInstant(day, checkin, s.zone)
-	end, endOK := localInstant(day.AddDays(s.nights), checkin, s.zone)
+	start, ok := day.Exact(checkin, s.zone)
+	end, endOK := day.AddDays(s.nights).Exact(checkin, s.zone)
 	if !ok || !endOK {
 		return nil
 	}

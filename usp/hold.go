@@ -125,18 +125,16 @@ func (b *Business) resolveSlot(s Service, id string) (wantSlot, bool) {
 	day := civil.Of(t, s.zone)
 	if s.unit.Kind == business.KindTimed {
 		length := time.Duration(s.unit.DurationMinutes) * time.Minute
-		for _, cs := range inventory.TimedSlots(s.unit, day) {
-			_, clk, _ := strings.Cut(cs, "T")
-			start, ok := localInstant(day, business.Minutes(clk), s.zone)
-			if ok && start.Equal(t) {
-				return wantSlot{id: id, start: start, end: start.Add(length), day: day, core: []string{cs}}, true
+		for _, st := range inventory.TimedStarts(s.unit, day, s.zone) {
+			if st.At.Equal(t) {
+				return wantSlot{id: id, start: st.At, end: st.At.Add(length), day: day, core: []string{st.Slot}}, true
 			}
 		}
 		return wantSlot{}, false
 	}
 	checkin := business.Minutes(s.loc.CheckinHour)
-	start, ok := localInstant(day, checkin, s.zone)
-	end, endOK := localInstant(day.AddDays(s.nights), checkin, s.zone)
+	start, ok := day.Exact(checkin, s.zone)
+	end, endOK := day.AddDays(s.nights).Exact(checkin, s.zone)
 	if !ok || !endOK || !start.Equal(t) {
 		return wantSlot{}, false
 	}
@@ -146,10 +144,10 @@ func (b *Business) resolveSlot(s Service, id string) (wantSlot, bool) {
 // window is the business outcome of a slot outside the booking window,
 // or nil.
 func (b *Business) window(s Service, w wantSlot, now time.Time) *Message {
-	if !w.start.After(now) {
+	switch inventory.Window(w.start, w.day, now, s.zone, b.cfg.Limits.AdvanceDays) {
+	case inventory.ErrStarted:
 		return outcomeMsg("slot_unavailable", "The slot has already started.", "recoverable")
-	}
-	if civil.Of(now, s.zone).AddDays(b.cfg.Limits.AdvanceDays).Before(w.day) {
+	case inventory.ErrTooFarAhead:
 		return outcomeMsg("booking_window_violated", fmt.Sprintf("Slots can be booked at most %d days ahead.", b.cfg.Limits.AdvanceDays), "requires_buyer_input")
 	}
 	return nil

@@ -15,8 +15,10 @@ import (
 // staff make through the desk.
 type bookData struct {
 	Locations []business.Location
-	// RoomTypes are the night room types of those locations, each once.
+	// RoomTypes are the night room types of those locations, each once;
+	// Timed the units sold by the slot, such as the shuttle, each once.
 	RoomTypes []string
+	Timed     []string
 	Form      office.Booking
 	Problems  booking.FormProblems
 	Problem   string
@@ -26,9 +28,13 @@ type bookData struct {
 func (s *StaffScreen) newBookData(v visit, b office.Booking) bookData {
 	d := bookData{Locations: s.scope(v.User), Form: b}
 	for _, l := range d.Locations {
-		for _, u := range l.NightUnits() {
-			if !slices.Contains(d.RoomTypes, u.Type) {
-				d.RoomTypes = append(d.RoomTypes, u.Type)
+		for _, u := range l.Units {
+			list := &d.RoomTypes
+			if u.Kind == business.KindTimed {
+				list = &d.Timed
+			}
+			if !slices.Contains(*list, u.Type) {
+				*list = append(*list, u.Type)
 			}
 		}
 	}
@@ -54,7 +60,7 @@ func (s *StaffScreen) bookPage(w http.ResponseWriter, r *http.Request, v visit) 
 // fix or a room no longer free shows the form again with what was typed.
 func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 	p := r.PostForm
-	b := office.Booking{Location: p.Get("location"), RoomType: p.Get("roomtype"), Checkin: p.Get("checkin"), Checkout: p.Get("checkout"),
+	b := office.Booking{Location: p.Get("location"), RoomType: p.Get("roomtype"), Checkin: p.Get("checkin"), Checkout: p.Get("checkout"), Start: p.Get("start"),
 		Name: p.Get("name"), Email: p.Get("email"), Phone: p.Get("phone"), Guests: p.Get("guests"), Notes: p.Get("notes"), By: v.User.Username}
 	if !v.User.CanSee(b.Location) {
 		http.NotFound(w, r)
@@ -69,6 +75,9 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 		return
 	case refusedNoRoom:
 		d.Problem = "No room of this type is free for every night of the stay. Nothing was booked."
+		if slices.Contains(d.Timed, b.RoomType) {
+			d.Problem = "No place is free at this start. Nothing was booked."
+		}
 		s.render(w, r, v, http.StatusConflict, "staff_book.html", d)
 		return
 	case refusedNone:

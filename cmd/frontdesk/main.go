@@ -67,7 +67,7 @@ var commands = map[string]struct{ args, about string }{
 	"usp keys rotate":      {"[flags]", "Adds a new USP signing key; the old one keeps verifying through the grace period."},
 	"usp keys list":        {"[flags]", "Lists the USP signing keys the business profile publishes."},
 	"staff move":           {"REFERENCE [--by NAME] [--note TEXT] [flags]", "Marks a reservation as moved to another and frees its unit."},
-	"staff book":           {"--location SLUG --unit TYPE --checkin DATE --checkout DATE --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay for a guest on the phone or at the desk: a confirmed reservation from source staff,\nits room held like every other door's."},
+	"staff book":           {"--location SLUG --unit TYPE (--checkin DATE --checkout DATE | --start \"DATE HH:MM\") --name NAME (--email E | --phone P) [--guests N] [--notes TEXT] [--by NAME] [flags]", "Books a stay, or a start of a timed unit such as the shuttle, for a guest on the phone or at the desk:\na confirmed reservation from source staff, its room or places held like every other door's."},
 	"backup":               {"FILE [flags]", "Writes a consistent copy of the SQLite store to FILE, a new file, while serve goes on serving.\nOn PostgreSQL use pg_dump (docs/operating.md)."},
 	"restore":              {"FILE [flags]", "Replaces the SQLite store with the backup FILE, after checking it whole. Refused while serve, mcp,\nsweep or a staff command has the store open; the replaced database is kept beside it."},
 	"refusals":             {"[flags]", "Prints, as markdown, every refusal sentence the config can produce, with its assembly rule and\nwhether it offers the booking form and the phone."},

@@ -115,6 +115,7 @@ func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.StringVar(&b.RoomType, "unit", "", "the room type")
 		fs.StringVar(&b.Checkin, "checkin", "", "arrival, YYYY-MM-DD")
 		fs.StringVar(&b.Checkout, "checkout", "", "departure, YYYY-MM-DD")
+		fs.StringVar(&b.Start, "start", "", "a timed unit's start, \"YYYY-MM-DD HH:MM\" local time, instead of --checkin and --checkout")
 		fs.StringVar(&b.Name, "name", "", "the guest's name")
 		fs.StringVar(&b.Email, "email", "", "the guest's email")
 		fs.StringVar(&b.Phone, "phone", "", "the guest's phone")
@@ -128,6 +129,9 @@ func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if fs.NArg() > 0 {
 		return fmt.Errorf("staff book: unexpected argument %q (see frontdesk staff book --help)", fs.Arg(0))
 	}
+	if b.Start != "" && (b.Checkin != "" || b.Checkout != "") {
+		return errors.New("staff book: give --start for a timed unit or --checkin and --checkout for a stay, not both")
+	}
 	if err := m.open(ctx, ""); err != nil {
 		return err
 	}
@@ -135,6 +139,10 @@ func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	r, err := m.office.Book(ctx, b)
 	if err != nil {
 		return staffRefusal("staff book", m, err)
+	}
+	if _, _, err := r.Stay(); err != nil { // a timed start, not nights
+		fmt.Fprintf(stdout, "%s is %s: %s %s at %s\n", r.Reference, r.State, r.Location, r.Unit, strings.Replace(r.FirstSlot(), "T", " ", 1))
+		return nil
 	}
 	fmt.Fprintf(stdout, "%s is %s: %s %s, %s to %s\n", r.Reference, r.State, r.Location, r.Unit, r.FirstSlot(), r.LastSlot())
 	return nil

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"frontdesk/internal/pgtest"
 )
 
 // TestStaffBookTakesTheRoomForEveryDoor is the desk's black-box check:
@@ -134,5 +138,104 @@ func TestStaffBookOnTheStaffScreen(t *testing.T) {
 	list, _, _ := runCmd(t, "staff", "list", "--data", m.Config.Store.DataDir, "--state", "confirmed")
 	if strings.Count(list, "RIV-") != 1 || !strings.Contains(list, "confirmed  staff") {
 		t.Fatalf("staff bookings stored = %q", list)
+	}
+}
+
+// TestStaffBookTakesAShuttleStart: `frontdesk staff book` takes the demo
+// shuttle's 06:00 start, on either engine, and a USP platform then finds
+// it taken, over REST and over MCP, while the other starts of the day
+// stay free. A start off the shuttle's grid, outside its hours, already
+// past, beyond the booking window or taken is refused with a sentence
+// naming --start, and stores nothing.
+func TestStaffBookTakesAShuttleStart(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { checkStaffBookOfAStart(t, "") })
+	t.Run("postgres", func(t *testing.T) { checkStaffBookOfAStart(t, pgtest.Schema(t)) })
+}
+
+func checkStaffBookOfAStart(t *testing.T, database string) {
+	m, platform := startUSPDemo(t, database)
+	store := []string{"--data", m.Config.Store.DataDir}
+	if database != "" {
+		store = []string{"--database", database}
+	}
+	book := func(args ...string) (string, error) {
+		out, _, err := runCmd(t, append(append([]string{"staff", "book"}, store...), args...)...)
+		return out, err
+	}
+	walkIn := []string{"--location", "airport", "--unit", "shuttle", "--name", "Walk In", "--phone", "+1 303 555 0100", "--by", "ann"}
+	const day, start = "2026-12-28", "2026-12-28T06:00:00-07:00"
+	query := `{"service_id":"svc_airport_shuttle","start_date":"` + day + `","end_date":"` + day + `"}`
+	// starts lists the day's free shuttle starts over REST and over MCP,
+	// which must agree.
+	cs := connect(t, m.URL+"/usp/mcp", "2025-11-25")
+	starts := func() []string {
+		t.Helper()
+		_, _, body := post(t, m.URL+"/usp/availability/query", nil, query)
+		var rest []string
+		for _, s := range decodeJSON(t, body)["slots"].([]any) {
+			rest = append(rest, s.(map[string]any)["start"].(string))
+		}
+		res, _ := callTool(t, cs, "usp_availability_query", map[string]any{"service_id": "svc_airport_shuttle", "start_date": day, "end_date": day})
+		raw, _ := json.Marshal(res.StructuredContent)
+		var viaMCP struct {
+			Slots []struct {
+				Start string `json:"start"`
+			} `json:"slots"`
+		}
+		json.Unmarshal(raw, &viaMCP)
+		var mcpStarts []string
+		for _, s := range viaMCP.Slots {
+			mcpStarts = append(mcpStarts, s.Start)
+		}
+		if !slices.Equal(rest, mcpStarts) {
+			t.Fatalf("REST starts %v, MCP starts %v", rest, mcpStarts)
+		}
+		return rest
+	}
+	before := starts()
+	if len(before) != 16 || before[0] != start {
+		t.Fatalf("free starts before = %v, want 16 from 06:00", before)
+	}
+
+	out, err := book(append(walkIn, "--start", "2026-12-28 06:00")...)
+	if err != nil || !strings.Contains(out, " is confirmed: airport shuttle at 2026-12-28 06:00") {
+		t.Fatalf("staff book of the shuttle = %q, %v", out, err)
+	}
+	ref := strings.Fields(out)[0]
+	if got := starts(); !slices.Equal(got, before[1:]) {
+		t.Fatalf("free starts after = %v, want all but 06:00", got)
+	}
+	status, _, body := post(t, m.URL+"/usp/bookings", platform, `{"service_id":"svc_airport_shuttle","slot_id":"slot_airport_shuttle_20261228T1300Z",
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`)
+	msgs, _ := decodeJSON(t, body)["messages"].([]any)
+	if status != 200 || len(msgs) == 0 || msgs[0].(map[string]any)["code"] != "slot_unavailable" {
+		t.Fatalf("USP booking of the start staff booked: %d %s", status, body)
+	}
+
+	grid := "--start: The shuttle starts every 60 minutes from 06:00, the last run ending by 22:00, local time"
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--start", "2026-12-28 06:30"}, grid},
+		{[]string{"--start", "2026-12-28 23:00"}, grid},
+		{[]string{"--start", "2026-12-28 21:30"}, grid},
+		{[]string{"--start", "28/12/2026 07:00"}, grid},
+		{[]string{"--start", "2026-11-02 07:00"}, "--start: This start has already passed"},
+		{[]string{"--start", "2029-12-28 07:00"}, "--start: Starts can be booked at most 550 days ahead."},
+		{nil, "--start: Give the start, YYYY-MM-DD HH:MM local time."},
+		{[]string{"--start", "2026-12-28 07:00", "--checkin", "2026-12-28"}, "give --start for a timed unit or --checkin and --checkout for a stay, not both"},
+		{[]string{"--start", "2026-12-28 06:00"}, "staff book: No unit is free for every slot."},
+	} {
+		if _, err := book(append(slices.Clone(walkIn), bad.args...)...); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("staff book %v = %v, want %q", bad.args, err, bad.want)
+		}
+	}
+	if got := starts(); !slices.Equal(got, before[1:]) {
+		t.Fatalf("free starts after the refusals = %v, want all but 06:00", got)
+	}
+	list, _, err := runCmd(t, append([]string{"staff", "list"}, store...)...)
+	if err != nil || strings.Count(list, "staff") != 1 || !strings.Contains(list, ref) || !strings.Contains(list, "2026-12-28T06:00") {
+		t.Fatalf("staff list after the refusals = %q, %v", list, err)
 	}
 }

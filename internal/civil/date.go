@@ -55,3 +55,17 @@ func (d Date) At(hh, mm int, z *time.Location) time.Time {
 	y, m, day := d.t.Date()
 	return time.Date(y, m, day, hh, mm, 0, 0, z)
 }
+
+// Exact returns the instant of wall-clock time minutes after midnight on
+// d in zone z. A time skipped by a daylight-saving change does not exist:
+// ok is false. A time that occurs twice is its first occurrence.
+func (d Date) Exact(minutes int, z *time.Location) (t time.Time, ok bool) {
+	t = d.At(minutes/60, minutes%60, z)
+	if Of(t, z) != d || t.Hour()*60+t.Minute() != minutes {
+		return time.Time{}, false
+	}
+	if earlier := t.Add(-time.Hour); earlier.Hour()*60+earlier.Minute() == minutes && Of(earlier, z) == d {
+		t = earlier
+	}
+	return t, true
+}

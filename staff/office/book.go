@@ -6,21 +6,26 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/money"
 	"frontdesk/inventory"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 )
 
 // Booking is a reservation staff make themselves, for a guest on the
-// phone or at the desk: a stay of nights in one room type.
+// phone or at the desk: a stay of nights in one room type, or one start
+// of a timed unit such as a shuttle.
 type Booking struct {
 	Location string // slug
-	RoomType string
-	Checkin  string // YYYY-MM-DD
+	RoomType string // a room type or a timed unit's type
+	Checkin  string // YYYY-MM-DD, for a stay
 	Checkout string
+	Start    string // "YYYY-MM-DD HH:MM" local time, for a timed unit
 	Name     string
 	Email    string
 	Phone    string
@@ -30,9 +35,12 @@ type Booking struct {
 }
 
 // Book makes a staff reservation through the desk: source staff,
-// confirmed at once since staff made it, its room held like every other
-// door's. Bad fields are booking.FormProblems by field and store
-// nothing; a stay with no room left is reservation.ErrUnitTaken.
+// confirmed at once since staff made it, its room or places held like
+// every other door's. A timed unit is booked by its start, which must be
+// one the unit offers inside the booking window, as a USP platform's
+// booking must. Bad fields are booking.FormProblems by field and store
+// nothing; a stay with no room left or a start with no place left is
+// reservation.ErrUnitTaken.
 func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, error) {
 	now := s.clock.Now()
 	p := booking.FormProblems{}
@@ -79,25 +87,62 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	if len(p) > 0 {
 		return reservation.Reservation{}, p
 	}
-	q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: unit.Type, Checkin: b.Checkin, Checkout: b.Checkout}, civil.Of(now, l.Zone()))
-	if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
-		return reservation.Reservation{}, booking.FormProblems{"dates": refusal.Text}
-	}
-	if err != nil {
-		return reservation.Reservation{}, fmt.Errorf("price the stay: %w", err)
-	}
 	by := strings.TrimSpace(b.By)
 	if by == "" {
 		by = "staff"
 	}
-	r, err := s.bookings.Book(ctx, booking.BookRequest{
-		Location: l.Slug, Unit: unit.Type, Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
+	req := booking.BookRequest{
+		Location: l.Slug, Unit: unit.Type, Guests: guests,
 		Contact: reservation.Contact{Name: name, Email: email, Phone: phone}, Source: reservation.SourceStaff,
-		Total: q.Total, Notes: strings.TrimSpace(b.Notes), Kind: reservation.KindConfirmed, By: by,
-	})
+		Notes: strings.TrimSpace(b.Notes), Kind: reservation.KindConfirmed, By: by,
+	}
+	if unit.Kind == business.KindTimed {
+		st, problem := s.timedStart(l, unit, b.Start, now)
+		if problem != "" {
+			return reservation.Reservation{}, booking.FormProblems{"start": problem}
+		}
+		price, err := money.Parse(unit.Price, s.cfg.Business.Currency)
+		if err != nil {
+			return reservation.Reservation{}, fmt.Errorf("price the slot: %w", err)
+		}
+		// Each guest takes a place of the slot, as a platform's party does.
+		req.Slots, req.Units, req.Total = []string{st.Slot}, guests, price*int64(guests)
+	} else {
+		q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: unit.Type, Checkin: b.Checkin, Checkout: b.Checkout}, civil.Of(now, l.Zone()))
+		if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
+			return reservation.Reservation{}, booking.FormProblems{"dates": refusal.Text}
+		}
+		if err != nil {
+			return reservation.Reservation{}, fmt.Errorf("price the stay: %w", err)
+		}
+		req.Slots, req.Total = inventory.Nights(q.Checkin, q.Nights), q.Total
+	}
+	r, err := s.bookings.Book(ctx, req)
 	if err != nil {
 		return reservation.Reservation{}, err
 	}
 	s.log.InfoContext(ctx, "staff booking", "location", l.Slug, "reference", r.Reference)
 	return r, nil
+}
+
+// timedStart reads the start of a timed unit that staff give: one of the
+// unit's starts in the location's zone, inside the booking window. The
+// problem, if any, is a sentence for the form.
+func (s *Office) timedStart(l business.Location, u business.Unit, start string, now time.Time) (inventory.Start, string) {
+	start = strings.Replace(strings.TrimSpace(start), " ", "T", 1)
+	if start == "" {
+		return inventory.Start{}, "Give the start, YYYY-MM-DD HH:MM local time."
+	}
+	st, ok := inventory.StartAt(u, start, l.Zone())
+	if !ok {
+		return inventory.Start{}, fmt.Sprintf("The %s starts every %d minutes from %s, the last run ending by %s, local time; give one of those starts as YYYY-MM-DD HH:MM.",
+			u.Type, u.DurationMinutes, u.Opens, u.Closes)
+	}
+	switch inventory.Window(st.At, civil.Of(st.At, l.Zone()), now, l.Zone(), s.cfg.Limits.AdvanceDays) {
+	case inventory.ErrStarted:
+		return inventory.Start{}, "This start has already passed; give a later one."
+	case inventory.ErrTooFarAhead:
+		return inventory.Start{}, fmt.Sprintf("Starts can be booked at most %d days ahead.", s.cfg.Limits.AdvanceDays)
+	}
+	return st, ""
 }
