@@ -41,6 +41,16 @@ func (s *StaffScreen) newBookData(v visit, b office.Booking) bookData {
 	return d
 }
 
+// timed reports whether b asks for a unit sold by the slot.
+func (d bookData) timed(b office.Booking) bool {
+	for _, l := range d.Locations {
+		if u, ok := l.Unit(b.RoomType); ok && l.Slug == b.Location {
+			return u.Kind == business.KindTimed
+		}
+	}
+	return false
+}
+
 // bookPage shows the staff booking form for the user's locations; a walk-in
 // from the today lists comes with its property and today's date.
 func (s *StaffScreen) bookPage(w http.ResponseWriter, r *http.Request, v visit) {
@@ -75,7 +85,7 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 		return
 	case refusedNoRoom:
 		d.Problem = "No room of this type is free for every night of the stay. Nothing was booked."
-		if slices.Contains(d.Timed, b.RoomType) {
+		if d.timed(b) {
 			d.Problem = "No place is free at this start. Nothing was booked."
 		}
 		s.render(w, r, v, http.StatusConflict, "staff_book.html", d)
@@ -85,5 +95,9 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 		s.fail(w, r, "staff booking", err)
 		return
 	}
-	http.Redirect(w, r, "/staff/reservations/"+url.PathEscape(res.Reference)+"?done=booked", http.StatusSeeOther)
+	done := "booked"
+	if _, _, err := res.Stay(); err != nil {
+		done = "booked-start" // a timed start holds a place, not a room
+	}
+	http.Redirect(w, r, "/staff/reservations/"+url.PathEscape(res.Reference)+"?done="+done, http.StatusSeeOther)
 }

@@ -233,6 +233,7 @@ var results = map[string]string{
 	"completed-none":   "Marked completed.",
 	"no-show-none":     "Marked a no-show; its room is released.",
 	"booked":           "Booked and confirmed; the room is held.",
+	"booked-start":     "Booked and confirmed; the place is held.",
 	"moved-none":       "Marked moved; its room is released.",
 	"early":            "A stay is completed or marked a no-show from its arrival date on; nothing changed.",
 	"illegal":          "That action does not apply to the reservation as it is now; it may have changed meanwhile.",

@@ -97,3 +97,59 @@ func TestStaffScreenInABrowser(t *testing.T) {
 		})
 	}
 }
+
+// TestStaffBooksTheShuttleInABrowser: the owner books the shuttle's
+// 06:00 start for a caller from the staff screen's form, in headless
+// Chromium at both widths; USP availability then lists every start of
+// the day but that one. A start off the shuttle's grid and the same
+// start again are refused on the form, and book nothing.
+func TestStaffBooksTheShuttleInABrowser(t *testing.T) {
+	for _, width := range []int{browsertest.Desktop, browsertest.Phone} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			m := startMain(t, "")
+			addStaff(t, m)
+			ctx := browsertest.New(t, width)
+			text := func(sel string) string { return browsertest.Get(t, ctx, chromedp.Text(sel)) }
+			free := func() int {
+				_, _, body := post(t, m.URL+"/usp/availability/query", nil, `{"service_id":"svc_airport_shuttle","start_date":"2026-12-02","end_date":"2026-12-02"}`)
+				return len(decodeJSON(t, body)["slots"].([]any))
+			}
+			if n := free(); n != 16 {
+				t.Fatalf("%d free starts before, want 16", n)
+			}
+			book := func(start string) {
+				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/reservations/new"), chromedp.WaitVisible("#start"),
+					chromedp.SetValue("#location", "airport"), chromedp.SetValue("#roomtype", "shuttle"), chromedp.SetValue("#start", start),
+					chromedp.SendKeys("#name", "Mary Jackson"), chromedp.SendKeys("#phone", "(303) 555-0178"))
+				browsertest.Submit(t, ctx, "#book")
+			}
+
+			staffSignIn(t, ctx, m, "olga", staffPassword, "/staff/reservations/new")
+			browsertest.Do(t, ctx, chromedp.WaitVisible("#start"))
+			checkPage(t, ctx, width, "the staff booking form with a start")
+			book("2026-12-02T06:30")
+			if got := text("#start-problem"); !strings.HasPrefix(got, "The shuttle starts every 60 minutes from 06:00") {
+				t.Fatalf("an off-grid start: %q", got)
+			}
+			checkPage(t, ctx, width, "the staff booking form with a problem")
+			book("2026-12-02T06:00")
+			if got := text("#done"); got != "Booked and confirmed; the place is held." {
+				t.Fatalf("after booking the shuttle: %q", got)
+			}
+			if got := text("#source"); got != "staff" {
+				t.Errorf("source %q", got)
+			}
+			if n := free(); n != 15 {
+				t.Fatalf("%d free starts after, want 15", n)
+			}
+			book("2026-12-02T06:00")
+			if got := text("#problem"); got != "No place is free at this start. Nothing was booked." {
+				t.Fatalf("the same start again: %q", got)
+			}
+			list, _, _ := runCmd(t, "staff", "list", "--data", m.Config.Store.DataDir)
+			if strings.Count(list, "shuttle") != 1 || !strings.Contains(list, "2026-12-02T06:00") {
+				t.Fatalf("staff bookings stored = %q", list)
+			}
+		})
+	}
+}
