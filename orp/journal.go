@@ -16,21 +16,31 @@ import (
 	"frontdesk/store"
 )
 
-// JournalFile is one file of the click journal: *os.File opened for
-// appending. Tests pass files whose writes or syncs fail.
+// JournalFile is one file of the click journal. Sync must make what
+// was written durable; the files OpenJournalFile opens use fdatasync
+// where there is one. Tests pass files whose writes or syncs fail.
 type JournalFile interface {
 	io.Reader
-	io.Writer
+	io.WriterAt
 	Sync() error
-	Truncate(size int64) error
 	Close() error
 }
 
-// OpenJournalFile opens a journal file for reading and appending,
-// creating it when it is missing.
+// OpenJournalFile opens a journal file for reading and writing, creating
+// it when it is missing.
 func OpenJournalFile(path string) (JournalFile, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return dataSyncFile{f}, nil
 }
+
+// journalSize is the length each journal file is written to with zeros
+// when opened, so an append overwrites blocks the file already has and
+// its sync writes data alone, not the file's size or block map. A file
+// grows past it only when folds fall behind.
+const journalSize = 1 << 20
 
 // ClickJournal is the click log on the local disk next to a SQLite store: a
 // group of clicks is durable once one write and one fsync of a plain file
@@ -42,16 +52,19 @@ func OpenJournalFile(path string) (JournalFile, error) {
 // whether or not its file was emptied.
 //
 // A record is a group: its body's length and CRC-32C, then its sequence
-// number and clicks. Reading stops at the first record that is short or
-// fails its checksum, a write torn by a crash; only a group whose fsync
+// number and clicks. Records are written from the start of a file one
+// after another; emptying a file only moves the next write back to its
+// start, since what it held is at or below the mark. Reading stops at
+// the first record that is short or fails its checksum (a write torn by
+// a crash, or the zeros after the last record); only a group whose sync
 // returned was acknowledged, and every one after it was written later.
 type ClickJournal struct {
 	mu      sync.Mutex
 	files   [2]JournalFile
 	size    [2]int64 // bytes of whole, synced records in each file
 	pending [2][]journalRecord
-	// broken marks a file whose last write, sync or emptying failed: the
-	// next append cuts it back to size first.
+	// broken marks a file whose last write or sync failed: the next
+	// append overwrites its first record header with zeros first.
 	broken [2]bool
 	cur    int    // the file appends go to
 	seq    uint64 // the last sequence number used
@@ -113,10 +126,10 @@ func OpenClickJournal(ctx context.Context, dir string, db store.Records, open fu
 			return nil, fmt.Errorf("click journal: %w", err)
 		}
 		recs, n := decodeJournal(raw)
-		if n < len(raw) {
-			if err := cut(f, int64(n)); err != nil {
+		if len(raw) < journalSize {
+			if err := zero(f, int64(len(raw)), journalSize); err != nil {
 				j.Close()
-				return nil, fmt.Errorf("click journal: cut torn record: %w", err)
+				return nil, fmt.Errorf("click journal: %w", err)
 			}
 		}
 		j.size[i], j.pending[i] = int64(n), recs
@@ -140,9 +153,15 @@ func OpenClickJournal(ctx context.Context, dir string, db store.Records, open fu
 	return j, nil
 }
 
-func cut(f JournalFile, size int64) error {
-	if err := f.Truncate(size); err != nil {
-		return err
+// zero writes zeros to f from off to end and syncs it.
+func zero(f JournalFile, off, end int64) error {
+	buf := make([]byte, 64<<10)
+	for off < end {
+		n, err := f.WriteAt(buf[:min(int64(len(buf)), end-off)], off)
+		if err != nil {
+			return err
+		}
+		off += int64(n)
 	}
 	return f.Sync()
 }
@@ -174,16 +193,18 @@ func (j *ClickJournal) Close() error {
 func (j *ClickJournal) append(events []clickEvent) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	f := j.files[j.cur]
+	f, at := j.files[j.cur], j.size[j.cur]
 	if j.broken[j.cur] {
-		if err := cut(f, j.size[j.cur]); err != nil {
+		// The failed write may have reached the disk: zeros where its
+		// header is end the file there again.
+		if err := zero(f, at, at+8); err != nil {
 			return fmt.Errorf("repair click journal: %w", err)
 		}
 		j.broken[j.cur] = false
 	}
 	j.seq++
 	j.buf = encodeJournal(j.buf[:0], j.seq, events)
-	_, err := f.Write(j.buf)
+	_, err := f.WriteAt(j.buf, at)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -225,15 +246,16 @@ func (j *ClickJournal) fold(ctx context.Context, h *Host) (int, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.pending[f] = nil
-	// Every record in the file is counted now and at or below the mark,
-	// so a file the truncation left whole is harmless; only a failed
-	// write's bytes after size must go before the next append.
-	if err := j.files[f].Truncate(0); err != nil {
-		h.log.Error("empty click journal", "err", err)
-		j.broken[f] = true
-	} else {
-		j.size[f], j.broken[f] = 0, false
+	// Every record in the file is counted now and at or below the mark:
+	// the next append to it may start over them. A failed write's bytes
+	// after them are not, and go first.
+	if j.broken[f] {
+		if err := zero(j.files[f], j.size[f], j.size[f]+8); err != nil {
+			h.log.Error("repair click journal", "err", err)
+			return len(recs), nil
+		}
 	}
+	j.size[f], j.broken[f] = 0, false
 	return len(recs), nil
 }
 
