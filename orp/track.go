@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -431,6 +432,9 @@ func (b *batcher) appender() {
 			return
 		case <-b.wake:
 		}
+		// Redirects already running join this group before it is
+		// taken: one sync then serves the clicks a moment from joining.
+		runtime.Gosched()
 		if group := b.take(); group != nil {
 			b.append(context.Background(), group)
 		}
