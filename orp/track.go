@@ -285,8 +285,10 @@ type clickEvent struct {
 // one record per group of clicks that arrived together (group commit: the
 // clicks that come while one append is on its way to the disk share the
 // next one's flush), so a 302 with a click id is never lost to a crash.
-// Every batchEvery the writer folds the log into the click pages and each
-// link's counts and deletes what it folded in the same transaction, so a
+// The log is the host's ClickJournal when it has one (journal.go), else
+// records in the store. Every batchEvery the writer folds the log into
+// the click pages and each link's counts, and in the same transaction
+// deletes the store records it folded or stores the journal's mark, so a
 // click is counted exactly once, after a crash too. Only the first click
 // of a group wakes the writer; the rest append under a lock.
 type batcher struct {
