@@ -112,24 +112,29 @@ func OpenClickJournal(ctx context.Context, dir string, db store.Records, open fu
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, fmt.Errorf("click journal: read mark: %w", err)
 	}
+	if err := j.load(dir, open); err != nil {
+		return nil, errors.Join(fmt.Errorf("click journal: %w", err), j.Close())
+	}
+	return j, nil
+}
+
+// load opens the two files in dir and reads their records.
+func (j *ClickJournal) load(dir string, open func(path string) (JournalFile, error)) error {
 	var newest [2]uint64
 	for i := range j.files {
 		f, err := open(filepath.Join(dir, fmt.Sprintf("clicks-%d.journal", i)))
 		if err != nil {
-			j.Close()
-			return nil, fmt.Errorf("click journal: %w", err)
+			return err
 		}
 		j.files[i] = f
 		raw, err := io.ReadAll(f)
 		if err != nil {
-			j.Close()
-			return nil, fmt.Errorf("click journal: %w", err)
+			return err
 		}
 		recs, n := decodeJournal(raw)
 		if len(raw) < journalSize {
 			if err := zero(f, int64(len(raw)), journalSize); err != nil {
-				j.Close()
-				return nil, fmt.Errorf("click journal: %w", err)
+				return err
 			}
 		}
 		j.size[i], j.pending[i] = int64(n), recs
@@ -146,11 +151,7 @@ func OpenClickJournal(ctx context.Context, dir string, db store.Records, open fu
 		j.cur = 1
 	}
 	// The files' directory entries must be durable before any click is.
-	if err := syncDir(dir); err != nil {
-		j.Close()
-		return nil, fmt.Errorf("click journal: %w", err)
-	}
-	return j, nil
+	return syncDir(dir)
 }
 
 // zero writes zeros to f from off to end and syncs it.
