@@ -9,7 +9,10 @@
 # last run the server stops cleanly and every redirect it answered must
 # have its click stored. Reported: requests/s and CPU microseconds per
 # request of each server (from /proc), and the medians and spread of the
-# pairs' ratios by both. Usage:
+# pairs' ratios by both. Then a crash check: orpbench's own client
+# (which, unlike wrk, reads each Location) loads the link, the server
+# gets SIGKILL under that load, restarts and stops cleanly, and every
+# 302 with a click id the client saw must have its click stored. Usage:
 #   bench/orp-wrk.sh [COUNT] [SECONDS] [CONNECTIONS]   (default 5 5 32)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,8 +36,8 @@ wait_up() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep
 # generator is one address) and the benchmark's destination as a site.
 "$work/frontdesk" init --demo | sed '/^\[orp\]/a clicks_per_minute = 1000000000\nsites = ["acmenotes.example"]' > "$work/bench.toml"
 fd_port=$(free_port)
-"$work/frontdesk" serve --config "$work/bench.toml" --addr "127.0.0.1:$fd_port" --data "$work/data" >"$work/serve.log" 2>&1 &
-fd_pid=$!; pids+=("$fd_pid")
+serve() { "$work/frontdesk" serve --config "$work/bench.toml" --addr "127.0.0.1:$fd_port" --data "$work/data" >>"$work/serve.log" 2>&1 & fd_pid=$!; pids+=("$fd_pid"); }
+serve
 bare_port=$(free_port)
 "$work/orpbench" bare "127.0.0.1:$bare_port" &
 bare_pid=$!; pids+=("$bare_pid")
@@ -91,3 +94,18 @@ echo "$results" | awk -v stored="$stored" '
     printf "redirects wrk counted from frontdesk: %d; clicks stored: %d (the rest were answered as wrk stopped); non-3xx answers: %d\n", sent, stored, bad
     if (stored < sent || bad > 0) { print "FAIL: not every redirect stored its click"; exit 1 }
   }'
+
+# The crash check: SIGKILL under load, restart, clean stop, compare.
+serve
+wait_up "http://127.0.0.1:$fd_port/healthz"
+"$work/orpbench" load "$link" 8 "$conns" "$work/ids" &
+load_pid=$!
+sleep 3
+kill -KILL "$fd_pid"; wait "$fd_pid" 2>/dev/null || true
+wait "$load_pid"
+serve
+wait_up "http://127.0.0.1:$fd_port/healthz"
+kill -TERM "$fd_pid"; wait "$fd_pid" 2>/dev/null || true
+lost=$("$work/orpbench" missing "$work/data" "$token" "$work/ids")
+echo "after SIGKILL under load: $(wc -l <"$work/ids") redirects with a click id seen, $lost of their clicks not stored"
+if [ "$lost" != 0 ]; then echo "FAIL: acknowledged clicks lost"; exit 1; fi

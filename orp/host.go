@@ -68,6 +68,12 @@ type Options struct {
 	// ClickPerMinute limits tracked-link requests by network address; a
 	// limited request still redirects and counts nothing (§18).
 	ClickPerMinute int
+	// ClickJournal, when set, makes each click durable in files on the
+	// local disk (OpenClickJournal) instead of a store commit, and the
+	// host owns it from then on. Nil keeps the click log in the store, as
+	// a PostgreSQL deployment must: its database outlives any one
+	// instance's disk.
+	ClickJournal *ClickJournal
 	// Signer signs the host's deal, consent, receipt, payout and
 	// reputation messages, and its keys are the discovery document's keys
 	// (§4.1, §18). Nil signs nothing and publishes no keys.
@@ -125,6 +131,7 @@ type Host struct {
 	links      *linkCache
 	bots       *botCache
 	clicks     *batcher
+	journal    *ClickJournal
 	fetcher    *pageFetcher
 }
 
@@ -186,6 +193,7 @@ func New(o Options) (*Host, error) {
 	h.links = newLinkCache()
 	h.bots = newBotCache()
 	h.clicks = newBatcher(h)
+	h.journal = o.ClickJournal
 	h.fetcher = newPageFetcher(o.FetchPrivate, o.FetchDial)
 	return h, nil
 }

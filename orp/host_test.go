@@ -64,6 +64,11 @@ type env struct {
 	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 	// fetcher is the host's page fetcher; nil is the real one.
 	fetcher orp.Fetcher
+	// journal is the click journal's directory, as serve keeps one next
+	// to a SQLite store; empty keeps clicks in the store, as on
+	// PostgreSQL. openJournal opens its files (nil: the real ones).
+	journal     string
+	openJournal func(path string) (orp.JournalFile, error)
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -78,6 +83,7 @@ func openDB(t *testing.T, dir string) store.Store {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{t: t, clock: clock.NewFixed(t0), dir: t.TempDir()}
+	e.journal = filepath.Join(e.dir, "clicks")
 	e.db = openDB(t, e.dir)
 	t.Cleanup(func() { e.db.Close() })
 	e.host = e.newHost(e.db)
@@ -109,7 +115,15 @@ func engines(t *testing.T, f func(t *testing.T, e *env)) {
 func (e *env) newHost(db store.Records) *orp.Host {
 	// The host signs with the fixed test key (l3_helpers_test.go), so
 	// signed golden bytes repeat.
-	h, err := orp.New(orp.Options{Store: db, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
+	var journal *orp.ClickJournal
+	if e.journal != "" {
+		j, err := orp.OpenClickJournal(context.Background(), e.journal, db, e.openJournal)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		journal = j
+	}
+	h, err := orp.New(orp.Options{Store: db, ClickJournal: journal, Clock: e.clock, Rand: newSeeded(), Origin: "https://hub.example",
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
 		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: orp.NewSigner("host-test", hostKey),
 		ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -284,8 +285,10 @@ type clickEvent struct {
 // one record per group of clicks that arrived together (group commit: the
 // clicks that come while one append is on its way to the disk share the
 // next one's flush), so a 302 with a click id is never lost to a crash.
-// Every batchEvery the writer folds the log into the click pages and each
-// link's counts and deletes what it folded in the same transaction, so a
+// The log is the host's ClickJournal when it has one (journal.go), else
+// records in the store. Every batchEvery the writer folds the log into
+// the click pages and each link's counts, and in the same transaction
+// deletes the store records it folded or stores the journal's mark, so a
 // click is counted exactly once, after a crash too. Only the first click
 // of a group wakes the writer; the rest append under a lock.
 type batcher struct {
@@ -383,17 +386,23 @@ func (b *batcher) take() *clickBatch {
 	return group
 }
 
-// append logs a group in one record and tells its redirects the outcome.
+// append logs a group in one record, in the journal when the host has
+// one, else in the store, and tells its redirects the outcome.
 func (b *batcher) append(ctx context.Context, group *clickBatch) {
-	logged := make([]loggedClick, len(group.events))
-	for i, e := range group.events {
-		logged[i] = loggedClick{Token: e.token, Class: e.class, At: e.at, Source: e.source, ID: e.id}
+	var err error
+	if j := b.h.journal; j != nil {
+		err = j.append(group.events)
+	} else {
+		now := b.h.clock.Now()
+		key := fmt.Sprintf("%019d-%06d", now.UnixNano(), b.seq.Add(1)%1000000)
+		logged := make([]loggedClick, len(group.events))
+		for i, e := range group.events {
+			logged[i] = loggedClick{Token: e.token, Class: e.class, At: e.at, Source: e.source, ID: e.id}
+		}
+		_, err = b.h.store.Create(ctx, store.Record{Kind: kindClickLog, Key: key, Value: mustJSON(logged), UpdatedAt: now})
 	}
-	now := b.h.clock.Now()
-	key := fmt.Sprintf("%019d-%06d", now.UnixNano(), b.seq.Add(1)%1000000)
-	_, err := b.h.store.Create(ctx, store.Record{Kind: kindClickLog, Key: key, Value: mustJSON(logged), UpdatedAt: now})
 	if err != nil {
-		b.h.log.Error("log clicks", "clicks", len(logged), "err", err)
+		b.h.log.Error("log clicks", "clicks", len(group.events), "err", err)
 	} else {
 		b.logged.Add(1)
 	}
@@ -402,7 +411,7 @@ func (b *batcher) append(ctx context.Context, group *clickBatch) {
 }
 
 // Start runs the click writer until Close. Its first fold counts what a
-// crash left in the log.
+// crash left in the log (the journal's and the store's).
 func (h *Host) Start() {
 	b := h.clicks
 	b.mu.Lock()
@@ -425,6 +434,9 @@ func (b *batcher) appender() {
 			return
 		case <-b.wake:
 		}
+		// Redirects already running join this group before it is
+		// taken: one sync then serves the clicks a moment from joining.
+		runtime.Gosched()
 		if group := b.take(); group != nil {
 			b.append(context.Background(), group)
 		}
@@ -435,6 +447,10 @@ func (b *batcher) run() {
 	defer close(b.flushed)
 	tick := time.NewTicker(batchEvery)
 	defer tick.Stop()
+	if b.h.journal != nil {
+		// What a run that logged clicks in the store left there.
+		b.h.foldLog(context.Background())
+	}
 	b.drain(context.Background())
 	for {
 		select {
@@ -465,9 +481,14 @@ func (h *Host) Close() {
 	close(b.stop)
 	if running {
 		<-b.flushed
-		return
+	} else {
+		b.drain(context.Background())
 	}
-	b.drain(context.Background())
+	if h.journal != nil {
+		if err := h.journal.Close(); err != nil {
+			h.log.Error("close click journal", "err", err)
+		}
+	}
 }
 
 // Flush logs the open group and counts every logged click now, waiting
@@ -484,8 +505,23 @@ func (b *batcher) drain(ctx context.Context) {
 		b.append(ctx, group)
 	}
 	b.logged.Store(0)
+	if j := b.h.journal; j != nil {
+		// The first fold may count what a failed one left; the second
+		// then counts the file appends went to.
+		for range 2 {
+			if n, err := j.fold(ctx, b.h); err != nil || n == 0 {
+				return
+			}
+		}
+		return
+	}
+	b.h.foldLog(ctx)
+}
+
+// foldLog folds the store's click log until it is empty or fails.
+func (h *Host) foldLog(ctx context.Context) {
 	for {
-		n, err := b.h.fold(ctx)
+		n, err := h.fold(ctx)
 		if err != nil || n < foldMax {
 			return
 		}
@@ -526,13 +562,18 @@ func (h *Host) fold(ctx context.Context) (int, error) {
 		h.log.Error("write clicks", "err", err)
 		return read, err
 	}
+	h.verifyAll(ctx, verified)
+	return read, nil
+}
+
+// verifyAll verifies the obligations a fold completed.
+func (h *Host) verifyAll(ctx context.Context, verified map[string]time.Time) {
 	for token, at := range verified {
 		if err := h.verifyByLink(ctx, token, at); err != nil {
 			// The sweep retries from the stored link state.
 			h.log.Warn("verify by link", "err", err)
 		}
 	}
-	return read, nil
 }
 
 // tryWriteClicks stores batch: its click pages and each link's running

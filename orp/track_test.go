@@ -228,8 +228,10 @@ func TestStoredClicksBySecond(t *testing.T) {
 // redirect that hands out a click id has its click in the store when it
 // returns, so a process killed right after the 302 loses none. The first
 // host is neither flushed nor closed, as after a kill -9; a second host
-// on the same store counts what the first left, as a restart does.
-// Before the group commit, clicks waited up to 50 ms in memory.
+// on the same store counts what the first left, as a restart does: on
+// SQLite from the click journal's files, on PostgreSQL from the store's
+// click log. Before the group commit, clicks waited up to 50 ms in
+// memory.
 func TestClickStoredBeforeRedirect(t *testing.T) {
 	engines(t, func(t *testing.T, e *env) {
 		_, _, _, link := e.activeDeal()

@@ -7,6 +7,14 @@
 //	orpbench count DATA_DIR TOKEN  print how many clicks of the link are
 //	                               stored (run after the server stopped)
 //	orpbench cpu PID               print the process's CPU seconds so far
+//	orpbench load URL SECS CONNS OUT
+//	                               request URL from CONNS connections for
+//	                               SECS seconds or until the server dies,
+//	                               and write the click id of every 302 to OUT
+//	orpbench missing DATA_DIR TOKEN IDS
+//	                               print how many click ids in the file IDS
+//	                               are not stored (run after the server
+//	                               stopped)
 //
 // It talks to frontdesk only over HTTP and, for count, through the SQLite
 // store and the orp package, as the server itself reads them.
@@ -21,10 +29,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"frontdesk/internal/baseline"
@@ -61,6 +72,16 @@ func run(args []string) error {
 		return count(args[1], args[2])
 	case "cpu":
 		return cpu(args[1])
+	case "load":
+		if len(args) != 5 {
+			return fmt.Errorf("usage: orpbench load URL SECS CONNS OUT")
+		}
+		return load(args[1], args[2], args[3], args[4])
+	case "missing":
+		if len(args) != 4 {
+			return fmt.Errorf("usage: orpbench missing DATA_DIR TOKEN IDS")
+		}
+		return missing(args[1], args[2], args[3])
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
 }
@@ -164,22 +185,103 @@ func call(method, url, token string, body []byte, want int, out any) error {
 }
 
 // count prints the clicks stored for one link token.
-func count(dataDir, token string) (err error) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(dataDir, "frontdesk.db"))
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, db.Close()) }()
-	h, err := orp.New(orp.Options{Store: db, Clock: clock.System{}, Rand: rand.Reader, Origin: "http://127.0.0.1"})
-	if err != nil {
-		return err
-	}
-	clicks, err := h.StoredClicks(ctx, token, time.Unix(0, 0), time.Now().Add(time.Hour))
+func count(dataDir, token string) error {
+	clicks, err := stored(dataDir, token)
 	if err != nil {
 		return err
 	}
 	fmt.Println(len(clicks))
+	return nil
+}
+
+// stored reads the clicks stored for one link token.
+func stored(dataDir, token string) (clicks []orp.StoredClick, err error) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(dataDir, "frontdesk.db"))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, db.Close()) }()
+	h, err := orp.New(orp.Options{Store: db, Clock: clock.System{}, Rand: rand.Reader, Origin: "http://127.0.0.1"})
+	if err != nil {
+		return nil, err
+	}
+	return h.StoredClicks(ctx, token, time.Unix(0, 0), time.Now().Add(time.Hour))
+}
+
+// load requests link from conns connections, never following the
+// redirect, for secs seconds or until the server stops answering, and
+// writes the click id of every 302 it got to out, one a line.
+func load(link, secs, conns, out string) error {
+	d, err := time.ParseDuration(secs + "s")
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(conns)
+	if err != nil || n < 1 {
+		return fmt.Errorf("connections %q: want a positive number", conns)
+	}
+	client := &http.Client{
+		Transport:     &http.Transport{MaxIdleConnsPerHost: n},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       10 * time.Second,
+	}
+	end := time.Now().Add(d)
+	ids := make([][]string, n)
+	var failures atomic.Int64
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				resp, err := client.Get(link)
+				if err != nil {
+					failures.Add(1)
+					return // the server is gone
+				}
+				_ = resp.Body.Close()
+				if u, err := url.Parse(resp.Header.Get("Location")); resp.StatusCode == http.StatusFound && err == nil {
+					if id := u.Query().Get("via"); id != "" {
+						ids[i] = append(ids[i], id)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var b strings.Builder
+	total := 0
+	for _, list := range ids {
+		for _, id := range list {
+			b.WriteString(id + "\n")
+			total++
+		}
+	}
+	fmt.Printf("302s with a click id: %d; connections ended by an error: %d\n", total, failures.Load())
+	return os.WriteFile(out, []byte(b.String()), 0o600)
+}
+
+// missing prints how many click ids listed in the file ids are not
+// stored for token.
+func missing(dataDir, token, ids string) error {
+	raw, err := os.ReadFile(ids)
+	if err != nil {
+		return err
+	}
+	clicks, err := stored(dataDir, token)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, c := range clicks {
+		have[c.ID] = true
+	}
+	lost := 0
+	for _, id := range strings.Fields(string(raw)) {
+		if !have[id] {
+			lost++
+		}
+	}
+	fmt.Println(lost)
 	return nil
 }
 

@@ -385,7 +385,7 @@ func (m *Main) Run(ctx context.Context) error {
 		})
 	}()
 	if m.Config.ORP.Enabled {
-		h, err := m.newORPHost(ctx, m.Config.Deployment.PublicURL)
+		h, err := m.newORPHost(ctx, m.Config.Deployment.PublicURL, true)
 		if err != nil {
 			return errors.Join(err, ln.Close())
 		}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -54,8 +55,10 @@ type orpState struct {
 
 // newORPHost builds the host on the opened store; origin is the public
 // origin every ORP URL derives from. The host signs with the key ring in
-// the store, created on first start.
-func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error) {
+// the store, created on first start. Only a serving host (serves) opens
+// the click journal: a command beside a running server must not fold or
+// empty the files that server appends to.
+func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp.Host, error) {
 	origin = strings.TrimSuffix(origin, "/")
 	random := m.random()
 	signer, err := orp.OpenSigner(ctx, m.store, m.Clock.Now(), random)
@@ -70,8 +73,18 @@ func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error)
 	if strings.HasPrefix(privacy, "/") {
 		privacy = origin + privacy
 	}
-	return orp.New(orp.Options{
-		Store: m.store, Clock: m.Clock, Rand: random, Logger: m.Logger, Origin: origin,
+	// On SQLite the clicks' journal shares the database's disk; on
+	// PostgreSQL they stay in the database, which outlives this machine.
+	var journal *orp.ClickJournal
+	if serves && m.Config.Store.Database == "" {
+		journal, err = orp.OpenClickJournal(ctx, filepath.Join(m.Config.Store.DataDir, "clicks"), m.store, nil)
+		if err != nil {
+			return nil, err
+		}
+	}
+	h, err := orp.New(orp.Options{
+		ClickJournal: journal,
+		Store:        m.store, Clock: m.Clock, Rand: random, Logger: m.Logger, Origin: origin,
 		Name: name, Description: m.Config.ORP.Description,
 		TermsURL: origin + "/terms", PrivacyURL: privacy, Levels: orpLevels,
 		// routes serves the MCP binding at /orp/mcp whenever ORP is on.
@@ -87,6 +100,10 @@ func (m *Main) newORPHost(ctx context.Context, origin string) (*orp.Host, error)
 		FetchPrivate:    m.Config.ORP.FetchPrivateAddresses,
 		Witnesses:       m.Config.ORP.Witnesses,
 	})
+	if err != nil && journal != nil {
+		err = errors.Join(err, journal.Close())
+	}
+	return h, err
 }
 
 // random is the process's random source: crypto/rand unless a test set
@@ -275,7 +292,7 @@ func (m *Main) offlineORPHost(ctx context.Context, configured bool) (*orp.Host, 
 	} else if stored != "" && !configured {
 		origin = stored
 	}
-	return m.newORPHost(ctx, origin)
+	return m.newORPHost(ctx, origin, false)
 }
 
 // openReferrals wires the referral ledger into a command that changes
