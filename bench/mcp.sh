@@ -10,7 +10,7 @@
 # then the calls; the next round the calls reversed, then the echo), and
 # each call's ratio to the echo is taken within its round. Reported per
 # call: the median requests/s ratio with its spread, and the CPU per
-# request of the echo over that of the call. Usage:
+# request of the call and of the echo, and the echo's over the call's. Usage:
 #   bench/mcp.sh [ROUNDS] [SECONDS]    (default 5 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,15 +79,15 @@ echo "$results" | awk '
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
-    printf "\n%-6s %-16s %10s %10s %22s %12s %12s\n", "conns", "call", "req/s", "echo req/s", "ratio (spread)", "cpu-µs/req", "cpu ratio"
+    printf "\n%-6s %-16s %10s %10s %22s %12s %12s %12s\n", "conns", "call", "req/s", "echo req/s", "ratio (spread)", "cpu-µs/req", "echo cpu-µs", "cpu ratio"
     for (c in conns) for (name in seen) {
       rs = ""; cs = ""; own = ""; er = ""; ec = ""; oc = ""
       for (r = 1; r <= rounds; r++) {
         rs = rs " " rate[c, r, name] / rate[c, r, "echo"]; cs = cs " " cpus[c, r, "echo"] / cpus[c, r, name]
-        own = own " " rate[c, r, name]; er = er " " rate[c, r, "echo"]; oc = oc " " cpus[c, r, name]
+        own = own " " rate[c, r, name]; er = er " " rate[c, r, "echo"]; oc = oc " " cpus[c, r, name]; ec = ec " " cpus[c, r, "echo"]
       }
       m = median(rs); l = lo; h = hi
-      printf "%-6d %-16s %10.0f %10.0f %8.2f (%.2f-%.2f) %12.1f %12.2f\n", c, name, median(own), median(er), m, l, h, median(oc), median(cs)
+      printf "%-6d %-16s %10.0f %10.0f %8.2f (%.2f-%.2f) %12.1f %12.1f %12.2f\n", c, name, median(own), median(er), m, l, h, median(oc), median(ec), median(cs)
     }
     if (bad > 0) { printf "FAIL: %d answers not 2xx or not a result\n", bad; exit 1 }
   }'

@@ -134,12 +134,19 @@ func LogCalls(logger *slog.Logger, server string) mcp.Middleware {
 			case r != nil && r.IsError:
 				outcome, code = "refused", reported.code
 			}
-			attrs := []any{"server", server, "tool", loggable(tool), "outcome", outcome}
-			if outcome != "ok" {
-				attrs = append(attrs, "code", loggable(code))
+			if !logger.Enabled(ctx, level) {
+				return res, err
 			}
-			attrs = append(attrs, "duration_ms", float64(time.Since(start).Microseconds())/1000)
-			logger.Log(ctx, level, "tool call", attrs...)
+			// The record is built here rather than by logger.Log, which
+			// looks up the caller's source position on every call (no
+			// handler of frontdesk prints it) and boxes each value.
+			rec := slog.NewRecord(time.Now(), level, "tool call", 0)
+			rec.AddAttrs(slog.String("server", server), slog.String("tool", loggable(tool)), slog.String("outcome", outcome))
+			if outcome != "ok" {
+				rec.AddAttrs(slog.String("code", loggable(code)))
+			}
+			rec.AddAttrs(slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+			_ = logger.Handler().Handle(ctx, rec) // as logger.Log, which drops a handler's error
 			return res, err
 		}
 	}

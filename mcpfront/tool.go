@@ -132,6 +132,7 @@ func exported(s *jsonschema.Schema) any {
 type definition struct {
 	tool     *mcp.Tool
 	resolved *jsonschema.Resolved
+	quick    *quickCheck // nil when only the validator can judge
 }
 
 // define derives t's definition: the input schema resolved for
@@ -141,7 +142,7 @@ func define[In, Out any](t Tool[In, Out]) definition {
 	if err != nil {
 		panic(fmt.Sprintf("mcpfront: input schema of %s: %v", t.Name, err))
 	}
-	return definition{resolved: resolved, tool: &mcp.Tool{
+	return definition{resolved: resolved, quick: newQuickCheck(t.Input), tool: &mcp.Tool{
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description,
@@ -205,7 +206,7 @@ func install[In, Out any](s *mcp.Server, env Env, d definition, t Tool[In, Out])
 		if text, refused := batchRefusal(req.Params.Meta); refused {
 			res = errorResult(text)
 		} else {
-			res, outcome, code = call(ctx, env, t, d.resolved, req.Params.Arguments)
+			res, outcome, code = call(ctx, env, t, d, req.Params.Arguments)
 		}
 		ReportOutcome(ctx, code, outcome == "error")
 		env.Metrics.ToolCalls.WithLabelValues(env.Server, t.Name, outcome).Inc()
@@ -216,7 +217,7 @@ func install[In, Out any](s *mcp.Server, env Env, d definition, t Tool[In, Out])
 
 // call runs t on raw and returns the result, the outcome for metrics
 // ("ok", "refused" or "error") and the code of a refusal or fault.
-func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], schema *jsonschema.Resolved, raw json.RawMessage) (*mcp.CallToolResult, string, string) {
+func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], d definition, raw json.RawMessage) (*mcp.CallToolResult, string, string) {
 	var in In
 	if t.OwnValidation {
 		// Numbers stay as written (json.Number), so the tool can refuse one
@@ -232,8 +233,12 @@ func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], schema *js
 		} else if err := json.Unmarshal(raw, &args); err != nil {
 			return errorResult("Tool arguments must be a JSON object."), "refused", codeArguments
 		}
-		if err := schema.Validate(args); err != nil {
-			return errorResult(argumentError(err)), "refused", codeArguments
+		// The quick check spares most calls the validator's cost; what it
+		// cannot vouch for, the validator judges and words.
+		if d.quick == nil || !d.quick.passes(args) {
+			if err := d.resolved.Validate(args); err != nil {
+				return errorResult(argumentError(err)), "refused", codeArguments
+			}
 		}
 		if err := json.Unmarshal(raw, &in); err != nil && len(raw) > 0 && string(raw) != "null" {
 			return errorResult("Tool arguments do not match the input schema."), "refused", codeArguments

@@ -132,6 +132,8 @@ type readTools struct {
 	// defs, when set, are the tool Definitions every location server
 	// shares; nil derives them for this server alone.
 	defs *mcpfront.Definitions
+	// infos keeps the property_info answers this server gave.
+	infos *infoCache
 }
 
 // hoursInForce gives the office hours in force: the file's, or those an
@@ -233,22 +235,77 @@ func (r readTools) quote(ctx context.Context, in quoteIn) (quoteOut, string, err
 }
 
 func (r readTools) info(ctx context.Context, in infoIn) (location.Info, string, error) {
-	info, err := r.hub.Info(r.property(in.Property))
+	l, err := r.hub.Resolve(r.property(in.Property))
 	if err != nil {
-		return info, "", err
+		return location.Info{}, "", err
 	}
+	var hours *business.OfficeHours
 	if r.hours != nil {
-		hours, err := r.hours.OfficeHours(ctx)
+		h, err := r.hours.OfficeHours(ctx)
 		if err != nil {
 			return location.Info{}, "", err
 		}
-		info.OfficeHours = location.OfficeHoursText(hours)
+		hours = &h
+	}
+	if a, ok := r.infos.get(l.Slug, hours); ok {
+		return a.info, a.summary, nil
+	}
+	info, err := r.hub.Info(l.Slug)
+	if err != nil {
+		return info, "", err
+	}
+	if hours != nil {
+		info.OfficeHours = location.OfficeHoursText(*hours)
 	}
 	var types []string
 	for _, u := range info.UnitTypes {
 		types = append(types, u.RoomType)
 	}
-	return info, fmt.Sprintf("%s, %s, check-in %s %s, sells %s.", info.Name, info.Phone, info.CheckinHour, info.TimeZone, strings.Join(types, ", ")), nil
+	summary := fmt.Sprintf("%s, %s, check-in %s %s, sells %s.", info.Name, info.Phone, info.CheckinHour, info.TimeZone, strings.Join(types, ", "))
+	r.infos.put(l.Slug, hours, infoAnswer{info: info, summary: summary})
+	return info, summary, nil
+}
+
+// infoCache keeps each property's property_info answer. Everything in
+// it comes from the config, which does not change while the process
+// runs, except the office hours in force, which an owner may save at any
+// time, on any instance: so the hours are read from the store on every
+// call, as before, and an answer is reused only for the very hours it was
+// built with. It holds one answer per configured property.
+type infoCache struct {
+	mu      sync.Mutex
+	answers map[string]infoAnswer // by slug
+}
+
+type infoAnswer struct {
+	hours   business.OfficeHours
+	noHours bool // built without hours in force: the file's stand
+	info    location.Info
+	summary string
+}
+
+func newInfoCache() *infoCache { return &infoCache{answers: map[string]infoAnswer{}} }
+
+// get returns the answer kept for slug if it was built with hours (nil:
+// no hours in force).
+func (c *infoCache) get(slug string, hours *business.OfficeHours) (infoAnswer, bool) {
+	c.mu.Lock()
+	a, ok := c.answers[slug]
+	c.mu.Unlock()
+	if !ok || a.noHours != (hours == nil) || hours != nil && a.hours != *hours {
+		return infoAnswer{}, false
+	}
+	return a, true
+}
+
+func (c *infoCache) put(slug string, hours *business.OfficeHours, a infoAnswer) {
+	a.noHours = hours == nil
+	if hours != nil {
+		a.hours = *hours
+	}
+	c.mu.Lock()
+	c.answers[slug] = a
+	c.mu.Unlock()
 }
 
 // safe words an error for the caller. Refusals are shown as they are,
@@ -281,7 +338,7 @@ func (r readTools) safe(err error) (string, string, bool) {
 func NewHub(h *hub.Hub, bookings *booking.Service, opts mcpfront.Options) *mcp.Server {
 	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
 		hubInstructions(h.Config().Business.Name, h.Config().Business.ConfirmHours, bookings != nil), "hub", opts)
-	r := readTools{hub: h, hours: hoursFrom(bookings)}
+	r := readTools{hub: h, hours: hoursFrom(bookings), infos: newInfoCache()}
 	env := mcpfront.Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	if bookings != nil {
@@ -299,7 +356,7 @@ func newLocation(h *hub.Hub, hours hoursInForce, slug string, opts mcpfront.Opti
 	}
 	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
 		locationInstructions(l.Name, h.Config().Deployment.PublicURL+"/mcp"), "location:"+slug, opts)
-	r := readTools{hub: h, slug: slug, defs: defs, hours: hours}
+	r := readTools{hub: h, slug: slug, defs: defs, hours: hours, infos: newInfoCache()}
 	env := mcpfront.Env{Server: "location:" + slug, Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	return s, nil
