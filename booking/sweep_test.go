@@ -18,6 +18,7 @@ import (
 
 func (w *world) sweep() SweepResult {
 	w.t.Helper()
+	w.svc.Wait()
 	res, err := w.svc.Sweep(context.Background())
 	if err != nil {
 		w.t.Fatal(err)
@@ -27,6 +28,7 @@ func (w *world) sweep() SweepResult {
 
 func (w *world) notice(id string) notice {
 	w.t.Helper()
+	w.svc.Wait()
 	n, _, err := getJSON[notice](context.Background(), w.st, kindNotice, id)
 	if err != nil {
 		w.t.Fatal(err)

@@ -578,6 +578,10 @@ func (m *Main) Close() error {
 		return nil
 	}
 	var errs []error
+	if m.bookings != nil {
+		// Notice outcomes recorded after their answers go in first.
+		m.bookings.Wait()
+	}
 	if m.smtpMail != nil {
 		// Idle sessions say goodbye rather than drop.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
