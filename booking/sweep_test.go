@@ -193,6 +193,7 @@ func TestSweepCursorFairness(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.svc.attemptNotices(ctx, w.clock.Now(), queued)
+	w.svc.Wait()
 	w.clock.Advance(15 * time.Minute)
 	var res SweepResult
 	priority, _, err := w.svc.sweepBatch(ctx, w.clock.Now(), &res)
