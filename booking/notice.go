@@ -209,8 +209,27 @@ func (s *Service) recordLater(ctx context.Context, ids []string, writes []store.
 }
 
 // Wait returns once every write left behind by an answer is stored (or
-// given up); the store must stay open until then.
+// given up); the store must stay open until then. It is for shutdown,
+// once no request runs; Settle waits while they do.
 func (s *Service) Wait() { s.after.wg.Wait() }
+
+// Settle returns once the writes left behind by the answers given so far
+// are stored (or given up), or ctx ends.
+func (s *Service) Settle(ctx context.Context) {
+	s.after.mu.Lock()
+	var pending []chan struct{}
+	for _, done := range s.after.pending {
+		pending = append(pending, done)
+	}
+	s.after.mu.Unlock()
+	for _, done := range pending {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // laterWrites runs the writes an answer leaves behind and lets a reader
 // of the notices they record wait for them.

@@ -11,9 +11,10 @@ import (
 
 // Defaults of the session pool (SMTPOptions).
 const (
-	// DefaultMaxIdle sessions are kept between sends: enough for a burst
-	// of bookings at once without opening a connection for each.
-	DefaultMaxIdle = 4
+	// DefaultMaxIdle sessions are kept between sends: enough for eight
+	// bookings at once without opening a connection for each, and within
+	// the concurrent sessions providers commonly allow one client.
+	DefaultMaxIdle = 8
 	// DefaultMaxMessages per session: providers commonly cap a session
 	// at about a hundred messages.
 	DefaultMaxMessages = 100
