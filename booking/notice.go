@@ -216,19 +216,7 @@ func (s *Service) Wait() { s.after.wg.Wait() }
 // Settle returns once the writes left behind by the answers given so far
 // are stored (or given up), or ctx ends.
 func (s *Service) Settle(ctx context.Context) {
-	s.after.mu.Lock()
-	var pending []chan struct{}
-	for _, done := range s.after.pending {
-		pending = append(pending, done)
-	}
-	s.after.mu.Unlock()
-	for _, done := range pending {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return
-		}
-	}
+	s.after.wait(ctx, func(string) bool { return true })
 }
 
 // laterWrites runs the writes an answer leaves behind and lets a reader
@@ -264,17 +252,23 @@ func (l *laterWrites) run(ids []string, write func()) {
 	})
 }
 
-// wait returns once no write for notice id is under way, or ctx ends.
-func (l *laterWrites) wait(ctx context.Context, id string) {
+// wait returns once the writes under way for the notices that match are
+// done, or ctx ends.
+func (l *laterWrites) wait(ctx context.Context, match func(id string) bool) {
 	l.mu.Lock()
-	done := l.pending[id]
-	l.mu.Unlock()
-	if done == nil {
-		return
+	var pending []chan struct{}
+	for id, done := range l.pending {
+		if match(id) {
+			pending = append(pending, done)
+		}
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
+	l.mu.Unlock()
+	for _, done := range pending {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -308,7 +302,7 @@ func (s *Service) recordOutcomes(ctx context.Context, writes []store.Write) {
 func (s *Service) noticesSent(ctx context.Context, ids ...string) map[string]bool {
 	sent := map[string]bool{}
 	for _, id := range ids {
-		s.after.wait(ctx, id)
+		s.after.wait(ctx, func(other string) bool { return other == id })
 		n, _, err := getJSON[notice](ctx, s.st, kindNotice, id)
 		sent[id] = err == nil && n.State == noticeSent
 	}
