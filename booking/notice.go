@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"frontdesk/message"
@@ -164,6 +165,7 @@ func unclaim(now time.Time, q queuedNotice) []store.Write {
 func (s *Service) attemptNotices(ctx context.Context, now time.Time, queued []queuedNotice) map[string]bool {
 	sent := map[string]bool{}
 	var writes []store.Write
+	var ids []string
 	for _, q := range queued {
 		if q.State == noticeSent {
 			sent[q.ID] = true
@@ -177,9 +179,97 @@ func (s *Service) attemptNotices(ctx context.Context, now time.Time, queued []qu
 		n, ws := s.outcome(ctx, now, q)
 		sent[n.ID] = n.State == noticeSent
 		writes = append(writes, ws...)
+		ids = append(ids, n.ID)
 	}
-	s.recordOutcomes(ctx, writes)
+	s.recordLater(ctx, ids, writes)
 	return sent
+}
+
+// recordLater records the outcomes after the answer, which they do not
+// change: the guest waits for the sends, not for their bookkeeping. The
+// notices stay claimed under their lease until the write lands, so a
+// process that stops first leaves them to the sweep as possibly sent,
+// as a process that stops while sending does. The write keeps the
+// request's values and deadline but not its cancellation, which comes
+// with the answer.
+func (s *Service) recordLater(ctx context.Context, ids []string, writes []store.Write) {
+	if len(writes) == 0 {
+		return
+	}
+	var cancel context.CancelFunc
+	if end, ok := ctx.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), end)
+	} else {
+		ctx, cancel = within(context.WithoutCancel(ctx), s.deadlines.Operation)
+	}
+	s.after.run(ids, func() {
+		defer cancel()
+		s.recordOutcomes(ctx, writes)
+	})
+}
+
+// Wait returns once every write left behind by an answer is stored (or
+// given up); the store must stay open until then. It is for shutdown,
+// once no request runs; Settle waits while they do.
+func (s *Service) Wait() { s.after.wg.Wait() }
+
+// Settle returns once the writes left behind by the answers given so far
+// are stored (or given up), or ctx ends.
+func (s *Service) Settle(ctx context.Context) {
+	s.after.wait(ctx, func(string) bool { return true })
+}
+
+// laterWrites runs the writes an answer leaves behind and lets a reader
+// of the notices they record wait for them.
+type laterWrites struct {
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	pending map[string]chan struct{} // by notice id; closed once the write is done
+}
+
+func (l *laterWrites) run(ids []string, write func()) {
+	done := make(chan struct{})
+	l.mu.Lock()
+	if l.pending == nil {
+		l.pending = map[string]chan struct{}{}
+	}
+	for _, id := range ids {
+		l.pending[id] = done
+	}
+	l.mu.Unlock()
+	l.wg.Go(func() {
+		defer func() {
+			l.mu.Lock()
+			for _, id := range ids {
+				if l.pending[id] == done {
+					delete(l.pending, id)
+				}
+			}
+			l.mu.Unlock()
+			close(done)
+		}()
+		write()
+	})
+}
+
+// wait returns once the writes under way for the notices that match are
+// done, or ctx ends.
+func (l *laterWrites) wait(ctx context.Context, match func(id string) bool) {
+	l.mu.Lock()
+	var pending []chan struct{}
+	for id, done := range l.pending {
+		if match(id) {
+			pending = append(pending, done)
+		}
+	}
+	l.mu.Unlock()
+	for _, done := range pending {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // recordOutcomes stores the outcomes of sends that happened, within the
@@ -205,12 +295,14 @@ func (s *Service) recordOutcomes(ctx context.Context, writes []store.Write) {
 	}
 }
 
-// noticesSent reads which of the given notices the provider accepted.
+// noticesSent reads which of the given notices the provider accepted,
+// once their outcomes are stored if this process is still storing them.
 // A notice that cannot be read counts as not sent: the answer then
 // promises less, never more.
 func (s *Service) noticesSent(ctx context.Context, ids ...string) map[string]bool {
 	sent := map[string]bool{}
 	for _, id := range ids {
+		s.after.wait(ctx, func(other string) bool { return other == id })
 		n, _, err := getJSON[notice](ctx, s.st, kindNotice, id)
 		sent[id] = err == nil && n.State == noticeSent
 	}

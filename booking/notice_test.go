@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"frontdesk/booking/bookingtest"
+	"frontdesk/store"
 )
 
 // sweepFor runs the sweep every 10 minutes for d.
@@ -108,5 +111,66 @@ func TestNoticeClaimedBeforeSending(t *testing.T) {
 	booked, _ := w.svc.getBooked(ctx, ref)
 	if !strings.Contains(booked.Attention, id) || !strings.Contains(booked.Attention, "may have been sent already") {
 		t.Fatalf("attention = %q, want the possible duplicate named", booked.Attention)
+	}
+}
+
+// slowOutcomes holds every store write that records a notice's outcome
+// (it removes the notice's due entry, as no confirmation's other write
+// does) until released.
+type slowOutcomes struct {
+	store.Store
+	release chan struct{}
+}
+
+func (s *slowOutcomes) Apply(ctx context.Context, ws []store.Write) ([]store.Record, error) {
+	for _, w := range ws {
+		if w.Op == store.OpDelete && w.Record.Kind == kindNoticeDue {
+			select {
+			case <-s.release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			break
+		}
+	}
+	return s.Store.Apply(ctx, ws)
+}
+
+// TestConfirmDoesNotWaitForNoticeOutcomes: the guest's answer follows the
+// sends; recording their outcomes comes after it, and lands.
+func TestConfirmDoesNotWaitForNoticeOutcomes(t *testing.T) {
+	cfg, st := bookingtest.Demo(t)
+	slow := &slowOutcomes{Store: st, release: make(chan struct{})}
+	w := newWorldOn(t, cfg, slow)
+	ctx := context.Background()
+	res, err := w.start(ctx, web, stayArgs())
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	answered := make(chan *ConfirmResult, 1)
+	go func() {
+		conf, err := w.svc.Confirm(ctx, web, ConfirmRequest{BookingID: res.BookingID, Code: w.lastCode("ada@example.com")})
+		if err != nil {
+			t.Error(refusalText(err))
+		}
+		answered <- conf
+	}()
+	var conf *ConfirmResult
+	select {
+	case conf = <-answered:
+	case <-time.After(5 * time.Second):
+		close(slow.release)
+		t.Fatal("confirm waited for its notices' outcomes to be stored")
+	}
+	if conf == nil || !strings.Contains(conf.Message, "is reserved") {
+		t.Fatalf("confirm = %+v", conf)
+	}
+	id := noticeID(conf.ReservationNumber, "reserved", "guest")
+	if n, _, err := getJSON[notice](ctx, st, kindNotice, id); err != nil || n.State != noticeSending {
+		t.Fatalf("notice before its outcome is stored = %+v, %v; want it still claimed", n, err)
+	}
+	close(slow.release)
+	if n := w.notice(id); n.State != noticeSent || n.Due != "" {
+		t.Fatalf("notice after the answer = %+v, want sent", n)
 	}
 }

@@ -67,6 +67,9 @@ type Service struct {
 
 	secretMu  sync.Mutex
 	secretKey []byte
+
+	// after tracks the writes that run once an answer is given.
+	after laterWrites
 }
 
 // Options are a Service's collaborators. Rand is crypto/rand.Reader in

@@ -88,8 +88,10 @@ func (s *Service) Span(ctx context.Context, r reservation.Reservation) (int, err
 	return s.connectedSpan(held, stay{in, out}), nil
 }
 
-// Notices reads the queued notices of reference ref.
+// Notices reads the queued notices of reference ref, once the outcomes
+// this process is still storing for them are stored.
 func (s *Service) Notices(ctx context.Context, ref string, now time.Time) ([]NoticeView, error) {
+	s.after.wait(ctx, func(id string) bool { return strings.HasPrefix(id, ref+"-") })
 	rows, err := s.st.List(ctx, kindNotice, ref+"-", "", 100)
 	if err != nil {
 		return nil, fmt.Errorf("list notices: %w", err)

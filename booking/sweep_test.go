@@ -18,6 +18,7 @@ import (
 
 func (w *world) sweep() SweepResult {
 	w.t.Helper()
+	w.svc.Wait()
 	res, err := w.svc.Sweep(context.Background())
 	if err != nil {
 		w.t.Fatal(err)
@@ -27,6 +28,7 @@ func (w *world) sweep() SweepResult {
 
 func (w *world) notice(id string) notice {
 	w.t.Helper()
+	w.svc.Wait()
 	n, _, err := getJSON[notice](context.Background(), w.st, kindNotice, id)
 	if err != nil {
 		w.t.Fatal(err)
@@ -191,6 +193,7 @@ func TestSweepCursorFairness(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.svc.attemptNotices(ctx, w.clock.Now(), queued)
+	w.svc.Wait()
 	w.clock.Advance(15 * time.Minute)
 	var res SweepResult
 	priority, _, err := w.svc.sweepBatch(ctx, w.clock.Now(), &res)

@@ -243,7 +243,10 @@ func startOn(svc *Service, ctx context.Context, c Caller, a Args) (*StartResult,
 // confirm, lookup and cancel call the typed operations with the request
 // well-formed arguments name, as the chat door does once their fields
 // pass its checks.
+// confirm and cancel wait for the notice outcomes their answers leave
+// behind, so a test reads the store as the operation left it.
 func (w *world) confirm(ctx context.Context, c Caller, a Args) (*ConfirmResult, error) {
+	defer w.svc.Wait()
 	return w.svc.Confirm(ctx, c, ConfirmRequest{BookingID: text(a, "booking_id"), Code: text(a, "code")})
 }
 
@@ -252,6 +255,7 @@ func (w *world) lookup(ctx context.Context, c Caller, a Args) (*LookupResult, er
 }
 
 func (w *world) cancel(ctx context.Context, c Caller, a Args) (*CancelResult, error) {
+	defer w.svc.Wait()
 	return w.svc.Cancel(ctx, c, CancelRequest{
 		Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4"),
 		CancelID: text(a, "cancel_id"), Code: text(a, "code"),

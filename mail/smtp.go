@@ -13,7 +13,6 @@ import (
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
-	"github.com/wneessen/go-mail/smtp"
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
@@ -58,13 +57,24 @@ type SMTPOptions struct {
 	TLSConfig *tls.Config
 	// Timeout bounds each send; zero means DefaultSendTimeout.
 	Timeout time.Duration
-	// Clock dates an email whose Date is zero; nil means the system clock.
+	// MaxIdle sessions are kept open between sends; zero means
+	// DefaultMaxIdle, a negative value keeps none.
+	MaxIdle int
+	// MaxMessages a session carries before it is closed; zero means
+	// DefaultMaxMessages.
+	MaxMessages int
+	// IdleTimeout retires a session idle that long; zero means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// Clock dates an email whose Date is zero and ages idle sessions;
+	// nil means the system clock.
 	Clock  clock.Clock
 	Logger *slog.Logger
 }
 
 // SMTP sends email through a mail provider's submission server. It is
-// safe for concurrent use: every send has its own connection.
+// safe for concurrent use: a send has a session to itself, an idle one
+// from the pool or a new connection.
 type SMTP struct {
 	host     string
 	port     int
@@ -77,6 +87,7 @@ type SMTP struct {
 	timeout  time.Duration
 	clock    clock.Clock
 	logger   *slog.Logger
+	pool     pool
 }
 
 var _ message.Sender = (*SMTP)(nil)
@@ -119,6 +130,16 @@ func NewSMTP(c config.Mail, opts *SMTPOptions) (*SMTP, error) {
 	if s.clock == nil {
 		s.clock = clock.System{}
 	}
+	s.pool = pool{maxIdle: o.MaxIdle, maxMessages: o.MaxMessages, idleTimeout: o.IdleTimeout}
+	if s.pool.maxIdle == 0 {
+		s.pool.maxIdle = DefaultMaxIdle
+	}
+	if s.pool.maxMessages <= 0 {
+		s.pool.maxMessages = DefaultMaxMessages
+	}
+	if s.pool.idleTimeout <= 0 {
+		s.pool.idleTimeout = DefaultIdleTimeout
+	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -144,6 +165,11 @@ func isLoopback(host string) bool {
 // give the guest the same mail twice. A 4xx or 5xx answer to the data is
 // treated as uncertain too, deliberately: some providers queue first and
 // answer late or wrongly, and the cost of a wrong "not sent" is a duplicate.
+//
+// Send uses an idle session when there is one (see pool). A reused session
+// that breaks before any byte of the data was written, as one does when
+// the provider dropped it while idle, is discarded and the message goes
+// once more on a fresh connection; nothing after that point is retried.
 func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 	msg, err := s.compose(e)
 	if err != nil {
@@ -152,49 +178,91 @@ func (s *SMTP) Send(ctx context.Context, e message.Email) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 
-	d := s.dialer(ctx)
-	defer d.close()
-	client, conn, err := s.login(ctx, d)
+	if sess := s.pool.take(s.clock.Now()); sess != nil {
+		err := s.deliver(ctx, sess, msg, true)
+		if !staleSession(err) {
+			return s.done(sess, err)
+		}
+		sess.close()
+	}
+	sess, err := s.login(ctx)
 	if err != nil {
 		return fmt.Errorf("smtp send: %w: %w", message.ErrNotSent, err)
 	}
-	err = client.SendWithSMTPClient(conn, msg)
-	if msg.IsDelivered() {
-		// The server answered 250 to the data. Only closing the session
-		// can still fail, and that does not unsend the message.
-		if err := client.CloseWithSMTPClient(conn); err != nil {
-			s.logger.DebugContext(ctx, "smtp quit failed after delivery", "err", err)
+	return s.done(sess, s.deliver(ctx, sess, msg, false))
+}
+
+// deliver runs one mail transaction on sess, which a reused session starts
+// with RSET: the check that the connection is still alive, and a clean
+// state whatever the last transaction left.
+func (s *SMTP) deliver(ctx context.Context, sess *session, msg *gomail.Msg, reused bool) error {
+	if reused {
+		sess.bind(ctx)
+		err := sess.conn.UpdateDeadline(s.timeout)
+		if err == nil {
+			err = sess.conn.Reset()
 		}
+		if err != nil {
+			return &sendFailure{step: "RSET", beforeData: true, ended: sess.ended(ctx), cause: err}
+		}
+	}
+	err := sess.client.SendWithSMTPClient(sess.conn, msg)
+	if msg.IsDelivered() {
+		// The server answered 250 to the data; nothing after it can
+		// unsend the message.
 		return nil
 	}
 	if err == nil {
-		return errors.New("smtp send: delivery uncertain: the server never confirmed the data")
+		return errors.New("delivery uncertain: the server never confirmed the data")
 	}
-	f := failure(err, d.ended())
-	if f.step == "RCPT TO" && f.code >= 500 {
+	return failure(err, sess.ended(ctx))
+}
+
+// done ends a send on sess: a session that delivered goes back to the
+// pool, any other is closed, as its state is unknown.
+func (s *SMTP) done(sess *session, err error) error {
+	if err == nil {
+		sess.sent++
+		s.pool.put(sess, s.clock.Now())
+		return nil
+	}
+	sess.close()
+	var f *sendFailure
+	switch {
+	case !errors.As(err, &f):
+		return fmt.Errorf("smtp send: %w", err)
+	case f.step == "RCPT TO" && f.code >= 500:
 		return fmt.Errorf("smtp send: %w: %w: %w", message.ErrNotSent, message.ErrRecipientRefused, f)
-	}
-	if f.beforeData {
+	case f.beforeData:
 		return fmt.Errorf("smtp send: %w: %w", message.ErrNotSent, f)
 	}
 	return fmt.Errorf("smtp send: delivery uncertain: %w", f)
 }
 
-func (s *SMTP) dialer(ctx context.Context) *dialer {
-	return &dialer{ctx: ctx, tls: s.tls, implicitTLS: s.implicit && s.policy != TLSNone}
+// staleSession reports whether err is a reused session's connection
+// failing before any byte of the message data was written: no answer at
+// all, or 421, the provider closing the session. Then the message
+// certainly did not leave, and a second try on a fresh connection cannot
+// make a duplicate. A refusal with any other code would only repeat, and
+// a failure once the data started may have delivered it.
+func staleSession(err error) bool {
+	var f *sendFailure
+	return errors.As(err, &f) && f.beforeData && f.ended == nil && (f.code == 0 || f.code == 421)
 }
 
-// login connects, negotiates TLS and authenticates through d.
-func (s *SMTP) login(ctx context.Context, d *dialer) (*gomail.Client, *smtp.Client, error) {
+// login connects, negotiates TLS and authenticates, bound to ctx.
+func (s *SMTP) login(ctx context.Context) (*session, error) {
+	d := &dialer{ctx: ctx, tls: s.tls, implicitTLS: s.implicit && s.policy != TLSNone}
 	client, err := gomail.NewClient(s.host, s.clientOptions(d)...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	conn, err := client.DialToSMTPClientWithContext(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect: %w", err)
+		d.close()
+		return nil, fmt.Errorf("connect: %w", err)
 	}
-	return client, conn, nil
+	return &session{client: client, conn: conn, raw: d.conn}, nil
 }
 
 // Check logs in as Send would, then hangs up: serve runs it at start so a
@@ -203,15 +271,21 @@ func (s *SMTP) login(ctx context.Context, d *dialer) (*gomail.Client, *smtp.Clie
 func (s *SMTP) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	d := s.dialer(ctx)
-	defer d.close()
-	client, conn, err := s.login(ctx, d)
+	sess, err := s.login(ctx)
 	if err != nil {
 		return fmt.Errorf("smtp check: %w", err)
 	}
 	// The login was the check; a failed goodbye says nothing about it.
-	_ = client.CloseWithSMTPClient(conn)
+	sess.quit(ctx)
 	return nil
+}
+
+// Close says goodbye on every idle session. Sends after Close still work,
+// each on its own connection.
+func (s *SMTP) Close(ctx context.Context) {
+	for _, sess := range s.pool.drain() {
+		sess.quit(ctx)
+	}
 }
 
 // sendFailure is a refused or broken SMTP transaction. Its text names the
@@ -285,8 +359,9 @@ func (s *SMTP) clientOptions(d *dialer) []gomail.Option {
 		gomail.WithTimeout(s.timeout),
 		gomail.WithTLSConfig(s.tls),
 		gomail.WithDialContextFunc(d.dial),
-		// Each send has its own session, so the NOOP before and the RSET
-		// after a message are round trips the 3.5 s budget can spare.
+		// Send resets a reused session itself, before its next message,
+		// which checks the connection as NOOP would; a fresh one needs
+		// neither.
 		gomail.WithoutNoop(),
 		gomail.WithoutRset(),
 	}
@@ -359,18 +434,14 @@ func (s *SMTP) compose(e message.Email) (*gomail.Msg, error) {
 	return m, nil
 }
 
-// dialer opens the one connection of a send and keeps every deadline
-// that go-mail sets on it within the send's context, so a server that
-// stalls mid-session cannot hold a send past its timeout, and a cancelled
-// context stops the send at once.
+// dialer opens a session's connection and binds it to the context of
+// the send that logs in.
 type dialer struct {
 	ctx         context.Context
 	tls         *tls.Config
 	implicitTLS bool
 
-	mu   sync.Mutex
-	conn *boundConn
-	stop func() bool
+	conn *boundConn // set by dial, which go-mail calls once, before it returns
 }
 
 func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -379,59 +450,84 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if err != nil {
 		return nil, err
 	}
-	limit, _ := d.ctx.Deadline()
-	bc := &boundConn{Conn: raw, ctx: d.ctx, limit: limit}
-	_ = bc.SetDeadline(time.Time{}) // the context bounds the connection, not a deadline
-	d.mu.Lock()
-	d.conn = bc
-	d.stop = context.AfterFunc(d.ctx, bc.expire)
-	d.mu.Unlock()
+	d.conn = &boundConn{Conn: raw}
+	d.conn.bind(d.ctx)
 	if !d.implicitTLS {
-		return bc, nil
+		return d.conn, nil
 	}
-	tc := tls.Client(bc, d.tls)
+	tc := tls.Client(d.conn, d.tls)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		return nil, err
 	}
 	return tc, nil
 }
 
-// ended returns the send's context error, or context.DeadlineExceeded
-// when the connection hit its deadline a moment before the context's own
-// timer fired, as both are set to the same instant.
-func (d *dialer) ended() error {
-	if err := d.ctx.Err(); err != nil {
+// close releases a connection that never became a session.
+func (d *dialer) close() {
+	if d.conn != nil {
+		d.conn.closeNow()
+	}
+}
+
+// boundConn keeps every deadline that go-mail sets within the context of
+// the send using the connection, so a server that stalls mid-session
+// cannot hold a send past its timeout, and a cancelled context stops the
+// send at once. An idle pooled connection is bound to nothing.
+type boundConn struct {
+	net.Conn
+
+	mu       sync.Mutex
+	ctx      context.Context // nil while idle
+	limit    time.Time       // zero when ctx has no deadline
+	stop     func() bool
+	timedOut atomic.Bool // a read or write hit its deadline
+}
+
+// bind makes ctx the bound of the connection until the next bind or
+// unbind.
+func (c *boundConn) bind(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop != nil {
+		c.stop()
+	}
+	c.ctx = ctx
+	c.limit, _ = ctx.Deadline()
+	c.timedOut.Store(false)
+	c.stop = context.AfterFunc(ctx, func() { c.expire(ctx) })
+	_ = c.Conn.SetDeadline(c.bound(time.Time{})) // a closed connection fails its next I/O anyway
+}
+
+// unbind frees an idle connection from the last send's context, whose
+// end must not expire it.
+func (c *boundConn) unbind() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop != nil {
+		c.stop()
+	}
+	c.ctx, c.limit, c.stop = nil, time.Time{}, nil
+}
+
+// ended returns ctx's error, or context.DeadlineExceeded when the
+// connection hit its deadline a moment before the context's own timer
+// fired, as both are set to the same instant. go-mail's errors do not
+// wrap the network error.
+func (c *boundConn) ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.conn != nil && d.conn.timedOut.Load() {
+	if c.timedOut.Load() {
 		return context.DeadlineExceeded
 	}
 	return nil
 }
 
-// close releases the connection however the send ended; go-mail leaves
-// it open when QUIT fails.
-func (d *dialer) close() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.conn == nil {
-		return
-	}
-	d.stop()
-	_ = d.conn.Conn.Close() // the session is over; its outcome is known
-}
-
-// boundConn clamps deadlines to the send's deadline and, once the send's
-// context is done, to the past.
-type boundConn struct {
-	net.Conn
-	ctx   context.Context
-	limit time.Time // zero when the context has no deadline
-
-	mu       sync.Mutex
-	timedOut atomic.Bool // a read or write hit its deadline
+// closeNow closes the connection however the session ended; go-mail
+// leaves it open when QUIT fails.
+func (c *boundConn) closeNow() {
+	c.unbind()
+	_ = c.Conn.Close() // the session is over; its outcome is known
 }
 
 func (c *boundConn) Read(b []byte) (int, error) {
@@ -456,7 +552,7 @@ func (c *boundConn) noteTimeout(err error) {
 func expired() time.Time { return time.Unix(1, 0) }
 
 func (c *boundConn) bound(t time.Time) time.Time {
-	if c.ctx.Err() != nil {
+	if c.ctx != nil && c.ctx.Err() != nil {
 		return expired()
 	}
 	if !c.limit.IsZero() && (t.IsZero() || t.After(c.limit)) {
@@ -483,10 +579,14 @@ func (c *boundConn) SetWriteDeadline(t time.Time) error {
 	return c.Conn.SetWriteDeadline(c.bound(t))
 }
 
-// expire runs when the send's context ends. Holding mu orders it with
-// SetDeadline, which then sees the context done and keeps the past.
-func (c *boundConn) expire() {
+// expire runs when the context of a send ends. Holding mu orders it with
+// SetDeadline, which then sees the context done and keeps the past; a
+// connection bound to a later send since is left alone.
+func (c *boundConn) expire(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ctx != ctx {
+		return
+	}
 	_ = c.Conn.SetDeadline(expired()) // a closed connection is expired already
 }

@@ -70,6 +70,8 @@ var dialect = sqlstore.Dialect{
 		return string(b)
 	},
 	PrefixEnd: prefixEnd,
+	// Every write goes through the one writer connection.
+	OneWriter: true,
 }
 
 // DB is a store.Store on one SQLite file. It is safe for concurrent use.
@@ -198,9 +200,20 @@ func (db *DB) prepare(ctx context.Context) error {
 		sqlstore.TakeSlotSQL, sqlstore.DeleteHoldSlotsSQL, sqlstore.DeleteHoldSQL, sqlstore.GiveSlotSQL,
 		sqlstore.InsertReservationSQL, sqlstore.SwapReservationSQL, sqlstore.ReservationExistsSQL,
 		savepointSQL, rollbackToSQL, releaseSQL,
+		sqlstore.LockCounterSQL, sqlstore.ExpireCounterSQL, sqlstore.DropBucketsSQL, sqlstore.GiveBackHeadSQL,
+		sqlstore.GiveBackBucketSQL, sqlstore.ClearBucketsSQL, sqlstore.ClearHeadSQL, sqlstore.ForgetCounterSQL,
 	} {
 		if _, err := db.stmts.get(ctx, q); err != nil {
 			return err
+		}
+	}
+	// The runs of takes as long as a booking's (takes.go).
+	for n := 1; n <= 6; n++ {
+		read, drop, upsert := sqlstore.TakeStatements(n)
+		for _, q := range []string{read, drop, upsert} {
+			if _, err := db.stmts.get(ctx, q); err != nil {
+				return err
+			}
 		}
 	}
 	for _, q := range []string{sqlstore.GetRecordSQL, sqlstore.CountsSQL} {

@@ -215,3 +215,33 @@ func mustApply(t *testing.T, s store.Store, ws ...store.Write) {
 		t.Fatalf("Apply: %v", err)
 	}
 }
+
+// testCounterRunOfTakes applies several takes in one Apply, as a send's
+// mail budgets are: the first full one, by its index, refuses them all;
+// buckets that stopped counting are dropped on the way; and one counter
+// taken twice in a run is decided in order.
+func testCounterRunOfTakes(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	mustApply(t, s, take("a", 5, 0, 2), take("b", 5, 0, 1))
+	_, err := s.Apply(ctx, []store.Write{take("a", 6, 0, 2), take("b", 6, 0, 1), take("c", 6, 0, 9)})
+	checkWriteError(t, "run with a full take", nil, err, 1, store.ErrFull)
+	if a, c := counted(t, s, "a", 0), counted(t, s, "c", 0); a != 1 || c != 0 {
+		t.Fatalf("Counted after a refused run = a %d, c %d, want 1 and 0", a, c)
+	}
+	mustApply(t, s, take("a", 20, 6, 2), take("b", 20, 6, 1), take("c", 20, 0, 9))
+	for _, name := range []string{"a", "b", "c"} {
+		if got := counted(t, s, name, 0); got != 1 {
+			t.Fatalf("Counted(%s) after a run past the first uses = %d, want 1", name, got)
+		}
+		bs, err := s.Buckets(ctx, name, 0)
+		if err != nil || len(bs) != 1 || bs[0].Bucket != 20 {
+			t.Fatalf("Buckets(%s) = %v, %v; want bucket 20 alone", name, bs, err)
+		}
+	}
+	_, err = s.Apply(ctx, []store.Write{take("d", 1, 0, 1), take("d", 2, 0, 1)})
+	checkWriteError(t, "one counter taken twice", nil, err, 1, store.ErrFull)
+	mustApply(t, s, take("e", 1, 0, 2), take("e", 2, 0, 2))
+	if got := counted(t, s, "e", 0); got != 2 {
+		t.Fatalf("Counted(e) = %d, want 2", got)
+	}
+}

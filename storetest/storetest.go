@@ -82,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentCounterTakes", testConcurrentCounterTakes},
 		{"CounterForget", testCounterForget},
 		{"CounterInStepByStepApply", testCounterInStepByStepApply},
+		{"CounterRunOfTakes", testCounterRunOfTakes},
 		{"Ready", testReady},
 		{"ReservationCreateGetSwap", testReservationCreateGetSwap},
 		{"ReservationWithHold", testReservationWithHold},

@@ -71,8 +71,9 @@ type Main struct {
 	bookings      *booking.Service
 	office        *office.Office
 	mailer        message.Sender
-	devMail       *mail.Dev // set when the mail driver is dev
-	orp           *orpState // set by mountORP when the config enables ORP
+	devMail       *mail.Dev  // set when the mail driver is dev
+	smtpMail      *mail.SMTP // set when the mail driver is smtp
+	orp           *orpState  // set by mountORP when the config enables ORP
 	// referrals attributes bookings to ORP partners, with orp.
 	referrals *referral.Ledger
 	// Rand is the random source; nil means crypto/rand.
@@ -322,7 +323,7 @@ func (m *Main) openMail(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m.mailer = s
+		m.mailer, m.smtpMail = s, s
 		// A provider may be down for a moment, so a failed login does not
 		// stop the server; it is said loudly, before any guest waits for a
 		// code that cannot arrive.
@@ -577,6 +578,16 @@ func (m *Main) Close() error {
 		return nil
 	}
 	var errs []error
+	if m.bookings != nil {
+		// Notice outcomes recorded after their answers go in first.
+		m.bookings.Wait()
+	}
+	if m.smtpMail != nil {
+		// Idle sessions say goodbye rather than drop.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		m.smtpMail.Close(ctx)
+		cancel()
+	}
 	if m.devMail != nil {
 		// The dev mailbox writes its queue before the store goes.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -52,6 +52,8 @@ func flushMail(t *testing.T, m *Main) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	// The notices' outcomes are stored after their answers too.
+	m.bookings.Settle(t.Context())
 }
 
 // storeRows reads every record and reservation of the SQLite store, keyed

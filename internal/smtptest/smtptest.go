@@ -72,14 +72,15 @@ type Server struct {
 	// ClientTLS trusts the server's certificate; nil without TLS.
 	ClientTLS *tls.Config
 
-	opts     Options
 	srv      *smtp.Server
 	release  chan struct{} // closed on Close; frees hanging sessions
 	sessions sync.WaitGroup
 
 	mu       sync.Mutex
+	opts     Options
 	messages []Message
-	attempts int // DATA commands that delivered a whole message
+	attempts int        // DATA commands that delivered a whole message
+	conns    []net.Conn // every connection accepted, open or not
 }
 
 // Start listens on 127.0.0.1:0 and serves until the test ends.
@@ -91,6 +92,7 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	s := &Server{Addr: addr.String(), Host: addr.IP.String(), Port: addr.Port, opts: opts, release: make(chan struct{})}
+	ln = &countingListener{Listener: ln, s: s}
 	s.srv = smtp.NewServer(smtp.BackendFunc(s.newSession))
 	if opts.StartTLS || opts.ImplicitTLS {
 		serverTLS, clientTLS, err := selfSigned(addr.IP)
@@ -161,6 +163,55 @@ func selfSigned(ip net.IP) (server, client *tls.Config, err error) {
 	return server, client, nil
 }
 
+// countingListener records each connection it accepts, below TLS, so
+// Connections counts TCP connections and DropConnections can cut them.
+type countingListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.s.mu.Lock()
+		l.s.conns = append(l.s.conns, c)
+		l.s.mu.Unlock()
+	}
+	return c, err
+}
+
+// Connections counts the TCP connections the server accepted.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// DropConnections closes every connection from the server's side without
+// a word, as a provider does when it times out an idle session.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		_ = c.Close() // a connection closed already is what was wanted
+	}
+}
+
+// SetOptions changes how the server misbehaves from the next command on;
+// the TLS options are fixed at Start.
+func (s *Server) SetOptions(opts Options) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	opts.StartTLS, opts.ImplicitTLS = s.opts.StartTLS, s.opts.ImplicitTLS
+	s.opts = opts
+}
+
+func (s *Server) options() Options {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts
+}
+
 // Messages returns the accepted messages in the order they arrived.
 func (s *Server) Messages() []Message {
 	s.mu.Lock()
@@ -195,18 +246,19 @@ type session struct {
 var _ smtp.AuthSession = (*session)(nil)
 
 func (c *session) AuthMechanisms() []string {
-	if c.server.opts.Username == "" {
+	if c.server.options().Username == "" {
 		return nil
 	}
 	return []string{sasl.Plain}
 }
 
 func (c *session) Auth(mech string) (sasl.Server, error) {
-	if c.server.opts.Username == "" || mech != sasl.Plain {
+	opts := c.server.options()
+	if opts.Username == "" || mech != sasl.Plain {
 		return nil, smtp.ErrAuthUnknownMechanism
 	}
 	return sasl.NewPlainServer(func(identity, username, password string) error {
-		if username != c.server.opts.Username || password != c.server.opts.Password {
+		if username != opts.Username || password != opts.Password {
 			return smtp.ErrAuthFailed
 		}
 		c.authed, c.user = true, username
@@ -215,7 +267,7 @@ func (c *session) Auth(mech string) (sasl.Server, error) {
 }
 
 func (c *session) Mail(from string, _ *smtp.MailOptions) error {
-	if c.server.opts.Username != "" && !c.authed {
+	if c.server.options().Username != "" && !c.authed {
 		return smtp.ErrAuthRequired
 	}
 	c.from = from
@@ -223,7 +275,7 @@ func (c *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (c *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	if slices.Contains(c.server.opts.RejectRcpt, to) {
+	if slices.Contains(c.server.options().RejectRcpt, to) {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "Mailbox unavailable"}
 	}
 	c.to = append(c.to, to)
@@ -238,12 +290,13 @@ func (c *session) Data(r io.Reader) error {
 	s := c.server
 	s.mu.Lock()
 	s.attempts++
+	opts := s.opts
 	s.mu.Unlock()
 	switch {
-	case s.opts.HangAfterData:
+	case opts.HangAfterData:
 		<-s.release
 		return errors.New("server closed")
-	case s.opts.FailAfterData:
+	case opts.FailAfterData:
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Local error in processing"}
 	}
 	s.mu.Lock()

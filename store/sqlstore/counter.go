@@ -49,13 +49,10 @@ const (
 // the index of the statement that changes no row when a take is refused,
 // or -1 for a write that is never refused.
 func CounterStmts(w store.Write) (stmts []Stmt, take int, err error) {
+	if err := checkTally(w); err != nil {
+		return nil, -1, err
+	}
 	c := w.Tally
-	if c == nil {
-		return nil, -1, fmt.Errorf("op %d without a tally", w.Op)
-	}
-	if c.Name == "" || c.Bucket < 0 || c.Live < 0 {
-		return nil, -1, errors.New("count without a name, or with a negative bucket")
-	}
 	lock := []Stmt{
 		{LockCounterSQL, []any{c.Name}},
 		{ExpireCounterSQL, []any{c.Name, c.Live}},
@@ -63,9 +60,6 @@ func CounterStmts(w store.Write) (stmts []Stmt, take int, err error) {
 	}
 	switch w.Op {
 	case store.OpTake:
-		if c.Bucket < c.Live {
-			return nil, -1, fmt.Errorf("take in bucket %d, which no longer counts from %d", c.Bucket, c.Live)
-		}
 		return append(lock, Stmt{TakeCounterSQL, []any{c.Name, c.Limit}}, Stmt{AddBucketSQL, []any{c.Name, c.Bucket}}), len(lock), nil
 	case store.OpGiveBack:
 		return append(lock, Stmt{GiveBackHeadSQL, []any{c.Name, c.Bucket}}, Stmt{GiveBackBucketSQL, []any{c.Name, c.Bucket}}), -1, nil
@@ -75,6 +69,21 @@ func CounterStmts(w store.Write) (stmts []Stmt, take int, err error) {
 		return append(lock, Stmt{ForgetCounterSQL, []any{c.Name}}), -1, nil
 	}
 	return nil, -1, fmt.Errorf("op %d is no counter write", w.Op)
+}
+
+// checkTally refuses a counter write that names no counter, or a take in
+// a bucket that no longer counts.
+func checkTally(w store.Write) error {
+	c := w.Tally
+	switch {
+	case c == nil:
+		return fmt.Errorf("op %d without a tally", w.Op)
+	case c.Name == "" || c.Bucket < 0 || c.Live < 0:
+		return errors.New("count without a name, or with a negative bucket")
+	case w.Op == store.OpTake && c.Bucket < c.Live:
+		return fmt.Errorf("take in bucket %d, which no longer counts from %d", c.Bucket, c.Live)
+	}
+	return nil
 }
 
 // count performs one counter write through q, returning store.ErrFull

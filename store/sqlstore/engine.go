@@ -177,6 +177,13 @@ func (e *Engine) apply(ctx context.Context, writes []store.Write) ([]store.Recor
 		rs = make([]store.Record, len(writes))
 		b, batches := q.(Batcher)
 		for i := 0; i < len(writes); {
+			if n := takeRun(writes[i:]); e.OneWriter && n > 0 {
+				if err := takeAll(ctx, q, writes[i:i+n], i); err != nil {
+					return err
+				}
+				i += n
+				continue
+			}
 			if n := recordRun(writes[i:]); batches && n > 1 {
 				if err := applyRecords(ctx, b, writes[i:i+n], rs[i:i+n], i); err != nil {
 					return err

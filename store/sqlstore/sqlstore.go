@@ -46,6 +46,9 @@ type Dialect struct {
 	// with prefix, by the engine's order of keys, or false when there is
 	// none.
 	PrefixEnd func(prefix string) (string, bool)
+	// OneWriter says the engine runs one write transaction at a time, so
+	// a run of counter takes reads and checks instead of locking (takes.go).
+	OneWriter bool
 }
 
 // Refused reports whether err is a conditional write refusing, as opposed
