@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	_ "time/tzdata" // the demo's time zone, wherever the harness runs
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,6 +32,7 @@ type doors struct {
 	signature                   string   // a drawn signature for the booking form
 	link                        string   // the tracked link, once made
 	stays                       []string // pages of form requests filed, to read their references from
+	base                        int      // the round's first window
 	ledger                      *ledger
 	seq                         int // makes every guest's address new
 	mu                          sync.Mutex
@@ -70,12 +72,18 @@ func (d *doors) drive(s *server, stop <-chan struct{}, r *rand.Rand) {
 // chatGuests is how many chat guests race in each round.
 const chatGuests = 4
 
-// stay is the g-th guest's i-th stay: guests race for the same few
-// nights at a time, and move on to later ones as those sell out.
-func stay(i, g int) (time.Time, time.Time) {
-	in := firstNight.AddDate(0, 0, (i+g)%stayWindows*2)
+// stay is the n-th stay of the round's windows: every door races for
+// the same roundWindows windows of two nights, and each round moves on
+// by roundStep windows, so a long run keeps finding nights to race for.
+func (d *doors) stay(n int) (time.Time, time.Time) {
+	in := firstNight.AddDate(0, 0, (d.base+n%roundWindows)%stayWindows*2)
 	return in, in.AddDate(0, 0, 2)
 }
+
+const (
+	roundWindows = 10
+	roundStep    = 5
+)
 
 var (
 	refPattern  = regexp.MustCompile(`\b(RIV-[0-9A-F]{16})\b`)
@@ -96,7 +104,7 @@ func (d *doors) chat(ctx context.Context, s *server, g int) {
 	defer cs.Close()
 	for i := 0; ctx.Err() == nil; i++ {
 		email := fmt.Sprintf("guest%d@example.com", d.next())
-		in, out := stay(i, g)
+		in, out := d.stay(i + g)
 		text, ok := call(ctx, cs, "start_booking", map[string]any{"property": "riverside", "roomtype": "double",
 			"checkin": in.Format(time.DateOnly), "checkout": out.Format(time.DateOnly), "guest_name": "Crash Guest", "email": email, "phone": "+1 303 555 0199"})
 		var start struct {
@@ -245,7 +253,7 @@ func (d *doors) form(ctx context.Context, s *server, r *rand.Rand) {
 		if token == nil {
 			continue
 		}
-		in, out := stay(r.IntN(stayWindows), 0)
+		in, out := d.stay(r.IntN(roundWindows))
 		form := url.Values{"roomtype": {"double"}, "checkin": {in.Format(time.DateOnly)}, "checkout": {out.Format(time.DateOnly)}, "guests": {"2"},
 			"name": {"Crash Form"}, "email": {fmt.Sprintf("form%d@example.com", n)}, "phone": {"(303) 555-0142"},
 			"signature": {d.signature}, "token": {string(token[1])}}
@@ -365,9 +373,9 @@ func (d *doors) usp(ctx context.Context, s *server, door uspDoor, r *rand.Rand) 
 		}
 	}
 	for i := 0; ctx.Err() == nil; i++ {
-		in, _ := stay(r.IntN(stayWindows), 0)
+		in, _ := d.stay(r.IntN(roundWindows))
 		night := in.AddDate(0, 0, r.IntN(2))
-		slot := "slot_riverside_double_" + night.Add(22*time.Hour).Format("20060102T1504Z")
+		slot := "slot_riverside_double_" + checkin(night).Format("20060102T1504Z")
 		h, ok := door.hold(ctx, slot)
 		if !ok {
 			return
@@ -402,6 +410,16 @@ func (d *doors) usp(ctx context.Context, s *server, door uspDoor, r *rand.Rand) 
 			d.ledger.ack(ref, what+" cancellation", reservation.Cancelled)
 		}
 	}
+}
+
+// checkin is the instant a night's stay begins at Riverside, in UTC: the
+// demo's check-in hour in its time zone, as USP names the night's slot.
+func checkin(night time.Time) time.Time {
+	denver, err := time.LoadLocation("America/Denver")
+	if err != nil {
+		panic(err) // time/tzdata is linked in
+	}
+	return time.Date(night.Year(), night.Month(), night.Day(), 15, 0, 0, 0, denver).UTC()
 }
 
 // uuid is a random version 4 UUID, as USP wants its idempotency keys.
