@@ -284,30 +284,45 @@ func check(t *testing.T, data, database string, l *ledger, hooks *receiver) {
 			t.Errorf("acknowledged click %s is not stored", id)
 		}
 	}
-	queued := map[string]bool{}
+	// Why each queued event still waits: under the lease of a delivery
+	// a kill cut off, behind an earlier event of its booking, or retrying.
+	queued := map[string]string{}
+	now := time.Now()
 	for _, r := range listAll(t, st, webhook.Kind) {
-		var e webhook.Event
+		var e struct {
+			webhook.Event
+			NextAt     time.Time `json:"next_at"`
+			LeaseUntil time.Time `json:"lease_until"`
+			LastError  string    `json:"last_error"`
+		}
 		if err := json.Unmarshal(r.Value, &e); err != nil {
 			t.Fatal(err)
 		}
-		queued[e.Reference+" "+e.Type] = true
+		why := "behind an earlier event"
+		switch {
+		case now.Before(e.LeaseUntil):
+			why = "leased"
+		case e.LastError != "":
+			why = "retrying after " + e.LastError
+		}
+		queued[e.Reference+" "+e.Type] = why
 	}
 	for _, r := range listAll(t, st, webhook.DeadKind) {
 		t.Errorf("webhook event %s was given up", r.Key)
 	}
 	delivered := hooks.seen()
-	waiting := 0
+	waiting := map[string]int{}
 	for ref, types := range l.events {
 		for _, typ := range types {
 			switch {
 			case delivered[ref+" "+typ]:
-			case queued[ref+" "+typ]:
-				waiting++
+			case queued[ref+" "+typ] != "":
+				waiting[queued[ref+" "+typ]]++
 			default:
 				t.Errorf("webhook %s of %s was neither delivered nor queued", typ, ref)
 			}
 		}
 	}
-	t.Logf("%d reservations acknowledged, all as told; %d clicks stored; %d webhook events delivered, %d queued for retry; %d notices, all delivered",
+	t.Logf("%d reservations acknowledged, all as told; %d clicks stored; %d webhook events delivered, queued for retry: %v; %d notices, all delivered",
 		len(l.claims), len(l.clicks), len(delivered), waiting, len(notices))
 }
