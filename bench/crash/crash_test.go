@@ -241,6 +241,7 @@ func harness(t *testing.T, bin string, demo []byte, signature, database string, 
 	replays(t, s.url, d.ledger)
 	s.kill()
 	check(t, data, database, d.ledger, hooks)
+	t.Logf("acknowledged: %s", d.ledger.summary())
 }
 
 // failpointWait is how long a round waits for its failpoint to fire.
