@@ -202,7 +202,8 @@ func harness(t *testing.T, bin string, demo []byte, signature, database string, 
 		d.base = round * roundStep
 		stop := make(chan struct{})
 		driven := make(chan struct{})
-		go func() { d.drive(s, stop, r); close(driven) }()
+		seed := r.Uint64()
+		go func() { d.drive(s, stop, seed); close(driven) }()
 		// A failpoint kills the server itself at its boundary; otherwise
 		// the kill comes at a random moment.
 		limit := time.Duration(200+r.IntN(2300)) * time.Millisecond
@@ -238,6 +239,7 @@ func harness(t *testing.T, bin string, demo []byte, signature, database string, 
 	s = start(t, bin, config, addr, data, database, "", n+1)
 	time.Sleep(31 * time.Second)
 	cli("sweep")
+	d.resolveStays(context.Background(), s.url)
 	replays(t, s.url, d.ledger)
 	s.kill()
 	check(t, data, database, d.ledger, hooks)

@@ -45,24 +45,25 @@ func (d *doors) next() int {
 	return d.seq
 }
 
-func (d *doors) drive(s *server, stop <-chan struct{}, r *rand.Rand) {
+// drive runs every door against s until stop and returns once all have
+// stopped; seed makes the doors' random choices.
+func (d *doors) drive(s *server, stop <-chan struct{}, seed uint64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-stop; cancel() }()
 	var wg sync.WaitGroup
 	for g := range chatGuests {
 		wg.Go(func() { d.chat(ctx, s, g) })
 	}
-	seeds := [4]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
-	wg.Go(func() { d.form(ctx, s, rand.New(rand.NewPCG(seeds[0], 1))) })
-	wg.Go(func() { d.staff(ctx, rand.New(rand.NewPCG(seeds[1], 2))) })
-	wg.Go(func() { d.usp(ctx, s, rest{base: s.url}, rand.New(rand.NewPCG(seeds[2], 3))) })
+	wg.Go(func() { d.form(ctx, s, rand.New(rand.NewPCG(seed, 1))) })
+	wg.Go(func() { d.staff(ctx, rand.New(rand.NewPCG(seed, 2))) })
+	wg.Go(func() { d.usp(ctx, rest{base: s.url}, rand.New(rand.NewPCG(seed, 3))) })
 	wg.Go(func() {
 		cs, err := connectUSP(ctx, s.url)
 		if err != nil {
 			return
 		}
 		defer cs.Close()
-		d.usp(ctx, s, uspMCP{cs}, rand.New(rand.NewPCG(seeds[3], 4)))
+		d.usp(ctx, uspMCP{cs}, rand.New(rand.NewPCG(seed, 4)))
 	})
 	wg.Go(func() { d.clicks(ctx) })
 	wg.Wait()
@@ -279,7 +280,7 @@ func (d *doors) form(ctx context.Context, s *server, r *rand.Rand) {
 // restart.
 func (d *doors) resolveStays(ctx context.Context, base string) {
 	for len(d.stays) > 0 {
-		resp, err := proxied.Do(browser(ctx, http.MethodGet, base+d.stays[0], 0, nil))
+		resp, err := proxied.Do(browser(ctx, http.MethodGet, base+d.stays[0], d.next(), nil))
 		if err != nil {
 			return
 		}
@@ -355,7 +356,7 @@ type uspDoor interface {
 // first it retries the creates a kill left unanswered, with their keys,
 // then it holds, creates, and cancels every other booking it made,
 // handing the rest to staff.
-func (d *doors) usp(ctx context.Context, s *server, door uspDoor, r *rand.Rand) {
+func (d *doors) usp(ctx context.Context, door uspDoor, r *rand.Rand) {
 	_, isMCP := door.(uspMCP)
 	what := "usp rest"
 	if isMCP {
