@@ -284,8 +284,11 @@ func (d *doors) resolveStays(ctx context.Context, base string) {
 		if err != nil {
 			return
 		}
-		body, _ := io.ReadAll(resp.Body)
+		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if err != nil {
+			return // cut off by a kill: read again after the restart
+		}
 		if m := formSent.FindSubmatch(body); resp.StatusCode == http.StatusOK && m != nil {
 			d.ledger.ack(string(m[1]), "form request", reservation.Requested)
 			d.ledger.handOver(string(m[1]))
@@ -459,9 +462,10 @@ func (u rest) post(ctx context.Context, path, key string, body any) (int, map[st
 		return 0, nil, false
 	}
 	defer resp.Body.Close()
+	// A body cut off by a kill is no answer, whatever the status said.
 	var out map[string]any
 	if json.NewDecoder(resp.Body).Decode(&out) != nil {
-		return resp.StatusCode, nil, resp.StatusCode < 500
+		return resp.StatusCode, nil, false
 	}
 	return resp.StatusCode, out, true
 }
