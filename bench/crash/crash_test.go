@@ -109,6 +109,9 @@ func start(t *testing.T, bin, config, addr, data, database, failpoint string, ru
 	}
 	s := &server{cmd: cmd, url: "http://" + addr, log: name, done: make(chan error, 1)}
 	go func() { s.done <- cmd.Wait(); log.Close() }()
+	// A test that stops early leaves no server behind; a server gone
+	// already refuses the signal, harmlessly.
+	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		select {
 		case err := <-s.done:
