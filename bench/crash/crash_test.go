@@ -1,16 +1,20 @@
 package crash
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,13 +22,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"frontdesk/internal/pgtest"
-	"frontdesk/postgres"
-	"frontdesk/reservation"
-	"frontdesk/sqlite"
-	"frontdesk/store"
+	"frontdesk/internal/signature/signaturetest"
+	"frontdesk/usp"
 )
 
 // failpoints are the boundaries serve's FRONTDESK_FAILPOINT knows, each
@@ -33,7 +33,10 @@ var failpoints = []string{"", "pending-registration", "proof-receipt", "record-c
 	"notice-claim", "notice-queue", "cancellation-record", "index-release", "idempotency-write", "webhook-queue", "click-batch"}
 
 // rounds is how many kills each engine gets: CRASH_ROUNDS, or one per
-// failpoint (on alternating sides), which is what go test and CI run.
+// failpoint, which is what go test and CI run. The sides alternate from
+// one failpoint to the next, from one pass over the list to the next and
+// from one engine to the other, so the default run takes every
+// boundary on both sides across the two engines.
 func rounds(t *testing.T) int {
 	if v := os.Getenv("CRASH_ROUNDS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -50,44 +53,53 @@ func TestCrashHarness(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "frontdesk/cmd/frontdesk").CombinedOutput(); err != nil {
 		t.Fatalf("build frontdesk: %v\n%s", err, out)
 	}
-	// The demo with its chat ceilings at their highest, so the harness
-	// measures crashes, not the hourly code ceiling.
 	demo, err := exec.Command(bin, "init", "--demo").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	raised := regexp.MustCompile(`(?m)^(portfolio_email_hourly|portfolio_email_daily|location_email_hourly|location_pending|portfolio_pending) = \d+$`).
+	signature := signaturetest.Drawn(t)
+	// The engines run side by side: most of a run is waiting, for
+	// servers to start and for the notice lease to pass.
+	// PostgreSQL takes each failpoint on the other side than SQLite.
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); harness(t, bin, demo, signature, "", 0) })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); harness(t, bin, demo, signature, pgtest.Schema(t), 1) })
+}
+
+// crashConfig is the demo with its chat ceilings at their highest and
+// the office always open, so the harness measures crashes, not the
+// hourly code ceiling or the clock; with 127.0.0.2 trusted as a reverse
+// proxy for the browsers of the form and the tracked link; the tracked
+// link's destination among the owner's sites; and the harness's USP
+// platform, whose webhooks go to hook.
+func crashConfig(demo []byte, hook string) []byte {
+	c := regexp.MustCompile(`(?m)^(portfolio_email_hourly|portfolio_email_daily|location_email_hourly|location_pending|portfolio_pending|cancel_portfolio_daily) = \d+$`).
 		ReplaceAll(demo, []byte("$1 = 1000"))
-	config := filepath.Join(t.TempDir(), "crash.toml")
-	if err := os.WriteFile(config, raised, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Run("sqlite", func(t *testing.T) { harness(t, bin, config, "") })
-	t.Run("postgres", func(t *testing.T) { harness(t, bin, config, pgtest.Schema(t)) })
+	c = regexp.MustCompile(`(?m)^(mon|tue|wed|thu|fri|sat|sun) = "[^"]*"$`).ReplaceAll(c, []byte(`$1 = "00:00-23:59"`))
+	c = bytes.Replace(c, []byte("[deployment]\n"), []byte("[deployment]\ntrusted_proxies = [\""+proxyAddr+"\"]\n"), 1)
+	c = bytes.Replace(c, []byte("[orp]\n"), []byte("[orp]\nsites = [\""+linkSite+"\"]\n"), 1)
+	return fmt.Appendf(c, "\n[[usp.platforms]]\nname = \"crash\"\napi_key_hashes = [%q]\nwebhook_url = %q\n", usp.HashAPIKey(platformKey), hook)
 }
 
 // server is one run of `frontdesk serve`.
 type server struct {
 	cmd  *exec.Cmd
 	url  string
+	log  string
 	done chan error
 }
 
-func start(t *testing.T, bin, config, data, database, failpoint string) *server {
+// start runs serve on addr, the same for every run on the data: the ORP
+// host's party ids and links carry its origin.
+func start(t *testing.T, bin, config, addr, data, database, failpoint string, run int) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	args := []string{"serve", "--config", config, "--addr", addr, "--data", data, "--log-level", "error"}
 	if database != "" {
 		args = append(args, "--database", database)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "FRONTDESK_FAILPOINT="+failpoint)
-	log, err := os.OpenFile(filepath.Join(data, "serve.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	name := filepath.Join(data, fmt.Sprintf("serve-%03d.log", run))
+	log, err := os.Create(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +107,22 @@ func start(t *testing.T, bin, config, data, database, failpoint string) *server 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, url: "http://" + addr, done: make(chan error, 1)}
+	s := &server{cmd: cmd, url: "http://" + addr, log: name, done: make(chan error, 1)}
 	go func() { s.done <- cmd.Wait(); log.Close() }()
+	// A test that stops early leaves no server behind; a server gone
+	// already refuses the signal, harmlessly.
+	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		select {
 		case err := <-s.done:
-			t.Fatalf("serve exited before it was ready: %v (see %s)", err, filepath.Join(data, "serve.log"))
+			// A failpoint may fire in the startup sweep: that run is
+			// over before it served.
+			if failpoint != "" && s.marked(failpoint) {
+				s.done <- err
+				return s
+			}
+			out, _ := os.ReadFile(name)
+			t.Fatalf("serve exited before it was ready: %v\n%s", err, out)
 		default:
 		}
 		if resp, err := http.Get(s.url + "/readyz"); err == nil {
@@ -112,6 +134,13 @@ func start(t *testing.T, bin, config, data, database, failpoint string) *server 
 	}
 	t.Fatal("serve was not ready within 30 s")
 	return nil
+}
+
+// marked reports whether the failpoint's marker is in the server's log:
+// the failpoint, not another fault, ended it.
+func (s *server) marked(failpoint string) bool {
+	out, _ := os.ReadFile(s.log)
+	return bytes.Contains(out, []byte("failpoint "+failpoint+" fired\n"))
 }
 
 // kill sends SIGKILL and waits for the process to be gone.
@@ -131,230 +160,264 @@ func (s *server) dead() bool {
 	}
 }
 
-// acked is what clients were told happened: the references confirmed.
-type acked struct {
-	mu     sync.Mutex
-	booked map[string]bool
-}
-
-var (
-	refPattern  = regexp.MustCompile(`\b(RIV-[0-9A-F]{16})\b`)
-	codePattern = regexp.MustCompile(`code is (\d{6})\.`)
-)
-
-// drive races guests for Riverside's doubles on the same nights until
-// stop, two nights at a time over stayWindows windows: each starts a booking, reads its code from the dev mailbox and
-// confirms. Every answer that claims a booking is recorded.
-func drive(s *server, a *acked, guests int, stop <-chan struct{}) {
-	var wg sync.WaitGroup
-	for g := range guests {
-		wg.Go(func() {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			go func() { <-stop; cancel() }()
-			client := mcp.NewClient(&mcp.Implementation{Name: "crash", Version: "1"}, nil)
-			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp"}, nil)
-			if err != nil {
-				return
-			}
-			defer cs.Close()
-			for i := 0; ctx.Err() == nil; i++ {
-				email := fmt.Sprintf("guest%d.%d.%d@example.com", g, i, time.Now().UnixNano()%100000)
-				// Guests race for the same few nights at a time, and move on
-				// to later ones as those sell out.
-				in := firstNight.AddDate(0, 0, (i+g)%stayWindows*2)
-				text, ok := call(ctx, cs, "start_booking", map[string]any{"property": "riverside", "roomtype": "double",
-					"checkin": in.Format(time.DateOnly), "checkout": in.AddDate(0, 0, 2).Format(time.DateOnly), "guest_name": "Crash Guest", "email": email, "phone": "+1 303 555 0199"})
-				var start struct {
-					BookingID string `json:"booking_id"`
-				}
-				if !ok || json.Unmarshal([]byte(lastLine(text)), &start) != nil || start.BookingID == "" {
-					continue
-				}
-				code := codeFor(ctx, s.url, email)
-				if code == "" {
-					continue
-				}
-				text, ok = call(ctx, cs, "confirm_booking", map[string]any{"booking_id": start.BookingID, "code": code})
-				ref := refPattern.FindString(text)
-				if !ok || ref == "" {
-					continue
-				}
-				a.mu.Lock()
-				a.booked[ref] = true
-				a.mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// call calls a tool and returns its text blocks, one a line, ending with
-// the structured result as JSON; ok is false for a refusal or a failed
-// call.
-func call(ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		return "", false
-	}
-	var lines []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			lines = append(lines, tc.Text)
-		}
-	}
-	structured, _ := json.Marshal(res.StructuredContent)
-	lines = append(lines, string(structured))
-	return strings.Join(lines, "\n"), !res.IsError
-}
-
-func lastLine(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
-
-// codeFor reads the code mailed to email from the dev mailbox.
-func codeFor(ctx context.Context, base, email string) string {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/dev/mail.json", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	var box struct {
-		Messages []struct {
-			To   []string `json:"to"`
-			Text string   `json:"text"`
-		} `json:"messages"`
-	}
-	if json.NewDecoder(resp.Body).Decode(&box) != nil {
-		return ""
-	}
-	msgs := box.Messages
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if len(msgs[i].To) == 1 && msgs[i].To[0] == email {
-			if m := codePattern.FindStringSubmatch(msgs[i].Text); m != nil {
-				return m[1]
-			}
-		}
-	}
-	return ""
-}
-
-func harness(t *testing.T, bin, config, database string) {
+// harness runs the rounds on one engine and checks what they left.
+func harness(t *testing.T, bin string, demo []byte, signature, database string, side int) {
 	data := t.TempDir()
-	a := &acked{booked: map[string]bool{}}
+	hooks := &receiver{got: map[string]bool{}}
+	hook := httptest.NewServer(hooks)
+	defer hook.Close()
+	config := filepath.Join(data, "crash.toml")
+	if err := os.WriteFile(config, crashConfig(demo, hook.URL+"/hook"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	profile := filepath.Join(data, "platform.json")
+	if err := os.WriteFile(profile, []byte(profileDocument), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli := func(args ...string) {
+		t.Helper()
+		args = append(args, "--config", config, "--data", data)
+		if database != "" {
+			args = append(args, "--database", database)
+		}
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("frontdesk %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	// The platform's profile is pinned, so no call fetches it.
+	cli("usp", "platform", "add", "--file", profile, platformProfile)
+	addr := freeAddr(t)
+	d := &doors{bin: bin, config: config, data: data, database: database, signature: signature, ledger: newLedger()}
+	s := start(t, bin, config, addr, data, database, "", 0)
+	d.link = trackedLink(t, s.url)
+	s.kill()
+
+	began := time.Now()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 27))
 	n := rounds(t)
+	fired := map[string]int{}
 	for round := range n {
 		fp := failpoints[round%len(failpoints)]
 		if fp != "" {
-			fp = []string{"before:", "after:"}[round%2] + fp
+			fp = []string{"before:", "after:"}[(round+round/len(failpoints)+side)%2] + fp
 		}
-		s := start(t, bin, config, data, database, fp)
+		s := start(t, bin, config, addr, data, database, fp, round+1)
+		d.base = round * roundStep
 		stop := make(chan struct{})
 		driven := make(chan struct{})
-		go func() { drive(s, a, 6, stop); close(driven) }()
-		// A failpoint kills the server itself at its boundary; otherwise,
-		// or when the boundary is not crossed in time, the kill comes at a
-		// random moment.
-		limit := time.Duration(200+r.IntN(1800)) * time.Millisecond
+		seed := r.Uint64()
+		go func() { d.drive(s, stop, seed); close(driven) }()
+		// A failpoint kills the server itself at its boundary; otherwise
+		// the kill comes at a random moment.
+		limit := time.Duration(200+r.IntN(2300)) * time.Millisecond
 		if fp != "" {
-			limit = 8 * time.Second
+			limit = failpointWait
 		}
 		for end := time.Now().Add(limit); time.Now().Before(end) && !s.dead(); {
 			time.Sleep(20 * time.Millisecond)
 		}
-		fired := s.dead()
+		died := s.dead()
 		s.kill()
 		close(stop)
 		<-driven
-		t.Logf("round %d: failpoint %q fired %v; %d bookings acknowledged so far", round, fp, fired, len(a.booked))
-	}
-	// A last run without failpoints: its startup sweep repairs what the
-	// kills left, and after the notice lease a sweep resends the claims
-	// the kills cut off.
-	s := start(t, bin, config, data, database, "")
-	time.Sleep(31 * time.Second)
-	sweep := exec.Command(bin, "sweep", "--config", config, "--data", data)
-	if database != "" {
-		sweep.Args = append(sweep.Args, "--database", database)
-	}
-	if out, err := sweep.CombinedOutput(); err != nil {
-		t.Fatalf("sweep: %v\n%s", err, out)
-	}
-	s.kill()
-	check(t, data, database, a)
-}
-
-// check opens the store the server left and checks the invariants: every
-// acknowledged booking exists, no night of a unit is held beyond its
-// capacity, no reservation in a terminal state holds units, and every
-// notice was delivered.
-func check(t *testing.T, data, database string, a *acked) {
-	ctx := context.Background()
-	var st store.Store
-	var err error
-	if database != "" {
-		st, err = postgres.Open(ctx, database)
-	} else {
-		st, err = sqlite.Open(ctx, filepath.Join(data, "frontdesk.db"))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	for ref := range a.booked {
-		r, err := st.GetReservation(ctx, ref)
-		if err != nil {
-			t.Errorf("acknowledged booking %s: %v", ref, err)
-			continue
+		if fp != "" && died && s.marked(fp) {
+			fired[strings.SplitN(fp, ":", 2)[1]]++
 		}
-		if !reservation.State(r.State).HoldsUnits() && r.State != string(reservation.Cancelled) {
-			t.Errorf("acknowledged booking %s is %s", ref, r.State)
-		}
+		t.Logf("round %d: failpoint %q fired %v; acknowledged so far: %s", round, fp, died && s.marked(fp), d.ledger.summary())
 	}
-	counts, err := st.Counts(ctx, "riverside", firstNight.Format(time.DateOnly), firstNight.AddDate(0, 0, 2*stayWindows).Format(time.DateOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range counts {
-		if c.Unit == "double" && c.Held > doubles {
-			t.Errorf("night %s: %d doubles held of %d: oversold", c.Slot, c.Held, doubles)
-		}
-	}
-	for after := ""; ; {
-		holds, err := st.Holds(ctx, after, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range holds {
-			r, err := st.GetReservation(ctx, h.ID)
-			if err == nil && reservation.State(r.State).Terminal() {
-				t.Errorf("reservation %s is %s and still holds units", h.ID, r.State)
+	// Every boundary must have ended a run at least once, or the run did
+	// not test it.
+	if n >= len(failpoints) {
+		for _, fp := range failpoints[1:] {
+			if fired[fp] == 0 {
+				t.Errorf("failpoint %s never fired", fp)
 			}
 		}
-		if len(holds) < 1000 {
-			break
-		}
-		after = holds[len(holds)-1].ID
 	}
-	notices, err := st.List(ctx, "booking-notice", "", "", 1000)
+	t.Logf("%d kills in %s; failpoints fired: %v", n, time.Since(began).Round(time.Second), fired)
+
+	// A last run without failpoints: its startup sweep repairs what the
+	// kills left, and after the notice lease a sweep resends the claims
+	// the kills cut off and delivers the webhooks still queued.
+	s = start(t, bin, config, addr, data, database, "", n+1)
+	time.Sleep(31 * time.Second)
+	cli("sweep")
+	d.resolveStays(context.Background(), s.url)
+	replays(t, s.url, d.ledger)
+	s.kill()
+	check(t, data, database, d.ledger, hooks)
+	t.Logf("acknowledged: %s", d.ledger.summary())
+}
+
+// failpointWait is how long a round waits for its failpoint to fire.
+const failpointWait = 20 * time.Second
+
+// freeAddr is a loopback address no one listens on.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range notices {
-		var v struct{ State string }
-		json.Unmarshal(n.Value, &v)
-		if v.State != "sent" {
-			t.Errorf("notice %s is %s, not delivered", n.Key, v.State)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// replays sends every acknowledged USP create again with its key: each
+// must answer with the booking it first made, after every restart.
+func replays(t *testing.T, base string, l *ledger) {
+	ctx := context.Background()
+	cs, err := connectUSP(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	l.mu.Lock()
+	creates := slices.Clone(l.creates)
+	l.mu.Unlock()
+	for _, cr := range creates {
+		var door uspDoor = rest{base: base}
+		if cr.mcp {
+			door = uspMCP{cs}
+		}
+		if ref, _ := door.create(ctx, cr); ref != cr.ref {
+			t.Errorf("USP create %s replayed answered %q, first %s", cr.key, ref, cr.ref)
 		}
 	}
-	t.Logf("%d bookings acknowledged, all stored; %d notices, all delivered", len(a.booked), len(notices))
+	t.Logf("%d acknowledged USP creates replayed, each with its booking", len(creates))
+}
+
+// receiver is the platform's webhook endpoint: it records each event it
+// is sent and answers 200.
+type receiver struct {
+	mu  sync.Mutex
+	got map[string]bool // "reference type"
+}
+
+func (h *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var ev struct {
+		Event     string `json:"event"`
+		BookingID string `json:"booking_id"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&ev); err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	h.got[ev.BookingID+" "+ev.Event] = true
+	h.mu.Unlock()
+}
+
+func (h *receiver) seen() map[string]bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.got)
+}
+
+// linkSite is the destination of the tracked link.
+const linkSite = "crash-partner.example"
+
+// trackedLink makes a tracked link on the ORP host the way two partners
+// would: one lists an affiliate offer and approves it, the other accepts
+// it and approves the deal, whose tracking carries the link.
+func trackedLink(t *testing.T, base string) string {
+	t.Helper()
+	maker, pub := orpJoin(t, base), orpJoin(t, base)
+	terms := map[string]any{
+		"title": "Crash partner: 10% of each booking", "kind": "affiliate", "categories": []string{"travel.lodging"},
+		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
+		"obligations": []any{
+			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true},
+				"destination": "https://" + linkSite + "/rooms", "proof": []string{"link"}},
+			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": 1000, "window": "P30D", "rail": "stripe", "proof": []string{"provider"}},
+		},
+	}
+	offered := maker.send(t, base, "offer", map[string]any{"terms": terms})
+	listed := maker.approve(t, offered)
+	accepted := pub.send(t, base, "accept", map[string]any{"offer": body(listed)["id"], "terms_hash": body(offered)["terms_hash"]})
+	active := pub.approve(t, accepted)
+	tracking, _ := body(active)["tracking"].([]any)
+	if len(tracking) == 0 {
+		t.Fatalf("deal without tracking: %v", active)
+	}
+	link, _ := tracking[0].(map[string]any)["link"].(string)
+	if link == "" {
+		t.Fatalf("tracking without a link: %v", tracking)
+	}
+	return link
+}
+
+// party is an ORP party speaking the HTTP binding.
+type party struct {
+	id, token string
+	n         int
+}
+
+func orpJoin(t *testing.T, base string) *party {
+	t.Helper()
+	status, out := orpPost(t, base+"/orp/join", "", map[string]any{"agent": map[string]any{"name": "crash", "version": "1"}})
+	if status != http.StatusCreated {
+		t.Fatalf("join = %d %v", status, out)
+	}
+	id, _ := out["party"].(string)
+	token, _ := out["token"].(string)
+	return &party{id: id, token: token}
+}
+
+// send sends one message and returns the reply.
+func (p *party) send(t *testing.T, base, typ string, b map[string]any) map[string]any {
+	t.Helper()
+	p.n++
+	m := map[string]any{"orp": "0.3", "type": typ, "id": fmt.Sprintf("m_crash_%04d", p.n), "ts": time.Now().UTC().Format(time.RFC3339), "from": p.id, "body": b}
+	status, out := orpPost(t, base+"/orp", p.token, m)
+	if status != http.StatusOK {
+		t.Fatalf("%s = %d %v", typ, status, out)
+	}
+	return out
+}
+
+// approve opens the approval page a reply waits on and approves it.
+func (p *party) approve(t *testing.T, reply map[string]any) map[string]any {
+	t.Helper()
+	waiting, _ := body(reply)["waiting"].(map[string]any)
+	target, _ := waiting["url"].(string)
+	status, out := orpPost(t, target, p.token, nil)
+	if status != http.StatusOK {
+		t.Fatalf("approve = %d %v", status, out)
+	}
+	return out
+}
+
+func body(m map[string]any) map[string]any { b, _ := m["body"].(map[string]any); return b }
+
+func orpPost(t *testing.T, target, token string, in any) (int, map[string]any) {
+	t.Helper()
+	var b []byte
+	if in != nil {
+		b, _ = json.Marshal(in)
+	}
+	req, _ := http.NewRequest(http.MethodPost, target, bytes.NewReader(b))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out) // an empty or non-JSON answer fails on its status
+	return resp.StatusCode, out
 }
 
 // doubles is how many doubles Riverside Inn has in the demo.
 const doubles = 2
 
-// The stays the guests race for: stayWindows windows of two nights from
-// firstNight.
-var firstNight = time.Date(2027, 1, 4, 0, 0, 0, 0, time.UTC)
+// The stays every door races for: stayWindows windows of two nights
+// from firstNight, a month ahead (past the 48-hour cancellation cutoff),
+// all within the demo's 550 days of advance booking.
+var firstNight = time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 30)
 
-const stayWindows = 40
+const stayWindows = 200

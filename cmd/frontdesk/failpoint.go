@@ -52,10 +52,15 @@ func recordOf(kind string, ops ...store.Op) func(store.Write) bool {
 // failpointStore kills the process at its boundary.
 type failpointStore struct {
 	store.Store
-	before bool
-	match  func(store.Write) bool
-	fired  atomic.Bool
+	setting string // "before:NAME" or "after:NAME", for the marker
+	before  bool
+	match   func(store.Write) bool
+	fired   atomic.Bool
 }
+
+// failpointMarker is the line serve writes on stderr as a failpoint
+// kills it.
+func failpointMarker(setting string) string { return "failpoint " + setting + " fired" }
 
 // parseFailpoint reads the failpoint setting; "" means none.
 func parseFailpoint(v string) (func(store.Store) store.Store, error) {
@@ -72,14 +77,17 @@ func parseFailpoint(v string) (func(store.Store) store.Store, error) {
 		return nil, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s", failpointEnv, v, strings.Join(names, ", "))
 	}
 	return func(st store.Store) store.Store {
-		return &failpointStore{Store: st, before: when == "before", match: match}
+		return &failpointStore{Store: st, setting: v, before: when == "before", match: match}
 	}, nil
 }
 
 // die sends the process SIGKILL: no deferred function, no flush, no
 // shutdown runs, as when the machine loses power or the kernel kills it.
+// The marker line on stderr (unbuffered) tells the crash harness that
+// this boundary, not some other fault, ended the process.
 func (f *failpointStore) die() {
 	if f.fired.CompareAndSwap(false, true) {
+		fmt.Fprintf(os.Stderr, "%s\n", failpointMarker(f.setting))
 		if self, err := os.FindProcess(os.Getpid()); err == nil {
 			_ = self.Kill() // SIGKILL on Unix; on failure the select below still stops the store
 		}
