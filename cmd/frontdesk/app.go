@@ -28,6 +28,7 @@ import (
 	"frontdesk/location"
 	"frontdesk/mail"
 	"frontdesk/message"
+	"frontdesk/orp"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/referral"
@@ -54,6 +55,9 @@ type Main struct {
 	// WrapStore, when set, wraps the opened store: tests inject faults and
 	// delays at the durable boundary through it.
 	WrapStore func(store.Store) store.Store
+	// WrapJournalFile, when set, wraps each file of the click journal
+	// (the crash harness's failpoint at the click batch).
+	WrapJournalFile func(orp.JournalFile) orp.JournalFile
 
 	// Set by Run once the listener is open.
 	URL        string

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
+	"frontdesk/orp"
 	"frontdesk/store"
 )
 
@@ -52,20 +54,27 @@ func recordOf(kind string, ops ...store.Op) func(store.Write) bool {
 // failpointStore kills the process at its boundary.
 type failpointStore struct {
 	store.Store
-	setting string // "before:NAME" or "after:NAME", for the marker
-	before  bool
-	match   func(store.Write) bool
-	fired   atomic.Bool
+	*killer
+	before bool
+	match  func(store.Write) bool
 }
 
 // failpointMarker is the line serve writes on stderr as a failpoint
 // kills it.
 func failpointMarker(setting string) string { return "failpoint " + setting + " fired" }
 
+// failpoint is a parsed FRONTDESK_FAILPOINT: it wraps the store, and
+// for the click batch also the click journal's files, which take a
+// SQLite server's clicks instead of the store.
+type failpoint struct {
+	store       func(store.Store) store.Store
+	journalFile func(orp.JournalFile) orp.JournalFile // nil unless the boundary is the click batch
+}
+
 // parseFailpoint reads the failpoint setting; "" means none.
-func parseFailpoint(v string) (func(store.Store) store.Store, error) {
+func parseFailpoint(v string) (failpoint, error) {
 	if v == "" {
-		return nil, nil
+		return failpoint{}, nil
 	}
 	when, name, ok := strings.Cut(v, ":")
 	match := boundaries[name]
@@ -74,18 +83,31 @@ func parseFailpoint(v string) (func(store.Store) store.Store, error) {
 		for n := range boundaries {
 			names = append(names, n)
 		}
-		return nil, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s", failpointEnv, v, strings.Join(names, ", "))
+		return failpoint{}, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s", failpointEnv, v, strings.Join(names, ", "))
 	}
-	return func(st store.Store) store.Store {
-		return &failpointStore{Store: st, setting: v, before: when == "before", match: match}
-	}, nil
+	kill := &killer{setting: v}
+	fp := failpoint{store: func(st store.Store) store.Store {
+		return &failpointStore{Store: st, killer: kill, before: when == "before", match: match}
+	}}
+	if name == "click-batch" {
+		fp.journalFile = func(f orp.JournalFile) orp.JournalFile {
+			return &failpointFile{JournalFile: f, killer: kill, before: when == "before"}
+		}
+	}
+	return fp, nil
+}
+
+// killer ends the process once, at the first crossing of its boundary.
+type killer struct {
+	setting string // "before:NAME" or "after:NAME", for the marker
+	fired   atomic.Bool
 }
 
 // die sends the process SIGKILL: no deferred function, no flush, no
 // shutdown runs, as when the machine loses power or the kernel kills it.
 // The marker line on stderr (unbuffered) tells the crash harness that
 // this boundary, not some other fault, ended the process.
-func (f *failpointStore) die() {
+func (f *killer) die() {
 	if f.fired.CompareAndSwap(false, true) {
 		fmt.Fprintf(os.Stderr, "%s\n", failpointMarker(f.setting))
 		if self, err := os.FindProcess(os.Getpid()); err == nil {
@@ -138,4 +160,35 @@ func (f *failpointStore) Swap(ctx context.Context, r store.Record) (store.Record
 		f.die()
 	}
 	return out, err
+}
+
+// failpointFile kills the process around the click journal's append of
+// a group: before its record is written, or once the record's sync
+// returned. Writes of zeros (the files' preallocation and repairs) are
+// not appends and pass.
+type failpointFile struct {
+	orp.JournalFile
+	*killer
+	before  bool
+	written atomic.Bool // a record was written and awaits its sync
+}
+
+func (f *failpointFile) WriteAt(p []byte, off int64) (int, error) {
+	record := slices.ContainsFunc(p, func(b byte) bool { return b != 0 })
+	if record && f.before {
+		f.die()
+	}
+	n, err := f.JournalFile.WriteAt(p, off)
+	if record && err == nil {
+		f.written.Store(true)
+	}
+	return n, err
+}
+
+func (f *failpointFile) Sync() error {
+	err := f.JournalFile.Sync()
+	if err == nil && f.written.Swap(false) && !f.before {
+		f.die()
+	}
+	return err
 }

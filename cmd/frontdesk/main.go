@@ -134,11 +134,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		switch cmd {
 		case "serve":
-			wrap, err := parseFailpoint(os.Getenv(failpointEnv))
+			fp, err := parseFailpoint(os.Getenv(failpointEnv))
 			if err != nil {
 				return err
 			}
-			m.WrapStore = wrap
+			m.WrapStore, m.WrapJournalFile = fp.store, fp.journalFile
 			collectLessOften()
 			m.ready = make(chan struct{})
 			go func() {

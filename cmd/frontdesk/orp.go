@@ -77,7 +77,17 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 	// PostgreSQL they stay in the database, which outlives this machine.
 	var journal *orp.ClickJournal
 	if serves && m.Config.Store.Database == "" {
-		journal, err = orp.OpenClickJournal(ctx, filepath.Join(m.Config.Store.DataDir, "clicks"), m.store, nil)
+		var open func(string) (orp.JournalFile, error)
+		if wrap := m.WrapJournalFile; wrap != nil {
+			open = func(path string) (orp.JournalFile, error) {
+				f, err := orp.OpenJournalFile(path)
+				if err != nil {
+					return nil, err
+				}
+				return wrap(f), nil
+			}
+		}
+		journal, err = orp.OpenClickJournal(ctx, filepath.Join(m.Config.Store.DataDir, "clicks"), m.store, open)
 		if err != nil {
 			return nil, err
 		}
