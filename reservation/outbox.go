@@ -41,6 +41,9 @@ const (
 	headKey          = "head"
 	// eventPage is how many events one numbering or one delivery takes.
 	eventPage = 100
+	// relayPassDeadline bounds one pass of Run, so a hung store cannot
+	// keep it running; the next pass takes up what it left.
+	relayPassDeadline = 24 * time.Second
 	// maxRaces bounds how often one pass reads again after another relay
 	// won a compare-and-swap; that relay delivers what this one left.
 	maxRaces = 8
@@ -114,9 +117,11 @@ func (d *Desk) Run(ctx context.Context, every time.Duration, failed func(error))
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if err := d.Relay(ctx); err != nil && ctx.Err() == nil {
+		pass, cancel := context.WithTimeout(ctx, relayPassDeadline)
+		if err := d.Relay(pass); err != nil && ctx.Err() == nil {
 			failed(err)
 		}
+		cancel()
 		select {
 		case <-ctx.Done():
 			return
