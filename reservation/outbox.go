@@ -82,8 +82,9 @@ func (e Event) Stored() StoredEvent {
 // event is offered again at the next pass.
 type Consumer func(ctx context.Context, e StoredEvent) ([]store.Write, error)
 
-// Consume makes c, under name, a consumer of the outbox. A name seen for
-// the first time starts at the oldest event kept.
+// Consume makes c, under name, a consumer of the outbox, at wiring,
+// before Run. A name seen for the first time starts at the oldest event
+// kept.
 func (d *Desk) Consume(name string, c Consumer) { d.consumers = register(d.consumers, name, c) }
 
 func pendingKey(ref string, version int64) string { return fmt.Sprintf("%s/%020d", ref, version) }
