@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/internal/pgtest"
+	"frontdesk/postgres"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 )
@@ -241,25 +243,36 @@ func seenList(t *testing.T, st store.Store, kind string) []string {
 // store, each once and in order; a consumer that fails keeps its cursor.
 func TestRelayDeliversAfterRestart(t *testing.T) {
 	ctx := context.Background()
-	for engine, open := range engines(t) {
-		t.Run(engine, func(t *testing.T) {
-			var st store.Store
-			var reopen func() store.Store
-			if engine == "sqlite" {
-				path := filepath.Join(t.TempDir(), "fd.db")
-				reopen = func() store.Store {
-					s, err := sqlite.Open(ctx, path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { s.Close() })
-					return s
+	// Each engine reopens on the same file or schema, as a restarted
+	// process does.
+	reopens := map[string]func(t *testing.T) func() store.Store{
+		"sqlite": func(t *testing.T) func() store.Store {
+			path := filepath.Join(t.TempDir(), "fd.db")
+			return func() store.Store {
+				s, err := sqlite.Open(ctx, path)
+				if err != nil {
+					t.Fatal(err)
 				}
-				st = reopen()
-			} else {
-				st = open(t)
-				reopen = func() store.Store { return st } // the schema outlives the process
+				t.Cleanup(func() { s.Close() })
+				return s
 			}
+		},
+		"postgres": func(t *testing.T) func() store.Store {
+			dsn := pgtest.Schema(t)
+			return func() store.Store {
+				s, err := postgres.Open(ctx, dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+		},
+	}
+	for engine, reopen := range reopens {
+		t.Run(engine, func(t *testing.T) {
+			reopen := reopen(t)
+			st := reopen()
 			f := newFixture(t, st)
 			f.desk.Consume("audit", seen("seen"))
 			r := f.must(KindBooking)
@@ -267,10 +280,8 @@ func TestRelayDeliversAfterRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.must(KindHold)
-			if engine == "sqlite" {
-				if err := st.Close(); err != nil {
-					t.Fatal(err)
-				}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
 			}
 
 			st = reopen()
