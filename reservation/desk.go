@@ -22,9 +22,11 @@ import (
 
 // Desk runs the reservation operations of every door on one store.
 type Desk struct {
-	st   store.Store
-	subs []named[Subscriber]
-	ends []named[EndHook]
+	st        store.Store
+	subs      []named[Subscriber]
+	ends      []named[EndHook]
+	consumers []named[Consumer]
+	kick      chan struct{} // a transition committed: the relay has work
 }
 
 // named is a door's registration, replaced when the door registers again
@@ -46,7 +48,7 @@ func register[T any](list []named[T], name string, f T) []named[T] {
 
 // NewDesk returns the desk on st. Subscribers and end hooks are
 // registered once, at wiring, before the first operation.
-func NewDesk(st store.Store) *Desk { return &Desk{st: st} }
+func NewDesk(st store.Store) *Desk { return &Desk{st: st, kick: make(chan struct{}, 1)} }
 
 // Subscriber turns one transition into writes committed with it, such
 // as a platform's webhook in its outbox. It must not read the store.
@@ -432,7 +434,10 @@ func releaseWrite(ref string, at time.Time) store.Write {
 	return store.Write{Op: store.OpRelease, Hold: &store.Hold{ID: ref, At: at}}
 }
 
+// announce adds e to the outbox and the subscribers' writes for it.
 func (d *Desk) announce(p *plan, e Event) {
+	p.add(partEvents, nil, outboxWrite(e))
+	p.events++
 	for _, s := range d.subs {
 		p.add(partEvents, nil, s.f(e)...)
 	}
@@ -463,6 +468,7 @@ type plan struct {
 	writes []store.Write
 	parts  []part
 	stored Reservation
+	events int // transitions announced
 }
 
 func (p *plan) add(kind partKind, refused error, ws ...store.Write) {
@@ -485,6 +491,9 @@ func (p *plan) also(stored Reservation, adds []Addition) {
 func (d *Desk) commit(ctx context.Context, p plan) error {
 	_, err := d.st.Apply(ctx, p.writes)
 	if err == nil {
+		if p.events > 0 {
+			d.kicked()
+		}
 		return nil
 	}
 	we, refused := errors.AsType[*store.WriteError](err)

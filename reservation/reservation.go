@@ -6,9 +6,13 @@
 // the other doors, only adds its own details.
 //
 // The Desk (desk.go) is the only code that writes reservations, holds
-// and releases; every door calls its operations. It imports store and
-// the internal civil helper only, and nothing of any door: doors
-// subscribe to its events and hook its terminal transitions.
+// and releases; every door calls its operations. Every transition it
+// commits also stores a door-neutral event in its outbox (outbox.go), in
+// the same transaction; a relay numbers the stored events in one total
+// order and hands them to named consumers, each with its own cursor. It
+// imports store and the internal civil helper only, and nothing of any
+// door: doors subscribe to its events in the transaction of each
+// transition, hook its terminal transitions, or consume its outbox.
 package reservation
 
 import (

@@ -12,7 +12,8 @@ import (
 // The USP door on the reservation desk: it subscribes to every
 // transition to queue its platforms' webhooks, and hooks every terminal
 // one to delete the booking-scoped credentials of the reservation, both
-// in the transaction of the transition.
+// in the transaction of the transition, beside the event the desk
+// stores in its own outbox.
 
 // eventTypes are the USP booking events (§5.4.1) each state announces
 // when a reservation enters it; states without one announce nothing.
@@ -32,15 +33,13 @@ func (b *Business) attach(desk *reservation.Desk) {
 }
 
 // announce is the outbox write for a transition of a USP platform's
-// reservation, when its new state (or a reschedule) has an event.
+// reservation, when its new state (or a reschedule) has an event. The
+// webhook's kind comes from the transition as the desk's outbox stores
+// it; its data is the booking right after the transition, which only the
+// transaction of the transition still has, so the webhook is queued in
+// it rather than by a consumer of the desk's outbox.
 func announce(e reservation.Event) []store.Write {
-	var typ string
-	switch e.Change {
-	case reservation.ChangeRescheduled:
-		typ = "booking.rescheduled"
-	case reservation.ChangeState:
-		typ = eventTypes[e.Reservation.State]
-	}
+	typ := eventType(e.Stored())
 	if typ == "" {
 		return nil
 	}
@@ -49,6 +48,17 @@ func announce(e reservation.Event) []store.Write {
 		return nil
 	}
 	return []store.Write{w}
+}
+
+// eventType is the USP booking event a transition announces, or "".
+func eventType(e reservation.StoredEvent) string {
+	switch e.Change {
+	case reservation.ChangeRescheduled:
+		return "booking.rescheduled"
+	case reservation.ChangeState:
+		return eventTypes[e.To]
+	}
+	return ""
 }
 
 // endCredentials are the deletes of the credentials issued for a USP

@@ -437,6 +437,8 @@ func (m *Main) Run(ctx context.Context) error {
 	stopORP := m.startORP(ctx)
 	stopSweep := m.startJobs(ctx, m.bookingSweepJob(), m.retentionJob())
 	defer stopSweep()
+	stopOutbox := m.startOutbox(ctx)
+	defer stopOutbox()
 	stopUSP := m.startUSPWork(ctx)
 	defer stopUSP()
 	served := make(chan error, len(servers))
