@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"frontdesk/internal/filelock"
 	"frontdesk/internal/sqlmigrate"
 )
 
@@ -30,7 +31,7 @@ var errRestoring = errors.New("a restore is replacing the database; start again 
 
 // openLock takes the shared lock Open holds.
 func openLock(path string) (func(), error) {
-	unlock, busy, err := lockFile(lockPath(path), false)
+	unlock, busy, err := filelock.Lock(lockPath(path), false)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", lockPath(path), err)
 	}
@@ -155,7 +156,7 @@ func syncFile(path string) error {
 // database is folded into one file (its WAL checkpointed) and kept beside
 // it as path.replaced-TIME.
 func Restore(ctx context.Context, path, from string, now time.Time) (kept string, s Summary, err error) {
-	unlock, busy, err := lockFile(lockPath(path), true)
+	unlock, busy, err := filelock.Lock(lockPath(path), true)
 	if err != nil {
 		return "", Summary{}, fmt.Errorf("restore: lock %s: %w", lockPath(path), err)
 	}

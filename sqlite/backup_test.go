@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/internal/filelock"
 	"frontdesk/store"
 )
 
@@ -77,9 +78,9 @@ func TestBackupAndRestore(t *testing.T) {
 // so instead of opening a file about to be replaced.
 func TestOpenRefusedDuringRestore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "frontdesk.db")
-	unlock, busy, err := lockFile(lockPath(path), true)
+	unlock, busy, err := filelock.Lock(lockPath(path), true)
 	if err != nil || busy {
-		t.Fatalf("lockFile = %v, %v", busy, err)
+		t.Fatalf("filelock.Lock = %v, %v", busy, err)
 	}
 	defer unlock()
 	if db, err := Open(t.Context(), path); !errors.Is(err, errRestoring) {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sqlite
+package filelock
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"syscall"
 )
 
-// lockFile takes an advisory flock on path, shared or exclusive, without
+// Lock takes an advisory flock on path, shared or exclusive, without
 // waiting. The kernel releases it when the process ends however it ends,
 // so a crash leaves no stale lock. busy reports that another holder's
 // lock is in the way.
-func lockFile(path string, exclusive bool) (unlock func(), busy bool, err error) {
+func Lock(path string, exclusive bool) (unlock func(), busy bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, err
