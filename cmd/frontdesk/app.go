@@ -58,6 +58,8 @@ type Main struct {
 	// WrapJournalFile, when set, wraps each file of the click journal
 	// (the crash harness's failpoint at the click batch).
 	WrapJournalFile func(orp.JournalFile) orp.JournalFile
+	// clickJournalLock drops serve's lock on the click journal, once.
+	clickJournalLock func()
 
 	// Set by Run once the listener is open.
 	URL        string
@@ -600,6 +602,7 @@ func (m *Main) Close() error {
 		errs = append(errs, m.devMail.Close(ctx))
 		cancel()
 	}
+	m.unlockClickJournal()
 	err := errors.Join(append(errs, m.store.Close())...)
 	m.store = nil
 	return err

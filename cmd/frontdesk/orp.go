@@ -10,11 +10,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"frontdesk/internal/filelock"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/orp"
 	"frontdesk/referral"
@@ -87,8 +90,13 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 				return wrap(f), nil
 			}
 		}
-		journal, err = orp.OpenClickJournal(ctx, filepath.Join(m.Config.Store.DataDir, "clicks"), m.store, open)
+		dir := filepath.Join(m.Config.Store.DataDir, "clicks")
+		if err := m.lockClickJournal(dir); err != nil {
+			return nil, err
+		}
+		journal, err = orp.OpenClickJournal(ctx, dir, m.store, open)
 		if err != nil {
+			m.unlockClickJournal()
 			return nil, err
 		}
 	}
@@ -112,8 +120,35 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 	})
 	if err != nil && journal != nil {
 		err = errors.Join(err, journal.Close())
+		m.unlockClickJournal()
 	}
 	return h, err
+}
+
+// lockClickJournal keeps every other serve off the click journal in dir
+// until unlockClickJournal: a second server on the same data directory
+// would append to files the first still counts from. The kernel drops
+// the lock when the process ends, however it ends.
+func (m *Main) lockClickJournal(dir string) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("click journal: %w", err)
+	}
+	unlock, busy, err := filelock.Lock(filepath.Join(dir, "journal.lock"), true)
+	if err != nil {
+		return fmt.Errorf("click journal: lock: %w", err)
+	}
+	if busy {
+		return fmt.Errorf("the click journal in %s is in use by another frontdesk serve on the same data directory; stop it first", dir)
+	}
+	m.clickJournalLock = sync.OnceFunc(unlock)
+	return nil
+}
+
+// unlockClickJournal lets another serve use the click journal again.
+func (m *Main) unlockClickJournal() {
+	if m.clickJournalLock != nil {
+		m.clickJournalLock()
+	}
 }
 
 // random is the process's random source: crypto/rand unless a test set
@@ -248,6 +283,7 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 	return func() {
 		stopSweep()
 		h.Close() // writes every click the server acknowledged
+		m.unlockClickJournal()
 	}
 }
 
