@@ -366,15 +366,12 @@ func TestUpdateBooking(t *testing.T) {
 }
 
 // TestParallelUpdatesOfOneBooking: forty updates of one booking at once
-// all apply, on both engines. Before, they lost their conditional writes to each
-// other, and those that lost five times answered a server error.
+// all apply, on both engines. Before, they lost their conditional writes
+// to each other, and those that lost five times answered a server error.
 func TestParallelUpdatesOfOneBooking(t *testing.T) {
 	for name, engine := range engines() {
 		t.Run(name, func(t *testing.T) {
-			plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
-			st := engine(t)()
-			t.Cleanup(func() { st.Close() })
-			b := &bench{Business: usptest.On(t, usptest.WithPlatform(config.Demo()), st, clock.NewFixed(usptest.Now), plat, nil, ""), plat: plat, call: platformCall(plat)}
+			b := benchOn(t, engine)
 			ctx := context.Background()
 			s := b.slot(t, "svc_airport_shuttle", "2026-03-02")
 			res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
@@ -569,6 +566,14 @@ func TestIdempotencyKeysSurviveARestart(t *testing.T) {
 	for name, engine := range engines() {
 		t.Run(name, func(t *testing.T) { idempotencyAcrossRestart(t, engine(t)) })
 	}
+}
+
+// benchOn is a bench of the demo on a store engine opens.
+func benchOn(t *testing.T, engine func(t *testing.T) func() store.Store) *bench {
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
+	st := engine(t)()
+	t.Cleanup(func() { st.Close() })
+	return &bench{Business: usptest.On(t, usptest.WithPlatform(config.Demo()), st, clock.NewFixed(usptest.Now), plat, nil, ""), plat: plat, call: platformCall(plat)}
 }
 
 // engines opens a store of each engine: a SQLite file, and a PostgreSQL
