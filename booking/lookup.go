@@ -102,13 +102,39 @@ func lookupCounter(ref string) string { return kindLookups + "/" + ref }
 // well-formed private failure (absent, wrong digits, locked out, holding
 // no room) gets the same answer; storage trouble never does. A try is
 // claimed with a conditional write before the reservation is read, so
-// parallel lookups evaluate no more guesses than the limit allows.
+// parallel lookups evaluate no more guesses than the limit allows; the
+// lookups of one reference claim theirs in line (tryLines), so that a
+// burst of them never waits on the store past its deadline.
 func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt route) (booked, error) {
+	name := lookupCounter(ref)
+	g, evaluate := s.tries.join(name, last4)
+	defer s.tries.leave(name, g)
+	if evaluate {
+		// The guess answers every lookup that joined it, so a caller
+		// who goes away does not cut it short for the others.
+		g.r, g.err = s.evaluate(context.WithoutCancel(ctx), now, g, name, ref, last4, rt)
+		close(g.done)
+	} else {
+		select {
+		case <-g.done:
+		case <-ctx.Done():
+			return booked{}, refuse("lookup_down", rt).because(ctx.Err())
+		}
+	}
+	if e, ok := g.err.(*Error); ok {
+		c := *e // each door words its own copy
+		return g.r, &c
+	}
+	return g.r, g.err
+}
+
+// evaluate claims a try for guess g and, when one is left, checks it.
+func (s *Service) evaluate(ctx context.Context, now time.Time, g *guess, name, ref, last4 string, rt route) (booked, error) {
 	ctx, cancel := within(ctx, s.deadlines.Lookup)
 	defer cancel()
 	notFound := refuse("not_found", rt)
 	down := func(err error) error { return refuse("lookup_down", rt).because(err) }
-	_, err := s.st.Apply(ctx, []store.Write{lookupTries.Take(lookupCounter(ref), now)})
+	err := s.claimTry(ctx, now, g, name)
 	if errors.Is(err, store.ErrFull) {
 		return booked{}, notFound
 	}
@@ -122,11 +148,42 @@ func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt
 		return booked{}, down(err)
 	case r.State != reservation.Requested && subtle.ConstantTimeCompare([]byte(LastFour(r.Contact.Phone)), []byte(last4)) == 1:
 		// A success clears the tries; failing to is the safe side.
-		clear := store.Write{Op: store.OpClear, Tally: &store.Tally{Name: lookupCounter(ref)}}
+		clear := store.Write{Op: store.OpClear, Tally: &store.Tally{Name: name}}
 		if _, err := s.st.Apply(ctx, []store.Write{clear}); err != nil {
 			s.log.WarnContext(ctx, "clear lookups", "err", err)
 		}
 		return r, nil
 	}
 	return booked{}, notFound
+}
+
+// claimTry takes one try of counter name for g in its line's turn, or
+// returns store.ErrFull when none is left.
+func (s *Service) claimTry(ctx context.Context, now time.Time, g *guess, name string) error {
+	select {
+	case g.line.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-g.line.turn }()
+	full, joined := s.tries.started(g, now)
+	if full {
+		return store.ErrFull
+	}
+	_, err := s.st.Apply(ctx, []store.Write{lookupTries.Take(name, now)})
+	if errors.Is(err, store.ErrFull) {
+		s.tries.refused(g, joined, s.triesFreeAt(ctx, name, now))
+	}
+	return err
+}
+
+// triesFreeAt is when the full window of counter name frees a try, or
+// the zero time when it cannot tell: the newest Limit tries are what
+// keep it full.
+func (s *Service) triesFreeAt(ctx context.Context, name string, now time.Time) time.Time {
+	times, err := lookupTries.Times(ctx, s.st, name, now)
+	if n := len(times) - lookupTries.Limit; err == nil && n >= 0 {
+		return times[n].Add(lookupTries.Span)
+	}
+	return time.Time{}
 }

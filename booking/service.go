@@ -65,6 +65,9 @@ type Service struct {
 	// same way the read tools do.
 	resolveProperty func(string) (business.Location, bool)
 
+	// tries queues the lookups of each reference for their try claims.
+	tries tryLines
+
 	secretMu  sync.Mutex
 	secretKey []byte
 

@@ -317,29 +317,8 @@ func (h *Host) refuseEscalation(ctx context.Context, o *op, id, assurance string
 		o.deal, o.dealR = d, r
 		o.saveDeal(d, r, false)
 		return d, o.publish(ctx, d, nil)
-	case "offer":
-		of, r, err := h.loadOffer(ctx, e.Key)
-		if err != nil {
-			return nil, err
-		}
-		if of.Status != statusWaiting {
-			return nil, refuse(StateConflict, "The offer is not waiting.")
-		}
-		of.Status, of.Waiting = statusWithdrawn, nil
-		o.writes = append(o.writes, swap(r, of, o.now))
-		return nil, nil
-	case "space":
-		var s spaceRecord
-		r, err := h.get(ctx, kindSpace, e.Key, &s)
-		if err != nil {
-			return nil, err
-		}
-		if s.Status != statusWaiting {
-			return nil, refuse(StateConflict, "The space is not waiting.")
-		}
-		s.Status, s.Waiting = statusWithdrawn, nil
-		o.writes = append(o.writes, swap(r, s, o.now))
-		return nil, nil
+	case "offer", "space":
+		return nil, h.decideListing(ctx, o, e, statusWithdrawn)
 	}
 	return nil, refuse(NotFound, "No such escalation for this party.")
 }
@@ -402,31 +381,45 @@ func (h *Host) approve(ctx context.Context, o *op, id, assurance string, onDeal 
 		ob.State, d.Waiting = obClaimed, nil
 		save(d, r)
 		return d, o.publish(ctx, d, nil)
-	case "offer":
-		of, r, err := h.loadOffer(ctx, e.Key)
-		if err != nil {
-			return nil, err
-		}
-		if of.Status != statusWaiting {
-			return nil, refuse(StateConflict, "The offer is not waiting.")
-		}
-		of.Status, of.Waiting, of.ListedAt = statusListed, nil, o.now
-		o.writes = append(o.writes, swap(r, of, o.now))
-		o.status, o.reply = http.StatusOK, o.message("offer", o.party.ID, "", of.body(h))
-		return nil, nil
-	case "space":
-		var s spaceRecord
-		r, err := h.get(ctx, kindSpace, e.Key, &s)
-		if err != nil {
-			return nil, err
-		}
-		if s.Status != statusWaiting {
-			return nil, refuse(StateConflict, "The space is not waiting.")
-		}
-		s.Status, s.Waiting = statusListed, nil
-		o.writes = append(o.writes, swap(r, s, o.now))
-		o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: withVerified(s.Space, s.Verified), Status: statusListed})
-		return nil, nil
+	case "offer", "space":
+		return nil, h.decideListing(ctx, o, e, statusListed)
 	}
 	return nil, refuse(NotFound, "No such escalation for this party.")
+}
+
+// decideListing moves the offer or space escalation e waits on to
+// status: listed on an approval, which answers with it, or withdrawn on a
+// refusal.
+func (h *Host) decideListing(ctx context.Context, o *op, e escalation, status string) error {
+	listed := status == statusListed
+	if e.Target == "offer" {
+		of, r, err := h.loadOffer(ctx, e.Key)
+		if err != nil {
+			return err
+		}
+		if of.Status != statusWaiting {
+			return refuse(StateConflict, "The offer is not waiting.")
+		}
+		of.Status, of.Waiting = status, nil
+		if listed {
+			of.ListedAt = o.now
+			o.status, o.reply = http.StatusOK, o.message("offer", o.party.ID, "", of.body(h))
+		}
+		o.writes = append(o.writes, swap(r, of, o.now))
+		return nil
+	}
+	var s spaceRecord
+	r, err := h.get(ctx, kindSpace, e.Key, &s)
+	if err != nil {
+		return err
+	}
+	if s.Status != statusWaiting {
+		return refuse(StateConflict, "The space is not waiting.")
+	}
+	s.Status, s.Waiting = status, nil
+	if listed {
+		o.status, o.reply = http.StatusOK, o.message("space", o.party.ID, "", spaceBody{Action: "listed", Space: withVerified(s.Space, s.Verified), Status: statusListed})
+	}
+	o.writes = append(o.writes, swap(r, s, o.now))
+	return nil
 }

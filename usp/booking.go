@@ -486,6 +486,11 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 		ID string `json:"id"`
 		In any    `json:"in"`
 	}{id, in}, func(keep keeper[BookingResult]) (*BookingResult, error) {
+		done, err := b.changes.take(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer done()
 		for range maxAttempts {
 			r, d, err := b.ownBooking(ctx, p, id)
 			if err != nil {

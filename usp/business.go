@@ -80,6 +80,8 @@ type Business struct {
 	log      *slog.Logger
 	catalog  catalog
 	st       store.Store
+	// changes runs the changes of one booking one at a time.
+	changes  turns
 	bindings *Bindings
 	bookings *booking.Service
 	pricer   *pricing.Pricer

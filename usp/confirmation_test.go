@@ -4,11 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"frontdesk/config"
-	"frontdesk/internal/clock"
 	"frontdesk/reservation"
 	"frontdesk/usp"
-	"frontdesk/usp/usptest"
 )
 
 // TestAutoAndManualServicesSideBySide: in the demo the shuttle is
@@ -20,11 +17,7 @@ import (
 func TestAutoAndManualServicesSideBySide(t *testing.T) {
 	for name, engine := range engines() {
 		t.Run(name, func(t *testing.T) {
-			plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
-			st := engine(t)()
-			t.Cleanup(func() { st.Close() })
-			b := &bench{Business: usptest.On(t, usptest.WithPlatform(config.Demo()), st, clock.NewFixed(usptest.Now), plat, nil, ""), plat: plat, call: platformCall(plat)}
-			sideBySide(t, b)
+			sideBySide(t, benchOn(t, engine))
 		})
 	}
 }

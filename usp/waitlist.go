@@ -237,6 +237,12 @@ type waitlistEventBody struct {
 // version the change writes, so a retried write repeats it exactly.
 func entryEvent(platform, typ string, v *WaitlistEntry, version int64, now time.Time) (store.Write, error) {
 	id := fmt.Sprintf("evt_%s_%010d_%s", digestOf(v.ID), version, strings.TrimPrefix(typ, "waitlist."))
+	return queueEntryEvent(id, platform, typ, v, now)
+}
+
+// queueEntryEvent is the outbox write of event id, of type typ, about the
+// entry v for platform.
+func queueEntryEvent(id, platform, typ string, v *WaitlistEntry, now time.Time) (store.Write, error) {
 	body, err := json.Marshal(waitlistEventBody{Event: typ, EventID: id, EntryID: v.ID, ServiceID: v.ServiceID, Timestamp: now.UTC().Format(time.RFC3339), Data: v})
 	if err != nil {
 		return store.Write{}, err
@@ -253,29 +259,39 @@ func swapEntry(rec store.Record, e waitEntry, now time.Time) (store.Write, error
 	return store.Write{Op: store.OpSwap, Record: store.Record{Kind: kindWaitlist, Key: rec.Key, Value: v, Version: rec.Version, UpdatedAt: now}}, nil
 }
 
-// leaving are the writes of entry rec leaving the queue as e: its swap,
-// its own event (typ, when not ""), and position_changed for every queued
-// entry behind it, whose place moves up.
-func (b *Business) leaving(rec store.Record, e waitEntry, typ string, queue []store.Record, now time.Time) ([]store.Write, *WaitlistEntry, error) {
+// entryChange are the writes of entry rec becoming e: its swap and its
+// event typ (when not ""), with the view of e they announce. Its place in
+// queue is counted by the entries ahead of it, which it does not change.
+func (b *Business) entryChange(rec store.Record, e waitEntry, typ string, queue []store.Record, now time.Time) ([]store.Write, *WaitlistEntry, error) {
 	w, err := swapEntry(rec, e, now)
 	if err != nil {
 		return nil, nil, err
 	}
-	writes := []store.Write{w}
+	view := b.entryView(rec.Key, rec.Version+1, e, queue)
+	if typ == "" {
+		return []store.Write{w}, view, nil
+	}
+	ev, err := entryEvent(e.Platform, typ, view, rec.Version+1, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []store.Write{w, ev}, view, nil
+}
+
+// leaving are the writes of entry rec leaving the queue as e: its swap,
+// its own event (typ, when not ""), and position_changed for every queued
+// entry behind it, whose place moves up.
+func (b *Business) leaving(rec store.Record, e waitEntry, typ string, queue []store.Record, now time.Time) ([]store.Write, *WaitlistEntry, error) {
+	writes, view, err := b.entryChange(rec, e, typ, queue, now)
+	if err != nil {
+		return nil, nil, err
+	}
 	after := make([]store.Record, 0, len(queue))
 	for _, q := range queue {
 		if q.Key == rec.Key {
-			q.Value = w.Record.Value
+			q.Value = writes[0].Record.Value
 		}
 		after = append(after, q)
-	}
-	view := b.entryView(rec.Key, rec.Version+1, e, after)
-	if typ != "" {
-		ev, err := entryEvent(e.Platform, typ, view, rec.Version+1, now)
-		if err != nil {
-			return nil, nil, err
-		}
-		writes = append(writes, ev)
 	}
 	for _, q := range after {
 		if q.Key <= rec.Key {
@@ -289,11 +305,7 @@ func (b *Business) leaving(rec store.Record, e waitEntry, typ string, queue []st
 		// version and the leaver's, so each move is announced once.
 		v := b.entryView(q.Key, q.Version, other, after)
 		id := fmt.Sprintf("evt_%s_%010d_position_%s", digestOf(v.ID), q.Version, digestOf(rec.Key, strconv.FormatInt(rec.Version+1, 10)))
-		body, err := json.Marshal(waitlistEventBody{Event: "waitlist.position_changed", EventID: id, EntryID: v.ID, ServiceID: v.ServiceID, Timestamp: now.UTC().Format(time.RFC3339), Data: v})
-		if err != nil {
-			return nil, nil, err
-		}
-		ev, err := webhook.Queue(id, other.Platform, v.ID, "", body, now)
+		ev, err := queueEntryEvent(id, other.Platform, "waitlist.position_changed", v, now)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -461,6 +473,17 @@ func (b *Business) settleEntry(ctx context.Context, rec store.Record, e waitEntr
 	return rec, e, nil
 }
 
+// entryInQueue reads one of the caller's entries, as ownEntry does, and
+// the queue of its slot.
+func (b *Business) entryInQueue(ctx context.Context, p Principal, id string) (store.Record, waitEntry, []store.Record, error) {
+	rec, e, err := b.ownEntry(ctx, p, id)
+	if err != nil {
+		return rec, e, nil, err
+	}
+	queue, err := b.queue(ctx, e.ServiceID, e.SlotID)
+	return rec, e, queue, err
+}
+
 // reread reads an entry that changed under a write.
 func (b *Business) reread(ctx context.Context, key string) (store.Record, waitEntry, error) {
 	rec, err := b.st.Get(ctx, kindWaitlist, key)
@@ -483,11 +506,7 @@ func (b *Business) GetWaitlistEntry(ctx context.Context, call Call, id string) (
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	rec, e, err := b.ownEntry(ctx, p, id)
-	if err != nil {
-		return nil, err
-	}
-	queue, err := b.queue(ctx, e.ServiceID, e.SlotID)
+	rec, e, queue, err := b.entryInQueue(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
@@ -607,11 +626,7 @@ func (b *Business) endEntry(ctx context.Context, call Call, method, id, to, even
 		return res, nil
 	}
 	for range maxAttempts {
-		rec, e, err := b.ownEntry(ctx, p, id)
-		if err != nil {
-			return nil, err
-		}
-		queue, err := b.queue(ctx, e.ServiceID, e.SlotID)
+		rec, e, queue, err := b.entryInQueue(ctx, p, id)
 		if err != nil {
 			return nil, err
 		}
@@ -682,11 +697,7 @@ func (b *Business) AcceptOffer(ctx context.Context, call Call, id string, in Acc
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	rec, e, err := b.ownEntry(ctx, p, id)
-	if err != nil {
-		return nil, err
-	}
-	queue, err := b.queue(ctx, e.ServiceID, e.SlotID)
+	rec, e, queue, err := b.entryInQueue(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
@@ -803,16 +814,11 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 	note := fmt.Sprintf("USP waitlist offer to %s until %s: not a booking yet.", entry.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
 	also := func(r reservation.Reservation) []store.Write {
 		offered.HoldRef = r.Reference
-		sw, err := swapEntry(*first, offered, now)
+		writes, _, err := b.entryChange(*first, offered, "waitlist.spot_offered", queue, now)
 		if err != nil {
 			panic(err) // plain structs always encode
 		}
-		view := b.entryView(first.Key, first.Version+1, offered, queue)
-		ev, err := entryEvent(entry.Platform, "waitlist.spot_offered", view, first.Version+1, now)
-		if err != nil {
-			panic(err)
-		}
-		return []store.Write{sw, ev}
+		return writes
 	}
 	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 	if errors.Is(err, booking.ErrUnitTaken) {

@@ -187,95 +187,57 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 	)
 	switch name {
 	case "usp_services_list":
-		var in usp.ListRequest
-		if err = parse(&in); err == nil {
-			var r *usp.ListResult
-			if r, err = b.ListServices(ctx, call, in); err == nil {
-				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d services%s.", len(r.Services), more(r.Pagination)))
-			}
-		}
+		res, summary, err = tool(parse, func(in usp.ListRequest) (*usp.ListResult, error) { return b.ListServices(ctx, call, in) },
+			func(r *usp.ListResult) string {
+				return summarize(r.Messages, fmt.Sprintf("%d services%s.", len(r.Services), more(r.Pagination)))
+			})
 	case "usp_services_get":
-		var in struct {
-			ServiceID string `json:"service_id"`
-		}
-		if err = parse(&in); err == nil {
-			var r *usp.GetResult
-			if r, err = b.GetService(ctx, call, in.ServiceID); err == nil {
+		res, summary, err = tool(parse, func(in serviceArg) (*usp.GetResult, error) { return b.GetService(ctx, call, in.ServiceID) },
+			func(r *usp.GetResult) string {
 				text := ""
 				if r.Service != nil {
 					text = r.Service.Name + " (" + r.Service.Type + ")."
 				}
-				res, summary = r, summarize(r.Messages, text)
-			}
-		}
+				return summarize(r.Messages, text)
+			})
 	case "usp_services_lookup":
-		var in usp.LookupRequest
-		if err = parse(&in); err == nil {
-			var r *usp.LookupResult
-			if r, err = b.LookupServices(ctx, call, in); err == nil {
-				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d of %d services found.", len(r.Services), len(in.IDs)))
-			}
-		}
+		asked := 0
+		res, summary, err = tool(parse, func(in usp.LookupRequest) (*usp.LookupResult, error) {
+			asked = len(in.IDs)
+			return b.LookupServices(ctx, call, in)
+		}, func(r *usp.LookupResult) string {
+			return summarize(r.Messages, fmt.Sprintf("%d of %d services found.", len(r.Services), asked))
+		})
 	case "usp_services_feed_subscription_get", "usp_services_feed_unsubscribe", "usp_services_feed_subscription_pause", "usp_services_feed_subscription_resume":
-		var in struct {
-			SubscriptionID string `json:"subscription_id"`
-		}
-		if err = parse(&in); err == nil {
-			var r *usp.SubscriptionResult
-			if r, err = b.SubscriptionOp(ctx, call, name, in.SubscriptionID); err == nil {
-				res, summary = r, subscriptionSummary(r)
-			}
-		}
+		res, summary, err = tool(parse, func(in subscriptionArg) (*usp.SubscriptionResult, error) {
+			return b.SubscriptionOp(ctx, call, name, in.SubscriptionID)
+		}, subscriptionSummary)
 	case "usp_services_feed_subscribe":
-		var in usp.SubscribeRequest
-		if err = parse(&in); err == nil {
-			var r *usp.SubscriptionResult
-			if r, err = b.Subscribe(ctx, call, in); err == nil {
-				res, summary = r, subscriptionSummary(r)
-			}
-		}
+		res, summary, err = tool(parse, func(in usp.SubscribeRequest) (*usp.SubscriptionResult, error) { return b.Subscribe(ctx, call, in) },
+			subscriptionSummary)
 	case "usp_services_feed":
-		var in usp.FeedRequest
-		if err = parse(&in); err == nil {
-			var r *usp.FeedResult
-			if r, err = b.Feed(ctx, call, in); err == nil {
-				res, summary = r, summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(usp.Pagination{HasMore: r.Pagination.HasMore})))
-			}
-		}
+		res, summary, err = tool(parse, func(in usp.FeedRequest) (*usp.FeedResult, error) { return b.Feed(ctx, call, in) },
+			func(r *usp.FeedResult) string {
+				return summarize(r.Messages, fmt.Sprintf("%d feed records%s.", len(r.Items), more(usp.Pagination{HasMore: r.Pagination.HasMore})))
+			})
 	case "usp_availability_query":
-		var in usp.QueryRequest
-		if err = parse(&in); err == nil {
-			var r *usp.QueryResult
-			if r, err = b.QueryAvailability(ctx, call, in); err == nil {
+		res, summary, err = tool(parse, func(in usp.QueryRequest) (*usp.QueryResult, error) { return b.QueryAvailability(ctx, call, in) },
+			func(r *usp.QueryResult) string {
 				text := fmt.Sprintf("%d open slots for %s%s.", len(r.Slots), r.ServiceID, more(r.Pagination))
 				if len(r.Slots) > 0 {
 					text = fmt.Sprintf("%d open slots for %s from %s%s.", len(r.Slots), r.ServiceID, r.Slots[0].Start, more(r.Pagination))
 				}
-				res, summary = r, summarize(r.Messages, text)
-			}
-		}
+				return summarize(r.Messages, text)
+			})
 	case "usp_availability_hold":
-		var in usp.HoldRequest
-		if err = parse(&in); err == nil {
-			var r *usp.HoldResult
-			if r, err = b.HoldSlot(ctx, call, in); err == nil {
-				res, summary = r, summarize(r.Messages, holdSummary(r))
-			}
-		}
+		res, summary, err = tool(parse, func(in usp.HoldRequest) (*usp.HoldResult, error) { return b.HoldSlot(ctx, call, in) }, holdSummary)
 	case "usp_availability_release":
-		var in struct {
-			HoldID string `json:"hold_id"`
-		}
-		if err = parse(&in); err == nil {
+		res, summary, err = tool(parse, func(in holdArg) (*usp.HoldResult, error) {
 			if in.HoldID == "" {
-				err = &usp.Error{Code: usp.CodeInvalidRequest, Message: "hold_id is required."}
-				break
+				return nil, &usp.Error{Code: usp.CodeInvalidRequest, Message: "hold_id is required."}
 			}
-			var r *usp.HoldResult
-			if r, err = b.ReleaseSlot(ctx, call, in.HoldID); err == nil {
-				res, summary = r, summarize(r.Messages, holdSummary(r))
-			}
-		}
+			return b.ReleaseSlot(ctx, call, in.HoldID)
+		}, holdSummary)
 	case "usp_waitlist_join", "usp_waitlist_list", "usp_waitlist_get", "usp_waitlist_leave", "usp_waitlist_accept", "usp_waitlist_decline":
 		res, summary, err = callWaitlist(ctx, b, name, call, parse)
 	default:
@@ -290,6 +252,33 @@ func callUSP(ctx context.Context, b *usp.Business, name string, req *mcp.CallToo
 		out.Meta = mcp.Meta{"usp": map[string]any{"correlation_id": call.CorrelationID}}
 	}
 	return out, nil
+}
+
+// The arguments of the tools that name one thing by its id.
+type (
+	serviceArg struct {
+		ServiceID string `json:"service_id"`
+	}
+	subscriptionArg struct {
+		SubscriptionID string `json:"subscription_id"`
+	}
+	holdArg struct {
+		HoldID string `json:"hold_id"`
+	}
+)
+
+// tool parses the arguments into an In, runs op on them and returns its
+// result with the one-line summary text words.
+func tool[In, R any](parse func(any) error, op func(In) (R, error), text func(R) string) (any, string, error) {
+	var in In
+	if err := parse(&in); err != nil {
+		return nil, "", err
+	}
+	r, err := op(in)
+	if err != nil {
+		return nil, "", err
+	}
+	return r, text(r), nil
 }
 
 // callBooking runs the booking tools, which all answer a booking.
@@ -345,11 +334,15 @@ func callBooking(ctx context.Context, b *usp.Business, name string, call usp.Cal
 	if err != nil {
 		return nil, "", err
 	}
-	text := "No booking was made."
-	if k := r.Booking; k != nil {
-		text = fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
+	return r, summarize(r.Messages, bookingText(r.Booking)), nil
+}
+
+// bookingText is the summary of an answer that may carry a booking.
+func bookingText(k *usp.Booking) string {
+	if k == nil {
+		return "No booking was made."
 	}
-	return r, summarize(r.Messages, text), nil
+	return fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
 }
 
 // callWaitlist runs the waitlist tools.
@@ -387,15 +380,11 @@ func callWaitlist(ctx context.Context, b *usp.Business, name string, call usp.Ca
 		}
 		return entry(r, err)
 	case "usp_waitlist_list":
-		var req usp.WaitlistListRequest
-		if err := parse(&req); err != nil {
-			return nil, "", err
-		}
-		r, err := b.ListWaitlist(ctx, call, req)
-		if err != nil {
-			return nil, "", err
-		}
-		return r, summarize(r.Messages, fmt.Sprintf("%d waitlist entries.", len(r.Entries))), nil
+		return tool(parse, func(in usp.WaitlistListRequest) (*usp.WaitlistListResult, error) {
+			return b.ListWaitlist(ctx, call, in)
+		}, func(r *usp.WaitlistListResult) string {
+			return summarize(r.Messages, fmt.Sprintf("%d waitlist entries.", len(r.Entries)))
+		})
 	case "usp_waitlist_get":
 		return entry(b.GetWaitlistEntry(ctx, call, in.EntryID))
 	case "usp_waitlist_leave":
@@ -403,19 +392,9 @@ func callWaitlist(ctx context.Context, b *usp.Business, name string, call usp.Ca
 	case "usp_waitlist_decline":
 		return entry(b.DeclineOffer(ctx, call, in.EntryID))
 	default: // usp_waitlist_accept
-		var req usp.AcceptRequest
-		if err := parse(&req); err != nil {
-			return nil, "", err
-		}
-		r, err := b.AcceptOffer(ctx, call, in.EntryID, req)
-		if err != nil {
-			return nil, "", err
-		}
-		text := "No booking was made."
-		if k := r.Booking; k != nil {
-			text = fmt.Sprintf("Booking %s of %s at %s is %s.", k.ID, k.ServiceName, k.Slot.Start, k.Status)
-		}
-		return r, summarize(r.Messages, text), nil
+		return tool(parse, func(req usp.AcceptRequest) (*usp.WaitlistAcceptResult, error) {
+			return b.AcceptOffer(ctx, call, in.EntryID, req)
+		}, func(r *usp.WaitlistAcceptResult) string { return summarize(r.Messages, bookingText(r.Booking)) })
 	}
 }
 
