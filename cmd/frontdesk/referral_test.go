@@ -326,11 +326,15 @@ func onlyMoney(t *testing.T, body map[string]any, g guest, ref string, stay time
 // to end on both engines: through the form after the tracked link, then
 // through a USP platform with the partner's code; outside the window and
 // after revocation nothing is attributed.
-func TestReferralConversions(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { runReferral(t, "") })
+func TestReferralConversions(t *testing.T) { onReferralEngines(t, runReferral) }
+
+// onReferralEngines runs run on a SQLite store ("") and on a fresh
+// PostgreSQL schema.
+func onReferralEngines(t *testing.T, run func(t *testing.T, database string)) {
+	t.Run("sqlite", func(t *testing.T) { run(t, "") })
 	t.Run("postgres", func(t *testing.T) {
 		pgtest.DSN(t)
-		runReferral(t, pgtest.Schema(t))
+		run(t, pgtest.Schema(t))
 	})
 }
 
@@ -636,13 +640,7 @@ func runPairedWorlds(t *testing.T, fresh func(*testing.T) string) {
 // often the server restarts and relays again. Both refunds change the
 // same deal's records, so they commit one after the other: one relay
 // transaction for both would swap the versions read before either.
-func TestReferralSettlesAfterACrash(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { runReferralCrash(t, "") })
-	t.Run("postgres", func(t *testing.T) {
-		pgtest.DSN(t)
-		runReferralCrash(t, pgtest.Schema(t))
-	})
-}
+func TestReferralSettlesAfterACrash(t *testing.T) { onReferralEngines(t, runReferralCrash) }
 
 func runReferralCrash(t *testing.T, database string) {
 	ctx := context.Background()
