@@ -3,8 +3,11 @@
 // its code (T9) is reported to the ORP host as the business's own sale,
 // in the reservation's transaction, and the stay's end settles it: a
 // cancellation before the stay, a decline or a move refunds it (P5), and
-// completion makes it final. Only the reservation's total and currency
-// cross to the host; nothing about the guest does.
+// completion makes it final. The settling follows the end through the
+// reservation outbox (a consumer, once per end, after the end's commit),
+// so an end never waits for the host nor fails with it. Only the
+// reservation's total and currency cross to the host; nothing about the
+// guest does.
 package referral
 
 import (
@@ -141,16 +144,24 @@ func (l *Ledger) Addition(ctx context.Context, m Mark, ref string, total int64, 
 var ErrRaced = errors.New("referral: the host's records changed under the booking")
 
 // Attach makes the ledger follow every attributed reservation on desk to
-// its end, in the end's own transaction.
+// its end, as a consumer of desk's outbox reading attributions in st: a
+// terminal event settles its booking in the relay's transaction, with
+// the ledger's cursor, after the end committed. The end waits for none
+// of it, and a failure here leaves the event to the next pass.
 func (l *Ledger) Attach(desk *reservation.Desk, st store.Records) {
-	desk.OnEnd("referral", func(ctx context.Context, r reservation.Reservation) ([]store.Write, error) {
-		return l.end(ctx, st, r)
+	desk.Consume("referral", func(ctx context.Context, e reservation.StoredEvent) ([]store.Write, error) {
+		if !e.To.Terminal() || e.From.Terminal() {
+			return nil, nil
+		}
+		return l.end(ctx, st, e)
 	})
 }
 
 // end settles an attributed reservation that reached a terminal state.
-func (l *Ledger) end(ctx context.Context, st store.Records, r reservation.Reservation) ([]store.Write, error) {
-	rec, err := st.Get(ctx, kindBooking, r.Reference)
+// A booking already settled is left as it is, so an event offered again
+// changes nothing.
+func (l *Ledger) end(ctx context.Context, st store.Records, e reservation.StoredEvent) ([]store.Write, error) {
+	rec, err := st.Get(ctx, kindBooking, e.Reference)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -164,18 +175,14 @@ func (l *Ledger) end(ctx context.Context, st store.Records, r reservation.Reserv
 	if b.State != StateCounted {
 		return nil, nil
 	}
-	var at time.Time
-	if n := len(r.Audit); n > 0 {
-		at = r.Audit[n-1].At
-	}
 	var writes []store.Write
 	b.State = StateFinal
-	if refunds(r, at) {
+	if refunds(e.To, e.Slots, e.At) {
 		payer, err := l.payer(ctx)
 		if err != nil {
 			return nil, err
 		}
-		c := orp.Conversion{Event: refundID(r.Reference), Sale: saleID(r.Reference), Refund: true, Amount: &orp.Money{AmountMinor: b.Total, Currency: b.Currency}}
+		c := orp.Conversion{Event: refundID(e.Reference), Sale: saleID(e.Reference), Refund: true, Amount: &orp.Money{AmountMinor: b.Total, Currency: b.Currency}}
 		_, ws, err := l.host.PayerConversionWrites(ctx, payer, c)
 		if err != nil {
 			return nil, fmt.Errorf("refund booking: %w", err)
@@ -183,19 +190,20 @@ func (l *Ledger) end(ctx context.Context, st store.Records, r reservation.Reserv
 		writes, b.State = ws, StateRefunded
 	}
 	v, _ := json.Marshal(b)
-	return append(writes, store.Write{Op: store.OpSwap, Record: store.Record{Kind: kindBooking, Key: r.Reference, Value: v, Version: rec.Version, UpdatedAt: at}}), nil
+	return append(writes, store.Write{Op: store.OpSwap, Record: store.Record{Kind: kindBooking, Key: e.Reference, Value: v, Version: rec.Version, UpdatedAt: e.At}}), nil
 }
 
-// refunds reports an end that takes the sale back: a decline, a move to
-// another reservation, or a cancellation before the stay's first slot
-// (by the date of the slot, as the reservation stores it). A completed
-// stay, a no-show and a cancellation once the stay began are final.
-func refunds(r reservation.Reservation, at time.Time) bool {
-	switch r.State {
+// refunds reports an end in state at time at that takes the sale back:
+// a decline, a move to another reservation, or a cancellation before the
+// stay's first slot (by the date of the slot, as the reservation stores
+// it). A completed stay, a no-show and a cancellation once the stay
+// began are final.
+func refunds(state reservation.State, slots []string, at time.Time) bool {
+	switch state {
 	case reservation.Declined, reservation.Moved:
 		return true
 	case reservation.Cancelled:
-		return len(r.Slots) > 0 && at.UTC().Format("2006-01-02") < r.Slots[0][:min(10, len(r.Slots[0]))]
+		return len(slots) > 0 && at.UTC().Format("2006-01-02") < slots[0][:min(10, len(slots[0]))]
 	}
 	return false
 }

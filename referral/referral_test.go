@@ -25,13 +25,12 @@ func TestRefunds(t *testing.T) {
 		{reservation.Completed, before, false},
 		{reservation.NoShow, during, false},
 	} {
-		r := reservation.Reservation{State: c.state, Slots: []string{"2026-12-30", "2026-12-31"}}
-		if got := refunds(r, c.at); got != c.want {
+		if got := refunds(c.state, []string{"2026-12-30", "2026-12-31"}, c.at); got != c.want {
 			t.Errorf("%s at %s: refunds = %v, want %v", c.state, c.at, got, c.want)
 		}
 	}
-	timed := reservation.Reservation{State: reservation.Cancelled, Slots: []string{"2026-12-30T10:00"}}
-	if !refunds(timed, before) || refunds(timed, during) {
+	timed := []string{"2026-12-30T10:00"}
+	if !refunds(reservation.Cancelled, timed, before) || refunds(reservation.Cancelled, timed, during) {
 		t.Error("a timed slot's cancellation is read by its date")
 	}
 }

@@ -32,7 +32,8 @@ import (
 // Delivery. A consumer has a name and a cursor record; the relay hands
 // it the events after its cursor and commits what it returns with the
 // cursor moved on, under a compare-and-swap of the cursor: a relay that
-// lost the race commits nothing, so each event takes effect once.
+// lost the race commits nothing, so each event takes effect once. The
+// referral ledger is one: it settles an attributed booking's end.
 const (
 	kindEventPending = "reservation-event-pending" // key: reference "/" 20-digit version
 	kindEvent        = "reservation-event"         // key: 20-digit position
@@ -199,15 +200,23 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 		}
 		// The cursor's swap comes first, so a relay that lost the race is
 		// refused there, before any write of the consumer's is judged.
+		// The page ends at the first event that writes: the consumer read
+		// the store before this transaction, and a later event must read
+		// what this one wrote (two settlements of one account would
+		// otherwise swap the same version and be refused every pass).
+		writes := []store.Write{{}}
 		last := events[len(events)-1]
-		writes := []store.Write{cur.advance(kindEventCursor, name, last.Position, last.At)}
 		for _, e := range events {
 			ws, err := c(ctx, e)
 			if err != nil {
 				return fmt.Errorf("event %d: %w", e.Position, err)
 			}
-			writes = append(writes, ws...)
+			if len(ws) > 0 {
+				writes, last = append(writes, ws...), e
+				break
+			}
 		}
+		writes[0] = cur.advance(kindEventCursor, name, last.Position, last.At)
 		_, err = d.st.Apply(ctx, writes)
 		if we, refused := errors.AsType[*store.WriteError](err); refused && we.Index == 0 {
 			races++ // another relay delivered them first

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"frontdesk/booking"
@@ -575,6 +576,14 @@ func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err e
 	defer closing(&err, m)
 	if err := m.openReferrals(ctx, configured); err != nil {
 		return err
+	}
+	if m.referrals != nil {
+		// The ledger settles ends from the outbox while the hub serves.
+		relay, stop := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { m.runRelay(relay) })
+		defer wg.Wait()
+		defer stop()
 	}
 	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
 	return serveHubStdio(ctx, m, in, out)

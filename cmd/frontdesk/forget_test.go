@@ -52,8 +52,12 @@ func flushMail(t *testing.T, m *Main) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	// The notices' outcomes are stored after their answers too.
+	// The notices' outcomes are stored after their answers too, and the
+	// outbox's consumers take up each transition after its commit.
 	m.bookings.Settle(t.Context())
+	if err := m.bookings.Desk().Relay(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // storeRows reads every record and reservation of the SQLite store, keyed

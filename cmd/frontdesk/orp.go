@@ -324,7 +324,11 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) (err error) {
 	if err := m.printRetention(ctx, out); err != nil {
 		return err
 	}
-	return printBookingSweep(ctx, m.bookings, out)
+	if err := printBookingSweep(ctx, m.bookings, out); err != nil {
+		return err
+	}
+	m.relayReferrals(ctx)
+	return nil
 }
 
 // offlineORPHost is the ORP host of a command that does not serve.
@@ -343,7 +347,8 @@ func (m *Main) offlineORPHost(ctx context.Context, configured bool) (*orp.Host, 
 
 // openReferrals wires the referral ledger into a command that changes
 // reservations without serving (staff decisions, stdio), so the end of
-// an attributed booking refunds or settles there as it does in serve.
+// an attributed booking refunds or settles there as it does in serve
+// (the command relays the outbox: relayReferrals, runRelay).
 // It is called after open; configured says whether the public URL came
 // from the config.
 func (m *Main) openReferrals(ctx context.Context, configured bool) error {

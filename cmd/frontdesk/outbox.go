@@ -25,9 +25,7 @@ func (m *Main) startOutbox(ctx context.Context) (stop func()) {
 	desk := m.bookings.Desk()
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		desk.Run(ctx, outboxRelayEvery, func(err error) { m.Logger.Error("reservation outbox relay", "err", err) })
-	})
+	wg.Go(func() { m.runRelay(ctx) })
 	stopPurge := m.startJobs(ctx, job{name: "reservation outbox purge", every: outboxPurgeEvery, atStart: true, run: func(ctx context.Context) error {
 		_, err := desk.PurgeEvents(ctx, m.Clock.Now().Add(-outboxRetention), outboxPurgePage)
 		return err
@@ -36,5 +34,23 @@ func (m *Main) startOutbox(ctx context.Context) (stop func()) {
 		cancel()
 		stopPurge()
 		wg.Wait()
+	}
+}
+
+// runRelay relays the desk's outbox until ctx ends.
+func (m *Main) runRelay(ctx context.Context) {
+	m.bookings.Desk().Run(ctx, outboxRelayEvery, func(err error) { m.Logger.Error("reservation outbox relay", "err", err) })
+}
+
+// relayReferrals delivers, in a command that changes reservations
+// without serving, what its changes left for the referral ledger, so an
+// attributed booking's end settles there as in serve. What a failed pass
+// leaves, serve's relay takes up.
+func (m *Main) relayReferrals(ctx context.Context) {
+	if m.referrals == nil {
+		return
+	}
+	if err := m.bookings.Desk().Relay(ctx); err != nil {
+		m.Logger.Warn("reservation outbox relay", "err", err)
 	}
 }

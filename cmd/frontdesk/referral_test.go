@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"frontdesk/internal/pgtest"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
+	"frontdesk/store"
 	"frontdesk/usp/usptest"
 )
 
@@ -53,6 +55,9 @@ type referralWorld struct {
 	deal, link, code  string
 	platform          map[string]string // a USP platform's headers
 	slot              string            // the USP slot booked last
+	// restart stops the server and starts it again on the same store, as
+	// the business's configured party.
+	restart func()
 }
 
 // startReferral starts the server twice on one store: once to join the
@@ -78,9 +83,16 @@ func startReferral(t *testing.T, database string) *referralWorld {
 	first := start(1, nil)
 	business := first.join("{}")
 	first.stop()
-	s := start(2, func(c *config.Config) { c.ORP.BusinessParty = business.id })
+	asBusiness := func(c *config.Config) { c.ORP.BusinessParty = business.id }
+	s := start(2, asBusiness)
 	w := &referralWorld{orpServer: s, tt: t, business: business, platform: map[string]string{
 		"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-platform.json"`, "Content-Type": "application/json"}}
+	seed := uint64(2)
+	w.restart = func() {
+		w.stop()
+		seed++
+		w.orpServer = start(seed, asBusiness)
+	}
 
 	code, m := s.send(business, s.msg(business, "offer", nil, map[string]any{"terms": referralTerms}))
 	if code != 200 {
@@ -222,6 +234,35 @@ func (w *referralWorld) guestCancels(ref string, g guest) {
 	if res, _ = callTool(w.tt, cs, "cancel_booking", map[string]any{"cancel_id": out["cancel_id"], "code": latestCode(w.tt, w.url, g.email)}); res.IsError {
 		w.t.Fatalf("cancel_booking step 2: %s", text(res))
 	}
+	w.relay()
+}
+
+// relay waits for the server's outbox relay, woken by each commit, to
+// deliver every committed event to the referral ledger, so every end is
+// settled. It waits rather than relays itself: a second relay racing the
+// server's would draw the host's random ids a varying number of times.
+func (w *referralWorld) relay() {
+	w.t.Helper()
+	ctx := context.Background()
+	position := func(kind, key string) string {
+		rec, err := w.main.store.Get(ctx, kind, key)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			w.t.Fatal(err)
+		}
+		return string(rec.Value)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		pending, err := w.main.store.List(ctx, "reservation-event-pending", "", "", 1)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if len(pending) == 0 && position("reservation-event-head", "head") == position("reservation-event-cursor", "referral") {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatal("the outbox relay did not deliver to the referral ledger within 10s")
+		}
+	}
 }
 
 // decide applies a staff decision on the staff screen.
@@ -231,6 +272,7 @@ func (w *referralWorld) decide(ref string, to reservation.State) {
 	if status, _, body := olga.do("POST", "/staff/reservations/"+ref, url.Values{"csrf": {olga.csrf}, "to": {string(to)}}); status != http.StatusSeeOther {
 		w.t.Fatalf("staff %s = %d %s", to, status, body)
 	}
+	w.relay()
 }
 
 func (w *referralWorld) total(ref string) int64 {
@@ -284,11 +326,15 @@ func onlyMoney(t *testing.T, body map[string]any, g guest, ref string, stay time
 // to end on both engines: through the form after the tracked link, then
 // through a USP platform with the partner's code; outside the window and
 // after revocation nothing is attributed.
-func TestReferralConversions(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { runReferral(t, "") })
+func TestReferralConversions(t *testing.T) { onReferralEngines(t, runReferral) }
+
+// onReferralEngines runs run on a SQLite store ("") and on a fresh
+// PostgreSQL schema.
+func onReferralEngines(t *testing.T, run func(t *testing.T, database string)) {
+	t.Run("sqlite", func(t *testing.T) { run(t, "") })
 	t.Run("postgres", func(t *testing.T) {
 		pgtest.DSN(t)
-		runReferral(t, pgtest.Schema(t))
+		run(t, pgtest.Schema(t))
 	})
 }
 
@@ -422,6 +468,7 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 	if status, _, body := post(t, w.url+"/usp/bookings/"+id+"/cancel", w.platform, `{"reason":"plans changed"}`); status != 200 {
 		t.Fatalf("platform cancel = %d %s", status, body)
 	}
+	w.relay()
 	if p := w.payout(w.partner, usp["payout"].(string)); p["state"] != "reversed" {
 		t.Fatalf("USP payout after the cancellation = %v", p)
 	}
@@ -584,4 +631,83 @@ func runPairedWorlds(t *testing.T, fresh func(*testing.T) string) {
 			t.Fatalf("the partner's inbox names %q", private)
 		}
 	}
+}
+
+// TestReferralSettlesAfterACrash: two attributed bookings' cancellations
+// commit and the process stops before any relay ran. The server started
+// again on the same store, its desk and ledger built anew, settles both
+// ends from the outbox: each refund conversion is stored once, however
+// often the server restarts and relays again. Both refunds change the
+// same deal's records, so they commit one after the other: one relay
+// transaction for both would swap the versions read before either.
+func TestReferralSettlesAfterACrash(t *testing.T) { onReferralEngines(t, runReferralCrash) }
+
+func runReferralCrash(t *testing.T, database string) {
+	ctx := context.Background()
+	w := startReferral(t, database)
+	refs := []string{w.bookForm(grace, "", w.code), w.bookForm(alan, "", w.code)}
+	for _, ref := range refs {
+		w.decide(ref, reservation.Confirmed)
+	}
+	if n := len(w.payouts()); n != 2 {
+		t.Fatalf("%d payouts, want 2", n)
+	}
+	w.stop()
+	// A desk with no relay commits the cancellation, as a process killed
+	// right after the commit leaves it.
+	st, err := openStore(ctx, w.main.Config.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Minute)
+	for _, ref := range refs {
+		r, err := reservation.Get(ctx, st, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reservation.NewDesk(st).Cancel(ctx, reservation.Change{Read: r, By: "guest", At: w.clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		// The host keys its records by the clock: a restart at the very
+		// instant of the last write would reuse a key.
+		w.clock.Advance(time.Minute)
+		w.restart()
+		w.relay() // the restarted server's first pass
+		if err := w.main.bookings.Desk().Relay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for id, p := range w.payouts() {
+			if p["state"] != "reversed" {
+				t.Fatalf("payout %s after the restart = %v", id, p)
+			}
+		}
+		if n := refundsStored(t, w.main.store); n != 2 {
+			t.Fatalf("%d refund conversions stored, want 2", n)
+		}
+	}
+}
+
+// refundsStored counts the refund conversions the host stored.
+func refundsStored(t *testing.T, st store.Records) int {
+	t.Helper()
+	recs, err := st.List(context.Background(), "orp.conv", "", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, rec := range recs {
+		var c struct{ Refund bool }
+		if err := json.Unmarshal(rec.Value, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Refund {
+			n++
+		}
+	}
+	return n
 }

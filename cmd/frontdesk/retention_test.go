@@ -18,6 +18,7 @@ func TestRetentionSweep(t *testing.T) {
 	ada := guestStay(t, m, cs, "Ada Lovelace", "ada@example.com", "+1 303 555 0199", "2026-12-30", "2027-01-02", true)
 	grace := guestStay(t, m, cs, "Grace Hopper", "grace@example.com", "+1 303 555 0142", "2027-03-10", "2027-03-12", false)
 	dir := m.Config.Store.DataDir
+	flushMail(t, m) // the mail the sweep should find is stored before it runs
 
 	res, err := m.applyRetention(t.Context())
 	if err != nil || res.Reservations != 0 || res.Records != 0 {

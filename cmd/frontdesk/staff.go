@@ -96,6 +96,7 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if err != nil {
 			return staffRefusal(cmd+" "+ref, m, err)
 		}
+		m.relayReferrals(ctx)
 		fmt.Fprintf(stdout, "%s is %s", r.Reference, r.State)
 		if mailed {
 			fmt.Fprint(stdout, "; the guest was mailed")
