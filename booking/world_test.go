@@ -244,9 +244,11 @@ func startOn(svc *Service, ctx context.Context, c Caller, a Args) (*StartResult,
 // well-formed arguments name, as the chat door does once their fields
 // pass its checks.
 // confirm and cancel wait for the notice outcomes their answers leave
-// behind, so a test reads the store as the operation left it.
+// behind, so a test reads the store as the operation left it. They use
+// Settle, not Wait: tests run them in parallel, and Wait is for shutdown,
+// once no request runs.
 func (w *world) confirm(ctx context.Context, c Caller, a Args) (*ConfirmResult, error) {
-	defer w.svc.Wait()
+	defer w.svc.Settle(context.Background())
 	return w.svc.Confirm(ctx, c, ConfirmRequest{BookingID: text(a, "booking_id"), Code: text(a, "code")})
 }
 
@@ -255,7 +257,7 @@ func (w *world) lookup(ctx context.Context, c Caller, a Args) (*LookupResult, er
 }
 
 func (w *world) cancel(ctx context.Context, c Caller, a Args) (*CancelResult, error) {
-	defer w.svc.Wait()
+	defer w.svc.Settle(context.Background())
 	return w.svc.Cancel(ctx, c, CancelRequest{
 		Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4"),
 		CancelID: text(a, "cancel_id"), Code: text(a, "code"),
