@@ -116,3 +116,44 @@ func bookingState(t *testing.T, st store.Records, ref string) string {
 	t.Fatalf("no attribution of %s", ref)
 	return ""
 }
+
+// TestUnreadableAttributionDoesNotHoldLaterEnds: an attribution record
+// that cannot be decoded is passed over, so the ends after it settle.
+// Failing on it would stop the ledger's cursor there on every pass.
+func TestUnreadableAttributionDoesNotHoldLaterEnds(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		desk := reservation.NewDesk(st)
+		New(Options{Store: st}).Attach(desk, st)
+		good, _ := json.Marshal(Booking{Deal: "d1", Obligation: "commission", Door: "chat", Total: 20000, Currency: "USD", State: StateCounted, At: at})
+		for _, b := range []struct {
+			ref   string
+			value []byte
+		}{{"RIV-1", []byte(`{"state":`)}, {"RIV-2", good}} {
+			r, err := desk.Create(ctx, reservation.New{Kind: reservation.KindBooking, Reference: b.ref,
+				Unit:  reservation.Unit{Location: "riverside", Type: "double", Capacity: 2},
+				Slots: []string{"2026-12-01", "2026-12-02"}, Source: reservation.SourceChat, By: "guest", At: at, Guests: 1, Total: 20000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Create(ctx, store.Record{Kind: kindBooking, Key: b.ref, Value: b.value, UpdatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := desk.Cancel(ctx, reservation.Change{Read: r, By: "guest", At: at.Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := desk.Relay(ctx); err != nil {
+			t.Fatalf("relay past an unreadable attribution = %v", err)
+		}
+		rec, err := st.Get(ctx, kindBooking, "RIV-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b Booking
+		if err := json.Unmarshal(rec.Value, &b); err != nil || b.State != StateFinal {
+			t.Fatalf("the end after the unreadable one: %s %v, want %s", b.State, err, StateFinal)
+		}
+	})
+}

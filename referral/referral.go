@@ -170,7 +170,10 @@ func (l *Ledger) end(ctx context.Context, st store.Records, e reservation.Stored
 	}
 	var b Booking
 	if err := json.Unmarshal(rec.Value, &b); err != nil {
-		return nil, fmt.Errorf("decode attribution: %w", err)
+		// No pass will read it better: failing would hold every later
+		// end behind this one. It is left as it is, for staff to see.
+		l.log.ErrorContext(ctx, "referral attribution unreadable; its end is not settled", "err", err)
+		return nil, nil
 	}
 	if b.State != StateCounted {
 		return nil, nil
