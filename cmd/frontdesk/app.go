@@ -97,11 +97,11 @@ type Main struct {
 	uspWebhooks *uspmcp.Webhooks
 }
 
-// newMain builds a Main from defaults, the config file, FRONTDESK_*
+// newMain builds a Main on clk from defaults, the config file, FRONTDESK_*
 // environment variables and flags, in that order. Each command gets only
 // the flags it uses.
-func newMain(cmd string, args []string, stdout, stderr io.Writer) (*Main, error) {
-	m, fs, err := newMainWith(cmd, args, stdout, stderr, nil)
+func newMain(clk clock.Clock, cmd string, args []string, stdout, stderr io.Writer) (*Main, error) {
+	m, fs, err := newMainWith(clk, cmd, args, stdout, stderr, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func newMain(cmd string, args []string, stdout, stderr io.Writer) (*Main, error)
 
 // newMainWith is newMain for a command with flags of its own, defined by
 // define, and arguments; it returns the parsed flag set with them.
-func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define func(*flag.FlagSet)) (*Main, *flag.FlagSet, error) {
+func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.Writer, define func(*flag.FlagSet)) (*Main, *flag.FlagSet, error) {
 	var configPath, addr, dataDir, database, logLevel, publicURL *string
 	var mcpIdle *time.Duration
 	fs, err := parseFlags(cmd, args, stdout, func(fs *flag.FlagSet) {
@@ -166,7 +166,7 @@ func newMainWith(cmd string, args []string, stdout, stderr io.Writer, define fun
 	if err := loadSecrets(&c); err != nil {
 		return nil, nil, err
 	}
-	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clock.System{}, Out: stdout, ConfigFile: *configPath}
+	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clk, Out: stdout, ConfigFile: *configPath}
 	if addr != nil {
 		m.Addr = *addr
 	}

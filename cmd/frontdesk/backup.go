@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"frontdesk/config"
+	"frontdesk/internal/clock"
 	"frontdesk/sqlite"
 )
 
@@ -18,8 +19,8 @@ var errPostgresBackup = errors.New("the store is PostgreSQL: back it up with pg_
 
 // runBackup writes a consistent copy of the SQLite store to FILE while
 // serve may go on serving.
-func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	m, fs, err := newMainWith("backup", args, stdout, stderr, nil)
+func runBackup(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) error {
+	m, fs, err := newMainWith(clk, "backup", args, stdout, stderr, nil)
 	if err != nil {
 		return ignoreHelp(err)
 	}
@@ -39,8 +40,8 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // runRestore replaces the SQLite store with a backup, refusing while any
 // frontdesk process has the store open.
-func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	m, fs, err := newMainWith("restore", args, stdout, stderr, nil)
+func runRestore(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) error {
+	m, fs, err := newMainWith(clk, "restore", args, stdout, stderr, nil)
 	if err != nil {
 		return ignoreHelp(err)
 	}

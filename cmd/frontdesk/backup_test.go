@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/internal/clock"
 	"frontdesk/sqlite"
 )
 
@@ -87,7 +88,7 @@ func TestBackupUnderBookingLoad(t *testing.T) {
 		backedUp = len(acked)
 		mu.Unlock()
 		var out strings.Builder
-		if err := run(context.Background(), []string{"backup", "--data", m.Config.Store.DataDir, file}, nil, &out, &out); err != nil {
+		if err := run(context.Background(), clock.System{}, []string{"backup", "--data", m.Config.Store.DataDir, file}, nil, &out, &out); err != nil {
 			mu.Lock()
 			errs = append(errs, fmt.Errorf("backup: %v", err))
 			mu.Unlock()
@@ -102,12 +103,12 @@ func TestBackupUnderBookingLoad(t *testing.T) {
 	}
 
 	var out strings.Builder
-	err := run(context.Background(), []string{"restore", "--data", m.Config.Store.DataDir, file}, nil, &out, &out)
+	err := run(context.Background(), clock.System{}, []string{"restore", "--data", m.Config.Store.DataDir, file}, nil, &out, &out)
 	if err == nil || !strings.Contains(err.Error(), "in use by another frontdesk process") {
 		t.Fatalf("restore into the running store = %v, want a refusal", err)
 	}
 	restored := filepath.Join(t.TempDir(), "new") // a data directory restore creates
-	if err := run(context.Background(), []string{"restore", "--data", restored, file}, nil, &out, &out); err != nil {
+	if err := run(context.Background(), clock.System{}, []string{"restore", "--data", restored, file}, nil, &out, &out); err != nil {
 		t.Fatalf("restore = %v", err)
 	}
 	db, err := sqlite.Open(t.Context(), filepath.Join(restored, "frontdesk.db"))

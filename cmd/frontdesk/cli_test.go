@@ -17,13 +17,28 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/config"
+	"frontdesk/internal/clock"
 	"frontdesk/internal/golden"
 )
 
+// runCmd runs a command on the system clock, as a shell would.
 func runCmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return runCmdOn(t, clock.System{}, args...)
+}
+
+// runCmdAtTestNow runs a command with its clock stopped at testNow, the
+// time the test servers run at, so the fixed dates of a test stay ahead
+// of the command's now whatever day the test runs on.
+func runCmdAtTestNow(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	return runCmdOn(t, clock.NewFixed(testNow), args...)
+}
+
+func runCmdOn(t *testing.T, clk clock.Clock, args ...string) (string, string, error) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	err := run(context.Background(), clk, args, strings.NewReader(""), &out, &errOut)
 	return out.String(), errOut.String(), err
 }
 
@@ -82,7 +97,7 @@ func TestStdioServesTheHub(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"mcp", "--data", t.TempDir()}, inR, outW, io.Discard)
+		done <- run(ctx, clock.System{}, []string{"mcp", "--data", t.TempDir()}, inR, outW, io.Discard)
 		outW.Close()
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
@@ -193,7 +208,7 @@ func TestStdioLinksUsePublicURL(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"mcp", "--data", t.TempDir(), "--public-url", "https://book.example.com"}, inR, outW, io.Discard)
+		done <- run(ctx, clock.System{}, []string{"mcp", "--data", t.TempDir(), "--public-url", "https://book.example.com"}, inR, outW, io.Discard)
 		outW.Close()
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
@@ -220,7 +235,7 @@ func TestStdioSurvivesUnreadableLines(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		run(ctx, []string{"mcp", "--data", t.TempDir()}, inR, outW, io.Discard)
+		run(ctx, clock.System{}, []string{"mcp", "--data", t.TempDir()}, inR, outW, io.Discard)
 		outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)

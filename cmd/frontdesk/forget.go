@@ -15,6 +15,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/clock"
 	"frontdesk/mail"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -38,10 +39,10 @@ type forgetPlan struct {
 // receipts, mail, cancellations, lookups, kept USP answers and the keyed
 // markers of the address are deleted. Nothing of another guest changes,
 // and with --dry-run nothing changes at all.
-func runForget(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+func runForget(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
 	var email *string
 	var dryRun *bool
-	m, fs, err := newMainWith("forget", args, stdout, stderr, func(fs *flag.FlagSet) {
+	m, fs, err := newMainWith(clk, "forget", args, stdout, stderr, func(fs *flag.FlagSet) {
 		email = fs.String("email", "", "the guest's email address")
 		dryRun = fs.Bool("dry-run", false, "list what would be removed and change nothing")
 	})

@@ -103,7 +103,7 @@ func TestForgetRemovesOneGuest(t *testing.T) {
 		t.Fatalf("the reservation does not hold the address to forget: %s", before["reservation "+ada])
 	}
 
-	out, _, err := runCmd(t, "forget", "--data", dir, "--email", "ADA@example.com", "--dry-run")
+	out, _, err := runCmdAtTestNow(t, "forget", "--data", dir, "--email", "ADA@example.com", "--dry-run")
 	if err != nil || !strings.Contains(out, "dry run") || !strings.Contains(out, "reservation "+ada) {
 		t.Fatalf("forget --dry-run = %q, %v", out, err)
 	}
@@ -111,7 +111,7 @@ func TestForgetRemovesOneGuest(t *testing.T) {
 		t.Fatal("forget --dry-run changed the store")
 	}
 
-	out, _, err = runCmd(t, "forget", "--data", dir, "--email", "ada@example.com")
+	out, _, err = runCmdAtTestNow(t, "forget", "--data", dir, "--email", "ada@example.com")
 	t.Logf("forget:\n%s", out)
 	if err != nil || !strings.Contains(out, "forgot 1 reservations") {
 		t.Fatalf("forget = %q, %v", out, err)
@@ -153,7 +153,7 @@ func TestForgetRemovesOneGuest(t *testing.T) {
 	upcoming := guestStay(t, m, cs, "Grace Hopper", "grace@example.com", "+1 303 555 0142", "2027-02-10", "2027-02-12", false)
 	flushMail(t, m)
 	before = storeRows(t, dir)
-	if _, _, err := runCmd(t, "forget", "--data", dir, "--email", "grace@example.com"); err == nil || !strings.Contains(err.Error(), upcoming) {
+	if _, _, err := runCmdAtTestNow(t, "forget", "--data", dir, "--email", "grace@example.com"); err == nil || !strings.Contains(err.Error(), upcoming) {
 		t.Fatalf("forget with a stay to come = %v, want a refusal naming %s", err, upcoming)
 	}
 	if !equalRows(before, storeRows(t, dir)) {

@@ -20,6 +20,7 @@ import (
 	_ "time/tzdata" // location zones must load on hosts without zoneinfo
 
 	"frontdesk/config"
+	"frontdesk/internal/clock"
 )
 
 const usage = `frontdesk opens a small business to AI agents.
@@ -81,7 +82,7 @@ var commands = map[string]struct{ args, about string }{
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, clock.System{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "frontdesk:", err)
 		os.Exit(1)
 	}
@@ -105,7 +106,7 @@ func collectLessOften() {
 	}
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
@@ -120,7 +121,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if _, ok := commands[strings.Join(args, " ")]; !ok {
 			return fmt.Errorf("unknown command %q", strings.Join(args, " "))
 		}
-		return run(ctx, append(args, "--help"), stdin, stdout, stderr)
+		return run(ctx, clk, append(args, "--help"), stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		if _, err := parseFlags("version", args, stdout, nil); err != nil {
 			return ignoreHelp(err)
@@ -128,7 +129,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, versionLine())
 		return nil
 	case "serve", "mcp", "sweep":
-		m, err := newMain(cmd, args, stdout, stderr)
+		m, err := newMain(clk, cmd, args, stdout, stderr)
 		if err != nil {
 			return ignoreHelp(err)
 		}
@@ -170,21 +171,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := stdout.Write(config.ExampleTOML)
 		return err
 	case "staff":
-		return runStaff(ctx, args, stdin, stdout, stderr)
+		return runStaff(ctx, clk, args, stdin, stdout, stderr)
 	case "usp":
-		return runUSP(ctx, args, stdout, stderr)
+		return runUSP(ctx, clk, args, stdout, stderr)
 	case "orp":
-		return runORP(ctx, args, stdout, stderr)
+		return runORP(ctx, clk, args, stdout, stderr)
 	case "backup":
-		return runBackup(ctx, args, stdout, stderr)
+		return runBackup(ctx, clk, args, stdout, stderr)
 	case "restore":
-		return runRestore(ctx, args, stdout, stderr)
+		return runRestore(ctx, clk, args, stdout, stderr)
 	case "refusals":
-		return runRefusals(ctx, args, stdout, stderr)
+		return runRefusals(ctx, clk, args, stdout, stderr)
 	case "forget":
-		return runForget(ctx, args, stdout, stderr)
+		return runForget(ctx, clk, args, stdout, stderr)
 	case "registry-json":
-		return runRegistryJSON(ctx, args, stdout, stderr)
+		return runRegistryJSON(ctx, clk, args, stdout, stderr)
 	case "check-config":
 		fs, err := parseFlags(cmd, args, stdout, nil)
 		if err != nil {

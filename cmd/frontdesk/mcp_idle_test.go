@@ -16,14 +16,14 @@ import (
 // TestServeMCPSessionIdleFlag: --mcp-session-idle reaches serve, a
 // negative value is refused, and other commands do not take it.
 func TestServeMCPSessionIdleFlag(t *testing.T) {
-	m, err := newMain("serve", []string{"--mcp-session-idle", "90s"}, io.Discard, io.Discard)
+	m, err := newMain(clock.System{}, "serve", []string{"--mcp-session-idle", "90s"}, io.Discard, io.Discard)
 	if err != nil || m.MCPSessionIdle != 90*time.Second {
 		t.Fatalf("serve --mcp-session-idle 90s = %v, %v", m, err)
 	}
-	if _, err := newMain("serve", []string{"--mcp-session-idle", "-1s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--mcp-session-idle: -1s is negative") {
+	if _, err := newMain(clock.System{}, "serve", []string{"--mcp-session-idle", "-1s"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--mcp-session-idle: -1s is negative") {
 		t.Errorf("a negative idle timeout = %v", err)
 	}
-	if _, err := newMain("sweep", []string{"--mcp-session-idle", "1s"}, io.Discard, io.Discard); err == nil {
+	if _, err := newMain(clock.System{}, "sweep", []string{"--mcp-session-idle", "1s"}, io.Discard, io.Discard); err == nil {
 		t.Error("sweep took --mcp-session-idle")
 	}
 }

@@ -46,7 +46,7 @@ func TestORP_SweepCommandUsesTheServedOrigin(t *testing.T) {
 	s.stop()
 
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"sweep", "--data", dir}, nil, &out, io.Discard); err != nil {
+	if err := run(context.Background(), clock.System{}, []string{"sweep", "--data", dir}, nil, &out, io.Discard); err != nil {
 		t.Fatalf("sweep: %v (%s)", err, out.String())
 	}
 	if !strings.HasPrefix(out.String(), "sweep: orp outcomes=2 ") {

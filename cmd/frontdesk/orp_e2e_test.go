@@ -500,7 +500,7 @@ const browserUA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.
 // TestSweepCommand runs `frontdesk sweep` as a command on a fresh data dir.
 func TestSweepCommand(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"sweep", "--data", t.TempDir()}, nil, &out, io.Discard); err != nil {
+	if err := run(context.Background(), clock.System{}, []string{"sweep", "--data", t.TempDir()}, nil, &out, io.Discard); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	if got := out.String(); !strings.HasPrefix(got, "sweep: orp outcomes=0 ") {

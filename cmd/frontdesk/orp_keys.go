@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"frontdesk/internal/clock"
 	"frontdesk/orp"
 )
 
@@ -13,7 +14,7 @@ import (
 // signing keys, on the same store as serve. A rotation signs with the
 // new key from the next start of serve; every key stays published in
 // the discovery document, so what the older ones signed still verifies.
-func runORP(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+func runORP(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) < 2 || args[0] != "keys" || (args[1] != "rotate" && args[1] != "list") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintf(stdout, "Usage: frontdesk orp %s\n\n%s\n", commands["orp"].args, commands["orp"].about)
@@ -23,7 +24,7 @@ func runORP(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		return errors.New("orp: give \"keys rotate\" or \"keys list\"")
 	}
 	cmd := "orp keys " + args[1]
-	m, err := newMain(cmd, args[2:], stdout, stderr)
+	m, err := newMain(clk, cmd, args[2:], stdout, stderr)
 	if err != nil {
 		return ignoreHelp(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"frontdesk/booking/chatdoor/catalogue"
 	"frontdesk/config"
+	"frontdesk/internal/clock"
 	"frontdesk/pricing"
 )
 
@@ -150,8 +151,8 @@ func printRefusals(w io.Writer, c config.Config, source string) {
 }
 
 // runRefusals prints the inventory of the config serve would run.
-func runRefusals(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	m, err := newMain("refusals", args, stdout, stderr)
+func runRefusals(_ context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) error {
+	m, err := newMain(clk, "refusals", args, stdout, stderr)
 	if err != nil {
 		return ignoreHelp(err)
 	}

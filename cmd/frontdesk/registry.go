@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/booking/bookingmcp"
+	"frontdesk/internal/clock"
 )
 
 // registrySchema is the server.json schema the MCP Registry takes.
@@ -50,9 +51,9 @@ type listedTool struct {
 
 // runRegistryJSON writes server.json for the hub the config serves, with
 // the tool list the hub answers tools/list with.
-func runRegistryJSON(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+func runRegistryJSON(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
 	var name, version, out *string
-	m, fs, err := newMainWith("registry-json", args, stdout, stderr, func(fs *flag.FlagSet) {
+	m, fs, err := newMainWith(clk, "registry-json", args, stdout, stderr, func(fs *flag.FlagSet) {
 		name = fs.String("name", "", "the registry name, NAMESPACE/NAME (default: the public URL's host reversed, /frontdesk)")
 		version = fs.String("version", "", "the version to publish (default: this binary's, which must then be a release)")
 		out = fs.String("out", "", "write to this file instead of standard output")

@@ -15,6 +15,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/clock"
 	"frontdesk/reservation"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -36,7 +37,7 @@ const staffCommandDeadline = 25 * time.Second
 
 // runStaff is `frontdesk staff`: logins, staff decisions and the
 // reservation list from the command line, on the same store as serve.
-func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+func runStaff(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		w := stdout
 		if len(args) == 0 {
@@ -59,20 +60,20 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer cancel()
 	switch to, isDecision := staffActions[action]; {
 	case action == "add-user":
-		return runStaffAddUser(ctx, args, stdin, stdout, stderr)
+		return runStaffAddUser(ctx, clk, args, stdin, stdout, stderr)
 	case action == "users":
-		return runStaffUsers(ctx, args, stdout, stderr)
+		return runStaffUsers(ctx, clk, args, stdout, stderr)
 	case action == "remove-user":
-		return runStaffRemoveUser(ctx, args, stdout, stderr)
+		return runStaffRemoveUser(ctx, clk, args, stdout, stderr)
 	case action == "reset-password":
-		return runStaffResetPassword(ctx, args, stdin, stdout, stderr)
+		return runStaffResetPassword(ctx, clk, args, stdin, stdout, stderr)
 	case action == "list":
-		return runStaffList(ctx, args, stdout, stderr)
+		return runStaffList(ctx, clk, args, stdout, stderr)
 	case action == "book":
-		return runStaffBook(ctx, args, stdout, stderr)
+		return runStaffBook(ctx, clk, args, stdout, stderr)
 	case isDecision:
 		var by, note *string
-		m, fs, err := newMainWith(cmd, args, stdout, stderr, func(fs *flag.FlagSet) {
+		m, fs, err := newMainWith(clk, cmd, args, stdout, stderr, func(fs *flag.FlagSet) {
 			by = fs.String("by", "staff", "who decides, for the audit")
 			note = fs.String("note", "", "a note for the audit")
 		})
@@ -109,9 +110,9 @@ func runStaff(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // runStaffBook is `frontdesk staff book`: a reservation staff make for a
 // guest on the phone or at the desk, through the desk like every door.
-func runStaffBook(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+func runStaffBook(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
 	var b office.Booking
-	m, fs, err := newMainWith("staff book", args, stdout, stderr, func(fs *flag.FlagSet) {
+	m, fs, err := newMainWith(clk, "staff book", args, stdout, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&b.Location, "location", "", "the location's slug")
 		fs.StringVar(&b.RoomType, "unit", "", "the room type")
 		fs.StringVar(&b.Checkin, "checkin", "", "arrival, YYYY-MM-DD")
@@ -189,9 +190,9 @@ func flagOf(field string) string {
 }
 
 // runStaffList is `frontdesk staff list`.
-func runStaffList(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+func runStaffList(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
 	var location, from, to, states *string
-	m, fs, err := newMainWith("staff list", args, stdout, stderr, func(fs *flag.FlagSet) {
+	m, fs, err := newMainWith(clk, "staff list", args, stdout, stderr, func(fs *flag.FlagSet) {
 		location = fs.String("location", "", "only this location's reservations")
 		from = fs.String("from", "", "only stays on or after this date, YYYY-MM-DD")
 		to = fs.String("to", "", "only stays before this date, YYYY-MM-DD")

@@ -22,15 +22,15 @@ func TestStaffCommands(t *testing.T) {
 	ref := out["reservation_number"].(string)
 	data := m.Config.Store.DataDir
 
-	list, _, err := runCmd(t, "staff", "list", "--data", data, "--location", "riverside", "--state", "reserved", "--from", "2026-12-01", "--to", "2027-01-01")
+	list, _, err := runCmdAtTestNow(t, "staff", "list", "--data", data, "--location", "riverside", "--state", "reserved", "--from", "2026-12-01", "--to", "2027-01-01")
 	if err != nil || !strings.Contains(list, ref+"  riverside  double  2026-12-30  2027-01-02  3       reserved  chat") {
 		t.Fatalf("staff list = %q, %v", list, err)
 	}
-	got, _, err := runCmd(t, "staff", "confirm", strings.ToLower(ref), "--data", data, "--by", "ann")
+	got, _, err := runCmdAtTestNow(t, "staff", "confirm", strings.ToLower(ref), "--data", data, "--by", "ann")
 	if err != nil || got != ref+" is confirmed; the guest was mailed\n" {
 		t.Fatalf("staff confirm = %q, %v", got, err)
 	}
-	if _, _, err := runCmd(t, "staff", "decline", ref, "--data", data); err == nil || !strings.Contains(err.Error(), "cannot move from confirmed to declined") {
+	if _, _, err := runCmdAtTestNow(t, "staff", "decline", ref, "--data", data); err == nil || !strings.Contains(err.Error(), "cannot move from confirmed to declined") {
 		t.Fatalf("declining a confirmed reservation = %v", err)
 	}
 	res, out = callTool(t, cs, "get_booking", map[string]any{"reservation_number": ref, "phone_last4": "0199"})
@@ -41,11 +41,11 @@ func TestStaffCommands(t *testing.T) {
 		{"staff"}, {"staff", "approve", ref}, {"staff", "confirm"}, {"staff", "list", "--state", "pending"},
 		{"staff", "list", "--from", "tomorrow"}, {"staff", "list", "--location"},
 	} {
-		if _, _, err := runCmd(t, append(bad, "--data", data)...); err == nil && len(bad) > 1 {
+		if _, _, err := runCmdAtTestNow(t, append(bad, "--data", data)...); err == nil && len(bad) > 1 {
 			t.Errorf("%v accepted", bad)
 		}
 	}
-	list, _, _ = runCmd(t, "staff", "list", "--data", data, "--state", "confirmed")
+	list, _, _ = runCmdAtTestNow(t, "staff", "list", "--data", data, "--state", "confirmed")
 	if !strings.Contains(list, ref) {
 		t.Fatalf("list of confirmed = %q", list)
 	}

@@ -19,13 +19,13 @@ import (
 func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
 	m, platform := startUSPDemo(t, "")
 	data := m.Config.Store.DataDir
-	out, _, err := runCmd(t, "staff", "book", "--data", data, "--location", "riverside", "--unit", "studio",
+	out, _, err := runCmdAtTestNow(t, "staff", "book", "--data", data, "--location", "riverside", "--unit", "studio",
 		"--checkin", "2026-12-30", "--checkout", "2027-01-06", "--name", "Walk In", "--phone", "+1 303 555 0100", "--by", "ann")
 	if err != nil || !strings.Contains(out, " is confirmed: riverside studio, 2026-12-30 to 2027-01-05") {
 		t.Fatalf("staff book = %q, %v", out, err)
 	}
 	ref := strings.Fields(out)[0]
-	list, _, err := runCmd(t, "staff", "list", "--data", data, "--state", "confirmed")
+	list, _, err := runCmdAtTestNow(t, "staff", "list", "--data", data, "--state", "confirmed")
 	if err != nil || !strings.Contains(list, ref) || !strings.Contains(list, "staff") {
 		t.Fatalf("staff list = %q, %v", list, err)
 	}
@@ -53,15 +53,15 @@ func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
 		{[]string{"--location", "riverside", "--unit", "double", "--checkin", "2026-12-30", "--checkout", "2027-01-02"}, "--name: Give the guest's name."},
 		{[]string{"--location", "riverside", "--unit", "studio", "--checkin", "2027-01-02", "--checkout", "2027-01-09", "--name", "X", "--email", "x@example.com"}, "staff book: No unit is free"},
 	} {
-		_, _, err := runCmd(t, append([]string{"staff", "book", "--data", data}, bad.args...)...)
+		_, _, err := runCmdAtTestNow(t, append([]string{"staff", "book", "--data", data}, bad.args...)...)
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("staff book %v = %v, want %q", bad.args, err, bad.want)
 		}
 	}
-	if list, _, _ := runCmd(t, "staff", "list", "--data", data); strings.Count(list, "staff") != 1 {
+	if list, _, _ := runCmdAtTestNow(t, "staff", "list", "--data", data); strings.Count(list, "staff") != 1 {
 		t.Fatalf("refused bookings were stored: %q", list)
 	}
-	if out, _, err := runCmd(t, "staff", "move", ref, "--data", data, "--by", "ann"); err != nil || out != ref+" is moved\n" {
+	if out, _, err := runCmdAtTestNow(t, "staff", "move", ref, "--data", data, "--by", "ann"); err != nil || out != ref+" is moved\n" {
 		t.Fatalf("staff move = %q, %v", out, err)
 	}
 }
@@ -82,15 +82,15 @@ func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
 	ref := strings.TrimPrefix(holdID, "hold_")
 	data := m.Config.Store.DataDir
 	for _, action := range []string{"confirm", "decline", "cancel"} {
-		_, _, err := runCmd(t, "staff", action, ref, "--data", data)
+		_, _, err := runCmdAtTestNow(t, "staff", action, ref, "--data", data)
 		if err == nil || !strings.Contains(err.Error(), "A hold is not a booking yet") {
 			t.Fatalf("staff %s of a hold = %v", action, err)
 		}
 	}
-	if list, _, _ := runCmd(t, "staff", "list", "--data", data, "--state", "reserved"); strings.Contains(list, ref) {
+	if list, _, _ := runCmdAtTestNow(t, "staff", "list", "--data", data, "--state", "reserved"); strings.Contains(list, ref) {
 		t.Fatalf("the hold is listed as awaiting staff: %q", list)
 	}
-	if list, _, _ := runCmd(t, "staff", "list", "--data", data, "--state", "hold"); !strings.Contains(list, ref) {
+	if list, _, _ := runCmdAtTestNow(t, "staff", "list", "--data", data, "--state", "hold"); !strings.Contains(list, ref) {
 		t.Fatalf("the hold is not listed as a hold: %q", list)
 	}
 	status, _, body = post(t, m.URL+"/usp/bookings", platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"hold_id":%q,
@@ -135,7 +135,7 @@ func TestStaffBookOnTheStaffScreen(t *testing.T) {
 	if status, _, _ := carl.do("POST", "/staff/reservations/new", walkIn); status != http.StatusNotFound {
 		t.Fatalf("a clerk booked at another property: %d", status)
 	}
-	list, _, _ := runCmd(t, "staff", "list", "--data", m.Config.Store.DataDir, "--state", "confirmed")
+	list, _, _ := runCmdAtTestNow(t, "staff", "list", "--data", m.Config.Store.DataDir, "--state", "confirmed")
 	if strings.Count(list, "RIV-") != 1 || !strings.Contains(list, "confirmed  staff") {
 		t.Fatalf("staff bookings stored = %q", list)
 	}
@@ -159,7 +159,7 @@ func checkStaffBookOfAStart(t *testing.T, database string) {
 		store = []string{"--database", database}
 	}
 	book := func(args ...string) (string, error) {
-		out, _, err := runCmd(t, append(append([]string{"staff", "book"}, store...), args...)...)
+		out, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "book"}, store...), args...)...)
 		return out, err
 	}
 	walkIn := []string{"--location", "airport", "--unit", "shuttle", "--name", "Walk In", "--phone", "+1 303 555 0100", "--by", "ann"}
@@ -234,7 +234,7 @@ func checkStaffBookOfAStart(t *testing.T, database string) {
 	if got := starts(); !slices.Equal(got, before[1:]) {
 		t.Fatalf("free starts after the refusals = %v, want all but 06:00", got)
 	}
-	list, _, err := runCmd(t, append([]string{"staff", "list"}, store...)...)
+	list, _, err := runCmdAtTestNow(t, append([]string{"staff", "list"}, store...)...)
 	if err != nil || strings.Count(list, "staff") != 1 || !strings.Contains(list, ref) || !strings.Contains(list, "2026-12-28T06:00") {
 		t.Fatalf("staff list after the refusals = %q, %v", list, err)
 	}

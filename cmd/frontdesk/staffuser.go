@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"frontdesk/config"
+	"frontdesk/internal/clock"
 	"frontdesk/staff"
 )
 
@@ -29,10 +30,10 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // is asked for without echo on a terminal, or read as one line from
 // standard input otherwise; it never comes from a flag, where it would
 // sit in the shell history and the process list.
-func runStaffAddUser(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+func runStaffAddUser(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	var username, passwordFile, role *string
 	var locations stringList
-	m, fs, err := newMainWith("staff add-user", args, stdout, stderr, func(fs *flag.FlagSet) {
+	m, fs, err := newMainWith(clk, "staff add-user", args, stdout, stderr, func(fs *flag.FlagSet) {
 		username = fs.String("username", "", "the login name (required)")
 		passwordFile = fs.String("password-file", "", "file whose first line is the password; without it, the password is asked for")
 		role = fs.String("role", "clerk", "owner (every location, settings) or clerk (listed locations only)")
@@ -103,8 +104,8 @@ func scopeWords(u staff.User) string {
 
 // runStaffUsers is `frontdesk staff users`: every login, its role, scope
 // and whether it is disabled.
-func runStaffUsers(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	m, fs, err := newMainWith("staff users", args, stdout, stderr, nil)
+func runStaffUsers(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
+	m, fs, err := newMainWith(clk, "staff users", args, stdout, stderr, nil)
 	if err != nil {
 		return ignoreHelp(err)
 	}
@@ -137,8 +138,8 @@ func runStaffUsers(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // runStaffRemoveUser is `frontdesk staff remove-user USERNAME`.
-func runStaffRemoveUser(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	m, fs, err := newMainWith("staff remove-user", args, stdout, stderr, nil)
+func runStaffRemoveUser(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
+	m, fs, err := newMainWith(clk, "staff remove-user", args, stdout, stderr, nil)
 	if err != nil {
 		return ignoreHelp(err)
 	}
@@ -159,9 +160,9 @@ func runStaffRemoveUser(ctx context.Context, args []string, stdout, stderr io.Wr
 
 // runStaffResetPassword is `frontdesk staff reset-password USERNAME`,
 // with the password read as add-user reads it.
-func runStaffResetPassword(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+func runStaffResetPassword(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	var passwordFile *string
-	m, fs, err := newMainWith("staff reset-password", args, stdout, stderr, func(fs *flag.FlagSet) {
+	m, fs, err := newMainWith(clk, "staff reset-password", args, stdout, stderr, func(fs *flag.FlagSet) {
 		passwordFile = fs.String("password-file", "", "file whose first line is the new password; without it, the password is asked for")
 	})
 	if err != nil {

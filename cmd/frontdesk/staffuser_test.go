@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"frontdesk/config"
+	"frontdesk/internal/clock"
 	"frontdesk/staff"
 )
 
@@ -25,7 +26,7 @@ func TestStaffAddUser(t *testing.T) {
 		t.Fatalf("add-user = %q, %v", out, err)
 	}
 	var stdout, stderr bytes.Buffer
-	err = run(context.Background(), []string{"staff", "add-user", "--username", "owner", "--role", "owner", "--data", dir},
+	err = run(context.Background(), clock.System{}, []string{"staff", "add-user", "--username", "owner", "--role", "owner", "--data", dir},
 		strings.NewReader("a long owner password\n"), &stdout, &stderr)
 	if err != nil || stdout.String() != "added owner owner (every location)\n" {
 		t.Fatalf("add-user from stdin = %q, %v", stdout.String(), err)
@@ -89,7 +90,7 @@ func TestStaffUserCommands(t *testing.T) {
 		t.Fatalf("users = %q, %v", out, err)
 	}
 	var stdout bytes.Buffer
-	err = run(context.Background(), []string{"staff", "reset-password", "carl", "--data", dir}, strings.NewReader("a brand new password\n"), &stdout, io.Discard)
+	err = run(context.Background(), clock.System{}, []string{"staff", "reset-password", "carl", "--data", dir}, strings.NewReader("a brand new password\n"), &stdout, io.Discard)
 	if err != nil || stdout.String() != "new password set for carl; their sessions ended\n" {
 		t.Fatalf("reset-password = %q, %v", stdout.String(), err)
 	}

@@ -127,7 +127,7 @@ func TestUSPBlackBox(t *testing.T) {
 		t.Fatalf("booked: %v", b)
 	}
 	data := m.Config.Store.DataDir
-	list, _, err := runCmd(t, "staff", "list", "--data", data, "--state", "confirmed")
+	list, _, err := runCmdAtTestNow(t, "staff", "list", "--data", data, "--state", "confirmed")
 	if err != nil || !strings.Contains(list, ref) || !strings.Contains(list, "usp:demo-platform") {
 		t.Fatalf("staff list = %q, %v", list, err)
 	}
@@ -141,7 +141,7 @@ func TestUSPBlackBox(t *testing.T) {
 	if room["status"] != "pending" || room["confirmation_mode"] != "manual" {
 		t.Fatalf("room booked: %v", room)
 	}
-	if out, _, err := runCmd(t, "staff", "confirm", room["id"].(string), "--data", data, "--by", "ann"); err != nil || !strings.HasPrefix(out, room["id"].(string)+" is confirmed") {
+	if out, _, err := runCmdAtTestNow(t, "staff", "confirm", room["id"].(string), "--data", data, "--by", "ann"); err != nil || !strings.HasPrefix(out, room["id"].(string)+" is confirmed") {
 		t.Fatalf("staff confirm = %q, %v", out, err)
 	}
 	status, _, body = post(t, url+"/usp/bookings/"+ref+"/reschedule", platform, fmt.Sprintf(`{"slot_id":%q}`, second))

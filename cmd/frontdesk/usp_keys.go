@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"frontdesk/internal/clock"
 	"frontdesk/internal/jwk"
 	"frontdesk/usp"
 	"frontdesk/usp/keyset"
@@ -79,9 +80,9 @@ func (m *Main) refreshKeysJob() job {
 
 // runUSP is `frontdesk usp`: the business's USP signing keys and the
 // pinned platform profiles, on the same store as serve.
-func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runUSP(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "platform" {
-		return runUSPPlatform(ctx, args[1:], stdout, stderr)
+		return runUSPPlatform(ctx, clk, args[1:], stdout, stderr)
 	}
 	if len(args) < 2 || args[0] != "keys" || (args[1] != "rotate" && args[1] != "list") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
@@ -92,7 +93,7 @@ func runUSP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New("usp: give \"keys rotate\", \"keys list\" or \"platform add|list|remove\"")
 	}
 	cmd := "usp keys " + args[1]
-	m, err := newMain(cmd, args[2:], stdout, stderr)
+	m, err := newMain(clk, cmd, args[2:], stdout, stderr)
 	if err != nil {
 		return ignoreHelp(err)
 	}

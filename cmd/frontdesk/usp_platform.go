@@ -10,20 +10,21 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"frontdesk/internal/clock"
 	"frontdesk/usp"
 )
 
 // runUSPPlatform is `frontdesk usp platform add|list|remove`: the
 // platform profiles pinned in the store, which calls naming their URI are
 // verified against without a fetch.
-func runUSPPlatform(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+func runUSPPlatform(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 || (args[0] != "add" && args[0] != "list" && args[0] != "remove") {
 		fmt.Fprintf(stderr, "Usage: frontdesk usp %s\n", commands["usp"].args)
 		return errors.New(`usp platform: give "add [--file PATH] <profile URI>", "list" or "remove <profile URI>"`)
 	}
 	cmd := "usp platform " + args[0]
 	var file *string
-	m, fs, err := newMainWith(cmd, args[1:], stdout, stderr, func(fs *flag.FlagSet) {
+	m, fs, err := newMainWith(clk, cmd, args[1:], stdout, stderr, func(fs *flag.FlagSet) {
 		if args[0] == "add" {
 			file = fs.String("file", "", "read the profile document from this file instead of fetching it once from the URI")
 		}

@@ -111,7 +111,7 @@ func TestPlatformHearsOfStaffConfirmation(t *testing.T) {
 	if status != http.StatusCreated || made.Booking.ID == "" {
 		t.Fatalf("create: %d %s", status, created)
 	}
-	if out, _, err := runCmd(t, "staff", "confirm", made.Booking.ID, "--data", c.Store.DataDir); err != nil {
+	if out, _, err := runCmdAtTestNow(t, "staff", "confirm", made.Booking.ID, "--data", c.Store.DataDir); err != nil {
 		t.Fatalf("staff confirm: %s %v", out, err)
 	}
 	deliveries := func() int {
