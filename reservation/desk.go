@@ -27,6 +27,7 @@ type Desk struct {
 	ends      []named[EndHook]
 	consumers []named[Consumer]
 	kick      chan struct{} // a transition committed: the relay has work
+	outbox    OutboxOptions
 }
 
 // named is a door's registration, replaced when the door registers again
@@ -48,7 +49,11 @@ func register[T any](list []named[T], name string, f T) []named[T] {
 
 // NewDesk returns the desk on st. Subscribers and end hooks are
 // registered once, at wiring, before the first operation.
-func NewDesk(st store.Store) *Desk { return &Desk{st: st, kick: make(chan struct{}, 1)} }
+func NewDesk(st store.Store) *Desk {
+	d := &Desk{st: st, kick: make(chan struct{}, 1)}
+	d.Outbox(OutboxOptions{})
+	return d
+}
 
 // Subscriber turns one transition into writes committed with it, such
 // as a platform's webhook in its outbox. It must not read the store.

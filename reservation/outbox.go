@@ -80,7 +80,8 @@ func (e Event) Stored() StoredEvent {
 // Consumer turns one stored event into writes committed with the
 // consumer's cursor moving past it. It may read the store. A refusal of
 // one of its writes, or an error, leaves the cursor where it was: the
-// event is offered again at the next pass.
+// event is offered again at the next pass, and after repeated failures
+// that are not outages it is set aside (outbox_setaside.go).
 type Consumer func(ctx context.Context, e StoredEvent) ([]store.Write, error)
 
 // Consume makes c, under name, a consumer of the outbox, at wiring,
@@ -114,13 +115,14 @@ func (d *Desk) kicked() {
 // Run relays the outbox until ctx ends: a pass at once, for what a
 // stopped process left, one after every commit of a transition, and one
 // every interval, for what another process committed. failed hears a
-// pass's error.
+// pass's error, but for a consumer's failure on an event, which the desk
+// logs once rather than at every pass.
 func (d *Desk) Run(ctx context.Context, every time.Duration, failed func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		pass, cancel := context.WithTimeout(ctx, relayPassDeadline)
-		if err := d.Relay(pass); err != nil && ctx.Err() == nil {
+		if err := d.Relay(pass); err != nil && ctx.Err() == nil && !onlyEventErrors(err) {
 			failed(err)
 		}
 		cancel()
@@ -134,17 +136,20 @@ func (d *Desk) Run(ctx context.Context, every time.Duration, failed func(error))
 }
 
 // Relay numbers every committed event and delivers it to every
-// consumer, returning once both are done or an error stops them.
+// consumer, returning once both are done or an error stops them. A
+// consumer that failed on an event (an *EventError) leaves the others
+// to go on; the errors are joined.
 func (d *Desk) Relay(ctx context.Context) error {
 	if err := d.number(ctx); err != nil {
 		return fmt.Errorf("number events: %w", err)
 	}
+	var errs []error
 	for _, c := range d.consumers {
 		if err := d.deliver(ctx, c.name, c.f); err != nil {
-			return fmt.Errorf("deliver events to %s: %w", c.name, err)
+			errs = append(errs, fmt.Errorf("deliver events to %s: %w", c.name, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // number gives the unsequenced events positions after the head, a page
@@ -187,10 +192,12 @@ func (d *Desk) number(ctx context.Context) error {
 }
 
 // deliver hands consumer name the events after its cursor, a page per
-// transaction, until it has them all.
+// transaction, until it has them all or fails on one. An outage returns
+// its error and counts nothing; a failure of one event is counted, and
+// sets the event aside at the last attempt (outbox_setaside.go).
 func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 	for races := 0; races < maxRaces; {
-		cur, err := d.position(ctx, kindEventCursor, name)
+		cur, fl, err := d.cursorOf(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -204,25 +211,54 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 		// the store before this transaction, and a later event must read
 		// what this one wrote (two settlements of one account would
 		// otherwise swap the same version and be refused every pass).
+		// It ends too at an event the consumer fails on; passed is how
+		// far the events before it, which asked for nothing, take the
+		// cursor.
 		writes := []store.Write{{}}
-		last := events[len(events)-1]
-		for _, e := range events {
+		passed, passedAt := cur.pos, cur.rec.UpdatedAt
+		var failedOn *StoredEvent
+		var cause error
+		for i, e := range events {
 			ws, err := c(ctx, e)
 			if err != nil {
-				return fmt.Errorf("event %d: %w", e.Position, err)
-			}
-			if len(ws) > 0 {
-				writes, last = append(writes, ws...), e
+				failedOn, cause = &events[i], err
 				break
 			}
+			if len(ws) > 0 {
+				writes = append(writes, ws...)
+				failedOn = &events[i] // should its writes fail at commit
+				break
+			}
+			passed, passedAt = e.Position, e.At
 		}
-		writes[0] = cur.advance(kindEventCursor, name, last.Position, last.At)
-		_, err = d.st.Apply(ctx, writes)
-		if we, refused := errors.AsType[*store.WriteError](err); refused && we.Index == 0 {
-			races++ // another relay delivered them first
-			continue
+		if failedOn != nil && cause == nil {
+			writes[0] = cur.advance(kindEventCursor, name, failedOn.Position, failedOn.At)
+			writes = append(writes, fl.clear(failedOn.Position)...)
+		} else if cause == nil {
+			writes[0] = cur.advance(kindEventCursor, name, passed, passedAt)
+			writes = append(writes, fl.clear(passed)...)
 		}
-		if err != nil {
+		if cause == nil {
+			_, err = d.st.Apply(ctx, writes)
+			if we, refused := errors.AsType[*store.WriteError](err); refused && we.Index == 0 {
+				races++ // another relay delivered them first
+				continue
+			}
+			if err == nil {
+				continue
+			}
+			// The consumer's writes were refused, or failed: a failure
+			// of the event that asked for them, unless the store is out.
+			cause = err
+		}
+		if d.outage(ctx, cause) {
+			return fmt.Errorf("event %d: %w", failedOn.Position, cause)
+		}
+		setAside, lost, err := d.failed(ctx, name, cur, fl, passed, passedAt, *failedOn, cause)
+		switch {
+		case lost:
+			races++ // another relay delivered or counted it first
+		case !setAside:
 			return err
 		}
 	}
