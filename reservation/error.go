@@ -11,7 +11,8 @@ type Code string
 
 // The codes of every desk operation.
 const (
-	// CodeNotFound: no reservation has the reference asked for.
+	// CodeNotFound: no reservation has the reference asked for (or no
+	// outbox event is set aside where a retry asked).
 	CodeNotFound Code = "not_found"
 	// CodeIllegalTransition: the reservation's state does not allow the
 	// operation (a staff decision on a hold, a cancellation of a

@@ -33,6 +33,7 @@ import (
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/referral"
+	"frontdesk/reservation"
 	"frontdesk/sqlite"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -285,6 +286,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if err != nil {
 		return err
 	}
+	outages, _ := st.(store.Outages) // the engine's, whatever wraps it
 	if m.WrapStore != nil {
 		st = m.WrapStore(st)
 	}
@@ -310,6 +312,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 			return l, err == nil
 		},
 	})
+	m.bookings.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
 	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err

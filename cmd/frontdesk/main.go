@@ -35,6 +35,7 @@ Usage:
   frontdesk staff add-user --username U [--password-file F] [--location SLUG…] [--role owner|clerk]
   frontdesk usp keys rotate|list [--config F] [--data DIR | --database URL]
   frontdesk orp keys rotate|list [--config F] [--data DIR | --database URL]
+  frontdesk outbox list | retry CONSUMER POSITION [--config F] [--data DIR | --database URL]
   frontdesk backup FILE [--config F] [--data DIR]
   frontdesk restore FILE [--config F] [--data DIR]
   frontdesk refusals [--config F]
@@ -77,6 +78,9 @@ var commands = map[string]struct{ args, about string }{
 	"orp":                  {"keys rotate|list [flags]", "The ORP host's Ed25519 signing keys, on the same store as serve. rotate adds a key that signs from\nthe next start of serve; every key stays published in the discovery document's keys, so what the\nolder keys signed still verifies. list shows the keys."},
 	"orp keys rotate":      {"[flags]", "Adds a new ORP host signing key; serve signs with it from its next start."},
 	"orp keys list":        {"[flags]", "Lists the ORP host's signing keys, newest first."},
+	"outbox":               {"list | retry CONSUMER POSITION [flags]", "The reservation outbox's events set aside, on the same store as serve: an event its consumer (the\nreferral ledger) failed on at five offers, a while apart, is set aside so the events after it go on.\nlist shows them; retry offers one to its consumer again."},
+	"outbox list":          {"[flags]", "Lists the events set aside: consumer, position, reference, the change, attempts, when they failed\nfirst and last, and the consumer's error."},
+	"outbox retry":         {"CONSUMER POSITION [flags]", "Offers a set-aside event to its consumer again. Delivered, it is no longer set aside; failing, it\nstays, with the attempt counted, and the error is shown."},
 }
 
 func main() {
@@ -176,6 +180,8 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		return runUSP(ctx, clk, args, stdout, stderr)
 	case "orp":
 		return runORP(ctx, clk, args, stdout, stderr)
+	case "outbox":
+		return runOutbox(ctx, clk, args, stdout, stderr)
 	case "backup":
 		return runBackup(ctx, clk, args, stdout, stderr)
 	case "restore":

@@ -1,7 +1,7 @@
 // Package metrics defines the Prometheus series the server exports, on a
 // registry the server owns rather than the global one: HTTP and MCP
 // traffic, bookings and refusals by door, the scheduled jobs, the
-// delivery queues and the build. It imports only the Prometheus client.
+// delivery queues, the outbox's set-aside events and the build. It imports only the Prometheus client.
 package metrics
 
 import (
@@ -33,6 +33,9 @@ type Metrics struct {
 	// DeadLetters counts messages given up on after every retry, by
 	// queue (mail, webhook).
 	DeadLetters *prometheus.CounterVec
+	// OutboxSetAside counts reservation outbox events set aside after
+	// their consumer failed on them at every offer, by consumer.
+	OutboxSetAside *prometheus.CounterVec
 
 	responses sync.Map // responseKey → prometheus.Counter
 }
@@ -77,6 +80,14 @@ func (m *Metrics) Job(name string, seconds float64, ok bool, unix float64) {
 		m.jobLastSuccess.WithLabelValues(name).Set(unix)
 	} else {
 		m.jobFailures.WithLabelValues(name).Inc()
+	}
+}
+
+// SetAside counts an outbox event set aside for consumer. A nil Metrics
+// counts nothing.
+func (m *Metrics) SetAside(consumer string) {
+	if m != nil {
+		m.OutboxSetAside.WithLabelValues(consumer).Inc()
 	}
 }
 
@@ -133,6 +144,10 @@ func NewBuild(b Build) *Metrics {
 			Name: "frontdesk_dead_letters_total",
 			Help: "Messages given up on after every retry, by queue (mail: notices exhausted; webhook: USP events moved to the dead letters).",
 		}, []string{"queue"}),
+		OutboxSetAside: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "frontdesk_outbox_set_aside_total",
+			Help: "Reservation outbox events set aside after their consumer (such as the referral ledger) failed on them at every offer, by consumer; frontdesk outbox list shows them.",
+		}, []string{"consumer"}),
 	}
 	m.ConnectionsRefused = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "frontdesk_http_connections_refused_total",
@@ -145,7 +160,7 @@ func NewBuild(b Build) *Metrics {
 	})
 	build.Set(1)
 	m.Registry.MustRegister(m.ToolCalls, m.ToolSeconds, m.HTTPResponses, m.ConnectionsRefused, m.BookingErrors,
-		m.Bookings, m.Refusals, m.jobSeconds, m.jobLastSuccess, m.jobFailures, m.DeadLetters, build,
+		m.Bookings, m.Refusals, m.jobSeconds, m.jobLastSuccess, m.jobFailures, m.DeadLetters, m.OutboxSetAside, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
