@@ -147,7 +147,9 @@ var ErrRaced = errors.New("referral: the host's records changed under the bookin
 // its end, as a consumer of desk's outbox reading attributions in st: a
 // terminal event settles its booking in the relay's transaction, with
 // the ledger's cursor, after the end committed. The end waits for none
-// of it, and a failure here leaves the event to the next pass.
+// of it, and a failure here leaves the event to the next pass; one that
+// repeats (the host refusing the refund) sets the event aside for staff,
+// so it does not hold the ends after it.
 func (l *Ledger) Attach(desk *reservation.Desk, st store.Records) {
 	desk.Consume("referral", func(ctx context.Context, e reservation.StoredEvent) ([]store.Write, error) {
 		if !e.To.Terminal() || e.From.Terminal() {
