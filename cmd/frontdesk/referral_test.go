@@ -58,6 +58,8 @@ type referralWorld struct {
 	// restart stops the server and starts it again on the same store, as
 	// the business's configured party.
 	restart func()
+	// restartWith is restart with change made to the config as well.
+	restartWith func(change func(*config.Config))
 }
 
 // startReferral starts the server twice on one store: once to join the
@@ -88,11 +90,17 @@ func startReferral(t *testing.T, database string) *referralWorld {
 	w := &referralWorld{orpServer: s, tt: t, business: business, platform: map[string]string{
 		"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-platform.json"`, "Content-Type": "application/json"}}
 	seed := uint64(2)
-	w.restart = func() {
+	w.restartWith = func(change func(*config.Config)) {
 		w.stop()
 		seed++
-		w.orpServer = start(seed, asBusiness)
+		w.orpServer = start(seed, func(c *config.Config) {
+			asBusiness(c)
+			if change != nil {
+				change(c)
+			}
+		})
 	}
+	w.restart = func() { w.restartWith(nil) }
 
 	code, m := s.send(business, s.msg(business, "offer", nil, map[string]any{"terms": referralTerms}))
 	if code != 200 {
