@@ -216,7 +216,7 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 		// cursor.
 		writes := []store.Write{{}}
 		passed, passedAt := cur.pos, cur.rec.UpdatedAt
-		var failedOn *StoredEvent
+		var wrote, failedOn *StoredEvent // the event whose writes the page commits; the one it failed on
 		var cause error
 		for i, e := range events {
 			ws, err := c(ctx, e)
@@ -225,20 +225,18 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 				break
 			}
 			if len(ws) > 0 {
-				writes = append(writes, ws...)
-				failedOn = &events[i] // should its writes fail at commit
+				writes, wrote = append(writes, ws...), &events[i]
 				break
 			}
 			passed, passedAt = e.Position, e.At
 		}
-		if failedOn != nil && cause == nil {
-			writes[0] = cur.advance(kindEventCursor, name, failedOn.Position, failedOn.At)
-			writes = append(writes, fl.clear(failedOn.Position)...)
-		} else if cause == nil {
-			writes[0] = cur.advance(kindEventCursor, name, passed, passedAt)
-			writes = append(writes, fl.clear(passed)...)
-		}
 		if cause == nil {
+			to, at := passed, passedAt
+			if wrote != nil {
+				to, at = wrote.Position, wrote.At
+			}
+			writes[0] = cur.advance(kindEventCursor, name, to, at)
+			writes = append(writes, fl.clear(to)...)
 			_, err = d.st.Apply(ctx, writes)
 			if we, refused := errors.AsType[*store.WriteError](err); refused && we.Index == 0 {
 				races++ // another relay delivered them first
@@ -247,9 +245,12 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 			if err == nil {
 				continue
 			}
+			if wrote == nil {
+				return err // the cursor alone did not move: nothing of an event
+			}
 			// The consumer's writes were refused, or failed: a failure
 			// of the event that asked for them, unless the store is out.
-			cause = err
+			failedOn, cause = wrote, err
 		}
 		if d.outage(ctx, cause) {
 			return fmt.Errorf("event %d: %w", failedOn.Position, cause)

@@ -428,3 +428,36 @@ func TestConcurrentRelaysSetAsideOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedWriteIsAFailure: a consumer's write that the store refuses
+// at every commit (a create of a key taken) is a failure of its event
+// like an error the consumer returns: counted, then set aside, and the
+// events after it are delivered.
+func TestRefusedWriteIsAFailure(t *testing.T) {
+	ctx := context.Background()
+	for engine, open := range engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			s := newSideline(t, open(t), clock.NewFixed(now), "", func() error { return nil })
+			s.book("RIV-1")
+			s.book("RIV-2")
+			if _, err := s.st.Create(ctx, store.Record{Kind: "seen", Key: pendingKey("RIV-1", 1), Value: []byte("taken"), UpdatedAt: now}); err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i < setAsideAttempts; i++ {
+				err := s.pass()
+				if ee, ok := errors.AsType[*EventError](err); !ok || ee.Attempts != i || !errors.Is(err, store.ErrExists) {
+					t.Fatalf("pass %d = %v, want a counted refusal", i, err)
+				}
+			}
+			if err := s.pass(); err != nil {
+				t.Fatal(err)
+			}
+			if fs := s.setAside(); len(fs) != 1 || fs[0].Position != 1 || !strings.Contains(fs[0].Error, "refused") {
+				t.Fatalf("set aside %+v", fs)
+			}
+			if got, want := seenOf(t, s.st), []string{"RIV-1@taken", "RIV-2@2"}; !slices.Equal(got, want) {
+				t.Fatalf("consumer saw %q, want %q", got, want)
+			}
+		})
+	}
+}
