@@ -242,11 +242,11 @@ func (d *Desk) failed(ctx context.Context, name string, cur mark, fl failing, pa
 	log := d.outbox.Logger.With("consumer", name, "position", e.Position, "attempts", f.Attempts, "err", f.Error)
 	switch {
 	case f.Attempts >= setAsideAttempts:
-		log.ErrorContext(ctx, "reservation outbox event set aside; staff can retry it with frontdesk outbox retry")
+		log.ErrorContext(ctx, "reservation outbox event set aside")
 		d.outbox.SetAside(name)
 		return true, false, nil
 	case f.Attempts == 1:
-		log.WarnContext(ctx, "reservation outbox event failed; offered again at every pass")
+		log.WarnContext(ctx, "reservation outbox event failed; offered again at each pass")
 	}
 	return false, false, &EventError{Consumer: name, Position: e.Position, Attempts: f.Attempts, Err: cause}
 }
