@@ -302,7 +302,7 @@ func preferredFlow(t *testing.T, w *waitBench) {
 		t.Fatalf("an open join with seats free: %v", got)
 	}
 	second := w.bookEvenings(t, "2026-03-02")
-	w.bookEvenings(t, "2026-03-03")
+	third := w.bookEvenings(t, "2026-03-03")
 
 	// Bad windows: 422 over REST, validation_error over MCP, no entry.
 	for _, c := range []struct{ window, want string }{
@@ -358,5 +358,18 @@ func preferredFlow(t *testing.T, w *waitBench) {
 	events := w.events(t)
 	if !slices.Contains(events[carolID], "waitlist.spot_offered") || !slices.Contains(events[carolID], "waitlist.converted") || len(events[bobID]) != 0 {
 		t.Fatalf("webhooks: Carol %v, Bob %v", events[carolID], events[bobID])
+	}
+
+	// A booking of a 3 March evening moves to the morning: the evening
+	// seat goes to Bob at once, without waiting for the sweep.
+	evening := third[0]
+	left := w.restDo(t, "GET", "/bookings/"+evening, "/bookings/{booking_id}", "", 200)["booking"].(map[string]any)["slot"].(map[string]any)["id"]
+	morning := w.slot(t, "svc_airport_shuttle", "2026-03-03")
+	moved := w.tool(t, "usp_bookings_reschedule", map[string]any{"booking_id": evening, "slot_id": morning.ID})
+	if moved["booking"].(map[string]any)["slot"].(map[string]any)["id"] != morning.ID {
+		t.Fatalf("reschedule: %v", moved)
+	}
+	if b := w.tool(t, "usp_waitlist_get", map[string]any{"entry_id": bobID})["entry"].(map[string]any); b["status"] != "offered" || b["offered_slot"].(map[string]any)["slot_id"] != left {
+		t.Fatalf("Bob after the 3 March evening seat %v freed by a reschedule: %v, want it offered", left, b)
 	}
 }
