@@ -258,9 +258,10 @@ func outcomeOf(doc map[string]any) string {
 // TestWaitlistPreferredSlots: on both engines and both bindings, open
 // entries (no slot_id) wait for the slots their preferred windows take.
 // Bob, first in line, wants an evening of 3 March and Carol, behind him,
-// an evening of 2 or 3 March: a cancelled evening seat of 2 March skips
-// Bob and goes to Carol, who books it; bad windows are refused and stored
-// nowhere.
+// an evening of 2 or 3 March, and Dan, behind her, one evening slot of 2
+// March: a cancelled evening seat of 2 March skips Bob and goes to Carol,
+// who books it, and Dan moves up; a reschedule off a 3 March evening
+// offers the seat to Bob. Bad windows are refused and stored nowhere.
 func TestWaitlistPreferredSlots(t *testing.T) {
 	for name, engine := range engines() {
 		t.Run(name, func(t *testing.T) {
@@ -336,6 +337,14 @@ func preferredFlow(t *testing.T, w *waitBench) {
 		t.Fatalf("joined: bob %v, carol %v", bob, carol)
 	}
 	bobID, carolID := bob["id"].(string), carol["id"].(string)
+	// Dan waits for one later evening slot of 2 March: Carol would take it
+	// too and is ahead of him; Bob would not.
+	later := w.restDo(t, "GET", "/bookings/"+second[1], "/bookings/{booking_id}", "", 200)["booking"].(map[string]any)["slot"].(map[string]any)["id"]
+	dan := w.tool(t, "usp_waitlist_join", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": later, "buyer": buyerArgs("Dan")})["entry"].(map[string]any)
+	if dan["position"] != 2.0 {
+		t.Fatalf("Dan joined at %v, want position 2 (behind Carol)", dan["position"])
+	}
+	danID := dan["id"].(string)
 
 	// An evening seat of 2 March frees: Bob, first in line, is outside
 	// his window and skipped; Carol is offered it, held for her.
@@ -355,9 +364,14 @@ func preferredFlow(t *testing.T, w *waitBench) {
 	if n, err := w.OfferWaitlist(ctx); err != nil || n != 0 {
 		t.Fatalf("sweep: %d offers, %v; want none", n, err)
 	}
+	// Carol left the line: Dan moves up and is told; Bob, ahead of her,
+	// is not.
+	if d := w.restDo(t, "GET", "/waitlist/"+danID, "/waitlist/{entry_id}", "", 200)["entry"].(map[string]any); d["position"] != 1.0 || d["status"] != "waiting" {
+		t.Fatalf("Dan after Carol's conversion: %v, want waiting at position 1", d)
+	}
 	events := w.events(t)
-	if !slices.Contains(events[carolID], "waitlist.spot_offered") || !slices.Contains(events[carolID], "waitlist.converted") || len(events[bobID]) != 0 {
-		t.Fatalf("webhooks: Carol %v, Bob %v", events[carolID], events[bobID])
+	if !slices.Equal(events[carolID], []string{"waitlist.spot_offered", "waitlist.converted"}) || len(events[bobID]) != 0 || !slices.Equal(events[danID], []string{"waitlist.position_changed"}) {
+		t.Fatalf("webhooks: Carol %v, Bob %v, Dan %v", events[carolID], events[bobID], events[danID])
 	}
 
 	// A booking of a 3 March evening moves to the morning: the evening
