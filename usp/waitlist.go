@@ -195,9 +195,10 @@ func decodeEntry(rec store.Record) (waitEntry, error) {
 }
 
 // queue reads a service's entries, of every slot and open, in order of
-// joining: by the time they joined, then by the count in their key (the
-// service's entries before them; older entries counted their slot's
-// only, which orders them within the slot), then by key.
+// joining: by the count in their key, then by key. The count is of the
+// service's entries before them; entries from before open entries
+// counted their slot's only, which still orders them among the entries
+// they compete with (compete), all of their slot or joined later.
 func (b *Business) queue(ctx context.Context, serviceID string) ([]store.Record, error) {
 	var out []store.Record
 	for after := ""; ; {
@@ -211,25 +212,8 @@ func (b *Business) queue(ctx context.Context, serviceID string) ([]store.Record,
 		}
 		after = page[len(page)-1].Key
 	}
-	type joined struct {
-		at  time.Time
-		seq string
-		rec store.Record
-	}
-	line := make([]joined, len(out))
-	for i, rec := range out {
-		e, err := decodeEntry(rec)
-		if err != nil {
-			return nil, err
-		}
-		line[i] = joined{at: e.CreatedAt, seq: strings.Split(rec.Key, "|")[2], rec: rec}
-	}
-	slices.SortStableFunc(line, func(a, c joined) int {
-		return cmp.Or(a.at.Compare(c.at), cmp.Compare(a.seq, c.seq), cmp.Compare(a.rec.Key, c.rec.Key))
-	})
-	for i := range line {
-		out[i] = line[i].rec
-	}
+	seq := func(rec store.Record) string { return strings.Split(rec.Key, "|")[2] }
+	slices.SortStableFunc(out, func(a, c store.Record) int { return cmp.Or(cmp.Compare(seq(a), seq(c)), cmp.Compare(a.Key, c.Key)) })
 	return out, nil
 }
 
