@@ -650,12 +650,14 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 // RescheduleBooking moves a pending or confirmed booking to another slot
 // of its service (§5.3.6) in one write: the new slot's units are taken and
 // the old ones given back together, or nothing changes. With hold_id the
-// caller's hold on the new slot is used up in the same write.
+// caller's hold on the new slot is used up in the same write. The place
+// the booking leaves goes to the old slot's waitlist at once.
 func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, in RescheduleRequest) (*BookingResult, error) {
 	if in.SlotID == "" {
 		return nil, fail(CodeInvalidRequest, "slot_id is required.")
 	}
-	return b.change(ctx, call, "usp_bookings_reschedule", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
+	left := "" // the slot the booking moves off, once the move is written
+	res, err := b.change(ctx, call, "usp_bookings_reschedule", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
 		if r.State != reservation.Reserved && r.State != reservation.Confirmed {
 			return nil, d, invalidTransition(Status(r.State), "rescheduled"), nil
 		}
@@ -688,6 +690,7 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 			hd.HoldEnd = HoldConverted
 			rs.Hold, rs.HoldEdit = &hr, func(m *reservation.Reservation) { m.Detail = hd.raw() }
 		}
+		left = d.SlotID
 		d.SlotID, d.Reschedules = w.id, d.Reschedules+1
 		if r.State == reservation.Reserved {
 			d.Expires = w.start
@@ -701,4 +704,8 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 			return b.desk().Reschedule(ctx, rs)
 		}, d, nil, nil
 	})
+	if err == nil && left != "" && res.Booking != nil && res.Booking.Slot.ID != left {
+		b.offerSlot(ctx, res.Booking.ServiceID, left)
+	}
+	return res, err
 }

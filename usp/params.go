@@ -140,12 +140,12 @@ func InputSchema(name string) *jsonschema.Schema {
 		required = []string{"booking_id"}
 	case "usp_waitlist_join":
 		props["service_id"] = text("The service.")
-		props["slot_id"] = text("The full slot to wait for.")
+		props["slot_id"] = text("The full slot to wait for; without it, any slot preferred_slots take.")
 		props["buyer"] = openObject(map[string]*jsonschema.Schema{"first_name": text("First name."), "last_name": text("Last name."), "email": text("Email address."), "phone_number": text("Phone number, E.164.")}, "first_name", "last_name", "email")
 		props["preferred_slots"] = &jsonschema.Schema{Type: "array", Items: openObject(map[string]*jsonschema.Schema{
 			"start_date":  {Type: "string", Format: "date", Description: "RFC 3339 date (YYYY-MM-DD)."},
 			"end_date":    {Type: "string", Format: "date", Description: "RFC 3339 date (YYYY-MM-DD)."},
-			"time_of_day": text("Preferred time of day, such as morning."),
+			"time_of_day": text("morning (before 12:00), afternoon (12:00 to 17:00) or evening (from 17:00), local time."),
 		})}
 		required = []string{"service_id", "buyer"}
 	case "usp_waitlist_list":

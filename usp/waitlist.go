@@ -1,11 +1,14 @@
 package usp
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,13 +21,15 @@ import (
 )
 
 // The waitlist extension (§11.1): a platform's buyer queues for a full
-// slot; when a place frees, the first in line is offered it, held for
-// OfferTTL, and accepts (the hold becomes a booking in one write),
-// declines or lets it expire, and the next in line is offered it. Entries
-// are records of the store, one per buyer and slot, keyed so that a
-// slot's queue lists in order of joining; their changes queue their
-// webhooks (waitlist.spot_offered, converted, expired, position_changed)
-// in the same write.
+// slot, or for any slot of a service within preferred windows; when a
+// place frees, the first eligible entry in line (waitlist_match.go) is
+// offered it, held for OfferTTL, and accepts (the hold becomes a booking
+// in one write), declines or lets it expire, and the next eligible entry
+// is offered it. Entries are records of the store, one per buyer and slot
+// (or open entry), keyed by service, slot ("" for an open entry) and a
+// count of the service's entries, so that a service's line reads in order
+// of joining; their changes queue their webhooks (waitlist.spot_offered,
+// converted, expired, position_changed) in the same write.
 const (
 	CapabilityWaitlist Capability = "dev.usp-protocol.services.waitlist"
 	// CodeEntryNotFound is an entry id that names no entry of the caller
@@ -35,8 +40,8 @@ const (
 	entryPrefix  = "wl_"
 	// OfferTTL is how long an offered place is held for the entry.
 	OfferTTL = 15 * time.Minute
-	// MaxWaitlist bounds the queue of one slot; a join beyond it is
-	// waitlist_full.
+	// MaxWaitlist bounds the queue of one slot, and the open entries of
+	// one service; a join beyond it is waitlist_full.
 	MaxWaitlist = 20
 )
 
@@ -135,11 +140,12 @@ type AcceptRequest struct {
 type waitEntry struct {
 	Platform     string          `json:"platform"`
 	ServiceID    string          `json:"service_id"`
-	SlotID       string          `json:"slot_id"`
+	SlotID       string          `json:"slot_id"` // "" for an open entry
 	Buyer        Buyer           `json:"buyer"`
 	Preferred    []PreferredSlot `json:"preferred_slots,omitempty"`
 	Status       string          `json:"status"`
 	HoldRef      string          `json:"hold_ref,omitempty"` // the reservation holding the offered place
+	OfferedSlot  string          `json:"offered_slot_id,omitempty"`
 	OfferExpires time.Time       `json:"offer_expires,omitzero"`
 	CreatedAt    time.Time       `json:"created_at"`
 	BookingID    string          `json:"booking_id,omitempty"`
@@ -147,7 +153,18 @@ type waitEntry struct {
 
 func (e waitEntry) queued() bool { return e.Status == WaitWaiting || e.Status == WaitOffered }
 
-// slotQueue is the key prefix of one slot's entries.
+// offered is the slot of the entry's offer: the one it names, or for an
+// open entry the one it was offered (entries offered before open entries
+// existed stored none).
+func (e waitEntry) offered() string {
+	if e.OfferedSlot != "" {
+		return e.OfferedSlot
+	}
+	return e.SlotID
+}
+
+// slotQueue is the key prefix of one slot's entries, or with slotID ""
+// of a service's open entries.
 func slotQueue(serviceID, slotID string) string { return serviceID + "|" + slotID + "|" }
 
 // entryID is the public id of the entry stored under key.
@@ -177,31 +194,38 @@ func decodeEntry(rec store.Record) (waitEntry, error) {
 	return e, nil
 }
 
-// queue reads one slot's entries in order of joining.
-func (b *Business) queue(ctx context.Context, serviceID, slotID string) ([]store.Record, error) {
+// queue reads a service's entries, of every slot and open, in order of
+// joining: by the count in their key, then by key. The count is of the
+// service's entries before them; entries from before open entries
+// counted their slot's only, which still orders them among the entries
+// they compete with (compete), all of their slot or joined later.
+func (b *Business) queue(ctx context.Context, serviceID string) ([]store.Record, error) {
 	var out []store.Record
-	after := ""
-	for {
-		page, err := b.st.List(ctx, kindWaitlist, slotQueue(serviceID, slotID), after, 100)
+	for after := ""; ; {
+		page, err := b.st.List(ctx, kindWaitlist, serviceID+"|", after, 100)
 		if err != nil {
 			return nil, fmt.Errorf("read waitlist: %w", err)
 		}
 		out = append(out, page...)
 		if len(page) < 100 {
-			return out, nil
+			break
 		}
 		after = page[len(page)-1].Key
 	}
+	seq := func(rec store.Record) string { return strings.Split(rec.Key, "|")[2] }
+	slices.SortStableFunc(out, func(a, c store.Record) int { return cmp.Or(cmp.Compare(seq(a), seq(c)), cmp.Compare(a.Key, c.Key)) })
+	return out, nil
 }
 
-// position is 1 and the number of queued entries ahead of key.
-func position(queue []store.Record, key string) int {
+// position is 1 and the number of queued entries ahead of entry e, stored
+// under key, in queue that compete with it for a place.
+func (b *Business) position(s Service, queue []store.Record, key string, e waitEntry) int {
 	n := 1
 	for _, rec := range queue {
-		if rec.Key >= key {
+		if rec.Key == key {
 			break
 		}
-		if e, err := decodeEntry(rec); err == nil && e.queued() {
+		if other, err := decodeEntry(rec); err == nil && other.queued() && b.compete(s, other, e) {
 			n++
 		}
 	}
@@ -212,9 +236,9 @@ func position(queue []store.Record, key string) int {
 func (b *Business) entryView(key string, version int64, e waitEntry, queue []store.Record) *WaitlistEntry {
 	s, _ := b.catalog.get(e.ServiceID)
 	v := &WaitlistEntry{ID: entryID(key), ServiceID: e.ServiceID, Buyer: e.Buyer, PreferredSlots: e.Preferred, Status: e.Status,
-		Position: position(queue, key), CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339), Revision: "v" + strconv.FormatInt(version, 10)}
+		Position: b.position(s, queue, key, e), CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339), Revision: "v" + strconv.FormatInt(version, 10)}
 	if e.Status == WaitOffered {
-		if w, ok := b.resolveSlot(s, e.SlotID); ok {
+		if w, ok := b.resolveSlot(s, e.offered()); ok {
 			v.OfferedSlot = &OfferedSlot{SlotID: w.id, Start: w.start.In(s.zone).Format(time.RFC3339), End: w.end.In(s.zone).Format(time.RFC3339)}
 		}
 		v.OfferExpiresAt = e.OfferExpires.UTC().Format(time.RFC3339)
@@ -280,13 +304,15 @@ func (b *Business) entryChange(rec store.Record, e waitEntry, typ string, queue 
 
 // leaving are the writes of entry rec leaving the queue as e: its swap,
 // its own event (typ, when not ""), and position_changed for every queued
-// entry behind it, whose place moves up.
+// entry behind it that it competed with, whose place moves up.
 func (b *Business) leaving(rec store.Record, e waitEntry, typ string, queue []store.Record, now time.Time) ([]store.Write, *WaitlistEntry, error) {
 	writes, view, err := b.entryChange(rec, e, typ, queue, now)
 	if err != nil {
 		return nil, nil, err
 	}
+	s, _ := b.catalog.get(e.ServiceID)
 	after := make([]store.Record, 0, len(queue))
+	behind := false
 	for _, q := range queue {
 		if q.Key == rec.Key {
 			q.Value = writes[0].Record.Value
@@ -294,11 +320,12 @@ func (b *Business) leaving(rec store.Record, e waitEntry, typ string, queue []st
 		after = append(after, q)
 	}
 	for _, q := range after {
-		if q.Key <= rec.Key {
+		if q.Key == rec.Key {
+			behind = true
 			continue
 		}
 		other, err := decodeEntry(q)
-		if err != nil || !other.queued() {
+		if !behind || err != nil || !other.queued() || !b.compete(s, e, other) {
 			continue
 		}
 		// The entry itself is unchanged; its event is numbered by its
@@ -314,10 +341,11 @@ func (b *Business) leaving(rec store.Record, e waitEntry, typ string, queue []st
 	return writes, view, nil
 }
 
-// JoinWaitlist queues the caller's buyer for a full slot (§11.1.3). A
-// slot with a place free is not joined: the outcome slot_available says
-// to book it instead. This business keeps one queue per slot, so slot_id
-// is required; preferred_slots are validated and kept.
+// JoinWaitlist queues the caller's buyer for a full slot (slot_id), or,
+// without one, for any slot of the service that its preferred_slots take
+// (any slot at all without them) (§11.1.3). A place free that the entry
+// would take and nobody in line is ahead for is not joined: the outcome
+// slot_available says to book it instead.
 func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) (res *WaitlistResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_waitlist_join", call)
 	defer func() { err = b.admit(ctx, p, call, res, err) }()
@@ -330,15 +358,8 @@ func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) 
 	if err := checkBuyer("buyer", in.Buyer); err != nil {
 		return nil, err
 	}
-	for i, ps := range in.PreferredSlots {
-		for field, v := range map[string]string{"start_date": ps.StartDate, "end_date": ps.EndDate} {
-			if v != "" && !isDate(v) {
-				return nil, fail(CodeValidation, "preferred_slots[%d].%s must be an RFC 3339 date (YYYY-MM-DD), not a date-time.", i, field)
-			}
-		}
-	}
-	if in.SlotID == "" {
-		return nil, fail(CodeValidation, "This business keeps a waitlist per slot: slot_id is required.")
+	if err := checkPreferred(in.PreferredSlots); err != nil {
+		return nil, err
 	}
 	res = &WaitlistResult{USP: meta, Messages: []Message{}}
 	if outcome != nil {
@@ -349,53 +370,69 @@ func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) 
 	if !ok {
 		return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
 	}
-	w, ok := b.resolveSlot(s, in.SlotID)
-	if !ok {
-		return nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
+	var named wantSlot
+	if in.SlotID != "" {
+		if named, ok = b.resolveSlot(s, in.SlotID); !ok {
+			return nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
+		}
 	}
 	return once(ctx, b, call, p, "usp_waitlist_join", in, func(keep keeper[WaitlistResult]) (*WaitlistResult, error) {
 		now := b.clock.Now()
-		if m := b.window(s, w, now); m != nil {
+		e := waitEntry{Platform: p.Platform, ServiceID: s.ID, SlotID: in.SlotID, Buyer: *in.Buyer, Preferred: in.PreferredSlots, Status: WaitWaiting, CreatedAt: now}
+		free, m, err := b.joinable(ctx, s, named, e, now)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
 			res.Messages = append(res.Messages, *m)
 			return res, nil
 		}
-		free, err := b.remaining(ctx, s, w)
+		queue, err := b.queue(ctx, s.ID)
 		if err != nil {
 			return nil, err
 		}
-		queue, err := b.queue(ctx, s.ID, w.id)
-		if err != nil {
-			return nil, err
-		}
-		queued := 0
+		queued, ahead := 0, 0
 		for _, rec := range queue {
-			e, err := decodeEntry(rec)
+			other, err := decodeEntry(rec)
 			if err != nil {
 				return nil, err
 			}
-			if !e.queued() {
+			if !other.queued() {
+				continue
+			}
+			if free.id != "" && eligible(s, other, free) {
+				ahead++
+			}
+			if other.SlotID != in.SlotID {
 				continue
 			}
 			queued++
-			if e.Platform == p.Platform && strings.EqualFold(e.Buyer.Email, in.Buyer.Email) {
+			if other.Platform == p.Platform && strings.EqualFold(other.Buyer.Email, in.Buyer.Email) {
 				// Already in line: the entry it has.
-				res.Entry = b.entryView(rec.Key, rec.Version, e, queue)
+				res.Entry = b.entryView(rec.Key, rec.Version, other, queue)
 				return res, nil
 			}
 		}
-		if free > 0 && queued == 0 {
-			res.Messages = append(res.Messages, *outcomeMsg("slot_available", "The slot has a place free: book it instead of waiting.", "recoverable"))
+		if free.id != "" && ahead == 0 {
+			msg := "The slot has a place free: book it instead of waiting."
+			if in.SlotID == "" {
+				msg = fmt.Sprintf("Slot %s, which this entry would take, has a place free: book it instead of waiting.", free.id)
+			}
+			res.Messages = append(res.Messages, *outcomeMsg("slot_available", msg, "recoverable"))
 			return res, nil
 		}
 		if queued >= MaxWaitlist {
-			res.Messages = append(res.Messages, *outcomeMsg("waitlist_full", fmt.Sprintf("The waitlist of this slot is full (%d buyers).", MaxWaitlist), "recoverable"))
+			msg := fmt.Sprintf("The waitlist of this slot is full (%d buyers).", MaxWaitlist)
+			if in.SlotID == "" {
+				msg = fmt.Sprintf("The waitlist of this service for any slot is full (%d buyers).", MaxWaitlist)
+			}
+			res.Messages = append(res.Messages, *outcomeMsg("waitlist_full", msg, "recoverable"))
 			return res, nil
 		}
 		// The key orders the queue: the slot, then the count of entries
-		// it ever had (two joining at once tie on it, and the digest
-		// orders them).
-		key := slotQueue(s.ID, w.id) + fmt.Sprintf("%06d", len(queue)+1) + "|" + digestOf(p.Platform, in.Buyer.Email)
-		e := waitEntry{Platform: p.Platform, ServiceID: s.ID, SlotID: w.id, Buyer: *in.Buyer, Preferred: in.PreferredSlots, Status: WaitWaiting, CreatedAt: now}
+		// the service ever had (two joining at once tie on it, and the
+		// digest orders them).
+		key := slotQueue(s.ID, in.SlotID) + fmt.Sprintf("%06d", len(queue)+1) + "|" + digestOf(p.Platform, in.Buyer.Email)
 		v, err := json.Marshal(e)
 		if err != nil {
 			return nil, err
@@ -407,11 +444,35 @@ func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) 
 			return nil, fmt.Errorf("join waitlist: %w", err)
 		}
 		b.log.InfoContext(ctx, "usp waitlist joined", "platform", p.Platform, "service", s.ID)
-		// A place may have freed meanwhile, or the queue was empty but
-		// the slot full of holds about to lapse: offer at once if so.
-		b.offerSlot(ctx, s.ID, w.id)
+		// A place may have freed meanwhile, or the free place is for an
+		// entry ahead, or the slot is full of holds about to lapse: offer
+		// at once if so.
+		if named.id != "" {
+			b.offerSlot(ctx, s.ID, named.id)
+		} else if free.id != "" {
+			b.offerSlot(ctx, s.ID, free.id)
+		}
 		return out, nil
 	})
+}
+
+// joinable finds the place free now that entry e would take: for a named
+// slot, that slot when it has one (an outcome when the slot cannot be
+// booked now), for an open entry the earliest slot its windows take.
+// free.id is "" when there is none.
+func (b *Business) joinable(ctx context.Context, s Service, named wantSlot, e waitEntry, now time.Time) (free wantSlot, outcome *Message, err error) {
+	if named.id == "" {
+		free, _, err = b.freeSlot(ctx, s, e.Preferred, now)
+		return free, nil, err
+	}
+	if m := b.window(s, named, now); m != nil {
+		return wantSlot{}, m, nil
+	}
+	n, err := b.remaining(ctx, s, named)
+	if err != nil || n < 1 {
+		return wantSlot{}, nil, err
+	}
+	return named, nil, nil
 }
 
 // ownEntry reads an entry of the caller's platform, settling an offer
@@ -446,7 +507,7 @@ func (b *Business) settleEntry(ctx context.Context, rec store.Record, e waitEntr
 	if e.Status != WaitOffered || now.Before(e.OfferExpires) {
 		return rec, e, nil
 	}
-	queue, err := b.queue(ctx, e.ServiceID, e.SlotID)
+	queue, err := b.queue(ctx, e.ServiceID)
 	if err != nil {
 		return rec, e, err
 	}
@@ -469,18 +530,18 @@ func (b *Business) settleEntry(ctx context.Context, rec store.Record, e waitEntr
 			b.log.WarnContext(ctx, "usp waitlist offer hold", "err", err)
 		}
 	}
-	b.offerSlot(ctx, e.ServiceID, e.SlotID)
+	b.offerSlot(ctx, e.ServiceID, e.offered())
 	return rec, e, nil
 }
 
 // entryInQueue reads one of the caller's entries, as ownEntry does, and
-// the queue of its slot.
+// the queue of its service.
 func (b *Business) entryInQueue(ctx context.Context, p Principal, id string) (store.Record, waitEntry, []store.Record, error) {
 	rec, e, err := b.ownEntry(ctx, p, id)
 	if err != nil {
 		return rec, e, nil, err
 	}
-	queue, err := b.queue(ctx, e.ServiceID, e.SlotID)
+	queue, err := b.queue(ctx, e.ServiceID)
 	return rec, e, queue, err
 }
 
@@ -578,13 +639,12 @@ func (b *Business) ListWaitlist(ctx context.Context, call Call, in WaitlistListR
 				res.Pagination.NextCursor = encodeCursor(cursor{Query: digest, After: lastKey})
 				return res, nil
 			}
-			qk := slotQueue(e.ServiceID, e.SlotID)
-			if _, ok := queues[qk]; !ok {
-				if queues[qk], err = b.queue(ctx, e.ServiceID, e.SlotID); err != nil {
+			if _, ok := queues[e.ServiceID]; !ok {
+				if queues[e.ServiceID], err = b.queue(ctx, e.ServiceID); err != nil {
 					return nil, err
 				}
 			}
-			res.Entries = append(res.Entries, *b.entryView(rec.Key, rec.Version, e, queues[qk]))
+			res.Entries = append(res.Entries, *b.entryView(rec.Key, rec.Version, e, queues[e.ServiceID]))
 			lastKey = rec.Key
 		}
 		if len(page) < 100 {
@@ -598,15 +658,15 @@ func (b *Business) ListWaitlist(ctx context.Context, call Call, in WaitlistListR
 }
 
 // LeaveWaitlist takes the caller's entry out of the queue (removed). An
-// entry offered a place gives it up, and the place goes to the next in
-// line. Leaving an entry already out of the queue changes nothing.
+// entry offered a place gives it up, and the place goes to the next in line. Leaving an entry already out of the queue
+// changes nothing.
 func (b *Business) LeaveWaitlist(ctx context.Context, call Call, id string) (*WaitlistResult, error) {
 	return b.endEntry(ctx, call, "usp_waitlist_leave", id, WaitRemoved, "", []string{WaitWaiting, WaitOffered})
 }
 
 // DeclineOffer declines the place offered to the caller's entry: the
 // entry leaves the queue (declined), and the place is offered to the
-// next in line.
+// next eligible entry in line.
 func (b *Business) DeclineOffer(ctx context.Context, call Call, id string) (*WaitlistResult, error) {
 	return b.endEntry(ctx, call, "usp_waitlist_decline", id, WaitDeclined, "", []string{WaitOffered})
 }
@@ -657,7 +717,7 @@ func (b *Business) endEntry(ctx context.Context, call Call, method, id, to, even
 		}
 		if offered {
 			b.releaseOffer(ctx, e)
-			b.offerSlot(ctx, e.ServiceID, e.SlotID)
+			b.offerSlot(ctx, e.ServiceID, e.offered())
 		}
 		res.Entry = view
 		if method == "usp_waitlist_leave" {
@@ -722,9 +782,9 @@ func (b *Business) AcceptOffer(ctx context.Context, call Call, id string, in Acc
 		return nil, fail(CodeValidation, "hold_id %q is not the hold of this offer.", in.HoldID)
 	}
 	s, _ := b.catalog.get(e.ServiceID)
-	w, ok := b.resolveSlot(s, e.SlotID)
+	w, ok := b.resolveSlot(s, e.offered())
 	if !ok {
-		return nil, fmt.Errorf("accept offer: slot %s of %s no longer resolves", e.SlotID, e.ServiceID)
+		return nil, fmt.Errorf("accept offer: slot %s of %s no longer resolves", e.offered(), e.ServiceID)
 	}
 	now := b.clock.Now()
 	accepted := e
@@ -760,8 +820,9 @@ func (b *Business) AcceptOffer(ctx context.Context, call Call, id string, in Acc
 	return res, nil
 }
 
-// offerSlot offers a free place of one slot to the first waiting entry,
-// when no offer is out: the place is held for the entry's platform for
+// offerSlot offers a free place of one slot to the first waiting entry in
+// the service's line that would take it (eligible), when no offer of the
+// slot is out: the place is held for the entry's platform for
 // OfferTTL and the entry offered, with waitlist.spot_offered, in one
 // write. Failures are logged; the sweep tries again.
 func (b *Business) offerSlot(ctx context.Context, serviceID, slotID string) {
@@ -780,7 +841,7 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 	if !ok || !w.start.After(now) {
 		return false, nil
 	}
-	queue, err := b.queue(ctx, serviceID, slotID)
+	queue, err := b.queue(ctx, serviceID)
 	if err != nil {
 		return false, err
 	}
@@ -791,14 +852,14 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 		if err != nil {
 			return false, err
 		}
-		if e.Status == WaitOffered {
+		if e.Status == WaitOffered && e.offered() == w.id {
 			if now.Before(e.OfferExpires) {
 				return false, nil // one offer at a time
 			}
 			_, _, err := b.settleEntry(ctx, queue[i], e, now)
 			return false, err // settling offers the place anew
 		}
-		if e.Status == WaitWaiting && first == nil {
+		if e.Status == WaitWaiting && first == nil && eligible(s, e, w) {
 			first, entry = &queue[i], e
 		}
 	}
@@ -809,7 +870,7 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 		return false, err
 	}
 	offered := entry
-	offered.Status, offered.OfferExpires = WaitOffered, now.Add(OfferTTL)
+	offered.Status, offered.OfferExpires, offered.OfferedSlot = WaitOffered, now.Add(OfferTTL), w.id
 	d := detail{Kind: "hold", ServiceID: s.ID, SlotID: w.id, Spots: 1, HoldExpires: offered.OfferExpires}
 	note := fmt.Sprintf("USP waitlist offer to %s until %s: not a booking yet.", entry.Platform, d.HoldExpires.In(s.zone).Format("15:04 MST"))
 	also := func(r reservation.Reservation) []store.Write {
@@ -836,14 +897,16 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 
 // OfferWaitlist runs the waitlist's pass, as serve does every minute with
 // Expire: offers past their time expire, and each slot with a free place
-// and someone waiting offers it to the first in line. It returns how
-// many offers it made.
+// and someone waiting offers it to the first eligible entry in line: the
+// slots entries name, and for each waiting open entry the earliest free
+// slot it would take. It returns how many offers it made.
 func (b *Business) OfferWaitlist(ctx context.Context) (int, error) {
 	if b.st == nil {
 		return 0, nil
 	}
 	now := b.clock.Now()
 	slots := map[[2]string]bool{}
+	open := map[string][]waitEntry{} // waiting open entries, by service
 	after := ""
 	for {
 		page, err := b.st.List(ctx, kindWaitlist, "", after, 100)
@@ -861,16 +924,37 @@ func (b *Business) OfferWaitlist(ctx context.Context) (int, error) {
 					return 0, err
 				}
 			}
-			if e.queued() {
+			if !e.queued() {
+				continue
+			}
+			if e.SlotID != "" {
 				slots[[2]string{e.ServiceID, e.SlotID}] = true
+			} else if e.Status == WaitWaiting {
+				open[e.ServiceID] = append(open[e.ServiceID], e)
 			}
 		}
 		if len(page) < 100 {
 			break
 		}
 	}
+	for id, entries := range open {
+		s, ok := b.catalog.get(id)
+		if !ok {
+			continue
+		}
+		free, err := b.openSlots(ctx, s, entries, now)
+		if err != nil {
+			return 0, err
+		}
+		for _, w := range free {
+			slots[[2]string{id, w.id}] = true
+		}
+	}
+	// Slots are offered in order, so that which open entry takes which
+	// place does not depend on a map's order.
+	keys := slices.SortedFunc(maps.Keys(slots), func(a, c [2]string) int { return cmp.Or(cmp.Compare(a[0], c[0]), cmp.Compare(a[1], c[1])) })
 	n := 0
-	for k := range slots {
+	for _, k := range keys {
 		ok, err := b.offer(ctx, k[0], k[1])
 		if err != nil {
 			return n, err

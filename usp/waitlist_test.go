@@ -3,6 +3,7 @@ package usp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,7 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"frontdesk/config"
@@ -250,4 +253,137 @@ func outcomeOf(doc map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// TestWaitlistPreferredSlots: on both engines and both bindings, open
+// entries (no slot_id) wait for the slots their preferred windows take.
+// Bob, first in line, wants an evening of 3 March and Carol, behind him,
+// an evening of 2 or 3 March, and Dan, behind her, one evening slot of 2
+// March: a cancelled evening seat of 2 March skips Bob and goes to Carol,
+// who books it, and Dan moves up; a reschedule off a 3 March evening
+// offers the seat to Bob. Bad windows are refused and stored nowhere.
+func TestWaitlistPreferredSlots(t *testing.T) {
+	for name, engine := range engines() {
+		t.Run(name, func(t *testing.T) {
+			plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/waitlist.json": waitlistProfile})
+			st := engine(t)()
+			t.Cleanup(func() { st.Close() })
+			b := usptest.On(t, usptest.WithPlatform(config.Demo()), st, clock.NewFixed(usptest.Now), plat, nil, "")
+			preferredFlow(t, newWaitBench(t, b, plat))
+		})
+	}
+}
+
+// bookEvenings books every shuttle seat of day from 17:00 local and
+// returns the bookings' ids.
+func (w *waitBench) bookEvenings(t *testing.T, day string) []string {
+	t.Helper()
+	res, err := w.QueryAvailability(context.Background(), usp.Call{}, usp.QueryRequest{ServiceID: "svc_airport_shuttle", StartDate: day, EndDate: day})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, sl := range res.Slots {
+		if start, _ := time.Parse(time.RFC3339, sl.Start); start.Hour() < 17 {
+			continue
+		}
+		doc := w.restDo(t, "POST", "/bookings", "/bookings", fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, sl.ID), 201)
+		ids = append(ids, doc["booking"].(map[string]any)["id"].(string))
+	}
+	if len(ids) == 0 {
+		t.Fatalf("no evening seat on %s", day)
+	}
+	return ids
+}
+
+func preferredFlow(t *testing.T, w *waitBench) {
+	ctx := context.Background()
+	// Nothing is full yet: an open entry is told the seat it would take.
+	if got := w.restDo(t, "POST", "/waitlist", "", `{"service_id":"svc_airport_shuttle","buyer":{"first_name":"Dan","last_name":"W","email":"dan@example.com"}}`, 200); outcomeOf(got) != "slot_available" {
+		t.Fatalf("an open join with seats free: %v", got)
+	}
+	second := w.bookEvenings(t, "2026-03-02")
+	third := w.bookEvenings(t, "2026-03-03")
+
+	// Bad windows: 422 over REST, validation_error over MCP, no entry.
+	for _, c := range []struct{ window, want string }{
+		{`{"time_of_day":"lunchtime"}`, "preferred_slots[0].time_of_day must be morning (before 12:00), afternoon (12:00 to 17:00) or evening (from 17:00)."},
+		{`{"start_date":"2026-03-03","end_date":"2026-03-02"}`, "preferred_slots[0].end_date must not be before its start_date."},
+		{`{"start_date":"2026-03-02T17:00:00-07:00"}`, "preferred_slots[0].start_date must be an RFC 3339 date (YYYY-MM-DD), not a date-time."},
+	} {
+		body := `{"service_id":"svc_airport_shuttle","buyer":{"first_name":"Eve","last_name":"W","email":"eve@example.com"},"preferred_slots":[` + c.window + `]}`
+		if got := w.restDo(t, "POST", "/waitlist", "", body, 422); got["detail"] != c.want {
+			t.Errorf("REST join with %s: %v, want detail %q", c.window, got, c.want)
+		}
+		var args map[string]any
+		json.Unmarshal([]byte(body), &args)
+		args["_meta"] = map[string]any{"usp": map[string]any{"profile": w.call.Profile}}
+		_, err := w.cs.CallTool(ctx, &mcp.CallToolParams{Name: "usp_waitlist_join", Arguments: args})
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Message != "validation_error" || !strings.Contains(string(rpcErr.Data), c.want) {
+			t.Errorf("MCP join with %s: %v, want validation_error %q", c.window, err, c.want)
+		}
+	}
+	if list := w.restDo(t, "POST", "/waitlist/list", "/waitlist/list", `{}`, 200); len(list["entries"].([]any)) != 0 {
+		t.Fatalf("refused joins stored entries: %v", list["entries"])
+	}
+
+	// Bob over MCP, then Carol over REST; neither names a slot. Carol
+	// would take an evening of either day, so she is behind Bob.
+	bob := w.tool(t, "usp_waitlist_join", map[string]any{"service_id": "svc_airport_shuttle", "buyer": buyerArgs("Bob"),
+		"preferred_slots": []any{map[string]any{"start_date": "2026-03-03", "end_date": "2026-03-03", "time_of_day": "evening"}}})["entry"].(map[string]any)
+	carol := w.restDo(t, "POST", "/waitlist", "/waitlist", `{"service_id":"svc_airport_shuttle","buyer":{"first_name":"Carol","last_name":"Waits","email":"carol@example.com"},"preferred_slots":[{"start_date":"2026-03-02","end_date":"2026-03-02","time_of_day":"evening"},{"start_date":"2026-03-03","end_date":"2026-03-03","time_of_day":"evening"}]}`, 201)["entry"].(map[string]any)
+	if bob["status"] != "waiting" || bob["position"] != 1.0 || carol["status"] != "waiting" || carol["position"] != 2.0 {
+		t.Fatalf("joined: bob %v, carol %v", bob, carol)
+	}
+	bobID, carolID := bob["id"].(string), carol["id"].(string)
+	// Dan waits for one later evening slot of 2 March: Carol would take it
+	// too and is ahead of him; Bob would not.
+	later := w.restDo(t, "GET", "/bookings/"+second[1], "/bookings/{booking_id}", "", 200)["booking"].(map[string]any)["slot"].(map[string]any)["id"]
+	dan := w.tool(t, "usp_waitlist_join", map[string]any{"service_id": "svc_airport_shuttle", "slot_id": later, "buyer": buyerArgs("Dan")})["entry"].(map[string]any)
+	if dan["position"] != 2.0 {
+		t.Fatalf("Dan joined at %v, want position 2 (behind Carol)", dan["position"])
+	}
+	danID := dan["id"].(string)
+
+	// An evening seat of 2 March frees: Bob, first in line, is outside
+	// his window and skipped; Carol is offered it, held for her.
+	freed := w.restDo(t, "POST", "/bookings/"+second[0]+"/cancel", "/bookings/{booking_id}/cancel", `{}`, 200)["booking"].(map[string]any)["slot"].(map[string]any)["id"]
+	if b := w.tool(t, "usp_waitlist_get", map[string]any{"entry_id": bobID})["entry"].(map[string]any); b["status"] != "waiting" {
+		t.Fatalf("Bob, who wants 3 March, after a seat of 2 March freed: %v", b)
+	}
+	c := w.restDo(t, "GET", "/waitlist/"+carolID, "/waitlist/{entry_id}", "", 200)["entry"].(map[string]any)
+	if c["status"] != "offered" || c["offered_slot"].(map[string]any)["slot_id"] != freed {
+		t.Fatalf("Carol after the seat %v freed: %v, want it offered", freed, c)
+	}
+	accepted := w.restDo(t, "POST", "/waitlist/"+carolID+"/accept", "/waitlist/{entry_id}/accept", `{}`, 200)
+	if accepted["entry"].(map[string]any)["status"] != "accepted" || accepted["booking"].(map[string]any)["slot"].(map[string]any)["id"] != freed {
+		t.Fatalf("Carol's accept: %v, want a booking of %v", accepted, freed)
+	}
+	// Bob still waits, and the sweep finds nothing for him.
+	if n, err := w.OfferWaitlist(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep: %d offers, %v; want none", n, err)
+	}
+	// Carol left the line: Dan moves up and is told; Bob, ahead of her,
+	// is not.
+	if d := w.restDo(t, "GET", "/waitlist/"+danID, "/waitlist/{entry_id}", "", 200)["entry"].(map[string]any); d["position"] != 1.0 || d["status"] != "waiting" {
+		t.Fatalf("Dan after Carol's conversion: %v, want waiting at position 1", d)
+	}
+	events := w.events(t)
+	if !slices.Equal(events[carolID], []string{"waitlist.spot_offered", "waitlist.converted"}) || len(events[bobID]) != 0 || !slices.Equal(events[danID], []string{"waitlist.position_changed"}) {
+		t.Fatalf("webhooks: Carol %v, Bob %v, Dan %v", events[carolID], events[bobID], events[danID])
+	}
+
+	// A booking of a 3 March evening moves to the morning: the evening
+	// seat goes to Bob at once, without waiting for the sweep.
+	evening := third[0]
+	left := w.restDo(t, "GET", "/bookings/"+evening, "/bookings/{booking_id}", "", 200)["booking"].(map[string]any)["slot"].(map[string]any)["id"]
+	morning := w.slot(t, "svc_airport_shuttle", "2026-03-03")
+	moved := w.tool(t, "usp_bookings_reschedule", map[string]any{"booking_id": evening, "slot_id": morning.ID})
+	if moved["booking"].(map[string]any)["slot"].(map[string]any)["id"] != morning.ID {
+		t.Fatalf("reschedule: %v", moved)
+	}
+	if b := w.tool(t, "usp_waitlist_get", map[string]any{"entry_id": bobID})["entry"].(map[string]any); b["status"] != "offered" || b["offered_slot"].(map[string]any)["slot_id"] != left {
+		t.Fatalf("Bob after the 3 March evening seat %v freed by a reschedule: %v, want it offered", left, b)
+	}
 }

@@ -55,7 +55,7 @@ var uspTools = map[string]struct{ title, description string }{
 	"usp_bookings_cancel": {"Cancel a booking",
 		"Cancels a pending or confirmed booking and frees its slot; no fee, nothing to refund. Another status is invalid_transition in messages[]. Optional reason and _meta.usp.if_match. Privileged."},
 	"usp_waitlist_join": {"Join a slot's waitlist",
-		"Queues a buyer (first_name, last_name, email) for a full slot (service_id and slot_id; preferred_slots with RFC 3339 dates are kept). When a place frees, the first in line is offered it, held for 15 minutes (status offered, offered_slot, offer_expires_at; webhook waitlist.spot_offered). A slot with a place free is slot_available in messages[]: book it instead; a full queue is waitlist_full. Privileged."},
+		"Queues a buyer (first_name, last_name, email) for a service_id: for one full slot (slot_id), or without slot_id for any slot its preferred_slots take (start_date and end_date as RFC 3339 dates, both inclusive, time_of_day morning before 12:00, afternoon 12:00-17:00 or evening from 17:00, in the service's time zone; no preferred_slots takes any slot). When a place frees, the first entry in line that would take it is offered it, held for 15 minutes (status offered, offered_slot, offer_expires_at; webhook waitlist.spot_offered). A place free that the entry would take is slot_available in messages[]: book it instead; a full queue is waitlist_full. Privileged."},
 	"usp_waitlist_list": {"List waitlist entries",
 		"Lists this platform's waitlist entries, optionally of one service_id or status (waiting, offered, accepted, expired, declined, removed), with their positions. Privileged."},
 	"usp_waitlist_get": {"Get a waitlist entry",
