@@ -38,14 +38,17 @@ var (
 )
 
 // screen is the staff member signed in at the staff screen. Its session
-// is kept from one server run to the next, as a browser keeps its
-// cookie: after each restart it is tried first, and the screen signs in
-// again only when the server no longer knows it.
+// and CSRF token are kept from one server run to the next, as a browser
+// keeps its cookie and the page it has open: after a restart the first
+// form posted carries them, and the screen signs in again only when the
+// server refuses them.
 type screen struct {
 	cookie, csrf string
-	// signIns counts sign-ins, kept the sessions that outlived a
-	// restart, limited the sign-ins the server refused for their number.
-	signIns, kept, limited int
+	carried      bool // the session is from a run before this one and has not been used since
+	// signIns counts sign-ins (the first before the kills), kept and
+	// lost the sessions carried across a restart by whether the server
+	// took them, limited the sign-ins it refused for their number.
+	signIns, kept, lost, limited int
 }
 
 // request is one request of the screen with its session cookie. A POST
@@ -66,20 +69,11 @@ func (sc *screen) request(ctx context.Context, method, base, path string, form u
 	return req
 }
 
-// open makes sure the screen has a session on the server at base: the
-// one it had, when the booking form still opens with it, else a new
-// sign-in. It reports false when neither worked (the server died, or it
-// refused the sign-in).
+// open signs in at the server at base and reads the new session's CSRF
+// token. It reports false when no session came of it (the server died,
+// or it refused the sign-in).
 func (sc *screen) open(ctx context.Context, base string) bool {
-	if sc.cookie != "" {
-		switch sc.readCSRF(ctx, base) {
-		case http.StatusOK:
-			sc.kept++
-			return true
-		case 0:
-			return false // no answer
-		}
-	}
+	sc.cookie, sc.csrf, sc.carried = "", "", false
 	form := url.Values{"username": {screenUser}, "password": {screenPassword}}
 	resp, err := screenClient.Do(sc.request(ctx, http.MethodPost, base, "/staff/signin", form))
 	if err != nil {
@@ -87,15 +81,12 @@ func (sc *screen) open(ctx context.Context, base string) bool {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body) // the cookie and the redirect are the answer
 	resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusSeeOther:
-	case http.StatusTooManyRequests:
+	if resp.StatusCode == http.StatusTooManyRequests {
 		sc.limited++
-		return false
-	default:
+	}
+	if resp.StatusCode != http.StatusSeeOther {
 		return false
 	}
-	sc.cookie = ""
 	for _, c := range resp.Cookies() {
 		if c.Name == "frontdesk_staff" {
 			sc.cookie = c.Value
@@ -141,6 +132,14 @@ func (sc *screen) post(ctx context.Context, base, path string, form url.Values) 
 	}
 	_, _ = io.Copy(io.Discard, resp.Body) // the status and the redirect are the answer
 	resp.Body.Close()
+	if sc.carried {
+		sc.carried = false
+		if refusedSession(resp.StatusCode) {
+			sc.lost++
+		} else {
+			sc.kept++
+		}
+	}
 	if resp.StatusCode >= 500 {
 		return "", "", resp.StatusCode, false
 	}
@@ -154,11 +153,12 @@ func (sc *screen) post(ctx context.Context, base, path string, form url.Values) 
 // staff and every other door: it decides references handed to staff
 // from the same ledger (accepts or confirms each, declines one in six,
 // and moves every third it confirmed) and now and then books a walk-in
-// on the same nights. A session the server refused mid-round (it
-// forgot it, or the CSRF token no longer matches) is opened again.
+// on the same nights. A session the server refuses (it forgot it, or
+// the CSRF token no longer matches) is replaced by a new sign-in.
 func (d *doors) staffScreen(ctx context.Context, s *server, r *rand.Rand) {
 	sc := d.screen
-	if !sc.open(ctx, s.url) {
+	sc.carried = sc.cookie != ""
+	if sc.cookie == "" && !sc.open(ctx, s.url) {
 		return
 	}
 	for ctx.Err() == nil {
@@ -179,12 +179,9 @@ func (d *doors) staffScreen(ctx context.Context, s *server, r *rand.Rand) {
 		// A person at the screen takes a moment between actions; without
 		// it the screen would take every reference before the command
 		// line's processes start.
-		pause(ctx, 150*time.Millisecond)
-		if status == http.StatusUnauthorized || status == http.StatusForbidden {
-			sc.cookie = ""
-			if !sc.open(ctx, s.url) {
-				return
-			}
+		pause(ctx, 50*time.Millisecond)
+		if refusedSession(status) && !sc.open(ctx, s.url) {
+			return
 		}
 	}
 }
@@ -199,6 +196,8 @@ func (d *doors) screenDecide(ctx context.Context, base, ref string, to reservati
 	switch {
 	case !answered:
 		d.ledger.unanswered(ref, to)
+	case refusedSession(status):
+		d.ledger.handOver(ref) // not acted on: staff decide it after signing in again
 	case got == ref && strings.HasPrefix(done, string(to)+"-"):
 		d.ledger.ack(ref, "screen "+verb(to), to)
 		return true, status
@@ -237,4 +236,10 @@ func (d *doors) screenBook(ctx context.Context, base string, r *rand.Rand) int {
 		d.ledger.lose(fmt.Sprintf("screen booking answered %q", done))
 	}
 	return status
+}
+
+// refusedSession reports an answer that refused the session or its CSRF
+// token before the form was acted on.
+func refusedSession(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
