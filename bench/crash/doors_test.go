@@ -25,8 +25,9 @@ import (
 
 // doors drives every door of one server for the same units until stop:
 // chat guests booking and cancelling, booking-form requests, staff
-// accepting and moving from the command line, platforms over USP REST
-// and USP MCP, and browsers following a tracked link.
+// accepting and moving from the command line and at the staff screen,
+// walk-ins booked at the staff screen, platforms over USP REST and USP
+// MCP, and browsers following a tracked link.
 type doors struct {
 	bin, config, data, database string
 	signature                   string   // a drawn signature for the booking form
@@ -34,7 +35,8 @@ type doors struct {
 	stays                       []string // pages of form requests filed, to read their references from
 	base                        int      // the round's first window
 	ledger                      *ledger
-	seq                         int // makes every guest's address new
+	screen                      *screen // the staff screen's session, kept across restarts
+	seq                         int     // makes every guest's address new
 	mu                          sync.Mutex
 }
 
@@ -56,6 +58,7 @@ func (d *doors) drive(s *server, stop <-chan struct{}, seed uint64) {
 	}
 	wg.Go(func() { d.form(ctx, s, rand.New(rand.NewPCG(seed, 1))) })
 	wg.Go(func() { d.staff(ctx, rand.New(rand.NewPCG(seed, 2))) })
+	wg.Go(func() { d.staffScreen(ctx, s, rand.New(rand.NewPCG(seed, 5))) })
 	wg.Go(func() { d.usp(ctx, rest{base: s.url}, rand.New(rand.NewPCG(seed, 3))) })
 	wg.Go(func() {
 		cs, err := connectUSP(ctx, s.url)
