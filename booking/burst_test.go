@@ -15,6 +15,7 @@ import (
 	"frontdesk/internal/pgtest"
 	"frontdesk/message"
 	"frontdesk/postgres"
+	"frontdesk/store"
 )
 
 // burstWorld is the demo with edit on the named engine.
@@ -314,5 +315,49 @@ func TestReadPastItsDeadlineIsAnOutage(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// expiringReads is a store on which the first settings reads outlast
+// their limit: each waits until its deadline passes, as a read queued
+// behind a burst on a loaded machine does.
+type expiringReads struct {
+	store.Store
+	left atomic.Int64
+}
+
+func (s *expiringReads) GetMany(ctx context.Context, keys []store.Key) ([]store.Record, error) {
+	if len(keys) > 0 && keys[0].Kind == kindSettings && s.left.Add(-1) >= 0 {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.Store.GetMany(ctx, keys)
+}
+
+// TestBurstWithReadsOutOfTime: when some starts of a burst to one
+// mailbox run out of time reading the settings, those starts charge
+// nothing, so once retried the burst still sends exactly the mailbox's
+// three codes and refuses the rest, on both engines.
+func TestBurstWithReadsOutOfTime(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			base := burstWorld(t, engine, workedLimits, func(c *config.Config) { c.Limits.LocationEmailHourly = 100 })
+			st := &expiringReads{Store: base.st}
+			st.left.Store(4)
+			w := newWorldOn(t, base.cfg, st)
+			w.svc.deadlines = Deadlines{Policy: 100 * time.Millisecond}.withDefaults()
+			answers := burst(t, w, 12, func(i int) Args {
+				return stayArgs("checkin", fmt.Sprintf("2027-02-%02d", i+1), "checkout", fmt.Sprintf("2027-02-%02d", i+2))
+			})
+			if st.left.Load() >= 0 {
+				t.Fatalf("%d settings reads left to run out of time, want every one used", st.left.Load()+1)
+			}
+			if answers[""] != 3 || answers["This stay cannot be booked in chat."] != 9 {
+				t.Fatalf("answers %v, want 3 codes and 9 contact refusals", answers)
+			}
+			if sent, got := len(w.messages()), admitted(t, w, "book-group"); sent != 3 || got != 3 {
+				t.Fatalf("%d codes mailed and %d admitted, want 3 and 3", sent, got)
+			}
+		})
 	}
 }
