@@ -61,21 +61,32 @@ func (db *DB) pipeline(ctx context.Context, writes []store.Write) ([]store.Recor
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	for range maxTxAttempts {
-		err = db.sendAll(ctx, b)
-		if !hasCode(err, serializationFailure, deadlockDetected) {
-			break
-		}
-	}
+	err = retryAborted(func() error {
+		err := db.sendAll(ctx, b)
+		b = fresh(b)
+		return err
+	})
 	if err == nil {
 		return rs, true, nil
 	}
 	var fe failedWrite
-	if !errors.As(err, &fe) {
+	if errors.Is(err, store.ErrConflict) || !errors.As(err, &fe) {
 		return nil, true, err
 	}
 	fe.index = owners[fe.index] // from the statement to its write
 	return nil, true, db.refusal(ctx, writes, fe)
+}
+
+// fresh is a new batch of b's queries, for sending them again. pgx keeps
+// in each query the prepared statement it was sent with, and deallocates
+// the statements of a batch that failed, so b itself, sent again, would
+// name statements that no longer exist (SQLSTATE 26000).
+func fresh(b *pgx.Batch) *pgx.Batch {
+	qs := make([]*pgx.QueuedQuery, len(b.QueuedQueries))
+	for i, q := range b.QueuedQueries {
+		qs[i] = &pgx.QueuedQuery{SQL: q.SQL, Arguments: q.Arguments, Fn: q.Fn}
+	}
+	return &pgx.Batch{QueuedQueries: qs}
 }
 
 // pipelined builds the batch of writes and their results as the batch

@@ -183,3 +183,67 @@ func BenchmarkRoundTrips(b *testing.B) {
 		}
 	})
 }
+
+// TestAbortedEveryTimeIsAConflict: a batch or a transaction PostgreSQL
+// aborts as a serialization failure on every attempt is run
+// maxTxAttempts times and then answered store.ErrConflict, on the
+// pipelined path as on the step-by-step one. The pipeline used to send
+// its batch again as it was, naming the statements pgx had deallocated
+// after the abort, so its second attempt failed with "prepared statement
+// does not exist", and it returned that raw error, which the doors took
+// for an outage, instead of the contention it was. A trigger
+// raises the abort for records of one kind and counts the attempts in a
+// sequence, which an aborted transaction does not roll back.
+func TestAbortedEveryTimeIsAConflict(t *testing.T) {
+	db, _ := openTraced(t)
+	ctx := t.Context()
+	for _, q := range []string{
+		`CREATE SEQUENCE aborted_attempts`,
+		`CREATE FUNCTION abort_serialization() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			PERFORM nextval('aborted_attempts');
+			RAISE EXCEPTION 'could not serialize access' USING ERRCODE = '40001';
+		END $$`,
+		`CREATE TRIGGER abort_kind BEFORE INSERT OR UPDATE ON records
+			FOR EACH ROW WHEN (NEW.kind = 'aborted') EXECUTE FUNCTION abort_serialization()`,
+	} {
+		if _, err := db.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attempts := func() int64 {
+		var n int64
+		if err := db.pool.QueryRow(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM aborted_attempts`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	rec := store.Record{Kind: "aborted", Key: "a", Value: []byte("1"), UpdatedAt: at()}
+	cases := []struct {
+		name  string
+		apply func() error
+	}{
+		{"pipelined", func() error {
+			_, err := db.Apply(ctx, []store.Write{{Op: store.OpCreate, Record: rec}})
+			return err
+		}},
+		{"step by step", func() error {
+			// Two writes of one key take the step-by-step path.
+			_, err := db.Apply(ctx, []store.Write{{Op: store.OpCreate, Record: rec}, {Op: store.OpSwap, Record: store.Record{Kind: rec.Kind, Key: rec.Key, Value: []byte("2"), Version: 1, UpdatedAt: at()}}})
+			return err
+		}},
+	}
+	for _, c := range cases {
+		before := attempts()
+		err := c.apply()
+		if !errors.Is(err, store.ErrConflict) {
+			t.Errorf("%s: err = %v, want store.ErrConflict", c.name, err)
+		}
+		if got := attempts() - before; got != maxTxAttempts {
+			t.Errorf("%s: %d attempts, want %d", c.name, got, maxTxAttempts)
+		}
+	}
+	if _, err := db.Get(ctx, "aborted", "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("get after the aborts = %v, want not found", err)
+	}
+}

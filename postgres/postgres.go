@@ -201,9 +201,17 @@ const maxTxAttempts = 10
 // start when PostgreSQL chose it as the victim of a deadlock or a
 // serialization failure: that is contention, and a fresh attempt re-reads.
 func (db *DB) inTx(ctx context.Context, fn func(sqlstore.Querier) error) error {
+	return retryAborted(func() error { return db.tryTx(ctx, fn) })
+}
+
+// retryAborted runs try again while PostgreSQL aborts it as a
+// serialization failure or a deadlock, at most maxTxAttempts times. One
+// still aborted after them is a store.ErrConflict, which the doors answer
+// as contention, not as an outage.
+func retryAborted(try func() error) error {
 	var err error
 	for range maxTxAttempts {
-		err = db.tryTx(ctx, fn)
+		err = try()
 		if !hasCode(err, serializationFailure, deadlockDetected) {
 			return err
 		}
