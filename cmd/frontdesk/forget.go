@@ -20,6 +20,7 @@ import (
 	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp"
+	"frontdesk/usp/webhook"
 )
 
 // forgotten is what a forgotten guest's reservations keep as a name, so
@@ -29,9 +30,10 @@ const forgotten = "(forgotten)"
 
 // forgetPlan is what forgetting one address changes.
 type forgetPlan struct {
-	redact []reservation.Reservation // their contact cleared
-	delete []store.Record            // removed whole
-	active []string                  // references still to happen: forgetting waits for them
+	redact  []reservation.Reservation // their contact cleared
+	delete  []store.Record            // removed whole
+	active  []string                  // references still to happen: forgetting waits for them
+	waiting []string                  // USP waitlist entries still in line: forgetting waits for them too
 }
 
 // runForget removes one guest's records: their reservations keep their
@@ -65,6 +67,9 @@ func runForget(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 	}
 	if len(p.active) > 0 {
 		return fmt.Errorf("forget: the guest has reservations still to happen (%s): cancel or complete them first, so no stay loses its contact; nothing was changed", strings.Join(p.active, ", "))
+	}
+	if len(p.waiting) > 0 {
+		return fmt.Errorf("forget: the guest is still on a USP waitlist (%s): the platform takes them off it (usp_waitlist_leave), or the offer ends, first; nothing was changed", strings.Join(p.waiting, ", "))
 	}
 	for _, r := range p.redact {
 		fmt.Fprintf(stdout, "reservation %s: contact removed\n", r.Reference)
@@ -150,7 +155,7 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 		after = rows[len(rows)-1].Cursor()
 	}
 	var dueKeys []string
-	for _, kind := range append(booking.GuestKinds(), usp.IdempotencyKind, mail.DevKind) {
+	for _, kind := range append(booking.GuestKinds(), usp.IdempotencyKind, mail.DevKind, webhook.Kind, webhook.DeadKind) {
 		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {
 			if !namesAddress(r.Value, matches) {
 				return
@@ -164,6 +169,22 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 		if err != nil {
 			return p, err
 		}
+	}
+	// A USP waitlist entry names its buyer. One that ended goes with the
+	// rest; one still in line would lose the contact its offer is sent
+	// for, so forgetting waits for it as for a stay to come.
+	err = eachRecord(ctx, m.store, usp.WaitlistKind, "", func(r store.Record) {
+		if !namesAddress(r.Value, matches) {
+			return
+		}
+		if id, queued := usp.WaitlistQueued(r.Key, r.Value); queued {
+			p.waiting = append(p.waiting, id)
+			return
+		}
+		p.delete = append(p.delete, r)
+	})
+	if err != nil {
+		return p, err
 	}
 	for _, key := range dueKeys {
 		if r, err := m.store.Get(ctx, booking.NoticeDueKind, key); err == nil {

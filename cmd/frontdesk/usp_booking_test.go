@@ -32,13 +32,17 @@ const e2eProfile = `{"usp":{"version":"2026-08-20","capabilities":{
  "dev.usp-protocol.services.availability":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/availability.json"}],
  "dev.usp-protocol.services.bookings":[{"version":"2026-08-20","spec":"https://usp-protocol.dev/specification","schema":"https://usp-protocol.dev/schemas/services/booking.json"}]}}}`
 
+// e2eWaitlistProfile is e2eProfile with the waitlist as well.
+var e2eWaitlistProfile = strings.TrimSuffix(e2eProfile, "}}}") + `,
+ "dev.usp-protocol.services.waitlist":[{"version":"2026-08-20","extends":"dev.usp-protocol.services.bookings"}]}}}`
+
 // startUSPDemo runs the demo on loopback with a platform profile served
 // over TLS by a local server whose certificate the profile fetcher
 // trusts. It returns the running Main and the headers the demo platform
 // sends on privileged calls.
 func startUSPDemo(t testing.TB, database string, edit ...func(*Main)) (*Main, map[string]string) {
 	t.Helper()
-	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile})
+	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile, "/demo-waitlist.json": e2eWaitlistProfile})
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
 	c.Store.Database = database
