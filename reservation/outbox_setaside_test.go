@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,9 +13,6 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
-	"frontdesk/internal/pgtest"
-	"frontdesk/postgres"
-	"frontdesk/sqlite"
 	"frontdesk/store"
 )
 
@@ -260,31 +256,7 @@ func TestOutageIsNeverSetAside(t *testing.T) {
 // aside; a restart does not start the count again.
 func TestSetAsideCountSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
-	reopens := map[string]func(t *testing.T) func() store.Store{
-		"sqlite": func(t *testing.T) func() store.Store {
-			path := filepath.Join(t.TempDir(), "fd.db")
-			return func() store.Store {
-				s, err := sqlite.Open(ctx, path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-		},
-		"postgres": func(t *testing.T) func() store.Store {
-			dsn := pgtest.Schema(t)
-			return func() store.Store {
-				s, err := postgres.Open(ctx, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-		},
-	}
-	for engine, reopen := range reopens {
+	for engine, reopen := range reopeners(ctx) {
 		t.Run(engine, func(t *testing.T) {
 			reopen := reopen(t)
 			clk := clock.NewFixed(now)

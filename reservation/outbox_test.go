@@ -243,33 +243,7 @@ func seenList(t *testing.T, st store.Store, kind string) []string {
 // store, each once and in order; a consumer that fails keeps its cursor.
 func TestRelayDeliversAfterRestart(t *testing.T) {
 	ctx := context.Background()
-	// Each engine reopens on the same file or schema, as a restarted
-	// process does.
-	reopens := map[string]func(t *testing.T) func() store.Store{
-		"sqlite": func(t *testing.T) func() store.Store {
-			path := filepath.Join(t.TempDir(), "fd.db")
-			return func() store.Store {
-				s, err := sqlite.Open(ctx, path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-		},
-		"postgres": func(t *testing.T) func() store.Store {
-			dsn := pgtest.Schema(t)
-			return func() store.Store {
-				s, err := postgres.Open(ctx, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-		},
-	}
-	for engine, reopen := range reopens {
+	for engine, reopen := range reopeners(ctx) {
 		t.Run(engine, func(t *testing.T) {
 			reopen := reopen(t)
 			st := reopen()
@@ -498,5 +472,35 @@ func TestPurgeEvents(t *testing.T) {
 				t.Fatalf("kept %v, want [4 5]", got)
 			}
 		})
+	}
+}
+
+// reopeners gives, for each engine, a function that sets up a file or a
+// schema for t and returns what opens it again, as a restarted process
+// does.
+func reopeners(ctx context.Context) map[string]func(t *testing.T) func() store.Store {
+	return map[string]func(t *testing.T) func() store.Store{
+		"sqlite": func(t *testing.T) func() store.Store {
+			path := filepath.Join(t.TempDir(), "fd.db")
+			return func() store.Store {
+				s, err := sqlite.Open(ctx, path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+		},
+		"postgres": func(t *testing.T) func() store.Store {
+			dsn := pgtest.Schema(t)
+			return func() store.Store {
+				s, err := postgres.Open(ctx, dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+		},
 	}
 }
