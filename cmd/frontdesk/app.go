@@ -572,12 +572,8 @@ func storeBanner(c config.Store) string {
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
 func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err error) {
-	configured := m.Config.Deployment.PublicURL != ""
-	if err := m.open(ctx, m.Addr); err != nil {
-		return err
-	}
 	defer closing(&err, m)
-	if err := m.openReferrals(ctx, configured); err != nil {
+	if err := m.openWithReferrals(ctx, m.Addr); err != nil {
 		return err
 	}
 	if m.referrals != nil {

@@ -345,6 +345,18 @@ func (m *Main) offlineORPHost(ctx context.Context, configured bool) (*orp.Host, 
 	return m.newORPHost(ctx, origin, false)
 }
 
+// openWithReferrals opens the store, serving addr, and wires the
+// referral ledger, for a command that changes reservations without
+// serving. Whether the public URL came from the config is read before
+// open fills it in. The caller closes m, also when this fails.
+func (m *Main) openWithReferrals(ctx context.Context, addr string) error {
+	configured := m.Config.Deployment.PublicURL != ""
+	if err := m.open(ctx, addr); err != nil {
+		return err
+	}
+	return m.openReferrals(ctx, configured)
+}
+
 // openReferrals wires the referral ledger into a command that changes
 // reservations without serving (staff decisions, stdio), so the end of
 // an attributed booking refunds or settles there as it does in serve

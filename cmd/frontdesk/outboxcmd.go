@@ -74,14 +74,10 @@ func runOutboxRetry(ctx context.Context, clk clock.Clock, args []string, stdout,
 	if perr != nil || pos < 1 {
 		return fmt.Errorf("outbox retry: the position %q is not a whole number from 1", fs.Arg(1))
 	}
-	configured := m.Config.Deployment.PublicURL != ""
-	if err := m.open(ctx, ""); err != nil {
-		return err
-	}
 	defer closing(&err, m)
 	// The referral ledger is the outbox's consumer: it is wired as in
 	// serve, on the ORP host's recorded origin.
-	if err := m.openReferrals(ctx, configured); err != nil {
+	if err := m.openWithReferrals(ctx, ""); err != nil {
 		return err
 	}
 	cmd := fmt.Sprintf("outbox retry %s %d", consumer, pos)

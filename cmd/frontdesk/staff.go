@@ -85,12 +85,8 @@ func runStaff(ctx context.Context, clk clock.Clock, args []string, stdin io.Read
 			return fmt.Errorf("%s: give one reservation number (see frontdesk %s --help)", cmd, cmd)
 		}
 		ref := strings.ToUpper(strings.TrimSpace(args[0]))
-		configured := m.Config.Deployment.PublicURL != ""
-		if err := m.open(ctx, ""); err != nil {
-			return err
-		}
 		defer closing(&err, m)
-		if err := m.openReferrals(ctx, configured); err != nil {
+		if err := m.openWithReferrals(ctx, ""); err != nil {
 			return err
 		}
 		r, mailed, err := m.bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: *by, Note: *note})
