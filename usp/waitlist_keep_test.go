@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/usp/usptest"
 )
@@ -17,12 +16,8 @@ import (
 func TestPurgeWaitlist(t *testing.T) {
 	for name, engine := range engines() {
 		t.Run(name, func(t *testing.T) {
-			plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/waitlist.json": waitlistProfile})
-			st := engine(t)()
-			t.Cleanup(func() { st.Close() })
 			clk := clock.NewFixed(usptest.Now)
-			b := usptest.On(t, usptest.WithPlatform(config.Demo()), st, clk, plat, nil, "")
-			w := newWaitBench(t, b, plat)
+			w := waitBenchOn(t, engine, clk)
 			ctx := context.Background()
 			slot := w.slot(t, "svc_airport_shuttle", "2026-03-02")
 			w.restDo(t, "POST", "/bookings", "/bookings", fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`, slot.ID), 201)
@@ -34,7 +29,7 @@ func TestPurgeWaitlist(t *testing.T) {
 
 			purge := func() int {
 				t.Helper()
-				n, err := b.PurgeWaitlist(ctx)
+				n, err := w.PurgeWaitlist(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}

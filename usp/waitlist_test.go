@@ -20,6 +20,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/uspspec"
 	"frontdesk/mcpfront"
+	"frontdesk/store"
 	"frontdesk/usp"
 	"frontdesk/usp/uspmcp"
 	"frontdesk/usp/usptest"
@@ -53,6 +54,17 @@ func newWaitBench(t *testing.T, b *usptest.Business, plat *usptest.Platforms) *w
 	call := platformCall(plat)
 	call.Profile = plat.URL + "/waitlist.json"
 	return &waitBench{bench: &bench{Business: b, plat: plat, call: call}, rest: rest.URL, cs: cs, schemas: uspspec.Load(t)}
+}
+
+// waitBenchOn is the demo business on a fresh store of engine, at clk,
+// with a platform whose profile takes the waitlist, served on both
+// bindings.
+func waitBenchOn(t *testing.T, engine func(*testing.T) func() store.Store, clk *clock.Fixed) *waitBench {
+	t.Helper()
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/waitlist.json": waitlistProfile})
+	st := engine(t)()
+	t.Cleanup(func() { st.Close() })
+	return newWaitBench(t, usptest.On(t, usptest.WithPlatform(config.Demo()), st, clk, plat, nil, ""), plat)
 }
 
 // rest sends a REST request as the platform and checks a 2xx answer
@@ -135,11 +147,7 @@ func buyerArgs(first string) map[string]any {
 func TestWaitlist(t *testing.T) {
 	for name, engine := range engines() {
 		t.Run(name, func(t *testing.T) {
-			plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/waitlist.json": waitlistProfile})
-			st := engine(t)()
-			t.Cleanup(func() { st.Close() })
-			b := usptest.On(t, usptest.WithPlatform(config.Demo()), st, clock.NewFixed(usptest.Now), plat, nil, "")
-			waitlistFlow(t, newWaitBench(t, b, plat))
+			waitlistFlow(t, waitBenchOn(t, engine, clock.NewFixed(usptest.Now)))
 		})
 	}
 }
@@ -265,11 +273,7 @@ func outcomeOf(doc map[string]any) string {
 func TestWaitlistPreferredSlots(t *testing.T) {
 	for name, engine := range engines() {
 		t.Run(name, func(t *testing.T) {
-			plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/waitlist.json": waitlistProfile})
-			st := engine(t)()
-			t.Cleanup(func() { st.Close() })
-			b := usptest.On(t, usptest.WithPlatform(config.Demo()), st, clock.NewFixed(usptest.Now), plat, nil, "")
-			preferredFlow(t, newWaitBench(t, b, plat))
+			preferredFlow(t, waitBenchOn(t, engine, clock.NewFixed(usptest.Now)))
 		})
 	}
 }
