@@ -13,6 +13,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/outbound"
 	"frontdesk/inventory"
 	"frontdesk/pricing"
 	"frontdesk/store"
@@ -139,7 +140,9 @@ func (b *Business) SetKeys(keys []SigningKey) {
 }
 
 // dialRule is the outbound address rule of the config.
-func (b *Business) dialRule() DialRule { return DialRule{Loopback: b.cfg.USP.AllowPrivateProfiles} }
+func (b *Business) dialRule() outbound.Rule {
+	return outbound.Rule{Loopback: b.cfg.USP.AllowPrivateProfiles}
+}
 
 // begin runs what every operation shares before its own work: access
 // control and negotiation with the caller's platform profile. A non-nil

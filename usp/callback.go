@@ -4,6 +4,8 @@ import (
 	"crypto/x509"
 	"net/http"
 	"time"
+
+	"frontdesk/internal/outbound"
 )
 
 // CallbackTimeout is how long a platform has to acknowledge a webhook
@@ -12,14 +14,14 @@ const CallbackTimeout = 10 * time.Second
 
 // CallbackClient returns the client that POSTs webhooks to platforms'
 // webhook and callback URLs. It obeys the rule of profile fetches
-// (DialRule): special-use addresses are refused at connect time, after
+// (outbound.Rule): special-use addresses are refused at connect time, after
 // name resolution, so a callback URL can never reach the business's own
 // network; with allowPrivate (development) loopback is reached too, and
 // plain http only there. It never follows a redirect. roots, when set,
 // replaces the system roots (tests).
 func CallbackClient(allowPrivate bool, roots *x509.CertPool) *http.Client {
 	return &http.Client{
-		Transport:     DialRule{Loopback: allowPrivate}.transport(roots, CallbackTimeout),
+		Transport:     outbound.Rule{Loopback: allowPrivate}.Transport(roots, CallbackTimeout),
 		Timeout:       CallbackTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

@@ -102,7 +102,7 @@
 // of it, PinProfile, and never fetches), keeps it for its caching headers
 // and serves it stale, within a bound, while its host is down. Every
 // outbound connection (profile fetches, webhooks, feed callbacks) obeys
-// DialRule on the URL's host and on the address dialled: public unicast
+// outbound.Rule on the URL's host and on the address dialled: public unicast
 // only, loopback too in development. A principal is bound to its profile
 // URI only by a call that passed every check, its arguments and its
 // write included (admit). The bindings run

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/outbound"
 	"frontdesk/store"
 )
 
@@ -28,7 +29,6 @@ const (
 	defaultProfileTTL   = time.Hour
 	defaultCacheEntries = 1024
 	defaultProfileBytes = 256 << 10
-	connectTimeout      = 3 * time.Second
 	fetchTimeout        = 5 * time.Second
 	defaultMaxStale     = 6 * time.Hour
 )
@@ -50,7 +50,7 @@ type ProfileOptions struct {
 	// AllowPrivate lets profiles be fetched from loopback, for
 	// development (allow_private_profiles). Every other special-use
 	// address is refused in every mode, after name resolution, at connect
-	// time (DialRule), so DNS rebinding cannot reach one.
+	// time (outbound.Rule), so DNS rebinding cannot reach one.
 	AllowPrivate bool
 	MaxBytes     int64         // 0: 256 KiB
 	Entries      int           // cache size; 0: 1024
@@ -121,7 +121,7 @@ func NewProfiles(opts ProfileOptions) *Profiles {
 	if opts.Clock == nil {
 		opts.Clock = clock.System{}
 	}
-	transport := DialRule{Loopback: opts.AllowPrivate}.transport(opts.RootCAs, fetchTimeout)
+	transport := outbound.Rule{Loopback: opts.AllowPrivate}.Transport(opts.RootCAs, fetchTimeout)
 	return &Profiles{
 		opts: opts,
 		client: &http.Client{
@@ -264,7 +264,7 @@ func (p *Profiles) fetchBody(ctx context.Context, uri string) ([]byte, http.Head
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
 		return nil, nil, fail(CodeInvalidProfileURL, "The profile URI must be an absolute https URL.")
 	}
-	if err := (DialRule{Loopback: p.opts.AllowPrivate}).CheckHost(u.Hostname()); err != nil {
+	if err := (outbound.Rule{Loopback: p.opts.AllowPrivate}).CheckHost(u.Hostname()); err != nil {
 		return nil, nil, &Error{Code: CodeInvalidProfileURL, Message: "The profile URI names a special-use address, which this business does not fetch.", Err: err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -274,7 +274,7 @@ func (p *Profiles) fetchBody(ctx context.Context, uri string) ([]byte, http.Head
 	req.Header.Set("Accept", "application/json")
 	resp, err := p.client.Do(req)
 	if err != nil {
-		if errors.Is(err, errSpecialAddress) {
+		if errors.Is(err, outbound.ErrSpecialAddress) {
 			return nil, nil, &Error{Code: CodeInvalidProfileURL, Message: "The profile URI resolves to a special-use address, which this business does not fetch.", Err: err}
 		}
 		return nil, nil, &Error{Code: CodeProfileUnreachable, Message: "The platform profile could not be fetched.", Err: err}

@@ -205,19 +205,6 @@ func TestPrivateProfileAddressRefused(t *testing.T) {
 	}
 }
 
-func TestSpecialAddresses(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1": true, "10.1.2.3": true, "172.16.0.1": true, "192.168.1.1": true, "169.254.169.254": true,
-		"100.64.0.1": true, "0.0.0.0": true, "::1": true, "fc00::1": true, "fe80::1": true, "::ffff:10.0.0.1": true,
-		"192.0.2.1": true, "2001:db8::1": true, "224.0.0.1": true,
-		"93.184.216.34": false, "2606:4700::1111": false, "8.8.8.8": false,
-	} {
-		if got := special(mustAddr(t, addr)); got != want {
-			t.Errorf("special(%s) = %v, want %v", addr, got, want)
-		}
-	}
-}
-
 func TestLifetimeFromCacheControl(t *testing.T) {
 	p := NewProfiles(ProfileOptions{MaxTTL: time.Hour})
 	for header, want := range map[string]time.Duration{
@@ -321,5 +308,31 @@ func TestConcurrentCallsShareOneFetch(t *testing.T) {
 	}
 	if got := hits.Load(); got != 1 {
 		t.Fatalf("%d fetches for %d concurrent callers, want 1", got, callers)
+	}
+}
+
+// TestOutboundRuleAppliesToTheAddressDialled: a name that resolves to
+// loopback passes the URL check (it is a name) and is refused when its
+// address is dialled, in production; in development the metadata address,
+// numbers and private addresses are still refused.
+func TestOutboundRuleAppliesToTheAddressDialled(t *testing.T) {
+	srv := newPlatformServer(t)
+	clk := clock.NewFixed(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	prod := NewProfiles(ProfileOptions{RootCAs: srv.roots(), Clock: clk})
+	if _, err := prod.Get(context.Background(), "https://localhost"+port+"/full.json"); protocolCode(t, err) != CodeInvalidProfileURL {
+		t.Fatalf("localhost in production: %v, want invalid_profile_url", err)
+	}
+	if got := srv.hits["/full.json"].Load(); got != 0 {
+		t.Fatalf("a loopback address was fetched %d times in production", got)
+	}
+	dev := NewProfiles(ProfileOptions{AllowPrivate: true, RootCAs: srv.roots(), Clock: clk})
+	for _, uri := range []string{"https://169.254.169.254/latest", "https://[::ffff:169.254.169.254]/latest", "https://0x7f000001" + port + "/full.json", "https://10.0.0.8/p.json"} {
+		if _, err := dev.Get(context.Background(), uri); protocolCode(t, err) != CodeInvalidProfileURL {
+			t.Errorf("%s in development: %v, want invalid_profile_url", uri, err)
+		}
+	}
+	if _, err := dev.Get(context.Background(), srv.URL+"/full.json"); err != nil {
+		t.Fatalf("loopback in development: %v", err)
 	}
 }

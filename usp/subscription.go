@@ -61,7 +61,7 @@ type SubscriptionResult struct {
 func (r *SubscriptionResult) Created() bool { return r.Subscription != nil }
 
 // Subscribe registers a feed subscription of the calling platform. The
-// callback URL must be an https URL of a public host (DialRule; loopback,
+// callback URL must be an https URL of a public host (outbound.Rule; loopback,
 // and plain http to it, only with allow_private_profiles, for
 // development); deliveries to it obey the same rule at connect time.
 func (b *Business) Subscribe(ctx context.Context, call Call, in SubscribeRequest) (res *SubscriptionResult, err error) {

@@ -37,7 +37,7 @@ func (b *Business) EventBody(_ context.Context, e webhook.Event) ([]byte, error)
 // WebhookURL is where a platform's webhooks go: the webhook_url the owner
 // registered for it in the config, else the webhook_url of the profile
 // its principal is bound to. "" when it has none. A profile's URL is used
-// only when it passes DialRule.CheckURL; the delivery client applies the
+// only when it passes outbound.Rule.CheckURL; the delivery client applies the
 // rule again at connect time (CallbackClient).
 func (b *Business) WebhookURL(ctx context.Context, platform string) (string, error) {
 	for _, p := range b.cfg.USP.Platforms {

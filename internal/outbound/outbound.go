@@ -1,4 +1,10 @@
-package usp
+// Package outbound is the one rule for every connection the business
+// opens to an address it was handed (platform profiles, webhooks,
+// callbacks): which addresses may be dialled, which URLs may be asked for,
+// and the HTTP transport that applies both.
+//
+// It imports only the standard library.
+package outbound
 
 import (
 	"context"
@@ -15,7 +21,7 @@ import (
 	"time"
 )
 
-// DialRule decides which addresses the business's outbound connections
+// Rule decides which addresses the business's outbound connections
 // (platform profile fetches, webhook and callback deliveries) may reach.
 // In production only public unicast addresses; in development
 // (allow_private_profiles) loopback as well, and nothing more: link-local
@@ -25,14 +31,14 @@ import (
 // integers). The rule is applied to the address actually dialled, after
 // name resolution, so DNS rebinding cannot get around it; URL hosts are
 // checked up front too, for a clear refusal.
-type DialRule struct {
+type Rule struct {
 	// Loopback admits 127.0.0.0/8 and ::1 (and their mapped forms), for
 	// local development.
 	Loopback bool
 }
 
 // Allows reports whether addr may be dialled.
-func (r DialRule) Allows(addr netip.Addr) bool {
+func (r Rule) Allows(addr netip.Addr) bool {
 	addr = addr.Unmap()
 	if !addr.IsValid() {
 		return false
@@ -43,26 +49,30 @@ func (r DialRule) Allows(addr netip.Addr) bool {
 	return !special(addr)
 }
 
-var errSpecialAddress = errors.New("special-use address")
+// ErrSpecialAddress is why a URL or a dial is refused.
+var ErrSpecialAddress = errors.New("special-use address")
+
+// connectTimeout bounds the connection itself, before any request.
+const connectTimeout = 3 * time.Second
 
 // control runs at connect time, after name resolution.
-func (r DialRule) control(network, address string, _ syscall.RawConn) error {
+func (r Rule) control(network, address string, _ syscall.RawConn) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return err
 	}
 	addr, err := netip.ParseAddr(host)
 	if err != nil || !r.Allows(addr) {
-		return fmt.Errorf("connect to %s: %w", address, errSpecialAddress)
+		return fmt.Errorf("connect to %s: %w", address, ErrSpecialAddress)
 	}
 	return nil
 }
 
 // loopbackOnly is the rule of plain-http connections: in development to
 // loopback only, in production to nothing.
-func (r DialRule) loopbackOnly(network, address string, c syscall.RawConn) error {
+func (r Rule) loopbackOnly(network, address string, c syscall.RawConn) error {
 	if !r.Loopback {
-		return fmt.Errorf("connect to %s over plain http: %w", address, errSpecialAddress)
+		return fmt.Errorf("connect to %s over plain http: %w", address, ErrSpecialAddress)
 	}
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
@@ -70,7 +80,7 @@ func (r DialRule) loopbackOnly(network, address string, c syscall.RawConn) error
 	}
 	addr, err := netip.ParseAddr(host)
 	if err != nil || !addr.Unmap().IsLoopback() {
-		return fmt.Errorf("connect to %s over plain http: %w", address, errSpecialAddress)
+		return fmt.Errorf("connect to %s over plain http: %w", address, ErrSpecialAddress)
 	}
 	return nil
 }
@@ -80,17 +90,17 @@ func (r DialRule) loopbackOnly(network, address string, c syscall.RawConn) error
 // dotted decimal or bracketed IPv6 (0x7f000001, 2130706433, 127.1,
 // 0177.0.0.1), which resolvers read as addresses. A name is left to the
 // dial-time check.
-func (r DialRule) CheckHost(host string) error {
+func (r Rule) CheckHost(host string) error {
 	h := strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
 	if addr, err := netip.ParseAddr(h); err == nil {
 		if addr.Zone() != "" || !r.Allows(addr) {
-			return fmt.Errorf("host %s: %w", host, errSpecialAddress)
+			return fmt.Errorf("host %s: %w", host, ErrSpecialAddress)
 		}
 		return nil
 	}
 	last := h[strings.LastIndexByte(h, '.')+1:]
 	if numericLabel(last) {
-		return fmt.Errorf("host %s is a number in a form other than dotted decimal: %w", host, errSpecialAddress)
+		return fmt.Errorf("host %s is a number in a form other than dotted decimal: %w", host, ErrSpecialAddress)
 	}
 	return nil
 }
@@ -122,7 +132,7 @@ func numericLabel(s string) bool {
 // absolute https URL (plain http only in development, and only to a
 // loopback host) without credentials or fragment, whose host passes
 // CheckHost.
-func (r DialRule) CheckURL(raw string) error {
+func (r Rule) CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if raw == "" || err != nil || u.Host == "" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
 		return errors.New("not an absolute URL without credentials or fragment")
@@ -147,11 +157,11 @@ func isLoopbackHost(host string) bool {
 	return err == nil && addr.Unmap().IsLoopback()
 }
 
-// transport returns the HTTP transport of outbound connections under the
+// Transport returns the HTTP transport of outbound connections under the
 // rule: https connections dial only addresses the rule allows, plain http
 // ones loopback only (in development). roots replaces the system roots
 // when set; responseTimeout bounds the wait for response headers.
-func (r DialRule) transport(roots *x509.CertPool, responseTimeout time.Duration) *http.Transport {
+func (r Rule) Transport(roots *x509.CertPool, responseTimeout time.Duration) *http.Transport {
 	plain := &net.Dialer{Timeout: connectTimeout, Control: r.loopbackOnly}
 	secure := &tls.Dialer{
 		NetDialer: &net.Dialer{Timeout: connectTimeout, Control: r.control},
