@@ -122,6 +122,9 @@ const (
 	// Write.Tally.Live on, so counters nobody writes do not pile up; it
 	// leaves a counter that still counts alone.
 	OpForget
+
+	// opEnd is one past the last operation, so a test can name them all.
+	opEnd
 )
 
 // String names the write, as logs and the crash harness's failpoints do.
@@ -141,6 +144,14 @@ func (o Op) String() string {
 		return "create-reservation"
 	case OpSwapReservation:
 		return "swap-reservation"
+	case OpTake:
+		return "take"
+	case OpGiveBack:
+		return "give-back"
+	case OpClear:
+		return "clear"
+	case OpForget:
+		return "forget"
 	}
 	return fmt.Sprintf("op(%d)", int(o))
 }
