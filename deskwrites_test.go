@@ -30,9 +30,9 @@ var deskOps = []string{"OpHold", "OpRelease", "OpCreateReservation", "OpSwapRese
 // deskRule holds the objects of package store and package reservation
 // that the rule is about.
 type deskRule struct {
-	op          types.Type      // store.Op
-	ops         map[int64]bool  // the values of deskOps
-	rows        []types.Type    // store.Hold, store.Reservation
+	op          types.Type       // store.Op
+	ops         map[int64]bool   // the values of deskOps
+	rows        []types.Type     // store.Hold, store.Reservation
 	index       *types.Interface // store.Index
 	reservation *types.Package
 }
