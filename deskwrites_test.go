@@ -25,7 +25,7 @@ import (
 var deskWriters = []string{"reservation", "store", "store/sqlstore", "sqlite", "postgres"}
 
 // deskOps are the store operations only the desk may write.
-var deskOps = []string{"OpHold", "OpRelease", "OpCreateReservation", "OpSwapReservation"}
+var deskOps = []string{"OpHold", "OpRelease", "OpCreateReservation", "OpSwapReservation", "OpIndexReservation"}
 
 // deskRule holds the objects of package store and package reservation
 // that the rule is about.

@@ -134,7 +134,9 @@ func pipelined(writes []store.Write) (*pgx.Batch, []int, []store.Record, bool, e
 		if err != nil {
 			return nil, nil, nil, true, fmt.Errorf("write %d: %w", i, err)
 		}
-		owners = append(owners, i)
+		for len(owners) < b.Len() {
+			owners = append(owners, i) // a reservation's terms follow its row
+		}
 		rs[i] = r
 	}
 	return b, owners, rs, true, nil
@@ -185,14 +187,20 @@ func queue(b *pgx.Batch, w store.Write) (store.Record, error) {
 		if err != nil {
 			return r, err
 		}
+		terms, err := sqlstore.Terms(v.Terms)
+		if err != nil {
+			return r, err
+		}
 		value := sqlstore.NonNil(v.Value)
+		span := sqlstore.Span(v.FirstSlot, v.LastSlot)
 		if w.Op == store.OpCreateReservation {
 			b.Queue(sqlstore.InsertReservationSQL, v.Reference, v.Location, v.Unit, v.FirstSlot, v.LastSlot,
-				v.State, v.Source, v.ContactKey, value, at)
+				v.State, v.Source, v.ContactKey, value, at, span)
 		} else {
 			b.Queue(swapReservationOrFailSQL, v.Location, v.Unit, v.FirstSlot, v.LastSlot, v.State, v.Source,
-				v.ContactKey, value, at, v.Reference, v.Version)
+				v.ContactKey, value, at, span, v.Reference, v.Version)
 		}
+		b.Queue(replaceTermsSQL, v.Reference, terms)
 		return store.Record{}, nil
 	}
 	at, err := sqlstore.Nanos(r.UpdatedAt)
@@ -210,6 +218,15 @@ func queue(b *pgx.Batch, w store.Write) (store.Record, error) {
 	}
 	return r, nil
 }
+
+// replaceTermsSQL gives reservation $1 exactly the terms $2 in one
+// statement, as a pipelined batch needs: both halves read the statement's
+// snapshot, so the terms it keeps are neither deleted nor inserted again,
+// and a write that changes none of them changes no row of the index.
+const replaceTermsSQL = `WITH gone AS (
+	DELETE FROM reservation_terms WHERE reference = $1 AND NOT (term = ANY($2::text[])))
+	INSERT INTO reservation_terms (term, reference) SELECT t, $1 FROM unnest($2::text[]) AS t
+	ON CONFLICT DO NOTHING`
 
 // failedWrite is the statement of a batch that failed, and why.
 type failedWrite struct {

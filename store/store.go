@@ -122,6 +122,12 @@ const (
 	// Write.Tally.Live on, so counters nobody writes do not pile up; it
 	// leaves a counter that still counts alone.
 	OpForget
+	// OpIndexReservation replaces the Terms of reservation
+	// Write.Reservation.Reference, leaving the row and its version as
+	// they are, if Write.Reservation.Version is current: ErrConflict for
+	// a stale version, ErrNotFound when absent. It indexes reservations
+	// stored before their terms were kept.
+	OpIndexReservation
 
 	// opEnd is one past the last operation, so a test can name them all.
 	opEnd
@@ -152,6 +158,8 @@ func (o Op) String() string {
 		return "clear"
 	case OpForget:
 		return "forget"
+	case OpIndexReservation:
+		return "index-reservation"
 	}
 	return fmt.Sprintf("op(%d)", int(o))
 }
@@ -314,6 +322,10 @@ type Reservation struct {
 	Value      []byte
 	Version    int64
 	UpdatedAt  time.Time
+	// Terms are the words staff search finds the reservation by (see
+	// ReservationSearch), kept in an index beside the row and replaced
+	// with it on every write. Reads do not return them.
+	Terms []string
 }
 
 // ReservationFilter selects reservations for ListReservations. Empty
@@ -327,6 +339,18 @@ type ReservationFilter struct {
 	ContactKey string
 	After      ReservationCursor
 	Limit      int // 1 to 1000
+}
+
+// ReservationSearch finds reservations by the starts of their Terms.
+// A reservation matches when, for one of the alternatives in Any, every
+// prefix of that alternative starts one of its terms. Matches come
+// nearest first: those that have not ended by Near (LastSlot >= Near) in
+// order of FirstSlot, then the ones that ended, latest first.
+type ReservationSearch struct {
+	Any      [][]string // each prefix non-empty; 1 to 4 alternatives of 1 to 8 prefixes
+	Location string     // only this location; "" for every one
+	Near     string     // a slot, usually today
+	Limit    int        // 1 to 1000
 }
 
 // ReservationCursor is where a page of reservations ended.
@@ -351,4 +375,8 @@ type Reservations interface {
 	// order of FirstSlot then Reference, after f.After. A limit outside 1
 	// to 1000 is an error.
 	ListReservations(ctx context.Context, f ReservationFilter) ([]Reservation, error)
+	// SearchReservations returns up to s.Limit reservations matching s,
+	// nearest first, through the index of terms: its cost follows the
+	// matches, not the number of reservations kept.
+	SearchReservations(ctx context.Context, s ReservationSearch) ([]Reservation, error)
 }

@@ -89,6 +89,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListReservationsFilters", testListReservationsFilters},
 		{"ListReservationsPages", testListReservationsPages},
 		{"ConcurrentReservationSwaps", testConcurrentReservationSwaps},
+		{"SearchReservations", testSearchReservations},
+		{"IndexReservation", testIndexReservation},
+		{"ListReservationsLongSpan", testListReservationsLongSpan},
 		{"HoldsPages", testHoldsPages},
 	}
 	// An engine shared by processes (PostgreSQL) also locks by name; one

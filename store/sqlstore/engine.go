@@ -130,6 +130,13 @@ func (e *Engine) ListReservations(ctx context.Context, f store.ReservationFilter
 	return rs, wrap("list reservations", err)
 }
 
+// SearchReservations returns up to s.Limit reservations matching s,
+// nearest first.
+func (e *Engine) SearchReservations(ctx context.Context, s store.ReservationSearch) ([]store.Reservation, error) {
+	rs, err := e.Dialect.SearchReservations(ctx, e.Read, s)
+	return rs, wrap("search reservations", err)
+}
+
 // Hold takes h.Units units in every slot of h or none: store.ErrFull if
 // any slot would pass h.Capacity, store.ErrExists if h.ID is taken. It is
 // an Apply of one hold.

@@ -78,6 +78,8 @@ func (d *Dialect) ApplyWrite(ctx context.Context, q Querier, w store.Write) (sto
 		return store.Record{}, Release(ctx, q, w.Hold.ID)
 	case store.OpCreateReservation, store.OpSwapReservation:
 		return store.Record{}, d.PutReservation(ctx, q, w.Op, w.Reservation)
+	case store.OpIndexReservation:
+		return store.Record{}, IndexReservation(ctx, q, w.Reservation)
 	case store.OpTake, store.OpGiveBack, store.OpClear, store.OpForget:
 		return store.Record{}, count(ctx, q, w)
 	}
