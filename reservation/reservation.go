@@ -207,7 +207,7 @@ func (r Reservation) Row(now time.Time) store.Reservation {
 	return store.Reservation{
 		Reference: r.Reference, Location: r.Location, Unit: r.Unit,
 		FirstSlot: r.FirstSlot(), LastSlot: r.LastSlot(), State: string(r.State), Source: string(r.Source),
-		ContactKey: r.ContactKey, Value: b, Version: r.Version, UpdatedAt: now,
+		ContactKey: r.ContactKey, Value: b, Version: r.Version, UpdatedAt: now, Terms: r.terms(),
 	}
 }
 

@@ -44,6 +44,8 @@ import (
 // Main owns the wiring of one frontdesk process.
 type Main struct {
 	Config config.Config
+	// memory is what serve set of garbage collection, for the banner.
+	memory string
 	Addr   string
 	Logger *slog.Logger
 	Clock  clock.Clock
@@ -291,6 +293,12 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		st = m.WrapStore(st)
 	}
 	m.store = st
+	// Reservations kept from before the search index are indexed once.
+	// A store that refuses writes (a full disk) still serves; the search
+	// misses them until a later start indexes them.
+	if err := reservation.IndexTerms(ctx, st, m.Clock.Now()); err != nil {
+		m.Logger.Error("older reservations not yet indexed for staff search", "err", err)
+	}
 	m.metrics = m.newMetrics()
 	m.Config.Deployment.PublicURL = publicURL(m.Config.Deployment.PublicURL, listen)
 	if m.Config.TLS.On() {
@@ -548,6 +556,9 @@ func (m *Main) printURLs() {
 	}
 	fmt.Fprintf(m.Out, "  Health, readiness, metrics: %s/healthz %s/readyz %s\n", base, base, metrics)
 	fmt.Fprintf(m.Out, "  Store: %s\n", storeBanner(m.Config.Store))
+	if m.memory != "" {
+		fmt.Fprintf(m.Out, "  Memory: %s\n", m.memory)
+	}
 	if d := m.Config.Deployment; d.Context != "production" || !d.Published {
 		fmt.Fprintf(m.Out, "  Booking tools: off until [deployment] states context = \"production\" and published = true\n")
 	}
