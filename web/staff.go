@@ -31,6 +31,9 @@ import (
 type StaffCore interface {
 	Decide(ctx context.Context, d booking.Decision) (reservation.Reservation, bool, error)
 	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
+	// Search finds reservations by reference, guest name, email or phone,
+	// nearest to today first.
+	Search(ctx context.Context, q, location string, limit int) ([]reservation.Reservation, error)
 	StaffView(ctx context.Context, ref string, visible func(slug string) bool) (office.StaffView, error)
 	Dashboard(ctx context.Context, slugs []string) (office.Dashboard, error)
 	Settings(ctx context.Context) (booking.Settings, error)

@@ -66,6 +66,15 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 		http.NotFound(w, r)
 		return
 	}
+	// The list opens at today, not at the oldest stay kept; a filter
+	// sent with an empty start lists every date.
+	if !q.Has("from") && !q.Has("to") && d.Filter.Q == "" {
+		l := d.Locations[0]
+		if loc, ok := s.location(d.Filter.Location); ok {
+			l = loc
+		}
+		d.Filter.From = s.today(l).String()
+	}
 	f := store.ReservationFilter{Location: d.Filter.Location, Source: d.Filter.Source, Limit: listPageSize + 1,
 		After: store.ReservationCursor{FirstSlot: q.Get("after_slot"), Reference: q.Get("after_ref")}}
 	if d.Filter.State != "" {

@@ -2,96 +2,51 @@ package web
 
 import (
 	"context"
-	"strings"
+	"errors"
+	"slices"
 
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
 // Search of the reservation list by guest name, email, phone or
-// reference. The store indexes no guest text, so the search reads the
-// filtered reservations in pages and matches in memory, up to a bound.
+// reference. The core reads the index of terms (reservation.Search), so a
+// search costs what its matches cost in any amount of history; the
+// list's other filters (state, source, dates) narrow its matches here.
 
 const (
-	// searchScanned bounds how many reservations one search reads.
-	searchScanned = 5000
+	// searchFetched bounds how many matches one search reads before the
+	// list's filters narrow them.
+	searchFetched = 500
 	// searchShown bounds how many matches it shows.
 	searchShown = 50
 )
 
-// search returns the reservations of f that match q.
+// search returns the reservations of f that q finds, nearest first.
 func (s *StaffScreen) search(ctx context.Context, f store.ReservationFilter, q string) ([]reservation.Reservation, error) {
-	m := newMatcher(q)
-	f.Limit = 500
-	f.After = store.ReservationCursor{}
-	var out []reservation.Reservation
-	for scanned := 0; scanned < searchScanned; {
-		page, err := s.Core.Reservations(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range page {
-			if m.matches(r) {
-				out = append(out, r)
-				if len(out) == searchShown {
-					return out, nil
-				}
-			}
-		}
-		scanned += len(page)
-		if len(page) < f.Limit {
-			break
-		}
-		last := page[len(page)-1]
-		f.After = store.ReservationCursor{FirstSlot: last.FirstSlot(), Reference: last.Reference}
+	found, err := s.Core.Search(ctx, q, f.Location, searchFetched)
+	if errors.Is(err, reservation.ErrEmptySearch) {
+		return nil, nil
 	}
-	return out, nil
+	if err != nil {
+		return nil, err
+	}
+	out := slices.DeleteFunc(found, func(r reservation.Reservation) bool { return !inFilter(r, f) })
+	return out[:min(len(out), searchShown)], nil
 }
 
-// matcher is a search query read once: its words, and its digits when
-// it has enough of them to be a phone number.
-type matcher struct {
-	text   string
-	words  []string
-	digits string
-}
-
-func newMatcher(q string) matcher {
-	m := matcher{text: strings.ToLower(strings.TrimSpace(q))}
-	m.words = strings.Fields(m.text)
-	if d := onlyDigits(q); len(d) >= 4 {
-		m.digits = d
-	}
-	return m
-}
-
-// matches: the reference, the whole email, every word of the query in
-// the guest's name or email, or the phone's digits.
-func (m matcher) matches(r reservation.Reservation) bool {
-	if strings.EqualFold(r.Reference, m.text) || strings.Contains(strings.ToLower(r.Reference), m.text) && len(m.text) >= 6 {
-		return true
-	}
-	hay := strings.ToLower(r.Contact.Name + " " + r.Contact.Email)
-	if m.digits != "" && strings.Contains(onlyDigits(r.Contact.Phone), m.digits) {
-		return true
-	}
-	if len(m.words) == 0 {
+// inFilter reports whether r passes f's state, source and date filters,
+// as the store applies them to a listing.
+func inFilter(r reservation.Reservation, f store.ReservationFilter) bool {
+	switch {
+	case len(f.States) > 0 && !slices.Contains(f.States, string(r.State)):
+		return false
+	case f.Source != "" && string(r.Source) != f.Source:
+		return false
+	case f.From != "" && r.LastSlot() < f.From:
+		return false
+	case f.To != "" && r.FirstSlot() >= f.To:
 		return false
 	}
-	for _, w := range m.words {
-		if !strings.Contains(hay, w) {
-			return false
-		}
-	}
 	return true
-}
-
-func onlyDigits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -11,9 +11,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/signature/signaturetest"
@@ -480,5 +482,68 @@ func TestStaffCookieLifetimeIsRelative(t *testing.T) {
 	jar.SetCookies(u, (&http.Response{Header: h}).Cookies())
 	if len(jar.Cookies(u)) != 1 {
 		t.Fatalf("a browser on today's clock drops the cookie %q", set)
+	}
+}
+
+// TestStaffSearchFindsGuestsInHistory: with years of reservations kept,
+// staff search finds a stay to come and one long past by each field, the
+// nearest first, and the list without filters opens at today.
+func TestStaffSearchFindsGuestsInHistory(t *testing.T) {
+	m := startMain(t, "")
+	addStaff(t, m)
+	day := time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC)
+	var writes []store.Write
+	for i := range 3000 {
+		r := reservation.Reservation{Reference: fmt.Sprintf("OLD-%016X", i), Location: "oldtown", Unit: "double",
+			Slots: []string{day.AddDate(0, 0, i/2).Format(time.DateOnly)}, Guests: 1, Source: reservation.SourceChat, State: reservation.Completed,
+			Contact: reservation.Contact{Name: fmt.Sprintf("Guest Number%d", i), Email: fmt.Sprintf("guest%d@example.org", i), Phone: fmt.Sprintf("+44 20 7000 %04d", i)}}
+		if i == 7 {
+			r.Contact = reservation.Contact{Name: "Ada Lovelace", Email: "ada@example.com", Phone: "+44 20 7946 0958"}
+		}
+		writes = append(writes, reservation.Create(r, testNow))
+	}
+	for chunk := range slices.Chunk(writes, 500) {
+		if _, err := m.store.Apply(context.Background(), chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := chatBooking(t, m, "oldtown", "double", "ada@example.com", "+44 20 7946 0958")
+	olga := signIn(t, m, "olga")
+	refs := func(query string) []string {
+		t.Helper()
+		status, _, body := olga.do("GET", "/staff/reservations?"+query, nil)
+		if status != http.StatusOK {
+			t.Fatalf("%s: %d", query, status)
+		}
+		var out []string
+		for _, m := range regexp.MustCompile(`>([A-Z]{3}-[0-9A-F]{16})<`).FindAllStringSubmatch(body, -1) {
+			if !slices.Contains(out, m[1]) {
+				out = append(out, m[1])
+			}
+		}
+		return out
+	}
+	old := "OLD-0000000000000007"
+	for _, q := range []string{"lovelace", "Ada Lovelace", "ada@example.com", "7946 0958", "+44 20 7946 0958"} {
+		if got, want := refs("q="+url.QueryEscape(q)), []string{next, old}; !slices.Equal(got, want) {
+			t.Errorf("search %q = %v, want %v (the stay to come first)", q, got, want)
+		}
+	}
+	for _, q := range []string{next[:10], strings.ToLower(next[4:12]), next[4:8] + " " + next[8:12] + " " + next[12:16] + " " + next[16:]} {
+		if got := refs("q=" + url.QueryEscape(q)); !slices.Equal(got, []string{next}) {
+			t.Errorf("search by the reference %q = %v, want %s", q, got, next)
+		}
+	}
+	if got := refs("q=" + old[4:]); !slices.Equal(got, []string{old}) {
+		t.Errorf("search by the code %s = %v", old[4:], got)
+	}
+	if got := refs("q=guest2999%40example.org"); !slices.Equal(got, []string{"OLD-0000000000000BB7"}) {
+		t.Errorf("search of the newest old stay by email = %v", got)
+	}
+	if got := refs(""); slices.Contains(got, old) || !slices.Contains(got, next) {
+		t.Errorf("the list without filters = %v; want it to open at today", got)
+	}
+	if got := refs("from=&location=oldtown"); !slices.Contains(got, "OLD-0000000000000000") {
+		t.Errorf("the list with an empty start = %v; want every date", got[:min(len(got), 5)])
 	}
 }

@@ -12,6 +12,7 @@ package office
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/business"
@@ -71,6 +72,15 @@ func (s *Office) Decide(ctx context.Context, d booking.Decision) (reservation.Re
 // Reservations lists reservations matching f.
 func (s *Office) Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error) {
 	return s.bookings.Reservations(ctx, f)
+}
+
+// Search finds up to limit reservations by what staff typed (a
+// reference or its start, a guest's name, email or phone), at location
+// ("" for every one), nearest to today first: stays to come and under way
+// by arrival, then past ones, latest first.
+func (s *Office) Search(ctx context.Context, q, location string, limit int) ([]reservation.Reservation, error) {
+	today := s.clock.Now().UTC().Format(time.DateOnly)
+	return reservation.Search(ctx, s.st, q, location, today, limit)
 }
 
 // Settings returns the settings in force.
