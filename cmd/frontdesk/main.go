@@ -92,24 +92,6 @@ func main() {
 	}
 }
 
-// serveGCPercent is the heap growth that starts a garbage collection in
-// serve. The MCP SDK's JSON decoder takes a fresh 32 KiB buffer for every
-// value it reads, about 160 KB per tool call, while serve's live heap is a
-// few megabytes: at Go's default of 100 the collector ran some 60 times a
-// second under load and took about a tenth of the CPU. At 400 it runs a
-// quarter as often, for a heap of at most five times the live one (a peak
-// RSS of 80 to 100 MB under booking load for the demo, against 55 to 60);
-// the garbage of startup is returned at once, so an idle server stays at
-// its old size.
-const serveGCPercent = 400
-
-// collectLessOften sets serveGCPercent, unless GOGC is set, which wins.
-func collectLessOften() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
-}
-
 func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -144,7 +126,7 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 				return err
 			}
 			m.WrapStore, m.WrapJournalFile = fp.store, fp.journalFile
-			collectLessOften()
+			m.memory = planMemory(len(m.Config.Locations), os.Getenv)
 			m.ready = make(chan struct{})
 			go func() {
 				select {
