@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"frontdesk/internal/pgtest"
 	"frontdesk/internal/sqlmigrate"
 	"frontdesk/store"
+	"frontdesk/store/sqlstore"
 	"frontdesk/storetest"
 )
 
@@ -122,4 +125,56 @@ func TestUpgrade(t *testing.T) {
 			return db, nil
 		},
 	})
+}
+
+// TestReservationPlans: a window read's index condition closes the range
+// of first slots at both ends, and a search reads one range of the index
+// of terms per prefix, so neither grows with the history kept. Sequential
+// scans are turned off so the planner shows its index plan on a small
+// table, as it chooses it on a large one.
+func TestReservationPlans(t *testing.T) {
+	url := pgtest.Schema(t)
+	db := open(t, url)
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(query string, args []any) string {
+		t.Helper()
+		rows, err := conn.Query(t.Context(), "EXPLAIN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
+	closed := regexp.MustCompile(`Index Cond: .*first_slot >= .* AND .*first_slot < `)
+	for _, f := range []store.ReservationFilter{
+		{Location: "riverside", From: "2026-12-01", To: "2026-12-15", Limit: 100},
+		{Location: "riverside", From: "2026-12-05", To: "2026-12-07", States: []string{"reserved", "confirmed"}, Limit: 1000},
+		{From: "2026-12-01", To: "2026-12-15", Limit: 100},
+	} {
+		query, args := sqlstore.ListQuery(f, 30)
+		if got := plan(query, args); !closed.MatchString(got) {
+			t.Errorf("window %+v reads:\n%s\nwant a range of first slots closed at both ends", f, got)
+		}
+	}
+	query, args, err := db.Dialect.SearchQuery(store.ReservationSearch{Any: [][]string{{"ana", "mor"}, {"#anamor"}}, Near: "2026-12-01", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := plan(query, args)
+	if n := strings.Count(got, "Index Cond: ((term >= "); n != 3 {
+		t.Errorf("search reads:\n%s\nwant one range of the index of terms per prefix", got)
+	}
+	if strings.Contains(got, "Seq Scan") {
+		t.Errorf("search scans a table:\n%s", got)
+	}
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"frontdesk/internal/sqlmigrate"
 	"frontdesk/store"
+	"frontdesk/store/sqlstore"
 	"frontdesk/storetest"
 )
 
@@ -165,4 +167,57 @@ func TestUpgrade(t *testing.T) {
 			return db, nil
 		},
 	})
+}
+
+// TestReservationPlans: a window read uses an index range on first slots
+// closed at both ends, and a search one range of the index of terms per
+// prefix, so neither grows with the history kept.
+func TestReservationPlans(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "frontdesk.db")
+	db := open(t, path)
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	plan := func(query string, args []any) string {
+		t.Helper()
+		rows, err := raw.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, detail)
+		}
+		return strings.Join(out, "\n")
+	}
+	windows := []store.ReservationFilter{
+		{Location: "riverside", From: "2026-12-01", To: "2026-12-15", Limit: 100},
+		{Location: "riverside", From: "2026-12-05", To: "2026-12-07", States: []string{"reserved", "confirmed"}, Limit: 1000},
+		{From: "2026-12-01", To: "2026-12-15", Limit: 100},
+	}
+	for _, f := range windows {
+		query, args := sqlstore.ListQuery(f, 30)
+		if got := plan(query, args); !strings.Contains(got, "first_slot>? AND first_slot<?") {
+			t.Errorf("window %+v reads:\n%s\nwant a range of first slots closed at both ends", f, got)
+		}
+	}
+	query, args, err := db.Dialect.SearchQuery(store.ReservationSearch{Any: [][]string{{"ana", "mor"}, {"#anamor"}}, Near: "2026-12-01", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := plan(query, args)
+	if n := strings.Count(got, "reservation_terms USING PRIMARY KEY (term>? AND term<?)"); n != 3 {
+		t.Errorf("search reads:\n%s\nwant one range of the index of terms per prefix", got)
+	}
+	if strings.Contains(got, "SCAN reservations") {
+		t.Errorf("search scans the reservations:\n%s", got)
+	}
 }

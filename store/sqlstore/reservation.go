@@ -92,6 +92,22 @@ func ListReservations(ctx context.Context, q Querier, f store.ReservationFilter)
 	if f.Limit < 1 || f.Limit > MaxList {
 		return nil, fmt.Errorf("limit %d must be from 1 to %d", f.Limit, MaxList)
 	}
+	var longest int64
+	if f.From != "" {
+		if _, err := q.QueryRow(ctx, LongestSpanSQL, nil, &longest); err != nil {
+			return nil, err
+		}
+	}
+	query, args := ListQuery(f, longest)
+	return reservations(ctx, q, query, args)
+}
+
+// ListQuery is the statement that lists f when no stored reservation
+// spans more than longest days, for ListReservations and for the
+// engines' tests of its plan. A window's start is bounded on both
+// columns, so the index of first slots is read from the window less the
+// longest stay, not from the oldest reservation kept.
+func ListQuery(f store.ReservationFilter, longest int64) (string, []any) {
 	var where []string
 	var args []any
 	// param adds v as the next argument and returns its placeholder.
@@ -104,13 +120,6 @@ func ListReservations(ctx context.Context, q Querier, f store.ReservationFilter)
 	}
 	if f.From != "" {
 		where = append(where, `last_slot >= `+param(f.From))
-		// Bound the window's start too, so the index of first slots is
-		// read from the window less the longest stay, not from the
-		// oldest reservation kept.
-		var longest int64
-		if _, err := q.QueryRow(ctx, LongestSpanSQL, nil, &longest); err != nil {
-			return nil, err
-		}
 		if lo := windowStart(f.From, longest); lo != "" {
 			where = append(where, `first_slot >= `+param(lo))
 		}
@@ -141,7 +150,7 @@ func ListReservations(ctx context.Context, q Querier, f store.ReservationFilter)
 		query += ` WHERE ` + strings.Join(where, ` AND `)
 	}
 	query += ` ORDER BY first_slot, reference LIMIT ` + param(f.Limit)
-	return reservations(ctx, q, query, args)
+	return query, args
 }
 
 func reservations(ctx context.Context, q Querier, query string, args []any) ([]store.Reservation, error) {
@@ -281,11 +290,22 @@ func replaceTerms(ctx context.Context, q Querier, reference string, terms []stri
 // SearchReservations returns up to s.Limit reservations matching s,
 // nearest first, read through q.
 func (d *Dialect) SearchReservations(ctx context.Context, q Querier, s store.ReservationSearch) ([]store.Reservation, error) {
+	query, args, err := d.SearchQuery(s)
+	if err != nil {
+		return nil, err
+	}
+	return reservations(ctx, q, query, args)
+}
+
+// SearchQuery is the statement of search s, for SearchReservations and
+// for the engines' tests of its plan: each prefix reads one range of the
+// index of terms.
+func (d *Dialect) SearchQuery(s store.ReservationSearch) (string, []any, error) {
 	if s.Limit < 1 || s.Limit > MaxList {
-		return nil, fmt.Errorf("limit %d must be from 1 to %d", s.Limit, MaxList)
+		return "", nil, fmt.Errorf("limit %d must be from 1 to %d", s.Limit, MaxList)
 	}
 	if len(s.Any) < 1 || len(s.Any) > MaxSearchAlternatives {
-		return nil, fmt.Errorf("%d alternatives; a search has 1 to %d", len(s.Any), MaxSearchAlternatives)
+		return "", nil, fmt.Errorf("%d alternatives; a search has 1 to %d", len(s.Any), MaxSearchAlternatives)
 	}
 	var args []any
 	param := func(v any) string {
@@ -295,12 +315,12 @@ func (d *Dialect) SearchReservations(ctx context.Context, q Querier, s store.Res
 	alternatives := make([]string, len(s.Any))
 	for i, prefixes := range s.Any {
 		if len(prefixes) < 1 || len(prefixes) > MaxSearchPrefixes {
-			return nil, fmt.Errorf("%d prefixes in one alternative; it has 1 to %d", len(prefixes), MaxSearchPrefixes)
+			return "", nil, fmt.Errorf("%d prefixes in one alternative; it has 1 to %d", len(prefixes), MaxSearchPrefixes)
 		}
 		selects := make([]string, len(prefixes))
 		for j, p := range prefixes {
 			if p == "" {
-				return nil, errors.New("an empty search prefix")
+				return "", nil, errors.New("an empty search prefix")
 			}
 			sel := `SELECT reference FROM reservation_terms WHERE term >= ` + param(p)
 			if end, ok := d.PrefixEnd(p); ok {
@@ -308,14 +328,18 @@ func (d *Dialect) SearchReservations(ctx context.Context, q Querier, s store.Res
 			}
 			selects[j] = sel
 		}
-		alternatives[i] = `reference IN (` + strings.Join(selects, ` INTERSECT `) + `)`
+		// Each alternative is a subquery of its own: SQLite reads
+		// compound selects left to right, with no parentheses.
+		alternatives[i] = fmt.Sprintf(`SELECT reference FROM (%s) AS a%d`, strings.Join(selects, ` INTERSECT `), i)
 	}
-	query := `SELECT ` + reservationColumns + ` FROM reservations WHERE (` + strings.Join(alternatives, ` OR `) + `)`
+	// One IN over the union, not an OR of INs, which PostgreSQL answers
+	// by scanning every reservation.
+	query := `SELECT ` + reservationColumns + ` FROM reservations WHERE reference IN (` + strings.Join(alternatives, ` UNION `) + `)`
 	if s.Location != "" {
 		query += ` AND location = ` + param(s.Location)
 	}
 	near := param(s.Near)
 	query += ` ORDER BY CASE WHEN last_slot >= ` + near + ` THEN 0 ELSE 1 END,
 		CASE WHEN last_slot >= ` + near + ` THEN first_slot END, first_slot DESC, reference LIMIT ` + param(s.Limit)
-	return reservations(ctx, q, query, args)
+	return query, args, nil
 }
