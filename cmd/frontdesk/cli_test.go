@@ -83,6 +83,25 @@ func TestCheckConfigNamesEveryBadField(t *testing.T) {
 	}
 }
 
+// TestTLSWithoutModeRefused: a [tls] table naming certificate files but
+// no mode is refused by check-config and serve, saying what to add,
+// instead of serving plain HTTP.
+func TestTLSWithoutModeRefused(t *testing.T) {
+	t.Parallel()
+	file := string(config.DemoTOML) + "\n[tls]\ncert_file = \"/etc/frontdesk/tls/fullchain.pem\"\nkey_file = \"/etc/frontdesk/tls/privkey.pem\"\n"
+	path := filepath.Join(t.TempDir(), "tls.toml")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := `add mode = "files" to [tls]`
+	if _, _, err := runCmd(t, "check-config", path); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("check-config = %v, want it to say %q", err, want)
+	}
+	if _, _, err := runCmd(t, "serve", "--config", path, "--addr", "127.0.0.1:0", "--data", t.TempDir()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("serve = %v, want it to say %q", err, want)
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
 	if _, _, err := runCmd(t, "frobnicate"); err == nil {
 		t.Fatal("unknown command accepted")
