@@ -93,4 +93,3 @@ func TestReadToolSchemasArePortable(t *testing.T) {
 		}
 	}
 }
-
