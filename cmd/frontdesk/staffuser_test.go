@@ -18,6 +18,7 @@ import (
 // directory, then signs in with them through the staff service on the
 // same store, as serve would.
 func TestStaffAddUser(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pwFile := filepath.Join(t.TempDir(), "pw")
 	os.WriteFile(pwFile, []byte("correct horse battery\n"), 0o600)
@@ -72,6 +73,7 @@ func TestStaffAddUser(t *testing.T) {
 // command line: the list shows role, scope and state; a reset password
 // signs in and the old one does not; the only owner cannot be removed.
 func TestStaffUserCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, _, err := runCmd(t, "staff", "users", "--data", dir)
 	if err != nil || !strings.Contains(out, "no logins yet: add the first with frontdesk staff add-user") {
