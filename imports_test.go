@@ -43,7 +43,7 @@ var (
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest", "inventory/inventorytest"}
 	// Commands wire everything; bench holds load scripts; the module root
 	// holds only this test.
-	wiring = []string{"cmd/frontdesk", "bench", "bench/history", "bench/mcpreplay", "bench/orpbench", "bench/mcpecho", "bench/bookload", "bench/crash", "bench/soak", "."}
+	wiring = []string{"cmd/frontdesk", "internal/testsummary", "bench", "bench/history", "bench/mcpreplay", "bench/orpbench", "bench/mcpecho", "bench/bookload", "bench/crash", "bench/soak", "."}
 )
 
 // roles returns every classified package with its role.

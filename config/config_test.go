@@ -109,6 +109,54 @@ func TestParseRefusesUnknownSettings(t *testing.T) {
 	}
 }
 
+// TestTLSWithoutModeRefused: a [tls] table with certificate files (or
+// ACME settings) but no mode used to load as mode "off" and serve plain
+// HTTP; it is refused with the line to add.
+func TestTLSWithoutModeRefused(t *testing.T) {
+	for _, tc := range []struct{ tls, want string }{
+		{"cert_file = \"/etc/c.pem\"\nkey_file = \"/etc/k.pem\"\n", `add mode = "files" to [tls]`},
+		{"acme_email = \"o@example.com\"\n", `add mode = "acme" to [tls]`},
+		{"hsts_seconds = 60\n", `add mode = "acme" or mode = "files" to [tls]`},
+	} {
+		file := string(DemoTOML) + "\n[tls]\n" + tc.tls
+		line := strings.Count(string(DemoTOML), "\n") + 2
+		_, err := Load([]byte(file))
+		if err == nil {
+			t.Fatalf("Load accepted [tls] %q without a mode", tc.tls)
+		}
+		if !strings.HasPrefix(err.Error(), "tls.mode: ") || !strings.Contains(err.Error(), tc.want) || !strings.HasSuffix(err.Error(), fmt.Sprintf("(line %d)", line)) {
+			t.Errorf("Load = %q, want a tls.mode error saying %q at line %d", err, tc.want, line)
+		}
+	}
+	for _, mode := range []string{"off", "files"} {
+		file := string(DemoTOML) + "\n[tls]\nmode = \"" + mode + "\"\ncert_file = \"/etc/c.pem\"\nkey_file = \"/etc/k.pem\"\n"
+		if _, err := Load([]byte(file)); err != nil {
+			t.Errorf("mode %q with files: %v", mode, err)
+		}
+	}
+}
+
+// TestValidationErrorsCarryLines: a problem found by validation names the
+// line of its setting, or of its table when the file leaves it out.
+func TestValidationErrorsCarryLines(t *testing.T) {
+	file := strings.Replace(string(DemoTOML), "max_guests = 4", "max_guests = 0", 1)
+	file += "\n[tls]\nmode = \"files\"\n"
+	_, err := Load([]byte(file))
+	if err == nil {
+		t.Fatal("Load accepted max_guests = 0 and files without cert_file")
+	}
+	lines := strings.Split(file, "\n")
+	at := func(s string) int { return slices.Index(lines, s) + 1 }
+	for _, want := range []string{
+		fmt.Sprintf("limits.max_guests: must be from 1 to 20, got 0 (line %d)", at("max_guests = 0")),
+		fmt.Sprintf(`tls.cert_file: mode = "files" needs cert_file and key_file (in the table at line %d)`, at("[tls]")),
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Load =\n%s\nwant a line %q", err, want)
+		}
+	}
+}
+
 // TestLoadReportsEveryProblemAtOnce: an unknown key no longer hides the
 // other errors, a mistyped value names its own line, unknown keys carry
 // their indexes, and validation problems come in the same report.
@@ -131,8 +179,8 @@ func TestLoadReportsEveryProblemAtOnce(t *testing.T) {
 		fmt.Sprintf("business.nmae: unknown setting (line %d)", lineOf("nmae")),
 		fmt.Sprintf(`locations[0].units[0].count: must be a whole number, got the text "three" (line %d)`, lineOf(`count = "three"`)),
 		fmt.Sprintf("locations[0].units[0].cuont: unknown setting (line %d)", lineOf("cuont")),
-		`locations[1].units[0].nightly_rate: must not be negative, got "-79.00"`,
-		"locations[1].units[1].nightly_rate: must be more than zero; leave it out to not sell by that rate",
+		fmt.Sprintf(`locations[1].units[0].nightly_rate: must not be negative, got "-79.00" (line %d)`, lineOf(`nightly_rate = "-79.00"`)),
+		fmt.Sprintf("locations[1].units[1].nightly_rate: must be more than zero; leave it out to not sell by that rate (line %d)", lineOf(`nightly_rate = "0.00"`)),
 	}
 	if got := err.Error(); got != strings.Join(want, "\n") {
 		t.Fatalf("Load =\n%s\nwant\n%s", got, strings.Join(want, "\n"))

@@ -35,9 +35,10 @@ func Load(data []byte) (Config, error) {
 	if verr := c.Validate(); verr != nil {
 		// A value that could not be read is reported once, as unreadable,
 		// not again as the default that stood in for it.
+		lines := keyLines(data)
 		for _, e := range verr.(interface{ Unwrap() []error }).Unwrap() {
 			if !slices.ContainsFunc(problems, func(p error) bool { return samePath(p, e) }) {
-				problems = append(problems, e)
+				problems = append(problems, withLine(e, lines))
 			}
 		}
 	}
@@ -58,6 +59,9 @@ func decode(data []byte) (Config, []error, error) {
 	lines := keyLines(data)
 	var problems []located
 	checkTable(raw, reflect.TypeFor[Config](), "", lines, &problems)
+	if p, ok := tlsWithoutMode(raw, lines); ok {
+		problems = append(problems, p)
+	}
 	slices.SortStableFunc(problems, func(a, b located) int { return a.line - b.line })
 
 	// The checked map holds only known keys of the right type; decoding
@@ -260,6 +264,75 @@ func keyLines(data []byte) map[string]int {
 		}
 	}
 	return lines
+}
+
+// tlsWithoutMode refuses a [tls] table that sets anything but its mode:
+// the mode defaults to "off", so certificate files or ACME settings
+// without it would serve plain HTTP without a word.
+func tlsWithoutMode(raw map[string]any, lines map[string]int) (located, bool) {
+	t, ok := raw["tls"].(map[string]any)
+	if !ok || len(t) == 0 {
+		return located{}, false
+	}
+	if _, ok := t["mode"]; ok {
+		return located{}, false
+	}
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	line := lines["tls"]
+	if line == 0 {
+		line = lines["tls."+keys[0]]
+	}
+	var msg string
+	switch {
+	case t["cert_file"] != nil || t["key_file"] != nil:
+		msg = `cert_file and key_file are set but mode is not, so serve would speak plain HTTP: add mode = "files" to [tls] to serve HTTPS with them, or mode = "off" to keep plain HTTP`
+	case slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, "acme_") }):
+		msg = `ACME settings are set but mode is not, so serve would speak plain HTTP: add mode = "acme" to [tls] to obtain certificates, or mode = "off" to keep plain HTTP`
+	default:
+		msg = fmt.Sprintf(`%s is set but mode is not, so serve would speak plain HTTP: add mode = "acme" or mode = "files" to [tls] to serve HTTPS, or mode = "off" to keep plain HTTP`, strings.Join(keys, ", "))
+	}
+	if line > 0 {
+		msg += fmt.Sprintf(" (line %d)", line)
+	}
+	return located{line: line, err: fmt.Errorf("tls.mode: %s", msg)}, true
+}
+
+// withLine adds to a validation error the line of the setting it names,
+// or, for a setting the file leaves out, the line of the table that
+// would hold it; an error about something the file does not write stays
+// as it is.
+func withLine(err error, lines map[string]int) error {
+	path, _, ok := strings.Cut(err.Error(), ": ")
+	if !ok {
+		return err
+	}
+	if n := lines[path]; n > 0 {
+		return fmt.Errorf("%w (line %d)", err, n)
+	}
+	for p := parentPath(path); p != ""; p = parentPath(p) {
+		if n := lines[p]; n > 0 {
+			return fmt.Errorf("%w (in the table at line %d)", err, n)
+		}
+	}
+	return err
+}
+
+// parentPath is the path one level up: locations[0].units[1].count →
+// locations[0].units[1] → locations[0] → "".
+func parentPath(p string) string {
+	if strings.HasSuffix(p, "]") {
+		if i := strings.LastIndex(p, "["); i > 0 {
+			return p[:i]
+		}
+	}
+	if i := strings.LastIndexAny(p, ".["); i > 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // samePath reports whether two problems name the same setting.

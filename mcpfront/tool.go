@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +43,12 @@ type Tool[In, Out any] struct {
 	// Text, when set, is what the JSON text block shows of a result that
 	// holds a secret the model must not put in content; nil shows it all.
 	Text func(Out) any
+	// NeverNull says Run's answers hold no null: every list is made, never
+	// nil, and every optional value is left out when absent. The output
+	// schema then gives each value one type instead of a union with
+	// "null", which clients that map tool schemas onto a single-type
+	// dialect (Gemini-style function declarations) reject.
+	NeverNull bool
 }
 
 // Env is what every tool registration shares.
@@ -92,7 +99,7 @@ var anyJSON = &jsonschema.Schema{}
 
 // outputSchema infers the schema of Out, with exact decimal amounts as
 // JSON numbers and raw JSON as any JSON value.
-func outputSchema[Out any]() *jsonschema.Schema {
+func outputSchema[Out any](neverNull bool) *jsonschema.Schema {
 	s, err := jsonschema.For[Out](&jsonschema.ForOptions{
 		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 			reflect.TypeFor[json.Number]():     numberSchema,
@@ -102,7 +109,40 @@ func outputSchema[Out any]() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("mcpfront: output schema of %T: %v", *new(Out), err))
 	}
+	if neverNull {
+		s = s.CloneSchemas()
+		dropNull(s)
+	}
 	return s
+}
+
+// dropNull turns every type union of "null" and one other type in s into
+// that type alone. The inference writes the union for every list and
+// pointer, since Go can encode them as null.
+func dropNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		s.Type = s.Types[0]
+		if s.Type == "null" {
+			s.Type = s.Types[1]
+		}
+		s.Types = nil
+	}
+	for _, sub := range s.Properties {
+		dropNull(sub)
+	}
+	for _, sub := range s.Defs {
+		dropNull(sub)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.PrefixItems, s.AllOf, s.AnyOf, s.OneOf} {
+		for _, sub := range list {
+			dropNull(sub)
+		}
+	}
+	dropNull(s.Items)
+	dropNull(s.AdditionalProperties)
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -147,7 +187,7 @@ func define[In, Out any](t Tool[In, Out]) definition {
 		Title:        t.Title,
 		Description:  t.Description,
 		InputSchema:  exported(t.Input),
-		OutputSchema: outputSchema[Out](),
+		OutputSchema: outputSchema[Out](t.NeverNull),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.Title,
 			ReadOnlyHint:    t.ReadOnly,

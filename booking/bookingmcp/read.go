@@ -419,7 +419,7 @@ func addReadTools(s *mcp.Server, env mcpfront.Env, r readTools) {
 		mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[listIn, hub.PropertyPage]{
 			Name: "list_properties", Title: "List properties", Description: describeList,
 			ReadOnly: true, Idempotent: true, Input: mcpfront.Object([]string{"page"}, map[string]*jsonschema.Schema{"page": pageArg}),
-			Run: r.list,
+			NeverNull: true, Run: r.list,
 		})
 	}
 
@@ -436,7 +436,7 @@ func addReadTools(s *mcp.Server, env mcpfront.Env, r readTools) {
 	mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[findIn, hub.Search]{
 		Name: "find_rooms", Title: "Find free rooms", Description: findDescription,
 		ReadOnly: true, Idempotent: true, Input: mcpfront.Object(findOrder, findProps, "checkin", "checkout"),
-		Run: r.find,
+		NeverNull: true, Run: r.find,
 	})
 
 	quoteProps := map[string]*jsonschema.Schema{"checkin": checkinArg, "checkout": checkoutArg, "guests": guestsArg()}
@@ -448,7 +448,7 @@ func addReadTools(s *mcp.Server, env mcpfront.Env, r readTools) {
 	mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[quoteIn, quoteOut]{
 		Name: "quote_stay", Title: "Quote a stay", Description: describeQuote,
 		ReadOnly: true, Idempotent: true, Input: mcpfront.Object(quoteOrder, quoteProps, quoteRequired...),
-		Run: r.quote,
+		NeverNull: true, Run: r.quote,
 	})
 
 	infoProps := map[string]*jsonschema.Schema{}
@@ -460,6 +460,6 @@ func addReadTools(s *mcp.Server, env mcpfront.Env, r readTools) {
 	mcpfront.AddShared(s, env, r.defs, mcpfront.Tool[infoIn, location.Info]{
 		Name: "property_info", Title: "Property information", Description: describeInfo,
 		ReadOnly: true, Idempotent: true, Input: mcpfront.Object(infoOrder, infoProps, infoRequired...),
-		Run: r.info,
+		NeverNull: true, Run: r.info,
 	})
 }

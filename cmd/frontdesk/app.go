@@ -540,7 +540,7 @@ func (m *Main) printURLs() {
 	for _, l := range m.Config.Locations {
 		fmt.Fprintf(m.Out, "  %-27s %s/book/%s\n", "Booking form, "+l.Slug+":", base, l.Slug)
 	}
-	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: frontdesk staff add-user --role owner)\n", base)
+	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: %s)\n", base, m.firstLoginHint())
 	if m.devMail != nil {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
 	}
@@ -562,6 +562,33 @@ func (m *Main) printURLs() {
 	if d := m.Config.Deployment; d.Context != "production" || !d.Published {
 		fmt.Fprintf(m.Out, "  Booking tools: off until [deployment] states context = \"production\" and published = true\n")
 	}
+}
+
+// firstLoginHint is the command that creates the first owner on this
+// server's store, runnable as printed: it names the config file and data
+// directory serve was given. A PostgreSQL URL may hold a password, so it
+// is not printed; the hint says to pass serve's.
+func (m *Main) firstLoginHint() string {
+	hint := "frontdesk staff add-user --username owner --role owner"
+	if m.ConfigFile != "" {
+		hint += " --config " + shellQuote(m.ConfigFile)
+	}
+	st := m.Config.Store
+	switch {
+	case st.Database != "":
+		hint += ", with serve's --database"
+	case st.DataDir != config.Defaults().Store.DataDir:
+		hint += " --data " + shellQuote(st.DataDir)
+	}
+	return hint
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // storeBanner names the store, and for PostgreSQL the schema it writes

@@ -17,6 +17,7 @@ import (
 // two mode-switching tools. testdata/booking-schemas.json holds the four
 // schemas as the specification gives them.
 func TestBookingSchemasAsPrinted(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("testdata/booking-schemas.json")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestBookingSchemasAsPrinted(t *testing.T) {
 // is a malformed optional field, refused with its sentence, never read as
 // a default.
 func TestMalformedNumbersAreRefused(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	stay := `"property":"riverside","roomtype":"double","checkin":"2026-12-30","checkout":"2027-01-02","guest_name":"Ada Lovelace","email":"ada@example.com","phone":"+1 303 555 0199"`
@@ -75,6 +77,7 @@ func TestMalformedNumbersAreRefused(t *testing.T) {
 // TestInvisibleCharactersInEmailAreRefused: an address holding a control
 // or formatting character gets the email refusal and no code.
 func TestInvisibleCharactersInEmailAreRefused(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	for _, r := range []string{"\x00", "\a", "\x7f", "\u202e", "\u200b", "\u2060"} {
@@ -93,6 +96,7 @@ func TestInvisibleCharactersInEmailAreRefused(t *testing.T) {
 // TestLinksNeverReachStaffMail: a link in a guest name reaches owner mail
 // neutralized, and every link form in notes is removed.
 func TestLinksNeverReachStaffMail(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	start := map[string]any{"property": "riverside", "roomtype": "double", "checkin": "2026-12-30", "checkout": "2027-01-02",

@@ -17,6 +17,7 @@ import (
 // resend mode any other field, known or not, gets the resend sentence.
 // Both engines give the same bytes.
 func TestRefusalPlacementThroughTheDoor(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { checkRefusalPlacement(t, "") })
 	t.Run("postgres", func(t *testing.T) { checkRefusalPlacement(t, pgtest.Schema(t)) })
 }

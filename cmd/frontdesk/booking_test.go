@@ -90,6 +90,7 @@ func TestBookingOverStreamableHTTP(t *testing.T) {
 // forwarded header nor the internal header a client may try to forge
 // changes that.
 func TestBookingToolsCheckTheRealHost(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "", func(c *config.Config) { c.Deployment.CustomHostnames = []string{"localhost"} })
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"get_booking","arguments":{"reservation_number":"RIV-0123456789ABCDEF","phone_last4":"0199"}}}`
 	headers := map[string]string{
@@ -110,6 +111,7 @@ func TestBookingToolsCheckTheRealHost(t *testing.T) {
 // TestForeignHostIsRefusedBeforeTools: a Host the config does not list at
 // all never reaches a tool.
 func TestForeignHostIsRefusedBeforeTools(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	status, _, body := post(t, url+"/mcp", map[string]string{
 		"Host": "evil.example", "X-Forwarded-Host": "localhost", "X-Frontdesk-Request-Host": "localhost",

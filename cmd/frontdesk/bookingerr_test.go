@@ -25,6 +25,7 @@ func (downIndex) Counts(context.Context, string, string, string) ([]store.Count,
 // answers with its catalogue sentence, is logged once by the booking door
 // with its code and no guest data, and shows in /metrics by code.
 func TestBookingOutageIsLoggedAndCounted(t *testing.T) {
+	t.Parallel()
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
 	var logs syncBuffer

@@ -44,6 +44,7 @@ func runCmdOn(t *testing.T, clk clock.Clock, args ...string) (string, string, er
 }
 
 func TestInitPrintsConfigsThatCheck(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"init"}, {"init", "--demo"}} {
 		out, _, err := runCmd(t, args...)
 		if err != nil {
@@ -65,6 +66,7 @@ func TestInitPrintsConfigsThatCheck(t *testing.T) {
 // TestCheckConfigNamesEveryBadField: an unknown key, a mistyped value and
 // validation errors in one file are all reported, each with its field.
 func TestCheckConfigNamesEveryBadField(t *testing.T) {
+	t.Parallel()
 	bad := strings.Replace(string(config.DemoTOML), `currency = "USD"`, `currency = "dollars"`+"\ncurency = \"EUR\"", 1)
 	bad = strings.Replace(bad, `min_age = 18`, `min_age = "adult"`, 1)
 	bad = strings.Replace(bad, `phone = "+1 303 555 0122"`, `phone = ""`, 1)
@@ -84,7 +86,27 @@ func TestCheckConfigNamesEveryBadField(t *testing.T) {
 	}
 }
 
+// TestTLSWithoutModeRefused: a [tls] table naming certificate files but
+// no mode is refused by check-config and serve, saying what to add,
+// instead of serving plain HTTP.
+func TestTLSWithoutModeRefused(t *testing.T) {
+	t.Parallel()
+	file := string(config.DemoTOML) + "\n[tls]\ncert_file = \"/etc/frontdesk/tls/fullchain.pem\"\nkey_file = \"/etc/frontdesk/tls/privkey.pem\"\n"
+	path := filepath.Join(t.TempDir(), "tls.toml")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := `add mode = "files" to [tls]`
+	if _, _, err := runCmd(t, "check-config", path); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("check-config = %v, want it to say %q", err, want)
+	}
+	if _, _, err := runCmd(t, "serve", "--config", path, "--addr", "127.0.0.1:0", "--data", t.TempDir()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("serve = %v, want it to say %q", err, want)
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
+	t.Parallel()
 	if _, _, err := runCmd(t, "frobnicate"); err == nil {
 		t.Fatal("unknown command accepted")
 	}
@@ -93,6 +115,7 @@ func TestUnknownCommand(t *testing.T) {
 // TestStdioServesTheHub runs `frontdesk mcp` in process with pipes and
 // talks to it with the SDK client.
 func TestStdioServesTheHub(t *testing.T) {
+	t.Parallel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -125,6 +148,7 @@ func TestStdioServesTheHub(t *testing.T) {
 // succeed, "help CMD" shows the same, and a command lists only the flags
 // it uses.
 func TestEveryCommandAnswersHelp(t *testing.T) {
+	t.Parallel()
 	for cmd := range commands {
 		words := strings.Fields(cmd)
 		for _, args := range [][]string{append(slices.Clone(words), "--help"), append(slices.Clone(words), "-h"), append([]string{"help"}, words...)} {
@@ -152,6 +176,7 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		out, _, err := runCmd(t, args...)
 		if err != nil || !strings.HasPrefix(out, "frontdesk ") || !strings.Contains(out, "revision") {
@@ -163,6 +188,7 @@ func TestVersion(t *testing.T) {
 // TestServeRefusesSMTPWithoutPassword: a mailer that must authenticate
 // but has no secret stops serve at start, naming the variable.
 func TestServeRefusesSMTPWithoutPassword(t *testing.T) {
+	t.Parallel()
 	file := strings.Replace(string(config.ExampleTOML), `driver = "dev"`, `driver = "smtp"`+"\n"+`smtp_host = "smtp.example.com"`+"\n"+`smtp_username = "bookings@example.com"`+"\n"+`smtp_password_env = "FRONTDESK_TEST_UNSET_PASSWORD"`, 1)
 	path := filepath.Join(t.TempDir(), "smtp.toml")
 	os.WriteFile(path, []byte(file), 0o600)
@@ -173,6 +199,7 @@ func TestServeRefusesSMTPWithoutPassword(t *testing.T) {
 }
 
 func TestPublicURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ configured, listen, want string }{
 		{"", "127.0.0.1:8080", "http://127.0.0.1:8080"},
 		{"", "0.0.0.0:9000", "http://localhost:9000"},
@@ -188,6 +215,7 @@ func TestPublicURL(t *testing.T) {
 }
 
 func TestStoreBannerNamesTheSchema(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ database, want string }{
 		{"postgres://u:secret@db:5432/app?search_path=frontdesk", `PostgreSQL database "app" on db:5432, schema "frontdesk"`},
 		{"postgres://u:secret@db/app", `PostgreSQL database "app" on db, schema "public" (the URL names no search_path; add ?search_path=NAME for another schema)`},
@@ -203,6 +231,7 @@ func TestStoreBannerNamesTheSchema(t *testing.T) {
 // TestStdioLinksUsePublicURL: links in stdio answers start with the
 // configured public URL, not a guessed port.
 func TestStdioLinksUsePublicURL(t *testing.T) {
+	t.Parallel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -231,6 +260,7 @@ func TestStdioLinksUsePublicURL(t *testing.T) {
 // TestStdioSurvivesUnreadableLines: a line the SDK cannot decode gets a
 // JSON-RPC error without internals, and the session goes on.
 func TestStdioSurvivesUnreadableLines(t *testing.T) {
+	t.Parallel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -16,6 +16,7 @@ import (
 // running one refuses to start rather than append to the click journal
 // the first still counts from; once the first stops, the next starts.
 func TestOneServePerClickJournal(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewFixed(time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC))
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()

@@ -12,6 +12,7 @@ import (
 // chat cancellation there answers with the phone, while a property that
 // is open that day cancels as usual.
 func TestCancellationWaitsOutAClosure(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "", func(c *config.Config) {
 		c.Locations[0].Closures = []business.Closure{{From: testNow.In(c.Locations[0].Zone()).Format("2006-01-02"), Reason: "staff training"}}
 	})

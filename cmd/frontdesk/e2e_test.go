@@ -126,6 +126,7 @@ func text(res *mcp.CallToolResult) string {
 var revisions = []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 func TestHubToolsOnEveryRevision(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
@@ -210,6 +211,7 @@ func checkToolShape(t *testing.T, tool *mcp.Tool) {
 // on first request keep each location's own identity, and that a slug no
 // location has is not served.
 func TestLocationServersHaveReadToolsOnly(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	names := map[string]string{"riverside": "Riverside Inn", "oldtown": "Old Town Lodge", "airport": "Airport Suites"}
 	for _, slug := range []string{"riverside", "oldtown", "airport"} {
@@ -236,6 +238,7 @@ func TestLocationServersHaveReadToolsOnly(t *testing.T) {
 }
 
 func TestHubRefusalsAreToolResults(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	tests := []struct {
@@ -300,6 +303,7 @@ func send(t *testing.T, method, url string, headers map[string]string, body io.R
 }
 
 func TestTransportErrorsAreJSONRPC(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	tests := []struct {
 		name    string
@@ -337,6 +341,7 @@ func TestTransportErrorsAreJSONRPC(t *testing.T) {
 }
 
 func TestProbesAndMetrics(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	for path, want := range map[string]string{"/healthz": "ok\n", "/readyz": "ready\n"} {
 		resp, err := http.Get(url + path)
@@ -371,6 +376,7 @@ func TestProbesAndMetrics(t *testing.T) {
 // TestPostgresAnswersLikeSQLite runs the same calls on both engines and
 // compares the answers byte for byte.
 func TestPostgresAnswersLikeSQLite(t *testing.T) {
+	t.Parallel()
 	pgtest.DSN(t)
 	answers := func(url string) string {
 		cs := connect(t, url+"/mcp", "2025-11-25")
@@ -401,6 +407,7 @@ func TestPostgresAnswersLikeSQLite(t *testing.T) {
 // the settings page, not the file's, are what property_info reports on
 // the hub's server and on a location's, as the policy page shows them.
 func TestPropertyInfoShowsTheHoursInForce(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	set, err := m.bookings.Settings(context.Background())
 	if err != nil {

@@ -92,6 +92,7 @@ func storeRows(t *testing.T, dir string) map[string]string {
 // contact, and every row of the other guest is as it was. A guest with a
 // stay still to happen is refused, changing nothing.
 func TestForgetRemovesOneGuest(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	cs := connect(t, m.URL+"/mcp", "2025-11-25")
 	ada := guestStay(t, m, cs, "Ada Lovelace", "ada@example.com", "+1 303 555 0199", "2026-12-30", "2027-01-02", true)

@@ -60,6 +60,7 @@ var sentRef = regexp.MustCompile(`Request (RIV-[0-9A-F]{16}) is with our staff`)
 // chat markers the browser adds; a request without a signature comes back
 // with the guest's input kept; a foreign origin is refused.
 func TestBookingFormOverHTTP(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	form := url.Values{
 		"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
@@ -117,6 +118,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 // TestBannerNamesThePeoplesPages: serve's start banner lists the guest
 // search, each property's booking form and the staff screen.
 func TestBannerNamesThePeoplesPages(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	m := &Main{Config: config.Demo(), Out: &out}
 	m.Config.Deployment.PublicURL = "http://127.0.0.1:8080"
@@ -132,6 +134,7 @@ func TestBannerNamesThePeoplesPages(t *testing.T) {
 // TestPolicyShowsTheOfficeHoursInForce: office hours saved on the staff
 // screen, a lunch break among them, are the ones the policy page states.
 func TestPolicyShowsTheOfficeHoursInForce(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	ctx := context.Background()
 	set, err := m.bookings.Settings(ctx)

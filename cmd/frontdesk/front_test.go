@@ -39,6 +39,7 @@ func get(t *testing.T, url, host string, headers map[string]string) (int, http.H
 // codes), metrics, pages, ORP and tracked links answer only the configured
 // hosts, with a sentence naming the host and the setting.
 func TestForeignHostIsRefusedOnEveryRoute(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	for _, path := range []string{"/dev/mail", "/dev/mail.json", "/metrics", "/", "/privacy", "/book/riverside", "/terms",
 		"/orp/inbox", "/go/abcdefghijkl", "/claim/x", "/approve/x", "/.well-known/orp.json"} {
@@ -68,6 +69,7 @@ func TestForeignHostIsRefusedOnEveryRoute(t *testing.T) {
 // TestSecurityHeaders: pages forbid framing, sniffing, referrers and any
 // script; MCP answers are never stored.
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	for _, path := range []string{"/", "/dev/mail", "/terms", "/book/riverside"} {
 		_, h, body := get(t, url+path, "", nil)
@@ -91,6 +93,7 @@ func TestSecurityHeaders(t *testing.T) {
 // carries only the headers a bodiless 302 needs, none of the page
 // headers every other answer gets.
 func TestRedirectHeaders(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, method := range []string{http.MethodGet, http.MethodHead} {
@@ -122,6 +125,7 @@ func TestRedirectHeaders(t *testing.T) {
 // TestAnswersRevealNoInternals: an unreadable id gets no Go type name, and
 // a schema error does not echo a huge value back.
 func TestAnswersRevealNoInternals(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	_, _, body := post(t, url+"/mcp", map[string]string{"Mcp-Protocol-Version": "2025-03-26"}, `{"jsonrpc":"2.0","id":1e999,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	for _, leak := range []string{"jsonrpc2", "wireDecode", "float64", "of type"} {
@@ -143,6 +147,7 @@ func TestAnswersRevealNoInternals(t *testing.T) {
 // TestCapabilitiesMatchWhatIsServed: only tools are declared, the other
 // families answer "method not found", and every server gives instructions.
 func TestCapabilitiesMatchWhatIsServed(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	for _, path := range []string{"/mcp", "/locations/riverside/mcp", "/orp/mcp"} {
 		cs := connect(t, url+path, "2025-11-25")
@@ -199,6 +204,7 @@ func (b *syncBuffer) Reset() {
 // tool, outcome, the code of a refusal, duration), and never the guest's
 // data.
 func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
@@ -266,6 +272,7 @@ func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
 // TestDeploymentMustBeStated: a config without [deployment] serves, but
 // the booking tools refuse with the unknown-context sentence (§16).
 func TestDeploymentMustBeStated(t *testing.T) {
+	t.Parallel()
 	demo := string(config.DemoTOML)
 	file := demo[:strings.Index(demo, "[deployment]")] + demo[strings.Index(demo, "[orp]"):]
 	c, err := config.Load([]byte(file))
@@ -285,6 +292,7 @@ func TestDeploymentMustBeStated(t *testing.T) {
 // TestInitConfigServesOnLocalhost: the commented example, as printed,
 // serves its pages on localhost and books with the dev mailbox.
 func TestInitConfigServesOnLocalhost(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCmd(t, "init")
 	if err != nil {
 		t.Fatal(err)
@@ -310,6 +318,7 @@ func TestInitConfigServesOnLocalhost(t *testing.T) {
 // TestMetricsTokenAndAddress: /metrics can require a token, or move to
 // its own listener and leave the public one.
 func TestMetricsTokenAndAddress(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "", func(c *config.Config) { c.Server.MetricsToken = "s3cret" })
 	if status, _, _ := get(t, m.URL+"/metrics", "", nil); status != http.StatusUnauthorized {
 		t.Errorf("/metrics without the token = %d, want 401", status)
@@ -414,6 +423,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 // TestUnknownToolIsAProtocolError: a call to a tool that does not exist
 // is answered, not a crash of the server.
 func TestUnknownToolIsAProtocolError(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	if _, err := cs.CallTool(context.Background(), toolParams("test_simple_text", nil)); err == nil {
@@ -428,6 +438,7 @@ func TestUnknownToolIsAProtocolError(t *testing.T) {
 // pages of any origin (§4.2 of the ORP specification) on a served host;
 // the rest of ORP does not.
 func TestORPCrossOriginRoutesStayOpen(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	foreign := map[string]string{"Origin": "https://partner.example"}
 	if status, _, _ := get(t, url+"/.well-known/orp.json", "", foreign); status != http.StatusOK {

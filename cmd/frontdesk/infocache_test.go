@@ -15,6 +15,7 @@ import (
 // server had answered before the save or not, and a save back to the
 // file's hours brings those back. On both engines.
 func TestPropertyInfoFollowsEverySettingsSave(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { propertyInfoFollowsSaves(t, "") })
 	t.Run("postgres", func(t *testing.T) { propertyInfoFollowsSaves(t, pgtest.Schema(t)) })
 }

@@ -40,6 +40,7 @@ func jsonLines(t *testing.T, log string) []map[string]any {
 // engine and config, and /metrics counts the booking, the refusal and
 // the queues.
 func TestBookingLogLinesAndMetrics(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m, platform := startUSPDemo(t, "", func(m *Main) {
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -145,6 +146,7 @@ func regexpHex16(s string) bool {
 // TestJobsRecordTheirPasses: each pass of a scheduled job sets its
 // duration and, when it succeeds, its last success; a failure is counted.
 func TestJobsRecordTheirPasses(t *testing.T) {
+	t.Parallel()
 	m := &Main{Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow), metrics: metrics.New()}
 	passes := make(chan struct{}, 4)
 	fail := false
@@ -207,6 +209,7 @@ func (namedRequests) RoundTrip(r *http.Request) (*http.Response, error) {
 // booking found stays with the request that found it: the request's own
 // line carries it, and a later call in the same session does not.
 func TestToolCallLinesNameTheirOwnRequest(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m, _ := startUSPDemo(t, "", func(m *Main) {
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -261,6 +264,7 @@ func TestToolCallLinesNameTheirOwnRequest(t *testing.T) {
 // reference: every request's own line names it, and so does the line
 // that says the hold was converted.
 func TestUSPHoldLinesCarryTheReference(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m, platform := startUSPDemo(t, "", func(m *Main) {
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
@@ -313,6 +317,7 @@ func TestUSPHoldLinesCarryTheReference(t *testing.T) {
 // screen is traced by the reservation's reference, on the request's line
 // and on the line that records the decision.
 func TestStaffDecisionLinesCarryTheReference(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m, _ := startUSPDemo(t, "", func(m *Main) {
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))

@@ -16,6 +16,7 @@ import (
 // both bindings, POST /orp with invalid_message and /orp/mcp with a
 // JSON-RPC error, before any value is built.
 func TestORP_NestingProbe(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	defer s.stop()
 	deep := strings.Repeat("[", 32000) + strings.Repeat("]", 32000)
@@ -70,6 +71,7 @@ func TestORP_SweepCommandUsesTheServedOrigin(t *testing.T) {
 // TestORP_BearerSchemeCaseInsensitive: the Authorization scheme is
 // case-insensitive (RFC 9110 §11.1).
 func TestORP_BearerSchemeCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	defer s.stop()
 	p := s.join("{}")
@@ -85,6 +87,7 @@ func TestORP_BearerSchemeCaseInsensitive(t *testing.T) {
 // counts each client named in X-Forwarded-For, not the proxy; a client
 // that writes the header itself gains nothing.
 func TestORP_TrustedProxy(t *testing.T) {
+	t.Parallel()
 	s := startORPAt(t, t.TempDir(), "", clock.NewFixed(testNow), "127.0.0.1:0", func(c *config.Config) {
 		c.Deployment.TrustedProxies = []string{"127.0.0.1"}
 	})
@@ -117,6 +120,7 @@ func TestORP_TrustedProxy(t *testing.T) {
 // space, request and discover, on both bindings. Every reply and every
 // delivered message validates (send and inbox check the schemas).
 func TestORP_ValidHandledMessages(t *testing.T) {
+	t.Parallel()
 	for _, overMCP := range []bool{false, true} {
 		t.Run(map[bool]string{false: "http", true: "mcp"}[overMCP], func(t *testing.T) {
 			s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))

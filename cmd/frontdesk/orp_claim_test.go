@@ -101,6 +101,7 @@ func (s *orpServer) claimByMail(j joined, addr string) string {
 // then signed in to the owner page, which shows the party and rotates
 // its bearer token.
 func TestORP_ClaimPage(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	j := s.joinUnclaimed()
 	claimURL, _ := url.Parse(j.Claim)
@@ -162,6 +163,7 @@ func TestORP_ClaimPage(t *testing.T) {
 // TestORP_ConversionReport takes the payer's own report of a sale by
 // click id over HTTP, and refuses the publisher side (T10, P4).
 func TestORP_ConversionReport(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	maker, pub, deal, link := s.activeDeal()
 	_, loc := s.click("GET", link, map[string]string{"User-Agent": browserUA})
@@ -196,6 +198,7 @@ func TestORP_ConversionReport(t *testing.T) {
 // owner's submission binds the deal and shows a consent signed with the
 // discovery document's key.
 func TestORP_HumanApprovalOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	j := s.joinUnclaimed()
 	cookie := s.claimByMail(j, "publisher@example.org")
@@ -271,6 +274,7 @@ func mustDecode(t *testing.T, b []byte) map[string]any {
 // the party by the mailed link, the same offer lists. The discovery
 // document and /terms state the rule.
 func TestORP_SelfClaimGetsNoRedirect(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	j := s.joinUnclaimed()
 	me := &orpParty{id: j.Party, token: j.Token}
@@ -311,6 +315,7 @@ func TestORP_SelfClaimGetsNoRedirect(t *testing.T) {
 // The refusal shows a consent signed with the discovery key whose
 // decision is refused, and the awaiting deal is declined.
 func TestORP_HumanRefusalOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	j := s.joinUnclaimed()
 	cookie := s.claimByMail(j, "publisher@example.org")

@@ -245,6 +245,7 @@ func (s *orpServer) listOffer() (*orpParty, string) {
 // L0-STALE against the started server over the HTTP binding, with a
 // restart in the middle. TestORP_MCPSuite runs them over MCP.
 func TestORP_L0(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { runL0(t, t.TempDir(), "", false) })
 	t.Run("postgres", func(t *testing.T) { runL0(t, t.TempDir(), pgtest.Schema(t), false) })
 }
@@ -361,6 +362,7 @@ func runL0(t *testing.T, dir, database string, overMCP bool) {
 // TestORP_C2_NoEmailNoSignup is C2-NO-EMAIL-NO-SIGNUP over HTTP, with
 // L1-NO-PII's join refusals and L1-POLICIES.
 func TestORP_C2_NoEmailNoSignup(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	s.listOffer()
 	resp, b := s.do("POST", "/orp/suggest", "", []byte(`{"text":"Thread draft: five tools that keep a solo founder organised, notes and revenue","platform":"x","join":{}}`), map[string]string{"Origin": "https://elsewhere.example"})
@@ -419,6 +421,7 @@ func TestORP_C2_NoEmailNoSignup(t *testing.T) {
 // L1-TEST-CLICKS and L1-PLAIN-AFTER-REVOKE, and the outcome made by
 // `frontdesk sweep` a week later on the same data.
 func TestORP_C1_UniversalLink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clk := clock.NewFixed(testNow)
 	s := startORP(t, dir, "", clk)

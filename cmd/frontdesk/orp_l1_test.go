@@ -169,6 +169,7 @@ func hasReceipt(msgs []map[string]any) bool {
 // cmd/frontdesk claims L1 in discovery because this suite passes, here
 // and over MCP in TestORP_MCPSuite.
 func TestORP_L1(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { runL1(t, func(*testing.T) string { return "" }, false) })
 	t.Run("postgres", func(t *testing.T) {
 		pgtest.DSN(t)

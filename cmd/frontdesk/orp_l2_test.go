@@ -62,6 +62,7 @@ func (s *orpServer) obligationState(p *orpParty, deal, id string) string {
 // L2-RECHECK. orpLevels claims L2 because this suite passes. Proof pages
 // are served on loopback, so the host is configured for development.
 func TestORP_L2(t *testing.T) {
+	t.Parallel()
 	start := func(t *testing.T) *orpServer {
 		return startORPAt(t, t.TempDir(), "", clock.NewFixed(testNow), "127.0.0.1:0", func(c *config.Config) { c.ORP.FetchPrivateAddresses = true })
 	}
@@ -218,6 +219,7 @@ func mustString(v any) string { b, _ := json.Marshal(v); return string(b) }
 // referral offer from the staff screen; the business's party offers it
 // on the ORP host beside the demo's own, and a clerk may not list one.
 func TestORP_StaffListsPartnerOffers(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	addStaff(t, s.main)
 	olga, carl := signIn(t, s.main, "olga"), signIn(t, s.main, "carl")
@@ -244,6 +246,7 @@ func TestORP_StaffListsPartnerOffers(t *testing.T) {
 // publishes both, newest first, so a message signed before still
 // verifies.
 func TestORP_KeysRotate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startORP(t, dir, "", clock.NewFixed(testNow))
 	discoveryKeys := func() []orp.JWK {

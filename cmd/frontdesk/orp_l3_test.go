@@ -177,6 +177,7 @@ func (s *orpServer) saleDeal(t *testing.T) (maker, pub *orpParty, deal, payout, 
 // and on SQLite through the MCP binding too. The provider's webhook, the
 // resolver's page, tracked links and approvals are HTTP by nature.
 func TestORP_L3(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { runL3(t, func(*testing.T) string { return "" }, false) })
 	t.Run("postgres", func(t *testing.T) {
 		pgtest.DSN(t)
@@ -409,6 +410,7 @@ func runL3(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 // function TestORP_<level> in this package, which CI runs; and the
 // claimed levels are the unbroken run of them from L0 (§17).
 func TestORPSuitesExist(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*_test.go")
 	if err != nil {
 		t.Fatal(err)

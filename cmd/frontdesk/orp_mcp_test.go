@@ -114,6 +114,7 @@ func (s *orpServer) joinMCP(body string) (int, []byte, *mcp.ClientSession) {
 // links and the approval, claim and policy pages are HTTP by nature; the
 // suite drives the deal through MCP and checks them over HTTP.
 func TestORP_MCPSuite(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
 		t.Run("L0", func(t *testing.T) { runL0(t, t.TempDir(), "", true) })
 		runL1(t, func(*testing.T) string { return "" }, true)
@@ -130,6 +131,7 @@ func TestORP_MCPSuite(t *testing.T) {
 // party without any header, refusals are tool results carrying the ORP
 // error message, and a stateless request acts with its bearer.
 func TestORP_MCP(t *testing.T) {
+	t.Parallel()
 	s := startORP(t, t.TempDir(), "", clock.NewFixed(testNow))
 	s.listOffer()
 

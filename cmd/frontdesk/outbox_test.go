@@ -14,6 +14,7 @@ import (
 // the reservation outbox right after its commit, with no timer due, on
 // either engine.
 func TestServeRelaysTheOutbox(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []struct {
 		name     string
 		database func(t *testing.T) string

@@ -24,6 +24,7 @@ import (
 // host) stays, with the attempt counted; an event not set aside, or a
 // bad position, is refused and changes nothing.
 func TestOutboxCommands(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	data := t.TempDir()
 	c := config.Demo()

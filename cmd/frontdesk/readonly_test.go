@@ -41,6 +41,7 @@ func refuseWrites(t *testing.T, dsn string) {
 // the outage sentence, not a limit's "briefly paused". Before, readiness
 // only read, and the failed mail admission was worded as a pause.
 func TestReadOnlyStore(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.Schema(t)
 	m := startMain(t, dsn)
 	cs := connect(t, m.URL+"/mcp", "2025-11-25")

@@ -22,6 +22,7 @@ import (
 // its payout; the metric counts one. Once the limit is raised again, a
 // retry refunds the stay.
 func TestRefusedRefundIsSetAsideInServe(t *testing.T) {
+	t.Parallel()
 	onReferralEngines(t, func(t *testing.T, database string) {
 		ctx := context.Background()
 		w := startReferral(t, database)

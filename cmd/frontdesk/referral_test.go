@@ -605,6 +605,7 @@ func runReferralElsewhere(t *testing.T, w *referralWorld) {
 // differ only in the guest's private facts (name, email, phone, notes):
 // everything the partner receives is the same byte for byte.
 func TestReferralPairedWorlds(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { runPairedWorlds(t, func(*testing.T) string { return "" }) })
 	t.Run("postgres", func(t *testing.T) {
 		pgtest.DSN(t)

@@ -70,6 +70,7 @@ func refusalSites(t *testing.T) (core, door []string) {
 // somewhere, and the inventory prints each with the rule the door gives
 // it.
 func TestRefusalInventoryMatchesCode(t *testing.T) {
+	t.Parallel()
 	core, door := refusalSites(t)
 	if want := slices.Sorted(slices.Values(doorFieldCodes)); !slices.Equal(door, want) {
 		t.Errorf("the chat door refuses with %v, the inventory's field codes are %v", door, want)
@@ -101,6 +102,7 @@ func TestRefusalInventoryMatchesCode(t *testing.T) {
 
 // TestRefusalsCommand prints the inventory of the demo as markdown.
 func TestRefusalsCommand(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCmd(t, "refusals")
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +119,7 @@ func TestRefusalsCommand(t *testing.T) {
 // inventory as `frontdesk refusals` prints it now. Regenerate it with
 // go run ./cmd/frontdesk refusals > docs/refusals.md.
 func TestRefusalInventoryDocIsCurrent(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	printRefusals(&out, config.Demo(), "the built-in demo")
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "refusals.md"))
@@ -210,6 +213,7 @@ func refusalSiteLines(t *testing.T) string {
 // reservation desk, the booking form's checks and the form page. Rewrite it with
 // go test ./cmd/frontdesk -run TestInlineRefusalsAreInTheInventory -regen-refusals.
 func TestInlineRefusalsAreInTheInventory(t *testing.T) {
+	t.Parallel()
 	want := refusalSiteLines(t)
 	if *regenRefusals {
 		if err := os.WriteFile("refusal_sites.txt", []byte(want), 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 // the public https endpoint, its tools are what the hub lists, and a
 // plain-HTTP public URL or a binary without a release version is refused.
 func TestRegistryJSON(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	out, _, err := runCmd(t, "registry-json", "--data", data, "--public-url", "https://localhost", "--version", "v1.4.0")
 	if err != nil {

@@ -29,6 +29,7 @@ func withProperties(n int) func(*config.Config) {
 // past the last is refused with the range. The demo's three fit on one
 // page and keep their summary.
 func TestLongListsArePaged(t *testing.T) {
+	t.Parallel()
 	url := startMain(t, "", withProperties(25)).URL
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	stay := func(page int) map[string]any {
@@ -83,6 +84,7 @@ func TestLongListsArePaged(t *testing.T) {
 // a page, and the property refusal that names the first ten and points to
 // list_properties for the rest instead of naming all 60.
 func TestListPropertiesPages(t *testing.T) {
+	t.Parallel()
 	url := startMain(t, "", withProperties(60)).URL
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	res, out := callTool(t, cs, "list_properties", map[string]any{"page": 3})

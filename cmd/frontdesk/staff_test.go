@@ -8,6 +8,7 @@ import (
 // TestStaffCommands books through the running server, then confirms and
 // lists the reservation with `frontdesk staff` on the same store.
 func TestStaffCommands(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	cs := connect(t, m.URL+"/mcp", "2025-11-25")
 	res, out := callTool(t, cs, "start_booking", map[string]any{"property": "Riverside Inn", "roomtype": "double",

@@ -17,6 +17,7 @@ import (
 // then the chat booking tools and a USP platform both find it taken; a
 // bad request names its flags and stores nothing.
 func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
+	t.Parallel()
 	m, platform := startUSPDemo(t, "")
 	data := m.Config.Store.DataDir
 	out, _, err := runCmdAtTestNow(t, "staff", "book", "--data", data, "--location", "riverside", "--unit", "studio",
@@ -71,6 +72,7 @@ func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
 // desk's reason and the hold stays a hold, which the platform can still
 // convert (into a confirmed booking, the shuttle being auto).
 func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
+	t.Parallel()
 	m, platform := startUSPDemo(t, "")
 	_, _, body := post(t, m.URL+"/usp/availability/query", nil, `{"service_id":"svc_airport_shuttle","start_date":"2026-12-02","end_date":"2026-12-02"}`)
 	slot := decodeJSON(t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
@@ -106,6 +108,7 @@ func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
 // its room held; a bad field shows the form again and books nothing; a
 // clerk cannot book at another's property.
 func TestStaffBookOnTheStaffScreen(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	olga := signIn(t, m, "olga")
@@ -148,6 +151,7 @@ func TestStaffBookOnTheStaffScreen(t *testing.T) {
 // past, beyond the booking window or taken is refused with a sentence
 // naming --start, and stores nothing.
 func TestStaffBookTakesAShuttleStart(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { checkStaffBookOfAStart(t, "") })
 	t.Run("postgres", func(t *testing.T) { checkStaffBookOfAStart(t, pgtest.Schema(t)) })
 }

@@ -129,6 +129,7 @@ func (m *Main) reservationState(t *testing.T, ref string) reservation.State {
 // not exist, for the page and for an action with a valid token; the
 // reservation stays as it was. The clerk's own location opens.
 func TestStaffScopeByURL(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	riverside := chatBooking(t, m, "riverside", "double", "ada@example.com", "+1 303 555 0199")
@@ -194,6 +195,7 @@ func TestStaffScopeByURL(t *testing.T) {
 // another's, is refused and changes nothing; with it the reservation is
 // confirmed, the guest mailed, and the result shown after the redirect.
 func TestStaffCSRF(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	ref := chatBooking(t, m, "riverside", "double", "ada@example.com", "+1 303 555 0199")
@@ -230,6 +232,7 @@ func TestStaffCSRF(t *testing.T) {
 // nothing, for pages and posts alike; the cookie is HttpOnly, Lax and
 // not Secure over plain HTTP.
 func TestStaffSessionAfterSignOut(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	olga := signIn(t, m, "olga")
@@ -279,6 +282,7 @@ func TestStaffSignInLimit(t *testing.T) {
 // out-of-range value is named and saves nothing; a valid change is in
 // force for the booking core and in the audit with the owner's name.
 func TestStaffSettingsOverHTTP(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	carl := signIn(t, m, "carl")
@@ -344,6 +348,7 @@ func mailWithSubject(t *testing.T, m *Main, subject string) devMessage {
 // the screen holds its room (the free count drops) and the guest is
 // mailed; another is declined with the staff-decline mail.
 func TestStaffAcceptsAndDeclinesFormRequests(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	request := func(email string) string {
@@ -401,6 +406,7 @@ func TestStaffSessionExpires(t *testing.T) {
 // TestStaffCookieSecureOverTLS: a sign-in that came over TLS sets a
 // Secure cookie.
 func TestStaffCookieSecureOverTLS(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	var signInHandler http.Handler
@@ -424,6 +430,7 @@ var nextPage = regexp.MustCompile(`href="/staff/reservations\?([^"]+)" id="next"
 // TestStaffListPages: 30 requests list as 25 and 5, in order of arrival,
 // each once, and the second page keeps the filter.
 func TestStaffListPages(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	var writes []store.Write
@@ -467,6 +474,7 @@ func TestStaffListPages(t *testing.T) {
 // clock is fixed in the past; a cookie jar on the real clock must still
 // send the cookie back.
 func TestStaffCookieLifetimeIsRelative(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	addStaff(t, m)
 	_, h, _ := (&staffClient{t: t, base: m.URL}).do("POST", "/staff/signin", url.Values{"username": {"olga"}, "password": {staffPassword}})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -212,9 +211,24 @@ func readPassword(file string, stdin io.Reader, stderr io.Writer) (string, error
 		}
 		return string(first), nil
 	}
-	line, err := bufio.NewReader(stdin).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", err
+	// One line exactly, a byte at a time, so that commands run one after
+	// another on the same input (a script's) each read their own line.
+	var line []byte
+	var b [1]byte
+	for len(line) < 4096 {
+		n, err := stdin.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				break
+			}
+			line = append(line, b[0])
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
 	}
-	return strings.TrimRight(line, "\r\n"), nil
+	return strings.TrimRight(string(line), "\r"), nil
 }

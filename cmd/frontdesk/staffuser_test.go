@@ -18,6 +18,7 @@ import (
 // directory, then signs in with them through the staff service on the
 // same store, as serve would.
 func TestStaffAddUser(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pwFile := filepath.Join(t.TempDir(), "pw")
 	os.WriteFile(pwFile, []byte("correct horse battery\n"), 0o600)
@@ -72,6 +73,7 @@ func TestStaffAddUser(t *testing.T) {
 // command line: the list shows role, scope and state; a reset password
 // signs in and the old one does not; the only owner cannot be removed.
 func TestStaffUserCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, _, err := runCmd(t, "staff", "users", "--data", dir)
 	if err != nil || !strings.Contains(out, "no logins yet: add the first with frontdesk staff add-user") {
@@ -119,5 +121,37 @@ func TestStaffUserCommands(t *testing.T) {
 	}
 	if out, _, _ := runCmd(t, "staff", "users", "--data", dir); strings.Contains(out, "carl") {
 		t.Fatalf("carl is still listed: %q", out)
+	}
+}
+
+// TestPasswordsFromOneInput: commands run one after another on one
+// standard input (a script's) each read their own line; the first no
+// longer swallows the lines after it.
+func TestPasswordsFromOneInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := strings.NewReader("the first long password\nthe second long password\n")
+	for _, name := range []string{"olga", "carl"} {
+		var stdout bytes.Buffer
+		err := run(context.Background(), clock.System{}, []string{"staff", "add-user", "--username", name, "--role", "owner", "--data", dir}, in, &stdout, io.Discard)
+		if err != nil {
+			t.Fatalf("add-user %s: %v", name, err)
+		}
+	}
+	c := config.Demo()
+	c.Store.DataDir = dir
+	st, err := openStore(context.Background(), c.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := staff.New(st, c, staff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, pw := range map[string]string{"olga": "the first long password", "carl": "the second long password"} {
+		if _, _, err := svc.SignIn(context.Background(), name, pw, "127.0.0.1"); err != nil {
+			t.Errorf("%s cannot sign in with %q: %v", name, pw, err)
+		}
 	}
 }

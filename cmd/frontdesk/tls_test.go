@@ -92,6 +92,7 @@ func noRedirects(roots *x509.CertPool, serverName string) *http.Client {
 // HTTPS answers, plain HTTP redirected to the same path on HTTPS, and a
 // renewed certificate served without a restart.
 func TestTLSWithCertificateFiles(t *testing.T) {
+	t.Parallel()
 	ca := newTestCA(t)
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
@@ -159,6 +160,7 @@ func TestTLSWithCertificateFiles(t *testing.T) {
 // are refused from other machines, allowed on loopback, over TLS, and
 // from a trusted proxy that says the client used HTTPS.
 func TestPlainCredentials(t *testing.T) {
+	t.Parallel()
 	proxies, _ := clientip.Parse([]string{"10.0.0.1"})
 	tests := []struct {
 		name, remote, path, auth, proto string
@@ -228,6 +230,7 @@ func startProcess(t *testing.T, env []string, name string, args ...string) {
 // every name) over HTTP-01 on the plain listener, keeps it in the data
 // directory's cache and serves it with HSTS.
 func TestTLSWithACME(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv("FRONTDESK_TEST_PEBBLE")
 	if bin == "" {
 		if os.Getenv("CI") == "true" {

@@ -10,6 +10,7 @@ import (
 // TestSystemdUnitRunsServe: the shipped unit's ExecStart is serve with
 // flags serve takes.
 func TestSystemdUnitRunsServe(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "frontdesk.service"))
 	if err != nil {
 		t.Fatal(err)

@@ -86,6 +86,7 @@ func decodeJSON(t testing.TB, body string) map[string]any {
 // booking is rescheduled and cancelled; and a
 // room the chat booking tools just took cannot be booked over USP.
 func TestUSPBlackBox(t *testing.T) {
+	t.Parallel()
 	m, platform := startUSPDemo(t, "")
 	url := m.URL
 	status, _, body := send(t, "GET", url+"/.well-known/usp", nil, nil)
@@ -290,6 +291,7 @@ func uspBooking(t *testing.T, url string, platform map[string]string, day string
 // confirmation over USP. An owner's staff session also confirms over
 // USP; a clerk's does not.
 func TestUSPBookingOnTheStaffScreen(t *testing.T) {
+	t.Parallel()
 	m, platform := startUSPDemo(t, "")
 	addStaff(t, m)
 	ref := uspBooking(t, m.URL, platform, "2026-12-02")
@@ -322,6 +324,7 @@ func TestUSPBookingOnTheStaffScreen(t *testing.T) {
 // TestUSPLogsHoldNoGuestData: a whole USP booking's life, refusals
 // included, logs no buyer name, email or phone and no API key.
 func TestUSPLogsHoldNoGuestData(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m, platform := startUSPDemo(t, "", func(m *Main) {
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -77,6 +77,7 @@ var webhookPolicy = httpsig.Policy{
 // publishes at once, which signs only after the lead time; during the
 // overlap both keys verify, and the old one goes after its grace.
 func TestUSPKeysRotate(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "")
 	clk := m.Clock.(*clock.Fixed)
 	first := profileKeyIDs(t, m.URL)
@@ -158,6 +159,7 @@ func TestSweepCommandRunsTheUSPPasses(t *testing.T) {
 // TestServeWithProofNonces: with usp.require_proof_nonce the server
 // starts with the nonce secret every instance shares in the store.
 func TestServeWithProofNonces(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, "", func(c *config.Config) { c.USP.RequireProofNonce = true })
 	if ids := profileKeyIDs(t, m.URL); len(ids) != 1 {
 		t.Fatalf("profile keys %v", ids)

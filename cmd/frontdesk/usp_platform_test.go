@@ -14,6 +14,7 @@ import (
 // books; list shows it; remove drops it, and the URI is fetched (and
 // unreachable) again.
 func TestUSPPlatformPin(t *testing.T) {
+	t.Parallel()
 	m, _ := startUSPDemo(t, "")
 	data := m.Config.Store.DataDir
 	file := filepath.Join(t.TempDir(), "p.json")

@@ -16,6 +16,7 @@ import (
 // TestUSPIsServed: the demo serves the business profile, the REST binding
 // and the MCP binding on the running server; with USP off, none of them.
 func TestUSPIsServed(t *testing.T) {
+	t.Parallel()
 	url := startServer(t, "")
 	resp, err := http.Get(url + "/.well-known/usp")
 	if err != nil {

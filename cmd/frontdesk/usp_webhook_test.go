@@ -69,6 +69,7 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // delivery fails, and the retry 30 seconds later carries the same
 // event_id.
 func TestPlatformHearsOfStaffConfirmation(t *testing.T) {
+	t.Parallel()
 	schemas := uspspec.Load(t)
 	plat := usptest.NewPlatforms(t, map[string]string{"/hook.json": hookProfile})
 	clk := clock.NewFixed(testNow)

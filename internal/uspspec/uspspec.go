@@ -1,9 +1,11 @@
 // Package uspspec gives tests the official USP specification files: the
 // JSON schemas, the OpenAPI and OpenRPC documents of the 2026-08-20
-// snapshot and the flow vectors of the newer text. They live outside the
-// repository (../shared/spec from the module root, or the folder named by
-// FRONTDESK_USP_SPEC); a test that needs them fails when they are missing
-// under CI=true and skips with a message elsewhere.
+// snapshot and the proof-of-possession and flow vectors of the newer text.
+// Copies of the files the tests read are kept in this package's testdata
+// (Apache-2.0, LICENSE and NOTICE beside them), so the tests run from any
+// clone; FRONTDESK_USP_SPEC names another folder holding usp-2026-08-20 and
+// usp-newer to run them against instead, and TestCopiesMatch checks the
+// copies against it.
 //
 // It is test support: it imports only the standard library and the JSON
 // Schema validator, and only tests import it.
@@ -34,28 +36,35 @@ const (
 	newerOpenAPIURI = "https://usp-protocol.dev/newer/openapi/usp-rest.json"
 )
 
-// root finds a folder under ../shared/spec from the module root.
-func root(t testing.TB, name string) string {
+// Copies is the folder of the copies kept in the repository, found from
+// the module root above the test's working directory.
+func Copies(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("FRONTDESK_USP_SPEC")
-	if dir != "" {
-		dir = filepath.Join(dir, name)
-	} else if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				dir = filepath.Join(d, "..", "shared", "spec", name)
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, "internal", "uspspec", "testdata")
+		}
+		if filepath.Dir(d) == d {
+			t.Fatalf("no go.mod above %s", wd)
 		}
 	}
+}
+
+// root is one folder of the specification: under FRONTDESK_USP_SPEC when
+// it is set, else the repository's copy.
+func root(t testing.TB, name string) string {
+	t.Helper()
+	base := os.Getenv("FRONTDESK_USP_SPEC")
+	if base == "" {
+		base = Copies(t)
+	}
+	dir := filepath.Join(base, name)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the USP specification folder %s is missing; CI needs it (set FRONTDESK_USP_SPEC to the folder holding %s)", dir, name)
-		}
-		t.Skipf("skipping: the USP specification folder %s is missing (set FRONTDESK_USP_SPEC to the folder holding %s)", dir, name)
+		t.Fatalf("the USP specification folder %s is missing (FRONTDESK_USP_SPEC=%q names the folder holding %s; unset, the copies in internal/uspspec/testdata are used)", dir, os.Getenv("FRONTDESK_USP_SPEC"), name)
 	}
 	return dir
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"frontdesk/internal/citest"
 	"frontdesk/internal/golden"
 	"frontdesk/orp/schema"
 )
@@ -25,10 +24,17 @@ type Example struct {
 
 var block = regexp.MustCompile("(?s)(<!-- orp:([a-z0-9.]+) -->\n)?```json\n(.*?)```")
 
-// specPath is the specification as the workplace lays it beside the
-// repository; the examples are kept in testdata/examples so the suite does
-// not depend on it.
-var specPath = filepath.Join("..", "..", "..", "shared", "spec", "orp.md")
+// specPath is the ORP specification's text: the file FRONTDESK_ORP_SPEC
+// names, else ../shared/spec/orp.md beside the repository. The text is not
+// yet published under a licence, so it is not copied into the repository;
+// its JSON examples are kept in testdata/examples and every other test
+// reads those.
+func specPath() string {
+	if p := os.Getenv("FRONTDESK_ORP_SPEC"); p != "" {
+		return p
+	}
+	return filepath.Join("..", "..", "..", "shared", "spec", "orp.md")
+}
 
 // specExamples extracts every JSON block of the specification, numbered in
 // order, with the marker comment before it.
@@ -76,11 +82,12 @@ func examples(t *testing.T) []Example {
 
 // TestExamplesMatchTheSpecification checks that testdata/examples holds
 // exactly the specification's JSON blocks, byte for byte (rewritten with
-// -update). It needs the specification beside the repository.
+// -update). It needs the specification's text, and skips without it
+// (.ci/skips-allowed names it): the stored examples are checked either way.
 func TestExamplesMatchTheSpecification(t *testing.T) {
-	spec, err := os.ReadFile(specPath)
+	spec, err := os.ReadFile(specPath())
 	if err != nil {
-		citest.Missing(t, "the specification is not beside the repository (%v); the stored examples are still checked", err)
+		t.Skipf("the ORP specification's text is not here (%v); set FRONTDESK_ORP_SPEC to orp.md to compare the stored examples with it", err)
 	}
 	ex := specExamples(spec)
 	for _, e := range ex {

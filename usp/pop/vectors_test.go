@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/internal/citest"
+	"frontdesk/internal/uspspec"
 	"frontdesk/sqlite"
 )
 
@@ -47,10 +47,16 @@ type vector struct {
 // adds 011.
 var vectorSources = []string{"usp-2026-08-20", "usp-newer"}
 
-// sharedVectors is where the specification's own folders sit beside the
-// repository.
-func sharedVectors(source string) string {
-	return filepath.Join("..", "..", "..", "shared", "spec", source, "tests", "vectors", "pop")
+// specVectors is the specification's own vector folder: the copy of the
+// specification the tests read (internal/uspspec), or the folder
+// FRONTDESK_USP_SPEC names.
+func specVectors(t testing.TB, source string) string {
+	t.Helper()
+	dir := uspspec.Snapshot(t)
+	if source == "usp-newer" {
+		dir = uspspec.Newer(t)
+	}
+	return filepath.Join(dir, "tests", "vectors", "pop")
 }
 
 func readVectors(t testing.TB, dirs []string) []vector {
@@ -87,16 +93,16 @@ func TestVectorsFromTestdata(t *testing.T) {
 }
 
 // TestVectorsFromSpecification runs the specification's own folders and
-// checks that the copies have not drifted from them. CI must have them.
+// checks that the copies kept with this package have not drifted from them.
 func TestVectorsFromSpecification(t *testing.T) {
 	var dirs []string
 	for _, s := range vectorSources {
-		dir := sharedVectors(s)
-		if _, err := os.Stat(dir); err != nil {
-			citest.Missing(t, "the USP vectors folder %s is missing (%v); the copies in testdata still run", dir, err)
-		}
+		dir := specVectors(t, s)
 		dirs = append(dirs, dir)
 		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		if len(files) == 0 {
+			t.Fatalf("no vectors in %s", dir)
+		}
 		for _, f := range files {
 			want, _ := os.ReadFile(f)
 			got, err := os.ReadFile(filepath.Join("testdata", "vectors", s, filepath.Base(f)))
