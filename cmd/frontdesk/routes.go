@@ -66,9 +66,11 @@ func (m *Main) routes() http.Handler {
 	// handleMCP mounts an MCP endpoint: its front checks Host and Origin
 	// itself and answers with JSON-RPC errors. Its sessions are bounded
 	// in number and closed when idle, so unauthenticated initialize calls
-	// cannot pile up memory.
+	// cannot pile up memory; one pool bounds the sessions of every
+	// endpoint together.
+	sessions := mcpfront.NewSessionPool(mcpfront.SessionLimits{Idle: m.MCPSessionIdle})
 	handleMCP := func(pattern string, h http.Handler) {
-		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(mcpfront.LimitSessions(h, mcpfront.SessionLimits{Idle: m.MCPSessionIdle}))))
+		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(sessions.Limit(h))))
 	}
 
 	// MCP: the hub, and every location's read-only server on one pattern.
