@@ -40,7 +40,7 @@ type SessionLimits struct {
 const (
 	DefaultSessionIdle      = 30 * time.Minute
 	DefaultSessionEvictable = 5 * time.Minute
-	DefaultMaxSessions      = 20000
+	DefaultMaxSessions      = 10000
 	DefaultCreatePerSecond  = 50
 	DefaultCreateBurst      = 3000
 	createRetryAfter        = 1
