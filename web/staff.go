@@ -43,7 +43,7 @@ type StaffCore interface {
 
 // Logins is what the staff screen needs from the staff package.
 type Logins interface {
-	SignIn(ctx context.Context, username, password, addr string) (staff.Session, string, error)
+	SignInFrom(ctx context.Context, a staff.Attempt) (staff.SignedIn, error)
 	Session(ctx context.Context, token string) (staff.Session, staff.User, error)
 	SignOut(ctx context.Context, token string) error
 }
@@ -80,6 +80,13 @@ type Route struct {
 
 // sessionCookie holds the session token; its path keeps it to /staff/.
 const sessionCookie = "frontdesk_staff"
+
+// deviceCookie marks a browser that signed in before, for the logins it
+// names (staff.SignedIn.Device); it outlives sessions, for a year.
+const (
+	deviceCookie    = "frontdesk_staff_device"
+	deviceCookieAge = 365 * 24 * 60 * 60
+)
 
 // maxStaffBody bounds a posted staff form.
 const maxStaffBody = 64 << 10
@@ -245,7 +252,11 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username")}
-	ses, token, err := s.Logins.SignIn(r.Context(), d.Username, r.PostForm.Get("password"), clientip.Host(r))
+	a := staff.Attempt{Username: d.Username, Password: r.PostForm.Get("password"), Addr: clientip.Host(r)}
+	if c, err := r.Cookie(deviceCookie); err == nil {
+		a.Device = c.Value
+	}
+	in, err := s.Logins.SignInFrom(r.Context(), a)
 	if err != nil {
 		status := http.StatusUnauthorized
 		switch staff.ErrorCode(err) {
@@ -260,13 +271,21 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &se) {
 			d.Problem = strings.ToUpper(se.Message[:1]) + se.Message[1:] + "."
 		}
+		if status == http.StatusTooManyRequests && se != nil && strings.HasPrefix(se.Message, "too many") {
+			// The budget is this browser's at this login: another person's
+			// wrong passwords never spend it.
+			d.Problem += " Only sign-ins from this browser at this address are held; a browser you signed in with before still signs in."
+		}
 		s.render(w, r, visit{}, status, "staff_signin.html", d)
 		return
 	}
 	// Max-Age rather than Expires: a lifetime, not an instant on the
 	// server's clock, so a browser whose clock disagrees keeps the cookie.
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/staff/", MaxAge: int(ses.Expires.Sub(ses.CreatedAt).Seconds()),
+	ses := in.Session
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: in.Token, Path: "/staff/", MaxAge: int(ses.Expires.Sub(ses.CreatedAt).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: in.Device, Path: "/staff/", MaxAge: deviceCookieAge,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
 }
 

@@ -46,12 +46,12 @@ func (l *lazyLogins) get() (*staff.Service, error) {
 	return l.svc, l.err
 }
 
-func (l *lazyLogins) SignIn(ctx context.Context, username, password, addr string) (staff.Session, string, error) {
+func (l *lazyLogins) SignInFrom(ctx context.Context, a staff.Attempt) (staff.SignedIn, error) {
 	svc, err := l.get()
 	if err != nil {
-		return staff.Session{}, "", err
+		return staff.SignedIn{}, err
 	}
-	return svc.SignIn(ctx, username, password, addr)
+	return svc.SignInFrom(ctx, a)
 }
 
 func (l *lazyLogins) Session(ctx context.Context, token string) (staff.Session, staff.User, error) {
