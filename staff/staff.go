@@ -75,8 +75,8 @@ const (
 	// AttemptsPerUserUnknown bounds the guesses at one login from all
 	// unknown devices together; a known device is never held by it.
 	AttemptsPerUserUnknown = 100
-	MinPasswordLength = 12
-	MaxPasswordLength = 256
+	MinPasswordLength      = 12
+	MaxPasswordLength      = 256
 )
 
 // Record kinds.
