@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"frontdesk/booking"
 	"io"
 	"net"
 	"net/http"
@@ -297,6 +298,10 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) (err error) {
 	// the scheduled work deadline, whatever the store does.
 	ctx, cancel := context.WithTimeout(ctx, passDeadline)
 	defer cancel()
+	// A draft refuses before the store is even opened (§14).
+	if err := booking.CheckSweep(m.Config.Deployment); err != nil {
+		return fmt.Errorf("sweep: %w; nothing was written", err)
+	}
 	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err
