@@ -169,23 +169,20 @@ func (m *Main) nav() []page.Link {
 }
 
 // metricsHandler serves Prometheus, behind the bearer token when the
-// config names one. Without a token, on its own listener it is open (the
-// owner chose that address), and on the public listener it answers only
-// this machine (observe.go).
+// config names one. Without a token it is open only on its own listener
+// (the owner chose that address); on the main listener it then answers
+// nobody, this machine included (observe.go).
 func (m *Main) metricsHandler() http.Handler {
 	h := promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{})
 	token := m.Config.Server.MetricsToken
-	if token == "" && m.Config.Server.MetricsAddr == "" {
-		return localOnly(h)
-	}
-	if token == "" {
+	if token == "" && m.Config.Server.MetricsAddr != "" {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		if token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
-			http.Error(w, "Unauthorized: /metrics needs the token named by server.metrics_token_env or metrics_token_file.", http.StatusUnauthorized)
+			http.Error(w, metricsTokenRequired, http.StatusUnauthorized)
 			return
 		}
 		h.ServeHTTP(w, r)
