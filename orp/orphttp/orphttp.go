@@ -19,8 +19,8 @@ import (
 	"strconv"
 
 	"frontdesk/internal/clientip"
-	"frontdesk/internal/requestid"
 	"frontdesk/internal/page"
+	"frontdesk/internal/requestid"
 	"frontdesk/message"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
