@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/quota"
@@ -46,6 +48,10 @@ type User struct {
 	// PasswordSet is when the password was last reset; sessions opened
 	// before it end.
 	PasswordSet time.Time `json:"password_set,omitzero"`
+	// Handle is the login's WebAuthn user handle, made with its first
+	// passkey; Passkeys are the passkeys it signs in with (passkey.go).
+	Handle   []byte                `json:"passkey_handle,omitempty"`
+	Passkeys []webauthn.Credential `json:"passkeys,omitempty"`
 }
 
 // CanSee reports whether u may open and act on location slug's
@@ -276,6 +282,18 @@ func (s *Service) SignInFrom(ctx context.Context, a Attempt) (SignedIn, error) {
 		}
 		return SignedIn{}, &Error{Code: CodeDenied, Message: "wrong username or password"}
 	}
+	in, err := s.openSession(ctx, u, tokens, key, now)
+	if err != nil {
+		return SignedIn{}, err
+	}
+	// A successful sign-in is never counted against anyone.
+	s.giveBack(ctx, claims, now)
+	return in, nil
+}
+
+// openSession opens a session for u and names u in the device cookie
+// whose tokens are given.
+func (s *Service) openSession(ctx context.Context, u User, tokens []deviceToken, key []byte, now time.Time) (SignedIn, error) {
 	token, err := s.token()
 	if err != nil {
 		return SignedIn{}, internal("session token", err)
@@ -293,8 +311,6 @@ func (s *Service) SignInFrom(ctx context.Context, a Attempt) (SignedIn, error) {
 	if _, err := s.records.Create(ctx, store.Record{Kind: kindSession, Key: tokenKey(token), Value: value, UpdatedAt: now}); err != nil {
 		return SignedIn{}, internal("create session", err)
 	}
-	// A successful sign-in is never counted against anyone.
-	s.giveBack(ctx, claims, now)
 	return SignedIn{Session: ses, Token: token, Device: formatDevice(tokens, key)}, nil
 }
 
