@@ -3,9 +3,9 @@ package web
 import (
 	"context"
 	"errors"
+	"html/template"
 	"log/slog"
 	"net/http"
-	"html/template"
 	"net/url"
 	"strings"
 
