@@ -165,3 +165,32 @@ func TestSessionCreationRate(t *testing.T) {
 	clk.Advance(time.Second)
 	open(t, url, "192.0.2.1")
 }
+
+// TestStatelessRequestsHoldNoSession: calls on the 2026-07-28 revision
+// are answered without a session, and the pool holds none for them, so
+// no creation rate or cap applies to them.
+func TestStatelessRequestsHoldNoSession(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	pool := NewSessionPool(SessionLimits{Idle: time.Hour, CreatePerSecond: 1, CreateBurst: 1})
+	srv := httptest.NewServer(pool.Limit(Handler(s, HTTPOptions{Hostnames: []string{"127.0.0.1"}})))
+	t.Cleanup(srv.Close)
+	for i := range 5 {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(VersionHeader, RevisionStateless)
+		req.Header.Set("Mcp-Method", "tools/list")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get(SessionHeader) != "" {
+			t.Fatalf("stateless call %d = %d, session %q", i, resp.StatusCode, resp.Header.Get(SessionHeader))
+		}
+	}
+	if n := pool.Open(); n != 0 {
+		t.Fatalf("the pool holds %d sessions for stateless calls", n)
+	}
+}
