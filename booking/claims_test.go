@@ -292,3 +292,45 @@ func TestSuccessClearsTriesUnderContention(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupCountersCapped: wrong lookups of 520 valid-shaped absent
+// references keep at most 500 non-locked counters, dropping the oldest
+// first, and never a locked one: a reference locked before the stream
+// stays locked after it, on both engines. Without the cap all 520 stay.
+func TestLookupCountersCapped(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			w := burstWorld(t, engine)
+			ctx := context.Background()
+			ref := w.book(stayArgs())
+			for i := range lookupFailures {
+				w.lookup(ctx, web, args("reservation_number", ref, "phone_last4", fmt.Sprintf("%04d", 1000+i)))
+			}
+			w.clock.Advance(time.Second)
+			for i := range maxOpenLookups + 20 {
+				absent := fmt.Sprintf("RIV-%016X", 0xA000+i)
+				if _, err := w.lookup(ctx, web, args("reservation_number", absent, "phone_last4", "0199")); refusalText(err) != "no reservation found. Call +1 303 555 0111." {
+					t.Fatalf("lookup %d = %q", i, refusalText(err))
+				}
+				w.clock.Advance(time.Millisecond)
+			}
+			names, err := w.st.CounterNames(ctx, kindLookups+"/", "", 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(names) > maxOpenLookups+1 {
+				t.Fatalf("%d lookup counters kept, want at most %d non-locked and the locked one", len(names), maxOpenLookups)
+			}
+			kept := map[string]bool{}
+			for _, n := range names {
+				kept[n] = true
+			}
+			if !kept[lookupCounter(fmt.Sprintf("RIV-%016X", 0xA000+maxOpenLookups+19))] || kept[lookupCounter(fmt.Sprintf("RIV-%016X", 0xA000))] {
+				t.Fatal("the cap did not drop the oldest counters first")
+			}
+			if _, err := w.lookup(ctx, web, args("reservation_number", ref, "phone_last4", "0199")); err == nil {
+				t.Fatal("the locked reference answered after the cap: its counter was dropped")
+			}
+		})
+	}
+}

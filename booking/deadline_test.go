@@ -255,9 +255,10 @@ func TestStartAnswersWithinItsDeadline(t *testing.T) {
 }
 
 // TestNoCodeWithoutAdmissionInTime: when the mail admission's reads and
-// write take longer than its 2 seconds, no code is sent and the caller
-// gets the outage sentence (a slow store is a fault, not a limit), whether the store gave up at the deadline or
-// acknowledged the charge late. Nothing is left that would let an
+// write take longer than its 2 seconds, the shared code counter's write
+// failed: no code is sent and the caller gets §13's fixed pause sentence,
+// whether the store gave up at the deadline or acknowledged the charge
+// late. Nothing is left that would let an
 // identical start claim a code was mailed: once admission is quick
 // again, the identical start sends its code.
 func TestNoCodeWithoutAdmissionInTime(t *testing.T) {
@@ -276,7 +277,7 @@ func checkNoCodeWithoutAdmission(t *testing.T, engine string, late bool) {
 	slow.armed.Store(true)
 	_, err := w.start(context.Background(), web, stayArgs())
 	slow.armed.Store(false)
-	want := "This booking cannot be checked right now. Try again in a few minutes or call +1 303 555 0111.\nhttp://localhost:8080/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"
+	want := "Chat booking is briefly paused. The booking form is available, or call +1 303 555 0111.\nhttp://localhost:8080/book/riverside?roomtype=double&checkin=2026-12-30&checkout=2027-01-02"
 	if got := refusalText(err); got != want {
 		t.Fatalf("start with a late admission = %q, want %q", got, want)
 	}

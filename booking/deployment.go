@@ -1,9 +1,36 @@
 package booking
 
 import (
+	"errors"
 	"net"
 	"strings"
+
+	"frontdesk/config"
 )
+
+// The fixed refusals of the scheduled sweep (direct-booking.md §14),
+// safe to log: they name no guest and no value but the context's.
+var (
+	ErrSweepDraft       = errors.New("the scheduled sweep refuses a non-production runtime context (deployment.context)")
+	ErrSweepUnpublished = errors.New("the scheduled sweep refuses a production context without published evidence (deployment.published)")
+)
+
+// CheckSweep says whether the scheduled sweep may write with deployment
+// d: a named context other than production, or production not
+// published, is a draft and refuses before any write (§14). An empty
+// context is the unconfigured local install, where the booking tools
+// refuse anyway and the sweep keeps the store tidy.
+func CheckSweep(d config.Deployment) error {
+	switch ctx := strings.TrimSpace(d.Context); {
+	case ctx == "":
+		return nil
+	case ctx != "production":
+		return ErrSweepDraft
+	case !d.Published:
+		return ErrSweepUnpublished
+	}
+	return nil
+}
 
 // Caller is the deployment evidence of one call, taken from the runtime
 // and the request itself, never from a tool argument.

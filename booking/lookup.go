@@ -154,6 +154,10 @@ func (s *Service) evaluate(ctx context.Context, now time.Time, g *guess, name, r
 		}
 		return r, nil
 	}
+	if err := s.capLookups(ctx, now); err != nil {
+		// The cap is housekeeping: the sweep drops old counters anyway.
+		s.log.WarnContext(ctx, "cap lookup counters", "err", err)
+	}
 	return booked{}, notFound
 }
 

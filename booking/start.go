@@ -269,11 +269,12 @@ func (s *Service) codeAndSalt() (code, salt string, err error) {
 	return code, salt, err
 }
 
-// admissionRefusal words a refused or failed admission. A store failure
-// means no acknowledged allowance, so no code is sent; it is answered as
-// the outage it is, never with a limit's pause, which would send staff
-// looking at ceilings. Only contention that outlasted every attempt is
-// refused as a pause (§10: contention is refused, not treated as outage).
+// admissionRefusal words a refused or failed admission. A failed write
+// of the shared code counter (a store fault, or an acknowledgement past
+// the admission's deadline) means no acknowledged allowance, so no code
+// is sent, and §13 fixes its answer: the pause sentence, with no local
+// fallback. Contention that outlasted every attempt is a pause too, with
+// the phone and the form (§10).
 func (s *Service) admissionRefusal(err error, rt route) *Error {
 	var full *errBudget
 	switch {
@@ -288,7 +289,7 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 	case errors.Is(err, store.ErrConflict):
 		return refuse("paused_call", rt).because(fmt.Errorf("mail admission: %w", err))
 	default:
-		return refuse("cannot_check", rt).because(fmt.Errorf("mail admission: %w", err))
+		return refuse("paused", rt).because(fmt.Errorf("mail admission: %w", err))
 	}
 }
 

@@ -53,16 +53,20 @@ type Dev struct {
 	// can say which one paused a booking and when it lifts.
 	Paused func(context.Context) ([]Pause, error)
 
-	// A send only queues its message: the writes go in the background,
-	// all that queued meanwhile in one Apply, so the mailbox's own
-	// commits stay out of the path of the booking that mails. Messages
-	// and Close write the queue first, so this process reads what it
-	// sent; another process on the same store sees a message once its
-	// write lands, a few milliseconds later.
+	// A send is done once its message is stored: sends that arrive
+	// while one write runs wait for it and go together in the next
+	// Apply (a group commit), so the mailbox's commits do not queue one
+	// by one behind the bookings that mail.
 	mu      sync.Mutex
-	queued  []store.Record
+	queued  []queuedMail
 	writing sync.Mutex // one write of the queue at a time
-	writers sync.WaitGroup
+}
+
+// queuedMail is one message waiting for its write, and where its write's
+// result goes.
+type queuedMail struct {
+	record store.Record
+	done   chan error
 }
 
 // Pause is an adjustable chat-booking ceiling that is full, as the page
@@ -105,10 +109,10 @@ type devRecord struct {
 	ReceivedAt time.Time `json:"received_at"`
 }
 
-// Send captures e: it queues the message and returns, and the message is
-// stored in the background. A second capture of the same ID at the same
+// Send captures e and returns once it is stored, so a send reported as
+// done is in the mailbox. A second capture of the same ID at the same
 // instant is a retry of the same send and keeps one copy. A store failure
-// is logged: the message is lost, which a development mailbox can bear.
+// is the send's error: the message is not in the mailbox.
 func (d *Dev) Send(ctx context.Context, e message.Email) error {
 	now := d.clock.Now().UTC()
 	value, err := json.Marshal(devRecord{
@@ -119,25 +123,25 @@ func (d *Dev) Send(ctx context.Context, e message.Email) error {
 		return fmt.Errorf("dev mail: %w: %w", message.ErrNotSent, err)
 	}
 	key := fmt.Sprintf("%020d-%s", now.UnixNano(), e.ID)
+	q := queuedMail{record: store.Record{Kind: devKind, Key: key, Value: value, UpdatedAt: now}, done: make(chan error, 1)}
 	d.mu.Lock()
-	d.queued = append(d.queued, store.Record{Kind: devKind, Key: key, Value: value, UpdatedAt: now})
-	first := len(d.queued) == 1
+	d.queued = append(d.queued, q)
 	d.mu.Unlock()
-	if first {
-		// The write outlives the send's request: it has its own deadline.
-		d.writers.Go(func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if err := d.flush(ctx); err != nil {
-				d.logger.ErrorContext(ctx, "dev mailbox write", "err", err)
-			}
-		})
+	// The write runs to its end even if the send's caller gives up, so a
+	// message is never half reported.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	d.flush(wctx)
+	if err := <-q.done; err != nil {
+		return fmt.Errorf("dev mail: %w: %w", message.ErrNotSent, err)
 	}
 	return nil
 }
 
-// flush stores every queued message, in one Apply when it can.
-func (d *Dev) flush(ctx context.Context) error {
+// flush stores every queued message, in one Apply when it can, and tells
+// each its result. A caller whose message another flush took finds the
+// queue empty and reads its result from that flush.
+func (d *Dev) flush(ctx context.Context) {
 	d.writing.Lock()
 	defer d.writing.Unlock()
 	d.mu.Lock()
@@ -145,41 +149,44 @@ func (d *Dev) flush(ctx context.Context) error {
 	d.queued = nil
 	d.mu.Unlock()
 	if len(batch) == 0 {
-		return nil
+		return
 	}
 	writes := make([]store.Write, len(batch))
-	for i, r := range batch {
-		writes[i] = store.Write{Op: store.OpCreate, Record: r}
+	for i, q := range batch {
+		writes[i] = store.Write{Op: store.OpCreate, Record: q.record}
 	}
 	_, err := d.records.Apply(ctx, writes)
 	if errors.Is(err, store.ErrExists) {
 		// A retry's copy is stored already: keep the others one by one.
-		err = nil
-		for _, r := range batch {
-			if _, e := d.records.Create(ctx, r); e != nil && !errors.Is(e, store.ErrExists) {
-				err = e
+		for _, q := range batch {
+			_, e := d.records.Create(ctx, q.record)
+			if errors.Is(e, store.ErrExists) {
+				e = nil
 			}
+			if e != nil {
+				d.logger.WarnContext(ctx, "store dev mail", "messages", 1, "err", e)
+			}
+			q.done <- e
 		}
+		return
 	}
 	if err != nil {
 		d.logger.WarnContext(ctx, "store dev mail", "messages", len(batch), "err", err)
-		return fmt.Errorf("dev mail: %w", err)
 	}
-	return nil
+	for _, q := range batch {
+		q.done <- err
+	}
 }
 
-// Close stores the messages still queued.
-func (d *Dev) Close(ctx context.Context) error {
-	d.writers.Wait()
-	return d.flush(ctx)
+// Close has nothing to store: every send stored its message before it
+// returned.
+func (d *Dev) Close(context.Context) error {
+	return nil
 }
 
 // Messages returns the newest captured messages, at most 500, oldest
 // first.
 func (d *Dev) Messages(ctx context.Context) ([]DevMessage, error) {
-	if err := d.flush(ctx); err != nil {
-		return nil, err
-	}
 	var out []DevMessage
 	after := ""
 	for {

@@ -207,13 +207,7 @@ func TestDevSharedStore(t *testing.T) {
 	if err := serve.Send(t.Context(), devEmail("from-serve", "Sent by the serve process")); err != nil {
 		t.Fatal(err)
 	}
-	// Each process's messages are in the store once it wrote its queue,
-	// as it does in the background and, at the latest, as it closes.
-	for _, d := range []*Dev{mcp, serve} {
-		if err := d.Close(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Each process's messages are in the store once its send returned.
 	for name, d := range map[string]*Dev{"serve": serve, "mcp": mcp} {
 		got, err := d.Messages(t.Context())
 		if err != nil {
@@ -309,5 +303,33 @@ func TestDevPageSaysWhatIsPausedNow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// failingApply refuses every write, as a full or broken disk does.
+type failingApply struct{ store.Store }
+
+func (failingApply) Apply(context.Context, []store.Write) ([]store.Record, error) {
+	return nil, errors.New("disk full")
+}
+
+// TestDevSendReportsAFailedStore: a send whose message cannot be stored
+// fails, as not sent, instead of reporting success and dropping the
+// message; the same send on a working store is in the mailbox when it
+// returns, with no Close in between.
+func TestDevSendReportsAFailedStore(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "frontdesk.db"))
+	broken := NewDev(failingApply{st}, clock.NewFixed(start()), nil)
+	if err := broken.Send(t.Context(), devEmail("lost", "Subject")); !message.NotSent(err) {
+		t.Fatalf("send on a failing store = %v, want not sent", err)
+	}
+	d := NewDev(st, clock.NewFixed(start()), nil)
+	if err := d.Send(t.Context(), devEmail("kept", "Subject")); err != nil {
+		t.Fatal(err)
+	}
+	other := NewDev(st, clock.NewFixed(start()), nil)
+	got, err := other.Messages(t.Context())
+	if err != nil || len(got) != 1 || got[0].ID != "kept" {
+		t.Fatalf("messages after the send returned = %+v, %v", got, err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/internal/clock"
 )
 
 // sessionServer serves an MCP server with no tools behind LimitSessions
@@ -91,23 +93,104 @@ func TestSessionsExpireWithoutTraffic(t *testing.T) {
 	}
 }
 
-// TestSessionsPerAddress: a client past its own cap loses its own oldest
-// session, and when the endpoint is full a newcomer is refused; nobody's
-// sessions are closed to make room for someone else's.
-func TestSessionsPerAddress(t *testing.T) {
-	url, _ := sessionServer(t, SessionLimits{Idle: time.Hour, Max: 4, PerAddress: 2})
-	live := open(t, url, "192.0.2.10")
-	first := open(t, url, "198.51.100.1")
-	open(t, url, "198.51.100.1")
-	open(t, url, "198.51.100.1")
-	if alive(t, url, "198.51.100.1", first) {
-		t.Fatal("the flooding client's oldest session is still open past its cap of 2")
+// TestManySessionsFromOneAddress: one address (a hosted assistant's
+// egress) holds far more than the sixteen sessions it once could, and
+// every one stays open.
+func TestManySessionsFromOneAddress(t *testing.T) {
+	url, closed := sessionServer(t, SessionLimits{Idle: time.Hour})
+	ids := make([]string, 100)
+	for i := range ids {
+		ids[i] = open(t, url, "192.0.2.1")
 	}
-	open(t, url, "198.51.100.2")
-	if status, _ := mcpPost(t, url, "198.51.100.3", "", initializeBody); status != http.StatusServiceUnavailable {
-		t.Fatalf("initialize on a full endpoint = %d, want 503", status)
+	for i, id := range ids {
+		if !alive(t, url, "192.0.2.1", id) {
+			t.Fatalf("session %d of 100 from one address was closed", i)
+		}
 	}
-	if !alive(t, url, "192.0.2.10", live) {
-		t.Fatal("another client's session was closed to make room")
+	if n := closed.Load(); n != 0 {
+		t.Fatalf("%d sessions closed, want none", n)
+	}
+}
+
+// TestFullPoolEvictsOnlyIdleSessions: when the pool is full a newcomer
+// closes the session idle longest only once it has idled for Evictable,
+// never one with a request (here a GET stream) in flight, and is refused
+// while every session is live.
+func TestFullPoolEvictsOnlyIdleSessions(t *testing.T) {
+	clk := clock.NewFixed(time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC))
+	url, _ := sessionServer(t, SessionLimits{Idle: time.Hour, Evictable: 5 * time.Minute, Max: 2, Clock: clk})
+	streaming := open(t, url, "192.0.2.1")
+	clk.Advance(time.Second)
+	quiet := open(t, url, "192.0.2.1")
+	clk.Advance(time.Minute)
+	if status, _ := mcpPost(t, url, "192.0.2.1", "", initializeBody); status != http.StatusServiceUnavailable {
+		t.Fatalf("initialize with every session used a minute ago = %d, want 503", status)
+	}
+	// The older session holds a GET stream open: a request in flight.
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(SessionHeader, streaming)
+	req.Header.Set(VersionHeader, "2025-06-18")
+	req.Header.Set("X-Test-Client", "192.0.2.1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream = %d", resp.StatusCode)
+	}
+	clk.Advance(10 * time.Minute)
+	open(t, url, "198.51.100.1")
+	if alive(t, url, "192.0.2.1", quiet) {
+		t.Fatal("the session idle for ten minutes was not the one closed")
+	}
+	if !alive(t, url, "192.0.2.1", streaming) {
+		t.Fatal("a session with its stream open was closed to make room")
+	}
+}
+
+// TestSessionCreationRate: an address past its burst waits for its rate,
+// with 429 and Retry-After, and another address is unaffected.
+func TestSessionCreationRate(t *testing.T) {
+	clk := clock.NewFixed(time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC))
+	url, _ := sessionServer(t, SessionLimits{Idle: time.Hour, CreatePerSecond: 1, CreateBurst: 3, Clock: clk})
+	for range 3 {
+		open(t, url, "192.0.2.1")
+	}
+	if status, _ := mcpPost(t, url, "192.0.2.1", "", initializeBody); status != http.StatusTooManyRequests {
+		t.Fatalf("a fourth initialize within the burst of 3 = %d, want 429", status)
+	}
+	open(t, url, "198.51.100.1")
+	clk.Advance(time.Second)
+	open(t, url, "192.0.2.1")
+}
+
+// TestStatelessRequestsHoldNoSession: calls on the 2026-07-28 revision
+// are answered without a session, and the pool holds none for them, so
+// no creation rate or cap applies to them.
+func TestStatelessRequestsHoldNoSession(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	pool := NewSessionPool(SessionLimits{Idle: time.Hour, CreatePerSecond: 1, CreateBurst: 1})
+	srv := httptest.NewServer(pool.Limit(Handler(s, HTTPOptions{Hostnames: []string{"127.0.0.1"}})))
+	t.Cleanup(srv.Close)
+	for i := range 5 {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(VersionHeader, RevisionStateless)
+		req.Header.Set("Mcp-Method", "tools/list")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get(SessionHeader) != "" {
+			t.Fatalf("stateless call %d = %d, session %q", i, resp.StatusCode, resp.Header.Get(SessionHeader))
+		}
+	}
+	if n := pool.Open(); n != 0 {
+		t.Fatalf("the pool holds %d sessions for stateless calls", n)
 	}
 }

@@ -134,6 +134,18 @@ func (b Budget) Claim(ctx context.Context, st Counters, key string, now time.Tim
 	return nil
 }
 
+// GiveBack uncounts one use of key's budget claimed at at, known not to
+// count (a sign-in that succeeded). A use whose window has ended is left
+// alone: it counts no more.
+func (b Budget) GiveBack(ctx context.Context, st Counters, key string, at, now time.Time) error {
+	first := bucket(b.start(at))
+	_, err := st.Apply(ctx, []store.Write{{Op: store.OpGiveBack, Tally: &store.Tally{Name: b.name(key), Bucket: first, Live: bucket(b.start(now))}}})
+	if err != nil {
+		return fmt.Errorf("give back %s: %w", b.Kind, err)
+	}
+	return nil
+}
+
 // Purge drops the counters of this budget with no use in the window
 // holding now, and returns how many it removed. The sweep calls it.
 func (b Budget) Purge(ctx context.Context, st Counters, now time.Time) (int, error) {

@@ -38,10 +38,16 @@ func newHashGate(budget uint32, typical Hashing) *hashGate {
 
 // acquire reserves kib, waiting until ctx ends. It reports false, having
 // reserved nothing, when kib can never fit, too many already wait, or
-// ctx ends first.
-func (g *hashGate) acquire(ctx context.Context, kib uint32) bool {
+// ctx ends first. A check for a known device may take the whole budget;
+// any other leaves kib free for one, so a flood from unknown clients
+// cannot keep a known device waiting for memory.
+func (g *hashGate) acquire(ctx context.Context, kib uint32, known bool) bool {
+	keep := kib
+	if known || kib*2 > g.budget {
+		keep = 0
+	}
 	g.mu.Lock()
-	if kib > g.budget || (g.free < kib && g.waiting >= g.maxWait) {
+	if kib > g.budget || (g.free < kib+keep && g.waiting >= g.maxWait && !known) {
 		g.mu.Unlock()
 		return false
 	}
@@ -52,7 +58,7 @@ func (g *hashGate) acquire(ctx context.Context, kib uint32) bool {
 		g.mu.Unlock()
 	}()
 	for {
-		if g.free >= kib {
+		if g.free >= kib+keep {
 			g.free -= kib
 			g.mu.Unlock()
 			return true

@@ -80,3 +80,48 @@ func TestSignInFloodKeepsHashingMemoryBounded(t *testing.T) {
 	}
 	t.Logf("memory grew by %d MiB; outcomes %v", grown>>20, count)
 }
+
+// TestKnownDeviceSignsInDuringFlood: while 200 wrong sign-ins at the same
+// login arrive at once from 200 addresses, at the default argon2id cost,
+// the login's own device signs in at once: its budget is its own and the
+// password check keeps memory for it. Unknown clients are refused as
+// busy meanwhile, and none of them checks more than its budget.
+func TestKnownDeviceSignsInDuringFlood(t *testing.T) {
+	svc, err := New(sqliteStore(t), config.Demo(), Options{Clock: clock.NewFixed(testNow), Random: &seeded{}, HashMemory: 64 * 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := svc.AddUser(ctx, "olga", "correct horse battery", Owner, nil); err != nil {
+		t.Fatal(err)
+	}
+	in, err := svc.SignInFrom(ctx, Attempt{Username: "olga", Password: "correct horse battery", Addr: "192.0.2.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	started := make(chan struct{})
+	for i := range 200 {
+		wg.Go(func() {
+			if i == 0 {
+				close(started)
+			}
+			_, _, err := svc.SignIn(ctx, "olga", "wrong password!!", fmt.Sprintf("198.51.%d.%d", i/100, i%100))
+			if c := ErrorCode(err); c != CodeDenied && c != CodeLimited {
+				t.Errorf("flood sign-in %d: %v", i, err)
+			}
+		})
+	}
+	<-started
+	time.Sleep(50 * time.Millisecond) // the flood holds the password check
+	start := time.Now()
+	if _, err := svc.SignInFrom(ctx, Attempt{Username: "olga", Password: "correct horse battery", Addr: "198.51.0.1", Device: in.Device}); err != nil {
+		t.Fatalf("the known device during the flood: %v", err)
+	}
+	took := time.Since(start)
+	wg.Wait()
+	if took > hashWait {
+		t.Fatalf("the known device waited %v, longer than an unknown one is let wait", took)
+	}
+	t.Logf("the known device signed in after %v", took)
+}

@@ -14,8 +14,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-webauthn/webauthn/webauthn"
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
@@ -45,6 +48,10 @@ type User struct {
 	// PasswordSet is when the password was last reset; sessions opened
 	// before it end.
 	PasswordSet time.Time `json:"password_set,omitzero"`
+	// Handle is the login's WebAuthn user handle, made with its first
+	// passkey; Passkeys are the passkeys it signs in with (passkey.go).
+	Handle   []byte                `json:"passkey_handle,omitempty"`
+	Passkeys []webauthn.Credential `json:"passkeys,omitempty"`
 }
 
 // CanSee reports whether u may open and act on location slug's
@@ -62,17 +69,20 @@ type Session struct {
 	Expires   time.Time `json:"expires"` // absolute end, whatever the activity
 }
 
-// Limits of signing in. Attempts are counted, not only failures, because
-// each attempt is claimed before its password is checked: parallel
-// guesses cannot check more passwords than the limit allows.
+// Limits of signing in. Each attempt is claimed before its password is
+// checked, so parallel guesses cannot check more passwords than a budget
+// allows; a successful one is given back, so only failures count.
 const (
 	SessionLifetime   = 12 * time.Hour
 	SessionIdle       = 2 * time.Hour
 	AttemptWindow     = 15 * time.Minute
-	AttemptsPerUser   = 10
+	AttemptsPerClient = 10 // one login from one device, or from one address
 	AttemptsPerAddr   = 30
-	MinPasswordLength = 12
-	MaxPasswordLength = 256
+	// AttemptsPerUserUnknown bounds the guesses at one login from all
+	// unknown devices together; a known device is never held by it.
+	AttemptsPerUserUnknown = 100
+	MinPasswordLength      = 12
+	MaxPasswordLength      = 256
 )
 
 // Record kinds.
@@ -102,6 +112,11 @@ type Service struct {
 	// dummy is a hash checked for an unknown username, so a wrong name
 	// costs the same time as a wrong password.
 	dummy string
+	// zone is the property's time zone, for the times sign-in messages
+	// name.
+	zone   *time.Location
+	keyMu  sync.Mutex
+	devKey []byte // read or made on first use
 }
 
 // Options are the parts a test replaces; nil and zero mean defaults.
@@ -131,6 +146,7 @@ func New(records Records, cfg config.Config, o Options) (*Service, error) {
 		o.HashMemory = DefaultHashMemory
 	}
 	s.gate = newHashGate(o.HashMemory, s.hashing)
+	s.zone = propertyZone(cfg)
 	dummy, err := hashPassword("no such user", s.hashing, s.random)
 	if err != nil {
 		return nil, err
@@ -189,63 +205,140 @@ func (s *Service) User(ctx context.Context, username string) (User, error) {
 }
 
 // SignIn checks a username and password from addr (the client's network
-// address) and opens a session. It returns the session and the token the
-// browser keeps; only the token's hash is stored. Every attempt is
-// claimed against the per-user and per-address limits first.
+// address) on a device not known to sign in before; SignInFrom has the
+// whole story.
 func (s *Service) SignIn(ctx context.Context, username, password, addr string) (Session, string, error) {
+	in, err := s.SignInFrom(ctx, Attempt{Username: username, Password: password, Addr: addr})
+	return in.Session, in.Token, err
+}
+
+// Attempt is one sign-in: the login and password typed, the client's
+// network address, and the device cookie the browser sent, if any.
+type Attempt struct {
+	Username, Password, Addr, Device string
+}
+
+// SignedIn is an opened session: the session, the token the browser
+// keeps (only its hash is stored), and the device cookie to set, which
+// now names this login.
+type SignedIn struct {
+	Session Session
+	Token   string
+	Device  string
+}
+
+// SignInFrom checks a sign-in and opens a session. Each attempt is
+// claimed against its budgets before the password is checked, so
+// parallel guesses cannot check more than the budgets allow; a successful
+// sign-in gives its claims back, so only failures count.
+//
+// The budgets are per login and client together: a device whose cookie
+// names the login has a budget of its own (AttemptsPerClient) and no
+// other, so wrong passwords from anywhere else never lock it out; any
+// other client spends the budget of the login at its address
+// (AttemptsPerClient), its address's (AttemptsPerAddr) and the login's
+// budget for unknown devices (AttemptsPerUserUnknown), which bounds
+// guessing spread over many addresses. A known device also keeps a share
+// of the password check's memory that unknown ones cannot take.
+func (s *Service) SignInFrom(ctx context.Context, a Attempt) (SignedIn, error) {
 	now := s.clock.Now()
-	username = strings.ToLower(strings.TrimSpace(username))
-	if len(username) > 40 || len(password) > MaxPasswordLength*4 {
-		return Session{}, "", &Error{Code: CodeDenied, Message: "wrong username or password"}
+	username := strings.ToLower(strings.TrimSpace(a.Username))
+	if len(username) > 40 || len(a.Password) > MaxPasswordLength*4 {
+		return SignedIn{}, &Error{Code: CodeDenied, Message: "wrong username or password"}
 	}
-	perUser, perAddr := attemptBudgets()
-	if err := s.claimAttempt(ctx, perUser, username, now); err != nil {
-		return Session{}, "", err
+	key, err := s.deviceKey(ctx)
+	if err != nil {
+		return SignedIn{}, internal("device key", err)
 	}
-	if err := s.claimAttempt(ctx, perAddr, addr, now); err != nil {
-		return Session{}, "", err
+	tokens := parseDevice(a.Device, key)
+	device := knownDevice(tokens, username)
+	var claims []claim
+	perClient, perAddr, perUser := attemptBudgets()
+	if device != "" {
+		claims = []claim{{perClient, username + "/device/" + device}}
+	} else {
+		claims = []claim{{perClient, username + "/addr/" + a.Addr}, {perAddr, a.Addr}, {perUser, username}}
+	}
+	for i, c := range claims {
+		if err := s.claimAttempt(ctx, c.budget, c.key, now); err != nil {
+			s.giveBack(ctx, claims[:i], now)
+			return SignedIn{}, err
+		}
 	}
 	u, err := s.User(ctx, username)
 	hash := u.Hash
 	if err != nil {
 		if ErrorCode(err) != CodeDenied {
-			return Session{}, "", err
+			s.giveBack(ctx, claims, now)
+			return SignedIn{}, err
 		}
 		hash = s.dummy
 	}
-	if ok, herr := s.check(ctx, hash, password); herr != nil || !ok || err != nil || u.Disabled {
+	if ok, herr := s.check(ctx, hash, a.Password, device != ""); herr != nil || !ok || err != nil || u.Disabled {
 		if herr != nil {
-			return Session{}, "", herr
+			// Not checked: the attempt costs nothing.
+			s.giveBack(ctx, claims, now)
+			return SignedIn{}, herr
 		}
-		return Session{}, "", &Error{Code: CodeDenied, Message: "wrong username or password"}
+		return SignedIn{}, &Error{Code: CodeDenied, Message: "wrong username or password"}
 	}
+	in, err := s.openSession(ctx, u, tokens, key, now)
+	if err != nil {
+		return SignedIn{}, err
+	}
+	// A successful sign-in is never counted against anyone.
+	s.giveBack(ctx, claims, now)
+	return in, nil
+}
+
+// openSession opens a session for u and names u in the device cookie
+// whose tokens are given.
+func (s *Service) openSession(ctx context.Context, u User, tokens []deviceToken, key []byte, now time.Time) (SignedIn, error) {
 	token, err := s.token()
 	if err != nil {
-		return Session{}, "", internal("session token", err)
+		return SignedIn{}, internal("session token", err)
 	}
 	csrf, err := s.token()
 	if err != nil {
-		return Session{}, "", internal("csrf token", err)
+		return SignedIn{}, internal("csrf token", err)
+	}
+	tokens, err = s.remember(tokens, u.Username)
+	if err != nil {
+		return SignedIn{}, internal("device token", err)
 	}
 	ses := Session{Username: u.Username, CSRF: csrf, CreatedAt: now, LastSeen: now, Expires: now.Add(SessionLifetime)}
 	value, _ := json.Marshal(ses)
 	if _, err := s.records.Create(ctx, store.Record{Kind: kindSession, Key: tokenKey(token), Value: value, UpdatedAt: now}); err != nil {
-		return Session{}, "", internal("create session", err)
+		return SignedIn{}, internal("create session", err)
 	}
-	return ses, token, nil
+	return SignedIn{Session: ses, Token: token, Device: formatDevice(tokens, key)}, nil
+}
+
+// claim is one use of a budget for one key.
+type claim struct {
+	budget quota.Budget
+	key    string
+}
+
+// giveBack returns claims taken at now. A failed write leaves the use
+// counted, the safe side: it ends with its window.
+func (s *Service) giveBack(ctx context.Context, claims []claim, now time.Time) {
+	for _, c := range claims {
+		_ = c.budget.GiveBack(ctx, s.records, c.key, now, s.clock.Now())
+	}
 }
 
 // check checks password against the stored hash within the hashing
 // memory budget; a check that cannot have its memory soon is refused
 // without hashing.
-func (s *Service) check(ctx context.Context, phc, password string) (bool, error) {
+func (s *Service) check(ctx context.Context, phc, password string, known bool) (bool, error) {
 	h, ok := parseHash(phc)
 	if !ok {
 		return false, nil
 	}
 	wait, cancel := context.WithTimeout(ctx, hashWait)
 	defer cancel()
-	if !s.gate.acquire(wait, h.Memory) {
+	if !s.gate.acquire(wait, h.Memory, known) {
 		return false, &Error{Code: CodeLimited, Message: "sign-in is busy; try again in a moment"}
 	}
 	defer s.gate.release(h.Memory)
@@ -320,17 +413,19 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 	}
 }
 
-// attemptBudgets are the sign-in budgets per user and per address.
-func attemptBudgets() (perUser, perAddr quota.Budget) {
-	return quota.Budget{Kind: kindAttempts + ".user", Limit: AttemptsPerUser, Window: AttemptWindow},
-		quota.Budget{Kind: kindAttempts + ".addr", Limit: AttemptsPerAddr, Window: AttemptWindow}
+// attemptBudgets are the sign-in budgets per login and client, per
+// address and per login from unknown devices.
+func attemptBudgets() (perClient, perAddr, perUser quota.Budget) {
+	return quota.Budget{Kind: kindAttempts + ".client", Limit: AttemptsPerClient, Window: AttemptWindow},
+		quota.Budget{Kind: kindAttempts + ".addr", Limit: AttemptsPerAddr, Window: AttemptWindow},
+		quota.Budget{Kind: kindAttempts + ".user", Limit: AttemptsPerUserUnknown, Window: AttemptWindow}
 }
 
 // claimAttempt counts one sign-in attempt against budget b for key.
 func (s *Service) claimAttempt(ctx context.Context, b quota.Budget, key string, now time.Time) error {
 	err := b.Claim(ctx, s.records, key, now)
 	if spent, ok := errors.AsType[*quota.ErrSpent](err); ok {
-		return &Error{Code: CodeLimited, Message: fmt.Sprintf("too many sign-in attempts; try again after %s", spent.Until.Format("15:04 MST"))}
+		return &Error{Code: CodeLimited, Message: fmt.Sprintf("too many failed sign-ins; try again after %s", spent.Until.In(s.zone).Format("15:04 MST"))}
 	}
 	if err != nil {
 		return internal("claim sign-in attempt", err)
@@ -362,8 +457,8 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 		}
 		after = page[len(page)-1].Key
 	}
-	perUser, perAddr := attemptBudgets()
-	for _, b := range []quota.Budget{perUser, perAddr} {
+	perClient, perAddr, perUser := attemptBudgets()
+	for _, b := range []quota.Budget{perClient, perAddr, perUser} {
 		n, err := b.Purge(ctx, s.records, now)
 		removed += n
 		if err != nil {
@@ -371,6 +466,26 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 		}
 	}
 	return removed, nil
+}
+
+// propertyZone is the zone staff read times in: the business's, or the
+// locations' when the business names none but they share one.
+func propertyZone(cfg config.Config) *time.Location {
+	if z, err := time.LoadLocation(cfg.Business.TimeZone); err == nil && cfg.Business.TimeZone != "" && cfg.Business.TimeZone != "UTC" {
+		return z
+	}
+	var zone *time.Location
+	for _, l := range cfg.Locations {
+		z := l.Zone()
+		if z == nil || zone != nil && z.String() != zone.String() {
+			return time.UTC
+		}
+		zone = z
+	}
+	if zone == nil {
+		return time.UTC
+	}
+	return zone
 }
 
 // live reports whether the session is still open at now.

@@ -3,6 +3,8 @@ package staff
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,20 +25,20 @@ var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 // cheap keeps tests fast; the cost parameters travel in each hash.
 var cheap = Hashing{Time: 1, Memory: 64, Threads: 1}
 
-// seeded is a deterministic random source.
+// seeded is a deterministic random source whose output does not repeat
+// within a test.
 type seeded struct {
 	mu sync.Mutex
-	n  byte
+	g  *rand.ChaCha8
 }
 
 func (s *seeded) Read(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range p {
-		s.n++
-		p[i] = s.n
+	if s.g == nil {
+		s.g = rand.NewChaCha8([32]byte{1})
 	}
-	return len(p), nil
+	return s.g.Read(p)
 }
 
 func sqliteStore(t *testing.T) store.Store {
@@ -187,9 +189,10 @@ func TestSignInAndSessions(t *testing.T) {
 }
 
 // TestParallelGuessesHoldTheLimit: attempts are claimed before the
-// password is checked, so fifty guesses at once check at most the
-// per-user limit, and the right password inside the burst is refused
-// once the limit is spent.
+// password is checked, so fifty guesses at once from one address check
+// at most the budget of that login at that address, and the right
+// password from there is refused until the window ends, while the same
+// login from another address signs in at once.
 func TestParallelGuessesHoldTheLimit(t *testing.T) {
 	engines(t, func(t *testing.T, st store.Store) {
 		s, clk := newService(t, st)
@@ -197,35 +200,100 @@ func TestParallelGuessesHoldTheLimit(t *testing.T) {
 		if _, err := s.AddUser(ctx, "maria", "correct horse battery", Owner, nil); err != nil {
 			t.Fatal(err)
 		}
-		var denied, limited, other atomic.Int32
+		var denied, limited atomic.Int32
 		var wg sync.WaitGroup
-		for i := range 50 {
+		for range 50 {
 			wg.Go(func() {
-				addr := "192.0.2." + string(rune('0'+i%10))
-				_, _, err := s.SignIn(ctx, "maria", "wrong horse battery", addr)
+				_, _, err := s.SignIn(ctx, "maria", "wrong horse battery", "192.0.2.9")
 				switch ErrorCode(err) {
 				case CodeDenied:
 					denied.Add(1)
 				case CodeLimited:
 					limited.Add(1)
 				default:
-					other.Add(1)
 					t.Errorf("guess: %v", err)
 				}
 			})
 		}
 		wg.Wait()
-		if denied.Load() != AttemptsPerUser || limited.Load() != 50-AttemptsPerUser {
-			t.Fatalf("checked %d guesses and limited %d, want %d and %d", denied.Load(), limited.Load(), AttemptsPerUser, 50-AttemptsPerUser)
+		if denied.Load() != AttemptsPerClient || limited.Load() != 50-AttemptsPerClient {
+			t.Fatalf("checked %d guesses and limited %d, want %d and %d", denied.Load(), limited.Load(), AttemptsPerClient, 50-AttemptsPerClient)
 		}
-		if _, _, err := s.SignIn(ctx, "maria", "correct horse battery", "198.51.100.7"); ErrorCode(err) != CodeLimited {
-			t.Fatalf("right password inside the limit: %v", err)
+		if _, _, err := s.SignIn(ctx, "maria", "correct horse battery", "192.0.2.9"); ErrorCode(err) != CodeLimited {
+			t.Fatalf("right password from the guessing address: %v", err)
+		}
+		if _, _, err := s.SignIn(ctx, "maria", "correct horse battery", "198.51.100.7"); err != nil {
+			t.Fatalf("right password from another address: %v", err)
 		}
 		clk.Advance(AttemptWindow)
-		if _, _, err := s.SignIn(ctx, "maria", "correct horse battery", "198.51.100.7"); err != nil {
+		if _, _, err := s.SignIn(ctx, "maria", "correct horse battery", "192.0.2.9"); err != nil {
 			t.Fatalf("after the window: %v", err)
 		}
 	})
+}
+
+// TestOthersCannotLockALoginOut: wrong passwords from eight addresses, or
+// as many as the unknown-device budget allows from many more, do not
+// stop the login's own device from signing in, and successful sign-ins
+// never count: twenty in a row all succeed.
+func TestOthersCannotLockALoginOut(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		s, _ := newService(t, st)
+		ctx := context.Background()
+		if _, err := s.AddUser(ctx, "olga", "correct horse battery", Owner, nil); err != nil {
+			t.Fatal(err)
+		}
+		in, err := s.SignInFrom(ctx, Attempt{Username: "olga", Password: "correct horse battery", Addr: "192.0.2.1"})
+		if err != nil || in.Device == "" {
+			t.Fatalf("first sign-in = %+v, %v", in, err)
+		}
+		device := in.Device
+		for i := range AttemptsPerUserUnknown + 20 {
+			_, _, err := s.SignIn(ctx, "olga", "wrong horse battery", fmt.Sprintf("203.0.%d.%d", i/200, i%200))
+			if code := ErrorCode(err); code != CodeDenied && code != CodeLimited {
+				t.Fatalf("guess %d: %v", i, err)
+			}
+		}
+		if _, _, err := s.SignIn(ctx, "olga", "correct horse battery", "198.51.100.1"); ErrorCode(err) != CodeLimited {
+			t.Fatalf("an unknown device past the login's unknown-device budget: %v", err)
+		}
+		for i := range 20 {
+			in, err := s.SignInFrom(ctx, Attempt{Username: "olga", Password: "correct horse battery", Addr: "203.0.0.1", Device: device})
+			if err != nil {
+				t.Fatalf("known device, sign-in %d under the flood: %v", i, err)
+			}
+			device = in.Device
+		}
+		// A forged device cookie is an unknown device.
+		forged := strings.Replace(device, ".", ".A", 1)
+		if _, err := s.SignInFrom(ctx, Attempt{Username: "olga", Password: "correct horse battery", Addr: "198.51.100.1", Device: forged}); ErrorCode(err) != CodeLimited {
+			t.Fatalf("a forged device cookie: %v", err)
+		}
+		// The device's own wrong passwords spend its own budget.
+		for range AttemptsPerClient {
+			if _, err := s.SignInFrom(ctx, Attempt{Username: "olga", Password: "wrong horse battery", Device: device}); ErrorCode(err) != CodeDenied {
+				t.Fatalf("the device's own guess: %v", err)
+			}
+		}
+		if _, err := s.SignInFrom(ctx, Attempt{Username: "olga", Password: "correct horse battery", Device: device}); ErrorCode(err) != CodeLimited {
+			t.Fatalf("the device past its own budget: %v", err)
+		}
+	})
+}
+
+// TestSignInLimitInPropertyZone: the lockout names its end in the
+// property's time zone, not UTC.
+func TestSignInLimitInPropertyZone(t *testing.T) {
+	s, _ := newService(t, sqliteStore(t))
+	ctx := context.Background()
+	var err error
+	for range AttemptsPerClient + 1 {
+		_, _, err = s.SignIn(ctx, "nobody", "wrong horse battery", "192.0.2.1")
+	}
+	// testNow is 17:00 UTC, 10:00 in Denver; the window ends at 17:15.
+	if got, want := err.(*Error).Message, "too many failed sign-ins; try again after 10:15 MST"; got != want {
+		t.Fatalf("message = %q, want %q", got, want)
+	}
 }
 
 // TestAddressLimit: one address trying many usernames is limited too.
@@ -256,10 +324,11 @@ func TestPurgeRemovesEndedSessionsAndOldWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The old session and the first address's counter, idle in this
-	// window; maria's counter counts the fresh attempt and stays.
-	if n != 2 {
-		t.Fatalf("purged %d records, want 2", n)
+	// The old session and every counter: successful sign-ins gave their
+	// uses back (login at address, address and login, for each of the
+	// two addresses, maria's login counter once).
+	if n != 6 {
+		t.Fatalf("purged %d records, want 6", n)
 	}
 	if _, _, err := s.Session(ctx, fresh); err != nil {
 		t.Fatalf("fresh session purged: %v", err)

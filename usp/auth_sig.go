@@ -98,6 +98,6 @@ var signatureMessages = map[httpsig.Code]string{
 	httpsig.CodeInvalid:        "The request signature does not verify, or does not cover @method, @authority, @path and the headers it must.",
 	httpsig.CodeKeyNotFound:    "The keyid of the request signature is not a key of the platform profile named by USP-Agent.",
 	httpsig.CodeUnsupported:    "The signing key's algorithm is not accepted; sign with ES256 or Ed25519.",
-	httpsig.CodeExpired:        "The request signature has expired.",
+	httpsig.CodeExpired:        "The request signature is outside the freshness window: its created time is more than 60 s from this business's clock, in the past or in the future, or its expires time has passed. Sign again with the current time.",
 	httpsig.CodeDigestMismatch: "Content-Digest is missing or does not match the request body.",
 }

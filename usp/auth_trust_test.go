@@ -618,6 +618,11 @@ func TestSignedRequestsAndDPoPOverREST(t *testing.T) {
 			}
 			if c.status != 200 {
 				problem(t, c.name, status, doc, 401, "signature_expired")
+				// Either way, the words are the window's: a signature from
+				// the future has not "expired".
+				if d := fmt.Sprint(doc["detail"]); !strings.Contains(d, "outside the freshness window") || strings.Contains(d, "has expired") {
+					t.Fatalf("%s: detail %q, want the freshness window named", c.name, d)
+				}
 			}
 		})
 	}

@@ -57,9 +57,8 @@ func (b *Business) OpenAPI() []byte {
 			"summary":          m.Name,
 			"x-usp-access":     string(m.Access),
 			"x-usp-capability": string(m.Capability),
-			"responses": map[string]any{
-				"default": map[string]any{"description": "The operation's USP result, or an RFC 9457 problem (§9.4.3)."},
-			},
+			"responses":        responses(m),
+			"security":         security(m),
 		}
 		var params []map[string]any
 		for _, p := range pathParam.FindAllStringSubmatch(m.Path, -1) {
@@ -78,8 +77,15 @@ func (b *Business) OpenAPI() []byte {
 			params = append(params, map[string]any{"name": "USP-Agent", "in": "header", "required": true, "schema": map[string]any{"type": "string"}})
 		}
 		if m.HTTPMethod == "POST" || m.HTTPMethod == "PUT" || m.HTTPMethod == "DELETE" {
-			params = append(params, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string", "format": "uuid"}})
+			params = append(params, map[string]any{"name": "Idempotency-Key", "in": "header", "schema": map[string]any{"type": "string", "format": "uuid"},
+				"description": "A retry with the same key and body answers the first result without running again; another body with it is 409 idempotency_conflict."})
 		}
+		if ifMatchBy[m.Name] {
+			params = append(params, map[string]any{"name": "If-Match", "in": "header", "schema": map[string]any{"type": "string"},
+				"description": "The booking's revision (as an entity tag or bare); another current revision is 412 revision_mismatch."})
+		}
+		params = append(params, map[string]any{"name": "USP-Correlation-Id", "in": "header", "schema": map[string]any{"type": "string"},
+			"description": "Any join id; echoed on the answer."})
 		if params != nil {
 			op["parameters"] = params
 		}
@@ -97,6 +103,10 @@ func (b *Business) OpenAPI() []byte {
 		"info":    map[string]any{"title": b.cfg.Business.Name + " USP REST binding", "version": Version},
 		"servers": []map[string]any{{"url": strings.TrimSuffix(b.origin, "/") + RESTPath}},
 		"paths":   paths,
+		"components": map[string]any{
+			"schemas":         map[string]any{"Problem": problemSchema},
+			"securitySchemes": securitySchemes,
+		},
 	}
 	return encodeDocument(doc)
 }
@@ -118,9 +128,17 @@ func (b *Business) OpenRPC() []byte {
 		}
 		methods = append(methods, map[string]any{
 			"name": m.Name, "paramStructure": "by-name", "params": params,
-			"result":           map[string]any{"name": "result", "schema": map[string]any{"type": "object", "required": []string{"structuredContent"}}},
+			"result": map[string]any{"name": "result", "schema": map[string]any{
+				"type": "object", "required": []string{"structuredContent"},
+				"properties": map[string]any{"structuredContent": resultSchema(m.Name)},
+			}},
+			"errors":           rpcErrors(m),
 			"x-usp-access":     string(m.Access),
 			"x-usp-capability": string(m.Capability),
+			// Authentication and the request's headers travel in
+			// _meta.usp (authorization, idempotency_key, if_match,
+			// correlation_id) or on the HTTP request of the MCP endpoint.
+			"x-usp-authentication": securityNames(m),
 		})
 	}
 	doc := map[string]any{
@@ -130,6 +148,19 @@ func (b *Business) OpenRPC() []byte {
 		"methods": methods,
 	}
 	return encodeDocument(doc)
+}
+
+// securityNames are the mechanisms method m takes, for the OpenRPC
+// document, which has no security field of its own.
+func securityNames(m Method) []string {
+	names := map[string]string{"apiKey": "api_key", "dpop": "platform_key_pop", "httpSignature": "http_message_signature", "bookingScoped": "booking_scoped_credential", "staffSession": "staff_session"}
+	out := []string{}
+	for _, req := range security(m) {
+		for k := range req {
+			out = append(out, names[k])
+		}
+	}
+	return out
 }
 
 func sortedKeys(m map[string]*jsonschema.Schema) []string {

@@ -48,8 +48,10 @@ type keeper[T any] func(res *T) []store.Write
 // the same key with other parameters is idempotency_conflict. Keys belong
 // to the caller, so two platforms never share one. The operation commits
 // keep's write with its own; an answer with nothing to write (a business
-// outcome) is recorded after it. A protocol error is not a result: it is
-// not kept, and a retry runs again. Without a key the operation simply
+// outcome) is recorded after it, and when that record cannot be written
+// (a full disk) the call answers service_unavailable instead, so no
+// answer is final that a retry would not find. A protocol error is not a
+// result: it is not kept, and a retry runs again. Without a key the operation simply
 // runs.
 func once[T any](ctx context.Context, b *Business, call Call, p Principal, method string, params any, run func(keep keeper[T]) (*T, error)) (*T, error) {
 	if call.IdempotencyKey == "" || b.st == nil {
@@ -128,8 +130,12 @@ func once[T any](ctx context.Context, b *Business, call Call, p Principal, metho
 			if errors.Is(err, store.ErrExists) {
 				continue
 			}
-			// The operation happened; only its replay is lost.
-			b.log.WarnContext(ctx, "usp idempotency result not kept", "err", err)
+			// An answer a retry could not find again is not final: the
+			// operation wrote nothing (it would have committed the record
+			// with its writes), so the retry runs it again and, once the
+			// store takes writes, keeps what it answers.
+			return nil, &Error{Code: CodeServiceUnavailable, RetryAfter: RetryAfter, Err: fmt.Errorf("keep idempotency result: %w", err),
+				Message: "The business could not keep this answer for a retry. Retry after a few seconds with the same idempotency key."}
 		}
 		return res, nil
 	}

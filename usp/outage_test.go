@@ -232,3 +232,25 @@ func TestStorageOutageIsServiceUnavailable(t *testing.T) {
 		t.Fatalf("create on a read-only disk: %d %v %s, want 503 service_unavailable with Retry-After", resp.StatusCode, resp.Header, body)
 	}
 }
+
+// TestPinAfterAFailedFetchTakesEffectAtOnce: a URI whose fetch failed is
+// remembered as failing for a minute, but a pin made then (the moment an
+// operator pins) is what the next call is checked against, with no wait.
+func TestPinAfterAFailedFetchTakesEffectAtOnce(t *testing.T) {
+	b, plat := outageBench(t)
+	ctx := context.Background()
+	bench := &bench{Business: b, plat: plat}
+	down := "https://platform.invalid/usp/profile.json"
+	call := platformCall(plat)
+	call.Profile = down
+	if _, err := bench.book(t, call); err == nil {
+		t.Fatal("a call naming an unreachable, unpinned profile succeeded")
+	}
+	if err := usp.PinProfile(ctx, b.Store, down, []byte(fullProfile), "file", b.Clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := bench.book(t, call)
+	if err != nil || res.Booking == nil {
+		t.Fatalf("the call right after the pin: %v %+v", err, res)
+	}
+}

@@ -156,6 +156,18 @@ func (p *Profiles) get(ctx context.Context, uri string) (*cached, error) {
 	old := p.lookupLocked(uri)
 	if old != nil && now.Before(old.expires) {
 		p.mu.Unlock()
+		if old.pinned || old.err == nil {
+			return old, nil
+		}
+		// A failure is cached for a minute, but a pin the owner makes
+		// meanwhile (often because the fetch failed, and from another
+		// process) takes effect at once.
+		if c := p.pinned(ctx, uri, now); c != nil {
+			p.mu.Lock()
+			p.storeLocked(c)
+			p.mu.Unlock()
+			return c, nil
+		}
 		return old, nil
 	}
 	if f, ok := p.flights[uri]; ok {

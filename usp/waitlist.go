@@ -90,7 +90,9 @@ type WaitlistResult struct {
 	Messages []Message      `json:"messages"`
 }
 
-// Created reports whether the result is a new entry (REST answers 201).
+// Created reports whether the result is an entry in line (REST answers
+// 201, the one success the specification gives a join, for a re-join
+// too, whose messages[] say the entry was already there).
 func (r *WaitlistResult) Created() bool { return r.Entry != nil && r.Entry.Status == WaitWaiting }
 
 // WaitlistAcceptResult answers accept: the entry and the booking it
@@ -408,9 +410,7 @@ func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) 
 			}
 			queued++
 			if other.Platform == p.Platform && strings.EqualFold(other.Buyer.Email, in.Buyer.Email) {
-				// Already in line: the entry it has.
-				res.Entry = b.entryView(rec.Key, rec.Version, other, queue)
-				return res, nil
+				return b.rejoin(ctx, res, rec, other, in, queue, keep)
 			}
 		}
 		if free.id != "" && ahead == 0 {
@@ -454,6 +454,39 @@ func (b *Business) JoinWaitlist(ctx context.Context, call Call, in JoinRequest) 
 		}
 		return out, nil
 	})
+}
+
+// rejoin answers a buyer already in line for the slot: the entry keeps
+// its place, and preferred windows or buyer details given anew replace
+// the old ones in place (a conditional write: a change meanwhile makes
+// the call retry). messages[] says which.
+func (b *Business) rejoin(ctx context.Context, res *WaitlistResult, rec store.Record, e waitEntry, in JoinRequest, queue []store.Record, keep keeper[WaitlistResult]) (*WaitlistResult, error) {
+	same := slices.EqualFunc(e.Preferred, in.PreferredSlots, func(a, b PreferredSlot) bool { return a == b }) && e.Buyer == *in.Buyer
+	if same {
+		res.Entry = b.entryView(rec.Key, rec.Version, e, queue)
+		res.Messages = append(res.Messages, Message{Type: "info", Code: "already_waitlisted",
+			Content: "This buyer is already on this waitlist; the entry and its place in line are unchanged."})
+		return res, nil
+	}
+	e.Preferred, e.Buyer = in.PreferredSlots, *in.Buyer
+	v, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	now := b.clock.Now()
+	next := store.Record{Kind: kindWaitlist, Key: rec.Key, Value: v, Version: rec.Version, UpdatedAt: now}
+	for i := range queue {
+		if queue[i].Key == rec.Key {
+			queue[i] = store.Record{Kind: kindWaitlist, Key: rec.Key, Value: v, Version: rec.Version + 1, UpdatedAt: now}
+		}
+	}
+	out := &WaitlistResult{USP: res.USP, Entry: b.entryView(rec.Key, rec.Version+1, e, queue), Messages: []Message{{Type: "info", Code: "waitlist_updated",
+		Content: "This buyer was already on this waitlist: the entry was updated in place with the preferred slots and buyer details of this request, and keeps its place in line."}}}
+	if _, err := b.st.Apply(ctx, append([]store.Write{{Op: store.OpSwap, Record: next}}, keep(out)...)); err != nil {
+		return nil, fmt.Errorf("update waitlist entry: %w", err)
+	}
+	b.log.InfoContext(ctx, "usp waitlist entry updated", "service", e.ServiceID)
+	return out, nil
 }
 
 // joinable finds the place free now that entry e would take: for a named

@@ -391,3 +391,45 @@ func preferredFlow(t *testing.T, w *waitBench) {
 		t.Fatalf("Bob after the 3 March evening seat %v freed by a reschedule: %v, want it offered", left, b)
 	}
 }
+
+// TestWaitlistRejoinUpdatesInPlace: on both engines, the same buyer
+// joining a service's waitlist again with other preferred windows
+// updates the entry in place: same id, same place in line, the new
+// windows only, and messages[] says so; a re-join with nothing new says
+// the entry is unchanged. Before, the old entry came back, old windows
+// included, with no message.
+func TestWaitlistRejoinUpdatesInPlace(t *testing.T) {
+	for name, engine := range engines() {
+		t.Run(name, func(t *testing.T) {
+			w := waitBenchOn(t, engine, clock.NewFixed(usptest.Now))
+			w.bookEvenings(t, "2026-03-02")
+			w.bookEvenings(t, "2026-03-03")
+			join := func(first, windows string, want int) map[string]any {
+				return w.restDo(t, "POST", "/waitlist", "/waitlist", `{"service_id":"svc_airport_shuttle","buyer":{"first_name":"`+first+`","last_name":"Waits","email":"`+strings.ToLower(first)+`@example.com"},"preferred_slots":[`+windows+`]}`, want)
+			}
+			evening3 := `{"start_date":"2026-03-03","end_date":"2026-03-03","time_of_day":"evening"}`
+			evening2 := `{"start_date":"2026-03-02","end_date":"2026-03-02","time_of_day":"evening"}`
+			onlyEvening2 := `[{"end_date":"2026-03-02","start_date":"2026-03-02","time_of_day":"evening"}]` // as a map marshals
+			bob := join("Bob", evening3, 201)["entry"].(map[string]any)
+			join("Carol", evening3, 201)
+			again := join("Bob", evening2, 201)
+			entry := again["entry"].(map[string]any)
+			windows, _ := json.Marshal(entry["preferred_slots"])
+			if entry["id"] != bob["id"] || entry["position"] != 1.0 || string(windows) != onlyEvening2 {
+				t.Fatalf("Bob's re-join with other windows: %v, want his entry at position 1 with only the new window", entry)
+			}
+			msgs, _ := again["messages"].([]any)
+			if len(msgs) != 1 || msgs[0].(map[string]any)["code"] != "waitlist_updated" || !strings.Contains(msgs[0].(map[string]any)["content"].(string), "keeps its place in line") {
+				t.Fatalf("messages of the update = %v", again["messages"])
+			}
+			got := w.restDo(t, "GET", "/waitlist/"+bob["id"].(string), "/waitlist/{entry_id}", "", 200)["entry"].(map[string]any)
+			if stored, _ := json.Marshal(got["preferred_slots"]); string(stored) != onlyEvening2 {
+				t.Fatalf("stored windows after the update = %s", stored)
+			}
+			same := join("Bob", evening2, 201)
+			if m, _ := same["messages"].([]any); len(m) != 1 || m[0].(map[string]any)["code"] != "already_waitlisted" || same["entry"].(map[string]any)["position"] != 1.0 {
+				t.Fatalf("a re-join with nothing new: %v", same)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -46,7 +47,11 @@ type StaffCore interface {
 
 // Logins is what the staff screen needs from the staff package.
 type Logins interface {
-	SignIn(ctx context.Context, username, password, addr string) (staff.Session, string, error)
+	SignInFrom(ctx context.Context, a staff.Attempt) (staff.SignedIn, error)
+	BeginPasskeySignIn(ctx context.Context, rp staff.RP) ([]byte, string, error)
+	FinishPasskeySignIn(ctx context.Context, rp staff.RP, token string, answer []byte, device string) (staff.SignedIn, error)
+	BeginPasskeyRegistration(ctx context.Context, rp staff.RP, username string) ([]byte, string, error)
+	FinishPasskeyRegistration(ctx context.Context, rp staff.RP, username, token string, answer []byte) error
 	Session(ctx context.Context, token string) (staff.Session, staff.User, error)
 	SignOut(ctx context.Context, token string) error
 }
@@ -84,6 +89,13 @@ type Route struct {
 // sessionCookie holds the session token; its path keeps it to /staff/.
 const sessionCookie = "frontdesk_staff"
 
+// deviceCookie marks a browser that signed in before, for the logins it
+// names (staff.SignedIn.Device); it outlives sessions, for a year.
+const (
+	deviceCookie    = "frontdesk_staff_device"
+	deviceCookieAge = 365 * 24 * 60 * 60
+)
+
 // maxStaffBody bounds a posted staff form.
 const maxStaffBody = 64 << 10
 
@@ -95,6 +107,9 @@ func (s *StaffScreen) Routes() []Route {
 	return []Route{
 		{"GET /staff/signin", http.HandlerFunc(s.signInPage)},
 		{"POST /staff/signin", http.HandlerFunc(s.signIn)},
+		{"POST /staff/signin/passkey", http.HandlerFunc(s.passkeySignIn)},
+		{"GET /staff/passkey", s.signedIn(s.passkeyPage)},
+		{"POST /staff/passkey", s.signedIn(s.addPasskey)},
 		{"GET /staff/signout", s.signedIn(s.signOutPage)},
 		{"POST /staff/signout", s.signedIn(s.signOut)},
 		{"GET /staff/{$}", s.signedIn(s.dashboard)},
@@ -222,6 +237,7 @@ func (s *StaffScreen) fail(w http.ResponseWriter, r *http.Request, op string, er
 func (s *StaffScreen) signInPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	d := signInData{Next: safeNext(r.URL.Query().Get("next"))}
+	s.passkeyOptions(r, &d)
 	if s.Admin != nil {
 		has, err := s.Admin.HasUsers(r.Context())
 		if err != nil {
@@ -236,6 +252,10 @@ type signInData struct {
 	Next, Username, Problem string
 	// NoLogins is set on an install with no login yet.
 	NoLogins bool
+	// Options and Ceremony are a passkey sign-in ready to run; empty
+	// when the screen is opened by address, where passkeys cannot work.
+	Options  template.JS
+	Ceremony string
 }
 
 // signIn checks the password and opens a session in an HttpOnly,
@@ -248,7 +268,11 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username")}
-	ses, token, err := s.Logins.SignIn(r.Context(), d.Username, r.PostForm.Get("password"), clientip.Host(r))
+	a := staff.Attempt{Username: d.Username, Password: r.PostForm.Get("password"), Addr: clientip.Host(r)}
+	if c, err := r.Cookie(deviceCookie); err == nil {
+		a.Device = c.Value
+	}
+	in, err := s.Logins.SignInFrom(r.Context(), a)
 	if err != nil {
 		status := http.StatusUnauthorized
 		switch staff.ErrorCode(err) {
@@ -263,14 +287,28 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &se) {
 			d.Problem = strings.ToUpper(se.Message[:1]) + se.Message[1:] + "."
 		}
+		if status == http.StatusTooManyRequests && se != nil && strings.HasPrefix(se.Message, "too many") {
+			// The budget is this browser's at this login: another person's
+			// wrong passwords never spend it.
+			d.Problem += " Only sign-ins from this browser at this address are held; a browser you signed in with before still signs in."
+		}
+		s.passkeyOptions(r, &d)
 		s.render(w, r, visit{}, status, "staff_signin.html", d)
 		return
 	}
-	// Max-Age rather than Expires: a lifetime, not an instant on the
-	// server's clock, so a browser whose clock disagrees keeps the cookie.
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/staff/", MaxAge: int(ses.Expires.Sub(ses.CreatedAt).Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	s.setSession(w, r, in)
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
+}
+
+// setSession sets the session and device cookies of a sign-in. Max-Age
+// rather than Expires: a lifetime, not an instant on the server's clock,
+// so a browser whose clock disagrees keeps the cookie.
+func (s *StaffScreen) setSession(w http.ResponseWriter, r *http.Request, in staff.SignedIn) {
+	ses := in.Session
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: in.Token, Path: "/staff/", MaxAge: int(ses.Expires.Sub(ses.CreatedAt).Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: in.Device, Path: "/staff/", MaxAge: deviceCookieAge,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 }
 
 // safeNext keeps a return address only when it is a staff page of this

@@ -30,7 +30,7 @@ import (
 // failpoints are the boundaries serve's FRONTDESK_FAILPOINT knows, each
 // tried before and after; "" is a kill at a random moment.
 var failpoints = []string{"", "pending-registration", "proof-receipt", "record-creation", "inventory-hold",
-	"notice-claim", "notice-queue", "cancellation-record", "index-release", "idempotency-write", "webhook-queue", "click-batch"}
+	"notice-claim", "notice-queue", "cancellation-record", "index-release", "idempotency-write", "webhook-queue", "click-batch", "sign-in"}
 
 // rounds is how many kills each engine gets: CRASH_ROUNDS, or one per
 // failpoint, which is what go test and CI run. The sides alternate from
@@ -248,8 +248,8 @@ func harness(t *testing.T, bin string, demo []byte, signature, database string, 
 		}
 	}
 	t.Logf("%d kills in %s; failpoints fired: %v", n, time.Since(began).Round(time.Second), fired)
-	t.Logf("staff screen: %d sign-ins; sessions carried across a restart: %d taken, %d refused; %d sign-ins refused as too many",
-		d.screen.signIns, d.screen.kept, d.screen.lost, d.screen.limited)
+	t.Logf("staff screen: %d sign-ins; sessions carried across a restart: %d taken, %d refused; %d sign-ins refused as too many; %d sign-outs, %d settings saves, %d logins added",
+		d.screen.signIns, d.screen.kept, d.screen.lost, d.screen.limited, d.screen.signOuts, d.screen.saves, len(d.screen.added))
 
 	// A last run without failpoints: its startup sweep repairs what the
 	// kills left, and after the notice lease a sweep resends the claims
@@ -260,6 +260,16 @@ func harness(t *testing.T, bin string, demo []byte, signature, database string, 
 	d.resolveStays(context.Background(), s.url)
 	replays(t, s.url, d.ledger)
 	s.kill()
+	// Every login the screen was told it added is there.
+	users, err := exec.Command(bin, "staff", "users", "--config", config, "--data", data, "--database", database).CombinedOutput()
+	if err != nil {
+		t.Fatalf("frontdesk staff users: %v\n%s", err, users)
+	}
+	for _, u := range d.screen.added {
+		if !strings.Contains(string(users), u) {
+			t.Errorf("login %s, acknowledged as added at the staff screen, is missing", u)
+		}
+	}
 	check(t, data, database, d.ledger, hooks)
 	t.Logf("acknowledged: %s", d.ledger.summary())
 }

@@ -49,6 +49,10 @@ type screen struct {
 	// lost the sessions carried across a restart by whether the server
 	// took them, limited the sign-ins it refused for their number.
 	signIns, kept, lost, limited int
+	// signOuts and saves count sign-outs and settings saves answered
+	// done; added are the logins the users page answered added.
+	signOuts, saves int
+	added           []string
 }
 
 // request is one request of the screen with its session cookie. A POST
@@ -121,6 +125,21 @@ func (sc *screen) readCSRF(ctx context.Context, base string) int {
 	return http.StatusOK
 }
 
+// postFor sends one form of the screen and returns where its redirect
+// points, its status, and answered false when no answer came or it was
+// a fault.
+func (sc *screen) postFor(ctx context.Context, base, path string, form url.Values) (location string, status int, answered bool) {
+	form.Set("csrf", sc.csrf)
+	resp, err := screenClient.Do(sc.request(ctx, http.MethodPost, base, path, form))
+	if err != nil {
+		return "", 0, false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body) // the status and the redirect are the answer
+	resp.Body.Close()
+	sc.carried = false
+	return resp.Header.Get("Location"), resp.StatusCode, resp.StatusCode < 500
+}
+
 // post sends one form of the screen and reads its answer: the reference
 // and result the redirect names, or answered false when no answer came
 // or it was a fault, after which the write may have committed.
@@ -163,9 +182,24 @@ func (d *doors) staffScreen(ctx context.Context, s *server, r *rand.Rand) {
 	}
 	for ctx.Err() == nil {
 		var status int
-		if r.IntN(4) == 0 {
+		switch pick := r.IntN(16); {
+		case pick == 0:
+			status = d.screenSettings(ctx, s.url)
+		case pick == 1:
+			status = d.screenAddUser(ctx, s.url)
+		case pick == 2:
+			// Sign out and in again: the session's delete and a new
+			// session's write, each a write a kill can cut.
+			if d.screenSignOut(ctx, s.url) && !sc.open(ctx, s.url) {
+				return
+			}
+		case pick < 6:
 			status = d.screenBook(ctx, s.url, r)
-		} else if ref, ok := d.ledger.take(r); ok {
+		default:
+			ref, ok := d.ledger.take(r)
+			if !ok {
+				break
+			}
 			to := reservation.Confirmed
 			if r.IntN(6) == 0 {
 				to = reservation.Declined
@@ -184,6 +218,40 @@ func (d *doors) staffScreen(ctx context.Context, s *server, r *rand.Rand) {
 			return
 		}
 	}
+}
+
+// screenSettings saves the riverside settings as they are (booking on,
+// the demo's ceilings), so the save races the other doors without
+// changing what they may do.
+func (d *doors) screenSettings(ctx context.Context, base string) int {
+	form := url.Values{"booking_enabled": {"on"}, "email_hourly": {"1000"}, "pending": {"1000"}, "closures": {""}}
+	_, _, status, answered := d.screen.post(ctx, base, "/staff/settings/riverside", form)
+	if answered && status == http.StatusSeeOther {
+		d.screen.saves++
+	}
+	return status
+}
+
+// screenAddUser adds a clerk login at the users page; one answered added
+// must be there at the end.
+func (d *doors) screenAddUser(ctx context.Context, base string) int {
+	name := fmt.Sprintf("clerk%d", d.next())
+	form := url.Values{"username": {name}, "password": {"a long clerk password"}, "role": {"clerk"}, "location": {"riverside"}}
+	loc, status, answered := d.screen.postFor(ctx, base, "/staff/users", form)
+	if answered && status == http.StatusSeeOther && loc == "/staff/users?done=added" {
+		d.screen.added = append(d.screen.added, name)
+	}
+	return status
+}
+
+// screenSignOut signs the screen out; it reports whether the server
+// answered, after which the screen signs in again.
+func (d *doors) screenSignOut(ctx context.Context, base string) bool {
+	loc, status, answered := d.screen.postFor(ctx, base, "/staff/signout", url.Values{})
+	if answered && status == http.StatusSeeOther && loc == "/staff/signin" {
+		d.screen.signOuts++
+	}
+	return answered
 }
 
 // screenDecide takes one decision on the reservation's page and reports

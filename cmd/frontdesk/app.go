@@ -449,7 +449,13 @@ func (m *Main) Run(ctx context.Context) error {
 		close(m.ready)
 	}
 	stopORP := m.startORP(ctx)
-	stopSweep := m.startJobs(ctx, m.bookingSweepJob(), m.retentionJob())
+	// A draft serves (its booking tools refuse) but never sweeps (§14).
+	sweeps := []job{m.bookingSweepJob(), m.retentionJob()}
+	if err := booking.CheckSweep(m.Config.Deployment); err != nil {
+		m.Logger.Warn("scheduled sweep not started", "reason", err.Error())
+		sweeps = nil
+	}
+	stopSweep := m.startJobs(ctx, sweeps...)
 	defer stopSweep()
 	stopOutbox := m.startOutbox(ctx)
 	defer stopOutbox()

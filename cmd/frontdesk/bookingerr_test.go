@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -28,6 +27,7 @@ func TestBookingOutageIsLoggedAndCounted(t *testing.T) {
 	t.Parallel()
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
+	withMetricsToken(&c)
 	var logs syncBuffer
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Clock: clock.NewFixed(testNow),
 		Out: io.Discard, ready: make(chan struct{}), WrapStore: func(s store.Store) store.Store { return downIndex{s} }}
@@ -52,12 +52,7 @@ func TestBookingOutageIsLoggedAndCounted(t *testing.T) {
 			t.Fatalf("the log carries guest data %q", private)
 		}
 	}
-	resp, err := http.Get(m.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body := scrape(t, m.URL)
 	if !strings.Contains(string(body), `frontdesk_booking_errors_total{code="cannot_check",internal="true"} 1`) {
 		t.Fatal("the outage is not counted in /metrics by code")
 	}

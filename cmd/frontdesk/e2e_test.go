@@ -56,6 +56,13 @@ func launch(t testing.TB, c config.Config, addr string, clk clock.Clock) (m *Mai
 // it serves.
 func runMain(t testing.TB, m *Main) (stop func()) {
 	t.Helper()
+	withMetricsToken(&m.Config)
+	return runMainAsIs(t, m)
+}
+
+// runMainAsIs is runMain without the test's /metrics token.
+func runMainAsIs(t testing.TB, m *Main) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -272,6 +279,35 @@ func TestHubRefusalsAreToolResults(t *testing.T) {
 	}
 }
 
+// testMetricsToken is the /metrics token of test servers that name none.
+const testMetricsToken = "test-metrics-token"
+
+// withMetricsToken gives c the test token unless it configures /metrics
+// itself.
+func withMetricsToken(c *config.Config) {
+	if c.Server.MetricsToken == "" && c.Server.MetricsAddr == "" {
+		c.Server.MetricsToken = testMetricsToken
+	}
+}
+
+// scrape reads /metrics of the server at base with the test token.
+func scrape(t testing.TB, base string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+testMetricsToken)
+	req.Header.Set("X-Forwarded-Proto", "https") // when loopback is a trusted proxy
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics = %d %s", resp.StatusCode, b)
+	}
+	return b
+}
+
 // post sends a raw body to the hub and returns status, headers and body.
 func post(t *testing.T, url string, headers map[string]string, body string) (int, http.Header, string) {
 	t.Helper()
@@ -356,12 +392,7 @@ func TestProbesAndMetrics(t *testing.T) {
 	}
 	cs := connect(t, url+"/mcp", "2025-11-25")
 	callTool(t, cs, "list_properties", nil)
-	resp, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := scrape(t, url)
 	for _, want := range []string{
 		`frontdesk_mcp_tool_calls_total{outcome="ok",server="hub",tool="list_properties"} 1`,
 		`frontdesk_mcp_tool_call_seconds_count{server="hub",tool="list_properties"} 1`,

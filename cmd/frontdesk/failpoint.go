@@ -32,6 +32,7 @@ var boundaries = map[string]func(store.Write) bool{
 	"idempotency-write":    recordOf("usp-idempotency", store.OpCreate, store.OpSwap),
 	"webhook-queue":        recordOf("usp-event", store.OpCreate),
 	"click-batch":          recordOf("orp.clicklog", store.OpCreate),
+	"sign-in":              recordOf("staff.session", store.OpCreate),
 }
 
 // opNamed matches writes of the index and of reservations by the name of

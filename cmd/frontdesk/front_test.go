@@ -326,12 +326,36 @@ func TestMetricsTokenAndAddress(t *testing.T) {
 	if status, _, body := get(t, m.URL+"/metrics", "", map[string]string{"Authorization": "Bearer s3cret"}); status != http.StatusOK || !strings.Contains(body, "frontdesk_http_responses_total") {
 		t.Errorf("/metrics with the token = %d", status)
 	}
+	// Without a token or a listener of its own, /metrics answers nobody:
+	// not this machine either, since a proxy that adds no forwarding
+	// header looks just like it.
+	c := config.Demo()
+	c.Store.DataDir = t.TempDir()
+	open := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow), Out: io.Discard, ready: make(chan struct{})}
+	runMainAsIs(t, open)
+	status, h, body := get(t, open.URL+"/metrics", "", nil)
+	if status != http.StatusUnauthorized || !strings.Contains(body, "server.metrics_addr") || h.Get("X-Request-Id") == "" {
+		t.Errorf("/metrics with no token configured = %d %q (request id %q), want 401 naming the settings", status, body, h.Get("X-Request-Id"))
+	}
 	m = startMain(t, "", func(c *config.Config) { c.Server.MetricsAddr = "127.0.0.1:0" })
 	if status, _, _ := get(t, m.URL+"/metrics", "", nil); status != http.StatusNotFound {
 		t.Errorf("/metrics on the public listener = %d, want 404", status)
 	}
 	if status, _, body := get(t, m.MetricsURL+"/metrics", "", nil); status != http.StatusOK || !strings.Contains(body, "frontdesk_http_responses_total") {
 		t.Errorf("/metrics on its own listener = %d", status)
+	}
+}
+
+// TestEveryAnswerCarriesARequestID: a tracked-link redirect, which keeps
+// only the headers a redirect needs, still carries its request id, as do
+// a page, a probe and an MCP answer.
+func TestEveryAnswerCarriesARequestID(t *testing.T) {
+	url := startServer(t, "")
+	for _, path := range []string{"/go/abcdefghijkl", "/", "/healthz", "/staff/signin", "/mcp"} {
+		_, h, _ := get(t, url+path, "", nil)
+		if h.Get("X-Request-Id") == "" {
+			t.Errorf("GET %s has no X-Request-Id", path)
+		}
 	}
 }
 

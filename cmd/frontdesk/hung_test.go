@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,16 @@ func within(t *testing.T, what string, took, limit time.Duration) {
 	}
 }
 
+// withinExactly fails the test when took passed limit by more than the
+// time a loaded machine takes to schedule a goroutine: a command's
+// stated deadline.
+func withinExactly(t *testing.T, what string, took, limit time.Duration) {
+	t.Helper()
+	if took > limit+500*time.Millisecond {
+		t.Fatalf("%s took %v on a hung database, want at most %v", what, took, limit)
+	}
+}
+
 // TestDeadlinesWithAHungDatabase freezes the PostgreSQL tables under a
 // running server and under the commands: a chat search answers with the
 // outage wording within the hub deadline (in practice within the 4-second
@@ -68,18 +79,42 @@ func TestDeadlinesWithAHungDatabase(t *testing.T) {
 		t.Parallel()
 		began := time.Now()
 		_, _, err := runCmd(t, "sweep", "--database", dsn, "--data", t.TempDir())
-		within(t, "frontdesk sweep", time.Since(began), passDeadline)
-		if err == nil {
-			t.Fatal("sweep on a hung database reported success")
+		withinExactly(t, "frontdesk sweep", time.Since(began), passDeadline)
+		if err == nil || err.Error() != "sweep: the database did not answer within 24 s" {
+			t.Fatalf("sweep on a hung database = %v, want the database's silence named", err)
 		}
 	})
 	t.Run("staff list", func(t *testing.T) {
 		t.Parallel()
 		began := time.Now()
 		_, _, err := runCmd(t, "staff", "list", "--database", dsn, "--data", t.TempDir())
-		within(t, "frontdesk staff list", time.Since(began), staffCommandDeadline)
-		if err == nil {
-			t.Fatal("staff list on a hung database reported success")
+		withinExactly(t, "frontdesk staff list", time.Since(began), staffCommandDeadline)
+		if err == nil || err.Error() != "staff list: the database did not answer within 25 s" {
+			t.Fatalf("staff list on a hung database = %v, want the database's silence named", err)
 		}
 	})
+}
+
+// TestDeadlineNamesTheSilence: a command whose work outlives its deadline
+// returns at the deadline, not when the work gives up, with the
+// database's silence as its error, not the step it was in.
+func TestDeadlineNamesTheSilence(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	began := time.Now()
+	err := withDeadline(context.Background(), "staff list", 200*time.Millisecond, func(ctx context.Context) error {
+		<-ctx.Done()
+		<-release // a driver still cancelling its statement
+		return fmt.Errorf("migrate: %w", ctx.Err())
+	})
+	if took := time.Since(began); took > time.Second {
+		t.Fatalf("returned after %v, want at the 200 ms deadline", took)
+	}
+	if err == nil || err.Error() != "staff list: the database did not answer within 0.2 s" {
+		t.Fatalf("err = %v", err)
+	}
+	err = withDeadline(context.Background(), "sweep", time.Second, func(ctx context.Context) error { return fmt.Errorf("migrate: %w", context.DeadlineExceeded) })
+	if err == nil || err.Error() != "migrate: context deadline exceeded" {
+		t.Fatalf("an error of its own before the deadline = %v, want it kept", err)
+	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/http"
-	"net/netip"
 	"runtime"
 	"time"
 
@@ -99,25 +97,10 @@ func (c countedForms) Submit(ctx context.Context, req booking.FormRequest) (book
 	return res, err
 }
 
-// metricsLocalOnly answers /metrics from afar when it has neither a token
-// nor a listener of its own.
-const metricsLocalOnly = "Forbidden: /metrics answers only this machine unless server.metrics_addr gives it a listener of its own or server.metrics_token_env (or metrics_token_file) names a token."
-
-// localOnly answers only clients on this machine that came straight, not
-// through a proxy: /metrics without a token or a listener of its own must
-// not be open to the public.
-func localOnly(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		ip, err := netip.ParseAddr(host)
-		forwarded := r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" || r.Header.Get("X-Real-Ip") != ""
-		if err != nil || !ip.IsLoopback() || forwarded {
-			http.Error(w, metricsLocalOnly, http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
+// metricsTokenRequired answers /metrics on the main listener without its
+// token: a direct connection from this machine cannot be told apart from
+// a proxy that adds no forwarding header, so nothing there is open.
+const metricsTokenRequired = "Unauthorized: /metrics needs the token named by server.metrics_token_env or metrics_token_file, sent as Authorization: Bearer; or give it a listener of its own with server.metrics_addr."
 
 // logStart writes the line an operator looks for first: what runs, where
 // it listens, on which store and from which config.

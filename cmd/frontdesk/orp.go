@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"frontdesk/booking"
 	"io"
 	"net"
 	"net/http"
@@ -292,11 +293,18 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 // origin is the configured public origin, else the one serve recorded in
 // the store, else the listen address: party ids carry it, so a sweep
 // under another origin would address parties that do not exist.
-func (m *Main) RunSweep(ctx context.Context, out io.Writer) (err error) {
-	// One pass of every sweep, the store's opening included, ends within
-	// the scheduled work deadline, whatever the store does.
-	ctx, cancel := context.WithTimeout(ctx, passDeadline)
-	defer cancel()
+func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
+	// A draft refuses before the store is even opened (§14).
+	if err := booking.CheckSweep(m.Config.Deployment); err != nil {
+		return fmt.Errorf("sweep: %w; nothing was written", err)
+	}
+	// One pass of every sweep, the store's opening and closing included,
+	// ends within the scheduled work deadline, whatever the store does.
+	return withDeadline(ctx, "sweep", passDeadline, func(ctx context.Context) error { return m.sweepOnce(ctx, out) })
+}
+
+// sweepOnce is one pass of RunSweep.
+func (m *Main) sweepOnce(ctx context.Context, out io.Writer) (err error) {
 	configured := m.Config.Deployment.PublicURL != ""
 	if err := m.open(ctx, m.Addr); err != nil {
 		return err

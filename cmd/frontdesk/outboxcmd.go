@@ -26,12 +26,12 @@ func runOutbox(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 		return errors.New("outbox: give \"list\" or \"retry CONSUMER POSITION\"")
 	}
 	// As a staff command, it waits for the store at most 25 s.
-	ctx, cancel := context.WithTimeout(ctx, staffCommandDeadline)
-	defer cancel()
-	if args[0] == "list" {
-		return runOutboxList(ctx, clk, args[1:], stdout, stderr)
-	}
-	return runOutboxRetry(ctx, clk, args[1:], stdout, stderr)
+	return withDeadline(ctx, "outbox "+args[0], staffCommandDeadline, func(ctx context.Context) error {
+		if args[0] == "list" {
+			return runOutboxList(ctx, clk, args[1:], stdout, stderr)
+		}
+		return runOutboxRetry(ctx, clk, args[1:], stdout, stderr)
+	})
 }
 
 func runOutboxList(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {

@@ -37,9 +37,9 @@ func refuseWrites(t *testing.T, dsn string) {
 }
 
 // TestReadOnlyStore serves from a store that answers reads and refuses
-// writes (disk full): /readyz reports it (503), and a chat booking start answers with
-// the outage sentence, not a limit's "briefly paused". Before, readiness
-// only read, and the failed mail admission was worded as a pause.
+// writes (disk full): /readyz reports it (503), and a chat booking start,
+// whose write of the shared code counter fails, answers with §13's fixed
+// pause response ("Chat booking is briefly paused.") and sends no code.
 func TestReadOnlyStore(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.Schema(t)
@@ -70,7 +70,7 @@ func TestReadOnlyStore(t *testing.T) {
 	}
 
 	res := start("grace@example.com")
-	if got := text(res); !res.IsError || !strings.HasPrefix(got, "This booking cannot be checked right now.") {
-		t.Fatalf("start_booking on a read-only store = %q, want the outage sentence", got)
+	if got := text(res); !res.IsError || !strings.HasPrefix(got, "Chat booking is briefly paused.") {
+		t.Fatalf("start_booking on a read-only store = %q, want the pause sentence", got)
 	}
 }

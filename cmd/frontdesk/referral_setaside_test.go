@@ -91,7 +91,7 @@ func TestRefusedRefundIsSetAsideInServe(t *testing.T) {
 		if len(aside) != 1 || aside[0].Reference != stay || aside[0].Consumer != "referral" || aside[0].Attempts != 5 {
 			t.Fatalf("set aside %+v, want the stay's end", aside)
 		}
-		if _, _, body := send(t, "GET", w.url+"/metrics", nil, nil); !strings.Contains(body, `frontdesk_outbox_set_aside_total{consumer="referral"} 1`) {
+		if body := string(scrape(t, w.url)); !strings.Contains(body, `frontdesk_outbox_set_aside_total{consumer="referral"} 1`) {
 			t.Fatalf("metrics lack the set-aside count: %s", body)
 		}
 

@@ -100,7 +100,7 @@ func refusalRows(c config.Config) []refusalRow {
 	}
 	rows = append(rows,
 		refusalRow{door: "http", code: "plain_credentials", rules: "-", sentence: plainCredentialsRefusal},
-		refusalRow{door: "http", code: "metrics_local_only", rules: "-", sentence: metricsLocalOnly},
+		refusalRow{door: "http", code: "metrics_token_required", rules: "-", sentence: metricsTokenRequired},
 	)
 	return rows
 }

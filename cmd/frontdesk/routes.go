@@ -66,9 +66,11 @@ func (m *Main) routes() http.Handler {
 	// handleMCP mounts an MCP endpoint: its front checks Host and Origin
 	// itself and answers with JSON-RPC errors. Its sessions are bounded
 	// in number and closed when idle, so unauthenticated initialize calls
-	// cannot pile up memory.
+	// cannot pile up memory; one pool bounds the sessions of every
+	// endpoint together.
+	sessions := mcpfront.NewSessionPool(mcpfront.SessionLimits{Idle: m.MCPSessionIdle})
 	handleMCP := func(pattern string, h http.Handler) {
-		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(mcpfront.LimitSessions(h, mcpfront.SessionLimits{Idle: m.MCPSessionIdle}))))
+		mux.Handle(pattern, m.deadlines(mcpAPI, m.endsOnShutdown(sessions.Limit(h))))
 	}
 
 	// MCP: the hub, and every location's read-only server on one pattern.
@@ -167,23 +169,20 @@ func (m *Main) nav() []page.Link {
 }
 
 // metricsHandler serves Prometheus, behind the bearer token when the
-// config names one. Without a token, on its own listener it is open (the
-// owner chose that address), and on the public listener it answers only
-// this machine (observe.go).
+// config names one. Without a token it is open only on its own listener
+// (the owner chose that address); on the main listener it then answers
+// nobody, this machine included (observe.go).
 func (m *Main) metricsHandler() http.Handler {
 	h := promhttp.HandlerFor(m.metrics.Registry, promhttp.HandlerOpts{})
 	token := m.Config.Server.MetricsToken
-	if token == "" && m.Config.Server.MetricsAddr == "" {
-		return localOnly(h)
-	}
-	if token == "" {
+	if token == "" && m.Config.Server.MetricsAddr != "" {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		if token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
-			http.Error(w, "Unauthorized: /metrics needs the token named by server.metrics_token_env or metrics_token_file.", http.StatusUnauthorized)
+			http.Error(w, metricsTokenRequired, http.StatusUnauthorized)
 			return
 		}
 		h.ServeHTTP(w, r)

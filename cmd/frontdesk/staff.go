@@ -53,11 +53,16 @@ func runStaff(ctx context.Context, clk clock.Clock, args []string, stdin io.Read
 		return nil
 	}
 	action, args := args[0], args[1:]
-	cmd := "staff " + action
 	// A staff command waits for the store at most as long as a location
 	// serves one call (25 s), so a hung database ends it with an error.
-	ctx, cancel := context.WithTimeout(ctx, staffCommandDeadline)
-	defer cancel()
+	return withDeadline(ctx, "staff "+action, staffCommandDeadline, func(ctx context.Context) error {
+		return runStaffAction(ctx, clk, action, args, stdin, stdout, stderr)
+	})
+}
+
+// runStaffAction is one action of `frontdesk staff`.
+func runStaffAction(ctx context.Context, clk clock.Clock, action string, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	cmd := "staff " + action
 	switch to, isDecision := staffActions[action]; {
 	case action == "add-user":
 		return runStaffAddUser(ctx, clk, args, stdin, stdout, stderr)

@@ -46,12 +46,44 @@ func (l *lazyLogins) get() (*staff.Service, error) {
 	return l.svc, l.err
 }
 
-func (l *lazyLogins) SignIn(ctx context.Context, username, password, addr string) (staff.Session, string, error) {
+func (l *lazyLogins) SignInFrom(ctx context.Context, a staff.Attempt) (staff.SignedIn, error) {
 	svc, err := l.get()
 	if err != nil {
-		return staff.Session{}, "", err
+		return staff.SignedIn{}, err
 	}
-	return svc.SignIn(ctx, username, password, addr)
+	return svc.SignInFrom(ctx, a)
+}
+
+func (l *lazyLogins) BeginPasskeySignIn(ctx context.Context, rp staff.RP) ([]byte, string, error) {
+	svc, err := l.get()
+	if err != nil {
+		return nil, "", err
+	}
+	return svc.BeginPasskeySignIn(ctx, rp)
+}
+
+func (l *lazyLogins) FinishPasskeySignIn(ctx context.Context, rp staff.RP, token string, answer []byte, device string) (staff.SignedIn, error) {
+	svc, err := l.get()
+	if err != nil {
+		return staff.SignedIn{}, err
+	}
+	return svc.FinishPasskeySignIn(ctx, rp, token, answer, device)
+}
+
+func (l *lazyLogins) BeginPasskeyRegistration(ctx context.Context, rp staff.RP, username string) ([]byte, string, error) {
+	svc, err := l.get()
+	if err != nil {
+		return nil, "", err
+	}
+	return svc.BeginPasskeyRegistration(ctx, rp, username)
+}
+
+func (l *lazyLogins) FinishPasskeyRegistration(ctx context.Context, rp staff.RP, username, token string, answer []byte) error {
+	svc, err := l.get()
+	if err != nil {
+		return err
+	}
+	return svc.FinishPasskeyRegistration(ctx, rp, username, token, answer)
 }
 
 func (l *lazyLogins) Session(ctx context.Context, token string) (staff.Session, staff.User, error) {

@@ -46,6 +46,7 @@ func startUSPDemo(t testing.TB, database string, edit ...func(*Main)) (*Main, ma
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
 	c.Store.Database = database
+	withMetricsToken(&c)
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow), Out: io.Discard,
 		ready: make(chan struct{}), USPRootCAs: plat.Roots()}
 	for _, e := range edit {

@@ -20,6 +20,7 @@ import (
 
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/page"
+	"frontdesk/internal/requestid"
 	"frontdesk/message"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
@@ -295,9 +296,13 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request) {
 	// stored (§4.2), no referrer for the destination, no indexing. The
 	// page headers set for every answer (a content policy, no framing,
 	// no sniffing) guard a body there is none of, and cost the busiest
-	// route their bytes.
+	// route their bytes. The request id stays: every answer carries one.
 	h := w.Header()
+	id := h[requestid.Header]
 	clear(h)
+	if id != nil {
+		h[requestid.Header] = id
+	}
 	h["Cache-Control"] = noStore
 	h["Location"] = []string{loc}
 	h["Referrer-Policy"] = noReferrer

@@ -135,9 +135,10 @@ func alive(t *testing.T, url, session string) bool {
 	return post(t, url, session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`).StatusCode != http.StatusNotFound
 }
 
-// TestLimitSessions: beyond Max the session idle longest is closed, and a
-// session idle for Idle is closed on a later request, so unauthenticated
-// initialize calls cannot hold memory forever.
+// TestLimitSessions: beyond Max a newcomer waits while every session is
+// in use, then closes the session idle longest, and a session idle for
+// Idle is closed on a later request, so unauthenticated initialize calls
+// cannot hold memory forever.
 func TestLimitSessions(t *testing.T) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "orp.db"))
@@ -151,15 +152,19 @@ func TestLimitSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(mcpfront.LimitSessions(mcpfront.Handler(New(h, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}),
-		mcpfront.SessionLimits{Idle: 10 * time.Minute, PerAddress: 3, Clock: clk}))
+		mcpfront.SessionLimits{Idle: 10 * time.Minute, Max: 3, Evictable: time.Minute, Clock: clk}))
 	defer srv.Close()
 	first := openSession(t, srv.URL)
 	clk.Advance(time.Second)
 	second := openSession(t, srv.URL)
-	for i := 0; i < 2; i++ {
-		clk.Advance(time.Second)
-		openSession(t, srv.URL)
+	clk.Advance(time.Second)
+	openSession(t, srv.URL)
+	if resp := post(t, srv.URL, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a fourth session while three are in use = %d, want 503", resp.StatusCode)
 	}
+	clk.Advance(time.Minute)
+	alive(t, srv.URL, second)
+	openSession(t, srv.URL)
 	if alive(t, srv.URL, first) {
 		t.Fatal("the oldest of four sessions is still open with a limit of three")
 	}
