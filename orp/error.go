@@ -27,6 +27,9 @@ const (
 	ChainBroken          Code = "chain_broken"
 	RateLimited          Code = "rate_limited"
 	Internal             Code = "internal"
+	// UnknownType is ORP 0.4's answer to a type the host does not
+	// implement, such as attest where attestation is off (§20.7).
+	UnknownType Code = "unknown_type"
 	// ClickPending is this host's extension code (§16 allows them) for a
 	// provider event whose click id no stored click carries yet: the
 	// provider should send it again. Receivers treat an unknown code as
@@ -40,7 +43,7 @@ const clickPendingRetry = 5
 // Status is the HTTP status of §16 for a code.
 func Status(c Code) int {
 	switch c {
-	case InvalidMessage, UnsupportedVersion, UnsupportedType, UnsupportedExtension, Stale:
+	case InvalidMessage, UnsupportedVersion, UnsupportedType, UnsupportedExtension, Stale, UnknownType:
 		return http.StatusBadRequest
 	case Unauthorized, BadSignature:
 		return http.StatusUnauthorized

@@ -99,6 +99,9 @@ type Options struct {
 	// ProviderSecrets are the webhook signing secrets by payment
 	// provider, such as "stripe" (see provider.go).
 	ProviderSecrets map[string]string
+	// Attestation accepts ORP 0.4 attest messages from consumer seats
+	// (§20.7); off, attest is answered unknown_type.
+	Attestation bool
 	// ResolverToken authenticates the dispute resolver named in
 	// policies.terms (§15.2): the host's operator. Empty: no resolver
 	// can sign in, and disputes stay open.

@@ -46,6 +46,8 @@ type offerRecord struct {
 	ListedAt  time.Time       `json:"listed_at"`
 	Created   time.Time       `json:"created"`
 	Claims    claimsResult    `json:"claims"`
+	// FreshUntil is a 0.4 standing offer's expires_at (§20.4).
+	FreshUntil *time.Time `json:"fresh_until,omitempty"`
 
 	// t is Terms decoded, when the offer is loaded or made.
 	t terms
@@ -110,9 +112,14 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		TermsHash string          `json:"terms_hash"`
 		Limit     int             `json:"limit"`
 		Expires   string          `json:"expires"`
+		Parties   []Seat          `json:"parties"`
+		Confirm   bool            `json:"confirm"`
 	}
 	if err := o.body(&b); err != nil {
 		return err
+	}
+	if b.Confirm {
+		return h.refreshOffer(ctx, o, b.ID)
 	}
 	if b.ID != "" {
 		return invalid("/body/id", "The host sets a standing offer's id.")
@@ -121,8 +128,21 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 	if err != nil {
 		return invalid("/body/terms", "The terms cannot be hashed.")
 	}
-	if b.TermsHash != "" && b.TermsHash != hash {
+	if b.TermsHash != "" && b.TermsHash != hash && len(b.Parties) == 0 {
 		return refuse(TermsMismatch, "terms_hash does not match the terms.")
+	}
+	var fresh *time.Time
+	if o.ver == Version04 && o.env.To == "" && len(b.Parties) == 0 {
+		// A 0.4 standing offer is hashed once the host wrote its
+		// freshness and claims (§20.2, §20.4).
+		terms, until, err := freshTerms(b.Terms, o.now)
+		if err != nil {
+			return err
+		}
+		if hash, err = Hash(terms); err != nil {
+			return err
+		}
+		b.Terms, fresh = terms, &until
 	}
 	var expires *time.Time
 	if b.Expires != "" {
@@ -139,6 +159,9 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 	if err := h.checkDestinations(ctx, t, o.party.ID, o.env.To); err != nil {
 		return err
 	}
+	if len(b.Parties) > 0 {
+		return h.offerSeats(ctx, o, b.Terms, t, b.Parties, b.TermsHash)
+	}
 	if o.env.To != "" {
 		return h.directed(ctx, o, b.Terms, t, hash, expires)
 	}
@@ -147,7 +170,7 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		return err
 	}
 	r := &offerRecord{ID: h.newID("ofr_", 12), Offerer: o.party.ID, Terms: b.Terms, t: t, TermsHash: hash, Limit: b.Limit,
-		Expires: expires, Status: statusListed, ListedAt: o.now, Created: o.now}
+		Expires: expires, Status: statusListed, ListedAt: o.now, Created: o.now, FreshUntil: fresh}
 	_ = mode
 	var reasons []string
 	if !o.byOwner {
@@ -307,9 +330,13 @@ func (h *Host) space(ctx context.Context, o *op) error {
 
 // hello answers with versions, capabilities, the party and its limits (§6).
 func (h *Host) hello(o *op) error {
+	caps := h.capabilities()
+	if o.ver == Version04 {
+		caps["messages"] = h.messages04()
+	}
 	body := map[string]any{
-		"versions":     []string{Version},
-		"capabilities": h.capabilities(),
+		"versions":     []string{o.ver},
+		"capabilities": caps,
 		"party":        o.party.ID,
 		"limits":       o.party.Limits,
 	}
@@ -510,7 +537,7 @@ func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, lim
 			if err := json.Unmarshal(r.Value, &of); err != nil {
 				return nil, fmt.Errorf("decode offer %s: %w", r.Key, err)
 			}
-			if of.Status != statusListed || of.Offerer == viewer ||
+			if of.Status != statusListed || of.Offerer == viewer || of.stale(now) ||
 				of.Expires != nil && !now.Before(*of.Expires) || of.Limit > 0 && of.Opened >= of.Limit {
 				continue
 			}
