@@ -219,7 +219,7 @@ func TestInvalidMessages(t *testing.T) {
 // the open ext, legacy and body-dispatch objects.
 func TestSchemasAreClosed(t *testing.T) {
 	open := map[string]bool{"envelope.schema.json#/properties/body": true, "envelope.schema.json#/properties/ext": true,
-		"discovery.schema.json#/properties/legacy": true,
+		"discovery.schema.json#/properties/legacy":  true,
 		"0.4/envelope.schema.json#/properties/body": true, "0.4/envelope.schema.json#/properties/ext": true,
 		"0.4/discovery.schema.json#/properties/legacy": true}
 	err := filepath.Walk(filepath.Join("files"), func(path string, info os.FileInfo, err error) error {
