@@ -161,7 +161,11 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	if err := h.schemas.Validate(schema.Message, v); err != nil {
 		var p *schema.Problem
 		if errors.As(err, &p) {
-			return Reply{}, invalid(p.Pointer, "The message is not valid ORP 0.3: "+p.Detail+".")
+			version := Version
+			if obj != nil && obj["orp"] == Version04 {
+				version = Version04
+			}
+			return Reply{}, invalid(p.Pointer, "The message is not valid ORP "+version+": "+p.Detail+".")
 		}
 		return Reply{}, err
 	}

@@ -497,6 +497,24 @@ func (h *Host) attestSeat(ctx context.Context, o *op) error {
 	return o.publishSeats(ctx, d, nil, nil)
 }
 
+// maxOutcomeIDs bounds the outcome ids a seated deal keeps for
+// attestations: the newest ones.
+const maxOutcomeIDs = 256
+
+// recordOutcome keeps the id of an outcome message sent about the deal.
+func (d *dealRecord) recordOutcome(msg []byte) {
+	var m struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.ID == "" {
+		return
+	}
+	d.Outcomes = append(d.Outcomes, m.ID)
+	if len(d.Outcomes) > maxOutcomeIDs {
+		d.Outcomes = d.Outcomes[len(d.Outcomes)-maxOutcomeIDs:]
+	}
+}
+
 // names reports an outcome or receipt of this deal: a receipt an
 // obligation records, or an outcome the host sent about it.
 func (d *dealRecord) names(obj attestedObject) bool {

@@ -83,6 +83,10 @@ func (s *Server) routes() []Route {
 		{"GET /approve/{escalation}", http.HandlerFunc(s.approvalPage)},
 		{"POST /approve/{escalation}", http.HandlerFunc(s.approve)},
 		{"POST /approve/{escalation}/refuse", s.signedIn(s.refuse)},
+		// The paths ORP 0.4 names (Appendix C): GET shows, only POST
+		// approves.
+		{"GET /orp/approve/{escalation}", http.HandlerFunc(s.approvalPage)},
+		{"POST /orp/approve/{escalation}", http.HandlerFunc(s.approve)},
 		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
 		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
 		{"GET /claim/{claim}/email", http.HandlerFunc(s.claimMailShow)},
