@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/outbound"
 	"frontdesk/internal/pgtest"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
@@ -129,7 +130,7 @@ func (e *env) newHost(db store.Records) *orp.Host {
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
 		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: orp.NewSigner("host-test", hostKey),
 		ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
-		Fetcher: e.fetcher, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial,
+		Fetcher: e.fetcher, Outbound: outbound.Rule{Loopback: !e.publicOnly}, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial,
 		Attestation: e.attestation})
 	if err != nil {
 		e.t.Fatal(err)

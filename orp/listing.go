@@ -284,7 +284,7 @@ func (h *Host) space(ctx context.Context, o *op) error {
 		if s.Verified != nil {
 			return refuse(Forbidden, "Only the host sets verified.")
 		}
-		if s.Locator != "" && locatorRefused(s.Locator) {
+		if s.Locator != "" && h.locatorRefused(s.Locator) {
 			return invalid("/body/space/locator", "The locator must be a public URL: this host does not fetch private or loopback addresses.")
 		}
 		id = s.ID

@@ -19,6 +19,7 @@ import (
 
 	"frontdesk/internal/filelock"
 	"frontdesk/internal/jsonlimit"
+	"frontdesk/internal/outbound"
 	"frontdesk/orp"
 	"frontdesk/referral"
 	"frontdesk/web"
@@ -115,7 +116,7 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 		ResolverToken:   m.Config.ORP.ResolverToken,
 		Signer:          signer,
 		Claims:          m.Config.ORP.ClaimsCheck,
-		FetchPrivate:    m.Config.ORP.FetchPrivateAddresses,
+		Outbound:        outbound.Rule{Loopback: m.Config.AllowPrivate()},
 		Witnesses:       m.Config.ORP.Witnesses,
 	})
 	if err != nil && journal != nil {
