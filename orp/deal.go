@@ -128,6 +128,8 @@ type dealRecord struct {
 	Attested []attestation `json:"attested,omitempty"`
 	// Outcomes are the ids of the outcome messages sent about the deal.
 	Outcomes []string `json:"outcomes,omitempty"`
+	// Codes are partner codes issued after activation (code.go).
+	Codes []issuedRef `json:"codes,omitempty"`
 
 	// Consents are the owners' consents to this deal's terms (H2).
 	Consents []consentRef `json:"consents,omitempty"`

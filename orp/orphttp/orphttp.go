@@ -69,6 +69,7 @@ func (s *Server) routes() []Route {
 		{"POST /orp", http.HandlerFunc(s.send)},
 		{"GET /orp/inbox", http.HandlerFunc(s.inbox)},
 		{"GET /orp/deals/{deal}", http.HandlerFunc(s.deal)},
+		{"POST /orp/deals/{deal}/codes", http.HandlerFunc(s.issueCode)},
 		{"GET /orp/keys/{opaque}", http.HandlerFunc(s.keys)},
 		{"GET /orp/constraints", http.HandlerFunc(s.constraints)},
 		{"POST /orp/constraints", http.HandlerFunc(s.tighten)},
