@@ -47,6 +47,18 @@ type Outbound struct {
 	AllowPrivate bool `toml:"allow_private"`
 }
 
+// ReferralCookieDays is how long the referral cookie lasts: the
+// attribution window of the business's own referral offer (P30D). A
+// click older than a deal's window attributes nothing however long the
+// cookie keeps it.
+const ReferralCookieDays = 30
+
+// RemembersReferrals reports whether the guest site keeps a partner's
+// click id in its referral cookie: ORP on and referral_cookie not false.
+func (c Config) RemembersReferrals() bool {
+	return c.ORP.Enabled && (c.ORP.ReferralCookie == nil || *c.ORP.ReferralCookie)
+}
+
 // AllowPrivate is the development switch of the outbound address rule:
 // outbound.allow_private, or either of its old names.
 func (c Config) AllowPrivate() bool {
@@ -163,6 +175,12 @@ type USPPlatform struct {
 // ORP switches the Open Rails Protocol host and names it.
 type ORP struct {
 	Enabled bool `toml:"enabled"`
+	// ReferralCookie keeps a partner's click id in a first-party cookie
+	// on the guest site's booking form for ReferralCookieDays, so a guest
+	// who browses away and returns still counts for the partner. Unset
+	// is on; false turns it off. The privacy page and docs/privacy.md
+	// disclose it.
+	ReferralCookie *bool `toml:"referral_cookie"`
 	// Name and Description appear in the discovery document; an empty
 	// name is the business name.
 	Name        string `toml:"name"`

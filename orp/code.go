@@ -39,14 +39,11 @@ func (h *Host) IssueCode(ctx context.Context, token, deal string) (IssuedCode, e
 	return h.issueCode(ctx, p.ID, deal)
 }
 
-// IssueBusinessCode is IssueCode for the business's own party, from the
-// staff screen in the process.
-func (h *Host) IssueBusinessCode(ctx context.Context, deal string) (IssuedCode, error) {
-	p, err := h.BusinessParty(ctx)
-	if err != nil {
-		return IssuedCode{}, err
-	}
-	return h.issueCode(ctx, p.ID, deal)
+// IssuePartyCode is IssueCode for party, a party of this host, from Go
+// code in the process: the business's staff screen for the business's
+// party.
+func (h *Host) IssuePartyCode(ctx context.Context, party, deal string) (IssuedCode, error) {
+	return h.issueCode(ctx, party, deal)
 }
 
 func (h *Host) issueCode(ctx context.Context, party, deal string) (IssuedCode, error) {
@@ -114,13 +111,9 @@ type PartnerDeal struct {
 	Codes   []string // the terms' code, then the issued ones
 }
 
-// BusinessDeals lists the deals the business's party offers, newest id
-// last, with their codes.
-func (h *Host) BusinessDeals(ctx context.Context) ([]PartnerDeal, error) {
-	p, err := h.BusinessParty(ctx)
-	if err != nil {
-		return nil, err
-	}
+// OfferedDeals lists the deals party offers (the business's, for its
+// staff screen), by deal id, with their codes.
+func (h *Host) OfferedDeals(ctx context.Context, party string) ([]PartnerDeal, error) {
 	var out []PartnerDeal
 	after := ""
 	for {
@@ -133,7 +126,7 @@ func (h *Host) BusinessDeals(ctx context.Context) ([]PartnerDeal, error) {
 			if err := json.Unmarshal(r.Value, &d); err != nil {
 				return nil, fmt.Errorf("decode deal %s: %w", r.Key, err)
 			}
-			if d.Offerer != p.ID {
+			if d.Offerer != party {
 				continue
 			}
 			t, err := decodeTerms(d.Terms)
