@@ -672,3 +672,104 @@ func (o *op) messageV(version, typ, to, deal string, body any) []byte {
 	}
 	return o.h.sign(m)
 }
+
+// counterSeats replaces a seated deal's shared terms, and its seats when
+// the counter lists them (§20.2): every signature and every vacancy is
+// cleared and the hash taken again; the sender's signature alone remains,
+// unless its negotiate step waits on a person. An active deal returns to
+// pending (its links paused) until the required seats sign again.
+func (h *Host) counterSeats(ctx context.Context, o *op) error {
+	d := o.deal
+	var b struct {
+		Terms     json.RawMessage `json:"terms"`
+		Parties   []Seat          `json:"parties"`
+		TermsHash string          `json:"terms_hash"`
+	}
+	if err := o.body(&b); err != nil {
+		return err
+	}
+	mode, err := o.stepMode("negotiate")
+	if err != nil {
+		return err
+	}
+	if d.State != statePending && d.State != stateActive {
+		return refuse(StateConflict, "The deal is in the wrong state.")
+	}
+	if d.Round >= maxRounds {
+		return refuse(StateConflict, "This deal has had 20 rounds, the most this host allows.")
+	}
+	t, err := decodeTerms(b.Terms)
+	if err != nil {
+		return invalid("/body/terms", "The terms hold a value this host cannot read exactly.")
+	}
+	seats := d.seats()
+	if len(b.Parties) > 0 {
+		seats = b.Parties
+	}
+	for i := range seats {
+		seats[i].Signed = false
+	}
+	if err := CheckSeats(seats); err != nil {
+		return err
+	}
+	if err := h.checkDestinations(ctx, t, o.party.ID); err != nil {
+		return err
+	}
+	next := &dealRecord{}
+	*next = *d
+	next.Terms, next.t, next.Parties, next.Vacancies, next.Waiting = b.Terms, t, nil, nil, nil
+	next.Offerer, next.Acceptor = "", ""
+	for _, s := range seats {
+		if _, err := h.get(ctx, kindParty, h.opaqueOf(s.ID), &Party{}); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return refuse(NotFound, "No such party on this host: every seat is a party that has joined.")
+			}
+			return err
+		}
+		switch s.Role {
+		case "offerer":
+			next.Offerer = s.ID
+		case "acceptor":
+			next.Acceptor = s.ID
+		}
+		next.Parties = append(next.Parties, seatState{Seat: s})
+	}
+	me := next.seat(o.party.ID)
+	if me == nil {
+		return refuse(Forbidden, "The sender of a counter keeps a seat on the deal.")
+	}
+	for i, ob := range t.Obligations {
+		if err := next.checkObligor(ob.By, i); err != nil {
+			return err
+		}
+	}
+	if err := next.rehash(); err != nil {
+		return err
+	}
+	if b.TermsHash != "" && b.TermsHash != next.TermsHash {
+		return refuse(TermsMismatch, "terms_hash does not match {terms, parties}.")
+	}
+	next.Obligations = nil
+	for _, ob := range t.Obligations {
+		state := obPending
+		if old := d.obligation(ob.ID); old != nil {
+			state = old.State
+		}
+		next.Obligations = append(next.Obligations, obligationState{ID: ob.ID, State: state})
+	}
+	next.Round++
+	next.Bound = nil
+	*d = *next
+	var links map[string]*linkRecord
+	if mode == "ask" {
+		e := o.escalate("accept", "seat", d.ID, d.TermsHash, []string{"step_ask"}, o.now.Add(escalationTTL))
+		d.Waiting = &waiting{Party: o.party.ID, Step: "accept", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
+	} else {
+		me.Signed = true
+	}
+	if links, err = o.settleSeats(ctx, d); err != nil {
+		return err
+	}
+	o.saveDeal(d, o.dealR, false)
+	return o.publishSeats(ctx, d, links, nil)
+}

@@ -458,3 +458,35 @@ func TestZeroThreeDealUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestSeatCounter (§20.2): a counter replaces the shared terms, clears
+// every signature and every vacancy and takes the hash again; only the
+// sender's signature remains, so the deal is pending until the other
+// required seats sign the new hash, and a signature of the old hash is
+// refused.
+func TestSeatCounter(t *testing.T) {
+	e := newEnv(t)
+	s := e.seats("mediator-left.json")
+	seller, buyer, agent := s.by["p_seller01"], s.by["p_buyer01"], s.by["p_agent01"]
+	offer := s.offer(nil)
+	offer["parties"] = append(offer["parties"].([]any), map[string]any{"id": agent.id, "role": "facilitator", "required": true})
+	deal := s.send(seller, "offer", nil, offer, 200)["deal"].(string)
+	s.sign(buyer, deal, 200)
+	s.sign(agent, deal, 200)
+	s.send(agent, "leave", map[string]any{"deal": deal}, map[string]any{}, 200)
+	old := s.read(buyer, deal)["terms_hash"]
+	terms := maps(body(s.fixture)["terms"])
+	terms["title"] = "Test home sale, without a facilitator"
+	m := s.send(seller, "counter", map[string]any{"deal": deal}, map[string]any{"terms": terms}, 200)
+	b := body(m)
+	if b["state"] != "pending" || b["vacancies"] != nil || !equalJSON(seatIDs(b, true), []string{seller.id}) || b["terms_hash"] == old {
+		t.Fatalf("after the counter: %v vacancies %v signed %v", b["state"], b["vacancies"], seatIDs(b, true))
+	}
+	r, m := e.send(buyer, e.msg04(buyer, "accept", map[string]any{"deal": deal}, map[string]any{"terms_hash": old}))
+	if r.Status != 409 || errCode(m) != "terms_mismatch" {
+		t.Fatalf("signing the old hash = %d %v", r.Status, m)
+	}
+	if m := s.sign(buyer, deal, 200); body(m)["state"] != "active" {
+		t.Fatalf("after the buyer signed the new hash: %v", body(m)["state"])
+	}
+}
