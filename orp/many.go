@@ -568,9 +568,7 @@ func (h *Host) seatSnapshot(ctx context.Context, d *dealRecord, party string, li
 	for _, v := range d.Vacancies {
 		b.Vacancies = append(b.Vacancies, vacancyView{Role: v.Role, Since: stamp(v.Since), Left: v.Left})
 	}
-	for _, a := range d.Attested {
-		b.AttestedBy = append(b.AttestedBy, a)
-	}
+	b.AttestedBy = append(b.AttestedBy, d.Attested...)
 	approvals, err := h.approvals(ctx, d.ID)
 	if err != nil {
 		h.log.Warn("read approvals", "err", err)
