@@ -592,6 +592,13 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 		} else if full {
 			return refuse(Forbidden, "The counterparty cannot take another open deal now.")
 		}
+		if offer.FreshUntil != nil {
+			// A 0.4 standing offer opens a two-party 0.4 deal (§20.2).
+			if o.ver != Version04 {
+				return refuse(NotFound, "No such standing offer is listed for ORP 0.3: this one is accepted in 0.4.")
+			}
+			return h.acceptSeated(ctx, o, offer, mode)
+		}
 		d = &dealRecord{
 			ID: h.newID("deal_", 12), State: stateProposed, Offerer: offer.Offerer, Acceptor: o.party.ID, Offer: offer.ID,
 			Terms: offer.Terms, t: offer.t, TermsHash: offer.TermsHash, Round: 1, Created: o.now,

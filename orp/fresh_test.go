@@ -83,3 +83,39 @@ func TestStandingOfferFreshness(t *testing.T) {
 		t.Fatalf("0.3 offer = %v", body(m))
 	}
 }
+
+// TestAcceptStandingOffer04 (§20.2): accepting a 0.4 standing offer with
+// the offer's hash opens a two-party 0.4 deal whose hash, of {terms,
+// parties}, differs from it, active with its link; a 0.3 party neither
+// finds the offer in discover nor accepts it, as no 0.3 message can
+// carry its terms.
+func TestAcceptStandingOffer04(t *testing.T) {
+	e := newEnv(t)
+	maker, pub := e.autoParty(), e.autoParty()
+	terms := map[string]any{
+		"title": "Notes freshness window", "kind": "affiliate",
+		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
+		"obligations": []any{map[string]any{"id": "place", "by": "acceptor", "action": "place",
+			"content": map[string]any{"link": true, "brief": "Mention the notes app."}, "destination": "https://notes.example/pricing?plan=pro", "proof": []string{"link"}}},
+	}
+	_, m := e.send(maker, e.msg04(maker, "offer", nil, map[string]any{"terms": terms}))
+	id, hash := body(m)["id"].(string), body(m)["terms_hash"].(string)
+	_, d := e.send(pub, e.msg(pub, "discover", nil, map[string]any{"want": "offers", "context": map[string]any{"text": "notes app freshness"}}))
+	for _, it := range body(d)["items"].([]any) {
+		if it.(map[string]any)["offer"].(map[string]any)["id"] == id {
+			t.Fatal("a 0.3 discover found a 0.4 offer")
+		}
+	}
+	if r, m := e.send(pub, e.msg(pub, "accept", nil, map[string]any{"offer": id, "terms_hash": hash})); r.Status != 404 {
+		t.Fatalf("0.3 accept of a 0.4 offer = %d %v", r.Status, m)
+	}
+	r, m := e.send(pub, e.msg04(pub, "accept", nil, map[string]any{"offer": id, "terms_hash": hash}))
+	b := body(m)
+	if r.Status != 200 || m["orp"] != "0.4" || b["state"] != "active" || b["terms_hash"] == hash || len(b["parties"].([]any)) != 2 || linkOf(b, "place") == "" {
+		t.Fatalf("0.4 accept = %d %s", r.Status, r.Body)
+	}
+	want, _ := orp.SeatsHash(mustRaw(b["terms"]), seatsOf(t, b["parties"]))
+	if b["terms_hash"] != want {
+		t.Fatalf("deal hash = %v, want %s", b["terms_hash"], want)
+	}
+}

@@ -406,7 +406,7 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 	}
 	items := []map[string]any{}
 	if b.Want == "offers" {
-		matches, err := h.rank(ctx, b.Context.Text, o.party.ID, o.now, limit, func(t terms) bool {
+		matches, err := h.rank(ctx, b.Context.Text, o.party.ID, o.now, limit, o.ver == Version04, func(t terms) bool {
 			return (len(b.Filters.Kinds) == 0 || slices.Contains(b.Filters.Kinds, t.Kind)) &&
 				(len(b.Filters.Categories) == 0 || overlaps(b.Filters.Categories, t.Categories))
 		})
@@ -523,7 +523,9 @@ type match struct {
 
 // rank scores listed standing offers against text: the share of the
 // offer's words (title, kind, categories, brief) that the text uses.
-func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, limit int, keep func(terms) bool) ([]match, error) {
+// with04 admits 0.4 standing offers, whose terms a 0.3 message cannot
+// carry (§20.4).
+func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, limit int, with04 bool, keep func(terms) bool) ([]match, error) {
 	words := wordSet(text)
 	var out []match
 	after := ""
@@ -537,7 +539,7 @@ func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, lim
 			if err := json.Unmarshal(r.Value, &of); err != nil {
 				return nil, fmt.Errorf("decode offer %s: %w", r.Key, err)
 			}
-			if of.Status != statusListed || of.Offerer == viewer || of.stale(now) ||
+			if of.Status != statusListed || of.Offerer == viewer || of.stale(now) || of.FreshUntil != nil && !with04 ||
 				of.Expires != nil && !now.Before(*of.Expires) || of.Limit > 0 && of.Opened >= of.Limit {
 				continue
 			}
@@ -672,7 +674,7 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 	if limit == 0 {
 		limit = 3
 	}
-	matches, err := h.rank(ctx, req.Text, "", now, limit, func(terms) bool { return true })
+	matches, err := h.rank(ctx, req.Text, "", now, limit, true, func(terms) bool { return true })
 	if err != nil {
 		return SuggestResponse{}, err
 	}

@@ -771,3 +771,51 @@ func (h *Host) counterSeats(ctx context.Context, o *op) error {
 	o.saveDeal(d, o.dealR, false)
 	return o.publishSeats(ctx, d, links, nil)
 }
+
+// acceptSeated opens the two-party 0.4 deal of a 0.4 standing offer
+// (§20.2): the offerer's seat signed by its listing, the sender's seat
+// signed by this accept (or, under ask, once approved). Its hash is of
+// {terms, parties}, so it differs from the offer's hash, which the
+// accept named.
+func (h *Host) acceptSeated(ctx context.Context, o *op, offer *offerRecord, mode string) error {
+	if offer.stale(o.now) {
+		return refuse(NotFound, "No such standing offer is listed: it expired and its maker has not refreshed it.")
+	}
+	d := &dealRecord{ID: h.newID("deal_", 12), Orp: Version04, State: statePending, Offerer: offer.Offerer, Acceptor: o.party.ID,
+		Offer: offer.ID, Terms: offer.Terms, t: offer.t, Round: 1, Created: o.now,
+		Parties: []seatState{
+			{Seat: Seat{ID: offer.Offerer, Role: "offerer", Required: true, Signed: true}},
+			{Seat: Seat{ID: o.party.ID, Role: "acceptor", Required: true}},
+		}}
+	for _, ob := range offer.t.Obligations {
+		d.Obligations = append(d.Obligations, obligationState{ID: ob.ID, State: obPending})
+	}
+	if err := d.rehash(); err != nil {
+		return err
+	}
+	if err := o.admit(ctx, d, o.party.ID); err != nil {
+		return err
+	}
+	o.deal = d
+	var links map[string]*linkRecord
+	if mode == "ask" {
+		e := o.escalate("accept", "seat", d.ID, d.TermsHash, []string{"step_ask"}, o.now.Add(escalationTTL))
+		d.Waiting = &waiting{Party: o.party.ID, Step: "accept", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
+	} else {
+		d.Parties[1].Signed = true
+		var err error
+		if links, err = o.settleSeats(ctx, d); err != nil {
+			return err
+		}
+		if d.State == stateActive {
+			of, r, err := h.loadOffer(ctx, offer.ID)
+			if err != nil {
+				return err
+			}
+			of.Opened++
+			o.writes = append(o.writes, swap(r, of, o.now))
+		}
+	}
+	o.saveDeal(d, store.Record{}, true)
+	return o.publishSeats(ctx, d, links, nil)
+}
