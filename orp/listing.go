@@ -159,6 +159,11 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 	if err := h.checkDestinations(ctx, t, o.party.ID, o.env.To); err != nil {
 		return err
 	}
+	if len(b.Parties) == 0 && o.ver == Version04 && o.env.To != "" {
+		// A 0.4 offer to one party is a deal of two required seats,
+		// active once both signed (§20.6).
+		b.Parties = []Seat{{ID: o.party.ID, Role: "offerer", Required: true}, {ID: o.env.To, Role: "acceptor", Required: true}}
+	}
 	if len(b.Parties) > 0 {
 		return h.offerSeats(ctx, o, b.Terms, t, b.Parties, b.TermsHash)
 	}

@@ -301,12 +301,32 @@ func (h *Host) signSeat(ctx context.Context, o *op, termsHash string) error {
 	if termsHash != d.TermsHash {
 		return refuse(TermsMismatch, "terms_hash does not match the terms.")
 	}
+	// The owner's constraints weigh a signature as they weigh a 0.3
+	// accept (§11.1): any reason holds it for approval.
+	role := "acceptor"
+	if d.Offerer == o.party.ID {
+		role = "offerer"
+	}
+	counterparty := d.Offerer
+	if counterparty == o.party.ID || counterparty == "" {
+		counterparty = d.Parties[0].ID
+		if counterparty == o.party.ID && len(d.Parties) > 1 {
+			counterparty = d.Parties[1].ID
+		}
+	}
+	reasons, err := h.weigh(ctx, o, &d.t, "accept", role, counterparty, nil)
+	if err != nil {
+		return err
+	}
+	if mode == "ask" && !slices.Contains(reasons, "step_ask") {
+		reasons = append(reasons, "step_ask")
+	}
 	var links map[string]*linkRecord
-	if mode == "ask" {
+	if len(reasons) > 0 {
 		if d.Waiting != nil {
 			return refuse(StateConflict, "Another step of this deal is waiting for approval.")
 		}
-		e := o.escalate("accept", "seat", d.ID, d.TermsHash, []string{"step_ask"}, o.now.Add(escalationTTL))
+		e := o.escalate("accept", "seat", d.ID, d.TermsHash, reasons, o.now.Add(escalationTTL))
 		d.Waiting = &waiting{Party: o.party.ID, Step: "accept", Since: stamp(o.now), Escalation: e.ID, Reasons: e.Reasons, URL: h.approvalURL(e.ID)}
 	} else {
 		s.Signed = true

@@ -490,3 +490,20 @@ func TestSeatCounter(t *testing.T) {
 		t.Fatalf("after the buyer signed the new hash: %v", body(m)["state"])
 	}
 }
+
+// TestTwoSeats04: seller and buyer alone are a normal two-party deal; a
+// 0.4 offer to one party opens it with two required seats, active once
+// both signed.
+func TestTwoSeats04(t *testing.T) {
+	e := newEnv(t)
+	seller, buyer := e.autoParty(), e.autoParty()
+	s := &seats{e: e}
+	m := s.send(seller, "offer", map[string]any{"to": buyer.id}, map[string]any{"terms": affiliateTerms}, 200)
+	deal := m["deal"].(string)
+	if body(m)["state"] != "pending" || len(body(m)["parties"].([]any)) != 2 {
+		t.Fatalf("0.4 directed offer = %v", body(m))
+	}
+	if m := s.sign(buyer, deal, 200); body(m)["state"] != "active" {
+		t.Fatalf("after the buyer signed: %v", body(m)["state"])
+	}
+}
