@@ -26,7 +26,48 @@ type Config struct {
 	Server     Server              `toml:"server"`
 	TLS        TLS                 `toml:"tls"`
 	Privacy    Privacy             `toml:"privacy"`
+	Outbound   Outbound            `toml:"outbound"`
+
+	// deprecated are the old keys the file used, read for their
+	// replacement (Warnings).
+	deprecated []string
 }
+
+// Outbound is the one address rule of every connection the business
+// opens to an address it was handed: platform profiles and webhooks,
+// ORP proof pages, platform checks and space locators, channel feeds.
+// Endpoints the operator configures (the payment provider's base URL,
+// relay origins) are not under it.
+type Outbound struct {
+	// AllowPrivate admits loopback addresses (and plain http to them),
+	// for local development and tests. Link-local (the metadata
+	// address), private, unspecified and reserved addresses are refused
+	// whatever it says. It replaces usp.allow_private_profiles and
+	// orp.fetch_private_addresses, which are still read, with a warning.
+	AllowPrivate bool `toml:"allow_private"`
+}
+
+// ReferralCookieDays is how long the referral cookie lasts: the
+// attribution window of the business's own referral offer (P30D). A
+// click older than a deal's window attributes nothing however long the
+// cookie keeps it.
+const ReferralCookieDays = 30
+
+// RemembersReferrals reports whether the guest site keeps a partner's
+// click id in its referral cookie: ORP on and referral_cookie not false.
+func (c Config) RemembersReferrals() bool {
+	return c.ORP.Enabled && (c.ORP.ReferralCookie == nil || *c.ORP.ReferralCookie)
+}
+
+// AllowPrivate is the development switch of the outbound address rule:
+// outbound.allow_private, or either of its old names.
+func (c Config) AllowPrivate() bool {
+	return c.Outbound.AllowPrivate || c.USP.AllowPrivateProfiles || c.ORP.FetchPrivateAddresses
+}
+
+// Warnings are what the file said that still works but should change:
+// an old key read for its replacement.
+func (c Config) Warnings() []string { return c.deprecated }
 
 // Limits are the business decisions and adjustable ceilings of
 // direct-booking.md. The fixed per-mailbox limits are constants in booking.
@@ -86,10 +127,9 @@ type Store struct {
 // how it fetches the platform profiles callers name.
 type USP struct {
 	Enabled bool `toml:"enabled"`
-	// AllowPrivateProfiles lets platform profiles, webhooks and feed
-	// callbacks reach loopback (and plain http to loopback), for local
-	// development and tests. Link-local (the metadata address), private,
-	// unspecified and reserved addresses are refused whatever it says.
+	// AllowPrivateProfiles is the old name of outbound.allow_private,
+	// read with a warning: decoding folds it into Outbound.AllowPrivate
+	// and back here, where the profile fetcher reads it.
 	AllowPrivateProfiles bool `toml:"allow_private_profiles"`
 	// ProfileCacheEntries bounds the platform-profile cache; 0 means 1024.
 	ProfileCacheEntries int `toml:"profile_cache_entries"`
@@ -135,6 +175,12 @@ type USPPlatform struct {
 // ORP switches the Open Rails Protocol host and names it.
 type ORP struct {
 	Enabled bool `toml:"enabled"`
+	// ReferralCookie keeps a partner's click id in a first-party cookie
+	// on the guest site's booking form for ReferralCookieDays, so a guest
+	// who browses away and returns still counts for the partner. Unset
+	// is on; false turns it off. The privacy page and docs/privacy.md
+	// disclose it.
+	ReferralCookie *bool `toml:"referral_cookie"`
 	// Name and Description appear in the discovery document; an empty
 	// name is the business name.
 	Name        string `toml:"name"`
@@ -163,8 +209,8 @@ type ORP struct {
 	// standing offer: "real" (reads the destination pages), "stub" (holds
 	// every offer for review) or "none" (the default). Discovery states it.
 	ClaimsCheck string `toml:"claims_check"`
-	// FetchPrivateAddresses lets the host read proof pages on private,
-	// loopback and link-local addresses: for development only.
+	// FetchPrivateAddresses is the old name of outbound.allow_private,
+	// read with a warning: decoding folds it into Outbound.AllowPrivate.
 	FetchPrivateAddresses bool `toml:"fetch_private_addresses"`
 	// Witnesses are party ids of verifiers the host names: each reports
 	// findings at POST /orp/witness about obligations whose proof lists

@@ -75,6 +75,7 @@ func decode(data []byte) (Config, []error, error) {
 		return Config{}, nil, fmt.Errorf("config: %w", err)
 	}
 	c.fillLocationDefaults()
+	c.foldDeprecated(raw)
 	errs := make([]error, len(problems))
 	for i, p := range problems {
 		errs[i] = p.err
@@ -340,4 +341,26 @@ func samePath(a, b error) bool {
 	pa, _, _ := strings.Cut(a.Error(), ": ")
 	pb, _, _ := strings.Cut(b.Error(), ": ")
 	return pa == pb
+}
+
+// renamed are old keys and the key that replaced them.
+var renamed = []struct{ table, key, now string }{
+	{"usp", "allow_private_profiles", "outbound.allow_private"},
+	{"orp", "fetch_private_addresses", "outbound.allow_private"},
+}
+
+// foldDeprecated reads the old names of outbound.allow_private into it:
+// either one set to true turns it on, and each old key the file wrote is
+// a warning naming its replacement.
+func (c *Config) foldDeprecated(raw map[string]any) {
+	for _, r := range renamed {
+		t, _ := raw[r.table].(map[string]any)
+		if _, ok := t[r.key]; !ok {
+			continue
+		}
+		c.deprecated = append(c.deprecated, fmt.Sprintf("%s.%s is deprecated: write %s instead", r.table, r.key, r.now))
+	}
+	c.Outbound.AllowPrivate = c.AllowPrivate()
+	// The profile fetcher is built from the [usp] table alone.
+	c.USP.AllowPrivateProfiles = c.Outbound.AllowPrivate
 }

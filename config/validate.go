@@ -497,8 +497,8 @@ func (c Config) validateUSP(v *validator) {
 		if p.WebhookURL != "" {
 			if w, err := url.Parse(p.WebhookURL); err != nil || (w.Scheme != "https" && w.Scheme != "http") || w.Host == "" || w.User != nil || w.Fragment != "" {
 				v.add(f+".webhook_url", "must be an absolute http(s) URL without credentials or fragment, got %q", p.WebhookURL)
-			} else if w.Scheme == "http" && (!u.AllowPrivateProfiles || !loopbackHost(w.Hostname())) {
-				v.add(f+".webhook_url", "must be https (plain http only to a loopback host with usp.allow_private_profiles, for development), got %q", p.WebhookURL)
+			} else if w.Scheme == "http" && (!c.AllowPrivate() || !loopbackHost(w.Hostname())) {
+				v.add(f+".webhook_url", "must be https (plain http only to a loopback host with outbound.allow_private, for development), got %q", p.WebhookURL)
 			}
 		}
 	}

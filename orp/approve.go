@@ -367,6 +367,8 @@ func (h *Host) approve(ctx context.Context, o *op, id, assurance string, onDeal 
 		links := o.bindAmendment(ctx, d, o.party.ID)
 		save(d, r)
 		return d, o.publish(ctx, d, links)
+	case "seat":
+		return h.approveSeat(ctx, o, e, assurance, save)
 	case "settle":
 		return nil, h.approveSettle(ctx, o, e)
 	case "execute":

@@ -212,11 +212,62 @@ func (h *Host) StoredClicks(ctx context.Context, token string, from, to time.Tim
 }
 
 // lookupClick finds the click a click id names, or store.ErrNotFound.
+// A click is found from the moment its redirect is answered: the click
+// log is read before the pages, the journal's groups first of all, since
+// a fold removes a click from the log only in the transaction that adds
+// it to a page (and from the journal only after that commit), so a click
+// missing from the log when it is read is in a page when those are.
 func (h *Host) lookupClick(ctx context.Context, id string) (clickRef, error) {
 	sec, ok := clickIDSecond(id)
 	if !ok {
 		return clickRef{}, store.ErrNotFound
 	}
+	if j := h.journal; j != nil {
+		if ref, ok := j.lookup(id); ok {
+			return ref, nil
+		}
+	}
+	if ref, err := h.lookupLoggedClick(ctx, id, sec); err == nil || !errors.Is(err, store.ErrNotFound) {
+		return ref, err
+	}
+	return h.lookupPagedClick(ctx, id, sec)
+}
+
+// logLookback is how long before a click id's second the store's click
+// log is read for it: a group is logged after its clicks, but a clock
+// stepped back may file it a little earlier.
+const logLookback = 5 * time.Minute
+
+// lookupLoggedClick finds a click in the store's click log, which holds
+// what the writer has not folded yet, or store.ErrNotFound.
+func (h *Host) lookupLoggedClick(ctx context.Context, id string, sec int64) (clickRef, error) {
+	after := fmt.Sprintf("%019d", max(time.Unix(sec, 0).Add(-logLookback).UnixNano(), 0))
+	for {
+		recs, err := h.store.List(ctx, kindClickLog, "", after, 100)
+		if err != nil {
+			return clickRef{}, fmt.Errorf("list click log: %w", err)
+		}
+		for _, r := range recs {
+			var logged []loggedClick
+			if err := json.Unmarshal(r.Value, &logged); err != nil {
+				return clickRef{}, fmt.Errorf("decode click log %s: %w", r.Key, err)
+			}
+			for _, c := range logged {
+				if c.ID == id {
+					return clickRef{Token: c.Token, Class: c.Class, At: c.At}, nil
+				}
+			}
+		}
+		if len(recs) < 100 {
+			return clickRef{}, store.ErrNotFound
+		}
+		after = recs[len(recs)-1].Key
+	}
+}
+
+// lookupPagedClick finds a folded click in the click id pages, or
+// store.ErrNotFound.
+func (h *Host) lookupPagedClick(ctx context.Context, id string, sec int64) (clickRef, error) {
 	prefix := secondKey(sec) + "/"
 	after := ""
 	for {

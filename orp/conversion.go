@@ -257,7 +257,7 @@ func (h *Host) attribute(ctx context.Context, o *op, basis string, reporter *Par
 }
 
 func (h *Host) attributeOnce(ctx context.Context, basis string, reporter *Party, c Conversion, now time.Time) (ConversionResult, conversionRecord, string, error) {
-	unknown := refuse(NotFound, "No click or code with this value belongs to a deal of this reporter. A click is written within a second of its redirect.")
+	unknown := refuse(NotFound, "No click or code with this value belongs to a deal of this reporter.")
 	var token string
 	var click *clickRef
 	if c.Click != "" {

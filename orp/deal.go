@@ -16,6 +16,7 @@ import (
 const (
 	stateProposed  = "proposed"
 	stateAwaiting  = "awaiting"
+	statePending   = "pending" // a seated deal waiting for signatures (§20.2)
 	stateActive    = "active"
 	stateCompleted = "completed"
 	stateDeclined  = "declined"
@@ -65,6 +66,11 @@ type trackEntry struct {
 	Status      string `json:"status"`
 	Param       string `json:"param,omitempty"`
 	Alias       string `json:"alias,omitempty"`
+	// Clicks, ClickShare and Receipt are shown on seated deals only
+	// (§20.2).
+	Clicks     *int64        `json:"clicks,omitempty"`
+	ClickShare []clickShare  `json:"click_share,omitempty"`
+	Receipt    *trackReceipt `json:"receipt,omitempty"`
 }
 
 type chainState struct {
@@ -110,6 +116,21 @@ type dealRecord struct {
 	Created time.Time       `json:"created"`
 	Updated time.Time       `json:"updated"`
 
+	// Orp is "0.4" for a deal with seats (many.go), else empty.
+	Orp string `json:"orp,omitempty"`
+	// Parties are a 0.4 deal's seats, in the offer's order.
+	Parties []seatState `json:"parties,omitempty"`
+	// Vacancies are the open seats of required parties that left.
+	Vacancies []vacancy `json:"vacancies,omitempty"`
+	// SeatSeq counts the seats added after the offer.
+	SeatSeq int `json:"seat_seq,omitempty"`
+	// Attested are consumer seats' attestations (§20.7).
+	Attested []attestation `json:"attested,omitempty"`
+	// Outcomes are the ids of the outcome messages sent about the deal.
+	Outcomes []string `json:"outcomes,omitempty"`
+	// Codes are partner codes issued after activation (code.go).
+	Codes []issuedRef `json:"codes,omitempty"`
+
 	// Consents are the owners' consents to this deal's terms (H2).
 	Consents []consentRef `json:"consents,omitempty"`
 	// Proofs are how obligations were or are being proved (proof.go).
@@ -126,7 +147,9 @@ type trackRef struct {
 	Code       string `json:"code,omitempty"`
 }
 
-func (d *dealRecord) hasParty(id string) bool { return d.Offerer == id || d.Acceptor == id }
+func (d *dealRecord) hasParty(id string) bool {
+	return d.Offerer == id || d.Acceptor == id || d.seat(id) != nil
+}
 
 func (d *dealRecord) ended() bool {
 	return slices.Contains([]string{stateCompleted, stateDeclined, stateExpired, stateRevoked}, d.State)
@@ -267,6 +290,12 @@ func (h *Host) dispatch(ctx context.Context, o *op) error {
 		return h.payoutAnswer(ctx, o)
 	case "reputation":
 		return h.reputation(ctx, o)
+	case "leave":
+		return h.leave(ctx, o)
+	case "seat":
+		return h.seatParty(ctx, o)
+	case "attest":
+		return h.attestSeat(ctx, o)
 	}
 	return refuse(UnsupportedType, "This host does not handle "+o.env.Type+" messages yet; see capabilities.messages in its discovery document.")
 }
@@ -321,8 +350,8 @@ func (h *Host) approvalURL(esc string) string { return h.url("/approve/" + esc) 
 // dealBody is the body of a deal snapshot (§8.3) for one party.
 type dealBody struct {
 	State       string            `json:"state"`
-	Offerer     string            `json:"offerer"`
-	Acceptor    string            `json:"acceptor"`
+	Offerer     string            `json:"offerer,omitempty"`
+	Acceptor    string            `json:"acceptor,omitempty"`
 	Offer       string            `json:"offer,omitempty"`
 	Terms       json.RawMessage   `json:"terms"`
 	TermsHash   string            `json:"terms_hash"`
@@ -334,6 +363,12 @@ type dealBody struct {
 	Activated   string            `json:"activated,omitempty"`
 	Updated     string            `json:"updated"`
 	Waiting     *waiting          `json:"waiting,omitempty"`
+	// The fields of seated deals (§20).
+	Parties              []Seat         `json:"parties,omitempty"`
+	Vacancies            []vacancyView  `json:"vacancies,omitempty"`
+	ApprovedBy           []approvalView `json:"approved_by,omitempty"`
+	ApprovalsUnavailable bool           `json:"approvals_unavailable,omitempty"`
+	AttestedBy           []attestation  `json:"attested_by,omitempty"`
 }
 
 // snapshot renders the deal for one party: escalation ids, reasons and
@@ -367,6 +402,9 @@ func (h *Host) snapshot(ctx context.Context, d *dealRecord, party string) (dealB
 // makes the sender's copy the reply. links are link records written in
 // the same op, which snapshot cannot read yet.
 func (o *op) publish(ctx context.Context, d *dealRecord, links map[string]*linkRecord) error {
+	if d.seated() {
+		return o.publishSeats(ctx, d, links, nil)
+	}
 	for token, l := range o.links {
 		if links == nil {
 			links = map[string]*linkRecord{}
@@ -512,6 +550,9 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 	}
 	var d *dealRecord
 	isNew := false
+	if o.deal != nil && o.deal.seated() {
+		return h.signSeat(ctx, o, b.TermsHash)
+	}
 	if o.deal != nil && o.deal.State == stateActive && o.deal.Pending != nil {
 		return h.acceptAmendment(ctx, o, mode, b.TermsHash)
 	}
@@ -550,6 +591,13 @@ func (h *Host) accept(ctx context.Context, o *op) error {
 			return err
 		} else if full {
 			return refuse(Forbidden, "The counterparty cannot take another open deal now.")
+		}
+		if offer.FreshUntil != nil {
+			// A 0.4 standing offer opens a two-party 0.4 deal (§20.2).
+			if o.ver != Version04 {
+				return refuse(NotFound, "No such standing offer is listed for ORP 0.3: this one is accepted in 0.4.")
+			}
+			return h.acceptSeated(ctx, o, offer, mode)
 		}
 		d = &dealRecord{
 			ID: h.newID("deal_", 12), State: stateProposed, Offerer: offer.Offerer, Acceptor: o.party.ID, Offer: offer.ID,
@@ -690,10 +738,13 @@ func (h *Host) execute(ctx context.Context, o *op) error {
 func obligor(d *dealRecord, id string) string {
 	for _, ob := range d.t.Obligations {
 		if ob.ID == id {
-			if ob.By == "offerer" {
+			switch ob.By {
+			case "offerer":
 				return d.Offerer
+			case "acceptor":
+				return d.Acceptor
 			}
-			return d.Acceptor
+			return ob.By // a seated deal names the party itself
 		}
 	}
 	return ""
@@ -828,10 +879,23 @@ func (h *Host) Deal(ctx context.Context, token, id string) ([]byte, error) {
 	if !d.hasParty(p.ID) {
 		return nil, refuse(NotFound, "No such deal for this sender.")
 	}
+	o := &op{h: h, now: h.clock.Now(), party: p}
+	if d.seated() {
+		// Clicks answered before this read are counted in it, and the
+		// receipt their count earned is on the deal.
+		h.Flush(ctx)
+		if d, _, err = h.loadDeal(ctx, id); err != nil {
+			return nil, err
+		}
+		b, err := h.seatSnapshot(ctx, d, p.ID, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		return o.messageV(Version04, "deal", p.ID, d.ID, b), nil
+	}
 	b, err := h.snapshot(ctx, d, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	o := &op{h: h, now: h.clock.Now(), party: p}
 	return o.message("deal", p.ID, d.ID, b), nil
 }

@@ -32,13 +32,14 @@ var MCPTools = []string{"orp_suggest", "orp_join", "orp_send", "orp_inbox", "orp
 // Discovery returns the host's discovery document.
 func (h *Host) Discovery() Discovery {
 	d := Discovery{
-		Orp: []string{Version}, Host: h.id, Name: h.opts.Name, Description: h.describe(),
+		Orp: Versions, Host: h.id, Name: h.opts.Name, Description: h.describe(),
 		Docs:     h.url("/terms#destinations"),
 		Endpoint: h.url("/orp"), Suggest: h.url("/orp/suggest"), Join: h.url("/orp/join"),
 		Auth:         map[string]any{"bearer": true},
 		Tracking:     map[string]any{"links": true, "codes": true, "base": h.url("/go/")},
 		Capabilities: h.capabilities(),
 	}
+	d.Capabilities["messages"] = h.messages04()
 	if h.opts.MCP {
 		d.MCP = map[string]any{"url": h.url("/orp/mcp"), "transport": "streamable-http", "auth": []string{"bearer", "join"},
 			"binding": true, "tools": MCPTools}

@@ -49,11 +49,25 @@ type hostMessage struct {
 var coreTypes = []string{"hello", "discover", "results", "space", "request", "offer", "counter", "accept", "decline", "deal",
 	"execute", "receipt", "outcome", "payout", "revoke", "consent", "dispute", "reputation", "error"}
 
+// types04 are the types ORP 0.4 adds (§20.3, §20.7).
+var types04 = []string{"leave", "seat", "attest"}
+
 // Messages lists the types of capabilities.messages: those the host
 // handles and those it sends.
 func Messages() []string {
 	return []string{"hello", "discover", "results", "space", "request", "offer", "counter", "accept", "decline", "deal", "execute", "receipt",
 		"outcome", "payout", "revoke", "consent", "dispute", "reputation", "error"}
+}
+
+// messages04 are capabilities.messages of a 0.4 hello and the discovery
+// document: the 0.3 types with leave and seat, and attest when the host
+// accepts attestations.
+func (h *Host) messages04() []string {
+	m := append(Messages(), "leave", "seat")
+	if h.opts.Attestation {
+		m = append(m, "attest")
+	}
+	return m
 }
 
 // signedTypes must be signed once a party registered a key (E9).
@@ -101,6 +115,9 @@ type op struct {
 	// business listing its own offers): the agent's constraints do not
 	// apply to the owner's own act.
 	byOwner bool
+	// ver is the message's ORP version once E2 accepted it: replies to
+	// the sender are in it.
+	ver string
 	// later runs after the message committed, with the request's context:
 	// work that must not hold the write, such as reading a proof page.
 	later []func(context.Context) error
@@ -144,7 +161,11 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	if err := h.schemas.Validate(schema.Message, v); err != nil {
 		var p *schema.Problem
 		if errors.As(err, &p) {
-			return Reply{}, invalid(p.Pointer, "The message is not valid ORP 0.3: "+p.Detail+".")
+			version := Version
+			if obj != nil && obj["orp"] == Version04 {
+				version = Version04
+			}
+			return Reply{}, invalid(p.Pointer, "The message is not valid ORP "+version+": "+p.Detail+".")
 		}
 		return Reply{}, err
 	}
@@ -154,13 +175,19 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	if err := json.Unmarshal(o.raw, &o.env); err != nil {
 		return Reply{}, invalid("", "The message is not valid ORP 0.3.")
 	}
-	// E2 Version.
-	if o.env.Orp != Version {
-		return Reply{}, &Error{Code: UnsupportedVersion, Message: "This host speaks ORP 0.3 only.", Supported: []string{Version}}
+	// E2 Version: 0.4 and 0.3 side by side (§20).
+	if !slices.Contains(Versions, o.env.Orp) {
+		return Reply{}, &Error{Code: UnsupportedVersion, Message: "This host speaks ORP 0.4 and 0.3.", Supported: Versions}
 	}
+	o.ver = o.env.Orp
 	// E3 Type.
-	if !slices.Contains(coreTypes, o.env.Type) {
+	if !slices.Contains(coreTypes, o.env.Type) && !(o.ver == Version04 && slices.Contains(types04, o.env.Type)) {
 		return Reply{}, refuse(UnsupportedType, "This host supports no extension types.")
+	}
+	if o.env.Type == "attest" && !h.opts.Attestation {
+		// §20.7: a host without attestation answers unknown_type, which a
+		// conforming agent reads as unsupported, not as worth a retry.
+		return Reply{}, refuse(UnknownType, "This host does not implement attest: consumer attestation is unsupported here.")
 	}
 	// E4 Critical.
 	if len(o.env.Critical) > 0 {
@@ -374,7 +401,11 @@ func VerifyDetached(raw []byte, jws string, pub ed25519.PublicKey) bool {
 // message builds a host message to one party, signed when its type is
 // one the host signs (§18).
 func (o *op) message(typ, to, deal string, body any) []byte {
-	m := hostMessage{Orp: Version, Type: typ, ID: o.h.newID("m_host_", 16), Ts: stamp(o.now), From: o.h.id, To: to, Deal: deal, Body: body}
+	version := Version
+	if o.ver != "" && o.party != nil && to == o.party.ID {
+		version = o.ver
+	}
+	m := hostMessage{Orp: version, Type: typ, ID: o.h.newID("m_host_", 16), Ts: stamp(o.now), From: o.h.id, To: to, Deal: deal, Body: body}
 	if o.party != nil && to == o.party.ID {
 		m.Re = o.env.ID
 	}
@@ -430,7 +461,11 @@ func (h *Host) errorReply(o *op, err error) Reply {
 	if e.RetryAfter > 0 {
 		body["retry_after"] = e.RetryAfter
 	}
-	m := hostMessage{Orp: Version, Type: "error", ID: h.newID("m_host_", 16), Ts: stamp(o.now), From: h.id, Body: body}
+	version := Version
+	if o.ver != "" {
+		version = o.ver
+	}
+	m := hostMessage{Orp: version, Type: "error", ID: h.newID("m_host_", 16), Ts: stamp(o.now), From: h.id, Body: body}
 	// Only echo a sender and id that are well-formed, so the error message
 	// itself validates.
 	if op := h.opaqueOf(o.env.From); op != "" && len(op) <= 64 && idPattern(op) && !strings.ContainsAny(op, ".:") {

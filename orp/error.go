@@ -27,12 +27,23 @@ const (
 	ChainBroken          Code = "chain_broken"
 	RateLimited          Code = "rate_limited"
 	Internal             Code = "internal"
+	// UnknownType is ORP 0.4's answer to a type the host does not
+	// implement, such as attest where attestation is off (§20.7).
+	UnknownType Code = "unknown_type"
+	// ClickPending is this host's extension code (§16 allows them) for a
+	// provider event whose click id no stored click carries yet: the
+	// provider should send it again. Receivers treat an unknown code as
+	// internal for retry purposes, so it is retryable everywhere.
+	ClickPending Code = "dev.frontdesk.click-pending"
 )
+
+// clickPendingRetry is the Retry-After, in seconds, of ClickPending.
+const clickPendingRetry = 5
 
 // Status is the HTTP status of §16 for a code.
 func Status(c Code) int {
 	switch c {
-	case InvalidMessage, UnsupportedVersion, UnsupportedType, UnsupportedExtension, Stale:
+	case InvalidMessage, UnsupportedVersion, UnsupportedType, UnsupportedExtension, Stale, UnknownType:
 		return http.StatusBadRequest
 	case Unauthorized, BadSignature:
 		return http.StatusUnauthorized
@@ -44,6 +55,8 @@ func Status(c Code) int {
 		return http.StatusConflict
 	case RateLimited:
 		return http.StatusTooManyRequests
+	case ClickPending:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
@@ -86,5 +99,5 @@ func AsError(err error) *Error {
 
 // retryable says whether sending the same message again may succeed.
 func (e *Error) retryable() bool {
-	return e.Code == RateLimited || e.Code == Internal || e.Code == Stale
+	return e.Code == RateLimited || e.Code == Internal || e.Code == Stale || e.Code == ClickPending
 }

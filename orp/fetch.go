@@ -8,19 +8,20 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	neturl "net/url"
 	"strings"
-	"syscall"
 	"time"
+
+	"frontdesk/internal/outbound"
 )
 
 // The host reads the public page an obligor names as proof (proof_url,
 // and platform_check of a web page) to find the link, code, disclosure or
 // target the terms ask for (§13). The page comes from anyone, so the
-// fetch is bounded: a deadline, a size limit, a few redirects, and no
-// connection to a private, loopback or link-local address, checked on the
-// address actually dialled so a name that resolves inward is refused too.
+// fetch is bounded: a deadline, a size limit, a few redirects, and the
+// business's one outbound address rule (internal/outbound), checked on
+// the URL's host up front and on the address actually dialled, so a
+// name that resolves inward is refused too.
 
 // Fetch limits.
 const (
@@ -30,8 +31,7 @@ const (
 	fetchRedirects = 3
 )
 
-// errPrivateAddress is a fetch refused because it would reach an address
-// that is not public (PublicAddr, spacefetch.go).
+// errPrivateAddress is a fetch refused by the outbound address rule.
 var errPrivateAddress = ErrPrivateAddress
 
 // errTooLarge is a page over fetchMaxBytes.
@@ -39,30 +39,21 @@ var errTooLarge = errors.New("the page is over 1 MiB")
 
 // pageFetcher reads public pages.
 type pageFetcher struct {
+	rule   outbound.Rule
 	client *http.Client
 }
 
-// newPageFetcher builds the fetcher; allowPrivate lets it reach private
-// and loopback addresses, for development and tests only.
-func newPageFetcher(allowPrivate bool, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *pageFetcher {
-	dialer := &net.Dialer{Timeout: fetchDial}
-	if !allowPrivate {
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !PublicAddr(ap.Addr()) {
-				return errPrivateAddress
-			}
-			return nil
-		}
-	}
+// newPageFetcher builds the fetcher under the outbound rule; dial, when
+// set, replaces its dialer (tests route names to loopback servers).
+func newPageFetcher(rule outbound.Rule, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *pageFetcher {
 	if dial == nil {
-		dial = dialer.DialContext
+		dial = rule.Dialer(fetchDial).DialContext
 	}
 	transport := &http.Transport{
 		DialContext: dial, TLSHandshakeTimeout: fetchDial, ResponseHeaderTimeout: fetchTimeout,
 		MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second, DisableCompression: false,
 	}
-	return &pageFetcher{client: &http.Client{
+	return &pageFetcher{rule: rule, client: &http.Client{
 		Transport: transport, Timeout: fetchTimeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > fetchRedirects {
@@ -70,6 +61,9 @@ func newPageFetcher(allowPrivate bool, dial func(ctx context.Context, network, a
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 				return errors.New("redirect to a scheme other than http or https")
+			}
+			if rule.CheckHost(req.URL.Hostname()) != nil {
+				return errPrivateAddress
 			}
 			return nil
 		},
@@ -83,6 +77,9 @@ func (f *pageFetcher) fetch(ctx context.Context, url string) (string, error) {
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil {
 		return "", errors.New("not an http or https URL")
 	}
+	if f.rule.CheckHost(u.Hostname()) != nil {
+		return "", errPrivateAddress
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
@@ -91,7 +88,7 @@ func (f *pageFetcher) fetch(ctx context.Context, url string) (string, error) {
 	req.Header.Set("Accept", "text/html, text/plain;q=0.9, */*;q=0.1")
 	resp, err := f.client.Do(req)
 	if err != nil {
-		if errors.Is(err, errPrivateAddress) {
+		if errors.Is(err, errPrivateAddress) || errors.Is(err, outbound.ErrSpecialAddress) {
 			return "", errPrivateAddress
 		}
 		return "", fmt.Errorf("fetch page: %w", err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/outbound"
 	"frontdesk/orp/schema"
 	"frontdesk/store"
 )
@@ -78,9 +79,11 @@ type Options struct {
 	// reputation messages, and its keys are the discovery document's keys
 	// (§4.1, §18). Nil signs nothing and publishes no keys.
 	Signer *Signer
-	// FetchPrivate lets the host read proof pages on private, loopback
-	// and link-local addresses: for development and tests only.
-	FetchPrivate bool
+	// Outbound is the address rule of every page the host fetches: proof
+	// pages, platform checks, claims pages and space locators. Its zero
+	// value admits public addresses only; Loopback is for development
+	// and tests (outbound.allow_private).
+	Outbound outbound.Rule
 	// FetchDial, when set, replaces the dialer of proof and claims page
 	// reads: tests route a site's name to a page served on loopback.
 	FetchDial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -94,11 +97,14 @@ type Options struct {
 	// and reputation messages (§18); nil sends them unsigned.
 	MessageSigner MessageSigner
 	// Fetcher reads public pages for space verification (§9.1); nil is
-	// NewFetcher(), which refuses private addresses.
+	// NewFetcher(Outbound).
 	Fetcher Fetcher
 	// ProviderSecrets are the webhook signing secrets by payment
 	// provider, such as "stripe" (see provider.go).
 	ProviderSecrets map[string]string
+	// Attestation accepts ORP 0.4 attest messages from consumer seats
+	// (§20.7); off, attest is answered unknown_type.
+	Attestation bool
 	// ResolverToken authenticates the dispute resolver named in
 	// policies.terms (§15.2): the host's operator. Empty: no resolver
 	// can sign in, and disputes stay open.
@@ -175,7 +181,7 @@ func New(o Options) (*Host, error) {
 		o.MessageSigner = o.Signer
 	}
 	if o.Fetcher == nil {
-		o.Fetcher = NewFetcher()
+		o.Fetcher = NewFetcher(o.Outbound)
 	}
 	s, err := schema.New()
 	if err != nil {
@@ -194,7 +200,7 @@ func New(o Options) (*Host, error) {
 	h.bots = newBotCache()
 	h.clicks = newBatcher(h)
 	h.journal = o.ClickJournal
-	h.fetcher = newPageFetcher(o.FetchPrivate, o.FetchDial)
+	h.fetcher = newPageFetcher(o.Outbound, o.FetchDial)
 	return h, nil
 }
 

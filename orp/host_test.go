@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/outbound"
 	"frontdesk/internal/pgtest"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
@@ -69,6 +70,8 @@ type env struct {
 	// PostgreSQL. openJournal opens its files (nil: the real ones).
 	journal     string
 	openJournal func(path string) (orp.JournalFile, error)
+	// attestation turns on 0.4 attest (§20.7).
+	attestation bool
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -127,7 +130,8 @@ func (e *env) newHost(db store.Records) *orp.Host {
 		Name: "Hub Example", TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy",
 		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: orp.NewSigner("host-test", hostKey),
 		ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
-		Fetcher: e.fetcher, FetchPrivate: !e.publicOnly, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial})
+		Fetcher: e.fetcher, Outbound: outbound.Rule{Loopback: !e.publicOnly}, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial,
+		Attestation: e.attestation})
 	if err != nil {
 		e.t.Fatal(err)
 	}

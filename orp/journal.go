@@ -69,6 +69,9 @@ type ClickJournal struct {
 	cur    int    // the file appends go to
 	seq    uint64 // the last sequence number used
 	buf    []byte
+	// ids finds the clicks of the pending records by click id, so a
+	// conversion sees a click the moment its redirect is answered.
+	ids map[string]clickRef
 }
 
 type journalRecord struct {
@@ -100,7 +103,7 @@ func OpenClickJournal(ctx context.Context, dir string, db store.Records, open fu
 		return nil, fmt.Errorf("click journal: %w", err)
 	}
 	// Numbers continue above the mark, even when a fold emptied both files.
-	j := &ClickJournal{}
+	j := &ClickJournal{ids: map[string]clickRef{}}
 	r, err := db.Get(ctx, kindClickMark, "journal")
 	switch {
 	case err == nil:
@@ -141,6 +144,7 @@ func (j *ClickJournal) load(dir string, open func(path string) (JournalFile, err
 		for _, r := range recs {
 			j.seq = max(j.seq, r.seq)
 			newest[i] = max(newest[i], r.seq)
+			j.index(r.events)
 		}
 	}
 	// Appends go on in the file written last, so a fold counts the older
@@ -215,10 +219,28 @@ func (j *ClickJournal) append(events []clickEvent) error {
 	}
 	j.size[j.cur] += int64(len(j.buf))
 	j.pending[j.cur] = append(j.pending[j.cur], journalRecord{seq: j.seq, events: events})
+	j.index(events)
 	if cap(j.buf) > 1<<20 {
 		j.buf = nil // one burst does not keep its buffer
 	}
 	return nil
+}
+
+// index makes events findable by click id until they are folded.
+func (j *ClickJournal) index(events []clickEvent) {
+	for _, e := range events {
+		if e.id != "" {
+			j.ids[e.id] = clickRef{Token: e.token, Class: e.class, At: e.at}
+		}
+	}
+}
+
+// lookup finds a click the journal holds and has not folded yet.
+func (j *ClickJournal) lookup(id string) (clickRef, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	ref, ok := j.ids[id]
+	return ref, ok
 }
 
 // fold counts one file's records into the store and empties the file. It
@@ -247,6 +269,12 @@ func (j *ClickJournal) fold(ctx context.Context, h *Host) (int, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.pending[f] = nil
+	// The clicks are in the store's pages now, where a lookup finds them.
+	for _, r := range recs {
+		for _, e := range r.events {
+			delete(j.ids, e.id)
+		}
+	}
 	// Every record in the file is counted now and at or below the mark:
 	// the next append to it may start over them. A failed write's bytes
 	// after them are not, and go first.

@@ -46,6 +46,8 @@ type offerRecord struct {
 	ListedAt  time.Time       `json:"listed_at"`
 	Created   time.Time       `json:"created"`
 	Claims    claimsResult    `json:"claims"`
+	// FreshUntil is a 0.4 standing offer's expires_at (§20.4).
+	FreshUntil *time.Time `json:"fresh_until,omitempty"`
 
 	// t is Terms decoded, when the offer is loaded or made.
 	t terms
@@ -110,9 +112,14 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		TermsHash string          `json:"terms_hash"`
 		Limit     int             `json:"limit"`
 		Expires   string          `json:"expires"`
+		Parties   []Seat          `json:"parties"`
+		Confirm   bool            `json:"confirm"`
 	}
 	if err := o.body(&b); err != nil {
 		return err
+	}
+	if b.Confirm {
+		return h.refreshOffer(ctx, o, b.ID)
 	}
 	if b.ID != "" {
 		return invalid("/body/id", "The host sets a standing offer's id.")
@@ -121,8 +128,21 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 	if err != nil {
 		return invalid("/body/terms", "The terms cannot be hashed.")
 	}
-	if b.TermsHash != "" && b.TermsHash != hash {
+	if b.TermsHash != "" && b.TermsHash != hash && len(b.Parties) == 0 {
 		return refuse(TermsMismatch, "terms_hash does not match the terms.")
+	}
+	var fresh *time.Time
+	if o.ver == Version04 && o.env.To == "" && len(b.Parties) == 0 {
+		// A 0.4 standing offer is hashed once the host wrote its
+		// freshness and claims (§20.2, §20.4).
+		terms, until, err := freshTerms(b.Terms, o.now)
+		if err != nil {
+			return err
+		}
+		if hash, err = Hash(terms); err != nil {
+			return err
+		}
+		b.Terms, fresh = terms, &until
 	}
 	var expires *time.Time
 	if b.Expires != "" {
@@ -139,6 +159,14 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 	if err := h.checkDestinations(ctx, t, o.party.ID, o.env.To); err != nil {
 		return err
 	}
+	if len(b.Parties) == 0 && o.ver == Version04 && o.env.To != "" {
+		// A 0.4 offer to one party is a deal of two required seats,
+		// active once both signed (§20.6).
+		b.Parties = []Seat{{ID: o.party.ID, Role: "offerer", Required: true}, {ID: o.env.To, Role: "acceptor", Required: true}}
+	}
+	if len(b.Parties) > 0 {
+		return h.offerSeats(ctx, o, b.Terms, t, b.Parties, b.TermsHash)
+	}
 	if o.env.To != "" {
 		return h.directed(ctx, o, b.Terms, t, hash, expires)
 	}
@@ -147,7 +175,7 @@ func (h *Host) offer(ctx context.Context, o *op) error {
 		return err
 	}
 	r := &offerRecord{ID: h.newID("ofr_", 12), Offerer: o.party.ID, Terms: b.Terms, t: t, TermsHash: hash, Limit: b.Limit,
-		Expires: expires, Status: statusListed, ListedAt: o.now, Created: o.now}
+		Expires: expires, Status: statusListed, ListedAt: o.now, Created: o.now, FreshUntil: fresh}
 	_ = mode
 	var reasons []string
 	if !o.byOwner {
@@ -261,7 +289,7 @@ func (h *Host) space(ctx context.Context, o *op) error {
 		if s.Verified != nil {
 			return refuse(Forbidden, "Only the host sets verified.")
 		}
-		if s.Locator != "" && locatorRefused(s.Locator) {
+		if s.Locator != "" && h.locatorRefused(s.Locator) {
 			return invalid("/body/space/locator", "The locator must be a public URL: this host does not fetch private or loopback addresses.")
 		}
 		id = s.ID
@@ -307,9 +335,13 @@ func (h *Host) space(ctx context.Context, o *op) error {
 
 // hello answers with versions, capabilities, the party and its limits (§6).
 func (h *Host) hello(o *op) error {
+	caps := h.capabilities()
+	if o.ver == Version04 {
+		caps["messages"] = h.messages04()
+	}
 	body := map[string]any{
-		"versions":     []string{Version},
-		"capabilities": h.capabilities(),
+		"versions":     []string{o.ver},
+		"capabilities": caps,
 		"party":        o.party.ID,
 		"limits":       o.party.Limits,
 	}
@@ -379,7 +411,7 @@ func (h *Host) discover(ctx context.Context, o *op) error {
 	}
 	items := []map[string]any{}
 	if b.Want == "offers" {
-		matches, err := h.rank(ctx, b.Context.Text, o.party.ID, o.now, limit, func(t terms) bool {
+		matches, err := h.rank(ctx, b.Context.Text, o.party.ID, o.now, limit, o.ver == Version04, func(t terms) bool {
 			return (len(b.Filters.Kinds) == 0 || slices.Contains(b.Filters.Kinds, t.Kind)) &&
 				(len(b.Filters.Categories) == 0 || overlaps(b.Filters.Categories, t.Categories))
 		})
@@ -496,7 +528,9 @@ type match struct {
 
 // rank scores listed standing offers against text: the share of the
 // offer's words (title, kind, categories, brief) that the text uses.
-func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, limit int, keep func(terms) bool) ([]match, error) {
+// with04 admits 0.4 standing offers, whose terms a 0.3 message cannot
+// carry (§20.4).
+func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, limit int, with04 bool, keep func(terms) bool) ([]match, error) {
 	words := wordSet(text)
 	var out []match
 	after := ""
@@ -510,7 +544,7 @@ func (h *Host) rank(ctx context.Context, text, viewer string, now time.Time, lim
 			if err := json.Unmarshal(r.Value, &of); err != nil {
 				return nil, fmt.Errorf("decode offer %s: %w", r.Key, err)
 			}
-			if of.Status != statusListed || of.Offerer == viewer ||
+			if of.Status != statusListed || of.Offerer == viewer || of.stale(now) || of.FreshUntil != nil && !with04 ||
 				of.Expires != nil && !now.Before(*of.Expires) || of.Limit > 0 && of.Opened >= of.Limit {
 				continue
 			}
@@ -645,7 +679,7 @@ func (h *Host) Suggest(ctx context.Context, body []byte, addr string) (SuggestRe
 	if limit == 0 {
 		limit = 3
 	}
-	matches, err := h.rank(ctx, req.Text, "", now, limit, func(terms) bool { return true })
+	matches, err := h.rank(ctx, req.Text, "", now, limit, true, func(terms) bool { return true })
 	if err != nil {
 		return SuggestResponse{}, err
 	}

@@ -46,6 +46,9 @@ func (h *Host) counter(ctx context.Context, o *op) error {
 		return err
 	}
 	d := o.deal
+	if d.seated() {
+		return h.counterSeats(ctx, o)
+	}
 	step := "negotiate"
 	switch {
 	case d.State == stateActive:

@@ -203,9 +203,20 @@ func (h *Host) sweepDealOnce(ctx context.Context, id string, res *SweepResult) e
 				if err := o.payClicks(ctx, d, body); err != nil {
 					return err
 				}
-				for _, party := range []string{d.Offerer, d.Acceptor} {
-					o.deliver(party, o.message("outcome", party, d.ID, body))
-					counted.Outcomes++
+				if d.seated() {
+					// Every seat gets it, in 0.4; its ids are kept so a
+					// consumer seat can attest it (§20.7).
+					for _, party := range d.seatIDs() {
+						msg := o.messageV(Version04, "outcome", party, d.ID, body)
+						o.deliver(party, msg)
+						d.recordOutcome(msg)
+						counted.Outcomes++
+					}
+				} else {
+					for _, party := range []string{d.Offerer, d.Acceptor} {
+						o.deliver(party, o.message("outcome", party, d.ID, body))
+						counted.Outcomes++
+					}
 				}
 				to := now
 				d.OutcomeTo = &to

@@ -209,6 +209,13 @@ func firstAmount(as ...*int64) *int64 {
 func (h *Host) providerConversion(ctx context.Context, provider string, c Conversion, res ProviderResult) (ProviderResult, error) {
 	cr, err := h.ProviderConversion(ctx, provider, c)
 	if err != nil {
+		if _, ok := clickIDSecond(c.Click); ok && AsError(err).Code == NotFound {
+			// A click id of this host's shape that no click carries yet:
+			// the provider asks again later, and nothing was recorded, so
+			// the same event id then applies. A final answer here would
+			// lose a sale to a store that has not caught up.
+			return res, &Error{Code: ClickPending, Message: "The event's click id is not known to this host yet. Send the event again later.", RetryAfter: clickPendingRetry, Err: err}
+		}
 		if AsError(err).Code == NotFound {
 			res.Reason = "The event's click id or code belongs to no deal on this host."
 			return res, nil

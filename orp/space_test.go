@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"frontdesk/internal/outbound"
 	"frontdesk/orp"
 )
 
@@ -49,6 +50,7 @@ func TestSpaceVerifiedByDomain(t *testing.T) {
 	pages := map[string]string{}
 	_, fetcher := siteServer(t, pages)
 	e.fetcher = fetcher
+	e.publicOnly = true // the production address rule
 	e.host = e.newHost(e.db)
 	put := func(p *party, space map[string]any) map[string]any {
 		_, m := e.send(p, e.msg(p, "space", nil, map[string]any{"action": "put", "space": space}))
@@ -79,13 +81,14 @@ func TestSpaceVerifiedByDomain(t *testing.T) {
 	if m := put(pub, withVerified); errCode(m) != "forbidden" {
 		t.Fatalf("a party setting verified = %v", m)
 	}
-	for _, loc := range []string{"http://127.0.0.1/issues", "http://[::1]/x", "http://10.1.2.3/", "http://localhost:8080/", "http://169.254.169.254/latest"} {
+	for _, loc := range []string{"http://127.0.0.1/issues", "http://[::1]/x", "http://10.1.2.3/", "http://localhost:8080/", "http://169.254.169.254/latest",
+		"http://127.1/", "http://0x7f000001/", "http://2130706433/", "http://localhost./", "http://LOCALHOST/", "http://app.localhost/", "http://[::ffff:127.0.0.1]/"} {
 		if m := put(pub, newsletterSpace(loc, aud)); errCode(m) != "invalid_message" {
 			t.Fatalf("locator %s = %v, want invalid_message", loc, m)
 		}
 	}
 	srv, _ := siteServer(t, map[string]string{"/": "hello"})
-	if _, err := orp.NewFetcher().Fetch(context.Background(), srv.URL+"/"); !errors.Is(err, orp.ErrPrivateAddress) {
+	if _, err := orp.NewFetcher(outbound.Rule{}).Fetch(context.Background(), srv.URL+"/"); !errors.Is(err, orp.ErrPrivateAddress) {
 		t.Fatalf("real fetcher on loopback = %v, want ErrPrivateAddress", err)
 	}
 }

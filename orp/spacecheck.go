@@ -3,7 +3,6 @@ package orp
 import (
 	"context"
 	"encoding/json"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -27,21 +26,16 @@ const wellKnownParty = "/.well-known/orp-party.txt"
 var metaParty = regexp.MustCompile(`(?is)<meta\s[^>]*>`)
 var metaAttr = regexp.MustCompile(`(?is)(name|content)\s*=\s*("([^"]*)"|'([^']*)')`)
 
-// locatorRefused says why a locator cannot be checked at all: a host
-// that is an address that is not public, or localhost (§18).
-func locatorRefused(locator string) bool {
+// locatorRefused reports a locator that cannot be checked at all: its
+// host fails the outbound address rule, the one every fetch obeys
+// (127.0.0.1, 127.1, 0x7f000001, 2130706433, localhost and localhost.
+// alike; loopback only in development).
+func (h *Host) locatorRefused(locator string) bool {
 	u, err := url.Parse(locator)
 	if err != nil {
 		return true
 	}
-	host := strings.ToLower(u.Hostname())
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		return !PublicAddr(a)
-	}
-	return false
+	return h.opts.Outbound.CheckHost(u.Hostname()) != nil
 }
 
 // verifyDomain checks that the space's domain names the party: the

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"syscall"
 	"time"
+
+	"frontdesk/internal/outbound"
 )
 
 // Fetcher reads a public page for the host's own checks, such as a
@@ -22,28 +22,27 @@ type Fetcher interface {
 // fetchLimit is the most of a page the host reads.
 const fetchLimit = 256 << 10
 
-// ErrPrivateAddress is why a fetch to a loopback, private, link-local or
-// otherwise non-public address was refused.
+// ErrPrivateAddress is why a fetch was refused by the outbound address
+// rule: an address that is not public (loopback admitted only in
+// development), or a host written as a number in another form.
 var ErrPrivateAddress = errors.New("orp: address is not public")
 
-// NewFetcher returns the host's fetcher: plain HTTP(S) GETs with a
-// timeout, at most three redirects, a size limit, and a dialer that
-// refuses any address that is not public, after DNS and on every
-// redirect, so a page cannot point the host at its own network.
-func NewFetcher() Fetcher {
-	d := &net.Dialer{Timeout: 5 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
-		ap, err := netip.ParseAddrPort(address)
-		if err != nil || !PublicAddr(ap.Addr()) {
-			return ErrPrivateAddress
-		}
-		return nil
-	}}
-	return &httpFetcher{client: &http.Client{
+// NewFetcher returns the host's fetcher under rule, the business's one
+// outbound address rule: plain HTTP(S) GETs with a timeout, at most
+// three redirects, a size limit, the URL's host checked up front and on
+// every redirect, and a dialer that applies the rule after DNS, so a
+// page cannot point the host at its own network.
+func NewFetcher(rule outbound.Rule) Fetcher {
+	d := rule.Dialer(5 * time.Second)
+	return &httpFetcher{rule: rule, client: &http.Client{
 		Timeout:   10 * time.Second,
 		Transport: &http.Transport{DialContext: d.DialContext, Proxy: nil, TLSHandshakeTimeout: 5 * time.Second},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 {
 				return errors.New("too many redirects")
+			}
+			if rule.CheckHost(req.URL.Hostname()) != nil {
+				return ErrPrivateAddress
 			}
 			return nil
 		},
@@ -53,14 +52,21 @@ func NewFetcher() Fetcher {
 // NewFetcherWith is a fetcher over a client the caller built, such as
 // one whose dialer reaches a test server; the caller answers for what it
 // may reach.
-func NewFetcherWith(c *http.Client) Fetcher { return &httpFetcher{client: c} }
+func NewFetcherWith(c *http.Client) Fetcher { return &httpFetcher{client: c, any: true} }
 
-type httpFetcher struct{ client *http.Client }
+type httpFetcher struct {
+	rule   outbound.Rule
+	any    bool // the caller's client decides what it reaches
+	client *http.Client
+}
 
 func (f *httpFetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme != "https" && u.Scheme != "http" {
 		return nil, fmt.Errorf("fetch: not an http(s) URL")
+	}
+	if !f.any && f.rule.CheckHost(u.Hostname()) != nil {
+		return nil, ErrPrivateAddress
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
@@ -68,6 +74,9 @@ func (f *httpFetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) 
 	}
 	req.Header.Set("User-Agent", "frontdesk-orp-verifier/1")
 	resp, err := f.client.Do(req)
+	if errors.Is(err, outbound.ErrSpecialAddress) || errors.Is(err, ErrPrivateAddress) {
+		return nil, ErrPrivateAddress
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
@@ -78,25 +87,6 @@ func (f *httpFetcher) Fetch(ctx context.Context, rawURL string) ([]byte, error) 
 	return io.ReadAll(io.LimitReader(resp.Body, fetchLimit))
 }
 
-// PublicAddr reports whether an address is a public unicast address:
-// not loopback, private, link-local, shared (100.64/10), unspecified or
-// multicast.
-func PublicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() || !a.IsGlobalUnicast() {
-		return false
-	}
-	for _, p := range reservedRanges {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
-
-// reservedRanges are ranges Go's predicates do not name.
-var reservedRanges = []netip.Prefix{
-	netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("192.0.0.0/24"), netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"), netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("2001:db8::/32"),
-}
+// PublicAddr reports whether an address is one the outbound rule
+// admits in production: a public unicast address.
+func PublicAddr(a netip.Addr) bool { return outbound.Rule{}.Allows(a) }

@@ -141,7 +141,7 @@ func (b *Business) SetKeys(keys []SigningKey) {
 
 // dialRule is the outbound address rule of the config.
 func (b *Business) dialRule() outbound.Rule {
-	return outbound.Rule{Loopback: b.cfg.USP.AllowPrivateProfiles}
+	return outbound.Rule{Loopback: b.cfg.AllowPrivate()}
 }
 
 // begin runs what every operation shares before its own work: access

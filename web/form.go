@@ -71,10 +71,13 @@ type formPage struct {
 	MinAge       int
 	ConfirmHours int
 	Currency     string
+	// RemembersPartner says the referral cookie is on, which the code
+	// field's note discloses.
+	RemembersPartner bool
 }
 
 func (s *Site) formPage(l business.Location) formPage {
-	p := formPage{Location: l, MaxGuests: s.Config.Limits.MaxGuests, MinAge: s.Config.Business.MinAge,
+	p := formPage{RemembersPartner: s.Config.RemembersReferrals(), Location: l, MaxGuests: s.Config.Limits.MaxGuests, MinAge: s.Config.Business.MinAge,
 		ConfirmHours: s.Config.Business.ConfirmHours, Currency: s.Config.Business.Currency}
 	for _, u := range l.Units {
 		if u.Kind != business.KindTimed {
@@ -108,7 +111,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	if u, ok := l.Unit(q.Get("roomtype")); ok && u.Kind != business.KindTimed {
 		p.Values.RoomType = u.Type
 	}
-	p.Values.Via = clickID(q)
+	p.Values.Via = s.rememberVia(w, r, clickID(q))
 	in, inErr := civil.Parse(q.Get("checkin"))
 	out, outErr := civil.Parse(q.Get("checkout"))
 	if inErr == nil {
@@ -172,7 +175,7 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	p.Values = formValues{RoomType: f.Get("roomtype"), Checkin: f.Get("checkin"), Checkout: f.Get("checkout"), Guests: f.Get("guests"),
 		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature"),
-		Via: clickID(f), Code: f.Get("code")}
+		Via: s.rememberedVia(r, clickID(f)), Code: f.Get("code")}
 	p.Token = f.Get("token")
 	if !booking.ValidGuestToken(p.Token) {
 		p.Token = "" // drawn again below, with the problem the core words

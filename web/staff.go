@@ -127,6 +127,8 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/users/{username}", s.signedIn(s.changeUser)},
 		{"GET /staff/partners", s.signedIn(s.partners)},
 		{"POST /staff/partners", s.signedIn(s.listReferral)},
+		{"GET /staff/partners/codes", s.signedIn(s.codes)},
+		{"POST /staff/partners/codes", s.signedIn(s.issueCode)},
 		{"POST /staff/referrals/settle", s.signedIn(s.settle)},
 	}
 }

@@ -170,6 +170,9 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 		return nil, nil, err
 	}
 	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clk, Out: stdout, ConfigFile: *configPath}
+	for _, w := range c.Warnings() {
+		m.Logger.Warn("config", "warning", w)
+	}
 	if addr != nil {
 		m.Addr = *addr
 	}

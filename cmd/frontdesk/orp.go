@@ -20,6 +20,7 @@ import (
 
 	"frontdesk/internal/filelock"
 	"frontdesk/internal/jsonlimit"
+	"frontdesk/internal/outbound"
 	"frontdesk/orp"
 	"frontdesk/referral"
 	"frontdesk/web"
@@ -116,7 +117,7 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 		ResolverToken:   m.Config.ORP.ResolverToken,
 		Signer:          signer,
 		Claims:          m.Config.ORP.ClaimsCheck,
-		FetchPrivate:    m.Config.ORP.FetchPrivateAddresses,
+		Outbound:        outbound.Rule{Loopback: m.Config.AllowPrivate()},
 		Witnesses:       m.Config.ORP.Witnesses,
 	})
 	if err != nil && journal != nil {
@@ -178,7 +179,7 @@ func (m *Main) ownerSites(origin string) []string {
 }
 
 // listReferralOffer lists the business's own standing offer when the
-// config asks for one (orp.referral_bps): a tracked link to the first
+// config asks for one (orp.referral_bps): a tracked link and a code to the first
 // location's booking form, paying that share of each booking it brings,
 // reported by the business (attestation). The form is on the public
 // origin when that is a domain, else on the location's own domain.
@@ -208,7 +209,9 @@ func (m *Main) listReferral(ctx context.Context, h *orp.Host, bps int) error {
 		"kind":  "affiliate", "categories": []string{"travel.lodging"},
 		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
 		"obligations": []any{
-			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true},
+			// A code beside the link: a guest types it in the form's code
+			// field, a platform passes it as _meta.orp.code (T9).
+			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true, "code": true},
 				"destination": base + "/book/" + l.Slug, "proof": []string{"link"}},
 			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": bps,
 				"window": "P30D", "rail": "manual", "proof": []string{"attestation"}},
@@ -241,6 +244,39 @@ func (p partnerOffers) Offers(ctx context.Context) ([]web.PartnerOffer, error) {
 
 func (p partnerOffers) ListReferral(ctx context.Context, bps int) error {
 	return p.m.listReferral(ctx, p.m.orp.host, bps)
+}
+
+var _ web.PartnerCodes = partnerOffers{}
+
+func (p partnerOffers) Deals(ctx context.Context) ([]web.PartnerDeal, error) {
+	party, err := p.m.businessParty(ctx, p.m.orp.host)
+	if err != nil {
+		return nil, err
+	}
+	deals, err := p.m.orp.host.OfferedDeals(ctx, party)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]web.PartnerDeal, 0, len(deals))
+	for _, d := range deals {
+		out = append(out, web.PartnerDeal{Deal: d.Deal, Partner: d.Partner, Title: d.Title, State: d.State, Codes: d.Codes})
+	}
+	return out, nil
+}
+
+func (p partnerOffers) IssueCode(ctx context.Context, deal string) (string, string, error) {
+	party, err := p.m.businessParty(ctx, p.m.orp.host)
+	if err != nil {
+		return "", "", err
+	}
+	c, err := p.m.orp.host.IssuePartyCode(ctx, party, deal)
+	if e, ok := errors.AsType[*orp.Error](err); ok && e.Code != orp.Internal {
+		return "", e.Message, nil // a refusal, safe to show the owner
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return c.Code, "", nil
 }
 
 // orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message

@@ -66,7 +66,8 @@ type referralWorld struct {
 // business's party, then with that party configured as the business, as
 // an owner does. Random draws are seeded, so two worlds built alike are
 // alike byte for byte.
-func startReferral(t *testing.T, database string) *referralWorld {
+// Each of with changes every Main before it runs.
+func startReferral(t *testing.T, database string, with ...func(*Main)) *referralWorld {
 	t.Helper()
 	dir, clk := t.TempDir(), clock.NewFixed(testNow)
 	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile})
@@ -79,6 +80,9 @@ func startReferral(t *testing.T, database string) *referralWorld {
 		}
 		m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard,
 			ready: make(chan struct{}), Rand: rand.NewChaCha8([32]byte{byte(seed)}), USPRootCAs: plat.Roots()}
+		for _, f := range with {
+			f(m)
+		}
 		stop := runMain(t, m)
 		return &orpServer{t: t, url: m.URL, clock: clk, main: m, stop: stop}
 	}

@@ -23,7 +23,7 @@ const webhookEvery = 5 * time.Second
 func (m *Main) outbox() *webhook.Outbox {
 	return &webhook.Outbox{
 		Records:  m.store,
-		Client:   usp.CallbackClient(m.Config.USP.AllowPrivateProfiles, nil),
+		Client:   usp.CallbackClient(m.Config.AllowPrivate(), nil),
 		Sign:     m.keySet(),
 		Endpoint: m.usp.WebhookURL,
 		Render:   m.usp.EventBody,

@@ -1,7 +1,10 @@
 // Package outbound is the one rule for every connection the business
 // opens to an address it was handed (platform profiles, webhooks,
-// callbacks): which addresses may be dialled, which URLs may be asked for,
-// and the HTTP transport that applies both.
+// callbacks, ORP proof pages, platform checks and space locators, channel
+// feeds): which addresses may be dialled, which URLs may be asked for,
+// and the HTTP transport that applies both. Endpoints the operator
+// configures (the payment provider's base URL, relay origins) are not
+// under it.
 //
 // It imports only the standard library.
 package outbound
@@ -24,7 +27,7 @@ import (
 // Rule decides which addresses the business's outbound connections
 // (platform profile fetches, webhook and callback deliveries) may reach.
 // In production only public unicast addresses; in development
-// (allow_private_profiles) loopback as well, and nothing more: link-local
+// (outbound.allow_private) loopback as well, and nothing more: link-local
 // (169.254.169.254, the cloud metadata address, among them), private,
 // unspecified, multicast and reserved ranges stay refused in every mode,
 // in whatever form they are written (IPv4-mapped IPv6, hex or decimal
@@ -68,6 +71,13 @@ func (r Rule) control(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
+// Dialer is a dialer whose every connection, after name resolution,
+// goes only to an address the rule allows, whatever the scheme above
+// it: for fetchers that read public http and https pages.
+func (r Rule) Dialer(timeout time.Duration) *net.Dialer {
+	return &net.Dialer{Timeout: timeout, Control: r.control}
+}
+
 // loopbackOnly is the rule of plain-http connections: in development to
 // loopback only, in production to nothing.
 func (r Rule) loopbackOnly(network, address string, c syscall.RawConn) error {
@@ -86,12 +96,23 @@ func (r Rule) loopbackOnly(network, address string, c syscall.RawConn) error {
 }
 
 // CheckHost refuses a URL host this rule would never dial: an address
-// literal outside the rule, or a number written in a form other than
+// literal outside the rule, localhost (and its subdomains, RFC 6761) as
+// the loopback it names, or a number written in a form other than
 // dotted decimal or bracketed IPv6 (0x7f000001, 2130706433, 127.1,
-// 0177.0.0.1), which resolvers read as addresses. A name is left to the
-// dial-time check.
+// 0177.0.0.1), which resolvers read as addresses, in every mode. A
+// trailing dot and case change nothing (localhost. is localhost). Any
+// other name is left to the dial-time check.
 func (r Rule) CheckHost(host string) error {
 	h := strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if h == "" {
+		return fmt.Errorf("empty host: %w", ErrSpecialAddress)
+	}
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		if !r.Loopback {
+			return fmt.Errorf("host %s: %w", host, ErrSpecialAddress)
+		}
+		return nil
+	}
 	if addr, err := netip.ParseAddr(h); err == nil {
 		if addr.Zone() != "" || !r.Allows(addr) {
 			return fmt.Errorf("host %s: %w", host, ErrSpecialAddress)
@@ -150,7 +171,7 @@ func (r Rule) CheckURL(raw string) error {
 }
 
 func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
+	if h := strings.TrimSuffix(strings.ToLower(host), "."); h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		return true
 	}
 	addr, err := netip.ParseAddr(host)

@@ -70,6 +70,7 @@ func (s *Server) routes() []Route {
 		{"POST /orp", http.HandlerFunc(s.send)},
 		{"GET /orp/inbox", http.HandlerFunc(s.inbox)},
 		{"GET /orp/deals/{deal}", http.HandlerFunc(s.deal)},
+		{"POST /orp/deals/{deal}/codes", http.HandlerFunc(s.issueCode)},
 		{"GET /orp/keys/{opaque}", http.HandlerFunc(s.keys)},
 		{"GET /orp/constraints", http.HandlerFunc(s.constraints)},
 		{"POST /orp/constraints", http.HandlerFunc(s.tighten)},
@@ -84,6 +85,10 @@ func (s *Server) routes() []Route {
 		{"GET /approve/{escalation}", http.HandlerFunc(s.approvalPage)},
 		{"POST /approve/{escalation}", http.HandlerFunc(s.approve)},
 		{"POST /approve/{escalation}/refuse", s.signedIn(s.refuse)},
+		// The paths ORP 0.4 names (Appendix C): GET shows, only POST
+		// approves.
+		{"GET /orp/approve/{escalation}", http.HandlerFunc(s.approvalPage)},
+		{"POST /orp/approve/{escalation}", http.HandlerFunc(s.approve)},
 		{"GET /claim/{claim}", http.HandlerFunc(s.claimShow)},
 		{"POST /claim/{claim}", http.HandlerFunc(s.claimSubmit)},
 		{"GET /claim/{claim}/email", http.HandlerFunc(s.claimMailShow)},
