@@ -26,6 +26,7 @@ type Config struct {
 	Server     Server              `toml:"server"`
 	TLS        TLS                 `toml:"tls"`
 	Privacy    Privacy             `toml:"privacy"`
+	Channels   Channels            `toml:"channels"`
 }
 
 // Limits are the business decisions and adjustable ceilings of
