@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"frontdesk/config"
+	"frontdesk/internal/pgtest"
+)
+
+// feedServer plays a channel's calendar on loopback.
+type feedServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	body string
+}
+
+func newFeedServer(t *testing.T) *feedServer {
+	f := &feedServer{body: "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//EN\r\nEND:VCALENDAR\r\n"}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		w.Header().Set("Content-Type", "text/calendar")
+		_, _ = w.Write([]byte(f.body))
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *feedServer) set(body string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.body = body
+}
+
+// studioWeek is a Vrbo-shaped feed blocking Riverside's studio for the
+// week from 2026-12-30, its summary naming the guest.
+const studioWeek = "BEGIN:VCALENDAR\r\nPRODID:-//HomeAway.com, Inc.//EN\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\n" +
+	"UID:5c1e0a52-7d44-4c1b-9a0e-2b6f8e3d1a77\r\nDTSTAMP:20261130T120000Z\r\nDTSTART;VALUE=DATE:20261230\r\nDTEND;VALUE=DATE:20270106\r\n" +
+	"SUMMARY:Reserved - Vera Guest\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+
+// TestEveryDoorRefusesAnImportedNight is the black-box check of the
+// channel import: before the channel blocks the studio's week every
+// door offers it; once the feed lists the block, chat (start_booking),
+// USP (availability and create), the guest site's search, the staff
+// screen's walk-in form and `frontdesk staff book` all refuse it in
+// their own words; when the block leaves the feed, the week is for sale
+// again. Both engines.
+func TestEveryDoorRefusesAnImportedNight(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { checkEveryDoorRefusesAnImportedNight(t, "") })
+	t.Run("postgres", func(t *testing.T) { checkEveryDoorRefusesAnImportedNight(t, pgtest.Schema(t)) })
+}
+
+func checkEveryDoorRefusesAnImportedNight(t *testing.T, database string) {
+	ctx := context.Background()
+	feed := newFeedServer(t)
+	m, platform := startUSPDemo(t, database, func(m *Main) {
+		m.Config.Channels.Feeds = []config.ChannelFeed{{Name: "vrbo-studio", URL: feed.URL + "/ical/123.ics", Location: "riverside", Unit: "studio", Listing: 1}}
+	})
+	addStaff(t, m)
+	olga := signIn(t, m, "olga")
+	cs := connect(t, m.URL+"/mcp", "2025-11-25")
+	week := map[string]any{"property": "Riverside Inn", "roomtype": "studio", "checkin": "2026-12-30", "checkout": "2027-01-06",
+		"guest_name": "Bea Chat", "email": "bea@example.com", "phone": "+1 303 555 0123"}
+	const slot = "slot_riverside_studio_20261230T2200Z"
+	query := `{"service_id":"svc_riverside_studio","start_date":"2026-12-30","end_date":"2026-12-30"}`
+	search := m.URL + "/search?" + url.Values{"location": {"riverside"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-06"}, "guests": {"1"}}.Encode()
+
+	// Before: every door offers the week.
+	if res, _ := callTool(t, cs, "start_booking", week); res.IsError {
+		t.Fatalf("chat refused the free studio: %s", text(res))
+	}
+	if _, _, body := post(t, m.URL+"/usp/availability/query", nil, query); !strings.Contains(body, slot) {
+		t.Fatalf("USP availability lacks the free studio: %s", body)
+	}
+	if _, _, body := send(t, "GET", search, nil, nil); !strings.Contains(body, "roomtype=studio") {
+		t.Fatalf("the guest search lacks the free studio")
+	}
+
+	feed.set(studioWeek)
+	if err := m.channels.SyncNow(ctx, "vrbo-studio"); err != nil {
+		t.Fatal(err)
+	}
+
+	week["email"] = "cy@example.com"
+	res, _ := callTool(t, cs, "start_booking", week)
+	if !res.IsError || !strings.Contains(text(res), "No room is free for those nights.") {
+		t.Fatalf("chat start_booking of an imported week: %s", text(res))
+	}
+	if _, _, body := post(t, m.URL+"/usp/availability/query", nil, query); strings.Contains(body, slot) {
+		t.Fatalf("USP availability offers an imported week: %s", body)
+	}
+	status, _, body := post(t, m.URL+"/usp/bookings", platform, `{"service_id":"svc_riverside_studio","slot_id":"`+slot+`",
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com"}}`)
+	msgs, _ := decodeJSON(t, body)["messages"].([]any)
+	if status != 200 || len(msgs) == 0 || msgs[0].(map[string]any)["code"] != "slot_unavailable" {
+		t.Fatalf("USP booking of an imported week: %d %s", status, body)
+	}
+	if _, _, body := send(t, "GET", search, nil, nil); strings.Contains(body, "roomtype=studio") {
+		t.Fatalf("the guest search offers an imported week")
+	}
+	walkIn := url.Values{"csrf": {olga.csrf}, "location": {"riverside"}, "roomtype": {"studio"}, "checkin": {"2026-12-30"},
+		"checkout": {"2027-01-06"}, "name": {"Walk In"}, "phone": {"+1 303 555 0100"}}
+	if status, _, page := olga.do("POST", "/staff/reservations/new", walkIn); status != http.StatusConflict || !strings.Contains(page, "No room of this type is free") {
+		t.Fatalf("staff walk-in of an imported week = %d", status)
+	}
+	store := []string{"--data", m.Config.Store.DataDir}
+	if database != "" {
+		store = []string{"--database", database}
+	}
+	if _, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "book"}, store...), "--location", "riverside", "--unit", "studio",
+		"--checkin", "2026-12-30", "--checkout", "2027-01-06", "--name", "Walk In", "--phone", "+1 303 555 0100")...); err == nil || !strings.Contains(err.Error(), "No unit is free") {
+		t.Fatalf("staff book of an imported week = %v", err)
+	}
+	list, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "list"}, store...), "--state", "hold")...)
+	if err != nil || !strings.Contains(list, "ical:vrbo-studio") || strings.Contains(list, "Vera") {
+		t.Fatalf("staff list of holds = %q, %v", list, err)
+	}
+
+	// The block leaves the feed: the week is for sale again.
+	feed.set("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//HomeAway.com, Inc.//EN\r\nBEGIN:VEVENT\r\nUID:other\r\nDTSTAMP:20261130T120000Z\r\n" +
+		"DTSTART;VALUE=DATE:20270301\r\nDTEND;VALUE=DATE:20270308\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+	if err := m.channels.SyncNow(ctx, "vrbo-studio"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, body := post(t, m.URL+"/usp/availability/query", nil, query); !strings.Contains(body, slot) {
+		t.Fatalf("USP availability lacks the week the channel freed: %s", body)
+	}
+}
