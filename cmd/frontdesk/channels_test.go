@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -130,5 +131,104 @@ func checkEveryDoorRefusesAnImportedNight(t *testing.T, database string) {
 	}
 	if _, _, body := post(t, m.URL+"/usp/availability/query", nil, query); !strings.Contains(body, slot) {
 		t.Fatalf("USP availability lacks the week the channel freed: %s", body)
+	}
+}
+
+// TestChannelsOnTheStaffScreen: the calendar shows an imported block in
+// its own colour under the channel's name; the owners' Channels page
+// shows the feed's health, a conflict with both sides named (and staff
+// get its mail), the export address that answers with the room's
+// calendar, a rotation, an added feed refused with its field named, and
+// a feed that emptied held until an owner accepts it. A clerk cannot
+// open the page.
+func TestChannelsOnTheStaffScreen(t *testing.T) {
+	ctx := context.Background()
+	feed := newFeedServer(t)
+	m := startMain(t, "", func(c *config.Config) {
+		c.Channels.Feeds = []config.ChannelFeed{{Name: "vrbo-studio", URL: feed.URL + "/ical/123.ics", Location: "riverside", Unit: "studio", Listing: 1}}
+	})
+	addStaff(t, m)
+	olga := signIn(t, m, "olga")
+	walkIn := url.Values{"csrf": {olga.csrf}, "location": {"riverside"}, "roomtype": {"studio"}, "checkin": {"2027-01-04"},
+		"checkout": {"2027-01-11"}, "name": {"Walk In"}, "phone": {"+1 303 555 0100"}}
+	status, h, _ := olga.do("POST", "/staff/reservations/new", walkIn)
+	if status != http.StatusSeeOther {
+		t.Fatalf("walk-in = %d", status)
+	}
+	walkInRef, _, _ := strings.Cut(strings.TrimPrefix(h.Get("Location"), "/staff/reservations/"), "?")
+	feed.set(studioWeek) // 2026-12-30 to 2027-01-05: overlaps the walk-in on the 4th and 5th
+	if err := m.channels.SyncNow(ctx, "vrbo-studio"); err != nil {
+		t.Fatal(err)
+	}
+
+	status, _, page := olga.do("GET", "/staff/calendar?location=riverside&from=2026-12-30&days=14", nil)
+	if status != 200 || !strings.Contains(page, `class="channel">vrbo-studio (channel)</a>`) || strings.Contains(page, "Vera") {
+		t.Fatalf("calendar = %d %s", status, page)
+	}
+	status, _, page = olga.do("GET", "/staff/channels", nil)
+	for _, want := range []string{"ical:vrbo-studio", "Last success: 2026-11-30 17:00 UTC", "from the config file",
+		"2027-01-04, 2027-01-05", walkInRef, "Walk In", "5c1e0a52-7d44-4c1b-9a0e-2b6f8e3d1a77", m.URL + "/channels/"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("channels page lacks %q", want)
+		}
+	}
+	if status != 200 || t.Failed() {
+		t.Fatalf("channels page = %d %s", status, page)
+	}
+	mail := mailWithSubject(t, m, "Double booking: vrbo-studio blocked 2027-01-04, already held here")
+	if !strings.Contains(mail.Text, walkInRef) || !strings.Contains(mail.Text, "5c1e0a52") {
+		t.Fatalf("conflict mail = %s", mail.Text)
+	}
+
+	// The studio's export: given to vrbo-studio, so its block is left
+	// out; the walk-in is listed.
+	exportURL := regexp.MustCompile(`id="export-riverside-studio-1">([^<]+)<`).FindStringSubmatch(page)
+	if exportURL == nil {
+		t.Fatal("no export address for the studio")
+	}
+	status, eh, ics := send(t, "GET", exportURL[1], nil, nil)
+	if status != 200 || !strings.Contains(ics, "DTSTART;VALUE=DATE:20270104") || strings.Contains(ics, "20261230") || eh.Get("ETag") == "" {
+		t.Fatalf("export = %d %s", status, ics)
+	}
+	if status, _, _ := olga.do("POST", "/staff/channels", url.Values{"csrf": {olga.csrf}, "action": {"rotate"}, "location": {"riverside"}, "unit": {"studio"}, "listing": {"1"}}); status != http.StatusSeeOther {
+		t.Fatalf("rotate = %d", status)
+	}
+	if status, _, _ := send(t, "GET", exportURL[1], nil, nil); status != http.StatusNotFound {
+		t.Fatalf("the rotated export address = %d, want 404", status)
+	}
+
+	// A feed at a private address is refused with its field named, and
+	// nothing is added.
+	add := url.Values{"csrf": {olga.csrf}, "action": {"add"}, "name": {"airbnb-double"}, "url": {"https://10.0.0.7/cal.ics"},
+		"location": {"riverside"}, "unit": {"double"}, "listing": {"1"}}
+	status, _, page = olga.do("POST", "/staff/channels", add)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "The feed was not added: url ") || !strings.Contains(page, `id="url" name="url" value="https://10.0.0.7/cal.ics" required aria-invalid="true"`) {
+		t.Fatalf("private feed = %d %s", status, page)
+	}
+	add.Set("url", feed.URL+"/other.ics")
+	if status, _, _ := olga.do("POST", "/staff/channels", add); status != http.StatusSeeOther {
+		t.Fatalf("adding a feed = %d", status)
+	}
+
+	// The feed empties: held until accepted.
+	feed.set("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//HomeAway.com, Inc.//EN\r\nEND:VCALENDAR\r\n")
+	olga.do("POST", "/staff/channels", url.Values{"csrf": {olga.csrf}, "action": {"fetch"}, "feed": {"vrbo-studio"}})
+	_, _, page = olga.do("GET", "/staff/channels", nil)
+	if !strings.Contains(page, "every block vanished at once") || !strings.Contains(page, `id="accept-vrbo-studio"`) {
+		t.Fatalf("suspect feed not shown: %s", page)
+	}
+	if _, _, cal := olga.do("GET", "/staff/calendar?location=riverside&from=2026-12-30&days=14", nil); !strings.Contains(cal, "vrbo-studio (channel)") {
+		t.Fatal("a suspect empty feed released its block")
+	}
+	if status, _, _ := olga.do("POST", "/staff/channels", url.Values{"csrf": {olga.csrf}, "action": {"accept"}, "feed": {"vrbo-studio"}}); status != http.StatusSeeOther {
+		t.Fatalf("accept = %d", status)
+	}
+	if _, _, cal := olga.do("GET", "/staff/calendar?location=riverside&from=2026-12-30&days=14", nil); strings.Contains(cal, "vrbo-studio (channel)") {
+		t.Fatal("the accepted empty feed still blocks")
+	}
+
+	carl := signIn(t, m, "carl")
+	if status, _, _ := carl.do("GET", "/staff/channels", nil); status != http.StatusForbidden {
+		t.Fatalf("a clerk opened the channels page: %d", status)
 	}
 }
