@@ -43,7 +43,11 @@ func (f Feed) Source() reservation.Source { return reservation.Source(SourcePref
 // IsImported reports whether a reservation's source is a channel's
 // block, and names the channel.
 func IsImported(s reservation.Source) (name string, ok bool) {
-	return strings.CutPrefix(string(s), SourcePrefix)
+	name, ok = strings.CutPrefix(string(s), SourcePrefix)
+	if !ok || name == "" {
+		return "", false
+	}
+	return name, true
 }
 
 var feedName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
