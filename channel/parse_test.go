@@ -106,3 +106,34 @@ func TestParseEmptyCalendar(t *testing.T) {
 		t.Fatalf("Parse = %v, %v, want no blocks and no error", blocks, err)
 	}
 }
+
+// FuzzParse: no feed makes Parse panic or run away, and every block it
+// returns has a key and nights in order inside the horizon.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"airbnb", "bookingcom", "vrbo", "rfc"} {
+		body, err := os.ReadFile(filepath.Join("testdata", name+".ics"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body)
+	}
+	f.Add([]byte("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270101\r\nRRULE:FREQ=DAILY\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"))
+	o := parseOptions(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		blocks, err := Parse(body, o)
+		if err != nil {
+			return
+		}
+		for _, b := range blocks {
+			if b.Key == "" || len(b.Nights) == 0 || len(b.Nights) > maxNights {
+				t.Fatalf("block %+v", b)
+			}
+			for i, n := range b.Nights {
+				d, err := civil.Parse(n)
+				if err != nil || !d.Before(o.Until) || i > 0 && n <= b.Nights[i-1] {
+					t.Fatalf("block %s night %q out of order or range", b.Key, n)
+				}
+			}
+		}
+	})
+}
