@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -175,6 +177,9 @@ func TestChannelsOnTheStaffScreen(t *testing.T) {
 	if status != 200 || t.Failed() {
 		t.Fatalf("channels page = %d %s", status, page)
 	}
+	if _, _, metrics := send(t, "GET", m.URL+"/metrics", nil, nil); !strings.Contains(metrics, `frontdesk_channel_conflicts_total{feed="vrbo-studio"} 1`) {
+		t.Errorf("metrics lack the conflict")
+	}
 	mail := mailWithSubject(t, m, "Double booking: vrbo-studio blocked 2027-01-04, already held here")
 	if !strings.Contains(mail.Text, walkInRef) || !strings.Contains(mail.Text, "5c1e0a52") {
 		t.Fatalf("conflict mail = %s", mail.Text)
@@ -230,5 +235,40 @@ func TestChannelsOnTheStaffScreen(t *testing.T) {
 	carl := signIn(t, m, "carl")
 	if status, _, _ := carl.do("GET", "/staff/channels", nil); status != http.StatusForbidden {
 		t.Fatalf("a clerk opened the channels page: %d", status)
+	}
+}
+
+// TestCheckConfigValidatesChannelFeeds: check-config accepts a channel
+// feed of the example's shape and names each bad field of others.
+func TestCheckConfigValidatesChannelFeeds(t *testing.T) {
+	good := string(config.DemoTOML) + `
+[channels]
+[[channels.feeds]]
+name = "airbnb-double-1"
+url = "https://www.airbnb.com/calendar/ical/12345678.ics?s=0123456789abcdef"
+location = "riverside"
+unit = "double"
+listing = 1
+`
+	path := filepath.Join(t.TempDir(), "good.toml")
+	os.WriteFile(path, []byte(good), 0o600)
+	if out, _, err := runCmd(t, "check-config", path); err != nil || !strings.Contains(out, "valid (") {
+		t.Fatalf("check-config of a good feed = %q, %v", out, err)
+	}
+	bad := good + `
+[[channels.feeds]]
+name = "airbnb-double-1"
+url = "https://169.254.169.254/latest/meta-data/"
+location = "riverside"
+unit = "penthouse"
+listing = 1
+`
+	path = filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(path, []byte(bad), 0o600)
+	_, _, err := runCmd(t, "check-config", path)
+	for _, want := range []string{"channels.feeds[1].name: ", "channels.feeds[1].url: is refused", "channels.feeds[1].unit: "} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("check-config = %v, want %q", err, want)
+		}
 	}
 }
