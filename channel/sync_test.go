@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -585,5 +586,69 @@ func TestTwoInstancesFetchEachFeedOncePerPass(t *testing.T) {
 	}
 	if got := b.held("2027-03-01"); got[0] != 1 {
 		t.Fatalf("held = %v, want the block once", got)
+	}
+}
+
+// TestNoGuestDataIsStored: a Vrbo feed whose summary and description
+// name the guest, their email and phone leaves none of it in any record
+// of the channel kinds, nor in the holds; what is kept is the channel's
+// name, the UID and the dates.
+func TestNoGuestDataIsStored(t *testing.T) {
+	ctx := context.Background()
+	b := newBench(t, engines()["sqlite"](t))
+	body, err := os.ReadFile(filepath.Join("testdata", "vrbo.ics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.srv.serve(string(body), 0, false)
+	if res := b.pass(); res.Fetched != 1 {
+		t.Fatalf("pass = %+v", res)
+	}
+	var stored []string
+	for _, kind := range Kinds() {
+		recs, err := listAll(ctx, b.st, kind, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			stored = append(stored, string(r.Value))
+		}
+	}
+	rows, err := b.st.ListReservations(ctx, store.ReservationFilter{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		stored = append(stored, string(r.Value))
+	}
+	all := strings.Join(stored, "\n")
+	if len(rows) != 2 || !strings.Contains(all, "45dd1c7e-91d2-4a3f-b1f4-2f0e6a9c3b11") {
+		t.Fatalf("stored %d holds: %s", len(rows), all)
+	}
+	for _, private := range []string{"Jane", "jane@", "555 0100", "Reserved", "Blocked"} {
+		if strings.Contains(all, private) {
+			t.Errorf("a record keeps %q:\n%s", private, all)
+		}
+	}
+}
+
+// TestPurgeReleasesPastBlocks: retention deletes the records of blocks
+// that ended before its cutoff, releasing their holds, and keeps the
+// others.
+func TestPurgeReleasesPastBlocks(t *testing.T) {
+	ctx := context.Background()
+	b := newBench(t, engines()["sqlite"](t))
+	b.srv.serve(calendar("old@airbnb.com 2027-01-02 2027-01-03", "new@airbnb.com 2027-03-02 2027-03-03"), 0, false)
+	b.pass()
+	n, err := b.svc.Purge(ctx, "2027-02-01")
+	if err != nil || n != 1 {
+		t.Fatalf("Purge = %d, %v, want one block", n, err)
+	}
+	if got := b.held("2027-01-02", "2027-03-02"); !slices.Equal(got, []int{0, 1}) {
+		t.Fatalf("held after purge = %v, want [0 1]", got)
+	}
+	blocks, err := b.svc.blocks(ctx, "airbnb")
+	if err != nil || len(blocks) != 1 || blocks[0].UID != "new@airbnb.com" {
+		t.Fatalf("blocks after purge = %+v, %v", blocks, err)
 	}
 }
