@@ -65,7 +65,9 @@ func Parse(body []byte, o ParseOptions) ([]Block, error) {
 	}
 	cal, err := ics.ParseCalendar(bytes.NewReader(trimmed))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotCalendar, err)
+		// The parser's own words may quote the feed's text, where guest
+		// data can be: only that it refused is kept.
+		return nil, fmt.Errorf("%w: the iCalendar syntax is broken", ErrNotCalendar)
 	}
 	zones := timezones(cal, o.Zone)
 	type master struct {
@@ -217,12 +219,12 @@ func readTime(p *ics.IANAProperty, zones func(string) *time.Location) (moment, e
 func parseMoment(v, tzid string, zones func(string) *time.Location) (moment, error) {
 	m := timeValue.FindStringSubmatch(v)
 	if m == nil {
-		return moment{}, fmt.Errorf("%q is not a date or a date-time", v)
+		return moment{}, errors.New("not a date or a date-time")
 	}
 	if m[2] == "" {
 		t, err := time.Parse("20060102", m[1])
 		if err != nil {
-			return moment{}, fmt.Errorf("%q is not a date", v)
+			return moment{}, errors.New("not a date")
 		}
 		return moment{date: civil.Of(t, time.UTC), allDay: true}, nil
 	}
@@ -232,7 +234,7 @@ func parseMoment(v, tzid string, zones func(string) *time.Location) (moment, err
 	}
 	t, err := time.ParseInLocation("20060102T150405", m[1]+"T"+m[2], loc)
 	if err != nil {
-		return moment{}, fmt.Errorf("%q is not a date-time", v)
+		return moment{}, errors.New("not a date-time")
 	}
 	return moment{t: t}, nil
 }
@@ -403,7 +405,7 @@ var durationValue = regexp.MustCompile(`^([+-]?)P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\
 func parseDuration(v string) (int, time.Duration, error) {
 	m := durationValue.FindStringSubmatch(strings.TrimSpace(v))
 	if m == nil || m[1] == "-" {
-		return 0, 0, fmt.Errorf("%q is not a forward duration", v)
+		return 0, 0, errors.New("not a forward duration")
 	}
 	n := func(s string) int { i, _ := strconv.Atoi(s); return i }
 	days := n(m[2])*7 + n(m[3])

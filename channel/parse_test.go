@@ -83,6 +83,9 @@ func TestParseRefusesWhatIsNotAWholeCalendar(t *testing.T) {
 		{"cut short", string(whole[:len(whole)/2])},
 		{"no begin", "VERSION:2.0\r\nEND:VCALENDAR\r\n"},
 		{"bad date", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:2027-01-10\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"},
+		{"broken property naming a guest", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nSUMMARY;X-GUEST=\"Jane Example\r\nDTSTART;VALUE=DATE:Jane Example\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"},
+		{"date naming a guest", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:Jane Example\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"},
+		{"rule naming a guest", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270110\r\nRRULE:FREQ=DAILY;X-JANE=Example\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"},
 		{"unread rule", "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART;VALUE=DATE:20270110\r\nRRULE:FREQ=MONTHLY;BYSETPOS=-1;BYDAY=MO\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"},
 	}
 	for _, tt := range tests {
@@ -90,6 +93,10 @@ func TestParseRefusesWhatIsNotAWholeCalendar(t *testing.T) {
 			blocks, err := Parse([]byte(tt.body), parseOptions(t))
 			if err == nil {
 				t.Fatalf("Parse = %v blocks and no error, want an error", len(blocks))
+			}
+			// The error is logged and shown: it never quotes the feed.
+			if strings.Contains(err.Error(), "Jane") || strings.Contains(err.Error(), "JANE") {
+				t.Fatalf("error quotes the feed: %v", err)
 			}
 		})
 	}

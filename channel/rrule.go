@@ -1,6 +1,7 @@
 package channel
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,7 +26,7 @@ func expand(rule string, start moment, ex map[string]bool, o ParseOptions) ([]mo
 	for part := range strings.SplitSeq(strings.TrimSpace(rule), ";") {
 		name, value, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, fmt.Errorf("part %q has no value", part)
+			return nil, errors.New("a part has no value")
 		}
 		switch strings.ToUpper(name) {
 		case "FREQ":
@@ -33,13 +34,13 @@ func expand(rule string, start moment, ex map[string]bool, o ParseOptions) ([]mo
 		case "INTERVAL":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 1 {
-				return nil, fmt.Errorf("INTERVAL %q", value)
+				return nil, errors.New("INTERVAL is not a positive number")
 			}
 			interval = n
 		case "COUNT":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("COUNT %q", value)
+				return nil, errors.New("COUNT is not a number")
 			}
 			count = n
 		case "UNTIL":
@@ -55,7 +56,7 @@ func expand(rule string, start moment, ex map[string]bool, o ParseOptions) ([]mo
 			for d := range strings.SplitSeq(value, ",") {
 				wd, ok := weekdays[strings.ToUpper(strings.TrimSpace(d))]
 				if !ok {
-					return nil, fmt.Errorf("BYDAY %q: only plain weekdays are read", d)
+					return nil, errors.New("BYDAY: only plain weekdays are read")
 				}
 				byDay = append(byDay, wd)
 			}
@@ -63,12 +64,12 @@ func expand(rule string, start moment, ex map[string]bool, o ParseOptions) ([]mo
 			for d := range strings.SplitSeq(value, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(d))
 				if err != nil || n < 1 || n > 31 {
-					return nil, fmt.Errorf("BYMONTHDAY %q: only days 1 to 31 are read", d)
+					return nil, errors.New("BYMONTHDAY: only days 1 to 31 are read")
 				}
 				byMonthDay = append(byMonthDay, n)
 			}
 		default:
-			return nil, fmt.Errorf("%s is not read", name)
+			return nil, errors.New("a part other than FREQ, INTERVAL, COUNT, UNTIL, WKST, BYDAY and BYMONTHDAY")
 		}
 	}
 	// Occurrences are computed on the start's wall clock: an all-day
@@ -153,7 +154,7 @@ func expand(rule string, start moment, ex map[string]bool, o ParseOptions) ([]mo
 				candidates = append(candidates, t)
 			}
 		default:
-			return nil, fmt.Errorf("FREQ %q is not read", freq)
+			return nil, errors.New("only FREQ DAILY, WEEKLY, MONTHLY and YEARLY are read")
 		}
 		slices.SortFunc(candidates, func(a, b time.Time) int { return a.Compare(b) })
 		for _, t := range candidates {
