@@ -61,6 +61,7 @@ type channelServer struct {
 	body     string
 	status   int  // answered instead of the calendar when set
 	hang     bool // never answer
+	redirect bool // send the first request on to ?r=1
 	requests int
 }
 
@@ -69,10 +70,14 @@ func newChannelServer(t *testing.T) *channelServer {
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.mu.Lock()
 		c.requests++
-		body, status, hang := c.body, c.status, c.hang
+		body, status, hang, redirect := c.body, c.status, c.hang, c.redirect
 		c.mu.Unlock()
 		if hang {
 			<-r.Context().Done()
+			return
+		}
+		if redirect && r.URL.Query().Get("r") == "" {
+			http.Redirect(w, r, r.URL.Path+"?r=1", http.StatusFound)
 			return
 		}
 		if status != 0 {
@@ -277,13 +282,16 @@ func TestSyncFollowsTheFeed(t *testing.T) {
 				t.Fatalf("removed block's hold = %+v, %v, want released", old, err)
 			}
 
-			// Garbage, then a failing channel: nothing changes, failures
-			// count and the next try backs off.
+			// Garbage, a failing channel, one that hangs and one that
+			// answers too much: nothing changes, failures count and the
+			// next try backs off.
 			for i, c := range []struct {
 				body   string
 				status int
-			}{{"<html>down for maintenance</html>", 0}, {"", http.StatusBadGateway}} {
-				b.srv.serve(c.body, c.status, false)
+				hang   bool
+			}{{"<html>down for maintenance</html>", 0, false}, {"", http.StatusBadGateway, false}, {"", 0, true},
+				{calendar("b@airbnb.com 2027-01-20 2027-01-20") + strings.Repeat("X-PAD:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\r\n", 2000), 0, false}} {
+				b.srv.serve(c.body, c.status, c.hang)
 				if res := b.pass(); res.Failed != 1 {
 					t.Fatalf("pass %d of a broken feed = %+v, want failed", i, res)
 				}
@@ -295,8 +303,20 @@ func TestSyncFollowsTheFeed(t *testing.T) {
 					t.Fatalf("state after failure %d = %+v", i+1, st)
 				}
 			}
-			if st := b.state("airbnb"); st.NextAt.Sub(b.clk.Now()) > 3*time.Minute {
-				t.Fatalf("second failure retries in %v, want a short backoff", st.NextAt.Sub(b.clk.Now()))
+			if wait := b.state("airbnb").NextAt.Sub(b.clk.Now()); wait < 6*time.Minute || wait > 10*time.Minute {
+				t.Fatalf("the fourth failure in a row retries in %v, want about 8 minutes", wait)
+			}
+
+			// Moved behind a redirect: followed, and the feed is healthy.
+			b.srv.mu.Lock()
+			b.srv.redirect = true
+			b.srv.mu.Unlock()
+			b.srv.serve(calendar("b@airbnb.com 2027-01-20 2027-01-20"), 0, false)
+			if res := b.pass(); res.Fetched+res.NotModified != 1 || b.srv.count() < 2 {
+				t.Fatalf("pass behind a redirect = %+v", res)
+			}
+			if st := b.state("airbnb"); st.Failures != 0 || st.LastError != "" {
+				t.Fatalf("state after the redirect = %+v", st)
 			}
 
 			// Suddenly empty: suspect, nothing freed until staff accept.
