@@ -26,6 +26,7 @@ type Config struct {
 	Server     Server              `toml:"server"`
 	TLS        TLS                 `toml:"tls"`
 	Privacy    Privacy             `toml:"privacy"`
+	Channels   Channels            `toml:"channels"`
 	Outbound   Outbound            `toml:"outbound"`
 
 	// deprecated are the old keys the file used, read for their

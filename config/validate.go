@@ -41,6 +41,7 @@ func (c Config) Validate() error {
 	c.validateTLS(v)
 	c.validatePrivacy(v)
 	c.validateUSP(v)
+	c.validateChannels(v)
 	return joinErrors(v.errs)
 }
 

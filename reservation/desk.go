@@ -315,6 +315,26 @@ func (d *Desk) Reschedule(ctx context.Context, rs Reschedule) (Reservation, erro
 	if !r.State.HoldsUnits() || r.State == OnHold || len(rs.Slots) == 0 || !slices.IsSorted(rs.Slots) {
 		return r, illegal(r, r.State, "Only a booking that holds its units is rescheduled.")
 	}
+	return d.move(ctx, rs, "rescheduled", nil)
+}
+
+// MoveHold moves a hold to other slots, keeping it a hold that now lapses
+// at expires: the new slots' units are taken and the old ones given back
+// in one transaction, or nothing changes (CodeUnitTaken). A channel's
+// block that moved in its feed moves this way, so no other door can sell
+// the nights between its release and its new hold.
+func (d *Desk) MoveHold(ctx context.Context, rs Reschedule, expires time.Time) (Reservation, error) {
+	r := rs.Read
+	if r.State != OnHold || len(rs.Slots) == 0 || !slices.IsSorted(rs.Slots) || rs.Hold != nil || expires.IsZero() {
+		return r, illegal(r, r.State, "Only a hold is moved as a hold.")
+	}
+	return d.move(ctx, rs, "hold moved", func(m *Reservation) { m.HoldExpires = expires.UTC() })
+}
+
+// move commits rs.Read on its new slots under the audit line what; set,
+// if given, changes the moved reservation before the door's own Edit.
+func (d *Desk) move(ctx context.Context, rs Reschedule, what string, set func(*Reservation)) (Reservation, error) {
+	r := rs.Read
 	var p plan
 	if rs.Hold != nil {
 		h := *rs.Hold
@@ -328,7 +348,10 @@ func (d *Desk) Reschedule(ctx context.Context, rs Reschedule) (Reservation, erro
 	}
 	moved := r
 	moved.Slots = rs.Slots
-	moved.Audit = append(slices.Clone(r.Audit), Entry{At: rs.At, By: rs.By, What: "rescheduled", Note: rs.Note})
+	moved.Audit = append(slices.Clone(r.Audit), Entry{At: rs.At, By: rs.By, What: what, Note: rs.Note})
+	if set != nil {
+		set(&moved)
+	}
 	if rs.Edit != nil {
 		rs.Edit(&moved)
 	}

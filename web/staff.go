@@ -11,9 +11,11 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/channel"
 	"frontdesk/config"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/outbound"
 	"frontdesk/internal/page"
 	"frontdesk/reservation"
 	"frontdesk/staff"
@@ -78,6 +80,12 @@ type StaffScreen struct {
 	// Referrals, when set, shows owners the bookings partners sent and
 	// what the business owes them, with the payouts to settle.
 	Referrals StaffReferrals
+	// Channels, when set, is the listing sites' calendar sync: the
+	// owners' channels page, and the calendar's imported blocks.
+	Channels *channel.Service
+	// ChannelRule is the outbound address rule a feed added on the
+	// channels page is checked under.
+	ChannelRule outbound.Rule
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -130,6 +138,8 @@ func (s *StaffScreen) Routes() []Route {
 		{"GET /staff/partners/codes", s.signedIn(s.codes)},
 		{"POST /staff/partners/codes", s.signedIn(s.issueCode)},
 		{"POST /staff/referrals/settle", s.signedIn(s.settle)},
+		{"GET /staff/channels", s.signedIn(s.channels)},
+		{"POST /staff/channels", s.signedIn(s.channelAction)},
 	}
 }
 
@@ -215,6 +225,9 @@ func (s *StaffScreen) nav(u staff.User) []page.Link {
 		links = append(links, page.Link{Href: "/staff/settings", Text: "Settings"}, page.Link{Href: "/staff/users", Text: "Logins"})
 		if s.Partners != nil {
 			links = append(links, page.Link{Href: "/staff/partners", Text: "Partner offers"})
+		}
+		if s.Channels != nil {
+			links = append(links, page.Link{Href: "/staff/channels", Text: "Channels"})
 		}
 	}
 	return append(links, page.Link{Href: "/staff/signout", Text: "Sign out " + u.Username})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"frontdesk/business"
+	"frontdesk/channel"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/reservation"
@@ -144,6 +145,8 @@ type calendarCell struct {
 type calendarStay struct {
 	Reference, Guest string
 	Hold             bool // reserved: held for the guest, awaiting staff
+	// Channel names the listing site whose calendar blocked the night.
+	Channel string
 }
 
 type calendarRow struct {
@@ -196,6 +199,19 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 		s.fail(w, r, "read the calendar", err)
 		return
 	}
+	if s.Channels != nil {
+		// The blocks imported from the channels are holds of their own.
+		holds, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: d.From.String(), To: end.String(), States: []string{string(reservation.OnHold)}})
+		if err != nil {
+			s.fail(w, r, "read the calendar", err)
+			return
+		}
+		for _, h := range holds {
+			if _, ok := channel.IsImported(h.Source); ok {
+				rows = append(rows, h)
+			}
+		}
+	}
 	for _, u := range l.NightUnits() {
 		row := calendarRow{Unit: u, Cells: make([]calendarCell, d.Span)}
 		for i := range row.Cells {
@@ -211,7 +227,8 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 					continue
 				}
 				c := &row.Cells[d.From.DaysUntil(day)]
-				c.Stays = append(c.Stays, calendarStay{Reference: res.Reference, Guest: res.Contact.Name, Hold: res.State == reservation.Reserved})
+				name, _ := channel.IsImported(res.Source)
+				c.Stays = append(c.Stays, calendarStay{Reference: res.Reference, Guest: res.Contact.Name, Hold: res.State == reservation.Reserved, Channel: name})
 				c.Free--
 			}
 		}

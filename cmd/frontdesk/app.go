@@ -19,6 +19,7 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/channel"
 	"frontdesk/config"
 	"frontdesk/hub"
 	"frontdesk/internal/clock"
@@ -92,6 +93,9 @@ type Main struct {
 	// fetched under: tests serve them with their own certificate.
 	USPRootCAs *x509.CertPool
 	ready      chan struct{}
+
+	// channels keeps the inventory in step with the listing sites.
+	channels *channel.Service
 
 	usp *usp.Business // set by openUSP when the config enables USP
 	// uspCredentials issues and sweeps booking-scoped credentials.
@@ -325,6 +329,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	})
 	m.bookings.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
 	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
+	m.openChannels()
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err
 	}
@@ -453,7 +458,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	stopORP := m.startORP(ctx)
 	// A draft serves (its booking tools refuse) but never sweeps (§14).
-	sweeps := []job{m.bookingSweepJob(), m.retentionJob()}
+	sweeps := []job{m.bookingSweepJob(), m.retentionJob(), m.channelsJob()}
 	if err := booking.CheckSweep(m.Config.Deployment); err != nil {
 		m.Logger.Warn("scheduled sweep not started", "reason", err.Error())
 		sweeps = nil

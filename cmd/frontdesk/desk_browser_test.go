@@ -76,7 +76,7 @@ func TestFrontDeskInABrowser(t *testing.T) {
 				t.Fatalf("rita's row: %q", got)
 			}
 			shot("staff-users")
-			for _, p := range []string{"/staff/", "/staff/settings"} {
+			for _, p := range []string{"/staff/", "/staff/channels", "/staff/settings"} {
 				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+p), chromedp.WaitVisible("main h1"))
 				check(p)
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/channel"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/mail"
@@ -155,7 +156,10 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 		after = rows[len(rows)-1].Cursor()
 	}
 	var dueKeys []string
-	for _, kind := range append(booking.GuestKinds(), usp.IdempotencyKind, mail.DevKind, webhook.Kind, webhook.DeadKind) {
+	// The channel kinds hold dates, UIDs and channel names only; they
+	// are searched all the same, so a record that ever named a guest goes.
+	kinds := append(booking.GuestKinds(), usp.IdempotencyKind, mail.DevKind, webhook.Kind, webhook.DeadKind)
+	for _, kind := range append(kinds, channel.Kinds()...) {
 		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {
 			if !namesAddress(r.Value, matches) {
 				return

@@ -72,6 +72,13 @@ func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
 		}
 		res.Reservations++
 	}
+	// Blocks imported from channels keep no guest data; those ended
+	// before the cutoff go with their holds.
+	purged, err := m.channels.Purge(ctx, before)
+	res.Records += purged
+	if err != nil {
+		m.Logger.WarnContext(ctx, "retention of channel blocks skipped", "err", err)
+	}
 	var writes []store.Write
 	for _, kind := range append(booking.GuestKinds(), mail.DevKind) {
 		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {

@@ -93,6 +93,9 @@ func (m *Main) routes() http.Handler {
 	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
 	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
+	// Channel exports: each physical unit's calendar, fetched by the
+	// listing sites' servers, at an address only its token names.
+	handle("GET /channels/{file}", pages, false, m.channels.Handler())
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
 		handle(r.Pattern, pages, true, r.Handler)
