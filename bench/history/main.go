@@ -1,7 +1,8 @@
 // Command history measures how the front desk's calls and pages grow with
 // the reservations a business keeps. For each size it seeds a store with
 // that many past stays through the reservation desk (each created and
-// completed, its outbox events and all) and 2,000 stays to come, then
+// completed, its outbox events and all; ten begin each day, so 100,000 are
+// 27 years of a small hotel group) and 2,000 stays to come, then
 // starts `frontdesk serve` on it and, from this process over loopback,
 // times the MCP read tools and start_booking, USP availability, and the
 // staff list, today, calendar and search pages. Sizes run in alternating
@@ -52,6 +53,8 @@ const (
 	// bookingCalls bounds the start_booking calls of one run (warm-up
 	// included), so five runs stay under the hourly code ceiling.
 	bookingCalls = 180
+	// pastPerDay is how many stays of history begin each day.
+	pastPerDay = 10
 )
 
 func main() {
@@ -214,8 +217,6 @@ func seed(ctx context.Context, cfg config.Config, flags []string, size int) erro
 	}
 	now := time.Now().UTC()
 	today := now.Truncate(24 * time.Hour)
-	first := today.AddDate(-10, 0, 0)
-	days := int(today.Sub(first).Hours() / 24)
 	book := func(i int, u unit, day time.Time, nights int, c reservation.Contact, complete bool) error {
 		slots := make([]string, nights)
 		for k := range slots {
@@ -236,11 +237,13 @@ func seed(ctx context.Context, cfg config.Config, flags []string, size int) erro
 		return reservation.Contact{Name: fmt.Sprintf("%s %s%d", firstNames[i%len(firstNames)], lastNames[(i/len(firstNames))%len(lastNames)], i),
 			Email: fmt.Sprintf("guest%d@example.org", i), Phone: fmt.Sprintf("+1 303 %03d %04d", 200+i/10000%800, i%10000)}
 	}
-	// Past stays, spread over ten years and over the room types; each is
-	// completed at once, which frees its room for the next.
+	// Past stays, pastPerDay a day over the room types, the newest ending
+	// yesterday: a larger store is a business with more years behind it,
+	// not a busier one, so the days around today look alike in every
+	// store. Each is completed at once, which frees its room for the next.
 	for i := range size {
 		u := units[i%len(units)]
-		day := first.AddDate(0, 0, i*days/size)
+		day := today.AddDate(0, 0, -4-(size-1-i)/pastPerDay)
 		c := contact(i)
 		if i == size/2 {
 			day, c = today.AddDate(-1, 0, 0), reservation.Contact{Name: "Ada Lovelace", Email: "ada@example.com", Phone: "+44 20 7946 0958"}
