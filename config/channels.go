@@ -37,7 +37,7 @@ var channelName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
 // OutboundRule is the address rule of every outbound fetch under this
 // configuration: loopback only for development.
 func (c Config) OutboundRule() outbound.Rule {
-	return outbound.Rule{Loopback: c.USP.AllowPrivateProfiles}
+	return outbound.Rule{Loopback: c.AllowPrivate()}
 }
 
 func (c Config) validateChannels(v *validator) {

@@ -104,7 +104,7 @@ func New(opts Options) (*Business, error) {
 		if opts.Store != nil {
 			pins = opts.Store
 		}
-		p, err := ConfiguredProfiles(opts.Config.USP, opts.Clock, opts.ProfileRootCAs, pins)
+		p, err := ConfiguredProfiles(opts.Config.USP, opts.Config.AllowPrivate(), opts.Clock, opts.ProfileRootCAs, pins)
 		if err != nil {
 			return nil, err
 		}
@@ -227,11 +227,12 @@ func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) str
 }
 
 // ConfiguredProfiles is the platform-profile fetcher the [usp] config
-// asks for, shared by negotiation and request-signature checks. roots,
+// asks for, shared by negotiation and request-signature checks;
+// allowPrivate is the outbound rule's development switch. roots,
 // when set (tests), replaces the system roots; otherwise profile_ca_file
 // adds its certificates to them. pins holds the pinned profiles; nil
 // pins none.
-func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool, pins store.Records) (*Profiles, error) {
+func ConfiguredProfiles(u config.USP, allowPrivate bool, clk clock.Clock, roots *x509.CertPool, pins store.Records) (*Profiles, error) {
 	if roots == nil && u.ProfileCAFile != "" {
 		pem, err := os.ReadFile(u.ProfileCAFile)
 		if err != nil {
@@ -247,7 +248,7 @@ func ConfiguredProfiles(u config.USP, clk clock.Clock, roots *x509.CertPool, pin
 		roots = pool
 	}
 	return NewProfiles(ProfileOptions{
-		AllowPrivate: u.AllowPrivateProfiles,
+		AllowPrivate: allowPrivate,
 		MaxBytes:     int64(u.ProfileMaxBytes),
 		Entries:      u.ProfileCacheEntries,
 		MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,

@@ -119,7 +119,7 @@ func TestProfileCAFile(t *testing.T) {
 	ctx := context.Background()
 	clk := clock.NewFixed(usptest.Now)
 	u := config.Demo().USP
-	plain, err := usp.ConfiguredProfiles(u, clk, nil, nil)
+	plain, err := usp.ConfiguredProfiles(u, u.AllowPrivateProfiles, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestProfileCAFile(t *testing.T) {
 	if err := os.WriteFile(u.ProfileCAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withCA, err := usp.ConfiguredProfiles(u, clk, nil, nil)
+	withCA, err := usp.ConfiguredProfiles(u, u.AllowPrivateProfiles, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestProfileCAFile(t *testing.T) {
 	}
 	u.ProfileCAFile = filepath.Join(dir, "empty.pem")
 	os.WriteFile(u.ProfileCAFile, []byte("not a certificate\n"), 0o600)
-	if _, err := usp.ConfiguredProfiles(u, clk, nil, nil); err == nil {
+	if _, err := usp.ConfiguredProfiles(u, u.AllowPrivateProfiles, clk, nil, nil); err == nil {
 		t.Fatal("a CA file without certificates was accepted")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/pricing"
 )
 
 const fullPlatform = `{"usp":{"version":"2026-08-20","capabilities":{
@@ -334,5 +335,25 @@ func TestOutboundRuleAppliesToTheAddressDialled(t *testing.T) {
 	}
 	if _, err := dev.Get(context.Background(), srv.URL+"/full.json"); err != nil {
 		t.Fatalf("loopback in development: %v", err)
+	}
+}
+
+// TestOutboundSwitchReachesProfiles: [outbound] allow_private alone, the
+// one development switch, lets the business fetch a platform profile on
+// loopback; without it the same fetch is refused.
+func TestOutboundSwitchReachesProfiles(t *testing.T) {
+	srv := newPlatformServer(t)
+	for _, on := range []bool{false, true} {
+		cfg := config.Demo()
+		cfg.Outbound.AllowPrivate, cfg.USP.AllowPrivateProfiles, cfg.ORP.FetchPrivateAddresses = on, false, false
+		b, err := New(Options{Config: cfg, Pricer: pricing.New(cfg, "https://stays.example"), Origin: "https://stays.example",
+			ProfileRootCAs: srv.roots(), Clock: clock.NewFixed(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.profiles.Get(context.Background(), srv.URL+"/full.json")
+		if got := err == nil; got != on {
+			t.Errorf("allow_private = %v: profile fetched = %v (%v)", on, got, err)
+		}
 	}
 }

@@ -79,7 +79,7 @@ func TestPlatformHearsOfStaffConfirmation(t *testing.T) {
 
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
-	c.USP.AllowPrivateProfiles = true
+	c.Outbound.AllowPrivate = true // the development switch alone: profiles, webhooks and callbacks reach loopback
 	c.USP.Platforms = append(c.USP.Platforms, config.USPPlatform{Name: "hookplatform", APIKeyHashes: []string{usp.HashAPIKey("hook-key")}, WebhookURL: hook.URL + "/webhooks/usp"})
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard, ready: make(chan struct{}),
 		USPRootCAs: plat.Roots()}
