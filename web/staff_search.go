@@ -52,6 +52,7 @@ func (s *StaffScreen) search(ctx context.Context, f store.ReservationFilter, q s
 // it has enough of them to be a phone number.
 type matcher struct {
 	text   string
+	ref    string // the query as a reference typed with or without its groups' spaces
 	words  []string
 	digits string
 }
@@ -59,6 +60,7 @@ type matcher struct {
 func newMatcher(q string) matcher {
 	m := matcher{text: strings.ToLower(strings.TrimSpace(q))}
 	m.words = strings.Fields(m.text)
+	m.ref = compactReference(q)
 	if d := onlyDigits(q); len(d) >= 4 {
 		m.digits = d
 	}
@@ -68,7 +70,7 @@ func newMatcher(q string) matcher {
 // matches: the reference, the whole email, every word of the query in
 // the guest's name or email, or the phone's digits.
 func (m matcher) matches(r reservation.Reservation) bool {
-	if strings.EqualFold(r.Reference, m.text) || strings.Contains(strings.ToLower(r.Reference), m.text) && len(m.text) >= 6 {
+	if strings.EqualFold(r.Reference, m.text) || r.Reference == m.ref || strings.Contains(strings.ToLower(r.Reference), m.text) && len(m.text) >= 6 {
 		return true
 	}
 	hay := strings.ToLower(r.Contact.Name + " " + r.Contact.Email)

@@ -202,5 +202,15 @@ func (s *Site) render(w http.ResponseWriter, r *http.Request, name string, data 
 }
 
 func (s *Site) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
-	pages.Render(w, r, s.Logger, status, name, s.Nav, data)
+	pages.WithBrand(Brand(s.Config.Business)).Render(w, r, s.Logger, status, name, s.Nav, data)
+}
+
+// Brand is how the business's settings dress the pages; the server's
+// Content-Security-Policy must be page.Policy of it.
+func Brand(b business.Business) page.Brand {
+	lang := b.Locale
+	if lang == "" {
+		lang = business.LocaleUS
+	}
+	return page.Brand{Accent: b.AccentColor, Logo: b.Logo, Lang: lang}
 }

@@ -91,6 +91,11 @@ func (m *Main) routes() http.Handler {
 	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
 	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
+	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
+	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
+	// Every other path of the site answers its own 404 page, with a way
+	// back; the more specific patterns above and below win over it.
+	handle("GET /", pages, true, http.HandlerFunc(site.NotFound))
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
 		handle(r.Pattern, pages, true, r.Handler)
@@ -289,11 +294,15 @@ func (m *Main) endsOnShutdown(next http.Handler) http.Handler {
 // a browser posts this server's own forms with "Origin: null", which the
 // host check must refuse. net/http only reads these
 // slices, so one copy serves every response.
-var securityHeaders = http.Header{
-	"X-Content-Type-Options":  {"nosniff"},
-	"X-Frame-Options":         {"DENY"},
-	"Referrer-Policy":         {"same-origin"},
-	"Content-Security-Policy": {page.ContentSecurityPolicy},
+// The policy allows the plain style sheet and the one dressed in the
+// business's brand (web.Brand).
+func securityHeaders(brand page.Brand) http.Header {
+	return http.Header{
+		"X-Content-Type-Options":  {"nosniff"},
+		"X-Frame-Options":         {"DENY"},
+		"Referrer-Policy":         {"same-origin"},
+		"Content-Security-Policy": {page.Policy(brand)},
+	}
 }
 
 // front adds what every answer shares: the security headers, a request
@@ -306,6 +315,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 		panic(err) // validated with the config
 	}
 	hsts := m.hsts()
+	headers := securityHeaders(web.Brand(m.Config.Business))
 	ids, err := requestid.NewSource(m.Rand)
 	if err != nil {
 		panic(err) // the random source failed: nothing could be served safely
@@ -313,7 +323,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h := w.Header()
-		for k, v := range securityHeaders {
+		for k, v := range headers {
 			h[k] = v
 		}
 		r = identify(w, r, proxies, ids)
