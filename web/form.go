@@ -65,6 +65,8 @@ type formPage struct {
 	Token        string // the form's one-time token
 	Quote        *pricing.Quote
 	Total        string // the quote's total as people read it
+	Price        *priceLines
+	Stay         string // the quoted stay's dates, as the locale writes them
 	Problems     booking.FormProblems
 	Limited      string
 	MaxGuests    int
@@ -100,7 +102,7 @@ func (s *Site) location(slug string) (business.Location, bool) {
 func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.location(r.PathValue("slug"))
 	if !ok {
-		http.NotFound(w, r)
+		s.NotFound(w, r)
 		return
 	}
 	p := s.formPage(l)
@@ -117,6 +119,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 			p.Values.Checkout = out.String()
 		}
 	}
+	p.Values.Guests = "1"
 	if g, err := strconv.Atoi(q.Get("guests")); err == nil && g >= 1 && g <= s.Config.Limits.MaxGuests {
 		p.Values.Guests = strconv.Itoa(g)
 	}
@@ -140,6 +143,10 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 func (s *Site) showQuote(p *formPage, q pricing.Quote) {
 	p.Quote = &q
 	p.Total = money.Display(q.Total, s.Config.Business.Currency)
+	p.Stay = s.longDate(q.Checkin) + " to " + s.longDate(q.Checkout)
+	if u, ok := p.Location.Unit(q.RoomType); ok {
+		p.Price = s.breakdown(u, q.Nights, q.Total)
+	}
 }
 
 func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, token string) booking.FormRequest {
@@ -160,7 +167,7 @@ func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, t
 func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.location(r.PathValue("slug"))
 	if !ok || s.Forms == nil {
-		http.NotFound(w, r)
+		s.NotFound(w, r)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)

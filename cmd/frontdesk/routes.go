@@ -79,7 +79,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}}
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}, Clock: m.Clock}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -95,7 +95,7 @@ func (m *Main) routes() http.Handler {
 	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
 	// Every other path of the site answers its own 404 page, with a way
 	// back; the more specific patterns above and below win over it.
-	handle("GET /", pages, true, http.HandlerFunc(site.NotFound))
+	handle("/", pages, true, http.HandlerFunc(site.NotFound))
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
 		handle(r.Pattern, pages, true, r.Handler)

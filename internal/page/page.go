@@ -51,7 +51,7 @@ var ContentSecurityPolicy = Policy(Brand{})
 func Policy(b Brand) string {
 	styles := "'sha256-" + hash(style) + "'"
 	if b.css() != "" {
-		styles += " 'sha256-" + hash(b.css()+style) + "'"
+		styles += " 'sha256-" + hash(style+b.css()) + "'"
 	}
 	return fmt.Sprintf("default-src 'none'; style-src %s; script-src 'sha256-%s' 'sha256-%s'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 		styles, hash(signaturePad), hash(passkey))
@@ -68,7 +68,7 @@ type Brand struct {
 	Wide               bool
 }
 
-// css is the style sheet's prefix that sets the accent.
+// css is what follows the style sheet to set the accent.
 func (b Brand) css() string {
 	if b.Accent == "" {
 		return ""
@@ -143,7 +143,7 @@ func (s *Set) Render(w http.ResponseWriter, r *http.Request, logger *slog.Logger
 			Lang    string
 			Wide    bool
 			Page    any
-		}{nav, template.CSS(s.brand.css() + style), template.JS(signaturePad), template.JS(passkey), s.brand.Logo, lang, s.brand.Wide, data})
+		}{nav, template.CSS(style + s.brand.css()), template.JS(signaturePad), template.JS(passkey), s.brand.Logo, lang, s.brand.Wide, data})
 	}
 	if err != nil {
 		if logger != nil {

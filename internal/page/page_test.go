@@ -51,7 +51,7 @@ func TestBrandAndPolicyAgree(t *testing.T) {
 	rec := httptest.NewRecorder()
 	testPages.WithBrand(b).Render(rec, httptest.NewRequest(http.MethodGet, "/", nil), nil, http.StatusOK, "hello.html", []Link{{"/", "Inn"}, {"/policy", "Policy"}}, "Ada")
 	body := rec.Body.String()
-	for _, want := range []string{`<html lang="en-GB">`, `<body class="wide">`, `<style>:root{--accent:#0b5d4b}`, `<a href="/" class="brand"><img src="/photos/logo.svg" alt="" width="32" height="32">Inn</a> <a href="/policy">Policy</a>`} {
+	for _, want := range []string{`<html lang="en-GB">`, `<body class="wide">`, ":root{--accent:#0b5d4b}</style>", `<a href="/" class="brand"><img src="/photos/logo.svg" alt="" width="32" height="32">Inn</a> <a href="/policy">Policy</a>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s", want)
 		}
