@@ -18,7 +18,8 @@ import (
 // the same bytes.
 func stayICS(g booking.GuestStay, page, businessName string) []byte {
 	r := g.Reservation
-	cal := ics.NewCalendarFor(businessName)
+	cal := ics.NewCalendar()
+	cal.SetProductId("-//" + businessName + "//frontdesk//EN")
 	cal.SetMethod(ics.MethodPublish)
 	e := cal.AddEvent(strings.ToLower(r.Reference) + "@" + strings.ToLower(g.Location.Slug))
 	e.SetDtStampTime(r.CreatedAt.UTC())
@@ -37,5 +38,5 @@ func stayICS(g booking.GuestStay, page, businessName string) []byte {
 	default:
 		e.SetStatus(ics.ObjectStatusConfirmed)
 	}
-	return []byte(cal.Serialize())
+	return []byte(cal.Serialize(ics.WithNewLine("\r\n")))
 }
