@@ -23,6 +23,7 @@ type Forms interface {
 	NewGuestToken() (string, error)
 	Settings(ctx context.Context) (booking.Settings, error)
 	SearchRooms(ctx context.Context, q booking.SearchRequest) (booking.Search, error)
+	Availability(ctx context.Context, slug string, days int) (booking.Availability, error)
 	FormQuote(ctx context.Context, f booking.FormRequest) (pricing.Quote, error)
 	Submit(ctx context.Context, f booking.FormRequest) (booking.FormResult, error)
 	GuestStay(ctx context.Context, token string) (booking.GuestStay, error)

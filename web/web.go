@@ -126,8 +126,11 @@ type room struct {
 	// nights, by the week".
 	MinStay string
 	// Book is the room's booking form, prefilled with the first stay
-	// it can be booked for from tomorrow; Calendar its availability.
-	Book, Calendar string
+	// it can be booked for from tomorrow.
+	Book string
+	// Lazy loads the photo only when it nears the screen: the rooms of
+	// every property after the first.
+	Lazy bool
 }
 
 // searchForm is the availability search as typed, kept on its page.
@@ -138,6 +141,13 @@ type searchForm struct {
 
 // Index is the home page: the search and every property's rooms.
 func (s *Site) Index(w http.ResponseWriter, r *http.Request) { s.render(w, r, "index.html", s.data()) }
+
+// Robots is robots.txt: the whole guest site may be crawled but the
+// staff screen and the dev mailbox; a guest's own pages carry noindex.
+func (s *Site) Robots(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("User-agent: *\nDisallow: /staff/\nDisallow: /dev/\n"))
+}
 
 // Privacy is the privacy page.
 func (s *Site) Privacy(w http.ResponseWriter, r *http.Request) {
@@ -176,7 +186,7 @@ func (s *Site) data() pageData {
 	for _, l := range s.Config.Locations {
 		p := property{Location: l}
 		for _, u := range l.NightUnits() {
-			rm := room{Unit: u, Title: roomTitle(u), Sleeps: s.Config.Sleeps(u)}
+			rm := room{Unit: u, Title: roomTitle(u), Sleeps: s.Config.Sleeps(u), Lazy: len(d.Properties) > 0}
 			if n, err := money.Parse(u.NightlyRate, cur); err == nil && u.NightlyRate != "" {
 				rm.From = "From " + money.Display(n, cur) + " a night"
 			} else if n, err := money.Parse(u.WeeklyRate, cur); err == nil && u.WeeklyRate != "" {

@@ -93,6 +93,8 @@ func (m *Main) routes() http.Handler {
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
 	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
 	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
+	handle("GET /properties/{slug}", pages, true, http.HandlerFunc(site.Property))
+	handle("GET /robots.txt", pages, true, http.HandlerFunc(site.Robots))
 	// Every other path of the site answers its own 404 page, with a way
 	// back; the more specific patterns above and below win over it.
 	handle("/", pages, true, http.HandlerFunc(site.NotFound))
