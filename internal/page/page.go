@@ -43,7 +43,9 @@ var passkey string
 
 // ContentSecurityPolicy allows the pages nothing but their own inline
 // style sheet, the drawing pad's and the passkey forms' scripts, images of
-// this server, data: and https:, forms posted to this server and no framing.
+// this server, data: and https:, requests to this server (no page script
+// makes one, but a crawler's check fetches robots.txt from the page),
+// forms posted to this server and no framing.
 var ContentSecurityPolicy = Policy(Brand{})
 
 // Policy is ContentSecurityPolicy for a server whose pages are dressed
@@ -53,7 +55,7 @@ func Policy(b Brand) string {
 	if b.css() != "" {
 		styles += " 'sha256-" + hash(style+b.css()) + "'"
 	}
-	return fmt.Sprintf("default-src 'none'; style-src %s; script-src 'sha256-%s' 'sha256-%s'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+	return fmt.Sprintf("default-src 'none'; style-src %s; script-src 'sha256-%s' 'sha256-%s'; img-src 'self' data: https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 		styles, hash(signaturePad), hash(passkey))
 }
 
