@@ -32,7 +32,9 @@ type todayData struct {
 	Arrivals   []dayRow
 	Departures []dayRow
 	InHouse    []dayRow
-	Done       string
+	// Timed are today's timed services, such as shuttle seats, by start.
+	Timed []dayRow
+	Done  string
 	DoneRef    string
 }
 
@@ -82,9 +84,21 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 		return
 	}
 	for _, res := range rows {
+		if start, ok := timedStart(res, l); ok {
+			if civil.Of(start, l.Zone()) == today {
+				row := dayRow{listRow: s.row(res, today, today)}
+				for _, a := range actionsFor(res.State, today, today) {
+					if a.To == reservation.Completed || a.To == reservation.NoShow || a.To == reservation.Cancelled {
+						row.Actions = append(row.Actions, a)
+					}
+				}
+				d.Timed = append(d.Timed, row)
+			}
+			continue
+		}
 		in, out, err := res.Stay()
 		if err != nil {
-			continue // a timed booking has no arrival or departure
+			continue
 		}
 		row := dayRow{listRow: s.row(res, in, out)}
 		for _, a := range actionsFor(res.State, in, today) {
@@ -106,8 +120,10 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 
 // row is a reservation as the lists show it.
 func (s *StaffScreen) row(res reservation.Reservation, in, out civil.Date) listRow {
+	l, _ := s.location(res.Location)
 	return listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: office.SourceLabel(res.Source),
-		Checkin: in.String(), Checkout: out.String(), Nights: len(res.Slots), Total: money.Display(res.Total, s.Config.Business.Currency)}
+		Checkin: in.String(), Checkout: out.String(), Nights: len(res.Slots), Total: money.Display(res.Total, s.Config.Business.Currency),
+		When: s.when(res, l), Ref: groupReference(res.Reference)}
 }
 
 // maxDayRows bounds the reservations one day or calendar page reads.
@@ -144,11 +160,16 @@ type calendarCell struct {
 type calendarStay struct {
 	Reference, Guest string
 	Hold             bool // reserved: held for the guest, awaiting staff
+	// At is a timed service's start, "11:00 AM".
+	At string
 }
 
 type calendarRow struct {
 	Unit  business.Unit
 	Cells []calendarCell
+	// Timed rows list each day's starts; they count no free rooms.
+	Timed bool
+	Title string
 }
 
 type calendarData struct {
@@ -197,7 +218,7 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 		return
 	}
 	for _, u := range l.NightUnits() {
-		row := calendarRow{Unit: u, Cells: make([]calendarCell, d.Span)}
+		row := calendarRow{Unit: u, Cells: make([]calendarCell, d.Span), Title: roomTitle(u)}
 		for i := range row.Cells {
 			row.Cells[i].Free = u.Count
 		}
@@ -214,6 +235,26 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 				c.Stays = append(c.Stays, calendarStay{Reference: res.Reference, Guest: res.Contact.Name, Hold: res.State == reservation.Reserved})
 				c.Free--
 			}
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	for _, u := range l.Units {
+		if u.Kind != business.KindTimed {
+			continue
+		}
+		row := calendarRow{Unit: u, Cells: make([]calendarCell, d.Span), Timed: true, Title: u.DisplayName()}
+		for _, res := range rows {
+			start, ok := timedStart(res, l)
+			if res.Unit != u.Type || !ok {
+				continue
+			}
+			day := civil.Of(start, l.Zone())
+			if day.Before(d.From) || !day.Before(end) {
+				continue
+			}
+			c := &row.Cells[d.From.DaysUntil(day)]
+			c.Stays = append(c.Stays, calendarStay{Reference: res.Reference, Guest: res.Contact.Name, Hold: res.State == reservation.Reserved,
+				At: start.Format("3:04 PM") + ", " + duration(u)})
 		}
 		d.Rows = append(d.Rows, row)
 	}

@@ -36,7 +36,7 @@ import (
 var templateFS embed.FS
 
 var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney, "setting": office.SettingNamed,
-	"card": card, "ref": groupReference, "title": roomTitle, "checkin": checkinTime})
+	"card": card, "ref": groupReference, "title": roomTitle, "checkin": checkinTime, "plural": plural})
 
 // roomCard is one room's card: the room and the property it is at.
 type roomCard struct {
