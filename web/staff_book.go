@@ -36,14 +36,17 @@ type bookData struct {
 }
 
 // newBookData lists what the form offers the user: the units of the
-// chosen property, or of their first.
+// chosen property once one is (a walk-in from its today list, or after
+// a check), else those of all their properties.
 func (s *StaffScreen) newBookData(v visit, b office.Booking) bookData {
 	d := bookData{Locations: s.scope(v.User), Form: b}
 	for _, l := range d.Locations {
-		if b.Location != "" && l.Slug != b.Location || b.Location == "" && l.Slug != d.Locations[0].Slug {
+		if b.Location != "" && l.Slug != b.Location {
 			continue
 		}
-		d.ZoneName = l.TimeZone
+		if d.ZoneName == "" || l.Slug == b.Location {
+			d.ZoneName = l.TimeZone
+		}
 		for _, u := range l.Units {
 			list := &d.RoomTypes
 			if u.Kind == business.KindTimed {

@@ -37,7 +37,7 @@ type listRow struct {
 	// When is the stay's dates and nights, or a timed service's start
 	// and length, as the screen shows them.
 	When string
-	// Ref is the reference in groups of four, kept on one line.
+	// Ref is the reference, which the screen keeps on one line.
 	Ref string
 }
 
@@ -139,7 +139,7 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 			row.Checkin = res.FirstSlot()
 		}
 		l, _ := s.location(res.Location)
-		row.When, row.Ref = s.when(res, l), groupReference(res.Reference)
+		row.When, row.Ref = s.when(res, l), res.Reference
 		d.Rows = append(d.Rows, row)
 	}
 	s.render(w, r, v, http.StatusOK, "staff_list.html", d)
@@ -275,7 +275,7 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 	if text, ok := results[r.URL.Query().Get("done")]; ok {
 		d.Done = text
 	}
-	d.Ref = groupReference(view.Reference)
+	d.Ref = view.Reference
 	if t, ok := timedStart(view.Reservation, l); ok {
 		d.Start = t.Format("Mon, Jan 2, 2006, 3:04 PM MST")
 		if u, ok := l.Unit(view.Unit); ok {

@@ -104,7 +104,7 @@ func TestFrontDeskInABrowser(t *testing.T) {
 
 			// Today's arrivals: Alan did not come.
 			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/today"), chromedp.WaitVisible("#arrivals"))
-			if got := text("#arrivals"); !strings.Contains(got, "Alan Turing") || !strings.Contains(got, "2026-11-30 to 2026-12-02") {
+			if got := text("#arrivals"); !strings.Contains(got, "Alan Turing") || !strings.Contains(got, "Mon, Nov 30, 2026 to Wed, Dec 2, 2026") {
 				t.Fatalf("arrivals: %q", got)
 			}
 			check("the today lists")
