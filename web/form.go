@@ -15,6 +15,7 @@ import (
 	"frontdesk/internal/signature"
 	"frontdesk/pricing"
 	"frontdesk/referral"
+	"frontdesk/reservation"
 )
 
 // Forms is what the booking form and the guest's own page need from the
@@ -29,6 +30,7 @@ type Forms interface {
 	GuestStay(ctx context.Context, token string) (booking.GuestStay, error)
 	GuestCancel(ctx context.Context, c booking.Caller, token string) (*booking.CancelResult, error)
 	GuestCancelFinish(ctx context.Context, c booking.Caller, token, cancelID, code string) (*booking.CancelResult, error)
+	GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error)
 }
 
 var _ Forms = (*booking.Service)(nil)

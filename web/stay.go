@@ -75,6 +75,37 @@ var sentResults = map[string]string{
 
 var cancelResults = map[string]string{
 	"cancelled": "The reservation is cancelled and the room released. We emailed you a receipt.",
+	"withdrawn": "Your request is withdrawn: staff will not act on it, nothing was held and nothing is owed.",
+}
+
+// StayWithdraw withdraws a request staff have not answered, and
+// redirects to the page, which says so.
+func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.stayPage(w, r)
+	if !ok {
+		return
+	}
+	_, err := s.Forms.GuestWithdraw(r.Context(), p.Token)
+	if e, ok := errors.AsType[*booking.Error](err); ok && e.Code == "answered" {
+		if fresh, err := s.Forms.GuestStay(r.Context(), p.Token); err == nil {
+			p.Stay = fresh
+			p.State, p.Next = stateWords(fresh, s.Config.Business.ConfirmHours)
+		}
+		p.Problem = "Staff answered this request meanwhile, so it can no longer be withdrawn here; its state is shown below. Questions: call " + p.Stay.Location.Phone + "."
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
+		return
+	}
+	if errors.Is(err, booking.ErrNoReservation) {
+		s.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		s.Logger.ErrorContext(r.Context(), "guest withdrawal", "err", err)
+		p.Problem = "The request could not be withdrawn just now. Try again in a few minutes, or call " + p.Stay.Location.Phone + "."
+		s.renderStatus(w, r, http.StatusServiceUnavailable, "stay.html", p)
+		return
+	}
+	http.Redirect(w, r, "/stay/"+url.PathEscape(p.Token)+"?done=withdrawn", http.StatusSeeOther)
 }
 
 // Stay shows the guest's own page.

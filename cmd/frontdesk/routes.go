@@ -91,6 +91,7 @@ func (m *Main) routes() http.Handler {
 	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
 	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
+	handle("POST /stay/{token}/withdraw", pages, true, http.HandlerFunc(site.StayWithdraw))
 	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
 	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
 	handle("GET /properties/{slug}", pages, true, http.HandlerFunc(site.Property))
