@@ -68,7 +68,7 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 	d.Description = l.Name + " by " + s.Config.Business.Name + ": rooms, free nights and prices for this month and the next."
 	today := civil.Of(s.Clock.Now(), l.Zone())
 	start := today.AddDays(1 - today.At(12, 0, time.UTC).Day()) // the 1st of this month
-	end := start.At(12, 0, time.UTC).AddDate(0, 2, 0)          // the 1st of the month after next
+	end := start.At(12, 0, time.UTC).AddDate(0, 2, 0)           // the 1st of the month after next
 	last, _ := civil.Parse(end.Format(time.DateOnly))
 	days := today.DaysUntil(last)
 	avail, err := s.Forms.Availability(r.Context(), l.Slug, days)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"frontdesk/business"
 	"frontdesk/internal/civil"
@@ -33,9 +34,9 @@ type todayData struct {
 	Departures []dayRow
 	InHouse    []dayRow
 	// Timed are today's timed services, such as shuttle seats, by start.
-	Timed []dayRow
-	Done  string
-	DoneRef    string
+	Timed   []dayRow
+	Done    string
+	DoneRef string
 }
 
 // pickLocation reads the location a staff page is asked for: the
@@ -172,11 +173,17 @@ type calendarRow struct {
 	Title string
 }
 
+// calendarHead is one day's column heading: "Mon" over "28" ("Dec 28"
+// on the first column and each 1st), and the whole date for screen
+// readers.
+type calendarHead struct{ Weekday, Date, Full string }
+
 type calendarData struct {
 	Locations []business.Location
 	Location  business.Location
 	From      civil.Date
 	Days      []civil.Date
+	Heads     []calendarHead
 	Span      int
 	Spans     []int
 	Rows      []calendarRow
@@ -209,7 +216,14 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 		}
 	}
 	for i := range d.Span {
-		d.Days = append(d.Days, d.From.AddDays(i))
+		day := d.From.AddDays(i)
+		d.Days = append(d.Days, day)
+		t := day.At(12, 0, time.UTC)
+		date := t.Format("2") // the month is named on the first column and on each 1st
+		if i == 0 || t.Day() == 1 {
+			date = t.Format("Jan 2")
+		}
+		d.Heads = append(d.Heads, calendarHead{Weekday: t.Format("Mon"), Date: date, Full: s.date(day)})
 	}
 	end := d.From.AddDays(d.Span)
 	rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: d.From.String(), To: end.String(), States: holding})
