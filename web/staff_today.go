@@ -30,6 +30,7 @@ type todayData struct {
 	Locations  []business.Location
 	Location   business.Location
 	Today      civil.Date
+	TodayText  string // today as the locale writes it
 	Arrivals   []dayRow
 	Departures []dayRow
 	InHouse    []dayRow
@@ -70,7 +71,7 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 		return
 	}
 	today := s.today(l)
-	d := todayData{Locations: locs, Location: l, Today: today}
+	d := todayData{Locations: locs, Location: l, Today: today, TodayText: s.date(today)}
 	q := r.URL.Query()
 	if text, ok := results[q.Get("done")]; ok {
 		d.Done, d.DoneRef = text, q.Get("ref")
