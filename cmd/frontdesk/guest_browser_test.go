@@ -29,13 +29,16 @@ func TestFindAndBookFromTheHomePage(t *testing.T) {
 			text := func(sel string) string { return browsertest.Get(t, ctx, chromedp.Text(sel)) }
 			shot := func(name string) { shoot(t, ctx, width, name) }
 			// The other guest pages pass axe-core too.
-			for _, p := range []string{"/locations", "/policy", "/privacy"} {
+			for _, p := range []string{"/locations", "/policy", "/privacy", "/properties/riverside", "/properties/airport", "/no-such-page"} {
 				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+p))
 				waitFor(t, ctx, `document.readyState === "complete" && !!document.querySelector("main h1")`)
 				fits(t, ctx, p, width)
 				browsertest.Accessible(t, ctx, repoRoot, p)
 				if p == "/locations" {
 					shot("properties")
+				}
+				if p == "/properties/riverside" {
+					shot("property")
 				}
 			}
 			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/"), chromedp.WaitVisible("#search"))
