@@ -102,6 +102,9 @@ type GuestStay struct {
 	// under the rules of the chat tools; Why words the reason when not.
 	Cancellable bool
 	Why         string
+	// Withdrawable says the request awaits staff, and its guest may
+	// withdraw it from the page.
+	Withdrawable bool
 }
 
 // GuestStay reads the reservation token opens, or ErrNoReservation.
@@ -128,6 +131,7 @@ func (s *Service) GuestStay(ctx context.Context, token string) (GuestStay, error
 	if err != nil {
 		return GuestStay{}, fmt.Errorf("read settings: %w", err)
 	}
+	g.Withdrawable = r.State == reservation.Requested
 	if refusal := s.cancellable(r, l, set, now, route{phone: l.Phone}); refusal != nil {
 		g.Why = guestCancelWhy(r.State, l, s.cfg.Limits.CancelBeforeHours, refusal.Code)
 	} else {
@@ -188,4 +192,20 @@ func (s *Service) GuestCancelFinish(ctx context.Context, c Caller, token, cancel
 		return nil, fmt.Errorf("read cancellation: %w", err)
 	}
 	return s.Cancel(ctx, c, CancelRequest{CancelID: cancelID, Code: code})
+}
+
+// GuestWithdraw withdraws a request staff have not answered, from the
+// guest's own page: the page's token is the guest's own link, and a
+// request holds no room, so no emailed code is asked for. The request
+// is cancelled with "guest" in its audit; the page words the result, so
+// no mail is sent. A request staff answered meanwhile is refused with
+// the code "answered", and nothing changes.
+func (s *Service) GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error) {
+	ref, err := s.guestReference(ctx, token)
+	if err != nil {
+		return reservation.Reservation{}, err
+	}
+	r, _, err := s.Decide(ctx, Decision{Reference: ref, To: reservation.Cancelled, From: reservation.Requested, By: "guest",
+		Note: "withdrawn by the guest on their page", Quiet: true})
+	return r, err
 }

@@ -22,6 +22,13 @@ type Decision struct {
 	// Visible, when set, is the staff member's scope: a reservation at a
 	// location it refuses is ErrNoReservation, as an absent one.
 	Visible func(slug string) bool
+	// From, when set, is the state the decision is taken from: a
+	// reservation found in another state, or moved on meanwhile, is
+	// refused with the code "answered" and nothing changes.
+	From reservation.State
+	// Quiet sends the guest no mail about the decision, when the page
+	// that took it words the result itself.
+	Quiet bool
 }
 
 // ErrNoReservation means no reservation has the reference asked for.
@@ -43,7 +50,7 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 	if by == "" {
 		by = "staff"
 	}
-	mail := true
+	mail := !d.Quiet
 	for range maxCASAttempts {
 		r, err := s.getBooked(ctx, d.Reference)
 		if errors.Is(err, store.ErrNotFound) {
@@ -54,6 +61,9 @@ func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservati
 		}
 		if d.Visible != nil && !d.Visible(r.Location) {
 			return reservation.Reservation{}, false, ErrNoReservation
+		}
+		if d.From != "" && r.State != d.From {
+			return r.Reservation, false, &Error{Code: "answered", Phone: phoneOf(s, r.Location)}
 		}
 		requestid.SetReference(ctx, r.Reference) // the request's lines name the reservation decided on
 		l, _ := s.location(r.Location)
@@ -147,4 +157,12 @@ func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.E
 		ID: noticeID(r.Reference, string(r.State), "guest"), From: s.from(), To: []string{r.Contact.Email},
 		Subject: subject, Text: text, Date: now,
 	}, true
+}
+
+// phoneOf is the phone of the location with slug, or the business's.
+func phoneOf(s *Service, slug string) string {
+	if l, ok := s.location(slug); ok {
+		return l.Phone
+	}
+	return s.cfg.Business.Phone
 }

@@ -33,7 +33,22 @@ type Business struct {
 	// Closures are dated days off for every location, on top of the
 	// weekly office hours; see OfficeOpen.
 	Closures []Closure `toml:"closures"`
+	// Logo, AccentColor and Locale dress the guest site: Logo is an
+	// https:// address or a path on this server (empty: the name alone),
+	// AccentColor a "#rrggbb" colour dark enough for white text on it
+	// (empty: the site's own blue), Locale how dates are written as text
+	// (LocaleUS, the default, or LocaleGB).
+	Logo        string `toml:"logo"`
+	AccentColor string `toml:"accent_color"`
+	Locale      string `toml:"locale"`
 }
+
+// Locales the guest site writes dates in: "Mon, Mar 14, 2027" or
+// "Mon 14 Mar 2027".
+const (
+	LocaleUS = "en-US"
+	LocaleGB = "en-GB"
+)
 
 // OfficeHours gives each weekday as "closed" or one or more
 // "HH:MM-HH:MM" ranges separated by commas ("08:00-12:00, 13:00-17:00").
@@ -91,6 +106,9 @@ type Unit struct {
 	Capacity    int    `toml:"capacity"`
 	Photo       string `toml:"photo"`
 	PhotoAlt    string `toml:"photo_alt"` // the photo's text for people who cannot see it
+	// Amenities are short phrases the guest pages list, such as
+	// "Kitchenette" or "Step-free access".
+	Amenities []string `toml:"amenities"`
 	// Timed units only.
 	DurationMinutes int    `toml:"duration_minutes"`
 	Opens           string `toml:"opens"`  // "06:00", local time, every day

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,6 +144,50 @@ func (c Config) validateBusiness(v *validator) {
 		}
 	}
 	v.closures("business.closures", b.Closures)
+	v.brand(b)
+}
+
+// accentPattern is a colour as CSS writes it in hex, "#rrggbb".
+var accentPattern = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+
+// brand checks the guest site's logo, accent colour and locale. The
+// accent carries white text on buttons, so it must reach the contrast
+// WCAG asks of normal text (4.5:1) against white.
+func (v *validator) brand(b business.Business) {
+	if b.Logo != "" && !strings.HasPrefix(b.Logo, "https://") && (!strings.HasPrefix(b.Logo, "/") || strings.HasPrefix(b.Logo, "//")) {
+		v.add("business.logo", "must be an https:// address or a path on this server such as /photos/logo.svg, got %q", b.Logo)
+	}
+	switch {
+	case b.AccentColor == "":
+	case !accentPattern.MatchString(b.AccentColor):
+		v.add("business.accent_color", "must be a colour written as #rrggbb, such as #0b5d4b, got %q", b.AccentColor)
+	case ContrastWithWhite(b.AccentColor) < 4.5:
+		v.add("business.accent_color", "%s is too light for white text on it (contrast %.1f:1, at least 4.5:1 is needed): choose a darker shade", b.AccentColor, ContrastWithWhite(b.AccentColor))
+	}
+	if b.Locale != "" && b.Locale != business.LocaleUS && b.Locale != business.LocaleGB {
+		v.add("business.locale", "must be %s (dates as Mon, Mar 14, 2027) or %s (Mon 14 Mar 2027), got %q", business.LocaleUS, business.LocaleGB, b.Locale)
+	}
+}
+
+// ContrastWithWhite is the WCAG contrast ratio of white against a
+// "#rrggbb" colour, from 1 to 21; an unreadable colour gives 1.
+func ContrastWithWhite(hex string) float64 {
+	if !accentPattern.MatchString(hex) {
+		return 1
+	}
+	n, err := strconv.ParseUint(hex[1:], 16, 32)
+	if err != nil {
+		return 1
+	}
+	channel := func(c uint64) float64 {
+		s := float64(c) / 255
+		if s <= 0.04045 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	l := 0.2126*channel(n>>16&0xff) + 0.7152*channel(n>>8&0xff) + 0.0722*channel(n&0xff)
+	return 1.05 / (l + 0.05)
 }
 
 func (c Config) validateLocations(v *validator) {
@@ -253,6 +298,14 @@ func (c Config) validateUnit(v *validator, p string, u business.Unit) {
 		}
 		if u.Photo != "" && strings.TrimSpace(u.PhotoAlt) == "" {
 			v.add(p+".photo_alt", "is required with photo: say what the photo shows, for people who cannot see it")
+		}
+		if len(u.Amenities) > 12 {
+			v.add(p+".amenities", "must list at most 12 amenities")
+		}
+		for i, a := range u.Amenities {
+			if n := len([]rune(strings.TrimSpace(a))); n == 0 || n > 60 {
+				v.add(fmt.Sprintf("%s.amenities[%d]", p, i), "must be a short phrase of 1 to 60 characters, such as \"Kitchenette\"")
+			}
 		}
 	case business.KindTimed:
 		if u.Price == "" {

@@ -162,3 +162,28 @@ func (inv *Inventory) FreeSlots(ctx context.Context, loc business.Location, u bu
 
 // ErrTaken means the last unit went to someone else; nothing was held.
 var ErrTaken = errors.New("inventory: no unit is free for every slot")
+
+// FreeEachNight returns, for every night unit of the location, how many
+// units are free on each of days nights from first, in order. It reads
+// the index once for the location, as FreeNights does.
+func (inv *Inventory) FreeEachNight(ctx context.Context, loc business.Location, first civil.Date, days int) (map[string][]int, error) {
+	counts, err := inv.index.Counts(ctx, loc.Slug, first.String(), first.AddDays(days).String())
+	if err != nil {
+		return nil, fmt.Errorf("read availability: %w", err)
+	}
+	held := map[string]int{} // unit type and night → units held
+	for _, c := range counts {
+		if len(c.Slot) == len(time.DateOnly) {
+			held[c.Unit+" "+c.Slot] = c.Held
+		}
+	}
+	out := map[string][]int{}
+	for _, u := range loc.NightUnits() {
+		free := make([]int, days)
+		for i := range free {
+			free[i] = max(0, u.Count-held[u.Type+" "+first.AddDays(i).String()])
+		}
+		out[u.Type] = free
+	}
+	return out, nil
+}

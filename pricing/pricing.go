@@ -189,3 +189,38 @@ func (p *Pricer) BareFormURL(loc business.Location) string {
 	}
 	return p.origin + "/book/" + loc.Slug
 }
+
+// Line is one line of a price broken down: Count weeks or nights ("week"
+// or "night" in Per) at Rate each, Amount in all. Amounts are minor
+// units.
+type Line struct {
+	Count        int
+	Per          string
+	Rate, Amount int64
+}
+
+// Breakdown splits the subtotal of a stay of nights in u into the lines
+// Quote priced it by: whole weeks at the weekly rate, then nights at the
+// nightly rate (or at a seventh of the week for a unit sold by the
+// week). The lines add up to the quote's subtotal.
+func (p *Pricer) Breakdown(u business.Unit, nights int) []Line {
+	nightly, hasNightly := p.rate(u.NightlyRate)
+	weekly, hasWeekly := p.rate(u.WeeklyRate)
+	var lines []Line
+	add := func(count int, per string, rate int64) {
+		if count > 0 {
+			lines = append(lines, Line{Count: count, Per: per, Rate: rate, Amount: int64(count) * rate})
+		}
+	}
+	switch {
+	case hasWeekly && !hasNightly:
+		add(nights/7, "week", weekly)
+		add(nights%7, "night", money.DivRound(weekly, 7))
+	case hasWeekly && nights >= 7:
+		add(nights/7, "week", weekly)
+		add(nights%7, "night", nightly)
+	default:
+		add(nights, "night", nightly)
+	}
+	return lines
+}

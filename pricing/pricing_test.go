@@ -167,3 +167,32 @@ func civilAdd(s string, n int) string {
 	d, _ := civil.Parse(s)
 	return d.AddDays(n).String()
 }
+
+// TestBreakdownAddsUp: for every unit of the demo and every stay from 1
+// to 30 nights that has a price, the lines add up to the quote's
+// subtotal, weeks come before nights, and a week line is used only
+// where a weekly rate is.
+func TestBreakdownAddsUp(t *testing.T) {
+	p, c := demoPricer()
+	today, _ := civil.Parse("2027-01-01")
+	for _, l := range c.Locations {
+		for _, u := range l.NightUnits() {
+			for nights := 1; nights <= 30; nights++ {
+				q, err := p.Quote(Stay{Location: l, RoomType: u.Type, Checkin: "2027-02-01", Checkout: civilAdd("2027-02-01", nights)}, today)
+				if err != nil {
+					continue
+				}
+				var sum int64
+				for i, line := range p.Breakdown(u, nights) {
+					sum += line.Amount
+					if line.Per == "week" && (i != 0 || u.WeeklyRate == "") {
+						t.Errorf("%s %s %d nights: week line %d of %+v", l.Slug, u.Type, nights, i, line)
+					}
+				}
+				if sum != q.Subtotal {
+					t.Errorf("%s %s %d nights: lines add to %d, subtotal %d", l.Slug, u.Type, nights, sum, q.Subtotal)
+				}
+			}
+		}
+	}
+}

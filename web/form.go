@@ -15,6 +15,7 @@ import (
 	"frontdesk/internal/signature"
 	"frontdesk/pricing"
 	"frontdesk/referral"
+	"frontdesk/reservation"
 )
 
 // Forms is what the booking form and the guest's own page need from the
@@ -23,11 +24,13 @@ type Forms interface {
 	NewGuestToken() (string, error)
 	Settings(ctx context.Context) (booking.Settings, error)
 	SearchRooms(ctx context.Context, q booking.SearchRequest) (booking.Search, error)
+	Availability(ctx context.Context, slug string, days int) (booking.Availability, error)
 	FormQuote(ctx context.Context, f booking.FormRequest) (pricing.Quote, error)
 	Submit(ctx context.Context, f booking.FormRequest) (booking.FormResult, error)
 	GuestStay(ctx context.Context, token string) (booking.GuestStay, error)
 	GuestCancel(ctx context.Context, c booking.Caller, token string) (*booking.CancelResult, error)
 	GuestCancelFinish(ctx context.Context, c booking.Caller, token, cancelID, code string) (*booking.CancelResult, error)
+	GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error)
 }
 
 var _ Forms = (*booking.Service)(nil)
@@ -65,6 +68,8 @@ type formPage struct {
 	Token        string // the form's one-time token
 	Quote        *pricing.Quote
 	Total        string // the quote's total as people read it
+	Price        *priceLines
+	Stay         string // the quoted stay's dates, as the locale writes them
 	Problems     booking.FormProblems
 	Limited      string
 	MaxGuests    int
@@ -103,7 +108,7 @@ func (s *Site) location(slug string) (business.Location, bool) {
 func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.location(r.PathValue("slug"))
 	if !ok {
-		http.NotFound(w, r)
+		s.NotFound(w, r)
 		return
 	}
 	p := s.formPage(l)
@@ -120,6 +125,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 			p.Values.Checkout = out.String()
 		}
 	}
+	p.Values.Guests = "1"
 	if g, err := strconv.Atoi(q.Get("guests")); err == nil && g >= 1 && g <= s.Config.Limits.MaxGuests {
 		p.Values.Guests = strconv.Itoa(g)
 	}
@@ -143,6 +149,10 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 func (s *Site) showQuote(p *formPage, q pricing.Quote) {
 	p.Quote = &q
 	p.Total = money.Display(q.Total, s.Config.Business.Currency)
+	p.Stay = s.longDate(q.Checkin) + " to " + s.longDate(q.Checkout)
+	if u, ok := p.Location.Unit(q.RoomType); ok {
+		p.Price = s.breakdown(u, q.Nights, q.Total)
+	}
 }
 
 func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, token string) booking.FormRequest {
@@ -163,7 +173,7 @@ func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, t
 func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.location(r.PathValue("slug"))
 	if !ok || s.Forms == nil {
-		http.NotFound(w, r)
+		s.NotFound(w, r)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)

@@ -238,7 +238,9 @@ func (s *StaffScreen) render(w http.ResponseWriter, r *http.Request, v visit, st
 	if v.User.Username != "" {
 		nav = s.nav(v.User)
 	}
-	pages.Render(w, r, s.Logger, status, name, nav, staffPage{Visit: v, Data: data})
+	b := Brand(s.Config.Business)
+	b.Wide = true
+	pages.WithBrand(b).Render(w, r, s.Logger, status, name, nav, staffPage{Visit: v, Data: data})
 }
 
 // fail answers an internal error once, logged with its cause.

@@ -5,10 +5,16 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/money"
+	"frontdesk/pricing"
 	"frontdesk/staff/office"
+	"frontdesk/store"
 )
 
 // bookData is the staff booking form: a phone or walk-in reservation
@@ -22,12 +28,25 @@ type bookData struct {
 	Form      office.Booking
 	Problems  booking.FormProblems
 	Problem   string
+	// Check is the price and what is free for the booking as typed,
+	// after "Check price and availability".
+	Check string
+	// ZoneName names the chosen property's time zone, for the start.
+	ZoneName string
 }
 
-// newBookData lists what the form offers the user.
+// newBookData lists what the form offers the user: the units of the
+// chosen property once one is (a walk-in from its today list, or after
+// a check), else those of all their properties.
 func (s *StaffScreen) newBookData(v visit, b office.Booking) bookData {
 	d := bookData{Locations: s.scope(v.User), Form: b}
 	for _, l := range d.Locations {
+		if b.Location != "" && l.Slug != b.Location {
+			continue
+		}
+		if d.ZoneName == "" || l.Slug == b.Location {
+			d.ZoneName = l.TimeZone
+		}
 		for _, u := range l.Units {
 			list := &d.RoomTypes
 			if u.Kind == business.KindTimed {
@@ -76,8 +95,13 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 		http.NotFound(w, r)
 		return
 	}
-	res, err := s.Core.Book(r.Context(), b)
 	d := s.newBookData(v, b)
+	if p.Get("step") == "check" {
+		d.Check = s.checkBooking(r, b)
+		s.render(w, r, v, http.StatusOK, "staff_book.html", d)
+		return
+	}
+	res, err := s.Core.Book(r.Context(), b)
 	switch refusal(err) {
 	case refusedFields:
 		d.Problems, _ = errors.AsType[booking.FormProblems](err)
@@ -100,4 +124,61 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 		done = "booked-start" // a timed start holds a place, not a room
 	}
 	http.Redirect(w, r, "/staff/reservations/"+url.PathEscape(res.Reference)+"?done="+done, http.StatusSeeOther)
+}
+
+// checkBooking words the price of the booking as typed and how many
+// units are free for it, from the reservations that hold one, so staff
+// see both before booking. It books nothing.
+func (s *StaffScreen) checkBooking(r *http.Request, b office.Booking) string {
+	l, ok := s.location(b.Location)
+	if !ok {
+		return "Choose a property."
+	}
+	u, ok := l.Unit(b.RoomType)
+	if !ok {
+		return "Choose a room type or service of " + l.Name + ", then check again."
+	}
+	cur := s.Config.Business.Currency
+	if u.Kind == business.KindTimed {
+		start, err := time.ParseInLocation(slotLayout, b.Start, l.Zone())
+		if err != nil {
+			return "Give the start, then check again."
+		}
+		rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: civil.Of(start, l.Zone()).String(), To: civil.Of(start, l.Zone()).AddDays(1).String(), States: holding})
+		if err != nil {
+			return "What is free could not be read just now; try again."
+		}
+		taken := 0
+		for _, res := range rows {
+			if res.Unit == u.Type && res.FirstSlot() == b.Start {
+				taken++
+			}
+		}
+		price := ""
+		if n, err := money.Parse(u.Price, cur); err == nil {
+			price = money.Display(n, cur) + " a place. "
+		}
+		return u.DisplayName() + ", " + start.Format("Mon, Jan 2, 2006, 3:04 PM MST") + ", " + duration(u) + ": " + price +
+			strconv.Itoa(max(0, u.Count-taken)) + " of " + strconv.Itoa(u.Count) + " " + plural(u.Count, "place", "places") + " free."
+	}
+	q, err := pricing.New(s.Config, "").Quote(pricing.Stay{Location: l, RoomType: u.Type, Checkin: b.Checkin, Checkout: b.Checkout}, s.today(l))
+	if err != nil {
+		return "No price for these dates: " + err.Error()
+	}
+	rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: q.Checkin.String(), To: q.Checkout.String(), States: holding})
+	if err != nil {
+		return "What is free could not be read just now; try again."
+	}
+	busiest := 0
+	for i := range q.Nights {
+		night, held := q.Checkin.AddDays(i).String(), 0
+		for _, res := range rows {
+			if res.Unit == u.Type && slices.Contains(res.Slots, night) {
+				held++
+			}
+		}
+		busiest = max(busiest, held)
+	}
+	return roomTitle(u) + ", " + s.date(q.Checkin) + " to " + s.date(q.Checkout) + " (" + nights(q.Nights) + "): " + money.Display(q.Total, cur) +
+		" with tax. " + strconv.Itoa(max(0, u.Count-busiest)) + " of " + strconv.Itoa(u.Count) + " free on every night."
 }

@@ -34,6 +34,11 @@ type listRow struct {
 	LocationName, SourceLabel, Checkin, Checkout string
 	Nights                                       int
 	Total                                        string
+	// When is the stay's dates and nights, or a timed service's start
+	// and length, as the screen shows them.
+	When string
+	// Ref is the reference, which the screen keeps on one line.
+	Ref string
 }
 
 type listData struct {
@@ -142,6 +147,8 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 		} else {
 			row.Checkin = res.FirstSlot()
 		}
+		l, _ := s.location(res.Location)
+		row.When, row.Ref = s.when(res, l), res.Reference
 		d.Rows = append(d.Rows, row)
 	}
 	s.render(w, r, v, http.StatusOK, "staff_list.html", d)
@@ -200,6 +207,13 @@ type detailData struct {
 	Actions      []action
 	Done         string // the result of the last action, after its redirect
 	Problem      string
+	// Start and Length are a timed service's start, in the property's
+	// zone, and its length; Start is empty for a stay.
+	Start, Length string
+	// Arrival and Departure are a stay's dates as the locale writes
+	// them, Nights and Span worded with their plurals.
+	Arrival, Departure, Nights, Span string
+	Ref                              string
 }
 
 // actionsFor lists the actions staff may take on a reservation in
@@ -219,6 +233,9 @@ func actionsFor(state reservation.State, checkin, today civil.Date) []action {
 		{reservation.Completed, "Complete (the guest has left)"}, {reservation.NoShow, "Mark no-show"}, {reservation.Moved, "Mark moved"}} {
 		if (a.To == reservation.Completed || a.To == reservation.NoShow) && !arrived {
 			continue
+		}
+		if a.To == reservation.Cancelled && state == reservation.Requested {
+			continue // a request staff have not taken is declined, not cancelled
 		}
 		if state.CanMove(a.To) {
 			out = append(out, a)
@@ -266,6 +283,17 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(booking.FormSignature(view.Reservation))}
 	if text, ok := results[r.URL.Query().Get("done")]; ok {
 		d.Done = text
+	}
+	d.Ref = view.Reference
+	if t, ok := timedStart(view.Reservation, l); ok {
+		d.Start = t.Format("Mon, Jan 2, 2006, 3:04 PM MST")
+		if u, ok := l.Unit(view.Unit); ok {
+			d.Length = duration(u)
+		}
+	} else {
+		checkout, _ := civil.Parse(view.Checkout)
+		d.Arrival, d.Departure = s.date(checkin), s.date(checkout)
+		d.Nights, d.Span = nights(view.Nights), nights(view.Span)
 	}
 	s.render(w, r, v, http.StatusOK, "staff_detail.html", d)
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"frontdesk/business"
 	"frontdesk/channel"
@@ -30,11 +31,14 @@ type todayData struct {
 	Locations  []business.Location
 	Location   business.Location
 	Today      civil.Date
+	TodayText  string // today as the locale writes it
 	Arrivals   []dayRow
 	Departures []dayRow
 	InHouse    []dayRow
-	Done       string
-	DoneRef    string
+	// Timed are today's timed services, such as shuttle seats, by start.
+	Timed   []dayRow
+	Done    string
+	DoneRef string
 }
 
 // pickLocation reads the location a staff page is asked for: the
@@ -68,7 +72,7 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 		return
 	}
 	today := s.today(l)
-	d := todayData{Locations: locs, Location: l, Today: today}
+	d := todayData{Locations: locs, Location: l, Today: today, TodayText: s.date(today)}
 	q := r.URL.Query()
 	if text, ok := results[q.Get("done")]; ok {
 		d.Done, d.DoneRef = text, q.Get("ref")
@@ -83,9 +87,21 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 		return
 	}
 	for _, res := range rows {
+		if start, ok := timedStart(res, l); ok {
+			if civil.Of(start, l.Zone()) == today {
+				row := dayRow{listRow: s.row(res, today, today)}
+				for _, a := range actionsFor(res.State, today, today) {
+					if a.To == reservation.Completed || a.To == reservation.NoShow || a.To == reservation.Cancelled {
+						row.Actions = append(row.Actions, a)
+					}
+				}
+				d.Timed = append(d.Timed, row)
+			}
+			continue
+		}
 		in, out, err := res.Stay()
 		if err != nil {
-			continue // a timed booking has no arrival or departure
+			continue
 		}
 		row := dayRow{listRow: s.row(res, in, out)}
 		for _, a := range actionsFor(res.State, in, today) {
@@ -107,8 +123,10 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 
 // row is a reservation as the lists show it.
 func (s *StaffScreen) row(res reservation.Reservation, in, out civil.Date) listRow {
+	l, _ := s.location(res.Location)
 	return listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: office.SourceLabel(res.Source),
-		Checkin: in.String(), Checkout: out.String(), Nights: len(res.Slots), Total: money.Display(res.Total, s.Config.Business.Currency)}
+		Checkin: in.String(), Checkout: out.String(), Nights: len(res.Slots), Total: money.Display(res.Total, s.Config.Business.Currency),
+		When: s.when(res, l), Ref: res.Reference}
 }
 
 // maxDayRows bounds the reservations one day or calendar page reads.
@@ -147,18 +165,29 @@ type calendarStay struct {
 	Hold             bool // reserved: held for the guest, awaiting staff
 	// Channel names the listing site whose calendar blocked the night.
 	Channel string
+	// At is a timed service's start, "11:00 AM".
+	At string
 }
 
 type calendarRow struct {
 	Unit  business.Unit
 	Cells []calendarCell
+	// Timed rows list each day's starts; they count no free rooms.
+	Timed bool
+	Title string
 }
+
+// calendarHead is one day's column heading: "Mon" over "28" ("Dec 28"
+// on the first column and each 1st), and the whole date for screen
+// readers.
+type calendarHead struct{ Weekday, Date, Full string }
 
 type calendarData struct {
 	Locations []business.Location
 	Location  business.Location
 	From      civil.Date
 	Days      []civil.Date
+	Heads     []calendarHead
 	Span      int
 	Spans     []int
 	Rows      []calendarRow
@@ -191,7 +220,14 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 		}
 	}
 	for i := range d.Span {
-		d.Days = append(d.Days, d.From.AddDays(i))
+		day := d.From.AddDays(i)
+		d.Days = append(d.Days, day)
+		t := day.At(12, 0, time.UTC)
+		date := t.Format("2") // the month is named on the first column and on each 1st
+		if i == 0 || t.Day() == 1 {
+			date = t.Format("Jan 2")
+		}
+		d.Heads = append(d.Heads, calendarHead{Weekday: t.Format("Mon"), Date: date, Full: s.date(day)})
 	}
 	end := d.From.AddDays(d.Span)
 	rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: d.From.String(), To: end.String(), States: holding})
@@ -213,7 +249,7 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 		}
 	}
 	for _, u := range l.NightUnits() {
-		row := calendarRow{Unit: u, Cells: make([]calendarCell, d.Span)}
+		row := calendarRow{Unit: u, Cells: make([]calendarCell, d.Span), Title: roomTitle(u)}
 		for i := range row.Cells {
 			row.Cells[i].Free = u.Count
 		}
@@ -231,6 +267,26 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 				c.Stays = append(c.Stays, calendarStay{Reference: res.Reference, Guest: res.Contact.Name, Hold: res.State == reservation.Reserved, Channel: name})
 				c.Free--
 			}
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	for _, u := range l.Units {
+		if u.Kind != business.KindTimed {
+			continue
+		}
+		row := calendarRow{Unit: u, Cells: make([]calendarCell, d.Span), Timed: true, Title: u.DisplayName()}
+		for _, res := range rows {
+			start, ok := timedStart(res, l)
+			if res.Unit != u.Type || !ok {
+				continue
+			}
+			day := civil.Of(start, l.Zone())
+			if day.Before(d.From) || !day.Before(end) {
+				continue
+			}
+			c := &row.Cells[d.From.DaysUntil(day)]
+			c.Stays = append(c.Stays, calendarStay{Reference: res.Reference, Guest: res.Contact.Name, Hold: res.State == reservation.Reserved,
+				At: start.Format("3:04 PM") + ", " + duration(u)})
 		}
 		d.Rows = append(d.Rows, row)
 	}

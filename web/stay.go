@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/reservation"
@@ -31,6 +32,13 @@ type stayPage struct {
 	Expires  string
 	// CancelHours is the notice a cancellation here needs.
 	CancelHours int
+	// Reference is the reservation's reference in groups of four.
+	Reference string
+	// Arrival, Departure and Zone are the stay's dates as the business's
+	// locale writes them, and the property's time zone.
+	Arrival, Departure, Zone string
+	Price                    *priceLines
+	Title                    string // the room type as the business names it
 }
 
 // stateWords says a reservation's state, and what comes next, to its
@@ -67,6 +75,37 @@ var sentResults = map[string]string{
 
 var cancelResults = map[string]string{
 	"cancelled": "The reservation is cancelled and the room released. We emailed you a receipt.",
+	"withdrawn": "Your request is withdrawn: staff will not act on it, nothing was held and nothing is owed.",
+}
+
+// StayWithdraw withdraws a request staff have not answered, and
+// redirects to the page, which says so.
+func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.stayPage(w, r)
+	if !ok {
+		return
+	}
+	_, err := s.Forms.GuestWithdraw(r.Context(), p.Token)
+	if e, ok := errors.AsType[*booking.Error](err); ok && e.Code == "answered" {
+		if fresh, err := s.Forms.GuestStay(r.Context(), p.Token); err == nil {
+			p.Stay = fresh
+			p.State, p.Next = stateWords(fresh, s.Config.Business.ConfirmHours)
+		}
+		p.Problem = "Staff answered this request meanwhile, so it can no longer be withdrawn here; its state is shown below. Questions: call " + p.Stay.Location.Phone + "."
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
+		return
+	}
+	if errors.Is(err, booking.ErrNoReservation) {
+		s.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		s.Logger.ErrorContext(r.Context(), "guest withdrawal", "err", err)
+		p.Problem = "The request could not be withdrawn just now. Try again in a few minutes, or call " + p.Stay.Location.Phone + "."
+		s.renderStatus(w, r, http.StatusServiceUnavailable, "stay.html", p)
+		return
+	}
+	http.Redirect(w, r, "/stay/"+url.PathEscape(p.Token)+"?done=withdrawn", http.StatusSeeOther)
 }
 
 // Stay shows the guest's own page.
@@ -78,7 +117,48 @@ func (s *Site) Stay(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p.Sent = sentResults[q.Get("sent")]
 	p.Done = cancelResults[q.Get("done")]
+	if id := q.Get("cancel"); validCancelID(id, p.Stay.Location.Prefix) && p.Stay.Cancellable {
+		p.CancelID = id
+		if until, err := time.Parse(time.RFC3339, q.Get("until")); err == nil {
+			p.Expires = until.In(p.Stay.Location.Zone()).Format("3:04 PM MST")
+		}
+	}
 	s.render(w, r, "stay.html", p)
+}
+
+// validCancelID reports whether id has the shape of a cancellation id of
+// the location with prefix: the prefix, "_c_" and 48 hex characters.
+func validCancelID(id, prefix string) bool {
+	hex, ok := strings.CutPrefix(id, prefix+"_c_")
+	return ok && len(hex) == 48 && strings.Trim(hex, "0123456789abcdef") == ""
+}
+
+// StayCalendar is the stay as an .ics file, for the guest's calendar.
+func (s *Site) StayCalendar(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.stayPage(w, r)
+	if !ok {
+		return
+	}
+	if p.Stay.Checkin.IsZero() {
+		s.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/calendar; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+p.Stay.Reservation.Reference+`.ics"`)
+	w.Write(stayICS(p.Stay, s.origin(r)+"/stay/"+url.PathEscape(p.Token), s.Config.Business.Name))
+}
+
+// origin is the site's public origin: the configured public URL, or
+// the address this request came to.
+func (s *Site) origin(r *http.Request) string {
+	if u := strings.TrimSuffix(s.Config.Deployment.PublicURL, "/"); u != "" {
+		return u
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool) {
@@ -91,7 +171,7 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 	}
 	g, err := s.Forms.GuestStay(r.Context(), token)
 	if errors.Is(err, booking.ErrNoReservation) {
-		http.NotFound(w, r)
+		s.NotFound(w, r)
 		return stayPage{}, false
 	}
 	if err != nil {
@@ -99,8 +179,13 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 		http.Error(w, "This page could not be shown just now. Try again in a minute.", http.StatusServiceUnavailable)
 		return stayPage{}, false
 	}
-	p := stayPage{Stay: g, Token: token, CancelHours: s.Config.Limits.CancelBeforeHours}
+	p := stayPage{Stay: g, Token: token, CancelHours: s.Config.Limits.CancelBeforeHours, Reference: groupReference(g.Reservation.Reference),
+		Arrival: s.longDate(g.Checkin), Departure: s.longDate(g.Checkout), Zone: zoneName(g.Location, g.Checkin)}
 	p.State, p.Next = stateWords(g, s.Config.Business.ConfirmHours)
+	if u, ok := g.Location.Unit(g.Reservation.Unit); ok {
+		p.Title = roomTitle(u)
+		p.Price = s.stayPrice(g, u)
+	}
 	return p, true
 }
 
@@ -124,8 +209,10 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 			s.cancelRefused(w, r, p, err)
 			return
 		}
-		p.CancelID, p.Expires = res.CancelID, res.CodeExpiresLocal
-		s.render(w, r, "stay.html", p)
+		// Post, Redirect, Get: a refresh of the page that asks for the
+		// code shows it again instead of mailing another code.
+		v := url.Values{"cancel": {res.CancelID}, "until": {res.CodeExpiresAt}}
+		http.Redirect(w, r, "/stay/"+url.PathEscape(p.Token)+"?"+v.Encode(), http.StatusSeeOther)
 		return
 	}
 	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
@@ -167,7 +254,7 @@ func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage,
 		return
 	}
 	if errors.Is(err, booking.ErrNoReservation) {
-		http.NotFound(w, r)
+		s.NotFound(w, r)
 		return
 	}
 	s.Logger.ErrorContext(r.Context(), "guest cancellation", "err", err)

@@ -25,6 +25,8 @@ import (
 	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/clock"
 	"frontdesk/internal/money"
 	"frontdesk/internal/page"
 	"frontdesk/staff/office"
@@ -33,7 +35,16 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney, "setting": office.SettingNamed})
+var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"tel": Tel, "booklink": BookLink, "dayList": dayList, "money": orpMoney, "setting": office.SettingNamed,
+	"card": card, "ref": groupReference, "title": roomTitle, "checkin": checkinTime, "plural": plural})
+
+// roomCard is one room's card: the room and the property it is at.
+type roomCard struct {
+	room
+	Slug, Where string
+}
+
+func card(l property, r room) roomCard { return roomCard{room: r, Slug: l.Slug, Where: l.Name} }
 
 // Tel is the tel: link of a phone number as people write it, such as
 // "+1 303 555 0100" → "tel:+13035550100".
@@ -63,6 +74,9 @@ type Site struct {
 	// Forms takes booking-form requests; nil serves the form without
 	// taking requests.
 	Forms Forms
+	// Clock gives today's date, from which the search and the room
+	// links prefill a stay; nil prefills none.
+	Clock clock.Clock
 }
 
 // Healthz answers while the process runs.
@@ -87,6 +101,8 @@ func (s *Site) Readyz(w http.ResponseWriter, r *http.Request) {
 
 type pageData struct {
 	Config config.Config
+	// Description is the page's summary for search engines.
+	Description string
 	// OfficeHours are the hours in force: the file's, or those the
 	// owner saved on the staff screen.
 	OfficeHours business.OfficeHours
@@ -103,8 +119,18 @@ type property struct {
 // room is one night unit as the guest pages show it.
 type room struct {
 	business.Unit
+	Title  string // "Double", or the name the business gave it
 	Sleeps int
 	From   string // "From $89.00 a night" or "$560.00 a week"
+	// MinStay says the minimum stay where there is one, "At least 7
+	// nights, by the week".
+	MinStay string
+	// Book is the room's booking form, prefilled with the first stay
+	// it can be booked for from tomorrow.
+	Book string
+	// Lazy loads the photo only when it nears the screen: the rooms of
+	// every property after the first.
+	Lazy bool
 }
 
 // searchForm is the availability search as typed, kept on its page.
@@ -115,6 +141,13 @@ type searchForm struct {
 
 // Index is the home page: the search and every property's rooms.
 func (s *Site) Index(w http.ResponseWriter, r *http.Request) { s.render(w, r, "index.html", s.data()) }
+
+// Robots is robots.txt: the whole guest site may be crawled but the
+// staff screen and the dev mailbox; a guest's own pages carry noindex.
+func (s *Site) Robots(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("User-agent: *\nDisallow: /staff/\nDisallow: /dev/\n"))
+}
 
 // Privacy is the privacy page.
 func (s *Site) Privacy(w http.ResponseWriter, r *http.Request) {
@@ -142,17 +175,39 @@ func (s *Site) Locations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Site) data() pageData {
-	d := pageData{Config: s.Config, OfficeHours: s.Config.Business.OfficeHours, Search: searchForm{Guests: "1"}}
+	d := pageData{Config: s.Config, OfficeHours: s.Config.Business.OfficeHours, Search: searchForm{Guests: "1"},
+		Description: s.Config.Business.Name + ": rooms at " + strconv.Itoa(len(s.Config.Locations)) + " " + plural(len(s.Config.Locations), "property", "properties") +
+			". See free nights and prices, and ask for a stay: staff confirm every request in writing, and nothing is charged online."}
+	tomorrow, ok := s.tomorrow()
+	if ok {
+		d.Search.Checkin, d.Search.Checkout = tomorrow.String(), tomorrow.AddDays(1).String()
+	}
 	cur := s.Config.Business.Currency
 	for _, l := range s.Config.Locations {
 		p := property{Location: l}
 		for _, u := range l.NightUnits() {
-			rm := room{Unit: u, Sleeps: s.Config.Sleeps(u)}
+			rm := room{Unit: u, Title: roomTitle(u), Sleeps: s.Config.Sleeps(u), Lazy: len(d.Properties) > 0}
 			if n, err := money.Parse(u.NightlyRate, cur); err == nil && u.NightlyRate != "" {
 				rm.From = "From " + money.Display(n, cur) + " a night"
 			} else if n, err := money.Parse(u.WeeklyRate, cur); err == nil && u.WeeklyRate != "" {
 				rm.From = money.Display(n, cur) + " a week"
 			}
+			switch {
+			case u.WeeklyOnly():
+				rm.MinStay = "Let by the week: at least " + strconv.Itoa(max(7, u.MinNights)) + " nights."
+			case u.MinNights > 1:
+				rm.MinStay = "At least " + strconv.Itoa(u.MinNights) + " nights."
+			}
+			v := url.Values{"roomtype": {u.Type}}
+			if ok {
+				nights := max(1, u.MinNights)
+				if u.WeeklyOnly() {
+					nights = max(7, nights)
+				}
+				v.Set("checkin", tomorrow.String())
+				v.Set("checkout", tomorrow.AddDays(nights).String())
+			}
+			rm.Book = "/book/" + url.PathEscape(l.Slug) + "?" + v.Encode()
 			p.Rooms = append(p.Rooms, rm)
 		}
 		d.Properties = append(d.Properties, p)
@@ -160,10 +215,43 @@ func (s *Site) data() pageData {
 	return d
 }
 
+// tomorrow is tomorrow's date at the first property, in its zone (the
+// business's unless it names its own).
+func (s *Site) tomorrow() (civil.Date, bool) {
+	if s.Clock == nil || len(s.Config.Locations) == 0 {
+		return civil.Date{}, false
+	}
+	now := s.Clock.Now().In(s.Config.Locations[0].Zone())
+	today, err := civil.Parse(now.Format(time.DateOnly))
+	return today.AddDays(1), err == nil
+}
+
+// plural is one or many, by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // searchPage is what search.html shows.
 type searchPage struct {
 	pageData
 	Result *booking.Search
+	// Offers are the free room types with their prices broken down;
+	// NotOffered say why each other room type is not.
+	Offers     []offer
+	NotOffered []string
+	// Stay words the stay searched, "Mon, Dec 7, 2026 to …".
+	Stay string
+}
+
+// offer is one free room type as the search shows it.
+type offer struct {
+	booking.Offer
+	Title string
+	Price *priceLines
+	Book  template.URL
 }
 
 // Search answers the availability search with what is free and its
@@ -188,7 +276,38 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Result = &res
+	p.Stay = s.longDate(res.Checkin) + " to " + s.longDate(res.Checkout)
+	offered := map[string]bool{}
+	for _, o := range res.Offers {
+		offered[o.Location.Slug+"/"+o.Unit.Type] = true
+		p.Offers = append(p.Offers, offer{Offer: o, Title: roomTitle(o.Unit), Price: s.breakdown(o.Unit, o.Quote.Nights, o.Quote.Total), Book: BookLink(o, res.Guests)})
+	}
+	for _, l := range s.Config.Locations {
+		if p.Search.Location != "" && l.Slug != p.Search.Location {
+			continue
+		}
+		for _, u := range l.NightUnits() {
+			if !offered[l.Slug+"/"+u.Type] {
+				p.NotOffered = append(p.NotOffered, roomTitle(u)+" at "+l.Name+": "+s.whyNot(u, res))
+			}
+		}
+	}
 	s.render(w, r, "search.html", p)
+}
+
+// whyNot words why the search does not offer u for the stay searched:
+// the party is too large for it, the stay is under its minimum, or no
+// unit of it is free on every night.
+func (s *Site) whyNot(u business.Unit, res booking.Search) string {
+	switch min := max(u.MinNights, 1); {
+	case s.Config.Sleeps(u) < res.Guests:
+		return "sleeps at most " + strconv.Itoa(s.Config.Sleeps(u)) + "."
+	case u.WeeklyOnly() && res.Nights < max(7, min):
+		return "let by the week, for stays of " + strconv.Itoa(max(7, min)) + " nights or more."
+	case res.Nights < min:
+		return "for stays of " + strconv.Itoa(min) + " nights or more."
+	}
+	return "full on at least one of these nights."
 }
 
 // BookLink is the prefilled booking form of one offer.
@@ -202,5 +321,15 @@ func (s *Site) render(w http.ResponseWriter, r *http.Request, name string, data 
 }
 
 func (s *Site) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
-	pages.Render(w, r, s.Logger, status, name, s.Nav, data)
+	pages.WithBrand(Brand(s.Config.Business)).Render(w, r, s.Logger, status, name, s.Nav, data)
+}
+
+// Brand is how the business's settings dress the pages; the server's
+// Content-Security-Policy must be page.Policy of it.
+func Brand(b business.Business) page.Brand {
+	lang := b.Locale
+	if lang == "" {
+		lang = business.LocaleUS
+	}
+	return page.Brand{Accent: b.AccentColor, Logo: b.Logo, Lang: lang}
 }

@@ -104,7 +104,7 @@ func TestFrontDeskInABrowser(t *testing.T) {
 
 			// Today's arrivals: Alan did not come.
 			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/today"), chromedp.WaitVisible("#arrivals"))
-			if got := text("#arrivals"); !strings.Contains(got, "Alan Turing") || !strings.Contains(got, "2026-11-30 to 2026-12-02") {
+			if got := text("#arrivals"); !strings.Contains(got, "Alan Turing") || !strings.Contains(got, "Mon, Nov 30, 2026 to Wed, Dec 2, 2026") {
 				t.Fatalf("arrivals: %q", got)
 			}
 			check("the today lists")
@@ -141,6 +141,14 @@ func TestFrontDeskInABrowser(t *testing.T) {
 				t.Fatalf("calendar: %q", got)
 			}
 			check("the calendar")
+			if width == browsertest.Desktop {
+				// Two weeks fit a desktop screen without scrolling sideways.
+				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/calendar?days=14&from=2026-12-28"), chromedp.WaitVisible("#calendar"))
+				if browsertest.Get(t, ctx, chromedp.Evaluate[bool](`(() => { const c = document.querySelector(".calendar"); return c.scrollWidth > c.clientWidth; })()`)) {
+					t.Errorf("the 14-day calendar scrolls sideways at %d pixels", width)
+				}
+				browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/calendar?days=28&from=2026-12-28"), chromedp.WaitVisible("#calendar"))
+			}
 			shot("staff-calendar")
 			browsertest.Submit(t, ctx, `#calendar a[href="/staff/reservations/`+grace+`"]`)
 			if got := text("#guest"); got != "Grace Hopper" {

@@ -53,7 +53,18 @@ func formToken(t *testing.T, target string) string {
 	return string(m[1])
 }
 
-var sentRef = regexp.MustCompile(`Request (RIV-[0-9A-F]{16}) is with our staff`)
+var sentRef = regexp.MustCompile(`Request (?:<span class="ref">)?(RIV-[0-9A-F]{4} [0-9A-F]{4} [0-9A-F]{4} [0-9A-F]{4})(?:</span>)? is with our staff`)
+
+// findSent finds the reference on the request-sent page, where it is
+// shown in groups of four: [1] is the reference as the system keeps it,
+// [2] as the page shows it; nil if the page names none.
+func findSent(page string) []string {
+	m := sentRef.FindStringSubmatch(page)
+	if m == nil {
+		return nil
+	}
+	return []string{m[0], strings.ReplaceAll(m[1], " ", ""), m[1]}
+}
 
 // TestBookingFormOverHTTP posts the signed form to the running server:
 // the request is saved as a form request that holds nothing, whatever
@@ -73,7 +84,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	stay := map[string]any{"checkin": "2026-12-30", "checkout": "2027-01-02"}
 	before, _ := callTool(t, cs, "find_rooms", stay)
 	status, body := postForm(t, m.URL+"/book/riverside", form, nil)
-	ref := sentRef.FindStringSubmatch(body)
+	ref := findSent(body)
 	if status != http.StatusOK || ref == nil {
 		t.Fatalf("form post = %d: %s", status, body)
 	}
@@ -94,7 +105,7 @@ func TestBookingFormOverHTTP(t *testing.T) {
 
 	// The same token again files nothing: it answers with the first.
 	status, body = postForm(t, m.URL+"/book/riverside", form, nil)
-	if again := sentRef.FindStringSubmatch(body); status != http.StatusOK || again == nil || again[1] != ref[1] || !strings.Contains(body, "it was not sent a second time") {
+	if again := findSent(body); status != http.StatusOK || again == nil || again[1] != ref[1] || !strings.Contains(body, "it was not sent a second time") {
 		t.Fatalf("the form posted again = %d: %s", status, body)
 	}
 	if n := len(devMessages(t, m.URL)); n != 2 {

@@ -185,7 +185,7 @@ func (w *referralWorld) bookForm(g guest, click, code string) string {
 	}
 	form.Set("signature", signaturetest.Drawn(w.t))
 	status, body = postForm(w.tt, w.url+"/book/riverside", form, nil)
-	ref := sentRef.FindStringSubmatch(body)
+	ref := findSent(body)
 	if status != http.StatusOK || ref == nil {
 		w.t.Fatalf("form post = %d: %s", status, body)
 	}

@@ -81,7 +81,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}}
+	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}, Clock: m.Clock}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -96,6 +96,14 @@ func (m *Main) routes() http.Handler {
 	// Channel exports: each physical unit's calendar, fetched by the
 	// listing sites' servers, at an address only its token names.
 	handle("GET /channels/{file}", pages, false, m.channels.Handler())
+	handle("POST /stay/{token}/withdraw", pages, true, http.HandlerFunc(site.StayWithdraw))
+	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
+	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
+	handle("GET /properties/{slug}", pages, true, http.HandlerFunc(site.Property))
+	handle("GET /robots.txt", pages, true, http.HandlerFunc(site.Robots))
+	// Every other path of the site answers its own 404 page, with a way
+	// back; the more specific patterns above and below win over it.
+	handle("/", pages, true, http.HandlerFunc(site.NotFound))
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
 		handle(r.Pattern, pages, true, r.Handler)
@@ -291,11 +299,15 @@ func (m *Main) endsOnShutdown(next http.Handler) http.Handler {
 // a browser posts this server's own forms with "Origin: null", which the
 // host check must refuse. net/http only reads these
 // slices, so one copy serves every response.
-var securityHeaders = http.Header{
-	"X-Content-Type-Options":  {"nosniff"},
-	"X-Frame-Options":         {"DENY"},
-	"Referrer-Policy":         {"same-origin"},
-	"Content-Security-Policy": {page.ContentSecurityPolicy},
+// The policy allows the plain style sheet and the one dressed in the
+// business's brand (web.Brand).
+func securityHeaders(brand page.Brand) http.Header {
+	return http.Header{
+		"X-Content-Type-Options":  {"nosniff"},
+		"X-Frame-Options":         {"DENY"},
+		"Referrer-Policy":         {"same-origin"},
+		"Content-Security-Policy": {page.Policy(brand)},
+	}
 }
 
 // front adds what every answer shares: the security headers, a request
@@ -308,6 +320,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 		panic(err) // validated with the config
 	}
 	hsts := m.hsts()
+	headers := securityHeaders(web.Brand(m.Config.Business))
 	ids, err := requestid.NewSource(m.Rand)
 	if err != nil {
 		panic(err) // the random source failed: nothing could be served safely
@@ -315,7 +328,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		h := w.Header()
-		for k, v := range securityHeaders {
+		for k, v := range headers {
 			h[k] = v
 		}
 		r = identify(w, r, proxies, ids)

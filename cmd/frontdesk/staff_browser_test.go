@@ -139,6 +139,37 @@ func TestStaffBooksTheShuttleInABrowser(t *testing.T) {
 			if got := text("#source"); got != "staff" {
 				t.Errorf("source %q", got)
 			}
+			// A timed service is a start and a length, never a night.
+			if got := text("#start"); got != "Wed, Dec 2, 2026, 6:00 AM MST" {
+				t.Errorf("the shuttle's start = %q", got)
+			}
+			if got := text("#length"); got != "1 h" {
+				t.Errorf("the shuttle's length = %q", got)
+			}
+			if got := text("#facts"); strings.Contains(got, "night") || strings.Contains(got, "Departure") {
+				t.Errorf("the shuttle shows as a stay: %q", got)
+			}
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/reservations?location=airport"), chromedp.WaitVisible("#rows"))
+			if got := text("#rows tbody"); !strings.Contains(got, "Wed, Dec 2, 2026, 6:00 AM MST, 1 h") || strings.Contains(got, "night") {
+				t.Errorf("the list shows the shuttle as %q", got)
+			}
+			checkPage(t, ctx, width, "the list with a timed service")
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/calendar?location=airport&from=2026-12-01"), chromedp.WaitVisible("#calendar"))
+			if got := text("#calendar"); !strings.Contains(got, "6:00 AM, 1 h: Mary Jackson") {
+				t.Errorf("the calendar shows the shuttle as %q", got)
+			}
+			checkPage(t, ctx, width, "the calendar with a timed service")
+			// Checking the price and what is free books nothing.
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/reservations/new"), chromedp.WaitVisible("#start"),
+				chromedp.SetValue("#location", "airport"), chromedp.SetValue("#roomtype", "shuttle"), chromedp.SetValue("#start", "2026-12-02T07:00"))
+			browsertest.Submit(t, ctx, "#check-price")
+			if got := text("#check"); !strings.Contains(got, "$25.00 a place. 1 of 1 place free.") {
+				t.Errorf("the check says %q", got)
+			}
+			if got := browsertest.Get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#roomtype option").length`)); got != 3 {
+				t.Errorf("the form for the airport offers %d units, want its 3", got)
+			}
+			checkPage(t, ctx, width, "the staff booking form after a check")
 			if n := free(); n != 15 {
 				t.Fatalf("%d free starts after, want 15", n)
 			}

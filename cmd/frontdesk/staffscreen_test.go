@@ -426,7 +426,7 @@ func TestStaffAcceptsAndDeclinesFormRequests(t *testing.T) {
 		status, body := postForm(t, m.URL+"/book/riverside", url.Values{"roomtype": {"studio"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-06"},
 			"guests": {"1"}, "name": {"Grace Hopper"}, "email": {email}, "phone": {"(303) 555-0142"}, "signature": {signaturetest.Drawn(t)},
 			"token": {formToken(t, m.URL+"/book/riverside")}}, nil)
-		ref := sentRef.FindStringSubmatch(body)
+		ref := findSent(body)
 		if status != 200 || ref == nil {
 			t.Fatalf("form request = %d", status)
 		}

@@ -43,9 +43,40 @@ var passkey string
 
 // ContentSecurityPolicy allows the pages nothing but their own inline
 // style sheet, the drawing pad's and the passkey forms' scripts, images of
-// this server, data: and https:, forms posted to this server and no framing.
-var ContentSecurityPolicy = fmt.Sprintf("default-src 'none'; style-src 'sha256-%s'; script-src 'sha256-%s' 'sha256-%s'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-	hash(style), hash(signaturePad), hash(passkey))
+// this server, data: and https:, requests to this server (no page script
+// makes one, but a crawler's check fetches robots.txt from the page),
+// forms posted to this server and no framing.
+var ContentSecurityPolicy = Policy(Brand{})
+
+// Policy is ContentSecurityPolicy for a server whose pages are dressed
+// in b as well: it allows the plain style sheet and b's.
+func Policy(b Brand) string {
+	styles := "'sha256-" + hash(style) + "'"
+	if b.css() != "" {
+		styles += " 'sha256-" + hash(style+b.css()) + "'"
+	}
+	return fmt.Sprintf("default-src 'none'; style-src %s; script-src 'sha256-%s' 'sha256-%s'; img-src 'self' data: https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		styles, hash(signaturePad), hash(passkey))
+}
+
+// Brand dresses a set's pages as the business's own: Accent is a
+// "#rrggbb" colour for buttons, links and the header's rule (checked by
+// config for contrast with white), Logo an image shown beside the first
+// link of the navigation, and Lang the language of the pages, such as
+// "en-GB". Wide pages use the whole window, as the staff screen's tables
+// and calendar need. The zero Brand is the plain look.
+type Brand struct {
+	Accent, Logo, Lang string
+	Wide               bool
+}
+
+// css is what follows the style sheet to set the accent.
+func (b Brand) css() string {
+	if b.Accent == "" {
+		return ""
+	}
+	return ":root{--accent:" + b.Accent + "}"
+}
 
 func hash(s string) string {
 	h := sha256.Sum256([]byte(s))
@@ -59,7 +90,13 @@ type Link struct{ Href, Text string }
 // page template defines "title" and "content", and may define "meta". A
 // file whose name starts with "_" is no page: it holds templates that
 // several pages share, parsed into each of them.
-type Set struct{ pages map[string]*template.Template }
+type Set struct {
+	pages map[string]*template.Template
+	brand Brand
+}
+
+// WithBrand is the same pages dressed in b.
+func (s *Set) WithBrand(b Brand) *Set { return &Set{pages: s.pages, brand: b} }
 
 // Must parses every file matching pattern in fsys as a page named by its
 // file name, and panics on a fault: sets are built once, from embedded
@@ -95,13 +132,20 @@ func (s *Set) Render(w http.ResponseWriter, r *http.Request, logger *slog.Logger
 	t, ok := s.pages[name]
 	err := fmt.Errorf("no page %q", name)
 	if ok {
+		lang := s.brand.Lang
+		if lang == "" {
+			lang = "en"
+		}
 		err = t.ExecuteTemplate(&buf, "layout", struct {
 			Nav     []Link
 			Style   template.CSS
 			Script  template.JS
 			Passkey template.JS
+			Logo    string
+			Lang    string
+			Wide    bool
 			Page    any
-		}{nav, template.CSS(style), template.JS(signaturePad), template.JS(passkey), data})
+		}{nav, template.CSS(style + s.brand.css()), template.JS(signaturePad), template.JS(passkey), s.brand.Logo, lang, s.brand.Wide, data})
 	}
 	if err != nil {
 		if logger != nil {

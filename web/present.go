@@ -1,0 +1,130 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"frontdesk/booking"
+	"frontdesk/business"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/money"
+	"frontdesk/pricing"
+)
+
+// How the guest pages word what the config and the booking core give:
+// room titles, dates in the business's locale, the property's time zone
+// and a price broken into its lines.
+
+// roomTitle is a room type as the guest pages title it: the name the
+// business gave it, or its type with a capital, "Double".
+func roomTitle(u business.Unit) string {
+	if u.Name != "" {
+		return u.Name
+	}
+	r, size := utf8.DecodeRuneInString(u.Type)
+	return string(unicode.ToUpper(r)) + u.Type[size:]
+}
+
+// longDate writes d as the business's locale does: "Mon, Mar 14, 2027"
+// or "Mon 14 Mar 2027".
+func (s *Site) longDate(d civil.Date) string {
+	return localeDate(s.Config.Business.Locale, d)
+}
+
+func localeDate(locale string, d civil.Date) string {
+	if d.IsZero() {
+		return ""
+	}
+	t := d.At(12, 0, time.UTC)
+	if locale == business.LocaleGB {
+		return t.Format("Mon 2 Jan 2006")
+	}
+	return t.Format("Mon, Jan 2, 2006")
+}
+
+// zoneName names a property's time zone for guests on a date: its city
+// and the abbreviation in force, "Denver time (MST)".
+func zoneName(l business.Location, d civil.Date) string {
+	city := l.TimeZone
+	if i := strings.LastIndex(city, "/"); i >= 0 {
+		city = city[i+1:]
+	}
+	city = strings.ReplaceAll(city, "_", " ")
+	if d.IsZero() {
+		return city + " time"
+	}
+	abbr := d.At(12, 0, l.Zone()).Format("MST")
+	return city + " time (" + abbr + ")"
+}
+
+// checkinTime is a location's check-in hour as guests read it, "3:00 PM".
+func checkinTime(l business.Location) string {
+	m := business.Minutes(l.CheckinHour)
+	return time.Date(2000, 1, 1, m/60, m%60, 0, 0, time.UTC).Format("3:04 PM")
+}
+
+// priceLines is a price as the guest pages show it: each rate line,
+// the tax, the total.
+type priceLines struct {
+	Lines []priceLine
+	Tax   priceLine // empty Amount: no tax
+	Total string
+}
+
+type priceLine struct{ Label, Amount string }
+
+// breakdown words a stay of nights in u with its tax and total. The
+// lines come from pricing.Breakdown; total is the figure the quote or
+// the reservation holds, and is shown alone if the lines do not add up
+// to it (the rates changed since the stay was priced).
+func (s *Site) breakdown(u business.Unit, nights int, total int64) *priceLines {
+	cur := s.Config.Business.Currency
+	pr := pricing.New(s.Config, "")
+	p := &priceLines{Total: money.Display(total, cur)}
+	var subtotal int64
+	for _, l := range pr.Breakdown(u, nights) {
+		subtotal += l.Amount
+		unit := l.Per
+		if l.Count != 1 {
+			unit += "s"
+		}
+		p.Lines = append(p.Lines, priceLine{Label: fmt.Sprintf("%d %s × %s a %s", l.Count, unit, money.Display(l.Rate, cur), l.Per), Amount: money.Display(l.Amount, cur)})
+	}
+	if tax := total - subtotal; tax > 0 {
+		label := s.Config.Business.TaxLabel
+		if label == "" {
+			label = "Tax"
+		}
+		p.Tax = priceLine{Label: strings.ToUpper(label[:1]) + label[1:], Amount: money.Display(tax, cur)}
+	} else if tax < 0 || subtotal == 0 {
+		p.Lines, p.Tax = nil, priceLine{}
+	}
+	return p
+}
+
+// stayPrice is the guest page's price of a stay, from what it holds.
+func (s *Site) stayPrice(g booking.GuestStay, u business.Unit) *priceLines {
+	if g.Nights < 1 || u.Kind != business.KindNight {
+		return nil
+	}
+	return s.breakdown(u, g.Nights, g.Reservation.Total)
+}
+
+// notFoundPage is what notfound.html shows.
+type notFoundPage struct {
+	pageData
+	// Stay is set when the address was a guest's own page or its parts.
+	Stay bool
+}
+
+// NotFound is the site's 404 page: what may have gone wrong, and the
+// ways back.
+func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
+	p := notFoundPage{pageData: s.data(), Stay: strings.HasPrefix(r.URL.Path, "/stay/")}
+	w.Header().Set("Cache-Control", "no-store")
+	s.renderStatus(w, r, http.StatusNotFound, "notfound.html", p)
+}

@@ -1,0 +1,77 @@
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"frontdesk/booking"
+	"frontdesk/config"
+	"frontdesk/internal/civil"
+	"frontdesk/internal/clock"
+)
+
+// availability answers the property page's read with fixed free counts
+// and leaves every other method of Forms to a nil interface.
+type availability struct {
+	Forms
+	free map[string][]int
+}
+
+func (a availability) Availability(_ context.Context, _ string, days int) (booking.Availability, error) {
+	first, _ := civil.Parse("2026-11-30")
+	out := map[string][]int{}
+	for typ, free := range a.free {
+		out[typ] = free[:days]
+	}
+	return booking.Availability{First: first, Days: days, Free: out}, nil
+}
+
+// TestPropertyCalendar: a property's page lays out this month and the
+// next from Monday; a nightly room links each free night, with its rate,
+// to the form for that night and marks a full night; a room let by the
+// week links only the arrival dates from which seven nights in a row are
+// free, to a form for those seven nights.
+func TestPropertyCalendar(t *testing.T) {
+	free := func(n int, full ...int) []int {
+		out := make([]int, 40)
+		for i := range out {
+			out[i] = n
+		}
+		for _, i := range full {
+			out[i] = 0
+		}
+		return out
+	}
+	// Nights from Nov 30: the double is full on Dec 3 (3), the studio on
+	// Dec 9 (9), so studio arrivals Dec 3 to Dec 9 cannot take a week.
+	s := &Site{Config: config.Demo(), Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)),
+		Forms: availability{free: map[string][]int{"single": free(3), "double": free(2, 3), "studio": free(1, 9)}}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /properties/{slug}", s.Property)
+	mux.HandleFunc("/", s.NotFound)
+	status, body := get(t, mux, "/properties/riverside")
+	if status != http.StatusOK {
+		t.Fatalf("property page = %d: %s", status, body)
+	}
+	for _, want := range []string{
+		"<caption>November 2026</caption>", "<caption>December 2026</caption>",
+		// November 2026 starts on a Sunday: six empty cells first.
+		`<tbody><tr><td></td><td></td><td></td><td></td><td></td><td></td><td><span class="past" aria-label="Sun, Nov 1, 2026">1</span></td></tr>`,
+		`<a href="/book/riverside?checkin=2026-11-30&amp;checkout=2026-12-01&amp;roomtype=double" aria-label="Mon, Nov 30, 2026: free, $119 a night">30<small>$119</small></a>`,
+		`<span class="full" aria-label="Thu, Dec 3, 2026: full">3</span>`,
+		`<a href="/book/riverside?checkin=2026-12-02&amp;checkout=2026-12-09&amp;roomtype=studio" aria-label="Wed, Dec 2, 2026: arrive for 7 nights">2</a>`,
+		`<span class="closed" aria-label="Thu, Dec 3, 2026: not an arrival date for this room">3</span>`,
+		`<a href="/book/riverside?checkin=2026-12-10&amp;checkout=2026-12-17&amp;roomtype=studio" aria-label="Thu, Dec 10, 2026: arrive for 7 nights">10</a>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("property page lacks %s", want)
+		}
+	}
+	if status, body := get(t, mux, "/properties/nowhere"); status != http.StatusNotFound || !strings.Contains(body, "This page is not here") {
+		t.Fatalf("unknown property = %d: %.200s", status, body)
+	}
+}
