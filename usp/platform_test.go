@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -247,15 +246,6 @@ func TestFreshnessFromCachingHeaders(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustAddr(t *testing.T, s string) netip.Addr {
-	t.Helper()
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
 }
 
 // Concurrent calls naming one new profile share one fetch.
