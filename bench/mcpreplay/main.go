@@ -44,12 +44,12 @@ func run(addr, frontdesk, callsFile string) error {
 	if err != nil {
 		return err
 	}
-	defer cs.Close()
+	defer func() { _ = cs.Close() }() // the answers are kept; the session was only for taking them
 	f, err := os.Open(callsFile)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	s := mcp.NewServer(&mcp.Implementation{Name: "replay", Version: "1"}, nil)
 	lines := bufio.NewScanner(f)
 	for lines.Scan() {
