@@ -249,7 +249,10 @@ type Server struct {
 	MetricsTokenFile string `toml:"metrics_token_file"`
 	MetricsToken     string `toml:"-"` // read from the env or file above
 	// ConnectionsPerAddress caps the open connections of one client
-	// network address; more are closed as they arrive.
+	// network address; more are closed as they arrive. The default
+	// (4,096) lets a hosted assistant's shared egress address carry
+	// thousands of conversations at once; the listener's total stays
+	// bounded by the process's descriptors.
 	ConnectionsPerAddress int `toml:"connections_per_address"`
 }
 
@@ -285,7 +288,7 @@ func Defaults() Config {
 		// No deployment context and not published: booking refuses until
 		// the file states both (direct-booking.md §16).
 		Deployment: Deployment{Hostnames: []string{"localhost", "127.0.0.1"}},
-		Server:     Server{LogLevel: "info", ConnectionsPerAddress: 256},
+		Server:     Server{LogLevel: "info", ConnectionsPerAddress: 4096},
 		TLS:        TLS{Mode: "off", HTTPAddr: ":80", HSTSSeconds: 31536000, ACMEDirectory: LetsEncrypt},
 		Store:      Store{DataDir: "frontdesk-data"},
 	}

@@ -2,7 +2,8 @@
 // frontdesk, runs `frontdesk serve` as a child on SQLite and on
 // PostgreSQL, drives every door for the same units (chat bookings and
 // cancellations, booking-form requests, staff decisions from the command
-// line and at the staff screen, walk-ins booked at the staff screen, USP
+// line and at the staff screen, walk-ins booked, settings saved, logins
+// added and sign-outs and sign-ins at the staff screen, USP
 // over REST and MCP, tracked-link clicks), kills the server
 // with SIGKILL at random moments and at each named failpoint
 // (FRONTDESK_FAILPOINT), restarts it, sweeps, and checks what the

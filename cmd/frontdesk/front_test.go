@@ -90,8 +90,8 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 // TestRedirectHeaders: a tracked-link redirect, through the whole front,
-// carries only the headers a bodiless 302 needs, none of the page
-// headers every other answer gets.
+// carries only the headers a bodiless 302 needs and the request id every
+// answer carries, none of the page headers every other answer gets.
 func TestRedirectHeaders(t *testing.T) {
 	t.Parallel()
 	url := startServer(t, "")
@@ -112,9 +112,9 @@ func TestRedirectHeaders(t *testing.T) {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		want := []string{"Cache-Control", "Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
+		want := []string{"Cache-Control", "Date", "Location", "Referrer-Policy", "X-Request-Id", "X-Robots-Tag"}
 		if method == http.MethodGet {
-			want = []string{"Cache-Control", "Content-Length", "Date", "Location", "Referrer-Policy", "X-Robots-Tag"}
+			want = []string{"Cache-Control", "Content-Length", "Date", "Location", "Referrer-Policy", "X-Request-Id", "X-Robots-Tag"}
 		}
 		if status != http.StatusFound || !slices.Equal(names, want) || h.Get("Referrer-Policy") != "no-referrer" {
 			t.Errorf("%s /go/ = %d with headers %v, want 302 with %v", method, status, h, want)
