@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"frontdesk/channel"
 	"frontdesk/config"
 	"frontdesk/internal/pgtest"
 )
@@ -230,6 +231,27 @@ func TestChannelsOnTheStaffScreen(t *testing.T) {
 	}
 	if _, _, cal := olga.do("GET", "/staff/calendar?location=riverside&from=2026-12-30&days=14", nil); strings.Contains(cal, "vrbo-studio (channel)") {
 		t.Fatal("the accepted empty feed still blocks")
+	}
+
+	// The added feed leaves the configuration behind the page's back
+	// (as one taken out of the file does): its blocks stay held and are
+	// listed until an owner releases them.
+	src, err := m.store.Get(ctx, channel.KindSource, "airbnb-double")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.store.Delete(ctx, channel.KindSource, "airbnb-double", src.Version); err != nil {
+		t.Fatal(err)
+	}
+	_, _, page = olga.do("GET", "/staff/channels", nil)
+	if !strings.Contains(page, "ical:airbnb-double: 1 block") || !strings.Contains(page, `id="release-airbnb-double"`) {
+		t.Fatalf("the feed no longer configured is not listed: %s", page)
+	}
+	if status, _, _ := olga.do("POST", "/staff/channels", url.Values{"csrf": {olga.csrf}, "action": {"release-orphan"}, "feed": {"airbnb-double"}}); status != http.StatusSeeOther {
+		t.Fatalf("release = %d", status)
+	}
+	if _, _, page = olga.do("GET", "/staff/channels", nil); strings.Contains(page, "Feeds no longer configured") {
+		t.Fatal("the released feed is still listed")
 	}
 
 	carl := signIn(t, m, "carl")
