@@ -168,6 +168,13 @@ func TestChannelsOnTheStaffScreen(t *testing.T) {
 	if status != 200 || !strings.Contains(page, `class="channel">vrbo-studio (channel)</a>`) || strings.Contains(page, "Vera") {
 		t.Fatalf("calendar = %d %s", status, page)
 	}
+	hold := regexp.MustCompile(`href="/staff/reservations/(RIV-[0-9A-F]{16})" class="channel"`).FindStringSubmatch(page)
+	if hold == nil {
+		t.Fatal("the calendar's block links to no hold")
+	}
+	if status, _, detail := olga.do("GET", "/staff/reservations/"+hold[1], nil); status != 200 || !strings.Contains(detail, "ical:vrbo-studio") || strings.Contains(detail, "Vera") {
+		t.Fatalf("the imported hold's page = %d %s", status, detail)
+	}
 	status, _, page = olga.do("GET", "/staff/channels", nil)
 	for _, want := range []string{"ical:vrbo-studio", "Last success: 2026-11-30 17:00 UTC", "from the config file",
 		"2027-01-04, 2027-01-05", walkInRef, "Walk In", "5c1e0a52-7d44-4c1b-9a0e-2b6f8e3d1a77", m.URL + "/channels/"} {
