@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,9 +13,13 @@ import (
 	"sync"
 	"testing"
 
+	"frontdesk/booking"
+	"frontdesk/booking/bookingtest"
 	"frontdesk/channel"
 	"frontdesk/config"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/signature/signaturetest"
+	"frontdesk/reservation"
 )
 
 // feedServer plays a channel's calendar on loopback.
@@ -51,9 +56,9 @@ const studioWeek = "BEGIN:VCALENDAR\r\nPRODID:-//HomeAway.com, Inc.//EN\r\nVERSI
 // TestEveryDoorRefusesAnImportedNight is the black-box check of the
 // channel import: before the channel blocks the studio's week every
 // door offers it; once the feed lists the block, chat (start_booking),
-// USP (availability and create), the guest site's search, the staff
-// screen's walk-in form and `frontdesk staff book` all refuse it in
-// their own words; when the block leaves the feed, the week is for sale
+// USP (availability and create), the guest site's search (and staff
+// accepting a booking-form request), the staff screen's walk-in form and
+// `frontdesk staff book` all refuse it in their own words; when the block leaves the feed, the week is for sale
 // again. Both engines.
 func TestEveryDoorRefusesAnImportedNight(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { checkEveryDoorRefusesAnImportedNight(t, "") })
@@ -120,6 +125,17 @@ func checkEveryDoorRefusesAnImportedNight(t *testing.T, database string) {
 	if _, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "book"}, store...), "--location", "riverside", "--unit", "studio",
 		"--checkin", "2026-12-30", "--checkout", "2027-01-06", "--name", "Walk In", "--phone", "+1 303 555 0100")...); err == nil || !strings.Contains(err.Error(), "No unit is free") {
 		t.Fatalf("staff book of an imported week = %v", err)
+	}
+	// The booking form files a request, which holds nothing: accepting
+	// it on the imported week is refused.
+	req, err := m.bookings.Submit(ctx, booking.FormRequest{Location: "riverside", RoomType: "studio", Checkin: "2026-12-30", Checkout: "2027-01-06",
+		Name: "Dee Form", Email: "dee@example.com", Phone: "(303) 555-0142", Guests: "1", Signature: signaturetest.Drawn(t), Address: "192.0.2.10",
+		Token: bookingtest.FormToken(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.bookings.Decide(ctx, booking.Decision{Reference: req.Reference, To: reservation.Confirmed, By: "olga"}); !errors.Is(err, reservation.ErrUnitTaken) {
+		t.Fatalf("accepting a form request on an imported week = %v", err)
 	}
 	list, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "list"}, store...), "--state", "hold")...)
 	if err != nil || !strings.Contains(list, "ical:vrbo-studio") || strings.Contains(list, "Vera") {
