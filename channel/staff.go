@@ -164,35 +164,91 @@ func (s *Service) ReleaseAll(ctx context.Context, f Feed, note string) error {
 }
 
 // Purge deletes the records of blocks whose last night is before the
-// day before, releasing their holds: what retention keeps of a channel
+// day before, releasing their holds, whatever feed brought them (one
+// removed from the config file too): what retention keeps of a channel
 // is nothing of a guest, and past blocks hold nothing worth keeping.
 func (s *Service) Purge(ctx context.Context, before string) (int, error) {
-	feeds, err := s.Feeds(ctx)
+	blocks, err := s.allBlocks(ctx)
 	if err != nil {
 		return 0, err
 	}
 	now := s.clock.Now()
 	n := 0
-	for _, f := range feeds {
-		blocks, err := s.blocks(ctx, f.Name)
+	for _, b := range blocks {
+		if len(b.Nights) == 0 || b.Nights[len(b.Nights)-1] >= before {
+			continue
+		}
+		del := reservation.Records(store.ErrConflict, store.Write{Op: store.OpDelete, Record: store.Record{Kind: KindBlock, Key: b.key, Version: b.version}})
+		if b.Hold == "" {
+			_, err = s.st.Apply(ctx, del.Build(reservation.Reservation{}))
+		} else {
+			err = s.release(ctx, b.Hold, "retention", "past", now, del)
+		}
 		if err != nil {
 			return n, err
 		}
-		for _, b := range blocks {
-			if len(b.Nights) == 0 || b.Nights[len(b.Nights)-1] >= before {
-				continue
-			}
-			del := reservation.Records(store.ErrConflict, store.Write{Op: store.OpDelete, Record: store.Record{Kind: KindBlock, Key: b.key, Version: b.version}})
-			if b.Hold == "" {
-				_, err = s.st.Apply(ctx, del.Build(reservation.Reservation{}))
-			} else {
-				err = s.release(ctx, b.Hold, "retention", "past", now, del)
-			}
-			if err != nil {
-				return n, err
-			}
-			n++
-		}
+		n++
 	}
 	return n, nil
+}
+
+// allBlocks reads the block records of every feed, known or not.
+func (s *Service) allBlocks(ctx context.Context) ([]storedBlock, error) {
+	recs, err := listAll(ctx, s.st, KindBlock, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]storedBlock, 0, len(recs))
+	for _, r := range recs {
+		var b blockRecord
+		if err := json.Unmarshal(r.Value, &b); err != nil {
+			return nil, fmt.Errorf("decode block %s: %w", r.Key, err)
+		}
+		out = append(out, storedBlock{blockRecord: b, key: r.Key, version: r.Version})
+	}
+	return out, nil
+}
+
+// Orphan is a feed no longer configured whose blocks still hold units:
+// removed from the config file, or renamed. Nothing releases them until
+// staff do (ReleaseOrphan), as for a feed that emptied.
+type Orphan struct {
+	Feed   string
+	Blocks int
+}
+
+// Orphans lists the feeds no longer configured that still have blocks.
+func (s *Service) Orphans(ctx context.Context) ([]Orphan, error) {
+	feeds, err := s.Feeds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := s.allBlocks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Orphan
+	for _, b := range blocks {
+		if slices.ContainsFunc(feeds, func(f Feed) bool { return f.Name == b.Feed }) {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].Feed != b.Feed {
+			out = append(out, Orphan{Feed: b.Feed})
+		}
+		out[len(out)-1].Blocks++
+	}
+	return out, nil
+}
+
+// ReleaseOrphan releases every block of a feed no longer configured; a
+// feed still configured is refused (staff remove it first).
+func (s *Service) ReleaseOrphan(ctx context.Context, name, by string) error {
+	feeds, err := s.Feeds(ctx)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(feeds, func(f Feed) bool { return f.Name == name }) {
+		return fmt.Errorf("%w: %w", ErrFeed, &FieldError{"name", fmt.Sprintf("%q is still configured", name)})
+	}
+	return s.ReleaseAll(ctx, Feed{Name: name}, "feed no longer configured, released by "+by)
 }

@@ -672,3 +672,36 @@ func TestPurgeReleasesPastBlocks(t *testing.T) {
 		t.Fatalf("blocks after purge = %+v, %v", blocks, err)
 	}
 }
+
+// TestFeedNoLongerConfiguredKeepsItsBlocksUntilReleased: a feed taken
+// out of the config file frees nothing by itself (a rename would
+// otherwise free the nights for a moment); it is listed with its blocks
+// until staff release them.
+func TestFeedNoLongerConfiguredKeepsItsBlocksUntilReleased(t *testing.T) {
+	ctx := context.Background()
+	b := newBench(t, engines()["sqlite"](t))
+	b.srv.serve(calendar("g@airbnb.com 2027-04-01 2027-04-02"), 0, false)
+	b.pass()
+	b.svc = b.service(b.st, nil)
+	b.pass()
+	if got := b.held("2027-04-01"); got[0] != 1 {
+		t.Fatalf("held after the feed left the config = %v, want the block kept", got)
+	}
+	orphans, err := b.svc.Orphans(ctx)
+	if err != nil || len(orphans) != 1 || orphans[0] != (Orphan{Feed: "airbnb", Blocks: 1}) {
+		t.Fatalf("Orphans = %+v, %v", orphans, err)
+	}
+	if err := b.svc.ReleaseOrphan(ctx, "airbnb", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.held("2027-04-01"); got[0] != 0 {
+		t.Fatalf("held after release = %v", got)
+	}
+	if orphans, err := b.svc.Orphans(ctx); err != nil || len(orphans) != 0 {
+		t.Fatalf("Orphans after release = %+v, %v", orphans, err)
+	}
+	configured := newBench(t, engines()["sqlite"](t))
+	if err := configured.svc.ReleaseOrphan(ctx, "airbnb", "owner"); !errors.Is(err, ErrFeed) {
+		t.Fatalf("ReleaseOrphan of a configured feed = %v", err)
+	}
+}

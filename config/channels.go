@@ -42,8 +42,8 @@ func (c Config) OutboundRule() outbound.Rule {
 
 func (c Config) validateChannels(v *validator) {
 	ch := c.Channels
-	if ch.EveryMinutes != 0 && (ch.EveryMinutes < 5 || ch.EveryMinutes > 1440) {
-		v.add("channels.every_minutes", "must be 0 (the default, 15) or from 5 to 1440, got %d", ch.EveryMinutes)
+	if ch.EveryMinutes < 0 || ch.EveryMinutes > 1440 {
+		v.add("channels.every_minutes", "must be 0 (the default, 15) or from 1 to 1440, got %d", ch.EveryMinutes)
 	}
 	if ch.TimeoutSeconds != 0 && (ch.TimeoutSeconds < 1 || ch.TimeoutSeconds > 20) {
 		v.add("channels.timeout_seconds", "must be 0 (the default, 10) or from 1 to 20, got %d", ch.TimeoutSeconds)
@@ -63,7 +63,7 @@ func (c Config) validateChannels(v *validator) {
 			seen[f.Name] = i
 		}
 		if err := rule.CheckURL(f.URL); err != nil {
-			v.add(at+".url", "is refused: %v (an https address of the channel's calendar export)", err)
+			v.add(at+".url", "is refused: %v (give the https address of the channel's calendar export; a feed on this machine or a private network is fetched only in development, with usp.allow_private_profiles = true)", err)
 		}
 		var loc *business.Location
 		for j := range c.Locations {

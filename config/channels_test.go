@@ -55,7 +55,7 @@ func TestChannelFeedsNameTheField(t *testing.T) {
 		{"unit", `unit = "single"`, `unit = "penthouse"`, "channels.feeds[0].unit"},
 		{"timed unit", `unit = "single"`, `unit = "sauna"`, "channels.feeds[0].unit"},
 		{"listing", `listing = 1 `, `listing = 5 `, "channels.feeds[0].listing"},
-		{"interval", `# every_minutes = 15`, `every_minutes = 1`, "channels.every_minutes"},
+		{"interval", `# every_minutes = 15`, `every_minutes = -1`, "channels.every_minutes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 type channelsData struct {
 	Feeds     []feedRow
 	Conflicts []channel.Conflict
+	Orphans   []channel.Orphan
 	Exports   []exportRow
 	Locations []locationUnits
 	Form      feedForm
@@ -61,6 +62,7 @@ var channelDone = map[string]string{
 	"removed":  "The feed is removed and its blocks released.",
 	"fetched":  "The feed was fetched; its health is below.",
 	"accepted": "The empty feed is accepted: its blocks are released.",
+	"released": "The blocks of the feed no longer configured are released.",
 	"rotated":  "The export address changed: paste the new one into the channel; the old one answers nothing now.",
 }
 
@@ -85,6 +87,10 @@ func (s *StaffScreen) renderChannels(w http.ResponseWriter, r *http.Request, v v
 	}
 	if d.Conflicts, err = s.Channels.Conflicts(ctx); err != nil {
 		s.fail(w, r, "read channel conflicts", err)
+		return
+	}
+	if d.Orphans, err = s.Channels.Orphans(ctx); err != nil {
+		s.fail(w, r, "read channel feeds no longer configured", err)
 		return
 	}
 	listings, err := s.Channels.Listings(ctx)
@@ -144,6 +150,13 @@ func (s *StaffScreen) channelAction(w http.ResponseWriter, r *http.Request, v vi
 		done = "removed"
 	case "fetch":
 		err, done = s.Channels.SyncNow(ctx, name), "fetched"
+	case "release-orphan":
+		err = s.Channels.ReleaseOrphan(ctx, name, v.User.Username)
+		if fe, ok := errors.AsType[*channel.FieldError](err); ok {
+			s.renderChannels(w, r, v, http.StatusUnprocessableEntity, channelsData{Problem: "Nothing was released: " + fe.Message + "."})
+			return
+		}
+		done = "released"
 	case "accept":
 		err, done = s.Channels.AcceptEmpty(ctx, name, v.User.Username), "accepted"
 	case "rotate":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,8 +13,13 @@ import (
 	"sync"
 	"testing"
 
+	"frontdesk/booking"
+	"frontdesk/booking/bookingtest"
+	"frontdesk/channel"
 	"frontdesk/config"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/signature/signaturetest"
+	"frontdesk/reservation"
 )
 
 // feedServer plays a channel's calendar on loopback.
@@ -50,9 +56,9 @@ const studioWeek = "BEGIN:VCALENDAR\r\nPRODID:-//HomeAway.com, Inc.//EN\r\nVERSI
 // TestEveryDoorRefusesAnImportedNight is the black-box check of the
 // channel import: before the channel blocks the studio's week every
 // door offers it; once the feed lists the block, chat (start_booking),
-// USP (availability and create), the guest site's search, the staff
-// screen's walk-in form and `frontdesk staff book` all refuse it in
-// their own words; when the block leaves the feed, the week is for sale
+// USP (availability and create), the guest site's search (and staff
+// accepting a booking-form request), the staff screen's walk-in form and
+// `frontdesk staff book` all refuse it in their own words; when the block leaves the feed, the week is for sale
 // again. Both engines.
 func TestEveryDoorRefusesAnImportedNight(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { checkEveryDoorRefusesAnImportedNight(t, "") })
@@ -120,6 +126,17 @@ func checkEveryDoorRefusesAnImportedNight(t *testing.T, database string) {
 		"--checkin", "2026-12-30", "--checkout", "2027-01-06", "--name", "Walk In", "--phone", "+1 303 555 0100")...); err == nil || !strings.Contains(err.Error(), "No unit is free") {
 		t.Fatalf("staff book of an imported week = %v", err)
 	}
+	// The booking form files a request, which holds nothing: accepting
+	// it on the imported week is refused.
+	req, err := m.bookings.Submit(ctx, booking.FormRequest{Location: "riverside", RoomType: "studio", Checkin: "2026-12-30", Checkout: "2027-01-06",
+		Name: "Dee Form", Email: "dee@example.com", Phone: "(303) 555-0142", Guests: "1", Signature: signaturetest.Drawn(t), Address: "192.0.2.10",
+		Token: bookingtest.FormToken(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.bookings.Decide(ctx, booking.Decision{Reference: req.Reference, To: reservation.Confirmed, By: "olga"}); !errors.Is(err, reservation.ErrUnitTaken) {
+		t.Fatalf("accepting a form request on an imported week = %v", err)
+	}
 	list, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "list"}, store...), "--state", "hold")...)
 	if err != nil || !strings.Contains(list, "ical:vrbo-studio") || strings.Contains(list, "Vera") {
 		t.Fatalf("staff list of holds = %q, %v", list, err)
@@ -166,6 +183,13 @@ func TestChannelsOnTheStaffScreen(t *testing.T) {
 	status, _, page := olga.do("GET", "/staff/calendar?location=riverside&from=2026-12-30&days=14", nil)
 	if status != 200 || !strings.Contains(page, `class="channel">vrbo-studio (channel)</a>`) || strings.Contains(page, "Vera") {
 		t.Fatalf("calendar = %d %s", status, page)
+	}
+	hold := regexp.MustCompile(`href="/staff/reservations/(RIV-[0-9A-F]{16})" class="channel"`).FindStringSubmatch(page)
+	if hold == nil {
+		t.Fatal("the calendar's block links to no hold")
+	}
+	if status, _, detail := olga.do("GET", "/staff/reservations/"+hold[1], nil); status != 200 || !strings.Contains(detail, "ical:vrbo-studio") || strings.Contains(detail, "Vera") {
+		t.Fatalf("the imported hold's page = %d %s", status, detail)
 	}
 	status, _, page = olga.do("GET", "/staff/channels", nil)
 	for _, want := range []string{"ical:vrbo-studio", "Last success: 2026-11-30 17:00 UTC", "from the config file",
@@ -230,6 +254,27 @@ func TestChannelsOnTheStaffScreen(t *testing.T) {
 	}
 	if _, _, cal := olga.do("GET", "/staff/calendar?location=riverside&from=2026-12-30&days=14", nil); strings.Contains(cal, "vrbo-studio (channel)") {
 		t.Fatal("the accepted empty feed still blocks")
+	}
+
+	// The added feed leaves the configuration behind the page's back
+	// (as one taken out of the file does): its blocks stay held and are
+	// listed until an owner releases them.
+	src, err := m.store.Get(ctx, channel.KindSource, "airbnb-double")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.store.Delete(ctx, channel.KindSource, "airbnb-double", src.Version); err != nil {
+		t.Fatal(err)
+	}
+	_, _, page = olga.do("GET", "/staff/channels", nil)
+	if !strings.Contains(page, "ical:airbnb-double: 1 block") || !strings.Contains(page, `id="release-airbnb-double"`) {
+		t.Fatalf("the feed no longer configured is not listed: %s", page)
+	}
+	if status, _, _ := olga.do("POST", "/staff/channels", url.Values{"csrf": {olga.csrf}, "action": {"release-orphan"}, "feed": {"airbnb-double"}}); status != http.StatusSeeOther {
+		t.Fatalf("release = %d", status)
+	}
+	if _, _, page = olga.do("GET", "/staff/channels", nil); strings.Contains(page, "Feeds no longer configured") {
+		t.Fatal("the released feed is still listed")
 	}
 
 	carl := signIn(t, m, "carl")
