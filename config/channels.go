@@ -63,7 +63,7 @@ func (c Config) validateChannels(v *validator) {
 			seen[f.Name] = i
 		}
 		if err := rule.CheckURL(f.URL); err != nil {
-			v.add(at+".url", "is refused: %v (give the https address of the channel's calendar export; a feed on this machine or a private network is fetched only in development, with usp.allow_private_profiles = true)", err)
+			v.add(at+".url", "is refused: %v (give the https address of the channel's calendar export; a feed on this machine is fetched only in development, with outbound.allow_private = true; private networks never)", err)
 		}
 		var loc *business.Location
 		for j := range c.Locations {
