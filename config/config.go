@@ -176,6 +176,9 @@ type USPPlatform struct {
 // ORP switches the Open Rails Protocol host and names it.
 type ORP struct {
 	Enabled bool `toml:"enabled"`
+	// Attestation accepts ORP 0.4 attest messages from consumer seats
+	// (§20.7); off (the default), attest is answered unknown_type.
+	Attestation bool `toml:"attestation"`
 	// ReferralCookie keeps a partner's click id in a first-party cookie
 	// on the guest site's booking form for ReferralCookieDays, so a guest
 	// who browses away and returns still counts for the partner. Unset

@@ -295,6 +295,9 @@ func (h *Host) signSeat(ctx context.Context, o *op, termsHash string) error {
 		return refuse(StateConflict, "The deal is in the wrong state.")
 	}
 	s := d.seat(o.party.ID)
+	if s == nil {
+		return refuse(NotFound, "No such deal for this sender.")
+	}
 	if s.Signed {
 		return refuse(StateConflict, "This party has already signed these terms.")
 	}
@@ -379,6 +382,9 @@ func (h *Host) leave(ctx context.Context, o *op) error {
 		return refuse(StateConflict, "The deal has already ended.")
 	}
 	i := slices.IndexFunc(d.Parties, func(s seatState) bool { return s.ID == o.party.ID })
+	if i < 0 {
+		return refuse(NotFound, "No such many-party deal for this sender.")
+	}
 	left := d.Parties[i]
 	rest := slices.Delete(slices.Clone(d.Parties), i, i+1)
 	if len(rest) < 2 {
@@ -495,7 +501,7 @@ func (h *Host) attestSeat(ctx context.Context, o *op) error {
 		return err
 	}
 	s := d.seat(o.party.ID)
-	if s.Role != "consumer" || b.Seat != o.party.ID {
+	if s == nil || s.Role != "consumer" || b.Seat != o.party.ID {
 		return refuse(Forbidden, "Only a consumer seat attests, and for itself.")
 	}
 	if !d.names(b.Object) {

@@ -119,6 +119,7 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 		Claims:          m.Config.ORP.ClaimsCheck,
 		Outbound:        outbound.Rule{Loopback: m.Config.AllowPrivate()},
 		Witnesses:       m.Config.ORP.Witnesses,
+		Attestation:     m.Config.ORP.Attestation,
 	})
 	if err != nil && journal != nil {
 		err = errors.Join(err, journal.Close())

@@ -282,8 +282,11 @@ func runL3(t *testing.T, fresh func(*testing.T) string, overMCP bool) {
 	t.Run("L3-SPACE", func(t *testing.T) {
 		s := startL3(t, fresh(t), overMCP)
 		pub, maker := s.join("{}"), s.join("{}")
+		// The demo admits loopback (outbound.allow_private), so the
+		// refused locator is one refused in every mode: loopback written
+		// as a short number.
 		space := map[string]any{"id": "sp_news_1", "kind": "newsletter.issue", "platform": "newsletter", "title": "Indie Stack Weekly",
-			"locator": "http://127.0.0.1:9/issues", "topics": []string{"software.productivity"},
+			"locator": "http://127.1:9/issues", "topics": []string{"software.productivity"},
 			"audience": map[string]any{"size": "1k-10k", "source": "self_report", "regions": []any{
 				map[string]any{"region": "DE", "share": "25-50%"}, map[string]any{"region": "AT", "share": "1-5%"}}}}
 		if code, m := s.send(pub, s.msg(pub, "space", nil, map[string]any{"action": "put", "space": space})); code != 400 || obody(m)["code"] != "invalid_message" {
