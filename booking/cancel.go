@@ -24,6 +24,9 @@ type cancellation struct {
 	Wrong    int       `json:"wrong"`
 	State    string    `json:"state"` // open, committing, done
 	Proof    string    `json:"proof,omitempty"`
+	// Guest marks a cancellation asked for on the guest's own page,
+	// which keeps the notice period but not the office-hours condition.
+	Guest bool `json:"guest,omitempty"`
 }
 
 // CancelResult answers either step: the first fills the code fields, the
@@ -52,6 +55,10 @@ type CancelRequest struct {
 	Last4     string
 	CancelID  string
 	Code      string
+	// Guest makes a first step the guest's own page's: the cancellation
+	// then needs the notice period only, not open office hours (the
+	// page's rule until payments set their own).
+	Guest bool
 }
 
 // Cancel is cancel_booking: mode one sends a code to the stored address,
@@ -76,7 +83,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 	if err != nil {
 		return nil, refuse("cancel_not_in_chat", rt).because(err)
 	}
-	if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
+	if refusal := s.cancellable(r, l, set, now, rt, req.Guest); refusal != nil {
 		return nil, refusal
 	}
 	id, err := s.newCancelID(l)
@@ -87,7 +94,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 	if err != nil {
 		return nil, refuse("cancel_not_in_chat", rt).because(err)
 	}
-	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen}
+	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen, Guest: req.Guest}
 	// The reference's open-cancellation pointer, the cancellation and the
 	// charges to both code budgets commit together: of parallel first
 	// steps exactly one creates a cancellation and sends its code, and the
@@ -98,7 +105,7 @@ func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*Can
 	defer admitting.stop()
 	for attempt := 0; ; attempt++ {
 		version, open, ok := s.openCancellation(ctx, now, ref)
-		if ok {
+		if ok && open.Guest == req.Guest {
 			return s.cancelStartAnswer(open, l), nil
 		}
 		charges, a := s.chargeWrites(now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
@@ -174,8 +181,9 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 
 // cancellable applies the chat cancellation gates, on both steps: the
 // reservation holds a room, it is strictly more than the cutoff before the
-// local check-in time, and the office is open now.
-func (s *Service) cancellable(r booked, l business.Location, set Settings, now time.Time, rt route) *Error {
+// local check-in time, and the office is open now. A cancellation from the
+// guest's own page (guest) needs no open office.
+func (s *Service) cancellable(r booked, l business.Location, set Settings, now time.Time, rt route, guest bool) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
 		return refuse("already_cancelled", rt, r.Reference)
@@ -192,7 +200,7 @@ func (s *Service) cancellable(r booked, l business.Location, set Settings, now t
 	if !now.Before(cutoff) {
 		return refuse("cancel_by_phone", rt)
 	}
-	if !set.officeOpen(s.cfg, now, l) {
+	if !guest && !set.officeOpen(s.cfg, now, l) {
 		return refuse("cancel_not_in_chat", rt)
 	}
 	return nil
@@ -253,7 +261,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 			if err != nil {
 				return nil, refuse("cancel_unknown", rt).because(err)
 			}
-			if refusal := s.cancellable(r, l, set, now, rt); refusal != nil {
+			if refusal := s.cancellable(r, l, set, now, rt, cn.Guest); refusal != nil {
 				if cur, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id); err == nil && cur.State != stateOpen {
 					// A parallel step with this code moved the
 					// cancellation on after it was read: answer as it.

@@ -132,7 +132,7 @@ func (s *Service) GuestStay(ctx context.Context, token string) (GuestStay, error
 		return GuestStay{}, fmt.Errorf("read settings: %w", err)
 	}
 	g.Withdrawable = r.State == reservation.Requested
-	if refusal := s.cancellable(r, l, set, now, route{phone: l.Phone}); refusal != nil {
+	if refusal := s.cancellable(r, l, set, now, route{phone: l.Phone}, true); refusal != nil {
 		g.Why = guestCancelWhy(r.State, l, s.cfg.Limits.CancelBeforeHours, refusal.Code)
 	} else {
 		g.Cancellable = true
@@ -158,8 +158,9 @@ func guestCancelWhy(state reservation.State, l business.Location, beforeHours in
 }
 
 // GuestCancel is the first step of a cancellation from the guest's page:
-// the same rules, code budgets and emailed code as the chat tools'
-// cancel_booking. It returns the cancellation's id for the second step.
+// the same notice period, code budgets and emailed code as the chat
+// tools' cancel_booking, without their office-hours condition. It returns
+// the cancellation's id for the second step.
 func (s *Service) GuestCancel(ctx context.Context, c Caller, token string) (*CancelResult, error) {
 	ref, err := s.guestReference(ctx, token)
 	if err != nil {
@@ -172,7 +173,7 @@ func (s *Service) GuestCancel(ctx context.Context, c Caller, token string) (*Can
 	if err != nil {
 		return nil, fmt.Errorf("read reservation: %w", err)
 	}
-	return s.Cancel(ctx, c, CancelRequest{Reference: ref, Last4: LastFour(r.Contact.Phone)})
+	return s.Cancel(ctx, c, CancelRequest{Reference: ref, Last4: LastFour(r.Contact.Phone), Guest: true})
 }
 
 // GuestCancelFinish is the second step: the code the first step emailed

@@ -60,12 +60,12 @@ func TestPropertyCalendar(t *testing.T) {
 	for _, want := range []string{
 		"<caption>November 2026</caption>", "<caption>December 2026</caption>",
 		// November 2026 starts on a Sunday: six empty cells first.
-		`<tbody><tr><td></td><td></td><td></td><td></td><td></td><td></td><td><span class="past" aria-label="Sun, Nov 1, 2026">1</span></td></tr>`,
-		`<a href="/book/riverside?checkin=2026-11-30&amp;checkout=2026-12-01&amp;roomtype=double" aria-label="Mon, Nov 30, 2026: free, $119 a night">30<small>$119</small></a>`,
-		`<span class="full" aria-label="Thu, Dec 3, 2026: full">3</span>`,
-		`<a href="/book/riverside?checkin=2026-12-02&amp;checkout=2026-12-09&amp;roomtype=studio" aria-label="Wed, Dec 2, 2026: arrive for 7 nights">2</a>`,
-		`<span class="closed" aria-label="Thu, Dec 3, 2026: not an arrival date for this room">3</span>`,
-		`<a href="/book/riverside?checkin=2026-12-10&amp;checkout=2026-12-17&amp;roomtype=studio" aria-label="Thu, Dec 10, 2026: arrive for 7 nights">10</a>`,
+		`<tbody><tr><td></td><td></td><td></td><td></td><td></td><td></td><td><span class="past">1<span class="visually-hidden"> (Sun, Nov 1, 2026)</span></span></td></tr>`,
+		`<a href="/book/riverside?checkin=2026-11-30&amp;checkout=2026-12-01&amp;roomtype=double">30<small>$119</small><span class="visually-hidden"> (Mon, Nov 30, 2026: free, $119 a night)</span></a>`,
+		`<span class="full">3<span class="visually-hidden"> (Thu, Dec 3, 2026: full)</span></span>`,
+		`<a href="/book/riverside?checkin=2026-12-02&amp;checkout=2026-12-09&amp;roomtype=studio">2<span class="visually-hidden"> (Wed, Dec 2, 2026: arrive for 7 nights)</span></a>`,
+		`<span class="closed">3<span class="visually-hidden"> (Thu, Dec 3, 2026: not an arrival date for this room)</span></span>`,
+		`<a href="/book/riverside?checkin=2026-12-10&amp;checkout=2026-12-17&amp;roomtype=studio">10<span class="visually-hidden"> (Thu, Dec 10, 2026: arrive for 7 nights)</span></a>`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("property page lacks %s", want)

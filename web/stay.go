@@ -15,8 +15,9 @@ import (
 // The guest's own page, /stay/{token}: the booking form redirects there
 // once a request is saved, and the guest's mails link to it. The token
 // is the only key; an unknown one answers 404 like a missing page. A
-// cancellation from it takes the same rules and emailed code as the
-// chat tools' cancel_booking.
+// cancellation from it takes the notice period and emailed code of the
+// chat tools' cancel_booking, at any hour; a request staff have not
+// answered is withdrawn without a code.
 
 // stayPage is what stay.html shows.
 type stayPage struct {

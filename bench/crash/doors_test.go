@@ -92,8 +92,9 @@ const (
 var (
 	refPattern  = regexp.MustCompile(`\b(RIV-[0-9A-F]{16})\b`)
 	codePattern = regexp.MustCompile(`code is (\d{6})\.`)
-	formSent    = regexp.MustCompile(`Request (RIV-[0-9A-F]{16}) is with our staff`)
-	formToken   = regexp.MustCompile(`name="token" value="([A-Za-z0-9_-]{43})"`)
+	// The request-sent page shows the reference in groups of four.
+	formSent  = regexp.MustCompile(`Request <span class="ref">(RIV-[0-9A-F]{4} [0-9A-F]{4} [0-9A-F]{4} [0-9A-F]{4})</span> is with our staff`)
+	formToken = regexp.MustCompile(`name="token" value="([A-Za-z0-9_-]{43})"`)
 )
 
 // chat is one chat guest: it books with start_booking, the mailed code
@@ -293,8 +294,9 @@ func (d *doors) resolveStays(ctx context.Context, base string) {
 			return // cut off by a kill: read again after the restart
 		}
 		if m := formSent.FindSubmatch(body); resp.StatusCode == http.StatusOK && m != nil {
-			d.ledger.ack(string(m[1]), "form request", reservation.Requested)
-			d.ledger.handOver(string(m[1]))
+			ref := strings.ReplaceAll(string(m[1]), " ", "")
+			d.ledger.ack(ref, "form request", reservation.Requested)
+			d.ledger.handOver(ref)
 		} else {
 			d.ledger.lose(fmt.Sprintf("form request filed, its page answered %d", resp.StatusCode))
 		}

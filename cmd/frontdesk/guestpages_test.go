@@ -5,10 +5,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"frontdesk/booking"
+	"frontdesk/internal/clock"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
 )
@@ -119,5 +122,59 @@ func TestGuestWithdrawsARequest(t *testing.T) {
 	status, _, body = withdraw(page)
 	if status != http.StatusUnprocessableEntity || !strings.Contains(body, "Staff answered this request meanwhile") || !strings.Contains(body, `<dd id="state">Confirmed</dd>`) {
 		t.Fatalf("withdrawing a confirmed stay = %d: %s", status, body)
+	}
+}
+
+// TestGuestCancelsOutsideOfficeHours: the guest's own page takes a
+// cancellation until the notice period at any hour, on a Sunday when
+// the office is closed too; asking for the code and giving it each
+// answer 303. The chat tools keep the office-hours condition.
+func TestGuestCancelsOutsideOfficeHours(t *testing.T) {
+	m := startMain(t, "")
+	form := url.Values{
+		"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
+		"name": {"Grace Hopper"}, "email": {"grace@example.com"}, "phone": {"(303) 555-0142"},
+		"signature": {signaturetest.Drawn(t)}, "token": {formToken(t, m.URL+"/book/riverside")},
+	}
+	_, body := postForm(t, m.URL+"/book/riverside", form, nil)
+	ref := findSent(body)
+	if ref == nil {
+		t.Fatalf("form post: %s", body)
+	}
+	if _, _, err := m.bookings.Decide(context.Background(), booking.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
+		t.Fatal(err)
+	}
+	page := stayLink.FindString(mailWithSubject(t, m, "Reservation "+ref[1]+" is confirmed").Text)
+	// Sunday noon in Denver: the office is closed all day.
+	m.Clock.(*clock.Fixed).Set(time.Date(2026, 12, 6, 19, 0, 0, 0, time.UTC))
+	_, _, body = get(t, m.URL+page, "", nil)
+	if !strings.Contains(body, `id="cancel-start"`) {
+		t.Fatalf("the page on a Sunday offers no cancellation: %s", body)
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(form url.Values) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, m.URL+page+"/cancel", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("Location")
+	}
+	status, where := post(url.Values{})
+	cancelID := regexp.MustCompile(`cancel=(RIV_c_[0-9a-f]{48})`).FindStringSubmatch(where)
+	if status != http.StatusSeeOther || cancelID == nil {
+		t.Fatalf("asking for the code = %d to %q", status, where)
+	}
+	m.Clock.(*clock.Fixed).Advance(time.Minute)
+	status, where = post(url.Values{"cancel_id": {cancelID[1]}, "code": {latestCode(t, m.URL, "grace@example.com")}})
+	if status != http.StatusSeeOther || where != page+"?done=cancelled" {
+		t.Fatalf("giving the code = %d to %q", status, where)
+	}
+	_, _, body = get(t, m.URL+where, "", nil)
+	if !strings.Contains(body, `<dd id="state">Cancelled</dd>`) {
+		t.Fatalf("after cancelling: %s", body)
 	}
 }

@@ -3,13 +3,14 @@
 // installs it); CHROMIUM names another binary. Without one a test is
 // skipped with a message, except under CI, where it fails.
 //
-// It is used by tests alone and imports chromedp, internal/citest and the
-// standard library.
+// It is used by tests alone and imports chromedp and its cdproto,
+// internal/citest and the standard library.
 package browsertest
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/chromedp"
 
 	"frontdesk/internal/citest"
@@ -112,7 +114,16 @@ func Get[T any](t testing.TB, ctx context.Context, a chromedp.Action[T]) T {
 // posted to has loaded, so nothing of the old page is read by mistake.
 func Submit(t testing.TB, ctx context.Context, sel string) {
 	t.Helper()
-	Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.beforeSubmit = true`), chromedp.Click(sel))
+	Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.beforeSubmit = true`))
+	// The page the click posts may start loading before the click's own
+	// command has answered: Chromium then ends that command with "target
+	// navigated", which is the submit taking place, not a fault.
+	clickCtx, cancel := context.WithTimeout(ctx, StepTimeout)
+	err := chromedp.Do(clickCtx, chromedp.Click(sel))
+	cancel()
+	if e, ok := errors.AsType[*cdproto.Error](err); err != nil && !(ok && e.Message == "Inspected target navigated or closed") {
+		t.Fatalf("browser: %v", err)
+	}
 	deadline := time.Now().Add(StepTimeout)
 	for time.Now().Before(deadline) {
 		loaded := Get(t, ctx, chromedp.Evaluate[bool](`!window.beforeSubmit && document.readyState === "complete"`))
