@@ -1,8 +1,9 @@
 // Package citest decides what a test does when something it needs from
-// outside the repository (a PostgreSQL server, Chromium, the specification
-// folder) is missing: on a developer's machine it skips with a message, and
-// under CI (CI=true) it fails, so CI can never pass by skipping. It imports
-// the standard library only and is used by tests alone.
+// outside the repository (a PostgreSQL server, Chromium, a tool the
+// documentation's examples call) is missing: on a developer's machine it
+// skips with a message, and under CI (CI=true) it fails, so CI can never
+// pass by skipping. It imports the standard library only and is used by
+// tests alone.
 package citest
 
 import (
