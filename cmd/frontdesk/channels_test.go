@@ -201,7 +201,7 @@ func TestChannelsOnTheStaffScreen(t *testing.T) {
 	if status != 200 || t.Failed() {
 		t.Fatalf("channels page = %d %s", status, page)
 	}
-	if _, _, metrics := send(t, "GET", m.URL+"/metrics", nil, nil); !strings.Contains(metrics, `frontdesk_channel_conflicts_total{feed="vrbo-studio"} 1`) {
+	if metrics := string(scrape(t, m.URL)); !strings.Contains(metrics, `frontdesk_channel_conflicts_total{feed="vrbo-studio"} 1`) {
 		t.Errorf("metrics lack the conflict")
 	}
 	mail := mailWithSubject(t, m, "Double booking: vrbo-studio blocked 2027-01-04, already held here")

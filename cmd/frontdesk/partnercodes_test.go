@@ -70,6 +70,7 @@ func attributedTo(t *testing.T, w *referralWorld, ref string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ref = strings.ReplaceAll(ref, " ", "") // the pages show references in groups of four
 	for _, b := range bs {
 		if b.Reference == ref {
 			return b.Deal == w.deal
