@@ -45,16 +45,19 @@ func runCmdOn(t *testing.T, clk clock.Clock, args ...string) (string, string, er
 
 func TestInitPrintsConfigsThatCheck(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"init"}, {"init", "--demo"}} {
-		out, _, err := runCmd(t, args...)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{{[]string{"init"}, ": valid (1 location)\n"}, {[]string{"init", "--demo"}, ": valid (3 locations)\n"}} {
+		out, _, err := runCmd(t, tt.args...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "frontdesk.toml")
 		os.WriteFile(path, []byte(out), 0o600)
 		got, _, err := runCmd(t, "check-config", path)
-		if err != nil || !strings.HasSuffix(got, "valid (") && !strings.Contains(got, ": valid (") {
-			t.Fatalf("%v: check-config = %q, %v", args, got, err)
+		if err != nil || !strings.HasSuffix(got, tt.want) {
+			t.Fatalf("%v: check-config = %q, %v; want it to end %q", tt.args, got, err, tt.want)
 		}
 	}
 	demo, _, _ := runCmd(t, "init", "--demo")

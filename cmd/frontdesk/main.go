@@ -186,7 +186,11 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: valid (%d locations)\n", fs.Arg(0), len(c.Locations))
+		locations := "locations"
+		if len(c.Locations) == 1 {
+			locations = "location"
+		}
+		fmt.Fprintf(stdout, "%s: valid (%d %s)\n", fs.Arg(0), len(c.Locations), locations)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
