@@ -249,7 +249,11 @@ func Get(ctx context.Context, st store.Reservations, ref string) (Reservation, e
 
 // List reads one page of reservations matching f.
 func List(ctx context.Context, st store.Reservations, f store.ReservationFilter) ([]Reservation, error) {
-	rows, err := st.ListReservations(ctx, f)
+	return fromRows(st.ListReservations(ctx, f))
+}
+
+// fromRows decodes the rows a read returned, or passes its error on.
+func fromRows(rows []store.Reservation, err error) ([]Reservation, error) {
 	if err != nil {
 		return nil, err
 	}

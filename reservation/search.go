@@ -127,19 +127,7 @@ func Search(ctx context.Context, st store.Reservations, q, location, near string
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.SearchReservations(ctx, store.ReservationSearch{Any: alts, Location: location, Near: near, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Reservation, 0, len(rows))
-	for _, row := range rows {
-		r, err := FromRow(row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return fromRows(st.SearchReservations(ctx, store.ReservationSearch{Any: alts, Location: location, Near: near, Limit: limit}))
 }
 
 // termsIndexed is the record that says every reservation stored before
