@@ -222,20 +222,8 @@ func (h *Host) offerSeats(ctx context.Context, o *op, raw json.RawMessage, t ter
 		return err
 	}
 	d := &dealRecord{ID: h.newID("deal_", 12), Orp: Version04, State: statePending, Terms: raw, t: t, Round: 1, Created: o.now}
-	for _, s := range seats {
-		if _, err := h.get(ctx, kindParty, h.opaqueOf(s.ID), &Party{}); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return refuse(NotFound, "No such party on this host: every seat is a party that has joined.")
-			}
-			return err
-		}
-		switch s.Role {
-		case "offerer":
-			d.Offerer = s.ID
-		case "acceptor":
-			d.Acceptor = s.ID
-		}
-		d.Parties = append(d.Parties, seatState{Seat: s})
+	if err := h.seatParties(ctx, d, seats); err != nil {
+		return err
 	}
 	me := d.seat(o.party.ID)
 	if me == nil {
@@ -281,6 +269,27 @@ func (d *dealRecord) checkObligor(by string, i int) error {
 		}
 	}
 	return invalid(fmt.Sprintf("/body/terms/obligations/%d/by", i), "by names a role or a party the deal seats.")
+}
+
+// seatParties seats each party of seats on d, in order, naming its
+// offerer and acceptor: every seat must be a party that has joined.
+func (h *Host) seatParties(ctx context.Context, d *dealRecord, seats []Seat) error {
+	for _, s := range seats {
+		if _, err := h.get(ctx, kindParty, h.opaqueOf(s.ID), &Party{}); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return refuse(NotFound, "No such party on this host: every seat is a party that has joined.")
+			}
+			return err
+		}
+		switch s.Role {
+		case "offerer":
+			d.Offerer = s.ID
+		case "acceptor":
+			d.Acceptor = s.ID
+		}
+		d.Parties = append(d.Parties, seatState{Seat: s})
+	}
+	return nil
 }
 
 // signSeat records the sender's signature of a seated deal's current
@@ -743,20 +752,8 @@ func (h *Host) counterSeats(ctx context.Context, o *op) error {
 	*next = *d
 	next.Terms, next.t, next.Parties, next.Vacancies, next.Waiting = b.Terms, t, nil, nil, nil
 	next.Offerer, next.Acceptor = "", ""
-	for _, s := range seats {
-		if _, err := h.get(ctx, kindParty, h.opaqueOf(s.ID), &Party{}); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return refuse(NotFound, "No such party on this host: every seat is a party that has joined.")
-			}
-			return err
-		}
-		switch s.Role {
-		case "offerer":
-			next.Offerer = s.ID
-		case "acceptor":
-			next.Acceptor = s.ID
-		}
-		next.Parties = append(next.Parties, seatState{Seat: s})
+	if err := h.seatParties(ctx, next, seats); err != nil {
+		return err
 	}
 	me := next.seat(o.party.ID)
 	if me == nil {
