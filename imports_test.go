@@ -153,6 +153,27 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// TestConfigStopsAtMain: the owner's file is decoded once, in config,
+// and the command hands each service its business values and options.
+// No other package imports config outside its tests, except test
+// support, which builds options from a file for tests, and bench.
+func TestConfigStopsAtMain(t *testing.T) {
+	for dir, p := range loadPackages(t) {
+		if p.imports["config"] && !mayImportConfig(dir) {
+			t.Errorf("%s imports config; take business values or an options struct that cmd/frontdesk builds from the file", dir)
+		}
+	}
+}
+
+// mayImportConfig reports whether package dir may import config: config
+// itself, commands, test support and bench.
+func mayImportConfig(dir string) bool {
+	if dir == "config" || dir == "cmd" || strings.HasPrefix(dir, "cmd/") || dir == "bench" || strings.HasPrefix(dir, "bench/") {
+		return true
+	}
+	return slices.Contains(testSupport, dir)
+}
+
 // importProblems lists what is wrong with package dir importing imp,
 // both module-relative.
 func importProblems(dir, imp string) []string {
