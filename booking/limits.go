@@ -11,7 +11,7 @@ import (
 )
 
 // Fixed limits of direct-booking.md. The adjustable ones are config
-// settings (config.Limits); these need a reviewed code change.
+// settings (business.Limits); these need a reviewed code change.
 const (
 	mailboxHourly        = 3 // booking codes per normalized mailbox per hour, resends included
 	mailboxDaily         = 6 // and per rolling 24 hours

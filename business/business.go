@@ -180,3 +180,19 @@ func (u Unit) WeeklyOnly() bool { return u.Kind == KindNight && u.NightlyRate ==
 // SetZone keeps z as the location's loaded zone, so reads of Zone do not
 // load it again; config sets it once when the file is read.
 func (l *Location) SetZone(z *time.Location) { l.zone = z }
+
+// Limits are the business decisions and adjustable ceilings of
+// direct-booking.md. The fixed per-mailbox limits are constants in booking.
+type Limits struct {
+	MaxStayNights        int `toml:"max_stay_nights"`
+	AdjacencyGapNights   int `toml:"adjacency_gap_nights"`
+	AdvanceDays          int `toml:"advance_days"`
+	MaxGuests            int `toml:"max_guests"`
+	CancelBeforeHours    int `toml:"cancel_before_hours"`
+	PortfolioEmailHourly int `toml:"portfolio_email_hourly"`
+	PortfolioEmailDaily  int `toml:"portfolio_email_daily"`
+	LocationEmailHourly  int `toml:"location_email_hourly"`
+	CancelPortfolioDaily int `toml:"cancel_portfolio_daily"`
+	LocationPending      int `toml:"location_pending"`
+	PortfolioPending     int `toml:"portfolio_pending"`
+}

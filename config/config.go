@@ -17,7 +17,7 @@ import (
 type Config struct {
 	Business   business.Business   `toml:"business"`
 	Locations  []business.Location `toml:"locations"`
-	Limits     Limits              `toml:"limits"`
+	Limits     business.Limits     `toml:"limits"`
 	Mail       Mail                `toml:"mail"`
 	Deployment Deployment          `toml:"deployment"`
 	Store      Store               `toml:"store"`
@@ -69,22 +69,6 @@ func (c Config) AllowPrivate() bool {
 // Warnings are what the file said that still works but should change:
 // an old key read for its replacement.
 func (c Config) Warnings() []string { return c.deprecated }
-
-// Limits are the business decisions and adjustable ceilings of
-// direct-booking.md. The fixed per-mailbox limits are constants in booking.
-type Limits struct {
-	MaxStayNights        int `toml:"max_stay_nights"`
-	AdjacencyGapNights   int `toml:"adjacency_gap_nights"`
-	AdvanceDays          int `toml:"advance_days"`
-	MaxGuests            int `toml:"max_guests"`
-	CancelBeforeHours    int `toml:"cancel_before_hours"`
-	PortfolioEmailHourly int `toml:"portfolio_email_hourly"`
-	PortfolioEmailDaily  int `toml:"portfolio_email_daily"`
-	LocationEmailHourly  int `toml:"location_email_hourly"`
-	CancelPortfolioDaily int `toml:"cancel_portfolio_daily"`
-	LocationPending      int `toml:"location_pending"`
-	PortfolioPending     int `toml:"portfolio_pending"`
-}
 
 // Mail says how mail leaves the server.
 type Mail struct {
@@ -274,7 +258,7 @@ func Defaults() Config {
 				Thu: "08:00-18:00", Fri: "08:00-18:00", Sat: "10:00-18:00", Sun: "closed",
 			},
 		},
-		Limits: Limits{
+		Limits: business.Limits{
 			MaxStayNights:        30,
 			AdjacencyGapNights:   1,
 			AdvanceDays:          550,

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/page"
 	"frontdesk/message"
@@ -48,7 +48,7 @@ type Dev struct {
 	Nav []page.Link
 	// Limits, when set, are explained on the page: a code that never
 	// arrives is most often a paused limit.
-	Limits *config.Limits
+	Limits *business.Limits
 	// Paused, when set, lists the ceilings that are full now, so the page
 	// can say which one paused a booking and when it lifts.
 	Paused func(context.Context) ([]Pause, error)
@@ -272,7 +272,7 @@ func (d *Dev) ServeHTML(w http.ResponseWriter, r *http.Request) {
 	header(w, "text/html; charset=utf-8")
 	pages.Render(w, r, d.logger, http.StatusOK, "devmail.html", d.Nav, struct {
 		Messages []DevMessage
-		Limits   *config.Limits
+		Limits   *business.Limits
 		Checked  bool // Paused was asked, so an empty list means none is full
 		Paused   []Pause
 	}{msgs, d.Limits, d.Paused != nil, paused})
