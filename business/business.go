@@ -196,3 +196,21 @@ type Limits struct {
 	LocationPending      int `toml:"location_pending"`
 	PortfolioPending     int `toml:"portfolio_pending"`
 }
+
+// Portfolio is the business as its owner states it: the business, its
+// locations and units, and the limits of its booking policy. Services
+// that answer for every location take it whole.
+type Portfolio struct {
+	Business  Business   `toml:"business"`
+	Locations []Location `toml:"locations"`
+	Limits    Limits     `toml:"limits"`
+}
+
+// Sleeps is the most guests one unit takes: its capacity, or the
+// business's guest limit when it names none.
+func (p Portfolio) Sleeps(u Unit) int {
+	if u.Capacity > 0 {
+		return u.Capacity
+	}
+	return p.Limits.MaxGuests
+}

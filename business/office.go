@@ -77,3 +77,24 @@ var clockPattern = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 
 // IsClock reports whether s is a wall-clock time "HH:MM".
 func IsClock(s string) bool { return clockPattern.MatchString(s) }
+
+// OfficeOpen is the office status for location l at instant now, in the
+// location's wall clock: inside the business's weekly office hours, and
+// on a day that no closure of the business or of l covers. Both checks
+// must pass, so a closure can only take hours away.
+func (p Portfolio) OfficeOpen(now time.Time, l Location) bool {
+	local := now.In(l.Zone())
+	hours, err := ParseHours(p.Business.OfficeHours.ForDay(local.Weekday()))
+	if err != nil || !OpenAt(hours, local.Hour()*60+local.Minute()) {
+		return false
+	}
+	day := local.Format(time.DateOnly)
+	for _, list := range [][]Closure{p.Business.Closures, l.Closures} {
+		for _, cl := range list {
+			if cl.Covers(day) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -15,19 +15,19 @@ import (
 
 // Config is the whole file.
 type Config struct {
-	Business   business.Business   `toml:"business"`
-	Locations  []business.Location `toml:"locations"`
-	Limits     business.Limits     `toml:"limits"`
-	Mail       Mail                `toml:"mail"`
-	Deployment Deployment          `toml:"deployment"`
-	Store      Store               `toml:"store"`
-	USP        USP                 `toml:"usp"`
-	ORP        ORP                 `toml:"orp"`
-	Server     Server              `toml:"server"`
-	TLS        TLS                 `toml:"tls"`
-	Privacy    Privacy             `toml:"privacy"`
-	Channels   Channels            `toml:"channels"`
-	Outbound   Outbound            `toml:"outbound"`
+	// Portfolio is the business, its locations and its limits: the
+	// [business], [[locations]] and [limits] tables.
+	business.Portfolio
+	Mail       Mail       `toml:"mail"`
+	Deployment Deployment `toml:"deployment"`
+	Store      Store      `toml:"store"`
+	USP        USP        `toml:"usp"`
+	ORP        ORP        `toml:"orp"`
+	Server     Server     `toml:"server"`
+	TLS        TLS        `toml:"tls"`
+	Privacy    Privacy    `toml:"privacy"`
+	Channels   Channels   `toml:"channels"`
+	Outbound   Outbound   `toml:"outbound"`
 
 	// deprecated are the old keys the file used, read for their
 	// replacement (Warnings).
@@ -246,7 +246,7 @@ type Server struct {
 // Defaults are the settings used where the file is silent.
 func Defaults() Config {
 	return Config{
-		Business: business.Business{
+		Portfolio: business.Portfolio{Business: business.Business{
 			TimeZone:         "UTC",
 			CheckinHour:      "15:00",
 			Currency:         "USD",
@@ -258,19 +258,19 @@ func Defaults() Config {
 				Thu: "08:00-18:00", Fri: "08:00-18:00", Sat: "10:00-18:00", Sun: "closed",
 			},
 		},
-		Limits: business.Limits{
-			MaxStayNights:        30,
-			AdjacencyGapNights:   1,
-			AdvanceDays:          550,
-			MaxGuests:            4,
-			CancelBeforeHours:    48,
-			PortfolioEmailHourly: 8,
-			PortfolioEmailDaily:  20,
-			LocationEmailHourly:  3,
-			CancelPortfolioDaily: 5,
-			LocationPending:      3,
-			PortfolioPending:     8,
-		},
+			Limits: business.Limits{
+				MaxStayNights:        30,
+				AdjacencyGapNights:   1,
+				AdvanceDays:          550,
+				MaxGuests:            4,
+				CancelBeforeHours:    48,
+				PortfolioEmailHourly: 8,
+				PortfolioEmailDaily:  20,
+				LocationEmailHourly:  3,
+				CancelPortfolioDaily: 5,
+				LocationPending:      3,
+				PortfolioPending:     8,
+			}},
 		Mail: Mail{Driver: "dev", SMTPPort: 587},
 		// No deployment context and not published: booking refuses until
 		// the file states both (direct-booking.md §16).
@@ -303,13 +303,4 @@ func (c *Config) fillLocationDefaults() {
 			}
 		}
 	}
-}
-
-// Sleeps is the most guests one unit takes: its capacity, or the
-// business's guest limit when it names none.
-func (c Config) Sleeps(u business.Unit) int {
-	if u.Capacity > 0 {
-		return u.Capacity
-	}
-	return c.Limits.MaxGuests
 }

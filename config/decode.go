@@ -171,9 +171,13 @@ func fits(v any, t reflect.Type, path string, lines map[string]int, out *[]locat
 	return t.String(), false
 }
 
+// fieldByTag finds the field of t decoded from key, a field of an
+// embedded struct included.
 func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous {
+			continue
+		}
 		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name == key && name != "-" {
 			return f, true
 		}

@@ -11,27 +11,6 @@ import (
 // close the office for a decade without anyone noticing.
 const maxClosureDays = 366
 
-// OfficeOpen is the office status for location l at instant now, in the
-// location's wall clock: inside the business's weekly office hours, and
-// on a day that no closure of the business or of l covers. Both checks
-// must pass, so a closure can only take hours away.
-func (c Config) OfficeOpen(now time.Time, l business.Location) bool {
-	local := now.In(l.Zone())
-	hours, err := business.ParseHours(c.Business.OfficeHours.ForDay(local.Weekday()))
-	if err != nil || !business.OpenAt(hours, local.Hour()*60+local.Minute()) {
-		return false
-	}
-	day := local.Format(time.DateOnly)
-	for _, list := range [][]business.Closure{c.Business.Closures, l.Closures} {
-		for _, cl := range list {
-			if cl.Covers(day) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // closures checks a list of closures at path ("business.closures").
 func (v *validator) closures(path string, list []business.Closure) {
 	for i, cl := range list {
