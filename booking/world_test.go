@@ -112,7 +112,7 @@ func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 	clk := clock.NewFixed(testNow)
 	fm := &faultyMail{dev: mail.NewDev(st, clk, nil)}
-	pricer := pricing.New(cfg, "http://localhost:8080")
+	pricer := pricing.New(cfg.Portfolio, "http://localhost:8080")
 	w := &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm}
 	w.svc = New(Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: newSeeded(1), Mail: fm,
 		Resolve: bookingtest.Resolver(cfg)})

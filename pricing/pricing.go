@@ -3,7 +3,8 @@
 // the inherited quote refusals. Its functions are pure: the caller passes
 // today's date.
 //
-// It imports config and the internal civil and money helpers only.
+// It imports the business model and the internal civil and money
+// helpers only.
 package pricing
 
 import (
@@ -11,7 +12,6 @@ import (
 	"strings"
 
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 )
@@ -22,14 +22,14 @@ const earliestArrival = -1
 
 // Pricer prices stays for one business.
 type Pricer struct {
-	cfg    config.Config
+	cfg    business.Portfolio
 	origin string // public origin of the hub, for links in refusals
 }
 
 // New returns a Pricer. origin is the hub's public origin, such as
 // "https://book.example.com"; relative config URLs are resolved against it.
-func New(cfg config.Config, origin string) *Pricer {
-	return &Pricer{cfg: cfg, origin: strings.TrimSuffix(origin, "/")}
+func New(p business.Portfolio, origin string) *Pricer {
+	return &Pricer{cfg: p, origin: strings.TrimSuffix(origin, "/")}
 }
 
 // Stay is what a caller asks to price.

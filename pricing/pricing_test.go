@@ -16,7 +16,7 @@ var today, _ = civil.Parse("2026-11-30")
 
 func demoPricer() (*Pricer, config.Config) {
 	c := config.Demo()
-	return New(c, "http://localhost:8080"), c
+	return New(c.Portfolio, "http://localhost:8080"), c
 }
 
 func location(c config.Config, slug string) business.Location {

@@ -83,7 +83,7 @@ type priceLine struct{ Label, Amount string }
 // to it (the rates changed since the stay was priced).
 func (s *Site) breakdown(u business.Unit, nights int, total int64) *priceLines {
 	cur := s.Config.Business.Currency
-	pr := pricing.New(s.Config, "")
+	pr := pricing.New(s.Config.Portfolio, "")
 	p := &priceLines{Total: money.Display(total, cur)}
 	var subtotal int64
 	for _, l := range pr.Breakdown(u, nights) {

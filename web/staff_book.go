@@ -161,7 +161,7 @@ func (s *StaffScreen) checkBooking(r *http.Request, b office.Booking) string {
 		return u.DisplayName() + ", " + start.Format("Mon, Jan 2, 2006, 3:04 PM MST") + ", " + duration(u) + ": " + price +
 			strconv.Itoa(max(0, u.Count-taken)) + " of " + strconv.Itoa(u.Count) + " " + plural(u.Count, "place", "places") + " free."
 	}
-	q, err := pricing.New(s.Config, "").Quote(pricing.Stay{Location: l, RoomType: u.Type, Checkin: b.Checkin, Checkout: b.Checkout}, s.today(l))
+	q, err := pricing.New(s.Config.Portfolio, "").Quote(pricing.Stay{Location: l, RoomType: u.Type, Checkin: b.Checkin, Checkout: b.Checkout}, s.today(l))
 	if err != nil {
 		return "No price for these dates: " + err.Error()
 	}

@@ -22,7 +22,7 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 		return nil
 	}
 	opts := usp.Options{
-		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
+		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config.Portfolio, origin),
 		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
 		ProfileRootCAs: m.USPRootCAs, Count: m.metrics,
 	}

@@ -174,7 +174,7 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 		profiles = usp.NewProfiles(opts)
 	}
 	inv := inventory.New(st)
-	pricer := pricing.New(cfg, Origin)
+	pricer := pricing.New(cfg.Portfolio, Origin)
 	bookings := booking.New(booking.Options{
 		Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
 	})
