@@ -3,7 +3,7 @@
 // location's backend, in process today and over authenticated HTTP in a
 // split deployment.
 //
-// It imports config, location, pricing and the internal civil and clock
+// It imports business, location, pricing and the internal civil and clock
 // helpers only.
 package hub
 
@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/location"
@@ -33,10 +32,12 @@ var _ Backend = (*location.Service)(nil)
 
 // Hub routes public calls to locations.
 type Hub struct {
-	cfg     config.Config
-	pricer  *pricing.Pricer
-	backend Backend
-	clock   clock.Clock
+	cfg business.Portfolio
+	// publicURL is where guests and agents reach this server.
+	publicURL string
+	pricer    *pricing.Pricer
+	backend   Backend
+	clock     clock.Clock
 	// exact maps a location's slug, lowercased name and lowercased domain
 	// to its index in cfg.Locations; the first location in config order
 	// wins a shared key, as a scan would.
@@ -44,7 +45,7 @@ type Hub struct {
 }
 
 // New returns a Hub.
-func New(cfg config.Config, pricer *pricing.Pricer, backend Backend, c clock.Clock) *Hub {
+func New(cfg business.Portfolio, publicURL string, pricer *pricing.Pricer, backend Backend, c clock.Clock) *Hub {
 	exact := map[string]int{}
 	for i, l := range cfg.Locations {
 		for _, key := range []string{l.Slug, strings.ToLower(l.Name), strings.ToLower(l.Domain)} {
@@ -53,11 +54,15 @@ func New(cfg config.Config, pricer *pricing.Pricer, backend Backend, c clock.Clo
 			}
 		}
 	}
-	return &Hub{cfg: cfg, pricer: pricer, backend: backend, clock: c, exact: exact}
+	return &Hub{cfg: cfg, publicURL: publicURL, pricer: pricer, backend: backend, clock: c, exact: exact}
 }
 
 // Config returns the business the hub serves.
-func (h *Hub) Config() config.Config { return h.cfg }
+func (h *Hub) Config() business.Portfolio { return h.cfg }
+
+// PublicURL is where guests and agents reach this server, such as
+// "https://book.example.com", as the deployment states it.
+func (h *Hub) PublicURL() string { return h.publicURL }
 
 // Pricer returns the hub's pricer, for wording links and amounts.
 func (h *Hub) Pricer() *pricing.Pricer { return h.pricer }

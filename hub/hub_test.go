@@ -10,7 +10,7 @@ import (
 
 func TestResolve(t *testing.T) {
 	c := config.Demo()
-	h := New(c, pricing.New(c.Portfolio, "http://localhost:8080"), nil, nil)
+	h := New(c.Portfolio, "http://localhost:8080", pricing.New(c.Portfolio, "http://localhost:8080"), nil, nil)
 	tests := []struct {
 		property, want string
 	}{
@@ -45,7 +45,7 @@ func TestResolve(t *testing.T) {
 func TestAmbiguousShortNameIsRefused(t *testing.T) {
 	c := config.Demo()
 	c.Locations[1].Name = "Riverside Lodge" // now "river" names two
-	h := New(c, pricing.New(c.Portfolio, "http://localhost:8080"), nil, nil)
+	h := New(c.Portfolio, "http://localhost:8080", pricing.New(c.Portfolio, "http://localhost:8080"), nil, nil)
 	if _, err := h.Resolve("river"); err == nil {
 		t.Fatal("an ambiguous short name resolved")
 	}

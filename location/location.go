@@ -3,7 +3,7 @@
 // calls here; the booking tools will hold units through the same
 // inventory.
 //
-// It imports config, pricing, inventory and the internal civil and clock
+// It imports business, pricing, inventory and the internal civil and clock
 // helpers only.
 package location
 
@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/money"
@@ -25,7 +24,7 @@ import (
 
 // Service answers for every location of one business in this process.
 type Service struct {
-	cfg    config.Config
+	cfg    business.Portfolio
 	pricer *pricing.Pricer
 	inv    *inventory.Inventory
 	clock  clock.Clock
@@ -33,7 +32,7 @@ type Service struct {
 }
 
 // New returns a Service.
-func New(cfg config.Config, pricer *pricing.Pricer, inv *inventory.Inventory, c clock.Clock) *Service {
+func New(cfg business.Portfolio, pricer *pricing.Pricer, inv *inventory.Inventory, c clock.Clock) *Service {
 	bySlug := make(map[string]int, len(cfg.Locations))
 	for i, l := range cfg.Locations {
 		bySlug[l.Slug] = i

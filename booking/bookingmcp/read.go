@@ -355,7 +355,7 @@ func newLocation(h *hub.Hub, hours hoursInForce, slug string, opts mcpfront.Opti
 		return nil, fmt.Errorf("location server: unknown slug %q", slug)
 	}
 	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk-" + slug, Title: l.Name, Version: opts.Version},
-		locationInstructions(l.Name, h.Config().Deployment.PublicURL+"/mcp"), "location:"+slug, opts)
+		locationInstructions(l.Name, h.PublicURL()+"/mcp"), "location:"+slug, opts)
 	r := readTools{hub: h, slug: slug, defs: defs, hours: hours, infos: newInfoCache()}
 	env := mcpfront.Env{Server: "location:" + slug, Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)

@@ -312,8 +312,8 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		m.Config.Deployment.PublicURL = strings.Replace(m.Config.Deployment.PublicURL, "http://", "https://", 1)
 	}
 	pricer := pricing.New(m.Config.Portfolio, m.Config.Deployment.PublicURL)
-	locations := location.New(m.Config, pricer, inventory.New(st), m.Clock)
-	m.hub = hub.New(m.Config, pricer, locations, m.Clock)
+	locations := location.New(m.Config.Portfolio, pricer, inventory.New(st), m.Clock)
+	m.hub = hub.New(m.Config.Portfolio, m.Config.Deployment.PublicURL, pricer, locations, m.Clock)
 	if err := m.openMail(ctx); err != nil {
 		return err
 	}
