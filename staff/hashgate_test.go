@@ -28,7 +28,7 @@ func goMemory() uint64 {
 // gate the same flood takes 200 hashes of 19 MiB at once (several GiB).
 func TestSignInFloodKeepsHashingMemoryBounded(t *testing.T) {
 	const budget = 64 * 1024 // KiB
-	svc, err := New(sqliteStore(t), config.Demo(), Options{Clock: clock.NewFixed(testNow), Random: &seeded{}, HashMemory: budget})
+	svc, err := New(sqliteStore(t), config.Demo().Portfolio, Options{Clock: clock.NewFixed(testNow), Random: &seeded{}, HashMemory: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSignInFloodKeepsHashingMemoryBounded(t *testing.T) {
 // password check keeps memory for it. Unknown clients are refused as
 // busy meanwhile, and none of them checks more than its budget.
 func TestKnownDeviceSignsInDuringFlood(t *testing.T) {
-	svc, err := New(sqliteStore(t), config.Demo(), Options{Clock: clock.NewFixed(testNow), Random: &seeded{}, HashMemory: 64 * 1024})
+	svc, err := New(sqliteStore(t), config.Demo().Portfolio, Options{Clock: clock.NewFixed(testNow), Random: &seeded{}, HashMemory: 64 * 1024})
 	if err != nil {
 		t.Fatal(err)
 	}

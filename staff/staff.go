@@ -20,7 +20,7 @@ import (
 
 	"github.com/go-webauthn/webauthn/webauthn"
 
-	"frontdesk/config"
+	"frontdesk/business"
 	"frontdesk/internal/clock"
 	"frontdesk/quota"
 	"frontdesk/store"
@@ -104,7 +104,7 @@ type Records interface {
 // Service keeps staff logins and sessions in the store.
 type Service struct {
 	records Records
-	cfg     config.Config
+	cfg     business.Portfolio
 	clock   clock.Clock
 	random  io.Reader
 	hashing Hashing
@@ -131,7 +131,7 @@ type Options struct {
 }
 
 // New returns a Service on records for the business cfg.
-func New(records Records, cfg config.Config, o Options) (*Service, error) {
+func New(records Records, cfg business.Portfolio, o Options) (*Service, error) {
 	s := &Service{records: records, cfg: cfg, clock: o.Clock, random: o.Random, hashing: o.Hashing}
 	if s.clock == nil {
 		s.clock = clock.System{}
@@ -470,7 +470,7 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 
 // propertyZone is the zone staff read times in: the business's, or the
 // locations' when the business names none but they share one.
-func propertyZone(cfg config.Config) *time.Location {
+func propertyZone(cfg business.Portfolio) *time.Location {
 	if z, err := time.LoadLocation(cfg.Business.TimeZone); err == nil && cfg.Business.TimeZone != "" && cfg.Business.TimeZone != "UTC" {
 		return z
 	}

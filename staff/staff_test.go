@@ -64,7 +64,7 @@ func postgresStore(t *testing.T) store.Store {
 func newService(t *testing.T, st store.Store) (*Service, *clock.Fixed) {
 	t.Helper()
 	clk := clock.NewFixed(testNow)
-	s, err := New(st, config.Demo(), Options{Clock: clk, Random: &seeded{}, Hashing: cheap})
+	s, err := New(st, config.Demo().Portfolio, Options{Clock: clk, Random: &seeded{}, Hashing: cheap})
 	if err != nil {
 		t.Fatal(err)
 	}

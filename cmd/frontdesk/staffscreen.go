@@ -16,7 +16,7 @@ func (m *Main) staffScreen() *web.StaffScreen {
 		partners = partnerOffers{m}
 	}
 	logins := &lazyLogins{open: func() (*staff.Service, error) {
-		return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
+		return staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Random: m.Rand})
 	}}
 	screen := &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
 		Logins: logins, Admin: lazyAdmin{logins}, Clock: m.Clock, Channels: m.channels, ChannelRule: m.Config.OutboundRule()}

@@ -33,7 +33,7 @@ const staffPassword = "correct horse battery"
 // with a cheap hash: the hash's cost travels in it.
 func addStaff(t testing.TB, m *Main) {
 	t.Helper()
-	svc, err := staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Hashing: staff.Hashing{Time: 1, Memory: 8 * 1024, Threads: 1}})
+	svc, err := staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Hashing: staff.Hashing{Time: 1, Memory: 8 * 1024, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func openLogins(ctx context.Context, c config.Config) (svc *staff.Service, done 
 	if err != nil {
 		return nil, nil, err
 	}
-	svc, err = staff.New(st, c, staff.Options{})
+	svc, err = staff.New(st, c.Portfolio, staff.Options{})
 	if err != nil {
 		return nil, nil, errors.Join(err, st.Close())
 	}

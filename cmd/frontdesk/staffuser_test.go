@@ -56,7 +56,7 @@ func TestStaffAddUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc, err := staff.New(st, c, staff.Options{})
+	svc, err := staff.New(st, c.Portfolio, staff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestPasswordsFromOneInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc, err := staff.New(st, c, staff.Options{})
+	svc, err := staff.New(st, c.Portfolio, staff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

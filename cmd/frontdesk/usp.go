@@ -30,7 +30,7 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 		// Staff confirm USP bookings with their staff-screen session; an
 		// owner's session only, as a clerk's scope is per location.
 		logins := &lazyLogins{open: func() (*staff.Service, error) {
-			return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
+			return staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Random: m.Rand})
 		}}
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: func(ctx context.Context, token string) (string, error) {
 			_, u, err := logins.Session(ctx, token)
