@@ -6,7 +6,7 @@
 // failed-sign-in budgets per login and client claimed before a password
 // is checked.
 //
-// It is a domain package: it imports config, store, quota and internal
+// It is a domain package: it imports business, store, quota and internal
 // helpers and go-webauthn, never an adapter. The staff screen and the
 // command line call it.
 package staff
