@@ -214,3 +214,15 @@ func (p Portfolio) Sleeps(u Unit) int {
 	}
 	return p.Limits.MaxGuests
 }
+
+// Deployment is the evidence of where the business is published, which
+// the booking tools check before acting (direct-booking.md §16).
+type Deployment struct {
+	Context   string   `toml:"context"` // "production", "draft", "preview"…
+	Published bool     `toml:"published"`
+	Hostnames []string `toml:"hostnames"` // Host values this server answers to
+	// CustomHostnames are the hosts on which the booking tools run; a
+	// platform's default hostname may serve reads but never bookings.
+	// Empty: every hostname.
+	CustomHostnames []string `toml:"custom_hostnames"`
+}

@@ -10,6 +10,7 @@ package config
 
 import (
 	"frontdesk/business"
+	"frontdesk/message"
 	"time"
 )
 
@@ -72,9 +73,8 @@ func (c Config) Warnings() []string { return c.deprecated }
 
 // Mail says how mail leaves the server.
 type Mail struct {
-	Driver       string `toml:"driver"` // "dev" or "smtp"
-	From         string `toml:"from"`
-	Staff        string `toml:"staff"`
+	Driver string `toml:"driver"` // "dev" or "smtp"
+	message.Addresses
 	SMTPHost     string `toml:"smtp_host"`
 	SMTPPort     int    `toml:"smtp_port"`
 	SMTPUser     string `toml:"smtp_username"`
@@ -83,15 +83,10 @@ type Mail struct {
 	PasswordFile string `toml:"smtp_password_file"`
 }
 
-// Deployment is the evidence the booking tools check before acting.
+// Deployment is where this server runs: the evidence the booking tools
+// check before acting, and the addresses it is reached at.
 type Deployment struct {
-	Context   string   `toml:"context"` // "production", "draft", "preview"…
-	Published bool     `toml:"published"`
-	Hostnames []string `toml:"hostnames"` // Host values this server answers to
-	// CustomHostnames are the hosts on which the booking tools run; a
-	// platform's default hostname may serve reads but never bookings.
-	// Empty: every hostname.
-	CustomHostnames []string `toml:"custom_hostnames"`
+	business.Deployment
 	// PublicURL is where guests and agents reach this server, such as
 	// "https://book.example.com": every link any door prints (stdio
 	// included) starts with it. Empty: derived from the listen address.
@@ -274,7 +269,7 @@ func Defaults() Config {
 		Mail: Mail{Driver: "dev", SMTPPort: 587},
 		// No deployment context and not published: booking refuses until
 		// the file states both (direct-booking.md §16).
-		Deployment: Deployment{Hostnames: []string{"localhost", "127.0.0.1"}},
+		Deployment: Deployment{Deployment: business.Deployment{Hostnames: []string{"localhost", "127.0.0.1"}}},
 		Server:     Server{LogLevel: "info", ConnectionsPerAddress: 4096},
 		TLS:        TLS{Mode: "off", HTTPAddr: ":80", HSTSSeconds: 31536000, ACMEDirectory: LetsEncrypt},
 		Store:      Store{DataDir: "frontdesk-data"},

@@ -48,3 +48,10 @@ var ErrRecipientRefused = errors.New("message: recipient refused")
 // RecipientRefused reports whether err says the provider refused the
 // recipient's address.
 func RecipientRefused(err error) bool { return errors.Is(err, ErrRecipientRefused) }
+
+// Addresses are the business's own mail addresses: the authenticated
+// sender of what it sends, and the mailbox its staff read.
+type Addresses struct {
+	From  string `toml:"from"`
+	Staff string `toml:"staff"`
+}
