@@ -1,6 +1,7 @@
 package business
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -97,4 +98,48 @@ func (p Portfolio) OfficeOpen(now time.Time, l Location) bool {
 		}
 	}
 	return true
+}
+
+// maxClosureDays bounds one closure, so a typing slip in a year does not
+// close the office for a decade without anyone noticing.
+const maxClosureDays = 366
+
+// ClosureProblems lists what is wrong with a list of closures at path
+// ("business.closures"), each error starting with path and the
+// closure's index.
+func ClosureProblems(path string, list []Closure) []error {
+	var out []error
+	add := func(field, format string, args ...any) {
+		out = append(out, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	for i, cl := range list {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		from, err := time.Parse(time.DateOnly, cl.From)
+		if err != nil {
+			add(p+".from", "must be a date as YYYY-MM-DD, got %q", cl.From)
+			continue
+		}
+		if cl.To != "" {
+			to, err := time.Parse(time.DateOnly, cl.To)
+			switch {
+			case err != nil:
+				add(p+".to", "must be a date as YYYY-MM-DD, got %q", cl.To)
+			case to.Before(from):
+				add(p+".to", "must not be before from (%s), got %s", cl.From, cl.To)
+			case to.Sub(from) >= maxClosureDays*24*time.Hour:
+				add(p+".to", "one closure may last at most %d days", maxClosureDays)
+			}
+		}
+		if len(cl.Reason) > 200 {
+			add(p+".reason", "must be at most 200 characters")
+		}
+	}
+	return out
+}
+
+// CheckClosures checks closures edited outside the file, such as on the
+// staff screen, by the rules the file's closures follow. Each error
+// starts with path and the closure's index.
+func CheckClosures(path string, list []Closure) error {
+	return errors.Join(ClosureProblems(path, list)...)
 }

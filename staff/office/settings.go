@@ -8,7 +8,6 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/business"
-	"frontdesk/config"
 )
 
 // Settings as owners edit them on the staff screen: each scope checked
@@ -84,7 +83,7 @@ func limit(p booking.FormProblems, field string, v int) {
 }
 
 func closures(p booking.FormProblems, list []business.Closure) {
-	if err := config.CheckClosures("closures", list); err != nil {
+	if err := business.CheckClosures("closures", list); err != nil {
 		p["closures"] = strings.ReplaceAll(err.Error(), "\n", "; ")
 	}
 }
