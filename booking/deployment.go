@@ -5,7 +5,7 @@ import (
 	"net"
 	"strings"
 
-	"frontdesk/config"
+	"frontdesk/business"
 )
 
 // The fixed refusals of the scheduled sweep (direct-booking.md §14),
@@ -20,7 +20,7 @@ var (
 // published, is a draft and refuses before any write (§14). An empty
 // context is the unconfigured local install, where the booking tools
 // refuse anyway and the sweep keeps the store tidy.
-func CheckSweep(d config.Deployment) error {
+func CheckSweep(d business.Deployment) error {
 	switch ctx := strings.TrimSpace(d.Context); {
 	case ctx == "":
 		return nil

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/pricing"
 )
@@ -129,7 +128,7 @@ func stayDates(checkin, checkout string) (in, out civil.Date, problems FormProbl
 // stayRefusal words a quote refusal that concerns the dates of any
 // stay, whatever the room: in the past, too far ahead or over the cap.
 // Refusals of one room type give nil.
-func stayRefusal(cfg config.Config, r *pricing.Refusal, in, today civil.Date) FormProblems {
+func stayRefusal(cfg Config, r *pricing.Refusal, in, today civil.Date) FormProblems {
 	switch r.Kind {
 	case pricing.RefusalPast:
 		return FormProblems{"checkin": fmt.Sprintf("The arrival date has already passed. Choose %s or a later date.", today)}

@@ -7,7 +7,7 @@
 // route the answer offers, which each door words (the chat door,
 // booking/chatdoor, with the refusal catalogue of §12).
 //
-// It is a domain package: it imports config, store, inventory, pricing,
+// It is a domain package: it imports business, store, inventory, pricing,
 // message and internal helpers, never an adapter.
 package booking
 
@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
@@ -40,7 +39,7 @@ import (
 // Service runs the four booking operations for every location of one
 // business in this process.
 type Service struct {
-	cfg config.Config
+	cfg Config
 	st  store.Store // every request capped at deadlines.Location
 	// locker is the engine's own, unwrapped: a sweep holds it for a
 	// whole pass, longer than one store request may take.
@@ -78,7 +77,7 @@ type Service struct {
 // Options are a Service's collaborators. Rand is crypto/rand.Reader in
 // production and a seeded reader in tests.
 type Options struct {
-	Config config.Config
+	Config Config
 	Store  store.Store
 	Pricer *pricing.Pricer
 	Clock  clock.Clock
@@ -229,7 +228,7 @@ func (s *Service) PhoneFor(ids ...string) string {
 func (s *Service) LocationOf(id string) (business.Location, bool) { return s.locationByPrefix(id) }
 
 // Config is the configuration the service runs with.
-func (s *Service) Config() config.Config { return s.cfg }
+func (s *Service) Config() Config { return s.cfg }
 
 // locationByPrefix finds the location an identifier or reference starts
 // with.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/store"
 )
 
@@ -77,7 +76,7 @@ type EditedSettings struct {
 }
 
 // fileSettings are the settings as the config file gives them.
-func fileSettings(cfg config.Config) Settings {
+func fileSettings(cfg Config) Settings {
 	l := cfg.Limits
 	set := Settings{
 		Group: GroupSettings{EmailHourly: l.PortfolioEmailHourly, EmailDaily: l.PortfolioEmailDaily,
@@ -145,9 +144,9 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 	return set, nil
 }
 
-// officeOpen is config.OfficeOpen with the office hours and closures in
+// officeOpen is business.Portfolio.OfficeOpen with the office hours and closures in
 // force.
-func (set Settings) officeOpen(cfg config.Config, now time.Time, l business.Location) bool {
+func (set Settings) officeOpen(cfg Config, now time.Time, l business.Location) bool {
 	cfg.Business.OfficeHours = set.Group.OfficeHours
 	cfg.Business.Closures = set.Group.Closures
 	l.Closures = set.Locations[l.Slug].Closures

@@ -58,7 +58,7 @@ func saveGroup(ctx context.Context, svc *Service, g GroupSettings) error {
 // TestOfficeHoursInForce: the office is open by the hours in force, not
 // the file's, so a lunch break saved on the settings page closes it.
 func TestOfficeHoursInForce(t *testing.T) {
-	cfg := config.Demo()
+	cfg := bookingConfig(config.Demo())
 	set := fileSettings(cfg)
 	set.Group.OfficeHours.Fri = "08:00-12:00, 13:00-17:00"
 	l := cfg.Locations[0]

@@ -114,9 +114,14 @@ func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 	fm := &faultyMail{dev: mail.NewDev(st, clk, nil)}
 	pricer := pricing.New(cfg.Portfolio, "http://localhost:8080")
 	w := &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm}
-	w.svc = New(Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: newSeeded(1), Mail: fm,
+	w.svc = New(Options{Config: bookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: newSeeded(1), Mail: fm,
 		Resolve: bookingtest.Resolver(cfg)})
 	return w
+}
+
+// bookingConfig is what the command hands the service of the file cfg.
+func bookingConfig(cfg config.Config) Config {
+	return Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}
 }
 
 var web = Caller{Host: "localhost:8080"}

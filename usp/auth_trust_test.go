@@ -109,7 +109,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	clk := clock.NewFixed(usptest.Now)
 	profiles := usp.NewProfiles(usp.ProfileOptions{AllowPrivate: true, RootCAs: plat.Roots(), Clock: clk})
 	pricer := pricing.New(cfg.Portfolio, usptest.Origin)
-	bookings := booking.New(booking.Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
+	bookings := booking.New(booking.Options{Config: usptest.BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
 	verifier := &pop.Verifier{Audiences: []string{audience}, Replay: pop.StoreReplay{Records: st}}
 	if configure != nil {
 		configure(verifier)

@@ -35,7 +35,7 @@ func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	clk := clock.NewFixed(testNow)
 	dev := mail.NewDev(st, clk, nil)
 	svc := booking.New(booking.Options{
-		Config: cfg, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
+		Config: booking.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
 		Rand: rand.NewChaCha8([32]byte{1}), Mail: dev,
 		Resolve: bookingtest.Resolver(cfg)})
 	return &world{t: t, mail: dev, svc: New(svc)}

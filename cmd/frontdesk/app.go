@@ -321,7 +321,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		m.Rand = rand.Reader
 	}
 	m.bookings = booking.New(booking.Options{
-		Config: m.Config, Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
+		Config: booking.Config{Portfolio: m.Config.Portfolio, Mail: m.Config.Mail.Addresses, Deployment: m.Config.Deployment.Deployment}, Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
 		Resolve: func(property string) (business.Location, bool) {
 			l, err := m.hub.Resolve(property)
 			return l, err == nil
@@ -459,7 +459,7 @@ func (m *Main) Run(ctx context.Context) error {
 	stopORP := m.startORP(ctx)
 	// A draft serves (its booking tools refuse) but never sweeps (§14).
 	sweeps := []job{m.bookingSweepJob(), m.retentionJob(), m.channelsJob()}
-	if err := booking.CheckSweep(m.Config.Deployment); err != nil {
+	if err := booking.CheckSweep(m.Config.Deployment.Deployment); err != nil {
 		m.Logger.Warn("scheduled sweep not started", "reason", err.Error())
 		sweeps = nil
 	}

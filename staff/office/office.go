@@ -5,7 +5,7 @@
 // the desk. It assembles its views from the reservation core and from
 // what direct booking records; the records stay theirs.
 //
-// It is a domain package: it imports booking, reservation, config, store
+// It is a domain package: it imports booking, business, reservation, store
 // and internal helpers, never an adapter.
 package office
 
@@ -16,7 +16,6 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
@@ -26,7 +25,7 @@ import (
 // Office serves the staff screen for every location of one business.
 type Office struct {
 	bookings *booking.Service
-	cfg      config.Config
+	cfg      business.Portfolio
 	st       store.Store
 	clock    clock.Clock
 	pricer   *pricing.Pricer
@@ -49,7 +48,7 @@ func New(o Options) *Office {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Office{bookings: o.Bookings, cfg: o.Bookings.Config(), st: o.Bookings.Store(), clock: o.Clock,
+	return &Office{bookings: o.Bookings, cfg: o.Bookings.Config().Portfolio, st: o.Bookings.Store(), clock: o.Clock,
 		pricer: o.Pricer, log: log.With("component", "office")}
 }
 

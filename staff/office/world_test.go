@@ -54,7 +54,7 @@ func newWorldOn(t *testing.T, cfg config.Config, st store.Store) *world {
 	clk := clock.NewFixed(testNow)
 	fm := &failingMail{dev: mail.NewDev(st, clk, nil)}
 	svc := booking.New(booking.Options{
-		Config: cfg, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
+		Config: booking.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
 		Rand: rand.NewChaCha8([32]byte{1}), Mail: fm, Resolve: bookingtest.Resolver(cfg)})
 	return &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm, booker: svc, chat: chatdoor.New(svc),
 		svc: New(Options{Bookings: svc, Clock: clk, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080")})}

@@ -129,6 +129,12 @@ const (
 // Bearer is the Authorization header of the registered platform.
 const Bearer = "Bearer " + APIKey
 
+// BookingConfig is what the command hands the reservation core of the
+// file cfg.
+func BookingConfig(cfg config.Config) booking.Config {
+	return booking.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}
+}
+
 // PublicOnly takes every registered platform off cfg, so that only the
 // public methods are served.
 func PublicOnly(cfg config.Config) config.Config {
@@ -176,7 +182,7 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 	inv := inventory.New(st)
 	pricer := pricing.New(cfg.Portfolio, Origin)
 	bookings := booking.New(booking.Options{
-		Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
+		Config: BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
 	})
 	opts := usp.Options{
 		Config: cfg, Inventory: inv, Pricer: pricer, Clock: clk, Origin: Origin, Profiles: profiles,
