@@ -4,7 +4,7 @@
 // one, and Dev, which keeps every message in the store and shows the
 // mailbox at /dev/mail, so a laptop install needs no mail server.
 //
-// It is an adapter: it imports message, store, config and internal
+// It is an adapter: it imports message, store, business and internal
 // helpers, never another adapter.
 package mail
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/smtptest"
 	"frontdesk/message"
@@ -30,7 +29,7 @@ func sendN(t *testing.T, s *SMTP, from, n int) {
 
 func TestSMTPReusesOneSessionOverTLS(t *testing.T) {
 	srv := smtptest.Start(t, smtptest.Options{StartTLS: true, Username: "frontdesk", Password: "s3cret"})
-	s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: "s3cret"},
+	s, err := NewSMTP(Server{From: sender, Host: srv.Host, Port: srv.Port, User: "frontdesk", Password: "s3cret"},
 		&SMTPOptions{TLSPolicy: TLSMandatory, TLSConfig: srv.ClientTLS, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)

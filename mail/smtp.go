@@ -14,7 +14,6 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
-	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/message"
 )
@@ -92,29 +91,38 @@ type SMTP struct {
 
 var _ message.Sender = (*SMTP)(nil)
 
-// NewSMTP returns a driver for the server in c: SMTPHost, SMTPPort,
-// SMTPUser and SMTPPassword, with From as the sender of an Email that
-// names none.
-func NewSMTP(c config.Mail, opts *SMTPOptions) (*SMTP, error) {
+// Server is the submission server mail is handed to: its address, the
+// login (empty User: none) and From, the sender of an Email that names
+// none.
+type Server struct {
+	Host     string
+	Port     int
+	User     string
+	Password string
+	From     string
+}
+
+// NewSMTP returns a driver for the server c.
+func NewSMTP(c Server, opts *SMTPOptions) (*SMTP, error) {
 	var o SMTPOptions
 	if opts != nil {
 		o = *opts
 	}
-	if c.SMTPHost == "" {
+	if c.Host == "" {
 		return nil, errors.New("mail: smtp host is empty")
 	}
-	if c.SMTPPort < 1 || c.SMTPPort > 65535 {
-		return nil, fmt.Errorf("mail: smtp port %d is not a TCP port", c.SMTPPort)
+	if c.Port < 1 || c.Port > 65535 {
+		return nil, fmt.Errorf("mail: smtp port %d is not a TCP port", c.Port)
 	}
 	if o.TLSPolicy == TLSNone && o.ImplicitTLS {
 		return nil, errors.New("mail: implicit TLS contradicts the TLSNone policy")
 	}
-	if o.TLSPolicy == TLSNone && !isLoopback(c.SMTPHost) {
-		return nil, fmt.Errorf("mail: smtp without TLS is allowed only on loopback, not %q", c.SMTPHost)
+	if o.TLSPolicy == TLSNone && !isLoopback(c.Host) {
+		return nil, fmt.Errorf("mail: smtp without TLS is allowed only on loopback, not %q", c.Host)
 	}
 	s := &SMTP{
-		host: c.SMTPHost, port: c.SMTPPort, username: c.SMTPUser, password: c.SMTPPassword, from: c.From,
-		policy: o.TLSPolicy, implicit: o.ImplicitTLS || c.SMTPPort == implicitTLSPort, timeout: o.Timeout, clock: o.Clock, logger: o.Logger,
+		host: c.Host, port: c.Port, username: c.User, password: c.Password, from: c.From,
+		policy: o.TLSPolicy, implicit: o.ImplicitTLS || c.Port == implicitTLSPort, timeout: o.Timeout, clock: o.Clock, logger: o.Logger,
 	}
 	if o.TLSConfig != nil {
 		s.tls = o.TLSConfig.Clone()
@@ -122,7 +130,7 @@ func NewSMTP(c config.Mail, opts *SMTPOptions) (*SMTP, error) {
 		s.tls = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
 	if s.tls.ServerName == "" {
-		s.tls.ServerName = c.SMTPHost
+		s.tls.ServerName = c.Host
 	}
 	if s.timeout <= 0 {
 		s.timeout = DefaultSendTimeout

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/config"
 	"frontdesk/internal/golden"
 	"frontdesk/internal/smtptest"
 	"frontdesk/message"
@@ -42,7 +41,7 @@ func newSMTP(t *testing.T, host string, port int, opts SMTPOptions) *SMTP {
 	if opts.Timeout == 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	s, err := NewSMTP(config.Mail{Driver: "smtp", From: sender, SMTPHost: host, SMTPPort: port}, &opts)
+	s, err := NewSMTP(Server{From: sender, Host: host, Port: port}, &opts)
 	if err != nil {
 		t.Fatalf("NewSMTP = %v, want nil", err)
 	}
@@ -171,7 +170,7 @@ func TestSMTPUsesConfiguredSenderWhenEmailHasNone(t *testing.T) {
 
 func TestSMTPAuthenticates(t *testing.T) {
 	srv := smtptest.Start(t, smtptest.Options{Username: "frontdesk", Password: "s3cret"})
-	s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: "s3cret"},
+	s, err := NewSMTP(Server{From: sender, Host: srv.Host, Port: srv.Port, User: "frontdesk", Password: "s3cret"},
 		&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +200,7 @@ func TestSMTPTLS(t *testing.T) {
 			tt.server.Username, tt.server.Password = "frontdesk", "s3cret"
 			srv := smtptest.Start(t, tt.server)
 			tt.opts.TLSConfig, tt.opts.Timeout = srv.ClientTLS, 5*time.Second
-			s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: "s3cret"}, &tt.opts)
+			s, err := NewSMTP(Server{From: sender, Host: srv.Host, Port: srv.Port, User: "frontdesk", Password: "s3cret"}, &tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,7 +276,7 @@ func TestSMTPFailures(t *testing.T) {
 			if timeout == 0 {
 				timeout = 5 * time.Second
 			}
-			s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: port, SMTPUser: tt.user, SMTPPassword: tt.pass},
+			s, err := NewSMTP(Server{From: sender, Host: srv.Host, Port: port, User: tt.user, Password: tt.pass},
 				&SMTPOptions{TLSPolicy: tt.policy, Timeout: timeout})
 			if err != nil {
 				t.Fatal(err)
@@ -345,16 +344,16 @@ func TestSMTPRefusesBadEmails(t *testing.T) {
 }
 
 func TestNewSMTPRefusesPlainTextOffLoopback(t *testing.T) {
-	_, err := NewSMTP(config.Mail{From: sender, SMTPHost: "smtp.example.com", SMTPPort: 587}, &SMTPOptions{TLSPolicy: TLSNone})
+	_, err := NewSMTP(Server{From: sender, Host: "smtp.example.com", Port: 587}, &SMTPOptions{TLSPolicy: TLSNone})
 	if err == nil {
 		t.Fatal("NewSMTP with TLSNone on a remote host = nil, want an error")
 	}
-	_, err = NewSMTP(config.Mail{From: sender, SMTPHost: "127.0.0.1", SMTPPort: 465}, &SMTPOptions{TLSPolicy: TLSNone, ImplicitTLS: true})
+	_, err = NewSMTP(Server{From: sender, Host: "127.0.0.1", Port: 465}, &SMTPOptions{TLSPolicy: TLSNone, ImplicitTLS: true})
 	if err == nil {
 		t.Fatal("NewSMTP with TLSNone and ImplicitTLS = nil, want an error")
 	}
 	for _, host := range []string{"localhost", "127.0.0.1", "::1"} {
-		if _, err := NewSMTP(config.Mail{SMTPHost: host, SMTPPort: 2525}, &SMTPOptions{TLSPolicy: TLSNone}); err != nil {
+		if _, err := NewSMTP(Server{Host: host, Port: 2525}, &SMTPOptions{TLSPolicy: TLSNone}); err != nil {
 			t.Errorf("NewSMTP with TLSNone on %s = %v, want nil", host, err)
 		}
 	}
@@ -386,7 +385,7 @@ func TestSMTPCheckLogsIn(t *testing.T) {
 		password string
 		ok       bool
 	}{{"s3cret", true}, {"wrong", false}} {
-		s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: srv.Port, SMTPUser: "frontdesk", SMTPPassword: tt.password},
+		s, err := NewSMTP(Server{From: sender, Host: srv.Host, Port: srv.Port, User: "frontdesk", Password: tt.password},
 			&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -422,7 +421,7 @@ func TestSMTPTellsARefusedAddressFromAnOutage(t *testing.T) {
 			if tt.closed {
 				port = closedPort(t)
 			}
-			s, err := NewSMTP(config.Mail{From: sender, SMTPHost: srv.Host, SMTPPort: port, SMTPUser: tt.user, SMTPPassword: tt.pass},
+			s, err := NewSMTP(Server{From: sender, Host: srv.Host, Port: port, User: tt.user, Password: tt.pass},
 				&SMTPOptions{TLSPolicy: TLSNone, Timeout: 5 * time.Second})
 			if err != nil {
 				t.Fatal(err)

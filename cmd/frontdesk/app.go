@@ -339,13 +339,18 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	return m.syncCatalog(ctx)
 }
 
+// smtpServer is the submission server the [mail] settings name.
+func smtpServer(c config.Mail) mail.Server {
+	return mail.Server{Host: c.SMTPHost, Port: c.SMTPPort, User: c.SMTPUser, Password: c.SMTPPassword, From: c.From}
+}
+
 // openMail builds the configured mail driver: the dev mailbox keeps mail
 // in the store, shown at /dev/mail; smtp sends through the provider, and
 // its login is tried once at start.
 func (m *Main) openMail(ctx context.Context) error {
 	switch m.Config.Mail.Driver {
 	case "smtp":
-		s, err := mail.NewSMTP(m.Config.Mail, &mail.SMTPOptions{TLSPolicy: mail.TLSMandatory, Clock: m.Clock, Logger: m.Logger})
+		s, err := mail.NewSMTP(smtpServer(m.Config.Mail), &mail.SMTPOptions{TLSPolicy: mail.TLSMandatory, Clock: m.Clock, Logger: m.Logger})
 		if err != nil {
 			return err
 		}
