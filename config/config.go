@@ -49,12 +49,6 @@ type Outbound struct {
 	AllowPrivate bool `toml:"allow_private"`
 }
 
-// ReferralCookieDays is how long the referral cookie lasts: the
-// attribution window of the business's own referral offer (P30D). A
-// click older than a deal's window attributes nothing however long the
-// cookie keeps it.
-const ReferralCookieDays = 30
-
 // RemembersReferrals reports whether the guest site keeps a partner's
 // click id in its referral cookie: ORP on and referral_cookie not false.
 func (c Config) RemembersReferrals() bool {
@@ -159,7 +153,7 @@ type ORP struct {
 	// (§20.7); off (the default), attest is answered unknown_type.
 	Attestation bool `toml:"attestation"`
 	// ReferralCookie keeps a partner's click id in a first-party cookie
-	// on the guest site's booking form for ReferralCookieDays, so a guest
+	// on the guest site's booking form for web.ReferralCookieDays, so a guest
 	// who browses away and returns still counts for the partner. Unset
 	// is on; false turns it off. The privacy page and docs/privacy.md
 	// disclose it.

@@ -82,7 +82,7 @@ type formPage struct {
 }
 
 func (s *Site) formPage(l business.Location) formPage {
-	p := formPage{RemembersPartner: s.Config.RemembersReferrals(), Location: l, MaxGuests: s.Config.Limits.MaxGuests, MinAge: s.Config.Business.MinAge,
+	p := formPage{RemembersPartner: s.Config.RemembersReferrals, Location: l, MaxGuests: s.Config.Limits.MaxGuests, MinAge: s.Config.Business.MinAge,
 		ConfirmHours: s.Config.Business.ConfirmHours, Currency: s.Config.Business.Currency}
 	for _, u := range l.Units {
 		if u.Kind != business.KindTimed {

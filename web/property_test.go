@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 )
@@ -48,7 +47,7 @@ func TestPropertyCalendar(t *testing.T) {
 	}
 	// Nights from Nov 30: the double is full on Dec 3 (3), the studio on
 	// Dec 9 (9), so studio arrivals Dec 3 to Dec 9 cannot take a week.
-	s := &Site{Config: config.Demo(), Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)),
+	s := &Site{Config: demoConfig(), Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)),
 		Forms: availability{free: map[string][]int{"single": free(3), "double": free(2, 3), "studio": free(1, 9)}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /properties/{slug}", s.Property)

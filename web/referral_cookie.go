@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 
-	"frontdesk/config"
 	"frontdesk/referral"
 )
 
@@ -19,11 +18,11 @@ const referralCookie = "frontdesk_ref"
 // address, which it also keeps in the cookie, else the one the cookie
 // kept. Off, it returns via alone and sets nothing.
 func (s *Site) rememberVia(w http.ResponseWriter, r *http.Request, via string) string {
-	if !s.Config.RemembersReferrals() {
+	if !s.Config.RemembersReferrals {
 		return via
 	}
 	if via != "" {
-		http.SetCookie(w, &http.Cookie{Name: referralCookie, Value: via, Path: "/book/", MaxAge: config.ReferralCookieDays * 24 * 3600,
+		http.SetCookie(w, &http.Cookie{Name: referralCookie, Value: via, Path: "/book/", MaxAge: ReferralCookieDays * 24 * 3600,
 			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 		return via
 	}
@@ -32,7 +31,7 @@ func (s *Site) rememberVia(w http.ResponseWriter, r *http.Request, via string) s
 
 // rememberedVia is via, else the click id the referral cookie kept.
 func (s *Site) rememberedVia(r *http.Request, via string) string {
-	if via != "" || !s.Config.RemembersReferrals() {
+	if via != "" || !s.Config.RemembersReferrals {
 		return via
 	}
 	if c, err := r.Cookie(referralCookie); err == nil && referral.ValidClick(c.Value) {

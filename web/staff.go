@@ -12,7 +12,6 @@ import (
 	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/channel"
-	"frontdesk/config"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
@@ -65,7 +64,7 @@ var (
 
 // StaffScreen serves /staff/.
 type StaffScreen struct {
-	Config config.Config
+	Config Config
 	Core   StaffCore
 	Logins Logins
 	// Admin manages the logins, for the owners' users page and the

@@ -98,7 +98,7 @@ func (s *StaffScreen) renderChannels(w http.ResponseWriter, r *http.Request, v v
 		s.fail(w, r, "read channel exports", err)
 		return
 	}
-	base := strings.TrimSuffix(s.Config.Deployment.PublicURL, "/")
+	base := strings.TrimSuffix(s.Config.PublicURL, "/")
 	for _, li := range listings {
 		d.Exports = append(d.Exports, exportRow{Listing: li, Name: s.locationName(li.Location), URL: base + li.Path()})
 	}

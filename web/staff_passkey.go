@@ -25,7 +25,7 @@ func (s *StaffScreen) relyingParty(r *http.Request) (rp staff.RP, ok bool) {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	if u, err := url.Parse(s.Config.Deployment.PublicURL); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
+	if u, err := url.Parse(s.Config.PublicURL); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
 		scheme = u.Scheme
 	}
 	host := r.Host

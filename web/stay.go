@@ -152,7 +152,7 @@ func (s *Site) StayCalendar(w http.ResponseWriter, r *http.Request) {
 // origin is the site's public origin: the configured public URL, or
 // the address this request came to.
 func (s *Site) origin(r *http.Request) string {
-	if u := strings.TrimSuffix(s.Config.Deployment.PublicURL, "/"); u != "" {
+	if u := strings.TrimSuffix(s.Config.PublicURL, "/"); u != "" {
 		return u
 	}
 	scheme := "http"

@@ -24,7 +24,6 @@ import (
 
 	"frontdesk/booking"
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/money"
@@ -66,7 +65,7 @@ type Readiness interface {
 
 // Site serves the pages and probes.
 type Site struct {
-	Config config.Config
+	Config Config
 	Store  Readiness
 	Logger *slog.Logger
 	// Nav is the navigation every page shows.
@@ -100,7 +99,7 @@ func (s *Site) Readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 type pageData struct {
-	Config config.Config
+	Config Config
 	// Description is the page's summary for search engines.
 	Description string
 	// OfficeHours are the hours in force: the file's, or those the

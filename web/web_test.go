@@ -31,9 +31,15 @@ func get(t *testing.T, h http.Handler, path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// demoConfig is what cmd/frontdesk hands the site for the demo business.
+func demoConfig() Config {
+	c := config.Demo()
+	return Config{Portfolio: c.Portfolio, PublicURL: c.Deployment.PublicURL, ORPEnabled: c.ORP.Enabled, RemembersReferrals: c.RemembersReferrals()}
+}
+
 // site mounts the handlers as cmd/frontdesk does.
 func site(err error) *testSite {
-	s := &Site{Config: config.Demo(), Store: readiness{err}, Logger: slog.New(slog.DiscardHandler)}
+	s := &Site{Config: demoConfig(), Store: readiness{err}, Logger: slog.New(slog.DiscardHandler)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.Healthz)
 	mux.HandleFunc("GET /readyz", s.Readyz)

@@ -321,7 +321,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		m.Rand = rand.Reader
 	}
 	m.bookings = booking.New(booking.Options{
-		Config: booking.Config{Portfolio: m.Config.Portfolio, Mail: m.Config.Mail.Addresses, Deployment: m.Config.Deployment.Deployment}, Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
+		Config: bookingConfig(m.Config), Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
 		Resolve: func(property string) (business.Location, bool) {
 			l, err := m.hub.Resolve(property)
 			return l, err == nil
@@ -337,11 +337,6 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		return err
 	}
 	return m.syncCatalog(ctx)
-}
-
-// smtpServer is the submission server the [mail] settings name.
-func smtpServer(c config.Mail) mail.Server {
-	return mail.Server{Host: c.SMTPHost, Port: c.SMTPPort, User: c.SMTPUser, Password: c.SMTPPassword, From: c.From}
 }
 
 // openMail builds the configured mail driver: the dev mailbox keeps mail

@@ -12,6 +12,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/referral"
+	"frontdesk/web"
 )
 
 var issuedCode = regexp.MustCompile(`Issued code <code>([A-Z0-9]+)</code>`)
@@ -99,7 +100,7 @@ func TestReferralCookie(t *testing.T) {
 			kept = c
 		}
 	}
-	if kept == nil || kept.Value != click || kept.Path != "/book/" || !kept.HttpOnly || kept.MaxAge != config.ReferralCookieDays*86400 {
+	if kept == nil || kept.Value != click || kept.Path != "/book/" || !kept.HttpOnly || kept.MaxAge != web.ReferralCookieDays*86400 {
 		t.Fatalf("referral cookie = %+v", kept)
 	}
 	// Later, from a bookmark: no via in the address.

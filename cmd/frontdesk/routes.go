@@ -81,7 +81,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}, Clock: m.Clock}
+	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}, Clock: m.Clock}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -154,7 +154,7 @@ func (m *Main) routes() http.Handler {
 // probes are liveness and readiness, for the plain-HTTP listener:
 // orchestrators call them there by address.
 func (m *Main) probes() http.Handler {
-	site := &web.Site{Config: m.Config, Store: m.store, Logger: m.Logger.With("component", "web")}
+	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web")}
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))

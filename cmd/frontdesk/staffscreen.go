@@ -18,7 +18,7 @@ func (m *Main) staffScreen() *web.StaffScreen {
 	logins := &lazyLogins{open: func() (*staff.Service, error) {
 		return staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Random: m.Rand})
 	}}
-	screen := &web.StaffScreen{Config: m.Config, Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
+	screen := &web.StaffScreen{Config: webConfig(m.Config), Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
 		Logins: logins, Admin: lazyAdmin{logins}, Clock: m.Clock, Channels: m.channels, ChannelRule: m.Config.OutboundRule()}
 	if m.referrals != nil {
 		screen.Referrals = m.referrals
