@@ -6,8 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"strings"
-
-	"frontdesk/config"
 )
 
 // The mechanism names this package implements. MechanismStaff is
@@ -23,14 +21,14 @@ const (
 // api_key. Keys are compared by their SHA-256, the only form the config
 // keeps; a platform may have several at once while one is rotated.
 type APIKeys struct {
-	platforms []config.USPPlatform
+	platforms []Platform
 }
 
 var _ Authenticator = (*APIKeys)(nil)
 
 // NewAPIKeys returns the api_key authenticator of the registered
 // platforms, or nil when none is registered.
-func NewAPIKeys(platforms []config.USPPlatform) *APIKeys {
+func NewAPIKeys(platforms []Platform) *APIKeys {
 	if len(platforms) == 0 {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/config"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 )
@@ -29,7 +28,7 @@ func bearer(key string) Credentials {
 }
 
 func TestAPIKeys(t *testing.T) {
-	keys := NewAPIKeys([]config.USPPlatform{
+	keys := NewAPIKeys([]Platform{
 		{Name: "shuttlebook", APIKeyHashes: []string{HashAPIKey("old-key"), HashAPIKey("new-key")}},
 		{Name: "other", APIKeyHashes: []string{HashAPIKey("other-key")}},
 	})
@@ -90,7 +89,7 @@ func (s stubAuth) Authenticate(ctx context.Context, m Method, call Call) (Princi
 }
 
 func TestChainComposesMechanisms(t *testing.T) {
-	chain := Chain{NewAPIKeys([]config.USPPlatform{{Name: "p", APIKeyHashes: []string{HashAPIKey("k")}}}), stubAuth{"platform_key_pop"}}
+	chain := Chain{NewAPIKeys([]Platform{{Name: "p", APIKeyHashes: []string{HashAPIKey("k")}}}), stubAuth{"platform_key_pop"}}
 	if got := chain.Mechanisms(); len(got) != 2 || got[0] != "api_key" || got[1] != "platform_key_pop" {
 		t.Fatalf("mechanisms = %v", got)
 	}

@@ -109,6 +109,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	clk := clock.NewFixed(usptest.Now)
 	profiles := usp.NewProfiles(usp.ProfileOptions{AllowPrivate: true, RootCAs: plat.Roots(), Clock: clk})
 	pricer := pricing.New(cfg.Portfolio, usptest.Origin)
+	uc := usptest.USPConfig(cfg)
 	bookings := booking.New(booking.Options{Config: usptest.BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
 	verifier := &pop.Verifier{Audiences: []string{audience}, Replay: pop.StoreReplay{Records: st}}
 	if configure != nil {
@@ -119,7 +120,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 		creds,
 		&usp.KeyProofs{Verifier: verifier, Origin: usptest.Origin, Clock: clk},
 		&usp.RequestSignatures{Profiles: profiles, Clock: clk},
-		usp.NewAPIKeys(cfg.USP.Platforms),
+		usp.NewAPIKeys(uc.Platforms),
 		usp.StaffSessions{Check: func(_ context.Context, token string) (string, error) {
 			if token == usptest.StaffToken {
 				return "desk", nil
@@ -129,7 +130,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	}
 	wh := uspmcp.NewWebhooks()
 	b, err := usp.New(usp.Options{
-		Config: cfg, Inventory: inventory.New(st), Pricer: pricer, Clock: clk, Origin: usptest.Origin, Profiles: profiles,
+		Config: uc, Inventory: inventory.New(st), Pricer: pricer, Clock: clk, Origin: usptest.Origin, Profiles: profiles,
 		Store: st, Bookings: bookings, Authenticator: chain, Credentials: creds, Observe: wh.Observe,
 	})
 	if err != nil {

@@ -25,7 +25,7 @@ func BenchmarkQueryAvailability(b *testing.B) {
 	b.Cleanup(func() { st.Close() })
 	cfg := config.Demo()
 	biz, err := New(Options{
-		Config: cfg, Inventory: inventory.New(st), Pricer: pricing.New(cfg.Portfolio, "https://stays.example"),
+		Config: Config{Portfolio: cfg.Portfolio}, Inventory: inventory.New(st), Pricer: pricing.New(cfg.Portfolio, "https://stays.example"),
 		Clock: clock.NewFixed(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)), Origin: "https://stays.example",
 	})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"frontdesk/booking"
-	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
 	"frontdesk/inventory"
@@ -21,17 +20,18 @@ import (
 
 // Options configure a Business.
 type Options struct {
-	Config    config.Config
+	Config    Config
 	Inventory *inventory.Inventory
 	Pricer    *pricing.Pricer
 	Clock     clock.Clock
 	// Origin is the public origin the profile's endpoints are under, such
 	// as "https://book.example.com".
 	Origin string
-	// Profiles fetches platform profiles; nil builds one from Config.USP.
+	// Profiles fetches platform profiles; nil builds one from
+	// Config.Profiles.
 	Profiles *Profiles
 	// ProfileRootCAs, when set, replaces the system roots of the profile
-	// fetcher built from Config.USP: end-to-end tests serve platform
+	// fetcher built from Config.Profiles: end-to-end tests serve platform
 	// profiles with their own certificate.
 	ProfileRootCAs *x509.CertPool
 	// Authenticator checks privileged calls; nil refuses them all.
@@ -69,7 +69,7 @@ type Counter interface {
 
 // Business is the business side of USP: one value serves both bindings.
 type Business struct {
-	cfg      config.Config
+	cfg      Config
 	inv      *inventory.Inventory
 	clock    clock.Clock
 	origin   string
@@ -104,7 +104,7 @@ func New(opts Options) (*Business, error) {
 		if opts.Store != nil {
 			pins = opts.Store
 		}
-		p, err := ConfiguredProfiles(opts.Config.USP, opts.Config.AllowPrivate(), opts.Clock, opts.ProfileRootCAs, pins)
+		p, err := ConfiguredProfiles(opts.Config.Profiles, opts.Config.AllowPrivate, opts.Clock, opts.ProfileRootCAs, pins)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +141,7 @@ func (b *Business) SetKeys(keys []SigningKey) {
 
 // dialRule is the outbound address rule of the config.
 func (b *Business) dialRule() outbound.Rule {
-	return outbound.Rule{Loopback: b.cfg.AllowPrivate()}
+	return outbound.Rule{Loopback: b.cfg.AllowPrivate}
 }
 
 // begin runs what every operation shares before its own work: access
@@ -232,9 +232,9 @@ func highestCommon(own []CapabilityEntry, theirs []struct{ Version string }) str
 // when set (tests), replaces the system roots; otherwise profile_ca_file
 // adds its certificates to them. pins holds the pinned profiles; nil
 // pins none.
-func ConfiguredProfiles(u config.USP, allowPrivate bool, clk clock.Clock, roots *x509.CertPool, pins store.Records) (*Profiles, error) {
-	if roots == nil && u.ProfileCAFile != "" {
-		pem, err := os.ReadFile(u.ProfileCAFile)
+func ConfiguredProfiles(u ProfileFetch, allowPrivate bool, clk clock.Clock, roots *x509.CertPool, pins store.Records) (*Profiles, error) {
+	if roots == nil && u.CAFile != "" {
+		pem, err := os.ReadFile(u.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("usp.profile_ca_file: %w", err)
 		}
@@ -243,16 +243,16 @@ func ConfiguredProfiles(u config.USP, allowPrivate bool, clk clock.Clock, roots 
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("usp.profile_ca_file: %s holds no PEM certificate", u.ProfileCAFile)
+			return nil, fmt.Errorf("usp.profile_ca_file: %s holds no PEM certificate", u.CAFile)
 		}
 		roots = pool
 	}
 	return NewProfiles(ProfileOptions{
 		AllowPrivate: allowPrivate,
-		MaxBytes:     int64(u.ProfileMaxBytes),
-		Entries:      u.ProfileCacheEntries,
-		MaxTTL:       time.Duration(u.ProfileCacheMaxSeconds) * time.Second,
-		MaxStale:     time.Duration(u.ProfileStaleMaxSeconds) * time.Second,
+		MaxBytes:     int64(u.MaxBytes),
+		Entries:      u.CacheEntries,
+		MaxTTL:       time.Duration(u.CacheMaxSeconds) * time.Second,
+		MaxStale:     time.Duration(u.StaleMaxSeconds) * time.Second,
 		Clock:        clk,
 		RootCAs:      roots,
 		Pins:         pins,

@@ -36,7 +36,7 @@ func newFixture(t *testing.T, cfg config.Config, now time.Time, profiles *Profil
 	clk := clock.NewFixed(now)
 	inv := inventory.New(st)
 	b, err := New(Options{
-		Config: cfg, Inventory: inv, Pricer: pricing.New(cfg.Portfolio, "https://stays.example"),
+		Config: Config{Portfolio: cfg.Portfolio}, Inventory: inv, Pricer: pricing.New(cfg.Portfolio, "https://stays.example"),
 		Clock: clk, Origin: "https://stays.example", Profiles: profiles,
 	})
 	if err != nil {

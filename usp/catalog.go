@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"frontdesk/business"
-	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/pricing"
@@ -139,7 +138,7 @@ func stayNights(u business.Unit) int {
 	return n
 }
 
-func buildCatalog(cfg config.Config, pricer *pricing.Pricer) (catalog, error) {
+func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 	c := catalog{byID: map[string]int{}, slots: newSlotCache()}
 	biz := businessID(cfg.Business.Name)
 	currency := cfg.Business.Currency

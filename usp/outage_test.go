@@ -118,8 +118,9 @@ func TestProfileCAFile(t *testing.T) {
 	plat := usptest.NewPlatforms(t, nil)
 	ctx := context.Background()
 	clk := clock.NewFixed(usptest.Now)
-	u := config.Demo().USP
-	plain, err := usp.ConfiguredProfiles(u, u.AllowPrivateProfiles, clk, nil, nil)
+	var u usp.ProfileFetch // the demo's: every bound at its default
+	allowPrivate := config.Demo().AllowPrivate()
+	plain, err := usp.ConfiguredProfiles(u, allowPrivate, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,20 +128,20 @@ func TestProfileCAFile(t *testing.T) {
 		t.Fatalf("a private CA without profile_ca_file: %v, want profile_unreachable", err)
 	}
 	dir := t.TempDir()
-	u.ProfileCAFile = filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(u.ProfileCAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
+	u.CAFile = filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(u.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withCA, err := usp.ConfiguredProfiles(u, u.AllowPrivateProfiles, clk, nil, nil)
+	withCA, err := usp.ConfiguredProfiles(u, allowPrivate, clk, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := withCA.Get(ctx, plat.URL+"/platform.json"); err != nil {
 		t.Fatalf("with profile_ca_file: %v", err)
 	}
-	u.ProfileCAFile = filepath.Join(dir, "empty.pem")
-	os.WriteFile(u.ProfileCAFile, []byte("not a certificate\n"), 0o600)
-	if _, err := usp.ConfiguredProfiles(u, u.AllowPrivateProfiles, clk, nil, nil); err == nil {
+	u.CAFile = filepath.Join(dir, "empty.pem")
+	os.WriteFile(u.CAFile, []byte("not a certificate\n"), 0o600)
+	if _, err := usp.ConfiguredProfiles(u, allowPrivate, clk, nil, nil); err == nil {
 		t.Fatal("a CA file without certificates was accepted")
 	}
 }

@@ -336,7 +336,7 @@ func TestOutboundSwitchReachesProfiles(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		cfg := config.Demo()
 		cfg.Outbound.AllowPrivate, cfg.USP.AllowPrivateProfiles, cfg.ORP.FetchPrivateAddresses = on, false, false
-		b, err := New(Options{Config: cfg, Pricer: pricing.New(cfg.Portfolio, "https://stays.example"), Origin: "https://stays.example",
+		b, err := New(Options{Config: Config{Portfolio: cfg.Portfolio, AllowPrivate: cfg.AllowPrivate()}, Pricer: pricing.New(cfg.Portfolio, "https://stays.example"), Origin: "https://stays.example",
 			ProfileRootCAs: srv.roots(), Clock: clock.NewFixed(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))})
 		if err != nil {
 			t.Fatal(err)

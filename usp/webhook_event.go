@@ -40,7 +40,7 @@ func (b *Business) EventBody(_ context.Context, e webhook.Event) ([]byte, error)
 // only when it passes outbound.Rule.CheckURL; the delivery client applies the
 // rule again at connect time (CallbackClient).
 func (b *Business) WebhookURL(ctx context.Context, platform string) (string, error) {
-	for _, p := range b.cfg.USP.Platforms {
+	for _, p := range b.cfg.Platforms {
 		if p.Name == platform && p.WebhookURL != "" {
 			return p.WebhookURL, nil
 		}

@@ -4,6 +4,7 @@ import (
 	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/mail"
+	"frontdesk/usp"
 	"frontdesk/web"
 )
 
@@ -18,6 +19,21 @@ func bookingConfig(c config.Config) booking.Config {
 // smtpServer is the submission server the [mail] settings name.
 func smtpServer(c config.Mail) mail.Server {
 	return mail.Server{Host: c.SMTPHost, Port: c.SMTPPort, User: c.SMTPUser, Password: c.SMTPPassword, From: c.From}
+}
+
+// uspConfig is what the USP business side reads of the file.
+func uspConfig(c config.Config) usp.Config {
+	out := usp.Config{Portfolio: c.Portfolio, AllowPrivate: c.AllowPrivate(), Profiles: uspProfileFetch(c.USP)}
+	for _, p := range c.USP.Platforms {
+		out.Platforms = append(out.Platforms, usp.Platform(p))
+	}
+	return out
+}
+
+// uspProfileFetch is how the [usp] settings bound profile fetches.
+func uspProfileFetch(u config.USP) usp.ProfileFetch {
+	return usp.ProfileFetch{CacheEntries: u.ProfileCacheEntries, CacheMaxSeconds: u.ProfileCacheMaxSeconds,
+		MaxBytes: u.ProfileMaxBytes, StaleMaxSeconds: u.ProfileStaleMaxSeconds, CAFile: u.ProfileCAFile}
 }
 
 // webConfig is what the guest site and the staff screen read of the file.

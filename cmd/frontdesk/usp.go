@@ -22,11 +22,11 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 		return nil
 	}
 	opts := usp.Options{
-		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config.Portfolio, origin),
+		Config: uspConfig(m.Config), Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config.Portfolio, origin),
 		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
 		ProfileRootCAs: m.USPRootCAs, Count: m.metrics,
 	}
-	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
+	if keys := usp.NewAPIKeys(opts.Config.Platforms); keys != nil {
 		// Staff confirm USP bookings with their staff-screen session; an
 		// owner's session only, as a clerk's scope is per location.
 		logins := &lazyLogins{open: func() (*staff.Service, error) {

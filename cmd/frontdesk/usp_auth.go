@@ -39,7 +39,7 @@ func (m *Main) uspAuth(ctx context.Context, opts *usp.Options) error {
 	if opts.Profiles == nil {
 		// One fetcher for negotiation and signature keys, so a profile
 		// is fetched once for both.
-		p, err := usp.ConfiguredProfiles(m.Config.USP, m.Config.AllowPrivate(), m.Clock, opts.ProfileRootCAs, m.store)
+		p, err := usp.ConfiguredProfiles(opts.Config.Profiles, opts.Config.AllowPrivate, m.Clock, opts.ProfileRootCAs, m.store)
 		if err != nil {
 			return err
 		}

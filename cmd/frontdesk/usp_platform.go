@@ -86,7 +86,7 @@ func (m *Main) profileDocument(ctx context.Context, uri, file string) ([]byte, s
 		doc, err := os.ReadFile(file)
 		return doc, "file", err
 	}
-	profiles, err := usp.ConfiguredProfiles(m.Config.USP, m.Config.AllowPrivate(), m.Clock, m.USPRootCAs, nil)
+	profiles, err := usp.ConfiguredProfiles(uspProfileFetch(m.Config.USP), m.Config.AllowPrivate(), m.Clock, m.USPRootCAs, nil)
 	if err != nil {
 		return nil, "", err
 	}

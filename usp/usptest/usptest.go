@@ -135,6 +135,17 @@ func BookingConfig(cfg config.Config) booking.Config {
 	return booking.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}
 }
 
+// USPConfig is what the command hands the USP business side of the
+// file cfg; profile fetches keep their defaults, as the test businesses
+// are handed their fetcher.
+func USPConfig(cfg config.Config) usp.Config {
+	out := usp.Config{Portfolio: cfg.Portfolio, AllowPrivate: cfg.AllowPrivate()}
+	for _, p := range cfg.USP.Platforms {
+		out.Platforms = append(out.Platforms, usp.Platform(p))
+	}
+	return out
+}
+
 // PublicOnly takes every registered platform off cfg, so that only the
 // public methods are served.
 func PublicOnly(cfg config.Config) config.Config {
@@ -185,10 +196,10 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 		Config: BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
 	})
 	opts := usp.Options{
-		Config: cfg, Inventory: inv, Pricer: pricer, Clock: clk, Origin: Origin, Profiles: profiles,
+		Config: USPConfig(cfg), Inventory: inv, Pricer: pricer, Clock: clk, Origin: Origin, Profiles: profiles,
 		Store: st, Bookings: bookings,
 	}
-	if keys := usp.NewAPIKeys(cfg.USP.Platforms); keys != nil {
+	if keys := usp.NewAPIKeys(opts.Config.Platforms); keys != nil {
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: staffToken}}
 	}
 	for _, e := range edit {
