@@ -174,6 +174,18 @@ func mayImportConfig(dir string) bool {
 	return slices.Contains(testSupport, dir)
 }
 
+// TestMayImportConfig checks who may import config and who may not.
+func TestMayImportConfig(t *testing.T) {
+	for dir, want := range map[string]bool{
+		"config": true, "cmd/frontdesk": true, "bench/soak": true, "usp/usptest": true, "booking/bookingtest": true,
+		"booking": false, "web": false, "usp": false, "mail": false, "business": false, "internal/page": false,
+	} {
+		if got := mayImportConfig(dir); got != want {
+			t.Errorf("mayImportConfig(%q) = %v, want %v", dir, got, want)
+		}
+	}
+}
+
 // importProblems lists what is wrong with package dir importing imp,
 // both module-relative.
 func importProblems(dir, imp string) []string {

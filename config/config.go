@@ -3,9 +3,11 @@
 // limits, mail, deployment and store settings, from one TOML file checked
 // as a whole.
 //
-// It is a domain package: it imports the business model, the standard
-// library and the TOML decoder. cmd/frontdesk layers defaults, the file, FRONTDESK_* environment
-// variables and flags, in that order.
+// It is a domain package: it imports the business model, message, the
+// standard library and the TOML decoder. cmd/frontdesk layers defaults,
+// the file, FRONTDESK_* environment variables and flags, in that order,
+// and hands each service the values and options it reads; besides it,
+// only test support and bench import config.
 package config
 
 import (
