@@ -24,8 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/httpsig"
 	"frontdesk/internal/jwk"
@@ -65,7 +65,7 @@ type trustBusiness struct {
 	business        *usp.Business
 	store           *sqlite.DB
 	webhooks        *uspmcp.Webhooks
-	bookings        *booking.Service // the staff side of the same core
+	bookings        *direct.Service // the staff side of the same core
 }
 
 // credentials counts the stored credentials of a booking.
@@ -109,7 +109,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	clk := clock.NewFixed(usptest.Now)
 	profiles := usp.NewProfiles(usp.ProfileOptions{AllowPrivate: true, RootCAs: plat.Roots(), Clock: clk})
 	pricer := pricing.New(cfg, usptest.Origin)
-	bookings := booking.New(booking.Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
+	bookings := direct.New(direct.Options{Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
 	verifier := &pop.Verifier{Audiences: []string{audience}, Replay: pop.StoreReplay{Records: st}}
 	if configure != nil {
 		configure(verifier)
@@ -910,7 +910,7 @@ func TestCredentialEndsWithItsBooking(t *testing.T) {
 	}
 	staff := func(to reservation.State) func(t *testing.T, id, value string) {
 		return func(t *testing.T, id, _ string) {
-			if _, _, err := tb.bookings.Decide(context.Background(), booking.Decision{Reference: id, To: to, By: "desk"}); err != nil {
+			if _, _, err := tb.bookings.Decide(context.Background(), direct.Decision{Reference: id, To: to, By: "desk"}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/pricing"
@@ -107,7 +107,7 @@ func (s *Site) breakdown(u business.Unit, nights int, total int64) *priceLines {
 }
 
 // stayPrice is the guest page's price of a stay, from what it holds.
-func (s *Site) stayPrice(g booking.GuestStay, u business.Unit) *priceLines {
+func (s *Site) stayPrice(g direct.GuestStay, u business.Unit) *priceLines {
 	if g.Nights < 1 || u.Kind != business.KindNight {
 		return nil
 	}

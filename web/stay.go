@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
+	"frontdesk/direct"
 	"frontdesk/reservation"
 )
 
@@ -21,7 +21,7 @@ import (
 
 // stayPage is what stay.html shows.
 type stayPage struct {
-	Stay    booking.GuestStay
+	Stay    direct.GuestStay
 	Token   string
 	State   string // the state in the guest's words
 	Next    string // what happens next
@@ -44,7 +44,7 @@ type stayPage struct {
 
 // stateWords says a reservation's state, and what comes next, to its
 // guest.
-func stateWords(g booking.GuestStay, confirmHours int) (state, next string) {
+func stateWords(g direct.GuestStay, confirmHours int) (state, next string) {
 	phone := g.Location.Phone
 	switch g.Reservation.State {
 	case reservation.Requested:
@@ -87,7 +87,7 @@ func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, err := s.Forms.GuestWithdraw(r.Context(), p.Token)
-	if e, ok := errors.AsType[*booking.Error](err); ok && e.Code == "answered" {
+	if e, ok := errors.AsType[*direct.Error](err); ok && e.Code == "answered" {
 		if fresh, err := s.Forms.GuestStay(r.Context(), p.Token); err == nil {
 			p.Stay = fresh
 			p.State, p.Next = stateWords(fresh, s.Config.Business.ConfirmHours)
@@ -96,7 +96,7 @@ func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
 		return
 	}
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, direct.ErrNoReservation) {
 		s.NotFound(w, r)
 		return
 	}
@@ -171,7 +171,7 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 		return stayPage{}, false
 	}
 	g, err := s.Forms.GuestStay(r.Context(), token)
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, direct.ErrNoReservation) {
 		s.NotFound(w, r)
 		return stayPage{}, false
 	}
@@ -202,7 +202,7 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	caller := booking.Caller{Host: r.Host}
+	caller := direct.Caller{Host: r.Host}
 	cancelID, code := r.PostForm.Get("cancel_id"), strings.TrimSpace(r.PostForm.Get("code"))
 	if cancelID == "" {
 		res, err := s.Forms.GuestCancel(r.Context(), caller, p.Token)
@@ -222,7 +222,7 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.Forms.GuestCancelFinish(r.Context(), caller, p.Token, cancelID, code); err != nil {
-		if e, ok := errors.AsType[*booking.Error](err); ok && e.Code == "wrong_code" {
+		if e, ok := errors.AsType[*direct.Error](err); ok && e.Code == "wrong_code" {
 			p.CancelID = cancelID
 		}
 		s.cancelRefused(w, r, p, err)
@@ -245,7 +245,7 @@ var cancelWords = map[string]string{
 }
 
 func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage, err error) {
-	if e, ok := errors.AsType[*booking.Error](err); ok {
+	if e, ok := errors.AsType[*direct.Error](err); ok {
 		p.Problem = cancelWords[e.Code]
 		if p.Problem == "" {
 			p.Problem = "The cancellation cannot be taken here just now. Call " + p.Stay.Location.Phone + "."
@@ -254,7 +254,7 @@ func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage,
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
 		return
 	}
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, direct.ErrNoReservation) {
 		s.NotFound(w, r)
 		return
 	}

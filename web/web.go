@@ -22,9 +22,9 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/money"
@@ -136,7 +136,7 @@ type room struct {
 // searchForm is the availability search as typed, kept on its page.
 type searchForm struct {
 	Checkin, Checkout, Guests, Location string
-	Problems                            booking.FormProblems
+	Problems                            direct.FormProblems
 }
 
 // Index is the home page: the search and every property's rooms.
@@ -237,7 +237,7 @@ func plural(n int, one, many string) string {
 // searchPage is what search.html shows.
 type searchPage struct {
 	pageData
-	Result *booking.Search
+	Result *direct.Search
 	// Offers are the free room types with their prices broken down;
 	// NotOffered say why each other room type is not.
 	Offers     []offer
@@ -248,7 +248,7 @@ type searchPage struct {
 
 // offer is one free room type as the search shows it.
 type offer struct {
-	booking.Offer
+	direct.Offer
 	Title string
 	Price *priceLines
 	Book  template.URL
@@ -264,8 +264,8 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	res, err := s.Forms.SearchRooms(r.Context(), booking.SearchRequest{Checkin: p.Search.Checkin, Checkout: p.Search.Checkout, Guests: p.Search.Guests, Location: p.Search.Location})
-	if problems, ok := errors.AsType[booking.FormProblems](err); ok {
+	res, err := s.Forms.SearchRooms(r.Context(), direct.SearchRequest{Checkin: p.Search.Checkin, Checkout: p.Search.Checkout, Guests: p.Search.Guests, Location: p.Search.Location})
+	if problems, ok := errors.AsType[direct.FormProblems](err); ok {
 		p.Search.Problems = problems
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "search.html", p)
 		return
@@ -298,7 +298,7 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 // whyNot words why the search does not offer u for the stay searched:
 // the party is too large for it, the stay is under its minimum, or no
 // unit of it is free on every night.
-func (s *Site) whyNot(u business.Unit, res booking.Search) string {
+func (s *Site) whyNot(u business.Unit, res direct.Search) string {
 	switch min := max(u.MinNights, 1); {
 	case s.Config.Sleeps(u) < res.Guests:
 		return "sleeps at most " + strconv.Itoa(s.Config.Sleeps(u)) + "."
@@ -311,7 +311,7 @@ func (s *Site) whyNot(u business.Unit, res booking.Search) string {
 }
 
 // BookLink is the prefilled booking form of one offer.
-func BookLink(o booking.Offer, guests int) template.URL {
+func BookLink(o direct.Offer, guests int) template.URL {
 	v := url.Values{"roomtype": {o.Unit.Type}, "checkin": {o.Quote.Checkin.String()}, "checkout": {o.Quote.Checkout.String()}, "guests": {strconv.Itoa(guests)}}
 	return template.URL("/book/" + url.PathEscape(o.Location.Slug) + "?" + v.Encode())
 }

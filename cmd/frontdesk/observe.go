@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"frontdesk/booking"
+	"frontdesk/direct"
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
 	"frontdesk/store"
@@ -38,7 +38,7 @@ func (m *Main) queues() ([]metrics.Queue, error) {
 		}
 		return max(now.Sub(oldest).Seconds(), 0)
 	}
-	depth, oldest, err := listAge(ctx, m.store, booking.NoticeDueKind)
+	depth, oldest, err := listAge(ctx, m.store, direct.NoticeDueKind)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +79,10 @@ type countedForms struct {
 	metrics *metrics.Metrics
 }
 
-func (c countedForms) Submit(ctx context.Context, req booking.FormRequest) (booking.FormResult, error) {
+func (c countedForms) Submit(ctx context.Context, req direct.FormRequest) (direct.FormResult, error) {
 	res, err := c.Forms.Submit(ctx, req)
-	var problems booking.FormProblems
-	var limited *booking.FormLimited
+	var problems direct.FormProblems
+	var limited *direct.FormLimited
 	switch {
 	case err == nil:
 		requestid.SetReference(ctx, res.Reference)

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"frontdesk/booking/chatdoor/catalogue"
 	"frontdesk/config"
+	"frontdesk/direct/chatdoor/catalogue"
 )
 
 // refusalSites reads the refusal sites of the booking core and of the
@@ -28,7 +28,7 @@ func refusalSites(t *testing.T) (core, door []string) {
 			*list = append(*list, code)
 		}
 	}
-	for _, dir := range []string{"booking", "booking/chatdoor"} {
+	for _, dir := range []string{"direct", "direct/chatdoor"} {
 		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		if len(files) == 0 {
 			t.Fatalf("no source in %s", dir)
@@ -86,7 +86,7 @@ func TestRefusalInventoryMatchesCode(t *testing.T) {
 	printed := out.String()
 	for _, code := range codes {
 		if !slices.Contains(core, code) && !slices.Contains(door, code) {
-			t.Errorf("the catalogue words %s, which no refusal site in booking/ or booking/chatdoor/ gives", code)
+			t.Errorf("the catalogue words %s, which no refusal site in direct/ or direct/chatdoor/ gives", code)
 		}
 		rule := refusalRule(code) // the catalogue's, or P for the door's own fields
 		if !strings.Contains(printed, "| chat | `"+code+"` | "+rule+" | ") {

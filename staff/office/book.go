@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/inventory"
@@ -38,12 +38,12 @@ type Booking struct {
 // confirmed at once since staff made it, its room or places held like
 // every other door's. A timed unit is booked by its start, which must be
 // one the unit offers inside the booking window, as a USP platform's
-// booking must. Bad fields are booking.FormProblems by field and store
+// booking must. Bad fields are direct.FormProblems by field and store
 // nothing; a stay with no room left or a start with no place left is
 // reservation.ErrUnitTaken.
 func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, error) {
 	now := s.clock.Now()
-	p := booking.FormProblems{}
+	p := direct.FormProblems{}
 	l, ok := s.location(b.Location)
 	if !ok {
 		p["location"] = "No such location."
@@ -59,7 +59,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	}
 	email := strings.TrimSpace(b.Email)
 	if email != "" {
-		e, ok := booking.ParseEmail(email)
+		e, ok := direct.ParseEmail(email)
 		if !ok {
 			p["email"] = "This is not an email address."
 		}
@@ -67,7 +67,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	}
 	phone := strings.TrimSpace(b.Phone)
 	if phone != "" {
-		ph, ok := booking.ParsePhone(phone, s.cfg.Business.PhoneCountryCode)
+		ph, ok := direct.ParsePhone(phone, s.cfg.Business.PhoneCountryCode)
 		if !ok {
 			p["phone"] = "This is not a phone number."
 		}
@@ -91,7 +91,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	if by == "" {
 		by = "staff"
 	}
-	req := booking.BookRequest{
+	req := direct.BookRequest{
 		Location: l.Slug, Unit: unit.Type, Guests: guests,
 		Contact: reservation.Contact{Name: name, Email: email, Phone: phone}, Source: reservation.SourceStaff,
 		Notes: strings.TrimSpace(b.Notes), Kind: reservation.KindConfirmed, By: by,
@@ -99,7 +99,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	if unit.Kind == business.KindTimed {
 		st, problem := s.timedStart(l, unit, b.Start, now)
 		if problem != "" {
-			return reservation.Reservation{}, booking.FormProblems{"start": problem}
+			return reservation.Reservation{}, direct.FormProblems{"start": problem}
 		}
 		price, err := money.Parse(unit.Price, s.cfg.Business.Currency)
 		if err != nil {
@@ -110,7 +110,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	} else {
 		q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: unit.Type, Checkin: b.Checkin, Checkout: b.Checkout}, civil.Of(now, l.Zone()))
 		if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
-			return reservation.Reservation{}, booking.FormProblems{"dates": refusal.Text}
+			return reservation.Reservation{}, direct.FormProblems{"dates": refusal.Text}
 		}
 		if err != nil {
 			return reservation.Reservation{}, fmt.Errorf("price the stay: %w", err)

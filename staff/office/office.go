@@ -14,9 +14,9 @@ import (
 	"log/slog"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/internal/clock"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
@@ -25,7 +25,7 @@ import (
 
 // Office serves the staff screen for every location of one business.
 type Office struct {
-	bookings *booking.Service
+	bookings *direct.Service
 	cfg      config.Config
 	st       store.Store
 	clock    clock.Clock
@@ -35,7 +35,7 @@ type Office struct {
 
 // Options are an Office's collaborators.
 type Options struct {
-	Bookings *booking.Service
+	Bookings *direct.Service
 	Clock    clock.Clock
 	// Pricer prices the stays staff book.
 	Pricer *pricing.Pricer
@@ -65,7 +65,7 @@ func (s *Office) location(slug string) (business.Location, bool) {
 
 // Decide applies a staff decision through direct booking, which mails
 // the guest.
-func (s *Office) Decide(ctx context.Context, d booking.Decision) (reservation.Reservation, bool, error) {
+func (s *Office) Decide(ctx context.Context, d direct.Decision) (reservation.Reservation, bool, error) {
 	return s.bookings.Decide(ctx, d)
 }
 
@@ -84,12 +84,12 @@ func (s *Office) Search(ctx context.Context, q, location string, limit int) ([]r
 }
 
 // Settings returns the settings in force.
-func (s *Office) Settings(ctx context.Context) (booking.Settings, error) {
+func (s *Office) Settings(ctx context.Context) (direct.Settings, error) {
 	return s.bookings.Settings(ctx)
 }
 
 // SettingsAudit returns up to limit lines of the settings audit, newest
 // first, after the line whose key is after.
-func (s *Office) SettingsAudit(ctx context.Context, after string, limit int) ([]booking.SettingsChange, string, error) {
+func (s *Office) SettingsAudit(ctx context.Context, after string, limit int) ([]direct.SettingsChange, string, error) {
 	return s.bookings.SettingsAudit(ctx, after, limit)
 }

@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
 	"frontdesk/mail"
@@ -115,7 +115,7 @@ type Business struct {
 	Inventory *inventory.Inventory
 	Clock     *clock.Fixed
 	Store     store.Store
-	Bookings  *booking.Service
+	Bookings  *direct.Service
 	Path      string // the SQLite file, for reopening
 }
 
@@ -175,7 +175,7 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 	}
 	inv := inventory.New(st)
 	pricer := pricing.New(cfg, Origin)
-	bookings := booking.New(booking.Options{
+	bookings := direct.New(direct.Options{
 		Config: cfg, Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
 	})
 	opts := usp.Options{
