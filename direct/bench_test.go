@@ -171,7 +171,7 @@ func benchBooking(b *testing.B, w *world, i int, cs *countingStore, commits, cal
 		*commits += cs.commits - c0
 		*calls += cs.calls - n0
 	}
-	if _, _, err := w.svc.Decide(ctx, Decision{Reference: conf.ReservationNumber, To: reservation.Confirmed, By: "bench"}); err != nil {
+	if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: conf.ReservationNumber, To: reservation.Confirmed, By: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	return took
@@ -325,7 +325,7 @@ func parallelBookings(b *testing.B, open func(b *testing.B) (store.Store, func()
 					b.Error(refusalText(err))
 					return
 				}
-				if _, _, err := w.svc.Decide(ctx, Decision{Reference: conf.ReservationNumber, To: reservation.Confirmed, By: "bench"}); err != nil {
+				if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: conf.ReservationNumber, To: reservation.Confirmed, By: "bench"}); err != nil {
 					b.Error(err)
 					return
 				}

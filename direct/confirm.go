@@ -179,7 +179,7 @@ var errNoticeTaken = errors.New("booking: notice exists")
 func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, version int64, proof string, d *draws, l business.Location, rt route) (*ConfirmResult, error) {
 	var err error
 	if d.ref == "" {
-		if d.ref, err = s.newReference(l); err != nil {
+		if d.ref, err = s.core.NewReference(l); err != nil {
 			return nil, refuse("cannot_check", rt).because(err)
 		}
 	}
@@ -254,7 +254,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	unit, _ := l.Unit(r.Unit)
 	notices, queue := newNotices(now, r.Reference, []message.Email{s.reservationEmail(r, l, now), s.ownerNotice(r, l, now)})
 	_, err = s.desk.Create(ctx, reservation.New{
-		Kind: reservation.KindBooking, Reference: r.Reference, Unit: deskUnit(l, unit), Slots: r.Slots,
+		Kind: reservation.KindBooking, Reference: r.Reference, Unit: reservation.UnitOf(l, unit), Slots: r.Slots,
 		Guests: r.Guests, Contact: r.Contact, ContactKey: r.ContactKey, Source: r.Source, Total: r.Total,
 		Notes: r.Notes, Token: r.Token, Claims: r.Claims, ClaimWrites: []store.Write{groupClaim, localClaim},
 		Detail: r.withDetail().Detail, By: "guest", At: now,

@@ -118,7 +118,7 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	if !ValidGuestToken(f.Token) {
 		return FormResult{}, FormProblems{"token": "This form has expired. It was loaded again: check the fields, sign and send it once more."}
 	}
-	if first, err := s.formAgain(ctx, f.Token); err == nil || !errors.Is(err, ErrNoReservation) {
+	if first, err := s.formAgain(ctx, f.Token); err == nil || !errors.Is(err, reservation.ErrNoReservation) {
 		return first, err
 	}
 	q, problems, err := s.formStay(l, f, now)
@@ -196,7 +196,7 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	detail, _ := json.Marshal(formDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
 	unit, _ := l.Unit(q.RoomType)
 	req := reservation.New{
-		Kind: reservation.KindRequest, Unit: deskUnit(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
+		Kind: reservation.KindRequest, Unit: reservation.UnitOf(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
 		Contact:    reservation.Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
 		ContactKey: mailbox, Source: reservation.SourceForm,
 		Total: q.Total, Notes: strings.TrimSpace(f.Notes), Detail: detail, By: "guest", What: "requested", At: now,
@@ -208,11 +208,11 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	}, Refused: errFormSentAlready}
 	var r reservation.Reservation
 	for range maxCASAttempts {
-		if req.Reference, err = s.newReference(l); err != nil {
+		if req.Reference, err = s.core.NewReference(l); err != nil {
 			return FormResult{}, err
 		}
 		var attributed []reservation.Addition
-		if attributed, err = s.Attribution(ctx, mark, req); err != nil {
+		if attributed, err = s.core.Attribution(ctx, mark, req); err != nil {
 			return FormResult{}, err
 		}
 		req.Also = append([]reservation.Addition{guestPage}, attributed...)
@@ -274,7 +274,7 @@ func (s *Service) formEmails(r reservation.Reservation, l business.Location, tok
 }
 
 // formAgain is the result of the request a form token saved already, or
-// ErrNoReservation when the token saved none.
+// reservation.ErrNoReservation when the token saved none.
 func (s *Service) formAgain(ctx context.Context, token string) (FormResult, error) {
 	ref, err := s.guestReference(ctx, token)
 	if err != nil {

@@ -66,18 +66,18 @@ func TestFormRequestHoldsNothing(t *testing.T) {
 	}
 	golden.Check(t, "form-mails.txt", []byte(mails.String()))
 
-	accepted, mailed, err := w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
+	accepted, mailed, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
 	if err != nil || accepted.State != reservation.Confirmed || !accepted.Held || !mailed {
 		t.Fatalf("accept = %+v, %v, %v", accepted, mailed, err)
 	}
 	if got := freeDoubles(t, w); got != 1 {
 		t.Fatalf("accepted request holds no room: %d doubles free", got)
 	}
-	if _, _, err := w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"}); !errors.Is(err, reservation.ErrIllegal) {
+	if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"}); !errors.Is(err, reservation.ErrIllegal) {
 		t.Fatalf("second accept = %v", err)
 	}
 	// Cancelling it through the staff decision releases the room again.
-	if _, _, err := w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Cancelled, By: "maria"}); err != nil {
+	if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: res.Reference, To: reservation.Cancelled, By: "maria"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := freeDoubles(t, w); got != 2 {
@@ -99,8 +99,8 @@ func TestAcceptRequestWhenTheRoomIsGone(t *testing.T) {
 	}
 	w.book(stayArgs("roomtype", "studio", "checkout", "2027-01-06"))
 	before, _ := reservation.Get(ctx, w.st, res.Reference)
-	_, _, err = w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
-	if !errors.Is(err, ErrUnitTaken) {
+	_, _, err = w.svc.core.Decide(ctx, reservation.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
+	if !errors.Is(err, reservation.ErrUnitTaken) {
 		t.Fatalf("accept without a room = %v", err)
 	}
 	after, _ := reservation.Get(ctx, w.st, res.Reference)
@@ -238,7 +238,7 @@ func TestStaffConfirmOfARequestTakesTheRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _, err := w.svc.Decide(ctx, Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
+	r, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "maria"})
 	if err != nil || r.State != reservation.Confirmed || !r.Held {
 		t.Fatalf("confirm = %+v, %v", r, err)
 	}
@@ -249,7 +249,7 @@ func TestStaffConfirmOfARequestTakesTheRoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, _, err := w.svc.Decide(ctx, Decision{Reference: declined.Reference, To: reservation.Declined, By: "maria"}); err != nil || r.State != reservation.Declined {
+	if r, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: declined.Reference, To: reservation.Declined, By: "maria"}); err != nil || r.State != reservation.Declined {
 		t.Fatalf("decline = %+v, %v", r, err)
 	}
 }
@@ -295,10 +295,10 @@ func TestFormTokenSavesOnce(t *testing.T) {
 	if err != nil || stay.Reservation.Reference != first.Reference || stay.Reservation.State != reservation.Requested || stay.Cancellable {
 		t.Fatalf("guest page = %+v, %v", stay, err)
 	}
-	if _, err := w.svc.GuestStay(ctx, testToken(-1)); !errors.Is(err, ErrNoReservation) {
+	if _, err := w.svc.GuestStay(ctx, testToken(-1)); !errors.Is(err, reservation.ErrNoReservation) {
 		t.Fatalf("unknown token = %v", err)
 	}
-	if _, err := w.svc.GuestStay(ctx, "RIV-1"); !errors.Is(err, ErrNoReservation) {
+	if _, err := w.svc.GuestStay(ctx, "RIV-1"); !errors.Is(err, reservation.ErrNoReservation) {
 		t.Fatalf("malformed token = %v", err)
 	}
 }

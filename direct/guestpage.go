@@ -71,14 +71,14 @@ func (s *Service) guestPageLink(token string) string {
 }
 
 // guestReference is the reservation a guest token opens, or
-// ErrNoReservation.
+// reservation.ErrNoReservation.
 func (s *Service) guestReference(ctx context.Context, token string) (string, error) {
 	if !ValidGuestToken(token) {
-		return "", ErrNoReservation
+		return "", reservation.ErrNoReservation
 	}
 	v, _, err := getJSON[guestPageRef](ctx, s.st, kindGuestPage, guestPageKey(token))
 	if errors.Is(err, store.ErrNotFound) {
-		return "", ErrNoReservation
+		return "", reservation.ErrNoReservation
 	}
 	if err != nil {
 		return "", fmt.Errorf("read guest page: %w", err)
@@ -107,7 +107,7 @@ type GuestStay struct {
 	Withdrawable bool
 }
 
-// GuestStay reads the reservation token opens, or ErrNoReservation.
+// GuestStay reads the reservation token opens, or reservation.ErrNoReservation.
 func (s *Service) GuestStay(ctx context.Context, token string) (GuestStay, error) {
 	now := s.clock.Now()
 	ref, err := s.guestReference(ctx, token)
@@ -116,7 +116,7 @@ func (s *Service) GuestStay(ctx context.Context, token string) (GuestStay, error
 	}
 	r, err := s.getBooked(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return GuestStay{}, ErrNoReservation
+		return GuestStay{}, reservation.ErrNoReservation
 	}
 	if err != nil {
 		return GuestStay{}, fmt.Errorf("read reservation: %w", err)
@@ -168,7 +168,7 @@ func (s *Service) GuestCancel(ctx context.Context, c Caller, token string) (*Can
 	}
 	r, err := s.getBooked(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrNoReservation
+		return nil, reservation.ErrNoReservation
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read reservation: %w", err)
@@ -187,7 +187,7 @@ func (s *Service) GuestCancelFinish(ctx context.Context, c Caller, token, cancel
 	}
 	cn, _, err := getJSON[cancellation](ctx, s.st, kindCancel, cancelID)
 	if errors.Is(err, store.ErrNotFound) || err == nil && cn.Ref != ref {
-		return nil, ErrNoReservation
+		return nil, reservation.ErrNoReservation
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read cancellation: %w", err)
@@ -206,7 +206,10 @@ func (s *Service) GuestWithdraw(ctx context.Context, token string) (reservation.
 	if err != nil {
 		return reservation.Reservation{}, err
 	}
-	r, _, err := s.Decide(ctx, Decision{Reference: ref, To: reservation.Cancelled, From: reservation.Requested, By: "guest",
+	r, _, err := s.core.Decide(ctx, reservation.Decision{Reference: ref, To: reservation.Cancelled, From: reservation.Requested, By: "guest",
 		Note: "withdrawn by the guest on their page", Quiet: true})
+	if errors.Is(err, reservation.ErrAnswered) {
+		return r, &Error{Code: "answered", Phone: phoneOf(s, r.Location)}
+	}
 	return r, err
 }

@@ -71,7 +71,7 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 				to := rapid.SampledFrom(reservation.States()).Draw(rt, "to")
 				ref := rapid.SampledFrom(append(slices.Clone(refs), holds...)).Draw(rt, "ref")
 				before, _ := reservation.Get(ctx, w.st, ref)
-				_, _, err := w.svc.Decide(ctx, Decision{Reference: ref, To: to, By: "ann"})
+				_, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: ref, To: to, By: "ann"})
 				if before.State == reservation.OnHold && reservation.ErrorCode(err) != reservation.CodeIllegalTransition {
 					rt.Fatalf("staff %s on hold %s = %v, want refused", to, ref, err)
 				}
@@ -79,7 +79,7 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 				w.sweep()
 			case 5: // a form request, holding nothing until staff accept it
 				n := rapid.IntRange(0, 2).Draw(rt, "night")
-				r, err := w.svc.Book(ctx, BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1],
+				r, err := w.svc.core.Book(ctx, reservation.BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1],
 					Contact: reservation.Contact{Email: fmt.Sprintf("f%d@example.com", step)}, Source: reservation.SourceForm})
 				if err != nil {
 					rt.Fatal(err)
@@ -89,11 +89,11 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 				w.clock.Advance(time.Duration(rapid.IntRange(1, 3*24*60).Draw(rt, "minutes")) * time.Minute)
 			case 6: // a platform holds a night for ten minutes
 				n := rapid.IntRange(0, 2).Draw(rt, "night")
-				r, err := w.svc.Book(ctx, BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1], Source: reservation.USP("acme"),
+				r, err := w.svc.core.Book(ctx, reservation.BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1], Source: reservation.USP("acme"),
 					Kind: reservation.KindHold, Expires: w.clock.Now().Add(10 * time.Minute), By: "usp:acme"})
 				if err == nil {
 					holds = append(holds, r.Reference)
-				} else if !errors.Is(err, ErrUnitTaken) {
+				} else if !errors.Is(err, reservation.ErrUnitTaken) {
 					rt.Fatal(err)
 				}
 			case 7: // the platform converts or releases one of its holds
@@ -117,11 +117,11 @@ func TestNeverOversellNorHoldForEnded(t *testing.T) {
 				expireHolds(rt, w, holds)
 			case 9: // staff book a guest on the phone
 				n := rapid.IntRange(0, 2).Draw(rt, "night")
-				r, err := w.svc.Book(ctx, BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1], Source: reservation.SourceStaff,
+				r, err := w.svc.core.Book(ctx, reservation.BookRequest{Location: "riverside", Unit: "double", Slots: nights[n : n+1], Source: reservation.SourceStaff,
 					Contact: reservation.Contact{Name: "Walk In", Phone: "+1 303 555 0100"}, Kind: reservation.KindConfirmed, By: "ann"})
 				if err == nil {
 					refs = append(refs, r.Reference)
-				} else if !errors.Is(err, ErrUnitTaken) {
+				} else if !errors.Is(err, reservation.ErrUnitTaken) {
 					rt.Fatal(err)
 				}
 			}

@@ -32,7 +32,6 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
-	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -51,14 +50,14 @@ type Service struct {
 	inv      *inventory.Inventory
 	// desk writes every reservation, hold and release.
 	desk *reservation.Desk
-	// referrals attributes new reservations to partners; nil attributes
-	// nothing.
-	referrals *referral.Ledger
-	pricer    *pricing.Pricer
-	clock     clock.Clock
-	rand      io.Reader
-	mail      message.Sender
-	log       *slog.Logger
+	// core books, decides, mints references and attributes referrals for
+	// every door, this one included.
+	core   *reservation.Core
+	pricer *pricing.Pricer
+	clock  clock.Clock
+	rand   io.Reader
+	mail   message.Sender
+	log    *slog.Logger
 	// deadlines bound every operation and the calls it awaits.
 	deadlines Deadlines
 	// resolveProperty finds the location a property argument names, the
@@ -107,6 +106,8 @@ func New(o Options) *Service {
 	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
 	s.inv = inventory.New(s.st)
 	s.desk = reservation.NewDesk(s.st)
+	s.core = reservation.NewCore(reservation.CoreOptions{Desk: s.desk, Store: s.st, Locations: o.Config.Locations,
+		Clock: o.Clock, Rand: o.Rand, Logger: s.log, Mail: s})
 	return s
 }
 
@@ -114,6 +115,10 @@ func New(o Options) *Service {
 // through; a door registers its subscribers and end hooks on it at
 // wiring.
 func (s *Service) Desk() *reservation.Desk { return s.desk }
+
+// Core is the reservation core on the same desk and store: the
+// channel-neutral operations the other doors call.
+func (s *Service) Core() *reservation.Core { return s.core }
 
 // secret is the operational key for proofs and keyed mailbox hashes. It
 // is created once in the store, so every instance on one store shares it,
@@ -207,11 +212,6 @@ func (s *Service) newCancelID(l business.Location) (string, error) {
 	return l.Prefix + "_c_" + h, err
 }
 
-func (s *Service) newReference(l business.Location) (string, error) {
-	h, err := s.randomHex(8)
-	return l.Prefix + "-" + strings.ToUpper(h), err
-}
-
 // PhoneFor is the human route of a refusal to a call that names a
 // booking_id, cancel_id or reservation number: the phone of the location
 // the first identifying prefix among ids names, whatever else is wrong
@@ -233,23 +233,9 @@ func (s *Service) Config() config.Config { return s.cfg }
 
 // locationByPrefix finds the location an identifier or reference starts
 // with.
-func (s *Service) locationByPrefix(id string) (business.Location, bool) {
-	for _, l := range s.cfg.Locations {
-		if strings.HasPrefix(id, l.Prefix+"_") || strings.HasPrefix(id, l.Prefix+"-") {
-			return l, true
-		}
-	}
-	return business.Location{}, false
-}
+func (s *Service) locationByPrefix(id string) (business.Location, bool) { return s.core.LocationOf(id) }
 
-func (s *Service) location(slug string) (business.Location, bool) {
-	for _, l := range s.cfg.Locations {
-		if l.Slug == slug {
-			return l, true
-		}
-	}
-	return business.Location{}, false
-}
+func (s *Service) location(slug string) (business.Location, bool) { return s.core.Location(slug) }
 
 // localTime words an instant in the location's wall clock, as guests read
 // it: "10:15 AM MST on Monday, November 30, 2026".

@@ -2,122 +2,52 @@ package direct
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"frontdesk/internal/requestid"
 	"frontdesk/message"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
-// Decision is a staff decision on one reservation: move it to To, on
-// behalf of By, with an optional note for the audit.
-type Decision struct {
-	Reference string
-	To        reservation.State
-	By        string // the staff member, for the audit
-	Note      string
-	// Visible, when set, is the staff member's scope: a reservation at a
-	// location it refuses is ErrNoReservation, as an absent one.
-	Visible func(slug string) bool
-	// From, when set, is the state the decision is taken from: a
-	// reservation found in another state, or moved on meanwhile, is
-	// refused with the code "answered" and nothing changes.
-	From reservation.State
-	// Quiet sends the guest no mail about the decision, when the page
-	// that took it words the result itself.
-	Quiet bool
-}
-
-// ErrNoReservation means no reservation has the reference asked for.
-var ErrNoReservation = errors.New("booking: no such reservation")
-
-// Decide applies a staff decision: a conditional transition of the
-// reservation that releases its units and pending places when it stops
-// holding them, records who decided, and queues the guest's mail, all in
-// one transaction; the mail is then attempted once and otherwise left
-// for the sweep. Accepting a request that holds nothing holds its units
-// in the same transaction. It returns the reservation as decided and
-// whether the guest's mail went out. The desk decides: an illegal move,
-// and any decision on a tentative hold, is a *reservation.Error of code
-// CodeIllegalTransition; an unknown reference ErrNoReservation; units
-// gone meanwhile ErrUnitTaken.
-func (s *Service) Decide(ctx context.Context, d Decision) (reservation.Reservation, bool, error) {
-	now := s.clock.Now()
-	by := d.By
-	if by == "" {
-		by = "staff"
+// DecisionMail queues the guest's mail about a staff decision in the
+// decision's transaction, as one of this door's notices, and attempts it
+// once the decision committed; the sweep retries it. A confirmation links
+// to the guest's own page, by a token of its own: only its digest is
+// stored, with the decision.
+func (s *Service) DecisionMail(ctx context.Context, read reservation.Reservation, to reservation.State, quiet bool, now time.Time) (reservation.Addition, func(context.Context) bool, error) {
+	r, err := fromCore(read)
+	if err != nil {
+		return reservation.Addition{}, nil, fmt.Errorf("read reservation: %w", err)
 	}
-	mail := !d.Quiet
-	for range maxCASAttempts {
-		r, err := s.getBooked(ctx, d.Reference)
-		if errors.Is(err, store.ErrNotFound) {
-			return reservation.Reservation{}, false, ErrNoReservation
-		}
-		if err != nil {
-			return reservation.Reservation{}, false, fmt.Errorf("read reservation: %w", err)
-		}
-		if d.Visible != nil && !d.Visible(r.Location) {
-			return reservation.Reservation{}, false, ErrNoReservation
-		}
-		if d.From != "" && r.State != d.From {
-			return r.Reservation, false, &Error{Code: "answered", Phone: phoneOf(s, r.Location)}
-		}
-		requestid.SetReference(ctx, r.Reference) // the request's lines name the reservation decided on
-		l, _ := s.location(r.Location)
-		unit, _ := l.Unit(r.Unit)
-		// A confirmation links to the guest's own page, by a token of its
-		// own: only its digest is stored, with the decision.
-		token := ""
-		if d.To == reservation.Confirmed {
-			if token, err = s.NewGuestToken(); err != nil {
-				return reservation.Reservation{}, false, err
-			}
-		}
-		var notices []queuedNotice
-		email := reservation.Addition{Refused: errNoticeTaken, Build: func(moved reservation.Reservation) []store.Write {
-			link := ""
-			if token != "" && moved.State == reservation.Confirmed {
-				link = s.guestPageLink(token)
-			}
-			e, ok := s.decisionEmail(booked{Reservation: moved, chat: r.chat}, link, now)
-			if !ok || !mail {
-				return nil
-			}
-			var queue []store.Write
-			notices, queue = newNotices(now, r.Reference, []message.Email{e})
-			if link != "" {
-				queue = append(queue, guestPageWrite(token, moved.Reference, now))
-			}
-			return queue
-		}}
-		moved, err := s.desk.Decide(ctx, reservation.Change{
-			Read: r.Reservation, By: by, Note: d.Note, At: now, Unit: deskUnit(l, unit),
-			Edit: func(m *reservation.Reservation) { m.Attention = "" }, // a decision answers whatever asked for attention
-			Also: []reservation.Addition{email},
-		}, d.To)
-		switch reservation.ErrorCode(err) {
-		case "":
-			s.log.InfoContext(ctx, "staff decision", "location", r.Location, "reference", r.Reference, "to", string(d.To))
-			sent := s.attemptNotices(ctx, now, notices)
-			return moved, len(notices) > 0 && sent[notices[0].ID], nil
-		case reservation.CodeConflict:
-			if errors.Is(err, errNoticeTaken) {
-				// The notice of this very decision exists: an earlier
-				// decision to the same state, undone since. Decide
-				// without mail rather than lose the decision.
-				mail = false
-			}
-			continue // decided or changed meanwhile: read again
-		case reservation.CodeUnitTaken, reservation.CodeIllegalTransition:
-			return r.Reservation, false, err
-		default:
-			return reservation.Reservation{}, false, fmt.Errorf("save decision: %w", err)
+	token := ""
+	if to == reservation.Confirmed {
+		if token, err = s.NewGuestToken(); err != nil {
+			return reservation.Addition{}, nil, err
 		}
 	}
-	return reservation.Reservation{}, false, fmt.Errorf("decide: %w", store.ErrConflict)
+	var notices []queuedNotice
+	email := reservation.Addition{Refused: errNoticeTaken, Build: func(moved reservation.Reservation) []store.Write {
+		link := ""
+		if token != "" && moved.State == reservation.Confirmed {
+			link = s.guestPageLink(token)
+		}
+		e, ok := s.decisionEmail(booked{Reservation: moved, chat: r.chat}, link, now)
+		if !ok || quiet {
+			return nil
+		}
+		var queue []store.Write
+		notices, queue = newNotices(now, r.Reference, []message.Email{e})
+		if link != "" {
+			queue = append(queue, guestPageWrite(token, moved.Reference, now))
+		}
+		return queue
+	}}
+	send := func(ctx context.Context) bool {
+		sent := s.attemptNotices(ctx, now, notices)
+		return len(notices) > 0 && sent[notices[0].ID]
+	}
+	return email, send, nil
 }
 
 // Reservations lists reservations for staff: one page matching f.

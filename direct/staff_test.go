@@ -33,7 +33,7 @@ func TestStaffDecisions(t *testing.T) {
 	if livePlaces(t, w, scopeLocation("riverside")) != 1 || livePlaces(t, w, scopeGroup) != 1 {
 		t.Fatal("a new reservation holds no pending place")
 	}
-	r, sent, err := w.svc.Decide(ctx, Decision{Reference: confirmed, To: reservation.Confirmed, By: "ann"})
+	r, sent, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: confirmed, To: reservation.Confirmed, By: "ann"})
 	if err != nil || !sent || r.State != reservation.Confirmed || !r.Held {
 		t.Fatalf("confirm = %+v, sent %v, %v", r, sent, err)
 	}
@@ -54,13 +54,13 @@ func TestStaffDecisions(t *testing.T) {
 	}
 
 	declined := w.book(stayArgs("email", "grace@example.com", "guest_name", "Grace Hopper"))
-	if _, _, err := w.svc.Decide(ctx, Decision{Reference: declined, To: reservation.Declined, By: "ann", Note: "double booked by phone"}); err != nil {
+	if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: declined, To: reservation.Declined, By: "ann", Note: "double booked by phone"}); err != nil {
 		t.Fatal(err)
 	}
 	if freeDoubles(t, w) != 1 || livePlaces(t, w, scopeLocation("riverside")) != 0 {
 		t.Fatalf("decline left %d doubles free and %d pending", freeDoubles(t, w), livePlaces(t, w, scopeLocation("riverside")))
 	}
-	if _, _, err := w.svc.Decide(ctx, Decision{Reference: confirmed, To: reservation.Cancelled, By: "ann"}); err != nil {
+	if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: confirmed, To: reservation.Cancelled, By: "ann"}); err != nil {
 		t.Fatal(err)
 	}
 	if freeDoubles(t, w) != 2 {
@@ -68,12 +68,12 @@ func TestStaffDecisions(t *testing.T) {
 	}
 
 	// Refused moves change nothing.
-	for _, d := range []Decision{
+	for _, d := range []reservation.Decision{
 		{Reference: declined, To: reservation.Confirmed},
 		{Reference: confirmed, To: reservation.Completed},
 	} {
 		before, _ := w.svc.getBooked(ctx, d.Reference)
-		_, _, err := w.svc.Decide(ctx, d)
+		_, _, err := w.svc.core.Decide(ctx, d)
 		if !errors.Is(err, reservation.ErrIllegal) {
 			t.Fatalf("%s to %s = %v, want an illegal transition", d.Reference, d.To, err)
 		}
@@ -82,7 +82,7 @@ func TestStaffDecisions(t *testing.T) {
 			t.Fatalf("a refused move changed %s", d.Reference)
 		}
 	}
-	if _, _, err := w.svc.Decide(ctx, Decision{Reference: "RIV-0000000000000000", To: reservation.Confirmed}); !errors.Is(err, ErrNoReservation) {
+	if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: "RIV-0000000000000000", To: reservation.Confirmed}); !errors.Is(err, reservation.ErrNoReservation) {
 		t.Fatalf("unknown reference = %v", err)
 	}
 
@@ -117,7 +117,7 @@ func TestDemoKeepsTakingBookings(t *testing.T) {
 			in := mustDate("2027-01-01").AddDays(i)
 			ref := w.book(stayArgs("roomtype", "single", "checkin", in.String(), "checkout", in.AddDays(1).String(),
 				"email", fmt.Sprintf("guest%d@example.com", i)))
-			if _, _, err := w.svc.Decide(ctx, Decision{Reference: ref, To: reservation.Confirmed, By: "ann"}); err != nil {
+			if _, _, err := w.svc.core.Decide(ctx, reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "ann"}); err != nil {
 				t.Fatalf("booking %d: %v", i+1, err)
 			}
 		}

@@ -130,7 +130,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	wh := uspmcp.NewWebhooks()
 	b, err := usp.New(usp.Options{
 		Config: cfg, Inventory: inventory.New(st), Pricer: pricer, Clock: clk, Origin: usptest.Origin, Profiles: profiles,
-		Store: st, Bookings: bookings, Authenticator: chain, Credentials: creds, Observe: wh.Observe,
+		Store: st, Bookings: bookings.Core(), Authenticator: chain, Credentials: creds, Observe: wh.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -910,7 +910,7 @@ func TestCredentialEndsWithItsBooking(t *testing.T) {
 	}
 	staff := func(to reservation.State) func(t *testing.T, id, value string) {
 		return func(t *testing.T, id, _ string) {
-			if _, _, err := tb.bookings.Decide(context.Background(), direct.Decision{Reference: id, To: to, By: "desk"}); err != nil {
+			if _, _, err := tb.bookings.Core().Decide(context.Background(), reservation.Decision{Reference: id, To: to, By: "desk"}); err != nil {
 				t.Fatal(err)
 			}
 		}

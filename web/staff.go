@@ -32,7 +32,7 @@ import (
 
 // StaffCore is what the staff screen needs from the booking core.
 type StaffCore interface {
-	Decide(ctx context.Context, d direct.Decision) (reservation.Reservation, bool, error)
+	Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error)
 	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
 	// Search finds reservations by reference, guest name, email or phone,
 	// nearest to today first.

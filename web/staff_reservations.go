@@ -171,7 +171,7 @@ func refusal(err error) int {
 	switch {
 	case err == nil:
 		return refusedNone
-	case errors.Is(err, direct.ErrNoReservation), reservation.ErrorCode(err) == reservation.CodeNotFound:
+	case errors.Is(err, reservation.ErrNoReservation), reservation.ErrorCode(err) == reservation.CodeNotFound:
 		return refusedAbsent
 	case fields:
 		return refusedFields
@@ -269,7 +269,7 @@ var results = map[string]string{
 // detail shows one reservation, if the user may see its location.
 func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 	view, err := s.Core.StaffView(r.Context(), r.PathValue("ref"), v.User.CanSee)
-	if errors.Is(err, direct.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		http.NotFound(w, r)
 		return
 	}
@@ -335,7 +335,7 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 	done := ""
 	if to == reservation.Completed || to == reservation.NoShow {
 		arrived, err := s.arrived(r.Context(), ref, v.User.CanSee)
-		if errors.Is(err, direct.ErrNoReservation) {
+		if errors.Is(err, reservation.ErrNoReservation) {
 			http.NotFound(w, r)
 			return
 		}
@@ -348,7 +348,7 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 			return
 		}
 	}
-	moved, mailed, err := s.Core.Decide(r.Context(), direct.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
+	moved, mailed, err := s.Core.Decide(r.Context(), reservation.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
 	switch refusal(err) {
 	case refusedAbsent:
 		http.NotFound(w, r)

@@ -96,7 +96,7 @@ func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
 		return
 	}
-	if errors.Is(err, direct.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		s.NotFound(w, r)
 		return
 	}
@@ -171,7 +171,7 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 		return stayPage{}, false
 	}
 	g, err := s.Forms.GuestStay(r.Context(), token)
-	if errors.Is(err, direct.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		s.NotFound(w, r)
 		return stayPage{}, false
 	}
@@ -254,7 +254,7 @@ func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage,
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
 		return
 	}
-	if errors.Is(err, direct.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		s.NotFound(w, r)
 		return
 	}

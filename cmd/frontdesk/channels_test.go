@@ -134,7 +134,7 @@ func checkEveryDoorRefusesAnImportedNight(t *testing.T, database string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := m.bookings.Decide(ctx, direct.Decision{Reference: req.Reference, To: reservation.Confirmed, By: "olga"}); !errors.Is(err, reservation.ErrUnitTaken) {
+	if _, _, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: req.Reference, To: reservation.Confirmed, By: "olga"}); !errors.Is(err, reservation.ErrUnitTaken) {
 		t.Fatalf("accepting a form request on an imported week = %v", err)
 	}
 	list, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "list"}, store...), "--state", "hold")...)

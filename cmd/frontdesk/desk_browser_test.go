@@ -26,7 +26,7 @@ func acceptedRequest(t *testing.T, m *Main, n int64, name, email, roomtype, chec
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := m.bookings.Decide(ctx, direct.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "olga"}); err != nil {
+	if _, _, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "olga"}); err != nil {
 		t.Fatal(err)
 	}
 	return res.Reference

@@ -94,7 +94,7 @@ func runStaffAction(ctx context.Context, clk clock.Clock, action string, args []
 		if err := m.openWithReferrals(ctx, ""); err != nil {
 			return err
 		}
-		r, mailed, err := m.bookings.Decide(ctx, direct.Decision{Reference: ref, To: to, By: *by, Note: *note})
+		r, mailed, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: ref, To: to, By: *by, Note: *note})
 		if err != nil {
 			return staffRefusal(cmd+" "+ref, m, err)
 		}
@@ -163,7 +163,7 @@ func staffRefusal(cmd string, m *Main, err error) error {
 		}
 		return fmt.Errorf("%s: %s", cmd, strings.Join(lines, "; "))
 	}
-	if errors.Is(err, direct.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		return fmt.Errorf("%s: no such reservation", cmd)
 	}
 	if e, ok := errors.AsType[*reservation.Error](err); ok {

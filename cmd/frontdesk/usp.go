@@ -23,7 +23,7 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 	}
 	opts := usp.Options{
 		Config: m.Config, Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config, origin),
-		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings,
+		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.bookings.Core(),
 		ProfileRootCAs: m.USPRootCAs, Count: m.metrics,
 	}
 	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {

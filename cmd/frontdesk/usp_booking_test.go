@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"frontdesk/config"
-	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
@@ -215,7 +214,7 @@ func raceOnce(t *testing.T, database string, round int) {
 		t.Fatal(err)
 	}
 	// The form request holds nothing until staff accept it.
-	form, err := m.bookings.Book(ctx, direct.BookRequest{Location: "riverside", Unit: "studio", Slots: inventory.Nights(day, 7),
+	form, err := m.bookings.Core().Book(ctx, reservation.BookRequest{Location: "riverside", Unit: "studio", Slots: inventory.Nights(day, 7),
 		Guests: 1, Source: reservation.SourceForm, Contact: reservation.Contact{Name: "Cy Form", Email: "cy@example.com"}, By: "guest"})
 	if err != nil {
 		t.Fatal(err)
@@ -245,9 +244,9 @@ func raceOnce(t *testing.T, database string, round int) {
 	})
 	wg.Go(func() {
 		<-start
-		_, _, err := m.bookings.Decide(ctx, direct.Decision{Reference: form.Reference, To: reservation.Confirmed, By: "ann"})
+		_, _, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: form.Reference, To: reservation.Confirmed, By: "ann"})
 		formWon = err == nil
-		if err != nil && !errors.Is(err, direct.ErrUnitTaken) {
+		if err != nil && !errors.Is(err, reservation.ErrUnitTaken) {
 			t.Errorf("staff accept: %v", err)
 		}
 	})

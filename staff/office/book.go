@@ -91,7 +91,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	if by == "" {
 		by = "staff"
 	}
-	req := direct.BookRequest{
+	req := reservation.BookRequest{
 		Location: l.Slug, Unit: unit.Type, Guests: guests,
 		Contact: reservation.Contact{Name: name, Email: email, Phone: phone}, Source: reservation.SourceStaff,
 		Notes: strings.TrimSpace(b.Notes), Kind: reservation.KindConfirmed, By: by,
@@ -117,7 +117,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 		}
 		req.Slots, req.Total = inventory.Nights(q.Checkin, q.Nights), q.Total
 	}
-	r, err := s.bookings.Book(ctx, req)
+	r, err := s.bookings.Core().Book(ctx, req)
 	if err != nil {
 		return reservation.Reservation{}, err
 	}

@@ -65,8 +65,8 @@ func (s *Office) location(slug string) (business.Location, bool) {
 
 // Decide applies a staff decision through direct booking, which mails
 // the guest.
-func (s *Office) Decide(ctx context.Context, d direct.Decision) (reservation.Reservation, bool, error) {
-	return s.bookings.Decide(ctx, d)
+func (s *Office) Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error) {
+	return s.bookings.Core().Decide(ctx, d)
 }
 
 // Reservations lists reservations matching f.

@@ -57,13 +57,13 @@ func SourceLabel(src reservation.Source) string {
 
 // StaffView reads reservation ref for the staff screen. visible says
 // which locations the caller may see; a reservation elsewhere is
-// direct.ErrNoReservation, exactly as an absent one, so its existence is not
+// reservation.ErrNoReservation, exactly as an absent one, so its existence is not
 // revealed.
 func (s *Office) StaffView(ctx context.Context, ref string, visible func(slug string) bool) (StaffView, error) {
 	now := s.clock.Now()
 	r, chat, err := s.bookings.Booked(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) || err == nil && !visible(r.Location) {
-		return StaffView{}, direct.ErrNoReservation
+		return StaffView{}, reservation.ErrNoReservation
 	}
 	if err != nil {
 		return StaffView{}, fmt.Errorf("read reservation: %w", err)

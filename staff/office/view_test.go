@@ -52,7 +52,7 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 	if v, _ := w.svc.StaffView(ctx, first, everywhere); len(v.Checks) != 0 || v.Span != 6 {
 		t.Fatalf("first stay: span %d, checks %q", v.Span, v.Checks)
 	}
-	if _, err := w.svc.StaffView(ctx, first, func(slug string) bool { return slug == "oldtown" }); !errors.Is(err, direct.ErrNoReservation) {
+	if _, err := w.svc.StaffView(ctx, first, func(slug string) bool { return slug == "oldtown" }); !errors.Is(err, reservation.ErrNoReservation) {
 		t.Fatalf("out of scope: %v", err)
 	}
 }

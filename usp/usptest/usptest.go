@@ -180,7 +180,7 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 	})
 	opts := usp.Options{
 		Config: cfg, Inventory: inv, Pricer: pricer, Clock: clk, Origin: Origin, Profiles: profiles,
-		Store: st, Bookings: bookings,
+		Store: st, Bookings: bookings.Core(),
 	}
 	if keys := usp.NewAPIKeys(cfg.USP.Platforms); keys != nil {
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: staffToken}}
