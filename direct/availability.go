@@ -4,33 +4,24 @@ import (
 	"context"
 	"fmt"
 
-	"frontdesk/internal/civil"
+	"frontdesk/reservation"
 )
 
 // The guest site's availability calendar: how many units of each room
 // type of a property are free on each night of the coming weeks. It
 // reads the availability index as the search does and saves nothing.
 
-// Availability is what is free at one property, night by night, from
-// First (today at the property) for Days nights.
-type Availability struct {
-	First civil.Date
-	Days  int
-	// Free gives, per room type, the units free on each night.
-	Free map[string][]int
-}
-
 // Availability reads the free units of the property with slug for days
 // nights from today; an unknown slug is an error.
-func (s *Service) Availability(ctx context.Context, slug string, days int) (Availability, error) {
+func (s *Service) Availability(ctx context.Context, slug string, days int) (reservation.Availability, error) {
 	l, ok := s.location(slug)
 	if !ok {
-		return Availability{}, fmt.Errorf("availability: no property %q", slug)
+		return reservation.Availability{}, fmt.Errorf("availability: no property %q", slug)
 	}
 	first := s.today(l, s.clock.Now())
 	free, err := s.inv.FreeEachNight(ctx, l, first, days)
 	if err != nil {
-		return Availability{}, fmt.Errorf("availability: %w", err)
+		return reservation.Availability{}, fmt.Errorf("availability: %w", err)
 	}
-	return Availability{First: first, Days: days, Free: free}, nil
+	return reservation.Availability{First: first, Days: days, Free: free}, nil
 }

@@ -29,23 +29,6 @@ type cancellation struct {
 	Guest bool `json:"guest,omitempty"`
 }
 
-// CancelResult answers either step: the first fills the code fields, the
-// second the reservation's current state.
-type CancelResult struct {
-	CancelID          string `json:"cancel_id,omitempty"`
-	CodeExpiresAt     string `json:"code_expires_at,omitempty"`
-	CodeExpiresLocal  string `json:"code_expires_local,omitempty"`
-	CodeSentTo        string `json:"code_sent_to,omitempty"`
-	Channel           string `json:"channel,omitempty"`
-	ReservationNumber string `json:"reservation_number,omitempty"`
-	Status            string `json:"status,omitempty"`
-	Property          string `json:"property,omitempty"`
-	RoomType          string `json:"roomtype,omitempty"`
-	Checkin           string `json:"checkin,omitempty"`
-	Checkout          string `json:"checkout,omitempty"`
-	Message           string `json:"message"`
-}
-
 // CancelRequest is either step of a cancellation: the first names the
 // reservation by Reference and Last4 (as LookupRequest), the second gives
 // the CancelID of the first step and the code it emailed. A CancelID or
@@ -63,7 +46,7 @@ type CancelRequest struct {
 
 // Cancel is cancel_booking: mode one sends a code to the stored address,
 // mode two proves it and cancels. No answer carries a booking-form link.
-func (s *Service) Cancel(ctx context.Context, c Caller, req CancelRequest) (*CancelResult, error) {
+func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRequest) (*reservation.CancelResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
@@ -157,8 +140,8 @@ func (s *Service) dropCancellation(ctx context.Context, id string) {
 	}
 }
 
-func (s *Service) cancelStartAnswer(cn cancellation, l business.Location) *CancelResult {
-	return &CancelResult{
+func (s *Service) cancelStartAnswer(cn cancellation, l business.Location) *reservation.CancelResult {
+	return &reservation.CancelResult{
 		CancelID: cn.ID, CodeExpiresAt: cn.Expires.UTC().Format(time.RFC3339), CodeExpiresLocal: localTime(cn.Expires, l),
 		CodeSentTo: "the booking email address", Channel: "email",
 		Message: fmt.Sprintf("A six-digit cancellation code was emailed to the booking email address. It expires at %s. The reservation stays in place until the code is confirmed with cancel_booking.", localTime(cn.Expires, l)),
@@ -183,7 +166,7 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 // reservation holds a room, it is strictly more than the cutoff before the
 // local check-in time, and the office is open now. A cancellation from the
 // guest's own page (guest) needs no open office.
-func (s *Service) cancellable(r booked, l business.Location, set Settings, now time.Time, rt route, guest bool) *Error {
+func (s *Service) cancellable(r booked, l business.Location, set reservation.Settings, now time.Time, rt route, guest bool) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
 		return refuse("already_cancelled", rt, r.Reference)
@@ -200,7 +183,7 @@ func (s *Service) cancellable(r booked, l business.Location, set Settings, now t
 	if !now.Before(cutoff) {
 		return refuse("cancel_by_phone", rt)
 	}
-	if !guest && !set.officeOpen(s.cfg, now, l) {
+	if !guest && !officeOpen(set, s.cfg, now, l) {
 		return refuse("cancel_not_in_chat", rt)
 	}
 	return nil
@@ -208,7 +191,7 @@ func (s *Service) cancellable(r booked, l business.Location, set Settings, now t
 
 // cancelFinish is mode two: prove the code, record the decision, release
 // the room through the index and notify guest and staff.
-func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id, code string) (*CancelResult, error) {
+func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation.Caller, id, code string) (*reservation.CancelResult, error) {
 	l, rt := s.referenceRoute(id)
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
@@ -292,7 +275,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c Caller, id,
 // nothing done, which a retry finishes, or everything done, which a
 // retry reports. Of parallel attempts exactly one commits and attempts
 // the notices; the others read the outcome it left.
-func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l business.Location, rt route) (*CancelResult, error) {
+func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l business.Location, rt route) (*reservation.CancelResult, error) {
 	for range maxCASAttempts {
 		// The cancellation first, then the reservation: both commit in
 		// one transaction, so a cancellation read as done is always
@@ -352,7 +335,7 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 // the same cancel_id and code reports the same outcome, and says
 // truthfully which cancellation notices went out: from sent when they
 // were just attempted, else from their records.
-func (s *Service) cancelAnswer(ctx context.Context, r booked, l business.Location, sent map[string]bool) (*CancelResult, error) {
+func (s *Service) cancelAnswer(ctx context.Context, r booked, l business.Location, sent map[string]bool) (*reservation.CancelResult, error) {
 	msg := fmt.Sprintf("Reservation %s is %s.", r.Reference, r.State)
 	if r.State == reservation.Cancelled {
 		guest, staff := noticeID(r.Reference, "cancelled", "guest"), noticeID(r.Reference, "cancelled", "staff")
@@ -372,6 +355,6 @@ func (s *Service) cancelAnswer(ctx context.Context, r booked, l business.Locatio
 		}
 		msg += " No payment or refund is processed."
 	}
-	return &CancelResult{ReservationNumber: r.Reference, Status: string(r.State), Property: l.Name, RoomType: r.Unit,
+	return &reservation.CancelResult{ReservationNumber: r.Reference, Status: string(r.State), Property: l.Name, RoomType: r.Unit,
 		Checkin: r.Checkin(), Checkout: r.Checkout(), Message: msg}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/reservation"
 )
 
 var denver, _ = time.LoadLocation("America/Denver")
@@ -26,7 +27,7 @@ func cancelWorld(t *testing.T, checkin, checkout string) (*world, string) {
 	return w, w.book(stayArgs("checkin", checkin, "checkout", checkout))
 }
 
-func cancelStep1(w *world, ref string) (*CancelResult, string) {
+func cancelStep1(w *world, ref string) (*reservation.CancelResult, string) {
 	res, err := w.cancel(context.Background(), web, args("reservation_number", ref, "phone_last4", "0199"))
 	return res, refusalText(err)
 }

@@ -37,7 +37,7 @@ type ConfirmRequest struct {
 }
 
 // Confirm is confirm_booking: prove the code, then hold a room.
-func (s *Service) Confirm(ctx context.Context, c Caller, req ConfirmRequest) (*ConfirmResult, error) {
+func (s *Service) Confirm(ctx context.Context, c reservation.Caller, req ConfirmRequest) (*ConfirmResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()

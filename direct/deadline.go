@@ -10,6 +10,7 @@ import (
 	"frontdesk/internal/civil"
 	"frontdesk/inventory"
 	"frontdesk/message"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -104,7 +105,7 @@ func (s *Service) freeNights(ctx context.Context, l business.Location, from civi
 
 // policy reads the settings in force, the booking switch and the office
 // status among them, under the office-status limit.
-func (s *Service) policy(ctx context.Context) (Settings, error) {
+func (s *Service) policy(ctx context.Context) (reservation.Settings, error) {
 	ctx, cancel := within(ctx, s.deadlines.Policy)
 	defer cancel()
 	return s.Settings(ctx)
@@ -113,12 +114,12 @@ func (s *Service) policy(ctx context.Context) (Settings, error) {
 // policyAnd reads the settings in force and the records of keys in one
 // request, under the office-status limit; a record of keys has Version 0
 // when absent.
-func (s *Service) policyAnd(ctx context.Context, keys ...store.Key) (Settings, []store.Record, error) {
+func (s *Service) policyAnd(ctx context.Context, keys ...store.Key) (reservation.Settings, []store.Record, error) {
 	ctx, cancel := within(ctx, s.deadlines.Policy)
 	defer cancel()
 	rs, err := s.st.GetMany(ctx, append([]store.Key{{Kind: kindSettings, Key: "current"}}, keys...))
 	if err != nil {
-		return Settings{}, nil, fmt.Errorf("read settings: %w", err)
+		return reservation.Settings{}, nil, fmt.Errorf("read settings: %w", err)
 	}
 	set, err := s.settingsFrom(rs[0])
 	return set, rs[1:], err

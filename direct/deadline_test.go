@@ -452,12 +452,12 @@ func TestSlowStoreStillBooksAndCancels(t *testing.T) {
 		conf, err = w.confirm(ctx, web, args("booking_id", start.BookingID, "code", w.lastCode("ada@example.com")))
 		return err
 	})
-	var step1 *CancelResult
+	var step1 *reservation.CancelResult
 	timed("cancel step one", func() (err error) {
 		step1, err = w.cancel(ctx, web, args("reservation_number", conf.ReservationNumber, "phone_last4", "0199"))
 		return err
 	})
-	var done *CancelResult
+	var done *reservation.CancelResult
 	timed("cancel step two", func() (err error) {
 		done, err = w.cancel(ctx, web, args("cancel_id", step1.CancelID, "code", w.lastCode("ada@example.com")))
 		return err

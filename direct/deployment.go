@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"frontdesk/config"
+	"frontdesk/reservation"
 )
 
 // The fixed refusals of the scheduled sweep (direct-booking.md §14),
@@ -32,26 +33,16 @@ func CheckSweep(d config.Deployment) error {
 	return nil
 }
 
-// Caller is the deployment evidence of one call, taken from the runtime
-// and the request itself, never from a tool argument.
-type Caller struct {
-	// Host is the request's actual Host header (host[:port]).
-	Host string
-	// Local is true for the stdio server, which has no host: the process
-	// was started by the person at the machine.
-	Local bool
-}
-
 // CheckDeployment refuses booking outside the published production
 // deploy on a custom hostname (§16), with the phone to call and, for a
 // start whose stay is known, its booking form.
-func (s *Service) CheckDeployment(c Caller, phone, form string) *Error {
+func (s *Service) CheckDeployment(c reservation.Caller, phone, form string) *Error {
 	return s.checkDeployment(c, route{phone: phone, form: form})
 }
 
 // checkDeployment is CheckDeployment for the proof, lookup and
 // cancellation steps, whose refusals carry no form.
-func (s *Service) checkDeployment(c Caller, rt route) *Error {
+func (s *Service) checkDeployment(c reservation.Caller, rt route) *Error {
 	d := s.cfg.Deployment
 	ctx := strings.TrimSpace(d.Context)
 	switch {

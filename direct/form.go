@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -29,66 +28,6 @@ import (
 // other door, or decline. Its two mails go straight out when the request
 // is saved, apart from the chat notices and their bookkeeping.
 
-// FormRequest is what the form posts, as typed. Nothing in it can choose
-// the source: a form request is always a form request.
-type FormRequest struct {
-	Location  string // the slug in the form's address
-	RoomType  string
-	Checkin   string
-	Checkout  string
-	Name      string
-	Email     string
-	Phone     string
-	Guests    string
-	Notes     string
-	Signature string // the drawing pad's PNG data URL
-	Trap      string // a field people never see; only bots fill it
-	// Via is the click id a partner's tracked link appended to the form's
-	// address, carried in a hidden field; Code is a partner's code the
-	// guest typed (T9). Neither is shown to staff nor mailed.
-	Via     string
-	Code    string
-	Address string // the client's network address, for the rate limit
-	// Token is the form's one-time token (NewGuestToken): a request is
-	// saved once per token, and a resubmission answers with the first.
-	// It then opens the guest's own page of the request.
-	Token string
-}
-
-// FormProblems maps each form field that needs fixing to a sentence for
-// the page. A request with problems changes nothing.
-type FormProblems map[string]string
-
-func (p FormProblems) Error() string {
-	fields := make([]string, 0, len(p))
-	for f := range p {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
-	return "form: fix " + strings.Join(fields, ", ")
-}
-
-// FormLimited means a rate limit refused the request; Until says when it
-// lifts.
-type FormLimited struct{ Until time.Time }
-
-func (e *FormLimited) Error() string {
-	return "form: too many requests until " + e.Until.Format(time.RFC3339)
-}
-
-// FormResult is a saved request.
-type FormResult struct {
-	Reference string
-	Location  business.Location
-	Quote     pricing.Quote
-	// Mailed says whether the guest's acknowledgement was accepted by the
-	// mail provider.
-	Mailed bool
-	// Again says the token had sent this request already: nothing new
-	// was saved or mailed.
-	Again bool
-}
-
 // errFormSentAlready is the refusal of a request whose form token saved
 // another one first.
 var errFormSentAlready = errors.New("booking: this form was sent already")
@@ -100,40 +39,34 @@ const (
 	maxGuestsText        = 3
 )
 
-// formDetail is what a form request keeps beyond the reservation.
-type formDetail struct {
-	Signature   string `json:"signature_png"` // base64 PNG, as drawn
-	PhoneDigits string `json:"phone_digits"`
-}
-
 // Submit checks a form request, claims the form's rate limits, saves it as
 // a requested reservation and mails the guest and staff. Every problem of
 // the request is reported at once as FormProblems.
-func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error) {
+func (s *Service) Submit(ctx context.Context, f reservation.FormRequest) (reservation.FormResult, error) {
 	now := s.clock.Now()
 	l, ok := s.location(f.Location)
 	if !ok {
-		return FormResult{}, FormProblems{"location": "This property is not taken in bookings here."}
+		return reservation.FormResult{}, reservation.FormProblems{"location": "This property is not taken in bookings here."}
 	}
-	if !ValidGuestToken(f.Token) {
-		return FormResult{}, FormProblems{"token": "This form has expired. It was loaded again: check the fields, sign and send it once more."}
+	if !reservation.ValidGuestToken(f.Token) {
+		return reservation.FormResult{}, reservation.FormProblems{"token": "This form has expired. It was loaded again: check the fields, sign and send it once more."}
 	}
 	if first, err := s.formAgain(ctx, f.Token); err == nil || !errors.Is(err, reservation.ErrNoReservation) {
 		return first, err
 	}
 	q, problems, err := s.formStay(l, f, now)
 	if err != nil {
-		return FormResult{}, err
+		return reservation.FormResult{}, err
 	}
 	name := CleanName(f.Name)
 	if name == "" || len([]rune(name)) > maxName {
 		problems["name"] = "Give the guest's name, up to 120 characters."
 	}
-	email, ok := ParseEmail(f.Email)
+	email, ok := reservation.ParseEmail(f.Email)
 	if !ok {
 		problems["email"] = "Give an email address such as name@example.com."
 	}
-	phone, ok := ParsePhone(f.Phone, s.cfg.Business.PhoneCountryCode)
+	phone, ok := reservation.ParsePhone(f.Phone, s.cfg.Business.PhoneCountryCode)
 	if !ok {
 		problems["phone"] = "Give a phone number with 10 to 15 digits, with the country code for numbers outside the country."
 	}
@@ -166,7 +99,7 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 		problems["trap"] = "Leave the last field empty."
 	}
 	if len(problems) > 0 {
-		return FormResult{}, problems
+		return reservation.FormResult{}, problems
 	}
 
 	// Limits are claimed before anything is saved or mailed.
@@ -174,7 +107,7 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	perEmail := quota.Budget{Kind: "form.email", Limit: formPerEmailDaily, Window: 24 * time.Hour}
 	emailKey, err := s.keyed(ctx, now, "form-email", email.Normalized)
 	if err != nil {
-		return FormResult{}, err
+		return reservation.FormResult{}, err
 	}
 	for _, claim := range []struct {
 		b   quota.Budget
@@ -182,18 +115,18 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	}{{perAddress, f.Address}, {perEmail, emailKey}} {
 		err := claim.b.Claim(ctx, s.st, claim.key, now)
 		if spent, ok := errors.AsType[*quota.ErrSpent](err); ok {
-			return FormResult{}, &FormLimited{Until: spent.Until}
+			return reservation.FormResult{}, &reservation.FormLimited{Until: spent.Until}
 		}
 		if err != nil {
-			return FormResult{}, err
+			return reservation.FormResult{}, err
 		}
 	}
 
 	mailbox, err := s.keyed(ctx, now, "mailbox", email.Normalized)
 	if err != nil {
-		return FormResult{}, err
+		return reservation.FormResult{}, err
 	}
-	detail, _ := json.Marshal(formDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
+	detail, _ := json.Marshal(reservation.FormDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
 	unit, _ := l.Unit(q.RoomType)
 	req := reservation.New{
 		Kind: reservation.KindRequest, Unit: reservation.UnitOf(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
@@ -209,11 +142,11 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 	var r reservation.Reservation
 	for range maxCASAttempts {
 		if req.Reference, err = s.core.NewReference(l); err != nil {
-			return FormResult{}, err
+			return reservation.FormResult{}, err
 		}
 		var attributed []reservation.Addition
 		if attributed, err = s.core.Attribution(ctx, mark, req); err != nil {
-			return FormResult{}, err
+			return reservation.FormResult{}, err
 		}
 		req.Also = append([]reservation.Addition{guestPage}, attributed...)
 		r, err = s.desk.Create(ctx, req)
@@ -226,11 +159,11 @@ func (s *Service) Submit(ctx context.Context, f FormRequest) (FormResult, error)
 		}
 	}
 	if err != nil {
-		return FormResult{}, fmt.Errorf("save form request: %w", err)
+		return reservation.FormResult{}, fmt.Errorf("save form request: %w", err)
 	}
 	s.log.InfoContext(ctx, "form request saved", "location", l.Slug)
 	guestMail, staffMail := s.formEmails(r, l, f.Token, now)
-	res := FormResult{Reference: r.Reference, Location: l, Quote: q}
+	res := reservation.FormResult{Reference: r.Reference, Location: l, Quote: q}
 	if err := s.mail.Send(ctx, guestMail); err != nil {
 		s.log.WarnContext(ctx, "form acknowledgement not sent", "location", l.Slug, "not_sent", message.NotSent(err), "err", err)
 	} else {
@@ -275,17 +208,17 @@ func (s *Service) formEmails(r reservation.Reservation, l business.Location, tok
 
 // formAgain is the result of the request a form token saved already, or
 // reservation.ErrNoReservation when the token saved none.
-func (s *Service) formAgain(ctx context.Context, token string) (FormResult, error) {
+func (s *Service) formAgain(ctx context.Context, token string) (reservation.FormResult, error) {
 	ref, err := s.guestReference(ctx, token)
 	if err != nil {
-		return FormResult{}, err
+		return reservation.FormResult{}, err
 	}
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
-		return FormResult{}, fmt.Errorf("read form request: %w", err)
+		return reservation.FormResult{}, fmt.Errorf("read form request: %w", err)
 	}
 	l, _ := s.location(r.Location)
-	res := FormResult{Reference: ref, Location: l, Again: true}
+	res := reservation.FormResult{Reference: ref, Location: l, Again: true}
 	res.Quote.Total, res.Quote.Nights, res.Quote.RoomType = r.Total, len(r.Slots), r.Unit
 	if in, out, err := r.Stay(); err == nil {
 		res.Quote.Checkin, res.Quote.Checkout = in, out
@@ -295,10 +228,10 @@ func (s *Service) formAgain(ctx context.Context, token string) (FormResult, erro
 
 // FormQuote prices the form's stay without saving anything, for the
 // form to show before it is sent. Problems name the fields to fix.
-func (s *Service) FormQuote(ctx context.Context, f FormRequest) (pricing.Quote, error) {
+func (s *Service) FormQuote(ctx context.Context, f reservation.FormRequest) (pricing.Quote, error) {
 	l, ok := s.location(f.Location)
 	if !ok {
-		return pricing.Quote{}, FormProblems{"location": "This property is not taken in bookings here."}
+		return pricing.Quote{}, reservation.FormProblems{"location": "This property is not taken in bookings here."}
 	}
 	q, problems, err := s.formStay(l, f, s.clock.Now())
 	if err != nil {
@@ -316,8 +249,8 @@ const exampleDate = "YYYY-MM-DD, such as 2027-03-14"
 // formStay checks the form's room and dates and prices them. Each
 // problem is a full sentence for the field it concerns: roomtype,
 // checkin or checkout.
-func (s *Service) formStay(l business.Location, f FormRequest, now time.Time) (pricing.Quote, FormProblems, error) {
-	problems := FormProblems{}
+func (s *Service) formStay(l business.Location, f reservation.FormRequest, now time.Time) (pricing.Quote, reservation.FormProblems, error) {
+	problems := reservation.FormProblems{}
 	roomType := strings.ToLower(strings.TrimSpace(f.RoomType))
 	unit, ok := l.Unit(roomType)
 	if !ok || unit.Kind != business.KindNight {
@@ -355,21 +288,4 @@ func (s *Service) formStay(l business.Location, f FormRequest, now time.Time) (p
 		problems["roomtype"] = "This room cannot be priced for these dates. Choose another room or other dates, or call " + l.Phone + "."
 	}
 	return pricing.Quote{}, problems, nil
-}
-
-// FormSignature is the signature drawn on a form request, as a PNG data
-// URL of checked base64 for the staff screen to show, or "" for a
-// reservation without one.
-func FormSignature(r reservation.Reservation) string {
-	if r.Source != reservation.SourceForm || len(r.Detail) == 0 {
-		return ""
-	}
-	var d formDetail
-	if err := json.Unmarshal(r.Detail, &d); err != nil || d.Signature == "" {
-		return ""
-	}
-	if _, err := base64.StdEncoding.DecodeString(d.Signature); err != nil {
-		return "" // only base64 reaches the page's address
-	}
-	return "data:image/png;base64," + d.Signature
 }

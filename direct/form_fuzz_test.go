@@ -8,6 +8,7 @@ import (
 
 	"frontdesk/direct/directtest"
 	"frontdesk/internal/signature/signaturetest"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -38,13 +39,13 @@ func FuzzFormSubmit(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = w.svc.Submit(ctx, FormRequest{Location: "riverside", RoomType: roomType, Checkin: checkin, Checkout: checkout,
+		_, err = w.svc.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: roomType, Checkin: checkin, Checkout: checkout,
 			Name: name, Email: email, Phone: phone, Guests: guests, Notes: notes, Signature: sig, Address: fmt.Sprintf("2001:db8::%x", inputs), Token: token})
-		var problems FormProblems
+		var problems reservation.FormProblems
 		switch {
 		case err == nil:
 			return
-		case errors.As(err, new(*FormLimited)):
+		case errors.As(err, new(*reservation.FormLimited)):
 			return
 		case !errors.As(err, &problems):
 			t.Fatalf("Submit = %v, want problems, a limit or success", err)

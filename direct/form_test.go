@@ -28,8 +28,8 @@ var formTokens atomic.Int64
 // testToken is the n-th form token of the tests.
 func testToken(n int64) string { return directtest.FormToken(n) }
 
-func formRequest(t testing.TB) FormRequest {
-	return FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
+func formRequest(t testing.TB) reservation.FormRequest {
+	return reservation.FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
 		Name: "Grace Hopper", Email: "grace@example.com", Phone: "(303) 555-0142", Guests: "2",
 		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10", Token: testToken(formTokens.Add(1))}
 }
@@ -117,29 +117,29 @@ func TestFormProblems(t *testing.T) {
 	}())
 	tests := []struct {
 		name  string
-		edit  func(*FormRequest)
+		edit  func(*reservation.FormRequest)
 		field string
 		want  string
 	}{
-		{"no signature", func(f *FormRequest) { f.Signature = "" }, "signature", "Sign in the box"},
-		{"empty signature image", func(f *FormRequest) { f.Signature = empty }, "signature", "looks empty"},
-		{"not an image", func(f *FormRequest) { f.Signature = "data:image/png;base64,aGVsbG8=" }, "signature", "could not be read"},
-		{"unknown room type", func(f *FormRequest) { f.RoomType = "suite" }, "roomtype", "Choose a room from the list."},
-		{"unreal date", func(f *FormRequest) { f.Checkin = "2026-02-30" }, "checkin", "The arrival date could not be read. Give it as YYYY-MM-DD, such as 2027-03-14."},
-		{"no arrival", func(f *FormRequest) { f.Checkin = "" }, "checkin", "Give the arrival date as YYYY-MM-DD, such as 2027-03-14."},
-		{"no departure", func(f *FormRequest) { f.Checkout = " " }, "checkout", "Give the departure date as YYYY-MM-DD"},
-		{"checkout first", func(f *FormRequest) { f.Checkout = "2026-12-29" }, "checkout", "The departure date must be after the arrival date."},
-		{"past arrival", func(f *FormRequest) { f.Checkin, f.Checkout = "2026-01-02", "2026-01-05" }, "checkin", "The arrival date has already passed. Choose 2026-"},
-		{"too long", func(f *FormRequest) { f.Checkout = "2027-06-30" }, "checkout", "A stay can be at most"},
-		{"studio for a night", func(f *FormRequest) { f.RoomType = "studio" }, "checkout", "week"},
-		{"no token", func(f *FormRequest) { f.Token = "" }, "token", "This form has expired."},
-		{"empty name", func(f *FormRequest) { f.Name = " \u200b\n" }, "name", "Give the guest's name"},
-		{"bad email", func(f *FormRequest) { f.Email = "grace@localhost" }, "email", "name@example.com"},
-		{"bad phone", func(f *FormRequest) { f.Phone = "555-0142" }, "phone", "10 to 15 digits"},
-		{"too many guests", func(f *FormRequest) { f.Guests = "5" }, "guests", "from 1 to 4"},
-		{"guests in words", func(f *FormRequest) { f.Guests = "two" }, "guests", "from 1 to 4"},
-		{"long notes", func(f *FormRequest) { f.Notes = strings.Repeat("x", 501) }, "notes", "500"},
-		{"bot", func(f *FormRequest) { f.Trap = "http://spam.example" }, "trap", "empty"},
+		{"no signature", func(f *reservation.FormRequest) { f.Signature = "" }, "signature", "Sign in the box"},
+		{"empty signature image", func(f *reservation.FormRequest) { f.Signature = empty }, "signature", "looks empty"},
+		{"not an image", func(f *reservation.FormRequest) { f.Signature = "data:image/png;base64,aGVsbG8=" }, "signature", "could not be read"},
+		{"unknown room type", func(f *reservation.FormRequest) { f.RoomType = "suite" }, "roomtype", "Choose a room from the list."},
+		{"unreal date", func(f *reservation.FormRequest) { f.Checkin = "2026-02-30" }, "checkin", "The arrival date could not be read. Give it as YYYY-MM-DD, such as 2027-03-14."},
+		{"no arrival", func(f *reservation.FormRequest) { f.Checkin = "" }, "checkin", "Give the arrival date as YYYY-MM-DD, such as 2027-03-14."},
+		{"no departure", func(f *reservation.FormRequest) { f.Checkout = " " }, "checkout", "Give the departure date as YYYY-MM-DD"},
+		{"checkout first", func(f *reservation.FormRequest) { f.Checkout = "2026-12-29" }, "checkout", "The departure date must be after the arrival date."},
+		{"past arrival", func(f *reservation.FormRequest) { f.Checkin, f.Checkout = "2026-01-02", "2026-01-05" }, "checkin", "The arrival date has already passed. Choose 2026-"},
+		{"too long", func(f *reservation.FormRequest) { f.Checkout = "2027-06-30" }, "checkout", "A stay can be at most"},
+		{"studio for a night", func(f *reservation.FormRequest) { f.RoomType = "studio" }, "checkout", "week"},
+		{"no token", func(f *reservation.FormRequest) { f.Token = "" }, "token", "This form has expired."},
+		{"empty name", func(f *reservation.FormRequest) { f.Name = " \u200b\n" }, "name", "Give the guest's name"},
+		{"bad email", func(f *reservation.FormRequest) { f.Email = "grace@localhost" }, "email", "name@example.com"},
+		{"bad phone", func(f *reservation.FormRequest) { f.Phone = "555-0142" }, "phone", "10 to 15 digits"},
+		{"too many guests", func(f *reservation.FormRequest) { f.Guests = "5" }, "guests", "from 1 to 4"},
+		{"guests in words", func(f *reservation.FormRequest) { f.Guests = "two" }, "guests", "from 1 to 4"},
+		{"long notes", func(f *reservation.FormRequest) { f.Notes = strings.Repeat("x", 501) }, "notes", "500"},
+		{"bot", func(f *reservation.FormRequest) { f.Trap = "http://spam.example" }, "trap", "empty"},
 	}
 	w := newWorld(t)
 	for _, tt := range tests {
@@ -147,7 +147,7 @@ func TestFormProblems(t *testing.T) {
 			req := formRequest(t)
 			tt.edit(&req)
 			_, err := w.svc.Submit(context.Background(), req)
-			var p FormProblems
+			var p reservation.FormProblems
 			if !errors.As(err, &p) || !strings.Contains(p[tt.field], tt.want) || p[tt.field] == "" {
 				t.Fatalf("Submit = %v (%v), want %s: %q", err, p, tt.field, tt.want)
 			}
@@ -157,7 +157,7 @@ func TestFormProblems(t *testing.T) {
 	req := formRequest(t)
 	req.Name, req.Email, req.Signature = "", "x", ""
 	_, err := w.svc.Submit(context.Background(), req)
-	if p, ok := errors.AsType[FormProblems](err); !ok || len(p) != 3 {
+	if p, ok := errors.AsType[reservation.FormProblems](err); !ok || len(p) != 3 {
 		t.Fatalf("several problems = %v", err)
 	}
 	if rows, _ := reservation.List(context.Background(), w.st, store.ReservationFilter{Limit: 10}); len(rows) != 0 || len(w.messages()) != 0 {
@@ -179,7 +179,7 @@ func TestFormRateLimits(t *testing.T) {
 	}
 	req := formRequest(t)
 	req.Email = "another@example.com"
-	if _, err := w.svc.Submit(ctx, req); !errors.As(err, new(*FormLimited)) {
+	if _, err := w.svc.Submit(ctx, req); !errors.As(err, new(*reservation.FormLimited)) {
 		t.Fatalf("sixth request from one address = %v", err)
 	}
 	w.clock.Advance(time.Hour)
@@ -193,7 +193,7 @@ func TestFormRateLimits(t *testing.T) {
 	}
 	req.Address = "203.0.113.1"
 	req.Email = "same@example.com"
-	if _, err := w.svc.Submit(ctx, req); !errors.As(err, new(*FormLimited)) {
+	if _, err := w.svc.Submit(ctx, req); !errors.As(err, new(*reservation.FormLimited)) {
 		t.Fatalf("fourth request for one email = %v", err)
 	}
 }
@@ -245,7 +245,7 @@ func TestStaffConfirmOfARequestTakesTheRoom(t *testing.T) {
 	if got := freeDoubles(t, w); got != 1 {
 		t.Fatalf("confirmed request holds nothing: %d doubles free", got)
 	}
-	declined, err := w.svc.Submit(ctx, func() FormRequest { f := formRequest(t); f.Email = "ada@example.com"; return f }())
+	declined, err := w.svc.Submit(ctx, func() reservation.FormRequest { f := formRequest(t); f.Email = "ada@example.com"; return f }())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestFormTokenSavesOnce(t *testing.T) {
 		t.Fatalf("first = %+v, %v", first, err)
 	}
 	var wg sync.WaitGroup
-	results := make([]FormResult, 4)
+	results := make([]reservation.FormResult, 4)
 	errs := make([]error, 4)
 	for i := range results {
 		wg.Go(func() { results[i], errs[i] = w.svc.Submit(ctx, req) })
@@ -315,7 +315,7 @@ func TestFormQuote(t *testing.T) {
 	req := formRequest(t)
 	req.Checkin = "30/12/2026"
 	_, err = w.svc.FormQuote(ctx, req)
-	if p, ok := errors.AsType[FormProblems](err); !ok || p["checkin"] == "" || len(p) != 1 {
+	if p, ok := errors.AsType[reservation.FormProblems](err); !ok || p["checkin"] == "" || len(p) != 1 {
 		t.Fatalf("unreadable date = %v", err)
 	}
 	if rows, _ := reservation.List(ctx, w.st, store.ReservationFilter{Limit: 10}); len(rows) != 0 || len(w.messages()) != 0 {
@@ -328,7 +328,7 @@ func TestFormQuote(t *testing.T) {
 func TestSearchRooms(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	got, err := w.svc.SearchRooms(ctx, SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "3"})
+	got, err := w.svc.SearchRooms(ctx, reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,17 +340,17 @@ func TestSearchRooms(t *testing.T) {
 		t.Fatalf("offers for 3 = %q, want %q", offers, want)
 	}
 	for _, tt := range []struct {
-		q     SearchRequest
+		q     reservation.SearchRequest
 		field string
 	}{
-		{SearchRequest{Checkin: "", Checkout: "2027-01-02"}, "checkin"},
-		{SearchRequest{Checkin: "2026-12-30", Checkout: "2026-12-30"}, "checkout"},
-		{SearchRequest{Checkin: "2020-01-01", Checkout: "2020-01-02"}, "checkin"},
-		{SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "9"}, "guests"},
-		{SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Location: "moon"}, "location"},
+		{reservation.SearchRequest{Checkin: "", Checkout: "2027-01-02"}, "checkin"},
+		{reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2026-12-30"}, "checkout"},
+		{reservation.SearchRequest{Checkin: "2020-01-01", Checkout: "2020-01-02"}, "checkin"},
+		{reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "9"}, "guests"},
+		{reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Location: "moon"}, "location"},
 	} {
 		_, err := w.svc.SearchRooms(ctx, tt.q)
-		if p, ok := errors.AsType[FormProblems](err); !ok || p[tt.field] == "" {
+		if p, ok := errors.AsType[reservation.FormProblems](err); !ok || p[tt.field] == "" {
 			t.Errorf("SearchRooms(%+v) = %v, want a problem with %s", tt.q, err, tt.field)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"frontdesk/business"
-	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -26,9 +25,6 @@ import (
 
 const kindGuestPage = "booking-guest-page" // key: hex SHA-256 of a guest token → reference
 
-// guestTokenBytes is the entropy of a guest token.
-const guestTokenBytes = 32
-
 // guestPageRef is what a guest-page record holds.
 type guestPageRef struct {
 	Reference string `json:"reference"`
@@ -37,21 +33,11 @@ type guestPageRef struct {
 // NewGuestToken draws a fresh guest token, such as the booking form
 // carries to make its request once.
 func (s *Service) NewGuestToken() (string, error) {
-	b := make([]byte, guestTokenBytes)
+	b := make([]byte, reservation.GuestTokenBytes)
 	if _, err := io.ReadFull(s.rand, b); err != nil {
 		return "", fmt.Errorf("draw guest token: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// ValidGuestToken reports whether t has the shape of a guest token, so a
-// door refuses anything else before it reaches the store.
-func ValidGuestToken(t string) bool {
-	if len(t) != base64.RawURLEncoding.EncodedLen(guestTokenBytes) {
-		return false
-	}
-	_, err := base64.RawURLEncoding.DecodeString(t)
-	return err == nil
 }
 
 func guestPageKey(token string) string {
@@ -73,7 +59,7 @@ func (s *Service) guestPageLink(token string) string {
 // guestReference is the reservation a guest token opens, or
 // reservation.ErrNoReservation.
 func (s *Service) guestReference(ctx context.Context, token string) (string, error) {
-	if !ValidGuestToken(token) {
+	if !reservation.ValidGuestToken(token) {
 		return "", reservation.ErrNoReservation
 	}
 	v, _, err := getJSON[guestPageRef](ctx, s.st, kindGuestPage, guestPageKey(token))
@@ -86,50 +72,29 @@ func (s *Service) guestReference(ctx context.Context, token string) (string, err
 	return v.Reference, nil
 }
 
-// GuestStay is what a guest's own page shows of a reservation.
-type GuestStay struct {
-	Reservation reservation.Reservation
-	Location    business.Location
-	Checkin     civil.Date
-	Checkout    civil.Date
-	Nights      int
-	// CheckinAt is the local check-in time on the arrival date, as
-	// people read it.
-	CheckinAt string
-	// Total is the total as people read it, such as "$395.38".
-	Total string
-	// Cancellable says whether the page may offer a cancellation now,
-	// under the rules of the chat tools; Why words the reason when not.
-	Cancellable bool
-	Why         string
-	// Withdrawable says the request awaits staff, and its guest may
-	// withdraw it from the page.
-	Withdrawable bool
-}
-
 // GuestStay reads the reservation token opens, or reservation.ErrNoReservation.
-func (s *Service) GuestStay(ctx context.Context, token string) (GuestStay, error) {
+func (s *Service) GuestStay(ctx context.Context, token string) (reservation.GuestStay, error) {
 	now := s.clock.Now()
 	ref, err := s.guestReference(ctx, token)
 	if err != nil {
-		return GuestStay{}, err
+		return reservation.GuestStay{}, err
 	}
 	r, err := s.getBooked(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return GuestStay{}, reservation.ErrNoReservation
+		return reservation.GuestStay{}, reservation.ErrNoReservation
 	}
 	if err != nil {
-		return GuestStay{}, fmt.Errorf("read reservation: %w", err)
+		return reservation.GuestStay{}, fmt.Errorf("read reservation: %w", err)
 	}
 	l, _ := s.location(r.Location)
-	g := GuestStay{Reservation: r.Reservation, Location: l, Nights: len(r.Slots), Total: s.pricer.Display(r.Total)}
+	g := reservation.GuestStay{Reservation: r.Reservation, Location: l, Nights: len(r.Slots), Total: s.pricer.Display(r.Total)}
 	if in, out, err := r.Stay(); err == nil {
 		g.Checkin, g.Checkout = in, out
 		g.CheckinAt = localTime(checkinInstant(l, in), l)
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return GuestStay{}, fmt.Errorf("read settings: %w", err)
+		return reservation.GuestStay{}, fmt.Errorf("read settings: %w", err)
 	}
 	g.Withdrawable = r.State == reservation.Requested
 	if refusal := s.cancellable(r, l, set, now, route{phone: l.Phone}, true); refusal != nil {
@@ -161,7 +126,7 @@ func guestCancelWhy(state reservation.State, l business.Location, beforeHours in
 // the same notice period, code budgets and emailed code as the chat
 // tools' cancel_booking, without their office-hours condition. It returns
 // the cancellation's id for the second step.
-func (s *Service) GuestCancel(ctx context.Context, c Caller, token string) (*CancelResult, error) {
+func (s *Service) GuestCancel(ctx context.Context, c reservation.Caller, token string) (*reservation.CancelResult, error) {
 	ref, err := s.guestReference(ctx, token)
 	if err != nil {
 		return nil, err
@@ -180,7 +145,7 @@ func (s *Service) GuestCancel(ctx context.Context, c Caller, token string) (*Can
 // proves the guest reads the reservation's mail, and the reservation is
 // cancelled. A cancel id that belongs to another reservation than the
 // token's is refused as unknown.
-func (s *Service) GuestCancelFinish(ctx context.Context, c Caller, token, cancelID, code string) (*CancelResult, error) {
+func (s *Service) GuestCancelFinish(ctx context.Context, c reservation.Caller, token, cancelID, code string) (*reservation.CancelResult, error) {
 	ref, err := s.guestReference(ctx, token)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package direct
 import (
 	"context"
 	"time"
+
+	"frontdesk/reservation"
 )
 
 // NoticeDueKind is the record kind of the notices still to deliver (the
@@ -26,7 +28,7 @@ func MailboxKinds() []string { return []string{kindMailbox, kindContact} }
 // MailboxKey is the pseudonymous key the store groups an address under,
 // as a booking computes it; ok is false for a string that is no address.
 func (s *Service) MailboxKey(ctx context.Context, address string, now time.Time) (key string, ok bool, err error) {
-	e, ok := ParseEmail(address)
+	e, ok := reservation.ParseEmail(address)
 	if !ok {
 		return "", false, nil
 	}

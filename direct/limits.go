@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frontdesk/quota"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -160,7 +161,7 @@ func (s *Service) admitted(ctx context.Context, now time.Time, b budget) (int, e
 
 // Budgets of booking codes and cancellation codes, kept apart so a
 // stranger exhausting one cannot exhaust the other.
-func (s *Service) groupBookingBudget(set Settings) budget {
+func (s *Service) groupBookingBudget(set reservation.Settings) budget {
 	return budget{key: "book-group", hourly: set.Group.EmailHourly, daily: set.Group.EmailDaily, refusal: "paused"}
 }
 
@@ -168,11 +169,11 @@ func (s *Service) mailboxBudget(mailboxKey string) budget {
 	return budget{key: "book-mailbox/" + mailboxKey, hourly: mailboxHourly, daily: mailboxDaily, refusal: "contact"}
 }
 
-func (s *Service) locationBudget(set Settings, slug string) budget {
+func (s *Service) locationBudget(set reservation.Settings, slug string) budget {
 	return budget{key: "book-location/" + slug, hourly: set.Locations[slug].EmailHourly, refusal: "paused"}
 }
 
-func (s *Service) cancelGroupBudget(set Settings) budget {
+func (s *Service) cancelGroupBudget(set reservation.Settings) budget {
 	return budget{key: "cancel-group", daily: set.Group.CancelDaily, refusal: "cancel"}
 }
 

@@ -36,7 +36,7 @@ type LookupRequest struct {
 }
 
 // Lookup is get_booking.
-func (s *Service) Lookup(ctx context.Context, c Caller, req LookupRequest) (*LookupResult, error) {
+func (s *Service) Lookup(ctx context.Context, c reservation.Caller, req LookupRequest) (*LookupResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()

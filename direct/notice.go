@@ -16,7 +16,7 @@ import (
 const (
 	noticeQueued    = "queued"
 	noticeSending   = "sending" // claimed by one attempt until its lease ends
-	noticeSent      = "sent"
+	noticeSent      = reservation.NoticeSent
 	noticeUncertain = "uncertain" // the provider's answer was lost; it may have arrived
 	noticeFailed    = "failed"    // known not sent; retried later
 	noticeExhausted = "exhausted" // failed for the whole retry window; staff must act

@@ -30,6 +30,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// RefusalCode names the case, for a door that words it by its code.
+func (e *Error) RefusalCode() string { return e.Code }
+
 // because records the internal cause of an answer.
 func (e *Error) because(err error) *Error {
 	e.Err = err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"frontdesk/internal/civil"
+	"frontdesk/reservation"
 )
 
 // TestStartRefusesAnUnbookableRequest: the core trusts a door's field
@@ -15,8 +16,8 @@ func TestStartRefusesAnUnbookableRequest(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	l := w.cfg.Locations[0]
-	email, _ := ParseEmail("ada@example.com")
-	phone, _ := ParsePhone("+1 303 555 0199", w.cfg.Business.PhoneCountryCode)
+	email, _ := reservation.ParseEmail("ada@example.com")
+	phone, _ := reservation.ParsePhone("+1 303 555 0199", w.cfg.Business.PhoneCountryCode)
 	in, _ := civil.Parse("2026-12-30")
 	valid := StartRequest{Location: l, RoomType: "double", Checkin: in, Checkout: in.AddDays(3), Name: "Ada", Email: email, Phone: phone, Guests: 1}
 	tests := []struct {
@@ -28,7 +29,7 @@ func TestStartRefusesAnUnbookableRequest(t *testing.T) {
 		{"checkout before checkin", func(r *StartRequest) { r.Checkout = in.AddDays(-1) }},
 		{"no guests", func(r *StartRequest) { r.Guests = 0 }},
 		{"too many guests", func(r *StartRequest) { r.Guests = w.cfg.Limits.MaxGuests + 1 }},
-		{"no email", func(r *StartRequest) { r.Email = Email{} }},
+		{"no email", func(r *StartRequest) { r.Email = reservation.Email{} }},
 		{"no name", func(r *StartRequest) { r.Name = "" }},
 	}
 	for _, tt := range tests {

@@ -114,7 +114,7 @@ func (s *Service) pendingCounts(ctx context.Context, now time.Time, slug string)
 
 // full reports whether the group or the location slug already has as
 // many pending reservations as set allows.
-func (c pendingCount) full(set Settings, slug string) bool {
+func (c pendingCount) full(set reservation.Settings, slug string) bool {
 	return c.group >= set.Group.Pending || c.local >= set.Locations[slug].Pending
 }
 

@@ -11,43 +11,18 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 )
 
 // The guest site's availability search: which room types of which
 // properties are free for a stay and a party, with their price. It reads
 // the availability index as the booking tools do and saves nothing.
 
-// SearchRequest is the search form as typed. An empty Location searches
-// every property.
-type SearchRequest struct {
-	Checkin, Checkout, Guests, Location string
-}
-
-// Offer is one room type that is free for the whole stay.
-type Offer struct {
-	Location business.Location
-	Unit     business.Unit
-	Free     int
-	Quote    pricing.Quote
-	// Total is the quote's total as people read it.
-	Total string
-}
-
-// Search is the stay searched and what is free for it.
-type Search struct {
-	Checkin, Checkout civil.Date
-	Nights, Guests    int
-	Offers            []Offer
-	// Full names the room types that would suit but have no unit free
-	// or no price for these dates, as "Riverside Inn double".
-	Full []string
-}
-
 // SearchRooms answers the availability search. Problems name the fields
 // to fix (checkin, checkout, guests, location) in the form's sentences.
-func (s *Service) SearchRooms(ctx context.Context, q SearchRequest) (Search, error) {
+func (s *Service) SearchRooms(ctx context.Context, q reservation.SearchRequest) (reservation.RoomSearch, error) {
 	now := s.clock.Now()
-	problems := FormProblems{}
+	problems := reservation.FormProblems{}
 	in, out, dates := stayDates(q.Checkin, q.Checkout)
 	for k, v := range dates {
 		problems[k] = v
@@ -69,13 +44,13 @@ func (s *Service) SearchRooms(ctx context.Context, q SearchRequest) (Search, err
 		locations = []business.Location{l}
 	}
 	if len(problems) > 0 {
-		return Search{}, problems
+		return reservation.RoomSearch{}, problems
 	}
-	res := Search{Checkin: in, Checkout: out, Nights: in.DaysUntil(out), Guests: guests}
+	res := reservation.RoomSearch{Checkin: in, Checkout: out, Nights: in.DaysUntil(out), Guests: guests}
 	for _, l := range locations {
 		free, err := s.inv.FreeNights(ctx, l, in, res.Nights)
 		if err != nil {
-			return Search{}, fmt.Errorf("search rooms: %w", err)
+			return reservation.RoomSearch{}, fmt.Errorf("search rooms: %w", err)
 		}
 		for _, f := range free {
 			if s.cfg.Sleeps(f.Unit) < guests {
@@ -84,19 +59,19 @@ func (s *Service) SearchRooms(ctx context.Context, q SearchRequest) (Search, err
 			quote, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: in.String(), Checkout: out.String()}, s.today(l, now))
 			if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
 				if dateProblem := stayRefusal(s.cfg, refusal, in, s.today(l, now)); dateProblem != nil {
-					return Search{}, dateProblem // the dates themselves are out of bounds
+					return reservation.RoomSearch{}, dateProblem // the dates themselves are out of bounds
 				}
 				res.Full = append(res.Full, l.Name+" "+f.Unit.DisplayName())
 				continue
 			}
 			if err != nil {
-				return Search{}, fmt.Errorf("search rooms: %w", err)
+				return reservation.RoomSearch{}, fmt.Errorf("search rooms: %w", err)
 			}
 			if f.Free < 1 {
 				res.Full = append(res.Full, l.Name+" "+f.Unit.DisplayName())
 				continue
 			}
-			res.Offers = append(res.Offers, Offer{Location: l, Unit: f.Unit, Free: f.Free, Quote: quote, Total: s.pricer.Display(quote.Total)})
+			res.Offers = append(res.Offers, reservation.Offer{Location: l, Unit: f.Unit, Free: f.Free, Quote: quote, Total: s.pricer.Display(quote.Total)})
 		}
 	}
 	return res, nil
@@ -104,8 +79,8 @@ func (s *Service) SearchRooms(ctx context.Context, q SearchRequest) (Search, err
 
 // stayDates reads a stay's dates as the form and the search take them;
 // problems name the checkin and checkout fields.
-func stayDates(checkin, checkout string) (in, out civil.Date, problems FormProblems) {
-	problems = FormProblems{}
+func stayDates(checkin, checkout string) (in, out civil.Date, problems reservation.FormProblems) {
+	problems = reservation.FormProblems{}
 	checkin, checkout = strings.TrimSpace(checkin), strings.TrimSpace(checkout)
 	in, inErr := civil.Parse(checkin)
 	out, outErr := civil.Parse(checkout)
@@ -129,15 +104,15 @@ func stayDates(checkin, checkout string) (in, out civil.Date, problems FormProbl
 // stayRefusal words a quote refusal that concerns the dates of any
 // stay, whatever the room: in the past, too far ahead or over the cap.
 // Refusals of one room type give nil.
-func stayRefusal(cfg config.Config, r *pricing.Refusal, in, today civil.Date) FormProblems {
+func stayRefusal(cfg config.Config, r *pricing.Refusal, in, today civil.Date) reservation.FormProblems {
 	switch r.Kind {
 	case pricing.RefusalPast:
-		return FormProblems{"checkin": fmt.Sprintf("The arrival date has already passed. Choose %s or a later date.", today)}
+		return reservation.FormProblems{"checkin": fmt.Sprintf("The arrival date has already passed. Choose %s or a later date.", today)}
 	case pricing.RefusalTooFar:
-		return FormProblems{"checkin": fmt.Sprintf("We take requests up to %d days ahead: choose an arrival date no later than %s.", cfg.Limits.AdvanceDays, today.AddDays(cfg.Limits.AdvanceDays))}
+		return reservation.FormProblems{"checkin": fmt.Sprintf("We take requests up to %d days ahead: choose an arrival date no later than %s.", cfg.Limits.AdvanceDays, today.AddDays(cfg.Limits.AdvanceDays))}
 	case pricing.RefusalOverCap, pricing.RefusalStayCap:
 		max := cfg.Limits.MaxStayNights
-		return FormProblems{"checkout": fmt.Sprintf("A stay can be at most %d nights: choose a departure date no later than %s.", max, in.AddDays(max))}
+		return reservation.FormProblems{"checkout": fmt.Sprintf("A stay can be at most %d nights: choose a departure date no later than %s.", max, in.AddDays(max))}
 	}
 	return nil
 }

@@ -7,8 +7,9 @@
 // route the answer offers, which each door words (the chat door,
 // direct/chatdoor, with the refusal catalogue of §12).
 //
-// It is a domain package: it imports config, store, inventory, pricing,
-// message and internal helpers, never an adapter.
+// It is a domain package and one door among the others: it imports
+// config, store, inventory, pricing, message, the reservation core and
+// internal helpers, never an adapter nor another door.
 package direct
 
 import (

@@ -11,54 +11,9 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
-
-// Settings are the values of direct-booking.md §10 and §16 that owners
-// change on the staff screen: the group's chat ceilings and closures, and
-// each location's chat switch, ceilings and closures.
-//
-// Which source wins: a scope (the group, or one location) saved on the
-// staff screen is kept whole in the store and wins over the config file
-// for every value of that scope, across restarts; a scope never saved
-// follows the file. The core reads the store's settings at every check
-// that uses them, so every instance on one store sees an edit at once.
-type Settings struct {
-	Group     GroupSettings
-	Locations map[string]LocationSettings // by slug; every configured location
-	// Edited names the scopes saved on the staff screen: "group" and
-	// location slugs.
-	Edited []string
-}
-
-// GroupSettings are the hub's settings of §10 and the business closures.
-type GroupSettings struct {
-	EmailHourly int                `json:"chatPortfolioEmailHourly"`
-	EmailDaily  int                `json:"chatPortfolioEmailDaily"`
-	CancelDaily int                `json:"chatPortfolioCancelDaily"`
-	Pending     int                `json:"chatPortfolioPendingLimit"`
-	Closures    []business.Closure `json:"closures"`
-	// OfficeHours are the weekly hours in force; a group saved before
-	// they could be edited here keeps the file's.
-	OfficeHours business.OfficeHours `json:"officeHours,omitzero"`
-}
-
-// LocationSettings are one location's settings of §10 and §16.
-type LocationSettings struct {
-	BookingEnabled bool               `json:"bookingEnabled"`
-	EmailHourly    int                `json:"chatEmailHourly"`
-	Pending        int                `json:"chatPendingLimit"`
-	Closures       []business.Closure `json:"closures"`
-}
-
-// SettingsChange is one line of the settings audit: who saved which
-// scope when, and each value that changed.
-type SettingsChange struct {
-	At      time.Time `json:"at"`
-	By      string    `json:"by"`
-	Scope   string    `json:"scope"` // "group" or a location slug
-	Changes []string  `json:"changes"`
-}
 
 // Record kinds of the settings.
 const (
@@ -66,27 +21,17 @@ const (
 	kindSettingsAudit = "booking-settings-audit" // key: newest first, see auditKey
 )
 
-// ScopeGroup names the group's settings in Edited and SettingsChange.
-const ScopeGroup = "group"
-
-// EditedSettings is the stored record: only the scopes saved on the
-// screen.
-type EditedSettings struct {
-	Group     *GroupSettings              `json:"group,omitempty"`
-	Locations map[string]LocationSettings `json:"locations,omitempty"`
-}
-
 // fileSettings are the settings as the config file gives them.
-func fileSettings(cfg config.Config) Settings {
+func fileSettings(cfg config.Config) reservation.Settings {
 	l := cfg.Limits
-	set := Settings{
-		Group: GroupSettings{EmailHourly: l.PortfolioEmailHourly, EmailDaily: l.PortfolioEmailDaily,
+	set := reservation.Settings{
+		Group: reservation.GroupSettings{EmailHourly: l.PortfolioEmailHourly, EmailDaily: l.PortfolioEmailDaily,
 			CancelDaily: l.CancelPortfolioDaily, Pending: l.PortfolioPending, Closures: cfg.Business.Closures,
 			OfficeHours: cfg.Business.OfficeHours},
-		Locations: map[string]LocationSettings{},
+		Locations: map[string]reservation.LocationSettings{},
 	}
 	for _, loc := range cfg.Locations {
-		set.Locations[loc.Slug] = LocationSettings{BookingEnabled: !loc.BookingOff, EmailHourly: l.LocationEmailHourly,
+		set.Locations[loc.Slug] = reservation.LocationSettings{BookingEnabled: !loc.BookingOff, EmailHourly: l.LocationEmailHourly,
 			Pending: l.LocationPending, Closures: loc.Closures}
 	}
 	return set
@@ -96,13 +41,13 @@ func fileSettings(cfg config.Config) Settings {
 // edited on the staff screen in its place. An unreadable record is an
 // error, never a reason to fall back to the file: a switched-off
 // location must not come back on because the store was slow.
-func (s *Service) Settings(ctx context.Context) (Settings, error) {
+func (s *Service) Settings(ctx context.Context) (reservation.Settings, error) {
 	r, err := s.st.Get(ctx, kindSettings, "current")
 	if errors.Is(err, store.ErrNotFound) {
 		return fileSettings(s.cfg), nil
 	}
 	if err != nil {
-		return Settings{}, fmt.Errorf("read settings: %w", err)
+		return reservation.Settings{}, fmt.Errorf("read settings: %w", err)
 	}
 	return s.settingsFrom(r)
 }
@@ -119,14 +64,14 @@ func (s *Service) OfficeHours(ctx context.Context) (business.OfficeHours, error)
 
 // settingsFrom is the settings in force given the edited settings record
 // as read, version 0 when there is none.
-func (s *Service) settingsFrom(r store.Record) (Settings, error) {
+func (s *Service) settingsFrom(r store.Record) (reservation.Settings, error) {
 	set := fileSettings(s.cfg)
 	if r.Version == 0 {
 		return set, nil
 	}
-	var e EditedSettings
+	var e reservation.EditedSettings
 	if err := jsonValue(r, &e); err != nil {
-		return Settings{}, fmt.Errorf("read settings: %w", err)
+		return reservation.Settings{}, fmt.Errorf("read settings: %w", err)
 	}
 	if e.Group != nil {
 		hours := set.Group.OfficeHours
@@ -134,7 +79,7 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 		if set.Group.OfficeHours == (business.OfficeHours{}) {
 			set.Group.OfficeHours = hours
 		}
-		set.Edited = append(set.Edited, ScopeGroup)
+		set.Edited = append(set.Edited, reservation.ScopeGroup)
 	}
 	for _, loc := range s.cfg.Locations {
 		if v, ok := e.Locations[loc.Slug]; ok {
@@ -147,7 +92,7 @@ func (s *Service) settingsFrom(r store.Record) (Settings, error) {
 
 // officeOpen is config.OfficeOpen with the office hours and closures in
 // force.
-func (set Settings) officeOpen(cfg config.Config, now time.Time, l business.Location) bool {
+func officeOpen(set reservation.Settings, cfg config.Config, now time.Time, l business.Location) bool {
 	cfg.Business.OfficeHours = set.Group.OfficeHours
 	cfg.Business.Closures = set.Group.Closures
 	l.Closures = set.Locations[l.Slug].Closures
@@ -157,14 +102,14 @@ func (set Settings) officeOpen(cfg config.Config, now time.Time, l business.Loca
 // SaveSettings writes the scope that edit changes, on behalf of by, and
 // the audit line of what edit reports changed, together; a concurrent
 // save of another scope makes it read again, never overwrite.
-func (s *Service) SaveSettings(ctx context.Context, by, scope string, edit func(*EditedSettings, Settings) []string) error {
+func (s *Service) SaveSettings(ctx context.Context, by, scope string, edit func(*reservation.EditedSettings, reservation.Settings) []string) error {
 	now := s.clock.Now()
 	for range maxCASAttempts {
 		cur, err := s.Settings(ctx)
 		if err != nil {
 			return err
 		}
-		e, version, err := getJSON[EditedSettings](ctx, s.st, kindSettings, "current")
+		e, version, err := getJSON[reservation.EditedSettings](ctx, s.st, kindSettings, "current")
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("read settings: %w", err)
 		}
@@ -179,7 +124,7 @@ func (s *Service) SaveSettings(ctx context.Context, by, scope string, edit func(
 		if version == 0 {
 			op = store.OpCreate
 		}
-		line := SettingsChange{At: now, By: by, Scope: scope, Changes: what}
+		line := reservation.SettingsChange{At: now, By: by, Scope: scope, Changes: what}
 		_, err = s.st.Apply(ctx, []store.Write{
 			{Op: op, Record: record(kindSettings, "current", e, version, now)},
 			{Op: store.OpCreate, Record: record(kindSettingsAudit, auditKey(now, scope, version+1), line, 0, now)},
@@ -198,15 +143,15 @@ func (s *Service) SaveSettings(ctx context.Context, by, scope string, edit func(
 
 // SettingsAudit returns up to limit lines of the settings audit, newest
 // first, after the line whose Key is after ("" for the newest).
-func (s *Service) SettingsAudit(ctx context.Context, after string, limit int) ([]SettingsChange, string, error) {
+func (s *Service) SettingsAudit(ctx context.Context, after string, limit int) ([]reservation.SettingsChange, string, error) {
 	rows, err := s.st.List(ctx, kindSettingsAudit, "", after, limit)
 	if err != nil {
 		return nil, "", fmt.Errorf("list settings audit: %w", err)
 	}
-	out := make([]SettingsChange, 0, len(rows))
+	out := make([]reservation.SettingsChange, 0, len(rows))
 	next := ""
 	for _, r := range rows {
-		var c SettingsChange
+		var c reservation.SettingsChange
 		if err := json.Unmarshal(r.Value, &c); err != nil {
 			return nil, "", fmt.Errorf("decode settings audit: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/reservation"
 )
 
 // TestClosuresFromSettingsCloseTheOffice: a closure saved for today
@@ -48,8 +49,8 @@ func TestPendingCeilingFromSettings(t *testing.T) {
 }
 
 // saveGroup stores the group's settings as the staff screen saves them.
-func saveGroup(ctx context.Context, svc *Service, g GroupSettings) error {
-	return svc.SaveSettings(ctx, "olga", ScopeGroup, func(e *EditedSettings, _ Settings) []string {
+func saveGroup(ctx context.Context, svc *Service, g reservation.GroupSettings) error {
+	return svc.SaveSettings(ctx, "olga", reservation.ScopeGroup, func(e *reservation.EditedSettings, _ reservation.Settings) []string {
 		e.Group = &g
 		return []string{"edited"}
 	})
@@ -70,7 +71,7 @@ func TestOfficeHoursInForce(t *testing.T) {
 		return tm
 	}
 	for hhmm, want := range map[string]bool{"11:30": true, "12:30": false, "13:30": true, "17:30": false} {
-		if got := set.officeOpen(cfg, at(hhmm), l); got != want {
+		if got := officeOpen(set, cfg, at(hhmm), l); got != want {
 			t.Errorf("open at %s on a Friday with a lunch break = %v, want %v", hhmm, got, want)
 		}
 	}

@@ -22,39 +22,14 @@ import (
 // exhausted and need staff (§14: at least 36 hours).
 const NoticeRetryWindow = 36 * time.Hour
 
-// NoticeSent is the state of a notice that was delivered.
-const NoticeSent = noticeSent
-
-// NoticeView is one queued notice and its delivery so far.
-type NoticeView struct {
-	ID, To, Subject, State string
-	Attempts               int
-	CreatedAt, LastAt      time.Time
-	NextAt                 time.Time
-	// Exhausted means retries are over: staff must reach the guest.
-	Exhausted bool
-}
-
-// ChatFacts are the chat details of a reservation that the staff screen
-// shows.
-type ChatFacts struct {
-	// Unread lists locations whose histories could not be read when the
-	// chat reservation was checked.
-	Unread []string
-	// AgreementAtCheckin: a chat guest signs the agreement at check-in.
-	AgreementAtCheckin bool
-	// CancelledAt is when the guest cancelled in chat, zero if not.
-	CancelledAt time.Time
-}
-
 // Booked reads reservation ref with its chat details; an absent one is
 // store.ErrNotFound.
-func (s *Service) Booked(ctx context.Context, ref string) (reservation.Reservation, ChatFacts, error) {
+func (s *Service) Booked(ctx context.Context, ref string) (reservation.Reservation, reservation.ChatFacts, error) {
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
-		return reservation.Reservation{}, ChatFacts{}, err
+		return reservation.Reservation{}, reservation.ChatFacts{}, err
 	}
-	return r.Reservation, ChatFacts{Unread: r.chat.UncheckedProperties,
+	return r.Reservation, reservation.ChatFacts{Unread: r.chat.UncheckedProperties,
 		AgreementAtCheckin: r.Source == reservation.SourceChat && r.chat.AgreementAtCheckin,
 		CancelledAt:        r.chat.CancelledAt}, nil
 }
@@ -90,19 +65,19 @@ func (s *Service) Span(ctx context.Context, r reservation.Reservation) (int, err
 
 // Notices reads the queued notices of reference ref, once the outcomes
 // this process is still storing for them are stored.
-func (s *Service) Notices(ctx context.Context, ref string, now time.Time) ([]NoticeView, error) {
+func (s *Service) Notices(ctx context.Context, ref string, now time.Time) ([]reservation.NoticeView, error) {
 	s.after.wait(ctx, func(id string) bool { return strings.HasPrefix(id, ref+"-") })
 	rows, err := s.st.List(ctx, kindNotice, ref+"-", "", 100)
 	if err != nil {
 		return nil, fmt.Errorf("list notices: %w", err)
 	}
-	out := make([]NoticeView, 0, len(rows))
+	out := make([]reservation.NoticeView, 0, len(rows))
 	for _, row := range rows {
 		n, _, err := getJSON[notice](ctx, s.st, kindNotice, row.Key)
 		if err != nil {
 			return nil, err
 		}
-		v := NoticeView{ID: n.ID, To: strings.Join(n.Email.To, ", "), Subject: n.Email.Subject, State: n.State,
+		v := reservation.NoticeView{ID: n.ID, To: strings.Join(n.Email.To, ", "), Subject: n.Email.Subject, State: n.State,
 			Attempts: n.Attempts, CreatedAt: n.CreatedAt, LastAt: row.UpdatedAt, NextAt: n.NextAt}
 		v.Exhausted = n.State != noticeSent && now.Sub(n.CreatedAt) >= NoticeRetryWindow
 		out = append(out, v)
@@ -148,15 +123,15 @@ func (s *Service) AdmissionTimes(ctx context.Context, key string, now time.Time,
 // The keys under which the adjustable code ceilings count admissions:
 // the group's booking codes, the group's cancellation codes, and one
 // location's booking codes.
-func (s *Service) GroupBookingKey() string { return s.groupBookingBudget(Settings{}).key }
-func (s *Service) CancelGroupKey() string  { return s.cancelGroupBudget(Settings{}).key }
+func (s *Service) GroupBookingKey() string { return s.groupBookingBudget(reservation.Settings{}).key }
+func (s *Service) CancelGroupKey() string  { return s.cancelGroupBudget(reservation.Settings{}).key }
 func (s *Service) LocationBookingKey(slug string) string {
-	return s.locationBudget(Settings{}, slug).key
+	return s.locationBudget(reservation.Settings{}, slug).key
 }
 
 // PendingScope is the pending ceiling's scope of location slug, or of
 // the group for "".
-func PendingScope(slug string) string {
+func (s *Service) PendingScope(slug string) string {
 	if slug == "" {
 		return scopeGroup
 	}

@@ -16,6 +16,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -57,8 +58,8 @@ type StartRequest struct {
 	RoomType          string // a night unit of Location
 	Checkin, Checkout civil.Date
 	Name              string // cleaned by CleanName
-	Email             Email
-	Phone             Phone
+	Email             reservation.Email
+	Phone             reservation.Phone
 	Notes             string
 	Guests            int
 }
@@ -73,7 +74,7 @@ type startRequest struct {
 }
 
 // Start is start_booking: a new intent with an emailed code, or a resend.
-func (s *Service) Start(ctx context.Context, c Caller, req StartRequest) (*StartResult, error) {
+func (s *Service) Start(ctx context.Context, c reservation.Caller, req StartRequest) (*StartResult, error) {
 	now := s.clock.Now()
 	ctx, cancel := s.operation(ctx)
 	defer cancel()
@@ -141,7 +142,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	var (
 		known           []store.Record // the records of also, as read with the settings
 		free            []inventory.Free
-		set             Settings
+		set             reservation.Settings
 		pending         pendingCount
 		freeErr, setErr error
 		pendingErr      error

@@ -19,6 +19,7 @@ import (
 	"frontdesk/mail"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -119,7 +120,7 @@ func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 	return w
 }
 
-var web = Caller{Host: "localhost:8080"}
+var web = reservation.Caller{Host: "localhost:8080"}
 
 // Args are a booking tool's arguments, as the tests write them; start,
 // confirm, lookup and cancel turn them into typed requests.
@@ -216,11 +217,11 @@ func text(a Args, key string) string {
 // start calls Start with the request well-formed arguments name, as the
 // chat door does once their fields pass its checks: a booking_id asks
 // for a resend, and absent guests count one.
-func (w *world) start(ctx context.Context, c Caller, a Args) (*StartResult, error) {
+func (w *world) start(ctx context.Context, c reservation.Caller, a Args) (*StartResult, error) {
 	return startOn(w.svc, ctx, c, a)
 }
 
-func startOn(svc *Service, ctx context.Context, c Caller, a Args) (*StartResult, error) {
+func startOn(svc *Service, ctx context.Context, c reservation.Caller, a Args) (*StartResult, error) {
 	if id := text(a, "booking_id"); id != "" {
 		return svc.Start(ctx, c, StartRequest{BookingID: id})
 	}
@@ -228,8 +229,8 @@ func startOn(svc *Service, ctx context.Context, c Caller, a Args) (*StartResult,
 	unit, _ := l.Unit(text(a, "roomtype"))
 	in, _ := civil.Parse(text(a, "checkin"))
 	out, _ := civil.Parse(text(a, "checkout"))
-	email, _ := ParseEmail(text(a, "email"))
-	phone, _ := ParsePhone(text(a, "phone"), svc.cfg.Business.PhoneCountryCode)
+	email, _ := reservation.ParseEmail(text(a, "email"))
+	phone, _ := reservation.ParsePhone(text(a, "phone"), svc.cfg.Business.PhoneCountryCode)
 	guests := 1
 	if g, ok := a["guests"].(float64); ok {
 		guests = int(g)
@@ -247,16 +248,16 @@ func startOn(svc *Service, ctx context.Context, c Caller, a Args) (*StartResult,
 // behind, so a test reads the store as the operation left it. They use
 // Settle, not Wait: tests run them in parallel, and Wait is for shutdown,
 // once no request runs.
-func (w *world) confirm(ctx context.Context, c Caller, a Args) (*ConfirmResult, error) {
+func (w *world) confirm(ctx context.Context, c reservation.Caller, a Args) (*ConfirmResult, error) {
 	defer w.svc.Settle(context.Background())
 	return w.svc.Confirm(ctx, c, ConfirmRequest{BookingID: text(a, "booking_id"), Code: text(a, "code")})
 }
 
-func (w *world) lookup(ctx context.Context, c Caller, a Args) (*LookupResult, error) {
+func (w *world) lookup(ctx context.Context, c reservation.Caller, a Args) (*LookupResult, error) {
 	return w.svc.Lookup(ctx, c, LookupRequest{Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4")})
 }
 
-func (w *world) cancel(ctx context.Context, c Caller, a Args) (*CancelResult, error) {
+func (w *world) cancel(ctx context.Context, c reservation.Caller, a Args) (*reservation.CancelResult, error) {
 	defer w.svc.Settle(context.Background())
 	return w.svc.Cancel(ctx, c, CancelRequest{
 		Reference: text(a, "reservation_number"), Last4: text(a, "phone_last4"),

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"frontdesk/config"
-	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/reservation"
 )
 
 // availability answers the property page's read with fixed free counts
@@ -21,13 +21,13 @@ type availability struct {
 	free map[string][]int
 }
 
-func (a availability) Availability(_ context.Context, _ string, days int) (direct.Availability, error) {
+func (a availability) Availability(_ context.Context, _ string, days int) (reservation.Availability, error) {
 	first, _ := civil.Parse("2026-11-30")
 	out := map[string][]int{}
 	for typ, free := range a.free {
 		out[typ] = free[:days]
 	}
-	return direct.Availability{First: first, Days: days, Free: out}, nil
+	return reservation.Availability{First: first, Days: days, Free: out}, nil
 }
 
 // TestPropertyCalendar: a property's page lays out this month and the

@@ -12,7 +12,6 @@ import (
 	"frontdesk/business"
 	"frontdesk/channel"
 	"frontdesk/config"
-	"frontdesk/direct"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
@@ -39,10 +38,10 @@ type StaffCore interface {
 	Search(ctx context.Context, q, location string, limit int) ([]reservation.Reservation, error)
 	StaffView(ctx context.Context, ref string, visible func(slug string) bool) (office.StaffView, error)
 	Dashboard(ctx context.Context, slugs []string) (office.Dashboard, error)
-	Settings(ctx context.Context) (direct.Settings, error)
-	SaveGroupSettings(ctx context.Context, by string, g direct.GroupSettings) error
-	SaveLocationSettings(ctx context.Context, by, slug string, l direct.LocationSettings) error
-	SettingsAudit(ctx context.Context, after string, limit int) ([]direct.SettingsChange, string, error)
+	Settings(ctx context.Context) (reservation.Settings, error)
+	SaveGroupSettings(ctx context.Context, by string, g reservation.GroupSettings) error
+	SaveLocationSettings(ctx context.Context, by, slug string, l reservation.LocationSettings) error
+	SettingsAudit(ctx context.Context, after string, limit int) ([]reservation.SettingsChange, string, error)
 	// Book makes a reservation for a guest on the phone or at the desk.
 	Book(ctx context.Context, b office.Booking) (reservation.Reservation, error)
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"frontdesk/business"
-	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/reservation"
@@ -160,14 +159,14 @@ const (
 	refusedAbsent  // no such reservation, or one outside the user's scope: 404
 	refusedIllegal // the reservation's state does not allow it
 	refusedNoRoom  // no unit free for every slot
-	refusedFields  // fields to fix (direct.FormProblems)
+	refusedFields  // fields to fix (reservation.FormProblems)
 	refusedFault   // anything else: a 503, its cause logged once
 )
 
 // refusal maps an error of the core onto the staff screen's answers: the
 // one place the screen reads the core's and the desk's codes.
 func refusal(err error) int {
-	_, fields := errors.AsType[direct.FormProblems](err)
+	_, fields := errors.AsType[reservation.FormProblems](err)
 	switch {
 	case err == nil:
 		return refusedNone
@@ -280,7 +279,7 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 	l, _ := s.location(view.Location)
 	checkin, _ := civil.Parse(view.Checkin)
 	d := detailData{View: view, LocationName: l.Name, Actions: actionsFor(view.State, checkin, s.today(l)),
-		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(direct.FormSignature(view.Reservation))}
+		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(reservation.FormSignature(view.Reservation))}
 	if text, ok := results[r.URL.Query().Get("done")]; ok {
 		d.Done = text
 	}

@@ -111,7 +111,7 @@ func runForget(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 // planForget finds every record of the address.
 func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, error) {
 	var p forgetPlan
-	e, ok := direct.ParseEmail(address)
+	e, ok := reservation.ParseEmail(address)
 	if !ok {
 		return p, fmt.Errorf("forget: %q is not an email address", address)
 	}
@@ -124,7 +124,7 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 	// or holds it as a word of a text, such as a mail to staff.
 	inText := regexp.MustCompile(`(?i)(^|[^a-z0-9._%+-])` + regexp.QuoteMeta(strings.TrimSpace(address)) + `($|[^a-z0-9.-]|\.($|[^a-z0-9-]))`)
 	matches := func(s string) bool {
-		if f, ok := direct.ParseEmail(s); ok && f.Normalized == e.Normalized {
+		if f, ok := reservation.ParseEmail(s); ok && f.Normalized == e.Normalized {
 			return true
 		}
 		return inText.MatchString(s)

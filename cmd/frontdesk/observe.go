@@ -10,6 +10,7 @@ import (
 	"frontdesk/direct"
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
+	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/webhook"
 	"frontdesk/web"
@@ -79,10 +80,10 @@ type countedForms struct {
 	metrics *metrics.Metrics
 }
 
-func (c countedForms) Submit(ctx context.Context, req direct.FormRequest) (direct.FormResult, error) {
+func (c countedForms) Submit(ctx context.Context, req reservation.FormRequest) (reservation.FormResult, error) {
 	res, err := c.Forms.Submit(ctx, req)
-	var problems direct.FormProblems
-	var limited *direct.FormLimited
+	var problems reservation.FormProblems
+	var limited *reservation.FormLimited
 	switch {
 	case err == nil:
 		requestid.SetReference(ctx, res.Reference)

@@ -155,7 +155,7 @@ func runStaffBook(ctx context.Context, clk clock.Clock, args []string, stdout, s
 // of a bad request, the desk's public message for what the core refused,
 // and the cause, logged once, for a fault.
 func staffRefusal(cmd string, m *Main, err error) error {
-	if p, ok := errors.AsType[direct.FormProblems](err); ok {
+	if p, ok := errors.AsType[reservation.FormProblems](err); ok {
 		fields := slices.Sorted(maps.Keys(p))
 		lines := make([]string, 0, len(fields))
 		for _, f := range fields {

@@ -4,7 +4,7 @@
 // requests, and words every refusal, its own and the core's, with the
 // catalogue's sentences (package catalogue). direct/directmcp serves it over MCP.
 //
-// It is a domain package: it imports booking, config and internal
+// It is a domain package: it imports direct, config and internal
 // helpers, never an adapter.
 package chatdoor
 
@@ -19,6 +19,7 @@ import (
 	"frontdesk/direct"
 	"frontdesk/direct/chatdoor/catalogue"
 	"frontdesk/internal/civil"
+	"frontdesk/reservation"
 )
 
 // Length limits of the worksheet, in characters, as the tools' schemas
@@ -50,7 +51,7 @@ func New(svc *direct.Service) *Door { return &Door{svc: svc} }
 
 // Start is start_booking: a booking_id asks for a new code, anything
 // else is a new stay.
-func (d *Door) Start(ctx context.Context, c direct.Caller, args Args) (*direct.StartResult, error) {
+func (d *Door) Start(ctx context.Context, c reservation.Caller, args Args) (*direct.StartResult, error) {
 	if args == nil {
 		return nil, refuse("not_object", d.svc.PhoneFor())
 	}
@@ -169,12 +170,12 @@ func (d *Door) checkStart(args Args, phone string) (direct.StartRequest, *direct
 		return field("bad_name")
 	}
 	emailText, _, ok := args.str("email", maxEmail)
-	req.Email, found = direct.ParseEmail(emailText)
+	req.Email, found = reservation.ParseEmail(emailText)
 	if !ok || !found {
 		return field("bad_email")
 	}
 	phoneText, _, ok := args.str("phone", maxPhone)
-	req.Phone, found = direct.ParsePhone(phoneText, cfg.Business.PhoneCountryCode)
+	req.Phone, found = reservation.ParsePhone(phoneText, cfg.Business.PhoneCountryCode)
 	if !ok || !found {
 		return field("bad_phone")
 	}
@@ -218,7 +219,7 @@ func roomTypeList(l business.Location) string {
 }
 
 // Confirm is confirm_booking.
-func (d *Door) Confirm(ctx context.Context, c direct.Caller, args Args) (*direct.ConfirmResult, error) {
+func (d *Door) Confirm(ctx context.Context, c reservation.Caller, args Args) (*direct.ConfirmResult, error) {
 	if r := d.checkFields(args, confirmFields, "booking_id"); r != nil {
 		return nil, r
 	}
@@ -230,7 +231,7 @@ func (d *Door) Confirm(ctx context.Context, c direct.Caller, args Args) (*direct
 }
 
 // Lookup is get_booking.
-func (d *Door) Lookup(ctx context.Context, c direct.Caller, args Args) (*direct.LookupResult, error) {
+func (d *Door) Lookup(ctx context.Context, c reservation.Caller, args Args) (*direct.LookupResult, error) {
 	if r := d.checkFields(args, lookupFields, "reservation_number"); r != nil {
 		return nil, r
 	}
@@ -242,7 +243,7 @@ func (d *Door) Lookup(ctx context.Context, c direct.Caller, args Args) (*direct.
 }
 
 // Cancel is cancel_booking: a cancel_id or code selects the second step.
-func (d *Door) Cancel(ctx context.Context, c direct.Caller, args Args) (*direct.CancelResult, error) {
+func (d *Door) Cancel(ctx context.Context, c reservation.Caller, args Args) (*reservation.CancelResult, error) {
 	if r := d.checkFields(args, cancelFields, "cancel_id", "reservation_number"); r != nil {
 		return nil, r
 	}

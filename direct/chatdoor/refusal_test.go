@@ -9,6 +9,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/direct"
 	"frontdesk/internal/golden"
+	"frontdesk/reservation"
 )
 
 // TestRefusalCatalogue pins the refusals the tools give for a set of
@@ -54,7 +55,7 @@ func TestRefusalCatalogue(t *testing.T) {
 		{"deploy draft", func(c *config.Config) { c.Deployment.Context = "deploy-preview" }, func(w *world) error { _, err := w.svc.Start(ctx, web, stayArgs()); return err }},
 		{"deploy stale", func(c *config.Config) { c.Deployment.Published = false }, func(w *world) error { _, err := w.svc.Start(ctx, web, stayArgs()); return err }},
 		{"non-custom host", nil, func(w *world) error {
-			_, err := w.svc.Start(ctx, direct.Caller{Host: "frontdesk.platform.example"}, stayArgs())
+			_, err := w.svc.Start(ctx, reservation.Caller{Host: "frontdesk.platform.example"}, stayArgs())
 			return err
 		}},
 		{"bad booking_id", nil, func(w *world) error {

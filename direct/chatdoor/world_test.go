@@ -14,12 +14,13 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/mail"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 )
 
 // testNow is Monday 30 November 2026, 10:00 in Denver: office hours.
 var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 
-var web = direct.Caller{Host: "localhost:8080"}
+var web = reservation.Caller{Host: "localhost:8080"}
 
 // world is the demo business behind the chat door, on a fresh SQLite
 // file with the dev mailbox, a fixed clock and seeded randomness.

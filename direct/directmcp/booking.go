@@ -13,6 +13,7 @@ import (
 	"frontdesk/direct/chatdoor/catalogue"
 	"frontdesk/internal/requestid"
 	"frontdesk/mcpfront"
+	"frontdesk/reservation"
 )
 
 // Booking-tool descriptions, as direct-booking.md §6 gives them.
@@ -68,9 +69,9 @@ type bookingTools struct {
 	phone string // the business phone, for faults with no better route
 }
 
-func caller(ctx context.Context) direct.Caller {
+func caller(ctx context.Context) reservation.Caller {
 	host, overHTTP := mcpfront.RequestHost(ctx)
-	return direct.Caller{Host: host, Local: !overHTTP}
+	return reservation.Caller{Host: host, Local: !overHTTP}
 }
 
 // answer is the booking door's one mapping from the core's errors to an
@@ -135,13 +136,13 @@ func addBookingTools(s *mcp.Server, env mcpfront.Env, b bookingTools) {
 			return *res, fmt.Sprintf("Reservation %s is %s: %s, %s, %s to %s.", res.ReservationNumber, res.Status, res.Property, res.RoomType, res.Checkin, res.Checkout), nil
 		},
 	})
-	mcpfront.Add(s, env, mcpfront.Tool[chatdoor.Args, direct.CancelResult]{
+	mcpfront.Add(s, env, mcpfront.Tool[chatdoor.Args, reservation.CancelResult]{
 		Name: "cancel_booking", Title: "Cancel a booking", Description: describeCancel,
 		Destructive: true, Idempotent: true, OpenWorld: true, Input: cancelSchema, OwnValidation: true,
-		Run: func(ctx context.Context, args chatdoor.Args) (direct.CancelResult, string, error) {
+		Run: func(ctx context.Context, args chatdoor.Args) (reservation.CancelResult, string, error) {
 			res, err := door.Cancel(ctx, caller(ctx), args)
 			if err != nil {
-				return direct.CancelResult{}, "", err
+				return reservation.CancelResult{}, "", err
 			}
 			if res.ReservationNumber != "" {
 				requestid.SetReference(ctx, res.ReservationNumber)

@@ -6,6 +6,6 @@
 // hold no business rules. The shared MCP front (mcpfront) serves them over
 // HTTP and stdio.
 //
-// It is an adapter: it imports domain packages (booking, hub, location,
+// It is an adapter: it imports domain packages (direct, hub, location,
 // pricing), the front and helpers, never another adapter.
 package directmcp

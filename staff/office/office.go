@@ -5,8 +5,10 @@
 // the desk. It assembles its views from the reservation core and from
 // what direct booking records; the records stay theirs.
 //
-// It is a domain package: it imports booking, reservation, config, store
-// and internal helpers, never an adapter.
+// It is a domain package of the staff screen's door: it imports
+// reservation, config, store and internal helpers, never an adapter nor
+// another door. What it reads of direct booking comes through Direct,
+// which cmd/frontdesk wires.
 package office
 
 import (
@@ -16,16 +18,40 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/config"
-	"frontdesk/direct"
 	"frontdesk/internal/clock"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
+// Direct is what the staff screen reads and changes of direct booking,
+// on the core's types: its configuration and store, a reservation's chat
+// details and connected span, its queued notices, a chat cancellation
+// under way, the send times its ceilings admitted and their scopes, and
+// the settings owners edit. Its Core is the reservation core it books and
+// decides through.
+type Direct interface {
+	Config() config.Config
+	Store() store.Store
+	Core() *reservation.Core
+	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
+	Booked(ctx context.Context, ref string) (reservation.Reservation, reservation.ChatFacts, error)
+	Span(ctx context.Context, r reservation.Reservation) (int, error)
+	Notices(ctx context.Context, ref string, now time.Time) ([]reservation.NoticeView, error)
+	CancelChecks(ctx context.Context, ref string, now time.Time) ([]string, error)
+	AdmissionTimes(ctx context.Context, key string, now time.Time, window time.Duration) ([]time.Time, error)
+	GroupBookingKey() string
+	CancelGroupKey() string
+	LocationBookingKey(slug string) string
+	PendingScope(slug string) string
+	Settings(ctx context.Context) (reservation.Settings, error)
+	SaveSettings(ctx context.Context, by, scope string, edit func(*reservation.EditedSettings, reservation.Settings) []string) error
+	SettingsAudit(ctx context.Context, after string, limit int) ([]reservation.SettingsChange, string, error)
+}
+
 // Office serves the staff screen for every location of one business.
 type Office struct {
-	bookings *direct.Service
+	bookings Direct
 	cfg      config.Config
 	st       store.Store
 	clock    clock.Clock
@@ -35,7 +61,7 @@ type Office struct {
 
 // Options are an Office's collaborators.
 type Options struct {
-	Bookings *direct.Service
+	Bookings Direct
 	Clock    clock.Clock
 	// Pricer prices the stays staff book.
 	Pricer *pricing.Pricer
@@ -84,12 +110,12 @@ func (s *Office) Search(ctx context.Context, q, location string, limit int) ([]r
 }
 
 // Settings returns the settings in force.
-func (s *Office) Settings(ctx context.Context) (direct.Settings, error) {
+func (s *Office) Settings(ctx context.Context) (reservation.Settings, error) {
 	return s.bookings.Settings(ctx)
 }
 
 // SettingsAudit returns up to limit lines of the settings audit, newest
 // first, after the line whose key is after.
-func (s *Office) SettingsAudit(ctx context.Context, after string, limit int) ([]direct.SettingsChange, string, error) {
+func (s *Office) SettingsAudit(ctx context.Context, after string, limit int) ([]reservation.SettingsChange, string, error) {
 	return s.bookings.SettingsAudit(ctx, after, limit)
 }

@@ -20,13 +20,14 @@ import (
 	"frontdesk/mail"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
 // testNow is Monday 30 November 2026, 10:00 in Denver: office hours.
 var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 
-var web = direct.Caller{Host: "localhost:8080"}
+var web = reservation.Caller{Host: "localhost:8080"}
 
 var errNotSentForTest = fmt.Errorf("rejected at RCPT: %w: %w", message.ErrNotSent, message.ErrRecipientRefused)
 
@@ -110,11 +111,11 @@ func (w *world) lastCode(addr string) string {
 	return code
 }
 
-func (w *world) start(ctx context.Context, c direct.Caller, a chatdoor.Args) (*direct.StartResult, error) {
+func (w *world) start(ctx context.Context, c reservation.Caller, a chatdoor.Args) (*direct.StartResult, error) {
 	return w.chat.Start(ctx, c, a)
 }
 
-func (w *world) confirm(ctx context.Context, c direct.Caller, a chatdoor.Args) (*direct.ConfirmResult, error) {
+func (w *world) confirm(ctx context.Context, c reservation.Caller, a chatdoor.Args) (*direct.ConfirmResult, error) {
 	return w.chat.Confirm(ctx, c, a)
 }
 
@@ -150,8 +151,8 @@ func refusalText(err error) string {
 // formTokens numbers the tests' form requests, each a new one.
 var formTokens atomic.Int64
 
-func formRequest(t testing.TB) direct.FormRequest {
-	return direct.FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
+func formRequest(t testing.TB) reservation.FormRequest {
+	return reservation.FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
 		Name: "Grace Hopper", Email: "grace@example.com", Phone: "(303) 555-0142", Guests: "2",
 		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10", Token: directtest.FormToken(formTokens.Add(1))}
 }
