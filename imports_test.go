@@ -46,6 +46,57 @@ var (
 	wiring = []string{"cmd/frontdesk", "internal/testsummary", "bench", "bench/history", "bench/mcpreplay", "bench/orpbench", "bench/mcpecho", "bench/bookload", "bench/crash", "bench/soak", "."}
 )
 
+// Doors are the ways in, each facing its own callers: direct booking,
+// USP and ORP, each with its bindings, the guest site and the staff
+// screen. A door is named here by the packages that make it, each with
+// its sub-packages (a door's own sub-packages are the same door); a
+// package may host more than one door (web serves the guest site's and
+// the staff screen's pages, and ORP's approval, claim and partner
+// pages). No door imports another: what two doors share belongs in the
+// core beneath them (reservation, referral, business…) or a helper.
+// Test-support packages are no door.
+var doors = map[string][]string{
+	"direct booking": {"direct"},
+	"USP":            {"usp"},
+	"ORP":            {"orp", "web"},
+	"guest site":     {"web"},
+	"staff screen":   {"web", "staff"},
+}
+
+// doorsOf names the doors package dir belongs to, none for a package
+// that is no door.
+func doorsOf(dir string) []string {
+	if slices.Contains(testSupport, dir) {
+		return nil
+	}
+	var out []string
+	for name, roots := range doors {
+		for _, root := range roots {
+			if dir == root || strings.HasPrefix(dir, root+"/") {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// doorProblem says what is wrong with package dir importing imp when
+// that is an arrow from one door into another.
+func doorProblem(dir, imp string) (string, bool) {
+	from, to := doorsOf(dir), doorsOf(imp)
+	if len(from) == 0 || len(to) == 0 {
+		return "", false
+	}
+	for _, d := range from {
+		if slices.Contains(to, d) {
+			return "", false
+		}
+	}
+	return fmt.Sprintf("%s (%s) imports %s (%s); no door imports another door: move what both need into the core or a helper", dir, strings.Join(from, ", "), imp, strings.Join(to, ", ")), true
+}
+
 // roles returns every classified package with its role.
 func roles() map[string]string {
 	out := map[string]string{}
@@ -170,6 +221,9 @@ func importProblems(dir, imp string) []string {
 	case role[dir] == "helper" && role[imp] != "helper":
 		out = append(out, fmt.Sprintf("helper %s imports %s; internal helpers stand alone", dir, imp))
 	}
+	if problem, ok := doorProblem(dir, imp); ok {
+		out = append(out, problem)
+	}
 	if role[imp] == "test support" && role[dir] != "test support" {
 		out = append(out, fmt.Sprintf("%s imports test-support package %s outside tests", dir, imp))
 	}
@@ -207,6 +261,19 @@ func TestImportProblems(t *testing.T) {
 		{"hub", "storetest", true},
 		{"web", "cmd/frontdesk", true},
 		{"pricing", "storetest", true},
+		{"usp", "direct", true},
+		{"usp/uspmcp", "direct/directmcp", true},
+		{"web", "direct", true},
+		{"staff/office", "direct", true},
+		{"staff", "usp", true},
+		{"orp/orphttp", "usp", true},
+		{"direct", "staff/office", true},
+		{"direct/directmcp", "direct/chatdoor", false},
+		{"usp/uspmcp", "usp", false},
+		{"web", "staff/office", false},
+		{"usp", "reservation", false},
+		{"direct", "referral", false},
+		{"usp/usptest", "direct", false},
 	}
 	for _, tt := range tests {
 		if got := len(importProblems(tt.dir, tt.imp)) > 0; got != tt.bad {
