@@ -14,7 +14,7 @@ import (
 	"frontdesk/direct/chatdoor/catalogue"
 )
 
-// refusalSites reads the refusal sites of the booking core and of the
+// refusalSites reads the refusal sites of direct booking and of the
 // chat door from their source: the codes each refuses with.
 func refusalSites(t *testing.T) (core, door []string) {
 	t.Helper()
@@ -41,7 +41,7 @@ func refusalSites(t *testing.T) (core, door []string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dir == "booking" {
+			if dir == "direct" {
 				for _, m := range coreSite.FindAllStringSubmatch(string(src), -1) {
 					add(&core, m[1])
 				}
@@ -153,7 +153,7 @@ var siteRules = []siteRule{
 	{"staff", "reservation/*.go", regexp.MustCompile(`illegal\([^,()]+, [^,()]+, (?:fmt\.Sprintf\()?()()("(?:[^"\\]|\\.)*")`),
 		func([]string, map[string]string) string { return "illegal_transition" }},
 	// The booking form's field problems, by field.
-	{"form", "booking/form.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
+	{"form", "direct/form.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
 		func(m []string, _ map[string]string) string { return "form_" + m[1] }},
 	// The form page's own answers: the first sentence, before the values
 	// it appends.
