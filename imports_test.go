@@ -27,11 +27,11 @@ var (
 	// store/sqlstore is the engine-neutral half of the SQL engines: it
 	// builds on store's contracts alone, so it sits with the domain and
 	// both adapters may import it.
-	domain = []string{"business", "config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "staff/office", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema", "referral", "channel"}
+	domain = []string{"business", "config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "direct", "direct/chatdoor", "direct/chatdoor/catalogue", "staff", "staff/office", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema", "referral", "channel"}
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
-	adapters = []string{"sqlite", "postgres", "web", "mail", "booking/bookingmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp"}
+	adapters = []string{"sqlite", "postgres", "web", "mail", "direct/directmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp"}
 	// Fronts are adapter plumbing that adapters build on (the shared MCP
 	// front: host and batch guards, sessions, stdio, tool registration).
 	// A front knows no protocol: it imports only helpers.
@@ -40,11 +40,62 @@ var (
 	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
-	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest", "inventory/inventorytest"}
+	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "direct/directtest", "inventory/inventorytest"}
 	// Commands wire everything; bench holds load scripts; the module root
 	// holds only this test.
 	wiring = []string{"cmd/frontdesk", "internal/testsummary", "bench", "bench/history", "bench/mcpreplay", "bench/orpbench", "bench/mcpecho", "bench/bookload", "bench/crash", "bench/soak", "."}
 )
+
+// Doors are the ways in, each facing its own callers: direct booking,
+// USP and ORP, each with its bindings, the guest site and the staff
+// screen. A door is named here by the packages that make it, each with
+// its sub-packages (a door's own sub-packages are the same door); a
+// package may host more than one door (web serves the guest site's and
+// the staff screen's pages, and ORP's approval, claim and partner
+// pages). No door imports another: what two doors share belongs in the
+// core beneath them (reservation, referral, business…) or a helper.
+// Test-support packages are no door.
+var doors = map[string][]string{
+	"direct booking": {"direct"},
+	"USP":            {"usp"},
+	"ORP":            {"orp", "web"},
+	"guest site":     {"web"},
+	"staff screen":   {"web", "staff"},
+}
+
+// doorsOf names the doors package dir belongs to, none for a package
+// that is no door.
+func doorsOf(dir string) []string {
+	if slices.Contains(testSupport, dir) {
+		return nil
+	}
+	var out []string
+	for name, roots := range doors {
+		for _, root := range roots {
+			if dir == root || strings.HasPrefix(dir, root+"/") {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// doorProblem says what is wrong with package dir importing imp when
+// that is an arrow from one door into another.
+func doorProblem(dir, imp string) (string, bool) {
+	from, to := doorsOf(dir), doorsOf(imp)
+	if len(from) == 0 || len(to) == 0 {
+		return "", false
+	}
+	for _, d := range from {
+		if slices.Contains(to, d) {
+			return "", false
+		}
+	}
+	return fmt.Sprintf("%s (%s) imports %s (%s); no door imports another door: move what both need into the core or a helper", dir, strings.Join(from, ", "), imp, strings.Join(to, ", ")), true
+}
 
 // roles returns every classified package with its role.
 func roles() map[string]string {
@@ -177,8 +228,8 @@ func mayImportConfig(dir string) bool {
 // TestMayImportConfig checks who may import config and who may not.
 func TestMayImportConfig(t *testing.T) {
 	for dir, want := range map[string]bool{
-		"config": true, "cmd/frontdesk": true, "bench/soak": true, "usp/usptest": true, "booking/bookingtest": true,
-		"booking": false, "web": false, "usp": false, "mail": false, "business": false, "internal/page": false,
+		"config": true, "cmd/frontdesk": true, "bench/soak": true, "usp/usptest": true, "direct/directtest": true,
+		"direct": false, "web": false, "usp": false, "mail": false, "business": false, "internal/page": false,
 	} {
 		if got := mayImportConfig(dir); got != want {
 			t.Errorf("mayImportConfig(%q) = %v, want %v", dir, got, want)
@@ -203,6 +254,9 @@ func importProblems(dir, imp string) []string {
 	case role[dir] == "helper" && role[imp] != "helper":
 		out = append(out, fmt.Sprintf("helper %s imports %s; internal helpers stand alone", dir, imp))
 	}
+	if problem, ok := doorProblem(dir, imp); ok {
+		out = append(out, problem)
+	}
 	if role[imp] == "test support" && role[dir] != "test support" {
 		out = append(out, fmt.Sprintf("%s imports test-support package %s outside tests", dir, imp))
 	}
@@ -221,9 +275,9 @@ func TestImportProblems(t *testing.T) {
 	}{
 		{"hub", "location", false},
 		{"orp", "orp/schema", false},
-		{"booking", "message", false},
-		{"booking", "internal/clock", false},
-		{"booking/bookingmcp", "hub", false},
+		{"direct", "message", false},
+		{"direct", "internal/clock", false},
+		{"direct/directmcp", "hub", false},
 		{"usp/uspmcp", "mcpfront", false},
 		{"mcpfront", "internal/hostguard", false},
 		{"mcpfront", "usp/uspmcp", true},
@@ -231,7 +285,7 @@ func TestImportProblems(t *testing.T) {
 		{"mcpfront", "hub", true},
 		{"cmd/frontdesk", "sqlite", false},
 		{"storetest", "store", false},
-		{"booking", "sqlite", true},
+		{"direct", "sqlite", true},
 		{"orp/schema", "mail", true},
 		{"message", "internal/clock", true},
 		{"store", "config", true},
@@ -240,6 +294,19 @@ func TestImportProblems(t *testing.T) {
 		{"hub", "storetest", true},
 		{"web", "cmd/frontdesk", true},
 		{"pricing", "storetest", true},
+		{"usp", "direct", true},
+		{"usp/uspmcp", "direct/directmcp", true},
+		{"web", "direct", true},
+		{"staff/office", "direct", true},
+		{"staff", "usp", true},
+		{"orp/orphttp", "usp", true},
+		{"direct", "staff/office", true},
+		{"direct/directmcp", "direct/chatdoor", false},
+		{"usp/uspmcp", "usp", false},
+		{"web", "staff/office", false},
+		{"usp", "reservation", false},
+		{"direct", "referral", false},
+		{"usp/usptest", "direct", false},
 	}
 	for _, tt := range tests {
 		if got := len(importProblems(tt.dir, tt.imp)) > 0; got != tt.bad {

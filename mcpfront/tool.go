@@ -4,7 +4,7 @@
 // any call in it runs (BatchGuard), the stdio server, session limits, the
 // server every binding starts from (declared capabilities, the call log,
 // panics contained) and typed tool registration (Tool, Add). It knows no
-// protocol's tools: direct booking's are in booking/bookingmcp, USP's in
+// protocol's tools: direct booking's are in direct/directmcp, USP's in
 // usp/uspmcp and ORP's in orp/orpmcp.
 //
 // It is a front: adapters import it; it imports only internal helpers.

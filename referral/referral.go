@@ -31,16 +31,8 @@ type Host interface {
 	PayerSent(ctx context.Context, party, deal, payout, ref string) error
 }
 
-// Mark is where a guest came from, as a door heard it: the click id a
-// tracked link appended (via), or a code the guest typed or a platform
-// passed. Both empty is no mark.
-type Mark struct {
-	Click string
-	Code  string
-}
-
-// Empty reports a mark that names nothing.
-func (m Mark) Empty() bool { return m.Click == "" && m.Code == "" }
+// Mark is where a guest came from, as a door heard it: the core's.
+type Mark = reservation.Mark
 
 // Options are a Ledger's collaborators.
 type Options struct {

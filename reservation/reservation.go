@@ -1,18 +1,29 @@
-// Package reservation is the channel-neutral reservation: what every door
-// (chat, the booking form, USP platforms, staff) creates and moves, its one
-// state machine, and how a reservation is stored in the typed rows of
-// store.Reservations. It lives apart from booking so that every door
-// builds on it without importing the direct-booking rules; booking, like
-// the other doors, only adds its own details.
+// Package reservation is the core beneath every door: the
+// channel-neutral reservation that every door (chat, the booking form,
+// USP platforms, staff) creates and moves, its one state machine, how a
+// reservation is stored in the typed rows of store.Reservations, and the
+// operations every door calls. It lives apart from direct booking so that
+// every door builds on it without importing another door's rules; direct
+// booking, like the other doors, only adds its own details.
 //
 // The Desk (desk.go) is the only code that writes reservations, holds
 // and releases; every door calls its operations. Every transition it
 // commits also stores a door-neutral event in its outbox (outbox.go), in
 // the same transaction; a relay numbers the stored events in one total
-// order and hands them to named consumers, each with its own cursor. It
-// imports store and the internal civil helper only, and nothing of any
-// door: doors subscribe to its events in the transaction of each
-// transition, hook its terminal transitions, or consume its outbox.
+// order and hands them to named consumers, each with its own cursor.
+// The Core (core.go, decide.go) books a stay or a slot from a typed
+// request, applies staff decisions, mints references, finds the location
+// and unit a request names and asks its Attributor (referral) where a
+// guest came from. Beside them are the typed requests and answers the
+// doors share: the booking form's (form.go), the availability search's
+// (rooms.go), the guest's own page's (guest.go), the settings owners
+// edit (settings.go), contact parsing (contact.go) and what the staff
+// screen reads of a door's records (staffread.go).
+//
+// It imports business, pricing, quota, store and internal helpers, and nothing
+// of any door: doors subscribe to its events in the transaction of each
+// transition, hook its terminal transitions, consume its outbox, or
+// implement its hooks (Attributor, DecisionMail).
 package reservation
 
 import (

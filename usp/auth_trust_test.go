@@ -24,8 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/httpsig"
 	"frontdesk/internal/jwk"
@@ -65,7 +65,7 @@ type trustBusiness struct {
 	business        *usp.Business
 	store           *sqlite.DB
 	webhooks        *uspmcp.Webhooks
-	bookings        *booking.Service // the staff side of the same core
+	bookings        *direct.Service // the staff side of the same core
 }
 
 // credentials counts the stored credentials of a booking.
@@ -110,7 +110,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	profiles := usp.NewProfiles(usp.ProfileOptions{AllowPrivate: true, RootCAs: plat.Roots(), Clock: clk})
 	pricer := pricing.New(cfg.Portfolio, usptest.Origin)
 	uc := usptest.USPConfig(cfg)
-	bookings := booking.New(booking.Options{Config: usptest.BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
+	bookings := direct.New(direct.Options{Config: usptest.BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.Reader, Mail: mail.NewDev(st, clk, nil)})
 	verifier := &pop.Verifier{Audiences: []string{audience}, Replay: pop.StoreReplay{Records: st}}
 	if configure != nil {
 		configure(verifier)
@@ -131,7 +131,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	wh := uspmcp.NewWebhooks()
 	b, err := usp.New(usp.Options{
 		Config: uc, Inventory: inventory.New(st), Pricer: pricer, Clock: clk, Origin: usptest.Origin, Profiles: profiles,
-		Store: st, Bookings: bookings, Authenticator: chain, Credentials: creds, Observe: wh.Observe,
+		Store: st, Bookings: bookings.Core(), Authenticator: chain, Credentials: creds, Observe: wh.Observe,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -911,7 +911,7 @@ func TestCredentialEndsWithItsBooking(t *testing.T) {
 	}
 	staff := func(to reservation.State) func(t *testing.T, id, value string) {
 		return func(t *testing.T, id, _ string) {
-			if _, _, err := tb.bookings.Decide(context.Background(), booking.Decision{Reference: id, To: to, By: "desk"}); err != nil {
+			if _, _, err := tb.bookings.Core().Decide(context.Background(), reservation.Decision{Reference: id, To: to, By: "desk"}); err != nil {
 				t.Fatal(err)
 			}
 		}

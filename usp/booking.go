@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/pricing"
 	"frontdesk/referral"
@@ -312,10 +311,10 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 			return append(keep(kept), writes...)
 		}
 		r, err := b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also, in.mark())
-		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
+		if errors.Is(err, reservation.ErrUnitTaken) && b.expireLapsed(ctx) {
 			r, err = b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also, in.mark())
 		}
-		if errors.Is(err, booking.ErrUnitTaken) {
+		if errors.Is(err, reservation.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, party)
 			if err != nil {
 				return nil, err
@@ -522,7 +521,7 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				return keep(out)
 			}})
 			switch err := deskError(name, err); {
-			case errors.Is(err, booking.ErrUnitTaken):
+			case errors.Is(err, reservation.ErrUnitTaken):
 				// The new slot has no room (reschedule): nothing changed.
 				s, _ := b.catalog.get(nd.ServiceID)
 				w, _ := b.resolveSlot(s, nd.SlotID)
@@ -634,7 +633,7 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		case !r.State.CanMove(reservation.Confirmed):
 			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		default:
-			if _, _, err = b.bookings.Decide(ctx, booking.Decision{Reference: r.Reference, To: reservation.Confirmed, By: p.Staff}); err != nil {
+			if _, _, err = b.bookings.Decide(ctx, reservation.Decision{Reference: r.Reference, To: reservation.Confirmed, By: p.Staff}); err != nil {
 				return nil, fmt.Errorf("confirm booking: %w", err)
 			}
 			// Read it back for the version the decision wrote.

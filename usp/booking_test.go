@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
@@ -165,7 +164,7 @@ func TestStaffDecisionIsTheBookingStatus(t *testing.T) {
 		t.Fatalf("create: %+v, %v", res, err)
 	}
 	// Staff confirm on their own screen or the CLI, through the core.
-	if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: res.Booking.ID, To: reservation.Confirmed, By: "desk"}); err != nil {
+	if _, _, err := b.Bookings.Core().Decide(ctx, reservation.Decision{Reference: res.Booking.ID, To: reservation.Confirmed, By: "desk"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.GetBooking(ctx, b.call, res.Booking.ID)
@@ -694,7 +693,7 @@ func TestStaffCannotDecideAHold(t *testing.T) {
 	}
 	ref := h.Hold.ID[len("hold_"):]
 	for _, to := range []reservation.State{reservation.Confirmed, reservation.Declined, reservation.Reserved, reservation.Cancelled} {
-		_, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: "desk"})
+		_, _, err := b.Bookings.Core().Decide(ctx, reservation.Decision{Reference: ref, To: to, By: "desk"})
 		if reservation.ErrorCode(err) != reservation.CodeIllegalTransition {
 			t.Fatalf("staff %s on a hold = %v, want the desk's %s", to, err, reservation.CodeIllegalTransition)
 		}
@@ -714,7 +713,7 @@ func TestStaffCannotDecideAHold(t *testing.T) {
 	if err != nil || res.Booking == nil || res.Booking.Status != "pending" {
 		t.Fatalf("conversion: %+v, %v", res, err)
 	}
-	if _, _, err := b.Bookings.Decide(ctx, booking.Decision{Reference: ref, To: reservation.Confirmed, By: "desk"}); err != nil {
+	if _, _, err := b.Bookings.Core().Decide(ctx, reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "desk"}); err != nil {
 		t.Fatal(err)
 	}
 	rel, err := b.ReleaseSlot(ctx, b.call, h.Hold.ID)

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
 	"frontdesk/inventory"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -40,7 +40,7 @@ type Options struct {
 	// reservations holds and bookings are; nil refuses privileged calls.
 	Store store.Store
 	// Bookings is the reservation core USP holds and bookings go through.
-	Bookings *booking.Service
+	Bookings *reservation.Core
 	// Observe, when set, hears of every platform principal a privileged
 	// call authenticated, with the call's context: the MCP binding learns
 	// which platform a session acts for, to offer it its webhooks.
@@ -84,7 +84,7 @@ type Business struct {
 	// changes runs the changes of one booking one at a time.
 	changes  turns
 	bindings *Bindings
-	bookings *booking.Service
+	bookings *reservation.Core
 	pricer   *pricing.Pricer
 	deadline time.Duration
 	count    Counter

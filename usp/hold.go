@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/requestid"
@@ -252,10 +251,10 @@ func (b *Business) HoldSlot(ctx context.Context, call Call, in HoldRequest) (res
 			return keep(kept)
 		}
 		_, err := b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
-		if errors.Is(err, booking.ErrUnitTaken) && b.expireLapsed(ctx) {
+		if errors.Is(err, reservation.ErrUnitTaken) && b.expireLapsed(ctx) {
 			_, err = b.book(ctx, p, s, w, spots, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
 		}
-		if errors.Is(err, booking.ErrUnitTaken) {
+		if errors.Is(err, reservation.ErrUnitTaken) {
 			m, err := b.taken(ctx, s, w, spots)
 			if err != nil {
 				return nil, err
@@ -281,7 +280,7 @@ func (b *Business) book(ctx context.Context, p Principal, s Service, w wantSlot,
 	if b.bookings == nil {
 		return reservation.Reservation{}, errors.New("usp: no booking core")
 	}
-	req := booking.BookRequest{
+	req := reservation.BookRequest{
 		Location: s.loc.Slug, Unit: s.unit.Type, Slots: w.core, Guests: n, Units: n,
 		Contact: contact, Source: reservation.USP(p.Platform), Total: b.price(s, w, n, now), Notes: notes,
 		Kind: kind, By: "usp:" + p.Platform, Detail: d.raw(), Also: []reservation.Addition{{Build: also, Refused: errKeyTaken}},
@@ -431,7 +430,7 @@ func (b *Business) end(ctx context.Context, op func(context.Context, reservation
 // deskError is how this door reads a refusal of the reservation desk,
 // in one place: a write that lost a race is errStale (read again), the
 // door's own record refused is errKeyTaken, no place left is
-// booking.ErrUnitTaken (worded as slot_unavailable by the caller), and
+// reservation.ErrUnitTaken (worded as slot_unavailable by the caller), and
 // anything else is an internal error under op, which the binding's
 // error mapper logs once.
 func deskError(op string, err error) error {
@@ -440,8 +439,8 @@ func deskError(op string, err error) error {
 		return nil
 	case errors.Is(err, errKeyTaken):
 		return err
-	case errors.Is(err, booking.ErrUnitTaken):
-		return booking.ErrUnitTaken
+	case errors.Is(err, reservation.ErrUnitTaken):
+		return reservation.ErrUnitTaken
 	case reservation.ErrorCode(err) == reservation.CodeConflict:
 		return errStale
 	}

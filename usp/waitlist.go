@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -915,7 +914,7 @@ func (b *Business) offer(ctx context.Context, serviceID, slotID string) (bool, e
 		return writes
 	}
 	_, err = b.book(ctx, Principal{Platform: entry.Platform}, s, w, 1, reservation.KindHold, d, reservation.Contact{}, note, now, also, referral.Mark{})
-	if errors.Is(err, booking.ErrUnitTaken) {
+	if errors.Is(err, reservation.ErrUnitTaken) {
 		return false, nil
 	}
 	if _, refused := errors.AsType[*store.WriteError](err); refused {

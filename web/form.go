@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clientip"
@@ -22,18 +21,16 @@ import (
 // booking core.
 type Forms interface {
 	NewGuestToken() (string, error)
-	Settings(ctx context.Context) (booking.Settings, error)
-	SearchRooms(ctx context.Context, q booking.SearchRequest) (booking.Search, error)
-	Availability(ctx context.Context, slug string, days int) (booking.Availability, error)
-	FormQuote(ctx context.Context, f booking.FormRequest) (pricing.Quote, error)
-	Submit(ctx context.Context, f booking.FormRequest) (booking.FormResult, error)
-	GuestStay(ctx context.Context, token string) (booking.GuestStay, error)
-	GuestCancel(ctx context.Context, c booking.Caller, token string) (*booking.CancelResult, error)
-	GuestCancelFinish(ctx context.Context, c booking.Caller, token, cancelID, code string) (*booking.CancelResult, error)
+	Settings(ctx context.Context) (reservation.Settings, error)
+	SearchRooms(ctx context.Context, q reservation.SearchRequest) (reservation.RoomSearch, error)
+	Availability(ctx context.Context, slug string, days int) (reservation.Availability, error)
+	FormQuote(ctx context.Context, f reservation.FormRequest) (pricing.Quote, error)
+	Submit(ctx context.Context, f reservation.FormRequest) (reservation.FormResult, error)
+	GuestStay(ctx context.Context, token string) (reservation.GuestStay, error)
+	GuestCancel(ctx context.Context, c reservation.Caller, token string) (*reservation.CancelResult, error)
+	GuestCancelFinish(ctx context.Context, c reservation.Caller, token, cancelID, code string) (*reservation.CancelResult, error)
 	GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error)
 }
-
-var _ Forms = (*booking.Service)(nil)
 
 // maxFormBody bounds a posted form: the fields and a signature PNG of at
 // most 200 KB in base64.
@@ -70,7 +67,7 @@ type formPage struct {
 	Total        string // the quote's total as people read it
 	Price        *priceLines
 	Stay         string // the quoted stay's dates, as the locale writes them
-	Problems     booking.FormProblems
+	Problems     reservation.FormProblems
 	Limited      string
 	MaxGuests    int
 	MinAge       int
@@ -155,8 +152,8 @@ func (s *Site) showQuote(p *formPage, q pricing.Quote) {
 	}
 }
 
-func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, token string) booking.FormRequest {
-	return booking.FormRequest{
+func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, token string) reservation.FormRequest {
+	return reservation.FormRequest{
 		Location: l.Slug, RoomType: v.RoomType, Checkin: v.Checkin, Checkout: v.Checkout,
 		Name: v.Name, Email: v.Email, Phone: v.Phone, Guests: v.Guests, Notes: v.Notes,
 		Signature: v.Signature, Via: v.Via, Code: v.Code, Address: clientip.Host(r), Token: token,
@@ -187,7 +184,7 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature"),
 		Via: s.rememberedVia(r, clickID(f)), Code: f.Get("code")}
 	p.Token = f.Get("token")
-	if !booking.ValidGuestToken(p.Token) {
+	if !reservation.ValidGuestToken(p.Token) {
 		p.Token = "" // drawn again below, with the problem the core words
 	}
 	req := s.formRequest(r, l, p.Values, p.Token)
@@ -216,7 +213,7 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 
 // sentWord names, in the redirect, how the request was taken; the page
 // words it.
-func sentWord(res booking.FormResult) string {
+func sentWord(res reservation.FormResult) string {
 	switch {
 	case res.Again:
 		return "again"
@@ -228,8 +225,8 @@ func sentWord(res booking.FormResult) string {
 
 // formAnswer shows the form again after a quote or a refusal.
 func (s *Site) formAnswer(w http.ResponseWriter, r *http.Request, l business.Location, p formPage, err error) {
-	var problems booking.FormProblems
-	var limited *booking.FormLimited
+	var problems reservation.FormProblems
+	var limited *reservation.FormLimited
 	switch {
 	case err == nil:
 		s.renderForm(w, r, http.StatusOK, p)

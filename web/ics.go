@@ -6,7 +6,6 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
-	"frontdesk/booking"
 	"frontdesk/reservation"
 )
 
@@ -16,7 +15,7 @@ import (
 // is. page is the absolute address of the guest's own page. The file's
 // stamp is the reservation's creation, so the same stay always gives
 // the same bytes.
-func stayICS(g booking.GuestStay, page, businessName string) []byte {
+func stayICS(g reservation.GuestStay, page, businessName string) []byte {
 	r := g.Reservation
 	cal := ics.NewCalendar()
 	cal.SetProductId("-//" + businessName + "//frontdesk//EN")

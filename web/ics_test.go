@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/golden"
@@ -20,7 +19,7 @@ func TestStayICS(t *testing.T) {
 	l := c.Locations[0]
 	in, _ := civil.Parse("2026-12-30")
 	out, _ := civil.Parse("2027-01-02")
-	g := booking.GuestStay{
+	g := reservation.GuestStay{
 		Reservation: reservation.Reservation{Reference: "RIV-0CD87274D67084CA", State: reservation.Requested, CreatedAt: time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)},
 		Location:    l, Checkin: in, Checkout: out, Nights: 3, CheckinAt: "3:00 PM MST on Wednesday, December 30, 2026",
 	}

@@ -8,11 +8,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 )
 
 // How the guest pages word what the config and the booking core give:
@@ -107,7 +107,7 @@ func (s *Site) breakdown(u business.Unit, nights int, total int64) *priceLines {
 }
 
 // stayPrice is the guest page's price of a stay, from what it holds.
-func (s *Site) stayPrice(g booking.GuestStay, u business.Unit) *priceLines {
+func (s *Site) stayPrice(g reservation.GuestStay, u business.Unit) *priceLines {
 	if g.Nights < 1 || u.Kind != business.KindNight {
 		return nil
 	}

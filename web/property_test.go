@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/reservation"
 )
 
 // availability answers the property page's read with fixed free counts
@@ -20,13 +20,13 @@ type availability struct {
 	free map[string][]int
 }
 
-func (a availability) Availability(_ context.Context, _ string, days int) (booking.Availability, error) {
+func (a availability) Availability(_ context.Context, _ string, days int) (reservation.Availability, error) {
 	first, _ := civil.Parse("2026-11-30")
 	out := map[string][]int{}
 	for typ, free := range a.free {
 		out[typ] = free[:days]
 	}
-	return booking.Availability{First: first, Days: days, Free: out}, nil
+	return reservation.Availability{First: first, Days: days, Free: out}, nil
 }
 
 // TestPropertyCalendar: a property's page lays out this month and the

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strings"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/channel"
 	"frontdesk/internal/clientip"
@@ -31,17 +30,17 @@ import (
 
 // StaffCore is what the staff screen needs from the booking core.
 type StaffCore interface {
-	Decide(ctx context.Context, d booking.Decision) (reservation.Reservation, bool, error)
+	Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error)
 	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
 	// Search finds reservations by reference, guest name, email or phone,
 	// nearest to today first.
 	Search(ctx context.Context, q, location string, limit int) ([]reservation.Reservation, error)
 	StaffView(ctx context.Context, ref string, visible func(slug string) bool) (office.StaffView, error)
 	Dashboard(ctx context.Context, slugs []string) (office.Dashboard, error)
-	Settings(ctx context.Context) (booking.Settings, error)
-	SaveGroupSettings(ctx context.Context, by string, g booking.GroupSettings) error
-	SaveLocationSettings(ctx context.Context, by, slug string, l booking.LocationSettings) error
-	SettingsAudit(ctx context.Context, after string, limit int) ([]booking.SettingsChange, string, error)
+	Settings(ctx context.Context) (reservation.Settings, error)
+	SaveGroupSettings(ctx context.Context, by string, g reservation.GroupSettings) error
+	SaveLocationSettings(ctx context.Context, by, slug string, l reservation.LocationSettings) error
+	SettingsAudit(ctx context.Context, after string, limit int) ([]reservation.SettingsChange, string, error)
 	// Book makes a reservation for a guest on the phone or at the desk.
 	Book(ctx context.Context, b office.Booking) (reservation.Reservation, error)
 }

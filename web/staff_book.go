@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/staff/office"
 	"frontdesk/store"
 )
@@ -26,7 +26,7 @@ type bookData struct {
 	RoomTypes []string
 	Timed     []string
 	Form      office.Booking
-	Problems  booking.FormProblems
+	Problems  reservation.FormProblems
 	Problem   string
 	// Check is the price and what is free for the booking as typed,
 	// after "Check price and availability".
@@ -104,7 +104,7 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 	res, err := s.Core.Book(r.Context(), b)
 	switch refusal(err) {
 	case refusedFields:
-		d.Problems, _ = errors.AsType[booking.FormProblems](err)
+		d.Problems, _ = errors.AsType[reservation.FormProblems](err)
 		s.render(w, r, v, http.StatusUnprocessableEntity, "staff_book.html", d)
 		return
 	case refusedNoRoom:

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
@@ -160,18 +159,18 @@ const (
 	refusedAbsent  // no such reservation, or one outside the user's scope: 404
 	refusedIllegal // the reservation's state does not allow it
 	refusedNoRoom  // no unit free for every slot
-	refusedFields  // fields to fix (booking.FormProblems)
+	refusedFields  // fields to fix (reservation.FormProblems)
 	refusedFault   // anything else: a 503, its cause logged once
 )
 
 // refusal maps an error of the core onto the staff screen's answers: the
 // one place the screen reads the core's and the desk's codes.
 func refusal(err error) int {
-	_, fields := errors.AsType[booking.FormProblems](err)
+	_, fields := errors.AsType[reservation.FormProblems](err)
 	switch {
 	case err == nil:
 		return refusedNone
-	case errors.Is(err, booking.ErrNoReservation), reservation.ErrorCode(err) == reservation.CodeNotFound:
+	case errors.Is(err, reservation.ErrNoReservation), reservation.ErrorCode(err) == reservation.CodeNotFound:
 		return refusedAbsent
 	case fields:
 		return refusedFields
@@ -269,7 +268,7 @@ var results = map[string]string{
 // detail shows one reservation, if the user may see its location.
 func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 	view, err := s.Core.StaffView(r.Context(), r.PathValue("ref"), v.User.CanSee)
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		http.NotFound(w, r)
 		return
 	}
@@ -280,7 +279,7 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 	l, _ := s.location(view.Location)
 	checkin, _ := civil.Parse(view.Checkin)
 	d := detailData{View: view, LocationName: l.Name, Actions: actionsFor(view.State, checkin, s.today(l)),
-		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(booking.FormSignature(view.Reservation))}
+		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(reservation.FormSignature(view.Reservation))}
 	if text, ok := results[r.URL.Query().Get("done")]; ok {
 		d.Done = text
 	}
@@ -335,7 +334,7 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 	done := ""
 	if to == reservation.Completed || to == reservation.NoShow {
 		arrived, err := s.arrived(r.Context(), ref, v.User.CanSee)
-		if errors.Is(err, booking.ErrNoReservation) {
+		if errors.Is(err, reservation.ErrNoReservation) {
 			http.NotFound(w, r)
 			return
 		}
@@ -348,7 +347,7 @@ func (s *StaffScreen) act(w http.ResponseWriter, r *http.Request, v visit) {
 			return
 		}
 	}
-	moved, mailed, err := s.Core.Decide(r.Context(), booking.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
+	moved, mailed, err := s.Core.Decide(r.Context(), reservation.Decision{Reference: ref, To: to, By: v.User.Username, Note: note, Visible: v.User.CanSee})
 	switch refusal(err) {
 	case refusedAbsent:
 		http.NotFound(w, r)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/reservation"
 	"frontdesk/staff"
 	"frontdesk/staff/office"
 )
@@ -21,7 +21,7 @@ type settingsForm struct {
 	EmailHourly, EmailDaily        string
 	CancelDaily, Pending, Closures string
 	Edited                         bool // saved here, so it wins over the file
-	Problems                       booking.FormProblems
+	Problems                       reservation.FormProblems
 	// InForce is the scope's values in force, shown beside what was
 	// typed.
 	InForce settingsInForce
@@ -79,8 +79,8 @@ type auditLine struct {
 }
 
 // auditLines words the stored audit for the page.
-func (s *StaffScreen) auditLines(stored []booking.SettingsChange) []auditLine {
-	names := map[string]string{booking.ScopeGroup: "the group"}
+func (s *StaffScreen) auditLines(stored []reservation.SettingsChange) []auditLine {
+	names := map[string]string{reservation.ScopeGroup: "the group"}
 	for _, l := range s.Config.Locations {
 		names[l.Slug] = l.Name
 	}
@@ -138,7 +138,7 @@ func (s *StaffScreen) settingsData(r *http.Request, posted *settingsForm) (setti
 		edited[e] = true
 	}
 	g := set.Group
-	forms := []settingsForm{{Scope: booking.ScopeGroup, Name: "the group", Edited: edited[booking.ScopeGroup],
+	forms := []settingsForm{{Scope: reservation.ScopeGroup, Name: "the group", Edited: edited[reservation.ScopeGroup],
 		EmailHourly: strconv.Itoa(g.EmailHourly), EmailDaily: strconv.Itoa(g.EmailDaily), CancelDaily: strconv.Itoa(g.CancelDaily),
 		Pending: strconv.Itoa(g.Pending), Closures: office.ClosureLines(g.Closures),
 		InForce: settingsInForce{EmailHourly: g.EmailHourly, EmailDaily: g.EmailDaily, CancelDaily: g.CancelDaily, Pending: g.Pending},
@@ -178,15 +178,15 @@ func (s *StaffScreen) saveSettings(w http.ResponseWriter, r *http.Request, v vis
 	}
 	scope := r.PathValue("scope")
 	p := r.PostForm
-	form := settingsForm{Scope: scope, Location: scope != booking.ScopeGroup, BookingEnabled: p.Get("booking_enabled") == "on",
+	form := settingsForm{Scope: scope, Location: scope != reservation.ScopeGroup, BookingEnabled: p.Get("booking_enabled") == "on",
 		EmailHourly: p.Get("email_hourly"), EmailDaily: p.Get("email_daily"), CancelDaily: p.Get("cancel_daily"),
 		Pending: p.Get("pending"), Closures: p.Get("closures")}
 	closures := office.ParseClosures(form.Closures)
 	var err error
-	if scope == booking.ScopeGroup {
+	if scope == reservation.ScopeGroup {
 		hours := postedHours(p)
 		form.Hours = officeHours(hours, hours)
-		err = s.Core.SaveGroupSettings(r.Context(), v.User.Username, booking.GroupSettings{EmailHourly: number(form.EmailHourly),
+		err = s.Core.SaveGroupSettings(r.Context(), v.User.Username, reservation.GroupSettings{EmailHourly: number(form.EmailHourly),
 			EmailDaily: number(form.EmailDaily), CancelDaily: number(form.CancelDaily), Pending: number(form.Pending), Closures: closures,
 			OfficeHours: hours})
 	} else {
@@ -194,10 +194,10 @@ func (s *StaffScreen) saveSettings(w http.ResponseWriter, r *http.Request, v vis
 			http.NotFound(w, r)
 			return
 		}
-		err = s.Core.SaveLocationSettings(r.Context(), v.User.Username, scope, booking.LocationSettings{BookingEnabled: form.BookingEnabled,
+		err = s.Core.SaveLocationSettings(r.Context(), v.User.Username, scope, reservation.LocationSettings{BookingEnabled: form.BookingEnabled,
 			EmailHourly: number(form.EmailHourly), Pending: number(form.Pending), Closures: closures})
 	}
-	if problems, ok := err.(booking.FormProblems); ok {
+	if problems, ok := err.(reservation.FormProblems); ok {
 		form.Problems = problems
 		d, err := s.settingsData(r, &form)
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/reservation"
 )
 
@@ -21,7 +20,7 @@ import (
 
 // stayPage is what stay.html shows.
 type stayPage struct {
-	Stay    booking.GuestStay
+	Stay    reservation.GuestStay
 	Token   string
 	State   string // the state in the guest's words
 	Next    string // what happens next
@@ -44,7 +43,7 @@ type stayPage struct {
 
 // stateWords says a reservation's state, and what comes next, to its
 // guest.
-func stateWords(g booking.GuestStay, confirmHours int) (state, next string) {
+func stateWords(g reservation.GuestStay, confirmHours int) (state, next string) {
 	phone := g.Location.Phone
 	switch g.Reservation.State {
 	case reservation.Requested:
@@ -87,7 +86,7 @@ func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, err := s.Forms.GuestWithdraw(r.Context(), p.Token)
-	if e, ok := errors.AsType[*booking.Error](err); ok && e.Code == "answered" {
+	if code, _ := refusalCode(err); code == "answered" {
 		if fresh, err := s.Forms.GuestStay(r.Context(), p.Token); err == nil {
 			p.Stay = fresh
 			p.State, p.Next = stateWords(fresh, s.Config.Business.ConfirmHours)
@@ -96,7 +95,7 @@ func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
 		return
 	}
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		s.NotFound(w, r)
 		return
 	}
@@ -171,7 +170,7 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 		return stayPage{}, false
 	}
 	g, err := s.Forms.GuestStay(r.Context(), token)
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		s.NotFound(w, r)
 		return stayPage{}, false
 	}
@@ -202,7 +201,7 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	caller := booking.Caller{Host: r.Host}
+	caller := reservation.Caller{Host: r.Host}
 	cancelID, code := r.PostForm.Get("cancel_id"), strings.TrimSpace(r.PostForm.Get("code"))
 	if cancelID == "" {
 		res, err := s.Forms.GuestCancel(r.Context(), caller, p.Token)
@@ -222,7 +221,7 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.Forms.GuestCancelFinish(r.Context(), caller, p.Token, cancelID, code); err != nil {
-		if e, ok := errors.AsType[*booking.Error](err); ok && e.Code == "wrong_code" {
+		if code, _ := refusalCode(err); code == "wrong_code" {
 			p.CancelID = cancelID
 		}
 		s.cancelRefused(w, r, p, err)
@@ -245,8 +244,8 @@ var cancelWords = map[string]string{
 }
 
 func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage, err error) {
-	if e, ok := errors.AsType[*booking.Error](err); ok {
-		p.Problem = cancelWords[e.Code]
+	if code, ok := refusalCode(err); ok {
+		p.Problem = cancelWords[code]
 		if p.Problem == "" {
 			p.Problem = "The cancellation cannot be taken here just now. Call " + p.Stay.Location.Phone + "."
 		}
@@ -254,11 +253,26 @@ func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage,
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
 		return
 	}
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		s.NotFound(w, r)
 		return
 	}
 	s.Logger.ErrorContext(r.Context(), "guest cancellation", "err", err)
 	p.Problem = "The cancellation could not be taken just now. Try again in a few minutes, or call " + p.Stay.Location.Phone + "."
 	s.renderStatus(w, r, http.StatusServiceUnavailable, "stay.html", p)
+}
+
+// codedRefusal is an answer the guest's own page words by its code: a
+// cancellation or withdrawal the booking rules refused.
+type codedRefusal interface {
+	error
+	RefusalCode() string
+}
+
+// refusalCode is the code of err when it is a refusal.
+func refusalCode(err error) (string, bool) {
+	if e, ok := errors.AsType[codedRefusal](err); ok {
+		return e.RefusalCode(), true
+	}
+	return "", false
 }

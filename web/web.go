@@ -4,9 +4,11 @@
 // and the staff screen at /staff/ (staff*.go). Pages render through
 // internal/page, in the layout every page of the server shares.
 //
-// It is an adapter: it imports config, the booking core, the reservation
-// and staff domain packages, store contracts and internal helpers, never
-// another adapter. It exposes handlers;
+// It is an adapter and the guest site's and staff screen's door: it
+// imports config, the reservation core and the staff domain packages,
+// store contracts and internal helpers, never another adapter nor
+// another door (direct booking's operations reach it through the Forms
+// interface, which cmd/frontdesk wires). It exposes handlers;
 // cmd/frontdesk mounts them on their routes.
 package web
 
@@ -22,12 +24,12 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/money"
 	"frontdesk/internal/page"
+	"frontdesk/reservation"
 	"frontdesk/staff/office"
 )
 
@@ -135,7 +137,7 @@ type room struct {
 // searchForm is the availability search as typed, kept on its page.
 type searchForm struct {
 	Checkin, Checkout, Guests, Location string
-	Problems                            booking.FormProblems
+	Problems                            reservation.FormProblems
 }
 
 // Index is the home page: the search and every property's rooms.
@@ -236,7 +238,7 @@ func plural(n int, one, many string) string {
 // searchPage is what search.html shows.
 type searchPage struct {
 	pageData
-	Result *booking.Search
+	Result *reservation.RoomSearch
 	// Offers are the free room types with their prices broken down;
 	// NotOffered say why each other room type is not.
 	Offers     []offer
@@ -247,7 +249,7 @@ type searchPage struct {
 
 // offer is one free room type as the search shows it.
 type offer struct {
-	booking.Offer
+	reservation.Offer
 	Title string
 	Price *priceLines
 	Book  template.URL
@@ -263,8 +265,8 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	res, err := s.Forms.SearchRooms(r.Context(), booking.SearchRequest{Checkin: p.Search.Checkin, Checkout: p.Search.Checkout, Guests: p.Search.Guests, Location: p.Search.Location})
-	if problems, ok := errors.AsType[booking.FormProblems](err); ok {
+	res, err := s.Forms.SearchRooms(r.Context(), reservation.SearchRequest{Checkin: p.Search.Checkin, Checkout: p.Search.Checkout, Guests: p.Search.Guests, Location: p.Search.Location})
+	if problems, ok := errors.AsType[reservation.FormProblems](err); ok {
 		p.Search.Problems = problems
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "search.html", p)
 		return
@@ -297,7 +299,7 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 // whyNot words why the search does not offer u for the stay searched:
 // the party is too large for it, the stay is under its minimum, or no
 // unit of it is free on every night.
-func (s *Site) whyNot(u business.Unit, res booking.Search) string {
+func (s *Site) whyNot(u business.Unit, res reservation.RoomSearch) string {
 	switch min := max(u.MinNights, 1); {
 	case s.Config.Sleeps(u) < res.Guests:
 		return "sleeps at most " + strconv.Itoa(s.Config.Sleeps(u)) + "."
@@ -310,7 +312,7 @@ func (s *Site) whyNot(u business.Unit, res booking.Search) string {
 }
 
 // BookLink is the prefilled booking form of one offer.
-func BookLink(o booking.Offer, guests int) template.URL {
+func BookLink(o reservation.Offer, guests int) template.URL {
 	v := url.Values{"roomtype": {o.Unit.Type}, "checkin": {o.Quote.Checkin.String()}, "checkout": {o.Quote.Checkout.String()}, "guests": {strconv.Itoa(guests)}}
 	return template.URL("/book/" + url.PathEscape(o.Location.Slug) + "?" + v.Encode())
 }

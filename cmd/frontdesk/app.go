@@ -17,10 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/channel"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/hub"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/connlimit"
@@ -79,7 +79,7 @@ type Main struct {
 	store         store.Store
 	metrics       *metrics.Metrics
 	hub           *hub.Hub
-	bookings      *booking.Service
+	bookings      *direct.Service
 	office        *office.Office
 	mailer        message.Sender
 	devMail       *mail.Dev  // set when the mail driver is dev
@@ -320,7 +320,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if m.Rand == nil {
 		m.Rand = rand.Reader
 	}
-	m.bookings = booking.New(booking.Options{
+	m.bookings = direct.New(direct.Options{
 		Config: bookingConfig(m.Config), Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
 		Resolve: func(property string) (business.Location, bool) {
 			l, err := m.hub.Resolve(property)
@@ -459,7 +459,7 @@ func (m *Main) Run(ctx context.Context) error {
 	stopORP := m.startORP(ctx)
 	// A draft serves (its booking tools refuse) but never sweeps (§14).
 	sweeps := []job{m.bookingSweepJob(), m.retentionJob(), m.channelsJob()}
-	if err := booking.CheckSweep(m.Config.Deployment.Deployment); err != nil {
+	if err := direct.CheckSweep(m.Config.Deployment.Deployment); err != nil {
 		m.Logger.Warn("scheduled sweep not started", "reason", err.Error())
 		sweeps = nil
 	}

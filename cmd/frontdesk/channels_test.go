@@ -13,10 +13,9 @@ import (
 	"sync"
 	"testing"
 
-	"frontdesk/booking"
-	"frontdesk/booking/bookingtest"
 	"frontdesk/channel"
 	"frontdesk/config"
+	"frontdesk/direct/directtest"
 	"frontdesk/internal/pgtest"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
@@ -128,13 +127,13 @@ func checkEveryDoorRefusesAnImportedNight(t *testing.T, database string) {
 	}
 	// The booking form files a request, which holds nothing: accepting
 	// it on the imported week is refused.
-	req, err := m.bookings.Submit(ctx, booking.FormRequest{Location: "riverside", RoomType: "studio", Checkin: "2026-12-30", Checkout: "2027-01-06",
+	req, err := m.bookings.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: "studio", Checkin: "2026-12-30", Checkout: "2027-01-06",
 		Name: "Dee Form", Email: "dee@example.com", Phone: "(303) 555-0142", Guests: "1", Signature: signaturetest.Drawn(t), Address: "192.0.2.10",
-		Token: bookingtest.FormToken(1)})
+		Token: directtest.FormToken(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := m.bookings.Decide(ctx, booking.Decision{Reference: req.Reference, To: reservation.Confirmed, By: "olga"}); !errors.Is(err, reservation.ErrUnitTaken) {
+	if _, _, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: req.Reference, To: reservation.Confirmed, By: "olga"}); !errors.Is(err, reservation.ErrUnitTaken) {
 		t.Fatalf("accepting a form request on an imported week = %v", err)
 	}
 	list, _, err := runCmdAtTestNow(t, append(append([]string{"staff", "list"}, store...), "--state", "hold")...)

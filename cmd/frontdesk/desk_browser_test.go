@@ -8,8 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"frontdesk/booking"
-	"frontdesk/booking/bookingtest"
+	"frontdesk/direct/directtest"
 	"frontdesk/internal/browsertest"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
@@ -20,13 +19,13 @@ import (
 func acceptedRequest(t *testing.T, m *Main, n int64, name, email, roomtype, checkin, checkout string) string {
 	t.Helper()
 	ctx := context.Background()
-	res, err := m.bookings.Submit(ctx, booking.FormRequest{Location: "riverside", RoomType: roomtype, Checkin: checkin, Checkout: checkout,
+	res, err := m.bookings.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: roomtype, Checkin: checkin, Checkout: checkout,
 		Name: name, Email: email, Phone: "(303) 555-0142", Guests: "1", Signature: signaturetest.Drawn(t), Address: "192.0.2.10",
-		Token: bookingtest.FormToken(n)})
+		Token: directtest.FormToken(n)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := m.bookings.Decide(ctx, booking.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "olga"}); err != nil {
+	if _, _, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: res.Reference, To: reservation.Confirmed, By: "olga"}); err != nil {
 		t.Fatal(err)
 	}
 	return res.Reference

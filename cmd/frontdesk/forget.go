@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/channel"
+	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/mail"
@@ -111,7 +111,7 @@ func runForget(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 // planForget finds every record of the address.
 func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, error) {
 	var p forgetPlan
-	e, ok := booking.ParseEmail(address)
+	e, ok := reservation.ParseEmail(address)
 	if !ok {
 		return p, fmt.Errorf("forget: %q is not an email address", address)
 	}
@@ -124,7 +124,7 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 	// or holds it as a word of a text, such as a mail to staff.
 	inText := regexp.MustCompile(`(?i)(^|[^a-z0-9._%+-])` + regexp.QuoteMeta(strings.TrimSpace(address)) + `($|[^a-z0-9.-]|\.($|[^a-z0-9-]))`)
 	matches := func(s string) bool {
-		if f, ok := booking.ParseEmail(s); ok && f.Normalized == e.Normalized {
+		if f, ok := reservation.ParseEmail(s); ok && f.Normalized == e.Normalized {
 			return true
 		}
 		return inText.MatchString(s)
@@ -158,7 +158,7 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 	var dueKeys []string
 	// The channel kinds hold dates, UIDs and channel names only; they
 	// are searched all the same, so a record that ever named a guest goes.
-	kinds := append(booking.GuestKinds(), usp.IdempotencyKind, mail.DevKind, webhook.Kind, webhook.DeadKind)
+	kinds := append(direct.GuestKinds(), usp.IdempotencyKind, mail.DevKind, webhook.Kind, webhook.DeadKind)
 	for _, kind := range append(kinds, channel.Kinds()...) {
 		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {
 			if !namesAddress(r.Value, matches) {
@@ -191,13 +191,13 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 		return p, err
 	}
 	for _, key := range dueKeys {
-		if r, err := m.store.Get(ctx, booking.NoticeDueKind, key); err == nil {
+		if r, err := m.store.Get(ctx, direct.NoticeDueKind, key); err == nil {
 			p.delete = append(p.delete, r)
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return p, err
 		}
 	}
-	for _, kind := range booking.ReferenceKinds() {
+	for _, kind := range direct.ReferenceKinds() {
 		for _, ref := range refs {
 			if r, err := m.store.Get(ctx, kind, ref); err == nil {
 				p.delete = append(p.delete, r)
@@ -207,7 +207,7 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 		}
 	}
 	if mailbox != "" {
-		for _, kind := range booking.MailboxKinds() {
+		for _, kind := range direct.MailboxKinds() {
 			if err := eachRecord(ctx, m.store, kind, mailbox, func(r store.Record) { p.delete = append(p.delete, r) }); err != nil {
 				return p, err
 			}

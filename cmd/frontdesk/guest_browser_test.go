@@ -10,7 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"frontdesk/booking"
 	"frontdesk/internal/browsertest"
 	"frontdesk/reservation"
 )
@@ -133,7 +132,7 @@ func TestGuestPageCancelsWithinTheRules(t *testing.T) {
 				if ref == nil {
 					t.Fatal("no request sent")
 				}
-				if _, _, err := m.bookings.Decide(context.Background(), booking.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
+				if _, _, err := m.bookings.Core().Decide(context.Background(), reservation.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
 					t.Fatal(err)
 				}
 				link := stayLink.FindStringSubmatch(mailWithSubject(t, m, "Reservation "+ref[1]+" is confirmed").Text)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
@@ -116,7 +115,7 @@ func TestGuestWithdrawsARequest(t *testing.T) {
 	}
 
 	ref, page = send("ada@example.com")
-	if _, _, err := m.bookings.Decide(context.Background(), booking.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
+	if _, _, err := m.bookings.Core().Decide(context.Background(), reservation.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
 		t.Fatal(err)
 	}
 	status, _, body = withdraw(page)
@@ -141,7 +140,7 @@ func TestGuestCancelsOutsideOfficeHours(t *testing.T) {
 	if ref == nil {
 		t.Fatalf("form post: %s", body)
 	}
-	if _, _, err := m.bookings.Decide(context.Background(), booking.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
+	if _, _, err := m.bookings.Core().Decide(context.Background(), reservation.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
 		t.Fatal(err)
 	}
 	page := stayLink.FindString(mailWithSubject(t, m, "Reservation "+ref[1]+" is confirmed").Text)

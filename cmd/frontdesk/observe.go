@@ -7,9 +7,10 @@ import (
 	"runtime"
 	"time"
 
-	"frontdesk/booking"
+	"frontdesk/direct"
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
+	"frontdesk/reservation"
 	"frontdesk/store"
 	"frontdesk/usp/webhook"
 	"frontdesk/web"
@@ -38,7 +39,7 @@ func (m *Main) queues() ([]metrics.Queue, error) {
 		}
 		return max(now.Sub(oldest).Seconds(), 0)
 	}
-	depth, oldest, err := listAge(ctx, m.store, booking.NoticeDueKind)
+	depth, oldest, err := listAge(ctx, m.store, direct.NoticeDueKind)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +80,10 @@ type countedForms struct {
 	metrics *metrics.Metrics
 }
 
-func (c countedForms) Submit(ctx context.Context, req booking.FormRequest) (booking.FormResult, error) {
+func (c countedForms) Submit(ctx context.Context, req reservation.FormRequest) (reservation.FormResult, error) {
 	res, err := c.Forms.Submit(ctx, req)
-	var problems booking.FormProblems
-	var limited *booking.FormLimited
+	var problems reservation.FormProblems
+	var limited *reservation.FormLimited
 	switch {
 	case err == nil:
 		requestid.SetReference(ctx, res.Reference)

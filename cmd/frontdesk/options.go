@@ -1,8 +1,8 @@
 package main
 
 import (
-	"frontdesk/booking"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/mail"
 	"frontdesk/usp"
 	"frontdesk/web"
@@ -12,8 +12,8 @@ import (
 // but this command reads config.Config.
 
 // bookingConfig is what direct booking reads of the file.
-func bookingConfig(c config.Config) booking.Config {
-	return booking.Config{Portfolio: c.Portfolio, Mail: c.Mail.Addresses, Deployment: c.Deployment.Deployment}
+func bookingConfig(c config.Config) direct.Config {
+	return direct.Config{Portfolio: c.Portfolio, Mail: c.Mail.Addresses, Deployment: c.Deployment.Deployment}
 }
 
 // smtpServer is the submission server the [mail] settings name.

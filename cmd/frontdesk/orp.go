@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"frontdesk/booking"
+	"frontdesk/direct"
 	"io"
 	"net"
 	"net/http"
@@ -332,7 +332,7 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 // under another origin would address parties that do not exist.
 func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	// A draft refuses before the store is even opened (§14).
-	if err := booking.CheckSweep(m.Config.Deployment.Deployment); err != nil {
+	if err := direct.CheckSweep(m.Config.Deployment.Deployment); err != nil {
 		return fmt.Errorf("sweep: %w; nothing was written", err)
 	}
 	// One pass of every sweep, the store's opening and closing included,

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"frontdesk/booking/chatdoor/catalogue"
 	"frontdesk/config"
+	"frontdesk/direct/chatdoor/catalogue"
 	"frontdesk/internal/clock"
 	"frontdesk/pricing"
 )
@@ -19,8 +19,8 @@ import (
 // doorFieldCodes are the codes the chat door itself refuses, for fields
 // it checks before the core runs; it gives them rule P (the phone). The
 // core's codes take their rule from the catalogue. The test
-// TestRefusalInventoryMatchesCode reads the refusal sites of booking/ and
-// booking/chatdoor/ and fails when this list and they disagree.
+// TestRefusalInventoryMatchesCode reads the refusal sites of direct/ and
+// direct/chatdoor/ and fails when this list and they disagree.
 var doorFieldCodes = []string{
 	"bad_booking_id", "bad_cancel_id", "bad_checkin", "bad_checkout", "bad_code", "bad_email", "bad_guests",
 	"bad_last4", "bad_name", "bad_notes", "bad_phone", "bad_property", "bad_reference", "bad_roomtype",

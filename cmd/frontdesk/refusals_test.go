@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"frontdesk/booking/chatdoor/catalogue"
 	"frontdesk/config"
+	"frontdesk/direct/chatdoor/catalogue"
 )
 
-// refusalSites reads the refusal sites of the booking core and of the
+// refusalSites reads the refusal sites of direct booking and of the
 // chat door from their source: the codes each refuses with.
 func refusalSites(t *testing.T) (core, door []string) {
 	t.Helper()
@@ -28,7 +28,7 @@ func refusalSites(t *testing.T) (core, door []string) {
 			*list = append(*list, code)
 		}
 	}
-	for _, dir := range []string{"booking", "booking/chatdoor"} {
+	for _, dir := range []string{"direct", "direct/chatdoor"} {
 		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		if len(files) == 0 {
 			t.Fatalf("no source in %s", dir)
@@ -41,7 +41,7 @@ func refusalSites(t *testing.T) (core, door []string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dir == "booking" {
+			if dir == "direct" {
 				for _, m := range coreSite.FindAllStringSubmatch(string(src), -1) {
 					add(&core, m[1])
 				}
@@ -86,7 +86,7 @@ func TestRefusalInventoryMatchesCode(t *testing.T) {
 	printed := out.String()
 	for _, code := range codes {
 		if !slices.Contains(core, code) && !slices.Contains(door, code) {
-			t.Errorf("the catalogue words %s, which no refusal site in booking/ or booking/chatdoor/ gives", code)
+			t.Errorf("the catalogue words %s, which no refusal site in direct/ or direct/chatdoor/ gives", code)
 		}
 		rule := refusalRule(code) // the catalogue's, or P for the door's own fields
 		if !strings.Contains(printed, "| chat | `"+code+"` | "+rule+" | ") {
@@ -153,7 +153,7 @@ var siteRules = []siteRule{
 	{"staff", "reservation/*.go", regexp.MustCompile(`illegal\([^,()]+, [^,()]+, (?:fmt\.Sprintf\()?()()("(?:[^"\\]|\\.)*")`),
 		func([]string, map[string]string) string { return "illegal_transition" }},
 	// The booking form's field problems, by field.
-	{"form", "booking/form.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
+	{"form", "direct/form.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
 		func(m []string, _ map[string]string) string { return "form_" + m[1] }},
 	// The form page's own answers: the first sentence, before the values
 	// it appends.

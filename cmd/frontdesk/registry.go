@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"frontdesk/booking/bookingmcp"
+	"frontdesk/direct/directmcp"
 	"frontdesk/internal/clock"
 )
 
@@ -124,7 +124,7 @@ func (m *Main) serverJSON(ctx context.Context, name, version string) (serverJSON
 
 // hubTools is the hub's tools/list answer.
 func (m *Main) hubTools(ctx context.Context) (_ []listedTool, err error) {
-	server := bookingmcp.NewHub(m.hub, m.bookings, m.mcpOptions())
+	server := directmcp.NewHub(m.hub, m.bookings, m.mcpOptions())
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {

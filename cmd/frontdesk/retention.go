@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"frontdesk/booking"
+	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/mail"
 	"frontdesk/reservation"
@@ -80,7 +80,7 @@ func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
 		m.Logger.WarnContext(ctx, "retention of channel blocks skipped", "err", err)
 	}
 	var writes []store.Write
-	for _, kind := range append(booking.GuestKinds(), mail.DevKind) {
+	for _, kind := range append(direct.GuestKinds(), mail.DevKind) {
 		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {
 			if r.UpdatedAt.Before(cutoff) {
 				writes = append(writes, store.Write{Op: store.OpDelete, Record: store.Record{Kind: r.Kind, Key: r.Key, Version: r.Version}})

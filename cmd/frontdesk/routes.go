@@ -11,7 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"frontdesk/booking/bookingmcp"
+	"frontdesk/direct/directmcp"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/hostguard"
 	"frontdesk/internal/jsonlimit"
@@ -76,8 +76,8 @@ func (m *Main) routes() http.Handler {
 	// MCP: the hub, and every location's read-only server on one pattern.
 	opts := m.mcpOptions()
 	httpOpts := mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
-	handleMCP("/mcp", mcpfront.Handler(bookingmcp.NewHub(m.hub, m.bookings, opts), httpOpts))
-	handleMCP("/locations/{slug}/mcp", bookingmcp.Locations(m.hub, m.bookings, opts, httpOpts))
+	handleMCP("/mcp", mcpfront.Handler(directmcp.NewHub(m.hub, m.bookings, opts), httpOpts))
+	handleMCP("/locations/{slug}/mcp", directmcp.Locations(m.hub, m.bookings, opts, httpOpts))
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
@@ -208,7 +208,7 @@ func (m *Main) mcpOptions() mcpfront.Options {
 // call, get_booking included, per JSON-RPC batch.
 func bookingGuard() mcpfront.BatchGuard {
 	limited := map[string]bool{}
-	for _, name := range bookingmcp.BookingTools {
+	for _, name := range directmcp.BookingTools {
 		limited[name] = true
 	}
 	return mcpfront.BatchGuard{Limited: limited}
@@ -409,7 +409,7 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 func (s *statusWriter) Flush() { _ = http.NewResponseController(s.ResponseWriter).Flush() }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
-	return mcpfront.ServeStdio(ctx, bookingmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
+	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // pauses are the chat-booking ceilings that are full now, as the dev

@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/reservation"
@@ -94,7 +94,7 @@ func runStaffAction(ctx context.Context, clk clock.Clock, action string, args []
 		if err := m.openWithReferrals(ctx, ""); err != nil {
 			return err
 		}
-		r, mailed, err := m.bookings.Decide(ctx, booking.Decision{Reference: ref, To: to, By: *by, Note: *note})
+		r, mailed, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: ref, To: to, By: *by, Note: *note})
 		if err != nil {
 			return staffRefusal(cmd+" "+ref, m, err)
 		}
@@ -155,7 +155,7 @@ func runStaffBook(ctx context.Context, clk clock.Clock, args []string, stdout, s
 // of a bad request, the desk's public message for what the core refused,
 // and the cause, logged once, for a fault.
 func staffRefusal(cmd string, m *Main, err error) error {
-	if p, ok := errors.AsType[booking.FormProblems](err); ok {
+	if p, ok := errors.AsType[reservation.FormProblems](err); ok {
 		fields := slices.Sorted(maps.Keys(p))
 		lines := make([]string, 0, len(fields))
 		for _, f := range fields {
@@ -163,7 +163,7 @@ func staffRefusal(cmd string, m *Main, err error) error {
 		}
 		return fmt.Errorf("%s: %s", cmd, strings.Join(lines, "; "))
 	}
-	if errors.Is(err, booking.ErrNoReservation) {
+	if errors.Is(err, reservation.ErrNoReservation) {
 		return fmt.Errorf("%s: no such reservation", cmd)
 	}
 	if e, ok := errors.AsType[*reservation.Error](err); ok {
@@ -239,7 +239,7 @@ func stateNames() string {
 }
 
 // listReservations prints every reservation matching f, page by page.
-func listReservations(ctx context.Context, b *booking.Service, f store.ReservationFilter, out io.Writer) error {
+func listReservations(ctx context.Context, b *direct.Service, f store.ReservationFilter, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REFERENCE\tLOCATION\tUNIT\tARRIVAL\tDEPARTURE\tNIGHTS\tSTATE\tSOURCE\tATTENTION")
 	for {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"frontdesk/booking"
+	"frontdesk/direct"
 )
 
 // bookingSweepEvery is the cadence of the booking sweep inside serve
@@ -25,7 +25,7 @@ func (m *Main) bookingSweepJob() job {
 }
 
 // printBookingSweep runs one booking sweep pass and prints its counts.
-func printBookingSweep(ctx context.Context, b *booking.Service, out io.Writer) error {
+func printBookingSweep(ctx context.Context, b *direct.Service, out io.Writer) error {
 	res, err := b.Sweep(ctx)
 	if res.Skipped {
 		fmt.Fprintln(out, "sweep: booking pass skipped (another instance is running one)")

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"frontdesk/booking"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
@@ -215,7 +214,7 @@ func raceOnce(t *testing.T, database string, round int) {
 		t.Fatal(err)
 	}
 	// The form request holds nothing until staff accept it.
-	form, err := m.bookings.Book(ctx, booking.BookRequest{Location: "riverside", Unit: "studio", Slots: inventory.Nights(day, 7),
+	form, err := m.bookings.Core().Book(ctx, reservation.BookRequest{Location: "riverside", Unit: "studio", Slots: inventory.Nights(day, 7),
 		Guests: 1, Source: reservation.SourceForm, Contact: reservation.Contact{Name: "Cy Form", Email: "cy@example.com"}, By: "guest"})
 	if err != nil {
 		t.Fatal(err)
@@ -245,9 +244,9 @@ func raceOnce(t *testing.T, database string, round int) {
 	})
 	wg.Go(func() {
 		<-start
-		_, _, err := m.bookings.Decide(ctx, booking.Decision{Reference: form.Reference, To: reservation.Confirmed, By: "ann"})
+		_, _, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: form.Reference, To: reservation.Confirmed, By: "ann"})
 		formWon = err == nil
-		if err != nil && !errors.Is(err, booking.ErrUnitTaken) {
+		if err != nil && !errors.Is(err, reservation.ErrUnitTaken) {
 			t.Errorf("staff accept: %v", err)
 		}
 	})

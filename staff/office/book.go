@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
@@ -38,12 +37,12 @@ type Booking struct {
 // confirmed at once since staff made it, its room or places held like
 // every other door's. A timed unit is booked by its start, which must be
 // one the unit offers inside the booking window, as a USP platform's
-// booking must. Bad fields are booking.FormProblems by field and store
+// booking must. Bad fields are reservation.FormProblems by field and store
 // nothing; a stay with no room left or a start with no place left is
 // reservation.ErrUnitTaken.
 func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, error) {
 	now := s.clock.Now()
-	p := booking.FormProblems{}
+	p := reservation.FormProblems{}
 	l, ok := s.location(b.Location)
 	if !ok {
 		p["location"] = "No such location."
@@ -59,7 +58,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	}
 	email := strings.TrimSpace(b.Email)
 	if email != "" {
-		e, ok := booking.ParseEmail(email)
+		e, ok := reservation.ParseEmail(email)
 		if !ok {
 			p["email"] = "This is not an email address."
 		}
@@ -67,7 +66,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	}
 	phone := strings.TrimSpace(b.Phone)
 	if phone != "" {
-		ph, ok := booking.ParsePhone(phone, s.cfg.Business.PhoneCountryCode)
+		ph, ok := reservation.ParsePhone(phone, s.cfg.Business.PhoneCountryCode)
 		if !ok {
 			p["phone"] = "This is not a phone number."
 		}
@@ -91,7 +90,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	if by == "" {
 		by = "staff"
 	}
-	req := booking.BookRequest{
+	req := reservation.BookRequest{
 		Location: l.Slug, Unit: unit.Type, Guests: guests,
 		Contact: reservation.Contact{Name: name, Email: email, Phone: phone}, Source: reservation.SourceStaff,
 		Notes: strings.TrimSpace(b.Notes), Kind: reservation.KindConfirmed, By: by,
@@ -99,7 +98,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	if unit.Kind == business.KindTimed {
 		st, problem := s.timedStart(l, unit, b.Start, now)
 		if problem != "" {
-			return reservation.Reservation{}, booking.FormProblems{"start": problem}
+			return reservation.Reservation{}, reservation.FormProblems{"start": problem}
 		}
 		price, err := money.Parse(unit.Price, s.cfg.Business.Currency)
 		if err != nil {
@@ -110,14 +109,14 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 	} else {
 		q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: unit.Type, Checkin: b.Checkin, Checkout: b.Checkout}, civil.Of(now, l.Zone()))
 		if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
-			return reservation.Reservation{}, booking.FormProblems{"dates": refusal.Text}
+			return reservation.Reservation{}, reservation.FormProblems{"dates": refusal.Text}
 		}
 		if err != nil {
 			return reservation.Reservation{}, fmt.Errorf("price the stay: %w", err)
 		}
 		req.Slots, req.Total = inventory.Nights(q.Checkin, q.Nights), q.Total
 	}
-	r, err := s.bookings.Book(ctx, req)
+	r, err := s.bookings.Core().Book(ctx, req)
 	if err != nil {
 		return reservation.Reservation{}, err
 	}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -124,7 +123,7 @@ func (s *Office) countReservations(ctx context.Context, slug string, d *Dashboar
 				return err
 			}
 			for _, n := range notices {
-				if n.State != booking.NoticeSent {
+				if n.State != reservation.NoticeSent {
 					d.Undelivered++
 				}
 			}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/reservation"
 )
 
@@ -46,7 +45,7 @@ func TestDashboard(t *testing.T) {
 func TestDashboardLeavesHoldsOut(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
-	if _, err := w.booker.Book(ctx, booking.BookRequest{Location: "riverside", Unit: "double", Slots: []string{"2026-12-30"},
+	if _, err := w.booker.Core().Book(ctx, reservation.BookRequest{Location: "riverside", Unit: "double", Slots: []string{"2026-12-30"},
 		Source: reservation.USP("acme"), Kind: reservation.KindHold, Expires: testNow.Add(10 * time.Minute), By: "usp:acme"}); err != nil {
 		t.Fatal(err)
 	}

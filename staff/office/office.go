@@ -5,8 +5,10 @@
 // the desk. It assembles its views from the reservation core and from
 // what direct booking records; the records stay theirs.
 //
-// It is a domain package: it imports booking, business, reservation, store
-// and internal helpers, never an adapter.
+// It is a domain package of the staff screen's door: it imports
+// reservation, config, store and internal helpers, never an adapter nor
+// another door. What it reads of direct booking comes through Direct,
+// which cmd/frontdesk wires.
 package office
 
 import (
@@ -14,7 +16,6 @@ import (
 	"log/slog"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/internal/clock"
 	"frontdesk/pricing"
@@ -22,9 +23,34 @@ import (
 	"frontdesk/store"
 )
 
+// Direct is what the staff screen reads and changes of direct booking,
+// on the core's types: its configuration and store, a reservation's chat
+// details and connected span, its queued notices, a chat cancellation
+// under way, the send times its ceilings admitted and their scopes, and
+// the settings owners edit. Its Core is the reservation core it books and
+// decides through.
+type Direct interface {
+	Portfolio() business.Portfolio
+	Store() store.Store
+	Core() *reservation.Core
+	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
+	Booked(ctx context.Context, ref string) (reservation.Reservation, reservation.ChatFacts, error)
+	Span(ctx context.Context, r reservation.Reservation) (int, error)
+	Notices(ctx context.Context, ref string, now time.Time) ([]reservation.NoticeView, error)
+	CancelChecks(ctx context.Context, ref string, now time.Time) ([]string, error)
+	AdmissionTimes(ctx context.Context, key string, now time.Time, window time.Duration) ([]time.Time, error)
+	GroupBookingKey() string
+	CancelGroupKey() string
+	LocationBookingKey(slug string) string
+	PendingScope(slug string) string
+	Settings(ctx context.Context) (reservation.Settings, error)
+	SaveSettings(ctx context.Context, by, scope string, edit func(*reservation.EditedSettings, reservation.Settings) []string) error
+	SettingsAudit(ctx context.Context, after string, limit int) ([]reservation.SettingsChange, string, error)
+}
+
 // Office serves the staff screen for every location of one business.
 type Office struct {
-	bookings *booking.Service
+	bookings Direct
 	cfg      business.Portfolio
 	st       store.Store
 	clock    clock.Clock
@@ -34,7 +60,7 @@ type Office struct {
 
 // Options are an Office's collaborators.
 type Options struct {
-	Bookings *booking.Service
+	Bookings Direct
 	Clock    clock.Clock
 	// Pricer prices the stays staff book.
 	Pricer *pricing.Pricer
@@ -48,7 +74,7 @@ func New(o Options) *Office {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Office{bookings: o.Bookings, cfg: o.Bookings.Config().Portfolio, st: o.Bookings.Store(), clock: o.Clock,
+	return &Office{bookings: o.Bookings, cfg: o.Bookings.Portfolio(), st: o.Bookings.Store(), clock: o.Clock,
 		pricer: o.Pricer, log: log.With("component", "office")}
 }
 
@@ -64,8 +90,8 @@ func (s *Office) location(slug string) (business.Location, bool) {
 
 // Decide applies a staff decision through direct booking, which mails
 // the guest.
-func (s *Office) Decide(ctx context.Context, d booking.Decision) (reservation.Reservation, bool, error) {
-	return s.bookings.Decide(ctx, d)
+func (s *Office) Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error) {
+	return s.bookings.Core().Decide(ctx, d)
 }
 
 // Reservations lists reservations matching f.
@@ -83,12 +109,12 @@ func (s *Office) Search(ctx context.Context, q, location string, limit int) ([]r
 }
 
 // Settings returns the settings in force.
-func (s *Office) Settings(ctx context.Context) (booking.Settings, error) {
+func (s *Office) Settings(ctx context.Context) (reservation.Settings, error) {
 	return s.bookings.Settings(ctx)
 }
 
 // SettingsAudit returns up to limit lines of the settings audit, newest
 // first, after the line whose key is after.
-func (s *Office) SettingsAudit(ctx context.Context, after string, limit int) ([]booking.SettingsChange, string, error) {
+func (s *Office) SettingsAudit(ctx context.Context, after string, limit int) ([]reservation.SettingsChange, string, error) {
 	return s.bookings.SettingsAudit(ctx, after, limit)
 }

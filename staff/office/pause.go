@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/reservation"
 )
 
@@ -60,7 +59,7 @@ func (s *Office) Pauses(ctx context.Context) ([]Pause, error) {
 		func() error {
 			return codes("cancel_portfolio_daily", "", s.bookings.CancelGroupKey(), 24*time.Hour, set.Group.CancelDaily)
 		},
-		func() error { return pending("portfolio_pending", "", booking.PendingScope(""), set.Group.Pending) },
+		func() error { return pending("portfolio_pending", "", s.bookings.PendingScope(""), set.Group.Pending) },
 	}
 	for _, l := range s.cfg.Locations {
 		local := set.Locations[l.Slug]
@@ -68,7 +67,9 @@ func (s *Office) Pauses(ctx context.Context) ([]Pause, error) {
 			func() error {
 				return codes("location_email_hourly", l.Slug, s.bookings.LocationBookingKey(l.Slug), time.Hour, local.EmailHourly)
 			},
-			func() error { return pending("location_pending", l.Slug, booking.PendingScope(l.Slug), local.Pending) })
+			func() error {
+				return pending("location_pending", l.Slug, s.bookings.PendingScope(l.Slug), local.Pending)
+			})
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

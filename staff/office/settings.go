@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
+
+	"frontdesk/reservation"
 )
 
 // Settings as owners edit them on the staff screen: each scope checked
@@ -18,9 +19,9 @@ const minLimit, maxLimit = 1, 1000
 
 // SaveGroupSettings validates and stores the group's settings on behalf
 // of by, with a line in the settings audit, in one transaction. Invalid
-// values are booking.FormProblems by field and change nothing.
-func (s *Office) SaveGroupSettings(ctx context.Context, by string, g booking.GroupSettings) error {
-	p := booking.FormProblems{}
+// values are reservation.FormProblems by field and change nothing.
+func (s *Office) SaveGroupSettings(ctx context.Context, by string, g reservation.GroupSettings) error {
+	p := reservation.FormProblems{}
 	limit(p, "email_hourly", g.EmailHourly)
 	limit(p, "email_daily", g.EmailDaily)
 	limit(p, "cancel_daily", g.CancelDaily)
@@ -33,7 +34,7 @@ func (s *Office) SaveGroupSettings(ctx context.Context, by string, g booking.Gro
 	if len(p) > 0 {
 		return p
 	}
-	return s.bookings.SaveSettings(ctx, by, booking.ScopeGroup, func(e *booking.EditedSettings, cur booking.Settings) []string {
+	return s.bookings.SaveSettings(ctx, by, reservation.ScopeGroup, func(e *reservation.EditedSettings, cur reservation.Settings) []string {
 		if keepHours {
 			g.OfficeHours = cur.Group.OfficeHours
 		}
@@ -51,20 +52,20 @@ func (s *Office) SaveGroupSettings(ctx context.Context, by string, g booking.Gro
 
 // SaveLocationSettings validates and stores one location's settings, as
 // SaveGroupSettings does the group's.
-func (s *Office) SaveLocationSettings(ctx context.Context, by, slug string, l booking.LocationSettings) error {
+func (s *Office) SaveLocationSettings(ctx context.Context, by, slug string, l reservation.LocationSettings) error {
 	if _, ok := s.location(slug); !ok {
-		return booking.FormProblems{"location": "No such location."}
+		return reservation.FormProblems{"location": "No such location."}
 	}
-	p := booking.FormProblems{}
+	p := reservation.FormProblems{}
 	limit(p, "email_hourly", l.EmailHourly)
 	limit(p, "pending", l.Pending)
 	closures(p, l.Closures)
 	if len(p) > 0 {
 		return p
 	}
-	return s.bookings.SaveSettings(ctx, by, slug, func(e *booking.EditedSettings, cur booking.Settings) []string {
+	return s.bookings.SaveSettings(ctx, by, slug, func(e *reservation.EditedSettings, cur reservation.Settings) []string {
 		if e.Locations == nil {
-			e.Locations = map[string]booking.LocationSettings{}
+			e.Locations = map[string]reservation.LocationSettings{}
 		}
 		e.Locations[slug] = l
 		old := cur.Locations[slug]
@@ -76,13 +77,13 @@ func (s *Office) SaveLocationSettings(ctx context.Context, by, slug string, l bo
 	})
 }
 
-func limit(p booking.FormProblems, field string, v int) {
+func limit(p reservation.FormProblems, field string, v int) {
 	if v < minLimit || v > maxLimit {
 		p[field] = fmt.Sprintf("Give a whole number from %d to %d.", minLimit, maxLimit)
 	}
 }
 
-func closures(p booking.FormProblems, list []business.Closure) {
+func closures(p reservation.FormProblems, list []business.Closure) {
 	if err := business.CheckClosures("closures", list); err != nil {
 		p["closures"] = strings.ReplaceAll(err.Error(), "\n", "; ")
 	}
@@ -127,7 +128,7 @@ func closureLines(list []business.Closure) []string {
 
 // officeHours checks each day's office hours, under the field
 // "hours_mon" and so on.
-func officeHours(p booking.FormProblems, o business.OfficeHours) {
+func officeHours(p reservation.FormProblems, o business.OfficeHours) {
 	for _, d := range Weekdays() {
 		if _, err := business.ParseHours(o.ForDay(d)); err != nil {
 			p["hours_"+DayKey(d)] = "Give " + d.String() + " as closed, or as one or more ranges such as 08:00-12:00, 13:00-17:00, in order and apart."

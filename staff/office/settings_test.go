@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"frontdesk/booking"
 	"frontdesk/business"
+	"frontdesk/direct"
+	"frontdesk/reservation"
 )
 
 // TestSettingsOverrideTheFile switches Riverside's chat booking off on
@@ -34,7 +35,7 @@ func TestSettingsOverrideTheFile(t *testing.T) {
 	}
 	for name, w := range map[string]*world{"running": w, "restarted": newWorldOn(t, w.cfg, w.st)} {
 		_, err := w.start(ctx, web, stayArgs())
-		if r, ok := errors.AsType[*booking.Error](err); !ok || r.Code != "switched_off" {
+		if r, ok := errors.AsType[*direct.Error](err); !ok || r.Code != "switched_off" {
 			t.Errorf("%s: start at a switched-off location = %v", name, err)
 		}
 		if _, err := w.start(ctx, web, stayArgs("property", "oldtown", "roomtype", "double")); err != nil {
@@ -56,13 +57,13 @@ func TestSettingsOverrideTheFile(t *testing.T) {
 func TestSettingsRefuseBadValues(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
-	err := w.svc.SaveGroupSettings(ctx, "olga", booking.GroupSettings{EmailHourly: 0, EmailDaily: 1001, CancelDaily: 5, Pending: 8,
+	err := w.svc.SaveGroupSettings(ctx, "olga", reservation.GroupSettings{EmailHourly: 0, EmailDaily: 1001, CancelDaily: 5, Pending: 8,
 		Closures: ParseClosures("2026-12-25 Christmas\nnot-a-date")})
-	var p booking.FormProblems
+	var p reservation.FormProblems
 	if !errors.As(err, &p) || len(p) != 3 || p["email_hourly"] == "" || p["email_daily"] == "" || !strings.Contains(p["closures"], "closures[1].from") {
 		t.Fatalf("problems = %v", err)
 	}
-	if err := w.svc.SaveLocationSettings(ctx, "olga", "nowhere", booking.LocationSettings{EmailHourly: 1, Pending: 1}); err == nil {
+	if err := w.svc.SaveLocationSettings(ctx, "olga", "nowhere", reservation.LocationSettings{EmailHourly: 1, Pending: 1}); err == nil {
 		t.Fatal("an unknown location was saved")
 	}
 	if set, err := w.svc.Settings(ctx); err != nil || len(set.Edited) != 0 {

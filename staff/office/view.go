@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/internal/civil"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -38,7 +37,7 @@ type StaffView struct {
 	// PhoneMatches are other reservations with the same phone number,
 	// extensions ignored; only those the caller may see.
 	PhoneMatches []reservation.Reservation
-	Notices      []booking.NoticeView
+	Notices      []reservation.NoticeView
 	// Checks are interrupted work to look at before acting.
 	Checks []string
 }
@@ -57,13 +56,13 @@ func SourceLabel(src reservation.Source) string {
 
 // StaffView reads reservation ref for the staff screen. visible says
 // which locations the caller may see; a reservation elsewhere is
-// booking.ErrNoReservation, exactly as an absent one, so its existence is not
+// reservation.ErrNoReservation, exactly as an absent one, so its existence is not
 // revealed.
 func (s *Office) StaffView(ctx context.Context, ref string, visible func(slug string) bool) (StaffView, error) {
 	now := s.clock.Now()
 	r, chat, err := s.bookings.Booked(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) || err == nil && !visible(r.Location) {
-		return StaffView{}, booking.ErrNoReservation
+		return StaffView{}, reservation.ErrNoReservation
 	}
 	if err != nil {
 		return StaffView{}, fmt.Errorf("read reservation: %w", err)
@@ -90,7 +89,7 @@ func (s *Office) StaffView(ctx context.Context, ref string, visible func(slug st
 // stored phone has the same digits; a phone stored with an extension
 // matches too, since the extension is not part of the digits.
 func (s *Office) phoneMatches(ctx context.Context, r reservation.Reservation, visible func(string) bool) ([]reservation.Reservation, error) {
-	p, ok := booking.ParsePhone(r.Contact.Phone, s.cfg.Business.PhoneCountryCode)
+	p, ok := reservation.ParsePhone(r.Contact.Phone, s.cfg.Business.PhoneCountryCode)
 	if !ok {
 		return nil, nil
 	}
@@ -103,7 +102,7 @@ func (s *Office) phoneMatches(ctx context.Context, r reservation.Reservation, vi
 		if o.Reference == r.Reference || !visible(o.Location) {
 			return nil
 		}
-		if q, ok := booking.ParsePhone(o.Contact.Phone, s.cfg.Business.PhoneCountryCode); ok && q.Digits == p.Digits {
+		if q, ok := reservation.ParsePhone(o.Contact.Phone, s.cfg.Business.PhoneCountryCode); ok && q.Digits == p.Digits {
 			out = append(out, o)
 		}
 		return nil
@@ -118,7 +117,7 @@ func (s *Office) phoneMatches(ctx context.Context, r reservation.Reservation, vi
 // before acting: a hold the index keeps that the reservation does not
 // claim (or the reverse), a cancellation that began and did not finish,
 // notices not delivered, and what the core flagged for attention.
-func (s *Office) checks(ctx context.Context, r reservation.Reservation, chat booking.ChatFacts, notices []booking.NoticeView, now time.Time) ([]string, error) {
+func (s *Office) checks(ctx context.Context, r reservation.Reservation, chat reservation.ChatFacts, notices []reservation.NoticeView, now time.Time) ([]string, error) {
 	var out []string
 	if r.Attention != "" {
 		out = append(out, "Flagged for attention: "+r.Attention)
@@ -145,7 +144,7 @@ func (s *Office) checks(ctx context.Context, r reservation.Reservation, chat boo
 		switch {
 		case n.Exhausted:
 			out = append(out, fmt.Sprintf("Notice delivery exhausted: %q to %s was not delivered after %d attempts. Reach the guest another way; the reservation stands.", n.Subject, n.To, n.Attempts))
-		case n.State != booking.NoticeSent:
+		case n.State != reservation.NoticeSent:
 			out = append(out, fmt.Sprintf("Notice delivery pending: %q to %s is %s; it will be retried. A failed email does not mean the reservation is absent.", n.Subject, n.To, n.State))
 		}
 	}

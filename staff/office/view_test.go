@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
+	"frontdesk/direct"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -44,7 +44,7 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 	if len(v.Notices) != 2 || len(v.Checks) != 1 || !strings.HasPrefix(v.Checks[0], "Notice delivery pending") {
 		t.Fatalf("notices %+v, checks %q", v.Notices, v.Checks)
 	}
-	w.clock.Advance(booking.NoticeRetryWindow + time.Minute)
+	w.clock.Advance(direct.NoticeRetryWindow + time.Minute)
 	v, _ = w.svc.StaffView(ctx, conf.ReservationNumber, everywhere)
 	if len(v.Checks) != 1 || !strings.HasPrefix(v.Checks[0], "Notice delivery exhausted") {
 		t.Fatalf("checks after the retry window %q", v.Checks)
@@ -52,7 +52,7 @@ func TestStaffViewOfAChatReservation(t *testing.T) {
 	if v, _ := w.svc.StaffView(ctx, first, everywhere); len(v.Checks) != 0 || v.Span != 6 {
 		t.Fatalf("first stay: span %d, checks %q", v.Span, v.Checks)
 	}
-	if _, err := w.svc.StaffView(ctx, first, func(slug string) bool { return slug == "oldtown" }); !errors.Is(err, booking.ErrNoReservation) {
+	if _, err := w.svc.StaffView(ctx, first, func(slug string) bool { return slug == "oldtown" }); !errors.Is(err, reservation.ErrNoReservation) {
 		t.Fatalf("out of scope: %v", err)
 	}
 }

@@ -11,22 +11,23 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
-	"frontdesk/booking/bookingtest"
-	"frontdesk/booking/chatdoor"
 	"frontdesk/config"
+	"frontdesk/direct"
+	"frontdesk/direct/chatdoor"
+	"frontdesk/direct/directtest"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/mail"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
 // testNow is Monday 30 November 2026, 10:00 in Denver: office hours.
 var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 
-var web = booking.Caller{Host: "localhost:8080"}
+var web = reservation.Caller{Host: "localhost:8080"}
 
 var errNotSentForTest = fmt.Errorf("rejected at RCPT: %w: %w", message.ErrNotSent, message.ErrRecipientRefused)
 
@@ -41,21 +42,21 @@ type world struct {
 	mail   *failingMail
 	svc    *Office
 	chat   *chatdoor.Door
-	booker *booking.Service
+	booker *direct.Service
 }
 
 func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	t.Helper()
-	cfg, st := bookingtest.Demo(t, edit...)
+	cfg, st := directtest.Demo(t, edit...)
 	return newWorldOn(t, cfg, st)
 }
 
 func newWorldOn(t *testing.T, cfg config.Config, st store.Store) *world {
 	clk := clock.NewFixed(testNow)
 	fm := &failingMail{dev: mail.NewDev(st, clk, nil)}
-	svc := booking.New(booking.Options{
-		Config: booking.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
-		Rand: rand.NewChaCha8([32]byte{1}), Mail: fm, Resolve: bookingtest.Resolver(cfg)})
+	svc := direct.New(direct.Options{
+		Config: direct.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
+		Rand: rand.NewChaCha8([32]byte{1}), Mail: fm, Resolve: directtest.Resolver(cfg)})
 	return &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm, booker: svc, chat: chatdoor.New(svc),
 		svc: New(Options{Bookings: svc, Clock: clk, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080")})}
 }
@@ -84,10 +85,10 @@ func (f *failingMail) failNext(err error) {
 	f.mu.Unlock()
 }
 
-func args(kv ...any) chatdoor.Args { return bookingtest.Args(kv...) }
+func args(kv ...any) chatdoor.Args { return directtest.Args(kv...) }
 
 // stayArgs is a valid start for Riverside's double.
-func stayArgs(extra ...any) chatdoor.Args { return bookingtest.Stay(extra...) }
+func stayArgs(extra ...any) chatdoor.Args { return directtest.Stay(extra...) }
 
 var codePattern = regexp.MustCompile(`code is (\d{6})\.`)
 
@@ -110,11 +111,11 @@ func (w *world) lastCode(addr string) string {
 	return code
 }
 
-func (w *world) start(ctx context.Context, c booking.Caller, a chatdoor.Args) (*booking.StartResult, error) {
+func (w *world) start(ctx context.Context, c reservation.Caller, a chatdoor.Args) (*direct.StartResult, error) {
 	return w.chat.Start(ctx, c, a)
 }
 
-func (w *world) confirm(ctx context.Context, c booking.Caller, a chatdoor.Args) (*booking.ConfirmResult, error) {
+func (w *world) confirm(ctx context.Context, c reservation.Caller, a chatdoor.Args) (*direct.ConfirmResult, error) {
 	return w.chat.Confirm(ctx, c, a)
 }
 
@@ -138,7 +139,7 @@ func (w *world) book(a chatdoor.Args) string {
 }
 
 func refusalText(err error) string {
-	if r, ok := errors.AsType[*booking.Error](err); ok {
+	if r, ok := errors.AsType[*direct.Error](err); ok {
 		return r.Message
 	}
 	if err != nil {
@@ -150,8 +151,8 @@ func refusalText(err error) string {
 // formTokens numbers the tests' form requests, each a new one.
 var formTokens atomic.Int64
 
-func formRequest(t testing.TB) booking.FormRequest {
-	return booking.FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
+func formRequest(t testing.TB) reservation.FormRequest {
+	return reservation.FormRequest{Location: "riverside", RoomType: "double", Checkin: "2026-12-30", Checkout: "2027-01-02",
 		Name: "Grace Hopper", Email: "grace@example.com", Phone: "(303) 555-0142", Guests: "2",
-		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10", Token: bookingtest.FormToken(formTokens.Add(1))}
+		Notes: "Arriving by train.", Signature: signaturetest.Drawn(t), Address: "192.0.2.10", Token: directtest.FormToken(formTokens.Add(1))}
 }

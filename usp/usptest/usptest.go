@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"frontdesk/booking"
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/direct"
 	"frontdesk/internal/clock"
 	"frontdesk/inventory"
 	"frontdesk/mail"
@@ -115,7 +115,7 @@ type Business struct {
 	Inventory *inventory.Inventory
 	Clock     *clock.Fixed
 	Store     store.Store
-	Bookings  *booking.Service
+	Bookings  *direct.Service
 	Path      string // the SQLite file, for reopening
 }
 
@@ -131,8 +131,8 @@ const Bearer = "Bearer " + APIKey
 
 // BookingConfig is what the command hands the reservation core of the
 // file cfg.
-func BookingConfig(cfg config.Config) booking.Config {
-	return booking.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}
+func BookingConfig(cfg config.Config) direct.Config {
+	return direct.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}
 }
 
 // USPConfig is what the command hands the USP business side of the
@@ -192,12 +192,12 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 	}
 	inv := inventory.New(st)
 	pricer := pricing.New(cfg.Portfolio, Origin)
-	bookings := booking.New(booking.Options{
+	bookings := direct.New(direct.Options{
 		Config: BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
 	})
 	opts := usp.Options{
 		Config: USPConfig(cfg), Inventory: inv, Pricer: pricer, Clock: clk, Origin: Origin, Profiles: profiles,
-		Store: st, Bookings: bookings,
+		Store: st, Bookings: bookings.Core(),
 	}
 	if keys := usp.NewAPIKeys(opts.Config.Platforms); keys != nil {
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: staffToken}}

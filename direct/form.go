@@ -1,0 +1,291 @@
+package direct
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"frontdesk/business"
+	"frontdesk/internal/signature"
+	"frontdesk/inventory"
+	"frontdesk/message"
+	"frontdesk/pricing"
+	"frontdesk/quota"
+	"frontdesk/referral"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// The signed booking form (direct-booking.md §2) is the route every
+// refusal of the booking tools points to. A form request holds no room:
+// it is a requested reservation with source "form" that staff accept,
+// which then holds the unit through the same conditional write as every
+// other door, or decline. Its two mails go straight out when the request
+// is saved, apart from the chat notices and their bookkeeping.
+
+// errFormSentAlready is the refusal of a request whose form token saved
+// another one first.
+var errFormSentAlready = errors.New("booking: this form was sent already")
+
+// Form limits: per client address and per normalized email address.
+const (
+	formPerAddressHourly = 5
+	formPerEmailDaily    = 3
+	maxGuestsText        = 3
+)
+
+// Submit checks a form request, claims the form's rate limits, saves it as
+// a requested reservation and mails the guest and staff. Every problem of
+// the request is reported at once as FormProblems.
+func (s *Service) Submit(ctx context.Context, f reservation.FormRequest) (reservation.FormResult, error) {
+	now := s.clock.Now()
+	l, ok := s.location(f.Location)
+	if !ok {
+		return reservation.FormResult{}, reservation.FormProblems{"location": "This property is not taken in bookings here."}
+	}
+	if !reservation.ValidGuestToken(f.Token) {
+		return reservation.FormResult{}, reservation.FormProblems{"token": "This form has expired. It was loaded again: check the fields, sign and send it once more."}
+	}
+	if first, err := s.formAgain(ctx, f.Token); err == nil || !errors.Is(err, reservation.ErrNoReservation) {
+		return first, err
+	}
+	q, problems, err := s.formStay(l, f, now)
+	if err != nil {
+		return reservation.FormResult{}, err
+	}
+	name := CleanName(f.Name)
+	if name == "" || len([]rune(name)) > maxName {
+		problems["name"] = "Give the guest's name, up to 120 characters."
+	}
+	email, ok := reservation.ParseEmail(f.Email)
+	if !ok {
+		problems["email"] = "Give an email address such as name@example.com."
+	}
+	phone, ok := reservation.ParsePhone(f.Phone, s.cfg.Business.PhoneCountryCode)
+	if !ok {
+		problems["phone"] = "Give a phone number with 10 to 15 digits, with the country code for numbers outside the country."
+	}
+	guests := 1
+	if g := strings.TrimSpace(f.Guests); g != "" {
+		n, err := strconv.Atoi(g)
+		if err != nil || len(g) > maxGuestsText || n < 1 || n > s.cfg.Limits.MaxGuests {
+			problems["guests"] = fmt.Sprintf("Guests must be a whole number from 1 to %d.", s.cfg.Limits.MaxGuests)
+		}
+		guests = n
+	}
+	if u, ok := l.Unit(strings.ToLower(strings.TrimSpace(f.RoomType))); ok && problems["guests"] == "" && guests > s.cfg.Sleeps(u) {
+		problems["guests"] = fmt.Sprintf("A %s here sleeps at most %d: choose a larger room, or send a request for each room.", u.DisplayName(), s.cfg.Sleeps(u))
+	}
+	if len([]rune(f.Notes)) > maxNotes {
+		problems["notes"] = "Notes may be at most 500 characters."
+	}
+	png, err := signature.Check(f.Signature)
+	if err != nil {
+		problems["signature"] = err.Error()
+	}
+	mark := referral.Mark{Click: strings.TrimSpace(f.Via), Code: strings.TrimSpace(f.Code)}
+	if mark.Code != "" && !referral.ValidCode(mark.Code) {
+		problems["code"] = "A partner code is 4 to 32 letters or digits; leave it empty if you have none."
+	}
+	if mark.Code != "" {
+		mark.Click = "" // a code the guest typed names the partner they meant
+	}
+	if f.Trap != "" {
+		problems["trap"] = "Leave the last field empty."
+	}
+	if len(problems) > 0 {
+		return reservation.FormResult{}, problems
+	}
+
+	// Limits are claimed before anything is saved or mailed.
+	perAddress := quota.Budget{Kind: "form.address", Limit: formPerAddressHourly, Window: time.Hour}
+	perEmail := quota.Budget{Kind: "form.email", Limit: formPerEmailDaily, Window: 24 * time.Hour}
+	emailKey, err := s.keyed(ctx, now, "form-email", email.Normalized)
+	if err != nil {
+		return reservation.FormResult{}, err
+	}
+	for _, claim := range []struct {
+		b   quota.Budget
+		key string
+	}{{perAddress, f.Address}, {perEmail, emailKey}} {
+		err := claim.b.Claim(ctx, s.st, claim.key, now)
+		if spent, ok := errors.AsType[*quota.ErrSpent](err); ok {
+			return reservation.FormResult{}, &reservation.FormLimited{Until: spent.Until}
+		}
+		if err != nil {
+			return reservation.FormResult{}, err
+		}
+	}
+
+	mailbox, err := s.keyed(ctx, now, "mailbox", email.Normalized)
+	if err != nil {
+		return reservation.FormResult{}, err
+	}
+	detail, _ := json.Marshal(reservation.FormDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
+	unit, _ := l.Unit(q.RoomType)
+	req := reservation.New{
+		Kind: reservation.KindRequest, Unit: reservation.UnitOf(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
+		Contact:    reservation.Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
+		ContactKey: mailbox, Source: reservation.SourceForm,
+		Total: q.Total, Notes: strings.TrimSpace(f.Notes), Detail: detail, By: "guest", What: "requested", At: now,
+	}
+	// The token's page rides along: of two posts of one form, one saves
+	// the request and the other finds it.
+	guestPage := reservation.Addition{Build: func(r reservation.Reservation) []store.Write {
+		return []store.Write{guestPageWrite(f.Token, r.Reference, now)}
+	}, Refused: errFormSentAlready}
+	var r reservation.Reservation
+	for range maxCASAttempts {
+		if req.Reference, err = s.core.NewReference(l); err != nil {
+			return reservation.FormResult{}, err
+		}
+		var attributed []reservation.Addition
+		if attributed, err = s.core.Attribution(ctx, mark, req); err != nil {
+			return reservation.FormResult{}, err
+		}
+		req.Also = append([]reservation.Addition{guestPage}, attributed...)
+		r, err = s.desk.Create(ctx, req)
+		if errors.Is(err, errFormSentAlready) {
+			// A parallel post of the same form saved it first.
+			return s.formAgain(ctx, f.Token)
+		}
+		if reservation.ErrorCode(err) != reservation.CodeInternal && !errors.Is(err, referral.ErrRaced) {
+			break // a taken reference, or an attribution raced, is drawn again
+		}
+	}
+	if err != nil {
+		return reservation.FormResult{}, fmt.Errorf("save form request: %w", err)
+	}
+	s.log.InfoContext(ctx, "form request saved", "location", l.Slug)
+	guestMail, staffMail := s.formEmails(r, l, f.Token, now)
+	res := reservation.FormResult{Reference: r.Reference, Location: l, Quote: q}
+	if err := s.mail.Send(ctx, guestMail); err != nil {
+		s.log.WarnContext(ctx, "form acknowledgement not sent", "location", l.Slug, "not_sent", message.NotSent(err), "err", err)
+	} else {
+		res.Mailed = true
+	}
+	if err := s.mail.Send(ctx, staffMail); err != nil {
+		s.log.WarnContext(ctx, "form staff notice not sent", "location", l.Slug, "not_sent", message.NotSent(err), "err", err)
+	}
+	return res, nil
+}
+
+// formEmails are the form's direct-send mails: the guest's
+// acknowledgement and the staff notice with a link into the staff screen.
+// Guest text is data on its own lines; the web path keeps names as typed
+// (direct-booking.md §15 leaves its repair for separate work).
+func (s *Service) formEmails(r reservation.Reservation, l business.Location, token string, now time.Time) (guest, staff message.Email) {
+	b := booked{Reservation: r}
+	var g strings.Builder
+	fmt.Fprintf(&g, "We received your booking request at %s.\n\n", l.Name)
+	g.WriteString(s.stayLines(b, l))
+	fmt.Fprintf(&g, "\nNo room is held yet: staff will answer in writing within %d hours. Nothing is charged now.\n", s.cfg.Business.ConfirmHours)
+	fmt.Fprintf(&g, "Your request and its answer: %s\n", s.guestPageLink(token))
+	fmt.Fprintf(&g, "Questions: call %s.\n", l.Phone)
+	var st strings.Builder
+	fmt.Fprintf(&st, "A guest sent a booking request through the web form (source: form). It holds no room until you accept it.\n\n")
+	st.WriteString(s.stayLines(b, l))
+	fmt.Fprintf(&st, "Guest name: %s\n", r.Contact.Name)
+	fmt.Fprintf(&st, "Guest email: %s\n", r.Contact.Email)
+	fmt.Fprintf(&st, "Guest phone: %s\n", r.Contact.Phone)
+	if r.Notes != "" {
+		fmt.Fprintf(&st, "Guest notes:\n%s\n", r.Notes)
+	}
+	fmt.Fprintf(&st, "\nThe guest signed the agreement on the form. Accept or decline it (sign-in required):\n%s\n", s.staffLink(r.Reference))
+	return message.Email{
+			ID: "form-" + r.Reference + "-guest", From: s.from(), To: []string{r.Contact.Email},
+			Subject: fmt.Sprintf("Booking request %s at %s", r.Reference, l.Name), Text: g.String(), Date: now,
+		}, message.Email{
+			ID: "form-" + r.Reference + "-staff", From: s.from(), To: []string{s.cfg.Mail.Staff}, ReplyTo: r.Contact.Email,
+			Subject: fmt.Sprintf("Booking request %s at %s (web form)", r.Reference, l.Name), Text: st.String(), Date: now,
+		}
+}
+
+// formAgain is the result of the request a form token saved already, or
+// reservation.ErrNoReservation when the token saved none.
+func (s *Service) formAgain(ctx context.Context, token string) (reservation.FormResult, error) {
+	ref, err := s.guestReference(ctx, token)
+	if err != nil {
+		return reservation.FormResult{}, err
+	}
+	r, err := s.getBooked(ctx, ref)
+	if err != nil {
+		return reservation.FormResult{}, fmt.Errorf("read form request: %w", err)
+	}
+	l, _ := s.location(r.Location)
+	res := reservation.FormResult{Reference: ref, Location: l, Again: true}
+	res.Quote.Total, res.Quote.Nights, res.Quote.RoomType = r.Total, len(r.Slots), r.Unit
+	if in, out, err := r.Stay(); err == nil {
+		res.Quote.Checkin, res.Quote.Checkout = in, out
+	}
+	return res, nil
+}
+
+// FormQuote prices the form's stay without saving anything, for the
+// form to show before it is sent. Problems name the fields to fix.
+func (s *Service) FormQuote(ctx context.Context, f reservation.FormRequest) (pricing.Quote, error) {
+	l, ok := s.location(f.Location)
+	if !ok {
+		return pricing.Quote{}, reservation.FormProblems{"location": "This property is not taken in bookings here."}
+	}
+	q, problems, err := s.formStay(l, f, s.clock.Now())
+	if err != nil {
+		return pricing.Quote{}, err
+	}
+	if len(problems) > 0 {
+		return pricing.Quote{}, problems
+	}
+	return q, nil
+}
+
+// exampleDate shows the date format in the form's sentences.
+const exampleDate = "YYYY-MM-DD, such as 2027-03-14"
+
+// formStay checks the form's room and dates and prices them. Each
+// problem is a full sentence for the field it concerns: roomtype,
+// checkin or checkout.
+func (s *Service) formStay(l business.Location, f reservation.FormRequest, now time.Time) (pricing.Quote, reservation.FormProblems, error) {
+	problems := reservation.FormProblems{}
+	roomType := strings.ToLower(strings.TrimSpace(f.RoomType))
+	unit, ok := l.Unit(roomType)
+	if !ok || unit.Kind != business.KindNight {
+		problems["roomtype"] = "Choose a room from the list."
+	}
+	in, out, dates := stayDates(f.Checkin, f.Checkout)
+	for k, v := range dates {
+		problems[k] = v
+	}
+	if len(problems) > 0 {
+		return pricing.Quote{}, problems, nil
+	}
+	today := s.today(l, now)
+	q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: roomType, Checkin: in.String(), Checkout: out.String()}, today)
+	refusal, isRefusal := errors.AsType[*pricing.Refusal](err)
+	if err != nil && !isRefusal {
+		return pricing.Quote{}, nil, fmt.Errorf("quote form request: %w", err)
+	}
+	if !isRefusal {
+		return q, problems, nil
+	}
+	if p := stayRefusal(s.cfg, refusal, in, today); p != nil {
+		return pricing.Quote{}, p, nil
+	}
+	switch refusal.Kind {
+	case pricing.RefusalMinimumStay:
+		if unit.WeeklyOnly() {
+			problems["checkout"] = fmt.Sprintf("A %s here is sold by the week, for %d nights or more: choose a departure date on or after %s.", unit.DisplayName(), unit.MinNights, in.AddDays(unit.MinNights))
+			break
+		}
+		problems["checkout"] = fmt.Sprintf("A %s here is booked for %d nights or more: choose a departure date on or after %s.", unit.DisplayName(), unit.MinNights, in.AddDays(unit.MinNights))
+	case pricing.RefusalWeeklyOnly:
+		problems["roomtype"] = fmt.Sprintf("A %s here is sold by the week only. Choose another room, or stay 7 nights or more.", unit.DisplayName())
+	default:
+		problems["roomtype"] = "This room cannot be priced for these dates. Choose another room or other dates, or call " + l.Phone + "."
+	}
+	return pricing.Quote{}, problems, nil
+}

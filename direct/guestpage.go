@@ -1,0 +1,180 @@
+package direct
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"frontdesk/business"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// A guest's own page is reached by an unguessable token: 32 random bytes
+// in base64url. Only a SHA-256 digest of the token is stored, as the key
+// of a record that names the reservation, so the store never holds a
+// token that opens a page. The booking form's one-time token is such a
+// token: the form carries it, the request is saved with it, and the page
+// the form redirects to is the request's own page.
+
+const kindGuestPage = "booking-guest-page" // key: hex SHA-256 of a guest token → reference
+
+// guestPageRef is what a guest-page record holds.
+type guestPageRef struct {
+	Reference string `json:"reference"`
+}
+
+// NewGuestToken draws a fresh guest token, such as the booking form
+// carries to make its request once.
+func (s *Service) NewGuestToken() (string, error) {
+	b := make([]byte, reservation.GuestTokenBytes)
+	if _, err := io.ReadFull(s.rand, b); err != nil {
+		return "", fmt.Errorf("draw guest token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func guestPageKey(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+// guestPageWrite creates the record that lets token open reservation ref.
+// It is refused with ErrExists if the token was used already.
+func guestPageWrite(token, ref string, now time.Time) store.Write {
+	return store.Write{Op: store.OpCreate, Record: record(kindGuestPage, guestPageKey(token), guestPageRef{Reference: ref}, 0, now)}
+}
+
+// guestPageLink is the absolute address of a guest's page.
+func (s *Service) guestPageLink(token string) string {
+	return s.pricer.URL("/stay/" + url.PathEscape(token))
+}
+
+// guestReference is the reservation a guest token opens, or
+// reservation.ErrNoReservation.
+func (s *Service) guestReference(ctx context.Context, token string) (string, error) {
+	if !reservation.ValidGuestToken(token) {
+		return "", reservation.ErrNoReservation
+	}
+	v, _, err := getJSON[guestPageRef](ctx, s.st, kindGuestPage, guestPageKey(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return "", reservation.ErrNoReservation
+	}
+	if err != nil {
+		return "", fmt.Errorf("read guest page: %w", err)
+	}
+	return v.Reference, nil
+}
+
+// GuestStay reads the reservation token opens, or reservation.ErrNoReservation.
+func (s *Service) GuestStay(ctx context.Context, token string) (reservation.GuestStay, error) {
+	now := s.clock.Now()
+	ref, err := s.guestReference(ctx, token)
+	if err != nil {
+		return reservation.GuestStay{}, err
+	}
+	r, err := s.getBooked(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return reservation.GuestStay{}, reservation.ErrNoReservation
+	}
+	if err != nil {
+		return reservation.GuestStay{}, fmt.Errorf("read reservation: %w", err)
+	}
+	l, _ := s.location(r.Location)
+	g := reservation.GuestStay{Reservation: r.Reservation, Location: l, Nights: len(r.Slots), Total: s.pricer.Display(r.Total)}
+	if in, out, err := r.Stay(); err == nil {
+		g.Checkin, g.Checkout = in, out
+		g.CheckinAt = localTime(checkinInstant(l, in), l)
+	}
+	set, err := s.policy(ctx)
+	if err != nil {
+		return reservation.GuestStay{}, fmt.Errorf("read settings: %w", err)
+	}
+	g.Withdrawable = r.State == reservation.Requested
+	if refusal := s.cancellable(r, l, set, now, route{phone: l.Phone}, true); refusal != nil {
+		g.Why = guestCancelWhy(r.State, l, s.cfg.Limits.CancelBeforeHours, refusal.Code)
+	} else {
+		g.Cancellable = true
+	}
+	return g, nil
+}
+
+// guestCancelWhy words, for the guest's page, why it offers no
+// cancellation.
+func guestCancelWhy(state reservation.State, l business.Location, beforeHours int, code string) string {
+	switch code {
+	case "already_cancelled":
+		return "This reservation is no longer open, so there is nothing to cancel."
+	case "ended", "moved":
+		return "This stay has ended or was moved, so it cannot be cancelled here."
+	case "cancel_by_phone":
+		return fmt.Sprintf("Cancellations here close %d hours before check-in. Call %s to change or cancel this stay.", beforeHours, l.Phone)
+	}
+	if state == reservation.Requested {
+		return "Staff have not answered this request yet. To withdraw it, call " + l.Phone + "."
+	}
+	return "Cancellations here are taken during office hours. Come back then, or call " + l.Phone + "."
+}
+
+// GuestCancel is the first step of a cancellation from the guest's page:
+// the same notice period, code budgets and emailed code as the chat
+// tools' cancel_booking, without their office-hours condition. It returns
+// the cancellation's id for the second step.
+func (s *Service) GuestCancel(ctx context.Context, c reservation.Caller, token string) (*reservation.CancelResult, error) {
+	ref, err := s.guestReference(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.getBooked(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, reservation.ErrNoReservation
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read reservation: %w", err)
+	}
+	return s.Cancel(ctx, c, CancelRequest{Reference: ref, Last4: LastFour(r.Contact.Phone), Guest: true})
+}
+
+// GuestCancelFinish is the second step: the code the first step emailed
+// proves the guest reads the reservation's mail, and the reservation is
+// cancelled. A cancel id that belongs to another reservation than the
+// token's is refused as unknown.
+func (s *Service) GuestCancelFinish(ctx context.Context, c reservation.Caller, token, cancelID, code string) (*reservation.CancelResult, error) {
+	ref, err := s.guestReference(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	cn, _, err := getJSON[cancellation](ctx, s.st, kindCancel, cancelID)
+	if errors.Is(err, store.ErrNotFound) || err == nil && cn.Ref != ref {
+		return nil, reservation.ErrNoReservation
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read cancellation: %w", err)
+	}
+	return s.Cancel(ctx, c, CancelRequest{CancelID: cancelID, Code: code})
+}
+
+// GuestWithdraw withdraws a request staff have not answered, from the
+// guest's own page: the page's token is the guest's own link, and a
+// request holds no room, so no emailed code is asked for. The request
+// is cancelled with "guest" in its audit; the page words the result, so
+// no mail is sent. A request staff answered meanwhile is refused with
+// the code "answered", and nothing changes.
+func (s *Service) GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error) {
+	ref, err := s.guestReference(ctx, token)
+	if err != nil {
+		return reservation.Reservation{}, err
+	}
+	r, _, err := s.core.Decide(ctx, reservation.Decision{Reference: ref, To: reservation.Cancelled, From: reservation.Requested, By: "guest",
+		Note: "withdrawn by the guest on their page", Quiet: true})
+	if errors.Is(err, reservation.ErrAnswered) {
+		return r, &Error{Code: "answered", Phone: phoneOf(s, r.Location)}
+	}
+	return r, err
+}

@@ -1,0 +1,88 @@
+package direct
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"frontdesk/store"
+)
+
+// Record kinds this package keeps in the store.
+const (
+	kindIntent      = "booking-intent"      // key: booking_id
+	kindFingerprint = "booking-fingerprint" // key: keyed fingerprint → booking_id of a sending or open intent
+	kindMailbox     = "booking-mailbox"     // key: keyed mailbox/location → open booking_ids
+	kindAdmission   = "booking-admission"   // names the mail budgets' counters; its records are the places kept before them
+	kindCancel      = "booking-cancel"      // key: cancel_id
+	kindCancelOpen  = "booking-cancel-open" // key: reference → open cancel_id
+	kindLookups     = "booking-lookups"     // names the lookup tries' counters; its records are the tries kept before them
+	kindNotice      = "booking-notice"      // key: stable notice id
+	kindSecret      = "booking-secret"      // key: "hmac"
+)
+
+// maxCASAttempts bounds a read-modify-write loop under contention.
+const maxCASAttempts = 400
+
+// getJSON reads a record and decodes its value.
+func getJSON[T any](ctx context.Context, st store.Records, kind, key string) (T, int64, error) {
+	var v T
+	r, err := st.Get(ctx, kind, key)
+	if err != nil {
+		return v, 0, err
+	}
+	if err := json.Unmarshal(r.Value, &v); err != nil {
+		return v, 0, fmt.Errorf("decode %s: %w", kind, err)
+	}
+	return v, r.Version, nil
+}
+
+// jsonValue decodes a record's value into v.
+func jsonValue(r store.Record, v any) error {
+	if err := json.Unmarshal(r.Value, v); err != nil {
+		return fmt.Errorf("decode %s: %w", r.Kind, err)
+	}
+	return nil
+}
+
+func record(kind, key string, v any, version int64, now time.Time) store.Record {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("booking: encode %s: %v", kind, err)) // our own types always encode
+	}
+	return store.Record{Kind: kind, Key: key, Value: b, Version: version, UpdatedAt: now}
+}
+
+// errStop ends an update without writing.
+var errStop = errors.New("booking: no change")
+
+// update applies change to the record's current value and writes it with
+// compare-and-swap, creating it when absent. A conflict re-reads and tries
+// again. change returning errStop writes nothing; any other error is
+// returned as it is.
+func update[T any](ctx context.Context, st store.Records, kind, key string, now time.Time, change func(v *T) error) (T, error) {
+	for range maxCASAttempts {
+		v, version, err := getJSON[T](ctx, st, kind, key)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return v, err
+		}
+		if err := change(&v); err != nil {
+			return v, err
+		}
+		if version == 0 {
+			_, err = st.Create(ctx, record(kind, key, v, 0, now))
+		} else {
+			_, err = st.Swap(ctx, record(kind, key, v, version, now))
+		}
+		if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+			if err := ctx.Err(); err != nil {
+				return v, err
+			}
+			continue // contention: re-read, never overwrite
+		}
+		return v, err
+	}
+	return *new(T), fmt.Errorf("update %s: %w", kind, store.ErrConflict)
+}

@@ -1,0 +1,117 @@
+package direct
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"frontdesk/business"
+	"frontdesk/internal/civil"
+	"frontdesk/pricing"
+	"frontdesk/reservation"
+)
+
+// The guest site's availability search: which room types of which
+// properties are free for a stay and a party, with their price. It reads
+// the availability index as the booking tools do and saves nothing.
+
+// SearchRooms answers the availability search. Problems name the fields
+// to fix (checkin, checkout, guests, location) in the form's sentences.
+func (s *Service) SearchRooms(ctx context.Context, q reservation.SearchRequest) (reservation.RoomSearch, error) {
+	now := s.clock.Now()
+	problems := reservation.FormProblems{}
+	in, out, dates := stayDates(q.Checkin, q.Checkout)
+	for k, v := range dates {
+		problems[k] = v
+	}
+	guests := 1
+	if g := strings.TrimSpace(q.Guests); g != "" {
+		n, err := strconv.Atoi(g)
+		if err != nil || n < 1 || n > s.cfg.Limits.MaxGuests {
+			problems["guests"] = fmt.Sprintf("Guests must be a whole number from 1 to %d.", s.cfg.Limits.MaxGuests)
+		}
+		guests = n
+	}
+	locations := s.cfg.Locations
+	if q.Location != "" {
+		l, ok := s.location(q.Location)
+		if !ok {
+			problems["location"] = "Choose a property from the list."
+		}
+		locations = []business.Location{l}
+	}
+	if len(problems) > 0 {
+		return reservation.RoomSearch{}, problems
+	}
+	res := reservation.RoomSearch{Checkin: in, Checkout: out, Nights: in.DaysUntil(out), Guests: guests}
+	for _, l := range locations {
+		free, err := s.inv.FreeNights(ctx, l, in, res.Nights)
+		if err != nil {
+			return reservation.RoomSearch{}, fmt.Errorf("search rooms: %w", err)
+		}
+		for _, f := range free {
+			if s.cfg.Sleeps(f.Unit) < guests {
+				continue
+			}
+			quote, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: in.String(), Checkout: out.String()}, s.today(l, now))
+			if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
+				if dateProblem := stayRefusal(s.cfg, refusal, in, s.today(l, now)); dateProblem != nil {
+					return reservation.RoomSearch{}, dateProblem // the dates themselves are out of bounds
+				}
+				res.Full = append(res.Full, l.Name+" "+f.Unit.DisplayName())
+				continue
+			}
+			if err != nil {
+				return reservation.RoomSearch{}, fmt.Errorf("search rooms: %w", err)
+			}
+			if f.Free < 1 {
+				res.Full = append(res.Full, l.Name+" "+f.Unit.DisplayName())
+				continue
+			}
+			res.Offers = append(res.Offers, reservation.Offer{Location: l, Unit: f.Unit, Free: f.Free, Quote: quote, Total: s.pricer.Display(quote.Total)})
+		}
+	}
+	return res, nil
+}
+
+// stayDates reads a stay's dates as the form and the search take them;
+// problems name the checkin and checkout fields.
+func stayDates(checkin, checkout string) (in, out civil.Date, problems reservation.FormProblems) {
+	problems = reservation.FormProblems{}
+	checkin, checkout = strings.TrimSpace(checkin), strings.TrimSpace(checkout)
+	in, inErr := civil.Parse(checkin)
+	out, outErr := civil.Parse(checkout)
+	switch {
+	case checkin == "":
+		problems["checkin"] = "Give the arrival date as " + exampleDate + "."
+	case inErr != nil:
+		problems["checkin"] = "The arrival date could not be read. Give it as " + exampleDate + "."
+	}
+	switch {
+	case checkout == "":
+		problems["checkout"] = "Give the departure date as " + exampleDate + "."
+	case outErr != nil:
+		problems["checkout"] = "The departure date could not be read. Give it as " + exampleDate + "."
+	case inErr == nil && !in.Before(out):
+		problems["checkout"] = "The departure date must be after the arrival date."
+	}
+	return in, out, problems
+}
+
+// stayRefusal words a quote refusal that concerns the dates of any
+// stay, whatever the room: in the past, too far ahead or over the cap.
+// Refusals of one room type give nil.
+func stayRefusal(cfg Config, r *pricing.Refusal, in, today civil.Date) reservation.FormProblems {
+	switch r.Kind {
+	case pricing.RefusalPast:
+		return reservation.FormProblems{"checkin": fmt.Sprintf("The arrival date has already passed. Choose %s or a later date.", today)}
+	case pricing.RefusalTooFar:
+		return reservation.FormProblems{"checkin": fmt.Sprintf("We take requests up to %d days ahead: choose an arrival date no later than %s.", cfg.Limits.AdvanceDays, today.AddDays(cfg.Limits.AdvanceDays))}
+	case pricing.RefusalOverCap, pricing.RefusalStayCap:
+		max := cfg.Limits.MaxStayNights
+		return reservation.FormProblems{"checkout": fmt.Sprintf("A stay can be at most %d nights: choose a departure date no later than %s.", max, in.AddDays(max))}
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+package reservation
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"frontdesk/business"
+	"frontdesk/internal/clock"
+	"frontdesk/store"
+)
+
+// The channel-neutral operations every door calls: booking a stay or a
+// slot, staff decisions, reference minting, finding the location and
+// unit a request names, and the hook that attributes a new reservation
+// to the partner who sent its guest. A door checks its own rules and
+// words its own answers; the core checks what a request refers to and
+// asks the desk.
+
+// Core runs the channel-neutral operations of one business on its desk.
+type Core struct {
+	desk      *Desk
+	st        store.Store
+	locations []business.Location
+	clock     clock.Clock
+	rand      io.Reader
+	log       *slog.Logger
+	// attribute records where a new reservation's guest came from; nil
+	// attributes nothing.
+	attribute Attributor
+	// notify queues and sends the guest's mail about a staff decision;
+	// nil mails nothing.
+	notify DecisionMail
+}
+
+// CoreOptions are a Core's collaborators. Rand is crypto/rand.Reader in
+// production and a seeded reader in tests.
+type CoreOptions struct {
+	Desk      *Desk
+	Store     store.Store
+	Locations []business.Location
+	Clock     clock.Clock
+	Rand      io.Reader
+	Logger    *slog.Logger
+	// Mail is the guest's mail about staff decisions.
+	Mail DecisionMail
+}
+
+// NewCore returns the core of one business on its desk.
+func NewCore(o CoreOptions) *Core {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Core{desk: o.Desk, st: o.Store, locations: o.Locations, clock: o.Clock, rand: o.Rand, log: log, notify: o.Mail}
+}
+
+// Desk is the reservation desk the core writes through; a door
+// registers its subscribers and end hooks on it at wiring.
+func (c *Core) Desk() *Desk { return c.desk }
+
+// Mark is where a guest came from, as a door heard it: the click id a
+// tracked link appended (via), or a code the guest typed or a platform
+// passed. Both empty is no mark.
+type Mark struct {
+	Click string
+	Code  string
+}
+
+// Empty reports a mark that names nothing.
+func (m Mark) Empty() bool { return m.Click == "" && m.Code == "" }
+
+// Attributor records where a new reservation's guest came from, in the
+// reservation's own transaction (referral.Ledger is one). Its addition
+// is drawn again for each reference a reservation tries; a write of it
+// that is refused because the attribution's records moved meanwhile
+// wraps the addition's Refused error, and the core draws it again.
+type Attributor interface {
+	Addition(ctx context.Context, m Mark, ref string, total int64, door Source, at time.Time) (Addition, error)
+}
+
+// UseAttribution makes the core attribute new reservations to the
+// partner who sent their guest. It is called once at wiring, before the
+// first request; without it nothing is attributed.
+func (c *Core) UseAttribution(a Attributor) { c.attribute = a }
+
+// Attribution is the addition that records where a new reservation's
+// guest came from, in the reservation's transaction: none without a
+// mark or an attributor, or when the mark attributes nothing. It is
+// drawn again for each reference the reservation tries. A door that
+// makes a booking of a hold (USP) asks for it with the booking's
+// reference, total and source.
+func (c *Core) Attribution(ctx context.Context, m Mark, n New) ([]Addition, error) {
+	if c.attribute == nil {
+		return nil, nil
+	}
+	add, err := c.attribute.Addition(ctx, m, n.Reference, n.Total, n.Source, n.At)
+	if err != nil || add.Build == nil {
+		return nil, err
+	}
+	return []Addition{add}, nil
+}
+
+// raced reports a create refused because an attribution among also
+// moved under it: the attribution is drawn again.
+func raced(err error, also []Addition) bool {
+	for _, a := range also {
+		if a.Refused != nil && errors.Is(err, a.Refused) {
+			return true
+		}
+	}
+	return false
+}
+
+// BookRequest is a reservation asked for through a door other than chat
+// (a USP platform, the booking form, staff), whose own rules have already
+// accepted it: the core only checks what it refers to and asks the desk.
+type BookRequest struct {
+	Location   string
+	Unit       string
+	Slots      []string // nights, or one timed start, as inventory lists them
+	Guests     int
+	Contact    Contact
+	ContactKey string // the door's keyed hash of the contact, if any
+	Source     Source
+	Total      int64 // minor units
+	Notes      string
+	// Kind is a request that holds nothing until staff accept it (the
+	// zero value), a booking that holds and awaits staff, a confirmed
+	// booking, or a tentative hold that lapses at Expires.
+	Kind    Kind
+	Expires time.Time
+	By      string // who asked, for the audit
+	// Units is how many units each slot takes (places of a group
+	// service, rooms of a type); 0 means one.
+	Units int
+	// Detail is what the door keeps of its own on the reservation.
+	Detail json.RawMessage
+	// Also are the door's own records, committed in the same transaction
+	// as the reservation, such as its record of the answer it will send.
+	Also []Addition
+	// Referral is a partner's click id or code the door was given; a
+	// live one records the attribution with the reservation.
+	Referral Mark
+}
+
+// ErrBadBooking is the refusal of a BookRequest whose location, unit or
+// slots are not ones the business sells: nothing was stored.
+var ErrBadBooking = errors.New("reservation: the reservation asks for a location, unit or slots this business does not sell")
+
+// maxAttempts bounds the references and attributions one operation
+// draws, and the re-reads of a decision under contention.
+const maxAttempts = 400
+
+// Book stores a new reservation for a door through the desk, with its
+// units held in the same transaction unless it is a request. It returns
+// an *Error (ErrUnitTaken when the units are gone), and ErrBadBooking
+// when the location, unit or slots are not ones the business sells.
+func (c *Core) Book(ctx context.Context, req BookRequest) (Reservation, error) {
+	now := c.clock.Now()
+	l, ok := c.Location(req.Location)
+	unit, sold := l.Unit(req.Unit)
+	if !ok || !sold || len(req.Slots) == 0 || !slices.IsSorted(req.Slots) || req.Source == "" {
+		return Reservation{}, ErrBadBooking
+	}
+	ref, err := c.NewReference(l)
+	if err != nil {
+		return Reservation{}, err
+	}
+	kind := req.Kind
+	if kind == 0 {
+		kind = KindRequest
+	}
+	n := New{
+		Kind: kind, Reference: ref, Unit: UnitOf(l, unit), Slots: req.Slots, Units: req.Units,
+		Guests: req.Guests, Contact: req.Contact, ContactKey: req.ContactKey, Source: req.Source,
+		Total: req.Total, Notes: req.Notes, Expires: req.Expires, Detail: req.Detail, By: req.By, At: now, Also: req.Also,
+	}
+	if kind == KindHold {
+		// A hold is not a booking: its conversion waits for the booking.
+		return c.desk.Create(ctx, n)
+	}
+	also := n.Also
+	var lost error
+	for range maxAttempts {
+		attributed, err := c.Attribution(ctx, req.Referral, n)
+		if err != nil {
+			return Reservation{}, err
+		}
+		n.Also = append(slices.Clone(also), attributed...)
+		r, err := c.desk.Create(ctx, n)
+		if !raced(err, attributed) {
+			return r, err
+		}
+		lost = err
+	}
+	return Reservation{}, &Error{Code: CodeConflict, Message: ErrConflict.Message, Err: lost}
+}
+
+// UnitOf is what the desk holds of unit u at location l.
+func UnitOf(l business.Location, u business.Unit) Unit {
+	return Unit{Location: l.Slug, Type: u.Type, Capacity: u.Count}
+}
+
+// NewReference draws a reservation reference at location l: its prefix,
+// then 8 random bytes as 16 uppercase hex characters.
+func (c *Core) NewReference(l business.Location) (string, error) {
+	b := make([]byte, 8)
+	if _, err := io.ReadFull(c.rand, b); err != nil {
+		return l.Prefix + "-", err
+	}
+	return l.Prefix + "-" + strings.ToUpper(hex.EncodeToString(b)), nil
+}
+
+// Location finds the location with slug.
+func (c *Core) Location(slug string) (business.Location, bool) {
+	for _, l := range c.locations {
+		if l.Slug == slug {
+			return l, true
+		}
+	}
+	return business.Location{}, false
+}
+
+// LocationOf finds the location an identifier or reference starts with.
+func (c *Core) LocationOf(id string) (business.Location, bool) {
+	for _, l := range c.locations {
+		if strings.HasPrefix(id, l.Prefix+"_") || strings.HasPrefix(id, l.Prefix+"-") {
+			return l, true
+		}
+	}
+	return business.Location{}, false
+}
