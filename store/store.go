@@ -191,9 +191,13 @@ type Tally struct {
 	Limit  int64 // OpTake: the most uses that may count
 }
 
-// WriteError says which write of an Apply was refused, and why.
+// WriteError says which write of an Apply was refused, and why. A caller
+// tells refusals apart by Write, the refused write itself (its record's
+// kind and key, its counter's name), never by Index: the position of a
+// write changes whenever a batch is put together differently.
 type WriteError struct {
 	Index int   // position in the writes
+	Write Write // the refused write, as given
 	Err   error // ErrExists, ErrConflict, ErrNotFound or ErrFull
 }
 

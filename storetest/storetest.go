@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ApplyHoldRefused", testApplyHoldRefused},
 		{"ApplyRecordRefusedAfterHold", testApplyRecordRefusedAfterHold},
 		{"ApplyRelease", testApplyRelease},
+		{"ApplyRefusalNamesTheWrite", testApplyRefusalNamesTheWrite},
 		{"ApplyHoldInvalid", testApplyHoldInvalid},
 		{"ConcurrentApplyHoldsLastUnit", testConcurrentApplyHoldsLastUnit},
 		{"HoldAllOrNothing", testHoldAllOrNothing},
