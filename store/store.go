@@ -3,8 +3,10 @@
 // compare-and-swap, and the availability index where units are held. One
 // Apply commits writes of both in a single transaction.
 //
-// It holds interfaces, records and sentinel errors only. It imports
-// nothing of this module; the engines live in sqlite/ and postgres/ and
+// It holds interfaces, records and sentinel errors, and Update
+// (update.go), the one read-change-conditional-write cycle with retries
+// that features run on their JSON records. It imports nothing of this
+// module; the engines live in sqlite/ and postgres/ and
 // their shared contract suite in storetest/.
 package store
 
