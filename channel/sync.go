@@ -328,24 +328,15 @@ func firstErr(errs ...error) error {
 
 // state reads (or first creates) a feed's state record.
 func (s *Service) state(ctx context.Context, name string, now time.Time) (store.Record, feedState, error) {
-	for range 3 {
-		rec, err := s.st.Get(ctx, KindFeed, name)
-		if errors.Is(err, store.ErrNotFound) {
-			rec, err = s.st.Create(ctx, store.Record{Kind: KindFeed, Key: name, Value: encode(feedState{}), UpdatedAt: now})
-			if errors.Is(err, store.ErrExists) {
-				continue
-			}
-		}
-		if err != nil {
-			return rec, feedState{}, err
-		}
-		var st feedState
-		if err := json.Unmarshal(rec.Value, &st); err != nil {
-			return rec, st, fmt.Errorf("decode feed state %s: %w", name, err)
-		}
-		return rec, st, nil
+	rec, err := store.Ensure(ctx, s.st, KindFeed, name, now, func() ([]byte, error) { return encode(feedState{}), nil })
+	if err != nil {
+		return rec, feedState{}, err
 	}
-	return store.Record{}, feedState{}, store.ErrConflict
+	var st feedState
+	if err := json.Unmarshal(rec.Value, &st); err != nil {
+		return rec, st, fmt.Errorf("decode feed state %s: %w", name, err)
+	}
+	return rec, st, nil
 }
 
 // saveState stores a feed's state after its fetch; a change staff made

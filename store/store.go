@@ -3,10 +3,11 @@
 // compare-and-swap, and the availability index where units are held. One
 // Apply commits writes of both in a single transaction.
 //
-// It holds interfaces, records and sentinel errors, and Update
-// (update.go), the one read-change-conditional-write cycle with retries
-// that features run on their JSON records. It imports nothing of this
-// module; the engines live in sqlite/ and postgres/ and
+// It holds interfaces, records and sentinel errors, and in update.go the
+// read-then-conditional-write cycles with bounded retries that features
+// run on their records instead of writing the loop: Update and UpdateWith
+// change a JSON record, Ensure creates a record once, Remove deletes one
+// at whatever version. It imports nothing of this module; the engines live in sqlite/ and postgres/ and
 // their shared contract suite in storetest/.
 package store
 

@@ -108,3 +108,48 @@ func lostRace(err error) bool {
 	we, ok := errors.AsType[*WriteError](err)
 	return ok && (errors.Is(we.Err, ErrConflict) || errors.Is(we.Err, ErrExists) || errors.Is(we.Err, ErrNotFound))
 }
+
+// Ensure returns the record kind/key, creating it first with the value
+// create returns when it is absent. Of callers creating it at once, one
+// wins and the others return its record, so every caller ends with the
+// same value. create may be called again after a lost race.
+func Ensure(ctx context.Context, st Records, kind, key string, now time.Time, create func() ([]byte, error)) (Record, error) {
+	for range UpdateAttempts {
+		r, err := st.Get(ctx, kind, key)
+		if !errors.Is(err, ErrNotFound) {
+			return r, err
+		}
+		v, err := create()
+		if err != nil {
+			return Record{}, err
+		}
+		r, err = st.Create(ctx, Record{Kind: kind, Key: key, Value: v, UpdatedAt: now})
+		if !errors.Is(err, ErrExists) {
+			return r, err
+		}
+	}
+	return Record{}, fmt.Errorf("ensure %s: %d attempts lost a race: %w", kind, UpdateAttempts, ErrConflict)
+}
+
+// Remove deletes the record kind/key at whatever version it has, reading
+// it again when it changed between the read and the delete. An absent
+// record is no error.
+func Remove(ctx context.Context, st Records, kind, key string) error {
+	for range UpdateAttempts {
+		r, err := st.Get(ctx, kind, key)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = st.Delete(ctx, kind, key, r.Version)
+		if !errors.Is(err, ErrConflict) {
+			if errors.Is(err, ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+	}
+	return fmt.Errorf("remove %s: %d attempts lost a race: %w", kind, UpdateAttempts, ErrConflict)
+}

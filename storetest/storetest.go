@@ -100,6 +100,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentUpdates", testConcurrentUpdates},
 		{"UpdateWithOtherWrites", testUpdateWithOtherWrites},
 		{"UpdateGivesUp", testUpdateGivesUp},
+		{"Ensure", testEnsure},
+		{"Remove", testRemove},
 	}
 	// An engine shared by processes (PostgreSQL) also locks by name; one
 	// a single process uses (SQLite) has no locks to check.

@@ -157,3 +157,53 @@ func testUpdateGivesUp(t *testing.T, s store.Store) {
 		t.Fatalf("stored n = %d, want %d (the other writer's)", v.N, store.UpdateAttempts)
 	}
 }
+
+// testEnsure: of parallel callers ensuring one record, one creates it and
+// every caller gets its value; a later caller creates nothing.
+func testEnsure(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const callers = 8
+	got := make([]string, callers)
+	errs := race(callers, func(i int) error {
+		r, err := store.Ensure(ctx, s, "secret", "current", at(), func() ([]byte, error) { return []byte(strconv.Itoa(i)), nil })
+		got[i] = string(r.Value)
+		return err
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("caller %d: Ensure = %v, want nil", i, err)
+		}
+		if got[i] != got[0] {
+			t.Fatalf("callers got %q and %q, want one value", got[0], got[i])
+		}
+	}
+	r, err := store.Ensure(ctx, s, "secret", "current", at(), func() ([]byte, error) {
+		t.Error("create called for a record that exists")
+		return nil, nil
+	})
+	if err != nil || string(r.Value) != got[0] || r.Version != 1 {
+		t.Fatalf("Ensure again = %q at version %d, %v; want %q at version 1", r.Value, r.Version, err, got[0])
+	}
+	stop := errors.New("no randomness")
+	if _, err := store.Ensure(ctx, s, "secret", "other", at(), func() ([]byte, error) { return nil, stop }); !errors.Is(err, stop) {
+		t.Fatalf("Ensure with a failing create = %v, want %v", err, stop)
+	}
+}
+
+// testRemove: a record is removed whatever its version, and removing an
+// absent one is no error.
+func testRemove(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	r := mustCreate(t, s, "session", "a", "x")
+	if _, err := s.Swap(ctx, store.Record{Kind: "session", Key: "a", Value: []byte("y"), Version: r.Version, UpdatedAt: at()}); err != nil {
+		t.Fatalf("Swap = %v, want nil", err)
+	}
+	for range 2 {
+		if err := store.Remove(ctx, s, "session", "a"); err != nil {
+			t.Fatalf("Remove = %v, want nil", err)
+		}
+	}
+	if _, err := s.Get(ctx, "session", "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get after Remove = %v, want %v", err, store.ErrNotFound)
+	}
+}
