@@ -67,46 +67,112 @@ func Update[T any](ctx context.Context, st Records, kind, key string, now time.T
 // ErrExists or ErrNotFound) reads again and decides again, as a conflict
 // of the record does; ErrFull is returned as it is.
 func UpdateWith[T any](ctx context.Context, st Records, kind, key string, now time.Time, change func(v *T, read Record) ([]Write, error)) (T, error) {
-	for range UpdateAttempts {
-		v, read, err := GetJSON[T](ctx, st, kind, key)
+	var v T
+	err := Retry(ctx, func() error {
+		var read Record
+		var err error
+		v, read, err = GetJSON[T](ctx, st, kind, key)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			read = Record{Kind: kind, Key: key}
 		case err != nil:
-			return v, err
+			return err
 		}
 		also, err := change(&v, read)
-		if errors.Is(err, ErrNoChange) {
-			return v, nil
-		}
 		if err != nil {
-			return v, err
+			return err
 		}
 		r, err := JSONRecord(kind, key, v, read.Version, now)
 		if err != nil {
-			return v, err
+			return err
 		}
 		w := Write{Op: OpSwap, Record: r}
 		if read.Version == 0 {
 			w.Op = OpCreate
 		}
 		_, err = st.Apply(ctx, append([]Write{w}, also...))
-		if !lostRace(err) {
-			return v, err
-		}
-		if err := ctx.Err(); err != nil {
-			return v, err
-		}
+		return err
+	})
+	switch {
+	case errors.Is(err, ErrNoChange):
+		return v, nil
+	case errors.As(err, new(*LostRaces)):
+		var zero T
+		return zero, fmt.Errorf("update %s: %w", kind, err)
 	}
-	var zero T
-	return zero, fmt.Errorf("update %s: %d attempts lost a race: %w", kind, UpdateAttempts, ErrConflict)
+	return v, err
 }
 
-// lostRace reports whether err is a write refused because another writer
-// changed what it was decided on.
-func lostRace(err error) bool {
-	we, ok := errors.AsType[*WriteError](err)
-	return ok && (errors.Is(we.Err, ErrConflict) || errors.Is(we.Err, ErrExists) || errors.Is(we.Err, ErrNotFound))
+// LostRaces is the error of a Retry whose every attempt lost a race. It
+// matches ErrConflict.
+type LostRaces struct {
+	Attempts int
+	Last     error // the refusal of the last attempt
+}
+
+func (e *LostRaces) Error() string {
+	return fmt.Sprintf("%d attempts lost a race: %v", e.Attempts, e.Last)
+}
+
+func (e *LostRaces) Is(target error) bool { return target == ErrConflict }
+
+func (e *LostRaces) Unwrap() error { return e.Last }
+
+// Retrier says how Retry tries again. The zero Retrier makes
+// UpdateAttempts attempts back to back.
+type Retrier struct {
+	Attempts int // the most attempts; 0 for UpdateAttempts
+	// Wait, when set, runs after lost attempt n (from 1) before the next,
+	// so that racing writers spread out instead of colliding again at
+	// once; an error from it ends the retry.
+	Wait func(ctx context.Context, n int) error
+}
+
+// Retry runs attempt as the zero Retrier does.
+func Retry(ctx context.Context, attempt func() error) error {
+	return Retrier{}.Run(ctx, attempt)
+}
+
+// Run runs attempt until it returns anything but a lost race, at most
+// r.Attempts times. An attempt reads what it decides on and commits its
+// decision with conditional writes; one refused because another writer
+// changed what was read (see LostRace) runs again on fresh reads. The
+// error of an attempt that did not lose a race is returned as it is;
+// contention that outlasts every attempt is a *LostRaces.
+func (r Retrier) Run(ctx context.Context, attempt func() error) error {
+	n := r.Attempts
+	if n <= 0 {
+		n = UpdateAttempts
+	}
+	for i := 1; ; i++ {
+		err := attempt()
+		if !LostRace(err) {
+			return err
+		}
+		if i == n {
+			return &LostRaces{Attempts: n, Last: err}
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if r.Wait != nil {
+			if werr := r.Wait(ctx, i); werr != nil {
+				return werr
+			}
+		}
+	}
+}
+
+// LostRace reports whether err is a conditional write refused because
+// another writer changed what it was decided on: a write of an Apply
+// refused with ErrConflict, ErrExists or ErrNotFound, or a Swap or Delete
+// refused with ErrConflict, or a Create with ErrExists. A bare
+// ErrNotFound is no race: it is what Get says of an absent record.
+func LostRace(err error) bool {
+	if we, ok := errors.AsType[*WriteError](err); ok {
+		return errors.Is(we.Err, ErrConflict) || errors.Is(we.Err, ErrExists) || errors.Is(we.Err, ErrNotFound)
+	}
+	return errors.Is(err, ErrConflict) || errors.Is(err, ErrExists)
 }
 
 // Ensure returns the record kind/key, creating it first with the value
@@ -114,42 +180,38 @@ func lostRace(err error) bool {
 // wins and the others return its record, so every caller ends with the
 // same value. create may be called again after a lost race.
 func Ensure(ctx context.Context, st Records, kind, key string, now time.Time, create func() ([]byte, error)) (Record, error) {
-	for range UpdateAttempts {
-		r, err := st.Get(ctx, kind, key)
-		if !errors.Is(err, ErrNotFound) {
-			return r, err
+	var r Record
+	err := Retry(ctx, func() error {
+		var err error
+		if r, err = st.Get(ctx, kind, key); !errors.Is(err, ErrNotFound) {
+			return err
 		}
 		v, err := create()
 		if err != nil {
-			return Record{}, err
+			return err
 		}
 		r, err = st.Create(ctx, Record{Kind: kind, Key: key, Value: v, UpdatedAt: now})
-		if !errors.Is(err, ErrExists) {
-			return r, err
-		}
+		return err
+	})
+	if err != nil {
+		return Record{}, fmt.Errorf("ensure %s: %w", kind, err)
 	}
-	return Record{}, fmt.Errorf("ensure %s: %d attempts lost a race: %w", kind, UpdateAttempts, ErrConflict)
+	return r, nil
 }
 
 // Remove deletes the record kind/key at whatever version it has, reading
 // it again when it changed between the read and the delete. An absent
 // record is no error.
 func Remove(ctx context.Context, st Records, kind, key string) error {
-	for range UpdateAttempts {
+	err := Retry(ctx, func() error {
 		r, err := st.Get(ctx, kind, key)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
 		if err != nil {
 			return err
 		}
-		err = st.Delete(ctx, kind, key, r.Version)
-		if !errors.Is(err, ErrConflict) {
-			if errors.Is(err, ErrNotFound) {
-				return nil
-			}
-			return err
-		}
+		return st.Delete(ctx, kind, key, r.Version)
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("remove %s: %w", kind, err)
 	}
-	return fmt.Errorf("remove %s: %d attempts lost a race: %w", kind, UpdateAttempts, ErrConflict)
+	return nil
 }
