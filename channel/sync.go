@@ -342,20 +342,21 @@ func (s *Service) state(ctx context.Context, name string, now time.Time) (store.
 // saveState stores a feed's state after its fetch; a change staff made
 // meanwhile (an acceptance) is kept.
 func (s *Service) saveState(ctx context.Context, rec store.Record, st feedState, now time.Time) error {
-	for range 3 {
+	first := true
+	return store.Retrier{Attempts: 3}.Run(ctx, func() error {
+		if !first {
+			fresh, cur, err := s.state(ctx, rec.Key, now)
+			if err != nil {
+				return err
+			}
+			st.AcceptEmpty = cur.AcceptEmpty && st.Suspect
+			rec = fresh
+		}
+		first = false
 		rec.Value, rec.UpdatedAt = encode(st), now
 		_, err := s.st.Swap(ctx, rec)
-		if !errors.Is(err, store.ErrConflict) {
-			return err
-		}
-		fresh, cur, err := s.state(ctx, rec.Key, now)
-		if err != nil {
-			return err
-		}
-		st.AcceptEmpty = cur.AcceptEmpty && st.Suspect
-		rec = fresh
-	}
-	return store.ErrConflict
+		return err
+	})
 }
 
 // jitter spreads d by up to a fifth either way, from the injected
