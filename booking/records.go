@@ -28,15 +28,8 @@ const maxCASAttempts = 400
 
 // getJSON reads a record and decodes its value.
 func getJSON[T any](ctx context.Context, st store.Records, kind, key string) (T, int64, error) {
-	var v T
-	r, err := st.Get(ctx, kind, key)
-	if err != nil {
-		return v, 0, err
-	}
-	if err := json.Unmarshal(r.Value, &v); err != nil {
-		return v, 0, fmt.Errorf("decode %s: %w", kind, err)
-	}
-	return v, r.Version, nil
+	v, r, err := store.GetJSON[T](ctx, st, kind, key)
+	return v, r.Version, err
 }
 
 // jsonValue decodes a record's value into v.

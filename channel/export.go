@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/base32"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -200,12 +199,8 @@ func (s *Service) Export(ctx context.Context, tok string) (Exported, error) {
 // since is when the listing's nights last changed: the stored time while
 // hash is the stored one, now (stored) when it is not.
 func (s *Service) since(ctx context.Context, key, hash string, now time.Time) (time.Time, error) {
-	rec, err := s.st.Get(ctx, KindExport, key)
+	e, rec, err := store.GetJSON[exportRecord](ctx, s.st, KindExport, key)
 	if err != nil {
-		return now, err
-	}
-	var e exportRecord
-	if err := json.Unmarshal(rec.Value, &e); err != nil {
 		return now, err
 	}
 	if e.Hash == hash && !e.Since.IsZero() {

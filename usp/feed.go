@@ -171,14 +171,9 @@ func (b *Business) Feed(ctx context.Context, call Call, in FeedRequest) (*FeedRe
 	}
 	var st catalogState
 	if b.st != nil {
-		rec, err := b.st.Get(ctx, kindCatalogState, "business")
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		var err error
+		if st, _, err = store.GetJSON[catalogState](ctx, b.st, kindCatalogState, "business"); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("read catalog state: %w", err)
-		}
-		if err == nil {
-			if err := json.Unmarshal(rec.Value, &st); err != nil {
-				return nil, fmt.Errorf("decode catalog state: %w", err)
-			}
 		}
 	}
 	type entry struct {

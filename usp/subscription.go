@@ -102,13 +102,9 @@ func (b *Business) Subscribe(ctx context.Context, call Call, in SubscribeRequest
 	_, err = b.st.Create(ctx, store.Record{Kind: kindSubscription, Key: sub.ID, Value: v, UpdatedAt: now})
 	if errors.Is(err, store.ErrExists) {
 		// The same platform asked for the same subscription: it has it.
-		rec, err := b.st.Get(ctx, kindSubscription, sub.ID)
+		st, _, err := store.GetJSON[storedSubscription](ctx, b.st, kindSubscription, sub.ID)
 		if err != nil {
 			return nil, fmt.Errorf("read subscription: %w", err)
-		}
-		var st storedSubscription
-		if err := json.Unmarshal(rec.Value, &st); err != nil {
-			return nil, fmt.Errorf("decode subscription: %w", err)
 		}
 		sub = st.Subscription
 	} else if err != nil {
