@@ -52,8 +52,9 @@ func JSONRecord(kind, key string, v any, version int64, now time.Time) (Record, 
 // UpdateAttempts times, so change must decide on the value it is given
 // each time. It returns the value written. An error from change ends the
 // update with nothing written and is returned as it is, except
-// ErrNoChange, which returns the value and no error. Contention that
-// outlasts every attempt is an error wrapping ErrConflict.
+// ErrNoChange, which returns the value and no error, and a lost race (see
+// LostRace) of a write change made itself, which decides again.
+// Contention that outlasts every attempt is an error wrapping ErrConflict.
 func Update[T any](ctx context.Context, st Records, kind, key string, now time.Time, change func(v *T, found bool) error) (T, error) {
 	return UpdateWith(ctx, st, kind, key, now, func(v *T, read Record) ([]Write, error) {
 		return nil, change(v, read.Version != 0)
