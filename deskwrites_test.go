@@ -18,9 +18,10 @@ import (
 // reservation rows, holds and releases. Outside its package, the store
 // contracts, the engines that carry the writes out and test support, no
 // non-test code may build one of those writes, in any spelling: the check
-// reads types, not names, so store.Op(4), an aliased import, a value
-// built field by field or an index reached through a variable of any
-// name are all caught. A store decorator's own Hold and Release methods
+// reads types, not names, so store.Op(4), an operation worked out at run
+// time, an aliased import, a value built field by field, or a hold or
+// release reached through a variable of any name, a narrower interface
+// or a type parameter are all caught. A store decorator's own Hold and Release methods
 // may forward to the store they wrap.
 var deskWriters = []string{"reservation", "store", "store/sqlstore", "sqlite", "postgres"}
 
@@ -34,6 +35,7 @@ type deskRule struct {
 	ops         map[int64]bool   // the values of deskOps
 	rows        []types.Type     // store.Hold, store.Reservation
 	index       *types.Interface // store.Index
+	moves       []*types.Signature
 	reservation *types.Package
 }
 
@@ -50,6 +52,14 @@ func newDeskRule(t *testing.T, store, reservation *types.Package) deskRule {
 	}
 	r.rows = []types.Type{store.Scope().Lookup("Hold").Type(), store.Scope().Lookup("Reservation").Type()}
 	r.index = store.Scope().Lookup("Index").Type().Underlying().(*types.Interface)
+	for i := range r.index.NumMethods() {
+		if m := r.index.Method(i); m.Name() == "Hold" || m.Name() == "Release" {
+			r.moves = append(r.moves, m.Type().(*types.Signature))
+		}
+	}
+	if len(r.moves) != 2 {
+		t.Fatalf("store.Index has %d of Hold and Release", len(r.moves))
+	}
 	return r
 }
 
@@ -62,10 +72,20 @@ func (r deskRule) isRow(t types.Type) bool {
 	return slices.ContainsFunc(r.rows, func(row types.Type) bool { return types.Identical(t, row) })
 }
 
-// isIndex reports whether t is, or points to, something that holds and
-// releases through the availability index.
-func (r deskRule) isIndex(t types.Type) bool {
-	return types.Implements(t, r.index) || types.Implements(types.NewPointer(t), r.index)
+// movesUnits reports whether m is a Hold or Release method shaped as the
+// availability index's: on the index itself, or on any type or interface
+// that offers the same method (a narrower interface, a type parameter),
+// since any of them may hold the store behind it.
+func (r deskRule) movesUnits(m *types.Func) bool {
+	sig := m.Type().(*types.Signature)
+	return (m.Name() == "Hold" || m.Name() == "Release") &&
+		slices.ContainsFunc(r.moves, func(want *types.Signature) bool { return types.Identical(sig, want) })
+}
+
+// isOp reports whether e is an expression of type store.Op.
+func (r deskRule) isOp(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && types.Identical(tv.Type, r.op)
 }
 
 // problems lists what in one package's syntax builds a desk write.
@@ -86,6 +106,16 @@ func (r deskRule) problems(fset *token.FileSet, files []*ast.File, info *types.I
 				forwarder = true // a store decorator implementing the index
 			}
 			ast.Inspect(decl, func(n ast.Node) bool {
+				switch st := n.(type) {
+				case *ast.AssignStmt:
+					if st.Tok != token.ASSIGN && st.Tok != token.DEFINE && slices.ContainsFunc(st.Lhs, func(e ast.Expr) bool { return r.isOp(info, e) }) {
+						report(n, "an operation computed at run time")
+					}
+				case *ast.IncDecStmt:
+					if r.isOp(info, st.X) {
+						report(n, "an operation computed at run time")
+					}
+				}
 				expr, ok := n.(ast.Expr)
 				if !ok {
 					return true
@@ -101,6 +131,12 @@ func (r deskRule) problems(fset *token.FileSet, files []*ast.File, info *types.I
 					return true
 				}
 				switch n := n.(type) {
+				case *ast.BinaryExpr, *ast.UnaryExpr:
+					// A constant is judged by its value above; an Op
+					// worked out at run time may be any of them.
+					if ok && tv.Value == nil && types.Identical(tv.Type, r.op) {
+						report(n, "an operation computed at run time")
+					}
 				case *ast.CallExpr:
 					if fn, ok := info.Types[n.Fun]; ok && fn.IsType() && types.Identical(fn.Type, r.op) {
 						if arg, ok := info.Types[n.Args[0]]; !ok || arg.Value == nil {
@@ -124,8 +160,7 @@ func (r deskRule) problems(fset *token.FileSet, files []*ast.File, info *types.I
 								report(n, "sets a field of a "+sel.Recv().String())
 							}
 						case types.MethodVal, types.MethodExpr:
-							name := sel.Obj().Name()
-							if (name == "Hold" || name == "Release") && !forwarder && r.isIndex(sel.Recv()) {
+							if fn, ok := sel.Obj().(*types.Func); ok && !forwarder && r.movesUnits(fn) {
 								report(n, "holds or releases through the index")
 							}
 						}
@@ -286,6 +321,29 @@ type deco struct{ store.Store }
 		{"a release through the index", `func f(x context.Context, s store.Store) { _ = s.Release(x, "id", time.Time{}) }`, true},
 		{"a hold as a method value", `func f(s store.Store) { g := s.Hold; _ = g }`, true},
 		{"a hold as a method expression", `var g = store.Index.Hold`, true},
+		{"a hold spelt as a number, built field by field", `func f(ctx context.Context, s store.Store) error {
+	var h store.Hold
+	h.ID, h.Location, h.Unit, h.Slots, h.Units, h.Capacity = "x", "l", "u", []string{"2026-12-01"}, 1, 2
+	_, err := s.Apply(ctx, []store.Write{{Op: store.Op(4), Hold: &h}})
+	return err
+}`, true},
+		{"a hold through a field of another name", `type door struct{ st store.Store }
+func (b door) f(c context.Context, h store.Hold) error { return b.st.Hold(c, h) }`, true},
+		{"a release through a field of an interface of its own", `type door struct {
+	units interface {
+		Release(context.Context, string, time.Time) error
+	}
+}
+func (b door) f(c context.Context) error { return b.units.Release(c, "id", time.Time{}) }`, true},
+		{"a hold through a type parameter", `func f[T interface{ Hold(context.Context, store.Hold) error }](c context.Context, s T, h store.Hold) error { return s.Hold(c, h) }`, true},
+		{"an operation stepped from a record write", `func f() store.Write { op := store.OpCreate; op += 3; return store.Write{Op: op} }`, true},
+		{"an operation counted up", `func f() store.Write { op := store.OpDelete; op++; return store.Write{Op: op} }`, true},
+		{"an operation added at run time", `func f(n store.Op) store.Write { return store.Write{Op: store.OpCreate + n} }`, true},
+		{"a constant sum naming a hold", `var w = store.Write{Op: store.OpCreate + 3}`, true},
+		{"a constant sum naming a swap", `var w = store.Write{Op: store.OpCreate + 1}`, false},
+		{"a release method of another shape", `type lock struct{}
+func (lock) Release(name string) error { return nil }
+func f(l lock) error { return l.Release("x") }`, false},
 		{"a record write", `var w = store.Write{Op: store.OpCreate}`, false},
 		{"a counter write", `var w = store.Write{Op: store.OpTake}`, false},
 		{"naming the hold type", `func f(h store.Hold) string { return h.ID }`, false},

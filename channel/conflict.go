@@ -2,7 +2,6 @@ package channel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -136,12 +135,8 @@ func (s *Service) mailConflicts(ctx context.Context) error {
 }
 
 func (s *Service) markMailed(ctx context.Context, c Conflict) error {
-	rec, err := s.st.Get(ctx, KindBlock, c.blockKey)
+	b, rec, err := store.GetJSON[blockRecord](ctx, s.st, KindBlock, c.blockKey)
 	if err != nil {
-		return err
-	}
-	var b blockRecord
-	if err := json.Unmarshal(rec.Value, &b); err != nil {
 		return err
 	}
 	if !slices.Equal(b.Conflict, c.Missing) {

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/base32"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,28 +78,17 @@ func (s *Service) Listings(ctx context.Context) ([]Listing, error) {
 
 // export reads a listing's export record, creating it with a new token.
 func (s *Service) export(ctx context.Context, key string, now time.Time) (exportRecord, error) {
-	for range 3 {
-		rec, err := s.st.Get(ctx, KindExport, key)
-		if errors.Is(err, store.ErrNotFound) {
-			tok, terr := s.token()
-			if terr != nil {
-				return exportRecord{}, terr
-			}
-			_, err = s.st.Create(ctx, store.Record{Kind: KindExport, Key: key, Value: encode(exportRecord{Token: tok}), UpdatedAt: now})
-			if err == nil || errors.Is(err, store.ErrExists) {
-				continue
-			}
+	return store.Update(ctx, s.st, KindExport, key, now, func(e *exportRecord, found bool) error {
+		if found {
+			return store.ErrNoChange
 		}
+		tok, err := s.token()
 		if err != nil {
-			return exportRecord{}, err
+			return err
 		}
-		var e exportRecord
-		if err := json.Unmarshal(rec.Value, &e); err != nil {
-			return e, fmt.Errorf("decode export %s: %w", key, err)
-		}
-		return e, nil
-	}
-	return exportRecord{}, store.ErrConflict
+		*e = exportRecord{Token: tok}
+		return nil
+	})
 }
 
 // Rotate gives a listing's export a new token: the old address stops
@@ -211,12 +199,8 @@ func (s *Service) Export(ctx context.Context, tok string) (Exported, error) {
 // since is when the listing's nights last changed: the stored time while
 // hash is the stored one, now (stored) when it is not.
 func (s *Service) since(ctx context.Context, key, hash string, now time.Time) (time.Time, error) {
-	rec, err := s.st.Get(ctx, KindExport, key)
+	e, rec, err := store.GetJSON[exportRecord](ctx, s.st, KindExport, key)
 	if err != nil {
-		return now, err
-	}
-	var e exportRecord
-	if err := json.Unmarshal(rec.Value, &e); err != nil {
 		return now, err
 	}
 	if e.Hash == hash && !e.Since.IsZero() {

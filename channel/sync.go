@@ -328,43 +328,35 @@ func firstErr(errs ...error) error {
 
 // state reads (or first creates) a feed's state record.
 func (s *Service) state(ctx context.Context, name string, now time.Time) (store.Record, feedState, error) {
-	for range 3 {
-		rec, err := s.st.Get(ctx, KindFeed, name)
-		if errors.Is(err, store.ErrNotFound) {
-			rec, err = s.st.Create(ctx, store.Record{Kind: KindFeed, Key: name, Value: encode(feedState{}), UpdatedAt: now})
-			if errors.Is(err, store.ErrExists) {
-				continue
-			}
-		}
-		if err != nil {
-			return rec, feedState{}, err
-		}
-		var st feedState
-		if err := json.Unmarshal(rec.Value, &st); err != nil {
-			return rec, st, fmt.Errorf("decode feed state %s: %w", name, err)
-		}
-		return rec, st, nil
+	rec, err := store.Ensure(ctx, s.st, KindFeed, name, now, func() ([]byte, error) { return encode(feedState{}), nil })
+	if err != nil {
+		return rec, feedState{}, err
 	}
-	return store.Record{}, feedState{}, store.ErrConflict
+	var st feedState
+	if err := json.Unmarshal(rec.Value, &st); err != nil {
+		return rec, st, fmt.Errorf("decode feed state %s: %w", name, err)
+	}
+	return rec, st, nil
 }
 
 // saveState stores a feed's state after its fetch; a change staff made
 // meanwhile (an acceptance) is kept.
 func (s *Service) saveState(ctx context.Context, rec store.Record, st feedState, now time.Time) error {
-	for range 3 {
+	first := true
+	return store.Retrier{Attempts: 3}.Run(ctx, func() error {
+		if !first {
+			fresh, cur, err := s.state(ctx, rec.Key, now)
+			if err != nil {
+				return err
+			}
+			st.AcceptEmpty = cur.AcceptEmpty && st.Suspect
+			rec = fresh
+		}
+		first = false
 		rec.Value, rec.UpdatedAt = encode(st), now
 		_, err := s.st.Swap(ctx, rec)
-		if !errors.Is(err, store.ErrConflict) {
-			return err
-		}
-		fresh, cur, err := s.state(ctx, rec.Key, now)
-		if err != nil {
-			return err
-		}
-		st.AcceptEmpty = cur.AcceptEmpty && st.Suspect
-		rec = fresh
-	}
-	return store.ErrConflict
+		return err
+	})
 }
 
 // jitter spreads d by up to a fifth either way, from the injected

@@ -96,7 +96,7 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
 			upsert(kindCancelOpen, ref, id, version, now),
 		}, charges...))
-		if a.full(err, 2) != nil {
+		if a.full(err) != nil {
 			return nil, refuse("cancel_not_in_chat", rt) // nothing was written
 		}
 		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {

@@ -69,8 +69,6 @@ func (e *errBudget) Error() string { return "budget full: " + e.b.key }
 type admission struct {
 	at      time.Time
 	budgets []budget
-	// owners names the budget of each charge write, in order.
-	owners []int
 }
 
 // admit charges one send to every budget in one transaction, in order,
@@ -87,7 +85,7 @@ func (s *Service) admit(ctx context.Context, now time.Time, budgets ...budget) (
 	defer deadline.stop()
 	writes, adm := s.chargeWrites(now, budgets...)
 	_, err := s.st.Apply(deadline.context(), writes)
-	if full := adm.full(err, 0); full != nil {
+	if full := adm.full(err); full != nil {
 		return admission{}, full
 	}
 	if err != nil {
@@ -108,30 +106,31 @@ var errLateAdmission = fmt.Errorf("mail admission acknowledged late: %w", contex
 // to every budget, in order, for a caller to commit alone or after its
 // own writes; admission.full words a write refused for a full budget.
 func (s *Service) chargeWrites(now time.Time, budgets ...budget) ([]store.Write, admission) {
-	adm := admission{at: now, budgets: budgets}
 	var writes []store.Write
-	for i, b := range budgets {
+	for _, b := range budgets {
 		for _, c := range b.counters() {
 			writes = append(writes, c.Take(c.name, now))
-			adm.owners = append(adm.owners, i)
 		}
 	}
-	return writes, adm
+	return writes, admission{at: now, budgets: budgets}
 }
 
-// full returns the *errBudget of the charge that err refused for a full
-// counter, when the charges were written from index offset of their
+// full returns the *errBudget whose counter err refused as full, found by
+// the refused write's counter name, wherever the charge stood in its
 // Apply; nil when err is no such refusal.
-func (a admission) full(err error, offset int) error {
+func (a admission) full(err error) error {
 	we, ok := errors.AsType[*store.WriteError](err)
-	if !ok || !errors.Is(we.Err, store.ErrFull) {
+	if !ok || !errors.Is(we.Err, store.ErrFull) || we.Write.Op != store.OpTake || we.Write.Tally == nil {
 		return nil
 	}
-	i := we.Index - offset
-	if i < 0 || i >= len(a.owners) {
-		return nil
+	for _, b := range a.budgets {
+		for _, c := range b.counters() {
+			if c.name == we.Write.Tally.Name {
+				return &errBudget{b}
+			}
+		}
 	}
-	return &errBudget{a.budgets[a.owners[i]]}
+	return nil
 }
 
 // refund gives back the charges of a send known not to have been used:

@@ -2,12 +2,15 @@ package direct
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/store"
 )
 
 // workedLimits sets the chat ceilings of direct-booking.md's worked
@@ -152,5 +155,43 @@ func TestEditingALimitKeepsHistory(t *testing.T) {
 	_, err := edited.start(ctx, web, stayArgs("email", "e6@example.com"))
 	if !strings.HasPrefix(refusalText(err), "Chat booking is briefly paused.") {
 		t.Fatalf("seventh after lowering the ceiling to 6 = %q", refusalText(err))
+	}
+}
+
+// TestFullBudgetFoundByItsCounter: the budget a refused send names is the
+// one whose counter was full, wherever its charge stood in the batch, so
+// putting the batch together in another order cannot change the refusal.
+func TestFullBudgetFoundByItsCounter(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	now := w.clock.Now()
+	group := budget{key: "test-group", hourly: 5, refusal: "paused"}
+	mailbox := budget{key: "test-mailbox", hourly: 1, daily: 3, refusal: "contact"}
+	if _, err := w.svc.admit(ctx, now, mailbox); err != nil {
+		t.Fatalf("first admission: %v", err)
+	}
+	charges, adm := w.svc.chargeWrites(now, group, mailbox)
+	other := store.Write{Op: store.OpCreate, Record: record(kindNotice, "test-order", "x", 0, now)}
+	reversed := slices.Clone(charges)
+	slices.Reverse(reversed)
+	tests := []struct {
+		name   string
+		writes []store.Write
+	}{
+		{"charges after a record", append([]store.Write{other}, charges...)},
+		{"charges before a record", append(slices.Clone(charges), other)},
+		{"charges in reverse", append(reversed, other)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := w.st.Apply(ctx, tt.writes)
+			var full *errBudget
+			if !errors.As(adm.full(err), &full) {
+				t.Fatalf("full(%v) names no budget", err)
+			}
+			if got, want := full.b.key, mailbox.key; got != want {
+				t.Fatalf("full budget = %q, want %q", got, want)
+			}
+		})
 	}
 }

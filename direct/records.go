@@ -28,15 +28,8 @@ const maxCASAttempts = 400
 
 // getJSON reads a record and decodes its value.
 func getJSON[T any](ctx context.Context, st store.Records, kind, key string) (T, int64, error) {
-	var v T
-	r, err := st.Get(ctx, kind, key)
-	if err != nil {
-		return v, 0, err
-	}
-	if err := json.Unmarshal(r.Value, &v); err != nil {
-		return v, 0, fmt.Errorf("decode %s: %w", kind, err)
-	}
-	return v, r.Version, nil
+	v, r, err := store.GetJSON[T](ctx, st, kind, key)
+	return v, r.Version, err
 }
 
 // jsonValue decodes a record's value into v.
@@ -55,34 +48,5 @@ func record(kind, key string, v any, version int64, now time.Time) store.Record 
 	return store.Record{Kind: kind, Key: key, Value: b, Version: version, UpdatedAt: now}
 }
 
-// errStop ends an update without writing.
+// errStop ends an update without writing, for the caller to answer.
 var errStop = errors.New("booking: no change")
-
-// update applies change to the record's current value and writes it with
-// compare-and-swap, creating it when absent. A conflict re-reads and tries
-// again. change returning errStop writes nothing; any other error is
-// returned as it is.
-func update[T any](ctx context.Context, st store.Records, kind, key string, now time.Time, change func(v *T) error) (T, error) {
-	for range maxCASAttempts {
-		v, version, err := getJSON[T](ctx, st, kind, key)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return v, err
-		}
-		if err := change(&v); err != nil {
-			return v, err
-		}
-		if version == 0 {
-			_, err = st.Create(ctx, record(kind, key, v, 0, now))
-		} else {
-			_, err = st.Swap(ctx, record(kind, key, v, version, now))
-		}
-		if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			if err := ctx.Err(); err != nil {
-				return v, err
-			}
-			continue // contention: re-read, never overwrite
-		}
-		return v, err
-	}
-	return *new(T), fmt.Errorf("update %s: %w", kind, store.ErrConflict)
-}

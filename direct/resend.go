@@ -51,7 +51,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 		s.refund(ctx, adm, now)
 		return nil, notSent(err, rt)
 	}
-	updated, err := update(ctx, s.st, kindIntent, id, now, func(v *intent) error {
+	updated, err := store.Update(ctx, s.st, kindIntent, id, now, func(v *intent, _ bool) error {
 		if v.State != stateOpen {
 			return errStop
 		}

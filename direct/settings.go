@@ -104,41 +104,31 @@ func officeOpen(set reservation.Settings, cfg Config, now time.Time, l business.
 // save of another scope makes it read again, never overwrite.
 func (s *Service) SaveSettings(ctx context.Context, by, scope string, edit func(*reservation.EditedSettings, reservation.Settings) []string) error {
 	now := s.clock.Now()
-	for range maxCASAttempts {
+	saved := false
+	_, err := store.UpdateWith(ctx, s.st, kindSettings, "current", now, func(e *reservation.EditedSettings, read store.Record) ([]store.Write, error) {
+		saved = false
 		cur, err := s.Settings(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		e, version, err := getJSON[reservation.EditedSettings](ctx, s.st, kindSettings, "current")
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("read settings: %w", err)
-		}
-		what := edit(&e, cur)
+		what := edit(e, cur)
 		if len(what) == 0 && slices.Contains(cur.Edited, scope) {
-			return nil // nothing changed
+			return nil, store.ErrNoChange
 		}
 		if len(what) == 0 {
 			what = []string{"kept the file's values"}
 		}
-		op := store.OpSwap
-		if version == 0 {
-			op = store.OpCreate
-		}
+		saved = true
 		line := reservation.SettingsChange{At: now, By: by, Scope: scope, Changes: what}
-		_, err = s.st.Apply(ctx, []store.Write{
-			{Op: op, Record: record(kindSettings, "current", e, version, now)},
-			{Op: store.OpCreate, Record: record(kindSettingsAudit, auditKey(now, scope, version+1), line, 0, now)},
-		})
-		if _, refused := errors.AsType[*store.WriteError](err); refused {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("save settings: %w", err)
-		}
-		s.log.InfoContext(ctx, "settings saved", "scope", scope)
-		return nil
+		return []store.Write{{Op: store.OpCreate, Record: record(kindSettingsAudit, auditKey(now, scope, read.Version+1), line, 0, now)}}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("save settings: %w", err)
 	}
-	return fmt.Errorf("save settings: %w", store.ErrConflict)
+	if saved {
+		s.log.InfoContext(ctx, "settings saved", "scope", scope)
+	}
+	return nil
 }
 
 // SettingsAudit returns up to limit lines of the settings audit, newest

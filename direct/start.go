@@ -217,7 +217,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			{Op: store.OpCreate, Record: record(kindIntent, id, in, 0, now)},
 			{Op: store.OpCreate, Record: record(kindFingerprint, fingerprint, id, 0, now)},
 		}, charges...))
-		if full := a.full(err, 2); full != nil {
+		if full := a.full(err); full != nil {
 			return nil, s.admissionRefusal(full, rt) // nothing was written
 		}
 		var we *store.WriteError

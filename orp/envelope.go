@@ -279,7 +279,7 @@ func (h *Host) attempt(ctx context.Context, o *op) (Reply, error) {
 	idem := create(kindMessage, idemKey, idemRecord{Hash: o.hash, Status: o.status, Reply: o.reply, At: o.now}, o.now)
 	if err := o.commit(ctx, []store.Write{idem}); err != nil {
 		var we *store.WriteError
-		if errors.As(err, &we) && we.Index == 0 && errors.Is(err, store.ErrExists) {
+		if errors.As(err, &we) && errors.Is(err, store.ErrExists) && we.Write.Record.Kind == kindMessage && we.Write.Record.Key == idemKey {
 			return Reply{}, err // the same message raced itself: E7 answers on retry
 		}
 		return Reply{}, fmt.Errorf("apply %s: %w", o.env.Type, err)

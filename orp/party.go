@@ -163,7 +163,8 @@ func (h *Host) checkJoin(v any, at string, req *joinRequest) error {
 }
 
 func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinResponse, error) {
-	for attempt := 0; attempt < 3; attempt++ {
+	var resp JoinResponse
+	err := store.Retrier{Attempts: 3}.Run(ctx, func() error {
 		p := Party{
 			Opaque: h.newID("p_", 13), Key: req.Key, Steps: unclaimedSteps,
 			Limits:  Limits{OpenDeals: h.opts.OpenDeals, MessagesPerMinute: h.opts.MessagesPerMinute},
@@ -178,15 +179,19 @@ func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinRe
 			create(kindToken, tokenHash(token), tokenRecord{Party: p.Opaque}, now),
 			create(kindClaim, p.Claim, claimRef{Party: p.Opaque}, now),
 		})
-		if errors.Is(err, store.ErrExists) {
-			continue // a random id collided; draw again
+		if store.LostRace(err) {
+			return err // a random id collided; draw again
 		}
 		if err != nil {
-			return JoinResponse{}, fmt.Errorf("join: %w", err)
+			return fmt.Errorf("join: %w", err)
 		}
-		return JoinResponse{Party: p.ID, Token: token, Claim: h.url("/claim/" + p.Claim), Steps: p.Steps, Limits: p.Limits}, nil
+		resp = JoinResponse{Party: p.ID, Token: token, Claim: h.url("/claim/" + p.Claim), Steps: p.Steps, Limits: p.Limits}
+		return nil
+	})
+	if _, lost := errors.AsType[*store.LostRaces](err); lost {
+		return JoinResponse{}, errors.New("join: random ids kept colliding")
 	}
-	return JoinResponse{}, errors.New("join: random ids kept colliding")
+	return resp, err
 }
 
 // kindSession keys, by the hash of an MCP session id, the party that

@@ -15,11 +15,6 @@ import (
 // reads after losing a race.
 const maxAttempts = 8
 
-// contention reports whether err is a lost race that a re-read fixes.
-func contention(err error) bool {
-	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)
-}
-
 // busy is the answer when contention outlasts every attempt: retryable,
 // with Retry-After, never internal, because nothing failed and the same
 // message sent again will apply.
@@ -27,23 +22,17 @@ func busy(cause error) *Error {
 	return &Error{Code: RateLimited, Message: "Other changes to the same records won every attempt. Send the same message again; nothing was applied.", RetryAfter: 1, Err: cause}
 }
 
-// retry runs try until it succeeds, fails for another reason than
-// contention, or loses maxAttempts races, waiting a jittered and growing
-// backoff between attempts so that racing writers spread out instead of
-// colliding again at once. try must decide everything on fresh reads.
+// retry runs try with store.Retrier until it succeeds, fails for another
+// reason than a lost race, or loses maxAttempts races, waiting a jittered
+// and growing backoff between attempts so that racing writers spread out
+// instead of colliding again at once. try must decide everything on
+// fresh reads.
 func (h *Host) retry(ctx context.Context, try func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := try()
-		if err == nil || !contention(err) {
-			return err
-		}
-		if attempt == maxAttempts {
-			return busy(err)
-		}
-		if err := h.backoff(ctx, attempt); err != nil {
-			return err
-		}
+	err := store.Retrier{Attempts: maxAttempts, Wait: h.backoff}.Run(ctx, try)
+	if lost, ok := errors.AsType[*store.LostRaces](err); ok {
+		return busy(lost.Last)
 	}
+	return err
 }
 
 // backoff waits a random time below 2^attempt milliseconds, at most 64.

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -57,68 +56,50 @@ type Signer struct {
 // OpenSigner loads the host's key ring, creating it with one key drawn
 // from random when the store has none.
 func OpenSigner(ctx context.Context, records store.Records, now time.Time, random io.Reader) (*Signer, error) {
-	var ring keyRing
-	r, err := records.Get(ctx, kindHostKey, hostKeyRing)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(r.Value, &ring); err != nil {
-			return nil, fmt.Errorf("open host key: %w", err)
-		}
-		if len(ring.Keys) > 0 {
-			return ring.signer()
-		}
-	case !errors.Is(err, store.ErrNotFound):
+	s, err := addHostKey(ctx, records, now, random, false)
+	if err != nil {
 		return nil, fmt.Errorf("open host key: %w", err)
 	}
-	s, err := addHostKey(ctx, records, now, random)
-	if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrConflict) {
-		// Another instance created the ring first: use its key.
-		return OpenSigner(ctx, records, now, random)
-	}
-	return s, err
+	return s, nil
 }
 
 // RotateSigner adds a new signing key to the ring and returns the signer
 // that uses it. The older keys stay published, so what they signed still
 // verifies; beyond maxHostKeys the oldest is dropped.
 func RotateSigner(ctx context.Context, records store.Records, now time.Time, random io.Reader) (*Signer, error) {
-	return addHostKey(ctx, records, now, random)
-}
-
-func addHostKey(ctx context.Context, records store.Records, now time.Time, random io.Reader) (*Signer, error) {
-	var ring keyRing
-	r, err := records.Get(ctx, kindHostKey, hostKeyRing)
-	exists := err == nil
-	if exists {
-		if err := json.Unmarshal(r.Value, &ring); err != nil {
-			return nil, fmt.Errorf("rotate host key: %w", err)
-		}
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("rotate host key: %w", err)
-	}
-	seed := make([]byte, ed25519.SeedSize)
-	if _, err := io.ReadFull(random, seed); err != nil {
-		return nil, fmt.Errorf("rotate host key: %w", err)
-	}
-	kid := "host-" + now.UTC().Format("20060102T150405Z")
-	for _, k := range ring.Keys {
-		if k.Kid == kid {
-			kid += "-" + fmt.Sprint(len(ring.Keys))
-		}
-	}
-	ring.Keys = append(ring.Keys, hostKey{Kid: kid, Seed: base64.RawURLEncoding.EncodeToString(seed), Created: now})
-	if len(ring.Keys) > maxHostKeys {
-		ring.Keys = ring.Keys[len(ring.Keys)-maxHostKeys:]
-	}
-	rec := store.Record{Kind: kindHostKey, Key: hostKeyRing, Value: mustJSON(ring), UpdatedAt: now}
-	if exists {
-		rec.Version = r.Version
-		_, err = records.Swap(ctx, rec)
-	} else {
-		_, err = records.Create(ctx, rec)
-	}
+	s, err := addHostKey(ctx, records, now, random, true)
 	if err != nil {
 		return nil, fmt.Errorf("rotate host key: %w", err)
+	}
+	return s, nil
+}
+
+// addHostKey adds a key drawn from random to the ring, or, unless rotate,
+// only when the ring has none. An instance that changed the ring first
+// makes it decide again on that ring.
+func addHostKey(ctx context.Context, records store.Records, now time.Time, random io.Reader, rotate bool) (*Signer, error) {
+	ring, err := store.Update(ctx, records, kindHostKey, hostKeyRing, now, func(ring *keyRing, _ bool) error {
+		if !rotate && len(ring.Keys) > 0 {
+			return store.ErrNoChange
+		}
+		seed := make([]byte, ed25519.SeedSize)
+		if _, err := io.ReadFull(random, seed); err != nil {
+			return err
+		}
+		kid := "host-" + now.UTC().Format("20060102T150405Z")
+		for _, k := range ring.Keys {
+			if k.Kid == kid {
+				kid += "-" + fmt.Sprint(len(ring.Keys))
+			}
+		}
+		ring.Keys = append(ring.Keys, hostKey{Kid: kid, Seed: base64.RawURLEncoding.EncodeToString(seed), Created: now})
+		if len(ring.Keys) > maxHostKeys {
+			ring.Keys = ring.Keys[len(ring.Keys)-maxHostKeys:]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ring.signer()
 }

@@ -261,7 +261,7 @@ func (db *DB) sendAll(ctx context.Context, b *pgx.Batch) error {
 // batch, so a fresh read tells a stale version from an absent row.
 func (db *DB) refusal(ctx context.Context, writes []store.Write, fe failedWrite) error {
 	w := writes[fe.index]
-	refused := func(err error) error { return &store.WriteError{Index: fe.index, Err: err} }
+	refused := func(err error) error { return &store.WriteError{Index: fe.index, Write: w, Err: err} }
 	switch {
 	case hasCode(fe.err, uniqueViolation):
 		return refused(store.ErrExists)

@@ -118,10 +118,11 @@ const maxSwaps = 20
 // record, so one of them conflicts, reads again and is refused, and an
 // enabled owner always stays.
 func (s *Service) write(ctx context.Context, username string, edit func(*User)) (User, error) {
-	for range maxSwaps {
+	var out User
+	err := store.Retrier{Attempts: maxSwaps}.Run(ctx, func() error {
 		r, u, err := s.userRecord(ctx, username)
 		if err != nil {
-			return User{}, err
+			return err
 		}
 		var edited *User
 		if edit != nil {
@@ -131,7 +132,7 @@ func (s *Service) write(ctx context.Context, username string, edit func(*User)) 
 		}
 		witness, err := s.keepsAnOwner(ctx, u, edited)
 		if err != nil {
-			return User{}, err
+			return err
 		}
 		target := store.Write{Op: store.OpDelete, Record: r}
 		if edited != nil {
@@ -146,19 +147,27 @@ func (s *Service) write(ctx context.Context, username string, edit func(*User)) 
 			// them in the same order and never deadlock.
 			slices.SortFunc(writes, func(a, b store.Write) int { return strings.Compare(a.Record.Key, b.Record.Key) })
 		}
-		_, err = s.records.Apply(ctx, writes)
-		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
-			continue // either record changed or went meanwhile: check again
+		// Either record changed or went meanwhile: a lost race, which
+		// checks again.
+		if _, err := s.records.Apply(ctx, writes); err != nil {
+			if store.LostRace(err) {
+				return err
+			}
+			return internal("save user", err)
 		}
-		if err != nil {
-			return User{}, internal("save user", err)
+		out = u
+		if edited != nil {
+			out = *edited
 		}
-		if edited == nil {
-			return u, nil
-		}
-		return *edited, nil
+		return nil
+	})
+	if _, lost := errors.AsType[*store.LostRaces](err); lost {
+		return User{}, internal("save user", err)
 	}
-	return User{}, internal("save user", store.ErrConflict)
+	if err != nil {
+		return User{}, err
+	}
+	return out, nil
 }
 
 func (s *Service) userRecord(ctx context.Context, username string) (store.Record, User, error) {

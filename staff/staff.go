@@ -394,23 +394,10 @@ func CheckCSRF(ses Session, posted string) bool {
 
 // SignOut ends the session of token; signing out twice is not an error.
 func (s *Service) SignOut(ctx context.Context, token string) error {
-	key := tokenKey(token)
-	for {
-		r, err := s.records.Get(ctx, kindSession, key)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return internal("read session", err)
-		}
-		err = s.records.Delete(ctx, kindSession, key, r.Version)
-		if err == nil || errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if !errors.Is(err, store.ErrConflict) {
-			return internal("delete session", err)
-		}
+	if err := store.Remove(ctx, s.records, kindSession, tokenKey(token)); err != nil {
+		return internal("delete session", err)
 	}
+	return nil
 }
 
 // attemptBudgets are the sign-in budgets per login and client, per

@@ -3,8 +3,11 @@
 // compare-and-swap, and the availability index where units are held. One
 // Apply commits writes of both in a single transaction.
 //
-// It holds interfaces, records and sentinel errors only. It imports
-// nothing of this module; the engines live in sqlite/ and postgres/ and
+// It holds interfaces, records and sentinel errors, and in update.go the
+// read-then-conditional-write cycles with bounded retries that features
+// run on their records instead of writing the loop: Update and UpdateWith
+// change a JSON record, Ensure creates a record once, Remove deletes one
+// at whatever version. It imports nothing of this module; the engines live in sqlite/ and postgres/ and
 // their shared contract suite in storetest/.
 package store
 
@@ -191,9 +194,13 @@ type Tally struct {
 	Limit  int64 // OpTake: the most uses that may count
 }
 
-// WriteError says which write of an Apply was refused, and why.
+// WriteError says which write of an Apply was refused, and why. A caller
+// tells refusals apart by Write, the refused write itself (its record's
+// kind and key, its counter's name), never by Index: the position of a
+// write changes whenever a batch is put together differently.
 type WriteError struct {
 	Index int   // position in the writes
+	Write Write // the refused write, as given
 	Err   error // ErrExists, ErrConflict, ErrNotFound or ErrFull
 }
 

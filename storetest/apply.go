@@ -276,3 +276,64 @@ func testConcurrentApplyHoldsLastUnit(t *testing.T, s store.Store) {
 		checkCounts(t, s, "riverside", night, night+"~", []store.Count{{Unit: "studio", Slot: night, Held: 1}})
 	}
 }
+
+// testApplyRefusalNamesTheWrite checks that a refusal carries the refused
+// write itself, so a caller tells refusals apart by what was refused and
+// not by where the write stood: each batch is applied in two orders and
+// names the same write both times.
+func testApplyRefusalNamesTheWrite(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	mustCreate(t, s, "k", "taken", "x")
+	stale := mustCreate(t, s, "k", "moved", "x")
+	if _, err := s.Swap(ctx, store.Record{Kind: "k", Key: "moved", Value: []byte("y"), Version: 1, UpdatedAt: at()}); err != nil {
+		t.Fatalf("Swap = %v, want nil", err)
+	}
+	mustApply(t, s, take("full", 1, 0, 1))
+	mustHold(t, s, hold("h0", "double", 2, 2, "2026-12-01"))
+	tests := []struct {
+		name    string
+		writes  []store.Write
+		refused int // the write refused, in the order listed
+		want    error
+	}{
+		{"taken create among creates", []store.Write{createWrite("k", "a", "x"), createWrite("k", "taken", "x"), createWrite("k", "b", "x")}, 1, store.ErrExists},
+		{"stale swap after a create", []store.Write{createWrite("k", "c", "x"), {Op: store.OpSwap, Record: stale}}, 1, store.ErrConflict},
+		{"full take among takes", []store.Write{take("free", 1, 0, 5), take("full", 1, 0, 1), take("other", 1, 0, 5)}, 1, store.ErrFull},
+		{"full take after a create", []store.Write{createWrite("k", "d", "x"), take("full", 1, 0, 1)}, 1, store.ErrFull},
+		{"full hold before a take", []store.Write{holdWrite(hold("h1", "double", 1, 2, "2026-12-01")), take("free", 2, 0, 5)}, 0, store.ErrFull},
+	}
+	for _, tt := range tests {
+		for _, order := range []string{"as listed", "reversed"} {
+			t.Run(tt.name+"/"+order, func(t *testing.T) {
+				writes := slices.Clone(tt.writes)
+				if order == "reversed" {
+					slices.Reverse(writes)
+				}
+				_, err := s.Apply(ctx, writes)
+				we, ok := errors.AsType[*store.WriteError](err)
+				if !ok || !errors.Is(err, tt.want) {
+					t.Fatalf("Apply = %v, want a *store.WriteError with %v", err, tt.want)
+				}
+				if got, want := writeName(we.Write), writeName(tt.writes[tt.refused]); got != want {
+					t.Fatalf("refused write = %s, want %s", got, want)
+				}
+				if got, want := writeName(writes[we.Index]), writeName(we.Write); got != want {
+					t.Fatalf("write at index %d = %s, want the refused %s", we.Index, got, want)
+				}
+			})
+		}
+	}
+}
+
+// writeName names what a write writes.
+func writeName(w store.Write) string {
+	switch {
+	case w.Tally != nil:
+		return w.Op.String() + " " + w.Tally.Name
+	case w.Hold != nil:
+		return w.Op.String() + " " + w.Hold.ID
+	case w.Reservation != nil:
+		return w.Op.String() + " " + w.Reservation.Reference
+	}
+	return w.Op.String() + " " + w.Record.Kind + "/" + w.Record.Key
+}

@@ -4,9 +4,10 @@
 // writers. The cases for List and Apply live in record.go, those for
 // batches that also hold and release units in apply.go, those of the
 // reservations table in reservation.go, those of the counters in
-// counter.go. An engine's own test calls Run with a function that opens a
-// fresh, empty store, and Upgrade (upgrade.go) with its migrations, to
-// check what a start does with another release's schema.
+// counter.go, those of store.Update in update.go. An engine's own test
+// calls Run with a function that opens a fresh, empty store, and Upgrade
+// (upgrade.go) with its migrations, to check what a start does with
+// another release's schema.
 //
 // It imports store and internal/sqlmigrate from this module.
 package storetest
@@ -63,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ApplyHoldRefused", testApplyHoldRefused},
 		{"ApplyRecordRefusedAfterHold", testApplyRecordRefusedAfterHold},
 		{"ApplyRelease", testApplyRelease},
+		{"ApplyRefusalNamesTheWrite", testApplyRefusalNamesTheWrite},
 		{"ApplyHoldInvalid", testApplyHoldInvalid},
 		{"ConcurrentApplyHoldsLastUnit", testConcurrentApplyHoldsLastUnit},
 		{"HoldAllOrNothing", testHoldAllOrNothing},
@@ -93,6 +95,13 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"IndexReservation", testIndexReservation},
 		{"ListReservationsLongSpan", testListReservationsLongSpan},
 		{"HoldsPages", testHoldsPages},
+		{"UpdateCreatesThenSwaps", testUpdateCreatesThenSwaps},
+		{"UpdateWritesNothingWhenChangeRefuses", testUpdateWritesNothingWhenChangeRefuses},
+		{"ConcurrentUpdates", testConcurrentUpdates},
+		{"UpdateWithOtherWrites", testUpdateWithOtherWrites},
+		{"UpdateGivesUp", testUpdateGivesUp},
+		{"Ensure", testEnsure},
+		{"Remove", testRemove},
 	}
 	// An engine shared by processes (PostgreSQL) also locks by name; one
 	// a single process uses (SQLite) has no locks to check.

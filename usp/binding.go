@@ -84,27 +84,15 @@ func (b *Bindings) Bind(ctx context.Context, principal, profile string, now time
 		}
 		return nil
 	}
-	for range 3 {
-		r, err := b.st.Get(ctx, kindBinding, principal)
-		if err == nil {
-			b.remember(principal, string(r.Value))
-			if string(r.Value) != profile {
-				return errRebound
-			}
-			return nil
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("read identity binding: %w", err)
-		}
-		_, err = b.st.Create(ctx, store.Record{Kind: kindBinding, Key: principal, Value: []byte(profile), UpdatedAt: now})
-		if err == nil {
-			b.remember(principal, profile)
-			return nil
-		}
-		if !errors.Is(err, store.ErrExists) {
-			return fmt.Errorf("record identity binding: %w", err)
-		}
-		// Another first contact of the same principal won: compare with it.
+	// Of first contacts of one principal at once, one records its
+	// profile and the others compare with it.
+	r, err := store.Ensure(ctx, b.st, kindBinding, principal, now, func() ([]byte, error) { return []byte(profile), nil })
+	if err != nil {
+		return fmt.Errorf("record identity binding: %w", err)
 	}
-	return fmt.Errorf("record identity binding: %w", store.ErrConflict)
+	b.remember(principal, string(r.Value))
+	if string(r.Value) != profile {
+		return errRebound
+	}
+	return nil
 }

@@ -49,31 +49,18 @@ func (b *Business) SyncCatalog(ctx context.Context) error {
 	if b.st == nil {
 		return nil
 	}
-	for range maxAttempts {
-		now := b.clock.Now().UTC()
-		rec, err := b.st.Get(ctx, kindCatalogState, "business")
-		var st catalogState
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			rec = store.Record{Kind: kindCatalogState, Key: "business"}
-		case err != nil:
-			return fmt.Errorf("read catalog state: %w", err)
-		default:
-			if err := json.Unmarshal(rec.Value, &st); err != nil {
-				return fmt.Errorf("decode catalog state: %w", err)
-			}
-		}
+	now := b.clock.Now().UTC()
+	_, err := store.UpdateWith(ctx, b.st, kindCatalogState, "business", now, func(st *catalogState, _ store.Record) ([]store.Write, error) {
 		if st.Services == nil {
 			st.Services = map[string]feedEntry{}
 		}
-		first := rec.Version == 0 // no record yet: it is created, not swapped
 		var changes []catalogChange
 		seen := map[string]bool{}
 		for _, s := range b.catalog.services {
 			seen[s.ID] = true
 			body, err := json.Marshal(s)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			sum := sha256.Sum256(body)
 			digest := base64.RawURLEncoding.EncodeToString(sum[:])
@@ -95,32 +82,17 @@ func (b *Business) SyncCatalog(ctx context.Context) error {
 			}
 		}
 		if len(changes) == 0 {
-			return nil
+			return nil, store.ErrNoChange
 		}
 		slices.SortFunc(changes, func(a, b catalogChange) int { return strings.Compare(a.id, b.id) })
-		rec.Value, err = json.Marshal(st)
-		if err != nil {
-			return err
-		}
-		rec.UpdatedAt = now
-		write := store.Write{Op: store.OpSwap, Record: rec}
-		if first {
-			write.Op = store.OpCreate
-		}
-		events, err := b.subscriptionWrites(ctx, changes, now)
-		if err != nil {
-			return err
-		}
-		_, err = b.st.Apply(ctx, append([]store.Write{write}, events...))
-		if errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrConflict) {
-			continue // another instance started at the same time: compare with its record
-		}
-		if err != nil {
-			return fmt.Errorf("save catalog state: %w", err)
-		}
-		return nil
+		// Another instance started at the same time makes this compare
+		// with its record.
+		return b.subscriptionWrites(ctx, changes, now)
+	})
+	if err != nil {
+		return fmt.Errorf("save catalog state: %w", err)
 	}
-	return fmt.Errorf("save catalog state: %w", store.ErrConflict)
+	return nil
 }
 
 // FeedRequest is usp_services_feed / GET /services/feed.
@@ -199,14 +171,9 @@ func (b *Business) Feed(ctx context.Context, call Call, in FeedRequest) (*FeedRe
 	}
 	var st catalogState
 	if b.st != nil {
-		rec, err := b.st.Get(ctx, kindCatalogState, "business")
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+		var err error
+		if st, _, err = store.GetJSON[catalogState](ctx, b.st, kindCatalogState, "business"); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("read catalog state: %w", err)
-		}
-		if err == nil {
-			if err := json.Unmarshal(rec.Value, &st); err != nil {
-				return nil, fmt.Errorf("decode catalog state: %w", err)
-			}
 		}
 	}
 	type entry struct {

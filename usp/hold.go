@@ -334,36 +334,41 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (r
 		return res, nil
 	}
 	return once(ctx, b, call, p, "usp_availability_release", holdID, func(keeper[HoldResult]) (*HoldResult, error) {
-		for range maxAttempts {
+		var freed *detail
+		err := store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 			r, d, err := b.ownHold(ctx, p, holdID)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			now := b.clock.Now()
 			if r, d, err = b.settle(ctx, r, d, now); err != nil {
-				return nil, err
+				return err
 			}
 			if d.Kind != "hold" || r.State != reservation.OnHold {
 				v := b.holdView(r, d, now)
 				res.Hold = &v
-				return res, nil
+				return nil
 			}
 			d.HoldEnd = HoldReleased
 			moved, err := b.end(ctx, b.desk().Release, r, d, "usp:"+p.Platform, "hold released", now)
-			if err == nil {
-				defer b.offerSlot(ctx, d.ServiceID, d.SlotID) // the freed place goes to the waitlist
-			}
-			if errors.Is(err, errStale) {
-				continue
-			}
 			if err != nil {
-				return nil, err
+				return err // errStale reads again
 			}
+			freed = &d
 			v := b.holdView(moved, d, now)
 			res.Hold = &v
-			return res, nil
+			return nil
+		})
+		if freed != nil {
+			defer b.offerSlot(ctx, freed.ServiceID, freed.SlotID) // the freed place goes to the waitlist
 		}
-		return nil, fmt.Errorf("release hold: %w", store.ErrConflict)
+		if _, lost := errors.AsType[*store.LostRaces](err); lost {
+			return nil, fmt.Errorf("release hold: %w", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
 	})
 }
 
@@ -371,8 +376,8 @@ func (b *Business) ReleaseSlot(ctx context.Context, call Call, holdID string) (r
 const maxAttempts = 5
 
 // errStale means the reservation changed between read and write: read it
-// again.
-var errStale = errors.New("usp: reservation changed meanwhile")
+// again. It is a lost race to store.Retrier.
+var errStale = fmt.Errorf("usp: reservation changed meanwhile: %w", store.ErrConflict)
 
 // ownHold reads the reservation a hold id names, when it is the caller's.
 // Anything else is booking_not_found: the hold is the first stage of a
@@ -462,51 +467,47 @@ func (b *Business) desk() *reservation.Desk {
 // freeing their units. The sweep does the same for reservations nobody
 // reads.
 func (b *Business) settle(ctx context.Context, r reservation.Reservation, d detail, now time.Time) (reservation.Reservation, detail, error) {
-	for range maxAttempts {
-		if !r.State.HoldsUnits() {
-			return r, d, nil
+	first := true
+	err := store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
+		if !first {
+			fresh, err := reservation.Get(ctx, b.st, r.Reference)
+			if err != nil {
+				return fmt.Errorf("read reservation: %w", err)
+			}
+			r = fresh
+			d, _ = detailOf(fresh)
 		}
+		first = false
+		if !r.State.HoldsUnits() {
+			return nil
+		}
+		var moved reservation.Reservation
+		var err error
 		switch {
 		case r.State == reservation.OnHold && !now.Before(r.HoldExpires):
 			d.HoldEnd = HoldExpired
-			moved, err := b.end(ctx, b.desk().ExpireHold, r, d, "sweep", "hold expired", now)
-			if err == nil {
-				return moved, d, nil
-			}
-			if !errors.Is(err, errStale) {
-				return r, d, err
-			}
+			moved, err = b.end(ctx, b.desk().ExpireHold, r, d, "sweep", "hold expired", now)
 		case d.Kind == "hold" && r.State != reservation.OnHold && !now.Before(d.HoldExpires):
 			// A hold stored before holds had a state of their own: a
 			// reservation awaiting staff, which lapses all the same.
 			d.HoldEnd = HoldExpired
-			moved, err := b.end(ctx, b.desk().Cancel, r, d, "sweep", "hold expired", now)
-			if err == nil {
-				return moved, d, nil
-			}
-			if !errors.Is(err, errStale) {
-				return r, d, err
-			}
+			moved, err = b.end(ctx, b.desk().Cancel, r, d, "sweep", "hold expired", now)
 		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires):
 			d.Cancellation = &Cancellation{Reason: "Not confirmed by the business before the slot started.", ReasonCode: "expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
-			moved, err := b.end(ctx, b.desk().Expire, r, d, "sweep", "pending booking expired", now)
-			if err == nil {
-				return moved, d, nil
-			}
-			if !errors.Is(err, errStale) {
-				return r, d, err
-			}
+			moved, err = b.end(ctx, b.desk().Expire, r, d, "sweep", "pending booking expired", now)
 		default:
-			return r, d, nil
+			return nil
 		}
-		fresh, err := reservation.Get(ctx, b.st, r.Reference)
 		if err != nil {
-			return r, d, fmt.Errorf("read reservation: %w", err)
+			return err // errStale reads again
 		}
-		r = fresh
-		d, _ = detailOf(fresh)
+		r = moved
+		return nil
+	})
+	if _, lost := errors.AsType[*store.LostRaces](err); lost {
+		return r, d, fmt.Errorf("settle reservation: %w", err)
 	}
-	return r, d, fmt.Errorf("settle reservation: %w", store.ErrConflict)
+	return r, d, err
 }
 
 // expireLapsed ends lapsed holds and bookings before a refusal for want of

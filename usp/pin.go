@@ -44,28 +44,15 @@ func PinProfile(ctx context.Context, st store.Records, uri string, doc []byte, s
 	if err := json.Compact(&compact, doc); err != nil {
 		return fail(CodeProfileMalformed, "The platform profile is not JSON.")
 	}
-	v, err := json.Marshal(Pin{URI: uri, Document: compact.Bytes(), Source: source, PinnedAt: now.UTC()})
+	pin := Pin{URI: uri, Document: compact.Bytes(), Source: source, PinnedAt: now.UTC()}
+	_, err := store.Update(ctx, st, kindPinnedProfile, uri, now, func(p *Pin, _ bool) error {
+		*p = pin
+		return nil
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("pin profile: %w", err)
 	}
-	rec := store.Record{Kind: kindPinnedProfile, Key: uri, Value: v, UpdatedAt: now}
-	for range 3 {
-		old, err := st.Get(ctx, kindPinnedProfile, uri)
-		if errors.Is(err, store.ErrNotFound) {
-			if _, err = st.Create(ctx, rec); !errors.Is(err, store.ErrExists) {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("read pinned profile: %w", err)
-		}
-		rec.Version = old.Version
-		if _, err = st.Swap(ctx, rec); !errors.Is(err, store.ErrConflict) {
-			return err
-		}
-	}
-	return fmt.Errorf("pin profile: %w", store.ErrConflict)
+	return nil
 }
 
 // UnpinProfile removes the pin of uri; false when there was none.

@@ -102,13 +102,9 @@ func (b *Business) Subscribe(ctx context.Context, call Call, in SubscribeRequest
 	_, err = b.st.Create(ctx, store.Record{Kind: kindSubscription, Key: sub.ID, Value: v, UpdatedAt: now})
 	if errors.Is(err, store.ErrExists) {
 		// The same platform asked for the same subscription: it has it.
-		rec, err := b.st.Get(ctx, kindSubscription, sub.ID)
+		st, _, err := store.GetJSON[storedSubscription](ctx, b.st, kindSubscription, sub.ID)
 		if err != nil {
 			return nil, fmt.Errorf("read subscription: %w", err)
-		}
-		var st storedSubscription
-		if err := json.Unmarshal(rec.Value, &st); err != nil {
-			return nil, fmt.Errorf("decode subscription: %w", err)
 		}
 		sub = st.Subscription
 	} else if err != nil {
@@ -214,48 +210,31 @@ func (b *Business) SubscriptionOp(ctx context.Context, call Call, method, id str
 	}
 	res = &SubscriptionResult{USP: meta, Messages: []Message{}}
 	notFound := fail(CodeSubscriptionNotFound, "%q names no feed subscription of this platform.", id)
-	for range maxAttempts {
-		rec, err := b.st.Get(ctx, kindSubscription, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, notFound
+	sub, err := store.Update(ctx, b.st, kindSubscription, id, b.clock.Now(), func(sub *storedSubscription, found bool) error {
+		if !found || p.Staff == "" && sub.Platform != p.Platform {
+			return notFound
 		}
-		if err != nil {
-			return nil, fmt.Errorf("read subscription: %w", err)
-		}
-		var sub storedSubscription
-		if err := json.Unmarshal(rec.Value, &sub); err != nil {
-			return nil, fmt.Errorf("decode subscription: %w", err)
-		}
-		if p.Staff == "" && sub.Platform != p.Platform {
-			return nil, notFound
-		}
-		res.Subscription = &sub.Subscription
 		if outcome != nil {
 			res.Messages = append(res.Messages, *outcome)
-			return res, nil
+			return store.ErrNoChange
 		}
 		move, changes := subscriptionMoves[method]
 		if !changes || sub.Status == move.to {
-			return res, nil
+			return store.ErrNoChange
 		}
 		if !slices.Contains(move.from, sub.Status) {
 			res.Messages = append(res.Messages, *outcomeMsg("invalid_transition", "The subscription is "+sub.Status+"; it cannot become "+move.to+".", ""))
-			return res, nil
+			return store.ErrNoChange
 		}
 		sub.Status = move.to
-		if rec.Value, err = json.Marshal(sub); err != nil {
-			return nil, err
-		}
-		rec.UpdatedAt = b.clock.Now()
-		_, err = b.st.Swap(ctx, rec)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("save subscription: %w", err)
-		}
-		res.Subscription = &sub.Subscription
-		return res, nil
+		return nil
+	})
+	if errors.Is(err, notFound) {
+		return nil, notFound
 	}
-	return nil, fmt.Errorf("save subscription: %w", store.ErrConflict)
+	if err != nil {
+		return nil, fmt.Errorf("save subscription: %w", err)
+	}
+	res.Subscription = &sub.Subscription
+	return res, nil
 }

@@ -717,48 +717,55 @@ func (b *Business) endEntry(ctx context.Context, call Call, method, id, to, even
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	for range maxAttempts {
+	moved := false      // this call moved the entry
+	var left *waitEntry // the entry as it left an offer, when it did
+	err = store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 		rec, e, queue, err := b.entryInQueue(ctx, p, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if e.Status == to {
 			res.Entry = b.entryView(rec.Key, rec.Version, e, queue)
-			return res, nil
+			return nil
 		}
-		allowed := false
-		for _, f := range from {
-			allowed = allowed || e.Status == f
-		}
-		if !allowed {
+		if !slices.Contains(from, e.Status) {
 			res.Entry = b.entryView(rec.Key, rec.Version, e, queue)
 			res.Messages = append(res.Messages, Message{Type: "error", Code: "invalid_transition", Content: fmt.Sprintf("A %s entry cannot become %s.", e.Status, to)})
-			return res, nil
+			return nil
 		}
 		offered := e.Status == WaitOffered
 		e.Status = to
 		writes, view, err := b.leaving(rec, e, event, queue, b.clock.Now())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, err := b.st.Apply(ctx, writes); err != nil {
-			if _, refused := errors.AsType[*store.WriteError](err); refused {
-				continue
+			if store.LostRace(err) {
+				return err
 			}
-			return nil, fmt.Errorf("%s: %w", method, err)
+			return fmt.Errorf("%s: %w", method, err)
 		}
+		moved, res.Entry = true, view
 		if offered {
-			b.releaseOffer(ctx, e)
-			b.offerSlot(ctx, e.ServiceID, e.offered())
+			left = &e
 		}
-		res.Entry = view
-		if method == "usp_waitlist_leave" {
-			// §11.1.3: leave answers the envelope only.
-			res.Entry = nil
-		}
-		return res, nil
+		return nil
+	})
+	if _, lost := errors.AsType[*store.LostRaces](err); lost {
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	return nil, fmt.Errorf("%s: %w", method, store.ErrConflict)
+	if err != nil {
+		return nil, err
+	}
+	if left != nil {
+		b.releaseOffer(ctx, *left)
+		b.offerSlot(ctx, left.ServiceID, left.offered())
+	}
+	if moved && method == "usp_waitlist_leave" {
+		// §11.1.3: leave answers the envelope only.
+		res.Entry = nil
+	}
+	return res, nil
 }
 
 // releaseOffer ends the hold of an offer given up; one that already

@@ -86,11 +86,11 @@ func applyRecords(ctx context.Context, b Batcher, ws []store.Write, rs []store.R
 			continue
 		}
 		if w.Op == store.OpCreate {
-			return &store.WriteError{Index: base + i, Err: store.ErrExists}
+			return &store.WriteError{Index: base + i, Write: w, Err: store.ErrExists}
 		}
 		err := ChangedOne(ctx, b, ns[i], w.Record.Kind, w.Record.Key)
 		if Refused(err) {
-			return &store.WriteError{Index: base + i, Err: err}
+			return &store.WriteError{Index: base + i, Write: w, Err: err}
 		}
 		return fmt.Errorf("write %d: %w", base+i, err)
 	}

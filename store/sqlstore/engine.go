@@ -200,7 +200,7 @@ func (e *Engine) apply(ctx context.Context, writes []store.Write) ([]store.Recor
 			}
 			r, err := e.ApplyWrite(ctx, q, writes[i])
 			if Refused(err) {
-				return &store.WriteError{Index: i, Err: err}
+				return &store.WriteError{Index: i, Write: writes[i], Err: err}
 			}
 			if err != nil {
 				return fmt.Errorf("write %d: %w", i, err)

@@ -107,7 +107,7 @@ func takeAll(ctx context.Context, q Querier, ws []store.Write, base int) error {
 		c, h := w.Tally, heads[i]
 		used := h.total - h.staleUses
 		if used >= c.Limit {
-			return &store.WriteError{Index: base + i, Err: store.ErrFull}
+			return &store.WriteError{Index: base + i, Write: w, Err: store.ErrFull}
 		}
 		if h.stale > 0 {
 			drops = append(drops, c.Name, c.Live)

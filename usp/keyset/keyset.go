@@ -18,7 +18,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,9 +39,6 @@ const (
 // MinGrace is the least time a retired key stays valid: §10.1.1 keeps old
 // keys at least seven days after a rotation.
 const MinGrace = 7 * 24 * time.Hour
-
-// maxAttempts bounds a compare-and-swap loop under contention.
-const maxAttempts = 50
 
 // Set is the business's key set on the store.
 type Set struct {
@@ -78,39 +74,13 @@ type storedSet struct {
 
 func (s Set) grace() time.Duration { return max(s.Grace, MinGrace) }
 
-// load returns the set and its version, 0 when it does not exist yet.
-func (s Set) load(ctx context.Context) (storedSet, int64, error) {
-	r, err := s.Records.Get(ctx, Kind, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return storedSet{}, 0, nil
+// load returns the set, empty when it does not exist yet.
+func (s Set) load(ctx context.Context) (storedSet, error) {
+	ss, _, err := store.GetJSON[storedSet](ctx, s.Records, Kind, key)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return storedSet{}, fmt.Errorf("keyset: %w", err)
 	}
-	if err != nil {
-		return storedSet{}, 0, fmt.Errorf("keyset: %w", err)
-	}
-	var ss storedSet
-	if err := json.Unmarshal(r.Value, &ss); err != nil {
-		return storedSet{}, 0, fmt.Errorf("keyset: decode: %w", err)
-	}
-	return ss, r.Version, nil
-}
-
-// save writes the set with compare-and-swap, or creates it.
-func (s Set) save(ctx context.Context, ss storedSet, version int64, now time.Time) error {
-	v, err := json.Marshal(ss)
-	if err != nil {
-		return fmt.Errorf("keyset: %w", err)
-	}
-	r := store.Record{Kind: Kind, Key: key, Value: v, Version: version, UpdatedAt: now}
-	if version == 0 {
-		_, err = s.Records.Create(ctx, r)
-	} else {
-		_, err = s.Records.Swap(ctx, r)
-	}
-	return err
-}
-
-func contention(err error) bool {
-	return errors.Is(err, store.ErrExists) || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound)
+	return ss, nil
 }
 
 // newKey draws a P-256 private key from s.Rand: 32 bytes read as the
@@ -134,59 +104,44 @@ func (s Set) newKey(activeFrom time.Time) (storedKey, error) {
 	return storedKey{}, errors.New("keyset: no valid scalar drawn")
 }
 
-// update applies change to the stored set with compare-and-swap, creating
-// it when absent.
-func (s Set) update(ctx context.Context, now time.Time, change func(ss *storedSet) (bool, error)) (storedSet, error) {
-	for range maxAttempts {
-		ss, version, err := s.load(ctx)
-		if err != nil {
-			return storedSet{}, err
-		}
-		write, err := change(&ss)
-		if err != nil || !write {
-			return ss, err
-		}
-		err = s.save(ctx, ss, version, now)
-		if contention(err) {
-			continue
-		}
-		if err != nil {
-			return storedSet{}, fmt.Errorf("keyset: save: %w", err)
-		}
-		return ss, nil
+// update applies change to the stored set with store.Update, creating
+// it when absent; change returns store.ErrNoChange to write nothing.
+func (s Set) update(ctx context.Context, now time.Time, change func(ss *storedSet) error) error {
+	_, err := store.Update(ctx, s.Records, Kind, key, now, func(ss *storedSet, _ bool) error { return change(ss) })
+	if err != nil {
+		return fmt.Errorf("keyset: update: %w", err)
 	}
-	return storedSet{}, errors.New("keyset: too much contention")
+	return nil
 }
 
 // Ensure creates the first key, active at once, unless the set has one.
 func (s Set) Ensure(ctx context.Context, now time.Time) error {
-	_, err := s.update(ctx, now, func(ss *storedSet) (bool, error) {
+	return s.update(ctx, now, func(ss *storedSet) error {
 		if len(ss.Keys) > 0 {
-			return false, nil
+			return store.ErrNoChange
 		}
 		k, err := s.newKey(now)
 		if err != nil {
-			return false, err
+			return err
 		}
 		ss.Keys = []storedKey{k}
-		return true, nil
+		return nil
 	})
-	return err
 }
 
 // Rotate adds a key that starts signing Lead after now, and drops keys
 // whose grace ended. It returns the new key's id.
 func (s Set) Rotate(ctx context.Context, now time.Time) (string, error) {
 	var id string
-	_, err := s.update(ctx, now, func(ss *storedSet) (bool, error) {
+	err := s.update(ctx, now, func(ss *storedSet) error {
 		k, err := s.newKey(now.Add(s.Lead))
 		if err != nil {
-			return false, err
+			return err
 		}
 		id = k.ID
 		ss.Keys = append(s.live(ss.Keys, now), k)
 		slices.SortStableFunc(ss.Keys, func(a, b storedKey) int { return a.ActiveFrom.Compare(b.ActiveFrom) })
-		return true, nil
+		return nil
 	})
 	return id, err
 }
@@ -207,7 +162,7 @@ func (s Set) live(ks []storedKey, now time.Time) []storedKey {
 // Keys returns the keys valid at now: the one signing, those published
 // ahead of signing, and those retired within their grace, oldest first.
 func (s Set) Keys(ctx context.Context, now time.Time) ([]Key, error) {
-	ss, _, err := s.load(ctx)
+	ss, err := s.load(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -74,25 +74,15 @@ const KindNonceSecret = "usp-pop-nonce-secret"
 // from rand on first use. Two instances starting together both try the
 // conditional create; the loser reads the winner's.
 func NonceSecret(ctx context.Context, records store.Records, rand io.Reader, now time.Time) ([]byte, error) {
-	for range 3 {
-		r, err := records.Get(ctx, KindNonceSecret, "current")
-		if err == nil {
-			return r.Value, nil
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("pop: nonce secret: %w", err)
-		}
+	r, err := store.Ensure(ctx, records, KindNonceSecret, "current", now, func() ([]byte, error) {
 		secret := make([]byte, 32)
 		if _, err := io.ReadFull(rand, secret); err != nil {
-			return nil, fmt.Errorf("pop: nonce secret: %w", err)
+			return nil, err
 		}
-		_, err = records.Create(ctx, store.Record{Kind: KindNonceSecret, Key: "current", Value: secret, UpdatedAt: now})
-		if err == nil {
-			return secret, nil
-		}
-		if !errors.Is(err, store.ErrExists) {
-			return nil, fmt.Errorf("pop: nonce secret: %w", err)
-		}
+		return secret, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pop: nonce secret: %w", err)
 	}
-	return nil, errors.New("pop: nonce secret: no stable value")
+	return r.Value, nil
 }
