@@ -310,9 +310,6 @@ func (s *Service) FormQuote(ctx context.Context, f FormRequest) (pricing.Quote, 
 	return q, nil
 }
 
-// exampleDate shows the date format in the form's sentences.
-const exampleDate = "YYYY-MM-DD, such as 2027-03-14"
-
 // formStay checks the form's room and dates and prices them. Each
 // problem is a full sentence for the field it concerns: roomtype,
 // checkin or checkout.

@@ -111,15 +111,15 @@ func stayDates(checkin, checkout string) (in, out civil.Date, problems FormProbl
 	out, outErr := civil.Parse(checkout)
 	switch {
 	case checkin == "":
-		problems["checkin"] = "Give the arrival date as " + exampleDate + "."
+		problems["checkin"] = "Choose an arrival date."
 	case inErr != nil:
-		problems["checkin"] = "The arrival date could not be read. Give it as " + exampleDate + "."
+		problems["checkin"] = "The arrival date is not a real date. Choose it again."
 	}
 	switch {
 	case checkout == "":
-		problems["checkout"] = "Give the departure date as " + exampleDate + "."
+		problems["checkout"] = "Choose a departure date."
 	case outErr != nil:
-		problems["checkout"] = "The departure date could not be read. Give it as " + exampleDate + "."
+		problems["checkout"] = "The departure date is not a real date. Choose it again."
 	case inErr == nil && !in.Before(out):
 		problems["checkout"] = "The departure date must be after the arrival date."
 	}

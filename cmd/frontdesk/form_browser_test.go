@@ -126,8 +126,8 @@ func TestBookingFormInABrowser(t *testing.T) {
 			// Empty dates and no signature: every problem beside its field.
 			browsertest.Submit(t, ctx, "#send")
 			for sel, want := range map[string]string{
-				"#checkin-problem":   "Give the arrival date as YYYY-MM-DD, such as 2027-03-14.",
-				"#checkout-problem":  "Give the departure date as YYYY-MM-DD, such as 2027-03-14.",
+				"#checkin-problem":   "Choose an arrival date.",
+				"#checkout-problem":  "Choose a departure date.",
 				"#signature-problem": "Sign in the box to agree to the guest agreement.",
 			} {
 				if got := text(sel); got != want {
