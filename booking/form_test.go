@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"frontdesk/booking/bookingtest"
+	"frontdesk/business"
+	"frontdesk/config"
 	"frontdesk/internal/golden"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
@@ -353,5 +355,30 @@ func TestSearchRooms(t *testing.T) {
 		if p, ok := errors.AsType[FormProblems](err); !ok || p[tt.field] == "" {
 			t.Errorf("SearchRooms(%+v) = %v, want a problem with %s", tt.q, err, tt.field)
 		}
+	}
+}
+
+// TestSearchRoomsClosed: a closure of the business or of one property
+// covering a night of the stay leaves that property's rooms out and
+// names the first closed night; other properties are offered as usual.
+func TestSearchRoomsClosed(t *testing.T) {
+	w := newWorld(t, func(c *config.Config) {
+		c.Locations[0].Closures = []business.Closure{{From: "2026-12-31", To: "2027-01-01", Reason: "staff training"}}
+	})
+	got, err := w.svc.SearchRooms(context.Background(), SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slug := w.cfg.Locations[0].Slug
+	if d, ok := got.Closed[slug]; !ok || d.String() != "2026-12-31" {
+		t.Fatalf("closed = %v, want %s closed on 2026-12-31", got.Closed, slug)
+	}
+	for _, o := range got.Offers {
+		if o.Location.Slug == slug {
+			t.Fatalf("offers a room at a closed property: %s", o.Unit.Type)
+		}
+	}
+	if len(got.Offers) == 0 {
+		t.Fatal("no offer at the open property")
 	}
 }

@@ -41,6 +41,10 @@ type Search struct {
 	// Full names the room types that would suit but have no unit free
 	// or no price for these dates, as "Riverside Inn double".
 	Full []string
+	// Closed gives, by location slug, the first night of the stay a
+	// closure of the business or of the property covers: none of its
+	// rooms is offered then.
+	Closed map[string]civil.Date
 }
 
 // SearchRooms answers the availability search. Problems name the fields
@@ -73,6 +77,13 @@ func (s *Service) SearchRooms(ctx context.Context, q SearchRequest) (Search, err
 	}
 	res := Search{Checkin: in, Checkout: out, Nights: in.DaysUntil(out), Guests: guests}
 	for _, l := range locations {
+		if day, ok := closedNight(in, res.Nights, s.cfg.Business.Closures, l.Closures); ok {
+			if res.Closed == nil {
+				res.Closed = map[string]civil.Date{}
+			}
+			res.Closed[l.Slug] = day
+			continue
+		}
 		free, err := s.inv.FreeNights(ctx, l, in, res.Nights)
 		if err != nil {
 			return Search{}, fmt.Errorf("search rooms: %w", err)
@@ -100,6 +111,22 @@ func (s *Service) SearchRooms(ctx context.Context, q SearchRequest) (Search, err
 		}
 	}
 	return res, nil
+}
+
+// closedNight is the first of nights from in that a closure in lists
+// covers, if one does.
+func closedNight(in civil.Date, nights int, lists ...[]business.Closure) (civil.Date, bool) {
+	for i := range nights {
+		d := in.AddDays(i)
+		for _, list := range lists {
+			for _, cl := range list {
+				if cl.Covers(d.String()) {
+					return d, true
+				}
+			}
+		}
+	}
+	return civil.Date{}, false
 }
 
 // stayDates reads a stay's dates as the form and the search take them;
