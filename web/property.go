@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,9 +92,26 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 	}
 	p := propertyPage{pageData: d, Location: l}
 	cur := s.Config.Business.Currency
+	// shut says whether a closure of the business or of the property
+	// covers d: its nights are not offered, as the search says too.
+	shut := func(d civil.Date) bool {
+		for _, list := range [][]business.Closure{s.Config.Business.Closures, l.Closures} {
+			for _, cl := range list {
+				if cl.Covers(d.String()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for _, rm := range prop.Rooms {
 		u := rm.Unit
-		free := avail.Free[u.Type]
+		free := slices.Clone(avail.Free[u.Type])
+		for i := range free {
+			if shut(today.AddDays(i)) {
+				free[i] = 0
+			}
+		}
 		stay := max(1, u.MinNights)
 		if u.WeeklyOnly() {
 			stay = max(7, stay)
@@ -157,6 +175,9 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 				} else {
 					c.Label += ": arrive for " + strconv.Itoa(stay) + " nights or more"
 				}
+			case i >= 0 && shut(d):
+				c.State = "closed"
+				c.Label += ": closed"
 			case i < len(free) && free[i] < 1:
 				c.State = "full"
 				c.Label += ": full"

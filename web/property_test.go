@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/booking"
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
@@ -97,6 +98,14 @@ func TestPropertyCalendar(t *testing.T) {
 		!strings.Contains(body, `<a href="/book/riverside?checkin=2026-12-02&amp;checkout=2026-12-09&amp;roomtype=studio" class="depart">9<`) || strings.Contains(body, `checkout=2026-12-10&amp;roomtype=studio`) {
 		t.Fatalf("the studio from Dec 2 = %d: departures must be Dec 9 only", status)
 	}
+	// A closure of the property closes its nights on the calendar too.
+	s.Config.Locations[0].Closures = []business.Closure{{From: "2026-12-20", To: "2026-12-21", Reason: "staff training"}}
+	_, body = get(t, mux, "/properties/riverside")
+	if !strings.Contains(body, `<span class="closed">20<span class="visually-hidden"> (Sun, Dec 20, 2026: closed)</span></span>`) || strings.Contains(body, "staff training") ||
+		strings.Contains(body, "arrive=2026-12-21&amp;room=double") || !strings.Contains(body, "arrive=2026-12-22&amp;room=double") {
+		t.Fatal("the closure's nights are offered on the calendar")
+	}
+	s.Config.Locations[0].Closures = nil
 	// An arrival that cannot start a stay chooses nothing.
 	if _, body := get(t, mux, "/properties/riverside?room=double&arrive=2026-12-03"); strings.Contains(body, "chosen.") {
 		t.Fatal("a full night was taken as the arrival")
