@@ -184,6 +184,7 @@ func (s *Service) formEmails(r reservation.Reservation, l business.Location, tok
 	var g strings.Builder
 	fmt.Fprintf(&g, "We received your booking request at %s.\n\n", l.Name)
 	g.WriteString(s.stayLines(b, l))
+	g.WriteString(s.priceText(b, l))
 	fmt.Fprintf(&g, "\nNo room is held yet: staff will answer in writing within %d hours. Nothing is charged now.\n", s.cfg.Business.ConfirmHours)
 	fmt.Fprintf(&g, "Your request and its answer: %s\n", s.guestPageLink(token))
 	fmt.Fprintf(&g, "Questions: call %s.\n", l.Phone)
@@ -242,9 +243,6 @@ func (s *Service) FormQuote(ctx context.Context, f reservation.FormRequest) (pri
 	}
 	return q, nil
 }
-
-// exampleDate shows the date format in the form's sentences.
-const exampleDate = "YYYY-MM-DD, such as 2027-03-14"
 
 // formStay checks the form's room and dates and prices them. Each
 // problem is a full sentence for the field it concerns: roomtype,

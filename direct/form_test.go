@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
+	"frontdesk/config"
 	"frontdesk/direct/directtest"
 	"frontdesk/internal/golden"
 	"frontdesk/internal/signature/signaturetest"
@@ -125,9 +127,9 @@ func TestFormProblems(t *testing.T) {
 		{"empty signature image", func(f *reservation.FormRequest) { f.Signature = empty }, "signature", "looks empty"},
 		{"not an image", func(f *reservation.FormRequest) { f.Signature = "data:image/png;base64,aGVsbG8=" }, "signature", "could not be read"},
 		{"unknown room type", func(f *reservation.FormRequest) { f.RoomType = "suite" }, "roomtype", "Choose a room from the list."},
-		{"unreal date", func(f *reservation.FormRequest) { f.Checkin = "2026-02-30" }, "checkin", "The arrival date could not be read. Give it as YYYY-MM-DD, such as 2027-03-14."},
-		{"no arrival", func(f *reservation.FormRequest) { f.Checkin = "" }, "checkin", "Give the arrival date as YYYY-MM-DD, such as 2027-03-14."},
-		{"no departure", func(f *reservation.FormRequest) { f.Checkout = " " }, "checkout", "Give the departure date as YYYY-MM-DD"},
+		{"unreal date", func(f *reservation.FormRequest) { f.Checkin = "2026-02-30" }, "checkin", "The arrival date is not a real date. Choose it again."},
+		{"no arrival", func(f *reservation.FormRequest) { f.Checkin = "" }, "checkin", "Choose an arrival date."},
+		{"no departure", func(f *reservation.FormRequest) { f.Checkout = " " }, "checkout", "Choose a departure date."},
 		{"checkout first", func(f *reservation.FormRequest) { f.Checkout = "2026-12-29" }, "checkout", "The departure date must be after the arrival date."},
 		{"past arrival", func(f *reservation.FormRequest) { f.Checkin, f.Checkout = "2026-01-02", "2026-01-05" }, "checkin", "The arrival date has already passed. Choose 2026-"},
 		{"too long", func(f *reservation.FormRequest) { f.Checkout = "2027-06-30" }, "checkout", "A stay can be at most"},
@@ -353,5 +355,30 @@ func TestSearchRooms(t *testing.T) {
 		if p, ok := errors.AsType[reservation.FormProblems](err); !ok || p[tt.field] == "" {
 			t.Errorf("SearchRooms(%+v) = %v, want a problem with %s", tt.q, err, tt.field)
 		}
+	}
+}
+
+// TestSearchRoomsClosed: a closure of the business or of one property
+// covering a night of the stay leaves that property's rooms out and
+// names the first closed night; other properties are offered as usual.
+func TestSearchRoomsClosed(t *testing.T) {
+	w := newWorld(t, func(c *config.Config) {
+		c.Locations[0].Closures = []business.Closure{{From: "2026-12-31", To: "2027-01-01", Reason: "staff training"}}
+	})
+	got, err := w.svc.SearchRooms(context.Background(), reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slug := w.cfg.Locations[0].Slug
+	if d, ok := got.Closed[slug]; !ok || d.String() != "2026-12-31" {
+		t.Fatalf("closed = %v, want %s closed on 2026-12-31", got.Closed, slug)
+	}
+	for _, o := range got.Offers {
+		if o.Location.Slug == slug {
+			t.Fatalf("offers a room at a closed property: %s", o.Unit.Type)
+		}
+	}
+	if len(got.Offers) == 0 {
+		t.Fatal("no offer at the open property")
 	}
 }

@@ -79,6 +79,32 @@ func (s *Service) stayLines(r booked, l business.Location) string {
 	return b.String()
 }
 
+// priceText is a stay's price for a guest's mail in the lines the guest
+// site shows (pricing's Price), one to a line after "Price:", or "" for
+// a stay that is not of nights or whose total today's rates do not give.
+// The form's and the staff decisions' mails carry it; chat's mails keep
+// their fixed text.
+func (s *Service) priceText(r booked, l business.Location) string {
+	u, ok := l.Unit(r.Unit)
+	if !ok || u.Kind != business.KindNight || r.Nights() < 1 {
+		return ""
+	}
+	pr := s.pricer.Price(u, r.Nights(), r.Total)
+	if len(pr.Lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Price:\n")
+	for _, line := range pr.Lines {
+		fmt.Fprintf(&b, "- %s: %s\n", line.Label, s.pricer.Display(line.Amount))
+	}
+	if pr.Tax.Label != "" {
+		fmt.Fprintf(&b, "- %s: %s\n", pr.Tax.Label, s.pricer.Display(pr.Tax.Amount))
+	}
+	fmt.Fprintf(&b, "- Total: %s\n", s.pricer.Display(pr.Total))
+	return b.String()
+}
+
 // reservationEmail tells the guest the room is held.
 func (s *Service) reservationEmail(r booked, l business.Location, now time.Time) message.Email {
 	var b strings.Builder

@@ -47,6 +47,13 @@ func (s *Service) SearchRooms(ctx context.Context, q reservation.SearchRequest) 
 	}
 	res := reservation.RoomSearch{Checkin: in, Checkout: out, Nights: in.DaysUntil(out), Guests: guests}
 	for _, l := range locations {
+		if day, ok := closedNight(in, res.Nights, s.cfg.Business.Closures, l.Closures); ok {
+			if res.Closed == nil {
+				res.Closed = map[string]civil.Date{}
+			}
+			res.Closed[l.Slug] = day
+			continue
+		}
 		free, err := s.inv.FreeNights(ctx, l, in, res.Nights)
 		if err != nil {
 			return reservation.RoomSearch{}, fmt.Errorf("search rooms: %w", err)
@@ -76,6 +83,22 @@ func (s *Service) SearchRooms(ctx context.Context, q reservation.SearchRequest) 
 	return res, nil
 }
 
+// closedNight is the first of nights from in that a closure in lists
+// covers, if one does.
+func closedNight(in civil.Date, nights int, lists ...[]business.Closure) (civil.Date, bool) {
+	for i := range nights {
+		d := in.AddDays(i)
+		for _, list := range lists {
+			for _, cl := range list {
+				if cl.Covers(d.String()) {
+					return d, true
+				}
+			}
+		}
+	}
+	return civil.Date{}, false
+}
+
 // stayDates reads a stay's dates as the form and the search take them;
 // problems name the checkin and checkout fields.
 func stayDates(checkin, checkout string) (in, out civil.Date, problems reservation.FormProblems) {
@@ -85,15 +108,15 @@ func stayDates(checkin, checkout string) (in, out civil.Date, problems reservati
 	out, outErr := civil.Parse(checkout)
 	switch {
 	case checkin == "":
-		problems["checkin"] = "Give the arrival date as " + exampleDate + "."
+		problems["checkin"] = "Choose an arrival date."
 	case inErr != nil:
-		problems["checkin"] = "The arrival date could not be read. Give it as " + exampleDate + "."
+		problems["checkin"] = "The arrival date is not a real date. Choose it again."
 	}
 	switch {
 	case checkout == "":
-		problems["checkout"] = "Give the departure date as " + exampleDate + "."
+		problems["checkout"] = "Choose a departure date."
 	case outErr != nil:
-		problems["checkout"] = "The departure date could not be read. Give it as " + exampleDate + "."
+		problems["checkout"] = "The departure date is not a real date. Choose it again."
 	case inErr == nil && !in.Before(out):
 		problems["checkout"] = "The departure date must be after the arrival date."
 	}

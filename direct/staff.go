@@ -79,7 +79,7 @@ func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.E
 	default:
 		return message.Email{}, false
 	}
-	text := opening + "\n\n" + s.stayLines(r, l) + "\n" + closing + "\n"
+	text := opening + "\n\n" + s.stayLines(r, l) + s.priceText(r, l) + "\n" + closing + "\n"
 	if link != "" {
 		text += "Your reservation, and its cancellation within the policy: " + link + "\n"
 	}

@@ -102,13 +102,15 @@ type issuedRef struct {
 }
 
 // PartnerDeal is one running deal of the business with a partner, as the
-// staff screen lists it: never the partner's identity beyond its id.
+// staff screen lists it: of the partner, its id and the name it gave.
 type PartnerDeal struct {
 	Deal    string
 	Partner string
-	Title   string
-	State   string
-	Codes   []string // the terms' code, then the issued ones
+	// PartnerName is the name the partner gave when it joined, or "".
+	PartnerName string
+	Title       string
+	State       string
+	Codes       []string // the terms' code, then the issued ones
 }
 
 // OfferedDeals lists the deals party offers (the business's, for its
@@ -134,6 +136,9 @@ func (h *Host) OfferedDeals(ctx context.Context, party string) ([]PartnerDeal, e
 				return nil, fmt.Errorf("decode terms of deal %s: %w", d.ID, err)
 			}
 			pd := PartnerDeal{Deal: d.ID, Partner: d.Acceptor, Title: t.Title, State: d.State}
+			if pd.PartnerName, err = h.PartyName(ctx, d.Acceptor); err != nil {
+				return nil, err
+			}
 			for _, tr := range d.Tracking {
 				if tr.Code != "" {
 					pd.Codes = append(pd.Codes, tr.Code)

@@ -70,6 +70,10 @@ type Party struct {
 	Limits  Limits `json:"limits"`
 	Claim   string `json:"claim"`
 	Claimed bool   `json:"claimed"`
+	// Name is the name the party's agent gave when it joined (the join's
+	// agent.name), the one name the host holds for a party; "" when it
+	// gave none.
+	Name string `json:"name,omitempty"`
 	// Owner is the owner account that claimed the party: a person who
 	// signed in at the host, or BusinessOwner for the business's own.
 	Owner string `json:"owner,omitempty"`
@@ -170,6 +174,9 @@ func (h *Host) join(ctx context.Context, req joinRequest, now time.Time) (JoinRe
 			Limits:  Limits{OpenDeals: h.opts.OpenDeals, MessagesPerMinute: h.opts.MessagesPerMinute},
 			Claim:   h.newID("clm_", 16),
 			Created: now,
+		}
+		if req.Agent != nil {
+			p.Name = req.Agent.Name
 		}
 		p.ID = h.partyID(p.Opaque)
 		token := h.newID("orpt_", 32)
@@ -301,6 +308,23 @@ func (h *Host) sessionParty(ctx context.Context, session string) (*Party, error)
 // JWKSet is a set of public keys.
 type JWKSet struct {
 	Keys []JWK `json:"keys"`
+}
+
+// PartyName is the name a party of this host gave when it joined, or ""
+// for a party that gave none, a party of another host or none at all.
+func (h *Host) PartyName(ctx context.Context, id string) (string, error) {
+	opaque := h.opaqueOf(id)
+	if opaque == "" {
+		return "", nil
+	}
+	var p Party
+	if _, err := h.get(ctx, kindParty, opaque, &p); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", nil
+		}
+		return "", fmt.Errorf("read party: %w", err)
+	}
+	return p.Name, nil
 }
 
 // PartyKeys returns the key a party registered at join (§7.1), or

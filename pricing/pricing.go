@@ -9,6 +9,7 @@ package pricing
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"frontdesk/business"
@@ -223,4 +224,58 @@ func (p *Pricer) Breakdown(u business.Unit, nights int) []Line {
 		add(nights, "night", nightly)
 	}
 	return lines
+}
+
+// Price is a stay's price in the lines every door shows it by: the rate
+// lines (nights × rate, weeks at the weekly rate), the tax and the
+// total. The guest site, the guest mails and USP answers all take it
+// from Pricer.Price. Amounts are minor units.
+type Price struct {
+	// Lines are the rate lines, adding up to Subtotal; empty when the
+	// stay's total cannot be split by today's rates.
+	Lines    []PriceLine
+	Subtotal int64
+	// Tax is the tax line; an empty Label means no tax line.
+	Tax   PriceLine
+	Total int64
+}
+
+// PriceLine is one line of a price: Label as people read it ("3 nights
+// × $119.00 a night", "10.75% lodging tax"), Quantity nights or weeks
+// (1 for the tax) and Amount in all.
+type PriceLine struct {
+	Label    string
+	Quantity int
+	Amount   int64
+}
+
+// Price splits the total of a stay of nights in u (the figure its quote
+// or reservation holds) into the lines Quote priced it by, with the tax.
+// When today's rates and tax do not give that total (they changed since
+// the stay was priced) the total stands alone, without lines.
+func (p *Pricer) Price(u business.Unit, nights int, total int64) Price {
+	out := Price{Total: total}
+	var lines []PriceLine
+	var subtotal int64
+	for _, l := range p.Breakdown(u, nights) {
+		per := l.Per
+		if l.Count != 1 {
+			per += "s"
+		}
+		lines = append(lines, PriceLine{Label: fmt.Sprintf("%d %s × %s a %s", l.Count, per, p.Display(l.Rate), l.Per), Quantity: l.Count, Amount: l.Amount})
+		subtotal += l.Amount
+	}
+	tax := money.DivRound(subtotal*p.taxBasisPoints(), 10000)
+	if len(lines) == 0 || subtotal+tax != total {
+		return out
+	}
+	out.Lines, out.Subtotal = lines, subtotal
+	if tax > 0 {
+		label := p.cfg.Business.TaxLabel
+		if label == "" {
+			label = "tax"
+		}
+		out.Tax = PriceLine{Label: strings.ToUpper(label[:1]) + label[1:], Quantity: 1, Amount: tax}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/golden"
+	"frontdesk/internal/money"
 )
 
 var today, _ = civil.Parse("2026-11-30")
@@ -194,5 +195,48 @@ func TestBreakdownAddsUp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPriceLines: a stay's price splits into its rate lines, worded as
+// every door shows them, and the tax line, adding up to the quote's
+// total; a total today's rates do not give stands alone.
+func TestPriceLines(t *testing.T) {
+	p, c := demoPricer()
+	today, _ := civil.Parse("2027-01-01")
+	for _, l := range c.Locations {
+		for _, u := range l.NightUnits() {
+			for nights := 1; nights <= 30; nights++ {
+				q, err := p.Quote(Stay{Location: l, RoomType: u.Type, Checkin: "2027-02-01", Checkout: civilAdd("2027-02-01", nights)}, today)
+				if err != nil {
+					continue
+				}
+				pr := p.Price(u, nights, q.Total)
+				var sum int64
+				for _, line := range pr.Lines {
+					sum += line.Amount
+				}
+				if len(pr.Lines) == 0 || sum != q.Subtotal || pr.Subtotal != q.Subtotal || pr.Tax.Amount != q.Tax || pr.Total != q.Total {
+					t.Errorf("%s %s %d nights: price %+v, quote %+v", l.Slug, u.Type, nights, pr, q)
+				}
+				if (q.Tax > 0) != (pr.Tax.Label != "") {
+					t.Errorf("%s %s %d nights: tax line %+v for tax %d", l.Slug, u.Type, nights, pr.Tax, q.Tax)
+				}
+			}
+			if pr := p.Price(u, 7, 1); len(pr.Lines) != 0 || pr.Tax.Label != "" || pr.Total != 1 {
+				t.Errorf("%s %s: a total the rates do not give = %+v", l.Slug, u.Type, pr)
+			}
+		}
+	}
+	l := c.Locations[0]
+	u, _ := l.Unit("double")
+	u.NightlyRate, u.WeeklyRate = "100.00", "600.00"
+	pr := p.Price(u, 9, 80000+money.DivRound(80000*p.taxBasisPoints(), 10000))
+	var got []string
+	for _, line := range pr.Lines {
+		got = append(got, line.Label)
+	}
+	if want := "1 week × $600.00 a week; 2 nights × $100.00 a night"; strings.Join(got, "; ") != want {
+		t.Fatalf("lines = %q, want %q", got, want)
 	}
 }

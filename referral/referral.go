@@ -29,6 +29,8 @@ type Host interface {
 	PayerConversionWrites(ctx context.Context, party string, c orp.Conversion) (orp.ConversionResult, []store.Write, error)
 	Payouts(ctx context.Context, deal string) ([]orp.Payout, error)
 	PayerSent(ctx context.Context, party, deal, payout, ref string) error
+	// PartyName is the name a party gave when it joined, or "".
+	PartyName(ctx context.Context, id string) (string, error)
 }
 
 // Mark is where a guest came from, as a door heard it: the core's.

@@ -26,14 +26,19 @@ type DoorCount struct {
 
 // DealSummary is one partner deal's bookings and money.
 type DealSummary struct {
-	Deal     string
-	Partner  string // the payee's party id
-	Bookings int    // attributed bookings, refunded ones included
-	Refunded int
-	Final    int
+	Deal    string
+	Partner string // the payee's party id
+	// PartnerName is the name the partner gave when it joined, or "".
+	PartnerName string
+	Bookings    int // attributed bookings, refunded ones included
+	Refunded    int
+	Final       int
 	// Owed is what the business owes the partner and has not sent: held
-	// and payable payouts. Settle are the payable ones.
-	Owed   orp.Money
+	// and payable payouts. Held are those still waiting out their hold,
+	// Payable those due now; Settle lists the payable ones.
+	Owed, Held, Payable orp.Money
+	// Paid is what the partner confirmed it received.
+	Paid   orp.Money
 	Settle []orp.Payout
 	// Sent are payouts sent and not yet confirmed by the partner.
 	Sent []orp.Payout
@@ -53,7 +58,8 @@ func (l *Ledger) Summary(ctx context.Context) (Summary, error) {
 		doors[b.Door]++
 		d := deals[b.Deal]
 		if d == nil {
-			d = &DealSummary{Deal: b.Deal, Owed: orp.Money{Currency: b.Currency}}
+			none := orp.Money{Currency: b.Currency}
+			d = &DealSummary{Deal: b.Deal, Owed: none, Held: none, Payable: none, Paid: none}
 			deals[b.Deal] = d
 			order = append(order, b.Deal)
 		}
@@ -79,19 +85,33 @@ func (l *Ledger) Summary(ctx context.Context) (Summary, error) {
 		for _, p := range ps {
 			d.Partner = p.Payee
 			switch p.State {
-			case "held", "payable":
-				d.Owed.AmountMinor += p.Amount.AmountMinor
-				d.Owed.Currency = p.Amount.Currency
-				if p.State == "payable" {
-					d.Settle = append(d.Settle, p)
-				}
+			case "held":
+				add(&d.Owed, p.Amount)
+				add(&d.Held, p.Amount)
+			case "payable":
+				add(&d.Owed, p.Amount)
+				add(&d.Payable, p.Amount)
+				d.Settle = append(d.Settle, p)
 			case "sent":
 				d.Sent = append(d.Sent, p)
+			case "paid":
+				add(&d.Paid, p.Amount)
+			}
+		}
+		if d.Partner != "" {
+			if d.PartnerName, err = l.host.PartyName(ctx, d.Partner); err != nil {
+				return out, fmt.Errorf("read partner: %w", err)
 			}
 		}
 		out.Deals = append(out.Deals, *d)
 	}
 	return out, nil
+}
+
+// add adds m to sum, which takes m's currency.
+func add(sum *orp.Money, m orp.Money) {
+	sum.AmountMinor += m.AmountMinor
+	sum.Currency = m.Currency
 }
 
 // Settle records that the business sent a payable payout on the deal's

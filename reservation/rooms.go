@@ -33,6 +33,10 @@ type RoomSearch struct {
 	// Full names the room types that would suit but have no unit free
 	// or no price for these dates, as "Riverside Inn double".
 	Full []string
+	// Closed gives, by location slug, the first night of the stay a
+	// closure of the business or of the property covers: none of its
+	// rooms is offered then.
+	Closed map[string]civil.Date
 }
 
 // Availability is what is free at one property, night by night, from

@@ -56,12 +56,26 @@ type Booking struct {
 	Location         *Place           `json:"location,omitempty"`
 	Status           string           `json:"status"`
 	ConfirmationMode string           `json:"confirmation_mode"`
+	Payment          *Payment         `json:"payment,omitempty"`
 	Notes            string           `json:"notes,omitempty"`
 	Cancellation     *Cancellation    `json:"cancellation,omitempty"`
 	CreatedAt        string           `json:"created_at"`
 	UpdatedAt        string           `json:"updated_at"`
 	ExpiresAt        string           `json:"expires_at,omitempty"`
 	Revision         string           `json:"revision"`
+}
+
+// Payment is a booking's payment (§8.5.1) for a service paid at the
+// property: nothing is owed online (not_required, amount_due 0), and
+// amount and tax_amount are the stay's price before tax and its tax, as
+// the price lines of the guest site and the mails split it.
+type Payment struct {
+	Status    string `json:"status"`
+	Timing    string `json:"timing"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+	AmountDue int64  `json:"amount_due"`
+	TaxAmount int64  `json:"tax_amount,omitempty"`
 }
 
 // BookingResult answers every booking operation. Booking is absent only
@@ -181,6 +195,7 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	if w, ok := b.resolveSlot(s, d.SlotID); ok {
 		out.Slot = SlotRef{ID: w.id, Start: w.start.In(zone).Format(time.RFC3339), End: w.end.In(zone).Format(time.RFC3339), Duration: isoDuration(w.end.Sub(w.start))}
 	}
+	out.Payment = b.payment(s, r)
 	if s.ID != "" {
 		out.Location = &Place{ID: s.loc.Slug, Name: s.loc.Name}
 		if len(s.Resources) > 0 {
@@ -200,6 +215,20 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 		out.Cancellation = &Cancellation{Reason: reason, CanceledBy: by, CanceledAt: at}
 	}
 	return out
+}
+
+// payment is a stay's payment as the booking shows it, from the one
+// function that splits a price into lines; nil for a timed service, or
+// a stay whose total today's rates no longer split.
+func (b *Business) payment(s Service, r reservation.Reservation) *Payment {
+	if s.ID == "" || s.unit.Kind != business.KindNight || len(r.Slots) == 0 || b.pricer == nil {
+		return nil
+	}
+	pr := b.pricer.Price(s.unit, len(r.Slots), r.Total)
+	if len(pr.Lines) == 0 {
+		return nil
+	}
+	return &Payment{Status: "not_required", Timing: "at_service", Amount: pr.Subtotal, Currency: s.Pricing.Currency, AmountDue: 0, TaxAmount: pr.Tax.Amount}
 }
 
 func pricingStay(s Service, w wantSlot) pricing.Stay {

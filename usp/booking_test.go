@@ -753,3 +753,31 @@ func TestLegacyHoldLapses(t *testing.T) {
 		t.Fatalf("legacy hold after its deadline: %s held %v", r.State, r.Held)
 	}
 }
+
+// TestBookingShowsItsPrice: a stay's booking carries its price as a
+// payment paid at the property (§2.2.2): nothing due online, the amount
+// before tax and the tax as the price lines split the total, valid for
+// the schema; a timed service's booking carries none.
+func TestBookingShowsItsPrice(t *testing.T) {
+	b := newBench(t)
+	ctx := context.Background()
+	s := b.slot(t, "svc_riverside_double", "2026-03-02")
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
+	if err != nil || res.Booking == nil {
+		t.Fatalf("create: %+v, %v", res, err)
+	}
+	check(t, "Booking", res.Booking)
+	r, err := reservation.Get(ctx, b.Store, res.Booking.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Booking.Payment
+	if p == nil || p.Status != "not_required" || p.Timing != "at_service" || p.AmountDue != 0 || p.Currency != "USD" || p.TaxAmount <= 0 || p.Amount+p.TaxAmount != r.Total {
+		t.Fatalf("payment = %+v for a total of %d", p, r.Total)
+	}
+	shuttle := b.slot(t, "svc_airport_shuttle", "2026-03-02")
+	res, err = b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: shuttle.ServiceID, SlotID: shuttle.ID, Buyer: ada})
+	if err != nil || res.Booking == nil || res.Booking.Payment != nil {
+		t.Fatalf("timed booking: %+v, %v", res, err)
+	}
+}

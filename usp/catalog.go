@@ -85,7 +85,10 @@ type Policies struct {
 	Rescheduling     Allowed       `json:"rescheduling"`
 	BookingWindow    BookingWindow `json:"booking_window"`
 	ConfirmationMode string        `json:"confirmation_mode"`
-	RequiresPayment  bool          `json:"requires_payment"`
+	// RequiresPayment and PaymentTiming say the price is paid in person
+	// at the property (§2.2.1, pay at service): nothing is taken online.
+	RequiresPayment bool   `json:"requires_payment"`
+	PaymentTiming   string `json:"payment_timing,omitempty"`
 }
 
 // Allowed says whether a change is allowed.
@@ -149,7 +152,8 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 			Rescheduling:     Allowed{true},
 			BookingWindow:    BookingWindow{MinAdvance: "PT0S", MaxAdvance: fmt.Sprintf("P%dD", cfg.Limits.AdvanceDays), SlotInterval: interval},
 			ConfirmationMode: confirmationMode(u),
-			RequiresPayment:  false,
+			RequiresPayment:  true,
+			PaymentTiming:    "at_service",
 		}
 	}
 	for _, loc := range cfg.Locations {

@@ -61,7 +61,8 @@
 // A unit's confirmation_mode (config) is its service's: an auto booking
 // is stored confirmed by the write that creates it (or converts its
 // hold), a manual one reserved until staff decide; the booking records
-// its mode when made. No service takes payment, so requires_action never
+// its mode when made. No service takes payment online (each is paid at
+// the property, payment_timing at_service), so requires_action never
 // occurs, and in_progress is not tracked; confirm from pending is refused
 // (invalid_transition) for an auto booking, as flow vector 105 asks. The operations follow §5.1.1: confirm from pending (and, as a
 // no-op, from confirmed), cancel from pending or confirmed, reschedule

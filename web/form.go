@@ -46,6 +46,28 @@ type formValues struct {
 	Via, Code string
 }
 
+// Stay is the stay's fields by name: the booking form carries them
+// again, hidden, beside the guest's details, as the fields the guest
+// sees belong to the price step's own form.
+func (v formValues) Stay() map[string]string {
+	return map[string]string{"roomtype": v.RoomType, "checkin": v.Checkin, "checkout": v.Checkout, "guests": v.Guests}
+}
+
+// stayQuery is the price step's address for a stay: the form again, by
+// GET, with the stay and its price.
+func stayQuery(l business.Location, v formValues) string {
+	q := url.Values{"step": {"quote"}}
+	for k, x := range v.Stay() {
+		if x != "" {
+			q.Set(k, x)
+		}
+	}
+	if v.Via != "" {
+		q.Set("via", v.Via)
+	}
+	return "/book/" + url.PathEscape(l.Slug) + "?" + q.Encode()
+}
+
 // clickID is the partner click id a query or a posted form carries, when
 // it has the shape of one; anything else is dropped.
 func clickID(v url.Values) string {
@@ -101,7 +123,9 @@ func (s *Site) location(slug string) (business.Location, bool) {
 // Book shows the location's booking form with a fresh one-time token,
 // prefilled from the query with only what checks out: a room type the
 // location sells, real dates and a guest count. Nothing else from the
-// query reaches the page. A prefilled stay shows its price.
+// query reaches the page. A prefilled stay shows its price. The price
+// step is this same read, asked for with step=quote: a stay that cannot
+// be priced then shows its problems beside the fields, answered 422.
 func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.location(r.PathValue("slug"))
 	if !ok {
@@ -134,6 +158,18 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.Token = token
+		if q.Get("step") == "quote" {
+			// The dates as given, so a problem names what is wrong with
+			// them; the page still shows only the checked values.
+			v := p.Values
+			v.RoomType, v.Checkin, v.Checkout = q.Get("roomtype"), q.Get("checkin"), q.Get("checkout")
+			quote, err := s.Forms.FormQuote(r.Context(), s.formRequest(r, l, v, ""))
+			if err == nil {
+				s.showQuote(&p, quote)
+			}
+			s.formAnswer(w, r, l, p, err)
+			return
+		}
 		if p.Values.RoomType != "" && p.Values.Checkout != "" {
 			if quote, err := s.Forms.FormQuote(r.Context(), s.formRequest(r, l, p.Values, "")); err == nil {
 				s.showQuote(&p, quote)
@@ -160,8 +196,9 @@ func (s *Site) formRequest(r *http.Request, l business.Location, v formValues, t
 	}
 }
 
-// BookSubmit takes a posted form. "Show the price" prices the stay and
-// shows the form again with everything kept. Sending saves the request
+// BookSubmit takes a posted form. The price step is a GET of its own
+// form; a post that still asks for it (a page from before) is sent
+// there, 303. Sending saves the request
 // once per form token and redirects to the request's own page (Post,
 // Redirect, Get), so a refresh or a post sent again, from the back
 // button or a double click, shows the first request instead of filing
@@ -193,11 +230,7 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 		p.Values.Signature = "" // only a signature that passes is drawn again
 	}
 	if f.Get("step") == "quote" {
-		quote, err := s.Forms.FormQuote(r.Context(), req)
-		if err == nil {
-			s.showQuote(&p, quote)
-		}
-		s.formAnswer(w, r, l, p, err)
+		http.Redirect(w, r, stayQuery(l, p.Values), http.StatusSeeOther)
 		return
 	}
 	res, err := s.Forms.Submit(r.Context(), req)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -77,31 +76,18 @@ type priceLines struct {
 
 type priceLine struct{ Label, Amount string }
 
-// breakdown words a stay of nights in u with its tax and total. The
-// lines come from pricing.Breakdown; total is the figure the quote or
-// the reservation holds, and is shown alone if the lines do not add up
-// to it (the rates changed since the stay was priced).
+// breakdown words a stay of nights in u with its tax and total, in the
+// lines of pricing's Price, which the mails and USP answers show too;
+// total is the figure the quote or the reservation holds.
 func (s *Site) breakdown(u business.Unit, nights int, total int64) *priceLines {
 	cur := s.Config.Business.Currency
-	pr := pricing.New(s.Config.Portfolio, "")
-	p := &priceLines{Total: money.Display(total, cur)}
-	var subtotal int64
-	for _, l := range pr.Breakdown(u, nights) {
-		subtotal += l.Amount
-		unit := l.Per
-		if l.Count != 1 {
-			unit += "s"
-		}
-		p.Lines = append(p.Lines, priceLine{Label: fmt.Sprintf("%d %s × %s a %s", l.Count, unit, money.Display(l.Rate, cur), l.Per), Amount: money.Display(l.Amount, cur)})
+	pr := pricing.New(s.Config.Portfolio, "").Price(u, nights, total)
+	p := &priceLines{Total: money.Display(pr.Total, cur)}
+	for _, l := range pr.Lines {
+		p.Lines = append(p.Lines, priceLine{Label: l.Label, Amount: money.Display(l.Amount, cur)})
 	}
-	if tax := total - subtotal; tax > 0 {
-		label := s.Config.Business.TaxLabel
-		if label == "" {
-			label = "Tax"
-		}
-		p.Tax = priceLine{Label: strings.ToUpper(label[:1]) + label[1:], Amount: money.Display(tax, cur)}
-	} else if tax < 0 || subtotal == 0 {
-		p.Lines, p.Tax = nil, priceLine{}
+	if pr.Tax.Label != "" {
+		p.Tax = priceLine{Label: pr.Tax.Label, Amount: money.Display(pr.Tax.Amount, cur)}
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,10 +15,13 @@ import (
 
 // A property's own page, /properties/{slug}: its rooms, and for each a
 // calendar of this month and the next with the nights that are free and
-// their price. A free night links to the booking form with that arrival
-// and the room's shortest stay filled in, so the calendar works without
-// a script and by keyboard. A room let by the week marks the arrival
-// dates a whole minimum stay is free from, under its weekly price.
+// their price. Dates are picked in two clicks, each a link, so the
+// calendar works without a script and by keyboard: a free arrival date
+// links to this page with that arrival chosen (?room=…&arrive=…), which
+// then links each departure date the room is free until to the booking
+// form with both dates filled in. A room let by the week marks the
+// arrival dates a whole minimum stay is free from, under its weekly
+// price.
 
 // propertyPage is what property.html shows.
 type propertyPage struct {
@@ -32,6 +36,9 @@ type roomCalendar struct {
 	Months []month
 	// Note says what a marked day means for this room.
 	Note string
+	// Arrival words the arrival chosen for this room, "Mon, Dec 7,
+	// 2026", when one is; Clear is the page without it.
+	Arrival, Clear string
 }
 
 // month is one calendar month as weeks of seven days, Monday first.
@@ -43,8 +50,10 @@ type month struct {
 // calendarDay is one cell: a day of the month, or an empty cell.
 type calendarDay struct {
 	Day int // 0: a cell outside the month
-	// State is "free" (a link to the form), "full", "closed" (not an
-	// arrival date for this room) or "past".
+	// State is "free" (a link choosing it as the arrival), "full",
+	// "closed" (not an arrival date for this room) or "past"; with an
+	// arrival chosen, "arrive" (that date), "stay" (a night inside the
+	// minimum stay) or "depart" (a link to the form for the stay).
 	State string
 	Price string // the night's rate, for a free night of a nightly room
 	Label string // the whole date and what it offers, for screen readers
@@ -68,7 +77,11 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 	d.Description = l.Name + " by " + s.Config.Business.Name + ": rooms, free nights and prices for this month and the next."
 	today := civil.Of(s.Clock.Now(), l.Zone())
 	start := today.AddDays(1 - today.At(12, 0, time.UTC).Day()) // the 1st of this month
-	end := start.At(12, 0, time.UTC).AddDate(0, 2, 0)           // the 1st of the month after next
+	months := 2                                                 // this month and the next
+	if q := r.URL.Query(); q.Get("room") != "" && q.Get("arrive") != "" {
+		months = 3 // and one more for the departures of a late arrival
+	}
+	end := start.At(12, 0, time.UTC).AddDate(0, months, 0) // the 1st after the last month shown
 	last, _ := civil.Parse(end.Format(time.DateOnly))
 	days := today.DaysUntil(last)
 	avail, err := s.Forms.Availability(r.Context(), l.Slug, days)
@@ -79,9 +92,26 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 	}
 	p := propertyPage{pageData: d, Location: l}
 	cur := s.Config.Business.Currency
+	// shut says whether a closure of the business or of the property
+	// covers d: its nights are not offered, as the search says too.
+	shut := func(d civil.Date) bool {
+		for _, list := range [][]business.Closure{s.Config.Business.Closures, l.Closures} {
+			for _, cl := range list {
+				if cl.Covers(d.String()) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for _, rm := range prop.Rooms {
 		u := rm.Unit
-		free := avail.Free[u.Type]
+		free := slices.Clone(avail.Free[u.Type])
+		for i := range free {
+			if shut(today.AddDays(i)) {
+				free[i] = 0
+			}
+		}
 		stay := max(1, u.MinNights)
 		if u.WeeklyOnly() {
 			stay = max(7, stay)
@@ -92,9 +122,9 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 		}
 		rc := roomCalendar{roomCard: card(prop, rm)}
 		if stay > 1 {
-			rc.Note = "Marked days are the arrival dates from which " + strconv.Itoa(stay) + " nights in a row are free; pick one to ask for those nights."
+			rc.Note = "Marked days are the arrival dates from which " + strconv.Itoa(stay) + " nights in a row are free. Pick your arrival, then your departure."
 		} else {
-			rc.Note = "Each free night shows its rate before tax; pick one to ask for that night, and change the departure on the form."
+			rc.Note = "Each free night shows its rate before tax. Pick your arrival, then your departure."
 		}
 		// freeFrom says whether a whole stay from night i is free.
 		freeFrom := func(i int) bool {
@@ -108,20 +138,46 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 			}
 			return true
 		}
+		// The arrival chosen for this room, if the query names one a
+		// whole stay is free from, and the longest stay free from it.
+		arrive, chosen, longest := civil.Date{}, false, 0
+		if q := r.URL.Query(); q.Get("room") == u.Type {
+			if d, err := civil.Parse(q.Get("arrive")); err == nil && freeFrom(today.DaysUntil(d)) {
+				arrive, chosen = d, true
+				for a := today.DaysUntil(d); a+longest < len(free) && free[a+longest] > 0 && longest < s.Config.Limits.MaxStayNights; {
+					longest++
+				}
+				rc.Arrival, rc.Clear = s.longDate(d), "/properties/"+url.PathEscape(l.Slug)+"#room-"+u.Type
+				rc.Note = "Now pick your departure: the marked days are those you can leave on, after " + strconv.Itoa(stay) + " to " + strconv.Itoa(longest) + " nights."
+			}
+		}
 		rc.Months = layMonths(start, last, func(d civil.Date) calendarDay {
 			i := today.DaysUntil(d)
 			c := calendarDay{Day: d.At(12, 0, time.UTC).Day(), Label: s.longDate(d)}
+			n := arrive.DaysUntil(d) // nights from the chosen arrival
 			switch {
+			case chosen && n == 0:
+				c.State, c.Book = "arrive", rc.Clear
+				c.Label += ": your arrival; pick it again to choose another"
+			case chosen && n > 0 && n < stay:
+				c.State = "stay"
+				c.Label += ": a night of your stay"
+			case chosen && n >= stay && n <= longest:
+				c.State, c.Book = "depart", bookLink(l, u, arrive, n)
+				c.Label += ": leave after " + nightsWord(n)
 			case i < 0:
 				c.State = "past"
 			case freeFrom(i):
-				c.State, c.Book = "free", bookLink(l, u, d, stay)
+				c.State, c.Book = "free", arriveLink(l, u, d)
 				if stay == 1 {
 					c.Price = rate
-					c.Label += ": free, " + rate + " a night"
+					c.Label += ": free, " + rate + " a night; arrive on this day"
 				} else {
-					c.Label += ": arrive for " + strconv.Itoa(stay) + " nights"
+					c.Label += ": arrive for " + strconv.Itoa(stay) + " nights or more"
 				}
+			case i >= 0 && shut(d):
+				c.State = "closed"
+				c.Label += ": closed"
 			case i < len(free) && free[i] < 1:
 				c.State = "full"
 				c.Label += ": full"
@@ -134,6 +190,21 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 		p.Rooms = append(p.Rooms, rc)
 	}
 	s.render(w, r, "property.html", p)
+}
+
+// arriveLink is the property page with d chosen as the arrival in u's
+// calendar, which the address's fragment scrolls to.
+func arriveLink(l business.Location, u business.Unit, d civil.Date) string {
+	v := url.Values{"room": {u.Type}, "arrive": {d.String()}}
+	return "/properties/" + url.PathEscape(l.Slug) + "?" + v.Encode() + "#room-" + u.Type
+}
+
+// nightsWord counts nights, "1 night", "3 nights".
+func nightsWord(n int) string {
+	if n == 1 {
+		return "1 night"
+	}
+	return strconv.Itoa(n) + " nights"
 }
 
 // bookLink is the form of room u at l with a stay from in for nights.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
+
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/reservation"
@@ -36,7 +38,7 @@ func (a availability) Availability(_ context.Context, _ string, days int) (reser
 // free, to a form for those seven nights.
 func TestPropertyCalendar(t *testing.T) {
 	free := func(n int, full ...int) []int {
-		out := make([]int, 40)
+		out := make([]int, 100)
 		for i := range out {
 			out[i] = n
 		}
@@ -60,15 +62,53 @@ func TestPropertyCalendar(t *testing.T) {
 		"<caption>November 2026</caption>", "<caption>December 2026</caption>",
 		// November 2026 starts on a Sunday: six empty cells first.
 		`<tbody><tr><td></td><td></td><td></td><td></td><td></td><td></td><td><span class="past">1<span class="visually-hidden"> (Sun, Nov 1, 2026)</span></span></td></tr>`,
-		`<a href="/book/riverside?checkin=2026-11-30&amp;checkout=2026-12-01&amp;roomtype=double">30<small>$119</small><span class="visually-hidden"> (Mon, Nov 30, 2026: free, $119 a night)</span></a>`,
+		`<a href="/properties/riverside?arrive=2026-11-30&amp;room=double#room-double">30<small>$119</small><span class="visually-hidden"> (Mon, Nov 30, 2026: free, $119 a night; arrive on this day)</span></a>`,
 		`<span class="full">3<span class="visually-hidden"> (Thu, Dec 3, 2026: full)</span></span>`,
-		`<a href="/book/riverside?checkin=2026-12-02&amp;checkout=2026-12-09&amp;roomtype=studio">2<span class="visually-hidden"> (Wed, Dec 2, 2026: arrive for 7 nights)</span></a>`,
+		`<a href="/properties/riverside?arrive=2026-12-02&amp;room=studio#room-studio">2<span class="visually-hidden"> (Wed, Dec 2, 2026: arrive for 7 nights or more)</span></a>`,
 		`<span class="closed">3<span class="visually-hidden"> (Thu, Dec 3, 2026: not an arrival date for this room)</span></span>`,
-		`<a href="/book/riverside?checkin=2026-12-10&amp;checkout=2026-12-17&amp;roomtype=studio">10<span class="visually-hidden"> (Thu, Dec 10, 2026: arrive for 7 nights)</span></a>`,
+		`<a href="/properties/riverside?arrive=2026-12-10&amp;room=studio#room-studio">10<span class="visually-hidden"> (Thu, Dec 10, 2026: arrive for 7 nights or more)</span></a>`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("property page lacks %s", want)
 		}
+	}
+	// The second click: with an arrival chosen, the days the room can be
+	// left on link to the form with both dates; the double is full on
+	// Dec 3, so a stay from Nov 30 ends by then.
+	status, body = get(t, mux, "/properties/riverside?room=double&arrive=2026-11-30")
+	if status != http.StatusOK {
+		t.Fatalf("property page with an arrival = %d", status)
+	}
+	for _, want := range []string{
+		`Arrival Mon, Nov 30, 2026 chosen. <a href="/properties/riverside#room-double">Choose another arrival</a>`,
+		`<a href="/properties/riverside#room-double" class="arrive">30<span class="visually-hidden"> (Mon, Nov 30, 2026: your arrival; pick it again to choose another)</span></a>`,
+		`<a href="/book/riverside?checkin=2026-11-30&amp;checkout=2026-12-01&amp;roomtype=double" class="depart">1<span class="visually-hidden"> (Tue, Dec 1, 2026: leave after 1 night)</span></a>`,
+		`<a href="/book/riverside?checkin=2026-11-30&amp;checkout=2026-12-03&amp;roomtype=double" class="depart">3<span class="visually-hidden"> (Thu, Dec 3, 2026: leave after 3 nights)</span></a>`,
+		`<a href="/properties/riverside?arrive=2026-12-04&amp;room=double#room-double">4<small>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("property page with an arrival lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "checkout=2026-12-04&amp;roomtype=double") {
+		t.Error("a stay across the full night of Dec 3 is offered")
+	}
+	status, body = get(t, mux, "/properties/riverside?room=studio&arrive=2026-12-02")
+	if status != http.StatusOK || !strings.Contains(body, `<span class="stay">8<span class="visually-hidden"> (Tue, Dec 8, 2026: a night of your stay)</span></span>`) ||
+		!strings.Contains(body, `<a href="/book/riverside?checkin=2026-12-02&amp;checkout=2026-12-09&amp;roomtype=studio" class="depart">9<`) || strings.Contains(body, `checkout=2026-12-10&amp;roomtype=studio`) {
+		t.Fatalf("the studio from Dec 2 = %d: departures must be Dec 9 only", status)
+	}
+	// A closure of the property closes its nights on the calendar too.
+	s.Config.Locations[0].Closures = []business.Closure{{From: "2026-12-20", To: "2026-12-21", Reason: "staff training"}}
+	_, body = get(t, mux, "/properties/riverside")
+	if !strings.Contains(body, `<span class="closed">20<span class="visually-hidden"> (Sun, Dec 20, 2026: closed)</span></span>`) || strings.Contains(body, "staff training") ||
+		strings.Contains(body, "arrive=2026-12-21&amp;room=double") || !strings.Contains(body, "arrive=2026-12-22&amp;room=double") {
+		t.Fatal("the closure's nights are offered on the calendar")
+	}
+	s.Config.Locations[0].Closures = nil
+	// An arrival that cannot start a stay chooses nothing.
+	if _, body := get(t, mux, "/properties/riverside?room=double&arrive=2026-12-03"); strings.Contains(body, "chosen.") {
+		t.Fatal("a full night was taken as the arrival")
 	}
 	if status, body := get(t, mux, "/properties/nowhere"); status != http.StatusNotFound || !strings.Contains(body, "This page is not here") {
 		t.Fatalf("unknown property = %d: %.200s", status, body)

@@ -23,10 +23,11 @@ type PartnerCodes interface {
 	IssueCode(ctx context.Context, deal string) (code, refused string, err error)
 }
 
-// PartnerDeal is one running deal of the business with a partner.
+// PartnerDeal is one running deal of the business with a partner: its
+// party id, and the name it gave when it joined ("" for none).
 type PartnerDeal struct {
-	Deal, Partner, Title, State string
-	Codes                       []string
+	Deal, Partner, PartnerName, Title, State string
+	Codes                                    []string
 }
 
 type partnerCodesData struct {

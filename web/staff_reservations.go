@@ -97,7 +97,7 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 		}
 		day, err := civil.Parse(date.text)
 		if err != nil {
-			d.Problem = "Give dates as YYYY-MM-DD."
+			d.Problem = "A date could not be read: choose it again in its date field."
 			continue
 		}
 		*date.into = day.AddDays(date.add).String() // "to" includes its day

@@ -209,7 +209,7 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 	if from := q.Get("from"); from != "" {
 		day, err := civil.Parse(from)
 		if err != nil {
-			d.Problem = "Give the first day as YYYY-MM-DD, such as 2027-03-14; the calendar starts today instead."
+			d.Problem = "The first day could not be read, so the calendar starts today: choose the day again in its date field."
 		} else {
 			d.From = day
 		}

@@ -289,20 +289,24 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, u := range l.NightUnits() {
 			if !offered[l.Slug+"/"+u.Type] {
-				p.NotOffered = append(p.NotOffered, roomTitle(u)+" at "+l.Name+": "+s.whyNot(u, res))
+				p.NotOffered = append(p.NotOffered, roomTitle(u)+" at "+l.Name+": "+s.whyNot(l, u, res))
 			}
 		}
 	}
 	s.render(w, r, "search.html", p)
 }
 
-// whyNot words why the search does not offer u for the stay searched:
-// the party is too large for it, the stay is under its minimum, or no
-// unit of it is free on every night.
-func (s *Site) whyNot(u business.Unit, res reservation.RoomSearch) string {
+// whyNot words why the search does not offer u at l for the stay
+// searched: the party is too large for it, the property is closed on a
+// night of the stay, the stay is under its minimum, or no unit of it is
+// free on every night.
+func (s *Site) whyNot(l business.Location, u business.Unit, res reservation.RoomSearch) string {
+	closed, isClosed := res.Closed[l.Slug]
 	switch min := max(u.MinNights, 1); {
 	case s.Config.Sleeps(u) < res.Guests:
 		return "sleeps at most " + strconv.Itoa(s.Config.Sleeps(u)) + "."
+	case isClosed:
+		return "closed on " + s.longDate(closed) + "."
 	case u.WeeklyOnly() && res.Nights < max(7, min):
 		return "let by the week, for stays of " + strconv.Itoa(max(7, min)) + " nights or more."
 	case res.Nights < min:

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -26,5 +28,20 @@ func TestCancellationWaitsOutAClosure(t *testing.T) {
 	res, out := callTool(t, cs, "cancel_booking", map[string]any{"reservation_number": open, "phone_last4": "0199"})
 	if res.IsError || out["cancel_id"] == nil {
 		t.Fatalf("cancel at an open property answered %s", text(res))
+	}
+}
+
+// TestSearchSaysClosed: the guest search names a closure on a night of
+// the stay as the reason a property's rooms are not offered, beside the
+// minimum stay, and never shows the closure's staff reason.
+func TestSearchSaysClosed(t *testing.T) {
+	t.Parallel()
+	m := startMain(t, "", func(c *config.Config) {
+		c.Locations[0].Closures = []business.Closure{{From: "2026-12-31", Reason: "staff training"}}
+	})
+	search := m.URL + "/search?" + url.Values{"location": {"riverside"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"1"}}.Encode()
+	status, _, body := get(t, search, "", nil)
+	if status != http.StatusOK || !strings.Contains(body, "closed on Thu, Dec 31, 2026.") || strings.Contains(body, "staff training") || strings.Contains(body, "roomtype=") {
+		t.Fatalf("search = %d: %s", status, body)
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -126,8 +128,8 @@ func TestBookingFormInABrowser(t *testing.T) {
 			// Empty dates and no signature: every problem beside its field.
 			browsertest.Submit(t, ctx, "#send")
 			for sel, want := range map[string]string{
-				"#checkin-problem":   "Give the arrival date as YYYY-MM-DD, such as 2027-03-14.",
-				"#checkout-problem":  "Give the departure date as YYYY-MM-DD, such as 2027-03-14.",
+				"#checkin-problem":   "Choose an arrival date.",
+				"#checkout-problem":  "Choose a departure date.",
 				"#signature-problem": "Sign in the box to agree to the guest agreement.",
 			} {
 				if got := text(sel); got != want {
@@ -142,7 +144,7 @@ func TestBookingFormInABrowser(t *testing.T) {
 
 			// Dates, the price, then a signature and one more problem.
 			browsertest.Do(t, ctx, setValue("#checkin", "2026-12-30"), setValue("#checkout", "2027-01-02"))
-			browsertest.Submit(t, ctx, "#quote")
+			showPrice(t, ctx)
 			if got := text("#quote-total"); !strings.Contains(got, "$395.38 in total") {
 				t.Fatalf("the price before sending: %q", got)
 			}
@@ -220,4 +222,87 @@ func TestFormResubmissionsMakeOneRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// showPrice presses "Show the price" and waits for the price in place.
+func showPrice(t *testing.T, ctx context.Context) {
+	t.Helper()
+	browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("quote").click()`))
+	waitFor(t, ctx, `!!document.getElementById("quote-total") || !!document.querySelector('#stay [aria-invalid="true"]')`)
+}
+
+// TestPriceStepIsARead: the form's price step is a GET. In the browser
+// it shows the price in place and keeps the details typed below; its
+// address is the step's, so a refresh shows the price again and the
+// back button leaves the form, and neither posts anything. Without the
+// script the same GET answers the page; a stay that cannot be priced
+// answers 422 with the problem beside its field, and a post that still
+// asks for the price is sent to the GET with 303.
+func TestPriceStepIsARead(t *testing.T) {
+	for _, width := range []int{browsertest.Desktop, browsertest.Phone} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			m := startMain(t, "")
+			ctx := browsertest.New(t, width)
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/"), chromedp.WaitVisible("#search"),
+				chromedp.Navigate(m.URL+"/book/riverside?roomtype=double"), chromedp.WaitVisible("#pad"),
+				chromedp.SendKeys("#name", "Grace Hopper"),
+				setValue("#checkin", "2026-12-30"), setValue("#checkout", "2027-01-02"))
+			before := browsertest.Get(t, ctx, chromedp.Evaluate[int](`history.length`))
+			showPrice(t, ctx)
+			if got := browsertest.Get(t, ctx, chromedp.Text("#quote-total")); !strings.Contains(got, "$395.38 in total") {
+				t.Fatalf("the price step shows %q", got)
+			}
+			if got := browsertest.Get(t, ctx, chromedp.Value("#name")); got != "Grace Hopper" {
+				t.Fatalf("the name after the price step = %q", got)
+			}
+			if got := browsertest.Get(t, ctx, chromedp.Evaluate[string](`location.search`)); !strings.Contains(got, "checkin=2026-12-30") || !strings.Contains(got, "step=quote") {
+				t.Fatalf("the address after the price step = %q", got)
+			}
+			if after := browsertest.Get(t, ctx, chromedp.Evaluate[int](`history.length`)); after != before {
+				t.Fatalf("the price step added %d history entries", after-before)
+			}
+			browsertest.Accessible(t, ctx, repoRoot, "the form with its price")
+			browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.beforeReload = true`), chromedp.Reload())
+			waitFor(t, ctx, `!window.beforeReload && document.readyState === "complete" && !!document.getElementById("quote-total")`)
+			browsertest.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`history.back()`))
+			waitFor(t, ctx, `location.pathname === "/" && document.readyState === "complete"`)
+			if n := formRequests(t, m); n != 0 {
+				t.Fatalf("%d requests saved by the price step", n)
+			}
+		})
+	}
+	t.Run("without a script", func(t *testing.T) {
+		m := startMain(t, "")
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := client.Get(m.URL + "/book/riverside?" + url.Values{"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "step": {"quote"}}.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "$395.38") {
+			t.Fatalf("GET price step = %d", resp.StatusCode)
+		}
+		resp, err = client.Get(m.URL + "/book/riverside?" + url.Values{"roomtype": {"double"}, "checkin": {"2026-12-30"}, "step": {"quote"}}.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), `id="checkout-problem">Choose a departure date.`) {
+			t.Fatalf("GET price step without a departure = %d: %s", resp.StatusCode, body)
+		}
+		resp, err = client.PostForm(m.URL+"/book/riverside", url.Values{"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"}, "name": {"Grace Hopper"}, "step": {"quote"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/book/riverside?") || !strings.Contains(loc, "checkout=2027-01-02") || strings.Contains(loc, "Grace") {
+			t.Fatalf("POST price step = %d to %q, want 303 to the GET without the guest's details", resp.StatusCode, loc)
+		}
+		if n := formRequests(t, m); n != 0 {
+			t.Fatalf("%d requests saved by the price step", n)
+		}
+	})
 }

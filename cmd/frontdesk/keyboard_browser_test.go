@@ -89,3 +89,38 @@ func TestBookByKeyboardFromTheHomePage(t *testing.T) {
 		})
 	}
 }
+
+// TestPickDatesOnThePropertyCalendar: on a property's calendar a guest
+// picks a stay in two clicks by keyboard alone, each an Enter on a link:
+// the arrival, then the departure, which opens the form with both dates
+// and the stay's price. The page with an arrival chosen passes axe-core.
+func TestPickDatesOnThePropertyCalendar(t *testing.T) {
+	for _, width := range []int{browsertest.Desktop, browsertest.Phone} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			m := startMain(t, "")
+			ctx := browsertest.New(t, width)
+			k := &keyboard{t: t, ctx: ctx}
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/properties/riverside"), chromedp.WaitVisible("#room-double"))
+			arrive := `#room-double a[href*="arrive=2026-12-30"]`
+			depart := `#room-double a.depart[href*="checkout=2027-01-02"]`
+			k.enter(arrive, `!!document.querySelector('`+depart+`')`)
+			if got := browsertest.Get(t, ctx, chromedp.Text("#range-double")); !strings.Contains(got, "Arrival Wed, Dec 30, 2026 chosen.") {
+				t.Fatalf("the chosen arrival reads %q", got)
+			}
+			fits(t, ctx, "the calendar with an arrival", width)
+			browsertest.Accessible(t, ctx, repoRoot, "the calendar with an arrival")
+			k.enter(depart, `!!document.getElementById("quote-total")`)
+			if got := browsertest.Get(t, ctx, chromedp.Text("#quote-total")); !strings.Contains(got, "3 nights, Wed, Dec 30, 2026 to Sat, Jan 2, 2027") {
+				t.Fatalf("the form after two clicks shows %q", got)
+			}
+			for sel, want := range map[string]string{"#checkin": "2026-12-30", "#checkout": "2027-01-02", "#roomtype": "double"} {
+				if got := browsertest.Get(t, ctx, chromedp.Value(sel)); got != want {
+					t.Fatalf("%s = %q, want %q", sel, got, want)
+				}
+			}
+			if k.interactions != 2 {
+				t.Fatalf("picking the dates took %d interactions, want 2", k.interactions)
+			}
+		})
+	}
+}

@@ -260,7 +260,7 @@ func (p partnerOffers) Deals(ctx context.Context) ([]web.PartnerDeal, error) {
 	}
 	out := make([]web.PartnerDeal, 0, len(deals))
 	for _, d := range deals {
-		out = append(out, web.PartnerDeal{Deal: d.Deal, Partner: d.Partner, Title: d.Title, State: d.State, Codes: d.Codes})
+		out = append(out, web.PartnerDeal{Deal: d.Deal, Partner: d.Partner, PartnerName: d.PartnerName, Title: d.Title, State: d.State, Codes: d.Codes})
 	}
 	return out, nil
 }

@@ -27,8 +27,8 @@ func TestPartnerCodes(t *testing.T) {
 		w := startReferral(t, database)
 		olga := signIn(t, w.main, "olga")
 		status, _, page := olga.do("GET", "/staff/partners/codes", nil)
-		if status != 200 || !strings.Contains(page, w.deal) || !strings.Contains(page, w.code) {
-			t.Fatalf("codes page = %d, want the deal %s and its code", status, w.deal)
+		if status != 200 || !strings.Contains(page, w.deal) || !strings.Contains(page, w.code) || !strings.Contains(page, `<strong class="partner-name">Riverbend Travel</strong>`) {
+			t.Fatalf("codes page = %d, want the deal %s, its code and the partner's name", status, w.deal)
 		}
 		status, h, _ := olga.do("POST", "/staff/partners/codes", url.Values{"csrf": {olga.csrf}, "deal": {w.deal}})
 		if status != http.StatusSeeOther {

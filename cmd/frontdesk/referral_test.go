@@ -112,7 +112,7 @@ func startReferral(t *testing.T, database string, with ...func(*Main)) *referral
 	}
 	hash := obody(m)["terms_hash"]
 	listed := s.approve(business, local(obody(m)["waiting"].(map[string]any)["url"].(string)))
-	w.partner = s.join("{}")
+	w.partner = s.join(`{"agent": {"name": "Riverbend Travel", "version": "1.0"}}`)
 	_, m = s.send(w.partner, s.msg(w.partner, "accept", nil, map[string]any{"offer": obody(listed)["id"], "terms_hash": hash}))
 	w.deal = m["deal"].(string)
 	if active := s.approve(w.partner, local(obody(m)["waiting"].(map[string]any)["url"].(string))); obody(active)["state"] != "active" {
@@ -407,8 +407,9 @@ func runReferralSettle(t *testing.T, w *referralWorld) {
 	id := payable["payout"].(string)
 	olga := signIn(t, w.main, "olga")
 	_, _, page := olga.do("GET", "/staff/", nil)
-	for _, want := range []string{`<section id="partners">`, `<span class="door">form 2</span>`, `<h3>Deal ` + w.deal + `</h3><p>Partner <span class="partner">` + w.partner.id + `</span>`,
+	for _, want := range []string{`<section id="partners">`, `<span class="door">form 2</span>`, `<h3>Deal ` + w.deal + `</h3><p>Partner <span class="partner"><strong class="partner-name">Riverbend Travel</strong> <small class="party-id">` + w.partner.id + `</small></span>`,
 		`<span class="booked">2</span> booked</li><li><span class="refunded">1</span> refunded</li><li><span class="stayed">0</span> stayed`,
+		`<dd class="held">$0.00</dd>`, `<dd class="payable">` + dollars(w.total(ref)/10) + `</dd>`, `<dd class="paid">$0.00</dd>`,
 		`name="payout" value="` + id + `"`} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("dashboard lacks %q: %s", want, page)
@@ -438,10 +439,17 @@ func runReferralSettle(t *testing.T, w *referralWorld) {
 	w.clock.Advance(31 * 24 * time.Hour)
 	w.decide(ref, reservation.Completed)
 	olga = signIn(w.tt, w.main, "olga") // the earlier session has ended
-	if _, _, page := olga.do("GET", "/staff/", nil); !strings.Contains(page, `<span class="stayed">1</span> stayed</li><li><span class="owed">$0.00</span> owed`) {
-		t.Fatalf("dashboard after the stay: %s", page)
+	_, _, page = olga.do("GET", "/staff/", nil)
+	for _, want := range []string{`<span class="stayed">1</span> stayed</li></ul>`, `<dd class="payable">$0.00</dd>`, `<dd class="paid">` + dollars(w.total(ref)/10) + `</dd>`, `<span class="owed">$0.00</span>`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("dashboard after the stay lacks %q: %s", want, page)
+		}
 	}
 }
+
+// dollars writes minor units of USD as the staff screen does, for
+// amounts under a thousand dollars.
+func dollars(minor int64) string { return fmt.Sprintf("$%d.%02d", minor/100, minor%100) }
 
 // runReferralElsewhere continues on the world of runReferral: a USP
 // booking with the partner's code pays the partner and its cancellation

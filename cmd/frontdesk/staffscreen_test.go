@@ -625,3 +625,22 @@ func TestStaffSearchFindsGuestsInHistory(t *testing.T) {
 		t.Errorf("the list with an empty start = %v; want every date", got[:min(len(got), 5)])
 	}
 }
+
+// TestStaffDateProblemsNameNoFormat: a date the staff screen cannot read
+// is said without a format hint, as its date control shows dates in the
+// browser's own way.
+func TestStaffDateProblemsNameNoFormat(t *testing.T) {
+	t.Parallel()
+	m := startMain(t, "")
+	addStaff(t, m)
+	olga := signIn(t, m, "olga")
+	for path, want := range map[string]string{
+		"/staff/calendar?from=2026-02-30":     "The first day could not be read, so the calendar starts today: choose the day again in its date field.",
+		"/staff/reservations?from=2026-02-30": "A date could not be read: choose it again in its date field.",
+	} {
+		_, _, page := olga.do("GET", path, nil)
+		if !strings.Contains(page, want) || strings.Contains(page, "YYYY-MM-DD") {
+			t.Errorf("%s lacks %q or names a format", path, want)
+		}
+	}
+}

@@ -28,7 +28,7 @@ var layout string
 var style string
 
 // signaturePad is the one script a page may run: the booking form's
-// drawing pad. Pages include it by defining "script" as
+// drawing pad, and its price step fetched in place. Pages include it by defining "script" as
 // <script>{{.Script}}</script>; the CSP allows it by its hash only.
 //
 //go:embed signature.js

@@ -1,3 +1,35 @@
+// The price step: the stay's own form asks for the price by GET, which
+// works without this script. Here the answer is fetched and put in place
+// of the stay's form, so the details typed below stay as they are, and
+// the address becomes the step's, so a refresh shows the same price.
+// Sending copies the stay into the booking form's hidden fields.
+(function () {
+  var book = document.getElementById("book");
+  if (!book || !document.getElementById("stay")) return;
+  book.addEventListener("submit", function () {
+    var kept = book.querySelectorAll("input[data-stay]");
+    for (var i = 0; i < kept.length; i++) {
+      var shown = document.getElementById(kept[i].getAttribute("data-stay"));
+      if (shown) kept[i].value = shown.value;
+    }
+  });
+  document.addEventListener("submit", function (e) {
+    var stay = e.target;
+    if (stay.id !== "stay" || !window.fetch || !window.DOMParser || !window.URLSearchParams) return;
+    e.preventDefault();
+    var q = new URLSearchParams(new FormData(stay));
+    q.set("step", "quote");
+    var url = stay.getAttribute("action") + "?" + q.toString();
+    fetch(url, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+      var next = new DOMParser().parseFromString(html, "text/html").getElementById("stay");
+      if (!next) { location.href = url; return; }
+      stay.replaceWith(next);
+      history.replaceState(null, "", url);
+      var wrong = next.querySelector('[aria-invalid="true"]');
+      (wrong || document.getElementById("quote")).focus();
+    }, function () { location.href = url; });
+  });
+})();
 (function () {
   var pad = document.getElementById("pad");
   if (!pad) return;
