@@ -20,6 +20,8 @@ import (
 const (
 	kindPayment = "payment"
 	kindEvent   = "payment-event"
+	// kindLatest maps a reference to its latest payment's id.
+	kindLatest = "payment-latest"
 )
 
 // MetadataPayment is the metadata key that carries the ledger's payment
@@ -178,13 +180,42 @@ func (l *Ledger) Begin(ctx context.Context, c Charge) (Payment, error) {
 	if err != nil {
 		return Payment{}, internal("payment begin", err)
 	}
-	rec, err := l.records.Create(ctx, store.Record{Kind: kindPayment, Key: id, Value: body, UpdatedAt: p.Created})
-	if err != nil {
+	writes := []store.Write{{Op: store.OpCreate, Record: store.Record{Kind: kindPayment, Key: id, Value: body, UpdatedAt: p.Created}}}
+	latest := store.Record{Kind: kindLatest, Key: c.Reference, Value: []byte(id), UpdatedAt: p.Created}
+	switch prev, err := l.records.Get(ctx, kindLatest, c.Reference); {
+	case err == nil:
+		latest.Version = prev.Version
+		writes = append(writes, store.Write{Op: store.OpSwap, Record: latest})
+	case errors.Is(err, store.ErrNotFound):
+		writes = append(writes, store.Write{Op: store.OpCreate, Record: latest})
+	default:
 		return Payment{}, internal("payment begin", err)
 	}
-	p.version = rec.Version
+	if _, err := l.records.Apply(ctx, writes); err != nil {
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists) {
+			return Payment{}, fail(CodeState, "Another payment for this was started at the same moment; reload the page.")
+		}
+		return Payment{}, internal("payment begin", err)
+	}
+	p.version = 1
 	return l.open(ctx, p)
 }
+
+// Latest returns the payment last begun for reference, or CodeNotFound.
+func (l *Ledger) Latest(ctx context.Context, reference string) (Payment, error) {
+	rec, err := l.records.Get(ctx, kindLatest, reference)
+	if errors.Is(err, store.ErrNotFound) {
+		return Payment{}, fail(CodeNotFound, "Nothing was paid for this.")
+	}
+	if err != nil {
+		return Payment{}, internal("payment latest", err)
+	}
+	return l.Get(ctx, string(rec.Value))
+}
+
+// Ready is nil when a provider is configured, and otherwise the refusal
+// that names the missing setting.
+func (l *Ledger) Ready() error { return l.ready() }
 
 // open asks the provider for p's page, keyed by p's id, and records it.
 func (l *Ledger) open(ctx context.Context, p Payment) (Payment, error) {

@@ -94,6 +94,12 @@ func TestLedgerPaysOnceAndRefunds(t *testing.T) {
 		if p.State != payment.StateOpen || p.Checkout == "" || p.Amount != 4000 || p.Provider != "stripe" {
 			t.Fatalf("begun = %+v", p)
 		}
+		if latest, err := w.ledger.Latest(ctx, "APS-1001"); err != nil || latest.ID != p.ID {
+			t.Fatalf("latest = %+v, %v", latest, err)
+		}
+		if _, err := w.ledger.Latest(ctx, "APS-9999"); payment.ErrorCode(err) != payment.CodeNotFound {
+			t.Fatalf("latest of nothing = %v", err)
+		}
 		if _, err := w.ledger.Refund(ctx, p.ID, 100); payment.ErrorCode(err) != payment.CodeState {
 			t.Fatalf("refund of an unpaid payment = %v, want state", err)
 		}
