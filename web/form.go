@@ -203,6 +203,11 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 		s.formAnswer(w, r, l, p, err)
 		return
 	}
+	if msg := s.paymentMissing(l, p.Values.RoomType); msg != "" {
+		p.Problems = booking.FormProblems{"roomtype": msg}
+		s.renderForm(w, r, http.StatusUnprocessableEntity, p)
+		return
+	}
 	res, err := s.Forms.Submit(r.Context(), req)
 	if err == nil {
 		http.Redirect(w, r, "/stay/"+url.PathEscape(p.Token)+"?sent="+sentWord(res), http.StatusSeeOther)
