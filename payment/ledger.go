@@ -405,3 +405,35 @@ func (l *Ledger) newID(prefix string) (string, error) {
 	}
 	return prefix + hex.EncodeToString(b[:]), nil
 }
+
+// sweepPage is how many payments one read of the sweep looks at.
+const sweepPage = 200
+
+// Sweep finishes every payment a crash left mid-way (see Resume) and
+// returns how many it finished. A payment whose provider still does not
+// answer stays for the next pass; the others go on. Without a provider
+// there is nothing to finish.
+func (l *Ledger) Sweep(ctx context.Context) (int, error) {
+	if l.provider == nil {
+		return 0, nil
+	}
+	done, after := 0, ""
+	var failed error
+	for {
+		ids, next, err := l.Unfinished(ctx, after, sweepPage)
+		if err != nil {
+			return done, err
+		}
+		for _, id := range ids {
+			if _, err := l.Resume(ctx, id); err != nil {
+				failed = errors.Join(failed, err)
+				continue
+			}
+			done++
+		}
+		if next == "" {
+			return done, failed
+		}
+		after = next
+	}
+}

@@ -210,12 +210,18 @@ func TestInterruptedStartResumes(t *testing.T) {
 		if payment.ErrorCode(err) != payment.CodeUnavailable || p.State != payment.StateStarting {
 			t.Fatalf("begin with the provider down = %+v, %v", p, err)
 		}
+		if n, err := down.ledger.Sweep(ctx); n != 0 || payment.ErrorCode(err) != payment.CodeUnavailable {
+			t.Fatalf("sweep with the provider down = %d, %v", n, err)
+		}
 		up := newWorld(t, st, api)
 		ids, next, err := up.ledger.Unfinished(ctx, "", 100)
 		if err != nil || len(ids) != 1 || ids[0] != p.ID || next != "" {
 			t.Fatalf("unfinished = %v %q %v", ids, next, err)
 		}
-		q, err := up.ledger.Resume(ctx, p.ID)
+		if n, err := up.ledger.Sweep(ctx); n != 1 || err != nil {
+			t.Fatalf("sweep = %d, %v", n, err)
+		}
+		q, err := up.ledger.Get(ctx, p.ID)
 		if err != nil || q.State != payment.StateOpen || q.Checkout == "" {
 			t.Fatalf("resumed = %+v, %v", q, err)
 		}

@@ -193,6 +193,11 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 		p.Price = s.stayPrice(g, u)
 		p.Pay = s.payLines(r.Context(), g, u)
 	}
+	if p.Pay != nil {
+		// The stay takes money when booking: only what the guest pays on
+		// the provider's page is charged.
+		p.Next = strings.Replace(p.Next, " Nothing is charged now.", " Nothing is charged unless you pay below.", 1)
+	}
 	return p, true
 }
 

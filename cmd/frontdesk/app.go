@@ -468,7 +468,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	stopORP := m.startORP(ctx)
 	// A draft serves (its booking tools refuse) but never sweeps (§14).
-	sweeps := []job{m.bookingSweepJob(), m.retentionJob(), m.channelsJob()}
+	sweeps := []job{m.bookingSweepJob(), m.retentionJob(), m.channelsJob(), m.paymentSweepJob()}
 	if err := booking.CheckSweep(m.Config.Deployment); err != nil {
 		m.Logger.Warn("scheduled sweep not started", "reason", err.Error())
 		sweeps = nil

@@ -82,6 +82,9 @@ func TestGuestPaysADeposit(t *testing.T) {
 			t.Fatalf("the stay page lacks %q: %s", want, body)
 		}
 	}
+	if !strings.Contains(body, "Nothing is charged unless you pay below.") {
+		t.Fatal("the next steps do not say when the deposit is charged")
+	}
 	if strings.Contains(body, "paid at the property</dd>") {
 		t.Fatal("the total still says it is all paid at the property")
 	}
