@@ -96,3 +96,40 @@ func TestPolicyFitsThePrice(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleShowsEveryPolicySetting: the commented policy block that
+// frontdesk init prints names every policy key, and uncommented it is a
+// valid deposit policy.
+func TestExampleShowsEveryPolicySetting(t *testing.T) {
+	example := string(ExampleTOML)
+	start := strings.Index(example, "# [locations.units.policy]\n")
+	if start < 0 {
+		t.Fatal("the example has no commented [locations.units.policy]")
+	}
+	var block []string
+	for _, line := range strings.Split(example[start:], "\n") {
+		if !strings.HasPrefix(line, "# ") {
+			break
+		}
+		block = append(block, strings.TrimPrefix(line, "# "))
+	}
+	for _, key := range []string{"payment", "deposit", "free_cancel_hours", "late_cancel_fee", "no_show_refund", "reschedule_fee"} {
+		if !slices.ContainsFunc(block, func(l string) bool { return strings.HasPrefix(l, key+" = ") }) {
+			t.Errorf("the example's policy block lacks %s", key)
+		}
+	}
+	uncommented := strings.Join(block, "\n")
+	var raw []string
+	for _, l := range block {
+		raw = append(raw, "# "+l)
+	}
+	file := strings.Replace(example, strings.Join(raw, "\n"), uncommented, 1)
+	c, err := Load([]byte(file))
+	if err != nil {
+		t.Fatalf("the example with its policy uncommented: %v", err)
+	}
+	terms, err := c.Locations[0].Units[0].Policy.Terms(c.Business.Currency)
+	if err != nil || terms.Timing != business.PayDeposit || terms.DepositValue != 30 || terms.LateCancelFee != 4000 || terms.RescheduleFee != 1000 || !terms.NoShowKeeps {
+		t.Fatalf("terms = %+v, %v", terms, err)
+	}
+}
