@@ -30,9 +30,10 @@ const MetadataPayment = "frontdesk_payment"
 
 // Payment states.
 const (
-	// StateStarting is written before the provider is asked for a page:
-	// a payment left in it was interrupted, and the sweep opens its page
-	// with the same idempotency key.
+	// StateStarting is written before the provider is asked for a page.
+	// A payment left in it was interrupted before its page reached the
+	// guest, so nothing can be paid on it: the sweep closes it as
+	// expired once StartGrace has passed, and the guest asks again.
 	StateStarting = "starting"
 	StateOpen     = "open"    // the page is open; nothing is paid yet
 	StatePaid     = "paid"    // the provider reported the money taken
@@ -58,11 +59,10 @@ type Payment struct {
 	Description string `json:"description"`
 	State       string `json:"state"`
 	Provider    string `json:"provider"`
-	// SuccessURL and CancelURL are kept so an interrupted start opens the
-	// same page.
-	SuccessURL string    `json:"success_url"`
-	CancelURL  string    `json:"cancel_url"`
-	ExpiresAt  time.Time `json:"expires_at,omitzero"`
+	// ExpiresAt is when the page closes. The return addresses are not
+	// kept: they may carry a guest's page token, which is stored hashed
+	// and nowhere else.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// Checkout is the provider's page and URL where the guest pays;
 	// ProviderPayment the provider's id of the money taken.
 	Checkout        string        `json:"checkout,omitempty"`
@@ -159,7 +159,7 @@ func (l *Ledger) ready() error {
 
 // Begin records a payment and opens its hosted page: the record is
 // written first, in StateStarting, so a crash before the page opens
-// leaves it for Resume.
+// leaves a record of the attempt, which the sweep closes.
 func (l *Ledger) Begin(ctx context.Context, c Charge) (Payment, error) {
 	if err := l.ready(); err != nil {
 		return Payment{}, err
@@ -173,8 +173,7 @@ func (l *Ledger) Begin(ctx context.Context, c Charge) (Payment, error) {
 	}
 	p := Payment{
 		ID: id, Reference: c.Reference, Amount: c.Amount, Currency: strings.ToUpper(c.Currency), Description: c.Description,
-		State: StateStarting, Provider: l.provider.Name(), SuccessURL: c.SuccessURL, CancelURL: c.CancelURL,
-		ExpiresAt: c.ExpiresAt.UTC(), Created: l.clock.Now().UTC(),
+		State: StateStarting, Provider: l.provider.Name(), ExpiresAt: c.ExpiresAt.UTC(), Created: l.clock.Now().UTC(),
 	}
 	body, err := json.Marshal(p)
 	if err != nil {
@@ -198,7 +197,7 @@ func (l *Ledger) Begin(ctx context.Context, c Charge) (Payment, error) {
 		return Payment{}, internal("payment begin", err)
 	}
 	p.version = 1
-	return l.open(ctx, p)
+	return l.open(ctx, p, c)
 }
 
 // Latest returns the payment last begun for reference, or CodeNotFound.
@@ -218,10 +217,10 @@ func (l *Ledger) Latest(ctx context.Context, reference string) (Payment, error) 
 func (l *Ledger) Ready() error { return l.ready() }
 
 // open asks the provider for p's page, keyed by p's id, and records it.
-func (l *Ledger) open(ctx context.Context, p Payment) (Payment, error) {
+func (l *Ledger) open(ctx context.Context, p Payment, c Charge) (Payment, error) {
 	co, err := l.provider.CreateCheckout(ctx, CheckoutRequest{
 		Amount: p.Amount, Currency: p.Currency, Description: p.Description,
-		SuccessURL: p.SuccessURL, CancelURL: p.CancelURL, ExpiresAt: p.ExpiresAt,
+		SuccessURL: c.SuccessURL, CancelURL: c.CancelURL, ExpiresAt: p.ExpiresAt,
 		Metadata: map[string]string{MetadataPayment: p.ID, "reference": p.Reference}, IdempotencyKey: p.ID,
 	})
 	if err != nil {
@@ -345,21 +344,29 @@ func (l *Ledger) finishRefund(ctx context.Context, p Payment, entry RefundEntry)
 	})
 }
 
-// Resume finishes what a crash interrupted on one payment: a page not
-// yet opened is opened, pending refunds are asked again. Each uses the
-// idempotency key of its first attempt.
+// StartGrace is how long a payment may stay in StateStarting before the
+// sweep takes it for interrupted: far longer than asking the provider
+// for a page takes.
+const StartGrace = 10 * time.Minute
+
+// Resume finishes what a crash interrupted on one payment: a page never
+// opened (in StateStarting past StartGrace) is closed as expired, and
+// pending refunds are asked again with the idempotency key of their
+// first attempt.
 func (l *Ledger) Resume(ctx context.Context, id string) (Payment, error) {
 	if err := l.ready(); err != nil {
 		return Payment{}, err
 	}
-	p, err := l.Get(ctx, id)
+	cutoff := l.clock.Now().Add(-StartGrace)
+	p, err := l.update(ctx, id, func(q *Payment) (bool, error) {
+		if q.State != StateStarting || q.Created.After(cutoff) {
+			return false, nil
+		}
+		q.State = StateExpired
+		return true, nil
+	})
 	if err != nil {
 		return Payment{}, err
-	}
-	if p.State == StateStarting {
-		if p, err = l.open(ctx, p); err != nil {
-			return p, err
-		}
 	}
 	for _, r := range p.Refunds {
 		if r.State == RefundPending {
@@ -372,8 +379,9 @@ func (l *Ledger) Resume(ctx context.Context, id string) (Payment, error) {
 }
 
 // Unfinished lists the ids of payments a crash left mid-way (a page not
-// opened, a refund not sent) among up to limit payments after the id
-// after, and the id to continue after; "" when none are left.
+// opened past StartGrace, a refund not sent) among up to limit payments
+// after the id after, and the id to continue after; "" when none are
+// left.
 func (l *Ledger) Unfinished(ctx context.Context, after string, limit int) (ids []string, next string, err error) {
 	recs, err := l.records.List(ctx, kindPayment, "", after, limit)
 	if err != nil {
@@ -384,7 +392,7 @@ func (l *Ledger) Unfinished(ctx context.Context, after string, limit int) (ids [
 		if err != nil {
 			return nil, "", err
 		}
-		pending := p.State == StateStarting
+		pending := p.State == StateStarting && !p.Created.After(l.clock.Now().Add(-StartGrace))
 		for _, r := range p.Refunds {
 			pending = pending || r.State == RefundPending
 		}

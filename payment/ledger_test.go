@@ -198,35 +198,67 @@ func TestForgedStaleAndWrongEventsChangeNothing(t *testing.T) {
 	})
 }
 
-// TestInterruptedStartResumes: a page the provider could not open leaves
-// the written-ahead record; the sweep's Resume opens it later under the
-// same idempotency key.
-func TestInterruptedStartResumes(t *testing.T) {
-	api := stripemock.Start(t)
+// TestInterruptedStartIsClosed: a page the provider could not open
+// leaves the written-ahead record of the attempt; once StartGrace has
+// passed, the sweep closes it as expired (no guest ever had its page).
+func TestInterruptedStartIsClosed(t *testing.T) {
 	engines(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
-		down := newWorld(t, st, "http://127.0.0.1:1")
-		p, err := down.ledger.Begin(ctx, deposit())
+		w := newWorld(t, st, "http://127.0.0.1:1")
+		p, err := w.ledger.Begin(ctx, deposit())
 		if payment.ErrorCode(err) != payment.CodeUnavailable || p.State != payment.StateStarting {
 			t.Fatalf("begin with the provider down = %+v, %v", p, err)
 		}
-		if n, err := down.ledger.Sweep(ctx); n != 0 || payment.ErrorCode(err) != payment.CodeUnavailable {
-			t.Fatalf("sweep with the provider down = %d, %v", n, err)
+		if ids, _, err := w.ledger.Unfinished(ctx, "", 100); err != nil || len(ids) != 0 {
+			t.Fatalf("unfinished inside the grace = %v, %v", ids, err)
 		}
-		up := newWorld(t, st, api)
-		ids, next, err := up.ledger.Unfinished(ctx, "", 100)
+		w.clock.Advance(payment.StartGrace)
+		ids, next, err := w.ledger.Unfinished(ctx, "", 100)
 		if err != nil || len(ids) != 1 || ids[0] != p.ID || next != "" {
 			t.Fatalf("unfinished = %v %q %v", ids, next, err)
 		}
-		if n, err := up.ledger.Sweep(ctx); n != 1 || err != nil {
+		if n, err := w.ledger.Sweep(ctx); n != 1 || err != nil {
 			t.Fatalf("sweep = %d, %v", n, err)
 		}
-		q, err := up.ledger.Get(ctx, p.ID)
-		if err != nil || q.State != payment.StateOpen || q.Checkout == "" {
-			t.Fatalf("resumed = %+v, %v", q, err)
+		if q, err := w.ledger.Get(ctx, p.ID); err != nil || q.State != payment.StateExpired {
+			t.Fatalf("closed = %+v, %v", q, err)
 		}
-		if ids, _, _ := up.ledger.Unfinished(ctx, "", 100); len(ids) != 0 {
+		if ids, _, _ := w.ledger.Unfinished(ctx, "", 100); len(ids) != 0 {
 			t.Fatalf("still unfinished: %v", ids)
+		}
+	})
+}
+
+// TestPendingRefundIsSentAgain: a refund the provider did not answer
+// stays pending in the record, and the sweep sends it again under the
+// same idempotency key.
+func TestPendingRefundIsSentAgain(t *testing.T) {
+	api := stripemock.Start(t)
+	engines(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		w, p := begun(t, st, api)
+		body, sig := completed(t, w, "evt_paid", p, 4000, w.clock.Now())
+		if out, err := w.ledger.Receive(ctx, sig, body); err != nil || !out.Applied {
+			t.Fatalf("receive = %+v, %v", out, err)
+		}
+		down := newWorld(t, st, "http://127.0.0.1:1")
+		r, err := down.ledger.Refund(ctx, p.ID, 1000)
+		if payment.ErrorCode(err) != payment.CodeUnavailable {
+			t.Fatalf("refund with the provider down = %v", err)
+		}
+		got, _ := w.ledger.Get(ctx, p.ID)
+		if len(got.Refunds) != 1 || got.Refunds[0].State != payment.RefundPending || got.Refunded() != 1000 {
+			t.Fatalf("the pending refund = %+v (%+v)", got.Refunds, r.Refunds)
+		}
+		if _, err := w.ledger.Refund(ctx, p.ID, 3001); payment.ErrorCode(err) != payment.CodeInvalid {
+			t.Fatalf("a pending refund does not count against what is left: %v", err)
+		}
+		if n, err := w.ledger.Sweep(ctx); n != 1 || err != nil {
+			t.Fatalf("sweep = %d, %v", n, err)
+		}
+		got, _ = w.ledger.Get(ctx, p.ID)
+		if got.Refunds[0].State != payment.RefundDone || got.Refunds[0].Provider == "" {
+			t.Fatalf("after the sweep = %+v", got.Refunds)
 		}
 	})
 }

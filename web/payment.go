@@ -97,7 +97,7 @@ func (s *Site) StayPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ref := p.Stay.Reservation.Reference
-	if last, err := s.Payments.Latest(r.Context(), ref); err == nil && last.State == payment.StateOpen && last.Amount == p.Pay.due && last.URL != "" {
+	if last, err := s.Payments.Latest(r.Context(), ref); err == nil && last.State == payment.StateOpen && last.Amount == p.Pay.due && last.URL != "" && s.stillOpen(last) {
 		http.Redirect(w, r, last.URL, http.StatusSeeOther)
 		return
 	}
@@ -127,6 +127,12 @@ func (s *Site) StayPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, pay.URL, http.StatusSeeOther)
+}
+
+// stillOpen reports whether p's page is open for a while yet: a page
+// about to close is not reused.
+func (s *Site) stillOpen(p payment.Payment) bool {
+	return p.ExpiresAt.IsZero() || s.Clock == nil || s.Clock.Now().Add(5*time.Minute).Before(p.ExpiresAt)
 }
 
 // payMessage words a payment error for the guest.

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -192,9 +193,14 @@ func checkoutOf(s *stripego.CheckoutSession) payment.Checkout {
 	return c
 }
 
-// wrap makes a provider error a payment.Error the caller can word; the
-// library's error carries Stripe's request id and message, never the
-// key.
+// wrap makes a provider error a payment.Error the caller can word. An
+// API error keeps its type, code, status, parameter name and request id
+// for the log, not its message, which may quote what was sent (a return
+// address carries a guest's page token).
 func wrap(op string, err error) error {
-	return &payment.Error{Code: payment.CodeUnavailable, Message: "The payment provider did not accept the request.", Err: errors.Join(errors.New("stripe "+op), err)}
+	cause := err
+	if se, ok := errors.AsType[*stripego.Error](err); ok {
+		cause = fmt.Errorf("%s %s (HTTP %d, param %q, request %s)", se.Type, se.Code, se.HTTPStatusCode, se.Param, se.RequestID)
+	}
+	return &payment.Error{Code: payment.CodeUnavailable, Message: "The payment provider did not accept the request.", Err: fmt.Errorf("stripe %s: %w", op, cause)}
 }

@@ -18,10 +18,10 @@ package stripemock
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -61,37 +61,44 @@ func Binary() string {
 }
 
 // Start runs stripe-mock for the test and returns its base URL, such as
-// "http://127.0.0.1:40123".
+// "http://127.0.0.1:40123". stripe-mock picks free loopback ports itself
+// (for HTTP and for the HTTPS listener it always opens) and prints them,
+// so parallel tests never race for a port.
 func Start(t testing.TB) string {
 	t.Helper()
 	bin := Binary()
 	if bin == "" {
 		citest.Missing(t, "stripe-mock is not installed: go install github.com/stripe/stripe-mock@%s", Version)
 	}
-	var last string
-	for range 3 { // a free port can be taken between finding and binding it
-		addr, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		url, out, ok := run(t, bin, addr)
-		if ok {
-			return url
-		}
-		last = out
+	out := &lockedBuffer{}
+	cmd := exec.Command(bin, "-http-addr", "127.0.0.1:0", "-https-addr", "127.0.0.1:0")
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("stripe-mock: %v", err)
 	}
-	t.Fatalf("stripe-mock did not start:\n%s", last)
-	return ""
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }() // its exit is seen through exited
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // already exited is fine
+		<-exited
+	})
+	deadline := time.After(30 * time.Second)
+	for {
+		if m := listening.FindStringSubmatch(out.String()); m != nil {
+			return "http://" + m[1]
+		}
+		select {
+		case <-exited:
+			t.Fatalf("stripe-mock exited before it listened:\n%s", out.String())
+		case <-deadline:
+			t.Fatalf("stripe-mock did not listen within 30s:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
+// listening is stripe-mock's line naming its HTTP address.
+var listening = regexp.MustCompile(`Listening for HTTP at address: (127\.0\.0\.1:[0-9]+)`)
 
 // lockedBuffer is the output of a running process, read while it writes.
 type lockedBuffer struct {
@@ -109,39 +116,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-// run starts stripe-mock on addr and waits until it answers there.
-func run(t testing.TB, bin, addr string) (string, string, bool) {
-	t.Helper()
-	out := &lockedBuffer{}
-	cmd := exec.Command(bin, "-http-addr", addr)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("stripe-mock: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }() // its exit is seen through exited
-	stop := func() {
-		_ = cmd.Process.Kill() // already exited is fine
-		<-exited
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-exited:
-			return "", out.String(), false
-		default:
-		}
-		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
-			c.Close()
-			t.Cleanup(stop)
-			return "http://" + addr, "", true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	stop()
-	return "", out.String() + "\n(no answer on " + addr + " after 20s)", false
 }
 
 // Event is a Stripe event of type typ about object (a Checkout Session
