@@ -301,3 +301,43 @@ func TestBadChargesAreRefused(t *testing.T) {
 		t.Fatalf("refused charges left %d records", len(recs))
 	}
 }
+
+// TestExpiredThenPaid: an expired page closes an open payment; a
+// completed event for it afterwards still marks it paid, since the money
+// was taken and must be accounted for; another expiry then changes
+// nothing.
+func TestExpiredThenPaid(t *testing.T) {
+	api := stripemock.Start(t)
+	engines(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		w, p := begun(t, st, api)
+		expired := func(id string) payment.Outcome {
+			t.Helper()
+			body, sig := stripemock.Event(t, whsec, id, payment.EventCheckoutExpired, map[string]any{
+				"id": p.Checkout, "object": "checkout.session", "status": "expired", "payment_status": "unpaid",
+				"metadata": map[string]string{payment.MetadataPayment: p.ID},
+			}, w.clock.Now())
+			out, err := w.ledger.Receive(ctx, sig, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		if out := expired("evt_exp"); !out.Applied {
+			t.Fatalf("expiry = %+v", out)
+		}
+		if got, _ := w.ledger.Get(ctx, p.ID); got.State != payment.StateExpired || got.URL != "" {
+			t.Fatalf("expired = %+v", got)
+		}
+		body, sig := completed(t, w, "evt_late", p, 4000, w.clock.Now())
+		if out, err := w.ledger.Receive(ctx, sig, body); err != nil || !out.Applied {
+			t.Fatalf("late payment = %+v, %v", out, err)
+		}
+		if out := expired("evt_exp2"); out.Applied {
+			t.Fatalf("expiry of a paid payment = %+v", out)
+		}
+		if got, _ := w.ledger.Get(ctx, p.ID); got.State != payment.StatePaid {
+			t.Fatalf("paid = %+v", got)
+		}
+	})
+}
