@@ -51,7 +51,9 @@ func TestPolicyProblemsNameTheirKeys(t *testing.T) {
 		t.Fatal("Load accepted a bad policy")
 	}
 	lines := strings.Split(file, "\n")
-	lineOf := func(s string) int { return slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, s) }) + 1 }
+	lineOf := func(s string) int {
+		return slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, s) }) + 1
+	}
 	p := "locations[0].units[0].policy."
 	for _, want := range []string{
 		fmt.Sprintf(`%spayment: must be "at_service" (the default), "deposit_required" or "at_booking", got "upfront" (line %d)`, p, lineOf("payment")),
