@@ -88,7 +88,11 @@ func (l *Ledger) eventWrites(ctx context.Context, ev Event, seen *seenEvent) ([]
 		return nil, "This event type changes no payment.", nil
 	}
 	co := ev.Checkout
-	p, err := l.Get(ctx, co.Metadata[MetadataPayment])
+	id := co.Metadata[MetadataPayment]
+	if id == "" {
+		return nil, "The event names no payment of this business.", nil
+	}
+	p, err := l.Get(ctx, id)
 	if ErrorCode(err) == CodeNotFound {
 		return nil, "The event names no payment of this business.", nil
 	}

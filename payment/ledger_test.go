@@ -190,6 +190,14 @@ func TestForgedStaleAndWrongEventsChangeNothing(t *testing.T) {
 		if got, _ := w.ledger.Get(ctx, p.ID); got.State != payment.StateOpen || version(t, st, p.ID) != 2 {
 			t.Fatalf("payment = %+v, want still open, written twice (begun, opened)", got)
 		}
+		// A checkout of another system, with no metadata of ours, is
+		// acknowledged and changes nothing.
+		foreign, sig := stripemock.Event(t, whsec, "evt_4", payment.EventCheckoutCompleted, map[string]any{
+			"id": "cs_other", "object": "checkout.session", "status": "complete", "payment_status": "paid", "amount_total": 4000, "currency": "usd",
+		}, now)
+		if out, err := w.ledger.Receive(ctx, sig, foreign); err != nil || out.Applied || out.Reason != "The event names no payment of this business." {
+			t.Fatalf("a foreign checkout = %+v, %v", out, err)
+		}
 		// The genuine event, signed in the window, still applies.
 		genuine := stripemock.Sign(body, whsec, now)
 		if out, err := w.ledger.Receive(ctx, genuine, body); err != nil || !out.Applied {
