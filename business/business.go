@@ -3,7 +3,8 @@
 // slot), office hours and closures. config decodes the owner's file into
 // these types and checks them; every other package reads them.
 //
-// It is a domain package: it imports only the standard library.
+// It is a domain package: it imports only the standard library and the
+// money helper (policies read their amounts in minor units).
 package business
 
 import (
@@ -120,6 +121,9 @@ type Unit struct {
 	// transaction that creates it, for capacity services such as a
 	// shuttle.
 	ConfirmationMode string `toml:"confirmation_mode"`
+	// Policy is what the guest pays and when, and the cancellation,
+	// no-show and rescheduling terms ([locations.units.policy]).
+	Policy Policy `toml:"policy"`
 }
 
 // Confirmation modes of a unit's USP bookings.

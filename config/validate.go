@@ -274,6 +274,7 @@ func (c Config) validateUnit(v *validator, p string, u business.Unit) {
 	if u.ConfirmationMode != "" && u.ConfirmationMode != business.ConfirmManual && u.ConfirmationMode != business.ConfirmAuto {
 		v.add(p+".confirmation_mode", "must be %q (the default) or %q, got %q", business.ConfirmManual, business.ConfirmAuto, u.ConfirmationMode)
 	}
+	c.validatePolicy(v, p, u)
 	switch u.Kind {
 	case business.KindNight:
 		amount("nightly_rate", u.NightlyRate)
@@ -565,4 +566,28 @@ func loopbackHost(host string) bool {
 	}
 	addr, err := netip.ParseAddr(host)
 	return err == nil && addr.Unmap().IsLoopback()
+}
+
+// validatePolicy checks a unit's payment and cancellation terms; a unit
+// whose price is zero takes no money, so it cannot ask for any.
+func (c Config) validatePolicy(v *validator, p string, u business.Unit) {
+	t, err := u.Policy.Terms(c.Business.Currency)
+	if err != nil {
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			key, msg, _ := strings.Cut(e.Error(), ": ")
+			v.add(p+".policy."+key, "%s", msg)
+		}
+		return
+	}
+	if u.Kind != business.KindTimed || u.Price == "" {
+		return
+	}
+	price, err := money.Parse(u.Price, c.Business.Currency)
+	switch {
+	case err != nil:
+	case price == 0 && t.Timing != business.PayAtService:
+		v.add(p+".policy.payment", "a unit whose price is zero takes no money; leave payment out")
+	case t.DepositKind == business.DepositFixed && t.DepositValue > price:
+		v.add(p+".policy.deposit", "must not be more than the price (%s), got %q", u.Price, u.Policy.Deposit)
+	}
 }

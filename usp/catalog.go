@@ -49,11 +49,22 @@ type Duration struct {
 	Fixed string `json:"fixed"`
 }
 
-// Price is a service's price in minor units.
+// Price is a service's price in minor units; a free service (model
+// free) has no amount (§3.11.2).
 type Price struct {
-	Model    string `json:"model"`
-	Amount   int64  `json:"amount"`
-	Currency string `json:"currency"`
+	Model    string   `json:"model"`
+	Amount   int64    `json:"amount,omitempty"`
+	Currency string   `json:"currency"`
+	Deposit  *Deposit `json:"deposit,omitempty"`
+}
+
+// Deposit is the part of the price taken when booking a
+// deposit_required service: a fixed amount in minor units or a whole
+// percentage of the price.
+type Deposit struct {
+	Type       string `json:"type"`
+	Value      int64  `json:"value"`
+	Refundable bool   `json:"refundable"`
 }
 
 // Place is a location a service is offered at.
@@ -81,19 +92,36 @@ type Capacity struct {
 
 // Policies are a service's machine-readable policies.
 type Policies struct {
-	Cancellation     Allowed       `json:"cancellation"`
-	Rescheduling     Allowed       `json:"rescheduling"`
-	BookingWindow    BookingWindow `json:"booking_window"`
-	ConfirmationMode string        `json:"confirmation_mode"`
-	// RequiresPayment and PaymentTiming say the price is paid in person
-	// at the property (§2.2.1, pay at service): nothing is taken online.
-	RequiresPayment bool   `json:"requires_payment"`
-	PaymentTiming   string `json:"payment_timing,omitempty"`
+	Cancellation     CancelPolicy     `json:"cancellation"`
+	Rescheduling     ReschedulePolicy `json:"rescheduling"`
+	NoShow           *NoShow          `json:"no_show,omitempty"`
+	BookingWindow    BookingWindow    `json:"booking_window"`
+	ConfirmationMode string           `json:"confirmation_mode"`
+	RequiresPayment  bool             `json:"requires_payment"`
+	PaymentTiming    string           `json:"payment_timing,omitempty"`
 }
 
-// Allowed says whether a change is allowed.
-type Allowed struct {
-	Allowed bool `json:"allowed"`
+// CancelPolicy says whether a booking may be cancelled, until when for
+// free (an ISO 8601 duration before the start) and the fee after that in
+// minor units.
+type CancelPolicy struct {
+	Allowed   bool   `json:"allowed"`
+	FreeUntil string `json:"free_cancellation_until,omitempty"`
+	LateFee   int64  `json:"late_cancellation_fee,omitempty"`
+}
+
+// ReschedulePolicy says whether a booking may move and its fee in minor
+// units.
+type ReschedulePolicy struct {
+	Allowed bool  `json:"allowed"`
+	Fee     int64 `json:"fee,omitempty"`
+}
+
+// NoShow is what a guest who does not come forfeits: a fixed fee in
+// minor units or a percentage of the price.
+type NoShow struct {
+	Fee           int64 `json:"fee,omitempty"`
+	FeePercentage int64 `json:"fee_percentage,omitempty"`
 }
 
 // BookingWindow bounds how far ahead a slot may start.
@@ -145,15 +173,14 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 	c := catalog{byID: map[string]int{}, slots: newSlotCache()}
 	biz := businessID(cfg.Business.Name)
 	currency := cfg.Business.Currency
-	// Policies the reservation core enforces; the catalog states them.
+	// Policies the reservation core enforces and the unit's terms; the
+	// catalog states them.
 	policies := func(u business.Unit, interval string) Policies {
 		return Policies{
-			Cancellation:     Allowed{true},
-			Rescheduling:     Allowed{true},
+			Cancellation:     CancelPolicy{Allowed: true},
+			Rescheduling:     ReschedulePolicy{Allowed: true},
 			BookingWindow:    BookingWindow{MinAdvance: "PT0S", MaxAdvance: fmt.Sprintf("P%dD", cfg.Limits.AdvanceDays), SlotInterval: interval},
 			ConfirmationMode: confirmationMode(u),
-			RequiresPayment:  true,
-			PaymentTiming:    "at_service",
 		}
 	}
 	for _, loc := range cfg.Locations {
@@ -201,11 +228,47 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 				s.Pricing = Price{Model: "fixed", Amount: q.Total, Currency: currency}
 				s.Policies = policies(u, "P1D")
 			}
+			terms, err := u.Policy.Terms(currency)
+			if err != nil {
+				return catalog{}, fmt.Errorf("usp catalog: %s policy: %w", s.ID, err)
+			}
+			s.applyTerms(terms)
 			c.byID[s.ID] = len(c.services)
 			c.services = append(c.services, s)
 		}
 	}
 	return c, nil
+}
+
+// applyTerms publishes a unit's payment and cancellation terms (§3.11):
+// a service whose price is zero takes no money and is free, with no
+// amount and no timing; any other requires payment at its timing, with
+// its deposit, the no-show forfeit of what was paid when booking, and
+// the late-cancellation and rescheduling fees.
+func (s *Service) applyTerms(t business.Terms) {
+	if s.Pricing.Amount == 0 {
+		s.Pricing = Price{Model: "free", Currency: s.Pricing.Currency}
+		return
+	}
+	s.Policies.RequiresPayment = true
+	s.Policies.PaymentTiming = t.Timing
+	if t.Timing == business.PayDeposit {
+		s.Pricing.Deposit = &Deposit{Type: t.DepositKind, Value: t.DepositValue, Refundable: true}
+	}
+	if t.LateCancelFee > 0 || t.FreeCancel > 0 {
+		s.Policies.Cancellation.FreeUntil = isoDuration(t.FreeCancel)
+		s.Policies.Cancellation.LateFee = t.LateCancelFee
+	}
+	s.Policies.Rescheduling.Fee = t.RescheduleFee
+	switch {
+	case !t.NoShowKeeps || !t.TakesMoney():
+	case t.Timing == business.PayAtBooking:
+		s.Policies.NoShow = &NoShow{FeePercentage: 100}
+	case t.DepositKind == business.DepositPercent:
+		s.Policies.NoShow = &NoShow{FeePercentage: t.DepositValue}
+	default:
+		s.Policies.NoShow = &NoShow{Fee: min(t.DepositValue, s.Pricing.Amount)}
+	}
 }
 
 // roomName is a room type's name for people: its display name, or its

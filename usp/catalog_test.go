@@ -51,6 +51,9 @@ func TestCatalogMapsEveryUnit(t *testing.T) {
 	schemas := uspspec.Load(t)
 	for _, s := range res.Services {
 		schemas.Check(t, uspspec.Def("catalog.json", "Service"), mustJSON(t, s))
+		if err := checkPaymentMatrix(mustJSON(t, s)); err != "" {
+			t.Errorf("%s: %s", s.ID, err)
+		}
 	}
 	units := 0
 	for _, l := range f.cfg.Locations {

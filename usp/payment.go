@@ -40,9 +40,11 @@ func (p *PaymentResult) check() error {
 }
 
 // ConfirmPayment is the platform's callback after a payment (§5.3.7). It
-// is legal from requires_action only (§5.1.1); no service here takes
-// payment, so no booking ever requires action, and a well-formed call
-// answers the booking unchanged with invalid_transition in messages[].
+// is legal from requires_action only (§5.1.1); USP bookings take no
+// payment through this door yet (the catalog's payment terms are paid
+// on the guest site or at the property), so no booking ever requires
+// action, and a well-formed call answers the booking unchanged with
+// invalid_transition in messages[].
 func (b *Business) ConfirmPayment(ctx context.Context, call Call, id string, in ConfirmPaymentRequest) (res *BookingResult, err error) {
 	meta, p, outcome, err := b.begin(ctx, "usp_bookings_confirm_payment", call)
 	defer func() { err = b.admit(ctx, p, call, res, err) }()

@@ -233,6 +233,11 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, stayQuery(l, p.Values), http.StatusSeeOther)
 		return
 	}
+	if msg := s.paymentMissing(l, p.Values.RoomType); msg != "" {
+		p.Problems = reservation.FormProblems{"roomtype": msg}
+		s.renderForm(w, r, http.StatusUnprocessableEntity, p)
+		return
+	}
 	res, err := s.Forms.Submit(r.Context(), req)
 	if err == nil {
 		http.Redirect(w, r, "/stay/"+url.PathEscape(p.Token)+"?sent="+sentWord(res), http.StatusSeeOther)

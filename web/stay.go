@@ -39,6 +39,10 @@ type stayPage struct {
 	Arrival, Departure, Zone string
 	Price                    *priceLines
 	Title                    string // the room type as the business names it
+	// Pay is what a stay that takes money when booking owes now and
+	// later; PayResult words the provider's return.
+	Pay       *payLines
+	PayResult string
 }
 
 // stateWords says a reservation's state, and what comes next, to its
@@ -117,6 +121,7 @@ func (s *Site) Stay(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p.Sent = sentResults[q.Get("sent")]
 	p.Done = cancelResults[q.Get("done")]
+	p.PayResult = payResults[q.Get("paid")]
 	if id := q.Get("cancel"); validCancelID(id, p.Stay.Location.Prefix) && p.Stay.Cancellable {
 		p.CancelID = id
 		if until, err := time.Parse(time.RFC3339, q.Get("until")); err == nil {
@@ -185,6 +190,12 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 	if u, ok := g.Location.Unit(g.Reservation.Unit); ok {
 		p.Title = roomTitle(u)
 		p.Price = s.stayPrice(g, u)
+		p.Pay = s.payLines(r.Context(), g, u)
+	}
+	if p.Pay != nil {
+		// The stay takes money when booking: only what the guest pays on
+		// the provider's page is charged.
+		p.Next = strings.Replace(p.Next, " Nothing is charged now.", " Nothing is charged unless you pay below.", 1)
 	}
 	return p, true
 }

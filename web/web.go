@@ -30,6 +30,7 @@ import (
 	"frontdesk/internal/money"
 	"frontdesk/internal/page"
 	"frontdesk/reservation"
+	"frontdesk/payment"
 	"frontdesk/staff/office"
 )
 
@@ -78,6 +79,9 @@ type Site struct {
 	// Clock gives today's date, from which the search and the room
 	// links prefill a stay; nil prefills none.
 	Clock clock.Clock
+	// Payments takes the deposits and prepayments of units whose policy
+	// asks for them; nil serves no payment pages.
+	Payments *payment.Ledger
 }
 
 // Healthz answers while the process runs.

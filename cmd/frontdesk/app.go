@@ -31,6 +31,7 @@ import (
 	"frontdesk/mail"
 	"frontdesk/message"
 	"frontdesk/orp"
+	"frontdesk/payment"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/referral"
@@ -89,6 +90,10 @@ type Main struct {
 	referrals *referral.Ledger
 	// Rand is the random source; nil means crypto/rand.
 	Rand io.Reader
+	// Payment is the provider deposits and prepayments are taken
+	// through; nil refuses paid bookings with paymentMissing.
+	Payment  payment.Provider
+	payments *payment.Ledger
 	// USPRootCAs, when set, are the only roots platform profiles are
 	// fetched under: tests serve them with their own certificate.
 	USPRootCAs *x509.CertPool
@@ -173,7 +178,11 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 	if err := loadSecrets(&c); err != nil {
 		return nil, nil, err
 	}
-	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clk, Out: stdout, ConfigFile: *configPath}
+	provider, err := stripeFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("payment provider: %w", err)
+	}
+	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clk, Out: stdout, ConfigFile: *configPath, Payment: provider}
 	for _, w := range c.Warnings() {
 		m.Logger.Warn("config", "warning", w)
 	}
@@ -320,6 +329,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if m.Rand == nil {
 		m.Rand = rand.Reader
 	}
+	m.payments = payment.NewLedger(payment.Options{Records: st, Provider: m.Payment, Missing: paymentMissing, Clock: m.Clock, Rand: m.Rand})
 	m.bookings = direct.New(direct.Options{
 		Config: bookingConfig(m.Config), Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
 		Resolve: func(property string) (business.Location, bool) {
@@ -458,7 +468,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	stopORP := m.startORP(ctx)
 	// A draft serves (its booking tools refuse) but never sweeps (§14).
-	sweeps := []job{m.bookingSweepJob(), m.retentionJob(), m.channelsJob()}
+	sweeps := []job{m.bookingSweepJob(), m.retentionJob(), m.channelsJob(), m.paymentSweepJob()}
 	if err := direct.CheckSweep(m.Config.Deployment.Deployment); err != nil {
 		m.Logger.Warn("scheduled sweep not started", "reason", err.Error())
 		sweeps = nil

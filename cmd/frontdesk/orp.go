@@ -372,6 +372,9 @@ func (m *Main) sweepOnce(ctx context.Context, out io.Writer) (err error) {
 	if err := printBookingSweep(ctx, m.bookings, out); err != nil {
 		return err
 	}
+	if err := m.printPaymentSweep(ctx, out); err != nil {
+		return err
+	}
 	m.relayReferrals(ctx)
 	return nil
 }

@@ -81,7 +81,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}, Clock: m.Clock}
+	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.bookings, m.metrics}, Clock: m.Clock, Payments: m.payments}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -93,6 +93,10 @@ func (m *Main) routes() http.Handler {
 	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
 	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
+	handle("POST /stay/{token}/pay", pages, true, http.HandlerFunc(site.StayPay))
+	// The payment provider's signed events: servers post them, with no
+	// browser origin.
+	handle("POST /payments/stripe", pages, true, http.HandlerFunc(site.PaymentEvent))
 	// Channel exports: each physical unit's calendar, fetched by the
 	// listing sites' servers, at an address only its token names.
 	handle("GET /channels/{file}", pages, false, m.channels.Handler())
