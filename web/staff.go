@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"frontdesk/booking"
 	"frontdesk/business"
@@ -17,6 +18,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
 	"frontdesk/internal/page"
+	"frontdesk/internal/session"
 	"frontdesk/reservation"
 	"frontdesk/staff"
 	"frontdesk/staff/office"
@@ -95,14 +97,13 @@ type Route struct {
 }
 
 // sessionCookie holds the session token; its path keeps it to /staff/.
-const sessionCookie = "frontdesk_staff"
+var sessionCookie = session.Cookie{Name: "frontdesk_staff", Path: "/staff/"}
 
 // deviceCookie marks a browser that signed in before, for the logins it
 // names (staff.SignedIn.Device); it outlives sessions, for a year.
-const (
-	deviceCookie    = "frontdesk_staff_device"
-	deviceCookieAge = 365 * 24 * 60 * 60
-)
+var deviceCookie = session.Cookie{Name: "frontdesk_staff_device", Path: "/staff/", SameSite: http.SameSiteStrictMode}
+
+const deviceCookieAge = 365 * 24 * time.Hour
 
 // maxStaffBody bounds a posted staff form.
 const maxStaffBody = 64 << 10
@@ -163,14 +164,16 @@ type staffPage struct {
 func (s *StaffScreen) signedIn(h func(http.ResponseWriter, *http.Request, visit)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		c, err := r.Cookie(sessionCookie)
 		var v visit
-		if err == nil {
-			v.token = c.Value
-			v.Session, v.User, err = s.Logins.Session(r.Context(), c.Value)
+		v.token = sessionCookie.Value(r)
+		var err error
+		if v.token == "" {
+			err = &staff.Error{Code: staff.CodeSignedOut, Message: "sign in again"}
+		} else {
+			v.Session, v.User, err = s.Logins.Session(r.Context(), v.token)
 		}
 		if err != nil {
-			if c != nil && staff.ErrorCode(err) == staff.CodeInternal {
+			if staff.ErrorCode(err) == staff.CodeInternal {
 				s.Logger.ErrorContext(r.Context(), "read staff session", "err", err)
 				http.Error(w, "The staff screen cannot read sessions right now. Try again in a minute.", http.StatusServiceUnavailable)
 				return
@@ -286,9 +289,7 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username")}
 	a := staff.Attempt{Username: d.Username, Password: r.PostForm.Get("password"), Addr: clientip.Host(r)}
-	if c, err := r.Cookie(deviceCookie); err == nil {
-		a.Device = c.Value
-	}
+	a.Device = deviceCookie.Value(r)
 	in, err := s.Logins.SignInFrom(r.Context(), a)
 	if err != nil {
 		status := http.StatusUnauthorized
@@ -317,15 +318,18 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
 }
 
-// setSession sets the session and device cookies of a sign-in. Max-Age
-// rather than Expires: a lifetime, not an instant on the server's clock,
-// so a browser whose clock disagrees keeps the cookie.
+// setSession sets the session and device cookies of a sign-in. The
+// session the browser held before, if any, ends: a sign-in always leaves
+// exactly one new session behind.
 func (s *StaffScreen) setSession(w http.ResponseWriter, r *http.Request, in staff.SignedIn) {
+	if old := sessionCookie.Value(r); old != "" && old != in.Token {
+		if err := s.Logins.SignOut(r.Context(), old); err != nil {
+			s.Logger.WarnContext(r.Context(), "end replaced staff session", "err", err)
+		}
+	}
 	ses := in.Session
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: in.Token, Path: "/staff/", MaxAge: int(ses.Expires.Sub(ses.CreatedAt).Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-	http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: in.Device, Path: "/staff/", MaxAge: deviceCookieAge,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	sessionCookie.Set(w, r, in.Token, ses.Expires.Sub(ses.CreatedAt))
+	deviceCookie.Set(w, r, in.Device, deviceCookieAge)
 }
 
 // safeNext keeps a return address only when it is a staff page of this
@@ -348,7 +352,6 @@ func (s *StaffScreen) signOut(w http.ResponseWriter, r *http.Request, v visit) {
 		s.fail(w, r, "staff sign-out", err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/staff/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	sessionCookie.Clear(w, r)
 	http.Redirect(w, r, "/staff/signin", http.StatusSeeOther)
 }
