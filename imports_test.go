@@ -354,3 +354,85 @@ func TestMuxProblems(t *testing.T) {
 		}
 	}
 }
+
+// cookieAllowed are the non-test files outside internal/session that set
+// a cookie themselves, each with the reason. A credential's cookie (a
+// session's, the staff device's) never belongs here: internal/session
+// sets those, so all of them carry the same flags.
+var cookieAllowed = map[string]string{
+	"web/referral_cookie.go": "the referral click id: no credential, only which partner sent the guest",
+}
+
+// TestOnlyTheSessionHelperSetsCookies fails when a non-test file outside
+// internal/session sets a cookie (http.SetCookie, an http.Cookie value,
+// or a Set-Cookie header), so a second session implementation with its
+// own cookie flags cannot grow back unnoticed.
+func TestOnlyTheSessionHelperSetsCookies(t *testing.T) {
+	for dir := range loadPackages(t) {
+		if dir == "internal/session" || slices.Contains(testSupport, dir) {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			name = filepath.ToSlash(name)
+			if strings.HasSuffix(name, "_test.go") || cookieAllowed[name] != "" {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, problem := range cookieProblems(name, string(src)) {
+				t.Error(problem)
+			}
+		}
+	}
+}
+
+// cookieProblems lists where one file's source sets a cookie.
+func cookieProblems(name, src string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && id.Name == "http" && (n.Sel.Name == "SetCookie" || n.Sel.Name == "Cookie") {
+				out = append(out, fmt.Sprintf("%s: http.%s; set cookies through internal/session", fset.Position(n.Pos()), n.Sel.Name))
+			}
+		case *ast.BasicLit:
+			if v, err := strconv.Unquote(n.Value); err == nil && strings.EqualFold(v, "Set-Cookie") {
+				out = append(out, fmt.Sprintf("%s: a Set-Cookie header; set cookies through internal/session", fset.Position(n.Pos())))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestCookieProblems checks that the rule refuses each way of setting a
+// cookie and lets reading one through.
+func TestCookieProblems(t *testing.T) {
+	tests := []struct {
+		name, src string
+		bad       bool
+	}{
+		{"SetCookie", `package p; import "net/http"; func f(w http.ResponseWriter) { http.SetCookie(w, nil) }`, true},
+		{"a cookie value", `package p; import "net/http"; var c = http.Cookie{Name: "s"}`, true},
+		{"a raw header", `package p; import "net/http"; func f(w http.ResponseWriter) { w.Header().Add("Set-Cookie", "s=1") }`, true},
+		{"reading a cookie", `package p; import "net/http"; func f(r *http.Request) { _, _ = r.Cookie("s") }`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := len(cookieProblems("p/a.go", tt.src)) > 0; got != tt.bad {
+				t.Fatalf("problems = %v, want %v", got, tt.bad)
+			}
+		})
+	}
+}

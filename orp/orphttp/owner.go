@@ -23,11 +23,11 @@ type ownerVisit struct {
 
 // owner reads the session cookie; ok is false when nobody is signed in.
 func (s *Server) owner(r *http.Request) (ownerVisit, bool, error) {
-	c, err := r.Cookie(ownerCookie)
-	if err != nil {
+	token := ownerCookie.Value(r)
+	if token == "" {
 		return ownerVisit{}, false, nil
 	}
-	ses, err := s.Host.OwnerSession(r.Context(), c.Value)
+	ses, err := s.Host.OwnerSession(r.Context(), token)
 	if err != nil {
 		var e *orp.Error
 		if errors.As(err, &e) && e.Code == orp.Unauthorized {
@@ -35,7 +35,7 @@ func (s *Server) owner(r *http.Request) (ownerVisit, bool, error) {
 		}
 		return ownerVisit{}, false, err
 	}
-	return ownerVisit{Session: ses, token: c.Value}, true, nil
+	return ownerVisit{Session: ses, token: token}, true, nil
 }
 
 // signedIn wraps an owner page: without a session a GET goes to the
@@ -194,7 +194,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request, v ownerVisit) {
 		s.pageFail(w, r, "owner sign-out", err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: ownerCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	ownerCookie.Clear(w, r)
 	http.Redirect(w, r, "/owner/signin", http.StatusSeeOther)
 }
 
