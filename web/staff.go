@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -300,9 +299,9 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 			s.Logger.ErrorContext(r.Context(), "staff sign-in", "err", err)
 			status = http.StatusServiceUnavailable
 		}
-		var se *staff.Error
+		se, _ := staff.AsError(err)
 		d.Problem = "Sign-in is not possible right now."
-		if errors.As(err, &se) {
+		if se != nil {
 			d.Problem = strings.ToUpper(se.Message[:1]) + se.Message[1:] + "."
 		}
 		if status == http.StatusTooManyRequests && se != nil && strings.HasPrefix(se.Message, "too many") {
