@@ -136,8 +136,7 @@ func (s *Server) readOwnerForm(w http.ResponseWriter, r *http.Request) bool {
 
 // ownerFail words a refusal on an owner page, or logs an internal fault.
 func (s *Server) ownerFail(w http.ResponseWriter, r *http.Request, what string, err error, show func(msg string, status int)) {
-	var e *orp.Error
-	if errors.As(err, &e) && e.Code != orp.Internal {
+	if e := orp.AsError(err); e.Code != orp.Internal {
 		show(e.Message, orp.Status(e.Code))
 		return
 	}
@@ -247,8 +246,7 @@ func sameOrigin(r *http.Request) bool {
 // shown: 404 for an id the host does not know, else a logged 500 that
 // says nothing of the cause.
 func (s *Server) pageFail(w http.ResponseWriter, r *http.Request, page string, err error) {
-	var e *orp.Error
-	if errors.As(err, &e) && e.Code == orp.NotFound {
+	if orp.AsError(err).Code == orp.NotFound {
 		http.NotFound(w, r)
 		return
 	}

@@ -3,7 +3,6 @@ package orphttp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"html/template"
 	"net/http"
 	"strings"
@@ -29,8 +28,7 @@ func (s *Server) owner(r *http.Request) (ownerVisit, bool, error) {
 	}
 	ses, err := s.Host.OwnerSession(r.Context(), token)
 	if err != nil {
-		var e *orp.Error
-		if errors.As(err, &e) && e.Code == orp.Unauthorized {
+		if orp.AsError(err).Code == orp.Unauthorized {
 			return ownerVisit{}, false, nil
 		}
 		return ownerVisit{}, false, err
