@@ -18,8 +18,8 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
-	"frontdesk/orp/schema"
 	"frontdesk/internal/session"
+	"frontdesk/orp/schema"
 	"frontdesk/store"
 )
 

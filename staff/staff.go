@@ -110,7 +110,7 @@ type Service struct {
 	zone     *time.Location
 	sessions *session.Store
 	keyMu    sync.Mutex
-	devKey []byte // read or made on first use
+	devKey   []byte // read or made on first use
 }
 
 // Options are the parts a test replaces; nil and zero mean defaults.
