@@ -87,6 +87,10 @@ func invalid(field, msg string) *Error {
 	return &Error{Code: InvalidMessage, Field: field, Message: msg}
 }
 
+// Refusal returns the host's refusal in err's chain, if there is one;
+// another domain's error is not one.
+func Refusal(err error) (*Error, bool) { return fault.Find(err, orpCode) }
+
 // AsError returns err as an *Error, wording anything else as internal.
 func AsError(err error) *Error {
 	if e, ok := fault.Find(err, orpCode); ok {

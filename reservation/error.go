@@ -58,6 +58,10 @@ var (
 	ErrNotAllowed = &Error{Code: CodeIllegalTransition, Message: "The reservation's state does not allow this."}
 )
 
+// AsError returns the desk's error in err's chain, if there is one;
+// another domain's error is not one.
+func AsError(err error) (*Error, bool) { return fault.Find(err, deskCode) }
+
 // ErrorCode is the code of err: "" for nil, CodeInternal for an error
 // that is not the desk's.
 func ErrorCode(err error) Code {
