@@ -436,3 +436,47 @@ func TestCookieProblems(t *testing.T) {
 		})
 	}
 }
+
+// ownErrorTypes are the packages that still declare an error type of
+// their own besides internal/fault's, each with the reason.
+var ownErrorTypes = map[string]string{
+	"booking":          "the chat door's answers carry the human route (phone, form) its §12 sentences need; it joins fault with the move out of booking",
+	"internal/httpsig": "a helper's verification failures, worded by the USP door",
+}
+
+// TestOneErrorType fails when a package outside internal/fault declares
+// a coded error struct of its own: domains declare their codes as
+// constants of fault.Code and alias fault.Error, so a door maps one type.
+func TestOneErrorType(t *testing.T) {
+	for dir := range loadPackages(t) {
+		if dir == "internal/fault" || ownErrorTypes[dir] != "" {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || gd.Tok != token.TYPE {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					ts := spec.(*ast.TypeSpec)
+					if _, isStruct := ts.Type.(*ast.StructType); isStruct && ts.Assign == 0 && ts.Name.Name == "Error" {
+						t.Errorf("%s: type Error struct; alias fault.Error (internal/fault) and declare codes as fault.Code constants", fset.Position(ts.Pos()))
+					}
+				}
+			}
+		}
+	}
+}
