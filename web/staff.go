@@ -57,6 +57,7 @@ type Logins interface {
 	FinishPasskeyRegistration(ctx context.Context, rp staff.RP, username, token string, answer []byte) error
 	Session(ctx context.Context, token string) (staff.Session, staff.User, error)
 	SignOut(ctx context.Context, token string) error
+	SignOutEverywhere(ctx context.Context, username string) error
 }
 
 var (
@@ -345,9 +346,14 @@ func (s *StaffScreen) signOutPage(w http.ResponseWriter, r *http.Request, v visi
 }
 
 // signOut ends the session in the store, so the cookie opens nothing
-// even if a copy of it is kept.
+// even if a copy of it is kept; with "everywhere" ticked, every session
+// of the login ends, in every browser.
 func (s *StaffScreen) signOut(w http.ResponseWriter, r *http.Request, v visit) {
-	if err := s.Logins.SignOut(r.Context(), v.token); err != nil {
+	end := func() error { return s.Logins.SignOut(r.Context(), v.token) }
+	if r.PostForm.Get("everywhere") != "" {
+		end = func() error { return s.Logins.SignOutEverywhere(r.Context(), v.User.Username) }
+	}
+	if err := end(); err != nil {
 		s.fail(w, r, "staff sign-out", err)
 		return
 	}

@@ -187,8 +187,15 @@ func (s *Server) setConstraints(w http.ResponseWriter, r *http.Request, v ownerV
 	http.Redirect(w, r, "/owner/", http.StatusSeeOther)
 }
 
+// signOut ends the session in the store, so a kept copy of the cookie
+// opens nothing; with "everywhere" ticked, every session of the owner
+// ends, in every browser.
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request, v ownerVisit) {
-	if err := s.Host.SignOutOwner(r.Context(), v.token); err != nil {
+	end := func() error { return s.Host.SignOutOwner(r.Context(), v.token) }
+	if r.PostForm.Get("everywhere") != "" {
+		end = func() error { return s.Host.SignOutOwnerEverywhere(r.Context(), v.Session.Owner) }
+	}
+	if err := end(); err != nil {
 		s.pageFail(w, r, "owner sign-out", err)
 		return
 	}
