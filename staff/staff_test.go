@@ -14,6 +14,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/fault"
 	"frontdesk/internal/pgtest"
 	"frontdesk/postgres"
 	"frontdesk/sqlite"
@@ -326,5 +327,22 @@ func TestPasswordHashes(t *testing.T) {
 		if checkPassword(bad, "correct horse battery") {
 			t.Errorf("unreadable hash %q matched", bad)
 		}
+	}
+}
+
+// TestErrorCodeKeepsToStaffCodes: every domain shares one error type, so
+// another domain's refusal must read as internal here, never as a staff
+// refusal whose message the sign-in page would show.
+func TestErrorCodeKeepsToStaffCodes(t *testing.T) {
+	foreign := &fault.Error{Code: "conflict", Message: "The reservation changed meanwhile; read it again."}
+	if got := ErrorCode(foreign); got != CodeInternal {
+		t.Fatalf("ErrorCode(another domain's error) = %q, want %q", got, CodeInternal)
+	}
+	if _, ok := AsError(foreign); ok {
+		t.Fatal("AsError took another domain's error for a staff one")
+	}
+	own := &Error{Code: CodeLimited, Message: "too many failed sign-ins"}
+	if got := ErrorCode(fmt.Errorf("sign in: %w", &fault.Error{Code: "conflict", Err: own})); got != CodeLimited {
+		t.Fatalf("ErrorCode = %q, want %q", got, CodeLimited)
 	}
 }
