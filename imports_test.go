@@ -36,8 +36,9 @@ var (
 	// front: host and batch guards, sessions, stdio, tool registration).
 	// A front knows no protocol: it imports only helpers.
 	fronts = []string{"mcpfront"}
-	// Helpers under internal/ have one purpose each and stand alone.
-	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock"}
+	// Helpers under internal/ have one purpose each and stand alone:
+	// they import other helpers and the leaf contracts only.
+	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock", "internal/session", "internal/fault"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "direct/directtest", "inventory/inventorytest", "payment/stripe/stripemock"}
@@ -251,7 +252,7 @@ func importProblems(dir, imp string) []string {
 		out = append(out, fmt.Sprintf("front %s imports %s (%s); a front serves every protocol and imports only helpers", dir, imp, role[imp]))
 	case role[dir] == "adapter" && role[imp] == "adapter":
 		out = append(out, fmt.Sprintf("adapter %s imports adapter %s; only cmd/frontdesk wires adapters", dir, imp))
-	case role[dir] == "helper" && role[imp] != "helper":
+	case role[dir] == "helper" && role[imp] != "helper" && !slices.Contains(leaves, imp):
 		out = append(out, fmt.Sprintf("helper %s imports %s; internal helpers stand alone", dir, imp))
 	}
 	if problem, ok := doorProblem(dir, imp); ok {
@@ -291,6 +292,8 @@ func TestImportProblems(t *testing.T) {
 		{"store", "config", true},
 		{"mail", "web", true},
 		{"internal/money", "config", true},
+		{"internal/session", "store", false},
+		{"internal/session", "reservation", true},
 		{"hub", "storetest", true},
 		{"web", "cmd/frontdesk", true},
 		{"pricing", "storetest", true},
@@ -448,6 +451,132 @@ func TestMuxProblems(t *testing.T) {
 	for _, tt := range tests {
 		if got := len(muxProblems(tt.file, tt.src)) > 0; got != tt.bad {
 			t.Errorf("%s: refused = %v, want %v (%q)", tt.name, got, tt.bad, muxProblems(tt.file, tt.src))
+		}
+	}
+}
+
+// cookieAllowed are the non-test files outside internal/session that set
+// a cookie themselves, each with the reason. A credential's cookie (a
+// session's, the staff device's) never belongs here: internal/session
+// sets those, so all of them carry the same flags.
+var cookieAllowed = map[string]string{
+	"web/referral_cookie.go": "the referral click id: no credential, only which partner sent the guest",
+}
+
+// TestOnlyTheSessionHelperSetsCookies fails when a non-test file outside
+// internal/session sets a cookie (http.SetCookie, an http.Cookie value,
+// or a Set-Cookie header), so a second session implementation with its
+// own cookie flags cannot grow back unnoticed.
+func TestOnlyTheSessionHelperSetsCookies(t *testing.T) {
+	for dir := range loadPackages(t) {
+		if dir == "internal/session" || slices.Contains(testSupport, dir) {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			name = filepath.ToSlash(name)
+			if strings.HasSuffix(name, "_test.go") || cookieAllowed[name] != "" {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, problem := range cookieProblems(name, string(src)) {
+				t.Error(problem)
+			}
+		}
+	}
+}
+
+// cookieProblems lists where one file's source sets a cookie.
+func cookieProblems(name, src string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && id.Name == "http" && (n.Sel.Name == "SetCookie" || n.Sel.Name == "Cookie") {
+				out = append(out, fmt.Sprintf("%s: http.%s; set cookies through internal/session", fset.Position(n.Pos()), n.Sel.Name))
+			}
+		case *ast.BasicLit:
+			if v, err := strconv.Unquote(n.Value); err == nil && strings.EqualFold(v, "Set-Cookie") {
+				out = append(out, fmt.Sprintf("%s: a Set-Cookie header; set cookies through internal/session", fset.Position(n.Pos())))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestCookieProblems checks that the rule refuses each way of setting a
+// cookie and lets reading one through.
+func TestCookieProblems(t *testing.T) {
+	tests := []struct {
+		name, src string
+		bad       bool
+	}{
+		{"SetCookie", `package p; import "net/http"; func f(w http.ResponseWriter) { http.SetCookie(w, nil) }`, true},
+		{"a cookie value", `package p; import "net/http"; var c = http.Cookie{Name: "s"}`, true},
+		{"a raw header", `package p; import "net/http"; func f(w http.ResponseWriter) { w.Header().Add("Set-Cookie", "s=1") }`, true},
+		{"reading a cookie", `package p; import "net/http"; func f(r *http.Request) { _, _ = r.Cookie("s") }`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := len(cookieProblems("p/a.go", tt.src)) > 0; got != tt.bad {
+				t.Fatalf("problems = %v, want %v", got, tt.bad)
+			}
+		})
+	}
+}
+
+// ownErrorTypes are the packages that still declare an error type of
+// their own besides internal/fault's, each with the reason.
+var ownErrorTypes = map[string]string{
+	"booking":          "the chat door's answers carry the human route (phone, form) its §12 sentences need; it joins fault with the move out of booking",
+	"internal/httpsig": "a helper's verification failures, worded by the USP door",
+}
+
+// TestOneErrorType fails when a package outside internal/fault declares
+// a coded error struct of its own: domains declare their codes as
+// constants of fault.Code and alias fault.Error, so a door maps one type.
+func TestOneErrorType(t *testing.T) {
+	for dir := range loadPackages(t) {
+		if dir == "internal/fault" || ownErrorTypes[dir] != "" {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || gd.Tok != token.TYPE {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					ts := spec.(*ast.TypeSpec)
+					if _, isStruct := ts.Type.(*ast.StructType); isStruct && ts.Assign == 0 && ts.Name.Name == "Error" {
+						t.Errorf("%s: type Error struct; alias fault.Error (internal/fault) and declare codes as fault.Code constants", fset.Position(ts.Pos()))
+					}
+				}
+			}
 		}
 	}
 }

@@ -81,7 +81,7 @@ func decide(p *Party, in decision) ([]string, error) {
 	mode := p.Steps.mode(in.step)
 	// 1. The step is off.
 	if mode == "off" {
-		return nil, &Error{Code: StepOff, Step: in.step, Message: "The owner has turned off the " + in.step + " step for this agent."}
+		return nil, &Error{Code: StepOff, Values: []string{in.step}, Message: "The owner has turned off the " + in.step + " step for this agent."}
 	}
 	// 2. The counterparty is denied, or new while new counterparties are off.
 	if cp := c.Counterparties; cp != nil && in.counterparty != "" {

@@ -311,7 +311,7 @@ func (o *op) body(v any) error {
 func (o *op) stepMode(step string) (string, error) {
 	m := o.party.Steps.mode(step)
 	if m == "off" {
-		return m, &Error{Code: StepOff, Step: step, Message: "The owner has turned off the " + step + " step for this agent."}
+		return m, &Error{Code: StepOff, Values: []string{step}, Message: "The owner has turned off the " + step + " step for this agent."}
 	}
 	return m, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"frontdesk/internal/fault"
 	"frontdesk/internal/jsonlimit"
 )
 
@@ -42,8 +43,7 @@ func decodeStrict(b []byte) (any, *Error) {
 	var at path
 	v, err := readValue(d, &at)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
+		if e, ok := fault.Find(err, orpCode); ok {
 			return nil, e
 		}
 		return nil, invalid("", "The body is not JSON.")

@@ -177,7 +177,7 @@ func (h *Host) send(ctx context.Context, o *op, p *Party, authErr error) (Reply,
 	}
 	// E2 Version: 0.4 and 0.3 side by side (§20).
 	if !slices.Contains(Versions, o.env.Orp) {
-		return Reply{}, &Error{Code: UnsupportedVersion, Message: "This host speaks ORP 0.4 and 0.3.", Supported: Versions}
+		return Reply{}, &Error{Code: UnsupportedVersion, Message: "This host speaks ORP 0.4 and 0.3.", Values: Versions}
 	}
 	o.ver = o.env.Orp
 	// E3 Type.
@@ -448,15 +448,15 @@ func (h *Host) errorReply(o *op, err error) Reply {
 	if e.Code == Internal {
 		h.log.Error("orp message failed", "type", o.env.Type, "err", err)
 	}
-	body := map[string]any{"code": e.Code, "message": e.Message, "retryable": e.retryable()}
+	body := map[string]any{"code": e.Code, "message": e.Message, "retryable": retryable(e)}
 	if e.Code == InvalidMessage {
 		body["field"] = e.Field
 	}
-	if e.Step != "" {
-		body["step"] = e.Step
+	if e.Code == StepOff && e.Value(0) != "" {
+		body["step"] = e.Value(0)
 	}
-	if len(e.Supported) > 0 {
-		body["supported"] = e.Supported
+	if e.Code == UnsupportedVersion && len(e.Values) > 0 {
+		body["supported"] = e.Values
 	}
 	if e.RetryAfter > 0 {
 		body["retry_after"] = e.RetryAfter

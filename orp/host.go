@@ -18,6 +18,7 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
+	"frontdesk/internal/session"
 	"frontdesk/orp/schema"
 	"frontdesk/store"
 )
@@ -139,6 +140,8 @@ type Host struct {
 	clicks     *batcher
 	journal    *ClickJournal
 	fetcher    *pageFetcher
+	// owners are the owners' signed-in browsers (owner.go).
+	owners *session.Store
 }
 
 // New checks the options and builds a host. Call Start to run the click
@@ -193,6 +196,7 @@ func New(o Options) (*Host, error) {
 		schemas: s, opts: o, hostport: strings.ToLower(u.Host),
 	}
 	h.id = "orp:" + h.hostport + "/host"
+	h.owners = h.ownerSessions()
 	h.partyLimit = newLimiter(o.MessagesPerMinute)
 	h.addrLimit = newLimiter(o.AddressPerMinute)
 	h.clickLimit = newLimiter(o.ClickPerMinute)

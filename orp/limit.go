@@ -69,8 +69,7 @@ func (h *Host) openDeals(ctx context.Context, opaque string) (store.Record, open
 	for _, dealID := range od.Deals {
 		other, _, err := h.loadDeal(ctx, dealID)
 		if err != nil {
-			var e *Error
-			if errors.As(err, &e) && e.Code == NotFound {
+			if AsError(err).Code == NotFound {
 				continue
 			}
 			return r, od, fmt.Errorf("open deals: %w", err)

@@ -64,9 +64,9 @@ type SweepResult struct {
 // clicks, expires escalations and deals (H5), applies revokes whose
 // effective time came, catches up link verifications (T7), sends each
 // active deal with tracking or pay an outcome at least weekly and a final
-// one when it ends (§14.1), and forgets idempotency keys older than the
-// retention (E7). It is safe to run on several instances at once: every
-// change is a conditional write.
+// one when it ends (§14.1), forgets idempotency keys older than the
+// retention (E7) and deletes ended owner sessions. It is safe to run on
+// several instances at once: every change is a conditional write.
 func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
 	h.Flush(ctx)
 	var res SweepResult
@@ -98,6 +98,11 @@ func (h *Host) Sweep(ctx context.Context) (SweepResult, error) {
 	}
 	if _, err := h.forget(ctx, kindSession, now.Add(-sessionKeep)); err != nil {
 		errs = append(errs, err)
+	}
+	// Ended owner sessions, and those stored before internal/session
+	// kept them, which open nothing.
+	if _, err := h.owners.Purge(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("sweep: purge owner sessions: %w", err))
 	}
 	return res, errors.Join(errs...)
 }

@@ -3,7 +3,6 @@ package orp
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
 
+	"frontdesk/internal/session"
 	"frontdesk/store"
 )
 
@@ -73,17 +73,29 @@ func (o *Owner) WebAuthnName() string                       { return o.ID }
 func (o *Owner) WebAuthnDisplayName() string                { return "Owner " + o.ID }
 func (o *Owner) WebAuthnCredentials() []webauthn.Credential { return o.Credentials }
 
-// OwnerSession is a signed-in owner.
+// OwnerSession is a signed-in owner. The session itself (token, expiry,
+// CSRF, sign-out) is kept by internal/session, the same way as the staff
+// screen's; the owner's id is its subject and the assurance its detail.
 type OwnerSession struct {
-	Owner     string    `json:"owner"`
-	CSRF      string    `json:"csrf"`
-	Assurance string    `json:"assurance"`
-	Expires   time.Time `json:"expires"`
+	Owner     string
+	CSRF      string
+	Assurance string
+	Expires   time.Time
 }
 
 // CheckCSRF reports whether a posted form carries the session's token.
 func (s OwnerSession) CheckCSRF(posted string) bool {
-	return posted != "" && subtle.ConstantTimeCompare([]byte(posted), []byte(s.CSRF)) == 1
+	return session.CheckCSRF(session.Session{CSRF: s.CSRF}, posted)
+}
+
+// ownerSessions keeps the owners' sessions. Tokens keep the host's
+// spelling ("oss_…", "csrf_…").
+func (h *Host) ownerSessions() *session.Store {
+	return session.New(h.store, session.Policy{Kind: kindOwnerSess, Lifetime: ownerSessionTTL}, session.Options{
+		Clock: h.clock,
+		Token: func() (string, error) { return h.newID("oss_", 32), nil },
+		CSRF:  func() (string, error) { return h.newID("csrf_", 24), nil },
+	})
 }
 
 type ceremony struct {
@@ -228,7 +240,10 @@ func (h *Host) claimFor(ctx context.Context, claim string, owner *Owner, isNew b
 				writes = append(writes, create(kindMail, tokenHash(owner.Email), ownedRef{Party: owner.ID}, now))
 			}
 		}
-		tok, w := h.newOwnerSession(owner.ID, assurance, now)
+		tok, w, err := h.newOwnerSession(owner.ID, assurance, now)
+		if err != nil {
+			return err
+		}
 		if _, err := h.store.Apply(ctx, append(writes, w)); err != nil {
 			return fmt.Errorf("claim: %w", err)
 		}
@@ -238,10 +253,11 @@ func (h *Host) claimFor(ctx context.Context, claim string, owner *Owner, isNew b
 	return token, err
 }
 
-func (h *Host) newOwnerSession(owner, assurance string, now time.Time) (string, store.Write) {
-	token := h.newID("oss_", 32)
-	s := OwnerSession{Owner: owner, CSRF: h.newID("csrf_", 24), Assurance: assurance, Expires: now.Add(ownerSessionTTL)}
-	return token, create(kindOwnerSess, tokenHash(token), s, now)
+// newOwnerSession opens a session for owner, returning its token and the
+// write that stores it, for the batch that signs the owner in.
+func (h *Host) newOwnerSession(owner, assurance string, now time.Time) (string, store.Write, error) {
+	o, w, err := h.owners.Open(owner, assurance, now)
+	return o.Token, w, err
 }
 
 // OwnerSessionTTL is how long an owner stays signed in.
@@ -296,7 +312,10 @@ func (h *Host) FinishPasskeySignIn(ctx context.Context, rp RP, id string, answer
 		}
 	}
 	now := h.clock.Now()
-	token, sw := h.newOwnerSession(owner.ID, AssurancePasskey, now)
+	token, sw, err := h.newOwnerSession(owner.ID, AssurancePasskey, now)
+	if err != nil {
+		return "", err
+	}
 	if _, err := h.store.Apply(ctx, []store.Write{swap(or, owner, now), sw,
 		{Op: store.OpDelete, Record: store.Record{Kind: kindCeremony, Key: id, Version: cr.Version}}}); err != nil {
 		return "", fmt.Errorf("passkey sign-in: %w", err)
@@ -381,7 +400,10 @@ func (h *Host) UseMailLink(ctx context.Context, token string) (string, error) {
 	used := store.Write{Op: store.OpDelete, Record: store.Record{Kind: kindMailLink, Key: r.Key, Version: r.Version}}
 	now := h.clock.Now()
 	if l.Kind == "signin" {
-		tok, sw := h.newOwnerSession(l.Owner, AssuranceEmailLink, now)
+		tok, sw, err := h.newOwnerSession(l.Owner, AssuranceEmailLink, now)
+		if err != nil {
+			return "", err
+		}
 		if _, err := h.store.Apply(ctx, []store.Write{used, sw}); err != nil {
 			return "", fmt.Errorf("sign in by link: %w", err)
 		}
@@ -405,29 +427,29 @@ func (h *Host) UseMailLink(ctx context.Context, token string) (string, error) {
 
 // OwnerSession resolves a session token to the signed-in owner.
 func (h *Host) OwnerSession(ctx context.Context, token string) (OwnerSession, error) {
-	var s OwnerSession
 	if token == "" {
-		return s, refuse(Unauthorized, "Sign in first.")
+		return OwnerSession{}, refuse(Unauthorized, "Sign in first.")
 	}
-	if _, err := h.get(ctx, kindOwnerSess, tokenHash(token), &s); errors.Is(err, store.ErrNotFound) || err == nil && !h.clock.Now().Before(s.Expires) {
+	s, err := h.owners.Get(ctx, token)
+	if errors.Is(err, session.ErrSignedOut) {
 		return OwnerSession{}, refuse(Unauthorized, "Your session has ended. Sign in again.")
-	} else if err != nil {
+	}
+	if err != nil {
 		return OwnerSession{}, err
 	}
-	return s, nil
+	return OwnerSession{Owner: s.Subject, CSRF: s.CSRF, Assurance: s.Detail, Expires: s.Expires}, nil
 }
 
 // SignOutOwner ends a session in the store, so a kept copy of the cookie
 // opens nothing.
 func (h *Host) SignOutOwner(ctx context.Context, token string) error {
-	r, err := h.store.Get(ctx, kindOwnerSess, tokenHash(token))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return h.store.Delete(ctx, kindOwnerSess, r.Key, r.Version)
+	return h.owners.End(ctx, token)
+}
+
+// SignOutOwnerEverywhere ends every session of owner, in every browser.
+func (h *Host) SignOutOwnerEverywhere(ctx context.Context, owner string) error {
+	_, err := h.owners.EndAll(ctx, owner)
+	return err
 }
 
 // OwnedParty is one of an owner's parties as the owner's page shows it.

@@ -114,7 +114,7 @@ func (l *Ledger) Addition(ctx context.Context, m Mark, ref string, total int64, 
 		c.Code = m.Code
 	}
 	res, writes, err := l.host.PayerConversionWrites(ctx, payer, c)
-	if _, refused := errors.AsType[*orp.Error](err); refused {
+	if _, refused := orp.Refusal(err); refused {
 		l.log.InfoContext(ctx, "referral not attributed", "reason", "unknown")
 		return reservation.Addition{}, nil
 	}

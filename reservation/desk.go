@@ -624,7 +624,7 @@ func (d *Desk) Repair(ctx context.Context, c Change) (Reservation, error) {
 	p.add(partRow, nil, Save(fixed, c.At))
 	p.add(partRelease, nil, releaseWrite(r.Reference, c.At))
 	err := d.commit(ctx, p)
-	if e, ok := errors.AsType[*Error](err); ok && e.Code == CodeConflict && errors.Is(err, store.ErrNotFound) {
+	if e, ok := AsError(err); ok && e.Code == CodeConflict && errors.Is(err, store.ErrNotFound) {
 		var row plan
 		row.add(partRow, nil, Save(fixed, c.At))
 		err = d.commit(ctx, row)

@@ -2,60 +2,52 @@ package reservation
 
 import (
 	"errors"
-	"fmt"
+
+	"frontdesk/internal/fault"
 )
 
 // Code says what kind of refusal or failure a desk operation met. Each
 // door maps codes to its own wire in one function.
-type Code string
+type Code = fault.Code
 
 // The codes of every desk operation.
 const (
 	// CodeNotFound: no reservation has the reference asked for (or no
 	// outbox event is set aside where a retry asked).
-	CodeNotFound Code = "not_found"
+	CodeNotFound fault.Code = "not_found"
 	// CodeIllegalTransition: the reservation's state does not allow the
 	// operation (a staff decision on a hold, a cancellation of a
 	// completed stay).
-	CodeIllegalTransition Code = "illegal_transition"
+	CodeIllegalTransition fault.Code = "illegal_transition"
 	// CodeUnitTaken: no unit is free for every slot; nothing was stored.
-	CodeUnitTaken Code = "unit_taken"
+	CodeUnitTaken fault.Code = "unit_taken"
 	// CodeCeiling: a pending ceiling the reservation claims is full;
 	// nothing was stored.
-	CodeCeiling Code = "ceiling"
+	CodeCeiling fault.Code = "ceiling"
 	// CodeConflict: another write came first, again on every retry;
 	// nothing was stored and reading again may succeed.
-	CodeConflict Code = "conflict"
+	CodeConflict fault.Code = "conflict"
 	// CodeUnavailable: the store could not be reached or did not answer
 	// in time; the operation may or may not have committed.
-	CodeUnavailable Code = "unavailable"
+	CodeUnavailable fault.Code = "unavailable"
 	// CodeInternal: a fault of the business's own (a record that does not
 	// decode, a request that names no unit); nothing was stored.
-	CodeInternal Code = "internal"
+	CodeInternal fault.Code = "internal"
 )
 
-// Error is the one error type of the desk: a code, a message safe to
-// show a guest, a platform or staff, and the cause for logs.
-type Error struct {
-	Code    Code
-	Message string
-	Err     error
-}
+// Error is the module's one error type (internal/fault): a code, a
+// message safe to show a guest, a platform or staff, and the cause for
+// logs. errors.Is(err, ErrUnitTaken) holds for every unit-taken refusal.
+type Error = fault.Error
 
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("reservation: %s: %s: %v", e.Code, e.Message, e.Err)
+// deskCode reports whether c is one of the desk's codes, so ErrorCode
+// finds the desk's error in a chain that holds another domain's too.
+func deskCode(c Code) bool {
+	switch c {
+	case CodeNotFound, CodeIllegalTransition, CodeUnitTaken, CodeCeiling, CodeConflict, CodeUnavailable, CodeInternal:
+		return true
 	}
-	return fmt.Sprintf("reservation: %s: %s", e.Code, e.Message)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is matches another *Error of the same code that carries no cause, so
-// errors.Is(err, ErrUnitTaken) holds for every unit-taken refusal.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Err == nil && t.Code == e.Code
+	return false
 }
 
 // Sentinels to compare with errors.Is, one per code a door tells apart.
@@ -66,13 +58,17 @@ var (
 	ErrNotAllowed = &Error{Code: CodeIllegalTransition, Message: "The reservation's state does not allow this."}
 )
 
+// AsError returns the desk's error in err's chain, if there is one;
+// another domain's error is not one.
+func AsError(err error) (*Error, bool) { return fault.Find(err, deskCode) }
+
 // ErrorCode is the code of err: "" for nil, CodeInternal for an error
 // that is not the desk's.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	if e, ok := errors.AsType[*Error](err); ok {
+	if e, ok := fault.Find(err, deskCode); ok {
 		return e.Code
 	}
 	if errors.Is(err, ErrIllegal) {

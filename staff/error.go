@@ -1,40 +1,43 @@
 package staff
 
-import "errors"
+import (
+	"errors"
+
+	"frontdesk/internal/fault"
+)
 
 // Code names what went wrong, for the door that renders it.
-type Code string
+type Code = fault.Code
 
 // The error codes of this package.
 const (
-	CodeInvalid   Code = "invalid"    // bad input; Message says which field
-	CodeExists    Code = "exists"     // the username is taken
-	CodeDenied    Code = "denied"     // wrong username or password
-	CodeLimited   Code = "limited"    // too many sign-in attempts for now
-	CodeSignedOut Code = "signed_out" // no session, or it ended
-	CodeInternal  Code = "internal"   // storage trouble; Err has the cause
+	CodeInvalid   fault.Code = "invalid"    // bad input; Message says which field
+	CodeExists    fault.Code = "exists"     // the username is taken
+	CodeDenied    fault.Code = "denied"     // wrong username or password
+	CodeLimited   fault.Code = "limited"    // too many sign-in attempts for now
+	CodeSignedOut fault.Code = "signed_out" // no session, or it ended
+	CodeInternal  fault.Code = "internal"   // storage trouble; Err has the cause
 )
 
-// Error is this package's one error type: a code, a message safe to show
-// staff, and the cause for logs.
-type Error struct {
-	Code    Code
-	Message string
-	Err     error
-}
+// Error is the module's one error type (internal/fault): a code, a
+// message safe to show staff, and the cause for logs.
+type Error = fault.Error
 
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return string(e.Code) + ": " + e.Message + ": " + e.Err.Error()
+// staffCode reports whether c is one of this package's codes.
+func staffCode(c Code) bool {
+	switch c {
+	case CodeInvalid, CodeExists, CodeDenied, CodeLimited, CodeSignedOut, CodeInternal:
+		return true
 	}
-	return string(e.Code) + ": " + e.Message
+	return false
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+// AsError returns the first of this package's errors in err's chain.
+func AsError(err error) (*Error, bool) { return fault.Find(err, staffCode) }
 
 // ErrorCode returns the code of err, CodeInternal for any other error.
 func ErrorCode(err error) Code {
-	if e, ok := errors.AsType[*Error](err); ok {
+	if e, ok := fault.Find(err, staffCode); ok {
 		return e.Code
 	}
 	return CodeInternal

@@ -3,10 +3,6 @@ package staff
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +18,7 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/session"
 	"frontdesk/quota"
 	"frontdesk/store"
 )
@@ -60,14 +57,10 @@ func (u User) CanSee(slug string) bool {
 	return u.Role == Owner || slices.Contains(u.Locations, slug)
 }
 
-// Session is one signed-in browser.
-type Session struct {
-	Username  string    `json:"username"`
-	CSRF      string    `json:"csrf"` // the token every form of this session posts back
-	CreatedAt time.Time `json:"created_at"`
-	LastSeen  time.Time `json:"last_seen"`
-	Expires   time.Time `json:"expires"` // absolute end, whatever the activity
-}
+// Session is one signed-in browser; its Subject is the username. The
+// sessions themselves (tokens, expiry, CSRF, sign-out) are kept by
+// internal/session, the same way as the ORP owners'.
+type Session = session.Session
 
 // Limits of signing in. Each attempt is claimed before its password is
 // checked, so parallel guesses cannot check more passwords than a budget
@@ -114,9 +107,10 @@ type Service struct {
 	dummy string
 	// zone is the property's time zone, for the times sign-in messages
 	// name.
-	zone   *time.Location
-	keyMu  sync.Mutex
-	devKey []byte // read or made on first use
+	zone     *time.Location
+	sessions *session.Store
+	keyMu    sync.Mutex
+	devKey   []byte // read or made on first use
 }
 
 // Options are the parts a test replaces; nil and zero mean defaults.
@@ -146,6 +140,8 @@ func New(records Records, cfg business.Portfolio, o Options) (*Service, error) {
 		o.HashMemory = DefaultHashMemory
 	}
 	s.gate = newHashGate(o.HashMemory, s.hashing)
+	s.sessions = session.New(records, session.Policy{Kind: kindSession, Lifetime: SessionLifetime, Idle: SessionIdle},
+		session.Options{Clock: s.clock, Random: s.random})
 	s.zone = propertyZone(cfg)
 	dummy, err := hashPassword("no such user", s.hashing, s.random)
 	if err != nil {
@@ -294,24 +290,18 @@ func (s *Service) SignInFrom(ctx context.Context, a Attempt) (SignedIn, error) {
 // openSession opens a session for u and names u in the device cookie
 // whose tokens are given.
 func (s *Service) openSession(ctx context.Context, u User, tokens []deviceToken, key []byte, now time.Time) (SignedIn, error) {
-	token, err := s.token()
+	opened, w, err := s.sessions.Open(u.Username, "", now)
 	if err != nil {
-		return SignedIn{}, internal("session token", err)
-	}
-	csrf, err := s.token()
-	if err != nil {
-		return SignedIn{}, internal("csrf token", err)
+		return SignedIn{}, internal("open session", err)
 	}
 	tokens, err = s.remember(tokens, u.Username)
 	if err != nil {
 		return SignedIn{}, internal("device token", err)
 	}
-	ses := Session{Username: u.Username, CSRF: csrf, CreatedAt: now, LastSeen: now, Expires: now.Add(SessionLifetime)}
-	value, _ := json.Marshal(ses)
-	if _, err := s.records.Create(ctx, store.Record{Kind: kindSession, Key: tokenKey(token), Value: value, UpdatedAt: now}); err != nil {
+	if _, err := s.records.Create(ctx, w.Record); err != nil {
 		return SignedIn{}, internal("create session", err)
 	}
-	return SignedIn{Session: ses, Token: token, Device: formatDevice(tokens, key)}, nil
+	return SignedIn{Session: opened.Session, Token: opened.Token, Device: formatDevice(tokens, key)}, nil
 }
 
 // claim is one use of a budget for one key.
@@ -347,55 +337,41 @@ func (s *Service) check(ctx context.Context, phc, password string, known bool) (
 
 // Session returns the session and user of a browser's token, and notes
 // the activity. A session past its lifetime, idle too long, or whose user
-// is gone is signed out.
+// is gone, disabled or has a newer password is signed out.
 func (s *Service) Session(ctx context.Context, token string) (Session, User, error) {
-	now := s.clock.Now()
 	signedOut := &Error{Code: CodeSignedOut, Message: "sign in again"}
-	if token == "" || len(token) > 100 {
-		return Session{}, User{}, signedOut
-	}
-	r, err := s.records.Get(ctx, kindSession, tokenKey(token))
-	if errors.Is(err, store.ErrNotFound) {
+	ses, err := s.sessions.Get(ctx, token)
+	if errors.Is(err, session.ErrSignedOut) {
 		return Session{}, User{}, signedOut
 	}
 	if err != nil {
 		return Session{}, User{}, internal("read session", err)
 	}
-	var ses Session
-	if err := json.Unmarshal(r.Value, &ses); err != nil {
-		return Session{}, User{}, internal("decode session", err)
-	}
-	if !ses.live(now) {
-		_ = s.records.Delete(ctx, kindSession, r.Key, r.Version)
-		return Session{}, User{}, signedOut
-	}
-	u, err := s.User(ctx, ses.Username)
+	u, err := s.User(ctx, ses.Subject)
 	if ErrorCode(err) == CodeDenied || err == nil && (u.Disabled || ses.CreatedAt.Before(u.PasswordSet)) {
 		return Session{}, User{}, signedOut
 	}
 	if err != nil {
 		return Session{}, User{}, err
 	}
-	// Activity is written at most once a minute, so page loads do not
-	// each cost a write; a lost race only skips one update.
-	if now.Sub(ses.LastSeen) >= time.Minute {
-		ses.LastSeen = now
-		r.Value, _ = json.Marshal(ses)
-		r.UpdatedAt = now
-		_, _ = s.records.Swap(ctx, r)
-	}
 	return ses, u, nil
 }
 
 // CheckCSRF reports whether a form's token is the session's.
-func CheckCSRF(ses Session, posted string) bool {
-	return ses.CSRF != "" && subtle.ConstantTimeCompare([]byte(ses.CSRF), []byte(posted)) == 1
-}
+func CheckCSRF(ses Session, posted string) bool { return session.CheckCSRF(ses, posted) }
 
 // SignOut ends the session of token; signing out twice is not an error.
 func (s *Service) SignOut(ctx context.Context, token string) error {
-	if err := store.Remove(ctx, s.records, kindSession, tokenKey(token)); err != nil {
-		return internal("delete session", err)
+	if err := s.sessions.End(ctx, token); err != nil {
+		return internal("sign out", err)
+	}
+	return nil
+}
+
+// SignOutEverywhere ends every session of username, in every browser.
+func (s *Service) SignOutEverywhere(ctx context.Context, username string) error {
+	if _, err := s.sessions.EndAll(ctx, username); err != nil {
+		return internal("sign out everywhere", err)
 	}
 	return nil
 }
@@ -425,24 +401,9 @@ func (s *Service) claimAttempt(ctx context.Context, b quota.Budget, key string, 
 // removed.
 func (s *Service) Purge(ctx context.Context) (int, error) {
 	now := s.clock.Now()
-	removed, after := 0, ""
-	for {
-		page, err := s.records.List(ctx, kindSession, "", after, 200)
-		if err != nil {
-			return removed, internal("list sessions", err)
-		}
-		for _, r := range page {
-			var ses Session
-			if json.Unmarshal(r.Value, &ses) != nil || !ses.live(now) {
-				if s.records.Delete(ctx, kindSession, r.Key, r.Version) == nil {
-					removed++
-				}
-			}
-		}
-		if len(page) < 200 {
-			break
-		}
-		after = page[len(page)-1].Key
+	removed, err := s.sessions.Purge(ctx)
+	if err != nil {
+		return removed, internal("purge sessions", err)
 	}
 	perClient, perAddr, perUser := attemptBudgets()
 	for _, b := range []quota.Budget{perClient, perAddr, perUser} {
@@ -473,25 +434,4 @@ func propertyZone(cfg business.Portfolio) *time.Location {
 		return time.UTC
 	}
 	return zone
-}
-
-// live reports whether the session is still open at now.
-func (ses Session) live(now time.Time) bool {
-	return now.Before(ses.Expires) && now.Sub(ses.LastSeen) < SessionIdle
-}
-
-// token is 256 random bits, URL-safe.
-func (s *Service) token() (string, error) {
-	b := make([]byte, 32)
-	if _, err := io.ReadFull(s.random, b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// tokenKey is the stored key of a session token: its SHA-256, so a copy
-// of the store does not open sessions.
-func tokenKey(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }

@@ -14,6 +14,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/fault"
 	"frontdesk/internal/pgtest"
 	"frontdesk/postgres"
 	"frontdesk/sqlite"
@@ -127,7 +128,7 @@ func TestAddUser(t *testing.T) {
 
 func TestSignInAndSessions(t *testing.T) {
 	engines(t, func(t *testing.T, st store.Store) {
-		s, clk := newService(t, st)
+		s, _ := newService(t, st)
 		ctx := context.Background()
 		if _, err := s.AddUser(ctx, "maria", "correct horse battery", Clerk, []string{"riverside"}); err != nil {
 			t.Fatal(err)
@@ -143,44 +144,20 @@ func TestSignInAndSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, u, err := s.Session(ctx, token)
-		if err != nil || u.Username != "maria" || got.CSRF != ses.CSRF {
+		if err != nil || u.Username != "maria" || got.Subject != "maria" || got.CSRF != ses.CSRF {
 			t.Fatalf("Session = %+v %+v %v", got, u, err)
-		}
-		if !CheckCSRF(got, ses.CSRF) || CheckCSRF(got, "") || CheckCSRF(got, ses.CSRF[:len(ses.CSRF)-1]+"x") {
-			t.Fatal("CSRF check is wrong")
 		}
 		if _, _, err := s.Session(ctx, token+"x"); ErrorCode(err) != CodeSignedOut {
 			t.Fatalf("forged token: %v", err)
 		}
-		// Idle sessions end; activity keeps one going up to its lifetime.
-		for i := 0; i < 11; i++ {
-			clk.Advance(time.Hour)
-			if _, _, err := s.Session(ctx, token); err != nil {
-				t.Fatalf("active session ended after %d hours: %v", i+1, err)
-			}
-		}
-		clk.Advance(time.Hour)
-		if _, _, err := s.Session(ctx, token); ErrorCode(err) != CodeSignedOut {
-			t.Fatalf("session outlived its lifetime: %v", err)
-		}
-		_, idle, err := s.SignIn(ctx, "maria", "correct horse battery", "192.0.2.1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		clk.Advance(SessionIdle)
-		if _, _, err := s.Session(ctx, idle); ErrorCode(err) != CodeSignedOut {
-			t.Fatalf("idle session: %v", err)
-		}
-		// A session reused after sign-out is refused.
+		// Expiry, CSRF and sign-out are internal/session's, tested there;
+		// this checks the service hands them through.
 		_, out, err := s.SignIn(ctx, "maria", "correct horse battery", "192.0.2.1")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := s.SignOut(ctx, out); err != nil {
 			t.Fatal(err)
-		}
-		if err := s.SignOut(ctx, out); err != nil {
-			t.Fatalf("second sign-out: %v", err)
 		}
 		if _, _, err := s.Session(ctx, out); ErrorCode(err) != CodeSignedOut {
 			t.Fatalf("session after sign-out: %v", err)
@@ -350,5 +327,22 @@ func TestPasswordHashes(t *testing.T) {
 		if checkPassword(bad, "correct horse battery") {
 			t.Errorf("unreadable hash %q matched", bad)
 		}
+	}
+}
+
+// TestErrorCodeKeepsToStaffCodes: every domain shares one error type, so
+// another domain's refusal must read as internal here, never as a staff
+// refusal whose message the sign-in page would show.
+func TestErrorCodeKeepsToStaffCodes(t *testing.T) {
+	foreign := &fault.Error{Code: "conflict", Message: "The reservation changed meanwhile; read it again."}
+	if got := ErrorCode(foreign); got != CodeInternal {
+		t.Fatalf("ErrorCode(another domain's error) = %q, want %q", got, CodeInternal)
+	}
+	if _, ok := AsError(foreign); ok {
+		t.Fatal("AsError took another domain's error for a staff one")
+	}
+	own := &Error{Code: CodeLimited, Message: "too many failed sign-ins"}
+	if got := ErrorCode(fmt.Errorf("sign in: %w", &fault.Error{Code: "conflict", Err: own})); got != CodeLimited {
+		t.Fatalf("ErrorCode = %q, want %q", got, CodeLimited)
 	}
 }

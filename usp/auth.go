@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"frontdesk/internal/fault"
 	"frontdesk/usp/pop"
 )
 
@@ -102,7 +103,7 @@ func (c Chain) Authenticate(ctx context.Context, method Method, call Call) (Prin
 		// declaration. Nothing declared this way authenticates.
 		for _, m := range c {
 			if _, err := m.Authenticate(ctx, method, call); err != nil && !errors.Is(err, ErrNoCredential) {
-				if e, ok := errors.AsType[*Error](err); ok && isProofCode(e.Code) {
+				if _, ok := fault.Find(err, isProofCode); ok {
 					return Principal{}, err
 				}
 			}

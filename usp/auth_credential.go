@@ -53,11 +53,10 @@ func (c *BookingCredentials) Authenticate(ctx context.Context, m Method, call Ca
 	}
 	now := c.Clock.Now()
 	grant, err := c.Issuer.Authorize(ctx, now, c.Verifier, credential.Presentation{Resource: resource, Credential: value, Proof: proof})
-	if ce, ok := errors.AsType[*credential.Error](err); ok {
-		return Principal{}, &Error{Code: CodeAuthenticationRequired, Message: ce.Message, Err: err}
-	}
 	if err != nil {
-		return Principal{}, proofError(err)
+		// usp/credential and usp/pop spell their refusals with this
+		// protocol's codes; AsError words them.
+		return Principal{}, err
 	}
 	r, err := reservation.Get(ctx, c.Reservations, grant.Resource)
 	if errors.Is(err, store.ErrNotFound) {

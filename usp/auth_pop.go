@@ -2,7 +2,6 @@ package usp
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"frontdesk/internal/clock"
@@ -46,7 +45,7 @@ func (k *KeyProofs) Authenticate(ctx context.Context, m Method, call Call) (Prin
 	}
 	proof, err := k.Verifier.Verify(ctx, k.Clock.Now(), req)
 	if err != nil {
-		return Principal{}, proofError(err)
+		return Principal{}, err // usp/pop spells its refusals with this protocol's codes
 	}
 	return keyPrincipal(proof.JKT, MechanismPoP), nil
 }
@@ -85,14 +84,4 @@ func (p Principal) KeyThumbprint() string {
 		return ""
 	}
 	return jkt
-}
-
-// proofError words a refused proof as the protocol error of its code; an
-// outage of the replay cache stays an internal error.
-func proofError(err error) error {
-	var pe *pop.Error
-	if errors.As(err, &pe) {
-		return &Error{Code: Code(pe.Code), Message: pe.Message, Err: err, Nonce: pe.Nonce}
-	}
-	return err
 }

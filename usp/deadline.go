@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"frontdesk/internal/fault"
 	"frontdesk/store"
 )
 
@@ -65,7 +66,7 @@ func (b *Business) outage(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := errors.AsType[*Error](err); ok {
+	if _, ok := fault.Find(err, uspCode); ok {
 		return err
 	}
 	o, ok := b.st.(store.Outages)

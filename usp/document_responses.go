@@ -78,7 +78,7 @@ func errorStatuses(m Method) map[int][]Code {
 	out := map[int][]Code{}
 	add := func(codes ...Code) {
 		for _, c := range codes {
-			s := c.HTTPStatus()
+			s := HTTPStatus(c)
 			if !slices.Contains(out[s], c) {
 				out[s] = append(out[s], c)
 			}

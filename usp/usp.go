@@ -1,10 +1,11 @@
 package usp
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"frontdesk/internal/fault"
 )
 
 // Version is the USP protocol version this business implements.
@@ -153,25 +154,25 @@ type Call struct {
 }
 
 // Code is a USP protocol error code (§9.4.3).
-type Code string
+type Code = fault.Code
 
 // Protocol error codes this business returns.
 const (
-	CodeInvalidRequest         Code = "invalid_request"
-	CodeValidation             Code = "validation_error"
-	CodeInvalidProfileURL      Code = "invalid_profile_url"
-	CodeProfileUnreachable     Code = "profile_unreachable"
-	CodeProfileMalformed       Code = "profile_malformed"
-	CodeAuthenticationRequired Code = "authentication_required"
-	CodeRangeTooWide           Code = "range_too_wide"
-	CodeVersionUnsupported     Code = "version_unsupported"
-	CodeServiceUnavailable     Code = "service_unavailable"
-	CodeServerError            Code = "server_error"
-	CodeServiceNotFound        Code = "service_not_found"
-	CodeProfileNotTrusted      Code = "profile_not_trusted"
-	CodeBookingNotFound        Code = "booking_not_found"
-	CodeIdempotencyConflict    Code = "idempotency_conflict"
-	CodeRevisionMismatch       Code = "revision_mismatch"
+	CodeInvalidRequest         fault.Code = "invalid_request"
+	CodeValidation             fault.Code = "validation_error"
+	CodeInvalidProfileURL      fault.Code = "invalid_profile_url"
+	CodeProfileUnreachable     fault.Code = "profile_unreachable"
+	CodeProfileMalformed       fault.Code = "profile_malformed"
+	CodeAuthenticationRequired fault.Code = "authentication_required"
+	CodeRangeTooWide           fault.Code = "range_too_wide"
+	CodeVersionUnsupported     fault.Code = "version_unsupported"
+	CodeServiceUnavailable     fault.Code = "service_unavailable"
+	CodeServerError            fault.Code = "server_error"
+	CodeServiceNotFound        fault.Code = "service_not_found"
+	CodeProfileNotTrusted      fault.Code = "profile_not_trusted"
+	CodeBookingNotFound        fault.Code = "booking_not_found"
+	CodeIdempotencyConflict    fault.Code = "idempotency_conflict"
+	CodeRevisionMismatch       fault.Code = "revision_mismatch"
 )
 
 // wire is a protocol error's REST status and JSON-RPC number (§9.4.3).
@@ -214,8 +215,17 @@ var wires = map[Code]wire{
 	"proof_nonce_required":  {http.StatusUnauthorized, -32001},
 }
 
+// uspCode reports whether c is one of this protocol's codes (the proof
+// and credential refusals of usp/pop and usp/credential among them), so
+// AsError finds the protocol's error in a chain that holds another
+// domain's too.
+func uspCode(c Code) bool {
+	_, ok := wires[c]
+	return ok
+}
+
 // HTTPStatus is the REST status of the code.
-func (c Code) HTTPStatus() int {
+func HTTPStatus(c Code) int {
 	if w, ok := wires[c]; ok {
 		return w.status
 	}
@@ -224,7 +234,7 @@ func (c Code) HTTPStatus() int {
 
 // RPCCode is the JSON-RPC error number of the code; data.code carries the
 // code itself.
-func (c Code) RPCCode() int64 {
+func RPCCode(c Code) int64 {
 	if w, ok := wires[c]; ok {
 		return w.rpc
 	}
@@ -232,32 +242,25 @@ func (c Code) RPCCode() int64 {
 }
 
 // ProblemType is the RFC 9457 type URI of the code.
-func (c Code) ProblemType() string {
+func ProblemType(c Code) string {
 	return "https://usp-protocol.dev/errors/" + strings.ReplaceAll(string(c), "_", "-")
 }
 
-// Error is a protocol error: the request could not be processed. Message
-// is safe to show the caller; Err is the cause, for logs.
-type Error struct {
-	Code    Code
-	Message string
-	Err     error
-	// Nonce is set with proof_nonce_required: the value a fresh proof
-	// must carry (data.nonce over MCP, DPoP-Nonce over REST).
-	Nonce string
-	// RetryAfter, in seconds, is set with service_unavailable: when to
-	// try again (Retry-After over REST).
-	RetryAfter int
-}
+// Error is a protocol error, the module's one error type
+// (internal/fault): the request could not be processed. Message is safe
+// to show the caller; Err is the cause, for logs. RetryAfter, in seconds,
+// is set with service_unavailable (Retry-After over REST); with
+// proof_nonce_required, Values holds the nonce a fresh proof must carry
+// (data.nonce over MCP, DPoP-Nonce over REST).
+type Error = fault.Error
 
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+// Nonce is the nonce a proof_nonce_required refusal asks for, or "".
+func Nonce(e *Error) string {
+	if e.Code != "proof_nonce_required" {
+		return ""
 	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+	return e.Value(0)
 }
-
-func (e *Error) Unwrap() error { return e.Err }
 
 func fail(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
@@ -266,7 +269,7 @@ func fail(code Code, format string, args ...any) *Error {
 // AsError returns err as a protocol error. Anything that is not one is an
 // internal fault, worded as server_error without detail.
 func AsError(err error) (e *Error, internal bool) {
-	if errors.As(err, &e) {
+	if e, ok := fault.Find(err, uspCode); ok {
 		return e, e.Code == CodeServerError
 	}
 	return &Error{Code: CodeServerError, Message: "The business could not process the request.", Err: err}, true

@@ -2,12 +2,12 @@ package web
 
 import (
 	"context"
-	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"frontdesk/business"
 	"frontdesk/channel"
@@ -15,6 +15,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
 	"frontdesk/internal/page"
+	"frontdesk/internal/session"
 	"frontdesk/reservation"
 	"frontdesk/staff"
 	"frontdesk/staff/office"
@@ -54,6 +55,7 @@ type Logins interface {
 	FinishPasskeyRegistration(ctx context.Context, rp staff.RP, username, token string, answer []byte) error
 	Session(ctx context.Context, token string) (staff.Session, staff.User, error)
 	SignOut(ctx context.Context, token string) error
+	SignOutEverywhere(ctx context.Context, username string) error
 }
 
 var (
@@ -93,14 +95,13 @@ type Route struct {
 }
 
 // sessionCookie holds the session token; its path keeps it to /staff/.
-const sessionCookie = "frontdesk_staff"
+var sessionCookie = session.Cookie{Name: "frontdesk_staff", Path: "/staff/"}
 
 // deviceCookie marks a browser that signed in before, for the logins it
 // names (staff.SignedIn.Device); it outlives sessions, for a year.
-const (
-	deviceCookie    = "frontdesk_staff_device"
-	deviceCookieAge = 365 * 24 * 60 * 60
-)
+var deviceCookie = session.Cookie{Name: "frontdesk_staff_device", Path: "/staff/", SameSite: http.SameSiteStrictMode}
+
+const deviceCookieAge = 365 * 24 * time.Hour
 
 // maxStaffBody bounds a posted staff form.
 const maxStaffBody = 64 << 10
@@ -161,14 +162,16 @@ type staffPage struct {
 func (s *StaffScreen) signedIn(h func(http.ResponseWriter, *http.Request, visit)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		c, err := r.Cookie(sessionCookie)
 		var v visit
-		if err == nil {
-			v.token = c.Value
-			v.Session, v.User, err = s.Logins.Session(r.Context(), c.Value)
+		v.token = sessionCookie.Value(r)
+		var err error
+		if v.token == "" {
+			err = &staff.Error{Code: staff.CodeSignedOut, Message: "sign in again"}
+		} else {
+			v.Session, v.User, err = s.Logins.Session(r.Context(), v.token)
 		}
 		if err != nil {
-			if c != nil && staff.ErrorCode(err) == staff.CodeInternal {
+			if staff.ErrorCode(err) == staff.CodeInternal {
 				s.Logger.ErrorContext(r.Context(), "read staff session", "err", err)
 				http.Error(w, "The staff screen cannot read sessions right now. Try again in a minute.", http.StatusServiceUnavailable)
 				return
@@ -284,9 +287,7 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username")}
 	a := staff.Attempt{Username: d.Username, Password: r.PostForm.Get("password"), Addr: clientip.Host(r)}
-	if c, err := r.Cookie(deviceCookie); err == nil {
-		a.Device = c.Value
-	}
+	a.Device = deviceCookie.Value(r)
 	in, err := s.Logins.SignInFrom(r.Context(), a)
 	if err != nil {
 		status := http.StatusUnauthorized
@@ -297,9 +298,9 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 			s.Logger.ErrorContext(r.Context(), "staff sign-in", "err", err)
 			status = http.StatusServiceUnavailable
 		}
-		var se *staff.Error
+		se, _ := staff.AsError(err)
 		d.Problem = "Sign-in is not possible right now."
-		if errors.As(err, &se) {
+		if se != nil {
 			d.Problem = strings.ToUpper(se.Message[:1]) + se.Message[1:] + "."
 		}
 		if status == http.StatusTooManyRequests && se != nil && strings.HasPrefix(se.Message, "too many") {
@@ -315,15 +316,18 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
 }
 
-// setSession sets the session and device cookies of a sign-in. Max-Age
-// rather than Expires: a lifetime, not an instant on the server's clock,
-// so a browser whose clock disagrees keeps the cookie.
+// setSession sets the session and device cookies of a sign-in. The
+// session the browser held before, if any, ends: a sign-in always leaves
+// exactly one new session behind.
 func (s *StaffScreen) setSession(w http.ResponseWriter, r *http.Request, in staff.SignedIn) {
+	if old := sessionCookie.Value(r); old != "" && old != in.Token {
+		if err := s.Logins.SignOut(r.Context(), old); err != nil {
+			s.Logger.WarnContext(r.Context(), "end replaced staff session", "err", err)
+		}
+	}
 	ses := in.Session
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: in.Token, Path: "/staff/", MaxAge: int(ses.Expires.Sub(ses.CreatedAt).Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-	http.SetCookie(w, &http.Cookie{Name: deviceCookie, Value: in.Device, Path: "/staff/", MaxAge: deviceCookieAge,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	sessionCookie.Set(w, r, in.Token, ses.Expires.Sub(ses.CreatedAt))
+	deviceCookie.Set(w, r, in.Device, deviceCookieAge)
 }
 
 // safeNext keeps a return address only when it is a staff page of this
@@ -340,13 +344,17 @@ func (s *StaffScreen) signOutPage(w http.ResponseWriter, r *http.Request, v visi
 }
 
 // signOut ends the session in the store, so the cookie opens nothing
-// even if a copy of it is kept.
+// even if a copy of it is kept; with "everywhere" ticked, every session
+// of the login ends, in every browser.
 func (s *StaffScreen) signOut(w http.ResponseWriter, r *http.Request, v visit) {
-	if err := s.Logins.SignOut(r.Context(), v.token); err != nil {
+	end := func() error { return s.Logins.SignOut(r.Context(), v.token) }
+	if r.PostForm.Get("everywhere") != "" {
+		end = func() error { return s.Logins.SignOutEverywhere(r.Context(), v.User.Username) }
+	}
+	if err := end(); err != nil {
 		s.fail(w, r, "staff sign-out", err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/staff/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	sessionCookie.Clear(w, r)
 	http.Redirect(w, r, "/staff/signin", http.StatusSeeOther)
 }

@@ -69,11 +69,7 @@ func (s *StaffScreen) passkeySignIn(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Passkeys work only when the staff screen is opened under its domain name.", http.StatusBadRequest)
 		return
 	}
-	device := ""
-	if c, err := r.Cookie(deviceCookie); err == nil {
-		device = c.Value
-	}
-	in, err := s.Logins.FinishPasskeySignIn(r.Context(), rp, r.PostForm.Get("ceremony"), []byte(r.PostForm.Get("credential")), device)
+	in, err := s.Logins.FinishPasskeySignIn(r.Context(), rp, r.PostForm.Get("ceremony"), []byte(r.PostForm.Get("credential")), deviceCookie.Value(r))
 	if err != nil {
 		status := http.StatusUnauthorized
 		d.Problem = "The passkey did not sign you in. Try again, or sign in with your password."

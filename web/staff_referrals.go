@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"frontdesk/internal/money"
@@ -47,7 +46,7 @@ func (s *StaffScreen) settle(w http.ResponseWriter, r *http.Request, v visit) {
 	}
 	f := r.PostForm
 	err := s.Referrals.Settle(r.Context(), f.Get("deal"), f.Get("payout"), f.Get("ref"))
-	if e, ok := errors.AsType[*orp.Error](err); ok {
+	if e, ok := orp.Refusal(err); ok {
 		http.Error(w, e.Message, http.StatusConflict)
 		return
 	}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -155,8 +154,8 @@ func (s *StaffScreen) changeUser(w http.ResponseWriter, r *http.Request, v visit
 }
 
 func (s *StaffScreen) userRefused(w http.ResponseWriter, r *http.Request, v visit, err error, form addUserForm) {
-	var se *staff.Error
-	if !errors.As(err, &se) || se.Code == staff.CodeInternal {
+	se, ok := staff.AsError(err)
+	if !ok || se.Code == staff.CodeInternal {
 		s.fail(w, r, "change staff user", err)
 		return
 	}

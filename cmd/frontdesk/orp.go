@@ -271,7 +271,7 @@ func (p partnerOffers) IssueCode(ctx context.Context, deal string) (string, stri
 		return "", "", err
 	}
 	c, err := p.m.orp.host.IssuePartyCode(ctx, party, deal)
-	if e, ok := errors.AsType[*orp.Error](err); ok && e.Code != orp.Internal {
+	if e, ok := orp.Refusal(err); ok && e.Code != orp.Internal {
 		return "", e.Message, nil // a refusal, safe to show the owner
 	}
 	if err != nil {

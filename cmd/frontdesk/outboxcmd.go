@@ -85,7 +85,7 @@ func runOutboxRetry(ctx context.Context, clk clock.Clock, args []string, stdout,
 	if ee, ok := errors.AsType[*reservation.EventError](err); ok {
 		return fmt.Errorf("%s: the consumer failed again; the event stays set aside (%d attempts): %w", cmd, ee.Attempts, ee.Err)
 	}
-	if e, ok := errors.AsType[*reservation.Error](err); ok && e.Code != reservation.CodeUnavailable && e.Code != reservation.CodeInternal {
+	if e, ok := reservation.AsError(err); ok && e.Code != reservation.CodeUnavailable && e.Code != reservation.CodeInternal {
 		return fmt.Errorf("%s: %s", cmd, e.Message)
 	}
 	if err != nil {

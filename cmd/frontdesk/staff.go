@@ -166,7 +166,7 @@ func staffRefusal(cmd string, m *Main, err error) error {
 	if errors.Is(err, reservation.ErrNoReservation) {
 		return fmt.Errorf("%s: no such reservation", cmd)
 	}
-	if e, ok := errors.AsType[*reservation.Error](err); ok {
+	if e, ok := reservation.AsError(err); ok {
 		switch e.Code {
 		case reservation.CodeIllegalTransition, reservation.CodeUnitTaken, reservation.CodeConflict:
 			if e.Err == nil {

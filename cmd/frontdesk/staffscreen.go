@@ -102,6 +102,14 @@ func (l *lazyLogins) SignOut(ctx context.Context, token string) error {
 	return svc.SignOut(ctx, token)
 }
 
+func (l *lazyLogins) SignOutEverywhere(ctx context.Context, username string) error {
+	svc, err := l.get()
+	if err != nil {
+		return err
+	}
+	return svc.SignOutEverywhere(ctx, username)
+}
+
 // lazyAdmin is the users page's view of the same lazily opened logins.
 type lazyAdmin struct{ l *lazyLogins }
 

@@ -88,7 +88,7 @@ func passwordAndLogins(ctx context.Context, c config.Config, file string, stdin 
 // staffFailure words a refusal of the staff package for the command
 // line; storage trouble passes as it is.
 func staffFailure(cmd string, err error) error {
-	if e, ok := errors.AsType[*staff.Error](err); ok && e.Code != staff.CodeInternal {
+	if e, ok := staff.AsError(err); ok && e.Code != staff.CodeInternal {
 		return fmt.Errorf("%s: %s", cmd, e.Message)
 	}
 	return err

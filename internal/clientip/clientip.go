@@ -7,6 +7,7 @@
 package clientip
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -93,9 +94,25 @@ func (p Proxies) WithClient(r *http.Request) *http.Request {
 		return r
 	}
 	client := p.Of(r)
-	r = r.WithContext(r.Context()) // a shallow copy
+	ctx := r.Context()
+	if p.FromProxy(r) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		ctx = context.WithValue(ctx, forwardedHTTPS{}, true)
+	}
+	r = r.WithContext(ctx) // a shallow copy
 	r.RemoteAddr = net.JoinHostPort(client, "0")
 	return r
+}
+
+// forwardedHTTPS marks, in the context of a request WithClient
+// rewrote, that a trusted proxy said the client used HTTPS.
+type forwardedHTTPS struct{}
+
+// HTTPS reports whether the client reached us over HTTPS: the
+// connection itself, or, for a request WithClient passed, a trusted
+// proxy's X-Forwarded-Proto. A client writing the header itself is not
+// believed.
+func HTTPS(r *http.Request) bool {
+	return r.TLS != nil || r.Context().Value(forwardedHTTPS{}) == true
 }
 
 // FromProxy reports whether r's connection comes from a trusted proxy,

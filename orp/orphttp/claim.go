@@ -10,9 +10,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"frontdesk/internal/page"
+	"frontdesk/internal/session"
 	"frontdesk/message"
 	"frontdesk/orp"
 )
@@ -29,12 +29,13 @@ var pages = page.Must(templateFS, "templates/*.html", template.FuncMap{"has": sl
 // nothing, so a script holding the claim URL cannot make itself owner.
 //
 // The owner's session is an HttpOnly, SameSite=Lax cookie, Secure over
-// TLS, ended in the store at sign-out; every form carries the session's
+// HTTPS (directly or through a trusted proxy), kept by internal/session
+// as the staff screen's is and ended in the store at sign-out; every form carries the session's
 // CSRF token and must come from this host's own pages, as on the staff
 // screen.
 
 // ownerCookie holds an owner's session token.
-const ownerCookie = "frontdesk_owner"
+var ownerCookie = session.Cookie{Name: "frontdesk_owner", Path: "/"}
 
 // maxForm bounds an owner form: a passkey answer is the largest field.
 const maxForm = 16 << 10
@@ -135,8 +136,7 @@ func (s *Server) readOwnerForm(w http.ResponseWriter, r *http.Request) bool {
 
 // ownerFail words a refusal on an owner page, or logs an internal fault.
 func (s *Server) ownerFail(w http.ResponseWriter, r *http.Request, what string, err error, show func(msg string, status int)) {
-	var e *orp.Error
-	if errors.As(err, &e) && e.Code != orp.Internal {
+	if e := orp.AsError(err); e.Code != orp.Internal {
 		show(e.Message, orp.Status(e.Code))
 		return
 	}
@@ -144,10 +144,16 @@ func (s *Server) ownerFail(w http.ResponseWriter, r *http.Request, what string, 
 	http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
 }
 
-// signedInAs sets the session cookie and goes to the owner's page.
+// signedInAs sets the session cookie and goes to the owner's page. The
+// session the browser held before, if any, ends: a sign-in always
+// leaves exactly one new session behind.
 func (s *Server) signedInAs(w http.ResponseWriter, r *http.Request, token string) {
-	http.SetCookie(w, &http.Cookie{Name: ownerCookie, Value: token, Path: "/", MaxAge: int(orp.OwnerSessionTTL() / time.Second),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	if old := ownerCookie.Value(r); old != "" && old != token {
+		if err := s.Host.SignOutOwner(r.Context(), old); err != nil {
+			s.logger().Warn("end replaced owner session", "err", err)
+		}
+	}
+	ownerCookie.Set(w, r, token, orp.OwnerSessionTTL())
 	http.Redirect(w, r, "/owner/", http.StatusSeeOther)
 }
 
@@ -240,8 +246,7 @@ func sameOrigin(r *http.Request) bool {
 // shown: 404 for an id the host does not know, else a logged 500 that
 // says nothing of the cause.
 func (s *Server) pageFail(w http.ResponseWriter, r *http.Request, page string, err error) {
-	var e *orp.Error
-	if errors.As(err, &e) && e.Code == orp.NotFound {
+	if orp.AsError(err).Code == orp.NotFound {
 		http.NotFound(w, r)
 		return
 	}

@@ -3,7 +3,6 @@ package orphttp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"html/template"
 	"net/http"
 	"strings"
@@ -23,19 +22,18 @@ type ownerVisit struct {
 
 // owner reads the session cookie; ok is false when nobody is signed in.
 func (s *Server) owner(r *http.Request) (ownerVisit, bool, error) {
-	c, err := r.Cookie(ownerCookie)
-	if err != nil {
+	token := ownerCookie.Value(r)
+	if token == "" {
 		return ownerVisit{}, false, nil
 	}
-	ses, err := s.Host.OwnerSession(r.Context(), c.Value)
+	ses, err := s.Host.OwnerSession(r.Context(), token)
 	if err != nil {
-		var e *orp.Error
-		if errors.As(err, &e) && e.Code == orp.Unauthorized {
+		if orp.AsError(err).Code == orp.Unauthorized {
 			return ownerVisit{}, false, nil
 		}
 		return ownerVisit{}, false, err
 	}
-	return ownerVisit{Session: ses, token: c.Value}, true, nil
+	return ownerVisit{Session: ses, token: token}, true, nil
 }
 
 // signedIn wraps an owner page: without a session a GET goes to the
@@ -189,12 +187,19 @@ func (s *Server) setConstraints(w http.ResponseWriter, r *http.Request, v ownerV
 	http.Redirect(w, r, "/owner/", http.StatusSeeOther)
 }
 
+// signOut ends the session in the store, so a kept copy of the cookie
+// opens nothing; with "everywhere" ticked, every session of the owner
+// ends, in every browser.
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request, v ownerVisit) {
-	if err := s.Host.SignOutOwner(r.Context(), v.token); err != nil {
+	end := func() error { return s.Host.SignOutOwner(r.Context(), v.token) }
+	if r.PostForm.Get("everywhere") != "" {
+		end = func() error { return s.Host.SignOutOwnerEverywhere(r.Context(), v.Session.Owner) }
+	}
+	if err := end(); err != nil {
 		s.pageFail(w, r, "owner sign-out", err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: ownerCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	ownerCookie.Clear(w, r)
 	http.Redirect(w, r, "/owner/signin", http.StatusSeeOther)
 }
 

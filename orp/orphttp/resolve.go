@@ -1,7 +1,6 @@
 package orphttp
 
 import (
-	"errors"
 	"net/http"
 
 	"frontdesk/orp"
@@ -57,8 +56,8 @@ func (s *Server) resolveSubmit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) resolveFail(w http.ResponseWriter, r *http.Request, p resolvePage, err error) {
-	var e *orp.Error
-	if !errors.As(err, &e) || e.Code == orp.Internal {
+	e := orp.AsError(err)
+	if e.Code == orp.Internal {
 		s.pageFail(w, r, "resolve page", err)
 		return
 	}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/internal/fault"
 	"frontdesk/store"
 	"frontdesk/usp/pop"
 )
@@ -65,23 +66,17 @@ type stored struct {
 }
 
 // Code is a credential failure with its USP protocol error code.
-type Code string
+type Code = fault.Code
 
 // CodeAuthenticationRequired is returned for a credential that is unknown,
 // expired, invalidated, or issued for another resource: from outside they
 // are the same, so the caller learns nothing about other bookings.
-const CodeAuthenticationRequired Code = "authentication_required"
+const CodeAuthenticationRequired fault.Code = "authentication_required"
 
-// Error is a refused credential. Message is safe to show; Err is for logs.
-type Error struct {
-	Code    Code
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("credential: %s: %v", e.Code, e.Err) }
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a refused credential, the module's one error type
+// (internal/fault) spelled with USP's code. Message is safe to show; Err
+// is for logs.
+type Error = fault.Error
 
 func absent(format string, args ...any) *Error {
 	return &Error{Code: CodeAuthenticationRequired, Message: "The credential does not open this booking.", Err: fmt.Errorf(format, args...)}

@@ -43,7 +43,7 @@ func TestRefusalTexts(t *testing.T) {
 		if !isErr {
 			t.Fatalf("%s: %v, want an *Error", tc.name, err)
 		}
-		fmt.Fprintf(&b, "%s\t%s\tnonce=%q\n", e.Code, e.Message, e.Nonce)
+		fmt.Fprintf(&b, "%s\t%s\tnonce=%q\n", e.Code, e.Message, e.Value(0))
 	}
 	golden.Check(t, "refusals.txt", []byte(b.String()))
 }

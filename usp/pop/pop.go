@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/internal/fault"
 	"frontdesk/internal/jwk"
 )
 
@@ -64,35 +65,22 @@ const Retention = 2 * Window
 const maxProofLen = 8 << 10
 
 // Code is a proof failure, with the USP protocol error code as its value.
-type Code string
+type Code = fault.Code
 
 // The proof failures of §10.1.1, each a 401.
 const (
-	CodeMissing       Code = "pop_proof_missing"
-	CodeInvalid       Code = "pop_proof_invalid"
-	CodeKeyMismatch   Code = "pop_key_mismatch"
-	CodeReplayed      Code = "pop_proof_replayed"
-	CodeNonceRequired Code = "proof_nonce_required"
+	CodeMissing       fault.Code = "pop_proof_missing"
+	CodeInvalid       fault.Code = "pop_proof_invalid"
+	CodeKeyMismatch   fault.Code = "pop_key_mismatch"
+	CodeReplayed      fault.Code = "pop_proof_replayed"
+	CodeNonceRequired fault.Code = "proof_nonce_required"
 )
 
-// Error is a refused proof. Message is safe to show the caller; Err is the
-// cause, for logs. Nonce is set with CodeNonceRequired: the value to
-// retry with.
-type Error struct {
-	Code    Code
-	Message string
-	Nonce   string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("pop: %s: %v", e.Code, e.Err)
-	}
-	return fmt.Sprintf("pop: %s", e.Code)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a refused proof, the module's one error type (internal/fault)
+// spelled with USP's codes, so the USP door words it like its own.
+// Message is safe to show the caller; Err is the cause, for logs. With
+// CodeNonceRequired, Values holds the nonce to retry with.
+type Error = fault.Error
 
 var messages = map[Code]string{
 	CodeMissing:       "A platform_key_pop proof is required and was not presented.",
@@ -275,7 +263,7 @@ func (v *Verifier) Verify(ctx context.Context, now time.Time, req Request) (Proo
 			return Proof{}, fmt.Errorf("pop: issue nonce: %w", err)
 		}
 		e := refuse(CodeNonceRequired, "nonce missing or stale")
-		e.Nonce = nonce
+		e.Values = []string{nonce}
 		return Proof{}, e
 	}
 	// 12. Never seen before; remember it past the last moment it could

@@ -178,10 +178,10 @@ func TestNonceChallenge(t *testing.T) {
 	req.Proof = sign(t, platform, MCP, c)
 	_, err := v.Verify(context.Background(), t0, req)
 	e, ok := errors.AsType[*Error](err)
-	if !ok || e.Code != CodeNonceRequired || e.Nonce == "" {
+	if !ok || e.Code != CodeNonceRequired || e.Value(0) == "" {
 		t.Fatalf("Verify without a nonce = %v, want %s with a nonce", err, CodeNonceRequired)
 	}
-	c.Nonce = e.Nonce
+	c.Nonce = e.Value(0)
 	c.JTI = "jti-2"
 	c.IAT = t0.Add(10 * time.Second).Unix()
 	req.Proof = sign(t, platform, MCP, c)
@@ -196,7 +196,7 @@ func TestNonceChallenge(t *testing.T) {
 			t.Errorf("%s nonce: %v, want %s", name, err, CodeNonceRequired)
 		}
 	}
-	if nonces.Valid(e.Nonce, t0.Add(5*time.Minute+time.Second)) {
+	if nonces.Valid(e.Value(0), t0.Add(5*time.Minute+time.Second)) {
 		t.Error("nonce still valid after its lifetime")
 	}
 }

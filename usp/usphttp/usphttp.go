@@ -245,13 +245,14 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if internal {
 		h.logger().ErrorContext(r.Context(), "usp request failed", "path", r.URL.Path, "err", err)
 	}
-	if e.Nonce != "" {
-		w.Header().Set("DPoP-Nonce", e.Nonce) // RFC 9449 §8: the nonce to retry with
+	if nonce := usp.Nonce(e); nonce != "" {
+		w.Header().Set("DPoP-Nonce", nonce) // RFC 9449 §8: the nonce to retry with
 	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	h.problem(w, r, e.Code.HTTPStatus(), e.Code.ProblemType(), http.StatusText(e.Code.HTTPStatus()), e.Message)
+	status := usp.HTTPStatus(e.Code)
+	h.problem(w, r, status, usp.ProblemType(e.Code), http.StatusText(status), e.Message)
 }
 
 func (h *Handler) problem(w http.ResponseWriter, r *http.Request, status int, typ, title, detail string) {

@@ -144,8 +144,8 @@ func correlationOf(req *mcp.CallToolRequest) string {
 // correlation id echoed.
 func rpcError(e *usp.Error, correlation string) error {
 	data := map[string]any{"code": string(e.Code), "content": e.Message}
-	if e.Nonce != "" {
-		data["nonce"] = e.Nonce // proof_nonce_required: retry with a proof carrying it
+	if nonce := usp.Nonce(e); nonce != "" {
+		data["nonce"] = nonce // proof_nonce_required: retry with a proof carrying it
 	}
 	if e.RetryAfter > 0 {
 		data["retry_after"] = e.RetryAfter // service_unavailable: seconds, as REST's Retry-After
@@ -154,7 +154,7 @@ func rpcError(e *usp.Error, correlation string) error {
 		data["correlation_id"] = correlation
 	}
 	raw, _ := json.Marshal(data)
-	return &jsonrpc.Error{Code: e.Code.RPCCode(), Message: string(e.Code), Data: raw}
+	return &jsonrpc.Error{Code: usp.RPCCode(e.Code), Message: string(e.Code), Data: raw}
 }
 
 // callUSP parses the arguments, calls the business and renders the dual
