@@ -136,7 +136,7 @@ func (s *Site) stillOpen(p payment.Payment) bool {
 
 // payMessage words a payment error for the guest.
 func payMessage(err error, phone string) string {
-	if e, ok := errors.AsType[*payment.Error](err); ok && e.Code != payment.CodeInternal {
+	if e, ok := payment.AsError(err); ok && e.Code != payment.CodeInternal {
 		return e.Message
 	}
 	return "The payment page could not be opened just now. Try again in a few minutes, or call " + phone + "."
@@ -173,7 +173,7 @@ func (s *Site) PaymentEvent(w http.ResponseWriter, r *http.Request) {
 			s.Logger.ErrorContext(r.Context(), "payment event", "err", err)
 		}
 		msg := "The event could not be recorded just now; send it again."
-		if e, ok := errors.AsType[*payment.Error](err); ok && e.Code != payment.CodeInternal {
+		if e, ok := payment.AsError(err); ok && e.Code != payment.CodeInternal {
 			msg = e.Message
 		}
 		answer = map[string]string{"error": string(payment.ErrorCode(err)), "message": msg}
