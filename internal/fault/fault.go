@@ -1,7 +1,7 @@
 // Package fault is the one error type of the module's domains: a code, a
 // message safe to show whoever asked, and the cause for logs, with the
 // few facts a protocol's answer carries besides (the field at fault, when
-// to retry, the values a sentence names).
+// to retry, the human route offered, the values a sentence names).
 //
 // Each domain declares its codes as constants of Code and keeps one
 // function that tells its own codes from another domain's; each door
@@ -28,6 +28,10 @@ type Error struct {
 	Field string
 	// RetryAfter, in seconds, is when trying again may succeed.
 	RetryAfter int
+	// Phone and Form are the human route an answer offers: the phone to
+	// call and the prefilled form link, each empty when none may be shown.
+	Phone string
+	Form  string
 	// Values are what a door's wording names besides the message: the
 	// versions supported, the step refused, a proof's nonce.
 	Values []string
