@@ -84,14 +84,14 @@ func settled(t *testing.T, n int, call func(i int) error) map[string]int {
 
 // outageCodes are the answers a door gives when the store or the mail
 // did not answer in time: what a deadline that passed may be worded as.
-var outageCodes = []string{"cannot_check", "outcome_unknown", "cancel_not_in_chat", "lookup_down"}
+var outageCodes = []Code{CodeCannotCheck, CodeOutcomeUnknown, CodeCancelNotInChat, CodeLookupDown}
 
 // ranOutOfTime reports whether err is an outage answer caused by a
 // deadline that passed, and fails t when a deadline is worded as
 // anything but an outage.
 func ranOutOfTime(t *testing.T, err error) bool {
 	t.Helper()
-	r, ok := errors.AsType[*Error](err)
+	r, ok := AsError(err)
 	if !ok || !errors.Is(r.Err, context.DeadlineExceeded) {
 		return false
 	}

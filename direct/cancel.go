@@ -64,18 +64,18 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, refuse("cancel_not_in_chat", rt).because(err)
+		return nil, because(refuse(CodeCancelNotInChat, rt), err)
 	}
 	if refusal := s.cancellable(r, l, set, now, rt, req.Guest); refusal != nil {
 		return nil, refusal
 	}
 	id, err := s.newCancelID(l)
 	if err != nil {
-		return nil, refuse("cancel_not_in_chat", rt).because(err)
+		return nil, because(refuse(CodeCancelNotInChat, rt), err)
 	}
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
-		return nil, refuse("cancel_not_in_chat", rt).because(err)
+		return nil, because(refuse(CodeCancelNotInChat, rt), err)
 	}
 	cn := cancellation{ID: id, Ref: ref, Location: l.Slug, Salt: salt, Digest: digest(salt, id, code), Expires: now.Add(codeLifetime), State: stateOpen, Guest: req.Guest}
 	// The reference's open-cancellation pointer, the cancellation and the
@@ -97,7 +97,7 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 			upsert(kindCancelOpen, ref, id, version, now),
 		}, charges...))
 		if a.full(err) != nil {
-			return nil, refuse("cancel_not_in_chat", rt) // nothing was written
+			return nil, refuse(CodeCancelNotInChat, rt) // nothing was written
 		}
 		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {
 			continue // another first step or send came first: read again
@@ -108,13 +108,13 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 			// later first step answers with a code never mailed.
 			s.refund(ctx, a, now)
 			s.dropCancellation(ctx, id)
-			return nil, refuse("cancel_not_in_chat", rt).because(errLateAdmission)
+			return nil, because(refuse(CodeCancelNotInChat, rt), errLateAdmission)
 		}
 		if err != nil {
 			// The write may have committed: its charges stay, but no code
 			// was sent, so a cancellation it created goes.
 			s.dropCancellation(ctx, id)
-			return nil, refuse("cancel_not_in_chat", rt).because(err)
+			return nil, because(refuse(CodeCancelNotInChat, rt), err)
 		}
 		adm = a
 		break
@@ -124,7 +124,7 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 		if message.NotSent(err) {
 			s.refund(ctx, adm, now)
 			s.dropCancellation(ctx, id)
-			return nil, refuse("cancel_not_in_chat", rt)
+			return nil, refuse(CodeCancelNotInChat, rt)
 		}
 		s.log.WarnContext(ctx, "cancellation code uncertain", "location", l.Slug, "err", err)
 	}
@@ -169,22 +169,22 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 func (s *Service) cancellable(r booked, l business.Location, set reservation.Settings, now time.Time, rt route, guest bool) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
-		return refuse("already_cancelled", rt, r.Reference)
+		return refuse(CodeAlreadyCancelled, rt, r.Reference)
 	case reservation.Completed, reservation.NoShow:
-		return refuse("ended", rt, r.Reference)
+		return refuse(CodeEnded, rt, r.Reference)
 	case reservation.Moved:
-		return refuse("moved", rt, r.Reference)
+		return refuse(CodeMoved, rt, r.Reference)
 	case reservation.Reserved, reservation.Confirmed:
 	default:
-		return refuse("cancel_not_in_chat", rt)
+		return refuse(CodeCancelNotInChat, rt)
 	}
 	checkin, _ := civil.Parse(r.Checkin())
 	cutoff := checkinInstant(l, checkin).Add(-time.Duration(s.cfg.Limits.CancelBeforeHours) * time.Hour)
 	if !now.Before(cutoff) {
-		return refuse("cancel_by_phone", rt)
+		return refuse(CodeCancelByPhone, rt)
 	}
 	if !guest && !officeOpen(set, s.cfg, now, l) {
-		return refuse("cancel_not_in_chat", rt)
+		return refuse(CodeCancelNotInChat, rt)
 	}
 	return nil
 }
@@ -196,10 +196,10 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 	if r := s.checkDeployment(c, rt); r != nil {
 		return nil, r
 	}
-	wrong := refuse("wrong_code", rt)
+	wrong := refuse(CodeWrongCode, rt)
 	proof, err := s.keyed(ctx, now, "cancel-proof", id+"\x00"+code)
 	if err != nil {
-		return nil, refuse("cancel_unknown", rt).because(err)
+		return nil, because(refuse(CodeCancelUnknown, rt), err)
 	}
 	// Every pass reads the cancellation afresh, and every outcome is
 	// written at the version its code was compared against: a wrong code
@@ -211,7 +211,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 			return nil, wrong
 		}
 		if err != nil {
-			return nil, refuse("cancel_unknown", rt).because(err)
+			return nil, because(refuse(CodeCancelUnknown, rt), err)
 		}
 		switch cn.State {
 		case stateDone, stateCommitting:
@@ -221,7 +221,7 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 			if cn.State == stateDone {
 				r, err := s.getBooked(ctx, cn.Ref)
 				if err != nil {
-					return nil, refuse("cancel_maybe", rt).because(err)
+					return nil, because(refuse(CodeCancelMaybe, rt), err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -238,11 +238,11 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, refuse("cancel_unknown", rt).because(err)
+				return nil, because(refuse(CodeCancelUnknown, rt), err)
 			}
 			set, err := s.policy(ctx)
 			if err != nil {
-				return nil, refuse("cancel_unknown", rt).because(err)
+				return nil, because(refuse(CodeCancelUnknown, rt), err)
 			}
 			if refusal := s.cancellable(r, l, set, now, rt, cn.Guest); refusal != nil {
 				if cur, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id); err == nil && cur.State != stateOpen {
@@ -258,14 +258,14 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 				continue
 			}
 			if err != nil {
-				return nil, refuse("cancel_unknown", rt).because(err)
+				return nil, because(refuse(CodeCancelUnknown, rt), err)
 			}
 		default:
 			return nil, wrong
 		}
 		return s.cancelCommit(ctx, now, cn, l, rt)
 	}
-	return nil, refuse("cancel_unknown", rt)
+	return nil, refuse(CodeCancelUnknown, rt)
 }
 
 // cancelCommit cancels the reservation of a proved cancellation in one
@@ -282,11 +282,11 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		// followed by its cancelled reservation, never a stale one.
 		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
-			return nil, refuse("cancel_unknown", rt).because(err)
+			return nil, because(refuse(CodeCancelUnknown, rt), err)
 		}
 		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
-			return nil, refuse("cancel_unknown", rt).because(err)
+			return nil, because(refuse(CodeCancelUnknown, rt), err)
 		}
 		if cur.State == stateDone {
 			return s.cancelAnswer(ctx, r, l, nil)
@@ -314,7 +314,7 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
 				if _, err := s.st.Apply(ctx, []store.Write{done}); err != nil {
-					return nil, refuse("cancel_unknown", rt).because(err)
+					return nil, because(refuse(CodeCancelUnknown, rt), err)
 				}
 				return s.cancelAnswer(ctx, r, l, nil)
 			}
@@ -324,11 +324,11 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 		}
 		if err != nil {
 			// The transaction may or may not have committed.
-			return nil, refuse("cancel_maybe", rt).because(fmt.Errorf("commit cancellation: %w", err))
+			return nil, because(refuse(CodeCancelMaybe, rt), fmt.Errorf("commit cancellation: %w", err))
 		}
 		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
 	}
-	return nil, refuse("cancel_maybe", rt)
+	return nil, refuse(CodeCancelMaybe, rt)
 }
 
 // cancelAnswer reports the reservation's current state, so a replay of

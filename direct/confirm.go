@@ -54,32 +54,32 @@ func (s *Service) Confirm(ctx context.Context, c reservation.Caller, req Confirm
 	for range maxCASAttempts {
 		irec, err := s.st.Get(ctx, kindIntent, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, refuse("intent_gone", rt)
+			return nil, refuse(CodeIntentGone, rt)
 		}
 		var in intent
 		if err == nil {
 			err = json.Unmarshal(irec.Value, &in)
 		}
 		if err != nil {
-			return nil, refuse("cannot_check", rt).because(err)
+			return nil, because(refuse(CodeCannotCheck, rt), err)
 		}
 		rt.form = s.formFor(l, in.Data)
 		if proof == "" {
 			if proof, err = s.keyed(ctx, now, "proof", id+"\x00"+code); err != nil {
-				return nil, refuse("cannot_check", rt).because(err)
+				return nil, because(refuse(CodeCannotCheck, rt), err)
 			}
 		}
 		switch in.State {
 		case stateDone:
 			if !sameDigest(in.Proof, proof) {
-				return nil, refuse("wrong_code", rt)
+				return nil, refuse(CodeWrongCode, rt)
 			}
 			return s.currentAnswer(ctx, in.Ref, l)
 		case stateOpen, stateSending:
 			// A code that proves a sending intent was delivered, whatever
 			// became of the start that sent it.
 			if !now.Before(in.Expires) {
-				return nil, refuse("intent_gone", rt)
+				return nil, refuse(CodeIntentGone, rt)
 			}
 			if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
 				if err := s.wrongCode(ctx, now, in, irec.Version, rt); !errors.Is(err, errAgain) {
@@ -93,10 +93,10 @@ func (s *Service) Confirm(ctx context.Context, c reservation.Caller, req Confirm
 			}
 			return res, err
 		default:
-			return nil, refuse("intent_gone", rt)
+			return nil, refuse(CodeIntentGone, rt)
 		}
 	}
-	return nil, refuse("outcome_unknown", rt)
+	return nil, refuse(CodeOutcomeUnknown, rt)
 }
 
 // wrongCode counts a wrong try at the version the code was compared
@@ -111,7 +111,7 @@ func (s *Service) wrongCode(ctx context.Context, now time.Time, in intent, versi
 	if in.Wrong >= wrongTries {
 		s.dropFingerprint(ctx, in.Fingerprint, in.ID)
 	}
-	return refuse("wrong_code", rt)
+	return refuse(CodeWrongCode, rt)
 }
 
 // countWrong stores v, a proof step with one more wrong try, at version,
@@ -180,7 +180,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	var err error
 	if d.ref == "" {
 		if d.ref, err = s.core.NewReference(l); err != nil {
-			return nil, refuse("cannot_check", rt).because(err)
+			return nil, because(refuse(CodeCannotCheck, rt), err)
 		}
 	}
 	// The settings and the contact marker are one read. The marker is
@@ -191,18 +191,18 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	defer contactDone()
 	set, read, err := s.policyAnd(contactCtx, store.Key{Kind: kindContact, Key: in.Mailbox})
 	if err != nil {
-		return nil, refuse("cannot_check", rt).because(err)
+		return nil, because(refuse(CodeCannotCheck, rt), err)
 	}
 	marker := read[0]
 	if !set.Locations[l.Slug].BookingEnabled {
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("switched_off", rt)
+		return nil, refuse(CodeSwitchedOff, rt)
 	}
 	if d.token == "" {
 		if d.token, err = s.randomHex(16); err != nil {
-			return nil, refuse("cannot_check", rt).because(err)
+			return nil, because(refuse(CodeCannotCheck, rt), err)
 		}
 	}
 	// The proved intent is never stored as such: it becomes its receipt
@@ -214,7 +214,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	var marks int64
 	if marker.Version > 0 {
 		if err := jsonValue(marker, &marks); err != nil {
-			return nil, refuse("cannot_check", rt).because(err)
+			return nil, because(refuse(CodeCannotCheck, rt), err)
 		}
 	}
 	markerVersion := marker.Version
@@ -227,7 +227,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	rows, rowsErr := s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now))
 	contactDone()
 	if rowsErr != nil {
-		return nil, refuse("cannot_check", rt).because(rowsErr)
+		return nil, because(refuse(CodeCannotCheck, rt), rowsErr)
 	}
 	if reuse, refused := s.contactVerdict(rows, l, in.Data, s.today(l, now)); reuse != nil {
 		// The same proved email already holds this stay: report it.
@@ -243,7 +243,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("contact", rt)
+		return nil, refuse(CodeContact, rt)
 	}
 
 	// The pending ceilings are claimed in the reservation's transaction,
@@ -272,25 +272,25 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("paused_for_staff", rt)
+		return nil, refuse(CodePausedForStaff, rt)
 	case reservation.CodeUnitTaken:
 		// The last room went while the guest was verifying. Nothing was
 		// written, so there is no pending record or place to clean up.
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
-		return nil, refuse("last_room", rt)
+		return nil, refuse(CodeLastRoom, rt)
 	case reservation.CodeInternal:
 		// Only a reference drawn twice collides here; reading again
 		// would meet the same records.
-		return nil, refuse("outcome_unknown", rt).because(fmt.Errorf("reference collides: %w", err))
+		return nil, because(refuse(CodeOutcomeUnknown, rt), fmt.Errorf("reference collides: %w", err))
 	case reservation.CodeConflict:
 		if errors.Is(err, errNoticeTaken) {
-			return nil, refuse("outcome_unknown", rt).because(fmt.Errorf("reference collides: %w", err))
+			return nil, because(refuse(CodeOutcomeUnknown, rt), fmt.Errorf("reference collides: %w", err))
 		}
 		return nil, errAgain
 	default:
-		return nil, refuse("outcome_unknown", rt).because(fmt.Errorf("commit reservation: %w", err))
+		return nil, because(refuse(CodeOutcomeUnknown, rt), fmt.Errorf("commit reservation: %w", err))
 	}
 	return s.reservedAnswer(r, l, s.attemptNotices(ctx, now, notices)), nil
 }
@@ -348,16 +348,16 @@ func receipt(in intent, ref string, now time.Time) intent {
 func (s *Service) currentAnswer(ctx context.Context, ref string, l business.Location) (*ConfirmResult, error) {
 	r, err := s.getBooked(ctx, ref)
 	if err != nil {
-		return nil, refuse("outcome_unknown", route{phone: l.Phone}).because(err)
+		return nil, because(refuse(CodeOutcomeUnknown, route{phone: l.Phone}), err)
 	}
 	rt := route{phone: l.Phone, form: s.pricer.FormURL(l, r.Unit, r.Checkin(), r.Checkout())}
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
-		return nil, refuse("replay_cancelled", rt, r.Reference)
+		return nil, refuse(CodeReplayCancelled, rt, r.Reference)
 	case reservation.Completed, reservation.NoShow:
-		return nil, refuse("replay_ended", rt, r.Reference)
+		return nil, refuse(CodeReplayEnded, rt, r.Reference)
 	case reservation.Moved:
-		return nil, refuse("replay_moved", rt, r.Reference)
+		return nil, refuse(CodeReplayMoved, rt, r.Reference)
 	}
 	return s.answer(r, l), nil
 }

@@ -47,13 +47,13 @@ func (s *Service) checkDeployment(c reservation.Caller, rt route) *Error {
 	ctx := strings.TrimSpace(d.Context)
 	switch {
 	case ctx == "":
-		return refuse("deploy_unknown", rt)
+		return refuse(CodeDeployUnknown, rt)
 	case ctx != "production":
-		return refuse("deploy_draft", rt, ctx)
+		return refuse(CodeDeployDraft, rt, ctx)
 	case !d.Published:
-		return refuse("deploy_stale", rt, ctx)
+		return refuse(CodeDeployStale, rt, ctx)
 	case !c.Local && !s.customHost(c.Host):
-		return refuse("deploy_not_custom", rt, ctx)
+		return refuse(CodeDeployNotCustom, rt, ctx)
 	}
 	return nil
 }

@@ -107,13 +107,13 @@ func (s *Service) GuestStay(ctx context.Context, token string) (reservation.Gues
 
 // guestCancelWhy words, for the guest's page, why it offers no
 // cancellation.
-func guestCancelWhy(state reservation.State, l business.Location, beforeHours int, code string) string {
+func guestCancelWhy(state reservation.State, l business.Location, beforeHours int, code Code) string {
 	switch code {
-	case "already_cancelled":
+	case CodeAlreadyCancelled:
 		return "This reservation is no longer open, so there is nothing to cancel."
-	case "ended", "moved":
+	case CodeEnded, CodeMoved:
 		return "This stay has ended or was moved, so it cannot be cancelled here."
-	case "cancel_by_phone":
+	case CodeCancelByPhone:
 		return fmt.Sprintf("Cancellations here close %d hours before check-in. Call %s to change or cancel this stay.", beforeHours, l.Phone)
 	}
 	if state == reservation.Requested {
@@ -174,7 +174,7 @@ func (s *Service) GuestWithdraw(ctx context.Context, token string) (reservation.
 	r, _, err := s.core.Decide(ctx, reservation.Decision{Reference: ref, To: reservation.Cancelled, From: reservation.Requested, By: "guest",
 		Note: "withdrawn by the guest on their page", Quiet: true})
 	if errors.Is(err, reservation.ErrAnswered) {
-		return r, &Error{Code: "answered", Phone: phoneOf(s, r.Location)}
+		return r, &Error{Code: CodeAnswered, Phone: phoneOf(s, r.Location)}
 	}
 	return r, err
 }

@@ -118,7 +118,7 @@ func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt
 		select {
 		case <-g.done:
 		case <-ctx.Done():
-			return booked{}, refuse("lookup_down", rt).because(ctx.Err())
+			return booked{}, because(refuse(CodeLookupDown, rt), ctx.Err())
 		}
 	}
 	if e, ok := g.err.(*Error); ok {
@@ -132,8 +132,8 @@ func (s *Service) find(ctx context.Context, now time.Time, ref, last4 string, rt
 func (s *Service) evaluate(ctx context.Context, now time.Time, g *guess, name, ref, last4 string, rt route) (booked, error) {
 	ctx, cancel := within(ctx, s.deadlines.Lookup)
 	defer cancel()
-	notFound := refuse("not_found", rt)
-	down := func(err error) error { return refuse("lookup_down", rt).because(err) }
+	notFound := refuse(CodeNotFound, rt)
+	down := func(err error) error { return because(refuse(CodeLookupDown, rt), err) }
 	err := s.claimTry(ctx, now, g, name)
 	if errors.Is(err, store.ErrFull) {
 		return booked{}, notFound

@@ -1,40 +1,99 @@
 package direct
 
-// Error is the one error the booking core returns for an answer that is
-// not a success. The core names the case by Code and gives the data its
-// wording needs, the human route among it; each door words it (the chat
-// door with the refusal catalogue and assembly rules of §12). Err is the internal cause when there is one, for the
-// door to log once and count, never to show.
-type Error struct {
-	// Code names the case for doors, metrics, logs and tests.
-	Code string
-	// Message is the public message: set by the core for a door that has
-	// no wording of its own, or by the door that worded Code.
-	Message string
-	// Phone and Form are the human route the answer offers: the phone to
-	// call and the prefilled booking form, empty when none may be shown.
-	Phone string
-	Form  string
-	// Values are what the sentence names besides the phone: a
-	// reference, a deployment context, the pricing rules' worded refusal.
-	Values []string
-	Err    error
-}
+import (
+	"strings"
 
-func (e *Error) Error() string {
-	if e.Message != "" {
-		return e.Message
+	"frontdesk/internal/fault"
+	"frontdesk/pricing"
+)
+
+// Code names the case of an answer that is not a success, for doors,
+// metrics, logs and tests.
+type Code = fault.Code
+
+// The codes of the booking core's answers. Each door words them; the
+// chat door with the refusal catalogue and assembly rules of §12.
+const (
+	CodeCannotCheck      fault.Code = "cannot_check"     // a check failed; Err has the cause when there is one
+	CodeUnbookable       fault.Code = "unbookable"       // the stay cannot be booked in chat
+	CodeContact          fault.Code = "contact"          // the contact rules refuse chat booking
+	CodeNoRoom           fault.Code = "no_room"          // no room is free for those nights
+	CodeLastRoom         fault.Code = "last_room"        // the last room went during verification
+	CodeSwitchedOff      fault.Code = "switched_off"     // chat booking is off for the property
+	CodePaused           fault.Code = "paused"           // chat booking is briefly paused
+	CodePausedCall       fault.Code = "paused_call"      // paused, and the phone is offered
+	CodePausedForStaff   fault.Code = "paused_for_staff" // paused while staff confirm reservations
+	CodeEmailRejected    fault.Code = "email_rejected"   // the mail server refused the address
+	CodeIntentGone       fault.Code = "intent_gone"      // the booking intent expired or is unknown
+	CodeWrongCode        fault.Code = "wrong_code"       // the verification code does not match
+	CodeTwoResends       fault.Code = "two_resends"      // the intent's resends are used up
+	CodeWait60           fault.Code = "wait_60"          // a code was sent less than a minute ago
+	CodeOutcomeUnknown   fault.Code = "outcome_unknown"  // the booking may have gone through
+	CodeReplayCancelled  fault.Code = "replay_cancelled" // the booking confirmed again was cancelled since
+	CodeReplayEnded      fault.Code = "replay_ended"     // the booking confirmed again has ended
+	CodeReplayMoved      fault.Code = "replay_moved"     // the booking confirmed again was moved
+	CodeDeployUnknown    fault.Code = "deploy_unknown"   // the deployment context is unknown
+	CodeDeployDraft      fault.Code = "deploy_draft"     // a draft deploy; Values[0] is its context
+	CodeDeployStale      fault.Code = "deploy_stale"     // not the published deploy; Values[0] is its context
+	CodeDeployNotCustom  fault.Code = "deploy_not_custom"
+	CodeNotFound         fault.Code = "not_found"          // no reservation matches the reference and phone
+	CodeLookupDown       fault.Code = "lookup_down"        // the reservation cannot be read right now
+	CodeCancelNotInChat  fault.Code = "cancel_not_in_chat" // the cancellation cannot be taken here now
+	CodeCancelByPhone    fault.Code = "cancel_by_phone"    // cancellation here has closed; call
+	CodeAlreadyCancelled fault.Code = "already_cancelled"  // Values[0] is the reference
+	CodeEnded            fault.Code = "ended"              // Values[0] is the reference
+	CodeMoved            fault.Code = "moved"              // Values[0] is the reference
+	CodeCancelUnknown    fault.Code = "cancel_unknown"     // the cancellation code expired or was used
+	CodeCancelMaybe      fault.Code = "cancel_maybe"       // the cancellation may have gone through
+	CodeAnswered         fault.Code = "answered"           // staff answered the request meanwhile
+)
+
+// quotePrefix starts the code of a refusal of the pricing rules: the
+// prefix and the refusal's kind, with the rules' worded text as its one
+// value.
+const quotePrefix = "quote_"
+
+// QuoteCode is the code of a refusal of the pricing rules of kind k.
+func QuoteCode(k pricing.RefusalKind) Code { return Code(quotePrefix + string(k)) }
+
+// IsCode reports whether c is one of the booking core's codes.
+func IsCode(c Code) bool {
+	switch c {
+	case CodeCannotCheck, CodeUnbookable, CodeContact, CodeNoRoom, CodeLastRoom, CodeSwitchedOff, CodePaused,
+		CodePausedCall, CodePausedForStaff, CodeEmailRejected, CodeIntentGone, CodeWrongCode, CodeTwoResends,
+		CodeWait60, CodeOutcomeUnknown, CodeReplayCancelled, CodeReplayEnded, CodeReplayMoved, CodeDeployUnknown,
+		CodeDeployDraft, CodeDeployStale, CodeDeployNotCustom, CodeNotFound, CodeLookupDown, CodeCancelNotInChat,
+		CodeCancelByPhone, CodeAlreadyCancelled, CodeEnded, CodeMoved, CodeCancelUnknown, CodeCancelMaybe, CodeAnswered:
+		return true
 	}
-	return "booking: " + e.Code
+	return strings.HasPrefix(string(c), quotePrefix)
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+// Error is the module's one error type (internal/fault), the answer of
+// the booking core that is not a success. The core names the case by
+// Code and gives the data its wording needs, the human route (Phone,
+// Form) among it, and Values: what the sentence names besides the phone
+// (a reference, a deployment context, the pricing rules' worded
+// refusal). Message is set by the door that words Code; Err is the
+// internal cause when there is one, for the door to log once and count,
+// never to show.
+type Error = fault.Error
 
-// RefusalCode names the case, for a door that words it by its code.
-func (e *Error) RefusalCode() string { return e.Code }
+// AsError returns the booking core's answer in err's chain, if there is
+// one; another domain's error is not one.
+func AsError(err error) (*Error, bool) { return fault.Find(err, IsCode) }
 
-// because records the internal cause of an answer.
-func (e *Error) because(err error) *Error {
+// RefusalCode is the code of the booking core's answer in err's chain,
+// for a door that words it by its code without importing this package.
+func (s *Service) RefusalCode(err error) (Code, bool) {
+	if e, ok := AsError(err); ok {
+		return e.Code, true
+	}
+	return "", false
+}
+
+// because records err as the internal cause of the answer e.
+func because(e *Error, err error) *Error {
 	e.Err = err
 	return e
 }
@@ -47,6 +106,6 @@ type route struct {
 }
 
 // refuse is the answer code with the route rt offers.
-func refuse(code string, rt route, values ...string) *Error {
+func refuse(code Code, rt route, values ...string) *Error {
 	return &Error{Code: code, Phone: rt.phone, Form: rt.form, Values: values}
 }

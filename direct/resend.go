@@ -18,24 +18,24 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 	l, rt := s.referenceRoute(id)
 	in, _, err := getJSON[intent](ctx, s.st, kindIntent, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, refuse("intent_gone", rt)
+		return nil, refuse(CodeIntentGone, rt)
 	}
 	if err != nil {
-		return nil, refuse("cannot_check", rt).because(err)
+		return nil, because(refuse(CodeCannotCheck, rt), err)
 	}
 	rt.form = s.formFor(l, in.Data)
 	if !in.live(now) || in.State != stateOpen {
-		return nil, refuse("intent_gone", rt)
+		return nil, refuse(CodeIntentGone, rt)
 	}
 	if in.Resends >= maxResends {
-		return nil, refuse("two_resends", rt)
+		return nil, refuse(CodeTwoResends, rt)
 	}
 	if last := in.SentAt[len(in.SentAt)-1]; now.Sub(last) < resendGap {
-		return nil, refuse("wait_60", rt)
+		return nil, refuse(CodeWait60, rt)
 	}
 	set, err := s.policy(ctx)
 	if err != nil {
-		return nil, refuse("cannot_check", rt).because(err)
+		return nil, because(refuse(CodeCannotCheck, rt), err)
 	}
 	adm, err := s.admit(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(in.Mailbox), s.locationBudget(set, l.Slug))
 	if refusal := s.admissionRefusal(err, rt); refusal != nil {
@@ -44,7 +44,7 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
 		s.refund(ctx, adm, now)
-		return nil, refuse("cannot_check", rt).because(err)
+		return nil, because(refuse(CodeCannotCheck, rt), err)
 	}
 	err = s.send(ctx, s.codeEmail(in, l, code, now))
 	if message.NotSent(err) {
@@ -61,10 +61,10 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 		return nil
 	})
 	if errors.Is(err, errStop) {
-		return nil, refuse("intent_gone", rt)
+		return nil, refuse(CodeIntentGone, rt)
 	}
 	if err != nil {
-		return nil, refuse("cannot_check", rt).because(err)
+		return nil, because(refuse(CodeCannotCheck, rt), err)
 	}
 	return s.startResult(updated, l), nil
 }

@@ -97,7 +97,7 @@ func (s *Service) Start(ctx context.Context, c reservation.Caller, req StartRequ
 	unit, sold := l.Unit(req.RoomType)
 	if !known || !sold || unit.Kind != business.KindNight || !req.Checkin.Before(req.Checkout) ||
 		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
-		return nil, refuse("unbookable", rt)
+		return nil, refuse(CodeUnbookable, rt)
 	}
 	return s.startNew(ctx, now, startRequest{
 		loc: l, unit: unit, in: req.Checkin, out: req.Checkout,
@@ -118,7 +118,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		return nil, s.inheritedRefusal(quoteRefusal, rt)
 	}
 	if err != nil {
-		return nil, refuse("cannot_check", rt).because(err)
+		return nil, because(refuse(CodeCannotCheck, rt), err)
 	}
 	// The keyed names of the mailbox and of this exact request are worked
 	// out first, so that the records they name (an identical start's
@@ -153,25 +153,25 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	reads.Go(func() { pending, pendingErr = s.pendingCounts(ctx, now, l.Slug) })
 	reads.Wait()
 	if freeErr != nil {
-		return nil, refuse("cannot_check", rt).because(freeErr)
+		return nil, because(refuse(CodeCannotCheck, rt), freeErr)
 	}
 	if freeOf(free, req.unit.Type) == 0 {
-		return nil, refuse("no_room", rt)
+		return nil, refuse(CodeNoRoom, rt)
 	}
 	if setErr != nil {
-		return nil, refuse("cannot_check", rt).because(setErr)
+		return nil, because(refuse(CodeCannotCheck, rt), setErr)
 	}
 	if !set.Locations[l.Slug].BookingEnabled {
-		return nil, refuse("switched_off", rt)
+		return nil, refuse(CodeSwitchedOff, rt)
 	}
 	if pendingErr != nil {
-		return nil, refuse("cannot_check", rt).because(pendingErr)
+		return nil, because(refuse(CodeCannotCheck, rt), pendingErr)
 	} else if pending.full(set, l.Slug) {
-		return nil, refuse("paused_for_staff", rt)
+		return nil, refuse(CodePausedForStaff, rt)
 	}
 
 	if keyErr != nil {
-		return nil, refuse("cannot_check", rt).because(keyErr)
+		return nil, because(refuse(CodeCannotCheck, rt), keyErr)
 	}
 	// The intent, its fingerprint and the charges to the group, mailbox
 	// and location budgets commit together, right before the send: of
@@ -194,18 +194,18 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			fingerprintRead = &known[0]
 		}
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, fingerprintRead, l); err != nil {
-			return nil, refuse("cannot_check", rt).because(err)
+			return nil, because(refuse(CodeCannotCheck, rt), err)
 		} else if ok {
 			return res, nil
 		}
 		charges, a := s.chargeWrites(now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		id, err := s.newBookingID(l)
 		if err != nil {
-			return nil, refuse("cannot_check", rt).because(err)
+			return nil, because(refuse(CodeCannotCheck, rt), err)
 		}
 		var salt string
 		if code, salt, err = s.codeAndSalt(); err != nil {
-			return nil, refuse("cannot_check", rt).because(err)
+			return nil, because(refuse(CodeCannotCheck, rt), err)
 		}
 		in = intent{
 			ID: id, Location: l.Slug, Data: &req.data, Contact: &req.contact,
@@ -284,13 +284,13 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 	case errors.As(err, &full) && full.b.refusal == "contact":
 		// A mailbox over its own limit gets the contact sentence, never
 		// the pause sentence, so the answer reveals nothing about others.
-		return refuse("contact", rt)
+		return refuse(CodeContact, rt)
 	case errors.As(err, &full):
-		return refuse("paused", rt)
+		return refuse(CodePaused, rt)
 	case errors.Is(err, store.ErrConflict):
-		return refuse("paused_call", rt).because(fmt.Errorf("mail admission: %w", err))
+		return because(refuse(CodePausedCall, rt), fmt.Errorf("mail admission: %w", err))
 	default:
-		return refuse("paused", rt).because(fmt.Errorf("mail admission: %w", err))
+		return because(refuse(CodePaused, rt), fmt.Errorf("mail admission: %w", err))
 	}
 }
 
@@ -300,9 +300,9 @@ func (s *Service) admissionRefusal(err error, rt route) *Error {
 // against the address the guest gave.
 func notSent(err error, rt route) *Error {
 	if message.RecipientRefused(err) {
-		return refuse("email_rejected", rt)
+		return refuse(CodeEmailRejected, rt)
 	}
-	return refuse("cannot_check", rt).because(fmt.Errorf("send code: %w", err))
+	return because(refuse(CodeCannotCheck, rt), fmt.Errorf("send code: %w", err))
 }
 
 // sendCode sends the code and marks the intent open, replacing earlier
@@ -325,7 +325,7 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 	if err != nil {
 		// The code left (or may have): the intent stays sending, which
 		// confirm_booking accepts and an identical start opens.
-		return refuse("cannot_check", rt).because(err)
+		return because(refuse(CodeCannotCheck, rt), err)
 	}
 	for _, id := range older {
 		if old, _, err := getJSON[intent](ctx, s.st, kindIntent, id); err == nil && (old.State == stateOpen || old.State == stateSending) {
@@ -495,7 +495,7 @@ func (s *Service) inheritedRefusal(r *pricing.Refusal, rt route) *Error {
 	if r.HasForm {
 		rt.form = ""
 	}
-	return refuse("quote_"+string(r.Kind), rt, r.Text)
+	return refuse(QuoteCode(r.Kind), rt, r.Text)
 }
 
 // Resolve finds the location a property argument names, by slug, name,

@@ -3,7 +3,6 @@ package direct
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -161,8 +160,7 @@ func (w *world) lastCode(addr string) string {
 }
 
 func refusalText(err error) string {
-	var r *Error
-	if errors.As(err, &r) {
+	if r, ok := AsError(err); ok {
 		return worded(r)
 	}
 	if err != nil {
@@ -178,9 +176,10 @@ func worded(r *Error) string {
 	}
 	// A deployment refusal is the one the start-call wrapper changes: it
 	// carries a form only when a start call gave one.
-	text, ok := catalogue.Word(catalogue.Answer{Code: r.Code, Rule: catalogue.Rule(r.Code, strings.HasPrefix(r.Code, "deploy_")), Phone: r.Phone, Form: r.Form, Values: r.Values})
+	code := string(r.Code)
+	text, ok := catalogue.Word(catalogue.Answer{Code: code, Rule: catalogue.Rule(code, strings.HasPrefix(code, "deploy_")), Phone: r.Phone, Form: r.Form, Values: r.Values})
 	if !ok {
-		return "UNWORDED " + r.Code
+		return "UNWORDED " + code
 	}
 	return text
 }

@@ -10,6 +10,7 @@ import (
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clientip"
+	"frontdesk/internal/fault"
 	"frontdesk/internal/money"
 	"frontdesk/internal/signature"
 	"frontdesk/pricing"
@@ -30,6 +31,9 @@ type Forms interface {
 	GuestCancel(ctx context.Context, c reservation.Caller, token string) (*reservation.CancelResult, error)
 	GuestCancelFinish(ctx context.Context, c reservation.Caller, token, cancelID, code string) (*reservation.CancelResult, error)
 	GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error)
+	// RefusalCode is the code of the core's refusal in err's chain, for
+	// the guest's page to word it.
+	RefusalCode(err error) (fault.Code, bool)
 }
 
 // maxFormBody bounds a posted form: the fields and a signature PNG of at

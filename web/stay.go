@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"frontdesk/internal/fault"
 	"frontdesk/reservation"
 )
 
@@ -90,7 +91,7 @@ func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, err := s.Forms.GuestWithdraw(r.Context(), p.Token)
-	if code, _ := refusalCode(err); code == "answered" {
+	if code, _ := s.Forms.RefusalCode(err); code == "answered" {
 		if fresh, err := s.Forms.GuestStay(r.Context(), p.Token); err == nil {
 			p.Stay = fresh
 			p.State, p.Next = stateWords(fresh, s.Config.Business.ConfirmHours)
@@ -232,7 +233,7 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.Forms.GuestCancelFinish(r.Context(), caller, p.Token, cancelID, code); err != nil {
-		if code, _ := refusalCode(err); code == "wrong_code" {
+		if code, _ := s.Forms.RefusalCode(err); code == "wrong_code" {
 			p.CancelID = cancelID
 		}
 		s.cancelRefused(w, r, p, err)
@@ -243,7 +244,7 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 
 // cancelWords are the guest page's sentences for the cancellation
 // refusals of the booking core.
-var cancelWords = map[string]string{
+var cancelWords = map[fault.Code]string{
 	"wrong_code":         "That code is not the one we emailed. Check the latest email from us and type its six digits again.",
 	"cancel_unknown":     "This cancellation code has expired or was used. Ask for a new code below.",
 	"already_cancelled":  "This reservation is no longer open, so there is nothing to cancel.",
@@ -255,7 +256,7 @@ var cancelWords = map[string]string{
 }
 
 func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage, err error) {
-	if code, ok := refusalCode(err); ok {
+	if code, ok := s.Forms.RefusalCode(err); ok {
 		p.Problem = cancelWords[code]
 		if p.Problem == "" {
 			p.Problem = "The cancellation cannot be taken here just now. Call " + p.Stay.Location.Phone + "."
@@ -271,19 +272,4 @@ func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage,
 	s.Logger.ErrorContext(r.Context(), "guest cancellation", "err", err)
 	p.Problem = "The cancellation could not be taken just now. Try again in a few minutes, or call " + p.Stay.Location.Phone + "."
 	s.renderStatus(w, r, http.StatusServiceUnavailable, "stay.html", p)
-}
-
-// codedRefusal is an answer the guest's own page words by its code: a
-// cancellation or withdrawal the booking rules refused.
-type codedRefusal interface {
-	error
-	RefusalCode() string
-}
-
-// refusalCode is the code of err when it is a refusal.
-func refusalCode(err error) (string, bool) {
-	if e, ok := errors.AsType[codedRefusal](err); ok {
-		return e.RefusalCode(), true
-	}
-	return "", false
 }

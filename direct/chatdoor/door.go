@@ -10,7 +10,6 @@ package chatdoor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"frontdesk/direct"
 	"frontdesk/direct/chatdoor/catalogue"
 	"frontdesk/internal/civil"
+	"frontdesk/internal/fault"
 	"frontdesk/reservation"
 )
 
@@ -53,7 +53,7 @@ func New(svc *direct.Service) *Door { return &Door{svc: svc} }
 // else is a new stay.
 func (d *Door) Start(ctx context.Context, c reservation.Caller, args Args) (*direct.StartResult, error) {
 	if args == nil {
-		return nil, refuse("not_object", d.svc.PhoneFor())
+		return nil, refuse(CodeNotObject, d.svc.PhoneFor())
 	}
 	rt := d.startRoute(args)
 	if args.filled("booking_id") {
@@ -69,7 +69,7 @@ func (d *Door) Start(ctx context.Context, c reservation.Caller, args Args) (*dir
 			}
 		}
 		if f != "" {
-			return nil, rt.withForm(refuse("resend_only", rt.phone, f))
+			return nil, rt.withForm(refuse(CodeResendOnly, rt.phone, f))
 		}
 		if r := d.svc.CheckDeployment(c, rt.phone, ""); r != nil {
 			return nil, word(r, true)
@@ -77,12 +77,12 @@ func (d *Door) Start(ctx context.Context, c reservation.Caller, args Args) (*dir
 		id, _, _ := args.str("booking_id", maxIdentifier)
 		id = strings.TrimSpace(id)
 		if l, known := d.svc.LocationOf(id); !known || !direct.ValidBookingID(id, l) {
-			return nil, refuse("bad_booking_id", d.phoneFor(args, "booking_id"))
+			return nil, refuse(CodeBadBookingID, d.phoneFor(args, "booking_id"))
 		}
 		return wordedStart(d.svc.Start(ctx, c, direct.StartRequest{BookingID: id}))
 	}
 	if f := args.unknownField(startFields); f != "" {
-		return nil, rt.withForm(refuse("unknown_field", rt.phone, f, strings.Join(startFields, ", ")))
+		return nil, rt.withForm(refuse(CodeUnknownField, rt.phone, f, strings.Join(startFields, ", ")))
 	}
 	if r := d.svc.CheckDeployment(c, rt.phone, rt.form); r != nil {
 		return nil, word(r, true)
@@ -135,62 +135,62 @@ func (rt startRoute) withForm(r *direct.Error) *direct.Error {
 func (d *Door) checkStart(args Args, phone string) (direct.StartRequest, *direct.Error) {
 	var req direct.StartRequest
 	cfg := d.svc.Config()
-	field := func(code string, values ...string) (direct.StartRequest, *direct.Error) {
+	field := func(code fault.Code, values ...string) (direct.StartRequest, *direct.Error) {
 		return req, refuse(code, phone, values...)
 	}
 	prop, _, ok := args.str("property", maxName)
 	if !ok || strings.TrimSpace(prop) == "" {
-		return field("bad_property")
+		return field(CodeBadProperty)
 	}
 	l, found := d.svc.Resolve(prop)
 	if !found {
-		return field("no_property", locationList(cfg.Locations))
+		return field(CodeNoProperty, locationList(cfg.Locations))
 	}
 	req.Location = l
 	typ, _, ok := args.str("roomtype", maxRoomType)
 	unit, sold := l.Unit(strings.TrimSpace(typ))
 	if !ok || !sold || unit.Kind != business.KindNight {
-		return field("bad_roomtype", roomTypeList(l))
+		return field(CodeBadRoomType, roomTypeList(l))
 	}
 	req.RoomType = unit.Type
 	in, _, ok := args.str("checkin", maxDate)
 	checkin, err := civil.Parse(in)
 	if !ok || err != nil {
-		return field("bad_checkin")
+		return field(CodeBadCheckin)
 	}
 	out, _, ok := args.str("checkout", maxDate)
 	checkout, err := civil.Parse(out)
 	if !ok || err != nil || !checkin.Before(checkout) {
-		return field("bad_checkout")
+		return field(CodeBadCheckout)
 	}
 	req.Checkin, req.Checkout = checkin, checkout
 	name, _, ok := args.str("guest_name", maxName)
 	req.Name = direct.CleanName(name)
 	if !ok || req.Name == "" {
-		return field("bad_name")
+		return field(CodeBadName)
 	}
 	emailText, _, ok := args.str("email", maxEmail)
 	req.Email, found = reservation.ParseEmail(emailText)
 	if !ok || !found {
-		return field("bad_email")
+		return field(CodeBadEmail)
 	}
 	phoneText, _, ok := args.str("phone", maxPhone)
 	req.Phone, found = reservation.ParsePhone(phoneText, cfg.Business.PhoneCountryCode)
 	if !ok || !found {
-		return field("bad_phone")
+		return field(CodeBadPhone)
 	}
 	if req.Notes, _, ok = args.str("notes", maxNotes); !ok {
-		return field("bad_notes")
+		return field(CodeBadNotes)
 	}
 	guests, present, ok := args.integer("guests")
 	if !ok || (present && guests < 1) {
-		return field("bad_guests", strconv.Itoa(cfg.Limits.MaxGuests))
+		return field(CodeBadGuests, strconv.Itoa(cfg.Limits.MaxGuests))
 	}
 	if !present {
 		guests = 1
 	}
 	if guests > cfg.Limits.MaxGuests {
-		return field("guest_range", strconv.Itoa(cfg.Limits.MaxGuests))
+		return field(CodeGuestRange, strconv.Itoa(cfg.Limits.MaxGuests))
 	}
 	req.Guests = guests
 	return req, nil
@@ -223,7 +223,7 @@ func (d *Door) Confirm(ctx context.Context, c reservation.Caller, args Args) (*d
 	if r := d.checkFields(args, confirmFields, "booking_id"); r != nil {
 		return nil, r
 	}
-	id, code, r := d.proof(args, "booking_id", direct.ValidBookingID)
+	id, code, r := d.proof(args, "booking_id", CodeBadBookingID, direct.ValidBookingID)
 	if r != nil {
 		return nil, r
 	}
@@ -250,10 +250,10 @@ func (d *Door) Cancel(ctx context.Context, c reservation.Caller, args Args) (*re
 	if args.filled("cancel_id") || args.filled("code") {
 		for _, f := range []string{"reservation_number", "phone_last4"} {
 			if args.filled(f) {
-				return nil, refuse("cancel_fields", d.phoneFor(args, "cancel_id", "reservation_number"), f)
+				return nil, refuse(CodeCancelFields, d.phoneFor(args, "cancel_id", "reservation_number"), f)
 			}
 		}
-		id, code, r := d.proof(args, "cancel_id", direct.ValidCancelID)
+		id, code, r := d.proof(args, "cancel_id", CodeBadCancelID, direct.ValidCancelID)
 		if r != nil {
 			return nil, r
 		}
@@ -270,10 +270,10 @@ func (d *Door) Cancel(ctx context.Context, c reservation.Caller, args Args) (*re
 // field the tool does not take, with the phone the named fields route to.
 func (d *Door) checkFields(args Args, allowed []string, named ...string) *direct.Error {
 	if args == nil {
-		return refuse("not_object", d.svc.PhoneFor())
+		return refuse(CodeNotObject, d.svc.PhoneFor())
 	}
 	if f := args.unknownField(allowed); f != "" {
-		return refuse("unknown_field", d.phoneFor(args, named...), f, strings.Join(allowed, ", "))
+		return refuse(CodeUnknownField, d.phoneFor(args, named...), f, strings.Join(allowed, ", "))
 	}
 	return nil
 }
@@ -289,17 +289,18 @@ func (d *Door) phoneFor(args Args, fields ...string) string {
 }
 
 // proof reads the second step of a booking or a cancellation: an
-// identifier of the shape valid accepts, then its six-digit code.
-func (d *Door) proof(args Args, field string, valid func(string, business.Location) bool) (id, code string, refusal *direct.Error) {
+// identifier of the shape valid accepts, refused with bad, then its
+// six-digit code.
+func (d *Door) proof(args Args, field string, bad fault.Code, valid func(string, business.Location) bool) (id, code string, refusal *direct.Error) {
 	id, _, ok := args.str(field, maxIdentifier)
 	id = strings.TrimSpace(id)
 	l, known := d.svc.LocationOf(id)
 	if !ok || !known || !valid(id, l) {
-		return "", "", refuse("bad_"+field, d.phoneFor(args, field))
+		return "", "", refuse(bad, d.phoneFor(args, field))
 	}
 	code, _, ok = args.str("code", 6)
 	if !ok || !sixDigits(code) {
-		return "", "", refuse("bad_code", l.Phone)
+		return "", "", refuse(CodeBadCode, l.Phone)
 	}
 	return id, code, nil
 }
@@ -312,11 +313,11 @@ func (d *Door) reference(args Args, named ...string) (ref, last4 string, refusal
 	ref = strings.ToUpper(strings.TrimSpace(ref))
 	l, known := d.svc.LocationOf(ref)
 	if !ok || !known || !direct.ValidReference(ref, l) {
-		return "", "", refuse("bad_reference", d.phoneFor(args, named...), d.prefixList())
+		return "", "", refuse(CodeBadReference, d.phoneFor(args, named...), d.prefixList())
 	}
 	last4, _, ok = args.str("phone_last4", 4)
 	if !ok || len(last4) != 4 || !digits(last4) {
-		return "", "", refuse("bad_last4", l.Phone)
+		return "", "", refuse(CodeBadLast4, l.Phone)
 	}
 	return ref, last4, nil
 }
@@ -346,7 +347,7 @@ func (d *Door) prefixList() string {
 
 // refuse is a field refusal with rule P: the sentence, then the phone
 // unless the sentence has it.
-func refuse(code, phone string, values ...string) *direct.Error {
+func refuse(code fault.Code, phone string, values ...string) *direct.Error {
 	return wordAs(&direct.Error{Code: code, Phone: phone, Values: values}, "P")
 }
 
@@ -354,7 +355,7 @@ func refuse(code, phone string, values ...string) *direct.Error {
 // message, completed by the assembly rule of its code (§12); start says
 // it answers a start call, whose refusals also offer the request's form.
 func word(e *direct.Error, start bool) *direct.Error {
-	return wordAs(e, catalogue.Rule(e.Code, start))
+	return wordAs(e, catalogue.Rule(string(e.Code), start))
 }
 
 // wordAs words e under assembly rule. An error with a message of its own
@@ -364,7 +365,7 @@ func wordAs(e *direct.Error, rule string) *direct.Error {
 	if e.Message != "" {
 		return e
 	}
-	text, ok := catalogue.Word(catalogue.Answer{Code: e.Code, Rule: rule, Phone: e.Phone, Form: e.Form, Values: e.Values})
+	text, ok := catalogue.Word(catalogue.Answer{Code: string(e.Code), Rule: rule, Phone: e.Phone, Form: e.Form, Values: e.Values})
 	if !ok {
 		text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Rule: catalogue.Rule("cannot_check", false), Phone: e.Phone, Form: e.Form})
 	}
@@ -374,7 +375,7 @@ func wordAs(e *direct.Error, rule string) *direct.Error {
 
 // worded passes on the core's answer with its refusal worded.
 func worded[T any](res *T, err error) (*T, error) {
-	if e, ok := errors.AsType[*direct.Error](err); ok {
+	if e, ok := direct.AsError(err); ok {
 		_ = word(e, false) // words e in place
 	}
 	return res, err
@@ -382,7 +383,7 @@ func worded[T any](res *T, err error) (*T, error) {
 
 // wordedStart is worded for a start call.
 func wordedStart[T any](res *T, err error) (*T, error) {
-	if e, ok := errors.AsType[*direct.Error](err); ok {
+	if e, ok := direct.AsError(err); ok {
 		_ = word(e, true) // words e in place
 	}
 	return res, err

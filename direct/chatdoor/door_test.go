@@ -2,7 +2,6 @@ package chatdoor
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -79,11 +78,11 @@ func TestCheckOrder(t *testing.T) {
 				edits = append(edits, tt.edit)
 			}
 			err := tt.call(newWorld(t, edits...).svc)
-			e, ok := errors.AsType[*direct.Error](err)
+			e, ok := AsError(err)
 			if !ok {
 				t.Fatalf("error = %v, want a refusal", err)
 			}
-			if got := e.Code; got != tt.want {
+			if got := string(e.Code); got != tt.want {
 				t.Errorf("code = %q, want %q (%s)", got, tt.want, e.Message)
 			}
 		})

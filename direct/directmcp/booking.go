@@ -2,7 +2,6 @@ package directmcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -75,17 +74,17 @@ func caller(ctx context.Context) reservation.Caller {
 }
 
 // answer is the booking door's one mapping from the core's errors to an
-// answer: the message of a *direct.Error, as the chat door worded it,
+// answer: the message of the chat door's answer, as the door worded it,
 // else the catalogue's failed-check sentence with the business phone.
 // Every answer that is not a success is counted by code in
 // /metrics, and an internal cause is logged here, once, with its code and
-// no guest data. code is the core's (direct.Error.Code), "fault" for
+// no guest data. code is the answer's (the door's or the core's), "fault" for
 // an error it did not word; internal reports such a fault.
 func (b bookingTools) answer(env mcpfront.Env, err error) (text, code string, internal bool) {
 	code, cause := "fault", err
 	text, _ = catalogue.Word(catalogue.Answer{Code: "cannot_check", Phone: b.phone})
-	if e, ok := errors.AsType[*direct.Error](err); ok {
-		code, cause, text = e.Code, e.Err, e.Message
+	if e, ok := chatdoor.AsError(err); ok {
+		code, cause, text = string(e.Code), e.Err, e.Message
 	}
 	if env.Metrics != nil {
 		env.Metrics.BookingErrors.WithLabelValues(code, fmt.Sprint(cause != nil)).Inc()
