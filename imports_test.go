@@ -540,7 +540,6 @@ func TestCookieProblems(t *testing.T) {
 // ownErrorTypes are the packages that still declare an error type of
 // their own besides internal/fault's, each with the reason.
 var ownErrorTypes = map[string]string{
-	"booking":          "the chat door's answers carry the human route (phone, form) its §12 sentences need; it joins fault with the move out of booking",
 	"internal/httpsig": "a helper's verification failures, worded by the USP door",
 }
 
