@@ -15,14 +15,15 @@ import (
 )
 
 // refusalSites reads the refusal sites of direct booking and of the
-// chat door from their source: the codes each refuses with.
+// chat door from their source: the codes each refuses with, by the
+// fault.Code constants each package declares.
 func refusalSites(t *testing.T) (core, door []string) {
 	t.Helper()
-	coreSite := regexp.MustCompile(`refuse\("([a-z0-9_]+)", `)
-	doorSite := regexp.MustCompile(`(?:refuse|field)\("([a-z0-9_]+)"[,)]`)
-	// A code built from a prefix and the field it names, such as
-	// "bad_"+field for booking_id and cancel_id.
-	prefixed := regexp.MustCompile(`(?:refuse|field)\("([a-z0-9_]+)"\+`)
+	constant := regexp.MustCompile(`(Code\w+)\s+fault\.Code = "([a-z0-9_]+)"`)
+	coreSite := regexp.MustCompile(`refuse\((Code\w+), `)
+	// The door's sites, and the identifiers proof reads (booking_id,
+	// cancel_id) with the code that refuses each.
+	doorSite := regexp.MustCompile(`(?:refuse|field)\((Code\w+)[,)]|proof\(args, "[a-z_]+", (Code\w+),`)
 	add := func(list *[]string, code string) {
 		if !slices.Contains(*list, code) {
 			*list = append(*list, code)
@@ -33,6 +34,8 @@ func refusalSites(t *testing.T) (core, door []string) {
 		if len(files) == 0 {
 			t.Fatalf("no source in %s", dir)
 		}
+		consts := map[string]string{}
+		var sources []string
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {
 				continue
@@ -41,21 +44,20 @@ func refusalSites(t *testing.T) (core, door []string) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, m := range constant.FindAllStringSubmatch(string(src), -1) {
+				consts[m[1]] = m[2]
+			}
+			sources = append(sources, string(src))
+		}
+		for _, src := range sources {
 			if dir == "direct" {
-				for _, m := range coreSite.FindAllStringSubmatch(string(src), -1) {
-					add(&core, m[1])
+				for _, m := range coreSite.FindAllStringSubmatch(src, -1) {
+					add(&core, consts[m[1]])
 				}
 				continue
 			}
-			for _, m := range doorSite.FindAllStringSubmatch(string(src), -1) {
-				add(&door, m[1])
-			}
-			for _, m := range prefixed.FindAllStringSubmatch(string(src), -1) {
-				for _, code := range catalogue.Codes() {
-					if strings.HasPrefix(code, m[1]) && strings.HasSuffix(code, "_id") {
-						add(&door, code) // the identifiers proof reads: booking_id, cancel_id
-					}
-				}
+			for _, m := range doorSite.FindAllStringSubmatch(src, -1) {
+				add(&door, consts[m[1]+m[2]])
 			}
 		}
 	}
