@@ -9,8 +9,6 @@
 // standard library only.
 package fault
 
-import "fmt"
-
 // Code names a case for doors, metrics, logs and tests. A domain's codes
 // are its own constants; two domains may spell a code alike, so a domain
 // finds its errors with Find and its own set of codes.
@@ -37,11 +35,17 @@ type Error struct {
 	Values []string
 }
 
+// Error is the code, the message and the cause; an error no door has
+// worded yet, with no message, reads as its code and cause.
 func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	s := string(e.Code)
+	if e.Message != "" {
+		s += ": " + e.Message
 	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -75,6 +75,8 @@ func TestErrorText(t *testing.T) {
 	}{
 		{&Error{Code: codeTaken, Message: "Taken."}, "taken: Taken."},
 		{&Error{Code: codeTaken, Message: "Taken.", Err: errors.New("full")}, "taken: Taken.: full"},
+		{&Error{Code: codeTaken}, "taken"},
+		{&Error{Code: codeTaken, Err: errors.New("full")}, "taken: full"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
