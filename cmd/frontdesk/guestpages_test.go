@@ -168,7 +168,12 @@ func TestGuestCancelsOutsideOfficeHours(t *testing.T) {
 		t.Fatalf("asking for the code = %d to %q", status, where)
 	}
 	m.Clock.(*clock.Fixed).Advance(time.Minute)
-	status, where = post(url.Values{"cancel_id": {cancelID[1]}, "code": {latestCode(t, m.URL, "grace@example.com")}})
+	code := latestCode(t, m.URL, "grace@example.com")
+	wrong := code[:5] + string('0'+(code[5]-'0'+1)%10)
+	if status, _ := post(url.Values{"cancel_id": {cancelID[1]}, "code": {wrong}}); status != http.StatusUnprocessableEntity {
+		t.Fatalf("a wrong code = %d, want the core's refusal worded on the page", status)
+	}
+	status, where = post(url.Values{"cancel_id": {cancelID[1]}, "code": {code}})
 	if status != http.StatusSeeOther || where != page+"?done=cancelled" {
 		t.Fatalf("giving the code = %d to %q", status, where)
 	}
