@@ -21,6 +21,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/failpoint"
 )
 
 const usage = `frontdesk opens a small business to AI agents.
@@ -121,11 +122,11 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		}
 		switch cmd {
 		case "serve":
-			fp, err := parseFailpoint(os.Getenv(failpointEnv))
+			fp, err := failpoint.Parse(os.Getenv(failpoint.Env))
 			if err != nil {
 				return err
 			}
-			m.WrapStore, m.WrapJournalFile = fp.store, fp.journalFile
+			m.WrapStore, m.WrapJournalFile = fp.Store, fp.JournalFile
 			m.memory = planMemory(len(m.Config.Locations), os.Getenv)
 			m.ready = make(chan struct{})
 			go func() {
