@@ -1,68 +1,66 @@
-package main
+// Package privacy forgets one guest on request and clears what
+// privacy.retention_days no longer keeps, over the record kinds their
+// owners register with package forget.
+package privacy
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"frontdesk/booking"
-	"frontdesk/channel"
+	"frontdesk/forget"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
-	"frontdesk/mail"
 	"frontdesk/reservation"
 	"frontdesk/store"
-	"frontdesk/usp"
-	"frontdesk/usp/webhook"
 )
 
-// forgotten is what a forgotten guest's reservations keep as a name, so
+// Forgotten is what a forgotten guest's reservations keep as a name, so
 // staff screens and totals still add up; the desk redacts them
 // (reservation.Desk.Redact).
-const forgotten = "(forgotten)"
+const Forgotten = "(forgotten)"
 
-// forgetPlan is what forgetting one address changes.
-type forgetPlan struct {
+// Guests forgets guests from an opened store.
+type Guests struct {
+	Store store.Store
+	Desk  *reservation.Desk
+	Kinds []forget.Kind // every stored kind's registration
+	// Normalize reports whether s is an email address, and its
+	// normalized form.
+	Normalize func(s string) (normalized string, ok bool)
+	// Mailbox is the keyed mailbox the store groups an address under,
+	// "" for none.
+	Mailbox func(ctx context.Context, address string, now time.Time) (string, error)
+	// Purge deletes the blocks imported from channels that ended before
+	// the date; nil for none.
+	Purge  func(ctx context.Context, before string) (int, error)
+	Clock  clock.Clock
+	Logger *slog.Logger
+}
+
+// plan is what forgetting one address changes.
+type plan struct {
 	redact  []reservation.Reservation // their contact cleared
 	delete  []store.Record            // removed whole
 	active  []string                  // references still to happen: forgetting waits for them
-	waiting []string                  // USP waitlist entries still in line: forgetting waits for them too
+	waiting []string                  // waitlist entries still in line: forgetting waits for them too
 }
 
-// runForget removes one guest's records: their reservations keep their
-// dates and totals but lose name, address, phone and notes; intents,
-// receipts, mail, cancellations, lookups, kept USP answers and the keyed
-// markers of the address are deleted. Nothing of another guest changes,
-// and with --dry-run nothing changes at all.
-func runForget(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {
-	var email *string
-	var dryRun *bool
-	m, fs, err := newMainWith(clk, "forget", args, stdout, stderr, func(fs *flag.FlagSet) {
-		email = fs.String("email", "", "the guest's email address")
-		dryRun = fs.Bool("dry-run", false, "list what would be removed and change nothing")
-	})
-	if err != nil {
-		return ignoreHelp(err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("forget: unexpected argument %q (see frontdesk forget --help)", fs.Arg(0))
-	}
-	if *email == "" {
-		return errors.New("forget: --email is required (see frontdesk forget --help)")
-	}
-	if err := m.open(ctx, m.Addr); err != nil {
-		return err
-	}
-	defer closing(&err, m)
-	p, err := m.planForget(ctx, *email)
+// Forget removes one guest's records: their reservations keep their
+// dates and totals but lose name, address, phone and notes; the records
+// of the kinds registered to go with the guest are deleted. Nothing of
+// another guest changes, and with dryRun nothing changes at all. It
+// writes what it does to out.
+func (g *Guests) Forget(ctx context.Context, email string, dryRun bool, out io.Writer) error {
+	p, err := g.plan(ctx, email)
 	if err != nil {
 		return err
 	}
@@ -73,25 +71,25 @@ func runForget(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 		return fmt.Errorf("forget: the guest is still on a USP waitlist (%s): the platform takes them off it (usp_waitlist_leave), or the offer ends, first; nothing was changed", strings.Join(p.waiting, ", "))
 	}
 	for _, r := range p.redact {
-		fmt.Fprintf(stdout, "reservation %s: contact removed\n", r.Reference)
+		fmt.Fprintf(out, "reservation %s: contact removed\n", r.Reference)
 	}
 	kinds := map[string]int{}
 	for _, r := range p.delete {
 		kinds[r.Kind]++
 	}
 	for _, k := range slices.Sorted(maps.Keys(kinds)) {
-		fmt.Fprintf(stdout, "%s: %d removed\n", k, kinds[k])
+		fmt.Fprintf(out, "%s: %d removed\n", k, kinds[k])
 	}
-	if *dryRun {
-		fmt.Fprintf(stdout, "dry run: %d reservations and %d records would change; nothing was changed\n", len(p.redact), len(p.delete))
+	if dryRun {
+		fmt.Fprintf(out, "dry run: %d reservations and %d records would change; nothing was changed\n", len(p.redact), len(p.delete))
 		return nil
 	}
-	now := m.Clock.Now()
+	now := g.Clock.Now()
 	// Each reservation is redacted by the desk in a write of its own, then
 	// the records go in batches: a write that meets a change made
 	// meanwhile fails, and the command can be run again.
 	for _, r := range p.redact {
-		if _, err := m.bookings.Desk().Redact(ctx, reservation.Change{Read: r, By: "forget", At: now}, forgotten); err != nil {
+		if _, err := g.Desk.Redact(ctx, reservation.Change{Read: r, By: "forget", At: now}, Forgotten); err != nil {
 			return fmt.Errorf("forget: reservation %s: %w (what was removed before stays removed; run it again)", r.Reference, err)
 		}
 	}
@@ -100,23 +98,23 @@ func runForget(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 		deletes = append(deletes, store.Write{Op: store.OpDelete, Record: store.Record{Kind: r.Kind, Key: r.Key, Version: r.Version}})
 	}
 	for chunk := range slices.Chunk(deletes, 500) {
-		if _, err := m.store.Apply(ctx, chunk); err != nil {
+		if _, err := g.Store.Apply(ctx, chunk); err != nil {
 			return fmt.Errorf("forget: %w (what was removed before stays removed; run it again)", err)
 		}
 	}
-	fmt.Fprintf(stdout, "forgot %d reservations and %d records\n", len(p.redact), len(p.delete))
+	fmt.Fprintf(out, "forgot %d reservations and %d records\n", len(p.redact), len(p.delete))
 	return nil
 }
 
-// planForget finds every record of the address.
-func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, error) {
-	var p forgetPlan
-	e, ok := booking.ParseEmail(address)
+// plan finds every record of the address.
+func (g *Guests) plan(ctx context.Context, address string) (plan, error) {
+	var p plan
+	normalized, ok := g.Normalize(address)
 	if !ok {
 		return p, fmt.Errorf("forget: %q is not an email address", address)
 	}
-	now := m.Clock.Now()
-	mailbox, _, err := m.bookings.MailboxKey(ctx, address, now)
+	now := g.Clock.Now()
+	mailbox, err := g.Mailbox(ctx, address, now)
 	if err != nil {
 		return p, err
 	}
@@ -124,7 +122,7 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 	// or holds it as a word of a text, such as a mail to staff.
 	inText := regexp.MustCompile(`(?i)(^|[^a-z0-9._%+-])` + regexp.QuoteMeta(strings.TrimSpace(address)) + `($|[^a-z0-9.-]|\.($|[^a-z0-9-]))`)
 	matches := func(s string) bool {
-		if f, ok := booking.ParseEmail(s); ok && f.Normalized == e.Normalized {
+		if n, ok := g.Normalize(s); ok && n == normalized {
 			return true
 		}
 		return inText.MatchString(s)
@@ -132,7 +130,7 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 	today := civil.Of(now, time.UTC)
 	var refs []string
 	for after := (store.ReservationCursor{}); ; {
-		rows, err := m.store.ListReservations(ctx, store.ReservationFilter{After: after, Limit: 1000})
+		rows, err := g.Store.ListReservations(ctx, store.ReservationFilter{After: after, Limit: 1000})
 		if err != nil {
 			return p, err
 		}
@@ -156,11 +154,11 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 		after = rows[len(rows)-1].Cursor()
 	}
 	var dueKeys []string
-	// The channel kinds hold dates, UIDs and channel names only; they
-	// are searched all the same, so a record that ever named a guest goes.
-	kinds := append(booking.GuestKinds(), usp.IdempotencyKind, mail.DevKind, webhook.Kind, webhook.DeadKind)
-	for _, kind := range append(kinds, channel.Kinds()...) {
-		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {
+	// Kinds that hold no more than dates, UIDs and channel names are
+	// searched all the same when registered so, so a record that ever
+	// named a guest goes.
+	for _, kind := range forget.Names(g.Kinds, forget.Search) {
+		err := eachRecord(ctx, g.Store, kind, "", func(r store.Record) {
 			if !namesAddress(r.Value, matches) {
 				return
 			}
@@ -174,32 +172,39 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 			return p, err
 		}
 	}
-	// A USP waitlist entry names its buyer. One that ended goes with the
+	// A waitlist entry names its buyer. One that ended goes with the
 	// rest; one still in line would lose the contact its offer is sent
 	// for, so forgetting waits for it as for a stay to come.
-	err = eachRecord(ctx, m.store, usp.WaitlistKind, "", func(r store.Record) {
-		if !namesAddress(r.Value, matches) {
-			return
+	for _, k := range g.Kinds {
+		if k.Forget != forget.SearchWaiting {
+			continue
 		}
-		if id, queued := usp.WaitlistQueued(r.Key, r.Value); queued {
-			p.waiting = append(p.waiting, id)
-			return
-		}
-		p.delete = append(p.delete, r)
-	})
-	if err != nil {
-		return p, err
-	}
-	for _, key := range dueKeys {
-		if r, err := m.store.Get(ctx, booking.NoticeDueKind, key); err == nil {
+		err = eachRecord(ctx, g.Store, k.Name, "", func(r store.Record) {
+			if !namesAddress(r.Value, matches) {
+				return
+			}
+			if id, queued := k.Waiting(r.Key, r.Value); queued {
+				p.waiting = append(p.waiting, id)
+				return
+			}
 			p.delete = append(p.delete, r)
-		} else if !errors.Is(err, store.ErrNotFound) {
+		})
+		if err != nil {
 			return p, err
 		}
 	}
-	for _, kind := range booking.ReferenceKinds() {
+	for _, kind := range forget.Names(g.Kinds, forget.ByDue) {
+		for _, key := range dueKeys {
+			if r, err := g.Store.Get(ctx, kind, key); err == nil {
+				p.delete = append(p.delete, r)
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return p, err
+			}
+		}
+	}
+	for _, kind := range forget.Names(g.Kinds, forget.ByReference) {
 		for _, ref := range refs {
-			if r, err := m.store.Get(ctx, kind, ref); err == nil {
+			if r, err := g.Store.Get(ctx, kind, ref); err == nil {
 				p.delete = append(p.delete, r)
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return p, err
@@ -207,8 +212,8 @@ func (m *Main) planForget(ctx context.Context, address string) (forgetPlan, erro
 		}
 	}
 	if mailbox != "" {
-		for _, kind := range booking.MailboxKinds() {
-			if err := eachRecord(ctx, m.store, kind, mailbox, func(r store.Record) { p.delete = append(p.delete, r) }); err != nil {
+		for _, kind := range forget.Names(g.Kinds, forget.ByMailbox) {
+			if err := eachRecord(ctx, g.Store, kind, mailbox, func(r store.Record) { p.delete = append(p.delete, r) }); err != nil {
 				return p, err
 			}
 		}

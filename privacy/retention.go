@@ -1,4 +1,4 @@
-package main
+package privacy
 
 import (
 	"context"
@@ -6,45 +6,32 @@ import (
 	"io"
 	"time"
 
-	"frontdesk/booking"
+	"frontdesk/forget"
 	"frontdesk/internal/civil"
-	"frontdesk/mail"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
-// retentionEvery is how often serve applies privacy.retention_days.
-const retentionEvery = 6 * time.Hour
+// RetentionResult counts what one retention pass cleared.
+type RetentionResult struct{ Reservations, Records int }
 
-// retentionResult counts what one retention pass cleared.
-type retentionResult struct{ Reservations, Records int }
-
-// retentionJob is the retention pass as serve runs it.
-func (m *Main) retentionJob() job {
-	return job{name: "retention sweep", every: retentionEvery, run: func(ctx context.Context) error {
-		_, err := m.applyRetention(ctx)
-		return err
-	}}
-}
-
-// applyRetention clears what privacy.retention_days no longer keeps:
-// the contact of reservations that ended (or were decided) that long
-// ago, and mail, intents and receipts last written before then. A
-// reservation still to happen, or undecided, is never touched; every
-// write is conditional, so a change made meanwhile is left for the next
-// pass. With retention_days 0 it does nothing.
-func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
-	var res retentionResult
-	days := m.Config.Privacy.RetentionDays
+// Retain clears what a retention of days no longer keeps: the contact
+// of reservations that ended (or were decided) that long ago, and the
+// records of the kinds registered forget.RetentionDays last written
+// before then. A reservation still to happen, or undecided, is never
+// touched; every write is conditional, so a change made meanwhile is
+// left for the next pass. With days 0 it does nothing.
+func (g *Guests) Retain(ctx context.Context, days int) (RetentionResult, error) {
+	var res RetentionResult
 	if days == 0 {
 		return res, nil
 	}
-	now := m.Clock.Now()
+	now := g.Clock.Now()
 	cutoff := now.AddDate(0, 0, -days)
 	before := civil.Of(cutoff, time.UTC).String()
 	var ended []reservation.Reservation
 	for after := (store.ReservationCursor{}); ; {
-		rows, err := m.store.ListReservations(ctx, store.ReservationFilter{To: before, After: after, Limit: 1000})
+		rows, err := g.Store.ListReservations(ctx, store.ReservationFilter{To: before, After: after, Limit: 1000})
 		if err != nil {
 			return res, err
 		}
@@ -53,7 +40,7 @@ func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
 			if err != nil {
 				return res, err
 			}
-			if r.LastSlot() >= before || !r.State.Terminal() || r.Contact.Name == forgotten {
+			if r.LastSlot() >= before || !r.State.Terminal() || r.Contact.Name == Forgotten {
 				continue
 			}
 			ended = append(ended, r)
@@ -66,22 +53,27 @@ func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
 	for _, r := range ended {
 		// Each alone: one that changed since it was read waits for the
 		// next pass.
-		if _, err := m.bookings.Desk().Redact(ctx, reservation.Change{Read: r, By: "retention", At: now}, forgotten); err != nil {
-			m.Logger.WarnContext(ctx, "retention redaction skipped", "err", err)
+		if _, err := g.Desk.Redact(ctx, reservation.Change{Read: r, By: "retention", At: now}, Forgotten); err != nil {
+			g.Logger.WarnContext(ctx, "retention redaction skipped", "err", err)
 			continue
 		}
 		res.Reservations++
 	}
 	// Blocks imported from channels keep no guest data; those ended
 	// before the cutoff go with their holds.
-	purged, err := m.channels.Purge(ctx, before)
-	res.Records += purged
-	if err != nil {
-		m.Logger.WarnContext(ctx, "retention of channel blocks skipped", "err", err)
+	if g.Purge != nil {
+		purged, err := g.Purge(ctx, before)
+		res.Records += purged
+		if err != nil {
+			g.Logger.WarnContext(ctx, "retention of channel blocks skipped", "err", err)
+		}
 	}
 	var writes []store.Write
-	for _, kind := range append(booking.GuestKinds(), mail.DevKind) {
-		err := eachRecord(ctx, m.store, kind, "", func(r store.Record) {
+	for _, k := range g.Kinds {
+		if k.Lasts != forget.RetentionDays {
+			continue
+		}
+		err := eachRecord(ctx, g.Store, k.Name, "", func(r store.Record) {
 			if r.UpdatedAt.Before(cutoff) {
 				writes = append(writes, store.Write{Op: store.OpDelete, Record: store.Record{Kind: r.Kind, Key: r.Key, Version: r.Version}})
 				res.Records++
@@ -94,18 +86,18 @@ func (m *Main) applyRetention(ctx context.Context) (retentionResult, error) {
 	for _, w := range writes {
 		// One write at a time: a record that changed since it was read
 		// fails alone and waits for the next pass.
-		if _, err := m.store.Apply(ctx, []store.Write{w}); err != nil {
-			m.Logger.WarnContext(ctx, "retention write skipped", "kind", w.Record.Kind, "err", err)
+		if _, err := g.Store.Apply(ctx, []store.Write{w}); err != nil {
+			g.Logger.WarnContext(ctx, "retention write skipped", "kind", w.Record.Kind, "err", err)
 		}
 	}
 	return res, nil
 }
 
-// printRetention runs one retention pass and prints its counts.
-func (m *Main) printRetention(ctx context.Context, out io.Writer) error {
-	res, err := m.applyRetention(ctx)
-	if m.Config.Privacy.RetentionDays > 0 {
-		fmt.Fprintf(out, "sweep: retention %d days: reservations cleared=%d records deleted=%d\n", m.Config.Privacy.RetentionDays, res.Reservations, res.Records)
+// PrintRetention runs one retention pass of days and prints its counts.
+func (g *Guests) PrintRetention(ctx context.Context, days int, out io.Writer) error {
+	res, err := g.Retain(ctx, days)
+	if days > 0 {
+		fmt.Fprintf(out, "sweep: retention %d days: reservations cleared=%d records deleted=%d\n", days, res.Reservations, res.Records)
 	}
 	return err
 }
