@@ -31,8 +31,6 @@ var (
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
-	// internal/failpoint turns an environment setting into a kill at a
-	// durable boundary of the store or the click journal.
 	adapters = []string{"sqlite", "postgres", "web", "mail", "internal/failpoint", "booking/bookingmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp"}
 	// Fronts are adapter plumbing that adapters build on (the shared MCP
 	// front: host and batch guards, sessions, stdio, tool registration).
