@@ -27,7 +27,7 @@ var (
 	// store/sqlstore is the engine-neutral half of the SQL engines: it
 	// builds on store's contracts alone, so it sits with the domain and
 	// both adapters may import it.
-	domain = []string{"business", "config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "staff/office", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema", "referral", "channel", "forget", "privacy"}
+	domain = []string{"business", "config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "booking", "booking/chatdoor", "booking/chatdoor/catalogue", "staff", "staff/office", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema", "referral", "channel", "forget", "privacy", "refusal"}
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}

@@ -1,7 +1,9 @@
-package main
+// Package refusal is the refusal inventory: every refusal sentence a
+// business's configuration can produce, by door and code, with the
+// assembly rule the chat door gives it, as `frontdesk refusals` prints it.
+package refusal
 
 import (
-	"context"
 	_ "embed"
 	"fmt"
 	"io"
@@ -11,10 +13,20 @@ import (
 	"strings"
 
 	"frontdesk/booking/chatdoor/catalogue"
-	"frontdesk/config"
-	"frontdesk/internal/clock"
 	"frontdesk/pricing"
 )
+
+// Business is what of a configuration the sentences name.
+type Business struct {
+	Name, Phone string
+	Context     string   // deployment.context
+	MaxGuests   int      // limits.max_guests
+	Slugs       []string // the locations' slugs
+	Prefixes    []string // the locations' reference prefixes
+	Rooms       []string // the unit types, each once
+	// Extra are refusals serve answers with itself, outside the doors.
+	Extra []Row
+}
 
 // doorFieldCodes are the codes the chat door itself refuses, for fields
 // it checks before the core runs; it gives them rule P (the phone). The
@@ -40,10 +52,10 @@ func refusalRule(code string) string {
 	return r
 }
 
-// refusalRow is one line of the inventory.
-type refusalRow struct {
-	door, code, rules, sentence string
-	form, phone                 bool
+// Row is one line of the inventory.
+type Row struct {
+	Door, Code, Rules, Sentence string
+	Form, Phone                 bool
 }
 
 // refusalSitesText lists the refusals worded inline in the source (the
@@ -57,14 +69,14 @@ var refusalSitesText string
 
 var placeholder = regexp.MustCompile(`%\[(\d+)\]s`)
 
-// refusalRows are every refusal sentence the config can produce: the chat
+// rows are every refusal sentence the business can produce: the chat
 // door's catalogue, filled with the config's phone and values, the quote
 // refusals' fixed first lines, and the sentences serve itself answers
 // with.
-func refusalRows(c config.Config) []refusalRow {
-	phone := c.Business.Phone
-	values := refusalValues(c)
-	var rows []refusalRow
+func rows(b Business) []Row {
+	phone := b.Phone
+	values := refusalValues(b)
+	var rows []Row
 	for _, code := range catalogue.Codes() {
 		sentence, _ := catalogue.Sentence(code)
 		sentence = placeholder.ReplaceAllStringFunc(sentence, func(p string) string {
@@ -80,7 +92,7 @@ func refusalRows(c config.Config) []refusalRow {
 		rule := refusalRule(code)
 		form := strings.Contains(rule, "F") || strings.Contains(rule, "L")
 		callable := strings.Contains(sentence, phone) || strings.Contains(rule, "P") || strings.Contains(rule, "F")
-		rows = append(rows, refusalRow{door: "chat", code: code, rules: rule, sentence: sentence, form: form, phone: callable})
+		rows = append(rows, Row{Door: "chat", Code: code, Rules: rule, Sentence: sentence, Form: form, Phone: callable})
 	}
 	headers := pricing.RefusalHeaders()
 	kinds := make([]string, 0, len(headers))
@@ -89,20 +101,16 @@ func refusalRows(c config.Config) []refusalRow {
 	}
 	slices.Sort(kinds)
 	for _, k := range kinds {
-		rows = append(rows, refusalRow{door: "chat, quote", code: "quote_" + k, rules: "PL",
-			sentence: headers[pricing.RefusalKind(k)] + " (then the request's own values)", form: true, phone: true})
+		rows = append(rows, Row{Door: "chat, quote", Code: "quote_" + k, Rules: "PL",
+			Sentence: headers[pricing.RefusalKind(k)] + " (then the request's own values)", Form: true, Phone: true})
 	}
 	for _, line := range strings.Split(strings.TrimSpace(refusalSitesText), "\n") {
 		parts := strings.SplitN(line, "\t", 3)
 		sentence := siteSentence(parts[2])
-		rows = append(rows, refusalRow{door: parts[0], code: parts[1], rules: "-", sentence: sentence,
-			phone: strings.Contains(sentence, "call {value}")})
+		rows = append(rows, Row{Door: parts[0], Code: parts[1], Rules: "-", Sentence: sentence,
+			Phone: strings.Contains(sentence, "call {value}")})
 	}
-	rows = append(rows,
-		refusalRow{door: "http", code: "plain_credentials", rules: "-", sentence: plainCredentialsRefusal},
-		refusalRow{door: "http", code: "metrics_token_required", rules: "-", sentence: metricsTokenRequired},
-	)
-	return rows
+	return append(rows, b.Extra...)
 }
 
 // siteSentence shows a message read from the source as the inventory
@@ -117,49 +125,26 @@ func siteSentence(msg string) string {
 
 // refusalValues are the config's values that the catalogue's sentences
 // name, by code.
-func refusalValues(c config.Config) map[string][]string {
-	var slugs, prefixes, rooms []string
-	for _, l := range c.Locations {
-		slugs = append(slugs, l.Slug)
-		prefixes = append(prefixes, l.Prefix)
-		for _, u := range l.Units {
-			if !slices.Contains(rooms, u.Type) {
-				rooms = append(rooms, u.Type)
-			}
-		}
-	}
-	guests := strconv.Itoa(c.Limits.MaxGuests)
-	context := c.Deployment.Context
+func refusalValues(b Business) map[string][]string {
+	guests := strconv.Itoa(b.MaxGuests)
+	context := b.Context
 	return map[string][]string{
-		"bad_guests": {guests}, "guest_range": {guests}, "no_property": {strings.Join(slugs, ", ")},
-		"bad_roomtype": {strings.Join(rooms, ", ")}, "bad_reference": {strings.Join(prefixes, ", ")},
+		"bad_guests": {guests}, "guest_range": {guests}, "no_property": {strings.Join(b.Slugs, ", ")},
+		"bad_roomtype": {strings.Join(b.Rooms, ", ")}, "bad_reference": {strings.Join(b.Prefixes, ", ")},
 		"deploy_draft": {context}, "deploy_stale": {context}, "deploy_not_custom": {context},
 	}
 }
 
-// printRefusals writes the inventory as markdown.
-func printRefusals(w io.Writer, c config.Config, source string) {
-	fmt.Fprintf(w, "# Refusal inventory\n\nEvery refusal sentence %s can produce, generated by `frontdesk refusals` from %s.\n", c.Business.Name, source)
+// Print writes the inventory of b as markdown; source names where its
+// configuration came from.
+func Print(w io.Writer, b Business, source string) {
+	fmt.Fprintf(w, "# Refusal inventory\n\nEvery refusal sentence %s can produce, generated by `frontdesk refusals` from %s.\n", b.Name, source)
 	fmt.Fprintf(w, "Rules (direct-booking.md §12): P adds the phone, F the booking form or else the phone, L the form link, PL the phone then the link, - nothing; a start call turns P into PL and - into L when the request is known.\n\n")
 	fmt.Fprintln(w, "| door | code | rule | sentence | form | phone |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	yes := map[bool]string{true: "yes", false: "no"}
-	for _, r := range refusalRows(c) {
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s |\n", r.door, r.code, r.rules,
-			strings.ReplaceAll(strings.ReplaceAll(r.sentence, "|", `\|`), "\n", " "), yes[r.form], yes[r.phone])
+	for _, r := range rows(b) {
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s |\n", r.Door, r.Code, r.Rules,
+			strings.ReplaceAll(strings.ReplaceAll(r.Sentence, "|", `\|`), "\n", " "), yes[r.Form], yes[r.Phone])
 	}
-}
-
-// runRefusals prints the inventory of the config serve would run.
-func runRefusals(_ context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) error {
-	m, err := newMain(clk, "refusals", args, stdout, stderr)
-	if err != nil {
-		return ignoreHelp(err)
-	}
-	source := "the built-in demo"
-	if m.ConfigFile != "" {
-		source = m.ConfigFile
-	}
-	printRefusals(stdout, m.Config, source)
-	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package refusal
 
 import (
 	"flag"
@@ -11,8 +11,11 @@ import (
 	"testing"
 
 	"frontdesk/booking/chatdoor/catalogue"
-	"frontdesk/config"
 )
+
+// sample is a business as the demo configures it.
+var sample = Business{Name: "Sample Stays", Phone: "+1 303 555 0100", Context: "production", MaxGuests: 4,
+	Slugs: []string{"riverside-inn"}, Prefixes: []string{"RIV"}, Rooms: []string{"double"}}
 
 // refusalSites reads the refusal sites of the booking core and of the
 // chat door from their source: the codes each refuses with.
@@ -29,7 +32,7 @@ func refusalSites(t *testing.T) (core, door []string) {
 		}
 	}
 	for _, dir := range []string{"booking", "booking/chatdoor"} {
-		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+		files, _ := filepath.Glob(filepath.Join("..", dir, "*.go"))
 		if len(files) == 0 {
 			t.Fatalf("no source in %s", dir)
 		}
@@ -82,7 +85,7 @@ func TestRefusalInventoryMatchesCode(t *testing.T) {
 		}
 	}
 	var out strings.Builder
-	printRefusals(&out, config.Demo(), "the built-in demo")
+	Print(&out, sample, "the built-in demo")
 	printed := out.String()
 	for _, code := range codes {
 		if !slices.Contains(core, code) && !slices.Contains(door, code) {
@@ -93,41 +96,10 @@ func TestRefusalInventoryMatchesCode(t *testing.T) {
 			t.Errorf("the inventory does not print %s with rule %s", code, rule)
 		}
 	}
-	for _, row := range refusalRows(config.Demo()) {
-		if strings.Contains(row.sentence, "%[") {
-			t.Errorf("%s is printed with an unfilled placeholder: %s", row.code, row.sentence)
+	for _, row := range rows(sample) {
+		if strings.Contains(row.Sentence, "%[") {
+			t.Errorf("%s is printed with an unfilled placeholder: %s", row.Code, row.Sentence)
 		}
-	}
-}
-
-// TestRefusalsCommand prints the inventory of the demo as markdown.
-func TestRefusalsCommand(t *testing.T) {
-	t.Parallel()
-	out, _, err := runCmd(t, "refusals")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"| door | code | rule | sentence | form | phone |", "| chat | `guest_range` | P | The reservation form allows 1 to 4 guests per room. | no | yes |",
-		"`quote_minimum_stay`", "`plain_credentials`"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("frontdesk refusals lacks %q", want)
-		}
-	}
-}
-
-// TestRefusalInventoryDocIsCurrent: docs/refusals.md is the demo's
-// inventory as `frontdesk refusals` prints it now. Regenerate it with
-// go run ./cmd/frontdesk refusals > docs/refusals.md.
-func TestRefusalInventoryDocIsCurrent(t *testing.T) {
-	t.Parallel()
-	var out strings.Builder
-	printRefusals(&out, config.Demo(), "the built-in demo")
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "refusals.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(doc) != out.String() {
-		t.Fatal("docs/refusals.md differs from what frontdesk refusals prints; regenerate it: go run ./cmd/frontdesk refusals > docs/refusals.md")
 	}
 }
 
@@ -169,7 +141,7 @@ func refusalSiteLines(t *testing.T) string {
 	constant := regexp.MustCompile(`(Code[A-Za-z]+)\s+Code = "([a-z_]+)"`)
 	var lines []string
 	for _, rule := range siteRules {
-		files, _ := filepath.Glob(filepath.Join("..", "..", rule.glob))
+		files, _ := filepath.Glob(filepath.Join("..", rule.glob))
 		consts := map[string]string{}
 		var sources []string
 		for _, f := range files {
@@ -211,7 +183,7 @@ func refusalSiteLines(t *testing.T) string {
 // TestInlineRefusalsAreInTheInventory: refusal_sites.txt, which the
 // inventory prints, is exactly the refusals worded inline in usp/, the
 // reservation desk, the booking form's checks and the form page. Rewrite it with
-// go test ./cmd/frontdesk -run TestInlineRefusalsAreInTheInventory -regen-refusals.
+// go test ./refusal -run TestInlineRefusalsAreInTheInventory -regen-refusals.
 func TestInlineRefusalsAreInTheInventory(t *testing.T) {
 	t.Parallel()
 	want := refusalSiteLines(t)
@@ -224,7 +196,7 @@ func TestInlineRefusalsAreInTheInventory(t *testing.T) {
 		t.Fatal("refusal_sites.txt differs from the refusals in the source; rewrite it with -regen-refusals and regenerate docs/refusals.md")
 	}
 	var out strings.Builder
-	printRefusals(&out, config.Demo(), "the built-in demo")
+	Print(&out, sample, "the built-in demo")
 	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
 		parts := strings.SplitN(line, "\t", 3)
 		if !strings.Contains(out.String(), "| "+parts[0]+" | `"+parts[1]+"` | - | "+strings.ReplaceAll(siteSentence(parts[2]), "|", `\|`)+" |") {
