@@ -26,6 +26,7 @@ import (
 	"frontdesk/internal/connlimit"
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
+	"frontdesk/internal/tlsfront"
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
@@ -431,13 +432,13 @@ func (m *Main) Run(ctx context.Context) error {
 	servers := []*http.Server{m.httpServer(m.routes())}
 	listeners := []net.Listener{limited}
 	if tf != nil {
-		servers[0].TLSConfig = tf.config
+		servers[0].TLSConfig = tf.Config
 		if addr := m.Config.TLS.HTTPAddr; addr != "" {
 			pln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return errors.Join(fmt.Errorf("tls.http_addr: %w", err), ln.Close())
 			}
-			servers = append(servers, m.httpServer(m.front(tf.plain(m.redirectToHTTPS(ln.Addr().String(), m.probes())))))
+			servers = append(servers, m.httpServer(m.front(tf.Plain(tlsfront.Redirect(m.Config.Deployment.Hostnames, ln.Addr().String(), m.probes())))))
 			listeners = append(listeners, pln)
 			m.PlainURL = "http://" + pln.Addr().String()
 		}

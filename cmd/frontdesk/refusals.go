@@ -7,6 +7,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/tlsfront"
 	"frontdesk/refusal"
 )
 
@@ -15,7 +16,7 @@ import (
 func refusalBusiness(c config.Config) refusal.Business {
 	b := refusal.Business{Name: c.Business.Name, Phone: c.Business.Phone, Context: c.Deployment.Context, MaxGuests: c.Limits.MaxGuests,
 		Extra: []refusal.Row{
-			{Door: "http", Code: "plain_credentials", Rules: "-", Sentence: plainCredentialsRefusal},
+			{Door: "http", Code: "plain_credentials", Rules: "-", Sentence: tlsfront.PlainCredentialsRefusal},
 			{Door: "http", Code: "metrics_token_required", Rules: "-", Sentence: metricsTokenRequired},
 		}}
 	for _, l := range c.Locations {

@@ -17,6 +17,7 @@ import (
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
 	"frontdesk/internal/requestid"
+	"frontdesk/internal/tlsfront"
 	"frontdesk/mail"
 	"frontdesk/mcpfront"
 	"frontdesk/orp"
@@ -335,8 +336,8 @@ func (m *Main) front(next http.Handler) http.Handler {
 		if r.TLS != nil && hsts != "" {
 			h.Set("Strict-Transport-Security", hsts)
 		}
-		if plainCredentials(r, proxies) {
-			http.Error(w, plainCredentialsRefusal, http.StatusForbidden)
+		if tlsfront.PlainCredentials(r, proxies) {
+			http.Error(w, tlsfront.PlainCredentialsRefusal, http.StatusForbidden)
 			m.metrics.Response("plain credentials", http.StatusForbidden)
 			logger.WarnContext(r.Context(), "request", "method", loggableMethod(r.Method), "route", "plain credentials", "status", http.StatusForbidden)
 			return

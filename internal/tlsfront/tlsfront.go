@@ -1,4 +1,7 @@
-package main
+// Package tlsfront is what serve needs to speak HTTPS: certificates from
+// ACME (autocert) or from files read again when they change, the plain
+// listener's redirect, and the refusal of credentials sent in the clear.
+package tlsfront
 
 import (
 	"crypto/tls"
@@ -8,8 +11,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,20 +22,31 @@ import (
 	"frontdesk/internal/hostguard"
 )
 
-// tlsFront is what serve needs to speak HTTPS: the listener's TLS config
-// and the handler of the plain-HTTP listener, which answers ACME
-// challenges (mode "acme") and redirects everything else.
-type tlsFront struct {
-	config *tls.Config
-	// plain wraps the redirect: autocert answers its HTTP-01 challenges
-	// first.
-	plain func(http.Handler) http.Handler
+// Options are the [tls] section's settings.
+type Options struct {
+	Mode          string // "acme", "files", or anything else for none
+	ACMEDirectory string
+	ACMECAFile    string // PEM roots of the ACME directory, "" for the system's
+	ACMEEmail     string
+	CacheDir      string   // autocert's cache
+	Hostnames     []string // the names certificates are asked for
+	CertFile      string
+	KeyFile       string
 }
 
-// newTLSFront builds the [tls] section's certificates: autocert with its
-// cache in the data directory, or the owner's files.
-func (m *Main) newTLSFront() (*tlsFront, error) {
-	t := m.Config.TLS
+// Front is the listener's TLS config and the handler of the plain-HTTP
+// listener, which answers ACME challenges (mode "acme") and redirects
+// everything else.
+type Front struct {
+	Config *tls.Config
+	// Plain wraps the redirect: autocert answers its HTTP-01 challenges
+	// first.
+	Plain func(http.Handler) http.Handler
+}
+
+// New builds the certificates: autocert with its cache in CacheDir, or
+// the owner's files; nil when TLS is off.
+func New(t Options) (*Front, error) {
 	switch t.Mode {
 	case "acme":
 		client := &acme.Client{DirectoryURL: t.ACMEDirectory, UserAgent: "frontdesk"}
@@ -50,19 +62,16 @@ func (m *Main) newTLSFront() (*tlsFront, error) {
 			client.HTTPClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 		}
 		dir := t.CacheDir
-		if dir == "" {
-			dir = filepath.Join(m.Config.Store.DataDir, "acme")
-		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("tls.cache_dir: %w", err)
 		}
 		mgr := &autocert.Manager{
 			Prompt: autocert.AcceptTOS, Cache: autocert.DirCache(dir), Email: t.ACMEEmail, Client: client,
-			HostPolicy: autocert.HostWhitelist(m.Config.ACMEHostnames()...),
+			HostPolicy: autocert.HostWhitelist(t.Hostnames...),
 		}
 		cfg := mgr.TLSConfig()
 		cfg.MinVersion = tls.VersionTLS12
-		return &tlsFront{config: cfg, plain: func(fallback http.Handler) http.Handler {
+		return &Front{Config: cfg, Plain: func(fallback http.Handler) http.Handler {
 			challenges := mgr.HTTPHandler(fallback)
 			// autocert checks the challenge's Host against the hostnames
 			// with its port, which a plain listener off port 80 (behind
@@ -80,7 +89,7 @@ func (m *Main) newTLSFront() (*tlsFront, error) {
 			return nil, err
 		}
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: files.get, NextProtos: []string{"h2", "http/1.1"}}
-		return &tlsFront{config: cfg, plain: func(h http.Handler) http.Handler { return h }}, nil
+		return &Front{Config: cfg, Plain: func(h http.Handler) http.Handler { return h }}, nil
 	}
 	return nil, nil
 }
@@ -127,11 +136,11 @@ func fileStamp(paths ...string) (string, error) {
 	return b.String(), nil
 }
 
-// redirectToHTTPS answers the plain-HTTP listener: probes as on HTTPS,
-// everything else sent to the same path on HTTPS, for the hostnames the
-// config names only (a redirect to any Host would be an open redirect).
-func (m *Main) redirectToHTTPS(httpsAddr string, probes http.Handler) http.Handler {
-	hosts := hostguard.New(m.Config.Deployment.Hostnames)
+// Redirect answers the plain-HTTP listener: probes as on HTTPS,
+// everything else sent to the same path on HTTPS, for the hostnames given
+// only (a redirect to any Host would be an open redirect).
+func Redirect(hostnames []string, httpsAddr string, probes http.Handler) http.Handler {
+	hosts := hostguard.New(hostnames)
 	_, port, _ := net.SplitHostPort(httpsAddr)
 	suffix := ""
 	if port != "443" {
@@ -161,22 +170,13 @@ func (m *Main) redirectToHTTPS(httpsAddr string, probes http.Handler) http.Handl
 	})
 }
 
-// hsts is the Strict-Transport-Security value for HTTPS answers, "" for
-// none.
-func (m *Main) hsts() string {
-	if !m.Config.TLS.On() || m.Config.TLS.HSTSSeconds == 0 {
-		return ""
-	}
-	return "max-age=" + strconv.Itoa(m.Config.TLS.HSTSSeconds)
-}
+// PlainCredentialsRefusal is the answer to credentials sent in the clear.
+const PlainCredentialsRefusal = "Forbidden: staff sign-in, staff sessions and bearer tokens are accepted over HTTPS only (or from this machine). Use the https:// address; behind a proxy that terminates TLS, list it in deployment.trusted_proxies and have it send X-Forwarded-Proto: https."
 
-// plainCredentialsRefusal is the answer to credentials sent in the clear.
-const plainCredentialsRefusal = "Forbidden: staff sign-in, staff sessions and bearer tokens are accepted over HTTPS only (or from this machine). Use the https:// address; behind a proxy that terminates TLS, list it in deployment.trusted_proxies and have it send X-Forwarded-Proto: https."
-
-// plainCredentials reports a request that carries a credential, or the
+// PlainCredentials reports a request that carries a credential, or the
 // staff screen's sign-in and session cookie, over plain HTTP from another
 // machine. A trusted proxy that says the client used HTTPS is believed.
-func plainCredentials(r *http.Request, proxies clientip.Proxies) bool {
+func PlainCredentials(r *http.Request, proxies clientip.Proxies) bool {
 	if r.TLS != nil {
 		return false
 	}
