@@ -5,11 +5,16 @@ import (
 	"time"
 
 	"frontdesk/forget"
+	"frontdesk/internal/metrics"
+	"frontdesk/store"
 )
 
-// NoticeDueKind is the record kind of the notices still to deliver (the
-// due index), which monitoring counts: it never holds delivered mail.
-const NoticeDueKind = kindNoticeDue
+// MailQueue reads the notices still to deliver (the due index, which
+// never holds delivered mail) as monitoring shows them at now.
+func MailQueue(ctx context.Context, st store.Records, now time.Time) (metrics.Queue, error) {
+	depth, oldest, err := store.Oldest(ctx, st, kindNoticeDue, 1000)
+	return metrics.Queue{Name: "mail", Depth: depth, OldestSeconds: metrics.Age(now, oldest), Dead: -1}, err
+}
 
 // RecordKinds are the registrations of the kinds direct booking stores.
 // Intents and their receipts, notices (queued and sent mail) and
