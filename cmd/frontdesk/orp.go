@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"frontdesk/booking"
@@ -180,50 +179,24 @@ func (m *Main) ownerSites(origin string) []string {
 }
 
 // listReferralOffer lists the business's own standing offer when the
-// config asks for one (orp.referral_bps): a tracked link and a code to the first
-// location's booking form, paying that share of each booking it brings,
-// reported by the business (attestation). The form is on the public
-// origin when that is a domain, else on the location's own domain.
+// config asks for one (orp.referral_bps).
 func (m *Main) listReferralOffer(ctx context.Context, h *orp.Host) error {
 	return m.listReferral(ctx, h, m.Config.ORP.ReferralBps)
 }
 
 // listReferral lists the business's referral offer paying bps basis
-// points; the staff screen's partner page calls it too.
+// points to the first location's booking form; the staff screen's partner
+// page calls it too.
 func (m *Main) listReferral(ctx context.Context, h *orp.Host, bps int) error {
-	if bps == 0 || len(m.Config.Locations) == 0 {
+	if len(m.Config.Locations) == 0 {
 		return nil
 	}
 	l := m.Config.Locations[0]
-	base := strings.TrimSuffix(m.URL, "/")
+	base := m.URL
 	if m.Config.Deployment.PublicURL != "" {
-		base = strings.TrimSuffix(m.Config.Deployment.PublicURL, "/")
+		base = m.Config.Deployment.PublicURL
 	}
-	if u, err := url.Parse(base); err != nil || net.ParseIP(u.Hostname()) != nil || !strings.Contains(u.Hostname(), ".") || u.Port() != "" {
-		if l.Domain == "" {
-			return nil
-		}
-		base = "https://" + strings.ToLower(l.Domain)
-	}
-	terms := map[string]any{
-		"title": fmt.Sprintf("%s: %d.%02d%% of each booking you refer", m.Config.Business.Name, bps/100, bps%100),
-		"kind":  "affiliate", "categories": []string{"travel.lodging"},
-		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
-		"obligations": []any{
-			// A code beside the link: a guest types it in the form's code
-			// field, a platform passes it as _meta.orp.code (T9).
-			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true, "code": true},
-				"destination": base + "/book/" + l.Slug, "proof": []string{"link"}},
-			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": bps,
-				"window": "P30D", "rail": "manual", "proof": []string{"attestation"}},
-		},
-	}
-	body, err := json.Marshal(map[string]any{"terms": terms})
-	if err != nil {
-		return err
-	}
-	_, err = h.ListBusinessOffer(ctx, body)
-	return err
+	return h.ListReferralOffer(ctx, orp.ReferralOffer{Business: m.Config.Business.Name, Origin: base, Domain: l.Domain, Slug: l.Slug, BPS: bps})
 }
 
 // partnerOffers gives the staff screen the business's standing offers.
