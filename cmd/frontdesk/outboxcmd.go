@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
-	"time"
 
 	"frontdesk/internal/clock"
 	"frontdesk/reservation"
@@ -47,18 +45,7 @@ func runOutboxList(ctx context.Context, clk clock.Clock, args []string, stdout, 
 	if err != nil {
 		return fmt.Errorf("outbox list: %w", err)
 	}
-	if len(aside) == 0 {
-		fmt.Fprintln(stdout, "No event is set aside.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONSUMER\tPOSITION\tREFERENCE\tCHANGE\tATTEMPTS\tFIRST FAILED\tLAST FAILED\tERROR")
-	for _, f := range aside {
-		change := string(f.Event.From) + ">" + string(f.Event.To)
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", f.Consumer, f.Position, f.Reference, change, f.Attempts,
-			f.First.Format(time.RFC3339), f.Last.Format(time.RFC3339), f.Error)
-	}
-	return tw.Flush()
+	return reservation.PrintSetAside(stdout, aside)
 }
 
 func runOutboxRetry(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {

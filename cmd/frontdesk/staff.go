@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"frontdesk/booking"
@@ -197,7 +196,7 @@ func runStaffList(ctx context.Context, clk clock.Clock, args []string, stdout, s
 		location = fs.String("location", "", "only this location's reservations")
 		from = fs.String("from", "", "only stays on or after this date, YYYY-MM-DD")
 		to = fs.String("to", "", "only stays before this date, YYYY-MM-DD")
-		states = fs.String("state", "", "only these states, comma-separated: "+stateNames())
+		states = fs.String("state", "", "only these states, comma-separated: "+reservation.StateNames())
 	})
 	if err != nil {
 		return ignoreHelp(err)
@@ -219,7 +218,7 @@ func runStaffList(ctx context.Context, clk clock.Clock, args []string, stdout, s
 			continue
 		}
 		if !reservation.State(s).Valid() {
-			return fmt.Errorf("staff list: unknown state %q (one of %s)", s, stateNames())
+			return fmt.Errorf("staff list: unknown state %q (one of %s)", s, reservation.StateNames())
 		}
 		f.States = append(f.States, s)
 	}
@@ -227,39 +226,5 @@ func runStaffList(ctx context.Context, clk clock.Clock, args []string, stdout, s
 		return err
 	}
 	defer closing(&err, m)
-	return listReservations(ctx, m.bookings, f, stdout)
-}
-
-func stateNames() string {
-	var names []string
-	for _, s := range reservation.States() {
-		names = append(names, string(s))
-	}
-	return strings.Join(names, ", ")
-}
-
-// listReservations prints every reservation matching f, page by page.
-func listReservations(ctx context.Context, b *booking.Service, f store.ReservationFilter, out io.Writer) error {
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REFERENCE\tLOCATION\tUNIT\tARRIVAL\tDEPARTURE\tNIGHTS\tSTATE\tSOURCE\tATTENTION")
-	for {
-		page, err := b.Reservations(ctx, f)
-		if err != nil {
-			return err
-		}
-		for _, r := range page {
-			// A stay of nights shows its departure, the day after its last
-			// night; a timed booking its start and its slot count.
-			arrival, departure, nights := r.FirstSlot(), "-", fmt.Sprint(len(r.Slots))
-			if in, out, err := r.Stay(); err == nil {
-				arrival, departure = in.String(), out.String()
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Reference, r.Location, r.Unit, arrival, departure, nights, r.State, r.Source, r.Attention)
-		}
-		if len(page) < f.Limit {
-			break
-		}
-		f.After = store.ReservationCursor{FirstSlot: page[len(page)-1].FirstSlot(), Reference: page[len(page)-1].Reference}
-	}
-	return tw.Flush()
+	return reservation.PrintList(ctx, m.bookings.Reservations, f, stdout)
 }
