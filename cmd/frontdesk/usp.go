@@ -29,9 +29,9 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 	if keys := usp.NewAPIKeys(m.Config.USP.Platforms); keys != nil {
 		// Staff confirm USP bookings with their staff-screen session; an
 		// owner's session only, as a clerk's scope is per location.
-		logins := &lazyLogins{open: func() (*staff.Service, error) {
+		logins := staff.NewLazy(func() (*staff.Service, error) {
 			return staff.New(m.store, m.Config, staff.Options{Clock: m.Clock, Random: m.Rand})
-		}}
+		})
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: func(ctx context.Context, token string) (string, error) {
 			_, u, err := logins.Session(ctx, token)
 			if err != nil {
