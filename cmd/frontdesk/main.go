@@ -22,6 +22,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/failpoint"
+	"frontdesk/internal/memplan"
 )
 
 const usage = `frontdesk opens a small business to AI agents.
@@ -127,7 +128,7 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 				return err
 			}
 			m.WrapStore, m.WrapJournalFile = fp.Store, fp.JournalFile
-			m.memory = planMemory(len(m.Config.Locations), os.Getenv)
+			m.memory = memplan.Plan(len(m.Config.Locations), os.Getenv)
 			m.ready = make(chan struct{})
 			go func() {
 				select {

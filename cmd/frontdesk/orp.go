@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"frontdesk/internal/deadline"
 	"frontdesk/internal/filelock"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/outbound"
@@ -310,7 +311,7 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	}
 	// One pass of every sweep, the store's opening and closing included,
 	// ends within the scheduled work deadline, whatever the store does.
-	return withDeadline(ctx, "sweep", passDeadline, func(ctx context.Context) error { return m.sweepOnce(ctx, out) })
+	return deadline.Run(ctx, "sweep", passDeadline, func(ctx context.Context) error { return m.sweepOnce(ctx, out) })
 }
 
 // sweepOnce is one pass of RunSweep.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/deadline"
 	"frontdesk/reservation"
 )
 
@@ -24,7 +25,7 @@ func runOutbox(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 		return errors.New("outbox: give \"list\" or \"retry CONSUMER POSITION\"")
 	}
 	// As a staff command, it waits for the store at most 25 s.
-	return withDeadline(ctx, "outbox "+args[0], staffCommandDeadline, func(ctx context.Context) error {
+	return deadline.Run(ctx, "outbox "+args[0], staffCommandDeadline, func(ctx context.Context) error {
 		if args[0] == "list" {
 			return runOutboxList(ctx, clk, args[1:], stdout, stderr)
 		}

@@ -15,6 +15,7 @@ import (
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/deadline"
 	"frontdesk/reservation"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -54,7 +55,7 @@ func runStaff(ctx context.Context, clk clock.Clock, args []string, stdin io.Read
 	action, args := args[0], args[1:]
 	// A staff command waits for the store at most as long as a location
 	// serves one call (25 s), so a hung database ends it with an error.
-	return withDeadline(ctx, "staff "+action, staffCommandDeadline, func(ctx context.Context) error {
+	return deadline.Run(ctx, "staff "+action, staffCommandDeadline, func(ctx context.Context) error {
 		return runStaffAction(ctx, clk, action, args, stdin, stdout, stderr)
 	})
 }
