@@ -455,7 +455,7 @@ func TestORPSecretsLoaded(t *testing.T) {
 	t.Setenv("FRONTDESK_TEST_STRIPE_WHSEC", "whsec_from_env")
 	c := config.Demo()
 	c.ORP.StripeWebhookSecretEnv, c.ORP.ResolverTokenFile = "FRONTDESK_TEST_STRIPE_WHSEC", file
-	if err := loadSecrets(&c); err != nil {
+	if err := c.LoadSecrets(); err != nil {
 		t.Fatal(err)
 	}
 	if c.ORP.StripeWebhookSecret != "whsec_from_env" || c.ORP.ResolverToken != "resolver-from-file" {
