@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -518,7 +517,7 @@ func (m *Main) printURLs() {
 		metrics = m.MetricsURL + "/metrics"
 	}
 	fmt.Fprintf(m.Out, "  Health, readiness, metrics: %s/healthz %s/readyz %s\n", base, base, metrics)
-	fmt.Fprintf(m.Out, "  Store: %s\n", storeBanner(m.Config.Store))
+	fmt.Fprintf(m.Out, "  Store: %s\n", m.Config.Store.Banner())
 	if m.memory != "" {
 		fmt.Fprintf(m.Out, "  Memory: %s\n", m.memory)
 	}
@@ -552,23 +551,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// storeBanner names the store, and for PostgreSQL the schema it writes
-// into, without the URL (it may hold a password).
-func storeBanner(c config.Store) string {
-	if c.Database == "" {
-		return "SQLite in " + c.DataDir
-	}
-	u, err := url.Parse(c.Database)
-	if err != nil {
-		return "PostgreSQL"
-	}
-	db := strings.TrimPrefix(u.Path, "/")
-	if schema := u.Query().Get("search_path"); schema != "" {
-		return fmt.Sprintf("PostgreSQL database %q on %s, schema %q", db, u.Host, schema)
-	}
-	return fmt.Sprintf("PostgreSQL database %q on %s, schema \"public\" (the URL names no search_path; add ?search_path=NAME for another schema)", db, u.Host)
 }
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.

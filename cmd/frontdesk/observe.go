@@ -93,5 +93,5 @@ func (m *Main) logStart(listeners []net.Listener) {
 	}
 	m.Logger.Info("frontdesk started", "version", version, "revision", revision, "listen", addrs,
 		"public_url", m.Config.Deployment.PublicURL, "metrics_url", m.MetricsURL, "engine", engine,
-		"store", storeBanner(m.Config.Store), "config", config)
+		"store", m.Config.Store.Banner(), "config", config)
 }
