@@ -37,7 +37,7 @@ var (
 	// A front knows no protocol: it imports only helpers.
 	fronts = []string{"mcpfront"}
 	// Helpers under internal/ have one purpose each and stand alone.
-	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock", "internal/tlsfront", "internal/httpfront", "internal/memplan", "internal/deadline"}
+	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock", "internal/tlsfront", "internal/httpfront", "internal/memplan", "internal/deadline", "internal/schedule"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "booking/bookingtest", "inventory/inventorytest"}
