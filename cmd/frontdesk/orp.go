@@ -334,7 +334,7 @@ func (m *Main) sweepOnce(ctx context.Context, out io.Writer) (err error) {
 			return err
 		}
 	}
-	if err := printUSPSweep(ctx, m.usp, out); err != nil {
+	if err := m.usp.PrintSweep(ctx, out); err != nil {
 		return err
 	}
 	if err := m.printWebhookSweep(ctx, out); err != nil {
