@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -151,43 +150,14 @@ func runStaffBook(ctx context.Context, clk clock.Clock, args []string, stdout, s
 	return nil
 }
 
-// staffRefusal words a refusal of a staff command: the field problems
-// of a bad request, the desk's public message for what the core refused,
-// and the cause, logged once, for a fault.
+// staffRefusal words a refusal of a staff command
+// (booking.CommandRefusal), and logs the cause of a fault once.
 func staffRefusal(cmd string, m *Main, err error) error {
-	if p, ok := errors.AsType[booking.FormProblems](err); ok {
-		fields := slices.Sorted(maps.Keys(p))
-		lines := make([]string, 0, len(fields))
-		for _, f := range fields {
-			lines = append(lines, "--"+flagOf(f)+": "+p[f])
-		}
-		return fmt.Errorf("%s: %s", cmd, strings.Join(lines, "; "))
-	}
-	if errors.Is(err, booking.ErrNoReservation) {
-		return fmt.Errorf("%s: no such reservation", cmd)
-	}
-	if e, ok := errors.AsType[*reservation.Error](err); ok {
-		switch e.Code {
-		case reservation.CodeIllegalTransition, reservation.CodeUnitTaken, reservation.CodeConflict:
-			if e.Err == nil {
-				return fmt.Errorf("%s: %s", cmd, e.Message)
-			}
-			return fmt.Errorf("%s: %s (%w)", cmd, e.Message, e.Err)
-		}
+	if refusal, ok := booking.CommandRefusal(cmd, err); ok {
+		return refusal
 	}
 	m.Logger.Error("staff command failed", "command", cmd, "err", err)
 	return fmt.Errorf("%s: %w", cmd, err)
-}
-
-// flagOf names the flag of a staff booking's field.
-func flagOf(field string) string {
-	if field == "roomtype" {
-		return "unit"
-	}
-	if field == "dates" {
-		return "checkin/--checkout"
-	}
-	return field
 }
 
 // runStaffList is `frontdesk staff list`.
