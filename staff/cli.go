@@ -102,3 +102,29 @@ func ReadPassword(file string, stdin io.Reader, stderr io.Writer) (string, error
 	}
 	return strings.TrimRight(string(line), "\r"), nil
 }
+
+// FirstLoginHint is the command that creates the first owner on this
+// server's store, runnable as printed: it names the config file and data
+// directory serve was given. A PostgreSQL URL may hold a password, so it
+// is not printed; the hint says to pass serve's.
+func FirstLoginHint(configFile string, postgres bool, dataDir, defaultDataDir string) string {
+	hint := "frontdesk staff add-user --username owner --role owner"
+	if configFile != "" {
+		hint += " --config " + shellQuote(configFile)
+	}
+	switch {
+	case postgres:
+		hint += ", with serve's --database"
+	case dataDir != defaultDataDir:
+		hint += " --data " + shellQuote(dataDir)
+	}
+	return hint
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -37,6 +37,7 @@ import (
 	"frontdesk/reservation"
 	"frontdesk/sqlite"
 	"frontdesk/staff/office"
+	"frontdesk/staff"
 	"frontdesk/store"
 	"frontdesk/usp"
 	"frontdesk/usp/uspmcp"
@@ -502,7 +503,7 @@ func (m *Main) printURLs() {
 	for _, l := range m.Config.Locations {
 		fmt.Fprintf(m.Out, "  %-27s %s/book/%s\n", "Booking form, "+l.Slug+":", base, l.Slug)
 	}
-	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: %s)\n", base, m.firstLoginHint())
+	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: %s)\n", base, staff.FirstLoginHint(m.ConfigFile, m.Config.Store.Database != "", m.Config.Store.DataDir, config.Defaults().Store.DataDir))
 	if m.devMail != nil {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
 	}
@@ -526,32 +527,7 @@ func (m *Main) printURLs() {
 	}
 }
 
-// firstLoginHint is the command that creates the first owner on this
-// server's store, runnable as printed: it names the config file and data
-// directory serve was given. A PostgreSQL URL may hold a password, so it
-// is not printed; the hint says to pass serve's.
-func (m *Main) firstLoginHint() string {
-	hint := "frontdesk staff add-user --username owner --role owner"
-	if m.ConfigFile != "" {
-		hint += " --config " + shellQuote(m.ConfigFile)
-	}
-	st := m.Config.Store
-	switch {
-	case st.Database != "":
-		hint += ", with serve's --database"
-	case st.DataDir != config.Defaults().Store.DataDir:
-		hint += " --data " + shellQuote(st.DataDir)
-	}
-	return hint
-}
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
 func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err error) {

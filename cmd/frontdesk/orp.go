@@ -8,7 +8,6 @@ import (
 	"frontdesk/booking"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,7 +18,6 @@ import (
 
 	"frontdesk/internal/deadline"
 	"frontdesk/internal/filelock"
-	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/outbound"
 	"frontdesk/orp"
 	"frontdesk/referral"
@@ -258,17 +256,6 @@ func (p partnerOffers) IssueCode(ctx context.Context, deal string) (string, stri
 // of orp.MaxBody with room for the JSON-RPC envelope around it.
 const orpMCPBody = 2 * orp.MaxBody
 
-// refuseJSONRPC answers a body jsonlimit refused with a JSON-RPC error.
-func refuseJSONRPC(w http.ResponseWriter, err error) {
-	msg := "Invalid Request: the body nests arrays and objects too deep."
-	status := http.StatusBadRequest
-	if errors.Is(err, jsonlimit.ErrTooLarge) {
-		msg, status = "Request body is too large.", http.StatusRequestEntityTooLarge
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%q}}`, msg)
-}
 
 // startORP starts the ORP host's background work: batched click writes and
 // scheduled outcomes. It returns a function that stops it and flushes.
