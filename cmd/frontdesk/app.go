@@ -36,8 +36,8 @@ import (
 	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/sqlite"
-	"frontdesk/staff/office"
 	"frontdesk/staff"
+	"frontdesk/staff/office"
 	"frontdesk/store"
 	"frontdesk/usp"
 	"frontdesk/usp/uspmcp"
@@ -209,23 +209,6 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
-// publicURL is where links point: deployment.public_url when set, else
-// the listen address, with an unspecified host (0.0.0.0, ::) shown as
-// localhost so the printed URL opens in a browser on this machine.
-func publicURL(configured, listen string) string {
-	if configured != "" {
-		return strings.TrimSuffix(configured, "/")
-	}
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return "http://" + listen
-	}
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-		host = "localhost"
-	}
-	return "http://" + net.JoinHostPort(host, port)
-}
-
 // open connects the store and builds the services. listen is the address
 // served, from which the public URL derives unless the config sets one.
 func (m *Main) open(ctx context.Context, listen string) error {
@@ -256,7 +239,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		m.Logger.Error("older reservations not yet indexed for staff search", "err", err)
 	}
 	m.metrics = m.newMetrics()
-	m.Config.Deployment.PublicURL = publicURL(m.Config.Deployment.PublicURL, listen)
+	m.Config.Deployment.PublicURL = config.PublicURL(m.Config.Deployment.PublicURL, listen)
 	if m.Config.TLS.On() {
 		m.Config.Deployment.PublicURL = strings.Replace(m.Config.Deployment.PublicURL, "http://", "https://", 1)
 	}
@@ -526,8 +509,6 @@ func (m *Main) printURLs() {
 		fmt.Fprintf(m.Out, "  Booking tools: off until [deployment] states context = \"production\" and published = true\n")
 	}
 }
-
-
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.
 func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err error) {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"frontdesk/booking"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,7 +106,7 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 		// routes serves the MCP binding at /orp/mcp whenever ORP is on.
 		MCP:             true,
 		ClickPerMinute:  m.Config.ORP.ClicksPerMinute,
-		Sites:           m.ownerSites(origin),
+		Sites:           m.Config.ORPSites(origin),
 		BlockedDomains:  m.Config.ORP.BlockedDomains,
 		MaxReport:       m.Config.ORP.MaxReportMinor,
 		ProviderSecrets: map[string]string{"stripe": m.Config.ORP.StripeWebhookSecret},
@@ -159,22 +157,6 @@ func (m *Main) random() io.Reader {
 		return rand.Reader
 	}
 	return m.Rand
-}
-
-// ownerSites are the domains any deal's tracked links may send browsers
-// to: the configured sites, each location's domain and the public
-// origin's host when it is a domain name.
-func (m *Main) ownerSites(origin string) []string {
-	sites := slices.Clone(m.Config.ORP.Sites)
-	for _, l := range m.Config.Locations {
-		if l.Domain != "" {
-			sites = append(sites, strings.ToLower(l.Domain))
-		}
-	}
-	if u, err := url.Parse(origin); err == nil && net.ParseIP(u.Hostname()) == nil && strings.Contains(u.Hostname(), ".") {
-		sites = append(sites, strings.ToLower(u.Hostname()))
-	}
-	return sites
 }
 
 // listReferralOffer lists the business's own standing offer when the
@@ -255,7 +237,6 @@ func (p partnerOffers) IssueCode(ctx context.Context, deal string) (string, stri
 // orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message
 // of orp.MaxBody with room for the JSON-RPC envelope around it.
 const orpMCPBody = 2 * orp.MaxBody
-
 
 // startORP starts the ORP host's background work: batched click writes and
 // scheduled outcomes. It returns a function that stops it and flushes.
