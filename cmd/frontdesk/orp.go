@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"frontdesk/booking"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"frontdesk/internal/deadline"
-	"frontdesk/internal/filelock"
 	"frontdesk/internal/outbound"
 	"frontdesk/orp"
 	"frontdesk/referral"
@@ -125,19 +123,11 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 }
 
 // lockClickJournal keeps every other serve off the click journal in dir
-// until unlockClickJournal: a second server on the same data directory
-// would append to files the first still counts from. The kernel drops
-// the lock when the process ends, however it ends.
+// (orp.LockJournal) until unlockClickJournal.
 func (m *Main) lockClickJournal(dir string) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("click journal: %w", err)
-	}
-	unlock, busy, err := filelock.Lock(filepath.Join(dir, "journal.lock"), true)
+	unlock, err := orp.LockJournal(dir)
 	if err != nil {
-		return fmt.Errorf("click journal: lock: %w", err)
-	}
-	if busy {
-		return fmt.Errorf("the click journal in %s is in use by another frontdesk serve on the same data directory; stop it first", dir)
+		return err
 	}
 	m.clickJournalLock = sync.OnceFunc(unlock)
 	return nil
