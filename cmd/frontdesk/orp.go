@@ -8,7 +8,6 @@ import (
 	"frontdesk/booking"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,18 +33,7 @@ var orpSuites = []string{"L0", "L1", "L2", "L3"}
 // orpLevels are the levels the discovery document claims. Each level
 // includes the ones below it (§17), so a level is claimed only when its
 // suite and every lower one pass.
-var orpLevels = claimedLevels(orpSuites)
-
-func claimedLevels(suites []string) []string {
-	var out []string
-	for _, l := range []string{"L0", "L1", "L2", "L3"} {
-		if !slices.Contains(suites, l) {
-			break
-		}
-		out = append(out, l)
-	}
-	return out
-}
+var orpLevels = orp.ClaimedLevels(orpSuites)
 
 // orpState is the running ORP host.
 type orpState struct {
