@@ -289,7 +289,7 @@ func (m *Main) sweepOnce(ctx context.Context, out io.Writer) (err error) {
 	if err := m.guests().PrintRetention(ctx, m.Config.Privacy.RetentionDays, out); err != nil {
 		return err
 	}
-	if err := printBookingSweep(ctx, m.bookings, out); err != nil {
+	if err := m.bookings.PrintSweep(ctx, out); err != nil {
 		return err
 	}
 	m.relayReferrals(ctx)
