@@ -27,18 +27,18 @@ var (
 	// store/sqlstore is the engine-neutral half of the SQL engines: it
 	// builds on store's contracts alone, so it sits with the domain and
 	// both adapters may import it.
-	domain = []string{"business", "config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "direct", "direct/chatdoor", "direct/chatdoor/catalogue", "staff", "staff/office", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema", "referral", "channel", "payment"}
+	domain = []string{"business", "config", "store", "store/sqlstore", "message", "pricing", "inventory", "reservation", "quota", "location", "hub", "direct", "direct/chatdoor", "direct/chatdoor/catalogue", "staff", "staff/office", "usp", "usp/pop", "usp/credential", "usp/keyset", "usp/webhook", "orp", "orp/schema", "referral", "channel", "payment", "forget", "privacy", "refusal"}
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
-	adapters = []string{"sqlite", "postgres", "web", "mail", "direct/directmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp", "payment/stripe"}
+	adapters = []string{"sqlite", "postgres", "web", "mail", "internal/failpoint", "direct/directmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp", "payment/stripe"}
 	// Fronts are adapter plumbing that adapters build on (the shared MCP
 	// front: host and batch guards, sessions, stdio, tool registration).
 	// A front knows no protocol: it imports only helpers.
 	fronts = []string{"mcpfront"}
 	// Helpers under internal/ have one purpose each and stand alone:
 	// they import other helpers and the leaf contracts only.
-	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock", "internal/session", "internal/fault"}
+	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock", "internal/session", "internal/fault", "internal/tlsfront", "internal/httpfront", "internal/memplan", "internal/deadline", "internal/schedule"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "direct/directtest", "inventory/inventorytest", "payment/stripe/stripemock"}

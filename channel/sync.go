@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"frontdesk/business"
+	"frontdesk/forget"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/message"
@@ -33,9 +34,21 @@ const (
 	KindExport = "channel-export" // key: location "/" unit "/" listing → exportRecord
 )
 
-// Kinds are every record kind the package keeps, for the retention and
-// forget registrations.
+// Kinds are every record kind the package keeps.
 func Kinds() []string { return []string{KindFeed, KindSource, KindBlock, KindExport} }
+
+// RecordKinds are the registrations of the channel sync's kinds. None
+// holds a guest's data; forgetting searches them all the same, so a
+// record that ever named a guest goes. Blocks that ended go with their
+// holds at retention (Service.Purge).
+func RecordKinds() []forget.Kind {
+	return []forget.Kind{
+		{Name: KindFeed, Keeps: "a feed's state: its last fetch and its ETag", Forget: forget.Search},
+		{Name: KindSource, Keeps: "a feed staff added on the staff screen", Forget: forget.Search},
+		{Name: KindBlock, Keeps: "an imported block's dates, UID and channel", Forget: forget.Search},
+		{Name: KindExport, Keeps: "a listing's export token", Forget: forget.Search},
+	}
+}
 
 // Options tune a Service; zeros take the defaults.
 type Options struct {

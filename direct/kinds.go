@@ -5,25 +5,42 @@ import (
 	"time"
 
 	"frontdesk/reservation"
+	"frontdesk/forget"
+	"frontdesk/internal/metrics"
+	"frontdesk/store"
 )
 
-// NoticeDueKind is the record kind of the notices still to deliver (the
-// due index), which monitoring counts: it never holds delivered mail.
-const NoticeDueKind = kindNoticeDue
+// MailQueue reads the notices still to deliver (the due index, which
+// never holds delivered mail) as monitoring shows them at now.
+func MailQueue(ctx context.Context, st store.Records, now time.Time) (metrics.Queue, error) {
+	depth, oldest, err := store.Oldest(ctx, st, kindNoticeDue, 1000)
+	return metrics.Queue{Name: "mail", Depth: depth, OldestSeconds: metrics.Age(now, oldest), Dead: -1}, err
+}
 
-// GuestKinds are the record kinds whose JSON values may hold a guest's
-// address: intents and their receipts, notices (queued and sent mail),
-// and cancellations. `frontdesk forget` searches them.
-func GuestKinds() []string { return []string{kindIntent, kindNotice, kindCancel} }
-
-// ReferenceKinds are the record kinds keyed by a reservation reference:
-// open cancellations and lookup tries.
-func ReferenceKinds() []string { return []string{kindCancelOpen, kindLookups} }
-
-// MailboxKinds are the record kinds keyed by a keyed mailbox, with or
-// without a "/location" suffix: open intents by mailbox and the contact
-// rules' marker.
-func MailboxKinds() []string { return []string{kindMailbox, kindContact} }
+// RecordKinds are the registrations of the kinds direct booking stores.
+// Intents and their receipts, notices (queued and sent mail) and
+// cancellations may hold a guest's address: forgetting searches them,
+// and retention deletes them. The kinds keyed by a reservation reference
+// or under a keyed mailbox go with the guest.
+func RecordKinds() []forget.Kind {
+	return []forget.Kind{
+		{Name: kindIntent, Keeps: "a chat booking request and its receipt, with the guest's contact", Lasts: forget.RetentionDays, Forget: forget.Search},
+		{Name: kindNotice, Keeps: "a notice to send or sent, with its mail and address", Lasts: forget.RetentionDays, Forget: forget.Search},
+		{Name: kindCancel, Keeps: "a cancellation asked for in chat, with the guest's contact", Lasts: forget.RetentionDays, Forget: forget.Search},
+		{Name: kindNoticeDue, Keeps: "the due index of notices still to deliver: an instant and a notice id", Forget: forget.ByDue},
+		{Name: kindCancelOpen, Keeps: "a reference's open cancellation id", Forget: forget.ByReference},
+		{Name: kindLookups, Keeps: "the lookup tries of a reference kept before they became counters", Forget: forget.ByReference},
+		{Name: kindMailbox, Keeps: "the open intents of a keyed mailbox", Forget: forget.ByMailbox},
+		{Name: kindContact, Keeps: "the contact rules' count for a keyed mailbox", Forget: forget.ByMailbox},
+		{Name: kindFingerprint, Keeps: "a keyed fingerprint of a request and its intent's id, until the intent ends", Forget: forget.Nothing},
+		{Name: kindAdmission, Keeps: "the places the mail budgets kept before they became counters", Forget: forget.Nothing},
+		{Name: kindSecret, Keeps: "the secret of the keyed markers", Forget: forget.Nothing},
+		{Name: kindSweep, Keeps: "the sweep's cursors", Forget: forget.Nothing},
+		{Name: kindSettings, Keeps: "the settings staff edited", Forget: forget.Nothing},
+		{Name: kindSettingsAudit, Keeps: "who edited which setting, and when", Forget: forget.Nothing},
+		{Name: kindGuestPage, Keeps: "the hash of a guest page's token and its reference", Forget: forget.Nothing},
+	}
+}
 
 // MailboxKey is the pseudonymous key the store groups an address under,
 // as a booking computes it; ok is false for a string that is no address.

@@ -3,6 +3,8 @@ package direct
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -394,4 +396,17 @@ func (s *Service) auditHold(ctx context.Context, now time.Time, h store.Hold, re
 		return nil, err
 	}
 	return &res.Released, nil
+}
+
+// PrintSweep runs one sweep pass and prints its counts, as `frontdesk
+// sweep` does.
+func (s *Service) PrintSweep(ctx context.Context, out io.Writer) error {
+	res, err := s.Sweep(ctx)
+	if res.Skipped {
+		fmt.Fprintln(out, "sweep: booking pass skipped (another instance is running one)")
+		return err
+	}
+	fmt.Fprintf(out, "sweep: booking notices=%d exhausted=%d purged=%d released=%d repaired=%d flagged=%d failed=%d\n",
+		res.Notices, res.Exhausted, res.Purged, res.Released, res.Repaired, res.Flagged, res.Failed)
+	return err
 }

@@ -1,5 +1,9 @@
 package mail
 
-// DevKind is the record kind of mail the dev mailbox captured, which
-// `frontdesk forget` searches for a guest's address.
-const DevKind = devKind
+import "frontdesk/forget"
+
+// RecordKinds registers the mail the dev mailbox captured: forgetting
+// searches it for a guest's address, and retention deletes it.
+func RecordKinds() []forget.Kind {
+	return []forget.Kind{{Name: devKind, Keeps: "a mail the dev mailbox captured", Lasts: forget.RetentionDays, Forget: forget.Search}}
+}

@@ -1,15 +1,25 @@
 package usp
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// IdempotencyKind is the record kind of kept answers to idempotent
-// writes (24 hours), whose bodies may name a buyer: `frontdesk forget`
-// searches it.
-const IdempotencyKind = kindIdempotency
+	"frontdesk/forget"
+)
 
-// WaitlistKind is the record kind of waitlist entries, which hold their
-// buyer: `frontdesk forget` searches it.
-const WaitlistKind = kindWaitlist
+// RecordKinds are the registrations of the kinds package usp stores.
+// Kept answers to idempotent writes (24 hours) and waitlist entries may
+// name a buyer: forgetting searches them, and waits for an entry still
+// in line.
+func RecordKinds() []forget.Kind {
+	return []forget.Kind{
+		{Name: kindIdempotency, Keeps: "a kept answer to an idempotent write, for 24 hours", Forget: forget.Search},
+		{Name: kindWaitlist, Keeps: "a waitlist entry and its buyer, until its offer ends", Forget: forget.SearchWaiting, Waiting: WaitlistQueued},
+		{Name: kindBinding, Keeps: "which platform principal a session acts for", Forget: forget.Nothing},
+		{Name: kindSubscription, Keeps: "a platform's feed subscription", Forget: forget.Nothing},
+		{Name: kindCatalogState, Keeps: "the catalog as last published, to date its changes", Forget: forget.Nothing},
+		{Name: kindPinnedProfile, Keeps: "a pinned platform profile", Forget: forget.Nothing},
+	}
+}
 
 // WaitlistQueued reports whether the stored waitlist entry value is still
 // in line (waiting or offered) and its public id: forgetting its buyer

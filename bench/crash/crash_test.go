@@ -50,7 +50,7 @@ func rounds(t *testing.T) int {
 
 func TestCrashHarness(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "frontdesk")
-	if out, err := exec.Command("go", "build", "-o", bin, "frontdesk/cmd/frontdesk").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", "failpoint", "-o", bin, "frontdesk/cmd/frontdesk").CombinedOutput(); err != nil {
 		t.Fatalf("build frontdesk: %v\n%s", err, out)
 	}
 	demo, err := exec.Command(bin, "init", "--demo").Output()

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"frontdesk/internal/connlimit"
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
+	"frontdesk/internal/tlsfront"
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
@@ -37,6 +37,7 @@ import (
 	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/sqlite"
+	"frontdesk/staff"
 	"frontdesk/staff/office"
 	"frontdesk/store"
 	"frontdesk/usp"
@@ -175,7 +176,7 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 	if err != nil {
 		return nil, nil, fmt.Errorf("log level: %w", err)
 	}
-	if err := loadSecrets(&c); err != nil {
+	if err := c.LoadSecrets(); err != nil {
 		return nil, nil, err
 	}
 	provider, err := stripeFromEnv(os.Getenv)
@@ -205,58 +206,6 @@ func envOr(key, fallback string) string {
 	return fallback
 }
 
-// loadSecrets reads the SMTP password and the metrics token from the
-// environment variables or files the config names; secrets never sit in
-// the file itself. A mail driver that would have to authenticate without
-// its password refuses to start: every booking code would fail to send.
-func loadSecrets(c *config.Config) error {
-	m := &c.Mail
-	pw, err := secret("mail.smtp_password", m.PasswordEnv, m.PasswordFile)
-	if err != nil {
-		return err
-	}
-	m.SMTPPassword = pw
-	if m.Driver == "smtp" && m.SMTPUser != "" && m.SMTPPassword == "" {
-		where := "mail.smtp_password_env or mail.smtp_password_file names none"
-		if m.PasswordEnv != "" {
-			where = fmt.Sprintf("the environment variable %s (mail.smtp_password_env) is not set", m.PasswordEnv)
-		} else if m.PasswordFile != "" {
-			where = fmt.Sprintf("the file %s (mail.smtp_password_file) is empty", m.PasswordFile)
-		}
-		return fmt.Errorf("mail: smtp_username is %q but there is no password: %s. Without it the mail server refuses every message, so no booking code could be sent; set the password, or use driver = \"dev\" to keep mail at /dev/mail", m.SMTPUser, where)
-	}
-	s := &c.Server
-	if s.MetricsToken, err = secret("server.metrics_token", s.MetricsTokenEnv, s.MetricsTokenFile); err != nil {
-		return err
-	}
-	if (s.MetricsTokenEnv != "" || s.MetricsTokenFile != "") && s.MetricsToken == "" {
-		return fmt.Errorf("server: metrics_token_env or metrics_token_file is set but holds no token; /metrics would be open")
-	}
-	o := &c.ORP
-	if o.StripeWebhookSecret, err = secret("orp.stripe_webhook_secret", o.StripeWebhookSecretEnv, o.StripeWebhookSecretFile); err != nil {
-		return err
-	}
-	if o.ResolverToken, err = secret("orp.resolver_token", o.ResolverTokenEnv, o.ResolverTokenFile); err != nil {
-		return err
-	}
-	return nil
-}
-
-// secret reads a value from the named environment variable or file.
-func secret(name, env, file string) (string, error) {
-	switch {
-	case env != "":
-		return os.Getenv(env), nil
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("%s_file: %w", name, err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return "", nil
-}
-
 // newLogger writes JSON when w is not a terminal, text when it is, from
 // level up.
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -267,23 +216,6 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 		}
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
-}
-
-// publicURL is where links point: deployment.public_url when set, else
-// the listen address, with an unspecified host (0.0.0.0, ::) shown as
-// localhost so the printed URL opens in a browser on this machine.
-func publicURL(configured, listen string) string {
-	if configured != "" {
-		return strings.TrimSuffix(configured, "/")
-	}
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return "http://" + listen
-	}
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-		host = "localhost"
-	}
-	return "http://" + net.JoinHostPort(host, port)
 }
 
 // open connects the store and builds the services. listen is the address
@@ -316,7 +248,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		m.Logger.Error("older reservations not yet indexed for staff search", "err", err)
 	}
 	m.metrics = m.newMetrics()
-	m.Config.Deployment.PublicURL = publicURL(m.Config.Deployment.PublicURL, listen)
+	m.Config.Deployment.PublicURL = config.PublicURL(m.Config.Deployment.PublicURL, listen)
 	if m.Config.TLS.On() {
 		m.Config.Deployment.PublicURL = strings.Replace(m.Config.Deployment.PublicURL, "http://", "https://", 1)
 	}
@@ -441,13 +373,13 @@ func (m *Main) Run(ctx context.Context) error {
 	servers := []*http.Server{m.httpServer(m.routes())}
 	listeners := []net.Listener{limited}
 	if tf != nil {
-		servers[0].TLSConfig = tf.config
+		servers[0].TLSConfig = tf.Config
 		if addr := m.Config.TLS.HTTPAddr; addr != "" {
 			pln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return errors.Join(fmt.Errorf("tls.http_addr: %w", err), ln.Close())
 			}
-			servers = append(servers, m.httpServer(m.front(tf.plain(m.redirectToHTTPS(ln.Addr().String(), m.probes())))))
+			servers = append(servers, m.httpServer(m.front(tf.Plain(tlsfront.Redirect(m.Config.Deployment.Hostnames, ln.Addr().String(), m.probes())))))
 			listeners = append(listeners, pln)
 			m.PlainURL = "http://" + pln.Addr().String()
 		}
@@ -564,7 +496,7 @@ func (m *Main) printURLs() {
 	for _, l := range m.Config.Locations {
 		fmt.Fprintf(m.Out, "  %-27s %s/book/%s\n", "Booking form, "+l.Slug+":", base, l.Slug)
 	}
-	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: %s)\n", base, m.firstLoginHint())
+	fmt.Fprintf(m.Out, "  Staff screen:               %s/staff/ (first login: %s)\n", base, staff.FirstLoginHint(m.ConfigFile, m.Config.Store.Database != "", m.Config.Store.DataDir, config.Defaults().Store.DataDir))
 	if m.devMail != nil {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
 	}
@@ -579,57 +511,13 @@ func (m *Main) printURLs() {
 		metrics = m.MetricsURL + "/metrics"
 	}
 	fmt.Fprintf(m.Out, "  Health, readiness, metrics: %s/healthz %s/readyz %s\n", base, base, metrics)
-	fmt.Fprintf(m.Out, "  Store: %s\n", storeBanner(m.Config.Store))
+	fmt.Fprintf(m.Out, "  Store: %s\n", m.Config.Store.Banner())
 	if m.memory != "" {
 		fmt.Fprintf(m.Out, "  Memory: %s\n", m.memory)
 	}
 	if d := m.Config.Deployment; d.Context != "production" || !d.Published {
 		fmt.Fprintf(m.Out, "  Booking tools: off until [deployment] states context = \"production\" and published = true\n")
 	}
-}
-
-// firstLoginHint is the command that creates the first owner on this
-// server's store, runnable as printed: it names the config file and data
-// directory serve was given. A PostgreSQL URL may hold a password, so it
-// is not printed; the hint says to pass serve's.
-func (m *Main) firstLoginHint() string {
-	hint := "frontdesk staff add-user --username owner --role owner"
-	if m.ConfigFile != "" {
-		hint += " --config " + shellQuote(m.ConfigFile)
-	}
-	st := m.Config.Store
-	switch {
-	case st.Database != "":
-		hint += ", with serve's --database"
-	case st.DataDir != config.Defaults().Store.DataDir:
-		hint += " --data " + shellQuote(st.DataDir)
-	}
-	return hint
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// storeBanner names the store, and for PostgreSQL the schema it writes
-// into, without the URL (it may hold a password).
-func storeBanner(c config.Store) string {
-	if c.Database == "" {
-		return "SQLite in " + c.DataDir
-	}
-	u, err := url.Parse(c.Database)
-	if err != nil {
-		return "PostgreSQL"
-	}
-	db := strings.TrimPrefix(u.Path, "/")
-	if schema := u.Query().Get("search_path"); schema != "" {
-		return fmt.Sprintf("PostgreSQL database %q on %s, schema %q", db, u.Host, schema)
-	}
-	return fmt.Sprintf("PostgreSQL database %q on %s, schema \"public\" (the URL names no search_path; add ?search_path=NAME for another schema)", db, u.Host)
 }
 
 // RunStdio serves the hub's MCP tools on stdin and stdout.

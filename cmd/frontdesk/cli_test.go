@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -201,36 +199,6 @@ func TestServeRefusesSMTPWithoutPassword(t *testing.T) {
 	}
 }
 
-func TestPublicURL(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ configured, listen, want string }{
-		{"", "127.0.0.1:8080", "http://127.0.0.1:8080"},
-		{"", "0.0.0.0:9000", "http://localhost:9000"},
-		{"", "[::]:9000", "http://localhost:9000"},
-		{"", ":9000", "http://localhost:9000"},
-		{"https://book.example.com/", "0.0.0.0:9000", "https://book.example.com"},
-	}
-	for _, tt := range tests {
-		if got := publicURL(tt.configured, tt.listen); got != tt.want {
-			t.Errorf("publicURL(%q, %q) = %q, want %q", tt.configured, tt.listen, got, tt.want)
-		}
-	}
-}
-
-func TestStoreBannerNamesTheSchema(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ database, want string }{
-		{"postgres://u:secret@db:5432/app?search_path=frontdesk", `PostgreSQL database "app" on db:5432, schema "frontdesk"`},
-		{"postgres://u:secret@db/app", `PostgreSQL database "app" on db, schema "public" (the URL names no search_path; add ?search_path=NAME for another schema)`},
-	}
-	for _, tt := range tests {
-		got := storeBanner(config.Store{Database: tt.database})
-		if got != tt.want || strings.Contains(got, "secret") {
-			t.Errorf("storeBanner(%q) = %q, want %q", tt.database, got, tt.want)
-		}
-	}
-}
-
 // TestStdioLinksUsePublicURL: links in stdio answers start with the
 // configured public URL, not a guessed port.
 func TestStdioLinksUsePublicURL(t *testing.T) {
@@ -288,39 +256,4 @@ func TestStdioSurvivesUnreadableLines(t *testing.T) {
 		}
 	}
 	inW.Close()
-}
-
-// serve collects garbage less often than Go's default and sets a soft
-// memory limit that grows with the properties, unless GOGC or GOMEMLIMIT
-// say otherwise, and says which in its start banner.
-func TestPlanMemory(t *testing.T) {
-	restore := debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetGCPercent(restore); noMemoryLimit() })
-	env := map[string]string{}
-	getenv := func(k string) string { return env[k] }
-	line := planMemory(3, getenv)
-	if got := debug.SetGCPercent(100); got != serveGCPercent {
-		t.Errorf("GC percent without GOGC = %d, want %d", got, serveGCPercent)
-	}
-	if got, want := debug.SetMemoryLimit(-1), memoryLimit(3); got != want {
-		t.Errorf("memory limit = %d, want %d", got, want)
-	}
-	if want := "GOGC=400, soft limit 96 MiB for 3 properties; set GOGC or GOMEMLIMIT to change"; line != want {
-		t.Errorf("banner line = %q, want %q", line, want)
-	}
-	if got := memoryLimit(10000) >> 20; got < 150 || got > 200 {
-		t.Errorf("limit for 10,000 properties = %d MiB, want 150 to 200", got)
-	}
-	noMemoryLimit()
-	env["GOGC"], env["GOMEMLIMIT"] = "100", "1GiB"
-	line = planMemory(3, getenv)
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GC percent with GOGC=100 = %d, want 100", got)
-	}
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("memory limit with GOMEMLIMIT set = %d, want none of serve's", got)
-	}
-	if want := "GOGC=100 (from the environment), GOMEMLIMIT=1GiB (from the environment); set GOGC or GOMEMLIMIT to change"; line != want {
-		t.Errorf("banner line = %q, want %q", line, want)
-	}
 }

@@ -63,6 +63,8 @@ func runMain(t testing.TB, m *Main) (stop func()) {
 // runMainAsIs is runMain without the test's /metrics token.
 func runMainAsIs(t testing.TB, m *Main) (stop func()) {
 	t.Helper()
+	// Registered first, so it runs last, on the store at rest.
+	t.Cleanup(func() { checkKindsRegistered(t, m.Config.Store) })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()

@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,8 +11,55 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"frontdesk/config"
+	"frontdesk/forget"
 	"frontdesk/internal/clock"
 )
+
+// TestRecordKindsAreRegisteredOnce: every registration is complete and
+// names its kind once.
+func TestRecordKindsAreRegisteredOnce(t *testing.T) {
+	if err := forget.Check(recordKinds()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkKindsRegistered fails the test when the SQLite store of c holds a
+// record kind no package registered with forget: every end-to-end run
+// checks the kinds its flows wrote, so a new kind cannot escape
+// `frontdesk forget` and the retention sweep unnoticed.
+func checkKindsRegistered(t testing.TB, c config.Store) {
+	t.Helper()
+	path := filepath.Join(c.DataDir, "frontdesk.db")
+	if c.Database != "" || c.DataDir == "" {
+		return
+	}
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	db, err := sql.Open("sqlite", path+"?_query_only=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT DISTINCT kind FROM records`)
+	if err != nil {
+		t.Errorf("the kinds stored: %v", err)
+		return
+	}
+	defer rows.Close()
+	var stored []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, k)
+	}
+	if missing := forget.Missing(recordKinds(), stored); len(missing) > 0 {
+		t.Errorf("the store holds record kinds no package registers with forget (say what each keeps, how long and how a guest is forgotten from it, in the package that writes it): %v", missing)
+	}
+}
 
 // guestStay books a stay in chat for a guest and returns its reference;
 // with cancel it is cancelled in chat afterwards.

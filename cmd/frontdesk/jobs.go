@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"io"
-	"sync"
 	"time"
+
+	"frontdesk/internal/schedule"
 )
 
 // job is work serve repeats on a fixed interval.
@@ -22,52 +23,21 @@ type job struct {
 // holds for every job, so a hung store cannot keep a pass running.
 const passDeadline = 24 * time.Second
 
-// startJobs runs each job every interval until ctx ends, each pass under
-// passDeadline, recording each pass's duration and last success in the
-// metrics (label: the job's name) and logging a failed pass under the
-// job's name (a pass cut short by the end of ctx is not a failure). The
-// returned function stops them and waits for passes in flight.
+// startJobs runs each job every interval until ctx ends (schedule.Start),
+// each pass under passDeadline, recording each pass in the metrics and
+// logging a failed one. The returned function stops them and waits for
+// passes in flight.
 func (m *Main) startJobs(ctx context.Context, jobs ...job) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Go(func() {
-			t := time.NewTicker(j.every)
-			defer t.Stop()
-			// pass reports false when shutdown cut it short.
-			pass := func() bool {
-				passCtx, cancelPass := context.WithTimeout(ctx, passDeadline)
-				defer cancelPass()
-				start := time.Now()
-				err := j.run(passCtx)
-				if ctx.Err() != nil {
-					return false // cut short by shutdown: neither a success nor a failure
-				}
-				m.metrics.Job(j.name, time.Since(start).Seconds(), err == nil, float64(m.Clock.Now().Unix()))
-				if err != nil {
-					m.Logger.Error(j.name, "err", err)
-				}
-				return true
-			}
-			if j.atStart && !pass() {
-				return
-			}
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					if !pass() {
-						return
-					}
-				}
-			}
-		})
+	js := make([]schedule.Job, len(jobs))
+	for i, j := range jobs {
+		js[i] = schedule.Job{Name: j.name, Every: j.every, Run: j.run, AtStart: j.atStart}
 	}
-	return func() {
-		cancel()
-		wg.Wait()
-	}
+	return schedule.Start(ctx, passDeadline, func(name string, seconds float64, err error) {
+		m.metrics.Job(name, seconds, err == nil, float64(m.Clock.Now().Unix()))
+		if err != nil {
+			m.Logger.Error(name, "err", err)
+		}
+	}, js...)
 }
 
 // closing closes c as a command ends; its error becomes the command's

@@ -21,6 +21,8 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/failpoint"
+	"frontdesk/internal/memplan"
 )
 
 const usage = `frontdesk opens a small business to AI agents.
@@ -121,12 +123,12 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		}
 		switch cmd {
 		case "serve":
-			fp, err := parseFailpoint(os.Getenv(failpointEnv))
+			fp, err := failpoint.Parse(os.Getenv(failpoint.Env))
 			if err != nil {
 				return err
 			}
-			m.WrapStore, m.WrapJournalFile = fp.store, fp.journalFile
-			m.memory = planMemory(len(m.Config.Locations), os.Getenv)
+			m.WrapStore, m.WrapJournalFile = fp.Store, fp.JournalFile
+			m.memory = memplan.Plan(len(m.Config.Locations), os.Getenv)
 			m.ready = make(chan struct{})
 			go func() {
 				select {

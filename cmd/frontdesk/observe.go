@@ -11,7 +11,6 @@ import (
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
 	"frontdesk/reservation"
-	"frontdesk/store"
 	"frontdesk/usp/webhook"
 	"frontdesk/web"
 )
@@ -33,44 +32,18 @@ func (m *Main) queues() ([]metrics.Queue, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), queueReadTimeout)
 	defer cancel()
 	now := m.Clock.Now()
-	age := func(oldest time.Time) float64 {
-		if oldest.IsZero() {
-			return 0
-		}
-		return max(now.Sub(oldest).Seconds(), 0)
-	}
-	depth, oldest, err := listAge(ctx, m.store, direct.NoticeDueKind)
+	mail, err := direct.MailQueue(ctx, m.store, now)
 	if err != nil {
 		return nil, err
 	}
-	qs := []metrics.Queue{{Name: "mail", Depth: depth, OldestSeconds: age(oldest), Dead: -1}}
 	if m.usp == nil {
-		return qs, nil
+		return []metrics.Queue{mail}, nil
 	}
-	events, oldest, err := listAge(ctx, m.store, webhook.Kind)
+	hooks, err := webhook.Depth(ctx, m.store, now)
 	if err != nil {
 		return nil, err
 	}
-	dead, _, err := listAge(ctx, m.store, webhook.DeadKind)
-	if err != nil {
-		return nil, err
-	}
-	return append(qs, metrics.Queue{Name: "webhook", Depth: events, OldestSeconds: age(oldest), Dead: dead}), nil
-}
-
-// listAge counts the records of kind (at most 1,000) and finds the oldest.
-func listAge(ctx context.Context, st store.Records, kind string) (int, time.Time, error) {
-	rs, err := st.List(ctx, kind, "", "", 1000)
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	var oldest time.Time
-	for _, r := range rs {
-		if oldest.IsZero() || r.UpdatedAt.Before(oldest) {
-			oldest = r.UpdatedAt
-		}
-	}
-	return len(rs), oldest, nil
+	return []metrics.Queue{mail, hooks}, nil
 }
 
 // countedForms is the booking form's core, counting each request it
@@ -121,5 +94,5 @@ func (m *Main) logStart(listeners []net.Listener) {
 	}
 	m.Logger.Info("frontdesk started", "version", version, "revision", revision, "listen", addrs,
 		"public_url", m.Config.Deployment.PublicURL, "metrics_url", m.MetricsURL, "engine", engine,
-		"store", storeBanner(m.Config.Store), "config", config)
+		"store", m.Config.Store.Banner(), "config", config)
 }

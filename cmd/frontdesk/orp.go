@@ -3,23 +3,16 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"frontdesk/direct"
 	"io"
-	"net"
-	"net/http"
-	"net/url"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"frontdesk/internal/filelock"
-	"frontdesk/internal/jsonlimit"
+	"frontdesk/internal/deadline"
 	"frontdesk/internal/outbound"
 	"frontdesk/orp"
 	"frontdesk/referral"
@@ -40,18 +33,7 @@ var orpSuites = []string{"L0", "L1", "L2", "L3"}
 // orpLevels are the levels the discovery document claims. Each level
 // includes the ones below it (§17), so a level is claimed only when its
 // suite and every lower one pass.
-var orpLevels = claimedLevels(orpSuites)
-
-func claimedLevels(suites []string) []string {
-	var out []string
-	for _, l := range []string{"L0", "L1", "L2", "L3"} {
-		if !slices.Contains(suites, l) {
-			break
-		}
-		out = append(out, l)
-	}
-	return out
-}
+var orpLevels = orp.ClaimedLevels(orpSuites)
 
 // orpState is the running ORP host.
 type orpState struct {
@@ -110,7 +92,7 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 		// routes serves the MCP binding at /orp/mcp whenever ORP is on.
 		MCP:             true,
 		ClickPerMinute:  m.Config.ORP.ClicksPerMinute,
-		Sites:           m.ownerSites(origin),
+		Sites:           m.Config.ORPSites(origin),
 		BlockedDomains:  m.Config.ORP.BlockedDomains,
 		MaxReport:       m.Config.ORP.MaxReportMinor,
 		ProviderSecrets: map[string]string{"stripe": m.Config.ORP.StripeWebhookSecret},
@@ -129,19 +111,11 @@ func (m *Main) newORPHost(ctx context.Context, origin string, serves bool) (*orp
 }
 
 // lockClickJournal keeps every other serve off the click journal in dir
-// until unlockClickJournal: a second server on the same data directory
-// would append to files the first still counts from. The kernel drops
-// the lock when the process ends, however it ends.
+// (orp.LockJournal) until unlockClickJournal.
 func (m *Main) lockClickJournal(dir string) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("click journal: %w", err)
-	}
-	unlock, busy, err := filelock.Lock(filepath.Join(dir, "journal.lock"), true)
+	unlock, err := orp.LockJournal(dir)
 	if err != nil {
-		return fmt.Errorf("click journal: lock: %w", err)
-	}
-	if busy {
-		return fmt.Errorf("the click journal in %s is in use by another frontdesk serve on the same data directory; stop it first", dir)
+		return err
 	}
 	m.clickJournalLock = sync.OnceFunc(unlock)
 	return nil
@@ -163,67 +137,25 @@ func (m *Main) random() io.Reader {
 	return m.Rand
 }
 
-// ownerSites are the domains any deal's tracked links may send browsers
-// to: the configured sites, each location's domain and the public
-// origin's host when it is a domain name.
-func (m *Main) ownerSites(origin string) []string {
-	sites := slices.Clone(m.Config.ORP.Sites)
-	for _, l := range m.Config.Locations {
-		if l.Domain != "" {
-			sites = append(sites, strings.ToLower(l.Domain))
-		}
-	}
-	if u, err := url.Parse(origin); err == nil && net.ParseIP(u.Hostname()) == nil && strings.Contains(u.Hostname(), ".") {
-		sites = append(sites, strings.ToLower(u.Hostname()))
-	}
-	return sites
-}
-
 // listReferralOffer lists the business's own standing offer when the
-// config asks for one (orp.referral_bps): a tracked link and a code to the first
-// location's booking form, paying that share of each booking it brings,
-// reported by the business (attestation). The form is on the public
-// origin when that is a domain, else on the location's own domain.
+// config asks for one (orp.referral_bps).
 func (m *Main) listReferralOffer(ctx context.Context, h *orp.Host) error {
 	return m.listReferral(ctx, h, m.Config.ORP.ReferralBps)
 }
 
 // listReferral lists the business's referral offer paying bps basis
-// points; the staff screen's partner page calls it too.
+// points to the first location's booking form; the staff screen's partner
+// page calls it too.
 func (m *Main) listReferral(ctx context.Context, h *orp.Host, bps int) error {
-	if bps == 0 || len(m.Config.Locations) == 0 {
+	if len(m.Config.Locations) == 0 {
 		return nil
 	}
 	l := m.Config.Locations[0]
-	base := strings.TrimSuffix(m.URL, "/")
+	base := m.URL
 	if m.Config.Deployment.PublicURL != "" {
-		base = strings.TrimSuffix(m.Config.Deployment.PublicURL, "/")
+		base = m.Config.Deployment.PublicURL
 	}
-	if u, err := url.Parse(base); err != nil || net.ParseIP(u.Hostname()) != nil || !strings.Contains(u.Hostname(), ".") || u.Port() != "" {
-		if l.Domain == "" {
-			return nil
-		}
-		base = "https://" + strings.ToLower(l.Domain)
-	}
-	terms := map[string]any{
-		"title": fmt.Sprintf("%s: %d.%02d%% of each booking you refer", m.Config.Business.Name, bps/100, bps%100),
-		"kind":  "affiliate", "categories": []string{"travel.lodging"},
-		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
-		"obligations": []any{
-			// A code beside the link: a guest types it in the form's code
-			// field, a platform passes it as _meta.orp.code (T9).
-			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true, "code": true},
-				"destination": base + "/book/" + l.Slug, "proof": []string{"link"}},
-			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": bps,
-				"window": "P30D", "rail": "manual", "proof": []string{"attestation"}},
-		},
-	}
-	body, err := json.Marshal(map[string]any{"terms": terms})
-	if err != nil {
-		return err
-	}
-	_, err = h.ListBusinessOffer(ctx, body)
-	return err
+	return h.ListReferralOffer(ctx, orp.ReferralOffer{Business: m.Config.Business.Name, Origin: base, Domain: l.Domain, Slug: l.Slug, BPS: bps})
 }
 
 // partnerOffers gives the staff screen the business's standing offers.
@@ -284,18 +216,6 @@ func (p partnerOffers) IssueCode(ctx context.Context, deal string) (string, stri
 // of orp.MaxBody with room for the JSON-RPC envelope around it.
 const orpMCPBody = 2 * orp.MaxBody
 
-// refuseJSONRPC answers a body jsonlimit refused with a JSON-RPC error.
-func refuseJSONRPC(w http.ResponseWriter, err error) {
-	msg := "Invalid Request: the body nests arrays and objects too deep."
-	status := http.StatusBadRequest
-	if errors.Is(err, jsonlimit.ErrTooLarge) {
-		msg, status = "Request body is too large.", http.StatusRequestEntityTooLarge
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%q}}`, msg)
-}
-
 // startORP starts the ORP host's background work: batched click writes and
 // scheduled outcomes. It returns a function that stops it and flushes.
 func (m *Main) startORP(ctx context.Context) (stop func()) {
@@ -337,7 +257,7 @@ func (m *Main) RunSweep(ctx context.Context, out io.Writer) error {
 	}
 	// One pass of every sweep, the store's opening and closing included,
 	// ends within the scheduled work deadline, whatever the store does.
-	return withDeadline(ctx, "sweep", passDeadline, func(ctx context.Context) error { return m.sweepOnce(ctx, out) })
+	return deadline.Run(ctx, "sweep", passDeadline, func(ctx context.Context) error { return m.sweepOnce(ctx, out) })
 }
 
 // sweepOnce is one pass of RunSweep.
@@ -360,16 +280,16 @@ func (m *Main) sweepOnce(ctx context.Context, out io.Writer) (err error) {
 			return err
 		}
 	}
-	if err := printUSPSweep(ctx, m.usp, out); err != nil {
+	if err := m.usp.PrintSweep(ctx, out); err != nil {
 		return err
 	}
 	if err := m.printWebhookSweep(ctx, out); err != nil {
 		return err
 	}
-	if err := m.printRetention(ctx, out); err != nil {
+	if err := m.guests().PrintRetention(ctx, m.Config.Privacy.RetentionDays, out); err != nil {
 		return err
 	}
-	if err := printBookingSweep(ctx, m.bookings, out); err != nil {
+	if err := m.bookings.PrintSweep(ctx, out); err != nil {
 		return err
 	}
 	if err := m.printPaymentSweep(ctx, out); err != nil {

@@ -44,12 +44,6 @@ func runORP(ctx context.Context, clk clock.Clock, args []string, stdout, stderr 
 	if err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
-	for _, k := range s.Keys() {
-		role := "published, verifies"
-		if k.Kid == s.KeyID() {
-			role = "signs"
-		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\n", k.Kid, k.X, role)
-	}
+	s.PrintKeys(stdout)
 	return nil
 }

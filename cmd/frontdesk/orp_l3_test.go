@@ -436,10 +436,10 @@ func TestORPSuitesExist(t *testing.T) {
 			t.Errorf("level %s is listed without its suite TestORP_%s", l, l)
 		}
 	}
-	if got := strings.Join(claimedLevels([]string{"L0", "L1", "L3"}), ","); got != "L0,L1" {
+	if got := strings.Join(orp.ClaimedLevels([]string{"L0", "L1", "L3"}), ","); got != "L0,L1" {
 		t.Fatalf("claimed without L2 = %s, want L0,L1", got)
 	}
-	if got := strings.Join(claimedLevels([]string{"L0", "L1", "L2", "L3"}), ","); got != "L0,L1,L2,L3" {
+	if got := strings.Join(orp.ClaimedLevels([]string{"L0", "L1", "L2", "L3"}), ","); got != "L0,L1,L2,L3" {
 		t.Fatalf("claimed with every suite = %s", got)
 	}
 }
@@ -455,7 +455,7 @@ func TestORPSecretsLoaded(t *testing.T) {
 	t.Setenv("FRONTDESK_TEST_STRIPE_WHSEC", "whsec_from_env")
 	c := config.Demo()
 	c.ORP.StripeWebhookSecretEnv, c.ORP.ResolverTokenFile = "FRONTDESK_TEST_STRIPE_WHSEC", file
-	if err := loadSecrets(&c); err != nil {
+	if err := c.LoadSecrets(); err != nil {
 		t.Fatal(err)
 	}
 	if c.ORP.StripeWebhookSecret != "whsec_from_env" || c.ORP.ResolverToken != "resolver-from-file" {

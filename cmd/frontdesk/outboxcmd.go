@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
-	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/deadline"
 	"frontdesk/reservation"
 )
 
@@ -26,7 +25,7 @@ func runOutbox(ctx context.Context, clk clock.Clock, args []string, stdout, stde
 		return errors.New("outbox: give \"list\" or \"retry CONSUMER POSITION\"")
 	}
 	// As a staff command, it waits for the store at most 25 s.
-	return withDeadline(ctx, "outbox "+args[0], staffCommandDeadline, func(ctx context.Context) error {
+	return deadline.Run(ctx, "outbox "+args[0], staffCommandDeadline, func(ctx context.Context) error {
 		if args[0] == "list" {
 			return runOutboxList(ctx, clk, args[1:], stdout, stderr)
 		}
@@ -47,18 +46,7 @@ func runOutboxList(ctx context.Context, clk clock.Clock, args []string, stdout, 
 	if err != nil {
 		return fmt.Errorf("outbox list: %w", err)
 	}
-	if len(aside) == 0 {
-		fmt.Fprintln(stdout, "No event is set aside.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONSUMER\tPOSITION\tREFERENCE\tCHANGE\tATTEMPTS\tFIRST FAILED\tLAST FAILED\tERROR")
-	for _, f := range aside {
-		change := string(f.Event.From) + ">" + string(f.Event.To)
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", f.Consumer, f.Position, f.Reference, change, f.Attempts,
-			f.First.Format(time.RFC3339), f.Last.Format(time.RFC3339), f.Error)
-	}
-	return tw.Flush()
+	return reservation.PrintSetAside(stdout, aside)
 }
 
 func runOutboxRetry(ctx context.Context, clk clock.Clock, args []string, stdout, stderr io.Writer) (err error) {

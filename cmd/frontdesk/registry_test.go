@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"frontdesk/mcpfront"
 )
 
 // TestRegistryJSON writes server.json for the demo's hub: its remote is
@@ -35,7 +37,7 @@ func TestRegistryJSON(t *testing.T) {
 		t.Errorf("remotes = %+v", doc.Remotes)
 	}
 	var names []string
-	for _, tool := range doc.Meta[registryMeta].Tools {
+	for _, tool := range doc.Meta[mcpfront.RegistryMeta].Tools {
 		if tool.Description == "" {
 			t.Errorf("tool %s has no description", tool.Name)
 		}

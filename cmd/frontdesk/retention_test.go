@@ -20,12 +20,12 @@ func TestRetentionSweep(t *testing.T) {
 	dir := m.Config.Store.DataDir
 	flushMail(t, m) // the mail the sweep should find is stored before it runs
 
-	res, err := m.applyRetention(t.Context())
+	res, err := m.guests().Retain(t.Context(), m.Config.Privacy.RetentionDays)
 	if err != nil || res.Reservations != 0 || res.Records != 0 {
 		t.Fatalf("retention before anything is due = %+v, %v; want nothing cleared", res, err)
 	}
 	m.Clock.(*clock.Fixed).Set(time.Date(2027, 2, 15, 12, 0, 0, 0, time.UTC)) // 30 days after Ada's stay ended, and more
-	res, err = m.applyRetention(t.Context())
+	res, err = m.guests().Retain(t.Context(), m.Config.Privacy.RetentionDays)
 	if err != nil || res.Reservations != 1 || res.Records == 0 {
 		t.Fatalf("retention = %+v, %v; want Ada's reservation and the old mail cleared", res, err)
 	}
@@ -42,7 +42,7 @@ func TestRetentionSweep(t *testing.T) {
 		}
 	}
 	var out strings.Builder
-	if err := m.printRetention(t.Context(), &out); err != nil || !strings.Contains(out.String(), "reservations cleared=0") {
+	if err := m.guests().PrintRetention(t.Context(), m.Config.Privacy.RetentionDays, &out); err != nil || !strings.Contains(out.String(), "reservations cleared=0") {
 		t.Fatalf("a second pass = %q, %v; want nothing more cleared", out.String(), err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"frontdesk/direct/directmcp"
 	"frontdesk/internal/clientip"
 	"frontdesk/internal/hostguard"
+	"frontdesk/internal/httpfront"
 	"frontdesk/internal/jsonlimit"
 	"frontdesk/internal/page"
 	"frontdesk/internal/requestid"
@@ -61,7 +61,7 @@ func (m *Main) routes() http.Handler {
 	// handle mounts a handler that is refused on hosts the config does not
 	// name; sameOrigin also refuses foreign browser origins.
 	handle := func(pattern string, class routeClass, sameOrigin bool, h http.Handler) {
-		mux.Handle(pattern, m.deadlines(class, guardHost(hosts, sameOrigin, h)))
+		mux.Handle(pattern, m.deadlines(class, httpfront.GuardHost(hosts, sameOrigin, h)))
 	}
 	// handleMCP mounts an MCP endpoint: its front checks Host and Origin
 	// itself and answers with JSON-RPC errors. Its sessions are bounded
@@ -141,7 +141,7 @@ func (m *Main) routes() http.Handler {
 		orpMCP := mcpfront.Handler(orpmcp.New(m.orp.host, opts), mcpfront.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Resume: m.orp.host.SessionJoined,
 		})
-		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, refuseJSONRPC)))
+		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, mcpfront.RefuseBody)))
 	}
 
 	// USP: the business profile and the REST binding, which platforms'
@@ -218,70 +218,6 @@ func bookingGuard() mcpfront.BatchGuard {
 	return mcpfront.BatchGuard{Limited: limited}
 }
 
-// guardHost refuses requests for hosts the config does not name, with a
-// sentence that names the host received and the setting. sameOrigin also
-// refuses requests that a page of a foreign origin sends.
-func guardHost(hosts hostguard.Guard, sameOrigin bool, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		check := r
-		if !sameOrigin && r.Header.Get("Origin") != "" {
-			check = r.Clone(r.Context())
-			check.Header.Del("Origin")
-		}
-		if refusal := hosts.Check(check); refusal != "" {
-			http.Error(w, refusal, http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// deadlines bounds how long a request may take to send its body and how
-// long its answer may take to write. The body deadline is lifted once the
-// body is read: an expired read deadline would otherwise cancel the call
-// that follows it.
-func (m *Main) deadlines(class routeClass, next http.Handler) http.Handler {
-	read, write, stream := class.limits()
-	if m.deadlineScale > 0 {
-		read, write, stream = read/m.deadlineScale, write/m.deadlineScale, stream/m.deadlineScale
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc := http.NewResponseController(w)
-		now := time.Now()
-		answer := write
-		if r.Method == http.MethodGet && stream > 0 {
-			// A stream that writes nothing would never meet its write
-			// deadline; its context ends it instead.
-			answer = stream
-			ctx, cancel := context.WithTimeout(r.Context(), answer)
-			defer cancel()
-			r = r.WithContext(ctx)
-		}
-		// A writer without deadlines (a test recorder) runs without one.
-		_ = rc.SetWriteDeadline(now.Add(answer))
-		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			_ = rc.SetReadDeadline(now.Add(read))
-			r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-type liftAtEOF struct {
-	io.ReadCloser
-	lift func()
-	done bool
-}
-
-func (b *liftAtEOF) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.done {
-		b.done = true
-		b.lift()
-	}
-	return n, err
-}
-
 // endsOnShutdown ends an MCP stream of server messages (GET) when the
 // server begins to shut down; calls in flight (POST) run to their end.
 func (m *Main) endsOnShutdown(next http.Handler) http.Handler {
@@ -297,120 +233,29 @@ func (m *Main) endsOnShutdown(next http.Handler) http.Handler {
 	})
 }
 
-// securityHeaders go on every answer: no sniffing, no framing, no
-// referrer to other sites, and pages that run no script but the drawing
-// pad. Referrer-Policy is same-origin, not no-referrer: under no-referrer
-// a browser posts this server's own forms with "Origin: null", which the
-// host check must refuse. net/http only reads these
-// slices, so one copy serves every response.
-// The policy allows the plain style sheet and the one dressed in the
-// business's brand (web.Brand).
-func securityHeaders(brand page.Brand) http.Header {
-	return http.Header{
-		"X-Content-Type-Options":  {"nosniff"},
-		"X-Frame-Options":         {"DENY"},
-		"Referrer-Policy":         {"same-origin"},
-		"Content-Security-Policy": {page.Policy(brand)},
+// deadlines bounds how long a request may take to send its body and how
+// long its answer may take to write, by its class of route.
+func (m *Main) deadlines(class routeClass, next http.Handler) http.Handler {
+	read, write, stream := class.limits()
+	if m.deadlineScale > 0 {
+		read, write, stream = read/m.deadlineScale, write/m.deadlineScale, stream/m.deadlineScale
 	}
+	return httpfront.Deadlines(read, write, stream, next)
 }
 
-// front adds what every answer shares: the security headers, a request
-// id (requestlog.go), one log line and one metric per request, labelled
-// by the route pattern.
+// front adds what every answer shares (httpfront.Front).
 func (m *Main) front(next http.Handler) http.Handler {
-	logger := m.Logger.With("component", "http")
 	proxies, err := clientip.Parse(m.Config.Deployment.TrustedProxies)
 	if err != nil {
 		panic(err) // validated with the config
 	}
-	hsts := m.hsts()
-	headers := securityHeaders(web.Brand(m.Config.Business))
 	ids, err := requestid.NewSource(m.Rand)
 	if err != nil {
 		panic(err) // the random source failed: nothing could be served safely
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		h := w.Header()
-		for k, v := range headers {
-			h[k] = v
-		}
-		r = identify(w, r, proxies, ids)
-		if r.TLS != nil && hsts != "" {
-			h.Set("Strict-Transport-Security", hsts)
-		}
-		if plainCredentials(r, proxies) {
-			http.Error(w, plainCredentialsRefusal, http.StatusForbidden)
-			m.metrics.Response("plain credentials", http.StatusForbidden)
-			logger.WarnContext(r.Context(), "request", "method", loggableMethod(r.Method), "route", "plain credentials", "status", http.StatusForbidden)
-			return
-		}
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		// Every limit by address (the form's, staff sign-in's, ORP's, MCP
-		// sessions') reads r.RemoteAddr, which is the client behind a
-		// trusted proxy from here on: one rule for all of them. The checks
-		// above, which ask about the peer itself, come first.
-		r = proxies.WithClient(r)
-		next.ServeHTTP(sw, r)
-		route := r.Pattern
-		if route == "" {
-			route = "unmatched"
-		}
-		m.metrics.Response(route, sw.status)
-		level := slog.LevelInfo
-		switch {
-		case sw.status >= 500:
-			level = slog.LevelError
-		case sw.status >= 400:
-			level = slog.LevelWarn
-		case quiet(route):
-			level = slog.LevelDebug
-		}
-		// The route pattern, never the path or query: both can carry
-		// tokens and guest data.
-		if logger.Enabled(r.Context(), level) {
-			logger.Log(r.Context(), level, "request", "method", loggableMethod(r.Method), "route", route,
-				"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
-		}
-	})
+	return httpfront.Front(httpfront.Options{Logger: m.Logger, Metrics: m.metrics, Proxies: proxies, IDs: ids, HSTS: m.hsts(),
+		Headers: httpfront.SecurityHeaders(web.Brand(m.Config.Business))}, next)
 }
-
-// quiet routes log their successes at debug: probes and scrapes repeat
-// all day, and tracked-link redirects are the one high-volume route (each
-// click is stored and counted in metrics already).
-func quiet(route string) bool {
-	switch route {
-	case "GET /healthz", "GET /readyz", "GET /metrics", "GET /go/{token}", "HEAD /go/{token}":
-		return true
-	}
-	return false
-}
-
-// loggableMethod keeps the standard methods and names anything else
-// "other": the method is text a client chooses.
-func loggableMethod(method string) string {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
-		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
-		return method
-	}
-	return "other"
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	s.status = code
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// Flush passes a flush on; a writer that cannot flush has nothing buffered.
-func (s *statusWriter) Flush() { _ = http.NewResponseController(s.ResponseWriter).Flush() }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
 	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())

@@ -6,16 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"frontdesk/business"
-	"frontdesk/direct"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/deadline"
 	"frontdesk/reservation"
 	"frontdesk/staff/office"
 	"frontdesk/store"
@@ -55,7 +53,7 @@ func runStaff(ctx context.Context, clk clock.Clock, args []string, stdin io.Read
 	action, args := args[0], args[1:]
 	// A staff command waits for the store at most as long as a location
 	// serves one call (25 s), so a hung database ends it with an error.
-	return withDeadline(ctx, "staff "+action, staffCommandDeadline, func(ctx context.Context) error {
+	return deadline.Run(ctx, "staff "+action, staffCommandDeadline, func(ctx context.Context) error {
 		return runStaffAction(ctx, clk, action, args, stdin, stdout, stderr)
 	})
 }
@@ -151,43 +149,14 @@ func runStaffBook(ctx context.Context, clk clock.Clock, args []string, stdout, s
 	return nil
 }
 
-// staffRefusal words a refusal of a staff command: the field problems
-// of a bad request, the desk's public message for what the core refused,
-// and the cause, logged once, for a fault.
+// staffRefusal words a refusal of a staff command
+// (reservation.CommandRefusal), and logs the cause of a fault once.
 func staffRefusal(cmd string, m *Main, err error) error {
-	if p, ok := errors.AsType[reservation.FormProblems](err); ok {
-		fields := slices.Sorted(maps.Keys(p))
-		lines := make([]string, 0, len(fields))
-		for _, f := range fields {
-			lines = append(lines, "--"+flagOf(f)+": "+p[f])
-		}
-		return fmt.Errorf("%s: %s", cmd, strings.Join(lines, "; "))
-	}
-	if errors.Is(err, reservation.ErrNoReservation) {
-		return fmt.Errorf("%s: no such reservation", cmd)
-	}
-	if e, ok := reservation.AsError(err); ok {
-		switch e.Code {
-		case reservation.CodeIllegalTransition, reservation.CodeUnitTaken, reservation.CodeConflict:
-			if e.Err == nil {
-				return fmt.Errorf("%s: %s", cmd, e.Message)
-			}
-			return fmt.Errorf("%s: %s (%w)", cmd, e.Message, e.Err)
-		}
+	if refusal, ok := reservation.CommandRefusal(cmd, err); ok {
+		return refusal
 	}
 	m.Logger.Error("staff command failed", "command", cmd, "err", err)
 	return fmt.Errorf("%s: %w", cmd, err)
-}
-
-// flagOf names the flag of a staff booking's field.
-func flagOf(field string) string {
-	if field == "roomtype" {
-		return "unit"
-	}
-	if field == "dates" {
-		return "checkin/--checkout"
-	}
-	return field
 }
 
 // runStaffList is `frontdesk staff list`.
@@ -197,7 +166,7 @@ func runStaffList(ctx context.Context, clk clock.Clock, args []string, stdout, s
 		location = fs.String("location", "", "only this location's reservations")
 		from = fs.String("from", "", "only stays on or after this date, YYYY-MM-DD")
 		to = fs.String("to", "", "only stays before this date, YYYY-MM-DD")
-		states = fs.String("state", "", "only these states, comma-separated: "+stateNames())
+		states = fs.String("state", "", "only these states, comma-separated: "+reservation.StateNames())
 	})
 	if err != nil {
 		return ignoreHelp(err)
@@ -219,7 +188,7 @@ func runStaffList(ctx context.Context, clk clock.Clock, args []string, stdout, s
 			continue
 		}
 		if !reservation.State(s).Valid() {
-			return fmt.Errorf("staff list: unknown state %q (one of %s)", s, stateNames())
+			return fmt.Errorf("staff list: unknown state %q (one of %s)", s, reservation.StateNames())
 		}
 		f.States = append(f.States, s)
 	}
@@ -227,39 +196,5 @@ func runStaffList(ctx context.Context, clk clock.Clock, args []string, stdout, s
 		return err
 	}
 	defer closing(&err, m)
-	return listReservations(ctx, m.bookings, f, stdout)
-}
-
-func stateNames() string {
-	var names []string
-	for _, s := range reservation.States() {
-		names = append(names, string(s))
-	}
-	return strings.Join(names, ", ")
-}
-
-// listReservations prints every reservation matching f, page by page.
-func listReservations(ctx context.Context, b *direct.Service, f store.ReservationFilter, out io.Writer) error {
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REFERENCE\tLOCATION\tUNIT\tARRIVAL\tDEPARTURE\tNIGHTS\tSTATE\tSOURCE\tATTENTION")
-	for {
-		page, err := b.Reservations(ctx, f)
-		if err != nil {
-			return err
-		}
-		for _, r := range page {
-			// A stay of nights shows its departure, the day after its last
-			// night; a timed booking its start and its slot count.
-			arrival, departure, nights := r.FirstSlot(), "-", fmt.Sprint(len(r.Slots))
-			if in, out, err := r.Stay(); err == nil {
-				arrival, departure = in.String(), out.String()
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Reference, r.Location, r.Unit, arrival, departure, nights, r.State, r.Source, r.Attention)
-		}
-		if len(page) < f.Limit {
-			break
-		}
-		f.After = store.ReservationCursor{FirstSlot: page[len(page)-1].FirstSlot(), Reference: page[len(page)-1].Reference}
-	}
-	return tw.Flush()
+	return reservation.PrintList(ctx, m.bookings.Reservations, f, stdout)
 }

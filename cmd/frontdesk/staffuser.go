@@ -6,12 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"text/tabwriter"
-	"time"
-
-	"golang.org/x/term"
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
@@ -54,9 +49,9 @@ func runStaffAddUser(ctx context.Context, clk clock.Clock, args []string, stdin 
 	defer func() { err = errors.Join(err, done()) }()
 	u, err := svc.AddUser(ctx, *username, password, staff.Role(*role), locations)
 	if err != nil {
-		return staffFailure("staff add-user", err)
+		return staff.CommandError("staff add-user", err)
 	}
-	fmt.Fprintf(stdout, "added %s %s (%s)\n", u.Role, u.Username, scopeWords(u))
+	fmt.Fprintf(stdout, "added %s %s (%s)\n", u.Role, u.Username, staff.ScopeWords(u))
 	return nil
 }
 
@@ -74,31 +69,15 @@ func openLogins(ctx context.Context, c config.Config) (svc *staff.Service, done 
 	return svc, st.Close, nil
 }
 
-// passwordAndLogins reads a password as readPassword does, then opens
+// passwordAndLogins reads a password as staff.ReadPassword does, then opens
 // the logins, for the commands that set one.
 func passwordAndLogins(ctx context.Context, c config.Config, file string, stdin io.Reader, stderr io.Writer) (string, *staff.Service, func() error, error) {
-	password, err := readPassword(file, stdin, stderr)
+	password, err := staff.ReadPassword(file, stdin, stderr)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	svc, done, err := openLogins(ctx, c)
 	return password, svc, done, err
-}
-
-// staffFailure words a refusal of the staff package for the command
-// line; storage trouble passes as it is.
-func staffFailure(cmd string, err error) error {
-	if e, ok := staff.AsError(err); ok && e.Code != staff.CodeInternal {
-		return fmt.Errorf("%s: %s", cmd, e.Message)
-	}
-	return err
-}
-
-func scopeWords(u staff.User) string {
-	if u.Role == staff.Clerk {
-		return strings.Join(u.Locations, ", ")
-	}
-	return "every location"
 }
 
 // runStaffUsers is `frontdesk staff users`: every login, its role, scope
@@ -120,20 +99,7 @@ func runStaffUsers(ctx context.Context, clk clock.Clock, args []string, stdout, 
 	if err != nil {
 		return err
 	}
-	if len(users) == 0 {
-		fmt.Fprintln(stdout, "no logins yet: add the first with frontdesk staff add-user --username NAME --role owner")
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "USERNAME\tROLE\tLOCATIONS\tSTATE\tCREATED")
-	for _, u := range users {
-		state := "enabled"
-		if u.Disabled {
-			state = "disabled"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Username, u.Role, scopeWords(u), state, u.CreatedAt.UTC().Format(time.DateOnly))
-	}
-	return tw.Flush()
+	return staff.PrintUsers(stdout, users)
 }
 
 // runStaffRemoveUser is `frontdesk staff remove-user USERNAME`.
@@ -151,7 +117,7 @@ func runStaffRemoveUser(ctx context.Context, clk clock.Clock, args []string, std
 	}
 	defer func() { err = errors.Join(err, done()) }()
 	if err := svc.RemoveUser(ctx, fs.Arg(0)); err != nil {
-		return staffFailure("staff remove-user", err)
+		return staff.CommandError("staff remove-user", err)
 	}
 	fmt.Fprintf(stdout, "removed %s; their sessions ended\n", fs.Arg(0))
 	return nil
@@ -176,59 +142,8 @@ func runStaffResetPassword(ctx context.Context, clk clock.Clock, args []string, 
 	}
 	defer func() { err = errors.Join(err, done()) }()
 	if _, err := svc.ResetPassword(ctx, fs.Arg(0), password); err != nil {
-		return staffFailure("staff reset-password", err)
+		return staff.CommandError("staff reset-password", err)
 	}
 	fmt.Fprintf(stdout, "new password set for %s; their sessions ended\n", fs.Arg(0))
 	return nil
-}
-
-// readPassword takes the password from file, a no-echo prompt on a
-// terminal, or one line of stdin.
-func readPassword(file string, stdin io.Reader, stderr io.Writer) (string, error) {
-	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("--password-file: %w", err)
-		}
-		line, _, _ := strings.Cut(string(b), "\n")
-		return strings.TrimRight(line, "\r"), nil
-	}
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprint(stderr, "Password: ")
-		first, err := term.ReadPassword(int(f.Fd()))
-		fmt.Fprintln(stderr)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprint(stderr, "Again: ")
-		second, err := term.ReadPassword(int(f.Fd()))
-		fmt.Fprintln(stderr)
-		if err != nil {
-			return "", err
-		}
-		if string(first) != string(second) {
-			return "", errors.New("staff add-user: the passwords differ")
-		}
-		return string(first), nil
-	}
-	// One line exactly, a byte at a time, so that commands run one after
-	// another on the same input (a script's) each read their own line.
-	var line []byte
-	var b [1]byte
-	for len(line) < 4096 {
-		n, err := stdin.Read(b[:])
-		if n == 1 {
-			if b[0] == '\n' {
-				break
-			}
-			line = append(line, b[0])
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	return strings.TrimRight(string(line), "\r"), nil
 }

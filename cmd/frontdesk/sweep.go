@@ -2,11 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"time"
-
-	"frontdesk/direct"
 )
 
 // bookingSweepEvery is the cadence of the booking sweep inside serve
@@ -22,16 +18,4 @@ func (m *Main) bookingSweepJob() job {
 		m.metrics.DeadLetters.WithLabelValues("mail").Add(float64(res.Exhausted))
 		return err
 	}}
-}
-
-// printBookingSweep runs one booking sweep pass and prints its counts.
-func printBookingSweep(ctx context.Context, b *direct.Service, out io.Writer) error {
-	res, err := b.Sweep(ctx)
-	if res.Skipped {
-		fmt.Fprintln(out, "sweep: booking pass skipped (another instance is running one)")
-		return err
-	}
-	fmt.Fprintf(out, "sweep: booking notices=%d exhausted=%d purged=%d released=%d repaired=%d flagged=%d failed=%d\n",
-		res.Notices, res.Exhausted, res.Purged, res.Released, res.Repaired, res.Flagged, res.Failed)
-	return err
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"time"
 
 	"frontdesk/inventory"
@@ -29,9 +27,9 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 	if keys := usp.NewAPIKeys(opts.Config.Platforms); keys != nil {
 		// Staff confirm USP bookings with their staff-screen session; an
 		// owner's session only, as a clerk's scope is per location.
-		logins := &lazyLogins{open: func() (*staff.Service, error) {
+		logins := staff.NewLazy(func() (*staff.Service, error) {
 			return staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Random: m.Rand})
-		}}
+		})
 		opts.Authenticator = usp.Chain{keys, usp.StaffSessions{Check: func(ctx context.Context, token string) (string, error) {
 			_, u, err := logins.Session(ctx, token)
 			if err != nil {
@@ -62,31 +60,7 @@ const uspSweepEvery = time.Minute
 // uspSweepJob ends what is past its USP deadline, every minute.
 func (m *Main) uspSweepJob() job {
 	return job{name: "usp sweep", every: uspSweepEvery, run: func(ctx context.Context) error {
-		_, _, _, err := sweepUSP(ctx, m.usp)
+		_, _, _, err := m.usp.Sweep(ctx)
 		return err
 	}}
-}
-
-// sweepUSP ends what is past its deadline and forgets idempotency keys
-// and ended waitlist entries past their keep.
-func sweepUSP(ctx context.Context, b *usp.Business) (expired, purged, waitPurged int, err error) {
-	expired, err = b.Expire(ctx)
-	if err != nil {
-		return expired, 0, 0, err
-	}
-	if purged, err = b.PurgeIdempotency(ctx); err != nil {
-		return expired, purged, 0, err
-	}
-	waitPurged, err = b.PurgeWaitlist(ctx)
-	return expired, purged, waitPurged, err
-}
-
-// printUSPSweep runs one USP pass and prints its counts.
-func printUSPSweep(ctx context.Context, b *usp.Business, out io.Writer) error {
-	if b == nil {
-		return nil
-	}
-	expired, purged, waitPurged, err := sweepUSP(ctx, b)
-	fmt.Fprintf(out, "sweep: usp expired=%d idempotency_purged=%d waitlist_purged=%d\n", expired, purged, waitPurged)
-	return err
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"frontdesk/internal/clock"
-	"frontdesk/internal/jwk"
 	"frontdesk/usp"
 	"frontdesk/usp/keyset"
 )
@@ -47,29 +44,12 @@ func (m *Main) publishKeys(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("usp signing keys: %w", err)
 	}
-	keys, err := signingKeys(pub)
+	keys, err := usp.SigningKeysOf(pub)
 	if err != nil {
 		return err
 	}
 	m.usp.SetKeys(keys)
 	return nil
-}
-
-// signingKeys turns public JWKs into the profile's open-ended key objects.
-func signingKeys(pub []jwk.Public) ([]usp.SigningKey, error) {
-	out := make([]usp.SigningKey, 0, len(pub))
-	for _, p := range pub {
-		b, err := json.Marshal(p)
-		if err != nil {
-			return nil, err
-		}
-		var k usp.SigningKey
-		if err := json.Unmarshal(b, &k); err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, nil
 }
 
 // refreshKeysJob re-publishes the stored keys every keysRefreshEvery; a
@@ -114,28 +94,5 @@ func runUSP(ctx context.Context, clk clock.Clock, args []string, stdout, stderr 
 		fmt.Fprintf(stdout, "added signing key %s: published now, signing from %s; the key it replaces keeps verifying for %d days after that\n",
 			id, now.Add(ks.Lead).UTC().Format(time.RFC3339), int(max(ks.Grace, keyset.MinGrace)/(24*time.Hour)))
 	}
-	return listKeys(ctx, ks, now, stdout)
-}
-
-// listKeys prints the keys the profile publishes at now and what each does.
-func listKeys(ctx context.Context, ks keyset.Set, now time.Time, out io.Writer) error {
-	keys, err := ks.Keys(ctx, now)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY ID\tSIGNS FROM\tSTATE")
-	for _, k := range keys {
-		state := "signing"
-		switch {
-		case now.Before(k.ActiveFrom):
-			state = "published, not yet signing"
-		case !k.RetiredAt.IsZero() && !now.Before(k.RetiredAt):
-			state = "retired, verifies until " + k.RetiredAt.Add(max(ks.Grace, keyset.MinGrace)).UTC().Format(time.RFC3339)
-		case !k.RetiredAt.IsZero():
-			state = "signing until " + k.RetiredAt.UTC().Format(time.RFC3339)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.ID, k.ActiveFrom.UTC().Format(time.RFC3339), state)
-	}
-	return tw.Flush()
+	return ks.Print(ctx, now, stdout)
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
-	"time"
 
 	"frontdesk/internal/clock"
 	"frontdesk/usp"
@@ -67,16 +65,7 @@ func runUSPPlatform(ctx context.Context, clk clock.Clock, args []string, stdout,
 		}
 		fmt.Fprintf(stdout, "unpinned %s: it is fetched again when a call names it\n", fs.Arg(0))
 	}
-	pins, err := usp.PinnedProfiles(ctx, m.store)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROFILE\tFROM\tPINNED AT")
-	for _, p := range pins {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.URI, p.Source, p.PinnedAt.UTC().Format(time.RFC3339))
-	}
-	return tw.Flush()
+	return usp.PrintPinnedProfiles(ctx, m.store, stdout)
 }
 
 // profileDocument is the document to pin for uri: the file's when one is

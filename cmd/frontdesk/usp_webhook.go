@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -71,27 +70,12 @@ func (m *Main) startUSPWork(ctx context.Context) (stop func()) {
 const credentialSweepEvery = 15 * time.Minute
 
 // printWebhookSweep is the USP part of `frontdesk sweep` that serve does
-// in the background: one webhook pass, and the proof and credential
-// records that can no longer be used.
+// in the background (usp.PrintDeliverySweep).
 func (m *Main) printWebhookSweep(ctx context.Context, out io.Writer) error {
 	if m.usp == nil {
 		return nil
 	}
-	res, err := m.outbox().Deliver(ctx)
-	if err != nil {
-		return err
-	}
-	proofs, err := pop.StoreReplay{Records: m.store}.Sweep(ctx, m.Clock.Now())
-	if err != nil {
-		return err
-	}
-	creds, err := m.uspCredentials.Sweep(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "sweep: usp webhooks delivered=%d retrying=%d given_up=%d dropped=%d; proofs forgotten=%d credentials removed=%d\n",
-		res.Delivered, res.Retrying, res.Dead, res.Dropped, proofs, creds)
-	return nil
+	return usp.PrintDeliverySweep(ctx, m.outbox(), m.store, m.uspCredentials, m.Clock, out)
 }
 
 // syncCatalog records the catalog of this config for the USP feed, so

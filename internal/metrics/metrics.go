@@ -5,6 +5,8 @@
 package metrics
 
 import (
+	"time"
+
 	"strconv"
 	"sync"
 
@@ -171,6 +173,15 @@ type Queue struct {
 	Depth         int     // messages waiting, at most the reader's cap
 	OldestSeconds float64 // age of the oldest waiting message; 0 when empty
 	Dead          int     // messages given up on and kept for staff; -1 when the queue keeps no count
+}
+
+// Age is the age at now of a queue's oldest message, written at oldest;
+// 0 for an empty queue (oldest zero).
+func Age(now, oldest time.Time) float64 {
+	if oldest.IsZero() {
+		return 0
+	}
+	return max(now.Sub(oldest).Seconds(), 0)
 }
 
 // Queues exports the queues read returns, read at each scrape, as

@@ -1,4 +1,6 @@
-package main
+// Package deadline bounds a command's work against the database, naming
+// the database's silence when it outlives the bound.
+package deadline
 
 import (
 	"context"
@@ -19,13 +21,13 @@ func (e errDatabaseSilent) Error() string {
 	return fmt.Sprintf("%s: the database did not answer within %s s", e.cmd, strconv.FormatFloat(e.d.Seconds(), 'f', -1, 64))
 }
 
-// withDeadline runs f under a deadline of d and returns by then, whatever
+// Run runs f under a deadline of d and returns by then, whatever
 // f is waiting on: a driver cancelling a statement, or a pool closing,
 // can take seconds beyond the context's end on a hung database, and the
 // command states its deadline. A deadline that passes is reported as the
 // database's silence, not as whatever step (a migration, a read) it
 // ended; f is left to end on its own, and the process exits meanwhile.
-func withDeadline(ctx context.Context, cmd string, d time.Duration, f func(ctx context.Context) error) error {
+func Run(ctx context.Context, cmd string, d time.Duration, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	done := make(chan error, 1)

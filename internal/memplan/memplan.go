@@ -1,4 +1,6 @@
-package main
+// Package memplan sets serve's garbage collection and soft memory limit
+// for the number of properties it serves, unless the environment does.
+package memplan
 
 import (
 	"fmt"
@@ -32,10 +34,10 @@ const (
 // properties.
 func memoryLimit(n int) int64 { return memoryBase + int64(n)*memoryPerProperty }
 
-// planMemory sets serve's garbage collection for a business of n
+// Plan sets serve's garbage collection for a business of n
 // properties, leaving GOGC and GOMEMLIMIT to the environment when they
 // are set there, and returns the line the start banner prints about it.
-func planMemory(n int, getenv func(string) string) string {
+func Plan(n int, getenv func(string) string) string {
 	gc := "GOGC=" + strconv.Itoa(serveGCPercent)
 	if v := getenv("GOGC"); v != "" {
 		gc = "GOGC=" + v + " (from the environment)"
@@ -51,6 +53,6 @@ func planMemory(n int, getenv func(string) string) string {
 	return fmt.Sprintf("%s, %s; set GOGC or GOMEMLIMIT to change", gc, limit)
 }
 
-// noMemoryLimit undoes planMemory's limit, for tests that run several
+// NoLimit undoes Plan's limit, for tests that run several
 // servers in one process.
-func noMemoryLimit() { debug.SetMemoryLimit(math.MaxInt64) }
+func NoLimit() { debug.SetMemoryLimit(math.MaxInt64) }

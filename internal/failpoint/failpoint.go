@@ -1,4 +1,6 @@
-package main
+//go:build failpoint
+
+package failpoint
 
 import (
 	"context"
@@ -11,12 +13,6 @@ import (
 	"frontdesk/orp"
 	"frontdesk/store"
 )
-
-// failpointEnv names a durable boundary at which serve kills itself with
-// SIGKILL, for the crash harness (bench/crash): "after:BOUNDARY" dies once
-// the write crossing it has committed, "before:BOUNDARY" just before it is
-// sent. Only serve's wiring reads it; unset, the store is left as it is.
-const failpointEnv = "FRONTDESK_FAILPOINT"
 
 // boundaries are the durable boundaries of direct-booking.md §18 and of
 // the other queues, each recognised by the writes that cross it.
@@ -60,22 +56,16 @@ type failpointStore struct {
 	match  func(store.Write) bool
 }
 
-// failpointMarker is the line serve writes on stderr as a failpoint
-// kills it.
-func failpointMarker(setting string) string { return "failpoint " + setting + " fired" }
+// marker is the line serve writes on stderr as a failpoint kills it.
+func marker(setting string) string { return "failpoint " + setting + " fired" }
 
-// failpoint is a parsed FRONTDESK_FAILPOINT: it wraps the store, and
-// for the click batch also the click journal's files, which take a
-// SQLite server's clicks instead of the store.
-type failpoint struct {
-	store       func(store.Store) store.Store
-	journalFile func(orp.JournalFile) orp.JournalFile // nil unless the boundary is the click batch
-}
+// Compiled reports whether this build honours the setting.
+const Compiled = true
 
-// parseFailpoint reads the failpoint setting; "" means none.
-func parseFailpoint(v string) (failpoint, error) {
+// Parse reads the failpoint setting; "" means none.
+func Parse(v string) (Failpoint, error) {
 	if v == "" {
-		return failpoint{}, nil
+		return Failpoint{}, nil
 	}
 	when, name, ok := strings.Cut(v, ":")
 	match := boundaries[name]
@@ -84,14 +74,15 @@ func parseFailpoint(v string) (failpoint, error) {
 		for n := range boundaries {
 			names = append(names, n)
 		}
-		return failpoint{}, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s", failpointEnv, v, strings.Join(names, ", "))
+		slices.Sort(names)
+		return Failpoint{}, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s", Env, v, strings.Join(names, ", "))
 	}
 	kill := &killer{setting: v}
-	fp := failpoint{store: func(st store.Store) store.Store {
+	fp := Failpoint{Store: func(st store.Store) store.Store {
 		return &failpointStore{Store: st, killer: kill, before: when == "before", match: match}
 	}}
 	if name == "click-batch" {
-		fp.journalFile = func(f orp.JournalFile) orp.JournalFile {
+		fp.JournalFile = func(f orp.JournalFile) orp.JournalFile {
 			return &failpointFile{JournalFile: f, killer: kill, before: when == "before"}
 		}
 	}
@@ -110,7 +101,7 @@ type killer struct {
 // this boundary, not some other fault, ended the process.
 func (f *killer) die() {
 	if f.fired.CompareAndSwap(false, true) {
-		fmt.Fprintf(os.Stderr, "%s\n", failpointMarker(f.setting))
+		fmt.Fprintf(os.Stderr, "%s\n", marker(f.setting))
 		if self, err := os.FindProcess(os.Getpid()); err == nil {
 			_ = self.Kill() // SIGKILL on Unix; on failure the select below still stops the store
 		}

@@ -1,0 +1,31 @@
+package failpoint
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFailpointOnlyInTheTaggedBuild: a release build ignores every setting,
+// even a malformed one; the build with the tag wraps the store at a
+// known boundary and refuses a name it does not know.
+func TestFailpointOnlyInTheTaggedBuild(t *testing.T) {
+	fp, err := Parse("after:record-creation")
+	if !Compiled {
+		if err != nil || fp.Store != nil || fp.JournalFile != nil {
+			t.Fatalf("release build: Parse = %+v, %v; want nothing wrapped", fp, err)
+		}
+		if _, err := Parse("sideways:nowhere"); err != nil {
+			t.Fatalf("release build: a malformed setting = %v, want it ignored", err)
+		}
+		return
+	}
+	if err != nil || fp.Store == nil || fp.JournalFile != nil {
+		t.Fatalf("tagged build: Parse = %+v, %v; want the store wrapped", fp, err)
+	}
+	if fp, err := Parse("before:click-batch"); err != nil || fp.JournalFile == nil {
+		t.Fatalf("tagged build: click-batch = %+v, %v; want the journal wrapped", fp, err)
+	}
+	if _, err := Parse("sideways:nowhere"); err == nil || !strings.Contains(err.Error(), "record-creation") {
+		t.Fatalf("tagged build: a malformed setting = %v, want a refusal naming the boundaries", err)
+	}
+}
