@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"strings"
 	"sync"
+
+	"frontdesk/internal/buildinfo"
 )
 
 // version and revision are set at link time by the Makefile and .ci:
@@ -17,65 +15,9 @@ var (
 	revision = ""
 )
 
-// buildVersion is readBuildVersion, read once: it may ask git.
-var buildVersion = sync.OnceValues(readBuildVersion)
-
-// readBuildVersion returns the version and VCS revision of this binary: the
-// values set at link time, else what the go command recorded (go build in
-// a git checkout stamps vcs.revision and a pseudo-version), else, for go
-// run, which stamps nothing, the revision of the checkout the source was
-// compiled from, read from git.
-func readBuildVersion() (v, rev string) {
-	v, rev = version, revision
-	bi, ok := debug.ReadBuildInfo()
-	if ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
-	}
-	if rev != "" {
-		return v, rev
-	}
-	if ok {
-		modified := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-		if rev != "" && modified {
-			rev += "+modified"
-		}
-	}
-	if rev == "" {
-		rev = sourceRevision()
-	}
-	if rev == "" {
-		rev = "unknown"
-	}
-	return v, rev
-}
-
-// sourceRevision asks git for the commit of the directory this file was
-// compiled in, when that checkout is still on this machine (go run, go
-// test); it is empty otherwise.
-func sourceRevision() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok || !filepath.IsAbs(file) {
-		return "" // built with -trimpath: no source directory to ask
-	}
-	dir := filepath.Dir(file)
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	rev := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
-		rev += "+modified"
-	}
-	return rev
-}
+// buildVersion is the build's version and revision, read once: it may
+// ask git.
+var buildVersion = sync.OnceValues(func() (string, string) { return buildinfo.Read(version, revision) })
 
 // moduleVersion is the version of this binary, as MCP servers announce it.
 func moduleVersion() string {
