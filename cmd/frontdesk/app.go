@@ -23,6 +23,8 @@ import (
 	"frontdesk/hub"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/connlimit"
+	"frontdesk/internal/deadline"
+	"frontdesk/internal/httpfront"
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/requestid"
 	"frontdesk/internal/tlsfront"
@@ -32,6 +34,7 @@ import (
 	"frontdesk/message"
 	"frontdesk/orp"
 	"frontdesk/payment"
+	"frontdesk/payment/stripe"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/referral"
@@ -92,7 +95,7 @@ type Main struct {
 	// Rand is the random source; nil means crypto/rand.
 	Rand io.Reader
 	// Payment is the provider deposits and prepayments are taken
-	// through; nil refuses paid bookings with paymentMissing.
+	// through; nil refuses paid bookings with stripe.Missing.
 	Payment  payment.Provider
 	payments *payment.Ledger
 	// USPRootCAs, when set, are the only roots platform profiles are
@@ -179,7 +182,7 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 	if err := c.LoadSecrets(); err != nil {
 		return nil, nil, err
 	}
-	provider, err := stripeFromEnv(os.Getenv)
+	provider, err := stripe.FromEnv(os.Getenv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("payment provider: %w", err)
 	}
@@ -261,7 +264,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if m.Rand == nil {
 		m.Rand = rand.Reader
 	}
-	m.payments = payment.NewLedger(payment.Options{Records: st, Provider: m.Payment, Missing: paymentMissing, Clock: m.Clock, Rand: m.Rand})
+	m.payments = payment.NewLedger(payment.Options{Records: st, Provider: m.Payment, Missing: stripe.Missing, Clock: m.Clock, Rand: m.Rand})
 	m.bookings = direct.New(direct.Options{
 		Config: bookingConfig(m.Config), Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
 		Resolve: func(property string) (business.Location, bool) {
@@ -347,7 +350,7 @@ func (m *Main) Run(ctx context.Context) error {
 		if !finishBy.IsZero() {
 			window = time.Until(finishBy)
 		}
-		bounded(window, func() {
+		deadline.Bounded(window, func() {
 			if err := m.Close(); err != nil {
 				m.Logger.Error("close", "err", err)
 			}
@@ -428,21 +431,12 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Logger.Info("shutting down")
 	stopStreams()
 	grace := m.grace()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	for _, srv := range servers {
-		if srv.Shutdown(shutdownCtx) != nil {
-			// Calls that outlived the grace period end here.
-			if err := srv.Close(); err != nil {
-				m.Logger.Warn("close server", "err", err)
-			}
-		}
-	}
+	httpfront.Shutdown(servers, grace, m.Logger)
 	// Acknowledged clicks are written after the server stops taking them,
 	// then the store closes: both within one more grace period, so a hung
 	// store cannot hold the process longer.
 	finishBy = time.Now().Add(grace)
-	bounded(grace, stopORP)
+	deadline.Bounded(grace, stopORP)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -460,29 +454,10 @@ func (m *Main) grace() time.Duration {
 	return shutdownGrace
 }
 
-// bounded runs f and returns when it ends or after d, whichever is first.
-func bounded(d time.Duration, f func()) {
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-}
-
-// httpServer sets the limits every listener shares: a request's headers
-// must arrive within 5 s and an idle keep-alive connection closes after a
-// minute; each route sets its own body and answer deadlines.
+// httpServer is a listener's server with the limits every listener
+// shares (httpfront.Server).
 func (m *Main) httpServer(h http.Handler) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		IdleTimeout:       time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(m.Logger.With("component", "http").Handler(), slog.LevelDebug),
-	}
+	return httpfront.Server(h, m.Logger.With("component", "http"))
 }
 
 func (m *Main) printURLs() {

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -194,38 +192,5 @@ func TestPaidRequestWithoutProvider(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotFound {
 		t.Fatalf("events without a provider = %d, want 404", res.StatusCode)
-	}
-}
-
-func TestStripeFromEnv(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "hook")
-	if err := os.WriteFile(file, []byte("whsec_file\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name    string
-		env     map[string]string
-		want    bool   // a provider
-		problem string // part of the error
-	}{
-		{"nothing set", nil, false, ""},
-		{"key and secret", map[string]string{envStripeKey: "sk_test_1", envStripeWebhook: "whsec_1"}, true, ""},
-		{"secret from a file", map[string]string{envStripeKey: "sk_test_1", envStripeWebhook + "_FILE": file}, true, ""},
-		{"mock without a key", map[string]string{envStripeMock: "127.0.0.1:12111", envStripeWebhook: "whsec_1"}, true, ""},
-		{"key without secret", map[string]string{envStripeKey: "sk_test_1"}, false, "FRONTDESK_STRIPE_WEBHOOK_SECRET (or FRONTDESK_STRIPE_WEBHOOK_SECRET_FILE) is required with FRONTDESK_STRIPE_KEY"},
-		{"secret without key", map[string]string{envStripeWebhook: "whsec_1"}, false, "is set without FRONTDESK_STRIPE_KEY"},
-		{"live key to a mock", map[string]string{envStripeKey: "sk_live_1", envStripeWebhook: "whsec_1", envStripeMock: "127.0.0.1:12111"}, false, "FRONTDESK_STRIPE_MOCK is for test keys"},
-	} {
-		p, err := stripeFromEnv(func(k string) string { return tc.env[k] })
-		switch {
-		case tc.problem != "" && (err == nil || !strings.Contains(err.Error(), tc.problem)):
-			t.Errorf("%s: error = %v, want %q", tc.name, err, tc.problem)
-		case tc.problem == "" && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case (p != nil) != tc.want:
-			t.Errorf("%s: provider = %v, want one: %v", tc.name, p, tc.want)
-		case err != nil && strings.Contains(err.Error(), "sk_live_1"):
-			t.Errorf("%s: the error shows the key: %v", tc.name, err)
-		}
 	}
 }

@@ -48,3 +48,16 @@ func Run(ctx context.Context, cmd string, d time.Duration, f func(ctx context.Co
 		return silent
 	}
 }
+
+// Bounded runs f and returns when it ends or after d, whichever is first;
+// f goes on in the background when it outlives d.
+func Bounded(d time.Duration, f func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}

@@ -207,3 +207,31 @@ func identify(w http.ResponseWriter, r *http.Request, proxies clientip.Proxies, 
 	w.Header()[requestid.Header] = []string{id} // the canonical form already: no key rewriting per request
 	return r.WithContext(requestid.With(r.Context(), id))
 }
+
+// Server sets the limits every listener shares: a request's headers must
+// arrive within 5 s and an idle keep-alive connection closes after a
+// minute; each route sets its own body and answer deadlines. The
+// server's own complaints go to log at debug level.
+func Server(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
+// Shutdown stops servers, letting the calls in flight run for grace;
+// the calls that outlive it end there.
+func Shutdown(servers []*http.Server, grace time.Duration, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	for _, srv := range servers {
+		if srv.Shutdown(ctx) != nil {
+			if err := srv.Close(); err != nil {
+				log.Warn("close server", "err", err)
+			}
+		}
+	}
+}
