@@ -137,12 +137,6 @@ func (m *Main) random() io.Reader {
 	return m.Rand
 }
 
-// listReferralOffer lists the business's own standing offer when the
-// config asks for one (orp.referral_bps).
-func (m *Main) listReferralOffer(ctx context.Context, h *orp.Host) error {
-	return m.listReferral(ctx, h, m.Config.ORP.ReferralBps)
-}
-
 // listReferral lists the business's referral offer paying bps basis
 // points to the first location's booking form; the staff screen's partner
 // page calls it too.
@@ -227,7 +221,7 @@ func (m *Main) startORP(ctx context.Context) (stop func()) {
 	if err := h.RecordOrigin(ctx); err != nil {
 		m.Logger.Error("orp record origin", "err", err)
 	}
-	if err := m.listReferralOffer(ctx, h); err != nil {
+	if err := m.listReferral(ctx, h, m.Config.ORP.ReferralBps); err != nil { // the standing offer orp.referral_bps asks for
 		m.Logger.Error("orp list referral offer", "err", err)
 	}
 	every := time.Duration(m.Config.ORP.SweepMinutes) * time.Minute

@@ -11,9 +11,8 @@ import (
 // wiringLines is the most lines the command's non-test Go files may
 // hold together. The command parses flags and wires packages together;
 // behaviour belongs to the package that owns it. Lower it as behaviour
-// leaves; never raise it to fit new behaviour here. The aim is under
-// 3,000.
-const wiringLines = 3700
+// leaves; never raise it to fit new behaviour here.
+const wiringLines = 3000
 
 // TestCommandIsWiring fails when cmd/frontdesk's non-test lines reach
 // wiringLines.
