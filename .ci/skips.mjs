@@ -1,5 +1,5 @@
 // Reads `go test -json` events on stdin, prints the failures and skips it
-// saw, and exits non-zero when a test failed or a test was skipped that
+// saw (with the last lines each failed test printed), and exits non-zero when a test failed or a test was skipped that
 // the allow-list (the file named by the first argument, one test name a
 // line, "package TestName" or "package TestName/subtest", # comments)
 // does not name: under CI a skipped test is a test that did not run.
@@ -15,6 +15,8 @@ const allowed = new Set(
 const skipped = [];
 const failed = [];
 let passed = 0;
+// The output of each test, kept so a failure can be shown with its cause.
+const output = new Map();
 const rl = createInterface({ input: process.stdin });
 for await (const line of rl) {
   let e;
@@ -28,12 +30,16 @@ for await (const line of rl) {
     continue;
   }
   const name = `${e.Package} ${e.Test}`;
+  if (e.Action === "output") output.set(name, (output.get(name) ?? []).concat(e.Output).slice(-40));
   if (e.Action === "skip") skipped.push(name);
   if (e.Action === "fail") failed.push(name);
   if (e.Action === "pass") passed++;
 }
 const unexpected = skipped.filter((s) => !allowed.has(s));
 for (const s of skipped) console.log(`skipped: ${s}${allowed.has(s) ? " (allowed)" : ""}`);
-for (const f of failed) console.log(`failed: ${f}`);
+for (const f of failed) {
+  console.log(`failed: ${f}`);
+  for (const l of output.get(f) ?? []) process.stdout.write(`    ${l}`);
+}
 console.log(`go tests: ${passed} passed, ${failed.length} failed, ${skipped.length} skipped (${unexpected.length} not allowed)`);
 process.exit(failed.length > 0 || unexpected.length > 0 ? 1 : 0);

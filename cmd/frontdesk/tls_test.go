@@ -227,7 +227,7 @@ func TestTLSWithACME(t *testing.T) {
 			resp.Body.Close()
 			break
 		}
-		if i == 100 {
+		if i == 300 {
 			t.Fatalf("pebble did not answer at %s: %v", directory, err)
 		}
 		time.Sleep(100 * time.Millisecond)
