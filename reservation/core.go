@@ -85,6 +85,12 @@ type Attributor interface {
 	Addition(ctx context.Context, m Mark, ref string, total int64, door Source, at time.Time) (Addition, error)
 }
 
+// UseDecisionMail makes the core mail the guest about staff decisions
+// through m. It is called once at wiring, when the door that words those
+// mails is built on this core, before the first decision; without it
+// decisions mail nothing.
+func (c *Core) UseDecisionMail(m DecisionMail) { c.notify = m }
+
 // UseAttribution makes the core attribute new reservations to the
 // partner who sent their guest. It is called once at wiring, before the
 // first request; without it nothing is attributed.
