@@ -16,60 +16,9 @@ import (
 	"frontdesk/store"
 )
 
-// A guest's own page is reached by an unguessable token: 32 random bytes
-// in base64url. Only a SHA-256 digest of the token is stored, as the key
-// of a record that names the reservation, so the store never holds a
-// token that opens a page. The booking form's one-time token is such a
-// token: the form carries it, the request is saved with it, and the page
-// the form redirects to is the request's own page.
-
-const kindGuestPage = "booking-guest-page" // key: hex SHA-256 of a guest token → reference
-
-// guestPageRef is what a guest-page record holds.
-type guestPageRef struct {
-	Reference string `json:"reference"`
-}
-
-// NewGuestToken draws a fresh guest token, such as the booking form
-// carries to make its request once.
-func (s *Service) NewGuestToken() (string, error) {
-	b := make([]byte, reservation.GuestTokenBytes)
-	if _, err := io.ReadFull(s.rand, b); err != nil {
-		return "", fmt.Errorf("draw guest token: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func guestPageKey(token string) string {
-	h := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(h[:])
-}
-
-// guestPageWrite creates the record that lets token open reservation ref.
-// It is refused with ErrExists if the token was used already.
-func guestPageWrite(token, ref string, now time.Time) store.Write {
-	return store.Write{Op: store.OpCreate, Record: record(kindGuestPage, guestPageKey(token), guestPageRef{Reference: ref}, 0, now)}
-}
-
 // guestPageLink is the absolute address of a guest's page.
 func (s *Service) guestPageLink(token string) string {
 	return s.pricer.URL("/stay/" + url.PathEscape(token))
-}
-
-// guestReference is the reservation a guest token opens, or
-// reservation.ErrNoReservation.
-func (s *Service) guestReference(ctx context.Context, token string) (string, error) {
-	if !reservation.ValidGuestToken(token) {
-		return "", reservation.ErrNoReservation
-	}
-	v, _, err := getJSON[guestPageRef](ctx, s.st, kindGuestPage, guestPageKey(token))
-	if errors.Is(err, store.ErrNotFound) {
-		return "", reservation.ErrNoReservation
-	}
-	if err != nil {
-		return "", fmt.Errorf("read guest page: %w", err)
-	}
-	return v.Reference, nil
 }
 
 // GuestStay reads the reservation token opens, or reservation.ErrNoReservation.

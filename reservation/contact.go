@@ -122,3 +122,19 @@ func stripExtension(s string) string { return extensionPattern.ReplaceAllString(
 func invisible(r rune) bool {
 	return !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r)
 }
+
+// CleanName removes control, formatting and zero-width characters and
+// collapses white space; other punctuation stays as the guest typed it.
+func CleanName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			b.WriteRune(' ')
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == '\u200b', r == '\ufeff':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
