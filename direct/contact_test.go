@@ -2,7 +2,6 @@ package direct
 
 import "testing"
 
-
 func TestLastFour(t *testing.T) {
 	if got := LastFour("+1 303 555 0199 x42"); got != "0199" {
 		t.Errorf("LastFour with an extension = %q", got)

@@ -1,10 +1,20 @@
 package direct
 
-// formEmails are the form's direct-send mails: the guest's
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"frontdesk/business"
+	"frontdesk/message"
+	"frontdesk/reservation"
+)
+
+// FormEmails are the form's direct-send mails: the guest's
 // acknowledgement and the staff notice with a link into the staff screen.
 // Guest text is data on its own lines; the web path keeps names as typed
 // (direct-booking.md §15 leaves its repair for separate work).
-func (s *Service) formEmails(r reservation.Reservation, l business.Location, token string, now time.Time) (guest, staff message.Email) {
+func (s *Service) FormEmails(r reservation.Reservation, l business.Location, token string, now time.Time) (guest, staff message.Email) {
 	b := booked{Reservation: r}
 	var g strings.Builder
 	fmt.Fprintf(&g, "We received your booking request at %s.\n\n", l.Name)

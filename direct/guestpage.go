@@ -2,14 +2,9 @@ package direct
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"time"
 
 	"frontdesk/business"
 	"frontdesk/reservation"
@@ -24,7 +19,7 @@ func (s *Service) guestPageLink(token string) string {
 // GuestStay reads the reservation token opens, or reservation.ErrNoReservation.
 func (s *Service) GuestStay(ctx context.Context, token string) (reservation.GuestStay, error) {
 	now := s.clock.Now()
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return reservation.GuestStay{}, err
 	}
@@ -76,7 +71,7 @@ func guestCancelWhy(state reservation.State, l business.Location, beforeHours in
 // tools' cancel_booking, without their office-hours condition. It returns
 // the cancellation's id for the second step.
 func (s *Service) GuestCancel(ctx context.Context, c reservation.Caller, token string) (*reservation.CancelResult, error) {
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +90,7 @@ func (s *Service) GuestCancel(ctx context.Context, c reservation.Caller, token s
 // cancelled. A cancel id that belongs to another reservation than the
 // token's is refused as unknown.
 func (s *Service) GuestCancelFinish(ctx context.Context, c reservation.Caller, token, cancelID, code string) (*reservation.CancelResult, error) {
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +111,7 @@ func (s *Service) GuestCancelFinish(ctx context.Context, c reservation.Caller, t
 // no mail is sent. A request staff answered meanwhile is refused with
 // the code "answered", and nothing changes.
 func (s *Service) GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error) {
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return reservation.Reservation{}, err
 	}

@@ -32,6 +32,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -111,10 +112,12 @@ func New(o Options) *Service {
 	s.inv = inventory.New(s.st)
 	s.core = o.Core
 	if s.core == nil {
-		s.core = reservation.NewCore(reservation.CoreOptions{Desk: reservation.NewDesk(s.st), Store: s.st, Locations: o.Config.Locations,
-			Clock: o.Clock, Rand: o.Rand, Logger: s.log})
+		s.core = reservation.NewCore(reservation.CoreOptions{Desk: reservation.NewDesk(s.st), Store: s.st, Portfolio: o.Config.Portfolio, Pricer: o.Pricer,
+			Clock: o.Clock, Rand: o.Rand, Logger: s.log, Sender: o.Mail, ValidCode: referral.ValidCode})
+		s.core.UseKeys(s)
 	}
 	s.core.UseDecisionMail(s)
+	s.core.UseFormMail(s)
 	s.desk = s.core.Desk()
 	return s
 }

@@ -3,8 +3,6 @@ package reservation
 import (
 	"context"
 	"fmt"
-
-	"frontdesk/reservation"
 )
 
 // The guest site's availability calendar: how many units of each room
@@ -13,15 +11,15 @@ import (
 
 // Availability reads the free units of the property with slug for days
 // nights from today; an unknown slug is an error.
-func (s *Service) Availability(ctx context.Context, slug string, days int) (reservation.Availability, error) {
-	l, ok := s.location(slug)
+func (c *Core) Availability(ctx context.Context, slug string, days int) (Availability, error) {
+	l, ok := c.Location(slug)
 	if !ok {
-		return reservation.Availability{}, fmt.Errorf("availability: no property %q", slug)
+		return Availability{}, fmt.Errorf("availability: no property %q", slug)
 	}
-	first := s.today(l, s.clock.Now())
-	free, err := s.inv.FreeEachNight(ctx, l, first, days)
+	first := today(l, c.clock.Now())
+	free, err := c.inv.FreeEachNight(ctx, l, first, days)
 	if err != nil {
-		return reservation.Availability{}, fmt.Errorf("availability: %w", err)
+		return Availability{}, fmt.Errorf("availability: %w", err)
 	}
-	return reservation.Availability{First: first, Days: days, Free: free}, nil
+	return Availability{First: first, Days: days, Free: free}, nil
 }

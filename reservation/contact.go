@@ -13,6 +13,7 @@ const (
 	maxEmailLocal = 64
 	maxLabel      = 63
 	maxPhone      = 40
+	maxName       = 120
 )
 
 // Email is an address as typed and as grouped for limits and rules.

@@ -16,8 +16,6 @@ import (
 	"frontdesk/message"
 	"frontdesk/pricing"
 	"frontdesk/quota"
-	"frontdesk/referral"
-	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -32,54 +30,59 @@ import (
 // another one first.
 var errFormSentAlready = errors.New("booking: this form was sent already")
 
+// errNoKeys is the error of a form request on a core wired without the
+// keys of its limits and mailboxes (UseKeys).
+var errNoKeys = errors.New("reservation: the form's keys are not wired")
+
 // Form limits: per client address and per normalized email address.
 const (
-	formPerAddressHourly = 5
-	formPerEmailDaily    = 3
+	FormPerAddressHourly = 5
+	FormPerEmailDaily    = 3
 	maxGuestsText        = 3
+	maxNotes             = 500
 )
 
 // Submit checks a form request, claims the form's rate limits, saves it as
 // a requested reservation and mails the guest and staff. Every problem of
 // the request is reported at once as FormProblems.
-func (s *Service) Submit(ctx context.Context, f reservation.FormRequest) (reservation.FormResult, error) {
-	now := s.clock.Now()
-	l, ok := s.location(f.Location)
+func (c *Core) Submit(ctx context.Context, f FormRequest) (FormResult, error) {
+	now := c.clock.Now()
+	l, ok := c.Location(f.Location)
 	if !ok {
-		return reservation.FormResult{}, reservation.FormProblems{"location": "This property is not taken in bookings here."}
+		return FormResult{}, FormProblems{"location": "This property is not taken in bookings here."}
 	}
-	if !reservation.ValidGuestToken(f.Token) {
-		return reservation.FormResult{}, reservation.FormProblems{"token": "This form has expired. It was loaded again: check the fields, sign and send it once more."}
+	if !ValidGuestToken(f.Token) {
+		return FormResult{}, FormProblems{"token": "This form has expired. It was loaded again: check the fields, sign and send it once more."}
 	}
-	if first, err := s.formAgain(ctx, f.Token); err == nil || !errors.Is(err, reservation.ErrNoReservation) {
+	if first, err := c.formAgain(ctx, f.Token); err == nil || !errors.Is(err, ErrNoReservation) {
 		return first, err
 	}
-	q, problems, err := s.formStay(l, f, now)
+	q, problems, err := c.formStay(l, f, now)
 	if err != nil {
-		return reservation.FormResult{}, err
+		return FormResult{}, err
 	}
 	name := CleanName(f.Name)
 	if name == "" || len([]rune(name)) > maxName {
 		problems["name"] = "Give the guest's name, up to 120 characters."
 	}
-	email, ok := reservation.ParseEmail(f.Email)
+	email, ok := ParseEmail(f.Email)
 	if !ok {
 		problems["email"] = "Give an email address such as name@example.com."
 	}
-	phone, ok := reservation.ParsePhone(f.Phone, s.cfg.Business.PhoneCountryCode)
+	phone, ok := ParsePhone(f.Phone, c.portfolio.Business.PhoneCountryCode)
 	if !ok {
 		problems["phone"] = "Give a phone number with 10 to 15 digits, with the country code for numbers outside the country."
 	}
 	guests := 1
 	if g := strings.TrimSpace(f.Guests); g != "" {
 		n, err := strconv.Atoi(g)
-		if err != nil || len(g) > maxGuestsText || n < 1 || n > s.cfg.Limits.MaxGuests {
-			problems["guests"] = fmt.Sprintf("Guests must be a whole number from 1 to %d.", s.cfg.Limits.MaxGuests)
+		if err != nil || len(g) > maxGuestsText || n < 1 || n > c.portfolio.Limits.MaxGuests {
+			problems["guests"] = fmt.Sprintf("Guests must be a whole number from 1 to %d.", c.portfolio.Limits.MaxGuests)
 		}
 		guests = n
 	}
-	if u, ok := l.Unit(strings.ToLower(strings.TrimSpace(f.RoomType))); ok && problems["guests"] == "" && guests > s.cfg.Sleeps(u) {
-		problems["guests"] = fmt.Sprintf("A %s here sleeps at most %d: choose a larger room, or send a request for each room.", u.DisplayName(), s.cfg.Sleeps(u))
+	if u, ok := l.Unit(strings.ToLower(strings.TrimSpace(f.RoomType))); ok && problems["guests"] == "" && guests > c.portfolio.Sleeps(u) {
+		problems["guests"] = fmt.Sprintf("A %s here sleeps at most %d: choose a larger room, or send a request for each room.", u.DisplayName(), c.portfolio.Sleeps(u))
 	}
 	if len([]rune(f.Notes)) > maxNotes {
 		problems["notes"] = "Notes may be at most 500 characters."
@@ -88,8 +91,8 @@ func (s *Service) Submit(ctx context.Context, f reservation.FormRequest) (reserv
 	if err != nil {
 		problems["signature"] = err.Error()
 	}
-	mark := referral.Mark{Click: strings.TrimSpace(f.Via), Code: strings.TrimSpace(f.Code)}
-	if mark.Code != "" && !referral.ValidCode(mark.Code) {
+	mark := Mark{Click: strings.TrimSpace(f.Via), Code: strings.TrimSpace(f.Code)}
+	if mark.Code != "" && c.validCode != nil && !c.validCode(mark.Code) {
 		problems["code"] = "A partner code is 4 to 32 letters or digits; leave it empty if you have none."
 	}
 	if mark.Code != "" {
@@ -99,95 +102,101 @@ func (s *Service) Submit(ctx context.Context, f reservation.FormRequest) (reserv
 		problems["trap"] = "Leave the last field empty."
 	}
 	if len(problems) > 0 {
-		return reservation.FormResult{}, problems
+		return FormResult{}, problems
 	}
 
 	// Limits are claimed before anything is saved or mailed.
-	perAddress := quota.Budget{Kind: "form.address", Limit: formPerAddressHourly, Window: time.Hour}
-	perEmail := quota.Budget{Kind: "form.email", Limit: formPerEmailDaily, Window: 24 * time.Hour}
-	emailKey, err := s.keyed(ctx, now, "form-email", email.Normalized)
+	perAddress := quota.Budget{Kind: "form.address", Limit: FormPerAddressHourly, Window: time.Hour}
+	perEmail := quota.Budget{Kind: "form.email", Limit: FormPerEmailDaily, Window: 24 * time.Hour}
+	if c.keys == nil {
+		return FormResult{}, errNoKeys
+	}
+	emailKey, err := c.keys.Keyed(ctx, now, "form-email", email.Normalized)
 	if err != nil {
-		return reservation.FormResult{}, err
+		return FormResult{}, err
 	}
 	for _, claim := range []struct {
 		b   quota.Budget
 		key string
 	}{{perAddress, f.Address}, {perEmail, emailKey}} {
-		err := claim.b.Claim(ctx, s.st, claim.key, now)
+		err := claim.b.Claim(ctx, c.st, claim.key, now)
 		if spent, ok := errors.AsType[*quota.ErrSpent](err); ok {
-			return reservation.FormResult{}, &reservation.FormLimited{Until: spent.Until}
+			return FormResult{}, &FormLimited{Until: spent.Until}
 		}
 		if err != nil {
-			return reservation.FormResult{}, err
+			return FormResult{}, err
 		}
 	}
 
-	mailbox, err := s.keyed(ctx, now, "mailbox", email.Normalized)
+	mailbox, err := c.keys.Keyed(ctx, now, "mailbox", email.Normalized)
 	if err != nil {
-		return reservation.FormResult{}, err
+		return FormResult{}, err
 	}
-	detail, _ := json.Marshal(reservation.FormDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
+	detail, _ := json.Marshal(FormDetail{Signature: base64.StdEncoding.EncodeToString(png), PhoneDigits: phone.Digits})
 	unit, _ := l.Unit(q.RoomType)
-	req := reservation.New{
-		Kind: reservation.KindRequest, Unit: reservation.UnitOf(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
-		Contact:    reservation.Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
-		ContactKey: mailbox, Source: reservation.SourceForm,
+	req := New{
+		Kind: KindRequest, Unit: UnitOf(l, unit), Slots: inventory.Nights(q.Checkin, q.Nights), Guests: guests,
+		Contact:    Contact{Name: name, Email: email.Delivery, Phone: phone.Formatted},
+		ContactKey: mailbox, Source: SourceForm,
 		Total: q.Total, Notes: strings.TrimSpace(f.Notes), Detail: detail, By: "guest", What: "requested", At: now,
 	}
 	// The token's page rides along: of two posts of one form, one saves
 	// the request and the other finds it.
-	guestPage := reservation.Addition{Build: func(r reservation.Reservation) []store.Write {
-		return []store.Write{guestPageWrite(f.Token, r.Reference, now)}
+	guestPage := Addition{Build: func(r Reservation) []store.Write {
+		return []store.Write{GuestPageWrite(f.Token, r.Reference, now)}
 	}, Refused: errFormSentAlready}
-	var r reservation.Reservation
-	for range maxCASAttempts {
-		if req.Reference, err = s.core.NewReference(l); err != nil {
-			return reservation.FormResult{}, err
+	var r Reservation
+	for range maxAttempts {
+		if req.Reference, err = c.NewReference(l); err != nil {
+			return FormResult{}, err
 		}
-		var attributed []reservation.Addition
-		if attributed, err = s.core.Attribution(ctx, mark, req); err != nil {
-			return reservation.FormResult{}, err
+		var attributed []Addition
+		if attributed, err = c.Attribution(ctx, mark, req); err != nil {
+			return FormResult{}, err
 		}
-		req.Also = append([]reservation.Addition{guestPage}, attributed...)
-		r, err = s.desk.Create(ctx, req)
+		req.Also = append([]Addition{guestPage}, attributed...)
+		r, err = c.desk.Create(ctx, req)
 		if errors.Is(err, errFormSentAlready) {
 			// A parallel post of the same form saved it first.
-			return s.formAgain(ctx, f.Token)
+			return c.formAgain(ctx, f.Token)
 		}
-		if reservation.ErrorCode(err) != reservation.CodeInternal && !errors.Is(err, referral.ErrRaced) {
+		if ErrorCode(err) != CodeInternal && !raced(err, attributed) {
 			break // a taken reference, or an attribution raced, is drawn again
 		}
 	}
 	if err != nil {
-		return reservation.FormResult{}, fmt.Errorf("save form request: %w", err)
+		return FormResult{}, fmt.Errorf("save form request: %w", err)
 	}
-	s.log.InfoContext(ctx, "form request saved", "location", l.Slug)
-	guestMail, staffMail := s.formEmails(r, l, f.Token, now)
-	res := reservation.FormResult{Reference: r.Reference, Location: l, Quote: q}
-	if err := s.mail.Send(ctx, guestMail); err != nil {
-		s.log.WarnContext(ctx, "form acknowledgement not sent", "location", l.Slug, "not_sent", message.NotSent(err), "err", err)
+	c.log.InfoContext(ctx, "form request saved", "location", l.Slug)
+	res := FormResult{Reference: r.Reference, Location: l, Quote: q}
+	if c.formMail == nil || c.send == nil {
+		return res, nil
+	}
+	guestMail, staffMail := c.formMail.FormEmails(r, l, f.Token, now)
+	if err := c.send.Send(ctx, guestMail); err != nil {
+		c.log.WarnContext(ctx, "form acknowledgement not sent", "location", l.Slug, "not_sent", message.NotSent(err), "err", err)
 	} else {
 		res.Mailed = true
 	}
-	if err := s.mail.Send(ctx, staffMail); err != nil {
-		s.log.WarnContext(ctx, "form staff notice not sent", "location", l.Slug, "not_sent", message.NotSent(err), "err", err)
+	if err := c.send.Send(ctx, staffMail); err != nil {
+		c.log.WarnContext(ctx, "form staff notice not sent", "location", l.Slug, "not_sent", message.NotSent(err), "err", err)
 	}
 	return res, nil
 }
 
 // formAgain is the result of the request a form token saved already, or
-// reservation.ErrNoReservation when the token saved none.
-func (s *Service) formAgain(ctx context.Context, token string) (reservation.FormResult, error) {
-	ref, err := s.guestReference(ctx, token)
+// ErrNoReservation when the token saved none.
+func (c *Core) formAgain(ctx context.Context, token string) (FormResult, error) {
+	ref, err := c.GuestReference(ctx, token)
 	if err != nil {
-		return reservation.FormResult{}, err
+		return FormResult{}, err
 	}
-	r, err := s.getBooked(ctx, ref)
+	r, err := Get(ctx, c.st, ref)
 	if err != nil {
-		return reservation.FormResult{}, fmt.Errorf("read form request: %w", err)
+		return FormResult{}, fmt.Errorf("read form request: %w", err)
 	}
-	l, _ := s.location(r.Location)
-	res := reservation.FormResult{Reference: ref, Location: l, Again: true}
+	l, _ := c.Location(r.Location)
+	res := FormResult{Reference: ref, Location: l, Again: true}
 	res.Quote.Total, res.Quote.Nights, res.Quote.RoomType = r.Total, len(r.Slots), r.Unit
 	if in, out, err := r.Stay(); err == nil {
 		res.Quote.Checkin, res.Quote.Checkout = in, out
@@ -197,12 +206,12 @@ func (s *Service) formAgain(ctx context.Context, token string) (reservation.Form
 
 // FormQuote prices the form's stay without saving anything, for the
 // form to show before it is sent. Problems name the fields to fix.
-func (s *Service) FormQuote(ctx context.Context, f reservation.FormRequest) (pricing.Quote, error) {
-	l, ok := s.location(f.Location)
+func (c *Core) FormQuote(ctx context.Context, f FormRequest) (pricing.Quote, error) {
+	l, ok := c.Location(f.Location)
 	if !ok {
-		return pricing.Quote{}, reservation.FormProblems{"location": "This property is not taken in bookings here."}
+		return pricing.Quote{}, FormProblems{"location": "This property is not taken in bookings here."}
 	}
-	q, problems, err := s.formStay(l, f, s.clock.Now())
+	q, problems, err := c.formStay(l, f, c.clock.Now())
 	if err != nil {
 		return pricing.Quote{}, err
 	}
@@ -215,8 +224,8 @@ func (s *Service) FormQuote(ctx context.Context, f reservation.FormRequest) (pri
 // formStay checks the form's room and dates and prices them. Each
 // problem is a full sentence for the field it concerns: roomtype,
 // checkin or checkout.
-func (s *Service) formStay(l business.Location, f reservation.FormRequest, now time.Time) (pricing.Quote, reservation.FormProblems, error) {
-	problems := reservation.FormProblems{}
+func (c *Core) formStay(l business.Location, f FormRequest, now time.Time) (pricing.Quote, FormProblems, error) {
+	problems := FormProblems{}
 	roomType := strings.ToLower(strings.TrimSpace(f.RoomType))
 	unit, ok := l.Unit(roomType)
 	if !ok || unit.Kind != business.KindNight {
@@ -229,8 +238,8 @@ func (s *Service) formStay(l business.Location, f reservation.FormRequest, now t
 	if len(problems) > 0 {
 		return pricing.Quote{}, problems, nil
 	}
-	today := s.today(l, now)
-	q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: roomType, Checkin: in.String(), Checkout: out.String()}, today)
+	today := today(l, now)
+	q, err := c.pricer.Quote(pricing.Stay{Location: l, RoomType: roomType, Checkin: in.String(), Checkout: out.String()}, today)
 	refusal, isRefusal := errors.AsType[*pricing.Refusal](err)
 	if err != nil && !isRefusal {
 		return pricing.Quote{}, nil, fmt.Errorf("quote form request: %w", err)
@@ -238,7 +247,7 @@ func (s *Service) formStay(l business.Location, f reservation.FormRequest, now t
 	if !isRefusal {
 		return q, problems, nil
 	}
-	if p := stayRefusal(s.cfg, refusal, in, today); p != nil {
+	if p := stayRefusal(c.portfolio, refusal, in, today); p != nil {
 		return pricing.Quote{}, p, nil
 	}
 	switch refusal.Kind {

@@ -1,5 +1,19 @@
 package reservation
 
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"frontdesk/store"
+)
+
 // A guest's own page is reached by an unguessable token: 32 random bytes
 // in base64url. Only a SHA-256 digest of the token is stored, as the key
 // of a record that names the reservation, so the store never holds a
@@ -16,9 +30,9 @@ type guestPageRef struct {
 
 // NewGuestToken draws a fresh guest token, such as the booking form
 // carries to make its request once.
-func (s *Service) NewGuestToken() (string, error) {
-	b := make([]byte, reservation.GuestTokenBytes)
-	if _, err := io.ReadFull(s.rand, b); err != nil {
+func (c *Core) NewGuestToken() (string, error) {
+	b := make([]byte, GuestTokenBytes)
+	if _, err := io.ReadFull(c.rand, b); err != nil {
 		return "", fmt.Errorf("draw guest token: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
@@ -29,21 +43,22 @@ func guestPageKey(token string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// guestPageWrite creates the record that lets token open reservation ref.
+// GuestPageWrite creates the record that lets token open reservation ref.
 // It is refused with ErrExists if the token was used already.
-func guestPageWrite(token, ref string, now time.Time) store.Write {
-	return store.Write{Op: store.OpCreate, Record: record(kindGuestPage, guestPageKey(token), guestPageRef{Reference: ref}, 0, now)}
+func GuestPageWrite(token, ref string, now time.Time) store.Write {
+	v, _ := json.Marshal(guestPageRef{Reference: ref}) // one string always encodes
+	return store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindGuestPage, Key: guestPageKey(token), Value: v, UpdatedAt: now}}
 }
 
-// guestReference is the reservation a guest token opens, or
-// reservation.ErrNoReservation.
-func (s *Service) guestReference(ctx context.Context, token string) (string, error) {
-	if !reservation.ValidGuestToken(token) {
-		return "", reservation.ErrNoReservation
+// GuestReference is the reservation a guest token opens, or
+// ErrNoReservation.
+func (c *Core) GuestReference(ctx context.Context, token string) (string, error) {
+	if !ValidGuestToken(token) {
+		return "", ErrNoReservation
 	}
-	v, _, err := getJSON[guestPageRef](ctx, s.st, kindGuestPage, guestPageKey(token))
+	v, _, err := store.GetJSON[guestPageRef](ctx, c.st, kindGuestPage, guestPageKey(token))
 	if errors.Is(err, store.ErrNotFound) {
-		return "", reservation.ErrNoReservation
+		return "", ErrNoReservation
 	}
 	if err != nil {
 		return "", fmt.Errorf("read guest page: %w", err)

@@ -86,12 +86,12 @@ type Main struct {
 	hub           *hub.Hub
 	bookings      *direct.Service
 	// core is the reservation core beneath every door.
-	core *reservation.Core
-	office        *office.Office
-	mailer        message.Sender
-	devMail       *mail.Dev  // set when the mail driver is dev
-	smtpMail      *mail.SMTP // set when the mail driver is smtp
-	orp           *orpState  // set by mountORP when the config enables ORP
+	core     *reservation.Core
+	office   *office.Office
+	mailer   message.Sender
+	devMail  *mail.Dev  // set when the mail driver is dev
+	smtpMail *mail.SMTP // set when the mail driver is smtp
+	orp      *orpState  // set by mountORP when the config enables ORP
 	// referrals attributes bookings to ORP partners, with orp.
 	referrals *referral.Ledger
 	// Rand is the random source; nil means crypto/rand.
@@ -271,7 +271,8 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	// and the guest site book and decide through it.
 	coreStore := direct.LimitedStore(st)
 	m.core = reservation.NewCore(reservation.CoreOptions{Desk: reservation.NewDesk(coreStore), Store: coreStore,
-		Locations: m.Config.Locations, Clock: m.Clock, Rand: m.Rand, Logger: m.Logger.With("component", "booking")})
+		Portfolio: m.Config.Portfolio, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Logger: m.Logger.With("component", "booking"),
+		Sender: m.mailer, ValidCode: referral.ValidCode})
 	m.bookings = direct.New(direct.Options{
 		Config: bookingConfig(m.Config), Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
 		Resolve: func(property string) (business.Location, bool) {
@@ -280,6 +281,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		},
 		Core: m.core,
 	})
+	m.core.UseKeys(m.bookings)
 	m.core.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
 	m.office = office.New(office.Options{Bookings: m.bookings, Core: m.core, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	m.openChannels()
