@@ -27,22 +27,6 @@ func MaskEmail(addr string) string {
 	return string(first) + "***@" + domain
 }
 
-// CleanName removes control, formatting and zero-width characters and
-// collapses white space; other punctuation stays as the guest typed it.
-func CleanName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r):
-			b.WriteRune(' ')
-		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == '\u200b', r == '\ufeff':
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
 // LastFour returns the last four digits of a stored phone, extension
 // stripped. The calling code only prefixes digits, so none is needed.
 func LastFour(formatted string) string {

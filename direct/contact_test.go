@@ -2,22 +2,6 @@ package direct
 
 import "testing"
 
-func TestCleanName(t *testing.T) {
-	tests := map[string]string{
-		"  Ada   Lovelace ":       "Ada Lovelace",
-		"Ada\u200bLove\u200dlace": "AdaLovelace",
-		"Ada\tLovelace\n":         "Ada Lovelace",
-		"O'Brien-Smith, Jr.":      "O'Brien-Smith, Jr.",
-		"\u202eAda\u0007":         "Ada",
-		"\u200b\u00ad ":           "",
-	}
-	for in, want := range tests {
-		if got := CleanName(in); got != want {
-			t.Errorf("CleanName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestLastFour(t *testing.T) {
 	if got := LastFour("+1 303 555 0199 x42"); got != "0199" {
 		t.Errorf("LastFour with an extension = %q", got)

@@ -35,11 +35,11 @@ func FuzzFormSubmit(f *testing.F) {
 		}
 		// Each post carries a fresh form token, so the core reads the
 		// fields instead of refusing the form as expired.
-		token, err := w.svc.NewGuestToken()
+		token, err := w.svc.Core().NewGuestToken()
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = w.svc.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: roomType, Checkin: checkin, Checkout: checkout,
+		_, err = w.svc.Core().Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: roomType, Checkin: checkin, Checkout: checkout,
 			Name: name, Email: email, Phone: phone, Guests: guests, Notes: notes, Signature: sig, Address: fmt.Sprintf("2001:db8::%x", inputs), Token: token})
 		var problems reservation.FormProblems
 		switch {

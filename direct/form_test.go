@@ -45,7 +45,7 @@ func TestFormRequestHoldsNothing(t *testing.T) {
 	ctx := context.Background()
 	req := formRequest(t)
 	req.Token = testToken(0) // the token its mail links with
-	res, err := w.svc.Submit(ctx, req)
+	res, err := w.svc.Core().Submit(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestAcceptRequestWhenTheRoomIsGone(t *testing.T) {
 	req := formRequest(t)
 	req.RoomType = "studio"
 	req.Checkout = "2027-01-06"
-	res, err := w.svc.Submit(ctx, req)
+	res, err := w.svc.Core().Submit(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestFormProblems(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req := formRequest(t)
 			tt.edit(&req)
-			_, err := w.svc.Submit(context.Background(), req)
+			_, err := w.svc.Core().Submit(context.Background(), req)
 			var p reservation.FormProblems
 			if !errors.As(err, &p) || !strings.Contains(p[tt.field], tt.want) || p[tt.field] == "" {
 				t.Fatalf("Submit = %v (%v), want %s: %q", err, p, tt.field, tt.want)
@@ -158,7 +158,7 @@ func TestFormProblems(t *testing.T) {
 	// Every problem of a request is reported at once.
 	req := formRequest(t)
 	req.Name, req.Email, req.Signature = "", "x", ""
-	_, err := w.svc.Submit(context.Background(), req)
+	_, err := w.svc.Core().Submit(context.Background(), req)
 	if p, ok := errors.AsType[reservation.FormProblems](err); !ok || len(p) != 3 {
 		t.Fatalf("several problems = %v", err)
 	}
@@ -172,30 +172,30 @@ func TestFormProblems(t *testing.T) {
 func TestFormRateLimits(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	for i := range formPerAddressHourly {
+	for i := range reservation.FormPerAddressHourly {
 		req := formRequest(t)
 		req.Email = fmt.Sprintf("guest%d@example.com", i)
-		if _, err := w.svc.Submit(ctx, req); err != nil {
+		if _, err := w.svc.Core().Submit(ctx, req); err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
 	req := formRequest(t)
 	req.Email = "another@example.com"
-	if _, err := w.svc.Submit(ctx, req); !errors.As(err, new(*reservation.FormLimited)) {
+	if _, err := w.svc.Core().Submit(ctx, req); !errors.As(err, new(*reservation.FormLimited)) {
 		t.Fatalf("sixth request from one address = %v", err)
 	}
 	w.clock.Advance(time.Hour)
-	for i := range formPerEmailDaily {
+	for i := range reservation.FormPerEmailDaily {
 		req := formRequest(t)
 		req.Email = "Same+tag@Example.com"
 		req.Address = fmt.Sprintf("198.51.100.%d", i)
-		if _, err := w.svc.Submit(ctx, req); err != nil {
+		if _, err := w.svc.Core().Submit(ctx, req); err != nil {
 			t.Fatalf("request %d for one email: %v", i, err)
 		}
 	}
 	req.Address = "203.0.113.1"
 	req.Email = "same@example.com"
-	if _, err := w.svc.Submit(ctx, req); !errors.As(err, new(*reservation.FormLimited)) {
+	if _, err := w.svc.Core().Submit(ctx, req); !errors.As(err, new(*reservation.FormLimited)) {
 		t.Fatalf("fourth request for one email = %v", err)
 	}
 }
@@ -210,7 +210,7 @@ func TestFormRequestWithAFailingStore(t *testing.T) {
 		w := newWorldOn(t, base.cfg, fs)
 		ctx := context.Background()
 		fs.arm(n)
-		res, err := w.svc.Submit(ctx, formRequest(t))
+		res, err := w.svc.Core().Submit(ctx, formRequest(t))
 		calls := fs.disarm()
 		rows, _ := reservation.List(ctx, base.st, store.ReservationFilter{Limit: 10})
 		if err == nil && (len(rows) != 1 || rows[0].Reference != res.Reference) {
@@ -220,7 +220,7 @@ func TestFormRequestWithAFailingStore(t *testing.T) {
 			t.Fatalf("call %d failing: refused, yet %d saved and %d mailed", n, len(rows), len(w.messages()))
 		}
 		if err != nil {
-			if _, err := w.svc.Submit(ctx, formRequest(t)); err != nil {
+			if _, err := w.svc.Core().Submit(ctx, formRequest(t)); err != nil {
 				t.Fatalf("call %d failing: retry = %v", n, err)
 			}
 		}
@@ -236,7 +236,7 @@ func TestFormRequestWithAFailingStore(t *testing.T) {
 func TestStaffConfirmOfARequestTakesTheRoom(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	res, err := w.svc.Submit(ctx, formRequest(t))
+	res, err := w.svc.Core().Submit(ctx, formRequest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestStaffConfirmOfARequestTakesTheRoom(t *testing.T) {
 	if got := freeDoubles(t, w); got != 1 {
 		t.Fatalf("confirmed request holds nothing: %d doubles free", got)
 	}
-	declined, err := w.svc.Submit(ctx, func() reservation.FormRequest { f := formRequest(t); f.Email = "ada@example.com"; return f }())
+	declined, err := w.svc.Core().Submit(ctx, func() reservation.FormRequest { f := formRequest(t); f.Email = "ada@example.com"; return f }())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestFormTokenSavesOnce(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	req := formRequest(t)
-	first, err := w.svc.Submit(ctx, req)
+	first, err := w.svc.Core().Submit(ctx, req)
 	if err != nil || first.Again {
 		t.Fatalf("first = %+v, %v", first, err)
 	}
@@ -272,7 +272,7 @@ func TestFormTokenSavesOnce(t *testing.T) {
 	results := make([]reservation.FormResult, 4)
 	errs := make([]error, 4)
 	for i := range results {
-		wg.Go(func() { results[i], errs[i] = w.svc.Submit(ctx, req) })
+		wg.Go(func() { results[i], errs[i] = w.svc.Core().Submit(ctx, req) })
 	}
 	wg.Wait()
 	for i, res := range results {
@@ -289,7 +289,7 @@ func TestFormTokenSavesOnce(t *testing.T) {
 	}
 	// The email limit (3 a day) was claimed once: two more requests pass.
 	for range 2 {
-		if _, err := w.svc.Submit(ctx, formRequest(t)); err != nil {
+		if _, err := w.svc.Core().Submit(ctx, formRequest(t)); err != nil {
 			t.Fatalf("a new request after resubmissions: %v", err)
 		}
 	}
@@ -310,13 +310,13 @@ func TestFormTokenSavesOnce(t *testing.T) {
 func TestFormQuote(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	q, err := w.svc.FormQuote(ctx, formRequest(t))
+	q, err := w.svc.Core().FormQuote(ctx, formRequest(t))
 	if err != nil || q.Total != 39538 || q.Nights != 3 {
 		t.Fatalf("quote = %+v, %v", q, err)
 	}
 	req := formRequest(t)
 	req.Checkin = "30/12/2026"
-	_, err = w.svc.FormQuote(ctx, req)
+	_, err = w.svc.Core().FormQuote(ctx, req)
 	if p, ok := errors.AsType[reservation.FormProblems](err); !ok || p["checkin"] == "" || len(p) != 1 {
 		t.Fatalf("unreadable date = %v", err)
 	}
@@ -330,7 +330,7 @@ func TestFormQuote(t *testing.T) {
 func TestSearchRooms(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	got, err := w.svc.SearchRooms(ctx, reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "3"})
+	got, err := w.svc.Core().SearchRooms(ctx, reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestSearchRooms(t *testing.T) {
 		{reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "9"}, "guests"},
 		{reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Location: "moon"}, "location"},
 	} {
-		_, err := w.svc.SearchRooms(ctx, tt.q)
+		_, err := w.svc.Core().SearchRooms(ctx, tt.q)
 		if p, ok := errors.AsType[reservation.FormProblems](err); !ok || p[tt.field] == "" {
 			t.Errorf("SearchRooms(%+v) = %v, want a problem with %s", tt.q, err, tt.field)
 		}
@@ -365,7 +365,7 @@ func TestSearchRoomsClosed(t *testing.T) {
 	w := newWorld(t, func(c *config.Config) {
 		c.Locations[0].Closures = []business.Closure{{From: "2026-12-31", To: "2027-01-01", Reason: "staff training"}}
 	})
-	got, err := w.svc.SearchRooms(context.Background(), reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "1"})
+	got, err := w.svc.Core().SearchRooms(context.Background(), reservation.SearchRequest{Checkin: "2026-12-30", Checkout: "2027-01-02", Guests: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,80 +2,24 @@ package direct
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"time"
 
 	"frontdesk/business"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
-// A guest's own page is reached by an unguessable token: 32 random bytes
-// in base64url. Only a SHA-256 digest of the token is stored, as the key
-// of a record that names the reservation, so the store never holds a
-// token that opens a page. The booking form's one-time token is such a
-// token: the form carries it, the request is saved with it, and the page
-// the form redirects to is the request's own page.
-
-const kindGuestPage = "booking-guest-page" // key: hex SHA-256 of a guest token → reference
-
-// guestPageRef is what a guest-page record holds.
-type guestPageRef struct {
-	Reference string `json:"reference"`
-}
-
-// NewGuestToken draws a fresh guest token, such as the booking form
-// carries to make its request once.
-func (s *Service) NewGuestToken() (string, error) {
-	b := make([]byte, reservation.GuestTokenBytes)
-	if _, err := io.ReadFull(s.rand, b); err != nil {
-		return "", fmt.Errorf("draw guest token: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func guestPageKey(token string) string {
-	h := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(h[:])
-}
-
-// guestPageWrite creates the record that lets token open reservation ref.
-// It is refused with ErrExists if the token was used already.
-func guestPageWrite(token, ref string, now time.Time) store.Write {
-	return store.Write{Op: store.OpCreate, Record: record(kindGuestPage, guestPageKey(token), guestPageRef{Reference: ref}, 0, now)}
-}
-
 // guestPageLink is the absolute address of a guest's page.
 func (s *Service) guestPageLink(token string) string {
 	return s.pricer.URL("/stay/" + url.PathEscape(token))
 }
 
-// guestReference is the reservation a guest token opens, or
-// reservation.ErrNoReservation.
-func (s *Service) guestReference(ctx context.Context, token string) (string, error) {
-	if !reservation.ValidGuestToken(token) {
-		return "", reservation.ErrNoReservation
-	}
-	v, _, err := getJSON[guestPageRef](ctx, s.st, kindGuestPage, guestPageKey(token))
-	if errors.Is(err, store.ErrNotFound) {
-		return "", reservation.ErrNoReservation
-	}
-	if err != nil {
-		return "", fmt.Errorf("read guest page: %w", err)
-	}
-	return v.Reference, nil
-}
-
 // GuestStay reads the reservation token opens, or reservation.ErrNoReservation.
 func (s *Service) GuestStay(ctx context.Context, token string) (reservation.GuestStay, error) {
 	now := s.clock.Now()
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return reservation.GuestStay{}, err
 	}
@@ -127,7 +71,7 @@ func guestCancelWhy(state reservation.State, l business.Location, beforeHours in
 // tools' cancel_booking, without their office-hours condition. It returns
 // the cancellation's id for the second step.
 func (s *Service) GuestCancel(ctx context.Context, c reservation.Caller, token string) (*reservation.CancelResult, error) {
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +90,7 @@ func (s *Service) GuestCancel(ctx context.Context, c reservation.Caller, token s
 // cancelled. A cancel id that belongs to another reservation than the
 // token's is refused as unknown.
 func (s *Service) GuestCancelFinish(ctx context.Context, c reservation.Caller, token, cancelID, code string) (*reservation.CancelResult, error) {
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +111,7 @@ func (s *Service) GuestCancelFinish(ctx context.Context, c reservation.Caller, t
 // no mail is sent. A request staff answered meanwhile is refused with
 // the code "answered", and nothing changes.
 func (s *Service) GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error) {
-	ref, err := s.guestReference(ctx, token)
+	ref, err := s.core.GuestReference(ctx, token)
 	if err != nil {
 		return reservation.Reservation{}, err
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"frontdesk/reservation"
 	"frontdesk/forget"
 	"frontdesk/internal/metrics"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -38,8 +38,14 @@ func RecordKinds() []forget.Kind {
 		{Name: kindSweep, Keeps: "the sweep's cursors", Forget: forget.Nothing},
 		{Name: kindSettings, Keeps: "the settings staff edited", Forget: forget.Nothing},
 		{Name: kindSettingsAudit, Keeps: "who edited which setting, and when", Forget: forget.Nothing},
-		{Name: kindGuestPage, Keeps: "the hash of a guest page's token and its reference", Forget: forget.Nothing},
 	}
+}
+
+// Keyed is the pseudonymous key of text for purpose under the
+// operational secret, as direct booking keys its own records: the core
+// keys the form's limits and a guest's mailbox with it.
+func (s *Service) Keyed(ctx context.Context, now time.Time, purpose, text string) (string, error) {
+	return s.keyed(ctx, now, purpose, text)
 }
 
 // MailboxKey is the pseudonymous key the store groups an address under,

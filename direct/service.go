@@ -32,6 +32,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
+	"frontdesk/referral"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -88,6 +89,10 @@ type Options struct {
 	Resolve func(property string) (business.Location, bool)
 	// Deadlines shorten the worksheet's time limits; zero fields keep them.
 	Deadlines Deadlines
+	// Core is the reservation core of the business, built at wiring on a
+	// store capped as LimitedStore caps it; the service mails the guest
+	// about its staff decisions. Nil builds one of its own on Store.
+	Core *reservation.Core
 }
 
 // New returns a Service.
@@ -105,10 +110,23 @@ func New(o Options) *Service {
 	}
 	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
 	s.inv = inventory.New(s.st)
-	s.desk = reservation.NewDesk(s.st)
-	s.core = reservation.NewCore(reservation.CoreOptions{Desk: s.desk, Store: s.st, Locations: o.Config.Locations,
-		Clock: o.Clock, Rand: o.Rand, Logger: s.log, Mail: s})
+	s.core = o.Core
+	if s.core == nil {
+		s.core = reservation.NewCore(reservation.CoreOptions{Desk: reservation.NewDesk(s.st), Store: s.st, Portfolio: o.Config.Portfolio, Pricer: o.Pricer,
+			Clock: o.Clock, Rand: o.Rand, Logger: s.log, Sender: o.Mail, ValidCode: referral.ValidCode})
+		s.core.UseKeys(s)
+	}
+	s.core.UseDecisionMail(s)
+	s.core.UseFormMail(s)
+	s.desk = s.core.Desk()
 	return s
+}
+
+// LimitedStore is st with every request capped at the location limit of
+// the default deadlines, as the service caps its own: the store a core
+// built at wiring for this service writes through.
+func LimitedStore(st store.Store) store.Store {
+	return limitedStore{Store: st, d: new(Deadlines{}.withDefaults())}
 }
 
 // Desk is the reservation desk every door of this business writes

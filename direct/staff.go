@@ -22,7 +22,7 @@ func (s *Service) DecisionMail(ctx context.Context, read reservation.Reservation
 	}
 	token := ""
 	if to == reservation.Confirmed {
-		if token, err = s.NewGuestToken(); err != nil {
+		if token, err = s.core.NewGuestToken(); err != nil {
 			return reservation.Addition{}, nil, err
 		}
 	}
@@ -39,7 +39,7 @@ func (s *Service) DecisionMail(ctx context.Context, read reservation.Reservation
 		var queue []store.Write
 		notices, queue = newNotices(now, r.Reference, []message.Email{e})
 		if link != "" {
-			queue = append(queue, guestPageWrite(token, moved.Reference, now))
+			queue = append(queue, reservation.GuestPageWrite(token, moved.Reference, now))
 		}
 		return queue
 	}}

@@ -57,7 +57,7 @@ type StartRequest struct {
 	Location          business.Location
 	RoomType          string // a night unit of Location
 	Checkin, Checkout civil.Date
-	Name              string // cleaned by CleanName
+	Name              string // cleaned by reservation.CleanName
 	Email             reservation.Email
 	Phone             reservation.Phone
 	Notes             string

@@ -240,7 +240,7 @@ func startOn(svc *Service, ctx context.Context, c reservation.Caller, a Args) (*
 		guests = int(g)
 	}
 	return svc.Start(ctx, c, StartRequest{
-		Location: l, RoomType: unit.Type, Checkin: in, Checkout: out, Name: CleanName(text(a, "guest_name")),
+		Location: l, RoomType: unit.Type, Checkin: in, Checkout: out, Name: reservation.CleanName(text(a, "guest_name")),
 		Email: email, Phone: phone, Notes: text(a, "notes"), Guests: guests,
 	})
 }

@@ -13,6 +13,7 @@ const (
 	maxEmailLocal = 64
 	maxLabel      = 63
 	maxPhone      = 40
+	maxName       = 120
 )
 
 // Email is an address as typed and as grouped for limits and rules.
@@ -121,4 +122,20 @@ func stripExtension(s string) string { return extensionPattern.ReplaceAllString(
 // address holding one could route a code somewhere other than it reads.
 func invisible(r rune) bool {
 	return !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r)
+}
+
+// CleanName removes control, formatting and zero-width characters and
+// collapses white space; other punctuation stays as the guest typed it.
+func CleanName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			b.WriteRune(' ')
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == '\u200b', r == '\ufeff':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }

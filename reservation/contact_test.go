@@ -75,3 +75,19 @@ func TestParseEmailRefusesInvisibleCharacters(t *testing.T) {
 		t.Error("a visible non-ASCII letter was refused")
 	}
 }
+
+func TestCleanName(t *testing.T) {
+	tests := map[string]string{
+		"  Ada   Lovelace ":       "Ada Lovelace",
+		"Ada\u200bLove\u200dlace": "AdaLovelace",
+		"Ada\tLovelace\n":         "Ada Lovelace",
+		"O'Brien-Smith, Jr.":      "O'Brien-Smith, Jr.",
+		"\u202eAda\u0007":         "Ada",
+		"\u200b\u00ad ":           "",
+	}
+	for in, want := range tests {
+		if got := CleanName(in); got != want {
+			t.Errorf("CleanName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -12,7 +12,11 @@ import (
 	"time"
 
 	"frontdesk/business"
+	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/inventory"
+	"frontdesk/message"
+	"frontdesk/pricing"
 	"frontdesk/store"
 )
 
@@ -28,6 +32,9 @@ type Core struct {
 	desk      *Desk
 	st        store.Store
 	locations []business.Location
+	portfolio business.Portfolio
+	pricer    *pricing.Pricer
+	inv       *inventory.Inventory
 	clock     clock.Clock
 	rand      io.Reader
 	log       *slog.Logger
@@ -37,19 +44,50 @@ type Core struct {
 	// notify queues and sends the guest's mail about a staff decision;
 	// nil mails nothing.
 	notify DecisionMail
+	// keys derives the pseudonymous keys of the form's limits and of a
+	// guest's mailbox.
+	keys Keyer
+	// formMail words the mails of a saved form request, and send sends
+	// them.
+	formMail FormMail
+	send     message.Sender
+	// validCode reports a partner code of the form attribution takes.
+	validCode func(string) bool
+}
+
+// Keyer derives a pseudonymous key of private text for one purpose
+// ("mailbox", "form-email"), so the store groups and limits by it
+// without keeping the text. Every door of one business keys alike.
+type Keyer interface {
+	Keyed(ctx context.Context, now time.Time, purpose, text string) (string, error)
+}
+
+// FormMail words the two mails of a saved form request: the guest's
+// acknowledgement with the link of the page token opens, and the staff
+// notice.
+type FormMail interface {
+	FormEmails(r Reservation, l business.Location, token string, now time.Time) (guest, staff message.Email)
 }
 
 // CoreOptions are a Core's collaborators. Rand is crypto/rand.Reader in
 // production and a seeded reader in tests.
 type CoreOptions struct {
-	Desk      *Desk
-	Store     store.Store
-	Locations []business.Location
-	Clock     clock.Clock
-	Rand      io.Reader
-	Logger    *slog.Logger
+	Desk  *Desk
+	Store store.Store
+	// Portfolio is the business, its locations and limits.
+	Portfolio business.Portfolio
+	// Pricer prices the stays the guest site searches and requests.
+	Pricer *pricing.Pricer
+	Clock  clock.Clock
+	Rand   io.Reader
+	Logger *slog.Logger
 	// Mail is the guest's mail about staff decisions.
 	Mail DecisionMail
+	// Sender sends the form's mails.
+	Sender message.Sender
+	// ValidCode reports a partner code of the form attribution takes
+	// (referral.ValidCode); nil takes every code.
+	ValidCode func(string) bool
 }
 
 // NewCore returns the core of one business on its desk.
@@ -58,7 +96,8 @@ func NewCore(o CoreOptions) *Core {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Core{desk: o.Desk, st: o.Store, locations: o.Locations, clock: o.Clock, rand: o.Rand, log: log, notify: o.Mail}
+	return &Core{desk: o.Desk, st: o.Store, locations: o.Portfolio.Locations, portfolio: o.Portfolio, pricer: o.Pricer,
+		inv: inventory.New(o.Store), clock: o.Clock, send: o.Sender, validCode: o.ValidCode, rand: o.Rand, log: log, notify: o.Mail}
 }
 
 // Desk is the reservation desk the core writes through; a door
@@ -84,6 +123,21 @@ func (m Mark) Empty() bool { return m.Click == "" && m.Code == "" }
 type Attributor interface {
 	Addition(ctx context.Context, m Mark, ref string, total int64, door Source, at time.Time) (Addition, error)
 }
+
+// UseDecisionMail makes the core mail the guest about staff decisions
+// through m. It is called once at wiring, when the door that words those
+// mails is built on this core, before the first decision; without it
+// decisions mail nothing.
+func (c *Core) UseDecisionMail(m DecisionMail) { c.notify = m }
+
+// UseKeys makes the core key mailboxes and the form's limits with k. It
+// is called once at wiring, before the first request.
+func (c *Core) UseKeys(k Keyer) { c.keys = k }
+
+// UseFormMail makes the core word a saved form request's mails with m.
+// It is called once at wiring, before the first request; without it the
+// form mails nothing.
+func (c *Core) UseFormMail(m FormMail) { c.formMail = m }
 
 // UseAttribution makes the core attribute new reservations to the
 // partner who sent their guest. It is called once at wiring, before the
@@ -237,3 +291,6 @@ func (c *Core) LocationOf(id string) (business.Location, bool) {
 	}
 	return business.Location{}, false
 }
+
+// today is the date at location l at now.
+func today(l business.Location, now time.Time) civil.Date { return civil.Of(now, l.Zone()) }

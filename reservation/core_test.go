@@ -17,7 +17,7 @@ import (
 var riverside = business.Location{Slug: "riverside", Prefix: "RIV", Units: []business.Unit{{Type: "double", Count: 2}}}
 
 func newCore(f *fixture, mail DecisionMail) *Core {
-	return NewCore(CoreOptions{Desk: f.desk, Store: f.st, Locations: []business.Location{riverside},
+	return NewCore(CoreOptions{Desk: f.desk, Store: f.st, Portfolio: business.Portfolio{Locations: []business.Location{riverside}},
 		Clock: clock.NewFixed(now), Rand: bytes.NewReader(bytes.Repeat([]byte{7, 1, 9, 3}, 256)), Mail: mail})
 }
 

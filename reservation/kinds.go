@@ -14,6 +14,7 @@ func RecordKinds() []forget.Kind {
 		{Name: kindEventCursor, Keeps: "a consumer's last position delivered", Forget: forget.Nothing},
 		{Name: kindOutboxFailing, Keeps: "a consumer's failure, not yet set aside", Forget: forget.Nothing},
 		{Name: kindOutboxSetAside, Keeps: "an event a consumer failed, set aside for staff", Forget: forget.Nothing},
+		{Name: kindGuestPage, Keeps: "the hash of a guest page's token and its reference", Forget: forget.Nothing},
 		{Name: termsIndexed.Kind, Keeps: "whether every reservation has its search terms", Forget: forget.Nothing},
 	}
 }

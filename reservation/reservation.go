@@ -14,16 +14,20 @@
 // The Core (core.go, decide.go) books a stay or a slot from a typed
 // request, applies staff decisions, mints references, finds the location
 // and unit a request names and asks its Attributor (referral) where a
-// guest came from. Beside them are the typed requests and answers the
-// doors share: the booking form's (form.go), the availability search's
-// (rooms.go), the guest's own page's (guest.go), the settings owners
-// edit (settings.go), contact parsing (contact.go) and what the staff
-// screen reads of a door's records (staffread.go).
+// guest came from. It also takes the booking form's request
+// (formrequest.go), answers the guest site's room search (roomsearch.go)
+// and availability calendar (availability.go), and keeps the records
+// that let a guest token open its page (guestpage.go). Beside them are
+// the typed requests and answers the doors share: the booking form's
+// (form.go), the availability search's (rooms.go), the guest's own
+// page's (guest.go), the settings owners edit (settings.go), contact
+// parsing (contact.go) and what the staff screen reads of a door's
+// records (staffread.go).
 //
-// It imports business, pricing, quota, store and internal helpers, and nothing
-// of any door: doors subscribe to its events in the transaction of each
+// It imports business, pricing, inventory, quota, message, store and
+// internal helpers, and nothing of any door: doors subscribe to its events in the transaction of each
 // transition, hook its terminal transitions, consume its outbox, or
-// implement its hooks (Attributor, DecisionMail).
+// implement its hooks (Attributor, DecisionMail, FormMail, Keyer).
 package reservation
 
 import (

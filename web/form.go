@@ -18,21 +18,26 @@ import (
 	"frontdesk/reservation"
 )
 
-// Forms is what the booking form and the guest's own page need from the
-// booking core.
+// Forms is what the booking form, the search and the availability
+// calendar need from the reservation core (reservation.Core).
 type Forms interface {
 	NewGuestToken() (string, error)
-	Settings(ctx context.Context) (reservation.Settings, error)
 	SearchRooms(ctx context.Context, q reservation.SearchRequest) (reservation.RoomSearch, error)
 	Availability(ctx context.Context, slug string, days int) (reservation.Availability, error)
 	FormQuote(ctx context.Context, f reservation.FormRequest) (pricing.Quote, error)
 	Submit(ctx context.Context, f reservation.FormRequest) (reservation.FormResult, error)
+}
+
+// GuestPages is what the guest's own page and the policy page need from
+// the door that keeps a reservation's cancellation rules and settings.
+type GuestPages interface {
+	Settings(ctx context.Context) (reservation.Settings, error)
 	GuestStay(ctx context.Context, token string) (reservation.GuestStay, error)
 	GuestCancel(ctx context.Context, c reservation.Caller, token string) (*reservation.CancelResult, error)
 	GuestCancelFinish(ctx context.Context, c reservation.Caller, token, cancelID, code string) (*reservation.CancelResult, error)
 	GuestWithdraw(ctx context.Context, token string) (reservation.Reservation, error)
-	// RefusalCode is the code of the core's refusal in err's chain, for
-	// the guest's page to word it.
+	// RefusalCode is the code of the refusal in err's chain, for the
+	// guest's page to word it.
 	RefusalCode(err error) (fault.Code, bool)
 }
 

@@ -90,9 +90,9 @@ func (s *Site) StayWithdraw(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err := s.Forms.GuestWithdraw(r.Context(), p.Token)
-	if code, _ := s.Forms.RefusalCode(err); code == "answered" {
-		if fresh, err := s.Forms.GuestStay(r.Context(), p.Token); err == nil {
+	_, err := s.Stays.GuestWithdraw(r.Context(), p.Token)
+	if code, _ := s.Stays.RefusalCode(err); code == "answered" {
+		if fresh, err := s.Stays.GuestStay(r.Context(), p.Token); err == nil {
 			p.Stay = fresh
 			p.State, p.Next = stateWords(fresh, s.Config.Business.ConfirmHours)
 		}
@@ -171,11 +171,11 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Robots-Tag", "noindex")
 	token := r.PathValue("token")
-	if s.Forms == nil {
+	if s.Stays == nil {
 		http.NotFound(w, r)
 		return stayPage{}, false
 	}
-	g, err := s.Forms.GuestStay(r.Context(), token)
+	g, err := s.Stays.GuestStay(r.Context(), token)
 	if errors.Is(err, reservation.ErrNoReservation) {
 		s.NotFound(w, r)
 		return stayPage{}, false
@@ -216,7 +216,7 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 	caller := reservation.Caller{Host: r.Host}
 	cancelID, code := r.PostForm.Get("cancel_id"), strings.TrimSpace(r.PostForm.Get("code"))
 	if cancelID == "" {
-		res, err := s.Forms.GuestCancel(r.Context(), caller, p.Token)
+		res, err := s.Stays.GuestCancel(r.Context(), caller, p.Token)
 		if err != nil {
 			s.cancelRefused(w, r, p, err)
 			return
@@ -232,8 +232,8 @@ func (s *Site) StayCancel(w http.ResponseWriter, r *http.Request) {
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "stay.html", p)
 		return
 	}
-	if _, err := s.Forms.GuestCancelFinish(r.Context(), caller, p.Token, cancelID, code); err != nil {
-		if code, _ := s.Forms.RefusalCode(err); code == "wrong_code" {
+	if _, err := s.Stays.GuestCancelFinish(r.Context(), caller, p.Token, cancelID, code); err != nil {
+		if code, _ := s.Stays.RefusalCode(err); code == "wrong_code" {
 			p.CancelID = cancelID
 		}
 		s.cancelRefused(w, r, p, err)
@@ -256,7 +256,7 @@ var cancelWords = map[fault.Code]string{
 }
 
 func (s *Site) cancelRefused(w http.ResponseWriter, r *http.Request, p stayPage, err error) {
-	if code, ok := s.Forms.RefusalCode(err); ok {
+	if code, ok := s.Stays.RefusalCode(err); ok {
 		p.Problem = cancelWords[code]
 		if p.Problem == "" {
 			p.Problem = "The cancellation cannot be taken here just now. Call " + p.Stay.Location.Phone + "."

@@ -29,8 +29,8 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/money"
 	"frontdesk/internal/page"
-	"frontdesk/reservation"
 	"frontdesk/payment"
+	"frontdesk/reservation"
 	"frontdesk/staff/office"
 )
 
@@ -76,6 +76,9 @@ type Site struct {
 	// Forms takes booking-form requests; nil serves the form without
 	// taking requests.
 	Forms Forms
+	// Stays serves the guest's own page of a reservation and reads the
+	// settings the policy page shows; nil serves neither page.
+	Stays GuestPages
 	// Clock gives today's date, from which the search and the room
 	// links prefill a stay; nil prefills none.
 	Clock clock.Clock
@@ -162,8 +165,8 @@ func (s *Site) Privacy(w http.ResponseWriter, r *http.Request) {
 // Policy is the cancellation policy, with the office hours in force.
 func (s *Site) Policy(w http.ResponseWriter, r *http.Request) {
 	d := s.data()
-	if s.Forms != nil {
-		set, err := s.Forms.Settings(r.Context())
+	if s.Stays != nil {
+		set, err := s.Stays.Settings(r.Context())
 		if err != nil {
 			s.Logger.ErrorContext(r.Context(), "read settings", "err", err)
 			http.Error(w, "The policy could not be shown just now. Try again in a minute, or call "+s.Config.Business.Phone+".", http.StatusServiceUnavailable)

@@ -85,11 +85,13 @@ type Main struct {
 	metrics       *metrics.Metrics
 	hub           *hub.Hub
 	bookings      *direct.Service
-	office        *office.Office
-	mailer        message.Sender
-	devMail       *mail.Dev  // set when the mail driver is dev
-	smtpMail      *mail.SMTP // set when the mail driver is smtp
-	orp           *orpState  // set by mountORP when the config enables ORP
+	// core is the reservation core beneath every door.
+	core     *reservation.Core
+	office   *office.Office
+	mailer   message.Sender
+	devMail  *mail.Dev  // set when the mail driver is dev
+	smtpMail *mail.SMTP // set when the mail driver is smtp
+	orp      *orpState  // set by mountORP when the config enables ORP
 	// referrals attributes bookings to ORP partners, with orp.
 	referrals *referral.Ledger
 	// Rand is the random source; nil means crypto/rand.
@@ -265,15 +267,23 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		m.Rand = rand.Reader
 	}
 	m.payments = payment.NewLedger(payment.Options{Records: st, Provider: m.Payment, Missing: stripe.Missing, Clock: m.Clock, Rand: m.Rand})
+	// One core beneath every door: direct booking, USP, the staff screen
+	// and the guest site book and decide through it.
+	coreStore := direct.LimitedStore(st)
+	m.core = reservation.NewCore(reservation.CoreOptions{Desk: reservation.NewDesk(coreStore), Store: coreStore,
+		Portfolio: m.Config.Portfolio, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Logger: m.Logger.With("component", "booking"),
+		Sender: m.mailer, ValidCode: referral.ValidCode})
 	m.bookings = direct.New(direct.Options{
 		Config: bookingConfig(m.Config), Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
 		Resolve: func(property string) (business.Location, bool) {
 			l, err := m.hub.Resolve(property)
 			return l, err == nil
 		},
+		Core: m.core,
 	})
-	m.bookings.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
-	m.office = office.New(office.Options{Bookings: m.bookings, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
+	m.core.UseKeys(m.bookings)
+	m.core.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
+	m.office = office.New(office.Options{Bookings: m.bookings, Core: m.core, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	m.openChannels()
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err

@@ -127,7 +127,7 @@ func checkEveryDoorRefusesAnImportedNight(t *testing.T, database string) {
 	}
 	// The booking form files a request, which holds nothing: accepting
 	// it on the imported week is refused.
-	req, err := m.bookings.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: "studio", Checkin: "2026-12-30", Checkout: "2027-01-06",
+	req, err := m.core.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: "studio", Checkin: "2026-12-30", Checkout: "2027-01-06",
 		Name: "Dee Form", Email: "dee@example.com", Phone: "(303) 555-0142", Guests: "1", Signature: signaturetest.Drawn(t), Address: "192.0.2.10",
 		Token: directtest.FormToken(1)})
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 func acceptedRequest(t *testing.T, m *Main, n int64, name, email, roomtype, checkin, checkout string) string {
 	t.Helper()
 	ctx := context.Background()
-	res, err := m.bookings.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: roomtype, Checkin: checkin, Checkout: checkout,
+	res, err := m.core.Submit(ctx, reservation.FormRequest{Location: "riverside", RoomType: roomtype, Checkin: checkin, Checkout: checkout,
 		Name: name, Email: email, Phone: "(303) 555-0142", Guests: "1", Signature: signaturetest.Drawn(t), Address: "192.0.2.10",
 		Token: directtest.FormToken(n)})
 	if err != nil {

@@ -92,7 +92,7 @@ func runStaffAction(ctx context.Context, clk clock.Clock, action string, args []
 		if err := m.openWithReferrals(ctx, ""); err != nil {
 			return err
 		}
-		r, mailed, err := m.bookings.Core().Decide(ctx, reservation.Decision{Reference: ref, To: to, By: *by, Note: *note})
+		r, mailed, err := m.core.Decide(ctx, reservation.Decision{Reference: ref, To: to, By: *by, Note: *note})
 		if err != nil {
 			return staffRefusal(cmd+" "+ref, m, err)
 		}

@@ -165,7 +165,7 @@ func (d *Door) checkStart(args Args, phone string) (direct.StartRequest, *direct
 	}
 	req.Checkin, req.Checkout = checkin, checkout
 	name, _, ok := args.str("guest_name", maxName)
-	req.Name = direct.CleanName(name)
+	req.Name = reservation.CleanName(name)
 	if !ok || req.Name == "" {
 		return field(CodeBadName)
 	}

@@ -116,7 +116,7 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 		}
 		req.Slots, req.Total = inventory.Nights(q.Checkin, q.Nights), q.Total
 	}
-	r, err := s.bookings.Core().Book(ctx, req)
+	r, err := s.core.Book(ctx, req)
 	if err != nil {
 		return reservation.Reservation{}, err
 	}

@@ -17,7 +17,7 @@ func TestDashboard(t *testing.T) {
 	w := newWorld(t)
 	w.book(stayArgs())
 	w.book(stayArgs("email", "bob@example.com", "roomtype", "single"))
-	if _, err := w.booker.Submit(ctx, formRequest(t)); err != nil {
+	if _, err := w.booker.Core().Submit(ctx, formRequest(t)); err != nil {
 		t.Fatal(err)
 	}
 	d, err := w.svc.Dashboard(ctx, []string{"riverside"})

@@ -32,7 +32,6 @@ import (
 type Direct interface {
 	Portfolio() business.Portfolio
 	Store() store.Store
-	Core() *reservation.Core
 	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
 	Booked(ctx context.Context, ref string) (reservation.Reservation, reservation.ChatFacts, error)
 	Span(ctx context.Context, r reservation.Reservation) (int, error)
@@ -51,6 +50,7 @@ type Direct interface {
 // Office serves the staff screen for every location of one business.
 type Office struct {
 	bookings Direct
+	core     *reservation.Core
 	cfg      business.Portfolio
 	st       store.Store
 	clock    clock.Clock
@@ -61,7 +61,9 @@ type Office struct {
 // Options are an Office's collaborators.
 type Options struct {
 	Bookings Direct
-	Clock    clock.Clock
+	// Core is the reservation core staff book and decide through.
+	Core  *reservation.Core
+	Clock clock.Clock
 	// Pricer prices the stays staff book.
 	Pricer *pricing.Pricer
 	Logger *slog.Logger
@@ -74,7 +76,7 @@ func New(o Options) *Office {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Office{bookings: o.Bookings, cfg: o.Bookings.Portfolio(), st: o.Bookings.Store(), clock: o.Clock,
+	return &Office{bookings: o.Bookings, core: o.Core, cfg: o.Bookings.Portfolio(), st: o.Bookings.Store(), clock: o.Clock,
 		pricer: o.Pricer, log: log.With("component", "office")}
 }
 
@@ -91,7 +93,7 @@ func (s *Office) location(slug string) (business.Location, bool) {
 // Decide applies a staff decision through direct booking, which mails
 // the guest.
 func (s *Office) Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error) {
-	return s.bookings.Core().Decide(ctx, d)
+	return s.core.Decide(ctx, d)
 }
 
 // Reservations lists reservations matching f.

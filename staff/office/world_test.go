@@ -58,7 +58,7 @@ func newWorldOn(t *testing.T, cfg config.Config, st store.Store) *world {
 		Config: direct.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
 		Rand: rand.NewChaCha8([32]byte{1}), Mail: fm, Resolve: directtest.Resolver(cfg)})
 	return &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm, booker: svc, chat: chatdoor.New(svc),
-		svc: New(Options{Bookings: svc, Clock: clk, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080")})}
+		svc: New(Options{Bookings: svc, Core: svc.Core(), Clock: clk, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080")})}
 }
 
 // failingMail is the dev mailbox, refusing the next send when told to.

@@ -1,4 +1,4 @@
-package direct
+package reservation
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/pricing"
-	"frontdesk/reservation"
 )
 
 // The guest site's availability search: which room types of which
@@ -19,9 +18,9 @@ import (
 
 // SearchRooms answers the availability search. Problems name the fields
 // to fix (checkin, checkout, guests, location) in the form's sentences.
-func (s *Service) SearchRooms(ctx context.Context, q reservation.SearchRequest) (reservation.RoomSearch, error) {
-	now := s.clock.Now()
-	problems := reservation.FormProblems{}
+func (c *Core) SearchRooms(ctx context.Context, q SearchRequest) (RoomSearch, error) {
+	now := c.clock.Now()
+	problems := FormProblems{}
 	in, out, dates := stayDates(q.Checkin, q.Checkout)
 	for k, v := range dates {
 		problems[k] = v
@@ -29,55 +28,55 @@ func (s *Service) SearchRooms(ctx context.Context, q reservation.SearchRequest) 
 	guests := 1
 	if g := strings.TrimSpace(q.Guests); g != "" {
 		n, err := strconv.Atoi(g)
-		if err != nil || n < 1 || n > s.cfg.Limits.MaxGuests {
-			problems["guests"] = fmt.Sprintf("Guests must be a whole number from 1 to %d.", s.cfg.Limits.MaxGuests)
+		if err != nil || n < 1 || n > c.portfolio.Limits.MaxGuests {
+			problems["guests"] = fmt.Sprintf("Guests must be a whole number from 1 to %d.", c.portfolio.Limits.MaxGuests)
 		}
 		guests = n
 	}
-	locations := s.cfg.Locations
+	locations := c.portfolio.Locations
 	if q.Location != "" {
-		l, ok := s.location(q.Location)
+		l, ok := c.Location(q.Location)
 		if !ok {
 			problems["location"] = "Choose a property from the list."
 		}
 		locations = []business.Location{l}
 	}
 	if len(problems) > 0 {
-		return reservation.RoomSearch{}, problems
+		return RoomSearch{}, problems
 	}
-	res := reservation.RoomSearch{Checkin: in, Checkout: out, Nights: in.DaysUntil(out), Guests: guests}
+	res := RoomSearch{Checkin: in, Checkout: out, Nights: in.DaysUntil(out), Guests: guests}
 	for _, l := range locations {
-		if day, ok := closedNight(in, res.Nights, s.cfg.Business.Closures, l.Closures); ok {
+		if day, ok := closedNight(in, res.Nights, c.portfolio.Business.Closures, l.Closures); ok {
 			if res.Closed == nil {
 				res.Closed = map[string]civil.Date{}
 			}
 			res.Closed[l.Slug] = day
 			continue
 		}
-		free, err := s.inv.FreeNights(ctx, l, in, res.Nights)
+		free, err := c.inv.FreeNights(ctx, l, in, res.Nights)
 		if err != nil {
-			return reservation.RoomSearch{}, fmt.Errorf("search rooms: %w", err)
+			return RoomSearch{}, fmt.Errorf("search rooms: %w", err)
 		}
 		for _, f := range free {
-			if s.cfg.Sleeps(f.Unit) < guests {
+			if c.portfolio.Sleeps(f.Unit) < guests {
 				continue
 			}
-			quote, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: in.String(), Checkout: out.String()}, s.today(l, now))
+			quote, err := c.pricer.Quote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: in.String(), Checkout: out.String()}, today(l, now))
 			if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
-				if dateProblem := stayRefusal(s.cfg, refusal, in, s.today(l, now)); dateProblem != nil {
-					return reservation.RoomSearch{}, dateProblem // the dates themselves are out of bounds
+				if dateProblem := stayRefusal(c.portfolio, refusal, in, today(l, now)); dateProblem != nil {
+					return RoomSearch{}, dateProblem // the dates themselves are out of bounds
 				}
 				res.Full = append(res.Full, l.Name+" "+f.Unit.DisplayName())
 				continue
 			}
 			if err != nil {
-				return reservation.RoomSearch{}, fmt.Errorf("search rooms: %w", err)
+				return RoomSearch{}, fmt.Errorf("search rooms: %w", err)
 			}
 			if f.Free < 1 {
 				res.Full = append(res.Full, l.Name+" "+f.Unit.DisplayName())
 				continue
 			}
-			res.Offers = append(res.Offers, reservation.Offer{Location: l, Unit: f.Unit, Free: f.Free, Quote: quote, Total: s.pricer.Display(quote.Total)})
+			res.Offers = append(res.Offers, Offer{Location: l, Unit: f.Unit, Free: f.Free, Quote: quote, Total: c.pricer.Display(quote.Total)})
 		}
 	}
 	return res, nil
@@ -101,8 +100,8 @@ func closedNight(in civil.Date, nights int, lists ...[]business.Closure) (civil.
 
 // stayDates reads a stay's dates as the form and the search take them;
 // problems name the checkin and checkout fields.
-func stayDates(checkin, checkout string) (in, out civil.Date, problems reservation.FormProblems) {
-	problems = reservation.FormProblems{}
+func stayDates(checkin, checkout string) (in, out civil.Date, problems FormProblems) {
+	problems = FormProblems{}
 	checkin, checkout = strings.TrimSpace(checkin), strings.TrimSpace(checkout)
 	in, inErr := civil.Parse(checkin)
 	out, outErr := civil.Parse(checkout)
@@ -126,15 +125,15 @@ func stayDates(checkin, checkout string) (in, out civil.Date, problems reservati
 // stayRefusal words a quote refusal that concerns the dates of any
 // stay, whatever the room: in the past, too far ahead or over the cap.
 // Refusals of one room type give nil.
-func stayRefusal(cfg Config, r *pricing.Refusal, in, today civil.Date) reservation.FormProblems {
+func stayRefusal(cfg business.Portfolio, r *pricing.Refusal, in, today civil.Date) FormProblems {
 	switch r.Kind {
 	case pricing.RefusalPast:
-		return reservation.FormProblems{"checkin": fmt.Sprintf("The arrival date has already passed. Choose %s or a later date.", today)}
+		return FormProblems{"checkin": fmt.Sprintf("The arrival date has already passed. Choose %s or a later date.", today)}
 	case pricing.RefusalTooFar:
-		return reservation.FormProblems{"checkin": fmt.Sprintf("We take requests up to %d days ahead: choose an arrival date no later than %s.", cfg.Limits.AdvanceDays, today.AddDays(cfg.Limits.AdvanceDays))}
+		return FormProblems{"checkin": fmt.Sprintf("We take requests up to %d days ahead: choose an arrival date no later than %s.", cfg.Limits.AdvanceDays, today.AddDays(cfg.Limits.AdvanceDays))}
 	case pricing.RefusalOverCap, pricing.RefusalStayCap:
 		max := cfg.Limits.MaxStayNights
-		return reservation.FormProblems{"checkout": fmt.Sprintf("A stay can be at most %d nights: choose a departure date no later than %s.", max, in.AddDays(max))}
+		return FormProblems{"checkout": fmt.Sprintf("A stay can be at most %d nights: choose a departure date no later than %s.", max, in.AddDays(max))}
 	}
 	return nil
 }
