@@ -147,6 +147,9 @@ func TestGuestCancelsInsideTheFreeWindow(t *testing.T) {
 	if want := strings.TrimSuffix(deposit, ", paid"); dd(body, "cancel-refund") != want || want == deposit {
 		t.Fatalf("refund if cancelled now = %q, deposit %q", dd(body, "cancel-refund"), deposit)
 	}
+	if strings.Contains(body, "free of charge") || !strings.Contains(body, "What is refunded is shown above") {
+		t.Fatal("the paid stay's page still says a cancellation is free of charge")
+	}
 	body = guestCancels(t, m, link)
 	p = cancelled(t, m, p)
 	if got := cancelRefund(t, p); got != p.Amount {
