@@ -52,14 +52,15 @@ type Policies func(location, unit string) (business.Location, business.Unit, boo
 // AttachCancellations makes the ledger refund, as a consumer of desk's
 // outbox, what the unit's cancellation policy returns when a paid
 // reservation is cancelled, whichever door cancelled it: all of it
-// inside the free window, what was paid less the late fee after it.
+// inside the free window, what was paid less the late fee after it. A
+// paid request staff decline is refunded in full.
 // The refund is judged at the cancellation's own instant, so an event
 // offered again judges it the same, and it is made once per payment
 // (RefundOnce); a provider that does not answer leaves the event to the
 // next pass.
 func (l *Ledger) AttachCancellations(desk *reservation.Desk, policies Policies, currency string) {
 	desk.Consume("payment-cancellation", func(ctx context.Context, e reservation.StoredEvent) ([]store.Write, error) {
-		if e.To != reservation.Cancelled || e.From.Terminal() || l.provider == nil {
+		if (e.To != reservation.Cancelled && e.To != reservation.Declined) || e.From.Terminal() || l.provider == nil {
 			return nil, nil
 		}
 		return nil, l.refundCancellation(ctx, e, policies, currency)
@@ -71,9 +72,16 @@ func (l *Ledger) refundCancellation(ctx context.Context, e reservation.StoredEve
 	if err != nil || paid == 0 {
 		return err
 	}
-	s, err := cancelSettlement(e, paid, policies, currency)
-	if err != nil || s.Refund == 0 {
-		return err
+	s := CancelSettlement{Paid: paid, Refund: paid}
+	if e.To == reservation.Cancelled {
+		// A declined request is refunded in full: the business, not the
+		// guest, ended it.
+		if s, err = cancelSettlement(e, paid, policies, currency); err != nil {
+			return err
+		}
+	}
+	if s.Refund == 0 {
+		return nil
 	}
 	// What a manual refund already returned is not returned twice; the
 	// cancellation's own refund, when recorded, is finished as it is.
