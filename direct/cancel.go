@@ -184,7 +184,7 @@ func (s *Service) cancellable(r booked, l business.Location, set reservation.Set
 	if !now.Before(cutoff) {
 		return refuse(CodeCancelByPhone, rt)
 	}
-	if u, ok := l.Unit(r.Unit); ok && !guest && takesMoney(u, s.cfg.Business.Currency) {
+	if !guest && s.paidUnit(r, l) {
 		// Chat processes no payment or refund (§6): a stay whose unit
 		// takes money when booking is cancelled by phone or on the
 		// guest's page, under the published policy.
