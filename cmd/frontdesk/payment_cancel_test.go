@@ -23,6 +23,16 @@ import (
 // reference and page, and the payment.
 func paidStay(t *testing.T, pol business.Policy) (*Main, string, string, payment.Payment) {
 	t.Helper()
+	m, ref, link, p := paidRequest(t, pol)
+	if _, _, err := m.office.Decide(context.Background(), reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "olga"}); err != nil {
+		t.Fatal(err)
+	}
+	return m, ref, link, p
+}
+
+// paidRequest is paidStay before staff answer the request.
+func paidRequest(t *testing.T, pol business.Policy) (*Main, string, string, payment.Payment) {
+	t.Helper()
 	provider, err := stripe.New(stripe.Options{Key: payment.NewSecret("sk_test_serve"), WebhookSecret: payment.NewSecret(testWebhookSecret), API: stripemock.Start(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -42,9 +52,6 @@ func paidStay(t *testing.T, pol business.Policy) (*Main, string, string, payment
 		t.Fatalf("form post = %d: %s", status, body)
 	}
 	ctx := context.Background()
-	if _, _, err := m.office.Decide(ctx, reservation.Decision{Reference: ref[1], To: reservation.Confirmed, By: "olga"}); err != nil {
-		t.Fatal(err)
-	}
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := noRedirect.PostForm(m.URL+link+"/pay", url.Values{})
 	if err != nil {
@@ -175,6 +182,35 @@ func TestGuestCancelsOutsideTheFreeWindow(t *testing.T) {
 	}
 	if strings.Contains(body, "Nothing is owed") || dd(body, "kept") != "$50.00" || !strings.Contains(body, "$50.00 of the ") {
 		t.Fatalf("the cancelled page: %s", body)
+	}
+	mail := ""
+	for _, msg := range devMessages(t, m.URL) {
+		if strings.HasPrefix(msg.Text, "Reservation ") && strings.Contains(msg.Text, " is cancelled.") {
+			mail = msg.Text
+		}
+	}
+	if !strings.Contains(mail, "What was paid is refunded as the cancellation policy says") || strings.Contains(mail, "No payment was taken") {
+		t.Fatalf("the guest's cancellation mail: %q", mail)
+	}
+}
+
+// TestStaffDeclinesAPaidRequest: a request whose deposit was paid and
+// that staff decline is refunded in full, whatever the late fee, and
+// its mail says so.
+func TestStaffDeclinesAPaidRequest(t *testing.T) {
+	m, ref, _, p := paidRequest(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 1000, LateCancelFee: "50.00"})
+	if _, _, err := m.office.Decide(context.Background(), reservation.Decision{Reference: ref, To: reservation.Declined, By: "olga"}); err != nil {
+		t.Fatal(err)
+	}
+	if p = cancelled(t, m, p); cancelRefund(t, p) != p.Amount {
+		t.Fatalf("refunds = %+v, want all of %d", p.Refunds, p.Amount)
+	}
+	found := false
+	for _, msg := range devMessages(t, m.URL) {
+		found = found || strings.Contains(msg.Text, "Anything paid for this request is refunded in full.")
+	}
+	if !found {
+		t.Fatal("no mail says the declined request's payment is refunded")
 	}
 }
 
