@@ -53,7 +53,8 @@ type Policies func(location, unit string) (business.Location, business.Unit, boo
 // outbox, what the unit's cancellation policy returns when a paid
 // reservation is cancelled, whichever door cancelled it: all of it
 // inside the free window, what was paid less the late fee after it. A
-// paid request staff decline is refunded in full.
+// paid request staff decline, or the guest withdraws before staff
+// answer, is refunded in full.
 // The refund is judged at the cancellation's own instant, so an event
 // offered again judges it the same, and it is made once per payment
 // (RefundOnce); a provider that does not answer leaves the event to the
@@ -73,9 +74,9 @@ func (l *Ledger) refundCancellation(ctx context.Context, e reservation.StoredEve
 		return err
 	}
 	s := CancelSettlement{Paid: paid, Refund: paid}
-	if e.To == reservation.Cancelled {
+	if e.To == reservation.Cancelled && e.From != reservation.Requested {
 		// A declined request is refunded in full: the business, not the
-		// guest, ended it.
+		// guest, ended it; so is a withdrawn one, which held nothing.
 		if s, err = cancelSettlement(e, paid, policies, currency); err != nil {
 			return err
 		}

@@ -83,10 +83,16 @@ func (s *Site) cancelLines(g reservation.GuestStay, u business.Unit, t business.
 		return nil
 	}
 	at, done := s.Clock.Now(), g.Reservation.State == reservation.Cancelled
+	var withdrawn bool
 	if done {
-		at = cancelledAt(g.Reservation)
+		at, withdrawn = cancelledAt(g.Reservation)
 	}
 	st := payment.Settle(t, paid, start, at)
+	if withdrawn || g.Reservation.State == reservation.Requested {
+		// A request withdrawn before staff answered held nothing; all
+		// of it goes back.
+		st = payment.CancelSettlement{Paid: paid, Refund: paid}
+	}
 	cur := s.Config.Business.Currency
 	c := &cancelLines{Done: done, Paid: money.Display(paid, cur), Refund: money.Display(st.Refund, cur), Kept: money.Display(st.Kept, cur),
 		refund: st.Refund, kept: st.Kept, owed: st.Owed}
@@ -97,14 +103,15 @@ func (s *Site) cancelLines(g reservation.GuestStay, u business.Unit, t business.
 }
 
 // cancelledAt is when r was cancelled: its last audit entry into the
-// cancelled state, or its last change.
-func cancelledAt(r reservation.Reservation) time.Time {
+// cancelled state, or its last change; withdrawn says it was cancelled
+// as a request staff had not answered.
+func cancelledAt(r reservation.Reservation) (at time.Time, withdrawn bool) {
 	for i := len(r.Audit) - 1; i >= 0; i-- {
 		if strings.HasSuffix(r.Audit[i].What, "→"+string(reservation.Cancelled)) {
-			return r.Audit[i].At
+			return r.Audit[i].At, r.Audit[i].What == string(reservation.Requested)+"→"+string(reservation.Cancelled)
 		}
 	}
-	return r.UpdatedAt
+	return r.UpdatedAt, false
 }
 
 // cancelledNext says, of a paid stay that was cancelled, what became of

@@ -246,3 +246,24 @@ func TestStaffCancelsAPaidStay(t *testing.T) {
 		}
 	})
 }
+
+// TestGuestWithdrawsAPaidRequest: a paid request the guest withdraws
+// before staff answer held nothing, so it is refunded in full, late fee
+// or not, and the page says so.
+func TestGuestWithdrawsAPaidRequest(t *testing.T) {
+	m, _, link, p := paidRequest(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 1000, LateCancelFee: "50.00"})
+	_, _, body := get(t, m.URL+link, "", nil)
+	if want := strings.TrimSuffix(dd(body, "due-now"), ", paid"); dd(body, "cancel-refund") != want {
+		t.Fatalf("refund if withdrawn now = %q, want %q", dd(body, "cancel-refund"), want)
+	}
+	if status, _ := postForm(t, m.URL+link+"/withdraw", url.Values{}, nil); status != http.StatusOK {
+		t.Fatalf("withdraw = %d", status)
+	}
+	if p = cancelled(t, m, p); cancelRefund(t, p) != p.Amount {
+		t.Fatalf("refunds = %+v, want all of %d", p.Refunds, p.Amount)
+	}
+	_, _, body = get(t, m.URL+link, "", nil)
+	if dd(body, "kept") != "$0.00" {
+		t.Fatalf("the withdrawn page: %s", body)
+	}
+}
