@@ -170,3 +170,18 @@ func (t Terms) NoShowRefund(paid int64) int64 {
 	}
 	return paid
 }
+
+// StartOf is when a booking of u whose first slot is slot starts: a
+// night's check-in hour on its date, or a timed slot's own time
+// ("2026-03-02T06:00"), both in the location's zone.
+func (l Location) StartOf(u Unit, slot string) (time.Time, error) {
+	if u.Kind == KindTimed {
+		return time.ParseInLocation("2006-01-02T15:04", slot, l.Zone())
+	}
+	d, err := time.ParseInLocation(time.DateOnly, slot, l.Zone())
+	if err != nil || !IsClock(l.CheckinHour) {
+		return time.Time{}, fmt.Errorf("start of %q at check-in %q: not a date and hour", slot, l.CheckinHour)
+	}
+	m := Minutes(l.CheckinHour)
+	return time.Date(d.Year(), d.Month(), d.Day(), m/60, m%60, 0, 0, l.Zone()), nil
+}

@@ -34,3 +34,26 @@ func TestTermsMoney(t *testing.T) {
 		}
 	}
 }
+
+// TestStartOf: a night starts at the location's check-in hour on its
+// date, a timed slot at its own time, both in the location's zone.
+func TestStartOf(t *testing.T) {
+	l := Location{TimeZone: "America/Denver", CheckinHour: "15:00"}
+	denver, _ := time.LoadLocation("America/Denver")
+	for _, tt := range []struct {
+		unit Unit
+		slot string
+		want time.Time
+	}{
+		{Unit{Kind: KindNight}, "2026-12-30", time.Date(2026, 12, 30, 15, 0, 0, 0, denver)},
+		{Unit{Kind: KindTimed}, "2027-03-02T06:30", time.Date(2027, 3, 2, 6, 30, 0, 0, denver)},
+	} {
+		got, err := l.StartOf(tt.unit, tt.slot)
+		if err != nil || !got.Equal(tt.want) {
+			t.Errorf("StartOf(%s, %q) = %v, %v; want %v", tt.unit.Kind, tt.slot, got, err, tt.want)
+		}
+	}
+	if _, err := l.StartOf(Unit{Kind: KindNight}, "2026-13-01"); err == nil {
+		t.Error("a bad date has a start")
+	}
+}

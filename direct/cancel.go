@@ -165,7 +165,8 @@ func (s *Service) openCancellation(ctx context.Context, now time.Time, ref strin
 // cancellable applies the chat cancellation gates, on both steps: the
 // reservation holds a room, it is strictly more than the cutoff before the
 // local check-in time, and the office is open now. A cancellation from the
-// guest's own page (guest) needs no open office.
+// guest's own page (guest) needs no open office; one in chat of a unit
+// that takes money when booking is by phone.
 func (s *Service) cancellable(r booked, l business.Location, set reservation.Settings, now time.Time, rt route, guest bool) *Error {
 	switch r.State {
 	case reservation.Cancelled, reservation.Declined:
@@ -181,6 +182,12 @@ func (s *Service) cancellable(r booked, l business.Location, set reservation.Set
 	checkin, _ := civil.Parse(r.Checkin())
 	cutoff := checkinInstant(l, checkin).Add(-time.Duration(s.cfg.Limits.CancelBeforeHours) * time.Hour)
 	if !now.Before(cutoff) {
+		return refuse(CodeCancelByPhone, rt)
+	}
+	if !guest && s.paidUnit(r, l) {
+		// Chat processes no payment or refund (§6): a stay whose unit
+		// takes money when booking is cancelled by phone or on the
+		// guest's page, under the published policy.
 		return refuse(CodeCancelByPhone, rt)
 	}
 	if !guest && !officeOpen(set, s.cfg, now, l) {

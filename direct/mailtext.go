@@ -160,7 +160,7 @@ func (s *Service) cancellationEmails(r booked, l business.Location, now time.Tim
 	var g strings.Builder
 	fmt.Fprintf(&g, "Reservation %s at %s is cancelled.\n\n", r.Reference, l.Name)
 	g.WriteString(s.stayLines(r, l))
-	fmt.Fprintf(&g, "\nNo payment was taken, so nothing is refunded. Questions: call %s.\n", l.Phone)
+	fmt.Fprintf(&g, "\n%s\n", s.cancelledClosing(r, l))
 	var st strings.Builder
 	fmt.Fprintf(&st, "A guest cancelled a chat reservation through an assistant. The room is released.\n\n")
 	st.WriteString(s.stayLines(r, l))
@@ -176,3 +176,18 @@ func (s *Service) cancellationEmails(r booked, l business.Location, now time.Tim
 // noticeID is the stable identifier of a notice: the same notice retried
 // keeps it, so a provider can drop duplicates.
 func noticeID(ref, event, to string) string { return ref + "-" + event + "-" + to }
+
+// paidUnit reports whether r's unit takes money when booking.
+func (s *Service) paidUnit(r booked, l business.Location) bool {
+	u, ok := l.Unit(r.Unit)
+	return ok && takesMoney(u, s.cfg.Business.Currency)
+}
+
+// cancelledClosing is the guest's cancellation mail's last sentence:
+// what becomes of the payment, and the phone.
+func (s *Service) cancelledClosing(r booked, l business.Location) string {
+	if s.paidUnit(r, l) {
+		return fmt.Sprintf("What was paid is refunded as the cancellation policy says; your reservation's page shows what is refunded and what is kept. Questions: call %s.", l.Phone)
+	}
+	return fmt.Sprintf("No payment was taken, so nothing is refunded. Questions: call %s.", l.Phone)
+}

@@ -72,10 +72,13 @@ func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.E
 		subject = fmt.Sprintf("Reservation %s could not be accepted", r.Reference)
 		opening = fmt.Sprintf("Staff at %s could not accept your reservation request, and nothing is held for you.", l.Name)
 		closing = fmt.Sprintf("No payment was taken. To find another stay, call %s.", l.Phone)
+		if s.paidUnit(r, l) {
+			closing = fmt.Sprintf("Anything paid for this request is refunded in full. To find another stay, call %s.", l.Phone)
+		}
 	case reservation.Cancelled:
 		subject = fmt.Sprintf("Reservation %s is cancelled", r.Reference)
 		opening = fmt.Sprintf("Staff at %s have cancelled your reservation, and the room is released.", l.Name)
-		closing = fmt.Sprintf("No payment was taken, so nothing is refunded. Questions: call %s.", l.Phone)
+		closing = s.cancelledClosing(r, l)
 	default:
 		return message.Email{}, false
 	}

@@ -99,6 +99,11 @@ func (s *Service) Start(ctx context.Context, c reservation.Caller, req StartRequ
 		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
 		return nil, refuse(CodeUnbookable, rt)
 	}
+	if takesMoney(unit, s.cfg.Business.Currency) {
+		// Chat takes no payment (§1, §6): a unit that takes money when
+		// booking is booked on the site, which takes it.
+		return nil, refuse(CodeUnbookable, rt)
+	}
 	return s.startNew(ctx, now, startRequest{
 		loc: l, unit: unit, in: req.Checkin, out: req.Checkout,
 		data: intentData{
@@ -510,4 +515,11 @@ func (s *Service) Resolve(property string) (business.Location, bool) {
 // FormURL is the booking form of location l, prefilled with the stay.
 func (s *Service) FormURL(l business.Location, roomType, checkin, checkout string) string {
 	return s.pricer.FormURL(l, roomType, checkin, checkout)
+}
+
+// takesMoney reports whether u's terms take money when booking; terms
+// that cannot be read are taken to, so chat never books them.
+func takesMoney(u business.Unit, currency string) bool {
+	t, err := u.Policy.Terms(currency)
+	return err != nil || t.TakesMoney()
 }

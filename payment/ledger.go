@@ -83,6 +83,9 @@ type RefundEntry struct {
 	State    string    `json:"state"`
 	Provider string    `json:"provider,omitempty"` // the provider's refund id
 	At       time.Time `json:"at"`
+	// Reason names a refund made once whatever asks for it, such as
+	// ReasonCancellation; empty for one made each time it is asked.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Refunded is the amount refunded or being refunded.
@@ -300,11 +303,31 @@ func (l *Ledger) record(p Payment) (store.Record, error) {
 // idempotency key, so asking again after a crash refunds once. More than
 // what remains unrefunded is refused.
 func (l *Ledger) Refund(ctx context.Context, id string, amount int64) (Payment, error) {
+	return l.refund(ctx, id, "", amount)
+}
+
+// RefundOnce is Refund made once for reason: when a refund for reason is
+// already recorded, it is not made again; a pending one is asked again
+// of the provider with its own idempotency key, and a done one is left
+// as it is, whatever amount is asked now.
+func (l *Ledger) RefundOnce(ctx context.Context, id, reason string, amount int64) (Payment, error) {
+	return l.refund(ctx, id, reason, amount)
+}
+
+func (l *Ledger) refund(ctx context.Context, id, reason string, amount int64) (Payment, error) {
 	if err := l.ready(); err != nil {
 		return Payment{}, err
 	}
 	var entry RefundEntry
 	p, err := l.update(ctx, id, func(p *Payment) (bool, error) {
+		if reason != "" {
+			for _, r := range p.Refunds {
+				if r.Reason == reason {
+					entry = r
+					return false, nil
+				}
+			}
+		}
 		switch left := p.Amount - p.Refunded(); {
 		case p.State != StatePaid:
 			return false, fail(CodeState, "Only a paid payment can be refunded; this one is "+p.State+".")
@@ -313,12 +336,15 @@ func (l *Ledger) Refund(ctx context.Context, id string, amount int64) (Payment, 
 		case amount > left:
 			return false, fail(CodeInvalid, fmt.Sprintf("A refund of %s is more than the %s left to refund.", money.Format(amount, p.Currency), money.Format(left, p.Currency)))
 		}
-		entry = RefundEntry{ID: fmt.Sprintf("%s_r%d", p.ID, len(p.Refunds)+1), Amount: amount, State: RefundPending, At: l.clock.Now().UTC()}
+		entry = RefundEntry{ID: fmt.Sprintf("%s_r%d", p.ID, len(p.Refunds)+1), Amount: amount, State: RefundPending, At: l.clock.Now().UTC(), Reason: reason}
 		p.Refunds = append(p.Refunds, entry)
 		return true, nil
 	})
 	if err != nil {
 		return Payment{}, err
+	}
+	if entry.State == RefundDone {
+		return p, nil
 	}
 	return l.finishRefund(ctx, p, entry)
 }

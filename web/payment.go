@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"frontdesk/business"
@@ -31,7 +32,18 @@ type payLines struct {
 	// Payable says the button is shown: unpaid, and the stay neither
 	// declined nor cancelled.
 	Payable bool
-	due     int64
+	// Cancel is, once paid, what a cancellation does with the payment:
+	// one now, or the one that cancelled the stay.
+	Cancel *cancelLines
+	due    int64
+}
+
+// cancelLines word a payment.CancelSettlement; Owed is empty when the
+// late fee is covered by what was paid.
+type cancelLines struct {
+	Done                     bool // the stay is cancelled
+	Paid, Refund, Kept, Owed string
+	refund, kept, owed       int64
 }
 
 // payCheckoutWindow is how long the provider's page stays open.
@@ -50,13 +62,73 @@ func (s *Site) payLines(ctx context.Context, g reservation.GuestStay, u business
 	if total > due {
 		p.Later = money.Display(total-due, cur)
 	}
+	var paid int64
 	if s.Payments != nil {
-		last, err := s.Payments.Latest(ctx, g.Reservation.Reference)
-		p.Paid = err == nil && last.State == payment.StatePaid
+		paid, _, _ = s.Payments.Paid(ctx, g.Reservation.Reference) // unreadable: shown as unpaid
+		p.Paid = paid > 0
 	}
 	state := g.Reservation.State
 	p.Payable = !p.Paid && state != reservation.Declined && state != reservation.Cancelled
+	if p.Paid && state != reservation.Declined {
+		p.Cancel = s.cancelLines(g, u, t, paid)
+	}
 	return p
+}
+
+// cancelLines is what cancelling g now, or when it was cancelled, does
+// with paid; nil when the stay's start cannot be read.
+func (s *Site) cancelLines(g reservation.GuestStay, u business.Unit, t business.Terms, paid int64) *cancelLines {
+	start, err := g.Location.StartOf(u, g.Reservation.FirstSlot())
+	if err != nil {
+		return nil
+	}
+	at, done := s.Clock.Now(), g.Reservation.State == reservation.Cancelled
+	var withdrawn bool
+	if done {
+		at, withdrawn = cancelledAt(g.Reservation)
+	}
+	st := payment.Settle(t, paid, start, at)
+	if withdrawn || g.Reservation.State == reservation.Requested {
+		// A request withdrawn before staff answered held nothing; all
+		// of it goes back.
+		st = payment.CancelSettlement{Paid: paid, Refund: paid}
+	}
+	cur := s.Config.Business.Currency
+	c := &cancelLines{Done: done, Paid: money.Display(paid, cur), Refund: money.Display(st.Refund, cur), Kept: money.Display(st.Kept, cur),
+		refund: st.Refund, kept: st.Kept, owed: st.Owed}
+	if st.Owed > 0 {
+		c.Owed = money.Display(st.Owed, cur)
+	}
+	return c
+}
+
+// cancelledAt is when r was cancelled: its last audit entry into the
+// cancelled state, or its last change; withdrawn says it was cancelled
+// as a request staff had not answered.
+func cancelledAt(r reservation.Reservation) (at time.Time, withdrawn bool) {
+	for i := len(r.Audit) - 1; i >= 0; i-- {
+		if strings.HasSuffix(r.Audit[i].What, "→"+string(reservation.Cancelled)) {
+			return r.Audit[i].At, r.Audit[i].What == string(reservation.Requested)+"→"+string(reservation.Cancelled)
+		}
+	}
+	return r.UpdatedAt, false
+}
+
+// cancelledNext says, of a paid stay that was cancelled, what became of
+// the payment, in place of "Nothing is owed." when money was kept.
+func (c *cancelLines) cancelledNext() string {
+	const done = "This reservation is cancelled and its room released."
+	switch {
+	case c.kept == 0:
+		return done + " The " + c.Paid + " paid is refunded to your card. Nothing is owed."
+	case c.refund == 0 && c.owed == 0:
+		return done + " Under the cancellation policy, the " + c.Paid + " paid is kept as the late cancellation fee."
+	case c.refund == 0:
+		return done + " Under the cancellation policy, the " + c.Paid + " paid is kept, and the rest of the late cancellation fee, " +
+			c.Owed + ", is owed; it is not charged to your card."
+	}
+	return done + " Under the cancellation policy, " + c.Kept + " of the " + c.Paid + " paid is kept as the late cancellation fee, and " +
+		c.Refund + " is refunded to your card."
 }
 
 // paymentMissing is the refusal of a request for a unit that takes money

@@ -197,6 +197,9 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 		// The stay takes money when booking: only what the guest pays on
 		// the provider's page is charged.
 		p.Next = strings.Replace(p.Next, " Nothing is charged now.", " Nothing is charged unless you pay below.", 1)
+		if c := p.Pay.Cancel; c != nil && c.Done {
+			p.Next = c.cancelledNext()
+		}
 	}
 	return p, true
 }
