@@ -16,7 +16,6 @@ import (
 	"frontdesk/internal/outbound"
 	"frontdesk/orp"
 	"frontdesk/referral"
-	"frontdesk/web"
 )
 
 // orpSuites are the conformance levels whose suites this package runs
@@ -150,60 +149,6 @@ func (m *Main) listReferral(ctx context.Context, h *orp.Host, bps int) error {
 		base = m.Config.Deployment.PublicURL
 	}
 	return h.ListReferralOffer(ctx, orp.ReferralOffer{Business: m.Config.Business.Name, Origin: base, Domain: l.Domain, Slug: l.Slug, BPS: bps})
-}
-
-// partnerOffers gives the staff screen the business's standing offers.
-type partnerOffers struct{ m *Main }
-
-var _ web.PartnerOffers = partnerOffers{}
-
-func (p partnerOffers) Offers(ctx context.Context) ([]web.PartnerOffer, error) {
-	listed, err := p.m.orp.host.BusinessOffers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]web.PartnerOffer, 0, len(listed))
-	for _, l := range listed {
-		out = append(out, web.PartnerOffer{ID: l.ID, Title: l.Title, Status: l.Status})
-	}
-	return out, nil
-}
-
-func (p partnerOffers) ListReferral(ctx context.Context, bps int) error {
-	return p.m.listReferral(ctx, p.m.orp.host, bps)
-}
-
-var _ web.PartnerCodes = partnerOffers{}
-
-func (p partnerOffers) Deals(ctx context.Context) ([]web.PartnerDeal, error) {
-	party, err := p.m.businessParty(ctx, p.m.orp.host)
-	if err != nil {
-		return nil, err
-	}
-	deals, err := p.m.orp.host.OfferedDeals(ctx, party)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]web.PartnerDeal, 0, len(deals))
-	for _, d := range deals {
-		out = append(out, web.PartnerDeal{Deal: d.Deal, Partner: d.Partner, PartnerName: d.PartnerName, Title: d.Title, State: d.State, Codes: d.Codes})
-	}
-	return out, nil
-}
-
-func (p partnerOffers) IssueCode(ctx context.Context, deal string) (string, string, error) {
-	party, err := p.m.businessParty(ctx, p.m.orp.host)
-	if err != nil {
-		return "", "", err
-	}
-	c, err := p.m.orp.host.IssuePartyCode(ctx, party, deal)
-	if e, ok := orp.Refusal(err); ok && e.Code != orp.Internal {
-		return "", e.Message, nil // a refusal, safe to show the owner
-	}
-	if err != nil {
-		return "", "", err
-	}
-	return c.Code, "", nil
 }
 
 // orpMCPBody is the largest JSON-RPC body /orp/mcp reads: one ORP message

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"frontdesk/staff"
 	"frontdesk/web"
 )
@@ -10,7 +12,9 @@ import (
 func (m *Main) staffScreen() *web.StaffScreen {
 	var partners web.PartnerOffers
 	if m.orp != nil {
-		partners = partnerOffers{m}
+		h := m.orp.host
+		partners = web.ORPPartners{Host: h, Party: func(ctx context.Context) (string, error) { return m.businessParty(ctx, h) },
+			List: func(ctx context.Context, bps int) error { return m.listReferral(ctx, h, bps) }}
 	}
 	logins := staff.NewLazy(func() (*staff.Service, error) {
 		return staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Random: m.Rand})
