@@ -13,17 +13,14 @@
 package direct
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"frontdesk/business"
@@ -67,8 +64,10 @@ type Service struct {
 	// tries queues the lookups of each reference for their try claims.
 	tries tryLines
 
-	secretMu  sync.Mutex
-	secretKey []byte
+	// secrets keeps the versions of the operational secret last read;
+	// rekeySteps bound the re-key pass one sweep runs.
+	secrets    secretCache
+	rekeySteps struct{ pages, rows int }
 
 	// after tracks the writes that run once an answer is given.
 	after laterWrites
@@ -103,6 +102,7 @@ func New(o Options) *Service {
 		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
 		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(),
 	}
+	s.rekeySteps.pages, s.rekeySteps.rows = rekeyPages, rekeyPage
 	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
 	s.inv = inventory.New(s.st)
 	s.desk = reservation.NewDesk(s.st)
@@ -119,54 +119,6 @@ func (s *Service) Desk() *reservation.Desk { return s.desk }
 // Core is the reservation core on the same desk and store: the
 // channel-neutral operations the other doors call.
 func (s *Service) Core() *reservation.Core { return s.core }
-
-// secret is the operational key for proofs and keyed mailbox hashes. It
-// is created once in the store, so every instance on one store shares it,
-// and kept in memory once read: it changes only by a rotation, which
-// restarts every instance.
-func (s *Service) secret(ctx context.Context, now time.Time) ([]byte, error) {
-	s.secretMu.Lock()
-	defer s.secretMu.Unlock()
-	if s.secretKey != nil {
-		return s.secretKey, nil
-	}
-	key, err := s.loadSecret(ctx, now)
-	if err == nil {
-		s.secretKey = key
-	}
-	return key, err
-}
-
-func (s *Service) loadSecret(ctx context.Context, now time.Time) ([]byte, error) {
-	r, err := s.st.Get(ctx, kindSecret, "hmac")
-	if err == nil {
-		return r.Value, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	key := make([]byte, 32)
-	if _, err := io.ReadFull(s.rand, key); err != nil {
-		return nil, err
-	}
-	if _, err := s.st.Create(ctx, store.Record{Kind: kindSecret, Key: "hmac", Value: key, UpdatedAt: now}); err != nil && !errors.Is(err, store.ErrExists) {
-		return nil, err
-	}
-	r, err = s.st.Get(ctx, kindSecret, "hmac")
-	return r.Value, err
-}
-
-// keyed derives a pseudonymous key from private text: the store keeps
-// mailbox grouping and proofs without keeping the address or the code.
-func (s *Service) keyed(ctx context.Context, now time.Time, purpose, text string) (string, error) {
-	secret, err := s.secret(ctx, now)
-	if err != nil {
-		return "", err
-	}
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(purpose + "\x00" + text))
-	return hex.EncodeToString(m.Sum(nil))[:40], nil
-}
 
 func (s *Service) randomHex(n int) (string, error) {
 	b := make([]byte, n)
