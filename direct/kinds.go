@@ -42,13 +42,20 @@ func RecordKinds() []forget.Kind {
 	}
 }
 
-// MailboxKey is the pseudonymous key the store groups an address under,
-// as a booking computes it; ok is false for a string that is no address.
-func (s *Service) MailboxKey(ctx context.Context, address string, now time.Time) (key string, ok bool, err error) {
+// NormalizedEmail reports whether s is an email address, and its form
+// that bookings key.
+func NormalizedEmail(s string) (string, bool) {
+	e, ok := reservation.ParseEmail(s)
+	return e.Normalized, ok
+}
+
+// MailboxKeys are the pseudonymous keys the store may group an address
+// under: its key under every live version of the secret, the newest
+// first; none for a string that is no address.
+func (s *Service) MailboxKeys(ctx context.Context, address string, now time.Time) ([]string, error) {
 	e, ok := reservation.ParseEmail(address)
 	if !ok {
-		return "", false, nil
+		return nil, nil
 	}
-	key, err = s.keyed(ctx, now, "mailbox", e.Normalized)
-	return key, true, err
+	return s.keyedAll(ctx, now, "mailbox", e.Normalized)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -341,4 +342,42 @@ func (s *Service) rekeyRow(ctx context.Context, row store.Reservation, v SecretV
 		}
 	}
 	return false, fmt.Errorf("re-key %s: %w", row.Reference, store.ErrConflict)
+}
+
+// PrintSecretStatus writes st as `frontdesk secrets status` shows it.
+func PrintSecretStatus(w io.Writer, st SecretStatus) error {
+	var b strings.Builder
+	for i, v := range st.Versions {
+		role := "checks only"
+		if i == len(st.Versions)-1 {
+			role = "writes and checks"
+		}
+		fmt.Fprintf(&b, "version %d  added %s  %s\n", v.N, v.Added.UTC().Format(time.RFC3339), role)
+	}
+	switch {
+	case !st.Rekeying:
+		b.WriteString("re-key pass: none under way; one version is live\n")
+	case st.Read == 0:
+		fmt.Fprintf(&b, "re-key pass: starts with the first sweep from %s; older versions retire when it finishes\n", st.Starts.UTC().Format(time.RFC3339))
+	default:
+		fmt.Fprintf(&b, "re-key pass: %d reservations read, %d rewritten; older versions retire when it finishes\n", st.Read, st.Rewritten)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SecretsCommand runs `frontdesk secrets` with its arguments, "rotate"
+// or "status", and shows the versions as they are then.
+func (s *Service) SecretsCommand(ctx context.Context, args []string, w io.Writer) error {
+	if len(args) != 1 || args[0] != "rotate" && args[0] != "status" {
+		return errors.New(`secrets: give "rotate" or "status"`)
+	}
+	st, err := s.SecretStatus(ctx)
+	if args[0] == "rotate" {
+		st, err = s.RotateSecret(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("secrets %s: %w", args[0], err)
+	}
+	return PrintSecretStatus(w, st)
 }

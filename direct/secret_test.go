@@ -2,6 +2,7 @@ package direct
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,4 +191,31 @@ func TestRekeyResumes(t *testing.T) {
 			contactRefused(t, other, g[1])
 		}
 	})
+}
+
+// TestMailboxKeysSpanVersions: forgetting a guest finds what was keyed
+// under every live version: after a rotation the address's keys name
+// both its reservation keyed before and the one keyed after.
+func TestMailboxKeysSpanVersions(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	before := w.book(stayArgs())
+	w.rotated(t)
+	after := w.book(stayArgs("property", "oldtown", "checkin", "2027-02-01", "checkout", "2027-02-03"))
+	keys, err := w.svc.MailboxKeys(ctx, " Ada@Example.com", w.clock.Now())
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("keys = %v, %v; want one for each live version", keys, err)
+	}
+	for _, ref := range []string{before, after} {
+		r, err := w.svc.getBooked(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(keys, r.ContactKey) {
+			t.Errorf("%s is keyed under %s, none of %v", ref, r.ContactKey, keys)
+		}
+	}
+	if contacts, _ := w.st.List(ctx, kindContact, keys[1], "", 10); len(contacts) != 1 {
+		t.Errorf("the contact marker written before the rotation is not under the old key: %v", contacts)
+	}
 }
