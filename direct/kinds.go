@@ -34,7 +34,7 @@ func RecordKinds() []forget.Kind {
 		{Name: kindContact, Keeps: "the contact rules' count for a keyed mailbox", Forget: forget.ByMailbox},
 		{Name: kindFingerprint, Keeps: "a keyed fingerprint of a request and its intent's id, until the intent ends", Forget: forget.Nothing},
 		{Name: kindAdmission, Keeps: "the places the mail budgets kept before they became counters", Forget: forget.Nothing},
-		{Name: kindSecret, Keeps: "the secret of the keyed markers", Forget: forget.Nothing},
+		{Name: kindSecret, Keeps: "the versions of the operational secret and the re-key pass's place", Forget: forget.Nothing},
 		{Name: kindSweep, Keeps: "the sweep's cursors", Forget: forget.Nothing},
 		{Name: kindSettings, Keeps: "the settings staff edited", Forget: forget.Nothing},
 		{Name: kindSettingsAudit, Keeps: "who edited which setting, and when", Forget: forget.Nothing},

@@ -265,7 +265,11 @@ func (s *Service) SecretStatus(ctx context.Context) (SecretStatus, error) {
 // whether a pass is still under way.
 func (s *Service) rekey(ctx context.Context, now time.Time, pages, page int) (bool, error) {
 	for range pages {
-		ring, version, err := s.loadRing(ctx, now)
+		// A store whose secret was never drawn has nothing to re-key.
+		ring, version, err := getJSON[secretRing](ctx, s.st, kindSecret, ringKey)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
 		if err != nil {
 			return false, err
 		}
@@ -332,8 +336,7 @@ func (s *Service) rekeyRow(ctx context.Context, row store.Reservation, v SecretV
 		if key == r.ContactKey {
 			return false, nil
 		}
-		r.ContactKey = key
-		_, err = s.st.Apply(ctx, []store.Write{reservation.Save(r, r.UpdatedAt)})
+		err = s.desk.Rekey(ctx, r, key)
 		if _, moved := errors.AsType[*store.WriteError](err); !moved {
 			return err == nil, err
 		}
