@@ -1,6 +1,7 @@
 package direct
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -8,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,73 +43,141 @@ type SecretVersion struct {
 	Added time.Time `json:"added"`
 }
 
-// secretRing is the stored versions, oldest first, and the re-key pass
-// toward the newest while older ones live.
+// secretRing is what the store keeps of the secret: the versions it
+// holds, oldest first (none when the environment holds them all), the
+// highest retired version, and the re-key pass toward the newest live
+// one.
 type secretRing struct {
 	Versions []SecretVersion `json:"versions"`
+	Retired  int             `json:"retired,omitempty"`
 	Pass     rekeyPass       `json:"pass"`
 }
 
-// rekeyPass is how far the re-key pass toward version To has read.
+// rekeyPass is how far the re-key pass toward version To, known since
+// Since, has read.
 type rekeyPass struct {
 	To        int                     `json:"to,omitempty"`
+	Since     time.Time               `json:"since"`
 	After     store.ReservationCursor `json:"after"`
 	Read      int                     `json:"read"`
 	Rewritten int                     `json:"rewritten"`
 }
 
-func (r secretRing) newest() SecretVersion { return r.Versions[len(r.Versions)-1] }
+func newest(live []SecretVersion) SecretVersion { return live[len(live)-1] }
+
+// EnvSecrets names the environment variable (or, with _FILE, the file)
+// that holds the secret's versions outside the store: entries "N:HEX",
+// one a line or comma-separated, each key at least 32 bytes in hex.
+const EnvSecrets = "FRONTDESK_BOOKING_SECRETS"
+
+// external reads the versions the environment holds; none when it
+// holds none.
+func (s *Service) external() ([]SecretVersion, error) {
+	if s.getenv == nil {
+		return nil, nil
+	}
+	text, file := s.getenv(EnvSecrets), s.getenv(EnvSecrets+"_FILE")
+	if text != "" && file != "" {
+		return nil, fmt.Errorf("%s and %s_FILE are both set; set one", EnvSecrets, EnvSecrets)
+	}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("%s_FILE: %w", EnvSecrets, err)
+		}
+		text = string(b)
+	}
+	var vs []SecretVersion
+	for _, entry := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' }) {
+		if entry = strings.TrimSpace(entry); entry == "" {
+			continue
+		}
+		n, hexKey, ok := strings.Cut(entry, ":")
+		v, nErr := strconv.Atoi(n)
+		key, keyErr := hex.DecodeString(hexKey)
+		if !ok || nErr != nil || v < 1 || keyErr != nil || len(key) < 32 {
+			return nil, fmt.Errorf("%s: an entry is not \"N:HEX\" with a version from 1 and a key of at least 32 bytes", EnvSecrets)
+		}
+		vs = append(vs, SecretVersion{N: v, Key: key})
+	}
+	return vs, nil
+}
+
+// live is the versions that key and check: those the store holds and
+// those the environment holds, without the retired ones, oldest first.
+func (s *Service) live(stored secretRing) ([]SecretVersion, error) {
+	ext, err := s.external()
+	if err != nil {
+		return nil, err
+	}
+	vs := slices.DeleteFunc(slices.Concat(stored.Versions, ext), func(v SecretVersion) bool { return v.N <= stored.Retired })
+	slices.SortStableFunc(vs, func(a, b SecretVersion) int { return a.N - b.N })
+	for i := 1; i < len(vs); i++ {
+		if vs[i].N == vs[i-1].N {
+			return nil, fmt.Errorf("version %d of the operational secret is given twice", vs[i].N)
+		}
+	}
+	if len(vs) == 0 {
+		return nil, errors.New("no live version of the operational secret")
+	}
+	return vs, nil
+}
 
 // secretCache keeps the versions one instance read, for ringRefresh.
 type secretCache struct {
 	mu   sync.Mutex
-	ring secretRing
+	live []SecretVersion
 	read time.Time
 }
 
 // ring is the live versions, read again once ringRefresh has passed.
-func (s *Service) ring(ctx context.Context, now time.Time) (secretRing, error) {
+func (s *Service) ring(ctx context.Context, now time.Time) ([]SecretVersion, error) {
 	c := &s.secrets
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.ring.Versions) > 0 && now.Sub(c.read) < ringRefresh && !now.Before(c.read) {
-		return c.ring, nil
+	if len(c.live) > 0 && now.Sub(c.read) < ringRefresh && !now.Before(c.read) {
+		return c.live, nil
 	}
-	ring, _, err := s.loadRing(ctx, now)
+	stored, _, err := s.loadRing(ctx, now)
 	if err != nil {
-		return secretRing{}, err
+		return nil, err
 	}
-	c.ring, c.read = ring, now
-	return ring, nil
+	live, err := s.live(stored)
+	if err != nil {
+		return nil, err
+	}
+	c.live, c.read = live, now
+	return live, nil
 }
 
 // forgetRing makes the next keyed value read the versions again.
 func (s *Service) forgetRing() {
 	s.secrets.mu.Lock()
-	s.secrets.ring = secretRing{}
+	s.secrets.live = nil
 	s.secrets.mu.Unlock()
 }
 
-// loadRing reads the stored versions with their record's version. On a
-// store without them the secret of earlier releases becomes version 1,
-// drawn first when there is none, so every instance on one store shares
-// it.
+// loadRing reads what the store keeps of the secret, with its record's
+// version. On a store without it the secret of earlier releases becomes
+// version 1, drawn first when there is none and the environment holds
+// no versions, so every instance on one store shares it.
 func (s *Service) loadRing(ctx context.Context, now time.Time) (secretRing, int64, error) {
 	ring, version, err := getJSON[secretRing](ctx, s.st, kindSecret, ringKey)
-	if err == nil {
-		if len(ring.Versions) == 0 {
-			return ring, 0, fmt.Errorf("the %s record holds no secret", kindSecret)
-		}
-		return ring, version, nil
-	}
 	if !errors.Is(err, store.ErrNotFound) {
-		return ring, 0, err
+		return ring, version, err
 	}
-	legacy, err := s.legacySecret(ctx, now)
+	ext, err := s.external()
 	if err != nil {
 		return ring, 0, err
 	}
-	ring = secretRing{Versions: []SecretVersion{{N: 1, Key: legacy, Added: now}}}
+	legacy, err := s.legacySecret(ctx, now, len(ext) == 0)
+	if err != nil {
+		return ring, 0, err
+	}
+	ring = secretRing{}
+	if legacy != nil {
+		ring.Versions = []SecretVersion{{N: 1, Key: legacy, Added: now}}
+	}
 	if _, err := s.st.Create(ctx, record(kindSecret, ringKey, ring, 0, now)); err != nil && !errors.Is(err, store.ErrExists) {
 		return ring, 0, err
 	}
@@ -114,14 +186,17 @@ func (s *Service) loadRing(ctx context.Context, now time.Time) (secretRing, int6
 }
 
 // legacySecret is the single secret earlier releases kept, created when
-// absent; it stays for a rollback to read.
-func (s *Service) legacySecret(ctx context.Context, now time.Time) ([]byte, error) {
+// absent and draw is set; it stays for a rollback to read.
+func (s *Service) legacySecret(ctx context.Context, now time.Time, draw bool) ([]byte, error) {
 	r, err := s.st.Get(ctx, kindSecret, legacySecretKey)
 	if err == nil {
 		return r.Value, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
+	}
+	if !draw {
+		return nil, nil
 	}
 	key, err := s.newSecret()
 	if err != nil {
@@ -132,6 +207,17 @@ func (s *Service) legacySecret(ctx context.Context, now time.Time) ([]byte, erro
 	}
 	r, err = s.st.Get(ctx, kindSecret, legacySecretKey)
 	return r.Value, err
+}
+
+func (s *Service) dropLegacySecret(ctx context.Context) error {
+	r, err := s.st.Get(ctx, kindSecret, legacySecretKey)
+	if err == nil {
+		err = s.st.Delete(ctx, kindSecret, legacySecretKey, r.Version)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 func (s *Service) newSecret() ([]byte, error) {
@@ -151,24 +237,24 @@ func keyWith(v SecretVersion, purpose, text string) string {
 // version: the store keeps mailbox grouping and proofs without keeping
 // the address or the code.
 func (s *Service) keyed(ctx context.Context, now time.Time, purpose, text string) (string, error) {
-	ring, err := s.ring(ctx, now)
+	live, err := s.ring(ctx, now)
 	if err != nil {
 		return "", err
 	}
-	return keyWith(ring.newest(), purpose, text), nil
+	return keyWith(newest(live), purpose, text), nil
 }
 
 // keyedAll is text's key under every live version, the newest first: a
 // keyed lookup reads under each, so values written before a rotation
 // are found until the re-key pass rewrote them.
 func (s *Service) keyedAll(ctx context.Context, now time.Time, purpose, text string) ([]string, error) {
-	ring, err := s.ring(ctx, now)
+	live, err := s.ring(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(ring.Versions))
-	for i := len(ring.Versions) - 1; i >= 0; i-- {
-		keys = append(keys, keyWith(ring.Versions[i], purpose, text))
+	keys := make([]string, 0, len(live))
+	for i := len(live) - 1; i >= 0; i-- {
+		keys = append(keys, keyWith(live[i], purpose, text))
 	}
 	return keys, nil
 }
@@ -190,9 +276,13 @@ func (s *Service) provedBy(ctx context.Context, now time.Time, stored, purpose, 
 
 // RotateSecret adds a new version of the operational secret: values are
 // keyed under it from the next read of the versions on, and the sweep's
-// re-key pass starts once every instance has had time to read it.
+// re-key pass starts once every instance has had time to read it. When
+// the environment holds the versions, a new one is added there instead.
 func (s *Service) RotateSecret(ctx context.Context) (SecretStatus, error) {
 	now := s.clock.Now()
+	if ext, err := s.external(); err != nil || len(ext) > 0 {
+		return SecretStatus{}, cmp.Or(err, fmt.Errorf("the versions are held in %s: add an entry with the next version and a new key there", EnvSecrets))
+	}
 	key, err := s.newSecret()
 	if err != nil {
 		return SecretStatus{}, err
@@ -202,9 +292,13 @@ func (s *Service) RotateSecret(ctx context.Context) (SecretStatus, error) {
 		if err != nil {
 			return SecretStatus{}, err
 		}
-		n := ring.newest().N + 1
+		live, err := s.live(ring)
+		if err != nil {
+			return SecretStatus{}, err
+		}
+		n := newest(live).N + 1
 		ring.Versions = append(ring.Versions, SecretVersion{N: n, Key: key, Added: now})
-		ring.Pass = rekeyPass{To: n}
+		ring.Pass = rekeyPass{To: n, Since: now}
 		_, err = s.st.Swap(ctx, record(kindSecret, ringKey, ring, version, now))
 		if errors.Is(err, store.ErrConflict) {
 			continue
@@ -213,7 +307,7 @@ func (s *Service) RotateSecret(ctx context.Context) (SecretStatus, error) {
 			return SecretStatus{}, err
 		}
 		s.forgetRing()
-		return statusOf(ring, now), nil
+		return statusOf(ring, append(live, ring.Versions[len(ring.Versions)-1])), nil
 	}
 	return SecretStatus{}, fmt.Errorf("rotate the secret: %w", store.ErrConflict)
 }
@@ -236,13 +330,13 @@ type SecretVersionStatus struct {
 	Added time.Time
 }
 
-func statusOf(ring secretRing, now time.Time) SecretStatus {
-	st := SecretStatus{Rekeying: len(ring.Versions) > 1, Read: ring.Pass.Read, Rewritten: ring.Pass.Rewritten}
-	for _, v := range ring.Versions {
+func statusOf(ring secretRing, live []SecretVersion) SecretStatus {
+	st := SecretStatus{Rekeying: len(live) > 1, Read: ring.Pass.Read, Rewritten: ring.Pass.Rewritten}
+	for _, v := range live {
 		st.Versions = append(st.Versions, SecretVersionStatus{N: v.N, Added: v.Added})
 	}
-	if st.Rekeying {
-		st.Starts = ring.newest().Added.Add(rekeyDelay)
+	if st.Rekeying && ring.Pass.To == newest(live).N {
+		st.Starts = ring.Pass.Since.Add(rekeyDelay)
 	}
 	return st
 }
@@ -254,7 +348,11 @@ func (s *Service) SecretStatus(ctx context.Context) (SecretStatus, error) {
 	if err != nil {
 		return SecretStatus{}, err
 	}
-	return statusOf(ring, now), nil
+	live, err := s.live(ring)
+	if err != nil {
+		return SecretStatus{}, err
+	}
+	return statusOf(ring, live), nil
 }
 
 // rekey runs up to pages steps of the re-key pass, each reading a page
@@ -273,19 +371,26 @@ func (s *Service) rekey(ctx context.Context, now time.Time, pages, page int) (bo
 		if err != nil {
 			return false, err
 		}
-		if len(ring.Versions) < 2 {
-			return false, nil
+		live, err := s.live(ring)
+		if err != nil || len(live) < 2 {
+			return false, err
 		}
-		if now.Before(ring.newest().Added.Add(rekeyDelay)) {
+		to := newest(live)
+		if ring.Pass.To != to.N {
+			// A version the environment added: the pass waits from now.
+			ring.Pass = rekeyPass{To: to.N, Since: now}
+			_, err := s.st.Swap(ctx, record(kindSecret, ringKey, ring, version, now))
+			return true, err
+		}
+		if now.Before(ring.Pass.Since.Add(rekeyDelay)) {
 			return true, nil // an instance may still key under an older version
 		}
 		rows, err := s.st.ListReservations(ctx, store.ReservationFilter{After: ring.Pass.After, Limit: page})
 		if err != nil {
 			return true, err
 		}
-		newest := ring.newest()
 		for _, row := range rows {
-			rewritten, err := s.rekeyRow(ctx, row, newest)
+			rewritten, err := s.rekeyRow(ctx, row, to)
 			if err != nil {
 				return true, err
 			}
@@ -297,19 +402,25 @@ func (s *Service) rekey(ctx context.Context, now time.Time, pages, page int) (bo
 		if len(rows) > 0 {
 			ring.Pass.After = rows[len(rows)-1].Cursor()
 		}
-		if len(rows) < page {
+		done := len(rows) < page
+		if done {
 			// Read to the end: only the newest version is live.
-			ring.Versions = []SecretVersion{newest}
-			ring.Pass = rekeyPass{}
+			ring.Versions = slices.DeleteFunc(ring.Versions, func(v SecretVersion) bool { return v.N != to.N })
+			ring.Retired, ring.Pass = to.N-1, rekeyPass{To: to.N}
 		}
 		if _, err := s.st.Swap(ctx, record(kindSecret, ringKey, ring, version, now)); err != nil {
 			// A rotation meanwhile restarts the pass toward its version;
 			// the rows rewritten stay rewritten.
 			return true, err
 		}
-		if len(ring.Versions) == 1 {
+		if done {
+			// The secret of earlier releases was version 1: it leaves the
+			// store with the versions it retired.
+			if err := s.dropLegacySecret(ctx); err != nil {
+				return false, err
+			}
 			s.forgetRing()
-			s.log.InfoContext(ctx, "secret versions retired", "version", newest.N)
+			s.log.InfoContext(ctx, "secret versions retired", "version", to.N)
 			return false, nil
 		}
 	}
@@ -355,11 +466,17 @@ func PrintSecretStatus(w io.Writer, st SecretStatus) error {
 		if i == len(st.Versions)-1 {
 			role = "writes and checks"
 		}
-		fmt.Fprintf(&b, "version %d  added %s  %s\n", v.N, v.Added.UTC().Format(time.RFC3339), role)
+		added := "held in " + EnvSecrets
+		if !v.Added.IsZero() {
+			added = "added " + v.Added.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(&b, "version %d  %s  %s\n", v.N, added, role)
 	}
 	switch {
 	case !st.Rekeying:
 		b.WriteString("re-key pass: none under way; one version is live\n")
+	case st.Starts.IsZero():
+		b.WriteString("re-key pass: starts three minutes after the next sweep; older versions retire when it finishes\n")
 	case st.Read == 0:
 		fmt.Fprintf(&b, "re-key pass: starts with the first sweep from %s; older versions retire when it finishes\n", st.Starts.UTC().Format(time.RFC3339))
 	default:

@@ -2,6 +2,7 @@ package direct
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -126,6 +127,9 @@ func TestRotationKeepsContactRules(t *testing.T) {
 		if _, refusal := replay(w.restarted(6)); !strings.HasPrefix(refusal, "Incorrect or expired verification code.") {
 			t.Fatalf("a proof of a retired version, replayed = %s", refusal)
 		}
+		if _, err := w.st.Get(ctx, kindSecret, legacySecretKey); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the retired first version is still in the store: %v", err)
+		}
 		contactRefused(t, w.restarted(4), stayArgs(overlap...))
 		contactRefused(t, w.restarted(5), stayArgs(append(overlap, "email", "bea@example.com", "property", "oldtown")...))
 	})
@@ -183,7 +187,7 @@ func TestRekeyResumes(t *testing.T) {
 		for _, row := range rows {
 			r, _ := reservation.FromRow(row)
 			e, _ := reservation.ParseEmail(r.Contact.Email)
-			if row.ContactKey != keyWith(ring.newest(), "mailbox", e.Normalized) {
+			if row.ContactKey != keyWith(newest(ring.Versions), "mailbox", e.Normalized) {
 				t.Errorf("%s is still keyed under a retired version", row.Reference)
 			}
 		}
@@ -218,4 +222,45 @@ func TestMailboxKeysSpanVersions(t *testing.T) {
 	if contacts, _ := w.st.List(ctx, kindContact, keys[1], "", 10); len(contacts) != 1 {
 		t.Errorf("the contact marker written before the rotation is not under the old key: %v", contacts)
 	}
+}
+
+// TestSecretsFromTheEnvironment: versions held in the environment key
+// and check, never enter the store, and rotate by adding an entry there;
+// the pass waits from when an instance first saw the new entry, and the
+// old entry is no longer live once it finished, though still listed.
+func TestSecretsFromTheEnvironment(t *testing.T) {
+	onEngines(t, func(t *testing.T, w *world) {
+		ctx := context.Background()
+		env := map[string]string{EnvSecrets: "1:" + strings.Repeat("a1", 32)}
+		w.svc.getenv = func(k string) string { return env[k] }
+		w.book(stayArgs())
+		if _, err := w.svc.RotateSecret(ctx); err == nil || !strings.Contains(err.Error(), EnvSecrets) {
+			t.Fatalf("a rotation of versions the environment holds = %v", err)
+		}
+		env[EnvSecrets] = env[EnvSecrets] + ",\n 2:" + strings.Repeat("b2", 32)
+		w.clock.Advance(ringRefresh)
+		contactRefused(t, w, stayArgs(overlap...))
+		w.sweep()
+		if st := w.secretStatus(t); len(st.Versions) != 2 || !st.Starts.Equal(w.clock.Now().Add(rekeyDelay)) {
+			t.Fatalf("status once an instance saw the new entry = %+v", st)
+		}
+		w.clock.Advance(rekeyDelay)
+		w.sweep()
+		if st := w.secretStatus(t); len(st.Versions) != 1 || st.Versions[0].N != 2 || st.Rekeying {
+			t.Fatalf("status after the pass = %+v", st)
+		}
+		contactRefused(t, w, stayArgs(overlap...))
+		ring, _, err := w.svc.loadRing(ctx, w.clock.Now())
+		if err != nil || len(ring.Versions) != 0 {
+			t.Fatalf("the store holds versions %+v, %v; want none", ring.Versions, err)
+		}
+		if _, err := w.st.Get(ctx, kindSecret, legacySecretKey); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a secret was drawn into the store: %v", err)
+		}
+		env[EnvSecrets] = "2:xyz"
+		w.clock.Advance(ringRefresh)
+		if _, err := w.start(ctx, web, stayArgs("email", "new@example.com")); !strings.HasPrefix(refusalText(err), "This booking cannot be checked right now.") {
+			t.Fatalf("a start with a malformed %s = %s", EnvSecrets, refusalText(err))
+		}
+	})
 }

@@ -68,6 +68,7 @@ type Service struct {
 	// rekeySteps bound the re-key pass one sweep runs.
 	secrets    secretCache
 	rekeySteps struct{ pages, rows int }
+	getenv     func(string) string
 
 	// after tracks the writes that run once an answer is given.
 	after laterWrites
@@ -87,6 +88,9 @@ type Options struct {
 	Resolve func(property string) (business.Location, bool)
 	// Deadlines shorten the worksheet's time limits; zero fields keep them.
 	Deadlines Deadlines
+	// Getenv reads the environment, where the secret's versions may be
+	// held (EnvSecrets); nil reads none.
+	Getenv func(string) string
 }
 
 // New returns a Service.
@@ -100,7 +104,7 @@ func New(o Options) *Service {
 	s := &Service{
 		cfg: o.Config, locker: locker, scrubber: scrubber, pricer: o.Pricer,
 		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
-		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(),
+		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(), getenv: o.Getenv,
 	}
 	s.rekeySteps.pages, s.rekeySteps.rows = rekeyPages, rekeyPage
 	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
