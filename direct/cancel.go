@@ -222,7 +222,10 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 		}
 		switch cn.State {
 		case stateDone, stateCommitting:
-			if !sameDigest(cn.Proof, proof) {
+			// A proof made before a rotation holds until its version retires.
+			if ok, err := s.provedBy(ctx, now, cn.Proof, "cancel-proof", id+"\x00"+code); err != nil {
+				return nil, because(refuse(CodeCancelUnknown, rt), err)
+			} else if !ok {
 				return nil, wrong
 			}
 			if cn.State == stateDone {

@@ -71,7 +71,10 @@ func (s *Service) Confirm(ctx context.Context, c reservation.Caller, req Confirm
 		}
 		switch in.State {
 		case stateDone:
-			if !sameDigest(in.Proof, proof) {
+			// A proof made before a rotation holds until its version retires.
+			if ok, err := s.provedBy(ctx, now, in.Proof, "proof", id+"\x00"+code); err != nil {
+				return nil, because(refuse(CodeCannotCheck, rt), err)
+			} else if !ok {
 				return nil, refuse(CodeWrongCode, rt)
 			}
 			return s.currentAnswer(ctx, in.Ref, l)
@@ -189,6 +192,13 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	// transaction. The marker and the rows share the contact-read limit.
 	contactCtx, contactDone := within(ctx, s.deadlines.Contact)
 	defer contactDone()
+	// The reservation is keyed under the newest version of the secret,
+	// and the rules read the mailbox under every live one.
+	keys, err := s.mailboxKeys(ctx, now, in)
+	if err != nil {
+		return nil, because(refuse(CodeCannotCheck, rt), err)
+	}
+	in.Mailbox = keys[0]
 	set, read, err := s.policyAnd(contactCtx, store.Key{Kind: kindContact, Key: in.Mailbox})
 	if err != nil {
 		return nil, because(refuse(CodeCannotCheck, rt), err)
@@ -224,7 +234,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	r := newBooked(proved, d.token, l, now)
 	_, checkout, _ := r.Stay()
 	until := pendingUntil(l, checkout)
-	rows, rowsErr := s.contactRows(contactCtx, in.Mailbox, in.Data, s.today(l, now))
+	rows, rowsErr := s.contactRows(contactCtx, keys, in.Data, s.today(l, now))
 	contactDone()
 	if rowsErr != nil {
 		return nil, because(refuse(CodeCannotCheck, rt), rowsErr)

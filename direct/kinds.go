@@ -34,7 +34,7 @@ func RecordKinds() []forget.Kind {
 		{Name: kindContact, Keeps: "the contact rules' count for a keyed mailbox", Forget: forget.ByMailbox},
 		{Name: kindFingerprint, Keeps: "a keyed fingerprint of a request and its intent's id, until the intent ends", Forget: forget.Nothing},
 		{Name: kindAdmission, Keeps: "the places the mail budgets kept before they became counters", Forget: forget.Nothing},
-		{Name: kindSecret, Keeps: "the secret of the keyed markers", Forget: forget.Nothing},
+		{Name: kindSecret, Keeps: "the versions of the operational secret and the re-key pass's place", Forget: forget.Nothing},
 		{Name: kindSweep, Keeps: "the sweep's cursors", Forget: forget.Nothing},
 		{Name: kindSettings, Keeps: "the settings staff edited", Forget: forget.Nothing},
 		{Name: kindSettingsAudit, Keeps: "who edited which setting, and when", Forget: forget.Nothing},
@@ -48,13 +48,20 @@ func (s *Service) Keyed(ctx context.Context, now time.Time, purpose, text string
 	return s.keyed(ctx, now, purpose, text)
 }
 
-// MailboxKey is the pseudonymous key the store groups an address under,
-// as a booking computes it; ok is false for a string that is no address.
-func (s *Service) MailboxKey(ctx context.Context, address string, now time.Time) (key string, ok bool, err error) {
+// NormalizedEmail reports whether s is an email address, and its form
+// that bookings key.
+func NormalizedEmail(s string) (string, bool) {
+	e, ok := reservation.ParseEmail(s)
+	return e.Normalized, ok
+}
+
+// MailboxKeys are the pseudonymous keys the store may group an address
+// under: its key under every live version of the secret, the newest
+// first; none for a string that is no address.
+func (s *Service) MailboxKeys(ctx context.Context, address string, now time.Time) ([]string, error) {
 	e, ok := reservation.ParseEmail(address)
 	if !ok {
-		return "", false, nil
+		return nil, nil
 	}
-	key, err = s.keyed(ctx, now, "mailbox", e.Normalized)
-	return key, true, err
+	return s.keyedAll(ctx, now, "mailbox", e.Normalized)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -126,17 +127,15 @@ const kindContact = "booking-contact" // key: keyed mailbox → a counter
 // contactRows reads the reservations of a proved mailbox that the contact
 // rules look at: those holding a room now or for a stay that happened,
 // from the earliest night the continuous span can reach, and every later
-// one, since a pending stay far ahead still counts.
-func (s *Service) contactRows(ctx context.Context, mailbox string, d *intentData, today civil.Date) ([]booked, error) {
+// one, since a pending stay far ahead still counts. keys are the
+// mailbox's keys under every live version of the secret.
+func (s *Service) contactRows(ctx context.Context, keys []string, d *intentData, today civil.Date) ([]booked, error) {
 	in, _ := d.dates()
 	from := in.AddDays(-s.cfg.Limits.MaxStayNights - s.cfg.Limits.AdjacencyGapNights - 1)
 	if today.Before(from) {
 		from = today
 	}
-	list, err := reservation.List(ctx, s.st, store.ReservationFilter{
-		ContactKey: mailbox, From: from.String(), Limit: 1000,
-		States: []string{string(reservation.Reserved), string(reservation.Confirmed), string(reservation.Completed)},
-	})
+	list, err := s.heldBy(ctx, keys, from)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +148,46 @@ func (s *Service) contactRows(ctx context.Context, mailbox string, d *intentData
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// heldBy lists the reservations stored under any of keys that hold or
+// held a room from the night from on, each once.
+func (s *Service) heldBy(ctx context.Context, keys []string, from civil.Date) ([]reservation.Reservation, error) {
+	var all []reservation.Reservation
+	seen := map[string]bool{}
+	for _, key := range keys {
+		list, err := reservation.List(ctx, s.st, store.ReservationFilter{
+			ContactKey: key, From: from.String(), Limit: 1000,
+			States: []string{string(reservation.Reserved), string(reservation.Confirmed), string(reservation.Completed)},
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range list {
+			if !seen[r.Reference] {
+				seen[r.Reference] = true
+				all = append(all, r)
+			}
+		}
+	}
+	return all, nil
+}
+
+// mailboxKeys are the keys a proved intent's mailbox may be stored
+// under, the newest version's first: the address's key under every live
+// version, and the one the intent was started with.
+func (s *Service) mailboxKeys(ctx context.Context, now time.Time, in intent) ([]string, error) {
+	if in.Contact == nil || in.Contact.Email == "" {
+		return []string{in.Mailbox}, nil
+	}
+	keys, err := s.keyedAll(ctx, now, "mailbox", in.Contact.Email)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(keys, in.Mailbox) {
+		keys = append(keys, in.Mailbox)
+	}
+	return keys, nil
 }
 
 // stay is a reservation's interval of nights.

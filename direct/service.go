@@ -13,17 +13,14 @@
 package direct
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"frontdesk/business"
@@ -68,8 +65,11 @@ type Service struct {
 	// tries queues the lookups of each reference for their try claims.
 	tries tryLines
 
-	secretMu  sync.Mutex
-	secretKey []byte
+	// secrets keeps the versions of the operational secret last read;
+	// rekeySteps bound the re-key pass one sweep runs.
+	secrets    secretCache
+	rekeySteps struct{ pages, rows int }
+	getenv     func(string) string
 
 	// after tracks the writes that run once an answer is given.
 	after laterWrites
@@ -93,6 +93,9 @@ type Options struct {
 	// store capped as LimitedStore caps it; the service mails the guest
 	// about its staff decisions. Nil builds one of its own on Store.
 	Core *reservation.Core
+	// Getenv reads the environment, where the secret's versions may be
+	// held (EnvSecrets); nil reads none.
+	Getenv func(string) string
 }
 
 // New returns a Service.
@@ -106,8 +109,9 @@ func New(o Options) *Service {
 	s := &Service{
 		cfg: o.Config, locker: locker, scrubber: scrubber, pricer: o.Pricer,
 		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
-		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(),
+		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(), getenv: o.Getenv,
 	}
+	s.rekeySteps.pages, s.rekeySteps.rows = rekeyPages, rekeyPage
 	s.st = limitedStore{Store: o.Store, d: &s.deadlines}
 	s.inv = inventory.New(s.st)
 	s.core = o.Core
@@ -137,54 +141,6 @@ func (s *Service) Desk() *reservation.Desk { return s.desk }
 // Core is the reservation core on the same desk and store: the
 // channel-neutral operations the other doors call.
 func (s *Service) Core() *reservation.Core { return s.core }
-
-// secret is the operational key for proofs and keyed mailbox hashes. It
-// is created once in the store, so every instance on one store shares it,
-// and kept in memory once read: it changes only by a rotation, which
-// restarts every instance.
-func (s *Service) secret(ctx context.Context, now time.Time) ([]byte, error) {
-	s.secretMu.Lock()
-	defer s.secretMu.Unlock()
-	if s.secretKey != nil {
-		return s.secretKey, nil
-	}
-	key, err := s.loadSecret(ctx, now)
-	if err == nil {
-		s.secretKey = key
-	}
-	return key, err
-}
-
-func (s *Service) loadSecret(ctx context.Context, now time.Time) ([]byte, error) {
-	r, err := s.st.Get(ctx, kindSecret, "hmac")
-	if err == nil {
-		return r.Value, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	key := make([]byte, 32)
-	if _, err := io.ReadFull(s.rand, key); err != nil {
-		return nil, err
-	}
-	if _, err := s.st.Create(ctx, store.Record{Kind: kindSecret, Key: "hmac", Value: key, UpdatedAt: now}); err != nil && !errors.Is(err, store.ErrExists) {
-		return nil, err
-	}
-	r, err = s.st.Get(ctx, kindSecret, "hmac")
-	return r.Value, err
-}
-
-// keyed derives a pseudonymous key from private text: the store keeps
-// mailbox grouping and proofs without keeping the address or the code.
-func (s *Service) keyed(ctx context.Context, now time.Time, purpose, text string) (string, error) {
-	secret, err := s.secret(ctx, now)
-	if err != nil {
-		return "", err
-	}
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(purpose + "\x00" + text))
-	return hex.EncodeToString(m.Sum(nil))[:40], nil
-}
 
 func (s *Service) randomHex(n int) (string, error) {
 	b := make([]byte, n)

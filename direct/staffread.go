@@ -44,10 +44,20 @@ func (s *Service) Span(ctx context.Context, r reservation.Reservation) (int, err
 	if err != nil || r.ContactKey == "" {
 		return len(r.Slots), nil
 	}
-	list, err := reservation.List(ctx, s.st, store.ReservationFilter{
-		ContactKey: r.ContactKey, From: in.AddDays(-s.cfg.Limits.MaxStayNights - s.cfg.Limits.AdjacencyGapNights - 1).String(),
-		States: []string{string(reservation.Reserved), string(reservation.Confirmed), string(reservation.Completed)}, Limit: 1000,
-	})
+	// The guest's stays are read under every live version of the secret.
+	keys := []string{r.ContactKey}
+	if e, ok := reservation.ParseEmail(r.Contact.Email); ok {
+		all, err := s.keyedAll(ctx, s.clock.Now(), "mailbox", e.Normalized)
+		if err != nil {
+			return 0, err
+		}
+		for _, k := range all {
+			if k != r.ContactKey {
+				keys = append(keys, k)
+			}
+		}
+	}
+	list, err := s.heldBy(ctx, keys, in.AddDays(-s.cfg.Limits.MaxStayNights-s.cfg.Limits.AdjacencyGapNights-1))
 	if err != nil {
 		return 0, fmt.Errorf("list the guest's stays: %w", err)
 	}

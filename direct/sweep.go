@@ -88,6 +88,10 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 			break // nothing due, and every source audited once
 		}
 	}
+	// The re-key pass after a rotation goes on from its stored cursor.
+	if _, err := s.rekey(ctx, now, s.rekeySteps.pages, s.rekeySteps.rows); err != nil {
+		s.log.WarnContext(ctx, "re-key pass", "error", err)
+	}
 	if res.Purged > 0 && s.scrubber != nil {
 		if err := s.scrubber.Scrub(ctx); err != nil {
 			s.log.WarnContext(ctx, "scrub purged data", "error", err)

@@ -36,9 +36,9 @@ type Guests struct {
 	// Normalize reports whether s is an email address, and its
 	// normalized form.
 	Normalize func(s string) (normalized string, ok bool)
-	// Mailbox is the keyed mailbox the store groups an address under,
-	// "" for none.
-	Mailbox func(ctx context.Context, address string, now time.Time) (string, error)
+	// Mailboxes are the keyed mailboxes the store may group an address
+	// under, one for each live version of the secret; none for none.
+	Mailboxes func(ctx context.Context, address string, now time.Time) ([]string, error)
 	// Purge deletes the blocks imported from channels that ended before
 	// the date; nil for none.
 	Purge  func(ctx context.Context, before string) (int, error)
@@ -114,7 +114,7 @@ func (g *Guests) plan(ctx context.Context, address string) (plan, error) {
 		return p, fmt.Errorf("forget: %q is not an email address", address)
 	}
 	now := g.Clock.Now()
-	mailbox, err := g.Mailbox(ctx, address, now)
+	mailboxes, err := g.Mailboxes(ctx, address, now)
 	if err != nil {
 		return p, err
 	}
@@ -139,7 +139,7 @@ func (g *Guests) plan(ctx context.Context, address string) (plan, error) {
 			if err != nil {
 				return p, err
 			}
-			if !matches(r.Contact.Email) && (mailbox == "" || r.ContactKey != mailbox) {
+			if !matches(r.Contact.Email) && (r.ContactKey == "" || !slices.Contains(mailboxes, r.ContactKey)) {
 				continue
 			}
 			if !r.State.Terminal() && r.LastSlot() >= today.String() {
@@ -211,7 +211,7 @@ func (g *Guests) plan(ctx context.Context, address string) (plan, error) {
 			}
 		}
 	}
-	if mailbox != "" {
+	for _, mailbox := range mailboxes {
 		for _, kind := range forget.Names(g.Kinds, forget.ByMailbox) {
 			if err := eachRecord(ctx, g.Store, kind, mailbox, func(r store.Record) { p.delete = append(p.delete, r) }); err != nil {
 				return p, err

@@ -647,3 +647,13 @@ func (d *Desk) ReleaseOrphan(ctx context.Context, id string, at time.Time) error
 	}
 	return nil
 }
+
+// Rekey stores r, as read, under a new contact key: its door's keyed hash
+// of the same contact after the secret it derives from rotated. It is no
+// change of the reservation: no event, no audit entry, and its time
+// stays. A *store.WriteError means r moved on since it was read.
+func (d *Desk) Rekey(ctx context.Context, r Reservation, key string) error {
+	r.ContactKey = key
+	_, err := d.st.Apply(ctx, []store.Write{Save(r, r.UpdatedAt)})
+	return err
+}

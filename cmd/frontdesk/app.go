@@ -275,6 +275,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		Sender: m.mailer, ValidCode: referral.ValidCode})
 	m.bookings = direct.New(direct.Options{
 		Config: bookingConfig(m.Config), Store: st, Pricer: pricer, Clock: m.Clock, Rand: m.Rand, Mail: m.mailer, Logger: m.Logger,
+		Getenv: os.Getenv,
 		Resolve: func(property string) (business.Location, bool) {
 			l, err := m.hub.Resolve(property)
 			return l, err == nil

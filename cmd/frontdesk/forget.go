@@ -39,14 +39,7 @@ func recordKinds() []forget.Kind {
 func (m *Main) guests() *privacy.Guests {
 	g := &privacy.Guests{
 		Store: m.store, Desk: m.bookings.Desk(), Kinds: recordKinds(), Clock: m.Clock, Logger: m.Logger,
-		Normalize: func(s string) (string, bool) {
-			e, ok := reservation.ParseEmail(s)
-			return e.Normalized, ok
-		},
-		Mailbox: func(ctx context.Context, address string, now time.Time) (string, error) {
-			key, _, err := m.bookings.MailboxKey(ctx, address, now)
-			return key, err
-		},
+		Normalize: direct.NormalizedEmail, Mailboxes: m.bookings.MailboxKeys,
 	}
 	if m.channels != nil {
 		g.Purge = m.channels.Purge

@@ -43,6 +43,7 @@ Usage:
   frontdesk refusals [--config F]
   frontdesk registry-json [--config F] [--name NS/NAME] [--version X.Y.Z] [--out FILE]
   frontdesk forget --email ADDRESS [--dry-run] [--config F] [--data DIR | --database URL]
+  frontdesk secrets rotate | status [--config F] [--data DIR | --database URL]
   frontdesk version
 
 Every command answers --help; "frontdesk help COMMAND" shows the same.
@@ -81,6 +82,7 @@ var commands = map[string]struct{ args, about string }{
 	"orp keys rotate":      {"[flags]", "Adds a new ORP host signing key; serve signs with it from its next start."},
 	"orp keys list":        {"[flags]", "Lists the ORP host's signing keys, newest first."},
 	"outbox":               {"list | retry CONSUMER POSITION [flags]", "The reservation outbox's events set aside, on the same store as serve: an event its consumer (the\nreferral ledger) failed on at five offers, a while apart, is set aside so the events after it go on.\nlist shows them; retry offers one to its consumer again."},
+	"secrets":              {"rotate | status [flags]", "The versions of the operational secret that booking proofs and keyed email hashes derive from, on\nthe same store as serve. rotate adds a version that keys every new value; the sweep's re-key pass\nthen rewrites the reservations' keys under it, and the older versions retire when it finishes.\nstatus shows the versions and the pass's progress."},
 	"outbox list":          {"[flags]", "Lists the events set aside: consumer, position, reference, the change, attempts, when they failed\nfirst and last, and the consumer's error."},
 	"outbox retry":         {"CONSUMER POSITION [flags]", "Offers a set-aside event to its consumer again. Delivered, it is no longer set aside; failing, it\nstays, with the attempt counted, and the error is shown."},
 }
@@ -166,6 +168,14 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		return runORP(ctx, clk, args, stdout, stderr)
 	case "outbox":
 		return runOutbox(ctx, clk, args, stdout, stderr)
+	case "secrets":
+		m, fs, err := newMainWith(clk, cmd, args, stdout, stderr, nil)
+		if err == nil {
+			if err = m.open(ctx, ""); err == nil {
+				err = errors.Join(m.bookings.SecretsCommand(ctx, fs.Args(), stdout), m.Close())
+			}
+		}
+		return ignoreHelp(err)
 	case "backup":
 		return runBackup(ctx, clk, args, stdout, stderr)
 	case "restore":
