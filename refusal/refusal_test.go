@@ -126,7 +126,7 @@ var siteRules = []siteRule{
 	{"staff", "reservation/*.go", regexp.MustCompile(`illegal\([^,()]+, [^,()]+, (?:fmt\.Sprintf\()?()()("(?:[^"\\]|\\.)*")`),
 		func([]string, map[string]string) string { return "illegal_transition" }},
 	// The booking form's field problems, by field.
-	{"form", "direct/form.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
+	{"form", "reservation/formrequest.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
 		func(m []string, _ map[string]string) string { return "form_" + m[1] }},
 	// The form page's own answers: the first sentence, before the values
 	// it appends.
