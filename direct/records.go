@@ -26,6 +26,20 @@ const (
 // maxCASAttempts bounds a read-modify-write loop under contention.
 const maxCASAttempts = 400
 
+// passesEnded words how a store.Retry of a guest's request ended when no
+// pass answered: contention that outlasted every pass is outcome_unknown,
+// and a context that ended between passes is cannot_check, as the next
+// pass's read would have answered. It is nil for any other ending.
+func passesEnded(ctx context.Context, err error, rt route) error {
+	if _, lost := errors.AsType[*store.LostRaces](err); lost {
+		return refuse(CodeOutcomeUnknown, rt)
+	}
+	if err != nil && err == ctx.Err() {
+		return because(refuse(CodeCannotCheck, rt), err)
+	}
+	return nil
+}
+
 // getJSON reads a record and decodes its value.
 func getJSON[T any](ctx context.Context, st store.Records, kind, key string) (T, int64, error) {
 	v, r, err := store.GetJSON[T](ctx, st, kind, key)
