@@ -25,7 +25,6 @@ var handLoops = []string{
 	"direct/cancel.go Service.cancelCommit",
 	"direct/cancel.go Service.cancelFinish",
 	"direct/notice.go Service.recordOutcomes",
-	"direct/start.go Service.openIntent",
 	"direct/start.go Service.startNew",
 	"orp/outcome.go Host.forget",
 	"payment/event.go Ledger.Receive",
