@@ -23,7 +23,6 @@ var storeOwners = []string{"store", "store/sqlstore", "sqlite", "postgres", "sto
 var handLoops = []string{
 	"direct/cancel.go Service.Cancel",
 	"direct/cancel.go Service.cancelCommit",
-	"direct/cancel.go Service.cancelFinish",
 	"direct/notice.go Service.recordOutcomes",
 	"direct/start.go Service.startNew",
 	"orp/outcome.go Host.forget",

@@ -205,67 +205,73 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 	// written at the version its code was compared against: a wrong code
 	// is answered only once its try is counted, so parallel guesses get
 	// no more answers than there are tries.
-	for range maxCASAttempts {
+	var res *reservation.CancelResult
+	err = store.Retry(ctx, func() error {
 		cn, version, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, wrong
+			return wrong
 		}
 		if err != nil {
-			return nil, because(refuse(CodeCancelUnknown, rt), err)
+			return because(refuse(CodeCancelUnknown, rt), err)
 		}
 		switch cn.State {
 		case stateDone, stateCommitting:
 			if !sameDigest(cn.Proof, proof) {
-				return nil, wrong
+				return wrong
 			}
 			if cn.State == stateDone {
 				r, err := s.getBooked(ctx, cn.Ref)
 				if err != nil {
-					return nil, because(refuse(CodeCancelMaybe, rt), err)
+					return because(refuse(CodeCancelMaybe, rt), err)
 				}
-				return s.cancelAnswer(ctx, r, l, nil)
+				res, err = s.cancelAnswer(ctx, r, l, nil)
+				return err
 			}
 		case stateOpen:
 			if !now.Before(cn.Expires) {
-				return nil, wrong
+				return wrong
 			}
 			if !sameDigest(cn.Digest, digest(cn.Salt, id, code)) {
 				cn.Wrong++
 				if err := s.countWrong(ctx, now, kindCancel, id, cn, version, cn.Wrong >= wrongTries); errors.Is(err, errAgain) {
-					continue
+					return errAgain
 				}
-				return nil, wrong
+				return wrong
 			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, because(refuse(CodeCancelUnknown, rt), err)
+				return because(refuse(CodeCancelUnknown, rt), err)
 			}
 			set, err := s.policy(ctx)
 			if err != nil {
-				return nil, because(refuse(CodeCancelUnknown, rt), err)
+				return because(refuse(CodeCancelUnknown, rt), err)
 			}
 			if refusal := s.cancellable(r, l, set, now, rt, cn.Guest); refusal != nil {
 				if cur, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id); err == nil && cur.State != stateOpen {
 					// A parallel step with this code moved the
 					// cancellation on after it was read: answer as it.
-					continue
+					return errAgain
 				}
-				return nil, refusal
+				return refusal
 			}
 			cn.State, cn.Proof, cn.Salt, cn.Digest = stateCommitting, proof, "", ""
 			_, err = s.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: record(kindCancel, id, cn, version, now)}})
 			if _, refused := errors.AsType[*store.WriteError](err); refused {
-				continue
+				return errAgain
 			}
 			if err != nil {
-				return nil, because(refuse(CodeCancelUnknown, rt), err)
+				return because(refuse(CodeCancelUnknown, rt), err)
 			}
 		default:
-			return nil, wrong
+			return wrong
 		}
-		return s.cancelCommit(ctx, now, cn, l, rt)
+		res, err = s.cancelCommit(ctx, now, cn, l, rt)
+		return err
+	})
+	if err := passesEnded(ctx, err, CodeCancelUnknown, CodeCancelUnknown, rt); err != nil {
+		return nil, err
 	}
-	return nil, refuse(CodeCancelUnknown, rt)
+	return res, err
 }
 
 // cancelCommit cancels the reservation of a proved cancellation in one

@@ -92,7 +92,7 @@ func (s *Service) Confirm(ctx context.Context, c reservation.Caller, req Confirm
 			return refuse(CodeIntentGone, rt)
 		}
 	})
-	if err := passesEnded(ctx, err, rt); err != nil {
+	if err := passesEnded(ctx, err, CodeOutcomeUnknown, CodeCannotCheck, rt); err != nil {
 		return nil, err
 	}
 	return res, err

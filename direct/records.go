@@ -36,15 +36,15 @@ func (a answered) Error() string { return a.err.Error() }
 func (a answered) Unwrap() error { return a.err }
 
 // passesEnded words how a store.Retry of a guest's request ended when no
-// pass answered: contention that outlasted every pass is outcome_unknown,
-// and a context that ended between passes is cannot_check, as the next
+// pass answered: contention that outlasted every pass is refused with
+// lost, and a context that ended between passes with unread, as the next
 // pass's read would have answered. It is nil for any other ending.
-func passesEnded(ctx context.Context, err error, rt route) error {
-	if _, lost := errors.AsType[*store.LostRaces](err); lost {
-		return refuse(CodeOutcomeUnknown, rt)
+func passesEnded(ctx context.Context, err error, lost, unread Code, rt route) error {
+	if _, ok := errors.AsType[*store.LostRaces](err); ok {
+		return refuse(lost, rt)
 	}
 	if err != nil && err == ctx.Err() {
-		return because(refuse(CodeCannotCheck, rt), err)
+		return because(refuse(unread, rt), err)
 	}
 	return nil
 }
