@@ -282,20 +282,22 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 // retry reports. Of parallel attempts exactly one commits and attempts
 // the notices; the others read the outcome it left.
 func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l business.Location, rt route) (*reservation.CancelResult, error) {
-	for range maxCASAttempts {
+	var res *reservation.CancelResult
+	err := store.Retry(ctx, func() error {
 		// The cancellation first, then the reservation: both commit in
 		// one transaction, so a cancellation read as done is always
 		// followed by its cancelled reservation, never a stale one.
 		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
-			return nil, because(refuse(CodeCancelUnknown, rt), err)
+			return because(refuse(CodeCancelUnknown, rt), err)
 		}
 		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
-			return nil, because(refuse(CodeCancelUnknown, rt), err)
+			return because(refuse(CodeCancelUnknown, rt), err)
 		}
 		if cur.State == stateDone {
-			return s.cancelAnswer(ctx, r, l, nil)
+			res, err = s.cancelAnswer(ctx, r, l, nil)
+			return err
 		}
 		cur.State = stateDone
 		done := store.Write{Op: store.OpSwap, Record: record(kindCancel, cn.ID, cur, cnVersion, now)}
@@ -320,21 +322,26 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
 				if _, err := s.st.Apply(ctx, []store.Write{done}); err != nil {
-					return nil, because(refuse(CodeCancelUnknown, rt), err)
+					return because(refuse(CodeCancelUnknown, rt), err)
 				}
-				return s.cancelAnswer(ctx, r, l, nil)
+				res, err = s.cancelAnswer(ctx, r, l, nil)
+				return err
 			}
 		}
 		if _, refused := errors.AsType[*store.WriteError](err); refused || reservation.ErrorCode(err) == reservation.CodeConflict {
-			continue // another attempt or a staff decision came first: read again
+			return errAgain // another attempt or a staff decision came first: read again
 		}
 		if err != nil {
 			// The transaction may or may not have committed.
-			return nil, because(refuse(CodeCancelMaybe, rt), fmt.Errorf("commit cancellation: %w", err))
+			return because(refuse(CodeCancelMaybe, rt), fmt.Errorf("commit cancellation: %w", err))
 		}
-		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
+		res, err = s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
+		return err
+	})
+	if err := passesEnded(ctx, err, CodeCancelMaybe, CodeCancelUnknown, rt); err != nil {
+		return nil, err
 	}
-	return nil, refuse(CodeCancelMaybe, rt)
+	return res, err
 }
 
 // cancelAnswer reports the reservation's current state, so a replay of
