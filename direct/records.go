@@ -26,15 +26,6 @@ const (
 // maxCASAttempts bounds a read-modify-write loop under contention.
 const maxCASAttempts = 400
 
-// answered carries the error an attempt of store.Retry ends with as it
-// is, even one the store would count as a lost race: a write that failed
-// for another reason than a refusal may have committed, so it is not
-// tried again.
-type answered struct{ err error }
-
-func (a answered) Error() string { return a.err.Error() }
-func (a answered) Unwrap() error { return a.err }
-
 // passesEnded words how a store.Retry of a guest's request ended when no
 // pass answered: contention that outlasted every pass is refused with
 // lost, and a context that ended between passes with unread, as the next

@@ -348,6 +348,7 @@ func (s *Service) openIntent(ctx context.Context, now time.Time, in intent, know
 	var opened intent
 	var older []string
 	refused := false
+	var failed error // the write's, when it failed for another reason
 	err := store.Retry(ctx, func() error {
 		if refused {
 			irec, err := s.st.Get(ctx, kindIntent, in.ID)
@@ -394,14 +395,15 @@ func (s *Service) openIntent(ctx context.Context, now time.Time, in intent, know
 		})
 		_, refused = errors.AsType[*store.WriteError](err)
 		if !refused && err != nil {
-			return answered{err}
+			// The write failed for another reason: it may have committed.
+			failed = err
+			return store.Final(err)
 		}
 		return err
 	})
-	switch e, ok := errors.AsType[answered](err); {
-	case ok:
-		// The write failed for another reason: it may have committed.
-		return opened, older, e.err
+	switch {
+	case failed != nil:
+		return opened, older, failed
 	case errors.As(err, new(*store.LostRaces)):
 		return intent{}, nil, store.ErrConflict
 	case err != nil:

@@ -149,6 +149,9 @@ func (r Retrier) Run(ctx context.Context, attempt func() error) error {
 	}
 	for i := 1; ; i++ {
 		err := attempt()
+		if f, ok := err.(final); ok {
+			return f.err
+		}
 		if !LostRace(err) {
 			return err
 		}
@@ -165,6 +168,22 @@ func (r Retrier) Run(ctx context.Context, attempt func() error) error {
 		}
 	}
 }
+
+// Final marks err, returned by an attempt of Retry, as the answer even
+// when it is a lost race: a write that failed for a reason the attempt
+// cannot rule out having committed, say, is not tried again. Retry
+// returns err itself. Final(nil) is nil.
+func Final(err error) error {
+	if err == nil {
+		return nil
+	}
+	return final{err}
+}
+
+type final struct{ err error }
+
+func (f final) Error() string { return f.err.Error() }
+func (f final) Unwrap() error { return f.err }
 
 // LostRace reports whether err is a conditional write refused because
 // another writer changed what it was decided on, and nobody has answered

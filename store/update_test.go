@@ -39,6 +39,23 @@ func TestLostRace(t *testing.T) {
 	}
 }
 
+// TestFinal: an attempt that marks a lost race Final ends the retry with
+// that error, unwrapped.
+func TestFinal(t *testing.T) {
+	calls := 0
+	refused := &WriteError{Err: ErrConflict}
+	err := Retry(context.Background(), func() error {
+		calls++
+		return Final(refused)
+	})
+	if calls != 1 || err != refused {
+		t.Fatalf("Retry = %v after %d calls, want the refused write after 1", err, calls)
+	}
+	if Final(nil) != nil {
+		t.Fatal("Final(nil) is not nil")
+	}
+}
+
 // refusal stands for a domain's answer that names a lost race as its
 // cause.
 type refusal struct{ err error }
