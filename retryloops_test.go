@@ -31,7 +31,6 @@ var handLoops = []string{
 	"reservation/outbox.go Desk.number",
 	"reservation/search.go IndexTerms",
 	"usp/credential/credential.go Issuer.Sweep",
-	"usp/idempotency.go once",
 	"usp/pop/replay.go StoreReplay.Sweep",
 	"usp/waitlist_keep.go Business.PurgeWaitlist",
 }
