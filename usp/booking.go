@@ -534,30 +534,34 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		defer done()
-		for range maxAttempts {
+		var answer *BookingResult
+		err = store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 			r, d, err := b.ownBooking(ctx, p, id)
 			if err != nil {
-				return nil, err
+				return store.Final(err)
 			}
 			if call.IfMatch != "" && call.IfMatch != revision(r) {
-				return nil, fail(CodeRevisionMismatch, "The booking changed since revision %s; read it again.", call.IfMatch)
+				return store.Final(fail(CodeRevisionMismatch, "The booking changed since revision %s; read it again.", call.IfMatch))
 			}
 			if outcome != nil {
 				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *outcome)
-				return res, nil
+				answer = res
+				return nil
 			}
 			now := b.clock.Now()
 			run, nd, msg, err := ed(ctx, p, r, d, now)
 			if err != nil {
-				return nil, err
+				return store.Final(err)
 			}
 			if msg != nil {
 				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *msg)
-				return res, nil
+				answer = res
+				return nil
 			}
 			if run == nil {
 				res.Booking = b.view(r, nd)
-				return res, nil
+				answer = res
+				return nil
 			}
 			var out *BookingResult
 			_, err = run(reservation.Addition{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
@@ -571,20 +575,35 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				w, _ := b.resolveSlot(s, nd.SlotID)
 				m, err := b.taken(ctx, s, w, r.Guests)
 				if err != nil {
-					return nil, err
+					return store.Final(err)
 				}
 				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *m)
-				return res, nil
+				answer = res
+				return nil
 			case errors.Is(err, errKeyTaken):
-				return nil, err // the key's record: a parallel request committed first
+				return store.Final(err) // the key's record: a parallel request committed first
 			case errors.Is(err, errStale):
-				continue
+				return errStale
 			case err != nil:
+				return store.Final(err)
+			}
+			answer = out
+			return nil
+		})
+		switch _, lost := errors.AsType[*store.LostRaces](err); {
+		case lost:
+			return nil, fmt.Errorf("%s: %w", name, store.ErrConflict)
+		case err != nil && err == ctx.Err():
+			// It ended between passes: answer as the next pass's read
+			// of the booking would have.
+			if _, _, err := b.ownBooking(ctx, p, id); err != nil {
 				return nil, err
 			}
-			return out, nil
+			return nil, err
+		case err != nil:
+			return nil, err
 		}
-		return nil, fmt.Errorf("%s: %w", name, store.ErrConflict)
+		return answer, nil
 	})
 }
 
