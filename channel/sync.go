@@ -515,7 +515,7 @@ func (s *Service) place(ctx context.Context, f Feed, loc business.Location, unit
 	if prev != nil && slices.Equal(prev.Nights, b.Nights) && len(prev.Conflict) == 0 && slices.Equal(prev.Held, b.Nights) {
 		return nil
 	}
-	for range 4 {
+	err := store.Retrier{Attempts: 4}.Run(ctx, func() error {
 		err := s.hold(ctx, f, loc, unit, key, prev, b, b.Nights, now)
 		if reservation.ErrorCode(err) == reservation.CodeUnitTaken {
 			var free []string
@@ -527,7 +527,7 @@ func (s *Service) place(ctx context.Context, f Feed, loc business.Location, unit
 			}
 		}
 		if reservation.ErrorCode(err) != reservation.CodeConflict && reservation.ErrorCode(err) != reservation.CodeUnitTaken {
-			return err
+			return store.Final(err)
 		}
 		// Another write came first (another door took a night meanwhile,
 		// or the record moved): read again and retry.
@@ -536,17 +536,25 @@ func (s *Service) place(ctx context.Context, f Feed, loc business.Location, unit
 		case errors.Is(ferr, store.ErrNotFound):
 			prev = nil
 		case ferr != nil:
-			return ferr
+			return store.Final(ferr)
 		default:
 			var r blockRecord
 			if err := json.Unmarshal(fresh.Value, &r); err != nil {
-				return err
+				return store.Final(err)
 			}
 			prev = &storedBlock{blockRecord: r, key: key, version: fresh.Version}
 		}
+		return errBlockMoved
+	})
+	if errors.As(err, new(*store.LostRaces)) {
+		return fmt.Errorf("block of %s: %w", f.Name, store.ErrConflict)
 	}
-	return fmt.Errorf("block of %s: %w", f.Name, store.ErrConflict)
+	return err
 }
+
+// errBlockMoved asks place to hold a block again on its record read
+// afresh: a night or the record changed meanwhile.
+var errBlockMoved = fmt.Errorf("channel: block moved meanwhile: %w", store.ErrConflict)
 
 // freeNights are the nights of all that have a unit left, counting the
 // units the block's own hold already takes as its own.

@@ -212,70 +212,76 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 	// written at the version its code was compared against: a wrong code
 	// is answered only once its try is counted, so parallel guesses get
 	// no more answers than there are tries.
-	for range maxCASAttempts {
+	var res *reservation.CancelResult
+	err = store.Retry(ctx, func() error {
 		cn, version, err := getJSON[cancellation](ctx, s.st, kindCancel, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, wrong
+			return wrong
 		}
 		if err != nil {
-			return nil, because(refuse(CodeCancelUnknown, rt), err)
+			return because(refuse(CodeCancelUnknown, rt), err)
 		}
 		switch cn.State {
 		case stateDone, stateCommitting:
 			// A proof made before a rotation holds until its version retires.
 			if ok, err := s.provedBy(ctx, now, cn.Proof, "cancel-proof", id+"\x00"+code); err != nil {
-				return nil, because(refuse(CodeCancelUnknown, rt), err)
+				return because(refuse(CodeCancelUnknown, rt), err)
 			} else if !ok {
-				return nil, wrong
+				return wrong
 			}
 			if cn.State == stateDone {
 				r, err := s.getBooked(ctx, cn.Ref)
 				if err != nil {
-					return nil, because(refuse(CodeCancelMaybe, rt), err)
+					return because(refuse(CodeCancelMaybe, rt), err)
 				}
-				return s.cancelAnswer(ctx, r, l, nil)
+				res, err = s.cancelAnswer(ctx, r, l, nil)
+				return err
 			}
 		case stateOpen:
 			if !now.Before(cn.Expires) {
-				return nil, wrong
+				return wrong
 			}
 			if !sameDigest(cn.Digest, digest(cn.Salt, id, code)) {
 				cn.Wrong++
 				if err := s.countWrong(ctx, now, kindCancel, id, cn, version, cn.Wrong >= wrongTries); errors.Is(err, errAgain) {
-					continue
+					return errAgain
 				}
-				return nil, wrong
+				return wrong
 			}
 			r, err := s.getBooked(ctx, cn.Ref)
 			if err != nil {
-				return nil, because(refuse(CodeCancelUnknown, rt), err)
+				return because(refuse(CodeCancelUnknown, rt), err)
 			}
 			set, err := s.policy(ctx)
 			if err != nil {
-				return nil, because(refuse(CodeCancelUnknown, rt), err)
+				return because(refuse(CodeCancelUnknown, rt), err)
 			}
 			if refusal := s.cancellable(r, l, set, now, rt, cn.Guest); refusal != nil {
 				if cur, _, err := getJSON[cancellation](ctx, s.st, kindCancel, id); err == nil && cur.State != stateOpen {
 					// A parallel step with this code moved the
 					// cancellation on after it was read: answer as it.
-					continue
+					return errAgain
 				}
-				return nil, refusal
+				return refusal
 			}
 			cn.State, cn.Proof, cn.Salt, cn.Digest = stateCommitting, proof, "", ""
 			_, err = s.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: record(kindCancel, id, cn, version, now)}})
 			if _, refused := errors.AsType[*store.WriteError](err); refused {
-				continue
+				return errAgain
 			}
 			if err != nil {
-				return nil, because(refuse(CodeCancelUnknown, rt), err)
+				return because(refuse(CodeCancelUnknown, rt), err)
 			}
 		default:
-			return nil, wrong
+			return wrong
 		}
-		return s.cancelCommit(ctx, now, cn, l, rt)
+		res, err = s.cancelCommit(ctx, now, cn, l, rt)
+		return err
+	})
+	if err := passesEnded(ctx, err, CodeCancelUnknown, CodeCancelUnknown, rt); err != nil {
+		return nil, err
 	}
-	return nil, refuse(CodeCancelUnknown, rt)
+	return res, err
 }
 
 // cancelCommit cancels the reservation of a proved cancellation in one
@@ -286,20 +292,22 @@ func (s *Service) cancelFinish(ctx context.Context, now time.Time, c reservation
 // retry reports. Of parallel attempts exactly one commits and attempts
 // the notices; the others read the outcome it left.
 func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellation, l business.Location, rt route) (*reservation.CancelResult, error) {
-	for range maxCASAttempts {
+	var res *reservation.CancelResult
+	err := store.Retry(ctx, func() error {
 		// The cancellation first, then the reservation: both commit in
 		// one transaction, so a cancellation read as done is always
 		// followed by its cancelled reservation, never a stale one.
 		cur, cnVersion, err := getJSON[cancellation](ctx, s.st, kindCancel, cn.ID)
 		if err != nil {
-			return nil, because(refuse(CodeCancelUnknown, rt), err)
+			return because(refuse(CodeCancelUnknown, rt), err)
 		}
 		r, err := s.getBooked(ctx, cn.Ref)
 		if err != nil {
-			return nil, because(refuse(CodeCancelUnknown, rt), err)
+			return because(refuse(CodeCancelUnknown, rt), err)
 		}
 		if cur.State == stateDone {
-			return s.cancelAnswer(ctx, r, l, nil)
+			res, err = s.cancelAnswer(ctx, r, l, nil)
+			return err
 		}
 		cur.State = stateDone
 		done := store.Write{Op: store.OpSwap, Record: record(kindCancel, cn.ID, cur, cnVersion, now)}
@@ -324,21 +332,26 @@ func (s *Service) cancelCommit(ctx context.Context, now time.Time, cn cancellati
 				// Staff moved it on meanwhile: the cancellation ends with
 				// the reservation as staff left it.
 				if _, err := s.st.Apply(ctx, []store.Write{done}); err != nil {
-					return nil, because(refuse(CodeCancelUnknown, rt), err)
+					return because(refuse(CodeCancelUnknown, rt), err)
 				}
-				return s.cancelAnswer(ctx, r, l, nil)
+				res, err = s.cancelAnswer(ctx, r, l, nil)
+				return err
 			}
 		}
 		if _, refused := errors.AsType[*store.WriteError](err); refused || reservation.ErrorCode(err) == reservation.CodeConflict {
-			continue // another attempt or a staff decision came first: read again
+			return errAgain // another attempt or a staff decision came first: read again
 		}
 		if err != nil {
 			// The transaction may or may not have committed.
-			return nil, because(refuse(CodeCancelMaybe, rt), fmt.Errorf("commit cancellation: %w", err))
+			return because(refuse(CodeCancelMaybe, rt), fmt.Errorf("commit cancellation: %w", err))
 		}
-		return s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
+		res, err = s.cancelAnswer(ctx, r, l, s.attemptNotices(ctx, now, notices))
+		return err
+	})
+	if err := passesEnded(ctx, err, CodeCancelMaybe, CodeCancelUnknown, rt); err != nil {
+		return nil, err
 	}
-	return nil, refuse(CodeCancelMaybe, rt)
+	return res, err
 }
 
 // cancelAnswer reports the reservation's current state, so a replay of

@@ -51,55 +51,54 @@ func (s *Service) Confirm(ctx context.Context, c reservation.Caller, req Confirm
 	// Every pass reads the intent afresh: a proved intent commits at the
 	// version read, so a confirmation that lost to another re-reads and
 	// answers with the state the winner left.
-	for range maxCASAttempts {
+	var res *ConfirmResult
+	err := store.Retry(ctx, func() error {
 		irec, err := s.st.Get(ctx, kindIntent, id)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, refuse(CodeIntentGone, rt)
+			return refuse(CodeIntentGone, rt)
 		}
 		var in intent
 		if err == nil {
 			err = json.Unmarshal(irec.Value, &in)
 		}
 		if err != nil {
-			return nil, because(refuse(CodeCannotCheck, rt), err)
+			return because(refuse(CodeCannotCheck, rt), err)
 		}
 		rt.form = s.formFor(l, in.Data)
 		if proof == "" {
 			if proof, err = s.keyed(ctx, now, "proof", id+"\x00"+code); err != nil {
-				return nil, because(refuse(CodeCannotCheck, rt), err)
+				return because(refuse(CodeCannotCheck, rt), err)
 			}
 		}
 		switch in.State {
 		case stateDone:
 			// A proof made before a rotation holds until its version retires.
 			if ok, err := s.provedBy(ctx, now, in.Proof, "proof", id+"\x00"+code); err != nil {
-				return nil, because(refuse(CodeCannotCheck, rt), err)
+				return because(refuse(CodeCannotCheck, rt), err)
 			} else if !ok {
-				return nil, refuse(CodeWrongCode, rt)
+				return refuse(CodeWrongCode, rt)
 			}
-			return s.currentAnswer(ctx, in.Ref, l)
+			res, err = s.currentAnswer(ctx, in.Ref, l)
+			return err
 		case stateOpen, stateSending:
 			// A code that proves a sending intent was delivered, whatever
 			// became of the start that sent it.
 			if !now.Before(in.Expires) {
-				return nil, refuse(CodeIntentGone, rt)
+				return refuse(CodeIntentGone, rt)
 			}
 			if !sameDigest(in.Digest, digest(in.Salt, id, code)) {
-				if err := s.wrongCode(ctx, now, in, irec.Version, rt); !errors.Is(err, errAgain) {
-					return nil, err
-				}
-				continue
+				return s.wrongCode(ctx, now, in, irec.Version, rt)
 			}
-			res, err := s.commitProved(ctx, now, in, irec.Version, proof, &d, l, rt)
-			if errors.Is(err, errAgain) {
-				continue
-			}
-			return res, err
+			res, err = s.commitProved(ctx, now, in, irec.Version, proof, &d, l, rt)
+			return err
 		default:
-			return nil, refuse(CodeIntentGone, rt)
+			return refuse(CodeIntentGone, rt)
 		}
+	})
+	if err := passesEnded(ctx, err, CodeOutcomeUnknown, CodeCannotCheck, rt); err != nil {
+		return nil, err
 	}
-	return nil, refuse(CodeOutcomeUnknown, rt)
+	return res, err
 }
 
 // wrongCode counts a wrong try at the version the code was compared
@@ -158,7 +157,7 @@ func newBooked(in intent, token string, l business.Location, now time.Time) book
 // errAgain asks Confirm to read the intent again: a write at the version
 // it read was refused, so another call moved the intent or a record the
 // decision rested on.
-var errAgain = errors.New("booking: read again")
+var errAgain = fmt.Errorf("booking: read again: %w", store.ErrConflict)
 
 // draws are the random values of one confirmation, drawn once however
 // often it reads again, so the reference is allocated once.

@@ -26,6 +26,20 @@ const (
 // maxCASAttempts bounds a read-modify-write loop under contention.
 const maxCASAttempts = 400
 
+// passesEnded words how a store.Retry of a guest's request ended when no
+// pass answered: contention that outlasted every pass is refused with
+// lost, and a context that ended between passes with unread, as the next
+// pass's read would have answered. It is nil for any other ending.
+func passesEnded(ctx context.Context, err error, lost, unread Code, rt route) error {
+	if _, ok := errors.AsType[*store.LostRaces](err); ok {
+		return refuse(lost, rt)
+	}
+	if err != nil && err == ctx.Err() {
+		return because(refuse(unread, rt), err)
+	}
+	return nil
+}
+
 // getJSON reads a record and decodes its value.
 func getJSON[T any](ctx context.Context, st store.Records, kind, key string) (T, int64, error) {
 	v, r, err := store.GetJSON[T](ctx, st, kind, key)

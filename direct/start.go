@@ -350,9 +350,26 @@ func (s *Service) sendCode(ctx context.Context, now time.Time, in *intent, code 
 // the write refused and the next attempt read again.
 func (s *Service) openIntent(ctx context.Context, now time.Time, in intent, known *store.Record) (intent, []string, error) {
 	version := int64(1) // a create stores version 1
-	for range maxCASAttempts {
+	var opened intent
+	var older []string
+	refused := false
+	var failed error // the write's, when it failed for another reason
+	err := store.Retry(ctx, func() error {
+		if refused {
+			irec, err := s.st.Get(ctx, kindIntent, in.ID)
+			if err != nil {
+				return err
+			}
+			in = intent{}
+			if err := json.Unmarshal(irec.Value, &in); err != nil {
+				return err
+			}
+			version = irec.Version
+		}
+		opened, older = intent{}, nil
 		if in.State != stateSending {
-			return in, nil, nil
+			opened = in
+			return nil
 		}
 		key := openKey(in.Mailbox, in.Location)
 		var open openIntents
@@ -367,37 +384,37 @@ func (s *Service) openIntent(ctx context.Context, now time.Time, in intent, know
 			open, listVersion, err = getJSON[openIntents](ctx, s.st, kindMailbox, key)
 		}
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return intent{}, nil, err
+			return err
 		}
-		var older []string
 		for _, other := range open.IDs {
 			if other != in.ID {
 				older = append(older, other)
 			}
 		}
-		opened := in
+		opened = in
 		opened.State = stateOpen
 		opened.SentAt = append(slices.Clone(in.SentAt), now)
 		_, err = s.st.Apply(ctx, []store.Write{
 			{Op: store.OpSwap, Record: record(kindIntent, in.ID, opened, version, now)},
 			upsert(kindMailbox, key, openIntents{IDs: []string{in.ID}}, listVersion, now),
 		})
-		var we *store.WriteError
-		if errors.As(err, &we) {
-			irec, err := s.st.Get(ctx, kindIntent, in.ID)
-			if err != nil {
-				return intent{}, nil, err
-			}
-			in = intent{}
-			if err := json.Unmarshal(irec.Value, &in); err != nil {
-				return intent{}, nil, err
-			}
-			version = irec.Version
-			continue
+		_, refused = errors.AsType[*store.WriteError](err)
+		if !refused && err != nil {
+			// The write failed for another reason: it may have committed.
+			failed = err
+			return store.Final(err)
 		}
-		return opened, older, err
+		return err
+	})
+	switch {
+	case failed != nil:
+		return opened, older, failed
+	case errors.As(err, new(*store.LostRaces)):
+		return intent{}, nil, store.ErrConflict
+	case err != nil:
+		return intent{}, nil, err
 	}
-	return intent{}, nil, store.ErrConflict
+	return opened, older, nil
 }
 
 // identicalStart returns the answer of a live identical intent, waiting

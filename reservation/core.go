@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -241,21 +242,31 @@ func (c *Core) Book(ctx context.Context, req BookRequest) (Reservation, error) {
 		return c.desk.Create(ctx, n)
 	}
 	also := n.Also
+	var r Reservation
 	var lost error
-	for range maxAttempts {
+	err = store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 		attributed, err := c.Attribution(ctx, req.Referral, n)
 		if err != nil {
-			return Reservation{}, err
+			r = Reservation{}
+			return store.Final(err)
 		}
 		n.Also = append(slices.Clone(also), attributed...)
-		r, err := c.desk.Create(ctx, n)
+		r, err = c.desk.Create(ctx, n)
 		if !raced(err, attributed) {
-			return r, err
+			return store.Final(err)
 		}
 		lost = err
+		return errAttributionRaced
+	})
+	if errors.As(err, new(*store.LostRaces)) {
+		return Reservation{}, &Error{Code: CodeConflict, Message: ErrConflict.Message, Err: lost}
 	}
-	return Reservation{}, &Error{Code: CodeConflict, Message: ErrConflict.Message, Err: lost}
+	return r, err
 }
+
+// errAttributionRaced asks Book to attribute and create again: the
+// attribution's own records changed meanwhile.
+var errAttributionRaced = fmt.Errorf("reservation: attribution raced: %w", store.ErrConflict)
 
 // UnitOf is what the desk holds of unit u at location l.
 func UnitOf(l business.Location, u business.Unit) Unit {

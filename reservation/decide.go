@@ -67,19 +67,22 @@ func (c *Core) Decide(ctx context.Context, d Decision) (Reservation, bool, error
 		by = "staff"
 	}
 	quiet := d.Quiet
-	for range maxAttempts {
+	var out Reservation
+	var sent bool
+	err := store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 		r, err := Get(ctx, c.st, d.Reference)
 		if errors.Is(err, store.ErrNotFound) {
-			return Reservation{}, false, ErrNoReservation
+			return store.Final(ErrNoReservation)
 		}
 		if err != nil {
-			return Reservation{}, false, fmt.Errorf("read reservation: %w", err)
+			return store.Final(fmt.Errorf("read reservation: %w", err))
 		}
 		if d.Visible != nil && !d.Visible(r.Location) {
-			return Reservation{}, false, ErrNoReservation
+			return store.Final(ErrNoReservation)
 		}
 		if d.From != "" && r.State != d.From {
-			return r, false, ErrAnswered
+			out = r
+			return store.Final(ErrAnswered)
 		}
 		requestid.SetReference(ctx, r.Reference) // the request's lines name the reservation decided on
 		l, _ := c.Location(r.Location)
@@ -89,7 +92,7 @@ func (c *Core) Decide(ctx context.Context, d Decision) (Reservation, bool, error
 		if c.notify != nil {
 			mail, sender, err := c.notify.DecisionMail(ctx, r, d.To, quiet, now)
 			if err != nil {
-				return Reservation{}, false, err
+				return store.Final(err)
 			}
 			also, send = []Addition{mail}, sender
 		}
@@ -101,19 +104,32 @@ func (c *Core) Decide(ctx context.Context, d Decision) (Reservation, bool, error
 		switch ErrorCode(err) {
 		case "":
 			c.log.InfoContext(ctx, "staff decision", "location", r.Location, "reference", r.Reference, "to", string(d.To))
-			return moved, send(ctx), nil
+			out, sent = moved, send(ctx)
+			return nil
 		case CodeConflict:
 			if raced(err, also) {
 				// The mail of this very decision exists: decide without
 				// mail rather than lose the decision.
 				quiet = true
 			}
-			continue // decided or changed meanwhile: read again
+			return errDecideAgain // decided or changed meanwhile: read again
 		case CodeUnitTaken, CodeIllegalTransition:
-			return r, false, err
+			out = r
+			return store.Final(err)
 		default:
-			return Reservation{}, false, fmt.Errorf("save decision: %w", err)
+			return store.Final(fmt.Errorf("save decision: %w", err))
 		}
+	})
+	switch _, lost := errors.AsType[*store.LostRaces](err); {
+	case lost:
+		return Reservation{}, false, fmt.Errorf("decide: %w", store.ErrConflict)
+	case err != nil && err == ctx.Err():
+		// It ended between passes, as the next pass's read would have.
+		return Reservation{}, false, fmt.Errorf("read reservation: %w", err)
 	}
-	return Reservation{}, false, fmt.Errorf("decide: %w", store.ErrConflict)
+	return out, sent, err
 }
+
+// errDecideAgain asks Decide to read the reservation again: it was
+// decided or changed since it was read.
+var errDecideAgain = fmt.Errorf("reservation: decided meanwhile: %w", store.ErrConflict)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"time"
 )
 
@@ -147,6 +149,9 @@ func (r Retrier) Run(ctx context.Context, attempt func() error) error {
 	}
 	for i := 1; ; i++ {
 		err := attempt()
+		if f, ok := err.(final); ok {
+			return f.err
+		}
 		if !LostRace(err) {
 			return err
 		}
@@ -164,16 +169,67 @@ func (r Retrier) Run(ctx context.Context, attempt func() error) error {
 	}
 }
 
-// LostRace reports whether err is a conditional write refused because
-// another writer changed what it was decided on: a write of an Apply
-// refused with ErrConflict, ErrExists or ErrNotFound, or a Swap or Delete
-// refused with ErrConflict, or a Create with ErrExists. A bare
-// ErrNotFound is no race: it is what Get says of an absent record.
-func LostRace(err error) bool {
-	if we, ok := errors.AsType[*WriteError](err); ok {
-		return errors.Is(we.Err, ErrConflict) || errors.Is(we.Err, ErrExists) || errors.Is(we.Err, ErrNotFound)
+// Final marks err, returned by an attempt of Retry, as the answer even
+// when it is a lost race: a write that failed for a reason the attempt
+// cannot rule out having committed, say, is not tried again. Retry
+// returns err itself. Final(nil) is nil.
+func Final(err error) error {
+	if err == nil {
+		return nil
 	}
-	return errors.Is(err, ErrConflict) || errors.Is(err, ErrExists)
+	return final{err}
+}
+
+type final struct{ err error }
+
+func (f final) Error() string { return f.err.Error() }
+func (f final) Unwrap() error { return f.err }
+
+// LostRace reports whether err is a conditional write refused because
+// another writer changed what it was decided on, and nobody has answered
+// for it yet: a write of an Apply refused with ErrConflict, ErrExists or
+// ErrNotFound, or a Swap or Delete refused with ErrConflict, or a Create
+// with ErrExists, as the store returned it or wrapped with fmt.Errorf's
+// %w (or errors.Join). A bare ErrNotFound is no race: it is what Get says
+// of an absent record. An error of any other type that carries a lost
+// race as its cause, such as a domain's refusal, is an answer: the caller
+// decided what a lost race means there, so it is not tried again.
+func LostRace(err error) bool {
+	for err != nil {
+		switch e := err.(type) {
+		case *WriteError:
+			return errors.Is(e.Err, ErrConflict) || errors.Is(e.Err, ErrExists) || errors.Is(e.Err, ErrNotFound)
+		case *LostRaces:
+			return true
+		}
+		if err == ErrConflict || err == ErrExists {
+			return true
+		}
+		if !plainWrap(err) {
+			return false
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() []error }:
+			return slices.ContainsFunc(u.Unwrap(), LostRace)
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// plainWrap reports whether err only adds words to the errors it wraps:
+// one made by fmt.Errorf with %w, or by errors.Join.
+func plainWrap(err error) bool {
+	switch reflect.TypeOf(err) {
+	case reflect.TypeOf(fmt.Errorf("%w", ErrConflict)),
+		reflect.TypeOf(fmt.Errorf("%w%w", ErrConflict, ErrExists)),
+		reflect.TypeOf(errors.Join(ErrConflict)):
+		return true
+	}
+	return false
 }
 
 // Ensure returns the record kind/key, creating it first with the value

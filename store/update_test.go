@@ -24,6 +24,11 @@ func TestLostRace(t *testing.T) {
 		{"a batch write taken", &WriteError{Err: ErrExists}, true},
 		{"a full counter", &WriteError{Err: ErrFull}, false},
 		{"an outage", errors.New("disk full"), false},
+		{"a serialization failure", fmt.Errorf("%w: %w", ErrConflict, errors.New("40001")), true},
+		{"joined", errors.Join(errors.New("also"), ErrExists), true},
+		{"every attempt lost", fmt.Errorf("update: %w", &LostRaces{Attempts: 2, Last: ErrConflict}), true},
+		{"answered by a refusal", &refusal{err: ErrConflict}, false},
+		{"an answered batch write", fmt.Errorf("book: %w", &refusal{err: &WriteError{Err: ErrConflict}}), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,6 +38,30 @@ func TestLostRace(t *testing.T) {
 		})
 	}
 }
+
+// TestFinal: an attempt that marks a lost race Final ends the retry with
+// that error, unwrapped.
+func TestFinal(t *testing.T) {
+	calls := 0
+	refused := &WriteError{Err: ErrConflict}
+	err := Retry(context.Background(), func() error {
+		calls++
+		return Final(refused)
+	})
+	if calls != 1 || err != refused {
+		t.Fatalf("Retry = %v after %d calls, want the refused write after 1", err, calls)
+	}
+	if Final(nil) != nil {
+		t.Fatal("Final(nil) is not nil")
+	}
+}
+
+// refusal stands for a domain's answer that names a lost race as its
+// cause.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return "taken: " + r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
 
 // TestRetrier: lost races run the attempt again, waiting between
 // attempts; any other answer ends the retry; contention that outlasts the

@@ -383,38 +383,42 @@ func confirmationNote(s Service) []Message {
 // conditional write of the reservation the hold is: either it becomes the
 // booking with its units, or nothing changes.
 func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult, keep keeper[BookingResult]) (*BookingResult, error) {
-	for range maxAttempts {
+	var done *BookingResult
+	err := store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 		r, d, err := b.ownHold(ctx, p, in.HoldID)
 		if err != nil {
 			// §4.2.1: an unknown hold is validation_error, not hold_expired.
-			return nil, fail(CodeValidation, "hold_id %q names no hold of this platform.", in.HoldID)
+			return store.Final(fail(CodeValidation, "hold_id %q names no hold of this platform.", in.HoldID))
 		}
 		if d.ServiceID != s.ID || d.SlotID != w.id {
-			return nil, fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id)
+			return store.Final(fail(CodeValidation, "hold_id %q holds another slot than slot_id %q.", in.HoldID, w.id))
 		}
 		now := b.clock.Now()
 		if r, d, err = b.settle(ctx, r, d, now); err != nil {
-			return nil, err
+			return store.Final(err)
 		}
 		switch {
 		case d.Kind == "booking":
 			// A converted hold replayed returns the booking it became.
 			res.Booking = b.view(r, d)
-			return res, nil
+			done = res
+			return nil
 		case r.State != reservation.OnHold:
 			free, err := b.remaining(ctx, s, w)
 			if err != nil {
-				return nil, err
+				return store.Final(err)
 			}
 			if free >= party && w.start.After(now) {
 				res.Messages = append(res.Messages, *outcomeMsg("hold_expired", "The hold ended before it was converted; hold the slot again.", "recoverable"))
 			} else {
 				res.Messages = append(res.Messages, *outcomeMsg("slot_unavailable", "The hold ended and the slot is no longer available.", "recoverable"))
 			}
-			return res, nil
+			done = res
+			return nil
 		case party > d.Spots:
 			res.Messages = append(res.Messages, *outcomeMsg("capacity_exceeded", fmt.Sprintf("party_size %d is more than the %d spots held; the hold stays active.", party, d.Spots), "recoverable"))
-			return res, nil
+			done = res
+			return nil
 		}
 		d.Kind, d.FromHold, d.Buyer, d.Recipient, d.Expires = "booking", true, in.Buyer, in.Recipient, w.start
 		d.DeliveryAddress, d.Mode = in.DeliveryAddress, confirmationMode(s.unit)
@@ -433,7 +437,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		total := b.price(s, w, party, now)
 		attributed, err := b.bookings.Attribution(ctx, in.mark(), reservation.New{Reference: r.Reference, Total: total, Source: r.Source, At: now})
 		if err != nil {
-			return nil, err
+			return store.Final(err)
 		}
 		_, err = b.desk().Convert(ctx, reservation.Change{
 			Read: r, By: "usp:" + p.Platform, At: now, Unit: reservation.Unit{Location: s.loc.Slug, Type: s.unit.Type, Capacity: s.unit.Count}, Units: units,
@@ -451,17 +455,28 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		}, to)
 		switch err := deskError("convert hold", err); {
 		case errors.Is(err, errKeyTaken):
-			return nil, err // the key's record: a parallel request committed first
+			return store.Final(err) // the key's record: a parallel request committed first
 		case errors.Is(err, errStale):
-			continue
+			return errStale
 		case err != nil:
-			return nil, err
+			return store.Final(err)
 		}
 		b.log.InfoContext(ctx, "usp hold converted", "platform", p.Platform, "service", s.ID)
 		out.Credential = cred // after the answer was recorded, as above
-		return out, nil
+		done = out
+		return nil
+	})
+	switch _, lost := errors.AsType[*store.LostRaces](err); {
+	case lost:
+		return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)
+	case err != nil && err == ctx.Err():
+		// It ended between passes: the next pass's read of the hold
+		// would have failed.
+		return nil, fail(CodeValidation, "hold_id %q names no hold of this platform.", in.HoldID)
+	case err != nil:
+		return nil, err
 	}
-	return nil, fmt.Errorf("convert hold: %w", store.ErrConflict)
+	return done, nil
 }
 
 // ownBooking reads a booking of the caller and settles its deadline.
@@ -519,30 +534,34 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		defer done()
-		for range maxAttempts {
+		var answer *BookingResult
+		err = store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 			r, d, err := b.ownBooking(ctx, p, id)
 			if err != nil {
-				return nil, err
+				return store.Final(err)
 			}
 			if call.IfMatch != "" && call.IfMatch != revision(r) {
-				return nil, fail(CodeRevisionMismatch, "The booking changed since revision %s; read it again.", call.IfMatch)
+				return store.Final(fail(CodeRevisionMismatch, "The booking changed since revision %s; read it again.", call.IfMatch))
 			}
 			if outcome != nil {
 				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *outcome)
-				return res, nil
+				answer = res
+				return nil
 			}
 			now := b.clock.Now()
 			run, nd, msg, err := ed(ctx, p, r, d, now)
 			if err != nil {
-				return nil, err
+				return store.Final(err)
 			}
 			if msg != nil {
 				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *msg)
-				return res, nil
+				answer = res
+				return nil
 			}
 			if run == nil {
 				res.Booking = b.view(r, nd)
-				return res, nil
+				answer = res
+				return nil
 			}
 			var out *BookingResult
 			_, err = run(reservation.Addition{Refused: errKeyTaken, Build: func(stored reservation.Reservation) []store.Write {
@@ -556,20 +575,35 @@ func (b *Business) change(ctx context.Context, call Call, name, id string, in an
 				w, _ := b.resolveSlot(s, nd.SlotID)
 				m, err := b.taken(ctx, s, w, r.Guests)
 				if err != nil {
-					return nil, err
+					return store.Final(err)
 				}
 				res.Booking, res.Messages = b.view(r, d), append(res.Messages, *m)
-				return res, nil
+				answer = res
+				return nil
 			case errors.Is(err, errKeyTaken):
-				return nil, err // the key's record: a parallel request committed first
+				return store.Final(err) // the key's record: a parallel request committed first
 			case errors.Is(err, errStale):
-				continue
+				return errStale
 			case err != nil:
+				return store.Final(err)
+			}
+			answer = out
+			return nil
+		})
+		switch _, lost := errors.AsType[*store.LostRaces](err); {
+		case lost:
+			return nil, fmt.Errorf("%s: %w", name, store.ErrConflict)
+		case err != nil && err == ctx.Err():
+			// It ended between passes: answer as the next pass's read
+			// of the booking would have.
+			if _, _, err := b.ownBooking(ctx, p, id); err != nil {
 				return nil, err
 			}
-			return out, nil
+			return nil, err
+		case err != nil:
+			return nil, err
 		}
-		return nil, fmt.Errorf("%s: %w", name, store.ErrConflict)
+		return answer, nil
 	})
 }
 

@@ -67,32 +67,33 @@ func once[T any](ctx context.Context, b *Business, call Call, p Principal, metho
 	}
 	key := hexDigest(who, method, call.IdempotencyKey)
 	digest := hexDigest(string(body))
-	for range maxAttempts {
+	var out *T
+	err = store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 		now := b.clock.Now()
 		rec, err := b.st.Get(ctx, kindIdempotency, key)
 		switch {
 		case err == nil:
 			var stored idemRecord
 			if err := json.Unmarshal(rec.Value, &stored); err != nil {
-				return nil, fmt.Errorf("idempotency: %w", err)
+				return fmt.Errorf("idempotency: %w", err)
 			}
 			if !now.Before(stored.Expires) {
 				// Expired: forget it and take the key afresh.
 				if err := b.st.Delete(ctx, kindIdempotency, key, rec.Version); err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
-					return nil, fmt.Errorf("idempotency: %w", err)
+					return fmt.Errorf("idempotency: %w", err)
 				}
-				continue
+				return errKeyAgain
 			}
 			if stored.Params != digest {
-				return nil, fail(CodeIdempotencyConflict, "This Idempotency-Key was used for a request with other parameters; use a new key.")
+				return fail(CodeIdempotencyConflict, "This Idempotency-Key was used for a request with other parameters; use a new key.")
 			}
-			out := new(T)
+			out = new(T)
 			if err := json.Unmarshal(stored.Result, out); err != nil {
-				return nil, fmt.Errorf("idempotency: %w", err)
+				return fmt.Errorf("idempotency: %w", err)
 			}
-			return out, nil
+			return nil
 		case !errors.Is(err, store.ErrNotFound):
-			return nil, fmt.Errorf("idempotency: %w", err)
+			return fmt.Errorf("idempotency: %w", err)
 		}
 		record := func(res *T) (store.Write, error) {
 			result, err := json.Marshal(res)
@@ -115,32 +116,47 @@ func once[T any](ctx context.Context, b *Business, call Call, p Principal, metho
 		})
 		if err != nil {
 			if kept != nil && errors.Is(err, store.ErrExists) {
-				continue // a parallel request with this key committed first: answer as it did
+				return errKeyAgain // a parallel request with this key committed first: answer as it did
 			}
-			return nil, err
+			return store.Final(err)
 		}
 		if res == kept {
-			return res, nil
+			out = res
+			return nil
 		}
 		w, err := record(res)
 		if err != nil {
-			return nil, fmt.Errorf("idempotency: %w", err)
+			return fmt.Errorf("idempotency: %w", err)
 		}
 		if _, err := b.st.Apply(context.WithoutCancel(ctx), []store.Write{w}); err != nil {
 			if errors.Is(err, store.ErrExists) {
-				continue
+				return errKeyAgain
 			}
 			// An answer a retry could not find again is not final: the
 			// operation wrote nothing (it would have committed the record
 			// with its writes), so the retry runs it again and, once the
 			// store takes writes, keeps what it answers.
-			return nil, &Error{Code: CodeServiceUnavailable, RetryAfter: RetryAfter, Err: fmt.Errorf("keep idempotency result: %w", err),
+			return &Error{Code: CodeServiceUnavailable, RetryAfter: RetryAfter, Err: fmt.Errorf("keep idempotency result: %w", err),
 				Message: "The business could not keep this answer for a retry. Retry after a few seconds with the same idempotency key."}
 		}
-		return res, nil
+		out = res
+		return nil
+	})
+	switch _, lost := errors.AsType[*store.LostRaces](err); {
+	case lost:
+		return nil, fmt.Errorf("idempotency: %w", store.ErrConflict)
+	case err != nil && err == ctx.Err():
+		// It ended between passes, as the next pass's read would have.
+		return nil, fmt.Errorf("idempotency: %w", err)
+	case err != nil:
+		return nil, err
 	}
-	return nil, fmt.Errorf("idempotency: %w", store.ErrConflict)
+	return out, nil
 }
+
+// errKeyAgain asks once to read the key again: another request took,
+// kept or forgot it meanwhile.
+var errKeyAgain = fmt.Errorf("idempotency: key changed meanwhile: %w", store.ErrConflict)
 
 // PurgeIdempotency removes idempotency records past their keep, for the
 // sweep; it returns how many went.
