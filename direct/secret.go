@@ -287,29 +287,30 @@ func (s *Service) RotateSecret(ctx context.Context) (SecretStatus, error) {
 	if err != nil {
 		return SecretStatus{}, err
 	}
-	for range maxCASAttempts {
+	var status SecretStatus
+	err = store.Retry(ctx, func() error {
 		ring, version, err := s.loadRing(ctx, now)
 		if err != nil {
-			return SecretStatus{}, err
+			return store.Final(err)
 		}
 		live, err := s.live(ring)
 		if err != nil {
-			return SecretStatus{}, err
+			return store.Final(err)
 		}
 		n := newest(live).N + 1
 		ring.Versions = append(ring.Versions, SecretVersion{N: n, Key: key, Added: now})
 		ring.Pass = rekeyPass{To: n, Since: now}
-		_, err = s.st.Swap(ctx, record(kindSecret, ringKey, ring, version, now))
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return SecretStatus{}, err
+		if _, err := s.st.Swap(ctx, record(kindSecret, ringKey, ring, version, now)); err != nil {
+			return err // a rotation that raced another reads the ring again
 		}
 		s.forgetRing()
-		return statusOf(ring, append(live, ring.Versions[len(ring.Versions)-1])), nil
+		status = statusOf(ring, append(live, ring.Versions[len(ring.Versions)-1]))
+		return nil
+	})
+	if err != nil {
+		return SecretStatus{}, fmt.Errorf("rotate the secret: %w", err)
 	}
-	return SecretStatus{}, fmt.Errorf("rotate the secret: %w", store.ErrConflict)
+	return status, nil
 }
 
 // SecretStatus is what `frontdesk secrets status` shows: the live
@@ -431,31 +432,40 @@ func (s *Service) rekey(ctx context.Context, now time.Time, pages, page int) (bo
 // keyed under another version, keeping its time; a row another write
 // moved on is read again.
 func (s *Service) rekeyRow(ctx context.Context, row store.Reservation, v SecretVersion) (bool, error) {
-	for range maxCASAttempts {
+	rewrote, reread := false, false
+	err := store.Retry(ctx, func() error {
+		if reread { // the reservation changed since it was read
+			var err error
+			if row, err = s.st.GetReservation(ctx, row.Reference); err != nil {
+				return store.Final(err)
+			}
+		}
+		reread = true
 		if row.ContactKey == "" {
-			return false, nil
+			return nil
 		}
 		r, err := reservation.FromRow(row)
 		if err != nil {
-			return false, err
+			return store.Final(err)
 		}
 		email, ok := reservation.ParseEmail(r.Contact.Email)
 		if !ok {
-			return false, nil
+			return nil
 		}
 		key := keyWith(v, "mailbox", email.Normalized)
 		if key == r.ContactKey {
-			return false, nil
+			return nil
 		}
-		err = s.desk.Rekey(ctx, r, key)
-		if _, moved := errors.AsType[*store.WriteError](err); !moved {
-			return err == nil, err
+		if err := s.desk.Rekey(ctx, r, key); err != nil {
+			return err // a write the reservation's change refused reads it again
 		}
-		if row, err = s.st.GetReservation(ctx, row.Reference); err != nil {
-			return false, err
-		}
+		rewrote = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("re-key %s: %w", row.Reference, err)
 	}
-	return false, fmt.Errorf("re-key %s: %w", row.Reference, store.ErrConflict)
+	return rewrote, nil
 }
 
 // PrintSecretStatus writes st as `frontdesk secrets status` shows it.
