@@ -26,7 +26,6 @@ var handLoops = []string{
 	"direct/start.go Service.startNew",
 	"orp/outcome.go Host.forget",
 	"payment/event.go Ledger.Receive",
-	"payment/ledger.go Ledger.update",
 	"reservation/outbox.go Desk.deliver",
 	"reservation/outbox.go Desk.number",
 	"reservation/search.go IndexTerms",

@@ -263,30 +263,34 @@ func decode(rec store.Record) (Payment, error) {
 // reading again after a concurrent write. change reports whether it
 // changed anything; an unchanged record is not written.
 func (l *Ledger) update(ctx context.Context, id string, change func(*Payment) (bool, error)) (Payment, error) {
-	for range 8 {
-		p, err := l.Get(ctx, id)
-		if err != nil {
-			return Payment{}, err
+	var p Payment
+	var answer error // returned as it is, beside p
+	err := store.Retrier{Attempts: 8}.Run(ctx, func() error {
+		var err error
+		if p, err = l.Get(ctx, id); err != nil {
+			p, answer = Payment{}, err
+			return store.Final(err)
 		}
 		changed, err := change(&p)
 		if err != nil || !changed {
-			return p, err
+			answer = err
+			return store.Final(err)
 		}
 		rec, err := l.record(p)
 		if err != nil {
-			return Payment{}, err
+			p, answer = Payment{}, err
+			return store.Final(err)
 		}
-		rec, err = l.records.Swap(ctx, rec)
-		if errors.Is(err, store.ErrConflict) {
-			continue
-		}
-		if err != nil {
-			return Payment{}, internal("payment update", err)
+		if rec, err = l.records.Swap(ctx, rec); err != nil {
+			return err // a change made meanwhile reads the payment again
 		}
 		p.version = rec.Version
-		return p, nil
+		return nil
+	})
+	if answer != nil || err == nil {
+		return p, answer
 	}
-	return Payment{}, internal("payment update", store.ErrConflict)
+	return Payment{}, internal("payment update", err)
 }
 
 // record is p as the store keeps it, at its current version.
