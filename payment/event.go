@@ -63,13 +63,14 @@ func (l *Ledger) Receive(ctx context.Context, signature string, body []byte) (Ou
 		if err != nil {
 			return Outcome{}, internal("payment event", err)
 		}
-		writes = append([]store.Write{{Op: store.OpCreate, Record: store.Record{Kind: kindEvent, Key: key, Value: mark, UpdatedAt: now}}}, writes...)
+		event := store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindEvent, Key: key, Value: mark, UpdatedAt: now}}
+		writes = append([]store.Write{event}, writes...)
 		_, err = l.records.Apply(ctx, writes)
 		switch we, _ := errors.AsType[*store.WriteError](err); {
 		case err == nil:
 			out.Applied, out.Reason, out.Payment = len(writes) > 1, reason, seen.Payment
 			return out, nil
-		case we != nil && we.Index == 0 && errors.Is(err, store.ErrExists):
+		case we != nil && we.Refused(event) && errors.Is(err, store.ErrExists):
 			out.Reason = "This event was already received."
 			return out, nil
 		case errors.Is(err, store.ErrConflict):

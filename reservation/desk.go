@@ -529,11 +529,13 @@ func (d *Desk) commit(ctx context.Context, p plan) error {
 		return fail(CodeUnavailable, "The reservation could not be stored; it may or may not have been.", err)
 	}
 	kind, cause := partRow, error(nil)
+	start := 0
 	for _, pt := range p.parts {
-		if we.Index < pt.end {
+		if slices.ContainsFunc(p.writes[start:pt.end], we.Refused) {
 			kind, cause = pt.kind, pt.refused
 			break
 		}
+		start = pt.end
 	}
 	switch {
 	case kind == partHold && errors.Is(we.Err, store.ErrFull):

@@ -238,7 +238,7 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 			writes[0] = cur.advance(kindEventCursor, name, to, at)
 			writes = append(writes, fl.clear(to)...)
 			_, err = d.st.Apply(ctx, writes)
-			if we, refused := errors.AsType[*store.WriteError](err); refused && we.Index == 0 {
+			if we, refused := errors.AsType[*store.WriteError](err); refused && we.Refused(writes[0]) {
 				races++ // another relay delivered them first
 				continue
 			}

@@ -308,8 +308,9 @@ func (d *Desk) RetrySetAside(ctx context.Context, consumer string, position int6
 	}
 	ws, err := c(ctx, f.Event)
 	if err == nil {
-		_, err = d.st.Apply(ctx, append([]store.Write{{Op: store.OpDelete, Record: rec}}, ws...))
-		if we, refused := errors.AsType[*store.WriteError](err); refused && we.Index == 0 {
+		done := store.Write{Op: store.OpDelete, Record: rec}
+		_, err = d.st.Apply(ctx, append([]store.Write{done}, ws...))
+		if we, refused := errors.AsType[*store.WriteError](err); refused && we.Refused(done) {
 			return fail(CodeConflict, "Another retry of this event came first.", err)
 		}
 		if err == nil {

@@ -210,6 +210,25 @@ func (e *WriteError) Error() string {
 
 func (e *WriteError) Unwrap() error { return e.Err }
 
+// Refused reports whether w is the write the store refused: the same
+// operation on the same record, hold, reservation or counter. A caller
+// tells which of its writes failed by this, never by its position in
+// the batch, so reordering a batch cannot change the answer.
+func (e *WriteError) Refused(w Write) bool {
+	a, b := e.Write, w
+	switch {
+	case a.Op != b.Op:
+		return false
+	case a.Hold != nil || b.Hold != nil:
+		return a.Hold != nil && b.Hold != nil && a.Hold.ID == b.Hold.ID
+	case a.Reservation != nil || b.Reservation != nil:
+		return a.Reservation != nil && b.Reservation != nil && a.Reservation.Reference == b.Reservation.Reference
+	case a.Tally != nil || b.Tally != nil:
+		return a.Tally != nil && b.Tally != nil && a.Tally.Name == b.Tally.Name && a.Tally.Bucket == b.Tally.Bucket
+	}
+	return a.Record.Kind == b.Record.Kind && a.Record.Key == b.Record.Key
+}
+
 // OneWrite words the error of a one-write Apply as a single-operation
 // method such as Index.Hold reports it: a refusal as its bare sentinel,
 // anything else as it is, both under op.
