@@ -46,22 +46,26 @@ func (l *Ledger) Receive(ctx context.Context, signature string, body []byte) (Ou
 	}
 	out := Outcome{Event: ev.ID}
 	key := l.provider.Name() + " " + ev.ID
-	for range 8 {
+	var answer error // returned as it is
+	err = store.Retrier{Attempts: 8}.Run(ctx, func() error {
 		if _, err := l.records.Get(ctx, kindEvent, key); err == nil {
 			out.Reason = "This event was already received."
-			return out, nil
+			return nil
 		} else if !errors.Is(err, store.ErrNotFound) {
-			return Outcome{}, internal("payment event", err)
+			answer = internal("payment event", err)
+			return store.Final(answer)
 		}
 		now := l.clock.Now().UTC()
 		seen := seenEvent{Type: ev.Type, At: now}
 		writes, reason, err := l.eventWrites(ctx, ev, &seen)
 		if err != nil {
-			return Outcome{}, err
+			answer = err
+			return store.Final(err)
 		}
 		mark, err := json.Marshal(seen)
 		if err != nil {
-			return Outcome{}, internal("payment event", err)
+			answer = internal("payment event", err)
+			return store.Final(answer)
 		}
 		event := store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindEvent, Key: key, Value: mark, UpdatedAt: now}}
 		writes = append([]store.Write{event}, writes...)
@@ -69,17 +73,24 @@ func (l *Ledger) Receive(ctx context.Context, signature string, body []byte) (Ou
 		switch we, _ := errors.AsType[*store.WriteError](err); {
 		case err == nil:
 			out.Applied, out.Reason, out.Payment = len(writes) > 1, reason, seen.Payment
-			return out, nil
+			return nil
 		case we != nil && we.Refused(event) && errors.Is(err, store.ErrExists):
 			out.Reason = "This event was already received."
-			return out, nil
+			return nil
 		case errors.Is(err, store.ErrConflict):
-			continue // the payment changed meanwhile: read it again
+			return err // the payment changed meanwhile: read it again
 		default:
-			return Outcome{}, internal("payment event", err)
+			answer = internal("payment event", err)
+			return store.Final(answer)
 		}
+	})
+	switch {
+	case answer != nil:
+		return Outcome{}, answer
+	case err != nil:
+		return Outcome{}, internal("payment event", err)
 	}
-	return Outcome{}, internal("payment event", store.ErrConflict)
+	return out, nil
 }
 
 // eventWrites is the change ev makes, as writes to apply with the
