@@ -21,11 +21,9 @@ var storeOwners = []string{"store", "store/sqlstore", "sqlite", "postgres", "sto
 // writer changed. The list only shrinks: convert one to store.Retry,
 // store.Retrier or store.Update and take it off.
 var handLoops = []string{
-	"direct/cancel.go Service.Cancel",
 	"direct/notice.go Service.recordOutcomes",
 	"direct/start.go Service.startNew",
 	"orp/outcome.go Host.forget",
-	"payment/event.go Ledger.Receive",
 	"reservation/outbox.go Desk.deliver",
 	"reservation/outbox.go Desk.number",
 	"reservation/search.go IndexTerms",

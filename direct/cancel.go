@@ -86,38 +86,43 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 	var adm admission
 	admitting := s.admitDeadline(ctx)
 	defer admitting.stop()
-	for attempt := 0; ; attempt++ {
+	var answer *reservation.CancelResult
+	full := false
+	err = store.Retrier{Attempts: maxCASAttempts + 1}.Run(ctx, func() error {
 		version, open, ok := s.openCancellation(ctx, now, ref)
 		if ok && open.Guest == req.Guest {
-			return s.cancelStartAnswer(open, l), nil
+			answer = s.cancelStartAnswer(open, l)
+			return nil
 		}
 		charges, a := s.chargeWrites(now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
-		_, err = s.st.Apply(admitting.context(), append([]store.Write{
+		_, err := s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
 			upsert(kindCancelOpen, ref, id, version, now),
 		}, charges...))
 		if a.full(err) != nil {
-			return nil, refuse(CodeCancelNotInChat, rt) // nothing was written
-		}
-		if _, refused := errors.AsType[*store.WriteError](err); refused && attempt < maxCASAttempts {
-			continue // another first step or send came first: read again
-		}
-		if err == nil && admitting.passed() {
-			// Acknowledged too late: no code is sent, the known-unused
-			// charges go back, and so does the cancellation, so that no
-			// later first step answers with a code never mailed.
-			s.refund(ctx, a, now)
-			s.dropCancellation(ctx, id)
-			return nil, because(refuse(CodeCancelNotInChat, rt), errLateAdmission)
-		}
-		if err != nil {
-			// The write may have committed: its charges stay, but no code
-			// was sent, so a cancellation it created goes.
-			s.dropCancellation(ctx, id)
-			return nil, because(refuse(CodeCancelNotInChat, rt), err)
+			full = true // nothing was written
+			return store.Final(err)
 		}
 		adm = a
-		break
+		return err // another first step or send came first: read again
+	})
+	switch {
+	case answer != nil:
+		return answer, nil
+	case full:
+		return nil, refuse(CodeCancelNotInChat, rt)
+	case err == nil && admitting.passed():
+		// Acknowledged too late: no code is sent, the known-unused
+		// charges go back, and so does the cancellation, so that no
+		// later first step answers with a code never mailed.
+		s.refund(ctx, adm, now)
+		s.dropCancellation(ctx, id)
+		return nil, because(refuse(CodeCancelNotInChat, rt), errLateAdmission)
+	case err != nil:
+		// The write may have committed: its charges stay, but no code
+		// was sent, so a cancellation it created goes.
+		s.dropCancellation(ctx, id)
+		return nil, because(refuse(CodeCancelNotInChat, rt), err)
 	}
 	admitting.stop()
 	if err := s.send(ctx, s.cancelCodeEmail(cn, r, l, code, now)); err != nil {
