@@ -22,7 +22,6 @@ var storeOwners = []string{"store", "store/sqlstore", "sqlite", "postgres", "sto
 // store.Retrier or store.Update and take it off.
 var handLoops = []string{
 	"direct/notice.go Service.recordOutcomes",
-	"direct/start.go Service.startNew",
 	"orp/outcome.go Host.forget",
 	"reservation/outbox.go Desk.deliver",
 	"reservation/outbox.go Desk.number",

@@ -191,26 +191,35 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	var adm admission
 	admitting := s.admitDeadline(ctx)
 	defer admitting.stop()
-	for attempt := 0; ; attempt++ {
+	var answer *StartResult
+	var refusal error // an answer that is not a start
+	var written bool  // the intent and its charges committed
+	attempt := 0
+	err = store.Retrier{Attempts: maxCASAttempts + 1}.Run(ctx, func() error {
 		// The first attempt goes on the fingerprint read with the
 		// settings; a later one, after a refused write, reads it again.
 		var fingerprintRead *store.Record
 		if attempt == 0 {
 			fingerprintRead = &known[0]
 		}
+		attempt++
 		if res, ok, err := s.identicalStart(ctx, now, fingerprint, fingerprintRead, l); err != nil {
-			return nil, because(refuse(CodeCannotCheck, rt), err)
+			refusal = because(refuse(CodeCannotCheck, rt), err)
+			return store.Final(refusal)
 		} else if ok {
-			return res, nil
+			answer = res
+			return nil
 		}
 		charges, a := s.chargeWrites(now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
 		id, err := s.newBookingID(l)
 		if err != nil {
-			return nil, because(refuse(CodeCannotCheck, rt), err)
+			refusal = because(refuse(CodeCannotCheck, rt), err)
+			return store.Final(refusal)
 		}
 		var salt string
 		if code, salt, err = s.codeAndSalt(); err != nil {
-			return nil, because(refuse(CodeCannotCheck, rt), err)
+			refusal = because(refuse(CodeCannotCheck, rt), err)
+			return store.Final(refusal)
 		}
 		in = intent{
 			ID: id, Location: l.Slug, Data: &req.data, Contact: &req.contact,
@@ -223,30 +232,33 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			{Op: store.OpCreate, Record: record(kindFingerprint, fingerprint, id, 0, now)},
 		}, charges...))
 		if full := a.full(err); full != nil {
-			return nil, s.admissionRefusal(full, rt) // nothing was written
+			refusal = s.admissionRefusal(full, rt) // nothing was written
+			return store.Final(refusal)
 		}
-		var we *store.WriteError
-		switch {
-		case err == nil && admitting.passed():
-			// Acknowledged too late: no allowance, so no send. The
-			// charges are known unused and go back, and the intent goes
-			// so that no identical start reports a code never sent.
-			s.refund(ctx, a, now)
-			s.removeIntent(ctx, in)
-			return nil, s.admissionRefusal(errLateAdmission, rt)
-		case err == nil:
-			adm = a
-		case errors.As(err, &we) && attempt < maxCASAttempts:
-			continue // an identical start or another charge came first: re-read
-		default:
-			// The write may have committed: its charges stay, since an
-			// uncertain charge is kept, but no code is sent, so an intent
-			// it created goes rather than be opened by an identical
-			// start as if its code had been mailed.
-			s.removeIntent(ctx, in)
-			return nil, s.admissionRefusal(err, rt)
+		if err == nil {
+			adm, written = a, true
 		}
-		break
+		return err // an identical start or another charge came first: read again
+	})
+	switch {
+	case answer != nil:
+		return answer, nil
+	case refusal != nil:
+		return nil, refusal
+	case written && admitting.passed():
+		// Acknowledged too late: no allowance, so no send. The charges
+		// are known unused and go back, and the intent goes so that no
+		// identical start reports a code never sent.
+		s.refund(ctx, adm, now)
+		s.removeIntent(ctx, in)
+		return nil, s.admissionRefusal(errLateAdmission, rt)
+	case err != nil:
+		// The write may have committed: its charges stay, since an
+		// uncertain charge is kept, but no code is sent, so an intent it
+		// created goes rather than be opened by an identical start as if
+		// its code had been mailed.
+		s.removeIntent(ctx, in)
+		return nil, s.admissionRefusal(err, rt)
 	}
 	admitting.stop()
 	if refusal := s.sendCode(ctx, now, &in, code, adm, &known[1], rt); refusal != nil {
