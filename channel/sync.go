@@ -19,6 +19,7 @@ import (
 	"frontdesk/forget"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/message"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -94,7 +95,7 @@ func New(st store.Store, desk *reservation.Desk, locs []business.Location, feeds
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: st, desk: desk, locs: locs, feeds: feeds, clock: clk, rand: rnd, o: o, log: log.With("component", "channel")}
+	return &Service{st: st, desk: desk, locs: locs, feeds: feeds, clock: clk, rand: random.Locked(rnd), o: o, log: log.With("component", "channel")}
 }
 
 // feedState is what the store keeps of one feed between fetches.

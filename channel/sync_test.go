@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/random"
 	"frontdesk/mail"
 	"frontdesk/postgres"
 	"frontdesk/reservation"
@@ -155,7 +155,7 @@ func newBench(t *testing.T, st store.Store, feeds ...Feed) *bench {
 }
 
 func (b *bench) service(st store.Store, feeds []Feed) *Service {
-	return New(st, reservation.NewDesk(st), []business.Location{riverside()}, feeds, b.clk, rand.NewChaCha8([32]byte{7}), Options{
+	return New(st, reservation.NewDesk(st), []business.Location{riverside()}, feeds, b.clk, random.Seeded([32]byte{7}), Options{
 		Fetcher: NewFetcher(outbound.Rule{Loopback: true}, 64<<10, 2*time.Second),
 		Mail:    b.mail, From: "desk@riverside.example", Staff: "staff@riverside.example",
 		Conflicted: func(feed string) {

@@ -9,6 +9,7 @@ import (
 
 	"frontdesk/direct/directtest"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/random"
 	"frontdesk/postgres"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -34,7 +35,7 @@ func onEngines(t *testing.T, f func(t *testing.T, w *world)) {
 func (w *world) restarted(seed byte) *world {
 	w.t.Helper()
 	n := newWorldOn(w.t, w.cfg, w.st)
-	n.clock, n.svc.clock, n.svc.rand = w.clock, w.clock, newSeeded(seed)
+	n.clock, n.svc.clock, n.svc.rand = w.clock, w.clock, random.SeededBy(seed)
 	return n
 }
 

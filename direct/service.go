@@ -26,6 +26,7 @@ import (
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
@@ -108,7 +109,7 @@ func New(o Options) *Service {
 	scrubber, _ := o.Store.(store.Scrubber)
 	s := &Service{
 		cfg: o.Config, locker: locker, scrubber: scrubber, pricer: o.Pricer,
-		clock: o.Clock, rand: o.Rand, mail: o.Mail, log: log.With("component", "booking"),
+		clock: o.Clock, rand: random.Locked(o.Rand), mail: o.Mail, log: log.With("component", "booking"),
 		resolveProperty: o.Resolve, deadlines: o.Deadlines.withDefaults(), getenv: o.Getenv,
 	}
 	s.rekeySteps.pages, s.rekeySteps.rows = rekeyPages, rekeyPage
@@ -117,7 +118,7 @@ func New(o Options) *Service {
 	s.core = o.Core
 	if s.core == nil {
 		s.core = reservation.NewCore(reservation.CoreOptions{Desk: reservation.NewDesk(s.st), Store: s.st, Portfolio: o.Config.Portfolio, Pricer: o.Pricer,
-			Clock: o.Clock, Rand: o.Rand, Logger: s.log, Sender: o.Mail, ValidCode: referral.ValidCode})
+			Clock: o.Clock, Rand: s.rand, Logger: s.log, Sender: o.Mail, ValidCode: referral.ValidCode})
 		s.core.UseKeys(s)
 	}
 	s.core.UseDecisionMail(s)

@@ -3,7 +3,6 @@ package direct
 import (
 	"context"
 	"encoding/json"
-	"math/rand/v2"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"frontdesk/direct/directtest"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/mail"
 	"frontdesk/message"
 	"frontdesk/pricing"
@@ -24,24 +24,6 @@ import (
 
 // testNow is Monday 30 November 2026, 10:00 in Denver: office hours.
 var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
-
-// seeded is a deterministic, goroutine-safe random source.
-type seeded struct {
-	mu sync.Mutex
-	r  *rand.ChaCha8
-}
-
-func newSeeded(seed byte) *seeded {
-	var s [32]byte
-	s[0] = seed
-	return &seeded{r: rand.NewChaCha8(s)}
-}
-
-func (s *seeded) Read(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.r.Read(p)
-}
 
 // faultyMail delivers through the real dev mailbox unless told to fail.
 type faultyMail struct {
@@ -114,7 +96,7 @@ func newWorldOn(t testing.TB, cfg config.Config, st store.Store) *world {
 	fm := &faultyMail{dev: mail.NewDev(st, clk, nil)}
 	pricer := pricing.New(cfg.Portfolio, "http://localhost:8080")
 	w := &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm}
-	w.svc = New(Options{Config: bookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: newSeeded(1), Mail: fm,
+	w.svc = New(Options{Config: bookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: random.SeededBy(1), Mail: fm,
 		Resolve: directtest.Resolver(cfg)})
 	return w
 }

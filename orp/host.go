@@ -18,6 +18,7 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
+	"frontdesk/internal/random"
 	"frontdesk/internal/session"
 	"frontdesk/orp/schema"
 	"frontdesk/store"
@@ -192,7 +193,7 @@ func New(o Options) (*Host, error) {
 	}
 	o.Origin = strings.TrimSuffix(o.Origin, "/")
 	h := &Host{
-		store: o.Store, clock: o.Clock, rand: o.Rand, log: o.Logger.With("component", "orp"),
+		store: o.Store, clock: o.Clock, rand: random.Locked(o.Rand), log: o.Logger.With("component", "orp"),
 		schemas: s, opts: o, hostport: strings.ToLower(u.Host),
 	}
 	h.id = "orp:" + h.hostport + "/host"

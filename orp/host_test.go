@@ -7,7 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,6 +20,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/random"
 	"frontdesk/orp"
 	"frontdesk/orp/schema"
 	"frontdesk/postgres"
@@ -36,15 +37,11 @@ var testSites = []string{"acmenotes.example", "notes.example"}
 // t0 is the fixed start of every test: the spec's own example day.
 var t0 = time.Date(2026, 10, 21, 9, 0, 0, 0, time.UTC)
 
-// seeded is a deterministic random source, so ids repeat run to run.
-type seeded struct{ r *rand.ChaCha8 }
-
-func (s seeded) Read(p []byte) (int, error) { return s.r.Read(p) }
-
-func newSeeded() seeded {
+// newSeeded is a deterministic random source, so ids repeat run to run.
+func newSeeded() io.Reader {
 	var seed [32]byte
 	copy(seed[:], "frontdesk orp tests seed 0000001")
-	return seeded{rand.NewChaCha8(seed)}
+	return random.Seeded(seed)
 }
 
 type env struct {

@@ -13,6 +13,7 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/money"
+	"frontdesk/internal/random"
 	"frontdesk/store"
 )
 
@@ -119,7 +120,7 @@ type Options struct {
 
 // NewLedger returns a ledger over o.Records.
 func NewLedger(o Options) *Ledger {
-	return &Ledger{records: o.Records, provider: o.Provider, clock: o.Clock, rand: o.Rand, missing: o.Missing}
+	return &Ledger{records: o.Records, provider: o.Provider, clock: o.Clock, rand: random.Locked(o.Rand), missing: o.Missing}
 }
 
 // Charge is one payment to take.

@@ -2,13 +2,13 @@ package payment_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/random"
 	"frontdesk/payment"
 	"frontdesk/payment/stripe"
 	"frontdesk/payment/stripe/stripemock"
@@ -53,7 +53,7 @@ func newWorld(t *testing.T, st store.Store, api string) world {
 	}
 	clk := clock.NewFixed(time.Date(2027, 3, 1, 12, 0, 0, 0, time.UTC))
 	return world{
-		ledger: payment.NewLedger(payment.Options{Records: st, Provider: p, Clock: clk, Rand: rand.NewChaCha8([32]byte{7})}),
+		ledger: payment.NewLedger(payment.Options{Records: st, Provider: p, Clock: clk, Rand: random.Seeded([32]byte{7})}),
 		clock:  clk, st: st,
 	}
 }
@@ -278,7 +278,7 @@ func TestNoProviderNamesTheSetting(t *testing.T) {
 	}
 	defer st.Close()
 	const missing = "Paid bookings need FRONTDESK_STRIPE_KEY (or FRONTDESK_STRIPE_MOCK for the demo)."
-	l := payment.NewLedger(payment.Options{Records: st, Missing: missing, Clock: clock.NewFixed(time.Unix(0, 0)), Rand: rand.NewChaCha8([32]byte{})})
+	l := payment.NewLedger(payment.Options{Records: st, Missing: missing, Clock: clock.NewFixed(time.Unix(0, 0)), Rand: random.Seeded([32]byte{})})
 	_, err = l.Begin(context.Background(), deposit())
 	if e, ok := err.(*payment.Error); !ok || e.Code != payment.CodeNoProvider || e.Message != missing {
 		t.Fatalf("Begin = %v, want the missing setting", err)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/orp"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -27,7 +27,7 @@ func TestRefusedRefundDoesNotHoldLaterEnds(t *testing.T) {
 		ctx := context.Background()
 		at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 		clk := clock.NewFixed(at)
-		h, err := orp.New(orp.Options{Store: st, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Origin: "https://riverside.example"})
+		h, err := orp.New(orp.Options{Store: st, Clock: clk, Rand: random.Seeded([32]byte{1}), Origin: "https://riverside.example"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/inventory"
 	"frontdesk/message"
 	"frontdesk/pricing"
@@ -71,7 +72,8 @@ type FormMail interface {
 }
 
 // CoreOptions are a Core's collaborators. Rand is crypto/rand.Reader in
-// production and a seeded reader in tests.
+// production and a seeded reader in tests; the core draws from it in many
+// goroutines and guards it (random.Locked).
 type CoreOptions struct {
 	Desk  *Desk
 	Store store.Store
@@ -98,7 +100,7 @@ func NewCore(o CoreOptions) *Core {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Core{desk: o.Desk, st: o.Store, locations: o.Portfolio.Locations, portfolio: o.Portfolio, pricer: o.Pricer,
-		inv: inventory.New(o.Store), clock: o.Clock, send: o.Sender, validCode: o.ValidCode, rand: o.Rand, log: log, notify: o.Mail}
+		inv: inventory.New(o.Store), clock: o.Clock, send: o.Sender, validCode: o.ValidCode, rand: random.Locked(o.Rand), log: log, notify: o.Mail}
 }
 
 // Desk is the reservation desk the core writes through; a door

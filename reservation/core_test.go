@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,4 +135,33 @@ func TestDecideWithoutMailWhenItsMailExists(t *testing.T) {
 			}
 		})
 	}
+}
+
+// References drawn by many bookings at once never repeat, even when the
+// random source handed in is a seeded generator that is not safe for
+// concurrent use (a concurrent USP hold once drew a reference twice).
+func TestReferencesDrawnConcurrentlyAreDistinct(t *testing.T) {
+	c := NewCore(CoreOptions{Rand: mrand.NewChaCha8([32]byte{1})})
+	const workers, draws = 8, 1000
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range draws {
+				ref, err := c.NewReference(riverside)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[ref] {
+					t.Errorf("reference %s drawn twice", ref)
+				}
+				seen[ref] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -10,6 +10,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 )
 
 // goMemory is the memory the Go runtime holds from the system now:
@@ -28,7 +29,7 @@ func goMemory() uint64 {
 // gate the same flood takes 200 hashes of 19 MiB at once (several GiB).
 func TestSignInFloodKeepsHashingMemoryBounded(t *testing.T) {
 	const budget = 64 * 1024 // KiB
-	svc, err := New(sqliteStore(t), config.Demo().Portfolio, Options{Clock: clock.NewFixed(testNow), Random: &seeded{}, HashMemory: budget})
+	svc, err := New(sqliteStore(t), config.Demo().Portfolio, Options{Clock: clock.NewFixed(testNow), Random: random.SeededBy(1), HashMemory: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestSignInFloodKeepsHashingMemoryBounded(t *testing.T) {
 // password check keeps memory for it. Unknown clients are refused as
 // busy meanwhile, and none of them checks more than its budget.
 func TestKnownDeviceSignsInDuringFlood(t *testing.T) {
-	svc, err := New(sqliteStore(t), config.Demo().Portfolio, Options{Clock: clock.NewFixed(testNow), Random: &seeded{}, HashMemory: 64 * 1024})
+	svc, err := New(sqliteStore(t), config.Demo().Portfolio, Options{Clock: clock.NewFixed(testNow), Random: random.SeededBy(1), HashMemory: 64 * 1024})
 	if err != nil {
 		t.Fatal(err)
 	}

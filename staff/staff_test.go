@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/internal/fault"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/random"
 	"frontdesk/postgres"
 	"frontdesk/sqlite"
 	"frontdesk/store"
@@ -25,22 +25,6 @@ var testNow = time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC)
 
 // cheap keeps tests fast; the cost parameters travel in each hash.
 var cheap = Hashing{Time: 1, Memory: 64, Threads: 1}
-
-// seeded is a deterministic random source whose output does not repeat
-// within a test.
-type seeded struct {
-	mu sync.Mutex
-	g  *rand.ChaCha8
-}
-
-func (s *seeded) Read(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.g == nil {
-		s.g = rand.NewChaCha8([32]byte{1})
-	}
-	return s.g.Read(p)
-}
 
 func sqliteStore(t *testing.T) store.Store {
 	t.Helper()
@@ -65,7 +49,7 @@ func postgresStore(t *testing.T) store.Store {
 func newService(t *testing.T, st store.Store) (*Service, *clock.Fixed) {
 	t.Helper()
 	clk := clock.NewFixed(testNow)
-	s, err := New(st, config.Demo().Portfolio, Options{Clock: clk, Random: &seeded{}, Hashing: cheap})
+	s, err := New(st, config.Demo().Portfolio, Options{Clock: clk, Random: random.SeededBy(1), Hashing: cheap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +300,7 @@ func TestPurgeRemovesEndedSessionsAndOldWindows(t *testing.T) {
 }
 
 func TestPasswordHashes(t *testing.T) {
-	h, err := hashPassword("correct horse battery", cheap, &seeded{})
+	h, err := hashPassword("correct horse battery", cheap, random.SeededBy(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/store"
 	"frontdesk/usp/credential"
 	"frontdesk/usp/pop"
@@ -39,6 +40,7 @@ const proofNonceLife = 5 * time.Minute
 // which serve also sweeps.
 func (t Trust) Install(ctx context.Context, opts *Options) (*BookingCredentials, error) {
 	origin := strings.TrimSuffix(opts.Origin, "/")
+	t.Rand = random.Locked(t.Rand)
 	verifier := &pop.Verifier{
 		Audiences: []string{origin + ProfilePath},
 		Replay:    pop.StoreReplay{Records: t.Store},

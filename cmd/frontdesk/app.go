@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/x509"
 	"errors"
 	"flag"
@@ -26,6 +25,7 @@ import (
 	"frontdesk/internal/deadline"
 	"frontdesk/internal/httpfront"
 	"frontdesk/internal/metrics"
+	"frontdesk/internal/random"
 	"frontdesk/internal/requestid"
 	"frontdesk/internal/tlsfront"
 	"frontdesk/inventory"
@@ -263,9 +263,8 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	if err := m.openMail(ctx); err != nil {
 		return err
 	}
-	if m.Rand == nil {
-		m.Rand = rand.Reader
-	}
+	// Every component draws from this one source, in many goroutines.
+	m.Rand = random.Locked(m.Rand)
 	m.payments = payment.NewLedger(payment.Options{Records: st, Provider: m.Payment, Missing: stripe.Missing, Clock: m.Clock, Rand: m.Rand})
 	// One core beneath every door: direct booking, USP, the staff screen
 	// and the guest site book and decide through it.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/random"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -79,7 +79,7 @@ func startReferral(t *testing.T, database string, with ...func(*Main)) *referral
 			change(&c)
 		}
 		m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clk, Out: io.Discard,
-			ready: make(chan struct{}), Rand: rand.NewChaCha8([32]byte{byte(seed)}), USPRootCAs: plat.Roots()}
+			ready: make(chan struct{}), Rand: random.Seeded([32]byte{byte(seed)}), USPRootCAs: plat.Roots()}
 		for _, f := range with {
 			f(m)
 		}

@@ -3,7 +3,6 @@ package chatdoor
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"regexp"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"frontdesk/direct"
 	"frontdesk/direct/directtest"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/mail"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
@@ -37,7 +37,7 @@ func newWorld(t *testing.T, edit ...func(*config.Config)) *world {
 	dev := mail.NewDev(st, clk, nil)
 	svc := direct.New(direct.Options{
 		Config: direct.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
-		Rand: rand.NewChaCha8([32]byte{1}), Mail: dev,
+		Rand: random.Seeded([32]byte{1}), Mail: dev,
 		Resolve: directtest.Resolver(cfg)})
 	return &world{t: t, mail: dev, svc: New(svc)}
 }

@@ -2,7 +2,6 @@ package orphttp_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/orp"
 	"frontdesk/orp/orphttp"
 	"frontdesk/sqlite"
@@ -25,7 +25,7 @@ func newServer(t *testing.T) *orphttp.Server {
 	var seed [32]byte
 	copy(seed[:], "frontdesk orphttp tests seed 001")
 	h, err := orp.New(orp.Options{Store: db, Clock: clock.NewFixed(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
-		Rand: rand.NewChaCha8(seed), Origin: "https://hub.example", Name: "Hub Example",
+		Rand: random.Seeded(seed), Origin: "https://hub.example", Name: "Hub Example",
 		TermsURL: "https://hub.example/terms", PrivacyURL: "https://hub.example/privacy"})
 	if err != nil {
 		t.Fatal(err)

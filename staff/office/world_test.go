@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"frontdesk/direct/chatdoor"
 	"frontdesk/direct/directtest"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/mail"
 	"frontdesk/message"
@@ -56,7 +56,7 @@ func newWorldOn(t *testing.T, cfg config.Config, st store.Store) *world {
 	fm := &failingMail{dev: mail.NewDev(st, clk, nil)}
 	svc := direct.New(direct.Options{
 		Config: direct.Config{Portfolio: cfg.Portfolio, Mail: cfg.Mail.Addresses, Deployment: cfg.Deployment.Deployment}, Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"), Clock: clk,
-		Rand: rand.NewChaCha8([32]byte{1}), Mail: fm, Resolve: directtest.Resolver(cfg)})
+		Rand: random.Seeded([32]byte{1}), Mail: fm, Resolve: directtest.Resolver(cfg)})
 	return &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm, booker: svc, chat: chatdoor.New(svc),
 		svc: New(Options{Bookings: svc, Core: svc.Core(), Clock: clk, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080")})}
 }

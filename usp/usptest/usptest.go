@@ -11,7 +11,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"frontdesk/config"
 	"frontdesk/direct"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/random"
 	"frontdesk/inventory"
 	"frontdesk/mail"
 	"frontdesk/pricing"
@@ -193,7 +193,7 @@ func On(t testing.TB, cfg config.Config, st store.Store, clk *clock.Fixed, platf
 	inv := inventory.New(st)
 	pricer := pricing.New(cfg.Portfolio, Origin)
 	bookings := direct.New(direct.Options{
-		Config: BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: rand.NewChaCha8([32]byte{1}), Mail: mail.NewDev(st, clk, nil),
+		Config: BookingConfig(cfg), Store: st, Pricer: pricer, Clock: clk, Rand: random.SeededBy(1), Mail: mail.NewDev(st, clk, nil),
 	})
 	opts := usp.Options{
 		Config: USPConfig(cfg), Inventory: inv, Pricer: pricer, Clock: clk, Origin: Origin, Profiles: profiles,
