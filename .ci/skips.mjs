@@ -17,6 +17,8 @@ const failed = [];
 let passed = 0;
 // The output of each test, kept so a failure can be shown with its cause.
 const output = new Map();
+// Tests started and not yet ended, to name what a timed-out package ran.
+const running = new Set();
 const rl = createInterface({ input: process.stdin });
 for await (const line of rl) {
   let e;
@@ -26,10 +28,20 @@ for await (const line of rl) {
     continue; // build output that is not an event
   }
   if (!e.Test) {
-    if (e.Action === "fail") failed.push(e.Package + " (package)");
+    // A package that fails with no failed test timed out, panicked or did
+    // not build: its own output (and the tests still running) says which.
+    const name = e.Package + " (package)";
+    if (e.Action === "output") output.set(name, (output.get(name) ?? []).concat(e.Output).slice(-40));
+    if (e.Action === "fail") {
+      failed.push(name);
+      const still = [...running].filter((t) => t.startsWith(e.Package + " "));
+      if (still.length > 0) output.set(name, (output.get(name) ?? []).concat(`still running: ${still.join(", ")}\n`));
+    }
     continue;
   }
   const name = `${e.Package} ${e.Test}`;
+  if (e.Action === "run") running.add(name);
+  if (["pass", "fail", "skip"].includes(e.Action)) running.delete(name);
   if (e.Action === "output") output.set(name, (output.get(name) ?? []).concat(e.Output).slice(-40));
   if (e.Action === "skip") skipped.push(name);
   if (e.Action === "fail") failed.push(name);
