@@ -159,6 +159,7 @@ func (h *Handler) Routes() []Route {
 			w.Write(d.doc())
 		})})
 	}
+	routes = append(routes, h.payRoutes()...)
 	return append(routes, Route{usp.RESTPath + "/", http.HandlerFunc(h.notFound)})
 }
 
