@@ -62,6 +62,7 @@ func payConfig() config.Config {
 type payWorld struct {
 	*bench
 	ledger *payment.Ledger
+	api    string // stripe-mock
 	srv    *httptest.Server
 	client *http.Client
 }
@@ -87,7 +88,7 @@ func newPayWorld(t *testing.T, st store.Store, api string) *payWorld {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &payWorld{bench: &bench{Business: biz, plat: plat, call: platformCall(plat)}, ledger: ledger, srv: srv, client: client}
+	return &payWorld{bench: &bench{Business: biz, plat: plat, call: platformCall(plat)}, ledger: ledger, api: api, srv: srv, client: client}
 }
 
 // payLedger is a payment ledger on st through stripe-mock at api.
