@@ -109,8 +109,8 @@ type CreateRequest struct {
 	ResourceID string `json:"resource_id,omitempty"`
 	Notes      string `json:"notes,omitempty"`
 	// DeliveryAddress is validated and echoed on the booking;
-	// PostPaymentReturnRequest is validated and unused, as no payment is
-	// taken (request.go).
+	// PostPaymentReturnRequest is where the payment page returns the
+	// buyer of a paid booking (paypage.go).
 	DeliveryAddress          *DeliveryAddress          `json:"delivery_address,omitempty"`
 	PostPaymentReturnRequest *PostPaymentReturnRequest `json:"post_payment_return_request,omitempty"`
 	// Meta is the request's _meta member (in the MCP binding the tool

@@ -371,4 +371,3 @@ func TestCancellationStatesFeeAndRefund(t *testing.T) {
 		}
 	})
 }
-
