@@ -2,6 +2,7 @@ package usp_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,6 +21,7 @@ import (
 	"frontdesk/usp"
 	"frontdesk/usp/usphttp"
 	"frontdesk/usp/usptest"
+	"frontdesk/usp/webhook"
 )
 
 const payWhsec = "whsec_test_usp_payments"
@@ -163,6 +165,39 @@ func (w *payWorld) pay(t *testing.T, ledger *payment.Ledger, event, id string) p
 		t.Fatal(err)
 	}
 	return out
+}
+
+// webhook is the data of the booking event typ queued for booking id,
+// as the platform receives it.
+func (w *payWorld) webhook(t *testing.T, id, typ string) usp.Booking {
+	t.Helper()
+	ctx := context.Background()
+	recs, err := w.Store.List(ctx, webhook.Kind, "", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		var e webhook.Event
+		if err := json.Unmarshal(rec.Value, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Reference != id || e.Type != typ {
+			continue
+		}
+		body, err := w.EventBody(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev struct {
+			Data usp.Booking `json:"data"`
+		}
+		if err := json.Unmarshal(body, &ev); err != nil {
+			t.Fatal(err)
+		}
+		return ev.Data
+	}
+	t.Fatalf("no %s webhook for %s", typ, id)
+	return usp.Booking{}
 }
 
 func continuePath(t *testing.T, b *usp.Booking) string {
@@ -358,6 +393,12 @@ func TestCancellationStatesFeeAndRefund(t *testing.T) {
 		}
 		if c := res.Booking.Cancellation; c == nil || c.Fee != 1000 || c.RefundAmount != 1500 || res.Booking.Payment.Status != "partially_refunded" {
 			t.Fatalf("late cancellation = %+v, payment %+v", c, res.Booking.Payment)
+		}
+		if got := w.webhook(t, b.ID, "booking.canceled"); got.Cancellation == nil || got.Cancellation.Fee != 1000 || got.Cancellation.RefundAmount != 1500 {
+			t.Fatalf("booking.canceled data = %+v", got.Cancellation)
+		}
+		if got := w.webhook(t, b.ID, "booking.confirmed"); got.Payment.Status != "paid" {
+			t.Fatalf("booking.confirmed data payment = %+v", got.Payment)
 		}
 		if err := w.Bookings.Core().Desk().Relay(ctx); err != nil {
 			t.Fatal(err)
