@@ -313,6 +313,9 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		if !ok {
 			return nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
 		}
+		if err := b.checkoutRequired(s); err != nil {
+			return nil, err
+		}
 		if in.ResourceID != "" && (len(s.Resources) == 0 || in.ResourceID != "res_"+s.loc.Slug+"_"+s.unit.Type) {
 			return nil, fail(CodeValidation, "resource_id %q is not a resource of %s.", in.ResourceID, s.ID)
 		}
@@ -402,6 +405,9 @@ func confirmationNote(s Service) []Message {
 // conditional write of the reservation the hold is: either it becomes the
 // booking with its units, or nothing changes.
 func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult, keep keeper[BookingResult]) (*BookingResult, error) {
+	if err := b.checkoutRequired(s); err != nil {
+		return nil, err // a waitlist offer's acceptance comes here too
+	}
 	var done *BookingResult
 	err := store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 		r, d, err := b.ownHold(ctx, p, in.HoldID)

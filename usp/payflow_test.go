@@ -71,11 +71,17 @@ type payWorld struct {
 
 func newPayWorld(t *testing.T, st store.Store, api string) *payWorld {
 	t.Helper()
+	return newPayWorldIn(t, st, api, "")
+}
+
+// newPayWorldIn is a payWorld in the USP mode mode.
+func newPayWorldIn(t *testing.T, st store.Store, api, mode string) *payWorld {
+	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
 	clk := clock.NewFixed(usptest.Now)
 	ledger := payLedger(t, st, api, clk)
 	biz := usptest.On(t, payConfig(), st, clk, plat, nil, "", func(o *usp.Options) {
-		o.Payments, o.Rand = ledger, random.Seeded([32]byte{3})
+		o.Payments, o.Rand, o.Config.Mode = ledger, random.Seeded([32]byte{3}), mode
 	})
 	core := biz.Bookings.Core()
 	ledger.AttachCancellations(core.Desk(), func(slug, unit string) (business.Location, business.Unit, bool) {

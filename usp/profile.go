@@ -64,6 +64,8 @@ type ServiceBinding struct {
 	Transport string `json:"transport"`
 	Endpoint  string `json:"endpoint"`
 	Schema    string `json:"schema"`
+	// Config carries the authorization policy in UCP-Native Mode (ucp.go).
+	Config *BindingConfig `json:"config,omitempty"`
 }
 
 // CapabilityEntry is one capability version a profile declares, with its
