@@ -200,6 +200,20 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	if w, ok := b.resolveSlot(s, d.SlotID); ok {
 		out.Slot = SlotRef{ID: w.id, Start: w.start.In(zone).Format(time.RFC3339), End: w.end.In(zone).Format(time.RFC3339), Duration: isoDuration(w.end.Sub(w.start))}
 	}
+	if out.Status == "canceled" && out.Cancellation == nil {
+		by := "business"
+		reason := "Cancelled by the business."
+		at := r.UpdatedAt.UTC().Format(time.RFC3339)
+		out.Cancellation = &Cancellation{Reason: reason, CanceledBy: by, CanceledAt: at}
+		if r.State == reservation.Declined {
+			out.Cancellation.Reason = "The business could not accept the booking."
+			if d.Pay != nil {
+				// A declined booking is returned all it paid (§8.5.7).
+				out.Cancellation.RefundAmount = d.Pay.Paid
+			}
+		}
+		d.Cancellation = out.Cancellation
+	}
 	if d.Pay != nil {
 		out.Payment, out.Actions = b.payView(s, r, d)
 	} else {
@@ -213,15 +227,6 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	}
 	if r.State.Pending() && !d.Expires.IsZero() {
 		out.ExpiresAt = d.Expires.In(zone).Format(time.RFC3339)
-	}
-	if out.Status == "canceled" && out.Cancellation == nil {
-		by := "business"
-		reason := "Cancelled by the business."
-		if r.State == reservation.Declined {
-			reason = "The business could not accept the booking."
-		}
-		at := r.UpdatedAt.UTC().Format(time.RFC3339)
-		out.Cancellation = &Cancellation{Reason: reason, CanceledBy: by, CanceledAt: at}
 	}
 	return out
 }

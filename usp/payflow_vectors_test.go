@@ -170,6 +170,15 @@ func TestFlowVector105GuardOnUnpaidBookings(t *testing.T) {
 		if err != nil || conf.Booking.Status != "confirmed" {
 			t.Fatalf("manual confirm = %+v, %v", conf, err)
 		}
+		// A paid manual booking staff decline is returned all it paid.
+		d := w.book(t, "svc_airport_consult", "2026-03-05", nil)
+		paid(d.ID, "4000")
+		if _, _, err := w.Bookings.Core().Decide(ctx, reservation.Decision{Reference: d.ID, To: reservation.Declined, By: "desk"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.get(t, d.ID); got.Status != "canceled" || got.Cancellation.RefundAmount != 4000 || got.Cancellation.Fee != 0 || got.Payment.Status != "refunded" {
+			t.Fatalf("declined paid booking = %s, %+v, %+v", got.Status, got.Cancellation, got.Payment)
+		}
 	})
 }
 
