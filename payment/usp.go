@@ -3,6 +3,7 @@ package payment
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // ReasonUnmatched is the reason of the refund of a payment that arrived
@@ -62,4 +63,28 @@ func (l *Ledger) RefundUnmatched(ctx context.Context, id string) (Payment, error
 		return p, nil
 	}
 	return l.RefundOnce(ctx, id, ReasonUnmatched, left)
+}
+
+// PaidSince lists the payments paid at or after since that still hold
+// money (not refunded in full), among up to limit payments after the id
+// after, and the id to continue after; "" when none are left. A door's
+// sweep reads it to settle payments its hook did not hear of.
+func (l *Ledger) PaidSince(ctx context.Context, since time.Time, after string, limit int) (out []Payment, next string, err error) {
+	recs, err := l.records.List(ctx, kindPayment, "", after, limit)
+	if err != nil {
+		return nil, "", internal("payment list", err)
+	}
+	for _, rec := range recs {
+		p, err := decode(rec)
+		if err != nil {
+			return nil, "", err
+		}
+		if p.State == StatePaid && !p.PaidAt.Before(since) && p.Refunded() < p.Amount {
+			out = append(out, p)
+		}
+	}
+	if len(recs) == limit {
+		next = recs[len(recs)-1].Key
+	}
+	return out, next, nil
 }

@@ -3,6 +3,7 @@ package payment_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"frontdesk/payment"
 	"frontdesk/payment/stripe/stripemock"
@@ -29,11 +30,20 @@ func TestPaidHookAndUnmatchedRefund(t *testing.T) {
 		if len(heard) != 1 || heard[0].ID != p.ID || heard[0].State != payment.StatePaid {
 			t.Fatalf("heard %+v, want the paid payment once", heard)
 		}
+		if got, _, err := w.ledger.PaidSince(ctx, w.clock.Now().Add(-time.Hour), "", 10); err != nil || len(got) != 1 || got[0].ID != p.ID {
+			t.Fatalf("paid since = %+v, %v", got, err)
+		}
+		if got, _, _ := w.ledger.PaidSince(ctx, w.clock.Now().Add(time.Second), "", 10); len(got) != 0 {
+			t.Fatalf("paid since later = %+v", got)
+		}
 		for range 2 {
 			got, err := w.ledger.RefundUnmatched(ctx, p.ID)
 			if err != nil || got.Refunded() != p.Amount || len(got.Refunds) != 1 || got.Refunds[0].Reason != payment.ReasonUnmatched {
 				t.Fatalf("unmatched refund = %+v, %v", got, err)
 			}
+		}
+		if got, _, _ := w.ledger.PaidSince(ctx, w.clock.Now().Add(-time.Hour), "", 10); len(got) != 0 {
+			t.Fatalf("a payment refunded in full is still listed: %+v", got)
 		}
 	})
 }

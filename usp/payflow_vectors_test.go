@@ -88,6 +88,26 @@ func TestFlowVector104ChargeWithoutBooking(t *testing.T) {
 		if got := w.get(t, late.ID); got.Status != "canceled" {
 			t.Fatalf("late charge revived the booking: %s", got.Status)
 		}
+		// The same with the process stopped before the refund: the
+		// sweep finds the unmatched charge and refunds it (A6).
+		lost := w.book(t, "svc_airport_shuttle", "2026-03-04", nil)
+		w.open(t, continuePath(t, lost))
+		if _, err := w.CancelBooking(ctx, w.call, lost.ID, usp.CancelRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		w.pay(t, crashed, "evt_104_lost", lost.ID)
+		if p, _ := w.ledger.Latest(ctx, lost.ID); p.Refunded() != 0 {
+			t.Fatalf("refunded before the sweep: %+v", p)
+		}
+		if _, _, _, err := w.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := w.ledger.Latest(ctx, lost.ID); err != nil || p.Refunded() != p.Amount {
+			t.Fatalf("after the sweep = %+v, %v; want the unmatched charge refunded", p, err)
+		}
+		if p, _ := w.ledger.Latest(ctx, b.ID); p.Refunded() != 0 {
+			t.Fatalf("the sweep refunded the confirmed booking's payment: %+v", p)
+		}
 	})
 }
 

@@ -422,3 +422,33 @@ func (b *Business) cancellation(r reservation.Reservation, d detail, reason stri
 	c.RefundAmount = s.terms.CancelRefund(paid, w.start, now)
 	return c
 }
+
+// settleLookback is how far back the sweep looks for payments the
+// ledger's hook may not have applied: longer than any payment page and
+// any interruption between a charge and its booking write.
+const settleLookback = 24 * time.Hour
+
+// SettlePayments applies, for the sweep, every payment the provider took
+// in the last settleLookback whose hook may not have run (the process
+// stopped between the charge and the booking write): a booking still
+// waiting is paid, and money nothing waits for any more is refunded.
+func (b *Business) SettlePayments(ctx context.Context) error {
+	if b.payments == nil || b.st == nil {
+		return nil
+	}
+	since, after := b.clock.Now().Add(-settleLookback), ""
+	var failed error
+	for {
+		paid, next, err := b.payments.PaidSince(ctx, since, after, 200)
+		if err != nil {
+			return errors.Join(failed, err)
+		}
+		for _, p := range paid {
+			failed = errors.Join(failed, b.settlePaid(ctx, p))
+		}
+		if next == "" {
+			return failed
+		}
+		after = next
+	}
+}
