@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"frontdesk/payment"
 	"frontdesk/payment/stripe"
 	"frontdesk/payment/stripe/stripemock"
+	"frontdesk/sqlite"
 	"frontdesk/store"
 	"frontdesk/usp"
 	"frontdesk/usp/usphttp"
@@ -74,12 +77,19 @@ func newPayWorld(t *testing.T, st store.Store, api string) *payWorld {
 	return newPayWorldIn(t, st, api, "")
 }
 
-// newPayWorldIn is a payWorld in the USP mode mode.
+// noProvider is the refusal of a ledger without a payment provider.
+const noProvider = "Paid bookings need a payment provider: set payment.stripe_key."
+
+// newPayWorldIn is a payWorld in the USP mode mode; without api (no
+// stripe-mock), its ledger has no provider.
 func newPayWorldIn(t *testing.T, st store.Store, api, mode string) *payWorld {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
 	clk := clock.NewFixed(usptest.Now)
-	ledger := payLedger(t, st, api, clk)
+	ledger := payment.NewLedger(payment.Options{Records: st, Missing: noProvider, Clock: clk, Rand: random.Seeded([32]byte{9})})
+	if api != "" {
+		ledger = payLedger(t, st, api, clk)
+	}
 	biz := usptest.On(t, payConfig(), st, clk, plat, nil, "", func(o *usp.Options) {
 		o.Payments, o.Rand, o.Config.Mode = ledger, random.Seeded([32]byte{3}), mode
 	})
@@ -417,4 +427,31 @@ func TestCancellationStatesFeeAndRefund(t *testing.T) {
 			t.Fatalf("the platform's payment reached the ledger: %+v", p)
 		}
 	})
+}
+
+// Without a payment provider a paid booking still waits for a platform's
+// checkout (embedded, ACP), the profile offers no redirect, and the
+// payment page says which setting is missing. A booking waiting for its
+// payment is not rescheduled (§5.1.1's MAY, declined).
+func TestPaymentPageWithoutProvider(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "usp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	w := newPayWorldIn(t, st, "", "")
+	if got := w.Profile().USP.CheckoutSystems; !slices.Equal(got, []string{"acp", "embedded"}) {
+		t.Fatalf("checkout_systems = %v", got)
+	}
+	b := w.book(t, "svc_airport_shuttle", "2026-03-02", nil)
+	status, body := w.fetch(t, continuePath(t, b))
+	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), noProvider) {
+		t.Fatalf("page = %d %s", status, body)
+	}
+	other := w.slot(t, "svc_airport_shuttle", "2026-03-02")
+	res, err := w.RescheduleBooking(ctx, w.call, b.ID, usp.RescheduleRequest{SlotID: other.ID})
+	if err != nil || outcome(t, res.Messages) != "invalid_transition" || res.Booking.Slot.ID != b.Slot.ID {
+		t.Fatalf("reschedule of requires_action = %+v, %v", res, err)
+	}
 }
