@@ -455,3 +455,28 @@ func TestPaymentPageWithoutProvider(t *testing.T) {
 		t.Fatalf("reschedule of requires_action = %+v, %v", res, err)
 	}
 }
+
+// A create of a paid booking sent again with its idempotency key answers
+// the same booking with the same payment action: one booking, one
+// payment to take (§9.1.1).
+func TestPaidBookingReplayedByItsKey(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "usp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	w := newPayWorldIn(t, st, "", "")
+	s := w.slot(t, "svc_airport_install", "2026-03-03")
+	call := w.call
+	call.IdempotencyKey = "6f1c2a9e-8a4b-4d57-9f6e-0c1d2e3f4a5b"
+	in := usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada}
+	first, err := w.CreateBooking(ctx, call, in)
+	if err != nil || first.Booking == nil {
+		t.Fatal(err)
+	}
+	again, err := w.CreateBooking(ctx, call, in)
+	if err != nil || again.Booking == nil || again.Booking.ID != first.Booking.ID || again.Booking.Actions[0].ContinueURL != first.Booking.Actions[0].ContinueURL {
+		t.Fatalf("replay = %+v, %v", again, err)
+	}
+}
