@@ -66,8 +66,9 @@
 // and reads requires_action until paid (payment.go); in_progress is not
 // tracked. Confirm from pending is refused (invalid_transition) for an
 // auto booking, as flow vector 105 asks, and from requires_action always. The operations follow §5.1.1: confirm from pending (and, as a
-// no-op, from confirmed), cancel from pending or confirmed, reschedule
-// from pending or confirmed, update until the booking ends; anything else
+// no-op, from confirmed), cancel from pending, requires_action or
+// confirmed, reschedule from pending or confirmed (not requires_action),
+// confirm-payment from requires_action, update until the booking ends; anything else
 // is the business outcome invalid_transition in messages[]. A pending
 // booking holds its units, so it carries expires_at, the slot's start:
 // one still pending then is cancelled by the system and its units freed.

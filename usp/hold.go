@@ -563,11 +563,11 @@ func (b *Business) expire(ctx context.Context, now time.Time, f store.Reservatio
 				continue
 			}
 			// A payment the ledger holds for a booking still waiting is
-			// applied before its deadline is judged (flow vector 104).
+			// applied before its deadline is judged (flow vector 104); it
+			// ends nothing, so it is not counted.
 			if changed, err := b.reconcile(ctx, r, d); err != nil {
 				return n, err
 			} else if changed {
-				n++
 				continue
 			}
 			settled, _, err := b.settle(ctx, r, d, now)
