@@ -103,6 +103,11 @@ type Store struct {
 // how it fetches the platform profiles callers name.
 type USP struct {
 	Enabled bool `toml:"enabled"`
+	// Mode is how paid bookings are sold (§1.5: one at a time):
+	// "standalone" (empty means it) publishes /.well-known/usp and takes
+	// payment through the payment action of a booking; "ucp_native"
+	// publishes /.well-known/ucp with the paid-bookings extension.
+	Mode string `toml:"mode"`
 	// AllowPrivateProfiles is the old name of outbound.allow_private,
 	// read with a warning: decoding folds it into Outbound.AllowPrivate
 	// and back here, where the profile fetcher reads it.
@@ -136,6 +141,12 @@ type USP struct {
 	// verifying; 0 means 7, the least §10.1.1 allows.
 	KeyGraceDays int `toml:"key_grace_days"`
 }
+
+// USP modes (usp.mode).
+const (
+	USPStandalone = "standalone"
+	USPUCPNative  = "ucp_native"
+)
 
 // USPPlatform is one registered scheduling platform. Its API keys are
 // stored only as hashes, several at once so a key can be rotated.

@@ -15,6 +15,7 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 	c.USP.KeyLeadMinutes = -1
 	c.USP.AllowPrivateProfiles = false // plain http webhooks are for development only
 	c.USP.KeyGraceDays = 3
+	c.USP.Mode = "native"
 	c.USP.Platforms = []USPPlatform{
 		{Name: "Acme Platform", APIKeyHashes: []string{key}},
 		{Name: "acme", APIKeyHashes: []string{"sha256:xyz", key}},
@@ -29,7 +30,7 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 		"usp.profile_cache_entries:", "usp.profile_cache_max_seconds:", "usp.profile_max_bytes:", "usp.profile_stale_max_seconds:",
 		"usp.platforms[0].name:", "usp.platforms[1].api_key_hashes[0]:", "usp.platforms[1].api_key_hashes[1]: is also a key of usp.platforms[0].api_key_hashes[0]",
 		`usp.platforms[2].name: "acme" is registered twice`, "usp.platforms[2].api_key_hashes: needs at least one key hash",
-		"usp.key_lead_minutes:", "usp.key_grace_days:", "usp.platforms[2].webhook_url: must be https", "usp.platforms[3].webhook_url: must be an absolute",
+		"usp.key_lead_minutes:", "usp.key_grace_days:", `usp.mode: must be "standalone" (the default) or "ucp_native", got "native"`, "usp.platforms[2].webhook_url: must be https", "usp.platforms[3].webhook_url: must be an absolute",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("no %q in:\n%v", want, err)
@@ -40,6 +41,7 @@ func TestUSPSettingsAreChecked(t *testing.T) {
 	good.USP.ProfileCacheMaxSeconds = 600
 	good.USP.ProfileMaxBytes = 128 << 10
 	good.USP.KeyLeadMinutes, good.USP.KeyGraceDays = 10, 30
+	good.USP.Mode = USPUCPNative
 	good.USP.Platforms = []USPPlatform{{Name: "acme", APIKeyHashes: []string{key, "sha256:" + strings.Repeat("cd", 32)}, WebhookURL: "https://platform.example/hooks/usp"}}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good [usp] settings refused: %v", err)
@@ -51,6 +53,7 @@ func TestUSPSectionParses(t *testing.T) {
 enabled = true
 allow_private_profiles = true
 profile_cache_entries = 10
+mode = "ucp_native"
 [[usp.platforms]]
 name = "acme"
 api_key_hashes = ["sha256:` + strings.Repeat("0f", 32) + `"]
@@ -58,7 +61,7 @@ api_key_hashes = ["sha256:` + strings.Repeat("0f", 32) + `"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.USP.Enabled || !c.USP.AllowPrivateProfiles || c.USP.ProfileCacheEntries != 10 || len(c.USP.Platforms) != 1 || c.USP.Platforms[0].Name != "acme" {
+	if !c.USP.Enabled || !c.USP.AllowPrivateProfiles || c.USP.ProfileCacheEntries != 10 || c.USP.Mode != USPUCPNative || len(c.USP.Platforms) != 1 || c.USP.Platforms[0].Name != "acme" {
 		t.Fatalf("usp = %+v", c.USP)
 	}
 	if !Demo().USP.Enabled {

@@ -507,6 +507,11 @@ var (
 
 func (c Config) validateUSP(v *validator) {
 	u := c.USP
+	switch u.Mode {
+	case "", USPStandalone, USPUCPNative:
+	default:
+		v.add("usp.mode", "must be %q (the default) or %q, got %q", USPStandalone, USPUCPNative, u.Mode)
+	}
 	if u.ProfileCacheEntries < 0 || u.ProfileCacheEntries > 1_000_000 {
 		v.add("usp.profile_cache_entries", "must be from 0 (the default, 1024) to 1000000, got %d", u.ProfileCacheEntries)
 	}

@@ -90,6 +90,9 @@ func (l *Ledger) Receive(ctx context.Context, signature string, body []byte) (Ou
 	case err != nil:
 		return Outcome{}, internal("payment event", err)
 	}
+	if out.Applied && ev.Type == EventCheckoutCompleted {
+		l.tellPaid(ctx, out.Payment)
+	}
 	return out, nil
 }
 

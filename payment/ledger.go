@@ -105,6 +105,7 @@ type Ledger struct {
 	clock    clock.Clock
 	rand     io.Reader
 	missing  string
+	hooks    hooks
 }
 
 // Options build a Ledger.

@@ -57,6 +57,7 @@ type Booking struct {
 	Status           string           `json:"status"`
 	ConfirmationMode string           `json:"confirmation_mode"`
 	Payment          *Payment         `json:"payment,omitempty"`
+	Actions          []Action         `json:"actions,omitempty"`
 	Notes            string           `json:"notes,omitempty"`
 	Cancellation     *Cancellation    `json:"cancellation,omitempty"`
 	CreatedAt        string           `json:"created_at"`
@@ -65,17 +66,21 @@ type Booking struct {
 	Revision         string           `json:"revision"`
 }
 
-// Payment is a booking's payment (§8.5.1) for a service paid at the
-// property: nothing is owed online (not_required, amount_due 0), and
+// Payment is a booking's payment (§8.5.1). For a service paid at the
+// property nothing is owed online (not_required, amount_due 0), and
 // amount and tax_amount are the stay's price before tax and its tax, as
-// the price lines of the guest site and the mails split it.
+// the price lines of the guest site and the mails split it; a service
+// that takes money when booking has its payment from payment.go.
 type Payment struct {
-	Status    string `json:"status"`
-	Timing    string `json:"timing"`
-	Amount    int64  `json:"amount"`
-	Currency  string `json:"currency"`
-	AmountDue int64  `json:"amount_due"`
-	TaxAmount int64  `json:"tax_amount,omitempty"`
+	Status         string `json:"status"`
+	Timing         string `json:"timing"`
+	Amount         int64  `json:"amount"`
+	Currency       string `json:"currency"`
+	AmountDue      int64  `json:"amount_due"`
+	TaxAmount      int64  `json:"tax_amount,omitempty"`
+	DepositAmount  int64  `json:"deposit_amount,omitempty"`
+	TransactionID  string `json:"transaction_id,omitempty"`
+	OrderReference string `json:"order_reference,omitempty"`
 }
 
 // BookingResult answers every booking operation. Booking is absent only
@@ -104,8 +109,8 @@ type CreateRequest struct {
 	ResourceID string `json:"resource_id,omitempty"`
 	Notes      string `json:"notes,omitempty"`
 	// DeliveryAddress is validated and echoed on the booking;
-	// PostPaymentReturnRequest is validated and unused, as no payment is
-	// taken (request.go).
+	// PostPaymentReturnRequest is where the payment page returns the
+	// buyer of a paid booking (paypage.go).
 	DeliveryAddress          *DeliveryAddress          `json:"delivery_address,omitempty"`
 	PostPaymentReturnRequest *PostPaymentReturnRequest `json:"post_payment_return_request,omitempty"`
 	// Meta is the request's _meta member (in the MCP binding the tool
@@ -175,61 +180,6 @@ func Status(s reservation.State) string {
 // revision is the booking's concurrency token: the row version, which
 // grows with every change and is never reused.
 func revision(r reservation.Reservation) string { return "v" + strconv.FormatInt(r.Version, 10) }
-
-// view renders a reservation as a booking.
-func (b *Business) view(r reservation.Reservation, d detail) *Booking {
-	s, _ := b.catalog.get(d.ServiceID)
-	zone := s.zone
-	if zone == nil {
-		zone = time.UTC
-	}
-	out := &Booking{
-		ID: r.Reference, ServiceID: d.ServiceID, ServiceName: s.Name, PartySize: r.Guests,
-		Status: Status(r.State), ConfirmationMode: d.mode(), Notes: r.Notes, Recipient: d.Recipient, DeliveryAddress: d.DeliveryAddress,
-		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339),
-		Revision: revision(r), Cancellation: d.Cancellation,
-	}
-	if d.Buyer != nil {
-		out.Buyer = *d.Buyer
-	}
-	if w, ok := b.resolveSlot(s, d.SlotID); ok {
-		out.Slot = SlotRef{ID: w.id, Start: w.start.In(zone).Format(time.RFC3339), End: w.end.In(zone).Format(time.RFC3339), Duration: isoDuration(w.end.Sub(w.start))}
-	}
-	out.Payment = b.payment(s, r)
-	if s.ID != "" {
-		out.Location = &Place{ID: s.loc.Slug, Name: s.loc.Name}
-		if len(s.Resources) > 0 {
-			out.Resources = []SlotResource{{ID: "res_" + s.loc.Slug + "_" + s.unit.Type, Type: "equipment", Name: s.unit.DisplayName()}}
-		}
-	}
-	if r.State.Pending() && !d.Expires.IsZero() {
-		out.ExpiresAt = d.Expires.In(zone).Format(time.RFC3339)
-	}
-	if out.Status == "canceled" && out.Cancellation == nil {
-		by := "business"
-		reason := "Cancelled by the business."
-		if r.State == reservation.Declined {
-			reason = "The business could not accept the booking."
-		}
-		at := r.UpdatedAt.UTC().Format(time.RFC3339)
-		out.Cancellation = &Cancellation{Reason: reason, CanceledBy: by, CanceledAt: at}
-	}
-	return out
-}
-
-// payment is a stay's payment as the booking shows it, from the one
-// function that splits a price into lines; nil for a timed service, or
-// a stay whose total today's rates no longer split.
-func (b *Business) payment(s Service, r reservation.Reservation) *Payment {
-	if s.ID == "" || s.unit.Kind != business.KindNight || len(r.Slots) == 0 || b.pricer == nil {
-		return nil
-	}
-	pr := b.pricer.Price(s.unit, len(r.Slots), r.Total)
-	if len(pr.Lines) == 0 {
-		return nil
-	}
-	return &Payment{Status: "not_required", Timing: "at_service", Amount: pr.Subtotal, Currency: s.Pricing.Currency, AmountDue: 0, TaxAmount: pr.Tax.Amount}
-}
 
 func pricingStay(s Service, w wantSlot) pricing.Stay {
 	return pricing.Stay{Location: s.loc, RoomType: s.unit.Type, Checkin: w.day.String(), Checkout: w.day.AddDays(s.nights).String()}
@@ -304,6 +254,9 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		if !ok {
 			return nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
 		}
+		if err := b.checkoutRequired(s); err != nil {
+			return nil, err
+		}
 		if in.ResourceID != "" && (len(s.Resources) == 0 || in.ResourceID != "res_"+s.loc.Slug+"_"+s.unit.Type) {
 			return nil, fail(CodeValidation, "resource_id %q is not a resource of %s.", in.ResourceID, s.ID)
 		}
@@ -329,6 +282,15 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		if d.mode() == business.ConfirmAuto {
 			kind = reservation.KindConfirmed
 		}
+		// A paid service's booking waits for its payment (§8.5), holding
+		// its places until the payment action expires.
+		pay, err := b.newPay(s, w, b.price(s, w, party, now), now, in.PostPaymentReturnRequest)
+		if err != nil {
+			return nil, err
+		}
+		if pay != nil {
+			d.Pay, d.Expires, kind = pay, pay.Expires, reservation.KindBooking
+		}
 		// The answer is recorded for the idempotency key with the booking,
 		// and the credential is stored with it, outside the answer kept.
 		var kept *BookingResult
@@ -337,6 +299,7 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 			kept = &BookingResult{USP: res.USP, Booking: b.view(r, d), Messages: confirmationNote(s)}
 			var writes []store.Write
 			cred, writes = b.credentialFor(ctx, p, kept.Booking.ID, w.end)
+			writes = append(writes, tokenWrite(d.Pay, r.Reference, now)...)
 			return append(keep(kept), writes...)
 		}
 		r, err := b.book(ctx, p, s, w, party, kind, d, contactOf(*in.Buyer), in.Notes, now, also, in.mark())
@@ -383,6 +346,9 @@ func confirmationNote(s Service) []Message {
 // conditional write of the reservation the hold is: either it becomes the
 // booking with its units, or nothing changes.
 func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult, keep keeper[BookingResult]) (*BookingResult, error) {
+	if err := b.checkoutRequired(s); err != nil {
+		return nil, err // a waitlist offer's acceptance comes here too
+	}
 	var done *BookingResult
 	err := store.Retrier{Attempts: maxAttempts}.Run(ctx, func() error {
 		r, d, err := b.ownHold(ctx, p, in.HoldID)
@@ -427,6 +393,14 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		if d.mode() == business.ConfirmAuto {
 			to = reservation.Confirmed
 		}
+		total := b.price(s, w, party, now)
+		pay, err := b.newPay(s, w, total, now, in.PostPaymentReturnRequest)
+		if err != nil {
+			return store.Final(err)
+		}
+		if pay != nil {
+			d.Pay, d.Expires, to = pay, pay.Expires, reservation.Reserved
+		}
 		units := 0
 		if party < d.Spots {
 			units = party // the unused spots go back in the same write (§4.2.1)
@@ -434,7 +408,6 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 		d.Spots = party
 		var out *BookingResult
 		var cred *credential.Credential
-		total := b.price(s, w, party, now)
 		attributed, err := b.bookings.Attribution(ctx, in.mark(), reservation.New{Reference: r.Reference, Total: total, Source: r.Source, At: now})
 		if err != nil {
 			return store.Final(err)
@@ -450,6 +423,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 				out = &BookingResult{USP: res.USP, Booking: b.view(stored, d), Messages: append(append([]Message{}, res.Messages...), confirmationNote(s)...)}
 				var credWrites []store.Write
 				cred, credWrites = b.credentialFor(ctx, p, out.Booking.ID, w.end)
+				credWrites = append(credWrites, tokenWrite(d.Pay, stored.Reference, now)...)
 				return append(credWrites, keep(out)...)
 			}}}, attributed...),
 		}, to)
@@ -487,6 +461,13 @@ func (b *Business) ownBooking(ctx context.Context, p Principal, id string) (rese
 	}
 	if d.Kind != "booking" {
 		return r, d, fail(CodeBookingNotFound, "%q names no booking of this platform.", id)
+	}
+	if changed, err := b.reconcile(ctx, r, d); err != nil {
+		return r, d, err
+	} else if changed {
+		if r, d, err = b.own(ctx, p, id); err != nil {
+			return r, d, err
+		}
 	}
 	return b.settle(ctx, r, d, b.clock.Now())
 }
@@ -646,8 +627,10 @@ func (b *Business) UpdateBooking(ctx context.Context, call Call, id string, in U
 	})
 }
 
-// CancelBooking cancels a pending or confirmed booking and releases its
-// units (§5.3.5). No payment was taken, so the fee and refund are zero.
+// CancelBooking cancels a pending, requires_action or confirmed booking
+// and releases its units (§5.3.5). The answer and the webhook state the
+// fee and the refund of its service's cancellation policy (cancellation
+// below).
 func (b *Business) CancelBooking(ctx context.Context, call Call, id string, in CancelRequest) (*BookingResult, error) {
 	res, err := b.cancel(ctx, call, id, in)
 	if err == nil && res.Booking != nil && res.Booking.Status == "canceled" {
@@ -662,7 +645,7 @@ func (b *Business) cancel(ctx context.Context, call Call, id string, in CancelRe
 		if !r.State.CanMove(reservation.Cancelled) {
 			return nil, d, invalidTransition(Status(r.State), "cancelled"), nil
 		}
-		d.Cancellation = &Cancellation{Reason: in.Reason, CanceledBy: "buyer", CanceledAt: now.UTC().Format(time.RFC3339)}
+		d.Cancellation = b.cancellation(r, d, in.Reason, now)
 		return func(a reservation.Addition) (reservation.Reservation, error) {
 			// Its credentials end with it: the door's end hook deletes them.
 			return b.desk().Cancel(ctx, reservation.Change{Read: r, By: "platform", Note: "cancelled by the platform", At: now,
@@ -689,6 +672,10 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 		}
 		switch {
 		case r.State == reservation.Confirmed:
+		case d.payPending() && r.State == reservation.Reserved:
+			// §5.1.1: a booking waiting for its payment is confirmed by
+			// the payment, never by hand.
+			res.Messages = append(res.Messages, *invalidTransition("requires_action", "confirmed"))
 		case d.mode() == business.ConfirmAuto:
 			// §5.3.4: confirm from pending is the business's decision
 			// only in manual mode (flow vector 105).
@@ -720,8 +707,10 @@ func (b *Business) RescheduleBooking(ctx context.Context, call Call, id string, 
 	}
 	left := "" // the slot the booking moves off, once the move is written
 	res, err := b.change(ctx, call, "usp_bookings_reschedule", id, in, func(ctx context.Context, p Principal, r reservation.Reservation, d detail, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
-		if r.State != reservation.Reserved && r.State != reservation.Confirmed {
-			return nil, d, invalidTransition(Status(r.State), "rescheduled"), nil
+		if r.State != reservation.Reserved && r.State != reservation.Confirmed || d.payPending() {
+			// §5.1.1 leaves requires_action to the business (MAY): its
+			// payment is priced against the slot, so it stays.
+			return nil, d, invalidTransition(b.status(r, d), "rescheduled"), nil
 		}
 		s, _ := b.catalog.get(d.ServiceID)
 		w, ok := b.resolveSlot(s, in.SlotID)

@@ -2,8 +2,10 @@ package usp
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -12,7 +14,9 @@ import (
 
 	"frontdesk/internal/clock"
 	"frontdesk/internal/outbound"
+	"frontdesk/internal/random"
 	"frontdesk/inventory"
+	"frontdesk/payment"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -58,6 +62,14 @@ type Options struct {
 	// Count, when set, hears of every booking created and every create
 	// refused, for monitoring.
 	Count Counter
+	// Payments is the ledger of the payments this business takes through
+	// its own provider: the page behind a payment action's continue_url
+	// opens its checkouts, and its paid events confirm bookings waiting
+	// in requires_action. Nil: the page says no provider is configured,
+	// and only a platform's checkout (confirm-payment) pays a booking.
+	Payments *payment.Ledger
+	// Rand draws the tokens of payment pages; nil is crypto/rand.
+	Rand io.Reader
 }
 
 // Counter counts what a door answered booking requests. *metrics.Metrics
@@ -88,6 +100,8 @@ type Business struct {
 	pricer   *pricing.Pricer
 	deadline time.Duration
 	count    Counter
+	payments *payment.Ledger
+	rand     io.Reader
 }
 
 // New builds the business side from the config. It fails only when the
@@ -120,6 +134,14 @@ func New(opts Options) (*Business, error) {
 		log: opts.Logger.With("component", "usp"), catalog: cat, count: opts.Count,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,
 		creds: opts.Credentials, observe: opts.Observe, deadline: opts.Deadline,
+		payments: opts.Payments, rand: opts.Rand,
+	}
+	if b.rand == nil {
+		b.rand = rand.Reader
+	}
+	b.rand = random.Locked(b.rand)
+	if b.payments != nil {
+		b.payments.OnPaid(b.paymentPaid)
 	}
 	if b.deadline <= 0 {
 		b.deadline = DefaultDeadline

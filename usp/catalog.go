@@ -34,6 +34,7 @@ type Service struct {
 	zone   *time.Location // loc's zone, loaded once
 	unit   business.Unit
 	nights int // a lodging slot's length; 0 for timed units
+	terms  business.Terms
 }
 
 // Category is a catalog category label.
@@ -233,6 +234,7 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 				return catalog{}, fmt.Errorf("usp catalog: %s policy: %w", s.ID, err)
 			}
 			s.applyTerms(terms)
+			s.terms = terms
 			c.byID[s.ID] = len(c.services)
 			c.services = append(c.services, s)
 		}

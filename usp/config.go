@@ -14,7 +14,22 @@ type Config struct {
 	// AllowPrivate is the development switch of the outbound address
 	// rule: loopback addresses (and plain http to them) are reachable.
 	AllowPrivate bool
+	// Mode is ModeStandalone (empty means it) or ModeUCPNative (§1.5).
+	Mode string
 }
+
+// Deployment modes (§1.5): an implementer runs one at a time.
+const (
+	// ModeStandalone publishes /.well-known/usp; a paid booking waits in
+	// requires_action for its payment action (§8.5).
+	ModeStandalone = "standalone"
+	// ModeUCPNative publishes the business through /.well-known/ucp with
+	// the paid-bookings extension (§7).
+	ModeUCPNative = "ucp_native"
+)
+
+// standalone reports whether c runs in Standalone Mode.
+func (c Config) standalone() bool { return c.Mode != ModeUCPNative }
 
 // Platform is one registered scheduling platform. Its API keys are kept
 // only as hashes, several at once so a key can be rotated.

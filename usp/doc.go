@@ -61,12 +61,14 @@
 // A unit's confirmation_mode (config) is its service's: an auto booking
 // is stored confirmed by the write that creates it (or converts its
 // hold), a manual one reserved until staff decide; the booking records
-// its mode when made. No service takes payment online (each is paid at
-// the property, payment_timing at_service), so requires_action never
-// occurs, and in_progress is not tracked; confirm from pending is refused
-// (invalid_transition) for an auto booking, as flow vector 105 asks. The operations follow §5.1.1: confirm from pending (and, as a
-// no-op, from confirmed), cancel from pending or confirmed, reschedule
-// from pending or confirmed, update until the booking ends; anything else
+// its mode when made. A booking of a service that takes money when
+// booking (Standalone Mode) is stored reserved with its payment pending
+// and reads requires_action until paid (payment.go); in_progress is not
+// tracked. Confirm from pending is refused (invalid_transition) for an
+// auto booking, as flow vector 105 asks, and from requires_action always. The operations follow §5.1.1: confirm from pending (and, as a
+// no-op, from confirmed), cancel from pending, requires_action or
+// confirmed, reschedule from pending or confirmed (not requires_action),
+// confirm-payment from requires_action, update until the booking ends; anything else
 // is the business outcome invalid_transition in messages[]. A pending
 // booking holds its units, so it carries expires_at, the slot's start:
 // one still pending then is cancelled by the system and its units freed.

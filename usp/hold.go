@@ -59,6 +59,9 @@ type detail struct {
 	Expires      time.Time     `json:"expires,omitzero"`
 	Cancellation *Cancellation `json:"cancellation,omitempty"`
 	Reschedules  int           `json:"reschedules,omitempty"`
+	// Pay is the payment of a booking of a service that takes money
+	// when booking (payment.go); nil for any other.
+	Pay *payDetail `json:"pay,omitempty"`
 }
 
 func detailOf(r reservation.Reservation) (detail, bool) {
@@ -492,6 +495,14 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			// reservation awaiting staff, which lapses all the same.
 			d.HoldEnd = HoldExpired
 			moved, err = b.end(ctx, b.desk().Cancel, r, d, "sweep", "hold expired", now)
+		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires) && d.payPending():
+			// §8.5.4: the payment action expired unpaid; the booking is
+			// cancelled and its places go back.
+			pay := *d.Pay
+			pay.Status = "expired"
+			d.Pay = &pay
+			d.Cancellation = &Cancellation{Reason: "The payment was not made before the payment action expired.", ReasonCode: "payment_expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
+			moved, err = b.end(ctx, b.desk().Expire, r, d, "sweep", "unpaid booking expired", now)
 		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires):
 			d.Cancellation = &Cancellation{Reason: "Not confirmed by the business before the slot started.", ReasonCode: "expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
 			moved, err = b.end(ctx, b.desk().Expire, r, d, "sweep", "pending booking expired", now)
@@ -549,6 +560,14 @@ func (b *Business) expire(ctx context.Context, now time.Time, f store.Reservatio
 		for _, r := range rows {
 			d, ok := detailOf(r)
 			if !ok {
+				continue
+			}
+			// A payment the ledger holds for a booking still waiting is
+			// applied before its deadline is judged (flow vector 104); it
+			// ends nothing, so it is not counted.
+			if changed, err := b.reconcile(ctx, r, d); err != nil {
+				return n, err
+			} else if changed {
 				continue
 			}
 			settled, _, err := b.settle(ctx, r, d, now)

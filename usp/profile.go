@@ -51,7 +51,10 @@ type BusinessMeta struct {
 	Version      string                           `json:"version"`
 	Services     map[string][]ServiceBinding      `json:"services"`
 	Capabilities map[Capability][]CapabilityEntry `json:"capabilities"`
-	Business     BusinessInfo                     `json:"business"`
+	// CheckoutSystems are the checkout paths of paid bookings (§8.2.1);
+	// absent when no service takes money when booking.
+	CheckoutSystems []string     `json:"checkout_systems,omitempty"`
+	Business        BusinessInfo `json:"business"`
 }
 
 // ServiceBinding is one transport of the USP service.
@@ -61,6 +64,8 @@ type ServiceBinding struct {
 	Transport string `json:"transport"`
 	Endpoint  string `json:"endpoint"`
 	Schema    string `json:"schema"`
+	// Config carries the authorization policy in UCP-Native Mode (ucp.go).
+	Config *BindingConfig `json:"config,omitempty"`
 }
 
 // CapabilityEntry is one capability version a profile declares, with its
@@ -129,6 +134,7 @@ func (b *Business) Profile() BusinessProfile {
 		Keys:        *b.keys.Load(),
 		SigningKeys: *b.keys.Load(),
 	}
+	p.USP.CheckoutSystems = b.checkoutSystems()
 	for _, l := range b.cfg.Locations {
 		p.USP.Business.Locations = append(p.USP.Business.Locations, LocationInfo{ID: l.Slug, Name: l.Name})
 	}
@@ -147,4 +153,26 @@ func (b *Business) ProfileJSON() []byte {
 		panic(err) // plain strings and maps always encode
 	}
 	return append(body, '\n')
+}
+
+// checkoutSystems are the checkout paths a paid booking may take
+// (§8.2.1), when a service takes money when booking: a platform's own
+// checkout reporting with confirm-payment (embedded), an ACP checkout
+// session mapped from the payment action (acp, §8.5.6), and, with a
+// payment provider configured, the business-hosted page at the action's
+// continue_url (redirect).
+func (b *Business) checkoutSystems() []string {
+	if !b.privileged() || !b.cfg.standalone() {
+		return nil
+	}
+	for _, s := range b.catalog.services {
+		if b.takesPayment(s) {
+			out := []string{"acp", "embedded"}
+			if b.payments != nil && b.payments.Ready() == nil {
+				out = append(out, "redirect")
+			}
+			return out
+		}
+	}
+	return nil
 }

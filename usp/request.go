@@ -186,9 +186,8 @@ func (a *DeliveryAddress) check() error {
 	return nil
 }
 
-// PostPaymentReturnRequest is where a redirect checkout would send the
-// buyer after paying (§8.5.5). This business takes no payment and has no
-// redirect checkout, so it is validated and never used.
+// PostPaymentReturnRequest is where the business-hosted payment page
+// sends the buyer back after paying or giving up (§8.5.5, paypage.go).
 type PostPaymentReturnRequest struct {
 	URL    string            `json:"url"`
 	Params map[string]string `json:"params,omitempty"`

@@ -11,9 +11,13 @@ import (
 	"frontdesk/usp/webhook"
 )
 
-// Sweep ends what is past its deadline and forgets idempotency keys
-// and ended waitlist entries past their keep.
+// Sweep applies payments whose booking write did not follow, ends what
+// is past its deadline and forgets idempotency keys and ended waitlist
+// entries past their keep.
 func (b *Business) Sweep(ctx context.Context) (expired, purged, waitPurged int, err error) {
+	if err = b.SettlePayments(ctx); err != nil {
+		return 0, 0, 0, err
+	}
 	expired, err = b.Expire(ctx)
 	if err != nil {
 		return expired, 0, 0, err

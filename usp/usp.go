@@ -71,9 +71,7 @@ func Methods() []Method {
 		{Name: "usp_bookings_confirm", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/confirm", Capability: CapabilityBookings, Access: BusinessOnly},
 		{Name: "usp_bookings_cancel", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/cancel", Capability: CapabilityBookings, Access: PrivilegedScoped},
 		{Name: "usp_bookings_reschedule", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/reschedule", Capability: CapabilityBookings, Access: PrivilegedScoped},
-		// No service takes payment, so confirm-payment is always
-		// invalid_transition (payment.go); it is served so that a
-		// platform's callback gets the spec's answer.
+		// A platform's checkout reports a booking's payment (payment.go).
 		{Name: "usp_bookings_confirm_payment", HTTPMethod: http.MethodPost, Path: "/bookings/{booking_id}/confirm-payment", Capability: CapabilityBookings, Access: PrivilegedScoped},
 		{Name: "usp_waitlist_join", HTTPMethod: http.MethodPost, Path: "/waitlist", Capability: CapabilityWaitlist, Access: PrivilegedPlatform},
 		{Name: "usp_waitlist_list", HTTPMethod: http.MethodPost, Path: "/waitlist/list", Capability: CapabilityWaitlist, Access: PrivilegedPlatform},

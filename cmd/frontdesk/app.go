@@ -491,7 +491,7 @@ func (m *Main) printURLs() {
 		fmt.Fprintf(m.Out, "  Dev mailbox:                %s/dev/mail\n", base)
 	}
 	if m.usp != nil {
-		fmt.Fprintf(m.Out, "  USP profile:                %s/.well-known/usp (MCP: %s/usp/mcp, REST: %s/usp/)\n", m.URL, m.URL, m.URL)
+		fmt.Fprintf(m.Out, "  USP profile:                %s%s (MCP: %s/usp/mcp, REST: %s/usp/)\n", m.URL, m.usp.ProfileLocation(), m.URL, m.URL)
 	}
 	if m.orp != nil {
 		fmt.Fprintf(m.Out, "  ORP host:                   %s/.well-known/orp.json (MCP: %s/orp/mcp)\n", base, base)

@@ -23,7 +23,7 @@ func smtpServer(c config.Mail) mail.Server {
 
 // uspConfig is what the USP business side reads of the file.
 func uspConfig(c config.Config) usp.Config {
-	out := usp.Config{Portfolio: c.Portfolio, AllowPrivate: c.AllowPrivate(), Profiles: uspProfileFetch(c.USP)}
+	out := usp.Config{Portfolio: c.Portfolio, AllowPrivate: c.AllowPrivate(), Profiles: uspProfileFetch(c.USP), Mode: c.USP.Mode}
 	for _, p := range c.USP.Platforms {
 		out.Platforms = append(out.Platforms, usp.Platform(p))
 	}

@@ -43,7 +43,7 @@ type Route struct {
 // route answers anything else under the base path with a problem, so a
 // platform never gets the server's plain-text not-found page.
 func (h *Handler) Routes() []Route {
-	routes := []Route{{"GET " + usp.ProfilePath, http.HandlerFunc(h.profile)}}
+	routes := []Route{{"GET " + h.Business.ProfileLocation(), http.HandlerFunc(h.profile)}}
 	ops := map[string]func(context.Context, usp.Call, *http.Request) (any, error){
 		"usp_services_list":                     h.listServices,
 		"usp_services_get":                      h.getService,
@@ -159,6 +159,7 @@ func (h *Handler) Routes() []Route {
 			w.Write(d.doc())
 		})})
 	}
+	routes = append(routes, h.payRoutes()...)
 	return append(routes, Route{usp.RESTPath + "/", http.HandlerFunc(h.notFound)})
 }
 
@@ -180,6 +181,10 @@ func (h *Handler) logger() *slog.Logger {
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", usp.ProfileMaxAge))
+	if h.Business.Mode() == usp.ModeUCPNative {
+		w.Write(h.Business.UCPProfileJSON())
+		return
+	}
 	w.Write(h.Business.ProfileJSON())
 }
 
