@@ -65,17 +65,20 @@ type Booking struct {
 	Revision         string           `json:"revision"`
 }
 
-// Payment is a booking's payment (§8.5.1) for a service paid at the
-// property: nothing is owed online (not_required, amount_due 0), and
-// amount and tax_amount are the stay's price before tax and its tax, as
-// the price lines of the guest site and the mails split it.
+// Payment is a booking's payment (§8.5.1), as the price lines of the
+// guest site and the mails split it (pricing's Price): amount is the
+// price before tax (the rates, or a timed slot's places, and the unit's
+// fees), tax_amount its tax, amount_due what the unit's terms take when
+// booking. A service paid at the property owes nothing online
+// (not_required, amount_due 0).
 type Payment struct {
-	Status    string `json:"status"`
-	Timing    string `json:"timing"`
-	Amount    int64  `json:"amount"`
-	Currency  string `json:"currency"`
-	AmountDue int64  `json:"amount_due"`
-	TaxAmount int64  `json:"tax_amount,omitempty"`
+	Status        string `json:"status"`
+	Timing        string `json:"timing"`
+	Amount        int64  `json:"amount"`
+	Currency      string `json:"currency"`
+	AmountDue     int64  `json:"amount_due"`
+	DepositAmount int64  `json:"deposit_amount,omitempty"`
+	TaxAmount     int64  `json:"tax_amount,omitempty"`
 }
 
 // BookingResult answers every booking operation. Booking is absent only
@@ -217,18 +220,25 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	return out
 }
 
-// payment is a stay's payment as the booking shows it, from the one
-// function that splits a price into lines; nil for a timed service, or
-// a stay whose total today's rates no longer split.
+// payment is a booking's payment as it shows it, from the one function
+// that splits a price into lines; nil for a booking whose total today's
+// rates and fees no longer split.
 func (b *Business) payment(s Service, r reservation.Reservation) *Payment {
-	if s.ID == "" || s.unit.Kind != business.KindNight || len(r.Slots) == 0 || b.pricer == nil {
+	if s.ID == "" || len(r.Slots) == 0 || b.pricer == nil {
 		return nil
 	}
-	pr := b.pricer.Price(s.unit, len(r.Slots), r.Total)
+	pr := b.pricer.Price(s.unit, len(r.Slots), r.Guests, r.Total)
 	if len(pr.Lines) == 0 {
 		return nil
 	}
-	return &Payment{Status: "not_required", Timing: "at_service", Amount: pr.Subtotal, Currency: s.Pricing.Currency, AmountDue: 0, TaxAmount: pr.Tax.Amount}
+	out := &Payment{Status: "not_required", Timing: pr.Timing, Amount: pr.Subtotal + pr.FeeTotal, Currency: s.Pricing.Currency, AmountDue: pr.DueNow, TaxAmount: pr.Tax.Amount}
+	if pr.TakesMoney() {
+		out.Status = "pending"
+	}
+	if pr.Timing == business.PayDeposit {
+		out.DepositAmount = pr.DueNow
+	}
+	return out
 }
 
 func pricingStay(s Service, w wantSlot) pricing.Stay {
