@@ -114,7 +114,11 @@ type Unit struct {
 	DurationMinutes int    `toml:"duration_minutes"`
 	Opens           string `toml:"opens"`  // "06:00", local time, every day
 	Closes          string `toml:"closes"` // the last slot ends by then
-	Price           string `toml:"price"`  // per slot
+	Price           string `toml:"price"`  // per place of a slot
+	// PlaceName is what one place of a slot is called in price lines,
+	// in the singular and in lowercase, such as "ride" or "seat" ("1
+	// ride × $25.00"); empty: "place".
+	PlaceName string `toml:"place_name"`
 	// ConfirmationMode is how a USP booking of the unit is confirmed
 	// (the spec's confirmation_mode): ConfirmManual (the default) leaves
 	// it pending until staff decide, ConfirmAuto confirms it in the
@@ -124,6 +128,9 @@ type Unit struct {
 	// Policy is what the guest pays and when, and the cancellation,
 	// no-show and rescheduling terms ([locations.units.policy]).
 	Policy Policy `toml:"policy"`
+	// Fees are charged on a night unit's stays on top of its rates
+	// ([[locations.units.fees]]); timed units carry none.
+	Fees []Fee `toml:"fees"`
 }
 
 // Confirmation modes of a unit's USP bookings.
@@ -176,6 +183,15 @@ func (u Unit) DisplayName() string {
 		return u.Name
 	}
 	return u.Type
+}
+
+// PlaceWord is what one place of the unit's slots is called: its
+// PlaceName, or "place".
+func (u Unit) PlaceWord() string {
+	if u.PlaceName != "" {
+		return u.PlaceName
+	}
+	return "place"
 }
 
 // WeeklyOnly reports whether the unit has no nightly rate.

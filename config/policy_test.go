@@ -135,3 +135,86 @@ func TestExampleShowsEveryPolicySetting(t *testing.T) {
 		t.Fatalf("terms = %+v, %v", terms, err)
 	}
 }
+
+// TestExampleShowsEveryFeeSetting: the commented fee block that
+// frontdesk init prints names every fee key, and uncommented it is a
+// valid fee of the example's first unit.
+func TestExampleShowsEveryFeeSetting(t *testing.T) {
+	example := string(ExampleTOML)
+	start := strings.Index(example, "# [[locations.units.fees]]\n")
+	if start < 0 {
+		t.Fatal("the example has no commented [[locations.units.fees]]")
+	}
+	var block []string
+	for _, line := range strings.Split(example[start:], "\n") {
+		if !strings.HasPrefix(line, "# ") {
+			break
+		}
+		block = append(block, strings.TrimPrefix(line, "# "))
+	}
+	for _, key := range []string{"name", "amount", "per", "taxable"} {
+		if !slices.ContainsFunc(block, func(l string) bool { return strings.HasPrefix(l, key+" = ") }) {
+			t.Errorf("the example's fee block lacks %s", key)
+		}
+	}
+	var raw []string
+	for _, l := range block {
+		raw = append(raw, "# "+l)
+	}
+	file := strings.Replace(example, strings.Join(raw, "\n"), strings.Join(block, "\n"), 1)
+	c, err := Load([]byte(file))
+	if err != nil {
+		t.Fatalf("the example with its fee uncommented: %v", err)
+	}
+	fees, err := c.Locations[0].Units[0].Charges(c.Business.Currency)
+	want := []business.Charge{{Name: "Cleaning fee", Amount: 3500, Per: business.FeePerStay, Taxable: true}}
+	if err != nil || !slices.Equal(fees, want) {
+		t.Fatalf("fees = %+v, %v", fees, err)
+	}
+}
+
+// TestFeeErrors: every problem of a fee list is reported at once, each
+// naming its fee and key; a timed unit is told fees are not for it.
+func TestFeeErrors(t *testing.T) {
+	c := Demo()
+	fees := []business.Fee{
+		{Name: "Cleaning fee", Amount: "35.00", Per: "stay", Taxable: true}, // fine
+		{Name: "", Amount: "abc", Per: "week"},
+		{Name: "cleaning FEE", Amount: "0.00", Per: "night"},
+		{Name: "Linen", Amount: "1.234", Per: "guest"},
+	}
+	var shuttle int
+	for i, u := range c.Locations[2].Units {
+		if u.Kind == business.KindTimed {
+			shuttle = i
+		}
+	}
+	c.Locations[0].Units[0].Fees = fees
+	c.Locations[2].Units[shuttle].Fees = fees[:1]
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted bad fees")
+	}
+	got := err.Error()
+	for _, want := range []string{
+		`locations[0].units[0].fees[1].name: must be a short name of 1 to 40 characters, such as "Cleaning fee", got ""`,
+		`locations[0].units[0].fees[1].amount: `,
+		`locations[0].units[0].fees[1].per: must be "stay", "night" or "guest", got "week"`,
+		`locations[0].units[0].fees[2].name: "cleaning FEE" is listed twice`,
+		`locations[0].units[0].fees[2].amount: must be more than zero; leave the fee out for none`,
+		`locations[0].units[0].fees[3].amount: `,
+		fmt.Sprintf(`locations[2].units[%d].fees: are for units sold by the night only; put a timed unit's whole price in price`, shuttle),
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("errors lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "fees[0]") {
+		t.Errorf("a good fee was refused:\n%s", got)
+	}
+	c = Demo()
+	c.Locations[0].Units[0].Fees = fees[:1]
+	if err := c.Validate(); err != nil {
+		t.Fatalf("a good fee: %v", err)
+	}
+}

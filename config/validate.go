@@ -275,6 +275,7 @@ func (c Config) validateUnit(v *validator, p string, u business.Unit) {
 		v.add(p+".confirmation_mode", "must be %q (the default) or %q, got %q", business.ConfirmManual, business.ConfirmAuto, u.ConfirmationMode)
 	}
 	c.validatePolicy(v, p, u)
+	c.validateFees(v, p, u)
 	switch u.Kind {
 	case business.KindNight:
 		amount("nightly_rate", u.NightlyRate)
@@ -285,8 +286,8 @@ func (c Config) validateUnit(v *validator, p string, u business.Unit) {
 		if u.MinNights < 1 || u.MinNights > c.Limits.MaxStayNights {
 			v.add(p+".min_nights", "must be from 1 to limits.max_stay_nights (%d)", c.Limits.MaxStayNights)
 		}
-		if u.Price != "" || u.DurationMinutes != 0 || u.Opens != "" || u.Closes != "" {
-			v.add(p+".kind", "price, duration_minutes, opens and closes are for timed units only")
+		if u.Price != "" || u.DurationMinutes != 0 || u.Opens != "" || u.Closes != "" || u.PlaceName != "" {
+			v.add(p+".kind", "price, place_name, duration_minutes, opens and closes are for timed units only")
 		}
 		if c.Limits.MaxGuests > 0 && (u.Capacity < 0 || u.Capacity > c.Limits.MaxGuests) {
 			v.add(p+".capacity", "must be from 1 to limits.max_guests (%d), or left out, got %d", c.Limits.MaxGuests, u.Capacity)
@@ -323,6 +324,9 @@ func (c Config) validateUnit(v *validator, p string, u business.Unit) {
 		}
 		if u.NightlyRate != "" || u.WeeklyRate != "" || u.MinNights != 0 {
 			v.add(p+".kind", "nightly_rate, weekly_rate and min_nights are for night units only")
+		}
+		if u.PlaceName != "" && !placeWord.MatchString(u.PlaceName) {
+			v.add(p+".place_name", "must be one lowercase word of 2 to 20 letters in the singular, such as \"ride\" or \"seat\", got %q", u.PlaceName)
 		}
 	default:
 		v.add(p+".kind", "must be %q or %q, got %q", business.KindNight, business.KindTimed, u.Kind)
@@ -571,6 +575,28 @@ func loopbackHost(host string) bool {
 	}
 	addr, err := netip.ParseAddr(host)
 	return err == nil && addr.Unmap().IsLoopback()
+}
+
+// placeWord is what a timed unit's place_name may be.
+var placeWord = regexp.MustCompile(`^[a-z]{2,20}$`)
+
+// validateFees checks a unit's fee list: each fee named once, a
+// positive amount, per a stay, a night or a guest. Only night units carry
+// fees: a timed service's price is the whole price of a place.
+func (c Config) validateFees(v *validator, p string, u business.Unit) {
+	if len(u.Fees) == 0 {
+		return
+	}
+	if u.Kind == business.KindTimed {
+		v.add(p+".fees", "are for units sold by the night only; put a timed unit's whole price in price")
+		return
+	}
+	if _, err := u.Charges(c.Business.Currency); err != nil {
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			key, msg, _ := strings.Cut(e.Error(), ": ")
+			v.add(p+".fees"+key, "%s", msg)
+		}
+	}
 }
 
 // validatePolicy checks a unit's payment and cancellation terms; a unit

@@ -79,29 +79,35 @@ func (s *Service) stayLines(r booked, l business.Location) string {
 	return b.String()
 }
 
-// priceText is a stay's price for a guest's mail in the lines the guest
-// site shows (pricing's Price), one to a line after "Price:", or "" for
-// a stay that is not of nights or whose total today's rates do not give.
-// The form's and the staff decisions' mails carry it; chat's mails keep
-// their fixed text.
+// priceText is a booking's price for a guest's mail in the lines the
+// guest site shows (pricing's Price), one to a line after "Price:": the
+// rates (nights, weeks, or a timed slot's places), the fees, the tax,
+// the total and, for a unit that takes money when booking, what is due
+// now and at the property. It is "" for a booking whose total today's
+// rates do not give. The form's and the staff decisions' mails carry it;
+// chat's mails keep their fixed text.
 func (s *Service) priceText(r booked, l business.Location) string {
 	u, ok := l.Unit(r.Unit)
-	if !ok || u.Kind != business.KindNight || r.Nights() < 1 {
+	if !ok || len(r.Slots) < 1 {
 		return ""
 	}
-	pr := s.pricer.Price(u, r.Nights(), r.Total)
+	pr := s.pricer.Price(u, len(r.Slots), r.Guests, r.Total)
 	if len(pr.Lines) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("Price:\n")
-	for _, line := range pr.Lines {
+	for _, line := range append(pr.Lines, pr.Fees...) {
 		fmt.Fprintf(&b, "- %s: %s\n", line.Label, s.pricer.Display(line.Amount))
 	}
 	if pr.Tax.Label != "" {
 		fmt.Fprintf(&b, "- %s: %s\n", pr.Tax.Label, s.pricer.Display(pr.Tax.Amount))
 	}
 	fmt.Fprintf(&b, "- Total: %s\n", s.pricer.Display(pr.Total))
+	if pr.TakesMoney() {
+		fmt.Fprintf(&b, "- Due now: %s\n", s.pricer.Display(pr.DueNow))
+		fmt.Fprintf(&b, "- Due at the property: %s\n", s.pricer.Display(pr.DueLater))
+	}
 	return b.String()
 }
 

@@ -21,7 +21,7 @@ func (s *Service) DecisionMail(ctx context.Context, read reservation.Reservation
 		return reservation.Addition{}, nil, fmt.Errorf("read reservation: %w", err)
 	}
 	token := ""
-	if to == reservation.Confirmed {
+	if to == reservation.Confirmed && !s.timed(r) {
 		if token, err = s.core.NewGuestToken(); err != nil {
 			return reservation.Addition{}, nil, err
 		}
@@ -59,8 +59,14 @@ func (s *Service) Reservations(ctx context.Context, f store.ReservationFilter) (
 // decision has one and the guest gave an address.
 func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.Email, bool) {
 	l, ok := s.location(r.Location)
-	if _, _, err := r.Stay(); !ok || err != nil || r.Contact.Email == "" {
-		return message.Email{}, false // the mails describe stays of nights
+	if !ok || r.Contact.Email == "" {
+		return message.Email{}, false
+	}
+	if s.timed(r) {
+		return s.slotDecisionEmail(r, l, now)
+	}
+	if _, _, err := r.Stay(); err != nil {
+		return message.Email{}, false // the mails describe stays of nights or a timed slot
 	}
 	var subject, opening, closing string
 	switch r.State {

@@ -99,9 +99,11 @@ func (s *Service) Start(ctx context.Context, c reservation.Caller, req StartRequ
 		req.Name == "" || req.Email.Normalized == "" || req.Phone.Digits == "" || req.Guests < 1 || req.Guests > s.cfg.Limits.MaxGuests {
 		return nil, refuse(CodeUnbookable, rt)
 	}
-	if takesMoney(unit, s.cfg.Business.Currency) {
+	if takesMoney(unit, s.cfg.Business.Currency) || pricing.HasFees(unit) {
 		// Chat takes no payment (§1, §6): a unit that takes money when
-		// booking is booked on the site, which takes it.
+		// booking is booked on the site, which takes it. Chat's price has
+		// no place for fees (§2): a unit with fees is booked on the site,
+		// which shows them.
 		return nil, refuse(CodeUnbookable, rt)
 	}
 	return s.startNew(ctx, now, startRequest{

@@ -104,7 +104,7 @@ func (s *Service) FindRooms(ctx context.Context, slug, checkin, checkout string)
 	out := Rooms{Property: l.Slug, Name: l.Name, Phone: l.Phone, Rooms: []Room{}}
 	for _, f := range free {
 		r := Room{RoomType: f.Unit.Type, Free: f.Free, FormURL: s.pricer.FormURL(l, f.Unit.Type, checkin, checkout)}
-		q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: checkin, Checkout: checkout}, today)
+		q, err := s.pricer.ChatQuote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: checkin, Checkout: checkout}, today)
 		var refusal *pricing.Refusal
 		switch {
 		case errors.As(err, &refusal):
@@ -130,17 +130,20 @@ func noteFor(r *pricing.Refusal, u business.Unit) string {
 		return fmt.Sprintf("booked for %d nights or more", u.MinNights)
 	case pricing.RefusalWeeklyOnly:
 		return "sold by the week only"
+	case pricing.RefusalFees:
+		return "has fees: priced and booked on the booking form"
 	}
 	return string(r.Kind)
 }
 
-// Quote prices a stay at a location, or returns a *pricing.Refusal.
+// Quote prices a stay at a location for quote_stay, or returns a
+// *pricing.Refusal; a room with fees is one (pricing's ChatQuote).
 func (s *Service) Quote(ctx context.Context, slug, roomType, checkin, checkout string) (pricing.Quote, error) {
 	l, err := s.Location(slug)
 	if err != nil {
 		return pricing.Quote{}, err
 	}
-	return s.pricer.Quote(pricing.Stay{Location: l, RoomType: roomType, Checkin: checkin, Checkout: checkout}, s.today(l))
+	return s.pricer.ChatQuote(pricing.Stay{Location: l, RoomType: roomType, Checkin: checkin, Checkout: checkout}, s.today(l))
 }
 
 // Info is what property_info answers.

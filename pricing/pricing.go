@@ -9,7 +9,6 @@ package pricing
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"frontdesk/business"
@@ -39,6 +38,9 @@ type Stay struct {
 	RoomType string // as given; matched case-insensitively
 	Checkin  string // YYYY-MM-DD as given
 	Checkout string
+	// Guests is how many guests stay, for fees charged per guest; 0
+	// counts as one.
+	Guests int
 }
 
 // Quote is a priced stay. Amounts are minor units of Currency.
@@ -48,9 +50,10 @@ type Quote struct {
 	Checkin   civil.Date
 	Checkout  civil.Date
 	Nights    int
-	Subtotal  int64
-	Tax       int64
-	Total     int64
+	Subtotal  int64 // the rates
+	Fees      int64 // the unit's fees ([[locations.units.fees]])
+	Tax       int64 // on the rates and the taxable fees
+	Total     int64 // Subtotal + Fees + Tax
 	Currency  string
 	RateBasis string // "nightly", "weekly" or "weekly+nightly"
 }
@@ -113,13 +116,39 @@ func (p *Pricer) Quote(s Stay, today civil.Date) (Quote, error) {
 		return Quote{}, p.refuse(RefusalWeeklyOnly, "A "+unit.Type+" here is sold by the week only: it has no nightly rate, so there is no price for a stay of under a week in one.", nil)
 	}
 	subtotal, basis := p.subtotal(unit, nights)
-	tax := money.DivRound(subtotal*p.taxBasisPoints(), 10000)
+	var fees, taxable int64
+	for _, f := range p.fees(unit, nights, s.Guests) {
+		fees += f.amount
+		if f.taxable {
+			taxable += f.amount
+		}
+	}
+	tax := p.tax(subtotal + taxable)
 	return Quote{
 		Location: s.Location.Slug, RoomType: unit.Type,
 		Checkin: in, Checkout: out, Nights: nights,
-		Subtotal: subtotal, Tax: tax, Total: subtotal + tax,
+		Subtotal: subtotal, Fees: fees, Tax: tax, Total: subtotal + fees + tax,
 		Currency: p.cfg.Business.Currency, RateBasis: basis,
 	}, nil
+}
+
+// tax is the business's tax on base, rounded half up.
+func (p *Pricer) tax(base int64) int64 { return money.DivRound(base*p.taxBasisPoints(), 10000) }
+
+// ChatQuote is Quote for chat's quote_stay, whose answer
+// direct-booking.md §2 fixes as subtotal, tax and total: a stay in a unit
+// with fees, which that answer has no place for, is refused with the
+// booking form and the phone (RefusalFees) rather than quoted at a total
+// other than the site's. Every other stay is Quote's.
+func (p *Pricer) ChatQuote(s Stay, today civil.Date) (Quote, error) {
+	q, err := p.Quote(s, today)
+	if err != nil {
+		return q, err
+	}
+	if u, _ := s.Location.Unit(s.RoomType); HasFees(u) {
+		return Quote{}, p.feesRefusal(s, u)
+	}
+	return q, nil
 }
 
 // subtotal applies whole weeks at the weekly rate when there is one and
@@ -224,58 +253,4 @@ func (p *Pricer) Breakdown(u business.Unit, nights int) []Line {
 		add(nights, "night", nightly)
 	}
 	return lines
-}
-
-// Price is a stay's price in the lines every door shows it by: the rate
-// lines (nights × rate, weeks at the weekly rate), the tax and the
-// total. The guest site, the guest mails and USP answers all take it
-// from Pricer.Price. Amounts are minor units.
-type Price struct {
-	// Lines are the rate lines, adding up to Subtotal; empty when the
-	// stay's total cannot be split by today's rates.
-	Lines    []PriceLine
-	Subtotal int64
-	// Tax is the tax line; an empty Label means no tax line.
-	Tax   PriceLine
-	Total int64
-}
-
-// PriceLine is one line of a price: Label as people read it ("3 nights
-// × $119.00 a night", "10.75% lodging tax"), Quantity nights or weeks
-// (1 for the tax) and Amount in all.
-type PriceLine struct {
-	Label    string
-	Quantity int
-	Amount   int64
-}
-
-// Price splits the total of a stay of nights in u (the figure its quote
-// or reservation holds) into the lines Quote priced it by, with the tax.
-// When today's rates and tax do not give that total (they changed since
-// the stay was priced) the total stands alone, without lines.
-func (p *Pricer) Price(u business.Unit, nights int, total int64) Price {
-	out := Price{Total: total}
-	var lines []PriceLine
-	var subtotal int64
-	for _, l := range p.Breakdown(u, nights) {
-		per := l.Per
-		if l.Count != 1 {
-			per += "s"
-		}
-		lines = append(lines, PriceLine{Label: fmt.Sprintf("%d %s × %s a %s", l.Count, per, p.Display(l.Rate), l.Per), Quantity: l.Count, Amount: l.Amount})
-		subtotal += l.Amount
-	}
-	tax := money.DivRound(subtotal*p.taxBasisPoints(), 10000)
-	if len(lines) == 0 || subtotal+tax != total {
-		return out
-	}
-	out.Lines, out.Subtotal = lines, subtotal
-	if tax > 0 {
-		label := p.cfg.Business.TaxLabel
-		if label == "" {
-			label = "tax"
-		}
-		out.Tax = PriceLine{Label: strings.ToUpper(label[:1]) + label[1:], Quantity: 1, Amount: tax}
-	}
-	return out
 }

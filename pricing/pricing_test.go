@@ -133,17 +133,17 @@ func TestRefusalsGolden(t *testing.T) {
 		name string
 		stay Stay
 	}{
-		{"minimum-stay-studio", Stay{riverside, "studio", "2026-12-10", "2026-12-13"}},
-		{"minimum-stay-studio-airport", Stay{airport, "studio", "2026-12-10", "2026-12-13"}},
-		{"minimum-stay-nightly-paused", Stay{paused, "double", "2026-12-10", "2026-12-13"}},
-		{"weekly-only-under-a-week", Stay{lowStudio, "studio", "2026-12-10", "2026-12-14"}},
-		{"over-cap", Stay{riverside, "single", "2026-12-10", "2027-01-10"}},
-		{"unknown-room-type-sister", Stay{oldtown, "studio", "2026-12-10", "2026-12-17"}},
-		{"unknown-room-type-alone", Stay{oldtown, "suite", "2026-12-10", "2026-12-17"}},
-		{"checkin-past", Stay{riverside, "single", "2026-11-28", "2026-11-29"}},
-		{"checkin-too-far", Stay{riverside, "single", "2028-06-03", "2028-06-04"}},
-		{"checkout-not-after", Stay{riverside, "single", "2026-12-10", "2026-12-10"}},
-		{"unreadable-dates", Stay{riverside, "single", "2026-02-30", "next week"}},
+		{"minimum-stay-studio", Stay{riverside, "studio", "2026-12-10", "2026-12-13", 0}},
+		{"minimum-stay-studio-airport", Stay{airport, "studio", "2026-12-10", "2026-12-13", 0}},
+		{"minimum-stay-nightly-paused", Stay{paused, "double", "2026-12-10", "2026-12-13", 0}},
+		{"weekly-only-under-a-week", Stay{lowStudio, "studio", "2026-12-10", "2026-12-14", 0}},
+		{"over-cap", Stay{riverside, "single", "2026-12-10", "2027-01-10", 0}},
+		{"unknown-room-type-sister", Stay{oldtown, "studio", "2026-12-10", "2026-12-17", 0}},
+		{"unknown-room-type-alone", Stay{oldtown, "suite", "2026-12-10", "2026-12-17", 0}},
+		{"checkin-past", Stay{riverside, "single", "2026-11-28", "2026-11-29", 0}},
+		{"checkin-too-far", Stay{riverside, "single", "2028-06-03", "2028-06-04", 0}},
+		{"checkout-not-after", Stay{riverside, "single", "2026-12-10", "2026-12-10", 0}},
+		{"unreadable-dates", Stay{riverside, "single", "2026-02-30", "next week", 0}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestPriceLines(t *testing.T) {
 				if err != nil {
 					continue
 				}
-				pr := p.Price(u, nights, q.Total)
+				pr := p.Price(u, nights, 1, q.Total)
 				var sum int64
 				for _, line := range pr.Lines {
 					sum += line.Amount
@@ -223,7 +223,7 @@ func TestPriceLines(t *testing.T) {
 					t.Errorf("%s %s %d nights: tax line %+v for tax %d", l.Slug, u.Type, nights, pr.Tax, q.Tax)
 				}
 			}
-			if pr := p.Price(u, 7, 1); len(pr.Lines) != 0 || pr.Tax.Label != "" || pr.Total != 1 {
+			if pr := p.Price(u, 7, 1, 1); len(pr.Lines) != 0 || pr.Tax.Label != "" || pr.Total != 1 {
 				t.Errorf("%s %s: a total the rates do not give = %+v", l.Slug, u.Type, pr)
 			}
 		}
@@ -231,7 +231,7 @@ func TestPriceLines(t *testing.T) {
 	l := c.Locations[0]
 	u, _ := l.Unit("double")
 	u.NightlyRate, u.WeeklyRate = "100.00", "600.00"
-	pr := p.Price(u, 9, 80000+money.DivRound(80000*p.taxBasisPoints(), 10000))
+	pr := p.Price(u, 9, 1, 80000+money.DivRound(80000*p.taxBasisPoints(), 10000))
 	var got []string
 	for _, line := range pr.Lines {
 		got = append(got, line.Label)

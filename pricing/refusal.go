@@ -25,6 +25,9 @@ const (
 	RefusalUnreadableDates  RefusalKind = "unreadable_dates"
 	RefusalQuoteOutage      RefusalKind = "quote_outage"
 	RefusalStayCap          RefusalKind = "stay_cap" // the request-only cap across every location
+	// RefusalFees is a room with fees, which chat's fixed quote (subtotal,
+	// tax, total) has no place for: the site and the phone price it.
+	RefusalFees RefusalKind = "priced_with_fees"
 )
 
 // Refusal is a quote that cannot be given, worded for the guest. Text is
@@ -47,6 +50,7 @@ var headers = map[RefusalKind]string{
 	RefusalTooFar:           "No quote: check in is too far ahead",
 	RefusalCheckoutNotAfter: "No quote: check out is not after check in",
 	RefusalUnreadableDates:  "No quote: unreadable dates",
+	RefusalFees:             "No quote: this room has fees",
 }
 
 // refuse assembles a header, an optional following line and extra lines.
@@ -175,6 +179,16 @@ func (p *Pricer) QuoteOutage(loc business.Location, reason string) *Refusal {
 	text := fmt.Sprintf("%s could not be asked for a quote just now (%s), so there is no figure here and none should be guessed. Call %s or see %s, which prices the stay on the page.",
 		loc.Name, reason, loc.Phone, p.BareFormURL(loc))
 	return &Refusal{Kind: RefusalQuoteOutage, Text: text, HasForm: true, HasPhone: true}
+}
+
+// fees words the quote of a room with fees that chat does not give: the
+// prefilled form prices it with its fees, and the phone answers.
+func (p *Pricer) feesRefusal(s Stay, u business.Unit) *Refusal {
+	line := fmt.Sprintf("A %s at %s has fees on top of its rates, and this answer has no place for them, so there is no figure here and none should be guessed. See %s for the full price and to book, or call %s.",
+		u.Type, s.Location.Name, p.FormURL(s.Location, u.Type, s.Checkin, s.Checkout), s.Location.Phone)
+	r := p.refuse(RefusalFees, line, nil)
+	r.HasForm, r.HasPhone = true, true
+	return r
 }
 
 func queryEscape(s string) string { return url.QueryEscape(s) }

@@ -239,7 +239,10 @@ func (c *Core) formStay(l business.Location, f FormRequest, now time.Time) (pric
 		return pricing.Quote{}, problems, nil
 	}
 	today := today(l, now)
-	q, err := c.pricer.Quote(pricing.Stay{Location: l, RoomType: roomType, Checkin: in.String(), Checkout: out.String()}, today)
+	// Fees per guest are priced for the guests asked for; a count that
+	// does not read is a problem of its own field and priced as one.
+	guests, _ := strconv.Atoi(strings.TrimSpace(f.Guests))
+	q, err := c.pricer.Quote(pricing.Stay{Location: l, RoomType: roomType, Checkin: in.String(), Checkout: out.String(), Guests: max(guests, 1)}, today)
 	refusal, isRefusal := errors.AsType[*pricing.Refusal](err)
 	if err != nil && !isRefusal {
 		return pricing.Quote{}, nil, fmt.Errorf("quote form request: %w", err)

@@ -61,7 +61,7 @@ func (c *Core) SearchRooms(ctx context.Context, q SearchRequest) (RoomSearch, er
 			if c.portfolio.Sleeps(f.Unit) < guests {
 				continue
 			}
-			quote, err := c.pricer.Quote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: in.String(), Checkout: out.String()}, today(l, now))
+			quote, err := c.pricer.Quote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: in.String(), Checkout: out.String(), Guests: guests}, today(l, now))
 			if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
 				if dateProblem := stayRefusal(c.portfolio, refusal, in, today(l, now)); dateProblem != nil {
 					return RoomSearch{}, dateProblem // the dates themselves are out of bounds

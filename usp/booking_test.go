@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
@@ -757,7 +758,8 @@ func TestLegacyHoldLapses(t *testing.T) {
 // TestBookingShowsItsPrice: a stay's booking carries its price as a
 // payment paid at the property (§2.2.2): nothing due online, the amount
 // before tax and the tax as the price lines split the total, valid for
-// the schema; a timed service's booking carries none.
+// the schema; a timed service's booking carries its places at the
+// price of one, untaxed.
 func TestBookingShowsItsPrice(t *testing.T) {
 	b := newBench(t)
 	ctx := context.Background()
@@ -777,7 +779,51 @@ func TestBookingShowsItsPrice(t *testing.T) {
 	}
 	shuttle := b.slot(t, "svc_airport_shuttle", "2026-03-02")
 	res, err = b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: shuttle.ServiceID, SlotID: shuttle.ID, Buyer: ada})
-	if err != nil || res.Booking == nil || res.Booking.Payment != nil {
+	if err != nil || res.Booking == nil {
 		t.Fatalf("timed booking: %+v, %v", res, err)
+	}
+	check(t, "Booking", res.Booking)
+	p = res.Booking.Payment
+	if p == nil || p.Status != "not_required" || p.Timing != "at_service" || p.Amount != 2500 || p.TaxAmount != 0 || p.AmountDue != 0 || p.Currency != "USD" {
+		t.Fatalf("timed booking's payment = %+v", p)
+	}
+}
+
+// TestBookingPriceHasFees: a stay in a room with fees carries them in
+// the payment's amount before tax, and the tax on the taxable ones, so
+// amount + tax_amount is the total the site shows.
+func TestBookingPriceHasFees(t *testing.T) {
+	cfg := config.Demo()
+	for i, u := range cfg.Locations[0].Units {
+		if u.Type == "double" {
+			cfg.Locations[0].Units[i].Fees = []business.Fee{
+				{Name: "Cleaning fee", Amount: "35.00", Per: business.FeePerStay, Taxable: true},
+				{Name: "Resort fee", Amount: "10.00", Per: business.FeePerNight},
+			}
+		}
+	}
+	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
+	b := &bench{Business: usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(cfg)), usptest.Now, plat, nil), plat: plat, call: platformCall(plat)}
+	ctx := context.Background()
+	s := b.slot(t, "svc_riverside_double", "2026-03-02")
+	res, err := b.CreateBooking(ctx, b.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
+	if err != nil || res.Booking == nil {
+		t.Fatalf("create: %+v, %v", res, err)
+	}
+	check(t, "Booking", res.Booking)
+	r, err := reservation.Get(ctx, b.Store, res.Booking.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nights := int64(len(r.Slots))
+	rates := 11900 * nights
+	fees := 3500 + 1000*nights
+	tax := (rates + 3500) * 1075 / 10000 // the resort fee is untaxed; rounded half up below
+	if (rates+3500)*1075%10000 >= 5000 {
+		tax++
+	}
+	p := res.Booking.Payment
+	if p == nil || p.Amount != rates+fees || p.TaxAmount != tax || r.Total != rates+fees+tax {
+		t.Fatalf("payment = %+v for a total of %d, want %d + %d", p, r.Total, rates+fees, tax)
 	}
 }

@@ -57,16 +57,23 @@ func (b *Business) view(r reservation.Reservation, d detail) *Booking {
 	return out
 }
 
-// payment is a stay's payment as the booking shows it, from the one
-// function that splits a price into lines; nil for a timed service, or
-// a stay whose total today's rates no longer split.
+// payment is a booking's payment as it shows it, from the one function
+// that splits a price into lines; nil for a booking whose total today's
+// rates and fees no longer split.
 func (b *Business) payment(s Service, r reservation.Reservation) *Payment {
-	if s.ID == "" || s.unit.Kind != business.KindNight || len(r.Slots) == 0 || b.pricer == nil {
+	if s.ID == "" || len(r.Slots) == 0 || b.pricer == nil {
 		return nil
 	}
-	pr := b.pricer.Price(s.unit, len(r.Slots), r.Total)
+	pr := b.pricer.Price(s.unit, len(r.Slots), r.Guests, r.Total)
 	if len(pr.Lines) == 0 {
 		return nil
 	}
-	return &Payment{Status: "not_required", Timing: "at_service", Amount: pr.Subtotal, Currency: s.Pricing.Currency, AmountDue: 0, TaxAmount: pr.Tax.Amount}
+	out := &Payment{Status: "not_required", Timing: pr.Timing, Amount: pr.Subtotal + pr.FeeTotal, Currency: s.Pricing.Currency, AmountDue: pr.DueNow, TaxAmount: pr.Tax.Amount}
+	if pr.TakesMoney() {
+		out.Status = "pending"
+	}
+	if pr.Timing == business.PayDeposit {
+		out.DepositAmount = pr.DueNow
+	}
+	return out
 }

@@ -193,7 +193,7 @@ func (s *Site) showQuote(p *formPage, q pricing.Quote) {
 	p.Total = money.Display(q.Total, s.Config.Business.Currency)
 	p.Stay = s.longDate(q.Checkin) + " to " + s.longDate(q.Checkout)
 	if u, ok := p.Location.Unit(q.RoomType); ok {
-		p.Price = s.breakdown(u, q.Nights, q.Total)
+		p.Price = s.breakdown(u, q.Nights, guestCount(p.Values.Guests), q.Total)
 	}
 }
 

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -66,28 +67,42 @@ func checkinTime(l business.Location) string {
 	return time.Date(2000, 1, 1, m/60, m%60, 0, 0, time.UTC).Format("3:04 PM")
 }
 
-// priceLines is a price as the guest pages show it: each rate line,
-// the tax, the total.
+// priceLines is a price as the guest pages show it: each rate line and
+// fee line, the tax, the total, and for a unit that takes money when
+// booking what is due now and later.
 type priceLines struct {
 	Lines []priceLine
 	Tax   priceLine // empty Amount: no tax
 	Total string
+	// Due are "Due now" and "Due at the property", or none for a unit
+	// paid at the property.
+	Due []priceLine
 }
 
 type priceLine struct{ Label, Amount string }
 
-// breakdown words a stay of nights in u with its tax and total, in the
-// lines of pricing's Price, which the mails and USP answers show too;
-// total is the figure the quote or the reservation holds.
-func (s *Site) breakdown(u business.Unit, nights int, total int64) *priceLines {
-	cur := s.Config.Business.Currency
-	pr := pricing.New(s.Config.Portfolio, "").Price(u, nights, total)
+// breakdown words a booking of u with its tax and total, in the lines
+// of pricing's Price, which the mails, the staff screen and USP answers
+// show too: slots are the nights of a stay (one for a timed slot),
+// guests its guests or a slot's places, total the figure the quote or
+// the reservation holds.
+func (s *Site) breakdown(u business.Unit, slots, guests int, total int64) *priceLines {
+	return wordPrice(s.Config.Portfolio, u, slots, guests, total)
+}
+
+// wordPrice is breakdown for any page of the package, guest or staff.
+func wordPrice(pf business.Portfolio, u business.Unit, slots, guests int, total int64) *priceLines {
+	cur := pf.Business.Currency
+	pr := pricing.New(pf, "").Price(u, slots, guests, total)
 	p := &priceLines{Total: money.Display(pr.Total, cur)}
-	for _, l := range pr.Lines {
+	for _, l := range append(pr.Lines, pr.Fees...) {
 		p.Lines = append(p.Lines, priceLine{Label: l.Label, Amount: money.Display(l.Amount, cur)})
 	}
 	if pr.Tax.Label != "" {
 		p.Tax = priceLine{Label: pr.Tax.Label, Amount: money.Display(pr.Tax.Amount, cur)}
+	}
+	if pr.TakesMoney() {
+		p.Due = []priceLine{{"Due now", money.Display(pr.DueNow, cur)}, {"Due at the property", money.Display(pr.DueLater, cur)}}
 	}
 	return p
 }
@@ -97,7 +112,7 @@ func (s *Site) stayPrice(g reservation.GuestStay, u business.Unit) *priceLines {
 	if g.Nights < 1 || u.Kind != business.KindNight {
 		return nil
 	}
-	return s.breakdown(u, g.Nights, g.Reservation.Total)
+	return s.breakdown(u, g.Nights, g.Reservation.Guests, g.Reservation.Total)
 }
 
 // notFoundPage is what notfound.html shows.
@@ -113,4 +128,14 @@ func (s *Site) NotFound(w http.ResponseWriter, r *http.Request) {
 	p := notFoundPage{pageData: s.data(), Stay: strings.HasPrefix(r.URL.Path, "/stay/")}
 	w.Header().Set("Cache-Control", "no-store")
 	s.renderStatus(w, r, http.StatusNotFound, "notfound.html", p)
+}
+
+// guestCount reads a guest count as the form holds it, one when it does
+// not read, as the core prices it.
+func guestCount(v string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }

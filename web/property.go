@@ -11,6 +11,7 @@ import (
 	"frontdesk/business"
 	"frontdesk/internal/civil"
 	"frontdesk/internal/money"
+	"frontdesk/pricing"
 )
 
 // A property's own page, /properties/{slug}: its rooms, and for each a
@@ -28,6 +29,18 @@ type propertyPage struct {
 	pageData
 	Location business.Location
 	Rooms    []roomCalendar
+	// Services are the timed units, such as a shuttle, with the price
+	// of one place broken down as a booking of it is.
+	Services []serviceCard
+}
+
+// serviceCard is a timed unit as the property page shows it.
+type serviceCard struct {
+	Type, Title   string
+	Length        string // "1 h"
+	Opens, Closes string // local "06:00"
+	Zone          string // "Denver time"
+	Price         *priceLines
 }
 
 // roomCalendar is one room type's card and its months.
@@ -188,6 +201,13 @@ func (s *Site) Property(w http.ResponseWriter, r *http.Request) {
 			return c
 		})
 		p.Rooms = append(p.Rooms, rc)
+	}
+	pricer := pricing.New(s.Config.Portfolio, "")
+	for _, u := range l.Units {
+		if total, ok := pricer.SlotTotal(u, 1); ok {
+			p.Services = append(p.Services, serviceCard{Type: u.Type, Title: roomTitle(u), Length: duration(u), Opens: u.Opens, Closes: u.Closes,
+				Zone: zoneName(l, civil.Date{}), Price: s.breakdown(u, 1, 1, total)})
+		}
 	}
 	s.render(w, r, "property.html", p)
 }

@@ -29,8 +29,10 @@ type bookData struct {
 	Problems  reservation.FormProblems
 	Problem   string
 	// Check is the price and what is free for the booking as typed,
-	// after "Check price and availability".
+	// after "Check price and availability"; Price is that price in its
+	// lines, as the guest pages and mails show it.
 	Check string
+	Price *priceLines
 	// ZoneName names the chosen property's time zone, for the start.
 	ZoneName string
 }
@@ -97,7 +99,7 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 	}
 	d := s.newBookData(v, b)
 	if p.Get("step") == "check" {
-		d.Check = s.checkBooking(r, b)
+		d.Check, d.Price = s.checkBooking(r, b)
 		s.render(w, r, v, http.StatusOK, "staff_book.html", d)
 		return
 	}
@@ -128,25 +130,26 @@ func (s *StaffScreen) book(w http.ResponseWriter, r *http.Request, v visit) {
 
 // checkBooking words the price of the booking as typed and how many
 // units are free for it, from the reservations that hold one, so staff
-// see both before booking. It books nothing.
-func (s *StaffScreen) checkBooking(r *http.Request, b office.Booking) string {
+// see both before booking; the price comes in its lines too (nil when
+// there is none). It books nothing.
+func (s *StaffScreen) checkBooking(r *http.Request, b office.Booking) (string, *priceLines) {
 	l, ok := s.location(b.Location)
 	if !ok {
-		return "Choose a property."
+		return "Choose a property.", nil
 	}
 	u, ok := l.Unit(b.RoomType)
 	if !ok {
-		return "Choose a room type or service of " + l.Name + ", then check again."
+		return "Choose a room type or service of " + l.Name + ", then check again.", nil
 	}
 	cur := s.Config.Business.Currency
 	if u.Kind == business.KindTimed {
 		start, err := time.ParseInLocation(slotLayout, b.Start, l.Zone())
 		if err != nil {
-			return "Give the start, then check again."
+			return "Give the start, then check again.", nil
 		}
 		rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: civil.Of(start, l.Zone()).String(), To: civil.Of(start, l.Zone()).AddDays(1).String(), States: holding})
 		if err != nil {
-			return "What is free could not be read just now; try again."
+			return "What is free could not be read just now; try again.", nil
 		}
 		taken := 0
 		for _, res := range rows {
@@ -154,20 +157,24 @@ func (s *StaffScreen) checkBooking(r *http.Request, b office.Booking) string {
 				taken++
 			}
 		}
-		price := ""
-		if n, err := money.Parse(u.Price, cur); err == nil {
-			price = money.Display(n, cur) + " a place. "
+		price, lines := "", (*priceLines)(nil)
+		places := guestCount(b.Guests)
+		pricer := pricing.New(s.Config.Portfolio, "")
+		if total, ok := pricer.SlotTotal(u, places); ok {
+			price = money.Display(total/int64(places), cur) + " a " + u.PlaceWord() + ". "
+			lines = wordPrice(s.Config.Portfolio, u, 1, places, total)
 		}
 		return u.DisplayName() + ", " + start.Format("Mon, Jan 2, 2006, 3:04 PM MST") + ", " + duration(u) + ": " + price +
-			strconv.Itoa(max(0, u.Count-taken)) + " of " + strconv.Itoa(u.Count) + " " + plural(u.Count, "place", "places") + " free."
+			strconv.Itoa(max(0, u.Count-taken)) + " of " + strconv.Itoa(u.Count) + " " + plural(u.Count, "place", "places") + " free.", lines
 	}
-	q, err := pricing.New(s.Config.Portfolio, "").Quote(pricing.Stay{Location: l, RoomType: u.Type, Checkin: b.Checkin, Checkout: b.Checkout}, s.today(l))
+	guests := guestCount(b.Guests)
+	q, err := pricing.New(s.Config.Portfolio, "").Quote(pricing.Stay{Location: l, RoomType: u.Type, Checkin: b.Checkin, Checkout: b.Checkout, Guests: guests}, s.today(l))
 	if err != nil {
-		return "No price for these dates: " + err.Error()
+		return "No price for these dates: " + err.Error(), nil
 	}
 	rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: q.Checkin.String(), To: q.Checkout.String(), States: holding})
 	if err != nil {
-		return "What is free could not be read just now; try again."
+		return "What is free could not be read just now; try again.", nil
 	}
 	busiest := 0
 	for i := range q.Nights {
@@ -180,5 +187,5 @@ func (s *StaffScreen) checkBooking(r *http.Request, b office.Booking) string {
 		busiest = max(busiest, held)
 	}
 	return roomTitle(u) + ", " + s.date(q.Checkin) + " to " + s.date(q.Checkout) + " (" + nights(q.Nights) + "): " + money.Display(q.Total, cur) +
-		" with tax. " + strconv.Itoa(max(0, u.Count-busiest)) + " of " + strconv.Itoa(u.Count) + " free on every night."
+		" with tax. " + strconv.Itoa(max(0, u.Count-busiest)) + " of " + strconv.Itoa(u.Count) + " free on every night.", wordPrice(s.Config.Portfolio, u, q.Nights, guests, q.Total)
 }

@@ -213,6 +213,9 @@ type detailData struct {
 	// them, Nights and Span worded with their plurals.
 	Arrival, Departure, Nights, Span string
 	Ref                              string
+	// Price is the total in its lines, as the guest's pages and mails
+	// show it; nil when today's rates no longer split it.
+	Price *priceLines
 }
 
 // actionsFor lists the actions staff may take on a reservation in
@@ -284,6 +287,11 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 		d.Done = text
 	}
 	d.Ref = view.Reference
+	if u, ok := l.Unit(view.Unit); ok {
+		if p := wordPrice(s.Config.Portfolio, u, len(view.Slots), view.Guests, view.Total); len(p.Lines) > 0 {
+			d.Price = p
+		}
+	}
 	if t, ok := timedStart(view.Reservation, l); ok {
 		d.Start = t.Format("Mon, Jan 2, 2006, 3:04 PM MST")
 		if u, ok := l.Unit(view.Unit); ok {

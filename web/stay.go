@@ -192,6 +192,10 @@ func (s *Site) stayPage(w http.ResponseWriter, r *http.Request) (stayPage, bool)
 		p.Title = roomTitle(u)
 		p.Price = s.stayPrice(g, u)
 		p.Pay = s.payLines(r.Context(), g, u)
+		if p.Pay != nil && p.Price != nil {
+			// The payment section shows what is due, with what was paid.
+			p.Price.Due = nil
+		}
 	}
 	if p.Pay != nil {
 		// The stay takes money when booking: only what the guest pays on

@@ -288,7 +288,7 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 	offered := map[string]bool{}
 	for _, o := range res.Offers {
 		offered[o.Location.Slug+"/"+o.Unit.Type] = true
-		p.Offers = append(p.Offers, offer{Offer: o, Title: roomTitle(o.Unit), Price: s.breakdown(o.Unit, o.Quote.Nights, o.Quote.Total), Book: BookLink(o, res.Guests)})
+		p.Offers = append(p.Offers, offer{Offer: o, Title: roomTitle(o.Unit), Price: s.breakdown(o.Unit, o.Quote.Nights, res.Guests, o.Quote.Total), Book: BookLink(o, res.Guests)})
 	}
 	for _, l := range s.Config.Locations {
 		if p.Search.Location != "" && l.Slug != p.Search.Location {

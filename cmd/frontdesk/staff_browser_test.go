@@ -102,7 +102,9 @@ func TestStaffScreenInABrowser(t *testing.T) {
 // 06:00 start for a caller from the staff screen's form, in headless
 // Chromium at both widths; USP availability then lists every start of
 // the day but that one. A start off the shuttle's grid and the same
-// start again are refused on the form, and book nothing.
+// start again are refused on the form, and book nothing. A ride's price
+// shows as a ride, never a night, on the guest site's property page and
+// in the walk-in form's price check.
 func TestStaffBooksTheShuttleInABrowser(t *testing.T) {
 	for _, width := range []int{browsertest.Desktop, browsertest.Phone} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
@@ -123,6 +125,13 @@ func TestStaffBooksTheShuttleInABrowser(t *testing.T) {
 					chromedp.SendKeys("#name", "Mary Jackson"), chromedp.SendKeys("#phone", "(303) 555-0178"))
 				browsertest.Submit(t, ctx, "#book")
 			}
+
+			// The guest site prices one ride of the shuttle as a ride.
+			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/properties/airport"), chromedp.WaitVisible("#service-shuttle"))
+			if got := text("#service-shuttle"); !strings.Contains(got, "1 ride × $25.00") || !strings.Contains(got, "1 h") || strings.Contains(got, "night") {
+				t.Fatalf("the property page shows the shuttle as %q", got)
+			}
+			checkPage(t, ctx, width, "the property page with a timed service")
 
 			staffSignIn(t, ctx, m, "olga", staffPassword, "/staff/reservations/new")
 			browsertest.Do(t, ctx, chromedp.WaitVisible("#start"))
@@ -163,8 +172,11 @@ func TestStaffBooksTheShuttleInABrowser(t *testing.T) {
 			browsertest.Do(t, ctx, chromedp.Navigate(m.URL+"/staff/reservations/new"), chromedp.WaitVisible("#start"),
 				chromedp.SetValue("#location", "airport"), chromedp.SetValue("#roomtype", "shuttle"), chromedp.SetValue("#start", "2026-12-02T07:00"))
 			browsertest.Submit(t, ctx, "#check-price")
-			if got := text("#check"); !strings.Contains(got, "$25.00 a place. 1 of 1 place free.") {
+			if got := text("#check"); !strings.Contains(got, "$25.00 a ride. 1 of 1 place free.") {
 				t.Errorf("the check says %q", got)
+			}
+			if got := text("#check-price-lines"); !strings.Contains(got, "1 ride × $25.00") || !strings.Contains(got, "Total") || strings.Contains(got, "night") {
+				t.Errorf("the check's price lines say %q", got)
 			}
 			if got := browsertest.Get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#roomtype option").length`)); got != 3 {
 				t.Errorf("the form for the airport offers %d units, want its 3", got)

@@ -10,7 +10,6 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/internal/civil"
-	"frontdesk/internal/money"
 	"frontdesk/inventory"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
@@ -100,14 +99,14 @@ func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, 
 		if problem != "" {
 			return reservation.Reservation{}, reservation.FormProblems{"start": problem}
 		}
-		price, err := money.Parse(unit.Price, s.cfg.Business.Currency)
-		if err != nil {
-			return reservation.Reservation{}, fmt.Errorf("price the slot: %w", err)
+		total, ok := s.pricer.SlotTotal(unit, guests)
+		if !ok {
+			return reservation.Reservation{}, fmt.Errorf("price the slot: unreadable price %q", unit.Price)
 		}
 		// Each guest takes a place of the slot, as a platform's party does.
-		req.Slots, req.Units, req.Total = []string{st.Slot}, guests, price*int64(guests)
+		req.Slots, req.Units, req.Total = []string{st.Slot}, guests, total
 	} else {
-		q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: unit.Type, Checkin: b.Checkin, Checkout: b.Checkout}, civil.Of(now, l.Zone()))
+		q, err := s.pricer.Quote(pricing.Stay{Location: l, RoomType: unit.Type, Checkin: b.Checkin, Checkout: b.Checkout, Guests: guests}, civil.Of(now, l.Zone()))
 		if refusal, ok := errors.AsType[*pricing.Refusal](err); ok {
 			return reservation.Reservation{}, reservation.FormProblems{"dates": refusal.Text}
 		}
