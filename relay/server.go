@@ -22,6 +22,10 @@ import (
 // PathPrefix+operation.
 const PathPrefix = "/relay/v1/"
 
+// LocationDeadline bounds an operation at the location (the worksheet's
+// 25-second location deadline), inside the hub's 40-second relay of it.
+const LocationDeadline = 25 * time.Second
+
 // Call is one relayed call as the location's operation reads it. Its
 // fields are the public request only: the origin it reached, its
 // authentication and the deployment it runs under are the location's own.
@@ -133,7 +137,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	result, err := op.Run(r.Context(), call)
+	ctx, cancel := context.WithTimeout(r.Context(), LocationDeadline)
+	defer cancel()
+	result, err := op.Run(ctx, call)
 	s.reply(w, http.StatusOK, s.answerOf(name, result, err))
 }
 
