@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,6 +113,15 @@ func (c *Config) Only(slug string) error {
 	return fmt.Errorf("--slug: %q is not the slug of a location in the config", slug)
 }
 
+// WriteDemoSplit writes DemoSplit's files into dir, creating it, each
+// readable by its owner alone.
+func WriteDemoSplit(dir string, rand io.Reader) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return DemoSplit(dir, rand, func(name string, data []byte) error { return os.WriteFile(name, data, 0o600) })
+}
+
 // SplitPorts are the loopback ports `frontdesk init --split` gives the
 // hub and the demo's locations, in config order.
 var SplitPorts = []int{8090, 8091, 8092, 8093}
@@ -157,4 +167,13 @@ func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) 
 		names = append(names, name)
 	}
 	return names, nil
+}
+
+// Origins are the hub's locations' origins by slug.
+func (s Split) Origins() map[string]string {
+	out := make(map[string]string, len(s.Locations))
+	for _, l := range s.Locations {
+		out[l.Slug] = strings.TrimSuffix(l.Origin, "/")
+	}
+	return out
 }

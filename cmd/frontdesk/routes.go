@@ -22,6 +22,7 @@ import (
 	"frontdesk/orp"
 	"frontdesk/orp/orphttp"
 	"frontdesk/orp/orpmcp"
+	"frontdesk/relay"
 	"frontdesk/usp"
 	"frontdesk/usp/usphttp"
 	"frontdesk/usp/uspmcp"
@@ -76,7 +77,7 @@ func (m *Main) routes() http.Handler {
 	// MCP: the hub, and every location's read-only server on one pattern.
 	opts := m.mcpOptions()
 	httpOpts := mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
-	handleMCP("/mcp", mcpfront.Handler(directmcp.NewHub(m.hub, m.bookings, opts), httpOpts))
+	handleMCP("/mcp", mcpfront.Handler(directmcp.NewHub(m.hub, m.bookings, m.door, opts), httpOpts))
 	handleMCP("/locations/{slug}/mcp", directmcp.Locations(m.hub, m.bookings, opts, httpOpts))
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
@@ -89,8 +90,15 @@ func (m *Main) routes() http.Handler {
 	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
 	handle("GET /search", pages, true, http.HandlerFunc(site.Search))
-	handle("GET /book/{slug}", pages, true, http.HandlerFunc(site.Book))
-	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
+	book, submit := http.Handler(http.HandlerFunc(site.Book)), http.Handler(http.HandlerFunc(site.BookSubmit))
+	if m.split != nil && m.split.Proxy != nil { // the hub of a split: the form is its location's
+		book, submit = m.split.Proxy, m.split.Proxy
+	}
+	handle("GET /book/{slug}", pages, true, book)
+	handle("POST /book/{slug}", pages, true, submit)
+	if m.split != nil && m.split.Server != nil { // a location of a split: the hub's calls, authenticated
+		mux.Handle("POST "+relay.PathPrefix, m.deadlines(mcpAPI, m.split.Server))
+	}
 	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
 	handle("POST /stay/{token}/pay", pages, true, http.HandlerFunc(site.StayPay))
@@ -258,7 +266,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
-	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
+	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.door, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // pauses are the chat-booking ceilings that are full now, as the dev
