@@ -104,7 +104,7 @@ func (c *Client) Call(ctx context.Context, slug, op string, kind Kind, args any,
 	if _, err := io.ReadFull(c.o.Rand, nonce); err != nil {
 		return fmt.Errorf("relay %s: nonce: %w", op, err)
 	}
-	sign(req, body, c.o.Keys, c.o.Clock.Now(), hex.EncodeToString(nonce))
+	Sign(req, body, c.o.Keys, c.o.Clock.Now(), hex.EncodeToString(nonce))
 	resp, err := c.o.HTTP.Do(req)
 	if err != nil {
 		return c.failed(kind, op, err)

@@ -136,7 +136,7 @@ func (f *fixture) signedRequest(t *testing.T, op string, body []byte, keys []Key
 	if err != nil {
 		t.Fatal(err)
 	}
-	sign(req, body, keys, at, nonce)
+	Sign(req, body, keys, at, nonce)
 	return req
 }
 
@@ -238,7 +238,7 @@ func TestRelayWindowForgetsOldMACs(t *testing.T) {
 	for i := range pruneAt + 10 {
 		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1"+PathPrefix+"book", nil)
 		body := []byte(`{}`)
-		sign(req, body, []Key{key1}, c.Now(), hex.EncodeToString([]byte{byte(i >> 8), byte(i), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
+		Sign(req, body, []Key{key1}, c.Now(), hex.EncodeToString([]byte{byte(i >> 8), byte(i), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
 		if _, err := v.Verify(cloneWith(req, body)); err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}

@@ -51,8 +51,9 @@ func macOf(key []byte, text []byte) []byte {
 	return m.Sum(nil)
 }
 
-// sign sets the relay headers of req for body with the newest key.
-func sign(req *http.Request, body []byte, keys []Key, now time.Time, nonce string) {
+// Sign sets the relay headers of req for body with the newest of keys,
+// at now, with nonce (32 hex characters, never reused).
+func Sign(req *http.Request, body []byte, keys []Key, now time.Time, nonce string) {
 	ms := now.UnixMilli()
 	req.Header.Set(HeaderTime, strconv.FormatInt(ms, 10))
 	req.Header.Set(HeaderNonce, nonce)
