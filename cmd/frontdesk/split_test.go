@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"frontdesk/config"
+	"frontdesk/internal/pgtest"
 	"frontdesk/relay"
 )
 
@@ -30,6 +31,9 @@ type splitDeployment struct {
 	origins  map[string]string // each location's, by slug
 	procs    map[string]*exec.Cmd
 	keys     []relay.Key
+	// stores are each process's store flags: none for the SQLite
+	// directories of the files, a PostgreSQL schema of its own otherwise.
+	stores map[string][]string
 }
 
 // loopbackPort is a loopback port nothing listened on a moment ago.
@@ -43,13 +47,13 @@ func loopbackPort(t *testing.T) string {
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
-func startSplit(t *testing.T) *splitDeployment {
+func startSplit(t *testing.T, engine string) *splitDeployment {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &splitDeployment{dir: t.TempDir(), origins: map[string]string{}, procs: map[string]*exec.Cmd{}}
+	d := &splitDeployment{dir: t.TempDir(), origins: map[string]string{}, procs: map[string]*exec.Cmd{}, stores: map[string][]string{}}
 	d.bin = filepath.Join(d.dir, "frontdesk") // TestMain runs main under this name
 	if err := os.Symlink(self, d.bin); err != nil {
 		t.Fatal(err)
@@ -89,6 +93,9 @@ func startSplit(t *testing.T) *splitDeployment {
 		t.Fatal(err)
 	}
 	for i, name := range names {
+		if engine == "postgres" {
+			d.stores[name] = []string{"--database", pgtest.Schema(t)}
+		}
 		origin := "http://" + ports[fmt.Sprintf("127.0.0.1:%d", config.SplitPorts[i])]
 		args := []string{"location", "--slug", name, "--config", filepath.Join(d.dir, name+".toml")}
 		if name == "hub" {
@@ -96,7 +103,7 @@ func startSplit(t *testing.T) *splitDeployment {
 		} else {
 			d.origins[name] = origin
 		}
-		d.start(t, name, args)
+		d.start(t, name, append(args, d.stores[name]...))
 	}
 	for name, origin := range d.origins {
 		waitReady(t, name, origin)
@@ -208,7 +215,13 @@ func (d *splitDeployment) relayCall(t *testing.T, slug string, body []byte, keys
 // gives the outage sentence for itself alone while another keeps
 // booking.
 func TestSplitDeployment(t *testing.T) {
-	d := startSplit(t)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitDeployment(t, engine) })
+	}
+}
+
+func testSplitDeployment(t *testing.T, engine string) {
+	d := startSplit(t, engine)
 	demo := config.Demo()
 	phones := map[string]string{}
 	for _, l := range demo.Locations {
@@ -242,7 +255,7 @@ func TestSplitDeployment(t *testing.T) {
 			t.Fatalf("get_booking through the hub: %s", text(res))
 		}
 		list := func(name string) string {
-			out, err := exec.Command(d.bin, "staff", "list", "--config", filepath.Join(d.dir, name+".toml")).CombinedOutput()
+			out, err := exec.Command(d.bin, append([]string{"staff", "list", "--config", filepath.Join(d.dir, name+".toml")}, d.stores[name]...)...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("staff list at %s: %v\n%s", name, err, out)
 			}
