@@ -18,6 +18,7 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/hub"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/fault"
 	"frontdesk/internal/golden"
@@ -477,4 +478,45 @@ func jsonEqual(t *testing.T, a, b any) bool {
 		t.Fatal(err1, err2)
 	}
 	return bytes.Equal(x, y)
+}
+
+// TestSearchNamesAnUnreadLocation: find_rooms across every property
+// over the relay names a location that cannot be read instead of
+// failing the others or claiming it has no room; a search of that
+// location alone fails.
+func TestSearchNamesAnUnreadLocation(t *testing.T) {
+	cfg := config.Demo()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "location.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c := clock.NewFixed(now)
+	pricer := pricing.New(cfg.Portfolio, "http://127.0.0.1:8080")
+	srv := NewServer(ServerOptions{Keys: []Key{key1}, Clock: c, Deployment: production()})
+	ServeReads(srv, location.New(cfg.Portfolio, pricer, inventory.New(db), c))
+	live := httptest.NewServer(srv)
+	t.Cleanup(live.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	client, _ := NewClient(ClientOptions{Origins: map[string]string{"riverside": live.URL, "oldtown": down, "airport": live.URL},
+		Keys: []Key{key1}, Clock: c, Rand: random.SeededBy(5)})
+	h := hub.New(cfg.Portfolio, "http://127.0.0.1:8080", pricer, NewBackend(client), c)
+	s, err := h.FindRooms(context.Background(), "", "2026-04-01", "2026-04-03", 0)
+	if err != nil {
+		t.Fatalf("FindRooms = %v", err)
+	}
+	if len(s.Properties) != 2 || s.Properties[0].Property != "riverside" || s.Properties[1].Property != "airport" {
+		t.Fatalf("properties read = %+v", s.Properties)
+	}
+	if want := []hub.Unread{{Property: "oldtown", Name: "Old Town Lodge", Phone: "+1 303 555 0122"}}; len(s.Unread) != 1 || s.Unread[0] != want[0] {
+		t.Fatalf("unread = %+v, want %+v", s.Unread, want)
+	}
+	if _, err := h.FindRooms(context.Background(), "oldtown", "2026-04-01", "2026-04-03", 0); err == nil {
+		t.Fatal("a search of the unread location alone answered")
+	}
 }

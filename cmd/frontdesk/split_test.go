@@ -324,6 +324,10 @@ func testSplitDeployment(t *testing.T, engine string) {
 		if !res.IsError || text(res) != want {
 			t.Fatalf("start at a stopped location = %q, want %q", text(res), want)
 		}
+		res, _ = callTool(t, cs, "find_rooms", map[string]any{"checkin": in, "checkout": out})
+		if unread := "Old Town Lodge could not be read just now: call " + phones["oldtown"] + " or try again."; res.IsError || !strings.Contains(text(res), unread) {
+			t.Fatalf("find_rooms with a location stopped = %q, want the others' rooms and %q", text(res), unread)
+		}
 		if ref := book(t, "airport", "ada3@example.com"); !strings.HasPrefix(ref, "APS-") {
 			t.Fatalf("airport reservation number %s", ref)
 		}

@@ -208,8 +208,12 @@ func (r readTools) find(ctx context.Context, in findIn) (hub.Search, string, err
 	case len(s.Properties) == 1:
 		where = "at " + s.Properties[0].Name
 	}
-	return s, fmt.Sprintf("%s to %s, %s: %d rooms free %s; %d room types bookable for these dates.%s",
-		s.Checkin, s.Checkout, direct.NightsWord(s.Nights), free, where, bookable, nextWords("find_rooms", s.Page)), nil
+	unread := ""
+	for _, u := range s.Unread {
+		unread += fmt.Sprintf(" %s could not be read just now: call %s or try again.", u.Name, u.Phone)
+	}
+	return s, fmt.Sprintf("%s to %s, %s: %d rooms free %s; %d room types bookable for these dates.%s%s",
+		s.Checkin, s.Checkout, direct.NightsWord(s.Nights), free, where, bookable, unread, nextWords("find_rooms", s.Page)), nil
 }
 
 func (r readTools) quote(ctx context.Context, in quoteIn) (quoteOut, string, error) {
