@@ -32,7 +32,9 @@ const minKeyBytes = 32
 
 // ParseKeys reads versions in the form of FRONTDESK_BOOKING_SECRETS:
 // entries "N:HEX", one a line or comma-separated, each key at least 32
-// bytes, each version once. The result is oldest first.
+// bytes, each version once. The result is oldest first. Each MAC key is
+// derived from its version for the relay alone, so the same secret may
+// key other things without the relay's MACs telling anything of them.
 func ParseKeys(text string) ([]Key, error) {
 	var keys []Key
 	for _, entry := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' }) {
@@ -45,7 +47,7 @@ func ParseKeys(text string) ([]Key, error) {
 		if !ok || nErr != nil || v < 1 || keyErr != nil || len(key) < minKeyBytes {
 			return nil, errors.New(`relay secret: an entry is not "N:HEX" with a version from 1 and a key of at least 32 bytes`)
 		}
-		keys = append(keys, Key{N: v, Key: key})
+		keys = append(keys, Key{N: v, Key: macOf(key, []byte("frontdesk relay key v1"))})
 	}
 	if len(keys) == 0 {
 		return nil, errors.New("relay secret: no version is given")

@@ -520,3 +520,18 @@ func TestSearchNamesAnUnreadLocation(t *testing.T) {
 		t.Fatal("a search of the unread location alone answered")
 	}
 }
+
+// TestParseKeysDerivesRelayKeys: the MAC key is derived from the
+// version, never the version itself, and the same text gives the same
+// keys at the hub and every location.
+func TestParseKeysDerivesRelayKeys(t *testing.T) {
+	raw := strings.Repeat("01", 32)
+	a, err1 := ParseKeys("1:" + raw)
+	b, err2 := ParseKeys(" 1:" + raw + "\n")
+	if err1 != nil || err2 != nil || !bytes.Equal(a[0].Key, b[0].Key) {
+		t.Fatalf("ParseKeys = %v %v, %v %v", a, err1, b, err2)
+	}
+	if hex.EncodeToString(a[0].Key) == raw || len(a[0].Key) != 32 {
+		t.Fatalf("the relay key is the secret itself or not 32 bytes")
+	}
+}
