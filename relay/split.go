@@ -92,7 +92,8 @@ func PhoneOf(p business.Portfolio) func(slug string) string {
 
 // Proxy forwards a request whose route names a property ({slug}) to
 // that property's location; a slug without an origin is not found. The
-// origins come from the config alone.
+// origins come from the config alone; the route mounting it checks the
+// request's host and origin first.
 func Proxy(origins map[string]string) (http.Handler, error) {
 	targets := map[string]*url.URL{}
 	for slug, origin := range origins {
@@ -105,6 +106,9 @@ func Proxy(origins map[string]string) (http.Handler, error) {
 	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(targets[r.In.PathValue("slug")])
 		r.SetXForwarded()
+		// The hub's route has checked the page's origin against its own
+		// hosts; the location checks the Host it is reached at.
+		r.Out.Header.Del("Origin")
 	}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := targets[r.PathValue("slug")]; !ok {

@@ -90,9 +90,9 @@ func (m *Main) routes() http.Handler {
 	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
 	handle("GET /search", pages, true, http.HandlerFunc(site.Search))
-	book, submit := http.Handler(http.HandlerFunc(site.Book)), http.Handler(http.HandlerFunc(site.BookSubmit))
-	if m.split != nil && m.split.Proxy != nil { // the hub of a split: the form is its location's
-		book, submit = m.split.Proxy, m.split.Proxy
+	book, submit, property := http.Handler(http.HandlerFunc(site.Book)), http.Handler(http.HandlerFunc(site.BookSubmit)), http.Handler(http.HandlerFunc(site.Property))
+	if m.split != nil && m.split.Proxy != nil { // the hub of a split: a property's page and form are its location's
+		book, submit, property = m.split.Proxy, m.split.Proxy, m.split.Proxy
 	}
 	handle("GET /book/{slug}", pages, true, book)
 	handle("POST /book/{slug}", pages, true, submit)
@@ -111,7 +111,7 @@ func (m *Main) routes() http.Handler {
 	handle("POST /stay/{token}/withdraw", pages, true, http.HandlerFunc(site.StayWithdraw))
 	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
 	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
-	handle("GET /properties/{slug}", pages, true, http.HandlerFunc(site.Property))
+	handle("GET /properties/{slug}", pages, true, property)
 	handle("GET /robots.txt", pages, true, http.HandlerFunc(site.Robots))
 	// Every other path of the site answers its own 404 page, with a way
 	// back; the more specific patterns above and below win over it.

@@ -333,15 +333,26 @@ func testSplitDeployment(t *testing.T, engine string) {
 		}
 	})
 
-	t.Run("the hub proxies a property's form to its location", func(t *testing.T) {
-		resp, err := http.Get(d.hub + "/book/riverside?roomtype=double&checkin=" + in + "&checkout=" + out)
+	t.Run("the hub proxies a property's page and form to its location", func(t *testing.T) {
+		for _, path := range []string{"/book/riverside?roomtype=double&checkin=" + in + "&checkout=" + out, "/properties/airport"} {
+			resp, err := http.Get(d.hub + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			name := map[bool]string{true: "Riverside Inn", false: "Airport Suites"}[strings.HasPrefix(path, "/book/")]
+			if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(name)) {
+				t.Fatalf("GET %s at the hub = %d", path, resp.StatusCode)
+			}
+		}
+		resp, err := http.Get(d.hub + "/book/nowhere")
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte("Riverside Inn")) {
-			t.Fatalf("GET /book/riverside at the hub = %d", resp.StatusCode)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("GET /book/nowhere at the hub = %d, want 404", resp.StatusCode)
 		}
 	})
 }
