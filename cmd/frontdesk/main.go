@@ -57,7 +57,7 @@ var commands = map[string]struct{ args, about string }{
 	"serve":                {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
 	"mcp":                  {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
 	"init":                 {"[--demo | --split DIR]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business;\nwith --split DIR, writes the demo as DIR/hub.toml and a file per location, with a shared secret."},
-	"hub":                  {"--config F [flags]", "Serves the hub of a split deployment: the MCP endpoint, whose calls go over the relay to the\nlocation that owns them, and the booking form, proxied to its location."},
+	"hub":                  {"--config F [flags]", "Serves the hub of a split deployment: the MCP endpoint, whose calls go over the relay to the\nlocation that owns them, and a property's page and booking form, proxied to its location."},
 	"location":             {"--slug S --config F [flags]", "Serves location S of a split deployment alone, on its own store: its doors and the relay endpoint."},
 	"check-config":         {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
 	"sweep":                {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
