@@ -356,3 +356,39 @@ func testSplitDeployment(t *testing.T, engine string) {
 		}
 	})
 }
+
+// TestSplitCommandsTakeTheirOwnFiles: init --split names the files it
+// writes; hub, location and serve each refuse a file of another kind
+// before opening anything, and location refuses a slug the file lacks.
+func TestSplitCommandsTakeTheirOwnFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, _, err := runCmd(t, "init", "--split", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, name := range []string{"hub", "riverside", "oldtown", "airport"} {
+		want += filepath.Join(dir, name+".toml") + "\n"
+	}
+	if out != want {
+		t.Fatalf("init --split printed %q, want %q", out, want)
+	}
+	demo := filepath.Join(dir, "demo.toml")
+	if err := os.WriteFile(demo, config.DemoTOML, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--config", filepath.Join(dir, "hub.toml")}, `serve: the config's split.role is "hub"; run it with frontdesk hub`},
+		{[]string{"hub", "--config", filepath.Join(dir, "oldtown.toml")}, `hub: the config's split.role is "location"; run it with frontdesk location`},
+		{[]string{"location", "--slug", "oldtown", "--config", demo}, `location: the config's split.role is ""; run it with frontdesk serve`},
+		{[]string{"location", "--slug", "beach", "--config", filepath.Join(dir, "oldtown.toml")}, `location: --slug "beach" names no location of the config`},
+	} {
+		if _, _, err := runCmd(t, tt.args...); err == nil || err.Error() != tt.want {
+			t.Errorf("%v = %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}
