@@ -62,7 +62,7 @@ func target(svc *direct.Service, op string, args chatdoor.Args) (string, bool) {
 func ServeBookings(s *Server, svc *direct.Service) {
 	door := chatdoor.New(svc)
 	run := func(op string, f func(ctx context.Context, c reservation.Caller, args chatdoor.Args) (any, error)) {
-		s.Handle(op, Operation{Booking: true, Run: func(ctx context.Context, call Call) (any, error) {
+		s.Add(op, Operation{Booking: true, Run: func(ctx context.Context, call Call) (any, error) {
 			var args chatdoor.Args
 			if len(call.Args) > 0 {
 				if err := json.Unmarshal(call.Args, &args); err != nil {

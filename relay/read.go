@@ -90,14 +90,14 @@ func decodeRead(call Call) (readArgs, error) {
 
 // ServeReads adds the read operations of svc to s.
 func ServeReads(s *Server, svc *location.Service) {
-	s.Handle(OpFindRooms, Operation{Run: func(ctx context.Context, call Call) (any, error) {
+	s.Add(OpFindRooms, Operation{Run: func(ctx context.Context, call Call) (any, error) {
 		a, err := decodeRead(call)
 		if err != nil {
 			return nil, err
 		}
 		return svc.FindRooms(ctx, call.Slug, a.Checkin, a.Checkout)
 	}})
-	s.Handle(OpQuote, Operation{Run: func(ctx context.Context, call Call) (any, error) {
+	s.Add(OpQuote, Operation{Run: func(ctx context.Context, call Call) (any, error) {
 		a, err := decodeRead(call)
 		if err != nil {
 			return nil, err
@@ -109,7 +109,7 @@ func ServeReads(s *Server, svc *location.Service) {
 		return quoteWire{Location: q.Location, RoomType: q.RoomType, Checkin: q.Checkin.String(), Checkout: q.Checkout.String(),
 			Nights: q.Nights, Subtotal: q.Subtotal, Tax: q.Tax, Total: q.Total, Currency: q.Currency, RateBasis: q.RateBasis}, nil
 	}})
-	s.Handle(OpInfo, Operation{Run: func(_ context.Context, call Call) (any, error) {
+	s.Add(OpInfo, Operation{Run: func(_ context.Context, call Call) (any, error) {
 		if _, err := decodeRead(call); err != nil {
 			return nil, err
 		}

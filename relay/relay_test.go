@@ -114,7 +114,7 @@ func newFixture(t *testing.T, d business.Deployment, serverKeys, clientKeys []Ke
 	t.Helper()
 	f := &fixture{clock: clock.NewFixed(now)}
 	f.srv = NewServer(ServerOptions{Keys: serverKeys, Clock: f.clock, Deployment: d, Phone: func(string) string { return phone }})
-	f.srv.Handle("book", Operation{Booking: true, Run: func(_ context.Context, call Call) (any, error) {
+	f.srv.Add("book", Operation{Booking: true, Run: func(_ context.Context, call Call) (any, error) {
 		f.ran.Add(1)
 		return map[string]string{"slug": call.Slug, "args": string(call.Args)}, nil
 	}})
@@ -533,5 +533,20 @@ func TestParseKeysDerivesRelayKeys(t *testing.T) {
 	}
 	if hex.EncodeToString(a[0].Key) == raw || len(a[0].Key) != 32 {
 		t.Fatalf("the relay key is the secret itself or not 32 bytes")
+	}
+}
+
+// TestRoutes: each operation is its own route, which cmd/frontdesk
+// mounts, in a stable order.
+func TestRoutes(t *testing.T) {
+	s := NewServer(ServerOptions{Keys: []Key{key1}, Clock: clock.NewFixed(now)})
+	s.Add("quote", Operation{})
+	s.Add("book", Operation{})
+	var got []string
+	for _, r := range s.Routes() {
+		got = append(got, r.Pattern)
+	}
+	if want := "POST /relay/v1/book POST /relay/v1/quote"; strings.Join(got, " ") != want {
+		t.Fatalf("Routes = %v, want %s", got, want)
 	}
 }

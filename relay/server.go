@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,8 +80,24 @@ func NewServer(o ServerOptions) *Server {
 	return &Server{verify: NewVerifier(o.Keys, o.Clock, o.Window), o: o, ops: map[string]Operation{}}
 }
 
-// Handle adds the operation name.
-func (s *Server) Handle(name string, op Operation) { s.ops[name] = op }
+// Add adds the operation name.
+func (s *Server) Add(name string, op Operation) { s.ops[name] = op }
+
+// Route is one operation's pattern and handler, for cmd/frontdesk to
+// mount.
+type Route struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// Routes are the operations' routes, POST PathPrefix+name each.
+func (s *Server) Routes() []Route {
+	var out []Route
+	for _, name := range slices.Sorted(maps.Keys(s.ops)) {
+		out = append(out, Route{Pattern: "POST " + PathPrefix + name, Handler: s})
+	}
+	return out
+}
 
 // answer is the body of every reply: a result, a refusal worded for the
 // guest, a quote refusal, or the bare fact of a failure.

@@ -22,7 +22,6 @@ import (
 	"frontdesk/orp"
 	"frontdesk/orp/orphttp"
 	"frontdesk/orp/orpmcp"
-	"frontdesk/relay"
 	"frontdesk/usp"
 	"frontdesk/usp/usphttp"
 	"frontdesk/usp/uspmcp"
@@ -97,7 +96,9 @@ func (m *Main) routes() http.Handler {
 	handle("GET /book/{slug}", pages, true, book)
 	handle("POST /book/{slug}", pages, true, submit)
 	if m.split != nil && m.split.Server != nil { // a location of a split: the hub's calls, authenticated
-		mux.Handle("POST "+relay.PathPrefix, m.deadlines(mcpAPI, m.split.Server))
+		for _, r := range m.split.Server.Routes() {
+			mux.Handle(r.Pattern, m.deadlines(mcpAPI, r.Handler))
+		}
 	}
 	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
