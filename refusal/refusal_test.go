@@ -204,7 +204,7 @@ func TestInlineRefusalsAreInTheInventory(t *testing.T) {
 	Print(&out, sample, "the built-in demo")
 	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
 		parts := strings.SplitN(line, "\t", 3)
-		if !strings.Contains(out.String(), "| "+parts[0]+" | `"+parts[1]+"` | - | "+strings.ReplaceAll(siteSentence(parts[2]), "|", `\|`)+" |") {
+		if !strings.Contains(out.String(), "| "+parts[0]+" | `"+parts[1]+"` | "+inlineRule(parts[0])+" | "+strings.ReplaceAll(siteSentence(parts[2]), "|", `\|`)+" |") {
 			t.Errorf("the inventory lacks the %s refusal %s: %s", parts[0], parts[1], parts[2])
 		}
 	}
