@@ -31,7 +31,7 @@ var (
 	// Leaves are domain packages that import nothing of this module: the
 	// contracts every other package builds on.
 	leaves   = []string{"store", "message"}
-	adapters = []string{"sqlite", "postgres", "web", "mail", "internal/failpoint", "direct/directmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp", "payment/stripe"}
+	adapters = []string{"sqlite", "postgres", "relay", "web", "mail", "internal/failpoint", "direct/directmcp", "orp/orphttp", "orp/orpmcp", "usp/usphttp", "usp/uspmcp", "payment/stripe"}
 	// Fronts are adapter plumbing that adapters build on (the shared MCP
 	// front: host and batch guards, sessions, stdio, tool registration).
 	// A front knows no protocol: it imports only helpers.

@@ -31,6 +31,7 @@ type Config struct {
 	Privacy    Privacy    `toml:"privacy"`
 	Channels   Channels   `toml:"channels"`
 	Outbound   Outbound   `toml:"outbound"`
+	Split      Split      `toml:"split"`
 
 	// deprecated are the old keys the file used, read for their
 	// replacement (Warnings).

@@ -40,7 +40,7 @@ func (c *Config) LoadSecrets() error {
 	if o.ResolverToken, err = secret("orp.resolver_token", o.ResolverTokenEnv, o.ResolverTokenFile); err != nil {
 		return err
 	}
-	return nil
+	return c.loadSplitSecret()
 }
 
 // secret reads a value from the named environment variable or file.

@@ -43,6 +43,7 @@ func (c Config) Validate() error {
 	c.validatePrivacy(v)
 	c.validateUSP(v)
 	c.validateChannels(v)
+	c.validateSplit(v)
 	return joinErrors(v.errs)
 }
 

@@ -218,7 +218,17 @@ type Search struct {
 	Checkout   string           `json:"checkout"`
 	Nights     int              `json:"nights"`
 	Properties []location.Rooms `json:"properties"`
+	// Unread are the properties of the page that could not be read just
+	// now: the search says so rather than claiming they have no room.
+	Unread []Unread `json:"unread_properties,omitempty" jsonschema:"properties that could not be asked just now; call them or try again"`
 	Page
+}
+
+// Unread is a property a search could not read.
+type Unread struct {
+	Property string `json:"property"`
+	Name     string `json:"name"`
+	Phone    string `json:"phone"`
 }
 
 // FindRooms searches one location when property is given, else one page
@@ -242,12 +252,24 @@ func (h *Hub) FindRooms(ctx context.Context, property, checkin, checkout string,
 	}
 	locs = locs[from:to]
 	out := Search{Checkin: checkin, Checkout: checkout, Properties: []location.Rooms{}, Page: p}
+	var failed error
 	for _, l := range locs {
 		rooms, err := h.backend.FindRooms(ctx, l.Slug, checkin, checkout)
-		if err != nil {
+		var refusal *pricing.Refusal
+		switch {
+		case err != nil && (len(locs) == 1 || errors.As(err, &refusal)):
 			return Search{}, err
+		case err != nil:
+			// One location that cannot be read does not hide the others'
+			// rooms; it is named as unread.
+			failed = errors.Join(failed, err)
+			out.Unread = append(out.Unread, Unread{Property: l.Slug, Name: l.Name, Phone: l.Phone})
+			continue
 		}
 		out.Properties = append(out.Properties, rooms)
+	}
+	if len(out.Properties) == 0 && failed != nil {
+		return Search{}, failed
 	}
 	in, _ := civil.Parse(checkin)
 	outDate, _ := civil.Parse(checkout)

@@ -107,10 +107,19 @@ func rows(b Business) []Row {
 	for _, line := range strings.Split(strings.TrimSpace(refusalSitesText), "\n") {
 		parts := strings.SplitN(line, "\t", 3)
 		sentence := siteSentence(parts[2])
-		rows = append(rows, Row{Door: parts[0], Code: parts[1], Rules: "-", Sentence: sentence,
-			Phone: strings.Contains(sentence, "call {value}")})
+		rules, phone := inlineRule(parts[0]), strings.Contains(sentence, "call {value}")
+		rows = append(rows, Row{Door: parts[0], Code: parts[1], Rules: rules, Sentence: sentence, Phone: phone || rules == "P"})
 	}
 	return append(rows, b.Extra...)
+}
+
+// inlineRule is the assembly rule of a door's inline refusals: the relay's
+// location layer adds the phone (rule P of §12); the others add nothing.
+func inlineRule(door string) string {
+	if door == "relay" {
+		return "P"
+	}
+	return "-"
 }
 
 // siteSentence shows a message read from the source as the inventory

@@ -125,6 +125,10 @@ var siteRules = []siteRule{
 		func(m []string, consts map[string]string) string { return consts[m[1]] }},
 	{"staff", "reservation/*.go", regexp.MustCompile(`illegal\([^,()]+, [^,()]+, (?:fmt\.Sprintf\()?()()("(?:[^"\\]|\\.)*")`),
 		func([]string, map[string]string) string { return "illegal_transition" }},
+	// The location layer's answers to a relayed call: refuse(Code…,
+	// "…"), by the code's value.
+	{"relay", "relay/*.go", regexp.MustCompile(`refuse\((Code[A-Za-z]+), ()("(?:[^"\\]|\\.)*")`),
+		func(m []string, consts map[string]string) string { return consts[m[1]] }},
 	// The booking form's field problems, by field.
 	{"form", "reservation/formrequest.go", regexp.MustCompile(`problems\["([a-z_]+)"\] = (?:fmt\.Sprintf\()?()("(?:[^"\\]|\\.)*")`),
 		func(m []string, _ map[string]string) string { return "form_" + m[1] }},
@@ -200,7 +204,7 @@ func TestInlineRefusalsAreInTheInventory(t *testing.T) {
 	Print(&out, sample, "the built-in demo")
 	for _, line := range strings.Split(strings.TrimSpace(want), "\n") {
 		parts := strings.SplitN(line, "\t", 3)
-		if !strings.Contains(out.String(), "| "+parts[0]+" | `"+parts[1]+"` | - | "+strings.ReplaceAll(siteSentence(parts[2]), "|", `\|`)+" |") {
+		if !strings.Contains(out.String(), "| "+parts[0]+" | `"+parts[1]+"` | "+inlineRule(parts[0])+" | "+strings.ReplaceAll(siteSentence(parts[2]), "|", `\|`)+" |") {
 			t.Errorf("the inventory lacks the %s refusal %s: %s", parts[0], parts[1], parts[2])
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"frontdesk/channel"
 	"frontdesk/config"
 	"frontdesk/direct"
+	"frontdesk/direct/directmcp"
 	"frontdesk/hub"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/connlimit"
@@ -38,6 +40,7 @@ import (
 	"frontdesk/postgres"
 	"frontdesk/pricing"
 	"frontdesk/referral"
+	"frontdesk/relay"
 	"frontdesk/reservation"
 	"frontdesk/sqlite"
 	"frontdesk/staff"
@@ -53,6 +56,8 @@ type Main struct {
 	// memory is what serve set of garbage collection, for the banner.
 	memory string
 	Addr   string
+	split  *relay.Split   // the split deployment's role, nil in one process
+	door   directmcp.Door // the hub's booking door when split, else nil
 	Logger *slog.Logger
 	Clock  clock.Clock
 	Out    io.Writer // where serve prints its URLs
@@ -134,10 +139,14 @@ func newMain(clk clock.Clock, cmd string, args []string, stdout, stderr io.Write
 func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.Writer, define func(*flag.FlagSet)) (*Main, *flag.FlagSet, error) {
 	var configPath, addr, dataDir, database, logLevel, publicURL *string
 	var mcpIdle *time.Duration
+	slug := new(string)
 	fs, err := parseFlags(cmd, args, stdout, func(fs *flag.FlagSet) {
 		configPath = fs.String("config", os.Getenv("FRONTDESK_CONFIG"), "config file; without it, the demo business")
-		if cmd == "serve" {
-			addr = fs.String("addr", envOr("FRONTDESK_ADDR", "127.0.0.1:8080"), "listen address")
+		if cmd == "location" {
+			slug = fs.String("slug", "", "the location this process runs")
+		}
+		if cmd == "serve" || cmd == "hub" || cmd == "location" {
+			addr = fs.String("addr", os.Getenv("FRONTDESK_ADDR"), "listen address (default: split.addr, else 127.0.0.1:8080)")
 			mcpIdle = fs.Duration("mcp-session-idle", 0, "close MCP sessions idle this long (default 30m)")
 		}
 		dataDir = fs.String("data", os.Getenv("FRONTDESK_DATA"), "directory for SQLite files (default ./frontdesk-data)")
@@ -177,6 +186,12 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 			return nil, nil, fmt.Errorf("--public-url: %w", err)
 		}
 	}
+	if (cmd == "serve" || cmd == "hub" || cmd == "location") && c.Split.Role != strings.TrimPrefix(cmd, "serve") {
+		return nil, nil, fmt.Errorf("%s: the config's split.role is %q; run it with frontdesk %s", cmd, c.Split.Role, cmp.Or(c.Split.Role, "serve"))
+	}
+	if cmd == "location" && c.Only(*slug) != nil {
+		return nil, nil, fmt.Errorf("location: --slug %q names no location of the config", *slug)
+	}
 	level, err := config.ParseLogLevel(c.Server.LogLevel)
 	if err != nil {
 		return nil, nil, fmt.Errorf("log level: %w", err)
@@ -193,7 +208,7 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 		m.Logger.Warn("config", "warning", w)
 	}
 	if addr != nil {
-		m.Addr = *addr
+		m.Addr = cmp.Or(*addr, c.Split.Addr, "127.0.0.1:8080")
 	}
 	if mcpIdle != nil {
 		if *mcpIdle < 0 {
@@ -202,13 +217,6 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 		m.MCPSessionIdle = *mcpIdle
 	}
 	return m, fs, nil
-}
-
-func envOr(key, fallback string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return fallback
 }
 
 // newLogger writes JSON when w is not a terminal, text when it is, from
@@ -282,6 +290,13 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		Core: m.core,
 	})
 	m.core.UseKeys(m.bookings)
+	if m.split, err = relay.Open(relay.SplitOptions{Role: m.Config.Split.Role, Secret: m.Config.Split.Secret, Origins: m.Config.Split.Origins(),
+		Portfolio: m.Config.Portfolio, Deployment: m.Config.Deployment.Deployment, Locations: locations, Bookings: m.bookings,
+		Clock: m.Clock, Rand: m.Rand, Log: m.Logger}); err != nil {
+		return err
+	} else if m.split != nil && m.split.Backend != nil {
+		m.hub, m.door = hub.New(m.Config.Portfolio, m.Config.Deployment.PublicURL, pricer, m.split.Backend, m.Clock), m.split.Door
+	}
 	m.core.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
 	m.payments.AttachCancellations(m.core.Desk(), func(slug, unit string) (business.Location, business.Unit, bool) {
 		l, ok := m.core.Location(slug)

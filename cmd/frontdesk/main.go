@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,7 +31,8 @@ const usage = `frontdesk opens a small business to AI agents.
 Usage:
   frontdesk serve [--config F] [--addr HOST:PORT] [--data DIR | --database URL]
   frontdesk mcp [--config F] [--data DIR | --database URL]
-  frontdesk init [--demo]
+  frontdesk hub --config F | location --slug S --config F   (a split deployment)
+  frontdesk init [--demo | --split DIR]
   frontdesk check-config FILE
   frontdesk sweep [--config F] [--data DIR | --database URL]
   frontdesk staff confirm|decline|cancel|complete|move REFERENCE | list …
@@ -54,7 +56,9 @@ Every command answers --help; "frontdesk help COMMAND" shows the same.
 var commands = map[string]struct{ args, about string }{
 	"serve":                {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
 	"mcp":                  {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
-	"init":                 {"[--demo]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business."},
+	"init":                 {"[--demo | --split DIR]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business;\nwith --split DIR, writes the demo as DIR/hub.toml and a file per location, with a shared secret."},
+	"hub":                  {"--config F [flags]", "Serves the hub of a split deployment: the MCP endpoint, whose calls go over the relay to the\nlocation that owns them, and a property's page and booking form, proxied to its location."},
+	"location":             {"--slug S --config F [flags]", "Serves location S of a split deployment alone, on its own store: its doors and the relay endpoint."},
 	"check-config":         {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
 	"sweep":                {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
 	"version":              {"", "Prints the module version and the VCS revision the binary was built from."},
@@ -118,13 +122,13 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		}
 		fmt.Fprintln(stdout, versionLine())
 		return nil
-	case "serve", "mcp", "sweep":
+	case "serve", "mcp", "sweep", "hub", "location":
 		m, err := newMain(clk, cmd, args, stdout, stderr)
 		if err != nil {
 			return ignoreHelp(err)
 		}
 		switch cmd {
-		case "serve":
+		case "serve", "hub", "location":
 			fp, err := failpoint.Parse(os.Getenv(failpoint.Env))
 			if err != nil {
 				return err
@@ -149,10 +153,17 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		return m.RunSweep(ctx, stdout)
 	case "init":
 		var demo *bool
+		var split *string
 		if _, err := parseFlags(cmd, args, stdout, func(fs *flag.FlagSet) {
 			demo = fs.Bool("demo", false, "print the demo business instead of the commented example")
+			split = fs.String("split", "", "write the demo as a split deployment into this directory")
 		}); err != nil {
 			return ignoreHelp(err)
+		}
+		if *split != "" { // the demo as a split deployment, a file a process
+			names, err := config.WriteDemoSplit(*split, rand.Reader)
+			fmt.Fprint(stdout, strings.Join(append(names, ""), "\n"))
+			return err
 		}
 		if *demo {
 			_, err := stdout.Write(config.DemoTOML)
@@ -202,7 +213,7 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 		if len(c.Locations) == 1 {
 			locations = "location"
 		}
-		fmt.Fprintf(stdout, "%s: valid (%d %s)\n", fs.Arg(0), len(c.Locations), locations)
+		fmt.Fprintf(stdout, "%s: valid (%d %s%s)\n", fs.Arg(0), len(c.Locations), locations, map[string]string{"hub": ", the hub of a split deployment", "location": ", a location of a split deployment"}[c.Split.Role])
 		return nil
 	}
 	fmt.Fprint(stderr, usage)

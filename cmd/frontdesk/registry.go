@@ -32,7 +32,7 @@ func runRegistryJSON(ctx context.Context, clk clock.Clock, args []string, stdout
 		return err
 	}
 	defer closing(&err, m)
-	doc, err := mcpfront.Registry(ctx, directmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), mcpfront.RegistryOptions{
+	doc, err := mcpfront.Registry(ctx, directmcp.NewHub(m.hub, m.bookings, m.door, m.mcpOptions()), mcpfront.RegistryOptions{
 		PublicURL: m.Config.Deployment.PublicURL, Name: *name, Version: *version, Title: m.Config.Business.Name, Built: moduleVersion(),
 	})
 	if err != nil {

@@ -76,7 +76,7 @@ func (m *Main) routes() http.Handler {
 	// MCP: the hub, and every location's read-only server on one pattern.
 	opts := m.mcpOptions()
 	httpOpts := mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Guard: bookingGuard(), Logger: m.Logger}
-	handleMCP("/mcp", mcpfront.Handler(directmcp.NewHub(m.hub, m.bookings, opts), httpOpts))
+	handleMCP("/mcp", mcpfront.Handler(directmcp.NewHub(m.hub, m.bookings, m.door, opts), httpOpts))
 	handleMCP("/locations/{slug}/mcp", directmcp.Locations(m.hub, m.bookings, opts, httpOpts))
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
@@ -89,8 +89,17 @@ func (m *Main) routes() http.Handler {
 	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
 	handle("GET /search", pages, true, http.HandlerFunc(site.Search))
-	handle("GET /book/{slug}", pages, true, http.HandlerFunc(site.Book))
-	handle("POST /book/{slug}", pages, true, http.HandlerFunc(site.BookSubmit))
+	book, submit, property := http.Handler(http.HandlerFunc(site.Book)), http.Handler(http.HandlerFunc(site.BookSubmit)), http.Handler(http.HandlerFunc(site.Property))
+	if m.split != nil && m.split.Proxy != nil { // the hub of a split: a property's page and form are its location's
+		book, submit, property = m.split.Proxy, m.split.Proxy, m.split.Proxy
+	}
+	handle("GET /book/{slug}", pages, true, book)
+	handle("POST /book/{slug}", pages, true, submit)
+	if m.split != nil && m.split.Server != nil { // a location of a split: the hub's calls, authenticated
+		for _, r := range m.split.Server.Routes() {
+			mux.Handle(r.Pattern, m.deadlines(mcpAPI, r.Handler))
+		}
+	}
 	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
 	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
 	handle("POST /stay/{token}/pay", pages, true, http.HandlerFunc(site.StayPay))
@@ -103,7 +112,7 @@ func (m *Main) routes() http.Handler {
 	handle("POST /stay/{token}/withdraw", pages, true, http.HandlerFunc(site.StayWithdraw))
 	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
 	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
-	handle("GET /properties/{slug}", pages, true, http.HandlerFunc(site.Property))
+	handle("GET /properties/{slug}", pages, true, property)
 	handle("GET /robots.txt", pages, true, http.HandlerFunc(site.Robots))
 	// Every other path of the site answers its own 404 page, with a way
 	// back; the more specific patterns above and below win over it.
@@ -258,7 +267,7 @@ func (m *Main) front(next http.Handler) http.Handler {
 }
 
 func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
-	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.mcpOptions()), in, out, bookingGuard())
+	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.door, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // pauses are the chat-booking ceilings that are full now, as the dev

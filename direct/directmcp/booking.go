@@ -62,9 +62,21 @@ func startInput() *jsonschema.Schema {
 		})
 }
 
+// Door is what the booking tools call: the chat door over this
+// process's booking core, or, in a split deployment, the relay to the
+// location that owns the call.
+type Door interface {
+	Start(ctx context.Context, c reservation.Caller, args chatdoor.Args) (*direct.StartResult, error)
+	Confirm(ctx context.Context, c reservation.Caller, args chatdoor.Args) (*direct.ConfirmResult, error)
+	Lookup(ctx context.Context, c reservation.Caller, args chatdoor.Args) (*direct.LookupResult, error)
+	Cancel(ctx context.Context, c reservation.Caller, args chatdoor.Args) (*reservation.CancelResult, error)
+}
+
+var _ Door = (*chatdoor.Door)(nil)
+
 // bookingTools adds the four booking tools to the hub.
 type bookingTools struct {
-	svc   *direct.Service
+	door  Door
 	phone string // the business phone, for faults with no better route
 }
 
@@ -98,7 +110,7 @@ func (b bookingTools) answer(env mcpfront.Env, err error) (text, code string, in
 
 func addBookingTools(s *mcp.Server, env mcpfront.Env, b bookingTools) {
 	env.Safe = func(err error) (string, string, bool) { return b.answer(env, err) }
-	door := chatdoor.New(b.svc)
+	door := b.door
 	mcpfront.Add(s, env, mcpfront.Tool[chatdoor.Args, direct.StartResult]{
 		Name: "start_booking", Title: "Start a booking", Description: describeStart,
 		Destructive: true, OpenWorld: true, Input: startSchema, OwnValidation: true,

@@ -14,6 +14,7 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/direct"
+	"frontdesk/direct/chatdoor"
 	"frontdesk/hub"
 	"frontdesk/location"
 	"frontdesk/mcpfront"
@@ -207,8 +208,12 @@ func (r readTools) find(ctx context.Context, in findIn) (hub.Search, string, err
 	case len(s.Properties) == 1:
 		where = "at " + s.Properties[0].Name
 	}
-	return s, fmt.Sprintf("%s to %s, %s: %d rooms free %s; %d room types bookable for these dates.%s",
-		s.Checkin, s.Checkout, direct.NightsWord(s.Nights), free, where, bookable, nextWords("find_rooms", s.Page)), nil
+	unread := ""
+	for _, u := range s.Unread {
+		unread += fmt.Sprintf(" %s could not be read just now: call %s or try again.", u.Name, u.Phone)
+	}
+	return s, fmt.Sprintf("%s to %s, %s: %d rooms free %s; %d room types bookable for these dates.%s%s",
+		s.Checkin, s.Checkout, direct.NightsWord(s.Nights), free, where, bookable, unread, nextWords("find_rooms", s.Page)), nil
 }
 
 func (r readTools) quote(ctx context.Context, in quoteIn) (quoteOut, string, error) {
@@ -334,15 +339,20 @@ func (r readTools) safe(err error) (string, string, bool) {
 }
 
 // NewHub returns the hub's MCP server: the read tools and, when bookings
-// is set, the four booking tools.
-func NewHub(h *hub.Hub, bookings *direct.Service, opts mcpfront.Options) *mcp.Server {
+// is set, the four booking tools. door, when set, is what the booking
+// tools call instead of the chat door over bookings: the relay of a
+// split deployment's hub.
+func NewHub(h *hub.Hub, bookings *direct.Service, door Door, opts mcpfront.Options) *mcp.Server {
 	s := mcpfront.NewServer(&mcp.Implementation{Name: "frontdesk", Title: h.Config().Business.Name, Version: opts.Version},
 		hubInstructions(h.Config().Business.Name, h.Config().Business.ConfirmHours, bookings != nil), "hub", opts)
 	r := readTools{hub: h, hours: hoursFrom(bookings), infos: newInfoCache()}
 	env := mcpfront.Env{Server: "hub", Log: opts.Log(), Metrics: opts.Metrics, Safe: r.safe}
 	addReadTools(s, env, r)
 	if bookings != nil {
-		addBookingTools(s, env, bookingTools{svc: bookings, phone: h.Config().Business.Phone})
+		if door == nil {
+			door = chatdoor.New(bookings)
+		}
+		addBookingTools(s, env, bookingTools{door: door, phone: h.Config().Business.Phone})
 	}
 	return s
 }

@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/internal/pgtest"
+	"frontdesk/relay"
+)
+
+// splitDeployment is the demo written by init --split, started as
+// separate processes of this test binary run as frontdesk: the hub and
+// each location, on ports of their own.
+type splitDeployment struct {
+	dir, bin string
+	hub      string            // the hub's origin
+	origins  map[string]string // each location's, by slug
+	procs    map[string]*exec.Cmd
+	keys     []relay.Key
+	// stores are each process's store flags: none for the SQLite
+	// directories of the files, a PostgreSQL schema of its own otherwise.
+	stores map[string][]string
+}
+
+// loopbackPort is a loopback port nothing listened on a moment ago.
+func loopbackPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
+
+func startSplit(t *testing.T, engine string) *splitDeployment {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &splitDeployment{dir: t.TempDir(), origins: map[string]string{}, procs: map[string]*exec.Cmd{}, stores: map[string][]string{}}
+	d.bin = filepath.Join(d.dir, "frontdesk") // TestMain runs main under this name
+	if err := os.Symlink(self, d.bin); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(d.bin, "init", "--split", d.dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("init --split: %v\n%s", err, out)
+	}
+	// The fixed ports of the demo become free ones, in every file.
+	ports := map[string]string{}
+	for _, p := range config.SplitPorts {
+		ports[fmt.Sprintf("127.0.0.1:%d", p)] = "127.0.0.1:" + loopbackPort(t)
+	}
+	names := []string{"hub", "riverside", "oldtown", "airport"}
+	for _, name := range names {
+		path := filepath.Join(d.dir, name+".toml")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for from, to := range ports {
+			text = strings.ReplaceAll(text, from, to)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(d.bin, "check-config", path).CombinedOutput(); err != nil {
+			t.Fatalf("check-config %s: %v\n%s", name, err, out)
+		}
+	}
+	secret, err := os.ReadFile(filepath.Join(d.dir, "relay.secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.keys, err = relay.ParseKeys(string(secret)); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range names {
+		if engine == "postgres" {
+			d.stores[name] = []string{"--database", pgtest.Schema(t)}
+		}
+		origin := "http://" + ports[fmt.Sprintf("127.0.0.1:%d", config.SplitPorts[i])]
+		args := []string{"location", "--slug", name, "--config", filepath.Join(d.dir, name+".toml")}
+		if name == "hub" {
+			d.hub, args = origin, []string{"hub", "--config", filepath.Join(d.dir, "hub.toml")}
+		} else {
+			d.origins[name] = origin
+		}
+		d.start(t, name, append(args, d.stores[name]...))
+	}
+	for name, origin := range d.origins {
+		waitReady(t, name, origin)
+	}
+	waitReady(t, "hub", d.hub)
+	return d
+}
+
+// start runs one process until the test ends.
+func (d *splitDeployment) start(t *testing.T, name string, args []string) {
+	t.Helper()
+	cmd := exec.Command(d.bin, args...)
+	cmd.Dir = d.dir
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d.procs[name] = cmd
+	t.Cleanup(func() {
+		d.stop(name)
+		if t.Failed() {
+			t.Logf("%s's output:\n%s", name, logs.String())
+		}
+	})
+}
+
+// stop ends the process name, if it still runs, and waits for it.
+func (d *splitDeployment) stop(name string) {
+	cmd := d.procs[name]
+	if cmd == nil || cmd.ProcessState != nil {
+		return
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func waitReady(t *testing.T, name, origin string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(origin + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s at %s was not ready within 30 s", name, origin)
+}
+
+// relayCall sends a start_booking call to a location's relay endpoint
+// as the hub would, signed with key at the time given, and returns the
+// status and the refusal's message.
+func (d *splitDeployment) relayCall(t *testing.T, slug string, body []byte, keys []relay.Key, at time.Time, nonce string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, d.origins[slug]+relay.PathPrefix+relay.OpStart, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay.Sign(req, body, keys, at, nonce)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Refusal *struct{ Message string } `json:"refusal"`
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &answer); err != nil {
+		t.Fatalf("relay answer %q: %v", b, err)
+	}
+	if answer.Refusal == nil {
+		return resp.StatusCode, ""
+	}
+	return resp.StatusCode, answer.Refusal.Message
+}
+
+// TestSplitDeployment: the demo split into a hub and three location
+// processes books through the hub's chat tools into the owning
+// location's store; each location's relay endpoint refuses a forged,
+// replayed or stale call without doing anything; and a stopped location
+// gives the outage sentence for itself alone while another keeps
+// booking.
+func TestSplitDeployment(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitDeployment(t, engine) })
+	}
+}
+
+func testSplitDeployment(t *testing.T, engine string) {
+	d := startSplit(t, engine)
+	demo := config.Demo()
+	phones := map[string]string{}
+	for _, l := range demo.Locations {
+		phones[l.Slug] = l.Phone
+	}
+	cs := connect(t, d.hub+"/mcp", "2025-11-25")
+	in := time.Now().AddDate(0, 0, 40).Format(time.DateOnly)
+	out := time.Now().AddDate(0, 0, 42).Format(time.DateOnly)
+	book := func(t *testing.T, slug, email string) string {
+		t.Helper()
+		res, started := callTool(t, cs, "start_booking", map[string]any{"property": slug, "roomtype": "double", "checkin": in, "checkout": out,
+			"guest_name": "Ada Lovelace", "email": email, "phone": "+1 303 555 0199"})
+		if res.IsError {
+			t.Fatalf("start at %s: %s", slug, text(res))
+		}
+		code := latestCode(t, d.origins[slug], email)
+		res, confirmed := callTool(t, cs, "confirm_booking", map[string]any{"booking_id": started["booking_id"], "code": code})
+		if res.IsError {
+			t.Fatalf("confirm at %s: %s", slug, text(res))
+		}
+		return confirmed["reservation_number"].(string)
+	}
+
+	t.Run("a booking lands in its location's store", func(t *testing.T) {
+		ref := book(t, "riverside", "ada@example.com")
+		if !strings.HasPrefix(ref, "RIV-") {
+			t.Fatalf("reservation number %s", ref)
+		}
+		res, got := callTool(t, cs, "get_booking", map[string]any{"reservation_number": ref, "phone_last4": "0199"})
+		if res.IsError || got["reservation_number"] != ref {
+			t.Fatalf("get_booking through the hub: %s", text(res))
+		}
+		list := func(name string) string {
+			out, err := exec.Command(d.bin, append([]string{"staff", "list", "--config", filepath.Join(d.dir, name+".toml")}, d.stores[name]...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("staff list at %s: %v\n%s", name, err, out)
+			}
+			return string(out)
+		}
+		if !strings.Contains(list("riverside"), ref) {
+			t.Fatalf("riverside's store does not hold %s", ref)
+		}
+		for _, other := range []string{"hub", "oldtown"} {
+			if strings.Contains(list(other), ref) {
+				t.Fatalf("%s's store holds %s", other, ref)
+			}
+		}
+		if n := len(devMessages(t, d.hub)); n != 0 {
+			t.Fatalf("the hub sent %d messages; the location sends its own", n)
+		}
+	})
+
+	t.Run("the relay refuses forged, replayed and stale calls", func(t *testing.T) {
+		body, _ := json.Marshal(map[string]any{"slug": "oldtown", "args": map[string]any{"property": "oldtown", "roomtype": "single",
+			"checkin": in, "checkout": out, "guest_name": "Grace Hopper", "email": "grace@example.com", "phone": "+1 303 555 0188"}})
+		nonce := func() string {
+			b := make([]byte, 16)
+			rand.Read(b)
+			return hex.EncodeToString(b)
+		}
+		before := len(devMessages(t, d.origins["oldtown"]))
+		first, at := nonce(), time.Now()
+		if status, msg := d.relayCall(t, "oldtown", body, d.keys, at, first); status != http.StatusOK || msg != "" {
+			t.Fatalf("a signed call = %d %q", status, msg)
+		}
+		if n := len(devMessages(t, d.origins["oldtown"])); n != before+1 {
+			t.Fatalf("the signed call sent %d messages, want 1", n-before)
+		}
+		want := "The relayed call was not accepted. Nothing was changed. Call " + demo.Business.Phone + "."
+		stranger := []relay.Key{{N: 1, Key: bytes.Repeat([]byte{7}, 32)}}
+		for _, tt := range []struct {
+			name string
+			keys []relay.Key
+			at   time.Time
+		}{
+			{"replayed", d.keys, at}, // the first call again, byte for byte
+			{"forged", stranger, time.Now()},
+			{"stale", d.keys, time.Now().Add(-2 * time.Minute)},
+			{"from the future", d.keys, time.Now().Add(2 * time.Minute)},
+		} {
+			n := nonce()
+			if tt.name == "replayed" {
+				n = first
+			}
+			if status, msg := d.relayCall(t, "oldtown", body, tt.keys, tt.at, n); status != http.StatusUnauthorized || msg != want {
+				t.Errorf("%s call = %d %q, want 401 %q", tt.name, status, msg, want)
+			}
+		}
+		if n := len(devMessages(t, d.origins["oldtown"])); n != before+1 {
+			t.Fatalf("refused calls sent %d messages", n-before-1)
+		}
+	})
+
+	t.Run("a stopped location is out alone", func(t *testing.T) {
+		d.stop("oldtown")
+		res, _ := callTool(t, cs, "start_booking", map[string]any{"property": "oldtown", "roomtype": "double", "checkin": in, "checkout": out,
+			"guest_name": "Ada Lovelace", "email": "ada2@example.com", "phone": "+1 303 555 0199"})
+		want := "This booking cannot be checked right now. Try again in a few minutes or call " + phones["oldtown"] + ".\n" +
+			d.hub + "/book/oldtown?roomtype=double&checkin=" + in + "&checkout=" + out
+		if !res.IsError || text(res) != want {
+			t.Fatalf("start at a stopped location = %q, want %q", text(res), want)
+		}
+		res, _ = callTool(t, cs, "find_rooms", map[string]any{"checkin": in, "checkout": out})
+		if unread := "Old Town Lodge could not be read just now: call " + phones["oldtown"] + " or try again."; res.IsError || !strings.Contains(text(res), unread) {
+			t.Fatalf("find_rooms with a location stopped = %q, want the others' rooms and %q", text(res), unread)
+		}
+		if ref := book(t, "airport", "ada3@example.com"); !strings.HasPrefix(ref, "APS-") {
+			t.Fatalf("airport reservation number %s", ref)
+		}
+	})
+
+	t.Run("the hub proxies a property's page and form to its location", func(t *testing.T) {
+		for _, path := range []string{"/book/riverside?roomtype=double&checkin=" + in + "&checkout=" + out, "/properties/airport"} {
+			resp, err := http.Get(d.hub + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			name := map[bool]string{true: "Riverside Inn", false: "Airport Suites"}[strings.HasPrefix(path, "/book/")]
+			if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(name)) {
+				t.Fatalf("GET %s at the hub = %d", path, resp.StatusCode)
+			}
+		}
+		resp, err := http.Get(d.hub + "/book/nowhere")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("GET /book/nowhere at the hub = %d, want 404", resp.StatusCode)
+		}
+	})
+}
+
+// TestSplitCommandsTakeTheirOwnFiles: init --split names the files it
+// writes; hub, location and serve each refuse a file of another kind
+// before opening anything, and location refuses a slug the file lacks.
+func TestSplitCommandsTakeTheirOwnFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, _, err := runCmd(t, "init", "--split", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, name := range []string{"hub", "riverside", "oldtown", "airport"} {
+		want += filepath.Join(dir, name+".toml") + "\n"
+	}
+	if out != want {
+		t.Fatalf("init --split printed %q, want %q", out, want)
+	}
+	demo := filepath.Join(dir, "demo.toml")
+	if err := os.WriteFile(demo, config.DemoTOML, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--config", filepath.Join(dir, "hub.toml")}, `serve: the config's split.role is "hub"; run it with frontdesk hub`},
+		{[]string{"hub", "--config", filepath.Join(dir, "oldtown.toml")}, `hub: the config's split.role is "location"; run it with frontdesk location`},
+		{[]string{"location", "--slug", "oldtown", "--config", demo}, `location: the config's split.role is ""; run it with frontdesk serve`},
+		{[]string{"location", "--slug", "beach", "--config", filepath.Join(dir, "oldtown.toml")}, `location: --slug "beach" names no location of the config`},
+	} {
+		if _, _, err := runCmd(t, tt.args...); err == nil || err.Error() != tt.want {
+			t.Errorf("%v = %v, want %q", tt.args, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+
+	"frontdesk/business"
+	"frontdesk/direct"
+	"frontdesk/internal/clock"
+	"frontdesk/location"
+)
+
+// The roles of a split deployment's processes.
+const (
+	RoleHub      = "hub"
+	RoleLocation = "location"
+)
+
+// SplitOptions are what a process of a split deployment is built from.
+type SplitOptions struct {
+	Role string // RoleHub or RoleLocation
+	// Secret is the shared secret's versions, as ParseKeys reads them.
+	Secret string
+	// Origins are the hub's: each location's process, by slug.
+	Origins    map[string]string
+	Portfolio  business.Portfolio
+	Deployment business.Deployment
+	Locations  *location.Service // this process's reads
+	Bookings   *direct.Service   // this process's booking service
+	Clock      clock.Clock
+	Rand       io.Reader
+	Log        *slog.Logger
+}
+
+// Split is what a split role adds to a process: a location's relay
+// endpoint, or the hub's relayed reads, booking door and the proxy of
+// the pages that name a property.
+type Split struct {
+	Server  *Server      // a location's
+	Backend *Backend     // the hub's
+	Door    *Door        // the hub's
+	Proxy   http.Handler // the hub's: a page whose path names a property, at its location
+}
+
+// Open builds the role o names; nil for none.
+func Open(o SplitOptions) (*Split, error) {
+	if o.Role == "" {
+		return nil, nil
+	}
+	keys, err := ParseKeys(o.Secret)
+	if err != nil {
+		return nil, err
+	}
+	switch o.Role {
+	case RoleLocation:
+		s := NewServer(ServerOptions{Keys: keys, Clock: o.Clock, Deployment: o.Deployment, Phone: PhoneOf(o.Portfolio), Log: o.Log})
+		ServeReads(s, o.Locations)
+		ServeBookings(s, o.Bookings)
+		return &Split{Server: s}, nil
+	case RoleHub:
+		client, err := NewClient(ClientOptions{Origins: o.Origins, Keys: keys, Clock: o.Clock, Rand: o.Rand})
+		if err != nil {
+			return nil, err
+		}
+		proxy, err := Proxy(o.Origins)
+		if err != nil {
+			return nil, err
+		}
+		return &Split{Backend: NewBackend(client), Door: NewDoor(client, o.Bookings), Proxy: proxy}, nil
+	}
+	return nil, fmt.Errorf("split role %q is neither %q nor %q", o.Role, RoleHub, RoleLocation)
+}
+
+// PhoneOf is the phone of a location by slug, the business's for
+// another.
+func PhoneOf(p business.Portfolio) func(slug string) string {
+	return func(slug string) string {
+		for _, l := range p.Locations {
+			if l.Slug == slug {
+				return l.Phone
+			}
+		}
+		return p.Business.Phone
+	}
+}
+
+// Proxy forwards a request whose route names a property ({slug}) to
+// that property's location; a slug without an origin is not found. The
+// origins come from the config alone; the route mounting it checks the
+// request's host and origin first.
+func Proxy(origins map[string]string) (http.Handler, error) {
+	targets := map[string]*url.URL{}
+	for slug, origin := range origins {
+		u, err := url.Parse(strings.TrimSuffix(origin, "/"))
+		if err != nil || u.Host == "" {
+			return nil, errors.New("relay proxy: an origin is not a URL")
+		}
+		targets[slug] = u
+	}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(targets[r.In.PathValue("slug")])
+		r.SetXForwarded()
+		// The hub's route has checked the page's origin against its own
+		// hosts; the location checks the Host it is reached at.
+		r.Out.Header.Del("Origin")
+	}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := targets[r.PathValue("slug")]; !ok {
+			http.NotFound(w, r)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}), nil
+}
