@@ -74,12 +74,17 @@ func (l *Ledger) refundCancellation(ctx context.Context, e reservation.StoredEve
 		return err
 	}
 	s := CancelSettlement{Paid: paid, Refund: paid}
+	why := SettledReturned
 	if e.To == reservation.Cancelled && e.From != reservation.Requested {
 		// A declined request is refunded in full: the business, not the
 		// guest, ended it; so is a withdrawn one, which held nothing.
 		if s, err = cancelSettlement(e, paid, policies, currency); err != nil {
 			return err
 		}
+		why = SettledCancellation
+	}
+	if p, err = l.settle(ctx, p.ID, Settlement{Why: why, At: e.At, Kept: s.Kept, Owed: s.Owed}); err != nil {
+		return err
 	}
 	if s.Refund == 0 {
 		return nil
