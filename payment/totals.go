@@ -19,8 +19,8 @@ type Totals struct {
 	Fees     int64 // of Kept, late-cancellation fees
 	NoShows  int64 // of Kept, no-shows' payments
 	Owed     int64
-	Waived   int   // late fees staff waived
-	Open     int   // pages opened in the range and still unpaid
+	Waived   int // late fees staff waived
+	Open     int // pages opened in the range and still unpaid
 	Currency string
 }
 
