@@ -114,6 +114,7 @@ type Ledger struct {
 	clock    clock.Clock
 	rand     io.Reader
 	missing  string
+	bookings Bookings // nil: the sweep does not look for charges without a booking
 }
 
 // Options build a Ledger.
@@ -465,10 +466,11 @@ func (l *Ledger) newID(prefix string) (string, error) {
 // sweepPage is how many payments one read of the sweep looks at.
 const sweepPage = 200
 
-// Sweep finishes every payment a crash left mid-way (see Resume) and
-// returns how many it finished. A payment whose provider still does not
-// answer stays for the next pass; the others go on. Without a provider
-// there is nothing to finish.
+// Sweep finishes every payment a crash left mid-way (see Resume), then
+// reconciles the ledger (see Reconcile), and returns how many payments
+// it finished or settled. A payment whose provider still does not answer
+// stays for the next pass; the others go on. Without a provider there
+// is nothing to finish.
 func (l *Ledger) Sweep(ctx context.Context) (int, error) {
 	if l.provider == nil {
 		return 0, nil
@@ -488,7 +490,8 @@ func (l *Ledger) Sweep(ctx context.Context) (int, error) {
 			done++
 		}
 		if next == "" {
-			return done, failed
+			r, err := l.Reconcile(ctx)
+			return done + r.Refunded + r.Paid + r.Expired, errors.Join(failed, err)
 		}
 		after = next
 	}

@@ -290,6 +290,13 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	}
 	m.payments.AttachCancellations(m.core.Desk(), policies, m.Config.Business.Currency)
 	m.payments.AttachNoShows(m.core.Desk(), policies, m.Config.Business.Currency)
+	m.payments.UseBookings(func(ctx context.Context, ref string) (reservation.Reservation, error) {
+		r, err := reservation.Get(ctx, st, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			return r, reservation.ErrNoReservation
+		}
+		return r, err
+	})
 	m.office = office.New(office.Options{Bookings: m.bookings, Core: m.core, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	m.openChannels()
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
