@@ -20,10 +20,11 @@ import (
 // booking to pay for, once per payment.
 const ReasonNoBooking = "no-booking"
 
-// NoBookingGrace is how long money may stay taken without its booking,
-// or after its booking ended, before the sweep returns it: far longer
-// than the booking's write after a payment, or the outbox's pass after
-// a cancellation, takes.
+// NoBookingGrace is how long money may stay taken without a booking
+// before the sweep returns it: far longer than the booking's write
+// after a payment takes. Money taken after its booking ended is
+// returned by the first sweep past the grace, or by the cancellation
+// itself when it comes after the money.
 const NoBookingGrace = 15 * time.Minute
 
 // ExpiryGrace is how long after its expiry a page still unpaid in the
@@ -96,17 +97,21 @@ func (l *Ledger) reconcile(ctx context.Context, p Payment, out *Reconciled) erro
 	case p.State != StatePaid:
 		return nil
 	}
-	if p.Settled != nil || p.Amount-p.Refunded() <= 0 || l.bookings == nil || now.Before(p.PaidAt.Add(NoBookingGrace)) {
+	if p.Settled != nil || p.Amount-p.Refunded() <= 0 || l.bookings == nil {
 		return nil
 	}
 	r, err := l.bookings(ctx, p.Reference)
 	switch {
 	case errors.Is(err, reservation.ErrNoReservation):
+		if now.Before(p.PaidAt.Add(NoBookingGrace)) {
+			return nil // its booking may be being written
+		}
 	case err != nil:
 		return err
-	case (r.State == reservation.Cancelled || r.State == reservation.Declined) && r.UpdatedAt.Before(p.PaidAt) && now.After(r.UpdatedAt.Add(NoBookingGrace)):
+	case (r.State == reservation.Cancelled || r.State == reservation.Declined) && endedAt(r).Before(p.PaidAt):
 		// The booking had ended before the money arrived, so the
-		// cancellation found nothing paid to settle.
+		// cancellation found nothing paid to settle, or settles it as
+		// this does.
 	default:
 		return nil
 	}
@@ -150,4 +155,15 @@ func (l *Ledger) closePage(ctx context.Context, p Payment) (bool, error) {
 		return true, nil
 	})
 	return paid, err
+}
+
+// endedAt is when r was cancelled or declined: its last audit entry into
+// that state, or its last change.
+func endedAt(r reservation.Reservation) time.Time {
+	for i := len(r.Audit) - 1; i >= 0; i-- {
+		if strings.HasSuffix(r.Audit[i].What, "→"+string(r.State)) {
+			return r.Audit[i].At
+		}
+	}
+	return r.UpdatedAt
 }

@@ -75,7 +75,9 @@ func TestSweepRefundsAChargeWithoutABooking(t *testing.T) {
 
 // TestSweepRefundsAPaymentAfterTheRequestEnded: a guest who withdraws
 // the request and then pays on the page still open is refunded in full
-// by the sweep; a late cancellation the outbox settled is not touched.
+// by the sweep; a late cancellation the outbox settled is not touched;
+// a cancellation the outbox delivers only after the money arrived
+// returns all of it too, and the sweep after it returns nothing more.
 func TestSweepRefundsAPaymentAfterTheRequestEnded(t *testing.T) {
 	t.Run("paid after the withdrawal", func(t *testing.T) {
 		m := startPaid(t, newTestProvider(t))
@@ -102,10 +104,32 @@ func TestSweepRefundsAPaymentAfterTheRequestEnded(t *testing.T) {
 		if p = cancelled(t, m, p); len(p.Refunds) != 0 {
 			t.Fatalf("refunded before the sweep: %+v", p.Refunds)
 		}
-		m.Clock.(*clock.Fixed).Advance(payment.NoBookingGrace + time.Minute)
 		p = sweepTwice(t, m, p)
 		if p.Settled == nil || p.Settled.Why != payment.SettledNoBooking || p.Refunded() != p.Amount || len(p.Refunds) != 1 {
 			t.Fatalf("after the sweep: %+v %+v", p.Settled, p.Refunds)
+		}
+	})
+	t.Run("paid before the outbox ran", func(t *testing.T) {
+		m := startPaid(t, newTestProvider(t))
+		_, body := requestDouble(t, m)
+		ref, link := findSent(body), stayLink.FindString(body)
+		res, err := noRedirect.PostForm(m.URL+link+"/pay", url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		p, err := m.payments.Latest(context.Background(), ref[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := postForm(t, m.URL+link+"/withdraw", url.Values{}, nil); status != http.StatusOK {
+			t.Fatalf("withdraw = %d", status)
+		}
+		m.Clock.(*clock.Fixed).Advance(time.Minute)
+		paid(t, m, p, "evt_before_relay")
+		p = cancelled(t, m, p)
+		if p = sweepTwice(t, m, p); p.Settled == nil || p.Settled.Why != payment.SettledNoBooking || p.Refunded() != p.Amount || len(p.Refunds) != 1 {
+			t.Fatalf("after the relay and sweep: %+v %+v", p.Settled, p.Refunds)
 		}
 	})
 	t.Run("a late cancellation settled", func(t *testing.T) {
