@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"frontdesk/business"
+	"frontdesk/payment/stripe"
 )
 
 // withPolicy appends a policy table to the demo's first unit.
@@ -133,5 +134,17 @@ func TestExampleShowsEveryPolicySetting(t *testing.T) {
 	terms, err := c.Locations[0].Units[0].Policy.Terms(c.Business.Currency)
 	if err != nil || terms.Timing != business.PayDeposit || terms.DepositValue != 30 || terms.LateCancelFee != 4000 || terms.RescheduleFee != 1000 || !terms.NoShowKeeps {
 		t.Fatalf("terms = %+v, %v", terms, err)
+	}
+}
+
+// TestExampleNamesThePaymentSettings: the example frontdesk init prints
+// names, commented, every environment setting of the payment provider,
+// and the sentence a paid booking is refused with when none is set.
+func TestExampleNamesThePaymentSettings(t *testing.T) {
+	example := string(ExampleTOML)
+	for _, want := range []string{"#   " + stripe.EnvKey + "=", "#   " + stripe.EnvWebhookSecret + "=", "#   " + stripe.EnvMock + "=", stripe.EnvKey + "_FILE", "naming FRONTDESK_STRIPE_KEY"} {
+		if !strings.Contains(example, want) {
+			t.Errorf("the example lacks %q", want)
+		}
 	}
 }
