@@ -86,13 +86,13 @@ func TestPolicyRefusals(t *testing.T) {
 // TestPolicyFitsThePrice: a zero-priced timed unit takes no money, and a
 // fixed deposit cannot exceed the slot's price.
 func TestPolicyFitsThePrice(t *testing.T) {
-	shuttle := "confirmation_mode = \"auto\"\n"
+	shuttle := "[locations.units.policy]\npayment = \"at_booking\"\n" // the demo shuttle's, replaced
 	for _, tc := range []struct{ price, table, want string }{
 		{"0.00", "payment = \"at_booking\"\n", "policy.payment: a unit whose price is zero takes no money; leave payment out"},
 		{"25.00", "payment = \"deposit_required\"\ndeposit = \"30.00\"\n", `policy.deposit: must not be more than the price (25.00), got "30.00"`},
 	} {
 		file := strings.Replace(string(DemoTOML), `price = "25.00"`, `price = "`+tc.price+`"`, 1)
-		file = strings.Replace(file, shuttle, shuttle+"[locations.units.policy]\n"+tc.table, 1)
+		file = strings.Replace(file, shuttle, "[locations.units.policy]\n"+tc.table, 1)
 		_, err := Load([]byte(file))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %q: Load = %v, want %q", tc.price, tc.table, err, tc.want)
