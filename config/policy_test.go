@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"frontdesk/business"
+	"frontdesk/payment/stripe"
 )
 
 // withPolicy appends a policy table to the demo's first unit.
@@ -85,13 +86,13 @@ func TestPolicyRefusals(t *testing.T) {
 // TestPolicyFitsThePrice: a zero-priced timed unit takes no money, and a
 // fixed deposit cannot exceed the slot's price.
 func TestPolicyFitsThePrice(t *testing.T) {
-	shuttle := "confirmation_mode = \"auto\"\n"
+	shuttle := "[locations.units.policy]\npayment = \"at_booking\"\n" // the demo shuttle's, replaced
 	for _, tc := range []struct{ price, table, want string }{
 		{"0.00", "payment = \"at_booking\"\n", "policy.payment: a unit whose price is zero takes no money; leave payment out"},
 		{"25.00", "payment = \"deposit_required\"\ndeposit = \"30.00\"\n", `policy.deposit: must not be more than the price (25.00), got "30.00"`},
 	} {
 		file := strings.Replace(string(DemoTOML), `price = "25.00"`, `price = "`+tc.price+`"`, 1)
-		file = strings.Replace(file, shuttle, shuttle+"[locations.units.policy]\n"+tc.table, 1)
+		file = strings.Replace(file, shuttle, "[locations.units.policy]\n"+tc.table, 1)
 		_, err := Load([]byte(file))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %q: Load = %v, want %q", tc.price, tc.table, err, tc.want)
@@ -216,5 +217,17 @@ func TestFeeErrors(t *testing.T) {
 	c.Locations[0].Units[0].Fees = fees[:1]
 	if err := c.Validate(); err != nil {
 		t.Fatalf("a good fee: %v", err)
+	}
+}
+
+// TestExampleNamesThePaymentSettings: the example frontdesk init prints
+// names, commented, every environment setting of the payment provider,
+// and the sentence a paid booking is refused with when none is set.
+func TestExampleNamesThePaymentSettings(t *testing.T) {
+	example := string(ExampleTOML)
+	for _, want := range []string{"#   " + stripe.EnvKey + "=", "#   " + stripe.EnvWebhookSecret + "=", "#   " + stripe.EnvMock + "=", stripe.EnvKey + "_FILE", "naming FRONTDESK_STRIPE_KEY"} {
+		if !strings.Contains(example, want) {
+			t.Errorf("the example lacks %q", want)
+		}
 	}
 }

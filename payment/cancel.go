@@ -74,23 +74,33 @@ func (l *Ledger) refundCancellation(ctx context.Context, e reservation.StoredEve
 		return err
 	}
 	s := CancelSettlement{Paid: paid, Refund: paid}
-	if e.To == reservation.Cancelled && e.From != reservation.Requested {
+	why, reason := SettledReturned, ReasonCancellation
+	switch {
+	case p.PaidAt.After(e.At):
+		// The money arrived after the reservation ended: it paid for
+		// nothing, so all of it goes back, as the sweep returns it.
+		why, reason = SettledNoBooking, ReasonNoBooking
+	case e.To == reservation.Cancelled && e.From != reservation.Requested:
 		// A declined request is refunded in full: the business, not the
 		// guest, ended it; so is a withdrawn one, which held nothing.
 		if s, err = cancelSettlement(e, paid, policies, currency); err != nil {
 			return err
 		}
+		why = SettledCancellation
 	}
-	if s.Refund == 0 {
-		return nil
+	if p, err = l.settle(ctx, p.ID, Settlement{Why: why, At: e.At, Kept: s.Kept, Owed: s.Owed}); err != nil {
+		return err
+	}
+	if s.Refund == 0 || p.Settled == nil || p.Settled.Why != why {
+		return nil // nothing to return, or the sweep settled it first
 	}
 	// What a manual refund already returned is not returned twice; the
 	// cancellation's own refund, when recorded, is finished as it is.
-	amount := min(s.Refund, p.Amount-p.Refunded()+refundedFor(p, ReasonCancellation))
+	amount := min(s.Refund, p.Amount-p.Refunded()+refundedFor(p, reason))
 	if amount <= 0 {
 		return nil
 	}
-	_, err = l.RefundOnce(ctx, p.ID, ReasonCancellation, amount)
+	_, err = l.RefundOnce(ctx, p.ID, reason, amount)
 	return err
 }
 

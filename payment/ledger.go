@@ -72,6 +72,11 @@ type Payment struct {
 	Refunds         []RefundEntry `json:"refunds,omitempty"`
 	Created         time.Time     `json:"created"`
 	PaidAt          time.Time     `json:"paid_at,omitzero"`
+	// Settled is what the reservation's end (a cancellation, a decline,
+	// a no-show, or no booking at all) did with the money, recorded once.
+	Settled *Settlement `json:"settled,omitempty"`
+	// Waiver is a late-cancellation fee staff waived, recorded once.
+	Waiver *Waiver `json:"waiver,omitempty"`
 
 	version int64
 }
@@ -87,6 +92,10 @@ type RefundEntry struct {
 	// Reason names a refund made once whatever asks for it, such as
 	// ReasonCancellation; empty for one made each time it is asked.
 	Reason string `json:"reason,omitempty"`
+	// By is the staff login that made a manual refund or waiver, and
+	// Note the reason they gave; both empty for the ledger's own.
+	By   string `json:"by,omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 // Refunded is the amount refunded or being refunded.
@@ -106,6 +115,7 @@ type Ledger struct {
 	rand     io.Reader
 	missing  string
 	hooks    hooks
+	bookings Bookings // nil: the sweep does not look for charges without a booking
 }
 
 // Options build a Ledger.
@@ -309,7 +319,7 @@ func (l *Ledger) record(p Payment) (store.Record, error) {
 // idempotency key, so asking again after a crash refunds once. More than
 // what remains unrefunded is refused.
 func (l *Ledger) Refund(ctx context.Context, id string, amount int64) (Payment, error) {
-	return l.refund(ctx, id, "", amount)
+	return l.refund(ctx, id, RefundEntry{Amount: amount}, nil)
 }
 
 // RefundOnce is Refund made once for reason: when a refund for reason is
@@ -317,13 +327,17 @@ func (l *Ledger) Refund(ctx context.Context, id string, amount int64) (Payment, 
 // of the provider with its own idempotency key, and a done one is left
 // as it is, whatever amount is asked now.
 func (l *Ledger) RefundOnce(ctx context.Context, id, reason string, amount int64) (Payment, error) {
-	return l.refund(ctx, id, reason, amount)
+	return l.refund(ctx, id, RefundEntry{Reason: reason, Amount: amount}, nil)
 }
 
-func (l *Ledger) refund(ctx context.Context, id, reason string, amount int64) (Payment, error) {
+// refund records the refund want (its Reason, Amount, By and Note) and
+// asks the provider for it. also, when set, changes the payment in the
+// same write as the refund's record.
+func (l *Ledger) refund(ctx context.Context, id string, want RefundEntry, also func(*Payment)) (Payment, error) {
 	if err := l.ready(); err != nil {
 		return Payment{}, err
 	}
+	reason, amount := want.Reason, want.Amount
 	var entry RefundEntry
 	p, err := l.update(ctx, id, func(p *Payment) (bool, error) {
 		if reason != "" {
@@ -342,8 +356,12 @@ func (l *Ledger) refund(ctx context.Context, id, reason string, amount int64) (P
 		case amount > left:
 			return false, fail(CodeInvalid, fmt.Sprintf("A refund of %s is more than the %s left to refund.", money.Format(amount, p.Currency), money.Format(left, p.Currency)))
 		}
-		entry = RefundEntry{ID: fmt.Sprintf("%s_r%d", p.ID, len(p.Refunds)+1), Amount: amount, State: RefundPending, At: l.clock.Now().UTC(), Reason: reason}
+		entry = RefundEntry{ID: fmt.Sprintf("%s_r%d", p.ID, len(p.Refunds)+1), Amount: amount, State: RefundPending, At: l.clock.Now().UTC(),
+			Reason: reason, By: want.By, Note: want.Note}
 		p.Refunds = append(p.Refunds, entry)
+		if also != nil {
+			also(p)
+		}
 		return true, nil
 	})
 	if err != nil {
@@ -449,10 +467,11 @@ func (l *Ledger) newID(prefix string) (string, error) {
 // sweepPage is how many payments one read of the sweep looks at.
 const sweepPage = 200
 
-// Sweep finishes every payment a crash left mid-way (see Resume) and
-// returns how many it finished. A payment whose provider still does not
-// answer stays for the next pass; the others go on. Without a provider
-// there is nothing to finish.
+// Sweep finishes every payment a crash left mid-way (see Resume), then
+// reconciles the ledger (see Reconcile), and returns how many payments
+// it finished or settled. A payment whose provider still does not answer
+// stays for the next pass; the others go on. Without a provider there
+// is nothing to finish.
 func (l *Ledger) Sweep(ctx context.Context) (int, error) {
 	if l.provider == nil {
 		return 0, nil
@@ -472,7 +491,8 @@ func (l *Ledger) Sweep(ctx context.Context) (int, error) {
 			done++
 		}
 		if next == "" {
-			return done, failed
+			r, err := l.Reconcile(ctx)
+			return done + r.Refunded + r.Paid + r.Expired, errors.Join(failed, err)
 		}
 		after = next
 	}

@@ -86,6 +86,9 @@ type StaffScreen struct {
 	// ChannelRule is the outbound address rule a feed added on the
 	// channels page is checked under.
 	ChannelRule outbound.Rule
+	// Payments, when set, shows each reservation's payment and gives
+	// owners the manual refund, the fee waiver and the money totals.
+	Payments StaffPayments
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -125,6 +128,8 @@ func (s *StaffScreen) Routes() []Route {
 		{"POST /staff/reservations/new", s.signedIn(s.book)},
 		{"GET /staff/reservations/{ref}", s.signedIn(s.detail)},
 		{"POST /staff/reservations/{ref}", s.signedIn(s.act)},
+		{"POST /staff/reservations/{ref}/refund", s.signedIn(s.refund)},
+		{"POST /staff/reservations/{ref}/waive", s.signedIn(s.waive)},
 		{"GET /staff/settings", s.signedIn(s.settings)},
 		{"POST /staff/settings/{scope}", s.signedIn(s.saveSettings)},
 		{"GET /staff/today", s.signedIn(s.deskDay)},

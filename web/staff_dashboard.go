@@ -114,6 +114,8 @@ type dashboardData struct {
 	Dashboard office.Dashboard
 	Charts    []chart
 	Referrals *referral.Summary
+	// Money is the owner's payment totals; nil for clerks.
+	Money *moneyTotals
 }
 
 // dashboard shows the charts and today's counts for the user's scope.
@@ -130,6 +132,10 @@ func (s *StaffScreen) dashboard(w http.ResponseWriter, r *http.Request, v visit)
 	data := dashboardData{Dashboard: d}
 	if data.Referrals, err = s.referralSummary(r.Context(), v.User); err != nil {
 		s.fail(w, r, "read partner bookings", err)
+		return
+	}
+	if data.Money, err = s.moneyTotals(r.Context(), v.User, r.URL.Query()); err != nil {
+		s.fail(w, r, "read payment totals", err)
 		return
 	}
 	for _, l := range s.scope(v.User) {

@@ -216,6 +216,8 @@ type detailData struct {
 	// Price is the total in its lines, as the guest's pages and mails
 	// show it; nil when today's rates no longer split it.
 	Price *priceLines
+	// Pay is the reservation's payment; nil when none was begun.
+	Pay *staffPay
 }
 
 // actionsFor lists the actions staff may take on a reservation in
@@ -266,10 +268,19 @@ var results = map[string]string{
 	"early":            "A stay is completed or marked a no-show from its arrival date on; nothing changed.",
 	"illegal":          "That action does not apply to the reservation as it is now; it may have changed meanwhile.",
 	"noroom":           "No room of this type is free for these nights any more, so the request was not accepted. Nothing changed.",
+	"refunded":         "Refund sent to the payment provider and recorded with your name and reason.",
+	"refund-pending":   "Refund recorded with your name and reason; the payment provider did not answer, so it is sent again until it does.",
+	"waived":           "Late-cancellation fee waived and recorded with your name and reason.",
 }
 
 // detail shows one reservation, if the user may see its location.
 func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
+	s.showDetail(w, r, v, http.StatusOK, "")
+}
+
+// showDetail shows one reservation with status, and problem, when set,
+// saying why what was just sent changed nothing.
+func (s *StaffScreen) showDetail(w http.ResponseWriter, r *http.Request, v visit, status int, problem string) {
 	view, err := s.Core.StaffView(r.Context(), r.PathValue("ref"), v.User.CanSee)
 	if errors.Is(err, reservation.ErrNoReservation) {
 		http.NotFound(w, r)
@@ -283,10 +294,14 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 	checkin, _ := civil.Parse(view.Checkin)
 	d := detailData{View: view, LocationName: l.Name, Actions: actionsFor(view.State, checkin, s.today(l)),
 		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(reservation.FormSignature(view.Reservation))}
-	if text, ok := results[r.URL.Query().Get("done")]; ok {
+	if text, ok := results[r.URL.Query().Get("done")]; ok && problem == "" {
 		d.Done = text
 	}
-	d.Ref = view.Reference
+	d.Ref, d.Problem = view.Reference, problem
+	if d.Pay, err = s.staffPay(r.Context(), view.Reservation, v.User); err != nil {
+		s.fail(w, r, "read payment", err)
+		return
+	}
 	if u, ok := l.Unit(view.Unit); ok {
 		if p := wordPrice(s.Config.Portfolio, u, len(view.Slots), view.Guests, view.Total); len(p.Lines) > 0 {
 			d.Price = p
@@ -302,7 +317,7 @@ func (s *StaffScreen) detail(w http.ResponseWriter, r *http.Request, v visit) {
 		d.Arrival, d.Departure = s.date(checkin), s.date(checkout)
 		d.Nights, d.Span = nights(view.Nights), nights(view.Span)
 	}
-	s.render(w, r, v, http.StatusOK, "staff_detail.html", d)
+	s.render(w, r, v, status, "staff_detail.html", d)
 }
 
 // location is the configured location of slug.

@@ -20,7 +20,7 @@ func (m *Main) staffScreen() *web.StaffScreen {
 		return staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Random: m.Rand})
 	})
 	screen := &web.StaffScreen{Config: webConfig(m.Config), Core: m.office, Logger: m.Logger.With("component", "staffscreen"), Partners: partners,
-		Logins: logins, Admin: logins.Admin(), Clock: m.Clock, Channels: m.channels, ChannelRule: m.Config.OutboundRule()}
+		Logins: logins, Admin: logins.Admin(), Clock: m.Clock, Channels: m.channels, ChannelRule: m.Config.OutboundRule(), Payments: m.payments}
 	if m.referrals != nil {
 		screen.Referrals = m.referrals
 	}

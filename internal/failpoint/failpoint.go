@@ -29,6 +29,10 @@ var boundaries = map[string]func(store.Write) bool{
 	"webhook-queue":        recordOf("usp-event", store.OpCreate),
 	"click-batch":          recordOf("orp.clicklog", store.OpCreate),
 	"sign-in":              recordOf("staff.session", store.OpCreate),
+	// payment-paid is the provider's event recorded with the change it
+	// makes, such as a payment marked paid: the charge is on the books,
+	// and what follows it (the booking's settling) is not yet.
+	"payment-paid": recordOf("payment-event", store.OpCreate),
 }
 
 // opNamed matches writes of the index and of reservations by the name of

@@ -19,6 +19,9 @@ const (
 	EnvMock = "FRONTDESK_STRIPE_MOCK"
 )
 
+// MockKey is the test key sent to stripe-mock when no key is set.
+const MockKey = "sk_test_stripemock"
+
 // Missing is the refusal of a paid booking without a provider.
 const Missing = "Paying online is not set up here: the setting " + EnvKey + " is missing, so this room cannot be booked on the site."
 
@@ -53,7 +56,9 @@ func FromEnv(getenv func(string) string) (payment.Provider, error) {
 			return nil, fmt.Errorf("%s is for test keys; a live %s would be sent to %s", EnvMock, EnvKey, mock)
 		}
 		if !key.Set() {
-			o.Key = payment.NewSecret("sk_test_stripe_mock")
+			// stripe-mock refuses a key that is not three parts joined
+			// by underscores.
+			o.Key = payment.NewSecret(MockKey)
 		}
 		o.API = mock
 		if !strings.Contains(mock, "://") {

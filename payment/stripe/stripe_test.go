@@ -111,3 +111,21 @@ func TestNewNeedsBothSecrets(t *testing.T) {
 		t.Error("New accepted no webhook secret")
 	}
 }
+
+// TestMockWithoutAKey: FRONTDESK_STRIPE_MOCK alone (with the webhook
+// secret) reaches stripe-mock, which accepts the key sent in place of
+// the missing one.
+func TestMockWithoutAKey(t *testing.T) {
+	api := stripemock.Start(t)
+	p, err := stripe.FromEnv(func(k string) string {
+		return map[string]string{stripe.EnvMock: strings.TrimPrefix(api, "http://"), stripe.EnvWebhookSecret: "whsec_mock"}[k]
+	})
+	if err != nil || p == nil {
+		t.Fatalf("FromEnv = %v, %v", p, err)
+	}
+	co, err := p.CreateCheckout(context.Background(), payment.CheckoutRequest{Amount: 2380, Currency: "USD", Description: "Deposit",
+		SuccessURL: "http://127.0.0.1/stay/t?paid=1", CancelURL: "http://127.0.0.1/stay/t", IdempotencyKey: "pay_mock"})
+	if err != nil || co.ID == "" || co.URL == "" {
+		t.Fatalf("checkout = %+v, %v", co, err)
+	}
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"frontdesk/business"
+	"frontdesk/internal/clock"
+	"frontdesk/payment"
+	"frontdesk/staff"
+)
+
+// addRiversideClerk adds rita, a clerk of Riverside only.
+func addRiversideClerk(t *testing.T, m *Main) {
+	t.Helper()
+	svc, err := staff.New(m.store, m.Config.Portfolio, staff.Options{Clock: m.Clock, Hashing: staff.Hashing{Time: 1, Memory: 8 * 1024, Threads: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AddUser(context.Background(), "rita", staffPassword, staff.Clerk, []string{"riverside"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// payment reads p again.
+func reread(t *testing.T, m *Main, p payment.Payment) payment.Payment {
+	t.Helper()
+	p, err := m.payments.Get(context.Background(), p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestStaffSeesAndRefundsAPayment: the reservation's page shows the
+// payment; a clerk sees it but is offered no refund and is refused one;
+// an owner's refund needs the CSRF token, a reason and an amount within
+// what is left, is kept with the owner's name and reason, and the same
+// form sent twice refunds once.
+func TestStaffSeesAndRefundsAPayment(t *testing.T) {
+	m, ref, _, p := paidStay(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 48, LateCancelFee: "50.00"})
+	addStaff(t, m)
+	addRiversideClerk(t, m)
+	page := "/staff/reservations/" + ref
+	olga, rita := signIn(t, m, "olga"), signIn(t, m, "rita")
+
+	_, _, body := olga.do("GET", page, nil)
+	if dd(body, "pay-state") != "paid" || !strings.HasPrefix(dd(body, "pay-amount"), "$") || !strings.Contains(body, `id="refund-form"`) {
+		t.Fatalf("the owner's page: %s", body)
+	}
+	_, _, body = rita.do("GET", page, nil)
+	if dd(body, "pay-state") != "paid" || strings.Contains(body, `id="refund-form"`) || strings.Contains(body, `id="waive-form"`) {
+		t.Fatalf("the clerk's page offers a refund or lacks the payment: %s", body)
+	}
+	form := func(c *staffClient, amount, note string) url.Values {
+		return url.Values{"csrf": {c.csrf}, "amount": {amount}, "note": {note}, "seen": {"0"}}
+	}
+	refused := []struct {
+		name   string
+		c      *staffClient
+		form   url.Values
+		status int
+		says   string
+	}{
+		{"a clerk", rita, form(rita, "10.00", "goodwill"), http.StatusForbidden, "Only an owner"},
+		{"no CSRF token", olga, url.Values{"amount": {"10.00"}, "note": {"goodwill"}, "seen": {"0"}}, http.StatusForbidden, "out of date"},
+		{"more than paid", olga, form(olga, "100000.00", "goodwill"), http.StatusUnprocessableEntity, "more than the"},
+		{"no reason", olga, form(olga, "10.00", " "), http.StatusUnprocessableEntity, "Give the reason"},
+		{"not an amount", olga, form(olga, "ten", "goodwill"), http.StatusUnprocessableEntity, "as a decimal"},
+		{"a card number", olga, form(olga, "10.00", "4242424242424242"), http.StatusUnprocessableEntity, "card number"},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, body := tc.c.do("POST", page+"/refund", tc.form)
+			if status != tc.status || !strings.Contains(body, tc.says) {
+				t.Fatalf("refund = %d: %s", status, body)
+			}
+			if got := reread(t, m, p); len(got.Refunds) != 0 {
+				t.Fatalf("a refused refund was recorded: %+v", got.Refunds)
+			}
+		})
+	}
+	ok := form(olga, "10.00", "the heater was broken")
+	for range 2 {
+		status, h, body := olga.do("POST", page+"/refund", ok)
+		if status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=refunded") {
+			t.Fatalf("refund = %d %q: %s", status, h.Get("Location"), body)
+		}
+	}
+	got := reread(t, m, p)
+	if len(got.Refunds) != 1 || got.Refunds[0].Amount != 1000 || got.Refunds[0].By != "olga" || got.Refunds[0].Note != "the heater was broken" || got.Refunds[0].State != payment.RefundDone {
+		t.Fatalf("refunds = %+v, want one of 1000 by olga", got.Refunds)
+	}
+	_, _, body = olga.do("GET", page+"?done=refunded", nil)
+	for _, want := range []string{"Refund sent to the payment provider", "$10.00, manual refund, sent, by olga: the heater was broken"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the page after the refund lacks %q: %s", want, body)
+		}
+	}
+	if dd(body, "pay-refunded") != "$10.00" {
+		t.Fatalf("refunded = %q", dd(body, "pay-refunded"))
+	}
+}
+
+// TestStaffWaivesALateFeeAndOwnerSeesTotals: staff cancelling late keep
+// the $20.00 deposit as part of an $80.00 fee; the owner's dashboard
+// shows it taken, kept as a fee and $60.00 owed, never charged; waiving
+// the fee refunds the deposit once, clears what is owed, and names the
+// owner.
+func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
+	m, ref, _, p := paidStay(t, business.Policy{Payment: business.PayDeposit, Deposit: "20.00", FreeCancelHours: 1000, LateCancelFee: "80.00"})
+	addStaff(t, m)
+	page := "/staff/reservations/" + ref
+	olga := signIn(t, m, "olga")
+	dashboard := "/staff/?pay_from=2026-11-01&pay_to=2026-11-30"
+
+	_, _, body := olga.do("GET", page, nil)
+	if strings.Contains(body, `id="waive-form"`) {
+		t.Fatal("a fee waiver is offered before any fee")
+	}
+	if status, _, body := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}}); status != http.StatusUnprocessableEntity {
+		t.Fatalf("waiving before a fee = %d: %s", status, body)
+	}
+	if status, _, _ := olga.do("POST", page, url.Values{"csrf": {olga.csrf}, "to": {"cancelled"}}); status != http.StatusSeeOther {
+		t.Fatalf("cancel = %d", status)
+	}
+	p = cancelled(t, m, p)
+	if p.Settled == nil || p.Settled.Why != payment.SettledCancellation || p.Settled.Kept != 2000 || p.Settled.Owed != 6000 || len(p.Refunds) != 0 {
+		t.Fatalf("after a late cancellation: %+v %+v", p.Settled, p.Refunds)
+	}
+	_, _, body = olga.do("GET", dashboard, nil)
+	for id, want := range map[string]string{"money-taken": "$20.00", "money-refunded": "$0.00", "money-kept": "$20.00", "money-fees": "$20.00", "money-owed": "$60.00"} {
+		if got := dd(body, id); got != want {
+			t.Fatalf("%s = %q, want %q: %s", id, got, want, body)
+		}
+	}
+	if !strings.Contains(body, "It is never charged to a card") {
+		t.Fatal("the dashboard does not say the owed part is never charged")
+	}
+	_, _, body = olga.do("GET", page, nil)
+	if !strings.HasPrefix(dd(body, "pay-owed"), "$60.00 of the late fee") || !strings.Contains(body, `id="waive-form"`) {
+		t.Fatalf("the cancelled page: %s", body)
+	}
+	if status, _, _ := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {" "}}); status != http.StatusUnprocessableEntity {
+		t.Fatalf("a waiver without a reason = %d", status)
+	}
+	for range 2 {
+		status, h, _ := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}})
+		if status == http.StatusSeeOther && !strings.HasSuffix(h.Get("Location"), "?done=waived") {
+			t.Fatalf("waive = %d %q", status, h.Get("Location"))
+		}
+	}
+	p = reread(t, m, p)
+	if p.Waiver == nil || p.Waiver.By != "olga" || p.Waiver.Refund != 2000 || len(p.Refunds) != 1 || p.Refunds[0].Reason != payment.ReasonWaiver || p.Refunds[0].State != payment.RefundDone {
+		t.Fatalf("after the waiver: %+v %+v", p.Waiver, p.Refunds)
+	}
+	_, _, body = olga.do("GET", page, nil)
+	if strings.Contains(body, `id="waive-form"`) || strings.Contains(body, `id="pay-owed"`) || !strings.Contains(dd(body, "pay-waiver"), "by olga: regular guest; $20.00 refunded") {
+		t.Fatalf("the waived page: %s", body)
+	}
+	_, _, body = olga.do("GET", dashboard, nil)
+	for id, want := range map[string]string{"money-refunded": "$20.00", "money-kept": "$0.00", "money-fees": "$0.00", "money-owed": ""} {
+		if got := dd(body, id); got != want {
+			t.Fatalf("after the waiver %s = %q, want %q", id, got, want)
+		}
+	}
+	if _, _, body = olga.do("GET", "/staff/?pay_from=2026-12-01&pay_to=2026-12-31", nil); dd(body, "money-taken") != "$0.00" {
+		t.Fatalf("a month without payments: taken %q", dd(body, "money-taken"))
+	}
+	carl := signIn(t, m, "carl")
+	if _, _, body = carl.do("GET", dashboard, nil); strings.Contains(body, `id="money"`) {
+		t.Fatal("a clerk sees the money totals")
+	}
+}
+
+// TestNoShowAppliesTheRule: marking a paid stay a no-show at the staff
+// screen keeps the deposit by default and returns it when the unit's
+// policy says so, once, however often the outbox is relayed.
+func TestNoShowAppliesTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		refund bool
+	}{{"kept", false}, {"refunded", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, ref, _, p := paidStay(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", NoShowRefund: tc.refund})
+			addStaff(t, m)
+			m.Clock.(*clock.Fixed).Set(time.Date(2026, 12, 31, 16, 0, 0, 0, time.UTC)) // the morning after arrival, in Denver
+			olga := signIn(t, m, "olga")
+			status, h, _ := olga.do("POST", "/staff/reservations/"+ref, url.Values{"csrf": {olga.csrf}, "to": {"no-show"}})
+			if status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=no-show-none") {
+				t.Fatalf("no-show = %d %q", status, h.Get("Location"))
+			}
+			p = cancelled(t, m, p)
+			p = cancelled(t, m, p)
+			want := int64(0)
+			if tc.refund {
+				want = p.Amount
+			}
+			if p.Settled == nil || p.Settled.Why != payment.SettledNoShow || p.Settled.Kept != p.Amount-want || p.Refunded() != want || len(p.Refunds) > 1 {
+				t.Fatalf("after the no-show: %+v %+v", p.Settled, p.Refunds)
+			}
+			if tc.refund && (p.Refunds[0].Reason != payment.ReasonNoShow || p.Refunds[0].State != payment.RefundDone) {
+				t.Fatalf("refunds = %+v", p.Refunds)
+			}
+			_, _, body := olga.do("GET", "/staff/?pay_from=2026-11-01&pay_to=2026-11-30", nil)
+			if shown := dd(body, "money-no-shows"); (shown != "") == tc.refund {
+				t.Fatalf("kept from no-shows = %q", shown)
+			}
+		})
+	}
+}
