@@ -115,17 +115,30 @@ func (l *Ledger) reconcile(ctx context.Context, p Payment, out *Reconciled) erro
 	default:
 		return nil
 	}
-	if p, err = l.settle(ctx, p.ID, Settlement{Why: SettledNoBooking, At: now}); err != nil {
-		return err
+	refunded, err := l.refundNoBooking(ctx, p.ID, now)
+	if refunded {
+		out.Refunded++
+	}
+	return err
+}
+
+// refundNoBooking settles payment id as money without a booking to pay
+// for and returns all of what is left of it, once. The settlement comes
+// first, so a booking's own end (a cancellation's refund under its
+// policy) and this never both return the money: whichever settles
+// first decides. It reports whether this call settled it.
+func (l *Ledger) refundNoBooking(ctx context.Context, id string, now time.Time) (bool, error) {
+	p, err := l.settle(ctx, id, Settlement{Why: SettledNoBooking, At: now})
+	if err != nil {
+		return false, err
 	}
 	if p.Settled == nil || p.Settled.Why != SettledNoBooking {
-		return nil // settled meanwhile by the booking's own end
+		return false, nil // settled meanwhile by the booking's own end
 	}
 	if _, err := l.RefundOnce(ctx, p.ID, ReasonNoBooking, p.Amount-p.Refunded()+refundedFor(p, ReasonNoBooking)); err != nil {
-		return err
+		return false, err
 	}
-	out.Refunded++
-	return nil
+	return true, nil
 }
 
 // closePage reads an open page past its expiry back from the provider:

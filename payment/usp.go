@@ -6,12 +6,6 @@ import (
 	"time"
 )
 
-// ReasonUnmatched is the reason of the refund of a payment that arrived
-// for something no longer waiting for it (a booking that expired or was
-// cancelled while its page was open, or one paid twice): all of what is
-// left of it goes back, once.
-const ReasonUnmatched = "unmatched"
-
 // PaidHook hears of a payment the provider reported paid, after the
 // ledger recorded it. It is told once per event that marked the payment
 // paid; what it does with the payment is its own, and a failure is its
@@ -52,17 +46,14 @@ func (l *Ledger) tellPaid(ctx context.Context, id string) {
 }
 
 // RefundUnmatched returns what is left of a paid payment that nothing
-// is waiting for any more (ReasonUnmatched), once.
+// is waiting for any more (a booking that expired or was cancelled while
+// its page was open, or one paid twice), once, as the sweep returns money
+// without a booking (ReasonNoBooking): the two never both refund it.
 func (l *Ledger) RefundUnmatched(ctx context.Context, id string) (Payment, error) {
-	p, err := l.Get(ctx, id)
-	if err != nil {
-		return p, err
+	if _, err := l.refundNoBooking(ctx, id, l.clock.Now()); err != nil {
+		return Payment{}, err
 	}
-	left := p.Amount - p.Refunded() + refundedFor(p, ReasonUnmatched)
-	if p.State != StatePaid || left <= 0 {
-		return p, nil
-	}
-	return l.RefundOnce(ctx, id, ReasonUnmatched, left)
+	return l.Get(ctx, id)
 }
 
 // PaidSince lists the payments paid at or after since that still hold

@@ -38,7 +38,7 @@ func TestPaidHookAndUnmatchedRefund(t *testing.T) {
 		}
 		for range 2 {
 			got, err := w.ledger.RefundUnmatched(ctx, p.ID)
-			if err != nil || got.Refunded() != p.Amount || len(got.Refunds) != 1 || got.Refunds[0].Reason != payment.ReasonUnmatched {
+			if err != nil || got.Refunded() != p.Amount || len(got.Refunds) != 1 || got.Refunds[0].Reason != payment.ReasonNoBooking {
 				t.Fatalf("unmatched refund = %+v, %v", got, err)
 			}
 		}

@@ -100,7 +100,7 @@ func startTrustWith(t *testing.T, configure func(*pop.Verifier)) *trustBusiness 
 	plat := usptest.NewPlatforms(t, map[string]string{"/pop.json": bookingsProfile, "/other.json": bookingsProfile, "/signed.json": signed, "/hooked.json": hooked,
 		"/catalog-only.json": catalogOnlyProfile, "/orphan-subscriptions.json": orphanSubscriptionsProfile})
 
-	cfg := usptest.WithPlatform(usptest.Manual(config.Demo()))
+	cfg := usptest.WithPlatform(usptest.Manual(usptest.Unpaid(config.Demo())))
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "usp.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ type bench struct {
 func newBench(t *testing.T) *bench {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/other.json": fullProfile})
-	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
+	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(usptest.Unpaid(config.Demo()))), usptest.Now, plat, nil)
 	return &bench{Business: b, plat: plat, call: platformCall(plat)}
 }
 
@@ -573,7 +573,7 @@ func benchOn(t *testing.T, engine func(t *testing.T) func() store.Store) *bench 
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile})
 	st := engine(t)()
 	t.Cleanup(func() { st.Close() })
-	return &bench{Business: usptest.On(t, usptest.WithPlatform(config.Demo()), st, clock.NewFixed(usptest.Now), plat, nil, ""), plat: plat, call: platformCall(plat)}
+	return &bench{Business: usptest.On(t, usptest.WithPlatform(usptest.Unpaid(config.Demo())), st, clock.NewFixed(usptest.Now), plat, nil, ""), plat: plat, call: platformCall(plat)}
 }
 
 // engines opens a store of each engine: a SQLite file, and a PostgreSQL

@@ -49,7 +49,7 @@ func startFrozen(t *testing.T, deadline time.Duration) *frozen {
 	}
 	t.Cleanup(func() { st.Close() })
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": subsProfile})
-	b := usptest.On(t, usptest.WithPlatform(usptest.Manual(config.Demo())), st, clock.NewFixed(usptest.Now), plat, nil, "",
+	b := usptest.On(t, usptest.WithPlatform(usptest.Manual(usptest.Unpaid(config.Demo()))), st, clock.NewFixed(usptest.Now), plat, nil, "",
 		func(o *usp.Options) { o.Deadline = deadline })
 	rest := httptest.NewServer(restMux(b.Business))
 	t.Cleanup(rest.Close)

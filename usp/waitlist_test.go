@@ -64,7 +64,7 @@ func waitBenchOn(t *testing.T, engine func(*testing.T) func() store.Store, clk *
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/waitlist.json": waitlistProfile})
 	st := engine(t)()
 	t.Cleanup(func() { st.Close() })
-	return newWaitBench(t, usptest.On(t, usptest.WithPlatform(config.Demo()), st, clk, plat, nil, ""), plat)
+	return newWaitBench(t, usptest.On(t, usptest.WithPlatform(usptest.Unpaid(config.Demo())), st, clk, plat, nil, ""), plat)
 }
 
 // rest sends a REST request as the platform and checks a 2xx answer

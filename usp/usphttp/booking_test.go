@@ -21,7 +21,7 @@ const fullPlatform = `{"usp":{"version":"2026-08-20","capabilities":{
 func startBooking(t *testing.T) (server, map[string]string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform, "/second.json": fullPlatform})
-	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
+	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(usptest.Unpaid(config.Demo()))), usptest.Now, plat, nil)
 	srv := httptest.NewServer(mux(&Handler{Business: b.Business}))
 	t.Cleanup(srv.Close)
 	return server{url: srv.URL, platform: plat.URL}, map[string]string{

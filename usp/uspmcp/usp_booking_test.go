@@ -45,7 +45,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func bookingSession(t *testing.T) (cs *mcp.ClientSession, profile, url string) {
 	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullPlatform, "/second.json": fullPlatform})
-	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(config.Demo())), usptest.Now, plat, nil)
+	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(usptest.Unpaid(config.Demo()))), usptest.Now, plat, nil)
 	srv := httptest.NewServer(mcpfront.Handler(New(b.Business, mcpfront.Options{}), mcpfront.HTTPOptions{Hostnames: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

@@ -223,6 +223,22 @@ func staffToken(_ context.Context, token string) (string, error) {
 	return "", errors.New("no such session")
 }
 
+// Unpaid takes every unit's payment terms out of cfg (paid at the
+// property), for tests of what a booking does apart from its payment:
+// the demo's shuttle is paid when booking and its studio takes a deposit.
+func Unpaid(cfg config.Config) config.Config {
+	locs := append([]business.Location(nil), cfg.Locations...)
+	for i := range locs {
+		units := append([]business.Unit(nil), locs[i].Units...)
+		for j := range units {
+			units[j].Policy = business.Policy{}
+		}
+		locs[i].Units = units
+	}
+	cfg.Locations = locs
+	return cfg
+}
+
 // Manual sets every unit of cfg to confirmation_mode manual, for tests of
 // the staff decision on a service (the demo shuttle) that is auto.
 func Manual(cfg config.Config) config.Config {
