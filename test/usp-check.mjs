@@ -135,7 +135,7 @@ try {
     return `${hold.id} until ${hold.expires_at}`;
   });
   let booking = null;
-  await check('usp_bookings_create (from the hold, with the API key; confirmed at once)', async () => {
+  await check('usp_bookings_create (from the hold, with the API key; waits for its payment)', async () => {
     assert(hold, 'no hold to convert');
     const args = {
       service_id: 'svc_airport_shuttle', slot_id: slot.id, hold_id: hold.id,
@@ -143,12 +143,29 @@ try {
       _meta: meta({ idempotency_key: randomUUID() }),
     };
     const sc = await call('usp_bookings_create', args);
-    // The demo shuttle is confirmation_mode auto: confirmed in this call.
-    assert(sc.booking && sc.booking.status === 'confirmed' && sc.booking.confirmation_mode === 'auto',
-      `no confirmed auto booking: ${JSON.stringify(sc)}`);
+    // The demo shuttle is paid when booking: the booking holds its seat in
+    // requires_action with one payment action until the payment comes.
+    const due = sc.booking?.actions?.[0]?.payment_context?.amount_due;
+    assert(sc.booking && sc.booking.status === 'requires_action' && sc.booking.actions.length === 1 && due > 0,
+      `no booking waiting for its payment: ${JSON.stringify(sc)}`);
     booking = sc.booking;
     const again = await call('usp_bookings_create', args);
     assert(again.booking?.id === booking.id, 'the same idempotency key made another booking');
+    return `${booking.id} ${booking.status}, ${due} due`;
+  });
+  await check('usp_bookings_confirm_payment (the platform\'s checkout took it; confirmed at once)', async () => {
+    assert(booking, 'no booking to pay');
+    const due = booking.actions[0].payment_context;
+    const sc = await call('usp_bookings_confirm_payment', {
+      booking_id: booking.id,
+      payment_result: { status: 'paid', provider: 'acp', transaction_id: `txn_${randomUUID().slice(0, 8)}`,
+        amount_paid: due.amount_due, currency: due.currency, order_reference: `ord_${randomUUID().slice(0, 8)}` },
+      _meta: meta({ idempotency_key: randomUUID() }),
+    });
+    // The demo shuttle is confirmation_mode auto: confirmed in this call.
+    assert(sc.booking?.status === 'confirmed' && sc.booking.confirmation_mode === 'auto' && sc.booking.payment?.status === 'paid',
+      `not confirmed and paid: ${JSON.stringify(sc)}`);
+    booking = sc.booking;
     return `${booking.id} ${booking.status}`;
   });
   let entry = null;
@@ -178,7 +195,9 @@ try {
   await check('usp_waitlist_accept (the offer becomes a booking)', async () => {
     assert(entry, 'no entry');
     const sc = await call('usp_waitlist_accept', { entry_id: entry.id, _meta: meta() });
-    assert(sc.entry?.status === 'accepted' && sc.booking?.status === 'confirmed', `accept: ${JSON.stringify(sc)}`);
+    // The accepted offer is a booking of the paid shuttle: it waits for
+    // its payment like any other.
+    assert(sc.entry?.status === 'accepted' && sc.booking?.status === 'requires_action', `accept: ${JSON.stringify(sc)}`);
     const done = await call('usp_bookings_cancel', { booking_id: sc.booking.id, _meta: meta() });
     assert(done.booking.status === 'canceled', `status ${done.booking.status}`);
     return sc.booking.id;
