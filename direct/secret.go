@@ -11,11 +11,11 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"frontdesk/internal/secretring"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -87,18 +87,13 @@ func (s *Service) external() ([]SecretVersion, error) {
 		}
 		text = string(b)
 	}
-	var vs []SecretVersion
-	for _, entry := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == ',' || r == '\r' }) {
-		if entry = strings.TrimSpace(entry); entry == "" {
-			continue
-		}
-		n, hexKey, ok := strings.Cut(entry, ":")
-		v, nErr := strconv.Atoi(n)
-		key, keyErr := hex.DecodeString(hexKey)
-		if !ok || nErr != nil || v < 1 || keyErr != nil || len(key) < 32 {
-			return nil, fmt.Errorf("%s: an entry is not \"N:HEX\" with a version from 1 and a key of at least 32 bytes", EnvSecrets)
-		}
-		vs = append(vs, SecretVersion{N: v, Key: key})
+	ring, err := secretring.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvSecrets, err)
+	}
+	vs := make([]SecretVersion, len(ring))
+	for i, v := range ring {
+		vs[i] = SecretVersion{N: v.N, Key: v.Key}
 	}
 	return vs, nil
 }
