@@ -18,6 +18,9 @@ func RecordKinds() []forget.Kind {
 		{Name: kindSubscription, Keeps: "a platform's feed subscription", Forget: forget.Nothing},
 		{Name: kindCatalogState, Keeps: "the catalog as last published, to date its changes", Forget: forget.Nothing},
 		{Name: kindPinnedProfile, Keeps: "a pinned platform profile", Forget: forget.Nothing},
+		// The token names only the booking; the page answers nothing
+		// once its payment action expired.
+		{Name: kindPayToken, Keeps: "which booking a payment page's token pays for", Lasts: forget.RetentionDays, Forget: forget.Nothing},
 	}
 }
 
