@@ -106,7 +106,9 @@ func (s *Service) priceText(r booked, l business.Location) string {
 	fmt.Fprintf(&b, "- Total: %s\n", s.pricer.Display(pr.Total))
 	if pr.TakesMoney() {
 		fmt.Fprintf(&b, "- Due now: %s\n", s.pricer.Display(pr.DueNow))
-		fmt.Fprintf(&b, "- Due at the property: %s\n", s.pricer.Display(pr.DueLater))
+		if pr.DueLater > 0 { // a price paid in full when booking leaves nothing for later
+			fmt.Fprintf(&b, "- Due at the property: %s\n", s.pricer.Display(pr.DueLater))
+		}
 	}
 	return b.String()
 }

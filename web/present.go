@@ -102,7 +102,10 @@ func wordPrice(pf business.Portfolio, u business.Unit, slots, guests int, total 
 		p.Tax = priceLine{Label: pr.Tax.Label, Amount: money.Display(pr.Tax.Amount, cur)}
 	}
 	if pr.TakesMoney() {
-		p.Due = []priceLine{{"Due now", money.Display(pr.DueNow, cur)}, {"Due at the property", money.Display(pr.DueLater, cur)}}
+		p.Due = []priceLine{{"Due now", money.Display(pr.DueNow, cur)}}
+		if pr.DueLater > 0 { // a price paid in full when booking leaves nothing for later
+			p.Due = append(p.Due, priceLine{"Due at the property", money.Display(pr.DueLater, cur)})
+		}
 	}
 	return p
 }

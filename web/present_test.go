@@ -38,7 +38,7 @@ func TestWordPrice(t *testing.T) {
 			shuttle = u
 		}
 	}
-	if got := words(wordPrice(c.Portfolio, shuttle, 1, 2, 5000)); got != "2 rides × $25.00: $50.00; : ; Total: $50.00" {
+	if got := words(wordPrice(c.Portfolio, shuttle, 1, 2, 5000)); got != "2 rides × $25.00: $50.00; : ; Due now: $50.00; Total: $50.00" {
 		t.Errorf("two rides: %s", got)
 	}
 	if p := wordPrice(c.Portfolio, double, 2, 1, 12345); len(p.Lines) != 0 || len(p.Due) != 2 || p.Total != "$123.45" {
