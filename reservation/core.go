@@ -43,6 +43,8 @@ type Core struct {
 	// attribute records where a new reservation's guest came from; nil
 	// attributes nothing.
 	attribute Attributor
+	// guards are the doors' refusals of staff decisions (GuardDecisions).
+	guards []DecisionGuard
 	// notify queues and sends the guest's mail about a staff decision;
 	// nil mails nothing.
 	notify DecisionMail
@@ -146,6 +148,27 @@ func (c *Core) UseFormMail(m FormMail) { c.formMail = m }
 // partner who sent their guest. It is called once at wiring, before the
 // first request; without it nothing is attributed.
 func (c *Core) UseAttribution(a Attributor) { c.attribute = a }
+
+// DecisionGuard refuses a decision to on r that the door which made r
+// knows cannot be taken now, such as confirming a booking still waiting
+// for its payment, with an error whose message is safe to show staff;
+// nil lets it be.
+type DecisionGuard func(r Reservation, to State) error
+
+// GuardDecisions adds g to the refusals every staff decision passes,
+// whichever page or command takes it. It is called at wiring.
+func (c *Core) GuardDecisions(g DecisionGuard) { c.guards = append(c.guards, g) }
+
+// Refused is the first door's refusal of the decision to on r, or nil:
+// Decide refuses with it, and pages offer only what it lets be.
+func (c *Core) Refused(r Reservation, to State) error {
+	for _, g := range c.guards {
+		if err := g(r, to); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Attribution is the addition that records where a new reservation's
 // guest came from, in the reservation's transaction: none without a
@@ -283,6 +306,16 @@ func (c *Core) NewReference(l business.Location) (string, error) {
 		return l.Prefix + "-", err
 	}
 	return l.Prefix + "-" + strings.ToUpper(hex.EncodeToString(b)), nil
+}
+
+// Find reads the reservation with reference ref; ErrNoReservation when
+// none has it.
+func (c *Core) Find(ctx context.Context, ref string) (Reservation, error) {
+	r, err := Get(ctx, c.st, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return r, ErrNoReservation
+	}
+	return r, err
 }
 
 // Location finds the location with slug.

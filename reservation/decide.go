@@ -84,6 +84,10 @@ func (c *Core) Decide(ctx context.Context, d Decision) (Reservation, bool, error
 			out = r
 			return store.Final(ErrAnswered)
 		}
+		if err := c.Refused(r, d.To); err != nil {
+			out = r
+			return store.Final(err)
+		}
 		requestid.SetReference(ctx, r.Reference) // the request's lines name the reservation decided on
 		l, _ := c.Location(r.Location)
 		unit, _ := l.Unit(r.Unit)

@@ -19,6 +19,7 @@ import (
 	"frontdesk/payment"
 	"frontdesk/payment/stripe"
 	"frontdesk/payment/stripe/stripemock"
+	"frontdesk/reservation"
 	"frontdesk/sqlite"
 	"frontdesk/store"
 	"frontdesk/usp"
@@ -94,11 +95,7 @@ func newPayWorldIn(t *testing.T, st store.Store, api, mode string) *payWorld {
 		o.Payments, o.Rand, o.Config.Mode = ledger, random.Seeded([32]byte{3}), mode
 	})
 	core := biz.Bookings.Core()
-	ledger.AttachCancellations(core.Desk(), func(slug, unit string) (business.Location, business.Unit, bool) {
-		l, ok := core.Location(slug)
-		u, sold := l.Unit(unit)
-		return l, u, ok && sold
-	}, "USD")
+	ledger.AttachCancellations(core.Desk(), payConfig().Portfolio.Unit, "USD")
 	mux := http.NewServeMux()
 	for _, r := range (&usphttp.Handler{Business: biz.Business}).Routes() {
 		mux.Handle(r.Pattern, r.Handler)
@@ -479,4 +476,38 @@ func TestPaidBookingReplayedByItsKey(t *testing.T) {
 	if err != nil || again.Booking == nil || again.Booking.ID != first.Booking.ID || again.Booking.Actions[0].ContinueURL != first.Booking.Actions[0].ContinueURL {
 		t.Fatalf("replay = %+v, %v", again, err)
 	}
+}
+
+// Staff cannot confirm by hand a booking still waiting for its payment,
+// on any page or command (they all decide through the core, which asks
+// the door's guard); declining it stays open to them, and once paid the
+// manual booking is theirs to confirm.
+func TestStaffCannotConfirmABookingAwaitingPayment(t *testing.T) {
+	onEngines(t, func(t *testing.T, w *payWorld) {
+		ctx := context.Background()
+		core := w.Bookings.Core()
+		core.GuardDecisions(w.DecisionGuard)
+		m := w.book(t, "svc_airport_consult", "2026-03-04", nil)
+		before, err := reservation.Get(ctx, w.Store, m.ID)
+		if err != nil || m.Status != "requires_action" {
+			t.Fatalf("booking = %s, %v", m.Status, err)
+		}
+		if core.Refused(before, reservation.Confirmed) == nil || core.Refused(before, reservation.Declined) != nil {
+			t.Fatal("the guard does not refuse confirming alone")
+		}
+		_, _, err = core.Decide(ctx, reservation.Decision{Reference: m.ID, To: reservation.Confirmed, By: "olga"})
+		if reservation.ErrorCode(err) != reservation.CodeIllegalTransition {
+			t.Fatalf("staff confirm of an unpaid booking: %v, want illegal_transition", err)
+		}
+		if after, _ := reservation.Get(ctx, w.Store, m.ID); after.State != before.State || after.Version != before.Version {
+			t.Fatalf("the refused confirm changed the booking: %s v%d", after.State, after.Version)
+		}
+		paid := &usp.PaymentResult{Status: "deposit_paid", TransactionID: "txn_g", AmountPaid: []byte("4000"), Currency: "USD"}
+		if res, err := w.ConfirmPayment(ctx, w.call, m.ID, usp.ConfirmPaymentRequest{PaymentResult: paid}); err != nil || res.Booking.Status != "pending" {
+			t.Fatalf("payment = %+v, %v", res, err)
+		}
+		if r, _, err := core.Decide(ctx, reservation.Decision{Reference: m.ID, To: reservation.Confirmed, By: "olga"}); err != nil || r.State != reservation.Confirmed {
+			t.Fatalf("staff confirm once paid = %s, %v", r.State, err)
+		}
+	})
 }

@@ -453,3 +453,19 @@ func (b *Business) SettlePayments(ctx context.Context) error {
 		after = next
 	}
 }
+
+// errAwaitsPayment refuses confirming by hand a booking still waiting
+// for its payment: it confirms itself when paid (§5.1.1).
+var errAwaitsPayment = &reservation.Error{Code: reservation.CodeIllegalTransition,
+	Message: "The booking waits for its payment; it is confirmed when the payment arrives, not by hand."}
+
+// DecisionGuard refuses the staff decisions the core must not take on
+// this door's reservations, whichever page or command asks: confirming a
+// booking still waiting for its payment. The core calls it
+// (reservation.Core.GuardDecisions).
+func (b *Business) DecisionGuard(r reservation.Reservation, to reservation.State) error {
+	if d, ok := detailOf(r); ok && to == reservation.Confirmed && d.payPending() {
+		return errAwaitsPayment
+	}
+	return nil
+}

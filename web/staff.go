@@ -32,6 +32,9 @@ import (
 // StaffCore is what the staff screen needs from the booking core.
 type StaffCore interface {
 	Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error)
+	// Refused is a door's refusal of the decision to on r, or nil: the
+	// page offers only the actions it lets be.
+	Refused(r reservation.Reservation, to reservation.State) error
 	Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error)
 	// Search finds reservations by reference, guest name, email or phone,
 	// nearest to today first.

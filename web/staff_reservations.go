@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,6 +221,14 @@ type detailData struct {
 	Pay *staffPay
 }
 
+// actions lists the actions staff may take on r now: those its state
+// allows on checkin at today, less those the door that made it refuses
+// (a booking waiting for its payment is not confirmed by hand).
+func (s *StaffScreen) actions(r reservation.Reservation, checkin, today civil.Date) []action {
+	out := actionsFor(r.State, checkin, today)
+	return slices.DeleteFunc(out, func(a action) bool { return s.Core.Refused(r, a.To) != nil })
+}
+
 // actionsFor lists the actions staff may take on a reservation in
 // state, in the words of the screen, on the location's date today: a
 // stay is completed or marked a no-show only from its arrival date on.
@@ -292,7 +301,7 @@ func (s *StaffScreen) showDetail(w http.ResponseWriter, r *http.Request, v visit
 	}
 	l, _ := s.location(view.Location)
 	checkin, _ := civil.Parse(view.Checkin)
-	d := detailData{View: view, LocationName: l.Name, Actions: actionsFor(view.State, checkin, s.today(l)),
+	d := detailData{View: view, LocationName: l.Name, Actions: s.actions(view.Reservation, checkin, s.today(l)),
 		Total: money.Display(view.Total, s.Config.Business.Currency), Zone: l.Zone(), Signature: template.URL(reservation.FormSignature(view.Reservation))}
 	if text, ok := results[r.URL.Query().Get("done")]; ok && problem == "" {
 		d.Done = text

@@ -90,7 +90,7 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 		if start, ok := timedStart(res, l); ok {
 			if civil.Of(start, l.Zone()) == today {
 				row := dayRow{listRow: s.row(res, today, today)}
-				for _, a := range actionsFor(res.State, today, today) {
+				for _, a := range s.actions(res, today, today) {
 					if a.To == reservation.Completed || a.To == reservation.NoShow || a.To == reservation.Cancelled {
 						row.Actions = append(row.Actions, a)
 					}
@@ -104,7 +104,7 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 			continue
 		}
 		row := dayRow{listRow: s.row(res, in, out)}
-		for _, a := range actionsFor(res.State, in, today) {
+		for _, a := range s.actions(res, in, today) {
 			if a.To != reservation.Moved && a.To != reservation.Declined {
 				row.Actions = append(row.Actions, a)
 			}

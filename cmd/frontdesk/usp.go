@@ -49,6 +49,7 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 		return err
 	}
 	m.usp = b
+	m.core.GuardDecisions(b.DecisionGuard)
 	return nil
 }
 

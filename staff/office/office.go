@@ -97,6 +97,11 @@ func (s *Office) Decide(ctx context.Context, d reservation.Decision) (reservatio
 }
 
 // Reservations lists reservations matching f.
+// Refused is the doors' refusal of the decision to on r, or nil.
+func (s *Office) Refused(r reservation.Reservation, to reservation.State) error {
+	return s.core.Refused(r, to)
+}
+
 func (s *Office) Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error) {
 	return s.bookings.Reservations(ctx, f)
 }
