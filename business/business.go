@@ -246,3 +246,15 @@ type Deployment struct {
 	// Empty: every hostname.
 	CustomHostnames []string `toml:"custom_hostnames"`
 }
+
+// Unit finds the unit of type unit at the location with slug, and that
+// location; false when the business sells no such unit there.
+func (p Portfolio) Unit(slug, unit string) (Location, Unit, bool) {
+	for _, l := range p.Locations {
+		if l.Slug == slug {
+			u, ok := l.Unit(unit)
+			return l, u, ok
+		}
+	}
+	return Location{}, Unit{}, false
+}

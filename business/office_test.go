@@ -27,3 +27,15 @@ func TestParseHours(t *testing.T) {
 		}
 	}
 }
+
+func TestPortfolioUnit(t *testing.T) {
+	p := Portfolio{Locations: []Location{{Slug: "riverside", Units: []Unit{{Type: "double"}}}, {Slug: "airport", Units: []Unit{{Type: "shuttle"}}}}}
+	if l, u, ok := p.Unit("airport", "shuttle"); !ok || l.Slug != "airport" || u.Type != "shuttle" {
+		t.Fatalf("Unit(airport, shuttle) = %v %v %v", l.Slug, u.Type, ok)
+	}
+	for _, miss := range [][2]string{{"airport", "double"}, {"oldtown", "double"}} {
+		if _, _, ok := p.Unit(miss[0], miss[1]); ok {
+			t.Errorf("Unit(%s, %s) found a unit", miss[0], miss[1])
+		}
+	}
+}

@@ -298,20 +298,9 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		m.hub, m.door = hub.New(m.Config.Portfolio, m.Config.Deployment.PublicURL, pricer, m.split.Backend, m.Clock), m.split.Door
 	}
 	m.core.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
-	policies := func(slug, unit string) (business.Location, business.Unit, bool) {
-		l, ok := m.core.Location(slug)
-		u, sold := l.Unit(unit)
-		return l, u, ok && sold
-	}
-	m.payments.AttachCancellations(m.core.Desk(), policies, m.Config.Business.Currency)
-	m.payments.AttachNoShows(m.core.Desk(), policies, m.Config.Business.Currency)
-	m.payments.UseBookings(func(ctx context.Context, ref string) (reservation.Reservation, error) {
-		r, err := reservation.Get(ctx, st, ref)
-		if errors.Is(err, store.ErrNotFound) {
-			return r, reservation.ErrNoReservation
-		}
-		return r, err
-	})
+	m.payments.AttachCancellations(m.core.Desk(), m.Config.Portfolio.Unit, m.Config.Business.Currency)
+	m.payments.AttachNoShows(m.core.Desk(), m.Config.Portfolio.Unit, m.Config.Business.Currency)
+	m.payments.UseBookings(m.core.Find)
 	m.office = office.New(office.Options{Bookings: m.bookings, Core: m.core, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	m.openChannels()
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {

@@ -72,7 +72,9 @@ func startReferral(t *testing.T, database string, with ...func(*Main)) *referral
 	dir, clk := t.TempDir(), clock.NewFixed(testNow)
 	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile})
 	start := func(seed uint64, change func(*config.Config)) *orpServer {
-		c := config.Demo()
+		// Partners are paid for what is booked; what the guest pays and
+		// when is the payment tests' own.
+		c := usptest.Unpaid(config.Demo())
 		c.Store.DataDir, c.Store.Database = dir, database
 		c.Deployment.PublicURL = referralOrigin
 		if change != nil {

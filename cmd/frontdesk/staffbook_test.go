@@ -73,7 +73,7 @@ func TestStaffBookTakesTheRoomForEveryDoor(t *testing.T) {
 // convert (into a confirmed booking, the shuttle being auto).
 func TestStaffConfirmOfAUSPHoldIsRefused(t *testing.T) {
 	t.Parallel()
-	m, platform := startUSPDemo(t, "")
+	m, platform := startUSPDemo(t, "", unpaidDemo)
 	_, _, body := post(t, m.URL+"/usp/availability/query", nil, `{"service_id":"svc_airport_shuttle","start_date":"2026-12-02","end_date":"2026-12-02"}`)
 	slot := decodeJSON(t, body)["slots"].([]any)[0].(map[string]any)["id"].(string)
 	status, _, body := post(t, m.URL+"/usp/availability/holds", platform, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q}`, slot))

@@ -69,6 +69,11 @@ func startUSPDemo(t testing.TB, database string, edit ...func(*Main)) (*Main, ma
 	return m, map[string]string{"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-platform.json"`, "Content-Type": "application/json"}
 }
 
+// unpaidDemo takes the demo's payment terms out, for tests of what a USP
+// booking does apart from its payment (the demo's shuttle is paid when
+// booking).
+func unpaidDemo(m *Main) { m.Config = usptest.Unpaid(m.Config) }
+
 func decodeJSON(t testing.TB, body string) map[string]any {
 	t.Helper()
 	var out map[string]any
@@ -80,8 +85,9 @@ func decodeJSON(t testing.TB, body string) map[string]any {
 
 // TestUSPBlackBox is the check of issue 11 against the running demo: a
 // platform reads the profile, lists services, queries 14 days of shuttle
-// slots, holds one and books it with its API key; the shuttle being
-// confirmation_mode auto, the booking is confirmed in that call, while a
+// slots, holds one and books it with its API key; the shuttle being paid
+// when booking and confirmation_mode auto, the booking is confirmed once
+// the platform confirms its payment, while a
 // room's stays pending until `frontdesk staff confirm`; the shuttle
 // booking is rescheduled and cancelled; and a
 // room the chat booking tools just took cannot be booked over USP.
@@ -126,10 +132,23 @@ func TestUSPBlackBox(t *testing.T) {
 		}
 		return decodeJSON(t, body)["booking"].(map[string]any)
 	}
-	// The shuttle is confirmation_mode auto: booked and confirmed in one
-	// call; staff see it confirmed, labelled with the platform.
-	if b := get(); b["status"] != "confirmed" || b["confirmation_mode"] != "auto" {
+	// The demo's shuttle is paid when booking: the booking waits for its
+	// payment with one payment action. The platform's own checkout takes
+	// it and says so; the shuttle being confirmation_mode auto, that
+	// confirms it, and staff see it confirmed, labelled with the platform.
+	b := get()
+	actions, _ := b["actions"].([]any)
+	if b["status"] != "requires_action" || len(actions) != 1 {
 		t.Fatalf("booked: %v", b)
+	}
+	due := actions[0].(map[string]any)["payment_context"].(map[string]any)["amount_due"]
+	status, _, body = post(t, url+"/usp/bookings/"+ref+"/confirm-payment", platform,
+		fmt.Sprintf(`{"payment_result":{"status":"paid","provider":"acp","transaction_id":"txn_e2e","amount_paid":%v,"currency":"USD"}}`, due))
+	if status != 200 {
+		t.Fatalf("confirm-payment: %d %s", status, body)
+	}
+	if b := get(); b["status"] != "confirmed" || b["confirmation_mode"] != "auto" || b["payment"].(map[string]any)["status"] != "paid" {
+		t.Fatalf("paid: %v", b)
 	}
 	data := m.Config.Store.DataDir
 	list, _, err := runCmdAtTestNow(t, "staff", "list", "--data", data, "--state", "confirmed")
@@ -292,7 +311,7 @@ func uspBooking(t *testing.T, url string, platform map[string]string, day string
 // USP; a clerk's does not.
 func TestUSPBookingOnTheStaffScreen(t *testing.T) {
 	t.Parallel()
-	m, platform := startUSPDemo(t, "")
+	m, platform := startUSPDemo(t, "", unpaidDemo)
 	addStaff(t, m)
 	ref := uspBooking(t, m.URL, platform, "2026-12-02")
 	olga := signIn(t, m, "olga")
