@@ -80,9 +80,11 @@ func (l *Ledger) refundCancellation(ctx context.Context, e reservation.StoredEve
 		// The money arrived after the reservation ended: it paid for
 		// nothing, so all of it goes back, as the sweep returns it.
 		why, reason = SettledNoBooking, ReasonNoBooking
-	case e.To == reservation.Cancelled && e.From != reservation.Requested:
+	case e.To == reservation.Cancelled && e.From != reservation.Requested && !e.Lapsed:
 		// A declined request is refunded in full: the business, not the
-		// guest, ended it; so is a withdrawn one, which held nothing.
+		// guest, ended it; so is a withdrawn one, which held nothing, and
+		// a booking that lapsed because no one at the business decided
+		// on it in time.
 		if s, err = cancelSettlement(e, paid, policies, currency); err != nil {
 			return err
 		}

@@ -79,6 +79,9 @@ type Event struct {
 	Change      string // ChangeCreated, ChangeState, ChangeRescheduled or ChangeUpdated
 	Version     int64
 	At          time.Time
+	// Lapsed says the reservation ended because no one decided on it in
+	// time (Expire): the business, not the guest, let it go.
+	Lapsed bool
 }
 
 // What an Event records.
@@ -216,6 +219,8 @@ type Change struct {
 	// keeps what the reservation holds (or one).
 	Units int
 	Also  []Addition
+	// lapsed is set by Expire, for the Event.
+	lapsed bool
 }
 
 // Decide applies a staff decision: confirm, decline, cancel, complete,
@@ -275,6 +280,7 @@ func (d *Desk) Expire(ctx context.Context, c Change) (Reservation, error) {
 	if c.Read.State != Reserved && c.Read.State != Requested {
 		return c.Read, illegal(c.Read, Cancelled, "Only a reservation awaiting staff expires.")
 	}
+	c.lapsed = true
 	return d.transition(ctx, c, Cancelled, ChangeState)
 }
 
@@ -440,7 +446,7 @@ func (d *Desk) plan(ctx context.Context, p *plan, c Change, to State, change str
 	p.writes[rowAt] = Save(moved, c.At)
 	stored := moved
 	stored.Version, stored.UpdatedAt = r.Version+1, c.At
-	d.announce(p, Event{Reservation: stored, From: r.State, Change: change, Version: stored.Version, At: c.At})
+	d.announce(p, Event{Reservation: stored, From: r.State, Change: change, Version: stored.Version, At: c.At, Lapsed: c.lapsed})
 	p.also(stored, c.Also)
 	p.stored = stored
 	return nil

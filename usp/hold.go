@@ -505,6 +505,10 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			moved, err = b.end(ctx, b.desk().Expire, r, d, "sweep", "unpaid booking expired", now)
 		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires):
 			d.Cancellation = &Cancellation{Reason: "Not confirmed by the business before the slot started.", ReasonCode: "expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
+			if d.Pay != nil {
+				// The business let it lapse: all that was paid goes back (§8.5.7).
+				d.Cancellation.RefundAmount = d.Pay.Paid
+			}
 			moved, err = b.end(ctx, b.desk().Expire, r, d, "sweep", "pending booking expired", now)
 		default:
 			return nil

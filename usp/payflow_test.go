@@ -511,3 +511,33 @@ func TestStaffCannotConfirmABookingAwaitingPayment(t *testing.T) {
 		}
 	})
 }
+
+// A paid manual booking staff never confirmed lapses at its slot's start:
+// the business let it go, so all of what was paid goes back, whatever the
+// late-cancellation fee would keep of a guest's cancellation, and the
+// answer and the ledger agree.
+func TestUnconfirmedPaidBookingLapsesWithAFullRefund(t *testing.T) {
+	onEngines(t, func(t *testing.T, w *payWorld) {
+		ctx := context.Background()
+		m := w.book(t, "svc_airport_consult", "2026-03-02", nil)
+		w.open(t, continuePath(t, m))
+		w.pay(t, w.ledger, "evt_consult", m.ID)
+		if b := w.get(t, m.ID); b.Status != "pending" || b.Payment.Status != "deposit_paid" {
+			t.Fatalf("paid manual booking = %s, %+v", b.Status, b.Payment)
+		}
+		w.Clock.Advance(48 * time.Hour) // past the slot's start, no one confirmed
+		if _, _, _, err := w.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		b := w.get(t, m.ID)
+		if c := b.Cancellation; b.Status != "canceled" || c == nil || c.Fee != 0 || c.RefundAmount != 4000 {
+			t.Fatalf("lapsed booking = %s, %+v", b.Status, b.Cancellation)
+		}
+		if err := w.Bookings.Core().Desk().Relay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := w.ledger.Latest(ctx, m.ID); err != nil || p.Refunded() != 4000 {
+			t.Fatalf("ledger refunded %d (%v), want all 4000", p.Refunded(), err)
+		}
+	})
+}
