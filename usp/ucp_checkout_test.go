@@ -309,3 +309,66 @@ func TestUCPProfileMatchesCheckoutServed(t *testing.T) {
 		}
 	})
 }
+
+// A checkout created on a platform's hold converts that hold: the
+// booking keeps the hold's places, and completing the checkout
+// confirms it.
+func TestUCPCheckoutOnAHold(t *testing.T) {
+	onUCPEngines(t, func(t *testing.T, w *payWorld) {
+		ctx := context.Background()
+		s := w.slot(t, "svc_airport_shuttle", "2026-03-02")
+		h, err := w.HoldSlot(ctx, w.call, usp.HoldRequest{ServiceID: s.ServiceID, SlotID: s.ID})
+		if err != nil || h.Hold == nil {
+			t.Fatalf("hold = %+v, %v", h, err)
+		}
+		in := shuttleCheckout(s, 2500)
+		in.Booking.HoldID = h.Hold.ID
+		c, err := w.CreateCheckout(ctx, w.call, in)
+		if err != nil || c.Status != "ready_for_complete" || c.Booking.Slot.ID != s.ID {
+			t.Fatalf("checkout on a hold = %+v, %v", c, err)
+		}
+		done, err := w.CompleteCheckout(ctx, w.call, c.ID, reported("pi_hold", "2500"))
+		if err != nil || done.Status != "completed" || done.Booking.BookingStatus != "confirmed" {
+			t.Fatalf("complete = %+v, %v", done, err)
+		}
+		if again := w.slot(t, "svc_airport_shuttle", "2026-03-02"); again.ID == s.ID {
+			t.Fatal("the booked slot is offered again")
+		}
+	})
+}
+
+// A completion whose booking write fails answers an error and leaves no
+// confirmed booking: the booking still waits, holding its slot until its
+// checkout expires (§7.5 A3, A5), and the same completion retried once
+// the store is back confirms it once (A4).
+func TestUCPCheckoutFailedCompletionLeavesNothing(t *testing.T) {
+	api := stripemock.Start(t)
+	for name, engine := range engines() {
+		t.Run(name, func(t *testing.T) {
+			open := engine(t)
+			st := open()
+			w := newPayWorldIn(t, st, api, usp.ModeUCPNative)
+			c := w.checkout(t, "2026-03-02")
+			st.Close()
+			ctx := context.Background()
+			if res, err := w.CompleteCheckout(ctx, w.call, c.ID, reported("pi_down", "2500")); err == nil {
+				t.Fatalf("complete on a closed store = %+v, want an error", res)
+			}
+			st2 := open()
+			t.Cleanup(func() { st2.Close() })
+			w2 := newPayWorldIn(t, st2, api, usp.ModeUCPNative)
+			w2.call = w.call
+			b := w2.get(t, c.Booking.BookingID)
+			if b.Status != "requires_action" || b.Payment.TransactionID != "" {
+				t.Fatalf("booking after a failed completion = %s %+v", b.Status, b.Payment)
+			}
+			done, err := w2.CompleteCheckout(ctx, w2.call, c.ID, reported("pi_down", "2500"))
+			if err != nil || done.Status != "completed" {
+				t.Fatalf("retried completion = %+v, %v", done, err)
+			}
+			if n := w2.confirmedEvents(t, c.Booking.BookingID); n != 1 {
+				t.Fatalf("booking.confirmed webhooks = %d, want 1", n)
+			}
+		})
+	}
+}
