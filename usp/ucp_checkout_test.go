@@ -15,6 +15,7 @@ import (
 	"frontdesk/internal/uspspec"
 	"frontdesk/payment/stripe/stripemock"
 	"frontdesk/usp"
+	"frontdesk/usp/usptest"
 	"frontdesk/usp/webhook"
 )
 
@@ -371,4 +372,61 @@ func TestUCPCheckoutFailedCompletionLeavesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ucpREST is one call of the UCP binding over HTTP as the platform: its
+// status and decoded checkout.
+func (w *payWorld) ucpREST(t *testing.T, method, path, key string, body any) (int, usp.Checkout) {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(method, w.srv.URL+usp.UCPPath+path, bytes.NewReader(raw))
+	req.Header.Set("Authorization", usptest.Bearer)
+	req.Header.Set("USP-Agent", `profile="`+w.call.Profile+`"`)
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	res, err := w.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var c usp.Checkout
+	if err := json.NewDecoder(res.Body).Decode(&c); err != nil {
+		t.Fatalf("%s %s: %d, %v", method, path, res.StatusCode, err)
+	}
+	return res.StatusCode, c
+}
+
+// The checkout over REST (§7.7.2): create answers 201, complete with an
+// idempotency key answers the completed checkout, and the same key and
+// body again answers it unchanged without a second booking write.
+func TestUCPCheckoutOverREST(t *testing.T) {
+	onUCPEngines(t, func(t *testing.T, w *payWorld) {
+		s := w.slot(t, "svc_airport_shuttle", "2026-03-02")
+		status, c := w.ucpREST(t, http.MethodPost, "/checkout-sessions", "", shuttleCheckout(s, 2500))
+		if status != http.StatusCreated || c.Status != "ready_for_complete" {
+			t.Fatalf("create = %d %+v", status, c)
+		}
+		key := "7a6b2c1d-0000-4000-8000-0000000000c1"
+		status, done := w.ucpREST(t, http.MethodPost, "/checkout-sessions/"+c.ID+"/complete", key, reported("pi_rest", "2500"))
+		if status != http.StatusOK || done.Status != "completed" || done.Order == nil {
+			t.Fatalf("complete = %d %+v", status, done)
+		}
+		rev := w.get(t, c.Booking.BookingID).Revision
+		status, again := w.ucpREST(t, http.MethodPost, "/checkout-sessions/"+c.ID+"/complete", key, reported("pi_rest", "2500"))
+		if status != http.StatusOK || again.Status != "completed" || again.Order.ID != done.Order.ID {
+			t.Fatalf("replayed complete = %d %+v", status, again)
+		}
+		if got := w.get(t, c.Booking.BookingID); got.Revision != rev || got.Status != "confirmed" {
+			t.Fatalf("a replayed completion wrote the booking: %s %s", got.Revision, got.Status)
+		}
+		status, read := w.ucpREST(t, http.MethodGet, "/checkout-sessions/"+c.ID, "", nil)
+		if status != http.StatusOK || read.Status != "completed" {
+			t.Fatalf("get = %d %+v", status, read)
+		}
+	})
 }
