@@ -102,6 +102,38 @@ func checkContext(t *testing.T, c *usp.Checkout) {
 	}
 }
 
+// confirmedEvent is the booking.confirmed webhook of booking id as the
+// platform receives it, checked against the schema.
+func (w *payWorld) confirmedEvent(t *testing.T, id string) webhook.BookingEvent {
+	t.Helper()
+	ctx := context.Background()
+	recs, err := w.Store.List(ctx, webhook.Kind, "", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		var e webhook.Event
+		if err := json.Unmarshal(rec.Value, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Reference != id || e.Type != "booking.confirmed" {
+			continue
+		}
+		body, err := w.EventBody(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uspspec.Load(t).Check(t, "https://usp-protocol.dev/schemas/services/webhook_event.json#/$defs/BookingEvent", body)
+		var ev webhook.BookingEvent
+		if err := json.Unmarshal(body, &ev); err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	t.Fatalf("no booking.confirmed webhook for %s", id)
+	return webhook.BookingEvent{}
+}
+
 // confirmedEvents counts the booking.confirmed webhooks queued for id.
 func (w *payWorld) confirmedEvents(t *testing.T, id string) int {
 	t.Helper()
@@ -173,6 +205,9 @@ func TestUCPCheckoutPaysAndConfirmsOnce(t *testing.T) {
 		}
 		if n := w.confirmedEvents(t, bid); n != 1 {
 			t.Fatalf("booking.confirmed webhooks = %d, want 1", n)
+		}
+		if ev := w.confirmedEvent(t, bid); ev.OrderID != done.Order.ID {
+			t.Fatalf("booking.confirmed order_id = %q, want %q", ev.OrderID, done.Order.ID)
 		}
 		read, err := w.GetCheckout(ctx, w.call, c.ID)
 		if err != nil || read.Status != "completed" || read.Order.ID != done.Order.ID {
