@@ -270,8 +270,8 @@ func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
 }
 
 // Bad input is refused before anything is held: a price that is not the
-// catalog's (price_mismatch), a product line, a deposit service (no
-// payment terms here), and a direct create_booking of the checkout's
+// catalog's (price_mismatch), a product line, a deposit service (not
+// advertised: no payment terms here), and a direct create_booking of the checkout's
 // service, which names the checkout.
 func TestUCPCheckoutRefusals(t *testing.T) {
 	onUCPEngines(t, func(t *testing.T, w *payWorld) {
@@ -286,8 +286,14 @@ func TestUCPCheckoutRefusals(t *testing.T) {
 		if _, err := w.CreateCheckout(ctx, w.call, two); code(t, err) != usp.CodeValidation {
 			t.Fatal("a product line was accepted")
 		}
-		inst := w.slot(t, "svc_airport_install", "2026-03-02")
-		dep := shuttleCheckout(inst, 10000)
+		// A deposit service is not in the catalog at all (§7.6.1 fails
+		// closed without UCP's payment terms), so it is neither offered
+		// nor checked out.
+		if res, err := w.QueryAvailability(ctx, usp.Call{}, usp.QueryRequest{ServiceID: "svc_airport_install", StartDate: "2026-03-02", EndDate: "2026-03-02"}); err == nil && len(res.Slots) > 0 {
+			t.Fatal("a deposit service is offered in UCP-native mode")
+		}
+		dep := shuttleCheckout(s, 10000)
+		dep.LineItems[0].Item.ID, dep.Booking.ServiceID = "svc_airport_install", "svc_airport_install"
 		if _, err := w.CreateCheckout(ctx, w.call, dep); code(t, err) != usp.CodeValidation {
 			t.Fatal("a deposit service was checked out")
 		}
