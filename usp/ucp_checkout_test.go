@@ -312,7 +312,7 @@ func TestUCPCheckoutRefusals(t *testing.T) {
 
 // The profile declares the checkout, the paid-bookings extension and the
 // payment handler, and every checkout operation is served at the
-// endpoint it names.
+// endpoint it names; in Standalone mode there is neither.
 func TestUCPProfileMatchesCheckoutServed(t *testing.T) {
 	onUCPEngines(t, func(t *testing.T, w *payWorld) {
 		status, body := w.fetch(t, usp.UCPProfilePath)
@@ -348,6 +348,19 @@ func TestUCPProfileMatchesCheckoutServed(t *testing.T) {
 			if res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed || res.StatusCode < 400 {
 				t.Fatalf("%s %s = %d, want the operation's refusal", m.HTTPMethod, path, res.StatusCode)
 			}
+		}
+		// In Standalone mode neither the profile nor the routes exist.
+		alone := newPayWorldIn(t, w.Store, w.api, "")
+		if status, _ := alone.fetch(t, usp.UCPProfilePath); status != http.StatusNotFound {
+			t.Fatalf("%s in Standalone mode = %d", usp.UCPProfilePath, status)
+		}
+		res, err := alone.client.Post(alone.srv.URL+usp.UCPPath+"/checkout-sessions", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Fatalf("checkout in Standalone mode = %d, want 404", res.StatusCode)
 		}
 	})
 }
@@ -448,9 +461,13 @@ func (w *payWorld) ucpREST(t *testing.T, method, path, key string, body any) (in
 func TestUCPCheckoutOverREST(t *testing.T) {
 	onUCPEngines(t, func(t *testing.T, w *payWorld) {
 		s := w.slot(t, "svc_airport_shuttle", "2026-03-02")
-		status, c := w.ucpREST(t, http.MethodPost, "/checkout-sessions", "", shuttleCheckout(s, 2500))
+		create := "7a6b2c1d-0000-4000-8000-0000000000c0"
+		status, c := w.ucpREST(t, http.MethodPost, "/checkout-sessions", create, shuttleCheckout(s, 2500))
 		if status != http.StatusCreated || c.Status != "ready_for_complete" {
 			t.Fatalf("create = %d %+v", status, c)
+		}
+		if status, again := w.ucpREST(t, http.MethodPost, "/checkout-sessions", create, shuttleCheckout(s, 2500)); status != http.StatusCreated || again.ID != c.ID {
+			t.Fatalf("replayed create = %d %+v, want checkout %s", status, again, c.ID)
 		}
 		key := "7a6b2c1d-0000-4000-8000-0000000000c1"
 		status, done := w.ucpREST(t, http.MethodPost, "/checkout-sessions/"+c.ID+"/complete", key, reported("pi_rest", "2500"))
