@@ -222,7 +222,7 @@ func TestUCPCheckoutPaysAndConfirmsOnce(t *testing.T) {
 // An abandoned checkout holds its slot only until it expires: the sweep
 // ends its booking and frees the slot, the checkout reads canceled, and
 // a late completion records nothing and answers hold_expired while the
-// slot is still free (§7.5 A1). A canceled checkout ends its booking at
+// slot is still free, slot_unavailable once it is taken (§7.5 A1). A canceled checkout ends its booking at
 // once with checkout_abandoned and frees its slot, and reads the same
 // from then on.
 func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
@@ -249,6 +249,11 @@ func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
 		}
 
 		c2 := w.checkout(t, "2026-03-02")
+		// Once another checkout holds the slot, the lapsed one answers
+		// slot_unavailable: the platform must choose another slot.
+		if taken, err := w.CompleteCheckout(ctx, w.call, c.ID, reported("pi_late", "2500")); err != nil || outcome(t, taken.Messages) != "slot_unavailable" {
+			t.Fatalf("late completion of a taken slot = %+v, %v", taken, err)
+		}
 		cc, err := w.CancelCheckout(ctx, w.call, c2.ID)
 		if err != nil || cc.Status != "canceled" || cc.Booking.BookingStatus != "canceled" {
 			t.Fatalf("cancel_checkout = %+v, %v", cc, err)
