@@ -113,6 +113,8 @@ type CreateRequest struct {
 	// buyer of a paid booking (paypage.go).
 	DeliveryAddress          *DeliveryAddress          `json:"delivery_address,omitempty"`
 	PostPaymentReturnRequest *PostPaymentReturnRequest `json:"post_payment_return_request,omitempty"`
+	// via is viaCheckout when a UCP checkout makes the booking.
+	via string
 	// Meta is the request's _meta member (in the MCP binding the tool
 	// call's _meta, beside _meta.usp). Its orp member passes a partner's
 	// code (T9) or click id the platform was given, so the booking is
@@ -217,7 +219,11 @@ func (b *Business) CreateBooking(ctx context.Context, call Call, in CreateReques
 }
 
 func (b *Business) createBooking(ctx context.Context, call Call, in CreateRequest) (res *BookingResult, err error) {
-	meta, p, outcome, err := b.begin(ctx, "usp_bookings_create", call)
+	name := "usp_bookings_create"
+	if in.via == viaCheckout {
+		name = ucpCheckoutCreate
+	}
+	meta, p, outcome, err := b.begin(ctx, name, call)
 	defer func() { err = b.admit(ctx, p, call, res, err) }()
 	if err != nil {
 		return nil, err
@@ -245,7 +251,7 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
 	}
-	res, err = once(ctx, b, call, p, "usp_bookings_create", in, func(keep keeper[BookingResult]) (*BookingResult, error) {
+	res, err = once(ctx, b, call, p, name, in, func(keep keeper[BookingResult]) (*BookingResult, error) {
 		s, ok := b.catalog.get(in.ServiceID)
 		if !ok {
 			return nil, fail(CodeValidation, "service_id %q names no service of this business.", in.ServiceID)
@@ -254,7 +260,7 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		if !ok {
 			return nil, fail(CodeValidation, "slot_id %q is not a slot of %s.", in.SlotID, s.ID)
 		}
-		if err := b.checkoutRequired(s); err != nil {
+		if err := b.checkoutRequired(s, in.via); err != nil {
 			return nil, err
 		}
 		if in.ResourceID != "" && (len(s.Resources) == 0 || in.ResourceID != "res_"+s.loc.Slug+"_"+s.unit.Type) {
@@ -284,7 +290,7 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 		}
 		// A paid service's booking waits for its payment (§8.5), holding
 		// its places until the payment action expires.
-		pay, err := b.newPay(s, w, b.price(s, w, party, now), now, in.PostPaymentReturnRequest)
+		pay, err := b.newPay(s, w, b.price(s, w, party, now), now, in.PostPaymentReturnRequest, in.via)
 		if err != nil {
 			return nil, err
 		}
@@ -346,7 +352,7 @@ func confirmationNote(s Service) []Message {
 // conditional write of the reservation the hold is: either it becomes the
 // booking with its units, or nothing changes.
 func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSlot, party int, in CreateRequest, res *BookingResult, keep keeper[BookingResult]) (*BookingResult, error) {
-	if err := b.checkoutRequired(s); err != nil {
+	if err := b.checkoutRequired(s, in.via); err != nil {
 		return nil, err // a waitlist offer's acceptance comes here too
 	}
 	var done *BookingResult
@@ -394,7 +400,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			to = reservation.Confirmed
 		}
 		total := b.price(s, w, party, now)
-		pay, err := b.newPay(s, w, total, now, in.PostPaymentReturnRequest)
+		pay, err := b.newPay(s, w, total, now, in.PostPaymentReturnRequest, in.via)
 		if err != nil {
 			return store.Final(err)
 		}

@@ -233,6 +233,12 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 			if err != nil {
 				return catalog{}, fmt.Errorf("usp catalog: %s policy: %w", s.ID, err)
 			}
+			if !cfg.standalone() && terms.Timing == business.PayDeposit && s.Pricing.Amount > 0 {
+				// §7.6.1 fails closed: in UCP-Native Mode a deposit needs
+				// UCP's payment terms extension, which this business does
+				// not declare, so the service is not advertised at all.
+				continue
+			}
 			s.applyTerms(terms)
 			s.terms = terms
 			c.byID[s.ID] = len(c.services)

@@ -6,7 +6,10 @@
 // privileged calls with identity binding, and idempotency. Both bindings
 // (MCP in usp/uspmcp, REST in usp/usphttp) call the same methods of
 // Business and only parse arguments and render results and errors; every
-// protocol rule lives here.
+// protocol rule lives here. In UCP-Native Mode (ucp.go) the same business
+// publishes /.well-known/ucp instead, and a service paid in full when
+// booking is booked through the UCP checkout of ucp_checkout.go, whose
+// REST routes usp/usphttp mounts under UCPPath.
 //
 // # How the config maps onto USP
 //

@@ -78,6 +78,9 @@ type payDetail struct {
 	OrderReference string `json:"order_reference,omitempty"`
 	// Return is where the hosted page sends the buyer back (§8.5.5).
 	Return *PostPaymentReturnRequest `json:"return,omitempty"`
+	// Via is viaCheckout for a booking a UCP checkout made (ucp_checkout.go):
+	// its checkout takes the payment, so it has no continue_url page.
+	Via string `json:"via,omitempty"`
 }
 
 // payPending reports whether d's booking waits for its payment.
@@ -118,9 +121,14 @@ func (b *Business) takesPayment(s Service) bool {
 }
 
 // newPay is the payment of a new booking of s at w for total, made at
-// now, or nil when s takes none.
-func (b *Business) newPay(s Service, w wantSlot, total int64, now time.Time, ret *PostPaymentReturnRequest) (*payDetail, error) {
-	if !b.takesPayment(s) {
+// now, or nil when s takes none. via is viaCheckout when a UCP checkout
+// books s (UCP-Native Mode), empty otherwise.
+func (b *Business) newPay(s Service, w wantSlot, total int64, now time.Time, ret *PostPaymentReturnRequest, via string) (*payDetail, error) {
+	if via == viaCheckout {
+		if !b.checkoutPays(s) {
+			return nil, nil
+		}
+	} else if !b.takesPayment(s) {
 		return nil, nil
 	}
 	var raw [16]byte
@@ -128,7 +136,7 @@ func (b *Business) newPay(s Service, w wantSlot, total int64, now time.Time, ret
 		return nil, fmt.Errorf("payment token: %w", err)
 	}
 	p := &payDetail{Timing: s.terms.Timing, Amount: total, Due: s.terms.DueNow(total), Currency: s.Pricing.Currency,
-		Expires: now.Add(PaymentWindow), Token: hex.EncodeToString(raw[:]), Status: "pending", Return: ret}
+		Expires: now.Add(PaymentWindow), Token: hex.EncodeToString(raw[:]), Status: "pending", Return: ret, Via: via}
 	if w.start.Before(p.Expires) {
 		p.Expires = w.start
 	}
@@ -146,7 +154,7 @@ func (b *Business) newPay(s Service, w wantSlot, total int64, now time.Time, ret
 
 // tokenWrite records the continue_url token of a new paid booking.
 func tokenWrite(p *payDetail, ref string, now time.Time) []store.Write {
-	if p == nil {
+	if p == nil || p.Via == viaCheckout {
 		return nil
 	}
 	return []store.Write{{Op: store.OpCreate, Record: store.Record{Kind: kindPayToken, Key: p.Token, Value: []byte(ref), UpdatedAt: now}}}
@@ -172,7 +180,9 @@ func (b *Business) payView(s Service, r reservation.Reservation, d detail) (*Pay
 			out.Status = "partially_refunded"
 		}
 	}
-	if p.Status != "pending" || r.State != reservation.Reserved {
+	if p.Status != "pending" || r.State != reservation.Reserved || p.Via == viaCheckout {
+		// A checkout's booking is paid through its checkout, never by a
+		// payment action (§7.4).
 		return out, nil
 	}
 	zone := s.zone

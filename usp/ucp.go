@@ -2,6 +2,7 @@ package usp
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 )
 
@@ -10,10 +11,11 @@ import (
 // /.well-known/usp (§7.1). The scheduling operations are the same; the
 // authorization policy moves to config.authorization of the
 // dev.usp-protocol.services bindings, since USP adds no top-level member
-// to a UCP document (§7.2, §10.1.6). This business serves no UCP
-// checkout, so it declares neither dev.ucp.shopping.checkout nor the
-// paid-bookings extension, and a service that takes money when booking
-// is not booked in this mode (checkoutRequired).
+// to a UCP document (§7.2, §10.1.6). A service paid in full when
+// booking is booked through the UCP checkout (ucp_checkout.go), which
+// the profile declares, with the paid-bookings extension and its payment
+// handler, exactly when the checkout is served; a service that takes a
+// deposit is not booked in this mode (checkoutRequired).
 
 // UCPProfilePath is where a UCP-native business publishes its profile.
 const UCPProfilePath = "/.well-known/ucp"
@@ -32,7 +34,9 @@ type UCPMeta struct {
 	Version      string                           `json:"version"`
 	Services     map[string][]ServiceBinding      `json:"services"`
 	Capabilities map[Capability][]CapabilityEntry `json:"capabilities"`
-	Business     BusinessInfo                     `json:"business"`
+	// PaymentHandlers are the checkout's handlers, when it is served.
+	PaymentHandlers map[string][]PaymentHandler `json:"payment_handlers,omitempty"`
+	Business        BusinessInfo                `json:"business"`
 }
 
 // BindingConfig is a service binding's config (usp.json ServiceBinding).
@@ -73,10 +77,14 @@ func (b *Business) UCPProfile() UCPProfile {
 		}
 		services[key] = out
 	}
-	return UCPProfile{
-		UCP:  UCPMeta{Version: UCPVersion, Services: services, Capabilities: p.USP.Capabilities, Business: p.USP.Business},
-		Keys: p.Keys,
+	meta := UCPMeta{Version: UCPVersion, Services: services, Capabilities: p.USP.Capabilities, Business: p.USP.Business}
+	if b.CheckoutServed() {
+		services["dev.ucp.shopping"] = []ServiceBinding{b.shoppingBinding()}
+		caps := maps.Clone(p.USP.Capabilities)
+		maps.Copy(caps, checkoutEntries())
+		meta.Capabilities, meta.PaymentHandlers = caps, b.paymentHandlers()
 	}
+	return UCPProfile{UCP: meta, Keys: p.Keys}
 }
 
 // UCPProfileJSON is the UCP profile as served.
@@ -91,10 +99,14 @@ func (b *Business) UCPProfileJSON() []byte {
 // checkoutRequired refuses, in UCP-Native Mode, a direct booking of a
 // service that takes money when booking: such a booking is made by a
 // UCP checkout with the paid-bookings extension (§7.5), never by
-// create_booking, and this business serves no UCP checkout.
-func (b *Business) checkoutRequired(s Service) error {
-	if b.cfg.standalone() || !s.terms.TakesMoney() || s.Pricing.Amount == 0 {
+// create_booking (via is viaCheckout when the checkout books it). A
+// deposit service has no checkout here (checkoutPays).
+func (b *Business) checkoutRequired(s Service, via string) error {
+	if b.cfg.standalone() || !s.terms.TakesMoney() || s.Pricing.Amount == 0 || via == viaCheckout {
 		return nil
+	}
+	if b.CheckoutServed() && b.checkoutPays(s) {
+		return fail(CodeValidation, "service_id %q is paid when booking: in UCP-native mode it is booked through the UCP checkout (create_checkout with the booking extension at %s).", strings.TrimSpace(s.ID), UCPPath+"/checkout-sessions")
 	}
 	return fail(CodeValidation, "service_id %q is paid when booking: in UCP-native mode it is booked through a UCP checkout, which this business does not offer; book it by phone.", strings.TrimSpace(s.ID))
 }

@@ -100,7 +100,7 @@ func (b *Business) privileged() bool { return b.auth != nil && b.st != nil && b.
 
 // MethodNamed returns the method with the given MCP name.
 func MethodNamed(name string) (Method, bool) {
-	for _, m := range Methods() {
+	for _, m := range append(Methods(), UCPMethods()...) {
 		if m.Name == name {
 			return m, true
 		}

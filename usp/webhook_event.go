@@ -31,7 +31,11 @@ func (b *Business) EventBody(_ context.Context, e webhook.Event) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(webhook.BookingEvent{Event: e.Type, EventID: e.ID, BookingID: r.Reference, Timestamp: e.At.UTC().Format(time.RFC3339), Data: data})
+	ev := webhook.BookingEvent{Event: e.Type, EventID: e.ID, BookingID: r.Reference, Timestamp: e.At.UTC().Format(time.RFC3339), Data: data}
+	if d.Pay != nil && d.Pay.Via == viaCheckout {
+		ev.OrderID = d.Pay.OrderReference // the checkout's order.id, aliased (§7.5)
+	}
+	return json.Marshal(ev)
 }
 
 // WebhookURL is where a platform's webhooks go: the webhook_url the owner

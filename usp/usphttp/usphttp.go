@@ -160,6 +160,7 @@ func (h *Handler) Routes() []Route {
 		})})
 	}
 	routes = append(routes, h.payRoutes()...)
+	routes = append(routes, h.checkoutRoutes()...)
 	return append(routes, Route{usp.RESTPath + "/", http.HandlerFunc(h.notFound)})
 }
 
@@ -228,6 +229,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 	} else if sr, ok := res.(*usp.SubscriptionResult); ok && r.Method == http.MethodPost && sr.Created() && r.URL.Path == usp.RESTPath+"/services/feed/subscriptions" {
 		w.WriteHeader(http.StatusCreated)
 	} else if wr, ok := res.(*usp.WaitlistResult); ok && r.Method == http.MethodPost && wr.Created() && r.URL.Path == usp.RESTPath+"/waitlist" {
+		w.WriteHeader(http.StatusCreated)
+	} else if cr, ok := res.(*usp.Checkout); ok && r.Method == http.MethodPost && cr.Created() && r.URL.Path == usp.UCPPath+"/checkout-sessions" {
 		w.WriteHeader(http.StatusCreated)
 	}
 	w.Write(append(body, '\n'))

@@ -67,9 +67,12 @@ type Signer interface {
 // BookingEvent): the same bytes in the POST and in the usp_webhook
 // notification's params.
 type BookingEvent struct {
-	Event     string          `json:"event"`
-	EventID   string          `json:"event_id"`
-	BookingID string          `json:"booking_id"`
+	Event     string `json:"event"`
+	EventID   string `json:"event_id"`
+	BookingID string `json:"booking_id"`
+	// OrderID is the UCP order of a booking a UCP checkout made (§7.5
+	// step 8), for the platform to correlate the two.
+	OrderID   string          `json:"order_id,omitempty"`
 	Timestamp string          `json:"timestamp"`
 	Data      json.RawMessage `json:"data,omitempty"`
 }
