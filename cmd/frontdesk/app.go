@@ -58,6 +58,8 @@ type Main struct {
 	Addr   string
 	split  *relay.Split   // the split deployment's role, nil in one process
 	door   directmcp.Door // the hub's booking door when split, else nil
+	// proxy is a split hub's: the pages that name a property, at its location.
+	proxy  *hub.Proxy
 	Logger *slog.Logger
 	Clock  clock.Clock
 	Out    io.Writer // where serve prints its URLs
@@ -296,6 +298,9 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		return err
 	} else if m.split != nil && m.split.Backend != nil {
 		m.hub, m.door = hub.New(m.Config.Portfolio, m.Config.Deployment.PublicURL, pricer, m.split.Backend, m.Clock), m.split.Door
+		if m.proxy, err = hub.NewProxy(m.Config.Portfolio, m.Config.Split.Origins(), m.Logger); err != nil {
+			return err
+		}
 	}
 	m.core.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
 	policies := func(slug, unit string) (business.Location, business.Unit, bool) {

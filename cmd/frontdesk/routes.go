@@ -90,8 +90,8 @@ func (m *Main) routes() http.Handler {
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
 	handle("GET /search", pages, true, http.HandlerFunc(site.Search))
 	book, submit, property := http.Handler(http.HandlerFunc(site.Book)), http.Handler(http.HandlerFunc(site.BookSubmit)), http.Handler(http.HandlerFunc(site.Property))
-	if m.split != nil && m.split.Proxy != nil { // the hub of a split: a property's page and form are its location's
-		book, submit, property = m.split.Proxy, m.split.Proxy, m.split.Proxy
+	if m.proxy != nil { // the hub of a split: a property's page and form are its location's
+		book, submit, property = m.proxy, m.proxy, m.proxy
 	}
 	handle("GET /book/{slug}", pages, true, book)
 	handle("POST /book/{slug}", pages, true, submit)

@@ -354,6 +354,18 @@ func testSplitDeployment(t *testing.T, engine string) {
 		if resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("GET /book/nowhere at the hub = %d, want 404", resp.StatusCode)
 		}
+		// Old Town Lodge was stopped above: its pages say so, with its
+		// phone and nothing of where the hub reaches it.
+		resp, err = http.Get(d.hub + "/properties/oldtown")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway || !bytes.Contains(b, []byte("Old Town Lodge cannot be reached just now")) ||
+			!bytes.Contains(b, []byte(strings.TrimPrefix(phones["oldtown"], "+"))) || bytes.Contains(b, []byte(strings.TrimPrefix(d.origins["oldtown"], "http://"))) {
+			t.Fatalf("GET /properties/oldtown with its location stopped = %d\n%s", resp.StatusCode, b)
+		}
 	})
 }
 
