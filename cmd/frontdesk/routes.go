@@ -105,7 +105,12 @@ func (m *Main) routes() http.Handler {
 	handle("POST /stay/{token}/pay", pages, true, http.HandlerFunc(site.StayPay))
 	// The payment provider's signed events: servers post them, with no
 	// browser origin.
-	handle("POST /payments/stripe", pages, true, http.HandlerFunc(site.PaymentEvent))
+	// A split hub forwards an event to the location its reservation names.
+	events := http.Handler(http.HandlerFunc(site.PaymentEvent))
+	if m.proxy != nil {
+		events = m.proxy.PaymentEvents(events)
+	}
+	handle("POST /payments/stripe", pages, true, events)
 	// Channel exports: each physical unit's calendar, fetched by the
 	// listing sites' servers, at an address only its token names.
 	handle("GET /channels/{file}", pages, false, m.channels.Handler())
