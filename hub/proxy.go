@@ -90,6 +90,15 @@ func NewProxy(p business.Portfolio, origins map[string]string, log *slog.Logger)
 // the proxy spell it {slug}.
 const slugValue = "slug"
 
+// Or is px, or h when px is nil: the route's own handler outside a
+// split hub.
+func (px *Proxy) Or(h http.Handler) http.Handler {
+	if px == nil {
+		return h
+	}
+	return px
+}
+
 // ServeHTTP forwards r to the location its {slug} path value names.
 func (px *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := px.targets[r.PathValue(slugValue)]; !ok {

@@ -28,8 +28,11 @@ type paymentEvent struct {
 // secret. An event that names no reservation of a proxied location (a
 // refund's, another business's, or no JSON at all) goes to other, the
 // hub's own handler, which checks and answers it as it would any event
-// naming no payment of this business.
+// naming no payment of this business. A nil proxy gives other itself.
 func (px *Proxy) PaymentEvents(other http.Handler) http.Handler {
+	if px == nil {
+		return other
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxEventBody))
 		if err != nil {

@@ -33,6 +33,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
+	"frontdesk/mcpfront"
 	"frontdesk/message"
 	"frontdesk/orp"
 	"frontdesk/payment"
@@ -58,8 +59,7 @@ type Main struct {
 	Addr   string
 	split  *relay.Split   // the split deployment's role, nil in one process
 	door   directmcp.Door // the hub's booking door when split, else nil
-	// proxy is a split hub's: the pages that name a property, at its location.
-	proxy  *hub.Proxy
+	proxy  *hub.Proxy     // a split hub's: what names a location, forwarded to it
 	Logger *slog.Logger
 	Clock  clock.Clock
 	Out    io.Writer // where serve prints its URLs
@@ -554,7 +554,7 @@ func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err e
 		defer stop()
 	}
 	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
-	return serveHubStdio(ctx, m, in, out)
+	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.door, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // Close releases the store.
