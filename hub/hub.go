@@ -1,7 +1,8 @@
 // Package hub is the public front of a business with several locations:
 // it resolves which property a call means and relays the call to that
 // location's backend, in process today and over authenticated HTTP in a
-// split deployment.
+// split deployment, where its Proxy also forwards the pages that name a
+// property to that property's location.
 //
 // It imports business, location, pricing and the internal civil and clock
 // helpers only.

@@ -33,6 +33,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/location"
 	"frontdesk/mail"
+	"frontdesk/mcpfront"
 	"frontdesk/message"
 	"frontdesk/orp"
 	"frontdesk/payment"
@@ -58,6 +59,7 @@ type Main struct {
 	Addr   string
 	split  *relay.Split   // the split deployment's role, nil in one process
 	door   directmcp.Door // the hub's booking door when split, else nil
+	proxy  *hub.Proxy     // a split hub's: what names a location, forwarded to it
 	Logger *slog.Logger
 	Clock  clock.Clock
 	Out    io.Writer // where serve prints its URLs
@@ -296,6 +298,9 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		return err
 	} else if m.split != nil && m.split.Backend != nil {
 		m.hub, m.door = hub.New(m.Config.Portfolio, m.Config.Deployment.PublicURL, pricer, m.split.Backend, m.Clock), m.split.Door
+		if m.proxy, err = hub.NewProxy(m.Config.Portfolio, m.Config.Split.Origins(), m.Logger); err != nil {
+			return err
+		}
 	}
 	m.core.Desk().Outbox(reservation.OutboxOptions{Clock: m.Clock, Outages: outages, Logger: m.Logger, SetAside: m.metrics.SetAside})
 	m.payments.AttachCancellations(m.core.Desk(), m.Config.Portfolio.Unit, m.Config.Business.Currency)
@@ -538,7 +543,7 @@ func (m *Main) RunStdio(ctx context.Context, in io.Reader, out io.Writer) (err e
 		defer stop()
 	}
 	m.Logger.Info("links in answers start with the public url", "public_url", m.Config.Deployment.PublicURL)
-	return serveHubStdio(ctx, m, in, out)
+	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.door, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // Close releases the store.

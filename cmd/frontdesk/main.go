@@ -57,7 +57,7 @@ var commands = map[string]struct{ args, about string }{
 	"serve":                {"[flags]", "Serves the MCP tools, pages and probes over HTTP until interrupted. Without --config it runs the\nbuilt-in demo business on SQLite under ./frontdesk-data, with the dev mailbox, and prints its URLs."},
 	"mcp":                  {"[flags]", "Serves the hub's MCP tools over stdin and stdout, on the same store as serve. Links in answers\nstart with deployment.public_url (or --public-url); without one, with http://127.0.0.1:8080."},
 	"init":                 {"[--demo | --split DIR]", "Prints a commented config file that serves on localhost as it is; with --demo, the demo business;\nwith --split DIR, writes the demo as DIR/hub.toml and a file per location, with a shared secret."},
-	"hub":                  {"--config F [flags]", "Serves the hub of a split deployment: the MCP endpoint, whose calls go over the relay to the\nlocation that owns them, and a property's page and booking form, proxied to its location."},
+	"hub":                  {"--config F [flags]", "Serves the hub of a split deployment: the MCP endpoint, whose calls go over the relay to the\nlocation that owns them; a property's page and booking form and payment events, proxied to its location."},
 	"location":             {"--slug S --config F [flags]", "Serves location S of a split deployment alone, on its own store: its doors and the relay endpoint."},
 	"check-config":         {"FILE", "Checks a config file and lists every problem in it, each with the setting's path\n(and its line where the file is plainly written)."},
 	"sweep":                {"[flags]", "Runs one pass of the scheduled work and exits, for an external scheduler; serve also sweeps on its own."},
@@ -165,11 +165,7 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 			fmt.Fprint(stdout, strings.Join(append(names, ""), "\n"))
 			return err
 		}
-		if *demo {
-			_, err := stdout.Write(config.DemoTOML)
-			return err
-		}
-		_, err := stdout.Write(config.ExampleTOML)
+		_, err := stdout.Write(map[bool][]byte{false: config.ExampleTOML, true: config.DemoTOML}[*demo])
 		return err
 	case "staff":
 		return runStaff(ctx, clk, args, stdin, stdout, stderr)

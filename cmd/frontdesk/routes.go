@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/subtle"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -89,12 +88,8 @@ func (m *Main) routes() http.Handler {
 	handle("GET /policy", pages, true, http.HandlerFunc(site.Policy))
 	handle("GET /locations", pages, true, http.HandlerFunc(site.Locations))
 	handle("GET /search", pages, true, http.HandlerFunc(site.Search))
-	book, submit, property := http.Handler(http.HandlerFunc(site.Book)), http.Handler(http.HandlerFunc(site.BookSubmit)), http.Handler(http.HandlerFunc(site.Property))
-	if m.split != nil && m.split.Proxy != nil { // the hub of a split: a property's page and form are its location's
-		book, submit, property = m.split.Proxy, m.split.Proxy, m.split.Proxy
-	}
-	handle("GET /book/{slug}", pages, true, book)
-	handle("POST /book/{slug}", pages, true, submit)
+	handle("GET /book/{slug}", pages, true, m.proxy.Or(http.HandlerFunc(site.Book)))
+	handle("POST /book/{slug}", pages, true, m.proxy.Or(http.HandlerFunc(site.BookSubmit)))
 	if m.split != nil && m.split.Server != nil { // a location of a split: the hub's calls, authenticated
 		for _, r := range m.split.Server.Routes() {
 			mux.Handle(r.Pattern, m.deadlines(mcpAPI, r.Handler))
@@ -105,14 +100,14 @@ func (m *Main) routes() http.Handler {
 	handle("POST /stay/{token}/pay", pages, true, http.HandlerFunc(site.StayPay))
 	// The payment provider's signed events: servers post them, with no
 	// browser origin.
-	handle("POST /payments/stripe", pages, true, http.HandlerFunc(site.PaymentEvent))
+	handle("POST /payments/stripe", pages, true, m.proxy.PaymentEvents(http.HandlerFunc(site.PaymentEvent)))
 	// Channel exports: each physical unit's calendar, fetched by the
 	// listing sites' servers, at an address only its token names.
 	handle("GET /channels/{file}", pages, false, m.channels.Handler())
 	handle("POST /stay/{token}/withdraw", pages, true, http.HandlerFunc(site.StayWithdraw))
 	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
 	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
-	handle("GET /properties/{slug}", pages, true, property)
+	handle("GET /properties/{slug}", pages, true, m.proxy.Or(http.HandlerFunc(site.Property)))
 	handle("GET /robots.txt", pages, true, http.HandlerFunc(site.Robots))
 	// Every other path of the site answers its own 404 page, with a way
 	// back; the more specific patterns above and below win over it.
@@ -264,10 +259,6 @@ func (m *Main) front(next http.Handler) http.Handler {
 	}
 	return httpfront.Front(httpfront.Options{Logger: m.Logger, Metrics: m.metrics, Proxies: proxies, IDs: ids, HSTS: m.hsts(),
 		Headers: httpfront.SecurityHeaders(web.Brand(m.Config.Business))}, next)
-}
-
-func serveHubStdio(ctx context.Context, m *Main, in io.Reader, out io.Writer) error {
-	return mcpfront.ServeStdio(ctx, directmcp.NewHub(m.hub, m.bookings, m.door, m.mcpOptions()), in, out, bookingGuard())
 }
 
 // pauses are the chat-booking ceilings that are full now, as the dev

@@ -19,6 +19,8 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/pgtest"
+	"frontdesk/payment/stripe"
+	"frontdesk/payment/stripe/stripemock"
 	"frontdesk/relay"
 )
 
@@ -47,7 +49,9 @@ func loopbackPort(t *testing.T) string {
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
-func startSplit(t *testing.T, engine string) *splitDeployment {
+// startSplit starts the demo split on engine; locationEnv is added to
+// the locations' environment alone.
+func startSplit(t *testing.T, engine string, locationEnv ...string) *splitDeployment {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -98,12 +102,13 @@ func startSplit(t *testing.T, engine string) *splitDeployment {
 		}
 		origin := "http://" + ports[fmt.Sprintf("127.0.0.1:%d", config.SplitPorts[i])]
 		args := []string{"location", "--slug", name, "--config", filepath.Join(d.dir, name+".toml")}
+		env := locationEnv
 		if name == "hub" {
-			d.hub, args = origin, []string{"hub", "--config", filepath.Join(d.dir, "hub.toml")}
+			d.hub, args, env = origin, []string{"hub", "--config", filepath.Join(d.dir, "hub.toml")}, nil
 		} else {
 			d.origins[name] = origin
 		}
-		d.start(t, name, append(args, d.stores[name]...))
+		d.start(t, name, append(args, d.stores[name]...), env)
 	}
 	for name, origin := range d.origins {
 		waitReady(t, name, origin)
@@ -112,10 +117,12 @@ func startSplit(t *testing.T, engine string) *splitDeployment {
 	return d
 }
 
-// start runs one process until the test ends.
-func (d *splitDeployment) start(t *testing.T, name string, args []string) {
+// start runs one process, with env added to the test's environment,
+// until the test ends.
+func (d *splitDeployment) start(t *testing.T, name string, args, env []string) {
 	t.Helper()
 	cmd := exec.Command(d.bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = d.dir
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -354,6 +361,18 @@ func testSplitDeployment(t *testing.T, engine string) {
 		if resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("GET /book/nowhere at the hub = %d, want 404", resp.StatusCode)
 		}
+		// Old Town Lodge was stopped above: its pages say so, with its
+		// phone and nothing of where the hub reaches it.
+		resp, err = http.Get(d.hub + "/properties/oldtown")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway || !bytes.Contains(b, []byte("Old Town Lodge cannot be reached just now")) ||
+			!bytes.Contains(b, []byte(strings.TrimPrefix(phones["oldtown"], "+"))) || bytes.Contains(b, []byte(strings.TrimPrefix(d.origins["oldtown"], "http://"))) {
+			t.Fatalf("GET /properties/oldtown with its location stopped = %d\n%s", resp.StatusCode, b)
+		}
 	})
 }
 
@@ -390,5 +409,39 @@ func TestSplitCommandsTakeTheirOwnFiles(t *testing.T) {
 		if _, _, err := runCmd(t, tt.args...); err == nil || err.Error() != tt.want {
 			t.Errorf("%v = %v, want %q", tt.args, err, tt.want)
 		}
+	}
+}
+
+// TestSplitPaymentEvents: the hub, which has no payment provider, passes
+// a provider's event to the location whose reservation it names, body
+// and signature untouched, and that location checks the signature with
+// its own secret.
+func TestSplitPaymentEvents(t *testing.T) {
+	const secret = "whsec_split"
+	// The locations take events; none is asked for a checkout here, so
+	// the mock's address is never dialled.
+	d := startSplit(t, "sqlite", stripe.EnvMock+"=http://127.0.0.1:1", stripe.EnvWebhookSecret+"="+secret)
+	session := map[string]any{"id": "cs_split", "object": "checkout.session",
+		"metadata": map[string]string{"frontdesk_payment": "pay_000000000000000000000000", "reference": "RIV-00112233AABBCCDD"}}
+	send := func(body []byte, signature string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, d.hub+"/payments/stripe", bytes.NewReader(body))
+		req.Header.Set("Stripe-Signature", signature)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	body, sig := stripemock.Event(t, secret, "evt_split", "checkout.session.completed", session, time.Now())
+	// Riverside's answer: the signature verifies, and the payment is none
+	// of its own. The hub alone would not know the event at all (404).
+	if status, answer := send(body, sig); status != http.StatusOK || !strings.Contains(answer, "names no payment of this business") {
+		t.Fatalf("a signed event through the hub = %d %s", status, answer)
+	}
+	if status, _ := send(body, stripemock.Sign(body, "whsec_forged", time.Now())); status != http.StatusBadRequest {
+		t.Fatalf("a forged event through the hub = %d, want the location's 400", status)
 	}
 }
