@@ -1,14 +1,9 @@
 package relay
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httputil"
-	"net/url"
-	"strings"
 
 	"frontdesk/business"
 	"frontdesk/direct"
@@ -42,10 +37,9 @@ type SplitOptions struct {
 // endpoint, or the hub's relayed reads, booking door and the proxy of
 // the pages that name a property.
 type Split struct {
-	Server  *Server      // a location's
-	Backend *Backend     // the hub's
-	Door    *Door        // the hub's
-	Proxy   http.Handler // the hub's: a page whose path names a property, at its location
+	Server  *Server  // a location's
+	Backend *Backend // the hub's
+	Door    *Door    // the hub's
 }
 
 // Open builds the role o names; nil for none.
@@ -68,11 +62,7 @@ func Open(o SplitOptions) (*Split, error) {
 		if err != nil {
 			return nil, err
 		}
-		proxy, err := Proxy(o.Origins)
-		if err != nil {
-			return nil, err
-		}
-		return &Split{Backend: NewBackend(client), Door: NewDoor(client, o.Bookings), Proxy: proxy}, nil
+		return &Split{Backend: NewBackend(client), Door: NewDoor(client, o.Bookings)}, nil
 	}
 	return nil, fmt.Errorf("split role %q is neither %q nor %q", o.Role, RoleHub, RoleLocation)
 }
@@ -88,33 +78,4 @@ func PhoneOf(p business.Portfolio) func(slug string) string {
 		}
 		return p.Business.Phone
 	}
-}
-
-// Proxy forwards a request whose route names a property ({slug}) to
-// that property's location; a slug without an origin is not found. The
-// origins come from the config alone; the route mounting it checks the
-// request's host and origin first.
-func Proxy(origins map[string]string) (http.Handler, error) {
-	targets := map[string]*url.URL{}
-	for slug, origin := range origins {
-		u, err := url.Parse(strings.TrimSuffix(origin, "/"))
-		if err != nil || u.Host == "" {
-			return nil, errors.New("relay proxy: an origin is not a URL")
-		}
-		targets[slug] = u
-	}
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(targets[r.In.PathValue("slug")])
-		r.SetXForwarded()
-		// The hub's route has checked the page's origin against its own
-		// hosts; the location checks the Host it is reached at.
-		r.Out.Header.Del("Origin")
-	}}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := targets[r.PathValue("slug")]; !ok {
-			http.NotFound(w, r)
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}), nil
 }
