@@ -64,7 +64,7 @@ func TestPriceMails(t *testing.T) {
 	ride, err := w.svc.Core().Book(ctx, reservation.BookRequest{
 		Location: "airport", Unit: "shuttle", Slots: []string{"2026-12-02T06:00"}, Guests: 2, Units: 2,
 		Contact: reservation.Contact{Name: "Ada Lovelace", Email: "ada@example.com", Phone: "+1 303 555 0199"},
-		Source: reservation.USP("platform.example"), Total: 5000, Kind: reservation.KindBooking, By: "usp:platform.example",
+		Source:  reservation.USP("platform.example"), Total: 5000, Kind: reservation.KindBooking, By: "usp:platform.example",
 	})
 	if err != nil {
 		t.Fatal(err)

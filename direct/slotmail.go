@@ -7,7 +7,6 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/message"
-	"frontdesk/reservation"
 )
 
 // A timed service's booking, such as a shuttle ride a platform booked for
@@ -47,24 +46,8 @@ func (s *Service) slotLines(r booked, l business.Location, u business.Unit) stri
 // timed booking.
 func (s *Service) slotDecisionEmail(r booked, l business.Location, now time.Time) (message.Email, bool) {
 	u, _ := l.Unit(r.Unit)
-	var subject, opening, closing string
-	switch r.State {
-	case reservation.Confirmed:
-		subject = fmt.Sprintf("Booking %s is confirmed", r.Reference)
-		opening = fmt.Sprintf("Staff at %s have confirmed your booking.", l.Name)
-		closing = fmt.Sprintf("Please be there a few minutes before the start. Questions: call %s.", l.Phone)
-	case reservation.Declined:
-		subject = fmt.Sprintf("Booking %s could not be accepted", r.Reference)
-		opening = fmt.Sprintf("Staff at %s could not accept your booking request, and nothing is held for you.", l.Name)
-		closing = fmt.Sprintf("No payment was taken. To find another time, call %s.", l.Phone)
-		if s.paidUnit(r, l) {
-			closing = fmt.Sprintf("Anything paid for this request is refunded in full. To find another time, call %s.", l.Phone)
-		}
-	case reservation.Cancelled:
-		subject = fmt.Sprintf("Booking %s is cancelled", r.Reference)
-		opening = fmt.Sprintf("Staff at %s have cancelled your booking, and its place is released.", l.Name)
-		closing = s.cancelledClosing(r, l)
-	default:
+	subject, opening, closing, ok := s.decisionWords(r, l, slotWords)
+	if !ok {
 		return message.Email{}, false
 	}
 	text := opening + "\n\n" + s.slotLines(r, l, u) + s.priceText(r, l) + "\n" + closing + "\n"

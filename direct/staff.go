@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/message"
 	"frontdesk/reservation"
 	"frontdesk/store"
@@ -68,24 +69,8 @@ func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.E
 	if _, _, err := r.Stay(); err != nil {
 		return message.Email{}, false // the mails describe stays of nights or a timed slot
 	}
-	var subject, opening, closing string
-	switch r.State {
-	case reservation.Confirmed:
-		subject = fmt.Sprintf("Reservation %s is confirmed", r.Reference)
-		opening = fmt.Sprintf("Staff at %s have confirmed your reservation.", l.Name)
-		closing = s.confirmationMessage(r.State)
-	case reservation.Declined:
-		subject = fmt.Sprintf("Reservation %s could not be accepted", r.Reference)
-		opening = fmt.Sprintf("Staff at %s could not accept your reservation request, and nothing is held for you.", l.Name)
-		closing = fmt.Sprintf("No payment was taken. To find another stay, call %s.", l.Phone)
-		if s.paidUnit(r, l) {
-			closing = fmt.Sprintf("Anything paid for this request is refunded in full. To find another stay, call %s.", l.Phone)
-		}
-	case reservation.Cancelled:
-		subject = fmt.Sprintf("Reservation %s is cancelled", r.Reference)
-		opening = fmt.Sprintf("Staff at %s have cancelled your reservation, and the room is released.", l.Name)
-		closing = s.cancelledClosing(r, l)
-	default:
+	subject, opening, closing, ok := s.decisionWords(r, l, stayWords)
+	if !ok {
 		return message.Email{}, false
 	}
 	text := opening + "\n\n" + s.stayLines(r, l) + s.priceText(r, l) + "\n" + closing + "\n"
@@ -96,6 +81,44 @@ func (s *Service) decisionEmail(r booked, link string, now time.Time) (message.E
 		ID: noticeID(r.Reference, string(r.State), "guest"), From: s.from(), To: []string{r.Contact.Email},
 		Subject: subject, Text: text, Date: now,
 	}, true
+}
+
+// decisionNouns are the words a decision mail names its booking with: a
+// stay's or a timed slot's.
+type decisionNouns struct {
+	Title, noun, released, another string
+	// confirmed is the closing of a confirmation.
+	confirmed func(s *Service, l business.Location) string
+}
+
+var (
+	stayWords = decisionNouns{Title: "Reservation", noun: "reservation", released: "the room is released", another: "stay",
+		confirmed: func(s *Service, _ business.Location) string { return s.confirmationMessage(reservation.Confirmed) }}
+	slotWords = decisionNouns{Title: "Booking", noun: "booking", released: "its place is released", another: "time",
+		confirmed: func(_ *Service, l business.Location) string {
+			return fmt.Sprintf("Please be there a few minutes before the start. Questions: call %s.", l.Phone)
+		}}
+)
+
+// decisionWords are the subject, opening and closing of the guest's mail
+// about the staff decision r is in, named with w; false for a state the
+// guest is not mailed about.
+func (s *Service) decisionWords(r booked, l business.Location, w decisionNouns) (subject, opening, closing string, ok bool) {
+	switch r.State {
+	case reservation.Confirmed:
+		return fmt.Sprintf("%s %s is confirmed", w.Title, r.Reference), fmt.Sprintf("Staff at %s have confirmed your %s.", l.Name, w.noun), w.confirmed(s, l), true
+	case reservation.Declined:
+		closing = fmt.Sprintf("No payment was taken. To find another %s, call %s.", w.another, l.Phone)
+		if s.paidUnit(r, l) {
+			closing = fmt.Sprintf("Anything paid for this request is refunded in full. To find another %s, call %s.", w.another, l.Phone)
+		}
+		return fmt.Sprintf("%s %s could not be accepted", w.Title, r.Reference),
+			fmt.Sprintf("Staff at %s could not accept your %s request, and nothing is held for you.", l.Name, w.noun), closing, true
+	case reservation.Cancelled:
+		return fmt.Sprintf("%s %s is cancelled", w.Title, r.Reference),
+			fmt.Sprintf("Staff at %s have cancelled your %s, and %s.", l.Name, w.noun, w.released), s.cancelledClosing(r, l), true
+	}
+	return "", "", "", false
 }
 
 // phoneOf is the phone of the location with slug, or the business's.
