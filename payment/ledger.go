@@ -433,6 +433,22 @@ func (l *Ledger) Resume(ctx context.Context, id string) (Payment, error) {
 // after the id after, and the id to continue after; "" when none are
 // left.
 func (l *Ledger) Unfinished(ctx context.Context, after string, limit int) (ids []string, next string, err error) {
+	page, next, err := l.page(ctx, after, limit, func(p Payment) bool {
+		pending := p.State == StateStarting && !p.Created.After(l.clock.Now().Add(-StartGrace))
+		for _, r := range p.Refunds {
+			pending = pending || r.State == RefundPending
+		}
+		return pending
+	})
+	for _, p := range page {
+		ids = append(ids, p.ID)
+	}
+	return ids, next, err
+}
+
+// page reads up to limit payments after the id after and keeps those
+// keep takes, with the id to continue after; "" when none are left.
+func (l *Ledger) page(ctx context.Context, after string, limit int, keep func(Payment) bool) (out []Payment, next string, err error) {
 	recs, err := l.records.List(ctx, kindPayment, "", after, limit)
 	if err != nil {
 		return nil, "", internal("payment list", err)
@@ -442,18 +458,14 @@ func (l *Ledger) Unfinished(ctx context.Context, after string, limit int) (ids [
 		if err != nil {
 			return nil, "", err
 		}
-		pending := p.State == StateStarting && !p.Created.After(l.clock.Now().Add(-StartGrace))
-		for _, r := range p.Refunds {
-			pending = pending || r.State == RefundPending
-		}
-		if pending {
-			ids = append(ids, p.ID)
+		if keep(p) {
+			out = append(out, p)
 		}
 	}
 	if len(recs) == limit {
 		next = recs[len(recs)-1].Key
 	}
-	return ids, next, nil
+	return out, next, nil
 }
 
 func (l *Ledger) newID(prefix string) (string, error) {

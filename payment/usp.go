@@ -61,21 +61,7 @@ func (l *Ledger) RefundUnmatched(ctx context.Context, id string) (Payment, error
 // after, and the id to continue after; "" when none are left. A door's
 // sweep reads it to settle payments its hook did not hear of.
 func (l *Ledger) PaidSince(ctx context.Context, since time.Time, after string, limit int) (out []Payment, next string, err error) {
-	recs, err := l.records.List(ctx, kindPayment, "", after, limit)
-	if err != nil {
-		return nil, "", internal("payment list", err)
-	}
-	for _, rec := range recs {
-		p, err := decode(rec)
-		if err != nil {
-			return nil, "", err
-		}
-		if p.State == StatePaid && !p.PaidAt.Before(since) && p.Refunded() < p.Amount {
-			out = append(out, p)
-		}
-	}
-	if len(recs) == limit {
-		next = recs[len(recs)-1].Key
-	}
-	return out, next, nil
+	return l.page(ctx, after, limit, func(p Payment) bool {
+		return p.State == StatePaid && !p.PaidAt.Before(since) && p.Refunded() < p.Amount
+	})
 }
