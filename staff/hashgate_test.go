@@ -96,10 +96,12 @@ func TestKnownDeviceSignsInDuringFlood(t *testing.T) {
 	if _, err := svc.AddUser(ctx, "olga", "correct horse battery", Owner, nil); err != nil {
 		t.Fatal(err)
 	}
+	before := time.Now()
 	in, err := svc.SignInFrom(ctx, Attempt{Username: "olga", Password: "correct horse battery", Addr: "192.0.2.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	alone := time.Since(before) // one check at this cost, on this machine as loaded now
 	var wg sync.WaitGroup
 	started := make(chan struct{})
 	for i := range 200 {
@@ -121,8 +123,12 @@ func TestKnownDeviceSignsInDuringFlood(t *testing.T) {
 	}
 	took := time.Since(start)
 	wg.Wait()
-	if took > hashWait {
-		t.Fatalf("the known device waited %v, longer than an unknown one is let wait", took)
+	// Queued behind the flood it would be refused as busy after
+	// hashWait; its own check costs what one costs alone, which a busy
+	// or race-instrumented machine stretches, and the flood shares the
+	// cores with it.
+	if took > hashWait+2*alone {
+		t.Fatalf("the known device waited %v, longer than an unknown one is let wait (%v) and its own check (%v alone)", took, hashWait, alone)
 	}
-	t.Logf("the known device signed in after %v", took)
+	t.Logf("the known device signed in after %v; one check alone took %v", took, alone)
 }
