@@ -34,7 +34,7 @@ func postFormWith(t *testing.T, client *http.Client, target string, form url.Val
 	return resp.StatusCode, string(b)
 }
 
-var formTokenField = regexp.MustCompile(`name="token" value="([A-Za-z0-9_-]{43})"`)
+var formTokenField = regexp.MustCompile(`name="token" value="([A-Z]{2,6}\.[A-Za-z0-9_-]{43})"`)
 
 // formToken opens the booking form at target as a browser would and
 // returns its one-time token.
