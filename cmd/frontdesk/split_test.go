@@ -409,6 +409,22 @@ func testSplitDeployment(t *testing.T, engine string) {
 		if status, body := page(stay); status != http.StatusOK || !strings.Contains(body, ref[2]) {
 			t.Fatalf("GET %s at the hub = %d", stay, status)
 		}
+		// The page's own form, sent at the hub from the page's origin,
+		// acts at the location and comes back to the page at the hub.
+		req, _ := http.NewRequest(http.MethodPost, d.hub+stay+"/withdraw", nil)
+		req.Header.Set("Origin", d.hub)
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Request.URL.String() != d.hub+stay+"?done=withdrawn" || !bytes.Contains(b, []byte("Your request is withdrawn")) {
+			t.Fatalf("withdrawal at the hub ended at %s = %d\n%s", resp.Request.URL, resp.StatusCode, b)
+		}
+		if list := d.staffList(t, "riverside"); !regexp.MustCompile(ref[1] + `  riverside .* cancelled  form`).MatchString(list) {
+			t.Fatalf("riverside's list after the withdrawal:\n%s", list)
+		}
 		// A token that names no location of the split, or the random part
 		// alone, gets the hub's own page: no location is tried.
 		random := strings.TrimPrefix(stay, "/stay/RIV.")
