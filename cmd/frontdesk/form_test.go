@@ -126,6 +126,33 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	}
 }
 
+// TestFormRefusesAnotherLocationsToken: a form token names its location;
+// one drawn for another property is refused as expired, nothing is
+// filed, and the form comes back with a fresh token of its own property,
+// so sending it again works.
+func TestFormRefusesAnotherLocationsToken(t *testing.T) {
+	t.Parallel()
+	m := startMain(t, "")
+	form := url.Values{"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
+		"name": {"Grace Hopper"}, "email": {"grace@example.com"}, "phone": {"(303) 555-0142"},
+		"signature": {signaturetest.Drawn(t)}, "token": {formToken(t, m.URL+"/book/oldtown")}}
+	if !strings.HasPrefix(form.Get("token"), "OTL.") {
+		t.Fatalf("Old Town's form token = %q", form.Get("token"))
+	}
+	status, body := postForm(t, m.URL+"/book/riverside", form, nil)
+	fresh := formTokenField.FindStringSubmatch(body)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(body, "This form has expired.") || fresh == nil || !strings.HasPrefix(fresh[1], "RIV.") {
+		t.Fatalf("Riverside's form with Old Town's token = %d, token %q\n%s", status, fresh, body)
+	}
+	if n := len(devMessages(t, m.URL)); n != 0 {
+		t.Fatalf("the refused form sent %d mails", n)
+	}
+	form.Set("token", fresh[1])
+	if status, body := postForm(t, m.URL+"/book/riverside", form, nil); status != http.StatusOK || findSent(body) == nil {
+		t.Fatalf("the form sent again with its fresh token = %d\n%s", status, body)
+	}
+}
+
 // TestBannerNamesThePeoplesPages: serve's start banner lists the guest
 // search, each property's booking form and the staff screen.
 func TestBannerNamesThePeoplesPages(t *testing.T) {
