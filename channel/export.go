@@ -59,7 +59,7 @@ func (s *Service) Listings(ctx context.Context) ([]Listing, error) {
 	for _, l := range s.locs {
 		for _, u := range l.NightUnits() {
 			for n := 1; n <= u.Count; n++ {
-				rec, err := s.export(ctx, exportKey(l.Slug, u.Type, n), now)
+				rec, err := s.export(ctx, l, exportKey(l.Slug, u.Type, n), now)
 				if err != nil {
 					return nil, err
 				}
@@ -76,13 +76,14 @@ func (s *Service) Listings(ctx context.Context) ([]Listing, error) {
 	return out, nil
 }
 
-// export reads a listing's export record, creating it with a new token.
-func (s *Service) export(ctx context.Context, key string, now time.Time) (exportRecord, error) {
+// export reads a listing's export record, creating it with a new token
+// of location l.
+func (s *Service) export(ctx context.Context, l business.Location, key string, now time.Time) (exportRecord, error) {
 	return store.Update(ctx, s.st, KindExport, key, now, func(e *exportRecord, found bool) error {
 		if found {
 			return store.ErrNoChange
 		}
-		tok, err := s.token()
+		tok, err := s.token(l)
 		if err != nil {
 			return err
 		}
@@ -94,16 +95,20 @@ func (s *Service) export(ctx context.Context, key string, now time.Time) (export
 // Rotate gives a listing's export a new token: the old address stops
 // answering at once.
 func (s *Service) Rotate(ctx context.Context, loc, unit string, n int) error {
+	l, ok := s.location(loc)
+	if !ok {
+		return fmt.Errorf("rotate export: %q is no location of this server", loc)
+	}
 	now := s.clock.Now()
 	key := exportKey(loc, unit, n)
-	if _, err := s.export(ctx, key, now); err != nil {
+	if _, err := s.export(ctx, l, key, now); err != nil {
 		return err
 	}
 	rec, err := s.st.Get(ctx, KindExport, key)
 	if err != nil {
 		return err
 	}
-	tok, err := s.token()
+	tok, err := s.token(l)
 	if err != nil {
 		return err
 	}
@@ -112,7 +117,12 @@ func (s *Service) Rotate(ctx context.Context, loc, unit string, n int) error {
 	return err
 }
 
-func (s *Service) token() (string, error) {
+// token draws a feed token of location l: its located form
+// (business.Location.Token) around 20 random bytes in lowercase base32,
+// so a split deployment's hub can route the feed to l. Tokens drawn
+// before they named their location are the random part alone; they keep
+// their address until rotated.
+func (s *Service) token(l business.Location) (string, error) {
 	var b [20]byte
 	s.randM.Lock()
 	_, err := io.ReadFull(s.rand, b[:])
@@ -120,7 +130,7 @@ func (s *Service) token() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("draw token: %w", err)
 	}
-	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])), nil
+	return l.Token(strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))), nil
 }
 
 // ErrUnknownToken answers an export address whose token is no listing's.

@@ -35,7 +35,8 @@ func FuzzFormSubmit(f *testing.F) {
 		}
 		// Each post carries a fresh form token, so the core reads the
 		// fields instead of refusing the form as expired.
-		token, err := w.svc.Core().NewGuestToken()
+		riverside, _ := w.svc.Core().Location("riverside")
+		token, err := w.svc.Core().NewGuestToken(riverside)
 		if err != nil {
 			t.Fatal(err)
 		}

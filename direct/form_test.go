@@ -135,6 +135,7 @@ func TestFormProblems(t *testing.T) {
 		{"too long", func(f *reservation.FormRequest) { f.Checkout = "2027-06-30" }, "checkout", "A stay can be at most"},
 		{"studio for a night", func(f *reservation.FormRequest) { f.RoomType = "studio" }, "checkout", "week"},
 		{"no token", func(f *reservation.FormRequest) { f.Token = "" }, "token", "This form has expired."},
+		{"another location's token", func(f *reservation.FormRequest) { f.Token = "OTL." + f.Token }, "token", "This form has expired."},
 		{"empty name", func(f *reservation.FormRequest) { f.Name = " \u200b\n" }, "name", "Give the guest's name"},
 		{"bad email", func(f *reservation.FormRequest) { f.Email = "grace@localhost" }, "email", "name@example.com"},
 		{"bad phone", func(f *reservation.FormRequest) { f.Phone = "555-0142" }, "phone", "10 to 15 digits"},

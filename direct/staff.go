@@ -22,8 +22,8 @@ func (s *Service) DecisionMail(ctx context.Context, read reservation.Reservation
 		return reservation.Addition{}, nil, fmt.Errorf("read reservation: %w", err)
 	}
 	token := ""
-	if to == reservation.Confirmed && !s.timed(r) {
-		if token, err = s.core.NewGuestToken(); err != nil {
+	if l, ok := s.location(r.Location); ok && to == reservation.Confirmed && !s.timed(r) {
+		if token, err = s.core.NewGuestToken(l); err != nil {
 			return reservation.Addition{}, nil, err
 		}
 	}

@@ -161,3 +161,28 @@ func (px *Proxy) unreachable(w http.ResponseWriter, r *http.Request, err error) 
 	w.WriteHeader(http.StatusBadGateway)
 	io.WriteString(w, b.String())
 }
+
+// ByToken forwards a request whose path value named value holds a
+// located token (business.SplitToken), less suffix, to the proxied
+// location whose reference prefix the token names: a guest's page and
+// its forms, a channel's feed. Any other request, a token of the earlier
+// form or one naming no proxied location, gets notFound, the hub's own
+// page: the hub never tries the token at one location after another. A
+// nil proxy gives own, the route's handler outside a split hub.
+func (px *Proxy) ByToken(value, suffix string, own, notFound http.Handler) http.Handler {
+	if px == nil {
+		return own
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutSuffix(r.PathValue(value), suffix)
+		prefix, _, located := business.SplitToken(tok)
+		slug, owned := px.ownerOf(prefix)
+		if !ok || !located || !owned {
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		r = r.Clone(r.Context())
+		r.SetPathValue(slugValue, slug)
+		px.ServeHTTP(w, r)
+	})
+}

@@ -62,6 +62,14 @@ func (px *Proxy) owner(ref string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	return px.ownerOf(prefix)
+}
+
+// ownerOf is the proxied location whose reference prefix is prefix.
+func (px *Proxy) ownerOf(prefix string) (string, bool) {
+	if prefix == "" {
+		return "", false
+	}
 	for slug, l := range px.locs {
 		if l.Prefix == prefix {
 			return slug, true

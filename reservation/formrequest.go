@@ -51,7 +51,7 @@ func (c *Core) Submit(ctx context.Context, f FormRequest) (FormResult, error) {
 	if !ok {
 		return FormResult{}, FormProblems{"location": "This property is not taken in bookings here."}
 	}
-	if !ValidGuestToken(f.Token) {
+	if !GuestTokenFor(f.Token, l) {
 		return FormResult{}, FormProblems{"token": "This form has expired. It was loaded again: check the fields, sign and send it once more."}
 	}
 	if first, err := c.formAgain(ctx, f.Token); err == nil || !errors.Is(err, ErrNoReservation) {

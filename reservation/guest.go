@@ -32,12 +32,33 @@ type GuestStay struct {
 	Withdrawable bool
 }
 
-// GuestTokenBytes is the entropy of a guest token.
+// GuestTokenBytes is the entropy of a guest token: its random part.
 const GuestTokenBytes = 32
 
 // ValidGuestToken reports whether t has the shape of a guest token, so a
-// door refuses anything else before it reaches the store.
+// door refuses anything else before it reaches the store: a located
+// token (business.SplitToken) whose random part is GuestTokenBytes in
+// base64url, or such a random part alone, as tokens were minted before
+// they named their location.
 func ValidGuestToken(t string) bool {
+	if _, random, ok := business.SplitToken(t); ok {
+		t = random
+	}
+	return validGuestRandom(t)
+}
+
+// GuestTokenFor reports whether a location l may take t as its booking
+// form's token: a guest token naming l, or one of the earlier form that
+// names no location. A token naming another location is refused, as its
+// page would be routed there.
+func GuestTokenFor(t string, l business.Location) bool {
+	if prefix, random, ok := business.SplitToken(t); ok {
+		return prefix == l.Prefix && validGuestRandom(random)
+	}
+	return validGuestRandom(t)
+}
+
+func validGuestRandom(t string) bool {
 	if len(t) != base64.RawURLEncoding.EncodedLen(GuestTokenBytes) {
 		return false
 	}

@@ -11,11 +11,15 @@ import (
 	"io"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/store"
 )
 
-// A guest's own page is reached by an unguessable token: 32 random bytes
-// in base64url. Only a SHA-256 digest of the token is stored, as the key
+// A guest's own page is reached by an unguessable token: the location's
+// reference prefix and a dot, then 32 random bytes in base64url
+// (business.Location.Token), so a split deployment's hub can route the
+// page to its location. Tokens minted before they named their location
+// are the random part alone, and keep opening their pages. Only a SHA-256 digest of the token is stored, as the key
 // of a record that names the reservation, so the store never holds a
 // token that opens a page. The booking form's one-time token is such a
 // token: the form carries it, the request is saved with it, and the page
@@ -28,14 +32,14 @@ type guestPageRef struct {
 	Reference string `json:"reference"`
 }
 
-// NewGuestToken draws a fresh guest token, such as the booking form
-// carries to make its request once.
-func (c *Core) NewGuestToken() (string, error) {
+// NewGuestToken draws a fresh guest token of location l, such as the
+// booking form carries to make its request once.
+func (c *Core) NewGuestToken(l business.Location) (string, error) {
 	b := make([]byte, GuestTokenBytes)
 	if _, err := io.ReadFull(c.rand, b); err != nil {
 		return "", fmt.Errorf("draw guest token: %w", err)
 	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
+	return l.Token(base64.RawURLEncoding.EncodeToString(b)), nil
 }
 
 func guestPageKey(token string) string {

@@ -21,7 +21,7 @@ import (
 // Forms is what the booking form, the search and the availability
 // calendar need from the reservation core (reservation.Core).
 type Forms interface {
-	NewGuestToken() (string, error)
+	NewGuestToken(l business.Location) (string, error)
 	SearchRooms(ctx context.Context, q reservation.SearchRequest) (reservation.RoomSearch, error)
 	Availability(ctx context.Context, slug string, days int) (reservation.Availability, error)
 	FormQuote(ctx context.Context, f reservation.FormRequest) (pricing.Quote, error)
@@ -160,7 +160,7 @@ func (s *Site) Book(w http.ResponseWriter, r *http.Request) {
 		p.Values.Guests = strconv.Itoa(g)
 	}
 	if s.Forms != nil {
-		token, err := s.Forms.NewGuestToken()
+		token, err := s.Forms.NewGuestToken(l)
 		if err != nil {
 			s.Logger.ErrorContext(r.Context(), "form token", "err", err)
 			http.Error(w, "The form could not be shown just now. Try again in a minute, or call "+l.Phone+".", http.StatusServiceUnavailable)
@@ -230,7 +230,7 @@ func (s *Site) BookSubmit(w http.ResponseWriter, r *http.Request) {
 		Name: f.Get("name"), Email: f.Get("email"), Phone: f.Get("phone"), Notes: f.Get("notes"), Signature: f.Get("signature"),
 		Via: s.rememberedVia(r, clickID(f)), Code: f.Get("code")}
 	p.Token = f.Get("token")
-	if !reservation.ValidGuestToken(p.Token) {
+	if !reservation.GuestTokenFor(p.Token, l) {
 		p.Token = "" // drawn again below, with the problem the core words
 	}
 	req := s.formRequest(r, l, p.Values, p.Token)
@@ -298,7 +298,7 @@ func (s *Site) formAnswer(w http.ResponseWriter, r *http.Request, l business.Loc
 // missing or malformed.
 func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, status int, p formPage) {
 	if p.Token == "" {
-		token, err := s.Forms.NewGuestToken()
+		token, err := s.Forms.NewGuestToken(p.Location)
 		if err != nil {
 			s.Logger.ErrorContext(r.Context(), "form token", "err", err)
 			http.Error(w, "The form could not be shown just now. Try again in a minute, or call "+p.Location.Phone+".", http.StatusServiceUnavailable)

@@ -94,7 +94,7 @@ var (
 	codePattern = regexp.MustCompile(`code is (\d{6})\.`)
 	// The request-sent page shows the reference in groups of four.
 	formSent  = regexp.MustCompile(`Request <span class="ref">(RIV-[0-9A-F]{4} [0-9A-F]{4} [0-9A-F]{4} [0-9A-F]{4})</span> is with our staff`)
-	formToken = regexp.MustCompile(`name="token" value="([A-Za-z0-9_-]{43})"`)
+	formToken = regexp.MustCompile(`name="token" value="([A-Z]{2,6}\.[A-Za-z0-9_-]{43})"`)
 )
 
 // chat is one chat guest: it books with start_booking, the mailed code

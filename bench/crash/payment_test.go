@@ -31,7 +31,7 @@ func paidDoubles(c []byte) []byte {
 	return bytes.Replace(c, []byte(studio), []byte("\n[locations.units.policy]\npayment = \"deposit_required\"\ndeposit = \"20%\"\n"+studio), 1)
 }
 
-var stayPage = regexp.MustCompile(`/stay/[A-Za-z0-9_-]{43}`)
+var stayPage = regexp.MustCompile(`/stay/[A-Z]{2,6}\.[A-Za-z0-9_-]{43}`)
 
 // TestKillBetweenChargeAndBooking: serve is killed with SIGKILL right
 // after it recorded a payment paid, for a request the guest withdrew

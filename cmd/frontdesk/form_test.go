@@ -34,7 +34,7 @@ func postFormWith(t *testing.T, client *http.Client, target string, form url.Val
 	return resp.StatusCode, string(b)
 }
 
-var formTokenField = regexp.MustCompile(`name="token" value="([A-Za-z0-9_-]{43})"`)
+var formTokenField = regexp.MustCompile(`name="token" value="([A-Z]{2,6}\.[A-Za-z0-9_-]{43})"`)
 
 // formToken opens the booking form at target as a browser would and
 // returns its one-time token.
@@ -123,6 +123,33 @@ func TestBookingFormOverHTTP(t *testing.T) {
 	status, _ = postForm(t, m.URL+"/book/riverside", form, map[string]string{"Origin": "https://evil.example"})
 	if status != http.StatusForbidden {
 		t.Fatalf("foreign origin = %d, want 403", status)
+	}
+}
+
+// TestFormRefusesAnotherLocationsToken: a form token names its location;
+// one drawn for another property is refused as expired, nothing is
+// filed, and the form comes back with a fresh token of its own property,
+// so sending it again works.
+func TestFormRefusesAnotherLocationsToken(t *testing.T) {
+	t.Parallel()
+	m := startMain(t, "")
+	form := url.Values{"roomtype": {"double"}, "checkin": {"2026-12-30"}, "checkout": {"2027-01-02"}, "guests": {"2"},
+		"name": {"Grace Hopper"}, "email": {"grace@example.com"}, "phone": {"(303) 555-0142"},
+		"signature": {signaturetest.Drawn(t)}, "token": {formToken(t, m.URL+"/book/oldtown")}}
+	if !strings.HasPrefix(form.Get("token"), "OTL.") {
+		t.Fatalf("Old Town's form token = %q", form.Get("token"))
+	}
+	status, body := postForm(t, m.URL+"/book/riverside", form, nil)
+	fresh := formTokenField.FindStringSubmatch(body)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(body, "This form has expired.") || fresh == nil || !strings.HasPrefix(fresh[1], "RIV.") {
+		t.Fatalf("Riverside's form with Old Town's token = %d, token %q\n%s", status, fresh, body)
+	}
+	if n := len(devMessages(t, m.URL)); n != 0 {
+		t.Fatalf("the refused form sent %d mails", n)
+	}
+	form.Set("token", fresh[1])
+	if status, body := postForm(t, m.URL+"/book/riverside", form, nil); status != http.StatusOK || findSent(body) == nil {
+		t.Fatalf("the form sent again with its fresh token = %d\n%s", status, body)
 	}
 }
 

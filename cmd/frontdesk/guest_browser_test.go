@@ -109,7 +109,7 @@ func TestFindAndBookFromTheHomePage(t *testing.T) {
 	}
 }
 
-var stayLink = regexp.MustCompile(`/stay/([A-Za-z0-9_-]{43})`)
+var stayLink = regexp.MustCompile(`/stay/([A-Z]{2,6}\.[A-Za-z0-9_-]{43})`)
 
 // TestGuestPageCancelsWithinTheRules: the confirmation mail links to the
 // guest's own page, which cancels after the emailed code like the chat

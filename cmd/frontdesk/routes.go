@@ -95,17 +95,22 @@ func (m *Main) routes() http.Handler {
 			mux.Handle(r.Pattern, m.deadlines(mcpAPI, r.Handler))
 		}
 	}
-	handle("GET /stay/{token}", pages, true, http.HandlerFunc(site.Stay))
-	handle("POST /stay/{token}/cancel", pages, true, http.HandlerFunc(site.StayCancel))
-	handle("POST /stay/{token}/pay", pages, true, http.HandlerFunc(site.StayPay))
+	// A guest's page and a channel's feed are found by a token that names
+	// its location: a split hub forwards them there, and answers its own
+	// 404 for any other token.
+	notFound := http.HandlerFunc(site.NotFound)
+	stay := func(h http.HandlerFunc) http.Handler { return m.proxy.ByToken("token", "", h, notFound) }
+	handle("GET /stay/{token}", pages, true, stay(site.Stay))
+	handle("POST /stay/{token}/cancel", pages, true, stay(site.StayCancel))
+	handle("POST /stay/{token}/pay", pages, true, stay(site.StayPay))
 	// The payment provider's signed events: servers post them, with no
 	// browser origin.
 	handle("POST /payments/stripe", pages, true, m.proxy.PaymentEvents(http.HandlerFunc(site.PaymentEvent)))
 	// Channel exports: each physical unit's calendar, fetched by the
 	// listing sites' servers, at an address only its token names.
-	handle("GET /channels/{file}", pages, false, m.channels.Handler())
-	handle("POST /stay/{token}/withdraw", pages, true, http.HandlerFunc(site.StayWithdraw))
-	handle("GET /stay/{token}/stay.ics", pages, true, http.HandlerFunc(site.StayCalendar))
+	handle("GET /channels/{file}", pages, false, m.proxy.ByToken("file", ".ics", m.channels.Handler(), notFound))
+	handle("POST /stay/{token}/withdraw", pages, true, stay(site.StayWithdraw))
+	handle("GET /stay/{token}/stay.ics", pages, true, stay(site.StayCalendar))
 	handle("GET /photos/{name}", pages, true, http.HandlerFunc(site.Photo))
 	handle("GET /properties/{slug}", pages, true, m.proxy.Or(http.HandlerFunc(site.Property)))
 	handle("GET /robots.txt", pages, true, http.HandlerFunc(site.Robots))

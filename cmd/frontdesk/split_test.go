@@ -9,9 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +21,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/pgtest"
+	"frontdesk/internal/signature/signaturetest"
 	"frontdesk/payment/stripe"
 	"frontdesk/payment/stripe/stripemock"
 	"frontdesk/relay"
@@ -374,6 +377,116 @@ func testSplitDeployment(t *testing.T, engine string) {
 			t.Fatalf("GET /properties/oldtown with its location stopped = %d\n%s", resp.StatusCode, b)
 		}
 	})
+
+	t.Run("a form sent at the hub lands on its stay page through the hub", func(t *testing.T) {
+		form := url.Values{"roomtype": {"double"}, "checkin": {in}, "checkout": {out}, "guests": {"2"}, "name": {"Grace Hopper"},
+			"email": {"grace.form@example.com"}, "phone": {"(303) 555-0142"}, "signature": {signaturetest.Drawn(t)},
+			"token": {formToken(t, d.hub+"/book/riverside")}}
+		resp, err := http.PostForm(d.hub+"/book/riverside", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ref := findSent(string(b))
+		if resp.StatusCode != http.StatusOK || ref == nil || !strings.HasPrefix(resp.Request.URL.String(), d.hub+"/stay/RIV.") {
+			t.Fatalf("the form sent at the hub ended at %s = %d\n%s", resp.Request.URL, resp.StatusCode, b)
+		}
+		stay := resp.Request.URL.Path
+		if !strings.Contains(d.staffList(t, "riverside"), ref[1]) || strings.Contains(d.staffList(t, "hub"), ref[1]) {
+			t.Fatalf("%s is not riverside's alone", ref[1])
+		}
+		page := func(path string) (int, string) {
+			t.Helper()
+			resp, err := http.Get(d.hub + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode, string(b)
+		}
+		if status, body := page(stay); status != http.StatusOK || !strings.Contains(body, ref[2]) {
+			t.Fatalf("GET %s at the hub = %d", stay, status)
+		}
+		// The page's own form, sent at the hub from the page's origin,
+		// acts at the location and comes back to the page at the hub.
+		req, _ := http.NewRequest(http.MethodPost, d.hub+stay+"/withdraw", nil)
+		req.Header.Set("Origin", d.hub)
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Request.URL.String() != d.hub+stay+"?done=withdrawn" || !bytes.Contains(b, []byte("Your request is withdrawn")) {
+			t.Fatalf("withdrawal at the hub ended at %s = %d\n%s", resp.Request.URL, resp.StatusCode, b)
+		}
+		if list := d.staffList(t, "riverside"); !regexp.MustCompile(ref[1] + `  riverside .* cancelled  form`).MatchString(list) {
+			t.Fatalf("riverside's list after the withdrawal:\n%s", list)
+		}
+		// A token that names no location of the split, or the random part
+		// alone, gets the hub's own page: no location is tried.
+		random := strings.TrimPrefix(stay, "/stay/RIV.")
+		for _, path := range []string{"/stay/ZZZ." + random, "/stay/" + random, "/stay/XYZ." + random + "/stay.ics"} {
+			if status, body := page(path); status != http.StatusNotFound || !strings.Contains(body, "The link to your stay may be cut short") {
+				t.Errorf("GET %s at the hub = %d, want its own 404\n%s", path, status, body)
+			}
+		}
+	})
+
+	t.Run("the hub serves a listing's feed from its location", func(t *testing.T) {
+		pw := filepath.Join(t.TempDir(), "password")
+		if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		add := append([]string{"staff", "add-user", "--username", "olga", "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, "riverside.toml")}, d.stores["riverside"]...)
+		if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
+			t.Fatalf("staff add-user at riverside: %v\n%s", err, out)
+		}
+		olga := &staffClient{t: t, base: d.origins["riverside"]}
+		status, h, body := olga.do("POST", "/staff/signin", url.Values{"username": {"olga"}, "password": {staffPassword}})
+		for _, ck := range (&http.Response{Header: h}).Cookies() {
+			if ck.Name == "frontdesk_staff" {
+				olga.cookie = ck.Value
+			}
+		}
+		if status != http.StatusSeeOther || olga.cookie == "" {
+			t.Fatalf("sign-in at riverside = %d %s", status, body)
+		}
+		_, _, body = olga.do("GET", "/staff/channels", nil)
+		feed := regexp.MustCompile(`/channels/RIV\.[a-z2-7]{32}\.ics`).FindString(body)
+		if feed == "" {
+			t.Fatalf("riverside's channels page names no feed of its own:\n%s", body)
+		}
+		resp, err := http.Get(d.hub + feed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/calendar; charset=utf-8" || !bytes.Contains(b, []byte("X-WR-CALNAME:Riverside Inn")) {
+			t.Fatalf("GET %s at the hub = %d %q\n%s", feed, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+		resp, err = http.Get(d.hub + strings.Replace(feed, "RIV.", "APS.", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("the feed's token under Airport Suites' prefix = %d, want its 404", resp.StatusCode)
+		}
+	})
+}
+
+// staffList is `frontdesk staff list` on the store of name.
+func (d *splitDeployment) staffList(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command(d.bin, append([]string{"staff", "list", "--config", filepath.Join(d.dir, name+".toml")}, d.stores[name]...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("staff list at %s: %v\n%s", name, err, out)
+	}
+	return string(out)
 }
 
 // TestSplitCommandsTakeTheirOwnFiles: init --split names the files it
