@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -159,7 +158,7 @@ func (px *Proxy) unreachable(w http.ResponseWriter, r *http.Request, err error) 
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusBadGateway)
-	io.WriteString(w, b.String())
+	w.Write([]byte(b.String())) // the answer is decided; a client gone away is no fault here
 }
 
 // ByToken forwards a request whose path value named value holds a
