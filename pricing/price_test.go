@@ -209,4 +209,3 @@ func TestChatQuoteRoutesFees(t *testing.T) {
 		t.Errorf("ChatQuote of a room without fees = %+v, %v; Quote %+v", got, err, plain)
 	}
 }
-
