@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -52,27 +53,50 @@ func Load(data []byte) (Config, error) {
 // keys and mistyped values are problems, left out of the result so the
 // rest can still be checked.
 func decode(data []byte) (Config, []error, error) {
-	var raw map[string]any
-	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+	// The file is parsed once: each top-level value is kept as parsed,
+	// read as plain values for the checks, and decoded into the defaults
+	// from the same parse when the checks find nothing.
+	var top map[string]toml.Primitive
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&top)
+	if err != nil {
 		return Config{}, nil, fmt.Errorf("config: %w", err)
 	}
-	lines := keyLines(data)
-	var problems []located
-	checkTable(raw, reflect.TypeFor[Config](), "", lines, &problems)
-	if p, ok := tlsWithoutMode(raw, lines); ok {
+	raw := make(map[string]any, len(top))
+	for k, p := range top {
+		var v any
+		if err := md.PrimitiveDecode(p, &v); err != nil {
+			return Config{}, nil, fmt.Errorf("config: %w", err)
+		}
+		raw[k] = v
+	}
+	ck := checker{data: data, fields: map[reflect.Type]map[string]reflect.StructField{}}
+	ck.table(raw, reflect.TypeFor[Config](), "")
+	problems := ck.out
+	if p, ok := tlsWithoutMode(raw, ck.keyLines); ok {
 		problems = append(problems, p)
 	}
 	slices.SortStableFunc(problems, func(a, b located) int { return a.line - b.line })
 
-	// The checked map holds only known keys of the right type; decoding
-	// it again into the defaults cannot fail.
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
-		return Config{}, nil, fmt.Errorf("config: %w", err)
-	}
 	c := Defaults()
-	if _, err := toml.NewDecoder(&buf).Decode(&c); err != nil {
-		return Config{}, nil, fmt.Errorf("config: %w", err)
+	if len(problems) == 0 {
+		// Every key is known and every value fits its field.
+		dst := reflect.ValueOf(&c).Elem()
+		for k, p := range top {
+			f, _ := ck.field(dst.Type(), k)
+			if err := md.PrimitiveDecode(p, dst.FieldByIndex(f.Index).Addr().Interface()); err != nil {
+				return Config{}, nil, fmt.Errorf("config: %s: %w", k, err)
+			}
+		}
+	} else {
+		// The checked map holds only known keys of the right type;
+		// decoding it again into the defaults cannot fail.
+		var buf bytes.Buffer
+		if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
+			return Config{}, nil, fmt.Errorf("config: %w", err)
+		}
+		if _, err := toml.NewDecoder(&buf).Decode(&c); err != nil {
+			return Config{}, nil, fmt.Errorf("config: %w", err)
+		}
 	}
 	c.fillLocationDefaults()
 	c.foldDeprecated(raw)
@@ -88,9 +112,26 @@ type located struct {
 	err  error
 }
 
-// checkTable removes from m every key that t does not have and every
-// value of the wrong type, recording a problem for each.
-func checkTable(m map[string]any, t reflect.Type, path string, lines map[string]int, out *[]located) {
+// checker finds the unknown keys and mistyped values of a decoded file.
+type checker struct {
+	data   []byte
+	lines  map[string]int // key paths' lines, read from data on the first problem
+	fields map[reflect.Type]map[string]reflect.StructField
+	out    []located
+}
+
+// keyLines returns the lines of the file's keys; only a file with a
+// problem needs them, so they are read once, when first asked for.
+func (ck *checker) keyLines() map[string]int {
+	if ck.lines == nil {
+		ck.lines = keyLines(ck.data)
+	}
+	return ck.lines
+}
+
+// table removes from m every key that t does not have and every value
+// of the wrong type, recording a problem for each.
+func (ck *checker) table(m map[string]any, t reflect.Type, path string) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -102,20 +143,20 @@ func checkTable(m map[string]any, t reflect.Type, path string, lines map[string]
 			p = path + "." + k
 		}
 		add := func(format string, args ...any) {
-			line := lines[p]
+			line := ck.keyLines()[p]
 			msg := fmt.Sprintf(format, args...)
 			if line > 0 {
 				msg += fmt.Sprintf(" (line %d)", line)
 			}
-			*out = append(*out, located{line: line, err: fmt.Errorf("%s: %s", p, msg)})
+			ck.out = append(ck.out, located{line: line, err: fmt.Errorf("%s: %s", p, msg)})
 			delete(m, k)
 		}
-		f, ok := fieldByTag(t, k)
+		f, ok := ck.field(t, k)
 		if !ok {
 			add("unknown setting")
 			continue
 		}
-		if want, ok := fits(m[k], f.Type, p, lines, out); !ok {
+		if want, ok := ck.fits(m[k], f.Type, p); !ok {
 			add("must be %s, got %s", want, describe(m[k]))
 		}
 	}
@@ -123,7 +164,7 @@ func checkTable(m map[string]any, t reflect.Type, path string, lines map[string]
 
 // fits reports whether v can be decoded into a field of type t, checking
 // nested tables on the way; want names the expected kind.
-func fits(v any, t reflect.Type, path string, lines map[string]int, out *[]located) (want string, ok bool) {
+func (ck *checker) fits(v any, t reflect.Type, path string) (want string, ok bool) {
 	switch t.Kind() {
 	case reflect.String:
 		_, ok = v.(string)
@@ -143,7 +184,7 @@ func fits(v any, t reflect.Type, path string, lines map[string]int, out *[]locat
 	case reflect.Struct:
 		sub, ok := v.(map[string]any)
 		if ok {
-			checkTable(sub, t, path, lines, out)
+			ck.table(sub, t, path)
 		}
 		return "a table", ok
 	case reflect.Slice:
@@ -153,7 +194,7 @@ func fits(v any, t reflect.Type, path string, lines map[string]int, out *[]locat
 				return "a list of tables ([[" + path + "]])", false
 			}
 			for i, sub := range tables {
-				checkTable(sub, t.Elem(), fmt.Sprintf("%s[%d]", path, i), lines, out)
+				ck.table(sub, t.Elem(), path+"["+strconv.Itoa(i)+"]")
 			}
 			return "", true
 		}
@@ -171,18 +212,27 @@ func fits(v any, t reflect.Type, path string, lines map[string]int, out *[]locat
 	return t.String(), false
 }
 
-// fieldByTag finds the field of t decoded from key, a field of an
-// embedded struct included.
-func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
-	for _, f := range reflect.VisibleFields(t) {
-		if f.Anonymous {
-			continue
+// field finds the field of t decoded from key, a field of an embedded
+// struct included. Each type's fields are indexed once: a file of
+// thousands of locations asks the same few types again and again.
+func (ck *checker) field(t reflect.Type, key string) (reflect.StructField, bool) {
+	byTag, ok := ck.fields[t]
+	if !ok {
+		byTag = map[string]reflect.StructField{}
+		for _, f := range reflect.VisibleFields(t) {
+			if f.Anonymous {
+				continue
+			}
+			if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "-" {
+				if _, taken := byTag[name]; !taken {
+					byTag[name] = f
+				}
+			}
 		}
-		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name == key && name != "-" {
-			return f, true
-		}
+		ck.fields[t] = byTag
 	}
-	return reflect.StructField{}, false
+	f, ok := byTag[key]
+	return f, ok
 }
 
 func describe(v any) string {
@@ -274,7 +324,7 @@ func keyLines(data []byte) map[string]int {
 // tlsWithoutMode refuses a [tls] table that sets anything but its mode:
 // the mode defaults to "off", so certificate files or ACME settings
 // without it would serve plain HTTP without a word.
-func tlsWithoutMode(raw map[string]any, lines map[string]int) (located, bool) {
+func tlsWithoutMode(raw map[string]any, keyLines func() map[string]int) (located, bool) {
 	t, ok := raw["tls"].(map[string]any)
 	if !ok || len(t) == 0 {
 		return located{}, false
@@ -287,6 +337,7 @@ func tlsWithoutMode(raw map[string]any, lines map[string]int) (located, bool) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	lines := keyLines()
 	line := lines["tls"]
 	if line == 0 {
 		line = lines["tls."+keys[0]]
