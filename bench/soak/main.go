@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ func main() {
 	sessions := flag.Int("sessions", 0, "instead of a soak, open this many idle MCP sessions and watch RSS")
 	idle := flag.Duration("idle", time.Minute, "with -sessions: the child's MCP session idle timeout")
 	watch := flag.Duration("watch", 150*time.Second, "with -sessions: how long RSS is watched after expiry, and again after one request")
+	config := flag.String("config", "", "serve this business instead of the demo; the load spreads over up to 32 of its properties, each with a \"double\" room type (bench/scale.sh writes such files)")
 	flag.Parse()
 	if *bin == "" {
 		fail(fmt.Errorf("-bin is required: go build -o /tmp/frontdesk ./cmd/frontdesk"))
@@ -51,7 +53,7 @@ func main() {
 	if *sessions > 0 {
 		extra = []string{"--mcp-session-idle", idle.String()}
 	}
-	c, err := startChild(*bin, extra)
+	c, err := startChild(*bin, *config, extra)
 	if err != nil {
 		fail(err)
 	}
@@ -59,7 +61,7 @@ func main() {
 	if *sessions > 0 {
 		err = measureSessions(c, *sessions, *idle, *watch)
 	} else {
-		err = soak(c, *duration, *every, *rate, *workers, *out)
+		err = soak(c, mix(slugs(c.config)), *duration, *every, *rate, *workers, *out)
 	}
 	if err != nil {
 		c.stop()
@@ -74,24 +76,29 @@ func fail(err error) {
 
 // child is the running server.
 type child struct {
-	cmd  *exec.Cmd
-	dir  string
-	base string
-	once sync.Once
+	cmd    *exec.Cmd
+	dir    string
+	base   string
+	config string // the business's file, "" for the demo
+	once   sync.Once
 }
 
-func startChild(bin string, extra []string) (*child, error) {
+// startChild serves the business in cfgPath, or the demo when it is "".
+func startChild(bin, cfgPath string, extra []string) (*child, error) {
 	dir, err := os.MkdirTemp("", "soak")
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := exec.Command(bin, "init", "--demo").Output()
-	if err != nil {
-		return nil, fmt.Errorf("frontdesk init --demo: %w", err)
-	}
-	cfgPath := filepath.Join(dir, "frontdesk.toml")
-	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
-		return nil, err
+	config := cfgPath
+	if cfgPath == "" {
+		cfg, err := exec.Command(bin, "init", "--demo").Output()
+		if err != nil {
+			return nil, fmt.Errorf("frontdesk init --demo: %w", err)
+		}
+		cfgPath = filepath.Join(dir, "frontdesk.toml")
+		if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+			return nil, err
+		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -111,7 +118,7 @@ func startChild(bin string, extra []string) (*child, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, dir: dir, base: "http://" + addr}
+	c := &child{cmd: cmd, dir: dir, base: "http://" + addr, config: config}
 	for range 200 {
 		if r, err := http.Get(c.base + "/healthz"); err == nil {
 			r.Body.Close()
@@ -132,13 +139,19 @@ func (c *child) stop() {
 }
 
 // rssKiB reads VmRSS of the child from /proc.
-func (c *child) rssKiB() int {
+func (c *child) rssKiB() int { return c.status("VmRSS:") }
+
+// peakKiB reads VmHWM, the most the child has held resident.
+func (c *child) peakKiB() int { return c.status("VmHWM:") }
+
+// status reads one size of /proc/PID/status, in KiB.
+func (c *child) status(field string) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			n, _ := strconv.Atoi(f[1])
 			return n
 		}
@@ -224,16 +237,42 @@ func (cl *client) call(tool, args string) error {
 	return nil
 }
 
-// mix is the load: the MCP read tools of a guest's assistant, in turn.
-func mix() [][2]string {
+// slugs are the properties the load asks about: the demo's Riverside
+// Inn, or up to 32 properties spread evenly over the file's.
+func slugs(config string) []string {
+	if config == "" {
+		return []string{"riverside"}
+	}
+	b, err := os.ReadFile(config)
+	if err != nil {
+		fail(err)
+	}
+	all := regexp.MustCompile(`(?m)^slug = "([^"]+)"`).FindAllStringSubmatch(string(b), -1)
+	if len(all) == 0 {
+		fail(fmt.Errorf("%s names no property", config))
+	}
+	n := min(32, len(all))
+	out := make([]string, n)
+	for i := range out {
+		out[i] = all[i*len(all)/n][1]
+	}
+	return out
+}
+
+// mix is the load: the MCP read tools of a guest's assistant, in turn,
+// about each property, and a search of every property.
+func mix(slugs []string) [][2]string {
 	day := func(d int) string { return time.Now().UTC().AddDate(0, 0, d).Format("2006-01-02") }
 	in, out, month := day(29), day(32), day(59)
-	return [][2]string{
-		{"find_rooms", `{"property":"riverside","checkin":"` + in + `","checkout":"` + out + `"}`},
-		{"quote_stay", `{"property":"riverside","roomtype":"double","checkin":"` + in + `","checkout":"` + out + `"}`},
-		{"property_info", `{"property":"riverside"}`},
-		{"find_rooms", `{"checkin":"` + in + `","checkout":"` + month + `"}`},
+	var calls [][2]string
+	for _, p := range slugs {
+		calls = append(calls,
+			[2]string{"find_rooms", `{"property":"` + p + `","checkin":"` + in + `","checkout":"` + out + `"}`},
+			[2]string{"quote_stay", `{"property":"` + p + `","roomtype":"double","checkin":"` + in + `","checkout":"` + out + `"}`},
+			[2]string{"property_info", `{"property":"` + p + `"}`},
+			[2]string{"find_rooms", `{"checkin":"` + in + `","checkout":"` + month + `"}`})
 	}
+	return calls
 }
 
 // window gathers the outcomes of one sampling interval.
@@ -290,7 +329,7 @@ type sample struct {
 	rssKiB        int
 }
 
-func soak(c *child, duration, every time.Duration, rate float64, workers int, out string) (err error) {
+func soak(c *child, calls [][2]string, duration, every time.Duration, rate float64, workers int, out string) (err error) {
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	clients := make([]*client, workers)
 	for i := range clients {
@@ -300,7 +339,6 @@ func soak(c *child, duration, every time.Duration, rate float64, workers int, ou
 		}
 		clients[i] = cl
 	}
-	calls := mix()
 	for _, m := range calls {
 		if err := clients[0].call(m[0], m[1]); err != nil {
 			return fmt.Errorf("check before load: %w", err)
@@ -396,6 +434,7 @@ func soak(c *child, duration, every time.Duration, rate float64, workers int, ou
 	}
 	close(work)
 	wg.Wait()
+	fmt.Printf("RSS: %.1f MiB before the load, %.1f MiB at its end, %.1f MiB at the most (VmHWM, start included)\n", float64(startRSS)/1024, float64(c.rssKiB())/1024, float64(c.peakKiB())/1024)
 	title := fmt.Sprintf("frontdesk serve, MCP read tools at %.0f req/s for %s (RSS %.1f MiB before the soak)", rate, duration, float64(startRSS)/1024)
 	return os.WriteFile(filepath.Join(out, "soak.svg"), chart(title, samples), 0o644)
 }
