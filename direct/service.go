@@ -21,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"frontdesk/business"
@@ -74,6 +75,10 @@ type Service struct {
 
 	// after tracks the writes that run once an answer is given.
 	after laterWrites
+
+	// settings are the settings in force last built, with the version of
+	// the edited settings record they were built from.
+	settings atomic.Pointer[versionedSettings]
 }
 
 // Options are a Service's collaborators. Rand is crypto/rand.Reader in

@@ -1,6 +1,7 @@
 package direct
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,7 +45,7 @@ func fileSettings(cfg Config) reservation.Settings {
 func (s *Service) Settings(ctx context.Context) (reservation.Settings, error) {
 	r, err := s.st.Get(ctx, kindSettings, "current")
 	if errors.Is(err, store.ErrNotFound) {
-		return fileSettings(s.cfg), nil
+		return s.settingsFrom(store.Record{})
 	}
 	if err != nil {
 		return reservation.Settings{}, fmt.Errorf("read settings: %w", err)
@@ -63,8 +64,33 @@ func (s *Service) OfficeHours(ctx context.Context) (business.OfficeHours, error)
 }
 
 // settingsFrom is the settings in force given the edited settings record
-// as read, version 0 when there is none.
+// as read, version 0 when there is none. The settings of a version are
+// built once and then shared: a business of thousands of locations would
+// otherwise build a map of them for every call that asks. Callers read
+// them and never change them.
 func (s *Service) settingsFrom(r store.Record) (reservation.Settings, error) {
+	if c := s.settings.Load(); c != nil && c.version == r.Version && bytes.Equal(c.value, r.Value) {
+		return c.set, nil
+	}
+	set, err := s.buildSettings(r)
+	if err != nil {
+		return reservation.Settings{}, err
+	}
+	s.settings.Store(&versionedSettings{version: r.Version, value: bytes.Clone(r.Value), set: set})
+	return set, nil
+}
+
+// versionedSettings are the settings built from one version of the
+// edited settings record.
+type versionedSettings struct {
+	version int64
+	value   []byte
+	set     reservation.Settings
+}
+
+// buildSettings builds the settings in force from the file's and the
+// edited settings record r.
+func (s *Service) buildSettings(r store.Record) (reservation.Settings, error) {
 	set := fileSettings(s.cfg)
 	if r.Version == 0 {
 		return set, nil
