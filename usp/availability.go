@@ -280,7 +280,7 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 			continue // nothing to read the inventory for
 		}
 		if s.unit.Kind == business.KindTimed {
-			free, err := b.inv.FreeSlots(ctx, s.loc, s.unit, day)
+			free, err := b.inv.FreeSlots(ctx, *s.loc, *s.unit, day)
 			if err != nil {
 				return nil, fmt.Errorf("query availability: %w", err)
 			}
@@ -298,7 +298,7 @@ func (b *Business) slots(ctx context.Context, s Service, sp span, party int, res
 			}
 			continue
 		}
-		free, err := b.inv.FreeNights(ctx, s.loc, day, s.nights)
+		free, err := b.inv.FreeNights(ctx, *s.loc, day, s.nights)
 		if err != nil {
 			return nil, fmt.Errorf("query availability: %w", err)
 		}
@@ -344,7 +344,7 @@ func candidates(s Service, day civil.Date, zone *time.Location) []candidate {
 	}
 	if s.unit.Kind == business.KindTimed {
 		length := time.Duration(s.unit.DurationMinutes) * time.Minute
-		starts := inventory.TimedStarts(s.unit, day, s.zone)
+		starts := inventory.TimedStarts(*s.unit, day, s.zone)
 		out := make([]candidate, 0, len(starts))
 		for _, st := range starts {
 			out = append(out, render(st.Slot, st.At, st.At.Add(length)))

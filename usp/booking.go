@@ -184,7 +184,7 @@ func Status(s reservation.State) string {
 func revision(r reservation.Reservation) string { return "v" + strconv.FormatInt(r.Version, 10) }
 
 func pricingStay(s Service, w wantSlot) pricing.Stay {
-	return pricing.Stay{Location: s.loc, RoomType: s.unit.Type, Checkin: w.day.String(), Checkout: w.day.AddDays(s.nights).String()}
+	return pricing.Stay{Location: *s.loc, RoomType: s.unit.Type, Checkin: w.day.String(), Checkout: w.day.AddDays(s.nights).String()}
 }
 
 func checkBuyer(path string, by *Buyer) error {
@@ -281,7 +281,7 @@ func (b *Business) createBooking(ctx context.Context, call Call, in CreateReques
 			return res, nil
 		}
 		d := detail{Kind: "booking", ServiceID: s.ID, SlotID: w.id, Spots: party, Buyer: in.Buyer, Recipient: in.Recipient, DeliveryAddress: in.DeliveryAddress, Expires: w.start,
-			Mode: confirmationMode(s.unit)}
+			Mode: confirmationMode(*s.unit)}
 		// A booking of an auto service is confirmed in the transaction
 		// that creates it (§5.2); a manual one holds its units for staff.
 		kind := reservation.KindBooking
@@ -393,7 +393,7 @@ func (b *Business) convert(ctx context.Context, p Principal, s Service, w wantSl
 			return nil
 		}
 		d.Kind, d.FromHold, d.Buyer, d.Recipient, d.Expires = "booking", true, in.Buyer, in.Recipient, w.start
-		d.DeliveryAddress, d.Mode = in.DeliveryAddress, confirmationMode(s.unit)
+		d.DeliveryAddress, d.Mode = in.DeliveryAddress, confirmationMode(*s.unit)
 		// An auto booking is confirmed in the conversion's own write (§5.2).
 		to := reservation.Reserved
 		if d.mode() == business.ConfirmAuto {

@@ -64,7 +64,7 @@ func (b *Business) payment(s Service, r reservation.Reservation) *Payment {
 	if s.ID == "" || len(r.Slots) == 0 || b.pricer == nil {
 		return nil
 	}
-	pr := b.pricer.Price(s.unit, len(r.Slots), r.Guests, r.Total)
+	pr := b.pricer.Price(*s.unit, len(r.Slots), r.Guests, r.Total)
 	if len(pr.Lines) == 0 {
 		return nil
 	}

@@ -30,9 +30,11 @@ type Service struct {
 	Capacity    *Capacity  `json:"capacity,omitempty"`
 	Status      string     `json:"status"`
 
-	loc    business.Location
+	// loc and unit point into the config, which outlives the catalog: a
+	// copy of each in every service would double a large catalog.
+	loc    *business.Location
 	zone   *time.Location // loc's zone, loaded once
-	unit   business.Unit
+	unit   *business.Unit
 	nights int // a lodging slot's length; 0 for timed units
 	terms  business.Terms
 }
@@ -171,7 +173,11 @@ func stayNights(u business.Unit) int {
 }
 
 func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
-	c := catalog{byID: map[string]int{}, slots: newSlotCache()}
+	n := 0
+	for _, loc := range cfg.Locations {
+		n += len(loc.Units)
+	}
+	c := catalog{services: make([]Service, 0, n), byID: make(map[string]int, n), slots: newSlotCache()}
 	biz := businessID(cfg.Business.Name)
 	currency := cfg.Business.Currency
 	// Policies the reservation core enforces and the unit's terms; the
@@ -184,13 +190,13 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 			ConfirmationMode: confirmationMode(u),
 		}
 	}
-	for _, loc := range cfg.Locations {
-		for _, u := range loc.Units {
+	for i, loc := range cfg.Locations {
+		for j, u := range loc.Units {
 			s := Service{
 				ID: serviceID(loc, u), BusinessID: biz, Name: u.DisplayName() + " at " + loc.Name,
 				Locations: []Place{{ID: loc.Slug, Name: loc.Name}},
 				Channel:   Channel{Type: "at_business_location"}, Status: "active",
-				loc: loc, zone: loc.Zone(), unit: u,
+				loc: &cfg.Locations[i], zone: loc.Zone(), unit: &cfg.Locations[i].Units[j],
 			}
 			switch u.Kind {
 			case business.KindTimed:

@@ -127,7 +127,7 @@ func (b *Business) resolveSlot(s Service, id string) (wantSlot, bool) {
 	day := civil.Of(t, s.zone)
 	if s.unit.Kind == business.KindTimed {
 		length := time.Duration(s.unit.DurationMinutes) * time.Minute
-		for _, st := range inventory.TimedStarts(s.unit, day, s.zone) {
+		for _, st := range inventory.TimedStarts(*s.unit, day, s.zone) {
 			if st.At.Equal(t) {
 				return wantSlot{id: id, start: st.At, end: st.At.Add(length), day: day, core: []string{st.Slot}}, true
 			}
@@ -164,9 +164,9 @@ func (b *Business) remaining(ctx context.Context, s Service, w wantSlot) (int, e
 	var free []inventory.Free
 	var err error
 	if s.unit.Kind == business.KindTimed {
-		free, err = b.inv.FreeSlots(ctx, s.loc, s.unit, w.day)
+		free, err = b.inv.FreeSlots(ctx, *s.loc, *s.unit, w.day)
 	} else {
-		free, err = b.inv.FreeNights(ctx, s.loc, w.day, s.nights)
+		free, err = b.inv.FreeNights(ctx, *s.loc, w.day, s.nights)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("read free places: %w", err)

@@ -142,7 +142,7 @@ func (b *Business) newPay(s Service, w wantSlot, total int64, now time.Time, ret
 	}
 	if s.unit.Kind == business.KindNight && b.pricer != nil {
 		// A USP room booking counts one guest per room, as its total does.
-		if pr := b.pricer.Price(s.unit, s.nights, 1, total); len(pr.Lines) > 0 {
+		if pr := b.pricer.Price(*s.unit, s.nights, 1, total); len(pr.Lines) > 0 {
 			p.Amount, p.Tax = pr.Subtotal+pr.FeeTotal, pr.Tax.Amount
 		}
 	}
