@@ -24,8 +24,12 @@ func TestPlanMemory(t *testing.T) {
 	if want := "GOGC=400, soft limit 96 MiB for 3 properties; set GOGC or GOMEMLIMIT to change"; line != want {
 		t.Errorf("banner line = %q, want %q", line, want)
 	}
-	if got := memoryLimit(10000) >> 20; got < 150 || got > 200 {
-		t.Errorf("limit for 10,000 properties = %d MiB, want 150 to 200", got)
+	// At 10,000 properties the live heap is about 53 MB and the process
+	// holds about 45 MB besides Go's memory: the limit must leave the
+	// collector room above the one and the process under 200 MB with
+	// the other.
+	if got := memoryLimit(10000) >> 20; got < 110 || got > 145 {
+		t.Errorf("limit for 10,000 properties = %d MiB, want 110 to 145", got)
 	}
 	NoLimit()
 	env["GOGC"], env["GOMEMLIMIT"] = "100", "1GiB"
