@@ -129,6 +129,8 @@ var SplitPorts = []int{8090, 8091, 8092, 8093}
 // DemoSplit writes the demo business as a split deployment into dir: a
 // shared secret (one version, 32 bytes from rand), hub.toml and one file
 // per location, each with its own SQLite directory, on loopback ports.
+// Every file's public_url is the hub's: guests and platforms reach every
+// door there, and a location's links and USP checks name that address.
 // It returns the files' names, hub first.
 func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) error) ([]string, error) {
 	abs, err := filepath.Abs(dir)
@@ -147,7 +149,7 @@ func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) 
 	origin := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
 	file := func(role string, port int, data string, extra string) []byte {
 		body := strings.Replace(string(DemoTOML), "hostnames = [\"localhost\", \"127.0.0.1\"]\n",
-			fmt.Sprintf("hostnames = [\"localhost\", \"127.0.0.1\"]\npublic_url = %q\n", origin(port)), 1)
+			fmt.Sprintf("hostnames = [\"localhost\", \"127.0.0.1\"]\npublic_url = %q\n", origin(SplitPorts[0])), 1)
 		return fmt.Appendf(nil, "%s\n[store]\ndata_dir = %q\n\n[split]\nrole = %q\naddr = \"127.0.0.1:%d\"\nsecret_file = %q\n%s",
 			body, filepath.Join(abs, data), role, port, secretPath, extra)
 	}

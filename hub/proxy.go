@@ -71,6 +71,10 @@ func NewProxy(p business.Portfolio, origins map[string]string, log *slog.Logger)
 		Transport: transport,
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(px.targets[r.In.PathValue(slugValue)])
+			// The location answers at the hub's public address, its own
+			// public URL: the Host stays the one the client called, which a
+			// USP platform's signature covers (@authority).
+			r.Out.Host = r.In.Host
 			r.SetXForwarded()
 			// The hub's route has checked the page's origin against its
 			// own hosts; the location checks the Host it is reached at.

@@ -54,7 +54,7 @@ func TestProxy(t *testing.T) {
 	got, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	hubHost := strings.TrimPrefix(hub.URL, "http://")
-	want := "POST /book/riverside?roomtype=double host=" + strings.TrimPrefix(location.URL, "http://") + " xff=127.0.0.1 xfh=" + hubHost + " seen= body=name=Ada"
+	want := "POST /book/riverside?roomtype=double host=" + hubHost + " xff=127.0.0.1 xfh=" + hubHost + " seen= body=name=Ada"
 	if string(got) != want {
 		t.Fatalf("proxied = %q, want %q", got, want)
 	}

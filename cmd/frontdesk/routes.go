@@ -157,7 +157,7 @@ func (m *Main) routes() http.Handler {
 	// servers call without a browser origin, and the MCP binding.
 	if m.usp != nil {
 		for _, r := range (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes() {
-			handle(r.Pattern, pages, false, r.Handler)
+			handle(r.Pattern, pages, false, m.proxy.USP(r.Handler))
 		}
 		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks})))
 	}

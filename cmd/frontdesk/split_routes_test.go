@@ -1,0 +1,146 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"frontdesk/internal/httpsig"
+	"frontdesk/internal/jwk"
+	"frontdesk/usp/usptest"
+)
+
+// headersOf is the one value of each of r's headers, as send takes them.
+func headersOf(r *http.Request) map[string]string {
+	h := map[string]string{}
+	for k := range r.Header {
+		h[k] = r.Header.Get(k)
+	}
+	return h
+}
+
+// TestSplitUSP: a platform calls the hub's USP endpoints alone. The hub
+// answers the profile and the catalog from its config; a query, a hold
+// and a booking naming Riverside Inn's room go to Riverside Inn, which
+// checks the platform's key and fetches its profile itself, and the
+// booking lands in its store alone; the booking is read back through the
+// hub by its reference.
+func TestSplitUSP(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitUSP(t, engine) })
+	}
+}
+
+func testSplitUSP(t *testing.T, engine string) {
+	// A second platform signs its requests (RFC 9421) with the key its
+	// profile publishes, over the authority it calls: the hub's.
+	signer, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := jwk.FromPublic(&signer.PublicKey, "split-2026")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := pub.Publish()
+	pk.Use, pk.Alg = "sig", "ES256"
+	keys, _ := json.Marshal([]jwk.Public{pk})
+	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile,
+		"/signed.json": strings.TrimSuffix(e2eProfile, "}") + `,"keys":` + string(keys) + `}`})
+	// The locations fetch the platform's profile over TLS: they trust the
+	// test server's certificate as a system root.
+	roots := filepath.Join(t.TempDir(), "roots.pem")
+	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startSplit(t, engine, "SSL_CERT_FILE="+roots)
+	platform := map[string]string{"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-platform.json"`}
+
+	status, _, body := send(t, "GET", d.hub+"/.well-known/usp", nil, nil)
+	if status != http.StatusOK || !strings.Contains(body, `"`+d.hub+`/usp/mcp"`) {
+		t.Fatalf("the hub's profile = %d\n%s", status, body)
+	}
+	if status, _, body = post(t, d.hub+"/usp/services/list", nil, `{}`); status != http.StatusOK ||
+		!strings.Contains(body, `"svc_riverside_double"`) || !strings.Contains(body, `"svc_airport_shuttle"`) {
+		t.Fatalf("the hub's catalog = %d\n%s", status, body)
+	}
+	day := time.Now().AddDate(0, 0, 40).Format(time.DateOnly)
+	status, _, body = post(t, d.hub+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_riverside_double","start_date":%q,"end_date":%q}`, day, day))
+	var query struct {
+		Slots []struct {
+			ID string `json:"id"`
+		} `json:"slots"`
+	}
+	if json.Unmarshal([]byte(body), &query); status != http.StatusOK || len(query.Slots) == 0 {
+		t.Fatalf("query through the hub = %d\n%s", status, body)
+	}
+	slot := query.Slots[0].ID
+	status, _, body = post(t, d.hub+"/usp/availability/holds", platform, fmt.Sprintf(`{"service_id":"svc_riverside_double","slot_id":%q}`, slot))
+	var held struct {
+		Hold struct {
+			ID string `json:"id"`
+		} `json:"hold"`
+	}
+	if json.Unmarshal([]byte(body), &held); status != http.StatusCreated || !strings.HasPrefix(held.Hold.ID, "hold_RIV-") {
+		t.Fatalf("hold through the hub = %d\n%s", status, body)
+	}
+	status, _, body = post(t, d.hub+"/usp/bookings", platform, fmt.Sprintf(`{"service_id":"svc_riverside_double","slot_id":%q,"hold_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.usp@example.com","phone_number":"+13035550199"}}`, slot, held.Hold.ID))
+	var booked struct {
+		Booking struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"booking"`
+	}
+	if json.Unmarshal([]byte(body), &booked); status != http.StatusCreated || !strings.HasPrefix(booked.Booking.ID, "RIV-") {
+		t.Fatalf("booking through the hub = %d\n%s", status, body)
+	}
+	ref := booked.Booking.ID
+	if !strings.Contains(d.staffList(t, "riverside"), ref) {
+		t.Fatalf("riverside's store does not hold %s", ref)
+	}
+	for _, other := range []string{"hub", "oldtown", "airport"} {
+		if strings.Contains(d.staffList(t, other), ref) {
+			t.Fatalf("%s's store holds %s", other, ref)
+		}
+	}
+	if status, _, body = send(t, "GET", d.hub+"/usp/bookings/"+ref, platform, nil); status != http.StatusOK || !strings.Contains(body, `"id":"`+ref+`"`) {
+		t.Fatalf("the booking read through the hub = %d\n%s", status, body)
+	}
+	// A signed hold: the location checks the signature over the hub's
+	// authority, which the hub forwards as the Host it was called at.
+	signedHold := fmt.Sprintf(`{"service_id":"svc_riverside_double","slot_id":%q}`, query.Slots[len(query.Slots)-1].ID)
+	req, _ := http.NewRequest(http.MethodPost, d.hub+"/usp/availability/holds", strings.NewReader(signedHold))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("USP-Agent", `profile="`+plat.URL+`/signed.json"`)
+	digest, _ := httpsig.ContentDigest([]byte(signedHold), httpsig.SHA256)
+	req.Header.Set("Content-Digest", digest)
+	var cs []httpsig.Component
+	for _, c := range []string{"@method", "@authority", "@path", "usp-agent", "content-digest", "content-type"} {
+		cs = append(cs, httpsig.C(c))
+	}
+	sig, err := httpsig.Sign(httpsig.Request(req), httpsig.SignOptions{Components: cs}, httpsig.SigningKey{ID: "split-2026", Algorithm: httpsig.ECDSAP256SHA256, Key: signer}, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig.SetHeaders(req.Header)
+	if status, _, body = send(t, req.Method, req.URL.String(), headersOf(req), strings.NewReader(signedHold)); status != http.StatusCreated || !strings.Contains(body, `"hold_RIV-`) {
+		t.Fatalf("a signed hold through the hub = %d\n%s", status, body)
+	}
+	// A wrong key is refused by the location, as in one process, and
+	// books nothing.
+	wrong := map[string]string{"Authorization": "Bearer wrong-key", "USP-Agent": platform["USP-Agent"]}
+	if status, _, body = post(t, d.hub+"/usp/bookings", wrong, fmt.Sprintf(`{"service_id":"svc_riverside_double","slot_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.usp2@example.com"}}`, slot)); status != http.StatusUnauthorized {
+		t.Fatalf("a wrong key through the hub = %d\n%s", status, body)
+	}
+}

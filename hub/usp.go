@@ -1,0 +1,89 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// maxUSPBody is the largest USP request body the hub reads to find its
+// location: a location's USP binding reads no more (64 KiB), and one
+// byte over lets that location answer the oversized body itself.
+const maxUSPBody = 64<<10 + 1
+
+// USP forwards a USP REST call to the location that owns what it names,
+// headers and body untouched: a booking (its reference, RIV-…), a hold
+// (hold_ and the reference), or in the body a service (svc_riverside_…)
+// or a slot (slot_riverside_…). The location authenticates the platform
+// itself, as in one process: its public URL is the hub's, so a proof
+// bound to the hub's URL and a signature over the hub's authority verify
+// there, against its own replay cache, idempotency records and
+// booking-scoped credentials. The hub holds no platform credential and
+// checks none.
+//
+// A call that names no location goes to own, the hub's USP binding: the
+// profile, the interface documents and the catalog, all built from the
+// config the hub holds whole, and the problems of a call that names no
+// service. A nil proxy gives own itself.
+func (px *Proxy) USP(own http.Handler) http.Handler {
+	if px == nil {
+		return own
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slug, ok := px.uspOwner(r)
+		if !ok && r.Body != nil && r.Body != http.NoBody {
+			body, err := io.ReadAll(io.LimitReader(r.Body, maxUSPBody))
+			if err != nil {
+				own.ServeHTTP(w, r) // the binding answers an unreadable body as it would any
+				return
+			}
+			r = r.Clone(r.Context())
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+			var named struct {
+				ServiceID string `json:"service_id"`
+				SlotID    string `json:"slot_id"`
+			}
+			if json.Unmarshal(body, &named) == nil {
+				slug, ok = px.idOwner(named.ServiceID, "svc_")
+				if !ok {
+					slug, ok = px.idOwner(named.SlotID, "slot_")
+				}
+			}
+		}
+		if !ok {
+			own.ServeHTTP(w, r)
+			return
+		}
+		r = r.Clone(r.Context())
+		r.SetPathValue(slugValue, slug)
+		px.ServeHTTP(w, r)
+	})
+}
+
+// uspOwner is the location a USP path names: a booking's reference, or
+// a hold's ("hold_" and its reservation's reference).
+func (px *Proxy) uspOwner(r *http.Request) (string, bool) {
+	if ref := r.PathValue("booking_id"); ref != "" {
+		return px.owner(ref)
+	}
+	if hold, ok := strings.CutPrefix(r.PathValue("hold_id"), "hold_"); ok {
+		return px.owner(hold)
+	}
+	return "", false
+}
+
+// idOwner is the proxied location a catalog id names: prefix, the slug
+// (which has no underscore) and an underscore, as svc_riverside_double.
+func (px *Proxy) idOwner(id, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, prefix)
+	if !ok {
+		return "", false
+	}
+	slug, _, ok := strings.Cut(rest, "_")
+	if _, proxied := px.targets[slug]; !ok || !proxied {
+		return "", false
+	}
+	return slug, true
+}
