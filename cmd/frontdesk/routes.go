@@ -80,7 +80,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.core, m.metrics}, Stays: m.bookings, Clock: m.Clock, Payments: m.payments}
+	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.core, m.metrics}, Stays: m.bookings, Clock: m.Clock, Payments: m.payments, Rooms: m.hub.Searcher(m.core)}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +144,67 @@ func testSplitUSP(t *testing.T, engine string) {
 	if status, _, body = post(t, d.hub+"/usp/bookings", wrong, fmt.Sprintf(`{"service_id":"svc_riverside_double","slot_id":%q,
 		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.usp2@example.com"}}`, slot)); status != http.StatusUnauthorized {
 		t.Fatalf("a wrong key through the hub = %d\n%s", status, body)
+	}
+}
+
+// TestSplitGuestSearch: the guest site's search at the hub counts each
+// location's free rooms from that location's store (a stay booked at
+// Riverside Inn leaves one room fewer there), and a stopped location is
+// named as unread while the others' rooms are still offered.
+func TestSplitGuestSearch(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitGuestSearch(t, engine) })
+	}
+}
+
+func testSplitGuestSearch(t *testing.T, engine string) {
+	d := startSplit(t, engine)
+	in := time.Now().AddDate(0, 0, 30).Format(time.DateOnly)
+	out := time.Now().AddDate(0, 0, 32).Format(time.DateOnly)
+	search := func() string {
+		t.Helper()
+		status, _, body := send(t, "GET", d.hub+"/search?checkin="+in+"&checkout="+out+"&guests=1", nil, nil)
+		if status != http.StatusOK {
+			t.Fatalf("GET /search at the hub = %d\n%s", status, body)
+		}
+		return body
+	}
+	free := func(page, id string) int {
+		t.Helper()
+		m := regexp.MustCompile(`(\d+) rooms? of this kind free\.</p>\s*<p class="go"><a href="[^"]*" class="button" id="` + id + `"`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("the search offers no %s:\n%s", id, page)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	before := free(search(), "offer-riverside-double")
+
+	cs := connect(t, d.hub+"/mcp", "2025-11-25")
+	res, started := callTool(t, cs, "start_booking", map[string]any{"property": "riverside", "roomtype": "double", "checkin": in, "checkout": out,
+		"guest_name": "Ada Lovelace", "email": "ada.search@example.com", "phone": "+1 303 555 0199"})
+	if res.IsError {
+		t.Fatalf("start: %s", text(res))
+	}
+	code := latestCode(t, d.origins["riverside"], "ada.search@example.com")
+	if res, _ = callTool(t, cs, "confirm_booking", map[string]any{"booking_id": started["booking_id"], "code": code}); res.IsError {
+		t.Fatalf("confirm: %s", text(res))
+	}
+	page := search()
+	if after := free(page, "offer-riverside-double"); after != before-1 {
+		t.Fatalf("riverside's doubles free at the hub: %d before the booking, %d after", before, after)
+	}
+	if strings.Contains(page, "could not be read") {
+		t.Fatalf("every location answered, yet the search names one unread:\n%s", page)
+	}
+
+	d.stop("oldtown")
+	page = search()
+	unread := "Old Town Lodge could not be read just now: call "
+	if !strings.Contains(page, unread) || strings.Contains(page, `id="offer-oldtown-`) || free(page, "offer-riverside-double") != before-1 {
+		t.Fatalf("the search with Old Town Lodge stopped names it unread, offers none of its rooms and the others':\n%s", page)
+	}
+	if strings.Contains(page, "Old Town Lodge:") || strings.Contains(page, `id="none"`) {
+		t.Fatalf("an unread location's rooms are given a reason, or nothing is said free:\n%s", page)
 	}
 }
