@@ -113,8 +113,42 @@ func (px *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// leaves the hub, whatever the client sent.
 	r = r.Clone(r.Context())
 	dropHop(r.Header)
-	px.rp.ServeHTTP(w, r)
+	px.rp.ServeHTTP(&replacing{ResponseWriter: w, h: http.Header{}}, r)
 }
+
+// replacing is the hub's answer writer under the reverse proxy: a header
+// the location's answer (or the unreachable page) sets replaces the
+// hub's own of that name, which the hub's front set before (the security
+// headers, a request id), instead of being added beside it. A location's
+// Referrer-Policy, Content-Security-Policy or Cache-Control is its page's
+// own, and two values of one would mean the strictest of both.
+type replacing struct {
+	http.ResponseWriter
+	h       http.Header
+	written bool
+}
+
+func (w *replacing) Header() http.Header { return w.h }
+
+func (w *replacing) WriteHeader(code int) {
+	if !w.written {
+		w.written = true
+		for k, v := range w.h {
+			w.ResponseWriter.Header()[k] = v
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *replacing) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets the reverse proxy flush a streamed answer as it comes.
+func (w *replacing) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // dropHop removes the headers a Connection header names, then the
 // hop-by-hop and forwarding headers themselves.
@@ -184,6 +218,21 @@ func (px *Proxy) ByToken(value, suffix string, own, notFound http.Handler) http.
 			notFound.ServeHTTP(w, r)
 			return
 		}
+		r = r.Clone(r.Context())
+		r.SetPathValue(slugValue, slug)
+		px.ServeHTTP(w, r)
+	})
+}
+
+// To forwards every request to the proxied location slug, whatever its
+// path: the doors a split deployment keeps at one location (its ORP
+// host). A nil proxy or an empty slug gives own, the route's handler at
+// the hub.
+func (px *Proxy) To(slug string, own http.Handler) http.Handler {
+	if px == nil || slug == "" {
+		return own
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.Clone(r.Context())
 		r.SetPathValue(slugValue, slug)
 		px.ServeHTTP(w, r)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,4 +114,37 @@ func TestProxyUnreachable(t *testing.T) {
 		t.Fatalf("the 502 page names an address:\n%s", got)
 	}
 	golden.Check(t, "unreachable.html", got)
+}
+
+// TestProxyAnswerHeadersReplaceTheHubs: a header the hub's front set
+// before forwarding is replaced by the location's of the same name, not
+// sent twice; one the location does not set is kept.
+func TestProxyAnswerHeadersReplaceTheHubs(t *testing.T) {
+	location := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("X-Request-Id", "location")
+		w.WriteHeader(http.StatusFound)
+	}))
+	t.Cleanup(location.Close)
+	px, err := NewProxy(config.Demo().Portfolio, map[string]string{"riverside": location.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Referrer-Policy", "same-origin")
+		w.Header().Set("X-Request-Id", "hub")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		px.To("riverside", nil).ServeHTTP(w, r)
+	}))
+	t.Cleanup(hub.Close)
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Get(hub.URL + "/go/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for name, want := range map[string][]string{"Referrer-Policy": {"no-referrer"}, "X-Request-Id": {"location"}, "X-Content-Type-Options": {"nosniff"}} {
+		if got := resp.Header.Values(name); !slices.Equal(got, want) {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
 }
