@@ -30,6 +30,12 @@ type Split struct {
 	// Locations are the hub's: where each location's process serves.
 	// Only the config says where a call goes; no argument of a call can.
 	Locations []SplitLocation `toml:"locations"`
+	// ORPLocation is the hub's: the location whose process hosts the
+	// business's ORP host. The hub forwards every ORP door there (the
+	// discovery document, /orp…, /go/…, /terms, the approval, claim and
+	// owner pages), so partners meet one host, which attributes the
+	// bookings made at that location. Empty: the hub's own host.
+	ORPLocation string `toml:"orp_location"`
 }
 
 // SplitLocation is where one location's process serves.
@@ -64,7 +70,13 @@ func (c Config) validateSplit(v *validator) {
 		if len(s.Locations) > 0 {
 			v.add("split.locations", "are the hub's; a location's file names none")
 		}
+		if s.ORPLocation != "" {
+			v.add("split.orp_location", "is the hub's; a location's file names none")
+		}
 		return
+	}
+	if s.ORPLocation != "" && !slices.ContainsFunc(s.Locations, func(l SplitLocation) bool { return l.Slug == s.ORPLocation }) {
+		v.add("split.orp_location", "%q is not the slug of a location in [[split.locations]]", s.ORPLocation)
 	}
 	var seen []string
 	for i, l := range s.Locations {
@@ -154,6 +166,7 @@ func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) 
 			body, filepath.Join(abs, data), role, port, secretPath, extra)
 	}
 	var hubLocations strings.Builder
+	fmt.Fprintf(&hubLocations, "orp_location = %q\n", demo.Locations[0].Slug)
 	for i, l := range demo.Locations {
 		fmt.Fprintf(&hubLocations, "\n[[split.locations]]\nslug = %q\norigin = %q\n", l.Slug, origin(SplitPorts[i+1]))
 	}

@@ -76,6 +76,9 @@ func TestSplitValidation(t *testing.T) {
 		{"twice", hub + airport + airport, "split.locations[3].slug"},
 		{"origin with a path", hub + "[[split.locations]]\nslug = \"airport\"\norigin = \"http://127.0.0.1:8093/relay\"\n", "split.locations[2].origin"},
 		{"origin not http", hub + "[[split.locations]]\nslug = \"airport\"\norigin = \"ftp://127.0.0.1\"\n", "split.locations[2].origin"},
+		{"orp at a location", strings.Replace(hub, "secret_env = \"RELAY\"\n", "secret_env = \"RELAY\"\norp_location = \"oldtown\"\n", 1) + airport, ""},
+		{"orp at no location", strings.Replace(hub, "secret_env = \"RELAY\"\n", "secret_env = \"RELAY\"\norp_location = \"beach\"\n", 1) + airport, "split.orp_location"},
+		{"a location names orp", "\n[split]\nrole = \"location\"\nsecret_env = \"A\"\norp_location = \"oldtown\"\n", "split.orp_location"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

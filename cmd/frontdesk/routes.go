@@ -140,7 +140,7 @@ func (m *Main) routes() http.Handler {
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
 		}
 		for _, r := range srv.Routes() {
-			handle(r.Pattern, pages, !crossOrigin[r.Pattern], r.Handler)
+			handle(r.Pattern, pages, !crossOrigin[r.Pattern], m.proxy.To(m.Config.Split.ORPLocation, r.Handler))
 		}
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
@@ -150,7 +150,7 @@ func (m *Main) routes() http.Handler {
 		orpMCP := mcpfront.Handler(orpmcp.New(m.orp.host, opts), mcpfront.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Resume: m.orp.host.SessionJoined,
 		})
-		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, mcpfront.RefuseBody)))
+		handleMCP("/orp/mcp", m.proxy.To(m.Config.Split.ORPLocation, orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, mcpfront.RefuseBody))))
 	}
 
 	// USP: the business profile and the REST binding, which platforms'

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/internal/clock"
 	"frontdesk/internal/httpsig"
 	"frontdesk/internal/jwk"
 	"frontdesk/usp/usptest"
@@ -206,5 +207,55 @@ func testSplitGuestSearch(t *testing.T, engine string) {
 	}
 	if strings.Contains(page, "Old Town Lodge:") || strings.Contains(page, `id="none"`) {
 		t.Fatalf("an unread location's rooms are given a reason, or nothing is said free:\n%s", page)
+	}
+}
+
+// TestSplitORP: the hub forwards every ORP door to the location its
+// config names (split.orp_location, Riverside Inn in the demo): partners
+// join, offer, accept and approve through the hub and meet Riverside
+// Inn's host, whose store keeps them, and the deal's tracked link, at
+// the hub's /go/, sends a browser to the property's form on its own site
+// with its click id.
+func TestSplitORP(t *testing.T) {
+	const riversideSite = "https://riverside.samplestays.example" // the demo's domain for Riverside Inn
+	d := startSplit(t, "sqlite")
+	s := &orpServer{t: t, url: d.hub, clock: clock.NewFixed(time.Now())}
+	business := s.join("{}")
+	terms := map[string]any{
+		"title": "Riverside Inn: 10% of every stay you send us", "kind": "affiliate",
+		"disclosure": map[string]any{"label": "Affiliate link", "lang": "en"},
+		"obligations": []any{
+			map[string]any{"id": "place", "by": "acceptor", "action": "place", "content": map[string]any{"link": true, "code": true},
+				"destination": riversideSite + "/book/riverside", "proof": []string{"link"}},
+			map[string]any{"id": "commission", "by": "offerer", "action": "pay", "per": "conversion", "rate_bps": 1000, "window": "P30D",
+				"hold": "P1D", "rail": "manual", "proof": []string{"attestation"}},
+		},
+	}
+	code, m := s.send(business, s.msg(business, "offer", nil, map[string]any{"terms": terms}))
+	if code != http.StatusOK {
+		t.Fatalf("offer through the hub = %d %v", code, m)
+	}
+	listed := s.approve(business, obody(m)["waiting"].(map[string]any)["url"].(string))
+	partner := s.join(`{"agent": {"name": "Riverbend Travel", "version": "1.0"}}`)
+	_, m = s.send(partner, s.msg(partner, "accept", nil, map[string]any{"offer": obody(listed)["id"], "terms_hash": obody(m)["terms_hash"]}))
+	deal, _ := m["deal"].(string)
+	if active := s.approve(partner, obody(m)["waiting"].(map[string]any)["url"].(string)); obody(active)["state"] != "active" {
+		t.Fatalf("deal through the hub = %v, want active", active)
+	}
+	link := trackedLink(s.deal(partner, deal), "place")
+	if !strings.HasPrefix(link, d.hub+"/go/") {
+		t.Fatalf("tracked link %q is not the hub's", link)
+	}
+	status, loc := s.click("GET", link, map[string]string{"User-Agent": browserUA})
+	if status != http.StatusFound || !strings.HasPrefix(loc, riversideSite+"/book/riverside?") || !strings.Contains(loc, "via=") {
+		t.Fatalf("the tracked link at the hub = %d %s", status, loc)
+	}
+	// The partner is Riverside Inn's party: its own origin knows the
+	// token, another location's does not.
+	for slug, want := range map[string]int{"riverside": http.StatusOK, "oldtown": http.StatusUnauthorized} {
+		at := &orpServer{t: t, url: d.origins[slug], clock: s.clock}
+		if resp, b := at.do("GET", "/orp/inbox", partner.token, nil, nil); resp.StatusCode != want {
+			t.Errorf("the partner's inbox at %s = %d, want %d\n%s", slug, resp.StatusCode, want, b)
+		}
 	}
 }
