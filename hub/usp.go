@@ -15,7 +15,8 @@ const maxUSPBody = 64<<10 + 1
 
 // USP forwards a USP REST call to the location that owns what it names,
 // headers and body untouched: a booking (its reference, RIV-…), a hold
-// (hold_ and the reference), or in the body a service (svc_riverside_…)
+// (hold_ and the reference), a UCP checkout (chk_ and the reference), or
+// in the body a service (svc_riverside_…)
 // or a slot (slot_riverside_…). The location authenticates the platform
 // itself, as in one process: its public URL is the hub's, so a proof
 // bound to the hub's URL and a signature over the hub's authority verify
@@ -62,14 +63,18 @@ func (px *Proxy) USP(own http.Handler) http.Handler {
 	})
 }
 
-// uspOwner is the location a USP path names: a booking's reference, or
-// a hold's ("hold_" and its reservation's reference).
+// uspOwner is the location a USP path names: a booking's reference, a
+// hold's ("hold_" and its reservation's reference) or a UCP checkout's
+// ("chk_" and the reference).
 func (px *Proxy) uspOwner(r *http.Request) (string, bool) {
 	if ref := r.PathValue("booking_id"); ref != "" {
 		return px.owner(ref)
 	}
 	if hold, ok := strings.CutPrefix(r.PathValue("hold_id"), "hold_"); ok {
 		return px.owner(hold)
+	}
+	if checkout, ok := strings.CutPrefix(r.PathValue("checkout_id"), "chk_"); ok {
+		return px.owner(checkout)
 	}
 	return "", false
 }

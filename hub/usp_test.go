@@ -1,0 +1,63 @@
+package hub
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"frontdesk/config"
+)
+
+// TestUSPRoutesByWhatTheCallNames: a USP call goes to the location its
+// path's booking, hold or checkout, or its body's service or slot,
+// names, with its body whole; any other call, one naming a location
+// without an origin or one too large to read, is the hub's own.
+func TestUSPRoutesByWhatTheCallNames(t *testing.T) {
+	location := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		io.WriteString(w, "riverside "+r.Method+" "+r.URL.Path+" "+string(body))
+	}))
+	t.Cleanup(location.Close)
+	px, err := NewProxy(config.Demo().Portfolio, map[string]string{"riverside": location.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		io.WriteString(w, "hub "+r.Method+" "+r.URL.Path+" "+string(body))
+	})
+	mux := http.NewServeMux()
+	for _, p := range []string{"POST /usp/bookings", "GET /usp/bookings/{booking_id}", "DELETE /usp/availability/holds/{hold_id}",
+		"GET /usp/checkout-sessions/{checkout_id}", "POST /usp/availability/query", "POST /usp/services/list"} {
+		mux.Handle(p, px.USP(own))
+	}
+	hub := httptest.NewServer(mux)
+	t.Cleanup(hub.Close)
+	long := `{"service_id":"svc_riverside_double","note":"` + strings.Repeat("x", 70<<10) + `"}`
+	for _, tt := range []struct{ method, path, body, want string }{
+		{"POST", "/usp/bookings", `{"service_id":"svc_riverside_double","slot_id":"slot_riverside_double_20270101T2200Z"}`, "riverside"},
+		{"POST", "/usp/bookings", `{"slot_id":"slot_riverside_double_20270101T2200Z"}`, "riverside"},
+		{"POST", "/usp/availability/query", long, "hub"}, // over the binding's limit: the hub's binding refuses it, body whole
+		{"GET", "/usp/bookings/RIV-00112233AABBCCDD", "", "riverside"},
+		{"DELETE", "/usp/availability/holds/hold_RIV-00112233AABBCCDD", "", "riverside"},
+		{"GET", "/usp/checkout-sessions/chk_RIV-00112233AABBCCDD", "", "riverside"},
+		{"POST", "/usp/bookings", `{"service_id":"svc_oldtown_single"}`, "hub"}, // no origin for oldtown here
+		{"POST", "/usp/bookings", `{"service_id":"svc_riverside"}`, "hub"},
+		{"POST", "/usp/bookings", `not json`, "hub"},
+		{"GET", "/usp/bookings/OLD-00112233AABBCCDD", "", "hub"},
+		{"POST", "/usp/services/list", `{}`, "hub"},
+	} {
+		req, _ := http.NewRequest(tt.method, hub.URL+tt.path, strings.NewReader(tt.body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := tt.want + " " + tt.method + " " + tt.path + " " + tt.body; string(got) != want {
+			t.Errorf("%s %s %.40s went to %.60q, want %s", tt.method, tt.path, tt.body, got, tt.want)
+		}
+	}
+}
