@@ -24,6 +24,7 @@ import (
 type Proxy struct {
 	targets map[string]*url.URL
 	locs    map[string]business.Location
+	order   []string // the proxied slugs, in config order
 	rp      *httputil.ReverseProxy
 	log     *slog.Logger
 }
@@ -60,6 +61,7 @@ func NewProxy(p business.Portfolio, origins map[string]string, log *slog.Logger)
 			return nil, fmt.Errorf("hub proxy: the origin of %q is not an http or https URL", l.Slug)
 		}
 		px.targets[l.Slug], px.locs[l.Slug] = u, l
+		px.order = append(px.order, l.Slug)
 	}
 	transport := &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: proxyDial}).DialContext,

@@ -119,7 +119,7 @@ func (m *Main) routes() http.Handler {
 	handle("/", pages, true, http.HandlerFunc(site.NotFound))
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
-		handle(r.Pattern, pages, true, r.Handler)
+		handle(r.Pattern, pages, true, m.proxy.Staff(r.Handler))
 	}
 	if m.Config.Server.MetricsAddr == "" {
 		handle("GET /metrics", probe, true, m.metricsHandler())

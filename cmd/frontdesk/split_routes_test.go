@@ -8,7 +8,9 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -257,5 +259,97 @@ func TestSplitORP(t *testing.T) {
 		if resp, b := at.do("GET", "/orp/inbox", partner.token, nil, nil); resp.StatusCode != want {
 			t.Errorf("the partner's inbox at %s = %d, want %d\n%s", slug, resp.StatusCode, want, b)
 		}
+	}
+}
+
+// TestSplitStaffScreen: staff reach their property's staff screen
+// through the hub. The hub's page without a session lists where to sign
+// in; a sign-in sent at the hub for Riverside Inn opens a session of
+// Riverside Inn's logins, whose token names it, and every page and form
+// of that session is Riverside Inn's, with its reservations alone; Old
+// Town Lodge's staff see theirs. A stopped location's staff get its 502
+// page.
+func TestSplitStaffScreen(t *testing.T) {
+	d := startSplit(t, "sqlite")
+	pw := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for slug, user := range map[string]string{"riverside": "olga", "oldtown": "otto"} {
+		add := append([]string{"staff", "add-user", "--username", user, "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, slug+".toml")}, d.stores[slug]...)
+		if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
+			t.Fatalf("staff add-user at %s: %v\n%s", slug, err, out)
+		}
+	}
+	in := time.Now().AddDate(0, 0, 20).Format(time.DateOnly)
+	out := time.Now().AddDate(0, 0, 22).Format(time.DateOnly)
+	cs := connect(t, d.hub+"/mcp", "2025-11-25")
+	res, started := callTool(t, cs, "start_booking", map[string]any{"property": "riverside", "roomtype": "double", "checkin": in, "checkout": out,
+		"guest_name": "Ada Lovelace", "email": "ada.staff@example.com", "phone": "+1 303 555 0199"})
+	if res.IsError {
+		t.Fatalf("start: %s", text(res))
+	}
+	res, confirmed := callTool(t, cs, "confirm_booking", map[string]any{"booking_id": started["booking_id"], "code": latestCode(t, d.origins["riverside"], "ada.staff@example.com")})
+	if res.IsError {
+		t.Fatalf("confirm: %s", text(res))
+	}
+	ref := confirmed["reservation_number"].(string)
+
+	anyone := &staffClient{t: t, base: d.hub}
+	status, _, body := anyone.do("GET", "/staff/today", nil)
+	if status != http.StatusOK || !strings.Contains(body, `<a href="/staff/signin?location=riverside">Riverside Inn</a>`) || !strings.Contains(body, `?location=airport">Airport Suites</a>`) {
+		t.Fatalf("the hub's staff page without a session = %d\n%s", status, body)
+	}
+	if status, _, body = anyone.do("POST", "/staff/signout", url.Values{}); status != http.StatusForbidden {
+		t.Fatalf("a staff form with no session at the hub = %d %s", status, body)
+	}
+	signIn := func(slug, user string) *staffClient {
+		t.Helper()
+		c := &staffClient{t: t, base: d.hub}
+		status, _, page := c.do("GET", "/staff/signin?location="+slug, nil)
+		action := `action="/staff/signin?location=` + slug + `"`
+		if status != http.StatusOK || !strings.Contains(page, action) {
+			t.Fatalf("%s's sign-in page at the hub = %d, want its form's %s\n%s", slug, status, action, page)
+		}
+		status, h, page := c.do("POST", "/staff/signin?location="+slug, url.Values{"username": {user}, "password": {staffPassword}})
+		for _, ck := range (&http.Response{Header: h}).Cookies() {
+			if ck.Name == "frontdesk_staff" {
+				c.cookie = ck.Value
+			}
+		}
+		if status != http.StatusSeeOther || !regexp.MustCompile(`^[A-Z]{3}\.`).MatchString(c.cookie) {
+			t.Fatalf("sign-in of %s at %s through the hub = %d, session %q\n%s", user, slug, status, c.cookie, page)
+		}
+		_, _, page = c.do("GET", "/staff/signout", nil)
+		if m := csrfField.FindStringSubmatch(page); m != nil {
+			c.csrf = m[1]
+		}
+		return c
+	}
+	olga, otto := signIn("riverside", "olga"), signIn("oldtown", "otto")
+	if !strings.HasPrefix(olga.cookie, "RIV.") || !strings.HasPrefix(otto.cookie, "OTL.") || olga.csrf == "" {
+		t.Fatalf("sessions %q and %q, csrf %q", olga.cookie, otto.cookie, olga.csrf)
+	}
+	for _, path := range []string{"/staff/reservations", "/staff/reservations/" + ref} {
+		if status, _, body = olga.do("GET", path, nil); status != http.StatusOK || !strings.Contains(body, ref) {
+			t.Errorf("GET %s at the hub as Riverside Inn's owner = %d, without %s\n%s", path, status, ref, body)
+		}
+	}
+	if status, _, body = olga.do("GET", "/staff/today", nil); status != http.StatusOK || !strings.Contains(body, "<title>Today at Riverside Inn</title>") {
+		t.Fatalf("Riverside Inn's day at the hub = %d\n%s", status, body)
+	}
+	if status, _, body = otto.do("GET", "/staff/reservations", nil); status != http.StatusOK || strings.Contains(body, ref) {
+		t.Fatalf("Old Town Lodge's list at the hub = %d, with Riverside Inn's %s: %v", status, ref, strings.Contains(body, ref))
+	}
+	// A form of the session, sent at the hub, acts at its location.
+	if status, h, _ := olga.do("POST", "/staff/signout", url.Values{"csrf": {olga.csrf}}); status != http.StatusSeeOther || h.Get("Location") != "/staff/signin" {
+		t.Fatalf("sign-out at the hub = %d %s", status, h.Get("Location"))
+	}
+	if status, _, _ := olga.do("GET", "/staff/reservations", nil); status != http.StatusSeeOther {
+		t.Fatalf("the ended session's list at the hub = %d, want the sign-in redirect", status)
+	}
+	d.stop("oldtown")
+	if status, _, body = otto.do("GET", "/staff/today", nil); status != http.StatusBadGateway || !strings.Contains(body, "Old Town Lodge cannot be reached just now") {
+		t.Fatalf("Old Town Lodge's staff page with it stopped = %d\n%s", status, body)
 	}
 }
