@@ -190,6 +190,10 @@ func (px *Proxy) unreachable(w http.ResponseWriter, r *http.Request, err error) 
 		level = slog.LevelInfo // the client left; nothing is wrong at the location
 	}
 	px.log.Log(r.Context(), level, "location unreachable", "location", l.Slug, "err", err)
+	if r.Context().Value(uspCall{}) != nil {
+		uspUnreachable(w, r, l)
+		return
+	}
 	var b strings.Builder
 	if err := unreachableText.Execute(&b, l); err != nil {
 		http.Error(w, http.StatusText(http.StatusBadGateway), http.StatusBadGateway)

@@ -2,10 +2,13 @@ package hub
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+
+	"frontdesk/business"
 )
 
 // maxUSPBody is the largest USP request body the hub reads to find its
@@ -57,10 +60,34 @@ func (px *Proxy) USP(own http.Handler) http.Handler {
 			own.ServeHTTP(w, r)
 			return
 		}
-		r = r.Clone(r.Context())
+		r = r.Clone(context.WithValue(r.Context(), uspCall{}, true))
 		r.SetPathValue(slugValue, slug)
 		px.ServeHTTP(w, r)
 	})
+}
+
+// uspCall marks a request's context as a USP call, which a location
+// that cannot be reached answers with a USP problem, not the HTML page.
+type uspCall struct{}
+
+// USP's service_unavailable problem (usp.ProblemType), and the seconds
+// its Retry-After asks a platform to wait (usp.RetryAfter).
+const (
+	uspUnavailable = "https://usp-protocol.dev/errors/service-unavailable"
+	uspRetryAfter  = "5"
+)
+
+// uspUnreachable answers a USP call whose location did not answer, as
+// USP asks of a business that cannot answer now (§9.4.3): 503, with
+// Retry-After, the location's name and phone, nothing of its address.
+func uspUnreachable(w http.ResponseWriter, r *http.Request, l business.Location) {
+	body, _ := json.Marshal(map[string]any{"type": uspUnavailable, "title": http.StatusText(http.StatusServiceUnavailable), "status": http.StatusServiceUnavailable,
+		"detail": l.Name + " cannot be reached just now. Try again in a few minutes or call " + l.Phone + ".", "instance": r.URL.Path})
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Retry-After", uspRetryAfter)
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write(append(body, '\n')) // the answer is decided; a client gone away is no fault here
 }
 
 // uspOwner is the location a USP path names: a booking's reference, a

@@ -1,13 +1,16 @@
 package hub
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	"frontdesk/config"
+	"frontdesk/usp"
 )
 
 // TestUSPRoutesByWhatTheCallNames: a USP call goes to the location its
@@ -59,5 +62,38 @@ func TestUSPRoutesByWhatTheCallNames(t *testing.T) {
 		if want := tt.want + " " + tt.method + " " + tt.path + " " + tt.body; string(got) != want {
 			t.Errorf("%s %s %.40s went to %.60q, want %s", tt.method, tt.path, tt.body, got, tt.want)
 		}
+	}
+}
+
+// TestUSPUnreachable: a USP call whose location does not answer gets
+// USP's service_unavailable problem with Retry-After, naming the
+// property and its phone, never the HTML page or an address.
+func TestUSPUnreachable(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	origin := gone.URL
+	gone.Close()
+	px, err := NewProxy(config.Demo().Portfolio, map[string]string{"riverside": origin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /usp/bookings/{booking_id}", px.USP(http.NotFoundHandler()))
+	hub := httptest.NewServer(mux)
+	t.Cleanup(hub.Close)
+	resp, err := http.Get(hub.URL + "/usp/bookings/RIV-00112233AABBCCDD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var problem struct {
+		Type, Detail string
+		Status       int
+	}
+	json.Unmarshal(b, &problem)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Content-Type") != "application/problem+json" ||
+		resp.Header.Get("Retry-After") != strconv.Itoa(usp.RetryAfter) || problem.Type != usp.ProblemType(usp.CodeServiceUnavailable) ||
+		problem.Status != 503 || !strings.HasPrefix(problem.Detail, "Riverside Inn cannot be reached just now.") || strings.Contains(string(b), strings.TrimPrefix(origin, "http://")) {
+		t.Fatalf("unreachable = %d %v\n%s", resp.StatusCode, resp.Header, b)
 	}
 }

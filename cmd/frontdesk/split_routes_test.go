@@ -148,6 +148,17 @@ func testSplitUSP(t *testing.T, engine string) {
 		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.usp2@example.com"}}`, slot)); status != http.StatusUnauthorized {
 		t.Fatalf("a wrong key through the hub = %d\n%s", status, body)
 	}
+	// A stopped location's calls get USP's service_unavailable problem;
+	// another location's are answered.
+	d.stop("riverside")
+	status, h, body := post(t, d.hub+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_riverside_double","start_date":%q,"end_date":%q}`, day, day))
+	if status != http.StatusServiceUnavailable || h.Get("Content-Type") != "application/problem+json" || h.Get("Retry-After") == "" ||
+		!strings.Contains(body, `"type":"https://usp-protocol.dev/errors/service-unavailable"`) || !strings.Contains(body, "Riverside Inn cannot be reached just now.") {
+		t.Fatalf("a query for a stopped location = %d %v\n%s", status, h, body)
+	}
+	if status, _, body = post(t, d.hub+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_oldtown_single","start_date":%q,"end_date":%q}`, day, day)); status != http.StatusOK {
+		t.Fatalf("a query for Old Town Lodge with Riverside Inn stopped = %d\n%s", status, body)
+	}
 }
 
 // TestSplitGuestSearch: the guest site's search at the hub counts each
