@@ -230,8 +230,14 @@ func testSplitGuestSearch(t *testing.T, engine string) {
 // the hub's /go/, sends a browser to the property's form on its own site
 // with its click id.
 func TestSplitORP(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitORP(t, engine) })
+	}
+}
+
+func testSplitORP(t *testing.T, engine string) {
 	const riversideSite = "https://riverside.samplestays.example" // the demo's domain for Riverside Inn
-	d := startSplit(t, "sqlite")
+	d := startSplit(t, engine)
 	s := &orpServer{t: t, url: d.hub, clock: clock.NewFixed(time.Now())}
 	business := s.join("{}")
 	terms := map[string]any{
@@ -281,7 +287,13 @@ func TestSplitORP(t *testing.T) {
 // Town Lodge's staff see theirs. A stopped location's staff get its 502
 // page.
 func TestSplitStaffScreen(t *testing.T) {
-	d := startSplit(t, "sqlite")
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitStaffScreen(t, engine) })
+	}
+}
+
+func testSplitStaffScreen(t *testing.T, engine string) {
+	d := startSplit(t, engine)
 	pw := filepath.Join(t.TempDir(), "password")
 	if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
