@@ -119,3 +119,13 @@ func (px *Proxy) idOwner(id, prefix string) (string, bool) {
 	}
 	return slug, true
 }
+
+// Local is h outside a split hub, and at one a 404: a door whose calls
+// the hub cannot route, such as USP's MCP binding, whose sessions would
+// book into the hub's own store, which no location reads.
+func (px *Proxy) Local(h http.Handler) http.Handler {
+	if px == nil {
+		return h
+	}
+	return http.NotFoundHandler()
+}
