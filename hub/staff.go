@@ -14,8 +14,8 @@ const staffCookie = "frontdesk_staff"
 
 // Staff forwards the staff screen to the location a request is for:
 // the one its ?location= names (a location's sign-in forms post there,
-// and its pages name it), else the one its session token names. Staff sign
-// in at each location, against its own logins, and work on its
+// and its pages name it), else the one its session token names. Staff
+// sign in at each location, against its own logins, and work on its
 // reservations alone; the hub keeps no staff data. Any other staff
 // request gets the hub's sign-in chooser, which links to each
 // location's sign-in page, or a 403 for a form sent with no session. A

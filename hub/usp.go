@@ -12,15 +12,16 @@ import (
 )
 
 // maxUSPBody is the largest USP request body the hub reads to find its
-// location: a location's USP binding reads no more (64 KiB), and one
-// byte over lets that location answer the oversized body itself.
+// location: the binding's own limit (64 KiB) and one byte. A larger body
+// names nothing here, and the hub's own binding refuses it as a
+// location's would.
 const maxUSPBody = 64<<10 + 1
 
 // USP forwards a USP REST call to the location that owns what it names,
-// headers and body untouched: a booking (its reference, RIV-…), a hold
-// (hold_ and the reference), a UCP checkout (chk_ and the reference), or
-// in the body a service (svc_riverside_…)
-// or a slot (slot_riverside_…). The location authenticates the platform
+// headers and body untouched: in its path a booking (its reference,
+// RIV-…), a hold (hold_ and the reference) or a UCP checkout (chk_ and
+// the reference), else in its body a service (svc_riverside_…) or a
+// slot (slot_riverside_…). The location authenticates the platform
 // itself, as in one process: its public URL is the hub's, so a proof
 // bound to the hub's URL and a signature over the hub's authority verify
 // there, against its own replay cache, idempotency records and
