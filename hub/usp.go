@@ -3,6 +3,7 @@ package hub
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -19,14 +20,14 @@ const maxUSPBody = 64<<10 + 1
 
 // USP forwards a USP REST call to the location that owns what it names,
 // headers and body untouched: in its path a booking (its reference,
-// RIV-…), a hold (hold_ and the reference) or a UCP checkout (chk_ and
-// the reference), else in its body a service (svc_riverside_…) or a
-// slot (slot_riverside_…). The location authenticates the platform
-// itself, as in one process: its public URL is the hub's, so a proof
-// bound to the hub's URL and a signature over the hub's authority verify
-// there, against its own replay cache, idempotency records and
-// booking-scoped credentials. The hub holds no platform credential and
-// checks none.
+// RIV-…), a hold (hold_ and the reference), a UCP checkout (chk_ and
+// the reference) or a waitlist entry (wl_, naming its service), else in
+// its body a service (svc_riverside_…) or a slot (slot_riverside_…).
+// The location authenticates the platform itself, as in one process:
+// its public URL is the hub's, so a proof bound to the hub's URL and a
+// signature over the hub's authority verify there, against its own
+// replay cache, idempotency records and booking-scoped credentials. The
+// hub holds no platform credential and checks none.
 //
 // A call that names no location goes to own, the hub's USP binding: the
 // profile, the interface documents and the catalog, all built from the
@@ -92,8 +93,8 @@ func uspUnreachable(w http.ResponseWriter, r *http.Request, l business.Location)
 }
 
 // uspOwner is the location a USP path names: a booking's reference, a
-// hold's ("hold_" and its reservation's reference) or a UCP checkout's
-// ("chk_" and the reference).
+// hold's ("hold_" and its reservation's reference), a UCP checkout's
+// ("chk_" and the reference) or a waitlist entry's service.
 func (px *Proxy) uspOwner(r *http.Request) (string, bool) {
 	if ref := r.PathValue("booking_id"); ref != "" {
 		return px.owner(ref)
@@ -103,6 +104,14 @@ func (px *Proxy) uspOwner(r *http.Request) (string, bool) {
 	}
 	if checkout, ok := strings.CutPrefix(r.PathValue("checkout_id"), "chk_"); ok {
 		return px.owner(checkout)
+	}
+	// A waitlist entry's id is wl_ and the base64url of its stored key,
+	// which starts with its service's id and a bar (usp's entryID).
+	if entry, ok := strings.CutPrefix(r.PathValue("entry_id"), "wl_"); ok {
+		if key, err := base64.RawURLEncoding.DecodeString(entry); err == nil {
+			service, _, _ := strings.Cut(string(key), "|")
+			return px.idOwner(service, "svc_")
+		}
 	}
 	return "", false
 }

@@ -59,7 +59,7 @@ func testSplitUSP(t *testing.T, engine string) {
 	pk := pub.Publish()
 	pk.Use, pk.Alg = "sig", "ES256"
 	keys, _ := json.Marshal([]jwk.Public{pk})
-	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile,
+	plat := usptest.NewPlatforms(t, map[string]string{"/demo-platform.json": e2eProfile, "/demo-waitlist.json": e2eWaitlistProfile,
 		"/signed.json": strings.TrimSuffix(e2eProfile, "}") + `,"keys":` + string(keys) + `}`})
 	// The locations fetch the platform's profile over TLS: they trust the
 	// test server's certificate as a system root.
@@ -152,6 +152,32 @@ func testSplitUSP(t *testing.T, engine string) {
 	if status, _, body = post(t, d.hub+"/usp/bookings", wrong, fmt.Sprintf(`{"service_id":"svc_riverside_double","slot_id":%q,
 		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.usp2@example.com"}}`, slot)); status != http.StatusUnauthorized {
 		t.Fatalf("a wrong key through the hub = %d\n%s", status, body)
+	}
+	// A waitlist entry's own calls go to the location of its service.
+	status, _, body = post(t, d.hub+"/usp/availability/query", nil, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","start_date":%q,"end_date":%q}`, day, day))
+	if json.Unmarshal([]byte(body), &query); status != http.StatusOK || len(query.Slots) == 0 {
+		t.Fatalf("shuttle query through the hub = %d\n%s", status, body)
+	}
+	shuttle := query.Slots[0].ID
+	waiting := map[string]string{"Authorization": platform["Authorization"], "USP-Agent": `profile="` + plat.URL + `/demo-waitlist.json"`}
+	if status, _, body = post(t, d.hub+"/usp/bookings", waiting, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.seat@example.com"}}`, shuttle)); status != http.StatusCreated {
+		t.Fatalf("the shuttle's one seat through the hub = %d\n%s", status, body)
+	}
+	status, _, body = post(t, d.hub+"/usp/waitlist", waiting, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
+		"buyer":{"first_name":"Dan","last_name":"Waits","email":"dan.waits@example.com"}}`, shuttle))
+	var joined struct {
+		Entry struct {
+			ID string `json:"id"`
+		} `json:"entry"`
+	}
+	if json.Unmarshal([]byte(body), &joined); status != http.StatusCreated || joined.Entry.ID == "" {
+		t.Fatalf("waitlist join through the hub = %d\n%s", status, body)
+	}
+	for _, method := range []string{"GET", "DELETE"} {
+		if status, _, body = send(t, method, d.hub+"/usp/waitlist/"+joined.Entry.ID, waiting, nil); status != http.StatusOK {
+			t.Fatalf("%s of the waitlist entry through the hub = %d\n%s", method, status, body)
+		}
 	}
 	// A stopped location's calls get USP's service_unavailable problem;
 	// another location's are answered.
