@@ -21,8 +21,9 @@ const maxUSPBody = 64<<10 + 1
 // USP forwards a USP REST call to the location that owns what it names,
 // headers and body untouched: in its path a booking (its reference,
 // RIV-…), a hold (hold_ and the reference), a UCP checkout (chk_ and
-// the reference) or a waitlist entry (wl_, naming its service), else in
-// its body a service (svc_riverside_…) or a slot (slot_riverside_…).
+// the reference), a waitlist entry (wl_, naming its service) or a
+// payment page (its token, APS.…), else in its body a service
+// (svc_riverside_…) or a slot (slot_riverside_…).
 // The location authenticates the platform itself, as in one process:
 // its public URL is the hub's, so a proof bound to the hub's URL and a
 // signature over the hub's authority verify there, against its own
@@ -94,7 +95,8 @@ func uspUnreachable(w http.ResponseWriter, r *http.Request, l business.Location)
 
 // uspOwner is the location a USP path names: a booking's reference, a
 // hold's ("hold_" and its reservation's reference), a UCP checkout's
-// ("chk_" and the reference) or a waitlist entry's service.
+// ("chk_" and the reference), a waitlist entry's service or a payment
+// page's located token.
 func (px *Proxy) uspOwner(r *http.Request) (string, bool) {
 	if ref := r.PathValue("booking_id"); ref != "" {
 		return px.owner(ref)
@@ -104,6 +106,9 @@ func (px *Proxy) uspOwner(r *http.Request) (string, bool) {
 	}
 	if checkout, ok := strings.CutPrefix(r.PathValue("checkout_id"), "chk_"); ok {
 		return px.owner(checkout)
+	}
+	if prefix, _, located := business.SplitToken(r.PathValue("token")); located {
+		return px.ownerOf(prefix) // a payment page's token
 	}
 	// A waitlist entry's id is wl_ and the base64url of its stored key,
 	// which starts with its service's id and a bar (usp's entryID).

@@ -34,7 +34,7 @@ func TestUSPRoutesByWhatTheCallNames(t *testing.T) {
 	})
 	mux := http.NewServeMux()
 	for _, p := range []string{"POST /usp/bookings", "GET /usp/bookings/{booking_id}", "DELETE /usp/availability/holds/{hold_id}",
-		"GET /usp/checkout-sessions/{checkout_id}", "GET /usp/waitlist/{entry_id}", "POST /usp/availability/query", "POST /usp/services/list"} {
+		"GET /usp/checkout-sessions/{checkout_id}", "GET /usp/waitlist/{entry_id}", "GET /usp/pay/{token}", "POST /usp/availability/query", "POST /usp/services/list"} {
 		mux.Handle(p, px.USP(own))
 	}
 	hub := httptest.NewServer(mux)
@@ -49,6 +49,8 @@ func TestUSPRoutesByWhatTheCallNames(t *testing.T) {
 		{"GET", "/usp/checkout-sessions/chk_RIV-00112233AABBCCDD", "", "riverside"},
 		{"GET", "/usp/waitlist/wl_" + base64.RawURLEncoding.EncodeToString([]byte("svc_riverside_double|slot_riverside_double_20270101T2200Z|1|x")), "", "riverside"},
 		{"GET", "/usp/waitlist/wl_notbase64!", "", "hub"},
+		{"GET", "/usp/pay/RIV.00112233aabbccdd", "", "riverside"},
+		{"GET", "/usp/pay/00112233aabbccdd", "", "hub"},
 		{"POST", "/usp/bookings", `{"service_id":"svc_oldtown_single"}`, "hub"}, // no origin for oldtown here
 		{"POST", "/usp/bookings", `{"service_id":"svc_riverside"}`, "hub"},
 		{"POST", "/usp/bookings", `not json`, "hub"},

@@ -160,9 +160,28 @@ func testSplitUSP(t *testing.T, engine string) {
 	}
 	shuttle := query.Slots[0].ID
 	waiting := map[string]string{"Authorization": platform["Authorization"], "USP-Agent": `profile="` + plat.URL + `/demo-waitlist.json"`}
-	if status, _, body = post(t, d.hub+"/usp/bookings", waiting, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
-		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.seat@example.com"}}`, shuttle)); status != http.StatusCreated {
+	status, _, body = post(t, d.hub+"/usp/bookings", waiting, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
+		"buyer":{"first_name":"Ada","last_name":"Lovelace","email":"ada.seat@example.com"}}`, shuttle))
+	var seat struct {
+		Booking struct {
+			Actions []struct {
+				ContinueURL string `json:"continue_url"`
+			} `json:"actions"`
+		} `json:"booking"`
+	}
+	if json.Unmarshal([]byte(body), &seat); status != http.StatusCreated || len(seat.Booking.Actions) != 1 {
 		t.Fatalf("the shuttle's one seat through the hub = %d\n%s", status, body)
+	}
+	// The seat is paid when booking: its payment page, at the hub's
+	// address under a token naming Airport Suites, is that location's.
+	pay := seat.Booking.Actions[0].ContinueURL
+	if !strings.HasPrefix(pay, d.hub+"/usp/pay/APS.") {
+		t.Fatalf("continue_url %q", pay)
+	}
+	// Airport Suites knows the token and takes no payment online here (the
+	// test gives it no provider); the hub would not know the token (404).
+	if status, _, body = send(t, "GET", pay, nil, nil); status != http.StatusServiceUnavailable || !strings.Contains(body, "Payment unavailable") {
+		t.Fatalf("the seat's payment page through the hub = %d\n%s", status, body)
 	}
 	status, _, body = post(t, d.hub+"/usp/waitlist", waiting, fmt.Sprintf(`{"service_id":"svc_airport_shuttle","slot_id":%q,
 		"buyer":{"first_name":"Dan","last_name":"Waits","email":"dan.waits@example.com"}}`, shuttle))
