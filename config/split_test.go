@@ -53,6 +53,11 @@ func TestDemoSplit(t *testing.T) {
 			t.Fatalf("%s: role %q addr %q store %q", name, c.Split.Role, c.Split.Addr, c.Store.DataDir)
 		}
 		stores[c.Store.DataDir] = true
+		// Every door is at the hub's address, and the hub names where ORP
+		// lives.
+		if c.Deployment.PublicURL != "http://127.0.0.1:8090" || (role == RoleHub) != (c.Split.ORPLocation == "riverside") {
+			t.Fatalf("%s: public_url %q, orp_location %q", name, c.Deployment.PublicURL, c.Split.ORPLocation)
+		}
 	}
 }
 

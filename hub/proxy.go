@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"frontdesk/business"
+	"frontdesk/internal/clientip"
 )
 
 // Proxy forwards the requests of a split deployment's hub whose path
@@ -78,6 +79,10 @@ func NewProxy(p business.Portfolio, origins map[string]string, log *slog.Logger)
 			// USP platform's signature covers (@authority).
 			r.Out.Host = r.In.Host
 			r.SetXForwarded()
+			if clientip.HTTPS(r.In) {
+				// A TLS terminator the hub trusts took the client's HTTPS.
+				r.Out.Header.Set("X-Forwarded-Proto", "https")
+			}
 			// The hub's route has checked the page's origin against its
 			// own hosts; the location checks the Host it is reached at.
 			r.Out.Header.Del("Origin")

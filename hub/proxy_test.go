@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"frontdesk/config"
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/golden"
 )
 
@@ -145,6 +146,45 @@ func TestProxyAnswerHeadersReplaceTheHubs(t *testing.T) {
 	for name, want := range map[string][]string{"Referrer-Policy": {"no-referrer"}, "X-Request-Id": {"location"}, "X-Content-Type-Options": {"nosniff"}} {
 		if got := resp.Header.Values(name); !slices.Equal(got, want) {
 			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestProxyForwardsHTTPSFromATrustedTerminator: behind a TLS terminator
+// the hub trusts, the location hears the client's scheme, https, and the
+// client's address; a client's own X-Forwarded-Proto is not believed.
+func TestProxyForwardsHTTPSFromATrustedTerminator(t *testing.T) {
+	location := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Header.Get("X-Forwarded-Proto")+" "+r.Header.Get("X-Forwarded-For"))
+	}))
+	t.Cleanup(location.Close)
+	px, err := NewProxy(config.Demo().Portfolio, map[string]string{"riverside": location.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terminator, err := clientip.Parse([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		trusted clientip.Proxies
+		want    string
+	}{{terminator, "https 203.0.113.9"}, {nil, "http 127.0.0.1"}} {
+		hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			px.To("riverside", nil).ServeHTTP(w, tt.trusted.WithClient(r))
+		}))
+		req, _ := http.NewRequest(http.MethodGet, hub.URL+"/book/riverside", nil)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set("X-Forwarded-For", "203.0.113.9")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		hub.Close()
+		if string(got) != tt.want {
+			t.Errorf("trusting %v: the location heard %q, want %q", tt.trusted, got, tt.want)
 		}
 	}
 }
