@@ -30,6 +30,12 @@ type Split struct {
 	// Locations are the hub's: where each location's process serves.
 	// Only the config says where a call goes; no argument of a call can.
 	Locations []SplitLocation `toml:"locations"`
+	// ORPLocation is the hub's: the location whose process hosts the
+	// business's ORP host. The hub forwards every ORP door there (the
+	// discovery document, /orp…, /go/…, /terms, the approval, claim and
+	// owner pages), so partners meet one host, which attributes the
+	// bookings made at that location. Empty: the hub's own host.
+	ORPLocation string `toml:"orp_location"`
 }
 
 // SplitLocation is where one location's process serves.
@@ -64,7 +70,13 @@ func (c Config) validateSplit(v *validator) {
 		if len(s.Locations) > 0 {
 			v.add("split.locations", "are the hub's; a location's file names none")
 		}
+		if s.ORPLocation != "" {
+			v.add("split.orp_location", "is the hub's; a location's file names none")
+		}
 		return
+	}
+	if s.ORPLocation != "" && !slices.ContainsFunc(s.Locations, func(l SplitLocation) bool { return l.Slug == s.ORPLocation }) {
+		v.add("split.orp_location", "%q is not the slug of a location in [[split.locations]]", s.ORPLocation)
 	}
 	var seen []string
 	for i, l := range s.Locations {
@@ -129,6 +141,8 @@ var SplitPorts = []int{8090, 8091, 8092, 8093}
 // DemoSplit writes the demo business as a split deployment into dir: a
 // shared secret (one version, 32 bytes from rand), hub.toml and one file
 // per location, each with its own SQLite directory, on loopback ports.
+// Every file's public_url is the hub's: guests and platforms reach every
+// door there, and a location's links and USP checks name that address.
 // It returns the files' names, hub first.
 func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) error) ([]string, error) {
 	abs, err := filepath.Abs(dir)
@@ -147,11 +161,12 @@ func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) 
 	origin := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
 	file := func(role string, port int, data string, extra string) []byte {
 		body := strings.Replace(string(DemoTOML), "hostnames = [\"localhost\", \"127.0.0.1\"]\n",
-			fmt.Sprintf("hostnames = [\"localhost\", \"127.0.0.1\"]\npublic_url = %q\n", origin(port)), 1)
+			fmt.Sprintf("hostnames = [\"localhost\", \"127.0.0.1\"]\npublic_url = %q\n", origin(SplitPorts[0])), 1)
 		return fmt.Appendf(nil, "%s\n[store]\ndata_dir = %q\n\n[split]\nrole = %q\naddr = \"127.0.0.1:%d\"\nsecret_file = %q\n%s",
 			body, filepath.Join(abs, data), role, port, secretPath, extra)
 	}
 	var hubLocations strings.Builder
+	fmt.Fprintf(&hubLocations, "orp_location = %q\n", demo.Locations[0].Slug)
 	for i, l := range demo.Locations {
 		fmt.Fprintf(&hubLocations, "\n[[split.locations]]\nslug = %q\norigin = %q\n", l.Slug, origin(SplitPorts[i+1]))
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"frontdesk/business"
+	"frontdesk/internal/clientip"
 )
 
 // Proxy forwards the requests of a split deployment's hub whose path
@@ -24,6 +25,7 @@ import (
 type Proxy struct {
 	targets map[string]*url.URL
 	locs    map[string]business.Location
+	order   []string // the proxied slugs, in config order
 	rp      *httputil.ReverseProxy
 	log     *slog.Logger
 }
@@ -60,6 +62,7 @@ func NewProxy(p business.Portfolio, origins map[string]string, log *slog.Logger)
 			return nil, fmt.Errorf("hub proxy: the origin of %q is not an http or https URL", l.Slug)
 		}
 		px.targets[l.Slug], px.locs[l.Slug] = u, l
+		px.order = append(px.order, l.Slug)
 	}
 	transport := &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: proxyDial}).DialContext,
@@ -71,7 +74,15 @@ func NewProxy(p business.Portfolio, origins map[string]string, log *slog.Logger)
 		Transport: transport,
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(px.targets[r.In.PathValue(slugValue)])
+			// The location answers at the hub's public address, its own
+			// public URL: the Host stays the one the client called, which a
+			// USP platform's signature covers (@authority).
+			r.Out.Host = r.In.Host
 			r.SetXForwarded()
+			if clientip.HTTPS(r.In) {
+				// A TLS terminator the hub trusts took the client's HTTPS.
+				r.Out.Header.Set("X-Forwarded-Proto", "https")
+			}
 			// The hub's route has checked the page's origin against its
 			// own hosts; the location checks the Host it is reached at.
 			r.Out.Header.Del("Origin")
@@ -109,8 +120,42 @@ func (px *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// leaves the hub, whatever the client sent.
 	r = r.Clone(r.Context())
 	dropHop(r.Header)
-	px.rp.ServeHTTP(w, r)
+	px.rp.ServeHTTP(&replacing{ResponseWriter: w, h: http.Header{}}, r)
 }
+
+// replacing is the hub's answer writer under the reverse proxy: a header
+// the location's answer (or the unreachable page) sets replaces the
+// hub's own of that name, which the hub's front set before (the security
+// headers, a request id), instead of being added beside it. A location's
+// Referrer-Policy, Content-Security-Policy or Cache-Control is its page's
+// own, and two values of one would mean the strictest of both.
+type replacing struct {
+	http.ResponseWriter
+	h       http.Header
+	written bool
+}
+
+func (w *replacing) Header() http.Header { return w.h }
+
+func (w *replacing) WriteHeader(code int) {
+	if !w.written {
+		w.written = true
+		for k, v := range w.h {
+			w.ResponseWriter.Header()[k] = v
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *replacing) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets the reverse proxy flush a streamed answer as it comes.
+func (w *replacing) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // dropHop removes the headers a Connection header names, then the
 // hop-by-hop and forwarding headers themselves.
@@ -150,6 +195,10 @@ func (px *Proxy) unreachable(w http.ResponseWriter, r *http.Request, err error) 
 		level = slog.LevelInfo // the client left; nothing is wrong at the location
 	}
 	px.log.Log(r.Context(), level, "location unreachable", "location", l.Slug, "err", err)
+	if r.Context().Value(uspCall{}) != nil {
+		uspUnreachable(w, r, l)
+		return
+	}
 	var b strings.Builder
 	if err := unreachableText.Execute(&b, l); err != nil {
 		http.Error(w, http.StatusText(http.StatusBadGateway), http.StatusBadGateway)
@@ -180,6 +229,21 @@ func (px *Proxy) ByToken(value, suffix string, own, notFound http.Handler) http.
 			notFound.ServeHTTP(w, r)
 			return
 		}
+		r = r.Clone(r.Context())
+		r.SetPathValue(slugValue, slug)
+		px.ServeHTTP(w, r)
+	})
+}
+
+// To forwards every request to the proxied location slug, whatever its
+// path: the doors a split deployment keeps at one location (its ORP
+// host). A nil proxy or an empty slug gives own, the route's handler at
+// the hub.
+func (px *Proxy) To(slug string, own http.Handler) http.Handler {
+	if px == nil || slug == "" {
+		return own
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.Clone(r.Context())
 		r.SetPathValue(slugValue, slug)
 		px.ServeHTTP(w, r)

@@ -5,10 +5,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"frontdesk/config"
+	"frontdesk/internal/clientip"
 	"frontdesk/internal/golden"
 )
 
@@ -54,7 +56,7 @@ func TestProxy(t *testing.T) {
 	got, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	hubHost := strings.TrimPrefix(hub.URL, "http://")
-	want := "POST /book/riverside?roomtype=double host=" + strings.TrimPrefix(location.URL, "http://") + " xff=127.0.0.1 xfh=" + hubHost + " seen= body=name=Ada"
+	want := "POST /book/riverside?roomtype=double host=" + hubHost + " xff=127.0.0.1 xfh=" + hubHost + " seen= body=name=Ada"
 	if string(got) != want {
 		t.Fatalf("proxied = %q, want %q", got, want)
 	}
@@ -113,4 +115,76 @@ func TestProxyUnreachable(t *testing.T) {
 		t.Fatalf("the 502 page names an address:\n%s", got)
 	}
 	golden.Check(t, "unreachable.html", got)
+}
+
+// TestProxyAnswerHeadersReplaceTheHubs: a header the hub's front set
+// before forwarding is replaced by the location's of the same name, not
+// sent twice; one the location does not set is kept.
+func TestProxyAnswerHeadersReplaceTheHubs(t *testing.T) {
+	location := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("X-Request-Id", "location")
+		w.WriteHeader(http.StatusFound)
+	}))
+	t.Cleanup(location.Close)
+	px, err := NewProxy(config.Demo().Portfolio, map[string]string{"riverside": location.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Referrer-Policy", "same-origin")
+		w.Header().Set("X-Request-Id", "hub")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		px.To("riverside", nil).ServeHTTP(w, r)
+	}))
+	t.Cleanup(hub.Close)
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Get(hub.URL + "/go/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for name, want := range map[string][]string{"Referrer-Policy": {"no-referrer"}, "X-Request-Id": {"location"}, "X-Content-Type-Options": {"nosniff"}} {
+		if got := resp.Header.Values(name); !slices.Equal(got, want) {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestProxyForwardsHTTPSFromATrustedTerminator: behind a TLS terminator
+// the hub trusts, the location hears the client's scheme, https, and the
+// client's address; a client's own X-Forwarded-Proto is not believed.
+func TestProxyForwardsHTTPSFromATrustedTerminator(t *testing.T) {
+	location := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Header.Get("X-Forwarded-Proto")+" "+r.Header.Get("X-Forwarded-For"))
+	}))
+	t.Cleanup(location.Close)
+	px, err := NewProxy(config.Demo().Portfolio, map[string]string{"riverside": location.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terminator, err := clientip.Parse([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		trusted clientip.Proxies
+		want    string
+	}{{terminator, "https 203.0.113.9"}, {nil, "http 127.0.0.1"}} {
+		hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			px.To("riverside", nil).ServeHTTP(w, tt.trusted.WithClient(r))
+		}))
+		req, _ := http.NewRequest(http.MethodGet, hub.URL+"/book/riverside", nil)
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set("X-Forwarded-For", "203.0.113.9")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		hub.Close()
+		if string(got) != tt.want {
+			t.Errorf("trusting %v: the location heard %q, want %q", tt.trusted, got, tt.want)
+		}
+	}
 }

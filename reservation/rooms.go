@@ -37,6 +37,10 @@ type RoomSearch struct {
 	// closure of the business or of the property covers: none of its
 	// rooms is offered then.
 	Closed map[string]civil.Date
+	// Unread are the properties whose free rooms could not be read just
+	// now (a split hub's locations): none of their rooms is offered, and
+	// none is called full.
+	Unread []business.Location
 }
 
 // Availability is what is free at one property, night by night, from

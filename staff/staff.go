@@ -122,6 +122,10 @@ type Options struct {
 	// default DefaultHashMemory. A sign-in that finds none free within
 	// a moment is refused before hashing.
 	HashMemory uint32
+	// Location, when set, is the one location of a split deployment's
+	// process: its session tokens name it (business.Location.Token), so
+	// the hub forwards a signed-in request to it.
+	Location *business.Location
 }
 
 // New returns a Service on records for the business cfg.
@@ -141,7 +145,7 @@ func New(records Records, cfg business.Portfolio, o Options) (*Service, error) {
 	}
 	s.gate = newHashGate(o.HashMemory, s.hashing)
 	s.sessions = session.New(records, session.Policy{Kind: kindSession, Lifetime: SessionLifetime, Idle: SessionIdle},
-		session.Options{Clock: s.clock, Random: s.random})
+		session.Options{Clock: s.clock, Random: s.random, Locate: locate(o.Location)})
 	s.zone = propertyZone(cfg)
 	dummy, err := hashPassword("no such user", s.hashing, s.random)
 	if err != nil {
@@ -434,4 +438,13 @@ func propertyZone(cfg business.Portfolio) *time.Location {
 		return time.UTC
 	}
 	return zone
+}
+
+// locate spells a session token of l's, or nil for a business in one
+// process.
+func locate(l *business.Location) func(string) string {
+	if l == nil {
+		return nil
+	}
+	return l.Token
 }

@@ -131,12 +131,14 @@ func (b *Business) newPay(s Service, w wantSlot, total int64, now time.Time, ret
 	} else if !b.takesPayment(s) {
 		return nil, nil
 	}
+	// The token names the service's location (business.Location.Token),
+	// so a split deployment's hub forwards its page there.
 	var raw [16]byte
 	if _, err := io.ReadFull(b.rand, raw[:]); err != nil {
 		return nil, fmt.Errorf("payment token: %w", err)
 	}
 	p := &payDetail{Timing: s.terms.Timing, Amount: total, Due: s.terms.DueNow(total), Currency: s.Pricing.Currency,
-		Expires: now.Add(PaymentWindow), Token: hex.EncodeToString(raw[:]), Status: "pending", Return: ret, Via: via}
+		Expires: now.Add(PaymentWindow), Token: s.loc.Token(hex.EncodeToString(raw[:])), Status: "pending", Return: ret, Via: via}
 	if w.start.Before(p.Expires) {
 		p.Expires = w.start
 	}

@@ -92,6 +92,10 @@ type StaffScreen struct {
 	// Payments, when set, shows each reservation's payment and gives
 	// owners the manual refund, the fee waiver and the money totals.
 	Payments StaffPayments
+	// SplitLocation is the slug of a split deployment's location process
+	// serving this screen, "" in one process. Its sign-in forms name it,
+	// for the hub to forward them before a session names the location.
+	SplitLocation string
 }
 
 // Route is one pattern of the staff screen and its handler.
@@ -262,7 +266,7 @@ func (s *StaffScreen) fail(w http.ResponseWriter, r *http.Request, op string, er
 // says how to create the first.
 func (s *StaffScreen) signInPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	d := signInData{Next: safeNext(r.URL.Query().Get("next"))}
+	d := signInData{Next: safeNext(r.URL.Query().Get("next")), At: s.SplitLocation}
 	s.passkeyOptions(r, &d)
 	if s.Admin != nil {
 		has, err := s.Admin.HasUsers(r.Context())
@@ -282,6 +286,9 @@ type signInData struct {
 	// when the screen is opened by address, where passkeys cannot work.
 	Options  template.JS
 	Ceremony string
+	// At is StaffScreen.SplitLocation: the sign-in forms post to
+	// ?location= it, which a split hub forwards there.
+	At string
 }
 
 // signIn checks the password and opens a session in an HttpOnly,
@@ -293,7 +300,7 @@ func (s *StaffScreen) signIn(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The form could not be read.", http.StatusBadRequest)
 		return
 	}
-	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username")}
+	d := signInData{Next: safeNext(r.PostForm.Get("next")), Username: r.PostForm.Get("username"), At: s.SplitLocation}
 	a := staff.Attempt{Username: d.Username, Password: r.PostForm.Get("password"), Addr: clientip.Host(r)}
 	a.Device = deviceCookie.Value(r)
 	in, err := s.Logins.SignInFrom(r.Context(), a)

@@ -63,7 +63,7 @@ func (s *StaffScreen) passkeySignIn(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The form could not be read.", http.StatusBadRequest)
 		return
 	}
-	d := signInData{Next: safeNext(r.PostForm.Get("next"))}
+	d := signInData{Next: safeNext(r.PostForm.Get("next")), At: s.SplitLocation}
 	rp, ok := s.relyingParty(r)
 	if !ok {
 		http.Error(w, "Passkeys work only when the staff screen is opened under its domain name.", http.StatusBadRequest)

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +86,14 @@ type Site struct {
 	// Payments takes the deposits and prepayments of units whose policy
 	// asks for them; nil serves no payment pages.
 	Payments *payment.Ledger
+	// Rooms answers the availability search when set (a split hub
+	// assembles it from its locations); nil leaves it to Forms.
+	Rooms RoomSearcher
+}
+
+// RoomSearcher is the availability search.
+type RoomSearcher interface {
+	SearchRooms(ctx context.Context, q reservation.SearchRequest) (reservation.RoomSearch, error)
 }
 
 // Healthz answers while the process runs.
@@ -272,7 +281,11 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	res, err := s.Forms.SearchRooms(r.Context(), reservation.SearchRequest{Checkin: p.Search.Checkin, Checkout: p.Search.Checkout, Guests: p.Search.Guests, Location: p.Search.Location})
+	var rooms RoomSearcher = s.Forms
+	if s.Rooms != nil {
+		rooms = s.Rooms
+	}
+	res, err := rooms.SearchRooms(r.Context(), reservation.SearchRequest{Checkin: p.Search.Checkin, Checkout: p.Search.Checkout, Guests: p.Search.Guests, Location: p.Search.Location})
 	if problems, ok := errors.AsType[reservation.FormProblems](err); ok {
 		p.Search.Problems = problems
 		s.renderStatus(w, r, http.StatusUnprocessableEntity, "search.html", p)
@@ -291,8 +304,8 @@ func (s *Site) Search(w http.ResponseWriter, r *http.Request) {
 		p.Offers = append(p.Offers, offer{Offer: o, Title: roomTitle(o.Unit), Price: s.breakdown(o.Unit, o.Quote.Nights, res.Guests, o.Quote.Total), Book: BookLink(o, res.Guests)})
 	}
 	for _, l := range s.Config.Locations {
-		if p.Search.Location != "" && l.Slug != p.Search.Location {
-			continue
+		if (p.Search.Location != "" && l.Slug != p.Search.Location) || slices.ContainsFunc(res.Unread, func(u business.Location) bool { return u.Slug == l.Slug }) {
+			continue // an unread property is named as such, not given a reason
 		}
 		for _, u := range l.NightUnits() {
 			if !offered[l.Slug+"/"+u.Type] {

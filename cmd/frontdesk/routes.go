@@ -80,7 +80,7 @@ func (m *Main) routes() http.Handler {
 
 	// Pages and probes. Probes answer on any Host: orchestrators call them
 	// by address, and they reveal nothing.
-	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.core, m.metrics}, Stays: m.bookings, Clock: m.Clock, Payments: m.payments}
+	site := &web.Site{Config: webConfig(m.Config), Store: m.store, Logger: m.Logger.With("component", "web"), Nav: m.nav(), Forms: countedForms{m.core, m.metrics}, Stays: m.bookings, Clock: m.Clock, Payments: m.payments, Rooms: m.hub.Searcher(m.core)}
 	mux.Handle("GET /healthz", m.deadlines(probe, http.HandlerFunc(site.Healthz)))
 	mux.Handle("GET /readyz", m.deadlines(probe, http.HandlerFunc(site.Readyz)))
 	handle("GET /{$}", pages, true, http.HandlerFunc(site.Index))
@@ -119,7 +119,7 @@ func (m *Main) routes() http.Handler {
 	handle("/", pages, true, http.HandlerFunc(site.NotFound))
 	// The staff screen: same-origin pages behind a session.
 	for _, r := range m.staffScreen().Routes() {
-		handle(r.Pattern, pages, true, r.Handler)
+		handle(r.Pattern, pages, true, m.proxy.Staff(r.Handler))
 	}
 	if m.Config.Server.MetricsAddr == "" {
 		handle("GET /metrics", probe, true, m.metricsHandler())
@@ -140,7 +140,7 @@ func (m *Main) routes() http.Handler {
 			"POST /orp/suggest": true, "OPTIONS /orp/suggest": true, "POST /orp/join": true, "OPTIONS /orp/join": true,
 		}
 		for _, r := range srv.Routes() {
-			handle(r.Pattern, pages, !crossOrigin[r.Pattern], r.Handler)
+			handle(r.Pattern, pages, !crossOrigin[r.Pattern], m.proxy.To(m.Config.Split.ORPLocation, r.Handler))
 		}
 		// No tool of the MCP binding (§4.3) is batch-limited. Its JSON
 		// bodies get the size and depth caps of POST /orp before the SDK
@@ -150,16 +150,16 @@ func (m *Main) routes() http.Handler {
 		orpMCP := mcpfront.Handler(orpmcp.New(m.orp.host, opts), mcpfront.HTTPOptions{
 			Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Resume: m.orp.host.SessionJoined,
 		})
-		handleMCP("/orp/mcp", orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, mcpfront.RefuseBody)))
+		handleMCP("/orp/mcp", m.proxy.To(m.Config.Split.ORPLocation, orphttp.NoStore(jsonlimit.Guard(orpMCP, orpMCPBody, orp.MaxDepth, mcpfront.RefuseBody))))
 	}
 
 	// USP: the business profile and the REST binding, which platforms'
 	// servers call without a browser origin, and the MCP binding.
 	if m.usp != nil {
 		for _, r := range (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes() {
-			handle(r.Pattern, pages, false, r.Handler)
+			handle(r.Pattern, pages, false, m.proxy.USP(r.Handler))
 		}
-		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks})))
+		handleMCP(usp.MCPPath, m.proxy.Local(uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))))
 	}
 	return m.front(mux)
 }

@@ -66,6 +66,11 @@ type Options struct {
 	// defaults to 256 random bits from Random, URL-safe. A door with its
 	// own token spelling passes them.
 	Token, CSRF func() (string, error)
+	// Locate, when set, spells each session token from its random part,
+	// as business.Location.Token does: a split deployment's location
+	// names itself in its sessions, so the hub routes them to it. The
+	// CSRF token is not wrapped.
+	Locate func(random string) string
 }
 
 // Store keeps one door's sessions in records.
@@ -92,6 +97,13 @@ func New(records store.Records, p Policy, o Options) *Store {
 	}
 	if s.csrf == nil {
 		s.csrf = s.token
+	}
+	if o.Locate != nil {
+		random := s.token
+		s.token = func() (string, error) {
+			t, err := random()
+			return o.Locate(t), err
+		}
 	}
 	return s
 }

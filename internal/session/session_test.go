@@ -237,3 +237,23 @@ func TestCheckCSRF(t *testing.T) {
 		})
 	}
 }
+
+// TestLocatedTokens: with Locate, a session's token is spelled by it and
+// still finds the session; the CSRF token is the bare random part.
+func TestLocatedTokens(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		c := &counting{}
+		s := New(st, policy, Options{Clock: clock.NewFixed(testNow), Token: c.token, Locate: func(r string) string { return "RIV." + r }})
+		ctx := context.Background()
+		o, err := s.Start(ctx, "maria", "password")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Token != "RIV.tok1" || o.Session.CSRF != "tok2" {
+			t.Fatalf("token %q, csrf %q", o.Token, o.Session.CSRF)
+		}
+		if ses, err := s.Get(ctx, o.Token); err != nil || ses.Subject != "maria" {
+			t.Fatalf("Get = %+v, %v", ses, err)
+		}
+	})
+}
