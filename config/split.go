@@ -30,6 +30,12 @@ type Split struct {
 	// Locations are the hub's: where each location's process serves.
 	// Only the config says where a call goes; no argument of a call can.
 	Locations []SplitLocation `toml:"locations"`
+	// Hub is a location's: the hub's origin, where the group's control
+	// data is kept (pending counts, code admissions, contact markers).
+	// Without it the location keeps to its own limits alone.
+	Hub string `toml:"hub"`
+	// Others are the group's other locations, as Only leaves them out.
+	Others []string `toml:"-"`
 }
 
 // SplitLocation is where one location's process serves.
@@ -64,7 +70,13 @@ func (c Config) validateSplit(v *validator) {
 		if len(s.Locations) > 0 {
 			v.add("split.locations", "are the hub's; a location's file names none")
 		}
+		if s.Hub != "" && !isOrigin(s.Hub) {
+			v.add("split.hub", "must be an http or https origin such as http://127.0.0.1:8090, got %q", s.Hub)
+		}
 		return
+	}
+	if s.Hub != "" {
+		v.add("split.hub", "is a location's; the hub's file names none")
 	}
 	var seen []string
 	for i, l := range s.Locations {
@@ -76,8 +88,7 @@ func (c Config) validateSplit(v *validator) {
 			v.add(field+".slug", "%q is given twice", l.Slug)
 		}
 		seen = append(seen, l.Slug)
-		u, err := url.Parse(l.Origin)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		if !isOrigin(l.Origin) {
 			v.add(field+".origin", "must be an http or https origin such as http://127.0.0.1:8091, got %q", l.Origin)
 		}
 	}
@@ -86,6 +97,13 @@ func (c Config) validateSplit(v *validator) {
 			v.add("split.locations", "name no origin for location %q; the hub could not reach it", loc.Slug)
 		}
 	}
+}
+
+// isOrigin says whether text is an http or https origin, with no path,
+// query or user.
+func isOrigin(text string) bool {
+	u, err := url.Parse(text)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.User == nil
 }
 
 // loadSplitSecret reads the shared secret for a split role.
@@ -106,6 +124,11 @@ func (c *Config) loadSplitSecret() error {
 func (c *Config) Only(slug string) error {
 	for _, l := range c.Locations {
 		if l.Slug == slug {
+			for _, o := range c.Locations {
+				if o.Slug != slug {
+					c.Split.Others = append(c.Split.Others, o.Slug)
+				}
+			}
 			c.Locations = append(c.Locations[:0:0], l)
 			return nil
 		}
@@ -161,7 +184,7 @@ func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) 
 	}
 	for i, l := range demo.Locations {
 		name := filepath.Join(abs, l.Slug+".toml")
-		if err := write(name, file(RoleLocation, SplitPorts[i+1], l.Slug+"-data", "")); err != nil {
+		if err := write(name, file(RoleLocation, SplitPorts[i+1], l.Slug+"-data", fmt.Sprintf("hub = %q\n", origin(SplitPorts[0])))); err != nil {
 			return nil, err
 		}
 		names = append(names, name)

@@ -74,6 +74,11 @@ type Service struct {
 
 	// after tracks the writes that run once an answer is given.
 	after laterWrites
+
+	// control is the hub's control data in a split deployment, nil in one
+	// process; others are the group's other locations (UseControl).
+	control Control
+	others  []string
 }
 
 // Options are a Service's collaborators. Rand is crypto/rand.Reader in

@@ -1,0 +1,402 @@
+package direct
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"frontdesk/config"
+	"frontdesk/direct/chatdoor/catalogue"
+	"frontdesk/direct/directtest"
+	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
+	"frontdesk/internal/random"
+	"frontdesk/mail"
+	"frontdesk/postgres"
+	"frontdesk/pricing"
+	"frontdesk/store"
+)
+
+// groupLimits are the worked deployment's pending ceilings: 3 per
+// location, 8 across the group.
+func groupLimits(c *config.Config) {
+	workedLimits(c)
+	c.Limits.LocationPending, c.Limits.PortfolioPending = 3, 8
+}
+
+// controlStoreOn is the hub's control data on a fresh store of engine,
+// with the worked limits and a fixed clock.
+func controlStoreOn(t *testing.T, engine string) (*ControlStore, *clock.Fixed) {
+	t.Helper()
+	w := newWorld(t, groupLimits)
+	if engine == "postgres" {
+		st, err := postgres.Open(context.Background(), pgtest.Schema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		w = newWorldOn(t, w.cfg, st)
+	}
+	return NewControlStore(w.svc), w.clock
+}
+
+// TestControlAdmissionCushion: the hub admits 8 codes an hour across the
+// group and 3 per keyed mailbox; an admission counts 60 seconds past its
+// window, and a refund gives exactly one back.
+func TestControlAdmissionCushion(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			c, clk := controlStoreOn(t, engine)
+			ctx := context.Background()
+			for i := range 3 {
+				if _, err := c.Admit(ctx, "m1"); err != nil {
+					t.Fatalf("admission %d of m1: %v", i+1, err)
+				}
+			}
+			var full *ControlFull
+			if _, err := c.Admit(ctx, "m1"); !errors.As(err, &full) || full.Budget != "mailbox" {
+				t.Fatalf("fourth code of one mailbox in an hour: %v", err)
+			}
+			var last Admitted
+			for i := range 5 {
+				a, err := c.Admit(ctx, fmt.Sprint("other", i))
+				if err != nil {
+					t.Fatalf("group admission %d: %v", i+4, err)
+				}
+				last = a
+			}
+			if _, err := c.Admit(ctx, "m9"); !errors.As(err, &full) || full.Budget != "group" {
+				t.Fatalf("ninth code of the group in an hour: %v", err)
+			}
+			if !last.At.Equal(clk.Now().Add(admissionCushion)) {
+				t.Fatalf("admitted at %v, want now plus the cushion", last.At)
+			}
+			if err := c.Refund(ctx, last); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Admit(ctx, "m9"); err != nil {
+				t.Fatalf("after a refund: %v", err)
+			}
+			clk.Advance(time.Hour + 59*time.Second) // inside the cushion
+			if _, err := c.Admit(ctx, "m10"); !errors.As(err, &full) || full.Budget != "group" {
+				t.Fatalf("an hour and 59 s on: %v", err)
+			}
+			clk.Advance(2 * time.Second)
+			if _, err := c.Admit(ctx, "m10"); err != nil {
+				t.Fatalf("past the cushion: %v", err)
+			}
+		})
+	}
+}
+
+// TestControlClaimsOnce: parallel claims never pass the group's 8; a
+// reservation's place is taken once and given back once, however often
+// its claim or release is repeated.
+func TestControlClaimsOnce(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			c, clk := controlStoreOn(t, engine)
+			ctx := context.Background()
+			until := clk.Now().Add(72 * time.Hour)
+			var won, refused atomic.Int32
+			var wg sync.WaitGroup
+			for i := range 12 {
+				wg.Go(func() {
+					err := c.Claim(ctx, fmt.Sprint("RIV-", i), until)
+					var full *ControlFull
+					switch {
+					case err == nil:
+						won.Add(1)
+					case errors.As(err, &full) && full.Budget == "pending":
+						refused.Add(1)
+					default:
+						t.Errorf("claim %d: %v", i, err)
+					}
+				})
+			}
+			wg.Wait()
+			if won.Load() != 8 || refused.Load() != 4 {
+				t.Fatalf("%d claims won and %d refused of 12 against 8", won.Load(), refused.Load())
+			}
+			n, err := c.Pending(ctx)
+			if err != nil || n != 8 {
+				t.Fatalf("pending %d, %v", n, err)
+			}
+			var held string
+			for i := range 12 {
+				if err := c.Claim(ctx, fmt.Sprint("RIV-", i), until); err == nil {
+					held = fmt.Sprint("RIV-", i) // a repeated claim keeps its place
+				}
+			}
+			for range 2 {
+				if err := c.Release(ctx, held); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, _ := c.Pending(ctx); n != 7 {
+				t.Fatalf("pending after one release made twice: %d", n)
+			}
+			clk.Advance(73 * time.Hour)
+			if n, _ := c.Pending(ctx); n != 0 {
+				t.Fatalf("pending after every stay ended: %d", n)
+			}
+		})
+	}
+}
+
+// TestControlMarkerLapses: a mailbox's marker refuses a second holder
+// for 30 seconds, then lapses; a settle under a marker that lapsed and
+// was taken again is refused, and the stay settled under the live one
+// comes with the next marker.
+func TestControlMarkerLapses(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			c, clk := controlStoreOn(t, engine)
+			ctx := context.Background()
+			first, err := c.Mark(ctx, "m1")
+			if err != nil || !first.Until.Equal(clk.Now().Add(markerLease)) {
+				t.Fatalf("mark: %+v, %v", first, err)
+			}
+			if _, err := c.Mark(ctx, "m1"); !errors.Is(err, ErrControlBusy) || !errors.Is(err, store.ErrConflict) {
+				t.Fatalf("a held marker: %v", err)
+			}
+			if _, err := c.Mark(ctx, "m2"); err != nil {
+				t.Fatalf("another mailbox: %v", err)
+			}
+			clk.Advance(markerLease)
+			second, err := c.Mark(ctx, "m1")
+			if err != nil {
+				t.Fatalf("a lapsed marker: %v", err)
+			}
+			stay := &ControlStay{Location: "oldtown", Checkin: "2027-01-10", Checkout: "2027-01-12", Pending: true}
+			if err := c.Settle(ctx, first, stay); !errors.Is(err, ErrControlBusy) {
+				t.Fatalf("settle under a lapsed marker: %v", err)
+			}
+			if err := c.Settle(ctx, second, stay); err != nil {
+				t.Fatal(err)
+			}
+			third, err := c.Mark(ctx, "m1")
+			if err != nil || len(third.Stays) != 1 || third.Stays[0] != *stay {
+				t.Fatalf("the next marker: %+v, %v", third, err)
+			}
+		})
+	}
+}
+
+// hubControl is a location's Control on a ControlStore in this process,
+// with mailboxes keyed as the relay keys them (any fixed key will do
+// here), and an outage switch.
+type hubControl struct {
+	c    *ControlStore
+	down atomic.Bool
+}
+
+var errHubDown = errors.New("hub: control store unreachable")
+
+func (h *hubControl) key(email string) string {
+	s := sha256.Sum256([]byte("control\x00" + email))
+	return hex.EncodeToString(s[:])
+}
+
+func (h *hubControl) up() error {
+	if h.down.Load() {
+		return errHubDown
+	}
+	return nil
+}
+
+func (h *hubControl) Admit(ctx context.Context, email string) (Admitted, error) {
+	if err := h.up(); err != nil {
+		return Admitted{}, err
+	}
+	return h.c.Admit(ctx, h.key(email))
+}
+
+func (h *hubControl) Refund(ctx context.Context, a Admitted) error {
+	if err := h.up(); err != nil {
+		return err
+	}
+	return h.c.Refund(ctx, a)
+}
+
+func (h *hubControl) Pending(ctx context.Context) (int, error) {
+	if err := h.up(); err != nil {
+		return 0, err
+	}
+	return h.c.Pending(ctx)
+}
+
+func (h *hubControl) Claim(ctx context.Context, ref string, until time.Time) error {
+	if err := h.up(); err != nil {
+		return err
+	}
+	return h.c.Claim(ctx, ref, until)
+}
+
+func (h *hubControl) Release(ctx context.Context, ref string) error {
+	if err := h.up(); err != nil {
+		return err
+	}
+	return h.c.Release(ctx, ref)
+}
+
+func (h *hubControl) Mark(ctx context.Context, email string) (Marker, error) {
+	if err := h.up(); err != nil {
+		return Marker{}, err
+	}
+	return h.c.Mark(ctx, h.key(email))
+}
+
+func (h *hubControl) Settle(ctx context.Context, m Marker, made *ControlStay) error {
+	if err := h.up(); err != nil {
+		return err
+	}
+	return h.c.Settle(ctx, m, made)
+}
+
+// splitWorlds are a hub and one world per location, each on a store of
+// its own, sharing one clock, the locations consulting the hub's
+// control data through hub.
+func splitWorlds(t *testing.T, edit ...func(*config.Config)) (hub *hubControl, locations map[string]*world) {
+	t.Helper()
+	edit = append([]func(*config.Config){groupLimits}, edit...)
+	cfg, hubStore := directtest.Demo(t, edit...)
+	clk := clock.NewFixed(testNow)
+	on := func(st store.Store, seed byte) *world {
+		fm := &faultyMail{dev: mail.NewDev(st, clk, nil)}
+		w := &world{t: t, cfg: cfg, st: st, clock: clk, mail: fm}
+		w.svc = New(Options{Config: bookingConfig(cfg), Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"),
+			Clock: clk, Rand: random.SeededBy(seed), Mail: fm, Resolve: directtest.Resolver(cfg)})
+		return w
+	}
+	hub = &hubControl{c: NewControlStore(on(hubStore, 1).svc)}
+	locations = map[string]*world{}
+	for i, l := range cfg.Locations {
+		_, st := directtest.Demo(t, edit...)
+		w := on(st, byte(i+2))
+		var others []string
+		for _, o := range cfg.Locations {
+			if o.Slug != l.Slug {
+				others = append(others, o.Slug)
+			}
+		}
+		w.svc.UseControl(hub, others)
+		locations[l.Slug] = w
+	}
+	return hub, locations
+}
+
+// moreCodes raises the code budgets so that pending places, not codes,
+// run out first.
+func moreCodes(c *config.Config) {
+	c.Limits.PortfolioEmailHourly, c.Limits.PortfolioEmailDaily, c.Limits.LocationEmailHourly = 30, 100, 15
+}
+
+// TestSplitGroupCeiling: with the hub's control data the group holds at
+// most 8 pending chat reservations over three locations of 3 each; a
+// start past it and a confirmation racing for the last place get the
+// paused-for-staff sentence.
+func TestSplitGroupCeiling(t *testing.T) {
+	_, locs := splitWorlds(t, moreCodes)
+	ctx := context.Background()
+	n := 0
+	stay := func(slug string, i int) Args {
+		return stayArgs("property", slug, "email", fmt.Sprintf("guest%d@example.com", i),
+			"checkin", fmt.Sprintf("2027-02-%02d", i+1), "checkout", fmt.Sprintf("2027-02-%02d", i+2))
+	}
+	for _, slug := range []string{"riverside", "oldtown"} {
+		for range 3 {
+			locs[slug].book(stay(slug, n))
+			n++
+		}
+	}
+	// Three starts at the last location while the group has 6; two
+	// places are left, so the third confirmation is refused.
+	air := locs["airport"]
+	var started []*StartResult
+	for i := range 3 {
+		res, err := air.start(ctx, web, stay("airport", n+i))
+		if err != nil {
+			t.Fatalf("start %d at airport: %s", i, refusalText(err))
+		}
+		started = append(started, res)
+	}
+	var refusals []string
+	for i, res := range started {
+		_, err := air.confirm(ctx, web, args("booking_id", res.BookingID, "code", air.lastCode(fmt.Sprintf("guest%d@example.com", n+i))))
+		if err != nil {
+			refusals = append(refusals, refusalText(err))
+		}
+	}
+	if len(refusals) != 1 || !strings.HasPrefix(refusals[0], sentPausedForStaff) {
+		t.Fatalf("confirmations past the group's 8: %q", refusals)
+	}
+	if _, err := air.start(ctx, web, stay("airport", 20)); !strings.HasPrefix(refusalText(err), sentPausedForStaff) {
+		t.Fatalf("a start with the group full: %q", refusalText(err))
+	}
+}
+
+// TestSplitControlOutage: with the hub's control data down, no code is
+// sent (the shared mail counter is required), while confirmations of
+// codes already sent go on under each location's own ceiling of 3 (9
+// over three locations, past the group's 8), each naming for staff the
+// locations whose stays were not read.
+func TestSplitControlOutage(t *testing.T) {
+	hub, locs := splitWorlds(t, moreCodes)
+	ctx := context.Background()
+	type started struct {
+		w     *world
+		id    string
+		email string
+	}
+	var all []started
+	i := 0
+	for _, slug := range []string{"riverside", "oldtown", "airport"} {
+		for range 4 {
+			email := fmt.Sprintf("guest%d@example.com", i)
+			w := locs[slug]
+			res, err := w.start(ctx, web, stayArgs("property", slug, "email", email,
+				"checkin", fmt.Sprintf("2027-03-%02d", i+1), "checkout", fmt.Sprintf("2027-03-%02d", i+2)))
+			if err != nil {
+				t.Fatalf("start %d: %s", i, refusalText(err))
+			}
+			all = append(all, started{w, res.BookingID, email})
+			i++
+		}
+	}
+	hub.down.Store(true)
+	if _, err := locs["airport"].start(ctx, web, stayArgs("property", "airport", "email", "late@example.com")); !strings.HasPrefix(refusalText(err), sentPaused) {
+		t.Fatalf("a start with the mail counter down: %q", refusalText(err))
+	}
+	reserved := map[string]int{}
+	for _, s := range all {
+		res, err := s.w.confirm(ctx, web, args("booking_id", s.id, "code", s.w.lastCode(s.email)))
+		if err != nil {
+			if !strings.HasPrefix(refusalText(err), sentPausedForStaff) {
+				t.Fatalf("confirm with the hub down: %s", refusalText(err))
+			}
+			continue
+		}
+		_, facts, err := s.w.svc.Booked(ctx, res.ReservationNumber)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := s.w.svc.LocationOf(res.ReservationNumber)
+		if len(facts.Unread) != 2 || strings.Contains(strings.Join(facts.Unread, ","), l.Slug) {
+			t.Fatalf("%s at %s names %q unread", res.ReservationNumber, l.Slug, facts.Unread)
+		}
+		reserved[l.Slug]++
+	}
+	if reserved["riverside"] != 3 || reserved["oldtown"] != 3 || reserved["airport"] != 3 {
+		t.Fatalf("reserved with the hub down: %v", reserved)
+	}
+}
+
+var sentPaused, _ = catalogue.Sentence("paused")

@@ -1,0 +1,191 @@
+package direct
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"frontdesk/internal/civil"
+	"frontdesk/inventory"
+	"frontdesk/reservation"
+	"frontdesk/store"
+)
+
+// How a location of a split deployment uses the hub's control data, and
+// what it does when the hub cannot answer (§4, §10, §13): a failing mail
+// counter stops code sending; a failing pending count or contact marker
+// leaves the location's own limits in force (three pending per location,
+// so three times the location count at most), and a reservation made
+// without the other locations' stays names them for staff.
+
+// UseControl makes the service, one location of a split deployment,
+// consult the hub's control data through c; others are the group's other
+// locations, which a reservation names for staff when their stays could
+// not be read. At wiring, before serving.
+func (s *Service) UseControl(c Control, others []string) {
+	s.control, s.others = c, slices.Clone(others)
+	// A reservation that stops awaiting staff gives its group place back.
+	s.desk.Consume("control-pending", func(ctx context.Context, e reservation.StoredEvent) ([]store.Write, error) {
+		if e.Source != reservation.SourceChat || !e.From.Pending() || e.To.Pending() {
+			return nil, nil
+		}
+		return nil, c.Release(ctx, e.Reference)
+	})
+}
+
+// groupFull asks the hub whether the group's pending ceiling is reached.
+// A hub that cannot answer leaves the location's own ceiling in force.
+func (s *Service) groupFull(ctx context.Context, set reservation.Settings) bool {
+	if s.control == nil {
+		return false
+	}
+	ctx, cancel := within(ctx, s.deadlines.Contact)
+	defer cancel()
+	n, err := s.control.Pending(ctx)
+	if err != nil {
+		s.log.WarnContext(ctx, "group pending count unread; the location's own ceiling applies", "err", err)
+		return false
+	}
+	return n >= set.Group.Pending
+}
+
+// admitAtHub charges a code to the group's and the mailbox's budgets at
+// the hub; nil without a hub. A full budget is the same *errBudget the
+// location's own would be, so it is answered the same way.
+func (s *Service) admitAtHub(ctx context.Context, email string) (*Admitted, error) {
+	if s.control == nil {
+		return nil, nil
+	}
+	ctx, cancel := within(ctx, s.deadlines.Admission)
+	defer cancel()
+	a, err := s.control.Admit(ctx, email)
+	if full, ok := errors.AsType[*ControlFull](err); ok {
+		refusal := "paused"
+		if full.Budget == "mailbox" {
+			refusal = "contact"
+		}
+		return nil, &errBudget{budget{key: "hub/" + full.Budget, refusal: refusal}}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// refundAtHub gives back an admission known unused; a failed refund
+// keeps the charge, the safe side.
+func (s *Service) refundAtHub(ctx context.Context, a *Admitted) {
+	if a == nil || s.control == nil {
+		return
+	}
+	if err := s.control.Refund(ctx, *a); err != nil {
+		s.log.WarnContext(ctx, "refund hub admission", "err", err)
+	}
+}
+
+// marked is a confirmation's hold on its mailbox at the hub: the marker,
+// or the fact that the other locations went unread.
+type marked struct {
+	marker *Marker
+	unread []string
+}
+
+// markAtHub takes the mailbox's contact marker at the hub and reads its
+// stays at the other locations. A marker another call holds is
+// contention (ErrControlBusy); a hub that cannot answer leaves the other
+// locations unread, for staff. ctx's deadline is then cut to end before
+// the marker lapses.
+func (s *Service) markAtHub(ctx context.Context, email string) (marked, error) {
+	if s.control == nil {
+		return marked{}, nil
+	}
+	readCtx, cancel := within(ctx, s.deadlines.Contact)
+	defer cancel()
+	m, err := s.control.Mark(readCtx, email)
+	if errors.Is(err, ErrControlBusy) {
+		return marked{}, err
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "contact marker unread; the other locations go unchecked", "err", err)
+		return marked{unread: s.others}, nil
+	}
+	return marked{marker: &m}, nil
+}
+
+// markerDeadline is when work under marker m must end: 500 ms before the
+// marker lapses, as the hub's clock gives it, counted on this one.
+func markerDeadline(ctx context.Context, m marked, now time.Time) (context.Context, context.CancelFunc) {
+	if m.marker == nil {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, m.marker.Until.Sub(now)-markerMargin)
+}
+
+// elsewhere are the marker's stays at other locations as rows the
+// contact rules read.
+func (m marked) elsewhere(here string) []booked {
+	if m.marker == nil {
+		return nil
+	}
+	var rows []booked
+	for _, st := range m.marker.Stays {
+		in, err1 := civil.Parse(st.Checkin)
+		out, err2 := civil.Parse(st.Checkout)
+		if st.Location == here || err1 != nil || err2 != nil {
+			continue
+		}
+		state := reservation.Confirmed
+		if st.Pending {
+			state = reservation.Reserved
+		}
+		rows = append(rows, booked{Reservation: reservation.Reservation{Location: st.Location, State: state,
+			Slots: inventory.Nights(in, in.DaysUntil(out))}})
+	}
+	return rows
+}
+
+// settle records the stay made under m at the hub, or none, and ends
+// the marker. A failure is logged: the marker lapses on its own.
+func (s *Service) settle(ctx context.Context, m marked, made *booked) {
+	if m.marker == nil {
+		return
+	}
+	var stay *ControlStay
+	if made != nil {
+		stay = &ControlStay{Location: made.Location, Checkin: made.Checkin(), Checkout: made.Checkout(), Pending: made.State.Pending()}
+	}
+	if err := s.control.Settle(context.WithoutCancel(ctx), *m.marker, stay); err != nil {
+		s.log.WarnContext(ctx, "settle contact marker", "err", err)
+	}
+}
+
+// claimAtHub takes the group's pending place for ref at the hub. A full
+// ceiling is reported; a hub that cannot answer leaves the location's
+// own ceiling in force.
+func (s *Service) claimAtHub(ctx context.Context, ref string, until time.Time) (full bool) {
+	if s.control == nil {
+		return false
+	}
+	ctx, cancel := within(ctx, s.deadlines.Contact)
+	defer cancel()
+	err := s.control.Claim(ctx, ref, until)
+	if _, ok := errors.AsType[*ControlFull](err); ok {
+		return true
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "group pending place not claimed; the location's own ceiling applies", "err", err)
+	}
+	return false
+}
+
+// releaseAtHub gives back ref's group place after a commit known not to
+// have happened.
+func (s *Service) releaseAtHub(ctx context.Context, ref string) {
+	if s.control == nil {
+		return
+	}
+	if err := s.control.Release(context.WithoutCancel(ctx), ref); err != nil {
+		s.log.WarnContext(ctx, "release group pending place", "err", err)
+	}
+}
