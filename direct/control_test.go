@@ -266,6 +266,12 @@ func (h *hubControl) Settle(ctx context.Context, m Marker, made *ControlStay) er
 // control data through hub.
 func splitWorlds(t *testing.T, edit ...func(*config.Config)) (hub *hubControl, locations map[string]*world) {
 	t.Helper()
+	return splitWorldsSlow(t, nil, edit...)
+}
+
+// splitWorldsSlow is splitWorlds with the hub's store behind slow.
+func splitWorldsSlow(t *testing.T, slow *slowStore, edit ...func(*config.Config)) (hub *hubControl, locations map[string]*world) {
+	t.Helper()
 	edit = append([]func(*config.Config){groupLimits}, edit...)
 	cfg, hubStore := directtest.Demo(t, edit...)
 	clk := clock.NewFixed(testNow)
@@ -275,6 +281,9 @@ func splitWorlds(t *testing.T, edit ...func(*config.Config)) (hub *hubControl, l
 		w.svc = New(Options{Config: bookingConfig(cfg), Store: st, Pricer: pricing.New(cfg.Portfolio, "http://localhost:8080"),
 			Clock: clk, Rand: random.SeededBy(seed), Mail: fm, Resolve: directtest.Resolver(cfg)})
 		return w
+	}
+	if slow != nil {
+		slow.Store, hubStore = hubStore, slow
 	}
 	hub = &hubControl{c: NewControlStore(on(hubStore, 1).svc)}
 	locations = map[string]*world{}
@@ -400,3 +409,63 @@ func TestSplitControlOutage(t *testing.T) {
 }
 
 var sentPaused, _ = catalogue.Sentence("paused")
+
+// TestSplitSlowHubStore: with every request to the hub's store taking
+// 700 ms, past the hub's 650 ms, a start answers the pause sentence
+// within the admission's 2 seconds, sending nothing, and a confirmation
+// of a code already sent reserves under the location's own limits
+// within the location's deadline, naming the unread locations.
+func TestSplitSlowHubStore(t *testing.T) {
+	slow := &slowStore{delay: 700 * time.Millisecond}
+	_, locs := splitWorldsSlow(t, slow, moreCodes)
+	ctx := context.Background()
+	w := locs["oldtown"]
+	res, err := w.start(ctx, web, stayArgs("property", "oldtown", "email", "first@example.com"))
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	slow.armed.Store(true)
+	sent := len(w.messages())
+	began := time.Now()
+	_, err = w.start(ctx, web, stayArgs("property", "oldtown", "email", "second@example.com", "checkin", "2027-01-10", "checkout", "2027-01-11"))
+	if took := time.Since(began); !strings.HasPrefix(refusalText(err), sentPaused) || took > 3*time.Second {
+		t.Fatalf("a start against a 700 ms hub store: %q after %v", refusalText(err), took)
+	}
+	if len(w.messages()) != sent {
+		t.Fatal("a code was sent without an acknowledged admission")
+	}
+	began = time.Now()
+	conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", w.lastCode("first@example.com")))
+	if took := time.Since(began); err != nil || took > 25*time.Second {
+		t.Fatalf("a confirmation against a 700 ms hub store: %q after %v", refusalText(err), took)
+	}
+	if _, facts, err := w.svc.Booked(ctx, conf.ReservationNumber); err != nil || len(facts.Unread) != 2 {
+		t.Fatalf("unread %q, %v", facts.Unread, err)
+	}
+}
+
+// TestMarkerDeadline: work under a contact marker ends 500 ms before the
+// marker lapses, or at the operation's own deadline when that is sooner;
+// without a marker the operation's deadline stands.
+func TestMarkerDeadline(t *testing.T) {
+	now := testNow
+	op, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	defer cancel()
+	opEnd, _ := op.Deadline()
+	for _, c := range []struct {
+		name  string
+		m     marked
+		until time.Duration // from the real now, roughly
+	}{
+		{"a marker lapsing in 2 s", marked{marker: &Marker{Until: now.Add(2 * time.Second)}}, 1500 * time.Millisecond},
+		{"a marker lapsing in 30 s", marked{marker: &Marker{Until: now.Add(30 * time.Second)}}, 25 * time.Second},
+		{"no marker", marked{unread: []string{"oldtown"}}, 25 * time.Second},
+	} {
+		ctx, cancel := markerDeadline(op, c.m, now)
+		end, _ := ctx.Deadline()
+		cancel()
+		if want := time.Now().Add(c.until); end.After(opEnd) || end.Sub(want).Abs() > 200*time.Millisecond {
+			t.Errorf("%s: ends in %v, want about %v", c.name, time.Until(end), c.until)
+		}
+	}
+}
