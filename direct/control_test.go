@@ -469,3 +469,109 @@ func TestMarkerDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitIdenticalConfirmsRace: two identical confirmations at once,
+// with the hub's reads of the mailbox's other stays delayed 300 ms,
+// make one reservation: the other answers with it or is refused as
+// contention, never with a second reservation.
+func TestSplitIdenticalConfirmsRace(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			slow := &slowStore{delay: 300 * time.Millisecond, only: func(kind string) bool { return kind == kindControlMarker || kind == kindControlStays }}
+			if engine == "postgres" {
+				st, err := postgres.Open(context.Background(), pgtest.Schema(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				slow.Store = st
+			}
+			_, locs := splitWorldsSlow(t, slow)
+			w := locs["riverside"]
+			ctx := context.Background()
+			res, err := w.start(ctx, web, stayArgs())
+			if err != nil {
+				t.Fatal(refusalText(err))
+			}
+			code := w.lastCode("ada@example.com")
+			slow.armed.Store(true)
+			var wg sync.WaitGroup
+			refs, refusals := make([]string, 2), make([]string, 2)
+			for i := range 2 {
+				wg.Go(func() {
+					conf, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+					if err != nil {
+						refusals[i] = refusalText(err)
+						return
+					}
+					refs[i] = conf.ReservationNumber
+				})
+			}
+			wg.Wait()
+			for i := range 2 {
+				if refs[i] == "" && !strings.HasPrefix(refusals[i], strings.Split(sentPausedCall, "%")[0]) {
+					t.Fatalf("a racing confirmation: %q", refusals[i])
+				}
+			}
+			rows, err := w.st.ListReservations(ctx, store.ReservationFilter{Limit: 10})
+			if err != nil || len(rows) != 1 || (refs[0] != "" && refs[1] != "" && refs[0] != refs[1]) {
+				t.Fatalf("%d reservations (%v), answers %q %q", len(rows), err, refs, refusals)
+			}
+		})
+	}
+}
+
+var sentPausedCall, _ = catalogue.Sentence("paused_call")
+
+// TestSplitSameEmailAcrossLocations: the same-email rules see the other
+// locations' stays through the hub: an overlapping stay at a second
+// location is refused with the contact sentence, and of two overlapping
+// stays confirmed at once at two locations, with the hub's reads delayed
+// 300 ms, exactly one is reserved.
+func TestSplitSameEmailAcrossLocations(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			slow := &slowStore{delay: 300 * time.Millisecond, only: func(kind string) bool { return kind == kindControlMarker || kind == kindControlStays }}
+			if engine == "postgres" {
+				st, err := postgres.Open(context.Background(), pgtest.Schema(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				slow.Store = st
+			}
+			_, locs := splitWorldsSlow(t, slow, moreCodes)
+			ctx := context.Background()
+			locs["riverside"].book(stayArgs())
+			old := locs["oldtown"]
+			res, err := old.start(ctx, web, stayArgs("property", "oldtown", "checkin", "2027-01-01", "checkout", "2027-01-03"))
+			if err != nil {
+				t.Fatal(refusalText(err))
+			}
+			_, err = old.confirm(ctx, web, args("booking_id", res.BookingID, "code", old.lastCode("ada@example.com")))
+			if !strings.HasPrefix(refusalText(err), "This stay cannot be booked in chat.") {
+				t.Fatalf("an overlapping stay at another location: %q", refusalText(err))
+			}
+
+			slow.armed.Store(true)
+			var wg sync.WaitGroup
+			made := make([]bool, 2)
+			for i, slug := range []string{"oldtown", "airport"} {
+				w := locs[slug]
+				res, err := w.start(ctx, web, stayArgs("property", slug, "email", "grace@example.com", "checkin", "2027-02-01", "checkout", "2027-02-03"))
+				if err != nil {
+					t.Fatal(refusalText(err))
+				}
+				code := w.lastCode("grace@example.com")
+				wg.Go(func() {
+					_, err := w.confirm(ctx, web, args("booking_id", res.BookingID, "code", code))
+					made[i] = err == nil
+				})
+			}
+			wg.Wait()
+			if made[0] == made[1] {
+				t.Fatalf("overlapping stays of one email confirmed at once at two locations: reserved %v", made)
+			}
+		})
+	}
+}
