@@ -39,7 +39,8 @@ type Control interface {
 	// Release gives back ref's place, once, whenever called again.
 	Release(ctx context.Context, ref string) error
 	// Mark takes the mailbox's contact marker and reads the stays it
-	// holds elsewhere; a marker another call holds is ErrControlBusy.
+	// holds elsewhere, under every live version of the shared secret; a
+	// marker another call holds is ErrControlBusy.
 	Mark(ctx context.Context, email string) (Marker, error)
 	// Settle records the stay a marked call made, if any, and ends the
 	// marker.
@@ -67,7 +68,10 @@ type Admitted struct {
 // Marker is a held contact marker: the keyed mailbox, its version, when
 // it lapses, and the stays the mailbox holds at the group's locations.
 type Marker struct {
-	Mailbox string        `json:"mailbox"`
+	Mailbox string `json:"mailbox"`
+	// Older are the mailbox's keys under the secret's older versions,
+	// whose stays Settle moves under Mailbox.
+	Older   []string      `json:"older,omitempty"`
 	Version int64         `json:"version"`
 	Until   time.Time     `json:"until"`
 	Stays   []ControlStay `json:"stays"`
@@ -220,14 +224,21 @@ func (c *ControlStore) Release(ctx context.Context, ref string) error {
 	})
 }
 
-// Mark takes mailbox's contact marker for the lease, unless another call
-// holds one that has not lapsed, and reads the mailbox's stays with it.
-func (c *ControlStore) Mark(ctx context.Context, mailbox string) (Marker, error) {
+// Mark takes the contact marker of a mailbox, keyed under the shared
+// secret's live versions newest first, for the lease, unless another
+// call holds one that has not lapsed, and reads the mailbox's stays under
+// every key with it. The marker is the newest key's: every location keys
+// with the newest version once it holds it.
+func (c *ControlStore) Mark(ctx context.Context, mailboxes []string) (Marker, error) {
+	if len(mailboxes) == 0 || len(mailboxes) > 8 {
+		return Marker{}, fmt.Errorf("control: %d mailbox keys", len(mailboxes))
+	}
 	ctx, cancel := within(ctx, hubMutation)
 	defer cancel()
+	mailbox := mailboxes[0]
 	var m Marker
 	err := store.Retry(ctx, func() error {
-		rs, err := c.st.GetMany(ctx, []store.Key{{Kind: kindControlMarker, Key: mailbox}, {Kind: kindControlStays, Key: mailbox}})
+		rs, err := c.st.GetMany(ctx, append([]store.Key{{Kind: kindControlMarker, Key: mailbox}}, stayKeys(mailboxes)...))
 		if err != nil {
 			return store.Final(err)
 		}
@@ -241,50 +252,78 @@ func (c *ControlStore) Mark(ctx context.Context, mailbox string) (Marker, error)
 				return store.Final(ErrControlBusy)
 			}
 		}
-		var stays []ControlStay
-		if rs[1].Version > 0 {
-			if err := jsonValue(rs[1], &stays); err != nil {
-				return store.Final(err)
-			}
+		stays, err := staysOf(rs[1:])
+		if err != nil {
+			return store.Final(err)
 		}
 		until := now.Add(markerLease)
 		got, err := c.st.Apply(ctx, []store.Write{upsert(kindControlMarker, mailbox, until, rs[0].Version, now)})
 		if err != nil {
 			return err
 		}
-		m = Marker{Mailbox: mailbox, Version: got[0].Version, Until: until, Stays: stays}
+		m = Marker{Mailbox: mailbox, Older: mailboxes[1:], Version: got[0].Version, Until: until, Stays: stays}
 		return nil
 	})
 	return m, err
 }
 
-// Settle adds made to the marked mailbox's stays, dropping those whose
-// departure passed, and ends the marker, at the marker's version: a
-// marker that lapsed and was taken again refuses the settle.
+// stayKeys are the stays' records of each mailbox key.
+func stayKeys(mailboxes []string) []store.Key {
+	keys := make([]store.Key, len(mailboxes))
+	for i, mb := range mailboxes {
+		keys[i] = store.Key{Kind: kindControlStays, Key: mb}
+	}
+	return keys
+}
+
+// staysOf decodes the stays of the records read, absent ones none.
+func staysOf(rs []store.Record) ([]ControlStay, error) {
+	var stays []ControlStay
+	for _, r := range rs {
+		if r.Version == 0 {
+			continue
+		}
+		var more []ControlStay
+		if err := jsonValue(r, &more); err != nil {
+			return nil, err
+		}
+		stays = append(stays, more...)
+	}
+	return stays, nil
+}
+
+// Settle adds made to the marked mailbox's stays, moving those kept
+// under an older key of the secret to the newest and dropping those
+// whose departure passed, and ends the marker, at the marker's version:
+// a marker that lapsed and was taken again refuses the settle.
 func (c *ControlStore) Settle(ctx context.Context, m Marker, made *ControlStay) error {
 	ctx, cancel := within(ctx, hubMutation)
 	defer cancel()
 	return store.Retry(ctx, func() error {
+		now := c.svc.clock.Now()
 		writes := []store.Write{{Op: store.OpDelete, Record: store.Record{Kind: kindControlMarker, Key: m.Mailbox, Version: m.Version}}}
 		if made != nil {
-			r, err := c.st.Get(ctx, kindControlStays, m.Mailbox)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
+			rs, err := c.st.GetMany(ctx, stayKeys(append([]string{m.Mailbox}, m.Older...)))
+			if err != nil {
 				return store.Final(err)
 			}
-			var stays []ControlStay
-			if r.Version > 0 {
-				if err := jsonValue(r, &stays); err != nil {
-					return store.Final(err)
-				}
+			stays, err := staysOf(rs)
+			if err != nil {
+				return store.Final(err)
 			}
-			today := c.svc.clock.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+			today := now.UTC().AddDate(0, 0, -1).Format(time.DateOnly)
 			kept := []ControlStay{*made}
 			for _, s := range stays {
 				if s.Checkout >= today {
 					kept = append(kept, s)
 				}
 			}
-			writes = append(writes, upsert(kindControlStays, m.Mailbox, kept, r.Version, c.svc.clock.Now()))
+			writes = append(writes, upsert(kindControlStays, m.Mailbox, kept, rs[0].Version, now))
+			for _, r := range rs[1:] {
+				if r.Version > 0 {
+					writes = append(writes, store.Write{Op: store.OpDelete, Record: store.Record{Kind: r.Kind, Key: r.Key, Version: r.Version}})
+				}
+			}
 		}
 		_, err := c.st.Apply(ctx, writes)
 		if we, ok := errors.AsType[*store.WriteError](err); ok && we.Write.Record.Kind == kindControlMarker {

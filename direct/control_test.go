@@ -160,18 +160,18 @@ func TestControlMarkerLapses(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			c, clk := controlStoreOn(t, engine)
 			ctx := context.Background()
-			first, err := c.Mark(ctx, "m1")
+			first, err := c.Mark(ctx, []string{"m1"})
 			if err != nil || !first.Until.Equal(clk.Now().Add(markerLease)) {
 				t.Fatalf("mark: %+v, %v", first, err)
 			}
-			if _, err := c.Mark(ctx, "m1"); !errors.Is(err, ErrControlBusy) || !errors.Is(err, store.ErrConflict) {
+			if _, err := c.Mark(ctx, []string{"m1"}); !errors.Is(err, ErrControlBusy) || !errors.Is(err, store.ErrConflict) {
 				t.Fatalf("a held marker: %v", err)
 			}
-			if _, err := c.Mark(ctx, "m2"); err != nil {
+			if _, err := c.Mark(ctx, []string{"m2"}); err != nil {
 				t.Fatalf("another mailbox: %v", err)
 			}
 			clk.Advance(markerLease)
-			second, err := c.Mark(ctx, "m1")
+			second, err := c.Mark(ctx, []string{"m1"})
 			if err != nil {
 				t.Fatalf("a lapsed marker: %v", err)
 			}
@@ -182,7 +182,7 @@ func TestControlMarkerLapses(t *testing.T) {
 			if err := c.Settle(ctx, second, stay); err != nil {
 				t.Fatal(err)
 			}
-			third, err := c.Mark(ctx, "m1")
+			third, err := c.Mark(ctx, []string{"m1"})
 			if err != nil || len(third.Stays) != 1 || third.Stays[0] != *stay {
 				t.Fatalf("the next marker: %+v, %v", third, err)
 			}
@@ -251,7 +251,7 @@ func (h *hubControl) Mark(ctx context.Context, email string) (Marker, error) {
 	if err := h.up(); err != nil {
 		return Marker{}, err
 	}
-	return h.c.Mark(ctx, h.key(email))
+	return h.c.Mark(ctx, []string{h.key(email)})
 }
 
 func (h *hubControl) Settle(ctx context.Context, m Marker, made *ControlStay) error {
@@ -571,6 +571,41 @@ func TestSplitSameEmailAcrossLocations(t *testing.T) {
 			wg.Wait()
 			if made[0] == made[1] {
 				t.Fatalf("overlapping stays of one email confirmed at once at two locations: reserved %v", made)
+			}
+		})
+	}
+}
+
+// TestControlStaysSurviveRotation: stays kept under a mailbox's key of
+// the older secret version are read with the newest key's marker, and
+// the next settle moves them under the newest key.
+func TestControlStaysSurviveRotation(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			c, _ := controlStoreOn(t, engine)
+			ctx := context.Background()
+			before := ControlStay{Location: "riverside", Checkin: "2027-01-10", Checkout: "2027-01-12", Pending: true}
+			m, err := c.Mark(ctx, []string{"old"})
+			if err == nil {
+				err = c.Settle(ctx, m, &before)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err = c.Mark(ctx, []string{"new", "old"})
+			if err != nil || len(m.Stays) != 1 || m.Stays[0] != before {
+				t.Fatalf("after a rotation: %+v, %v", m, err)
+			}
+			after := ControlStay{Location: "airport", Checkin: "2027-02-10", Checkout: "2027-02-12"}
+			if err := c.Settle(ctx, m, &after); err != nil {
+				t.Fatal(err)
+			}
+			m, err = c.Mark(ctx, []string{"new"}) // the old version retired
+			if err != nil || len(m.Stays) != 2 {
+				t.Fatalf("under the newest key alone: %+v, %v", m, err)
+			}
+			if _, err := c.Mark(ctx, nil); err == nil {
+				t.Fatal("a marker of no key")
 			}
 		})
 	}

@@ -39,12 +39,13 @@ const hubSlug = "hub"
 
 // controlArgs are every control operation's arguments; each reads its own.
 type controlArgs struct {
-	Mailbox  string              `json:"mailbox,omitempty"`
-	Ref      string              `json:"ref,omitempty"`
-	Until    time.Time           `json:"until,omitzero"`
-	Admitted *direct.Admitted    `json:"admitted,omitempty"`
-	Marker   *direct.Marker      `json:"marker,omitempty"`
-	Made     *direct.ControlStay `json:"made,omitempty"`
+	Mailbox   string              `json:"mailbox,omitempty"`
+	Mailboxes []string            `json:"mailboxes,omitempty"` // newest first
+	Ref       string              `json:"ref,omitempty"`
+	Until     time.Time           `json:"until,omitzero"`
+	Admitted  *direct.Admitted    `json:"admitted,omitempty"`
+	Marker    *direct.Marker      `json:"marker,omitempty"`
+	Made      *direct.ControlStay `json:"made,omitempty"`
 }
 
 // ServeControl adds the hub's control operations on c to s.
@@ -69,7 +70,7 @@ func ServeControl(s *Server, c *direct.ControlStore) {
 	add(OpControlPending, func(ctx context.Context, a controlArgs) (any, error) { return c.Pending(ctx) })
 	add(OpControlClaim, func(ctx context.Context, a controlArgs) (any, error) { return true, c.Claim(ctx, a.Ref, a.Until) })
 	add(OpControlRelease, func(ctx context.Context, a controlArgs) (any, error) { return true, c.Release(ctx, a.Ref) })
-	add(OpControlMark, func(ctx context.Context, a controlArgs) (any, error) { return c.Mark(ctx, a.Mailbox) })
+	add(OpControlMark, func(ctx context.Context, a controlArgs) (any, error) { return c.Mark(ctx, a.Mailboxes) })
 	add(OpControlSettle, func(ctx context.Context, a controlArgs) (any, error) {
 		if a.Marker == nil {
 			return nil, errors.New("settle: no marker")
@@ -96,7 +97,7 @@ func controlRefusal(err error) error {
 // never sees an address.
 type control struct {
 	client *Client
-	key    []byte
+	keys   [][]byte // newest first
 }
 
 var _ direct.Control = (*control)(nil)
@@ -111,11 +112,23 @@ func newControl(o SplitOptions, keys []Key) (*control, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &control{client: client, key: macOf(vs[len(vs)-1].Key, []byte("frontdesk control mailbox v1"))}, nil
+	c := &control{client: client}
+	for i := len(vs) - 1; i >= 0; i-- {
+		c.keys = append(c.keys, macOf(vs[i].Key, []byte("frontdesk control mailbox v1")))
+	}
+	return c, nil
 }
 
-func (c *control) mailbox(email string) string {
-	return hex.EncodeToString(macOf(c.key, []byte(email)))
+// mailbox is email's key under the newest version.
+func (c *control) mailbox(email string) string { return c.mailboxes(email)[0] }
+
+// mailboxes are email's keys under every live version, newest first.
+func (c *control) mailboxes(email string) []string {
+	out := make([]string, len(c.keys))
+	for i, k := range c.keys {
+		out[i] = hex.EncodeToString(macOf(k, []byte(email)))
+	}
+	return out
 }
 
 // call runs op at the hub and reads its refusals back into direct's.
@@ -159,7 +172,7 @@ func (c *control) Release(ctx context.Context, ref string) error {
 
 func (c *control) Mark(ctx context.Context, email string) (direct.Marker, error) {
 	var m direct.Marker
-	err := c.call(ctx, OpControlMark, Mutation, controlArgs{Mailbox: c.mailbox(email)}, &m)
+	err := c.call(ctx, OpControlMark, Mutation, controlArgs{Mailboxes: c.mailboxes(email)}, &m)
 	return m, err
 }
 
