@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"frontdesk/quota"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -28,6 +29,8 @@ type Control interface {
 	// mailbox's at the hub. A full budget is *ControlFull; anything else
 	// is the shared counter failing, and no code is sent.
 	Admit(ctx context.Context, email string) (Admitted, error)
+	// AdmitCancel charges one cancellation code to the group's budget.
+	AdmitCancel(ctx context.Context) (Admitted, error)
 	// Refund gives back an admission known to be unused.
 	Refund(ctx context.Context, a Admitted) error
 	// Pending is the group's live pending count.
@@ -62,7 +65,8 @@ var ErrControlBusy = fmt.Errorf("control: contact marker held: %w", store.ErrCon
 // exact refund, and the keyed mailbox it charged.
 type Admitted struct {
 	At      time.Time `json:"at"`
-	Mailbox string    `json:"mailbox"`
+	Mailbox string    `json:"mailbox,omitempty"`
+	Cancel  bool      `json:"cancel,omitempty"` // a cancellation code's
 }
 
 // Marker is a held contact marker: the keyed mailbox, its version, when
@@ -118,18 +122,36 @@ func NewControlStore(svc *Service) *ControlStore {
 	return &ControlStore{svc: svc, st: limitedStore{Store: svc.st, d: &Deadlines{Location: hubRequest}}}
 }
 
-// The hub's code budgets: the group's booking codes and a keyed mailbox's.
-func controlBudgets(svc *Service, groupHourly, groupDaily int, mailbox string) []budget {
+// controlBudgets are the hub's code budgets an admission charges, under
+// set's ceilings: the group's booking codes and a keyed mailbox's, or
+// the group's cancellation codes.
+func controlBudgets(set reservation.Settings, a Admitted) []budget {
+	if a.Cancel {
+		return []budget{{key: "control/cancel-group", daily: set.Group.CancelDaily, refusal: "group"}}
+	}
 	return []budget{
-		{key: "control/book-group", hourly: groupHourly, daily: groupDaily, refusal: "group"},
-		{key: "control/book-mailbox/" + mailbox, hourly: mailboxHourly, daily: mailboxDaily, refusal: "mailbox"},
+		{key: "control/book-group", hourly: set.Group.EmailHourly, daily: set.Group.EmailDaily, refusal: "group"},
+		{key: "control/book-mailbox/" + a.Mailbox, hourly: mailboxHourly, daily: mailboxDaily, refusal: "mailbox"},
 	}
 }
 
-// Admit charges one code to the group and to mailbox, at now plus the
-// cushion, so an admission the location sends a little later still
-// counts for its whole window. The group's budget is charged first.
+// Admit charges one booking code to the group and to mailbox, at now
+// plus the cushion, so an admission the location sends a little later
+// still counts for its whole window. The group's budget is charged
+// first.
 func (c *ControlStore) Admit(ctx context.Context, mailbox string) (Admitted, error) {
+	if mailbox == "" {
+		return Admitted{}, errors.New("control: admission of no mailbox")
+	}
+	return c.admit(ctx, Admitted{Mailbox: mailbox})
+}
+
+// AdmitCancel charges one cancellation code to the group, as Admit does.
+func (c *ControlStore) AdmitCancel(ctx context.Context) (Admitted, error) {
+	return c.admit(ctx, Admitted{Cancel: true})
+}
+
+func (c *ControlStore) admit(ctx context.Context, a Admitted) (Admitted, error) {
 	ctx, cancel := within(ctx, hubMailCounter)
 	defer cancel()
 	set, err := c.svc.Settings(ctx)
@@ -138,8 +160,7 @@ func (c *ControlStore) Admit(ctx context.Context, mailbox string) (Admitted, err
 	}
 	now := c.svc.clock.Now()
 	at := now.Add(admissionCushion)
-	bs := controlBudgets(c.svc, set.Group.EmailHourly, set.Group.EmailDaily, mailbox)
-	writes, adm := c.svc.chargeWrites(now, bs...)
+	writes, adm := c.svc.chargeWrites(now, controlBudgets(set, a)...)
 	for _, w := range writes {
 		// Judged against the uses of the window ending now, and counted
 		// from the cushion's end.
@@ -152,7 +173,8 @@ func (c *ControlStore) Admit(ctx context.Context, mailbox string) (Admitted, err
 	if err != nil {
 		return Admitted{}, err
 	}
-	return Admitted{At: at, Mailbox: mailbox}, nil
+	a.At = at
+	return a, nil
 }
 
 // Refund gives back admission a.
@@ -160,7 +182,9 @@ func (c *ControlStore) Refund(ctx context.Context, a Admitted) error {
 	ctx, cancel := within(ctx, hubMailCounter)
 	defer cancel()
 	var writes []store.Write
-	for _, b := range controlBudgets(c.svc, 1, 1, a.Mailbox) {
+	// Every window of the budgets, whatever their ceilings now.
+	every := reservation.Settings{Group: reservation.GroupSettings{EmailHourly: 1, EmailDaily: 1, CancelDaily: 1}}
+	for _, b := range controlBudgets(every, a) {
 		for _, k := range b.counters() {
 			writes = append(writes, k.GiveBack(k.name, a.At, c.svc.clock.Now()))
 		}

@@ -24,11 +24,11 @@ import (
 	"frontdesk/store"
 )
 
-// groupLimits are the worked deployment's pending ceilings: 3 per
-// location, 8 across the group.
+// groupLimits are the worked deployment's ceilings: 3 pending per
+// location, 8 across the group, and 5 cancellation codes a day.
 func groupLimits(c *config.Config) {
 	workedLimits(c)
-	c.Limits.LocationPending, c.Limits.PortfolioPending = 3, 8
+	c.Limits.LocationPending, c.Limits.PortfolioPending, c.Limits.CancelPortfolioDaily = 3, 8, 5
 }
 
 // controlStoreOn is the hub's control data on a fresh store of engine,
@@ -217,6 +217,13 @@ func (h *hubControl) Admit(ctx context.Context, email string) (Admitted, error) 
 		return Admitted{}, err
 	}
 	return h.c.Admit(ctx, h.key(email))
+}
+
+func (h *hubControl) AdmitCancel(ctx context.Context) (Admitted, error) {
+	if err := h.up(); err != nil {
+		return Admitted{}, err
+	}
+	return h.c.AdmitCancel(ctx)
 }
 
 func (h *hubControl) Refund(ctx context.Context, a Admitted) error {
@@ -608,5 +615,36 @@ func TestControlStaysSurviveRotation(t *testing.T) {
 				t.Fatal("a marker of no key")
 			}
 		})
+	}
+}
+
+// TestControlCancelBudget: the hub admits the group's 5 cancellation
+// codes a day apart from its booking codes, and a refund gives one back.
+func TestControlCancelBudget(t *testing.T) {
+	c, _ := controlStoreOn(t, "sqlite")
+	ctx := context.Background()
+	var last Admitted
+	for i := range 5 {
+		a, err := c.AdmitCancel(ctx)
+		if err != nil || !a.Cancel {
+			t.Fatalf("cancellation code %d: %+v, %v", i+1, a, err)
+		}
+		last = a
+	}
+	var full *ControlFull
+	if _, err := c.AdmitCancel(ctx); !errors.As(err, &full) || full.Budget != "group" {
+		t.Fatalf("a sixth cancellation code: %v", err)
+	}
+	if _, err := c.Admit(ctx, "m1"); err != nil {
+		t.Fatalf("a booking code with the cancellation budget spent: %v", err)
+	}
+	if err := c.Refund(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AdmitCancel(ctx); err != nil {
+		t.Fatalf("after a refund: %v", err)
+	}
+	if _, err := c.Admit(ctx, ""); err == nil {
+		t.Fatal("an admission of no mailbox")
 	}
 }

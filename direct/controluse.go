@@ -73,6 +73,21 @@ func (s *Service) admitAtHub(ctx context.Context, email string) (*Admitted, erro
 	return &a, nil
 }
 
+// admitCancelAtHub charges a cancellation code to the group's budget at
+// the hub; nil without a hub. Full or failing, no code is sent.
+func (s *Service) admitCancelAtHub(ctx context.Context) (*Admitted, error) {
+	if s.control == nil {
+		return nil, nil
+	}
+	ctx, cancel := within(ctx, s.deadlines.Admission)
+	defer cancel()
+	a, err := s.control.AdmitCancel(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
 // refundAtHub gives back an admission known unused; a failed refund
 // keeps the charge, the safe side.
 func (s *Service) refundAtHub(ctx context.Context, a *Admitted) {

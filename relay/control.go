@@ -41,6 +41,7 @@ const hubSlug = "hub"
 type controlArgs struct {
 	Mailbox   string              `json:"mailbox,omitempty"`
 	Mailboxes []string            `json:"mailboxes,omitempty"` // newest first
+	Cancel    bool                `json:"cancel,omitempty"`    // a cancellation code's admission
 	Ref       string              `json:"ref,omitempty"`
 	Until     time.Time           `json:"until,omitzero"`
 	Admitted  *direct.Admitted    `json:"admitted,omitempty"`
@@ -60,7 +61,12 @@ func ServeControl(s *Server, c *direct.ControlStore) {
 			return out, controlRefusal(err)
 		}})
 	}
-	add(OpControlAdmit, func(ctx context.Context, a controlArgs) (any, error) { return c.Admit(ctx, a.Mailbox) })
+	add(OpControlAdmit, func(ctx context.Context, a controlArgs) (any, error) {
+		if a.Cancel {
+			return c.AdmitCancel(ctx)
+		}
+		return c.Admit(ctx, a.Mailbox)
+	})
 	add(OpControlRefund, func(ctx context.Context, a controlArgs) (any, error) {
 		if a.Admitted == nil {
 			return nil, errors.New("refund: no admission")
@@ -149,6 +155,12 @@ func (c *control) call(ctx context.Context, op string, kind Kind, a controlArgs,
 func (c *control) Admit(ctx context.Context, email string) (direct.Admitted, error) {
 	var a direct.Admitted
 	err := c.call(ctx, OpControlAdmit, Mutation, controlArgs{Mailbox: c.mailbox(email)}, &a)
+	return a, err
+}
+
+func (c *control) AdmitCancel(ctx context.Context) (direct.Admitted, error) {
+	var a direct.Admitted
+	err := c.call(ctx, OpControlAdmit, Mutation, controlArgs{Cancel: true}, &a)
 	return a, err
 }
 
