@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +19,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/direct/chatdoor/catalogue"
+	"frontdesk/relay"
 	"frontdesk/store"
 )
 
@@ -112,6 +115,29 @@ func testSplitGroupCeiling(t *testing.T, engine string) {
 	d := startSplitEdited(t, engine, workedCeilings)
 	g := &splitGuest{t: t, d: d, cs: connect(t, d.hub+"/mcp", "2025-11-25")}
 	pausedForStaff := sentence(t, "paused_for_staff")
+
+	// The hub's control operations take only calls signed with the
+	// shared secret.
+	forged := []relay.Key{{N: 1, Key: bytes.Repeat([]byte{7}, 32)}}
+	for _, c := range []struct {
+		keys []relay.Key
+		want int
+	}{{forged, http.StatusUnauthorized}, {d.keys, http.StatusOK}} {
+		body := []byte(`{"slug":"hub","args":{}}`)
+		req, err := http.NewRequest(http.MethodPost, d.hub+relay.PathPrefix+relay.OpControlPending, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		relay.Sign(req, body, c.keys, time.Now(), fmt.Sprintf("%032x", time.Now().UnixNano()))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Fatalf("a control call signed with %d key(s): HTTP %d, want %d", len(c.keys), resp.StatusCode, c.want)
+		}
+	}
 
 	// Identical confirmations at once: one reservation.
 	id, email, refusal := g.start("riverside")
