@@ -21,6 +21,7 @@ import (
 	"frontdesk/mail"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
+	"frontdesk/reservation"
 	"frontdesk/store"
 )
 
@@ -646,5 +647,32 @@ func TestControlCancelBudget(t *testing.T) {
 	}
 	if _, err := c.Admit(ctx, ""); err == nil {
 		t.Fatal("an admission of no mailbox")
+	}
+}
+
+// TestSplitGroupPlaceGoesBack: a reservation staff confirm gives its
+// group place at the hub back as the outbox delivers the decision, once
+// however often it is delivered.
+func TestSplitGroupPlaceGoesBack(t *testing.T) {
+	hub, locs := splitWorlds(t)
+	ctx := context.Background()
+	w := locs["riverside"]
+	ref := w.book(stayArgs())
+	if n, err := hub.c.Pending(ctx); err != nil || n != 1 {
+		t.Fatalf("group pending after a booking: %d, %v", n, err)
+	}
+	if _, _, err := w.svc.Core().Decide(ctx, reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "owner"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := hub.c.Pending(ctx); n != 1 {
+		t.Fatalf("group pending before the outbox ran: %d", n)
+	}
+	for range 2 {
+		if err := w.svc.Desk().Relay(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := hub.c.Pending(ctx); n != 0 {
+		t.Fatalf("group pending once the decision was delivered: %d", n)
 	}
 }
