@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"frontdesk/quota"
@@ -48,6 +49,10 @@ type Control interface {
 	// Settle records the stay a marked call made, if any, and ends the
 	// marker.
 	Settle(ctx context.Context, m Marker, made *ControlStay) error
+	// Restate records a staff decision on a stay the mailbox of email
+	// holds: gone when it no longer holds its room, else no longer
+	// pending.
+	Restate(ctx context.Context, email string, stay ControlStay, gone bool) error
 }
 
 // ControlFull is a full budget or ceiling at the hub: which one.
@@ -353,6 +358,45 @@ func (c *ControlStore) Settle(ctx context.Context, m Marker, made *ControlStay) 
 		if we, ok := errors.AsType[*store.WriteError](err); ok && we.Write.Record.Kind == kindControlMarker {
 			return store.Final(ErrControlBusy)
 		}
+		return err
+	})
+}
+
+// Restate finds stay among the stays of the mailbox, under any of its
+// keys, and removes it when gone or marks it no longer pending, with a
+// conditional write of each record that holds it.
+func (c *ControlStore) Restate(ctx context.Context, mailboxes []string, stay ControlStay, gone bool) error {
+	if len(mailboxes) == 0 || len(mailboxes) > 8 {
+		return fmt.Errorf("control: %d mailbox keys", len(mailboxes))
+	}
+	ctx, cancel := within(ctx, hubMutation)
+	defer cancel()
+	same := func(s ControlStay) bool {
+		return s.Location == stay.Location && s.Checkin == stay.Checkin && s.Checkout == stay.Checkout
+	}
+	return store.Retry(ctx, func() error {
+		rs, err := c.st.GetMany(ctx, stayKeys(mailboxes))
+		if err != nil {
+			return store.Final(err)
+		}
+		var writes []store.Write
+		for _, r := range rs {
+			stays, err := staysOf([]store.Record{r})
+			if err != nil {
+				return store.Final(err)
+			}
+			i := slices.IndexFunc(stays, same)
+			if i < 0 {
+				continue
+			}
+			if gone {
+				stays = slices.Delete(stays, i, i+1)
+			} else {
+				stays[i].Pending = false
+			}
+			writes = append(writes, store.Write{Op: store.OpSwap, Record: record(kindControlStays, r.Key, stays, r.Version, c.svc.clock.Now())})
+		}
+		_, err = c.st.Apply(ctx, writes)
 		return err
 	})
 }

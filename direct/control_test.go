@@ -227,6 +227,13 @@ func (h *hubControl) AdmitCancel(ctx context.Context) (Admitted, error) {
 	return h.c.AdmitCancel(ctx)
 }
 
+func (h *hubControl) Restate(ctx context.Context, email string, stay ControlStay, gone bool) error {
+	if err := h.up(); err != nil {
+		return err
+	}
+	return h.c.Restate(ctx, []string{h.key(email)}, stay, gone)
+}
+
 func (h *hubControl) Refund(ctx context.Context, a Admitted) error {
 	if err := h.up(); err != nil {
 		return err
@@ -675,4 +682,46 @@ func TestSplitGroupPlaceGoesBack(t *testing.T) {
 	if n, _ := hub.c.Pending(ctx); n != 0 {
 		t.Fatalf("group pending once the decision was delivered: %d", n)
 	}
+}
+
+// TestSplitDecisionsReachTheHubsStays: once staff confirm a stay the
+// hub no longer counts it as awaiting staff, and once they cancel it the
+// same email may book those nights at another location in chat.
+func TestSplitDecisionsReachTheHubsStays(t *testing.T) {
+	hub, locs := splitWorlds(t, moreCodes)
+	ctx := context.Background()
+	w := locs["riverside"]
+	ref := w.book(stayArgs())
+	decide := func(to reservation.State) {
+		t.Helper()
+		if _, _, err := w.svc.Core().Decide(ctx, reservation.Decision{Reference: ref, To: to, By: "owner"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.svc.Desk().Relay(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stays := func() []ControlStay {
+		t.Helper()
+		m, err := hub.c.Mark(ctx, []string{hub.key("ada@example.com")})
+		if err == nil {
+			err = hub.c.Settle(ctx, m, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Stays
+	}
+	if s := stays(); len(s) != 1 || !s[0].Pending {
+		t.Fatalf("after the booking: %+v", s)
+	}
+	decide(reservation.Confirmed)
+	if s := stays(); len(s) != 1 || s[0].Pending {
+		t.Fatalf("after staff confirmed: %+v", s)
+	}
+	decide(reservation.Cancelled)
+	if s := stays(); len(s) != 0 {
+		t.Fatalf("after staff cancelled: %+v", s)
+	}
+	locs["oldtown"].book(stayArgs("property", "oldtown"))
 }

@@ -25,13 +25,41 @@ import (
 // not be read. At wiring, before serving.
 func (s *Service) UseControl(c Control, others []string) {
 	s.control, s.others = c, slices.Clone(others)
-	// A reservation that stops awaiting staff gives its group place back.
+	// A reservation that stops awaiting staff gives its group place back,
+	// and the hub's list of its mailbox's stays learns the decision.
 	s.desk.Consume("control-pending", func(ctx context.Context, e reservation.StoredEvent) ([]store.Write, error) {
-		if e.Source != reservation.SourceChat || !e.From.Pending() || e.To.Pending() {
+		if e.Source != reservation.SourceChat || e.From == "" || e.From == e.To {
 			return nil, nil
 		}
-		return nil, c.Release(ctx, e.Reference)
+		if e.From.Pending() && !e.To.Pending() {
+			if err := c.Release(ctx, e.Reference); err != nil {
+				return nil, err
+			}
+		}
+		if (e.From.Pending() && e.To == reservation.Confirmed) || e.To == reservation.Cancelled || e.To == reservation.Declined {
+			return nil, s.restate(ctx, c, e)
+		}
+		return nil, nil
 	})
+}
+
+// restate tells the hub what became of a chat stay staff decided on: it
+// still holds its room once confirmed, and no longer when cancelled or
+// declined.
+func (s *Service) restate(ctx context.Context, c Control, e reservation.StoredEvent) error {
+	r, err := s.getBooked(ctx, e.Reference)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	email, ok := NormalizedEmail(r.Contact.Email)
+	if !ok || len(r.Slots) == 0 {
+		return nil // forgotten, or holding no nights
+	}
+	stay := ControlStay{Location: r.Location, Checkin: r.Checkin(), Checkout: r.Checkout(), Pending: true}
+	return c.Restate(ctx, email, stay, e.To != reservation.Confirmed)
 }
 
 // groupFull asks the hub whether the group's pending ceiling is reached.

@@ -24,6 +24,7 @@ const (
 	OpControlRelease = "control_release"
 	OpControlMark    = "control_mark"
 	OpControlSettle  = "control_settle"
+	OpControlRestate = "control_restate"
 )
 
 // The control operations' refusals, which the location reads back into
@@ -42,6 +43,7 @@ type controlArgs struct {
 	Mailbox   string              `json:"mailbox,omitempty"`
 	Mailboxes []string            `json:"mailboxes,omitempty"` // newest first
 	Cancel    bool                `json:"cancel,omitempty"`    // a cancellation code's admission
+	Gone      bool                `json:"gone,omitempty"`      // a restated stay that holds no room
 	Ref       string              `json:"ref,omitempty"`
 	Until     time.Time           `json:"until,omitzero"`
 	Admitted  *direct.Admitted    `json:"admitted,omitempty"`
@@ -82,6 +84,12 @@ func ServeControl(s *Server, c *direct.ControlStore) {
 			return nil, errors.New("settle: no marker")
 		}
 		return true, c.Settle(ctx, *a.Marker, a.Made)
+	})
+	add(OpControlRestate, func(ctx context.Context, a controlArgs) (any, error) {
+		if a.Made == nil {
+			return nil, errors.New("restate: no stay")
+		}
+		return true, c.Restate(ctx, a.Mailboxes, *a.Made, a.Gone)
 	})
 }
 
@@ -190,4 +198,8 @@ func (c *control) Mark(ctx context.Context, email string) (direct.Marker, error)
 
 func (c *control) Settle(ctx context.Context, m direct.Marker, made *direct.ControlStay) error {
 	return c.call(ctx, OpControlSettle, Mutation, controlArgs{Marker: &m, Made: made}, nil)
+}
+
+func (c *control) Restate(ctx context.Context, email string, stay direct.ControlStay, gone bool) error {
+	return c.call(ctx, OpControlRestate, Mutation, controlArgs{Mailboxes: c.mailboxes(email), Made: &stay, Gone: gone}, nil)
 }
