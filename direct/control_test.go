@@ -472,8 +472,8 @@ func TestMarkerDeadline(t *testing.T) {
 		m     marked
 		until time.Duration // from the real now, roughly
 	}{
-		{"a marker lapsing in 2 s", marked{marker: &Marker{Until: now.Add(2 * time.Second)}}, 1500 * time.Millisecond},
-		{"a marker lapsing in 30 s", marked{marker: &Marker{Until: now.Add(30 * time.Second)}}, 25 * time.Second},
+		{"a marker lapsing in 2 s", marked{marker: &Marker{}, until: now.Add(2 * time.Second)}, 1500 * time.Millisecond},
+		{"a marker lapsing in 30 s", marked{marker: &Marker{}, until: now.Add(30 * time.Second)}, 25 * time.Second},
 		{"no marker", marked{unread: []string{"oldtown"}}, 25 * time.Second},
 	} {
 		ctx, cancel := markerDeadline(op, c.m, now)

@@ -132,6 +132,10 @@ func (s *Service) refundAtHub(ctx context.Context, a *Admitted) {
 type marked struct {
 	marker *Marker
 	unread []string
+	// until is when the marker lapses on this clock: the lease counted
+	// from before it was asked for, so no skew between the clocks and no
+	// delay of the answer lengthens it.
+	until time.Time
 }
 
 // markAtHub takes the mailbox's contact marker at the hub and reads its
@@ -145,6 +149,7 @@ func (s *Service) markAtHub(ctx context.Context, email string) (marked, error) {
 	}
 	readCtx, cancel := within(ctx, s.deadlines.Contact)
 	defer cancel()
+	asked := s.clock.Now()
 	m, err := s.control.Mark(readCtx, email)
 	if errors.Is(err, ErrControlBusy) {
 		return marked{}, err
@@ -153,16 +158,16 @@ func (s *Service) markAtHub(ctx context.Context, email string) (marked, error) {
 		s.log.WarnContext(ctx, "contact marker unread; the other locations go unchecked", "err", err)
 		return marked{unread: s.others}, nil
 	}
-	return marked{marker: &m}, nil
+	return marked{marker: &m, until: asked.Add(markerLease)}, nil
 }
 
 // markerDeadline is when work under marker m must end: 500 ms before the
-// marker lapses, as the hub's clock gives it, counted on this one.
+// marker lapses, or ctx's own deadline when sooner.
 func markerDeadline(ctx context.Context, m marked, now time.Time) (context.Context, context.CancelFunc) {
 	if m.marker == nil {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeout(ctx, m.marker.Until.Sub(now)-markerMargin)
+	return context.WithTimeout(ctx, m.until.Sub(now)-markerMargin)
 }
 
 // elsewhere are the marker's stays at other locations as rows the
@@ -189,16 +194,25 @@ func (m marked) elsewhere(here string) []booked {
 }
 
 // settle records the stay made under m at the hub, or none, and ends
-// the marker. A failure is logged: the marker lapses on its own.
+// the marker, within the marker's lease and the hub's mutation limit,
+// once the call's own work ended. A failure is logged: the marker lapses
+// on its own.
 func (s *Service) settle(ctx context.Context, m marked, made *booked) {
 	if m.marker == nil {
 		return
 	}
+	left := min(hubMutation, m.until.Sub(s.clock.Now()))
+	if left <= 0 {
+		s.log.WarnContext(ctx, "contact marker lapsed before it was settled")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), left)
+	defer cancel()
 	var stay *ControlStay
 	if made != nil {
 		stay = &ControlStay{Location: made.Location, Checkin: made.Checkin(), Checkout: made.Checkout(), Pending: made.State.Pending()}
 	}
-	if err := s.control.Settle(context.WithoutCancel(ctx), *m.marker, stay); err != nil {
+	if err := s.control.Settle(ctx, *m.marker, stay); err != nil {
 		s.log.WarnContext(ctx, "settle contact marker", "err", err)
 	}
 }
@@ -223,12 +237,13 @@ func (s *Service) claimAtHub(ctx context.Context, ref string, until time.Time) (
 }
 
 // releaseAtHub gives back ref's group place after a commit known not to
-// have happened.
+// have happened, in what remains of the call; a place not given back
+// counts until the stay's end.
 func (s *Service) releaseAtHub(ctx context.Context, ref string) {
 	if s.control == nil {
 		return
 	}
-	if err := s.control.Release(context.WithoutCancel(ctx), ref); err != nil {
+	if err := s.control.Release(ctx, ref); err != nil {
 		s.log.WarnContext(ctx, "release group pending place", "err", err)
 	}
 }
