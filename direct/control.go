@@ -144,19 +144,24 @@ func controlBudgets(set reservation.Settings, a Admitted) []budget {
 // plus the cushion, so an admission the location sends a little later
 // still counts for its whole window. The group's budget is charged
 // first.
-func (c *ControlStore) Admit(ctx context.Context, mailbox string) (Admitted, error) {
-	if mailbox == "" {
-		return Admitted{}, errors.New("control: admission of no mailbox")
+//
+// The mailbox comes keyed under the shared secret's live versions,
+// newest first: the code is charged under the newest key, and what the
+// older keys still count takes from its ceiling, so a rotation restarts
+// no mailbox's budget.
+func (c *ControlStore) Admit(ctx context.Context, mailboxes []string) (Admitted, error) {
+	if len(mailboxes) == 0 || len(mailboxes) > 8 || mailboxes[0] == "" {
+		return Admitted{}, fmt.Errorf("control: admission of %d mailbox keys", len(mailboxes))
 	}
-	return c.admit(ctx, Admitted{Mailbox: mailbox})
+	return c.admit(ctx, Admitted{Mailbox: mailboxes[0]}, mailboxes[1:])
 }
 
 // AdmitCancel charges one cancellation code to the group, as Admit does.
 func (c *ControlStore) AdmitCancel(ctx context.Context) (Admitted, error) {
-	return c.admit(ctx, Admitted{Cancel: true})
+	return c.admit(ctx, Admitted{Cancel: true}, nil)
 }
 
-func (c *ControlStore) admit(ctx context.Context, a Admitted) (Admitted, error) {
+func (c *ControlStore) admit(ctx context.Context, a Admitted, older []string) (Admitted, error) {
 	ctx, cancel := within(ctx, hubMailCounter)
 	defer cancel()
 	set, err := c.svc.Settings(ctx)
@@ -170,6 +175,19 @@ func (c *ControlStore) admit(ctx context.Context, a Admitted) (Admitted, error) 
 		// Judged against the uses of the window ending now, and counted
 		// from the cushion's end.
 		w.Tally.Bucket = at.UnixNano()
+	}
+	// The mailbox's windows are the last writes; what its older keys
+	// count in each window takes from that window's ceiling.
+	for _, mb := range older {
+		windows := controlBudgets(set, Admitted{Mailbox: mb})[1].counters()
+		mine := writes[len(writes)-len(windows):]
+		for i, k := range windows {
+			n, err := k.Used(ctx, c.st, k.name, now)
+			if err != nil {
+				return Admitted{}, err
+			}
+			mine[i].Tally.Limit = max(mine[i].Tally.Limit-int64(n), 0)
+		}
 	}
 	_, err = c.st.Apply(ctx, writes)
 	if full, ok := errors.AsType[*errBudget](adm.full(err)); ok {

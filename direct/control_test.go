@@ -57,23 +57,23 @@ func TestControlAdmissionCushion(t *testing.T) {
 			c, clk := controlStoreOn(t, engine)
 			ctx := context.Background()
 			for i := range 3 {
-				if _, err := c.Admit(ctx, "m1"); err != nil {
+				if _, err := c.Admit(ctx, []string{"m1"}); err != nil {
 					t.Fatalf("admission %d of m1: %v", i+1, err)
 				}
 			}
 			var full *ControlFull
-			if _, err := c.Admit(ctx, "m1"); !errors.As(err, &full) || full.Budget != "mailbox" {
+			if _, err := c.Admit(ctx, []string{"m1"}); !errors.As(err, &full) || full.Budget != "mailbox" {
 				t.Fatalf("fourth code of one mailbox in an hour: %v", err)
 			}
 			var last Admitted
 			for i := range 5 {
-				a, err := c.Admit(ctx, fmt.Sprint("other", i))
+				a, err := c.Admit(ctx, []string{fmt.Sprint("other", i)})
 				if err != nil {
 					t.Fatalf("group admission %d: %v", i+4, err)
 				}
 				last = a
 			}
-			if _, err := c.Admit(ctx, "m9"); !errors.As(err, &full) || full.Budget != "group" {
+			if _, err := c.Admit(ctx, []string{"m9"}); !errors.As(err, &full) || full.Budget != "group" {
 				t.Fatalf("ninth code of the group in an hour: %v", err)
 			}
 			if !last.At.Equal(clk.Now().Add(admissionCushion)) {
@@ -82,15 +82,15 @@ func TestControlAdmissionCushion(t *testing.T) {
 			if err := c.Refund(ctx, last); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Admit(ctx, "m9"); err != nil {
+			if _, err := c.Admit(ctx, []string{"m9"}); err != nil {
 				t.Fatalf("after a refund: %v", err)
 			}
 			clk.Advance(time.Hour + 59*time.Second) // inside the cushion
-			if _, err := c.Admit(ctx, "m10"); !errors.As(err, &full) || full.Budget != "group" {
+			if _, err := c.Admit(ctx, []string{"m10"}); !errors.As(err, &full) || full.Budget != "group" {
 				t.Fatalf("an hour and 59 s on: %v", err)
 			}
 			clk.Advance(2 * time.Second)
-			if _, err := c.Admit(ctx, "m10"); err != nil {
+			if _, err := c.Admit(ctx, []string{"m10"}); err != nil {
 				t.Fatalf("past the cushion: %v", err)
 			}
 		})
@@ -217,7 +217,7 @@ func (h *hubControl) Admit(ctx context.Context, email string) (Admitted, error) 
 	if err := h.up(); err != nil {
 		return Admitted{}, err
 	}
-	return h.c.Admit(ctx, h.key(email))
+	return h.c.Admit(ctx, []string{h.key(email)})
 }
 
 func (h *hubControl) AdmitCancel(ctx context.Context) (Admitted, error) {
@@ -643,7 +643,7 @@ func TestControlCancelBudget(t *testing.T) {
 	if _, err := c.AdmitCancel(ctx); !errors.As(err, &full) || full.Budget != "group" {
 		t.Fatalf("a sixth cancellation code: %v", err)
 	}
-	if _, err := c.Admit(ctx, "m1"); err != nil {
+	if _, err := c.Admit(ctx, []string{"m1"}); err != nil {
 		t.Fatalf("a booking code with the cancellation budget spent: %v", err)
 	}
 	if err := c.Refund(ctx, last); err != nil {
@@ -652,7 +652,7 @@ func TestControlCancelBudget(t *testing.T) {
 	if _, err := c.AdmitCancel(ctx); err != nil {
 		t.Fatalf("after a refund: %v", err)
 	}
-	if _, err := c.Admit(ctx, ""); err == nil {
+	if _, err := c.Admit(ctx, nil); err == nil {
 		t.Fatal("an admission of no mailbox")
 	}
 }
@@ -724,4 +724,23 @@ func TestSplitDecisionsReachTheHubsStays(t *testing.T) {
 		t.Fatalf("after staff cancelled: %+v", s)
 	}
 	locs["oldtown"].book(stayArgs("property", "oldtown"))
+}
+
+// TestControlAdmissionSurvivesRotation: a mailbox's codes admitted under
+// the older version's key count against its ceiling under the newest.
+func TestControlAdmissionSurvivesRotation(t *testing.T) {
+	c, _ := controlStoreOn(t, "sqlite")
+	ctx := context.Background()
+	for range 2 {
+		if _, err := c.Admit(ctx, []string{"old"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Admit(ctx, []string{"new", "old"}); err != nil {
+		t.Fatalf("the third code of the hour: %v", err)
+	}
+	var full *ControlFull
+	if _, err := c.Admit(ctx, []string{"new", "old"}); !errors.As(err, &full) || full.Budget != "mailbox" {
+		t.Fatalf("a fourth code of the hour after a rotation: %v", err)
+	}
 }

@@ -40,7 +40,6 @@ const hubSlug = "hub"
 
 // controlArgs are every control operation's arguments; each reads its own.
 type controlArgs struct {
-	Mailbox   string              `json:"mailbox,omitempty"`
 	Mailboxes []string            `json:"mailboxes,omitempty"` // newest first
 	Cancel    bool                `json:"cancel,omitempty"`    // a cancellation code's admission
 	Gone      bool                `json:"gone,omitempty"`      // a restated stay that holds no room
@@ -67,7 +66,7 @@ func ServeControl(s *Server, c *direct.ControlStore) {
 		if a.Cancel {
 			return c.AdmitCancel(ctx)
 		}
-		return c.Admit(ctx, a.Mailbox)
+		return c.Admit(ctx, a.Mailboxes)
 	})
 	add(OpControlRefund, func(ctx context.Context, a controlArgs) (any, error) {
 		if a.Admitted == nil {
@@ -133,9 +132,6 @@ func newControl(o SplitOptions, keys []Key) (*control, error) {
 	return c, nil
 }
 
-// mailbox is email's key under the newest version.
-func (c *control) mailbox(email string) string { return c.mailboxes(email)[0] }
-
 // mailboxes are email's keys under every live version, newest first.
 func (c *control) mailboxes(email string) []string {
 	out := make([]string, len(c.keys))
@@ -162,7 +158,7 @@ func (c *control) call(ctx context.Context, op string, kind Kind, a controlArgs,
 
 func (c *control) Admit(ctx context.Context, email string) (direct.Admitted, error) {
 	var a direct.Admitted
-	err := c.call(ctx, OpControlAdmit, Mutation, controlArgs{Mailbox: c.mailbox(email)}, &a)
+	err := c.call(ctx, OpControlAdmit, Mutation, controlArgs{Mailboxes: c.mailboxes(email)}, &a)
 	return a, err
 }
 
