@@ -744,3 +744,21 @@ func TestControlAdmissionSurvivesRotation(t *testing.T) {
 		t.Fatalf("a fourth code of the hour after a rotation: %v", err)
 	}
 }
+
+// TestSplitMailboxLimitAcrossLocations: one mailbox's three codes an
+// hour are counted across the group at the hub: a fourth start, at a
+// location that sent it only one, gets the contact sentence.
+func TestSplitMailboxLimitAcrossLocations(t *testing.T) {
+	_, locs := splitWorlds(t, moreCodes)
+	ctx := context.Background()
+	for i, slug := range []string{"riverside", "oldtown", "airport", "oldtown"} {
+		_, err := locs[slug].start(ctx, web, stayArgs("property", slug,
+			"checkin", fmt.Sprintf("2027-04-%02d", 2*i+1), "checkout", fmt.Sprintf("2027-04-%02d", 2*i+2)))
+		switch {
+		case i < 3 && err != nil:
+			t.Fatalf("code %d at %s: %s", i+1, slug, refusalText(err))
+		case i == 3 && !strings.HasPrefix(refusalText(err), "This stay cannot be booked in chat."):
+			t.Fatalf("a fourth code of the hour at %s: %q", slug, refusalText(err))
+		}
+	}
+}

@@ -216,8 +216,9 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		if hub == nil && s.control != nil {
 			// The hub's budgets are charged once, before the location's,
 			// so a full group answers first.
-			if hub, err = s.admitAtHub(ctx, req.contact.Email); err != nil {
-				refusal = s.admissionRefusal(err, rt)
+			var hubErr error
+			if hub, hubErr = s.admitAtHub(ctx, req.contact.Email); hubErr != nil {
+				refusal = s.admissionRefusal(hubErr, rt)
 				return store.Final(refusal)
 			}
 		}
