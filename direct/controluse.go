@@ -36,17 +36,22 @@ func (s *Service) UseControl(c Control, others []string) {
 				return nil, err
 			}
 		}
-		if (e.From.Pending() && e.To == reservation.Confirmed) || e.To == reservation.Cancelled || e.To == reservation.Declined {
-			return nil, s.restate(ctx, c, e)
+		switch e.To {
+		case reservation.Confirmed:
+			if e.From.Pending() {
+				return nil, s.restate(ctx, c, e, false)
+			}
+		case reservation.Reserved, reservation.Completed:
+		default: // no longer a stay the contact rules count
+			return nil, s.restate(ctx, c, e, true)
 		}
 		return nil, nil
 	})
 }
 
-// restate tells the hub what became of a chat stay staff decided on: it
-// still holds its room once confirmed, and no longer when cancelled or
-// declined.
-func (s *Service) restate(ctx context.Context, c Control, e reservation.StoredEvent) error {
+// restate tells the hub what became of a chat stay: confirmed, it still
+// holds its room; gone, it no longer counts for the contact rules.
+func (s *Service) restate(ctx context.Context, c Control, e reservation.StoredEvent, gone bool) error {
 	r, err := s.getBooked(ctx, e.Reference)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -59,7 +64,7 @@ func (s *Service) restate(ctx context.Context, c Control, e reservation.StoredEv
 		return nil // forgotten, or holding no nights
 	}
 	stay := ControlStay{Location: r.Location, Checkin: r.Checkin(), Checkout: r.Checkout(), Pending: true}
-	return c.Restate(ctx, email, stay, e.To != reservation.Confirmed)
+	return c.Restate(ctx, email, stay, gone)
 }
 
 // groupFull asks the hub whether the group's pending ceiling is reached.
