@@ -762,3 +762,42 @@ func TestSplitMailboxLimitAcrossLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestControlHubTimings: each request to the hub's store ends at 650 ms:
+// a 400 ms store still answers a claim and an admission, a 700 ms one
+// fails them by the hub's own limits, never later, and a failure is no
+// refusal of a full ceiling.
+func TestControlHubTimings(t *testing.T) {
+	for _, c := range []struct {
+		delay time.Duration
+		ok    bool
+	}{{400 * time.Millisecond, true}, {700 * time.Millisecond, false}} {
+		slow := &slowStore{delay: c.delay}
+		w := newWorld(t, groupLimits)
+		slow.Store = w.st
+		hub := NewControlStore(newWorldOn(t, w.cfg, slow).svc)
+		slow.armed.Store(true)
+		ctx := context.Background()
+		for name, op := range map[string]struct {
+			run   func() error
+			limit time.Duration
+		}{
+			"claim": {func() error { return hub.Claim(ctx, "RIV-1", testNow.Add(time.Hour)) }, hubMutation},
+			"admit": {func() error { _, err := hub.Admit(ctx, []string{"m1"}); return err }, hubMailCounter},
+			"mark":  {func() error { _, err := hub.Mark(ctx, []string{"m1"}); return err }, hubMutation},
+		} {
+			began := time.Now()
+			err := op.run()
+			took := time.Since(began)
+			var full *ControlFull
+			switch {
+			case c.ok && err != nil:
+				t.Errorf("%s on a %v store: %v", name, c.delay, err)
+			case !c.ok && (err == nil || errors.As(err, &full)):
+				t.Errorf("%s on a %v store: %v", name, c.delay, err)
+			case !c.ok && took > op.limit+200*time.Millisecond:
+				t.Errorf("%s on a %v store failed after %v, past its %v", name, c.delay, took, op.limit)
+			}
+		}
+	}
+}
