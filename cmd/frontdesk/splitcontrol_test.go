@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -236,6 +240,7 @@ func testSplitControlOutage(t *testing.T, engine string) {
 	pausedForStaff := sentence(t, "paused_for_staff")
 	var mu sync.Mutex
 	reserved := map[string]int{}
+	refs := map[string][]string{}
 	var wg sync.WaitGroup
 	for i, s := range all {
 		wg.Go(func() {
@@ -251,8 +256,14 @@ func testSplitControlOutage(t *testing.T, engine string) {
 			case res.IsError && !strings.HasPrefix(text(res), pausedForStaff):
 				t.Errorf("confirm at %s with the hub's store down: %s", s.slug, text(res))
 			case !res.IsError:
+				var out struct {
+					Ref string `json:"reservation_number"`
+				}
+				b, _ := json.Marshal(res.StructuredContent)
+				json.Unmarshal(b, &out)
 				mu.Lock()
 				reserved[s.slug]++
+				refs[s.slug] = append(refs[s.slug], out.Ref)
 				mu.Unlock()
 			}
 		})
@@ -261,6 +272,29 @@ func testSplitControlOutage(t *testing.T, engine string) {
 	unlock()
 	if reserved["riverside"] != 3 || reserved["oldtown"] != 3 || reserved["airport"] != 3 {
 		t.Fatalf("reserved with the hub's store down: %v (the bound is 3 per location)", reserved)
+	}
+	// The staff screen says which locations were not read.
+	pw := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	add := append([]string{"staff", "add-user", "--username", "olga", "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, "riverside.toml")}, d.stores["riverside"]...)
+	if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
+		t.Fatalf("staff add-user at riverside: %v\n%s", err, out)
+	}
+	olga := &staffClient{t: t, base: d.origins["riverside"]}
+	status, h, body := olga.do("POST", "/staff/signin", url.Values{"username": {"olga"}, "password": {staffPassword}})
+	for _, ck := range (&http.Response{Header: h}).Cookies() {
+		if ck.Name == "frontdesk_staff" {
+			olga.cookie = ck.Value
+		}
+	}
+	if status != http.StatusSeeOther || olga.cookie == "" {
+		t.Fatalf("sign-in at riverside = %d %s", status, body)
+	}
+	_, _, body = olga.do("GET", "/staff/reservations/"+refs["riverside"][0], nil)
+	if !regexp.MustCompile(`id="unread">The guest's reservations at (oldtown, airport|airport, oldtown) could not be read`).MatchString(body) {
+		t.Fatalf("the staff page of %s does not name the unread locations:\n%s", refs["riverside"][0], body)
 	}
 	// Staff see, on each reservation, the locations not read.
 	unread := regexp.MustCompile(`"uncheckedProperties":\[([^\]]*)\]`)
