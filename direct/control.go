@@ -112,7 +112,8 @@ const (
 	kindControlStays  = "control-stays"  // key: keyed mailbox → its stays at the locations
 )
 
-// The hub's counters: the group's pending places and the code budgets.
+// controlPending is the hub's counter of the group's pending places; its
+// code budgets count under the booking-admission counters' names.
 const controlPending = "control-pending"
 
 // ControlStore is the hub's control data on its own store, every request
