@@ -36,6 +36,12 @@ type Split struct {
 	// owner pages), so partners meet one host, which attributes the
 	// bookings made at that location. Empty: the hub's own host.
 	ORPLocation string `toml:"orp_location"`
+	// Hub is a location's: the hub's origin, where the group's control
+	// data is kept (pending counts, code admissions, contact markers).
+	// Without it the location keeps to its own limits alone.
+	Hub string `toml:"hub"`
+	// Others are the group's other locations, as Only leaves them out.
+	Others []string `toml:"-"`
 }
 
 // SplitLocation is where one location's process serves.
@@ -73,10 +79,16 @@ func (c Config) validateSplit(v *validator) {
 		if s.ORPLocation != "" {
 			v.add("split.orp_location", "is the hub's; a location's file names none")
 		}
+		if s.Hub != "" && !isOrigin(s.Hub) {
+			v.add("split.hub", "must be an http or https origin such as http://127.0.0.1:8090, got %q", s.Hub)
+		}
 		return
 	}
 	if s.ORPLocation != "" && !slices.ContainsFunc(s.Locations, func(l SplitLocation) bool { return l.Slug == s.ORPLocation }) {
 		v.add("split.orp_location", "%q is not the slug of a location in [[split.locations]]", s.ORPLocation)
+	}
+	if s.Hub != "" {
+		v.add("split.hub", "is a location's; the hub's file names none")
 	}
 	var seen []string
 	for i, l := range s.Locations {
@@ -88,8 +100,7 @@ func (c Config) validateSplit(v *validator) {
 			v.add(field+".slug", "%q is given twice", l.Slug)
 		}
 		seen = append(seen, l.Slug)
-		u, err := url.Parse(l.Origin)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		if !isOrigin(l.Origin) {
 			v.add(field+".origin", "must be an http or https origin such as http://127.0.0.1:8091, got %q", l.Origin)
 		}
 	}
@@ -98,6 +109,13 @@ func (c Config) validateSplit(v *validator) {
 			v.add("split.locations", "name no origin for location %q; the hub could not reach it", loc.Slug)
 		}
 	}
+}
+
+// isOrigin says whether text is an http or https origin, with no path,
+// query or user.
+func isOrigin(text string) bool {
+	u, err := url.Parse(text)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.User == nil
 }
 
 // loadSplitSecret reads the shared secret for a split role.
@@ -118,6 +136,11 @@ func (c *Config) loadSplitSecret() error {
 func (c *Config) Only(slug string) error {
 	for _, l := range c.Locations {
 		if l.Slug == slug {
+			for _, o := range c.Locations {
+				if o.Slug != slug {
+					c.Split.Others = append(c.Split.Others, o.Slug)
+				}
+			}
 			c.Locations = append(c.Locations[:0:0], l)
 			return nil
 		}
@@ -176,7 +199,7 @@ func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) 
 	}
 	for i, l := range demo.Locations {
 		name := filepath.Join(abs, l.Slug+".toml")
-		if err := write(name, file(RoleLocation, SplitPorts[i+1], l.Slug+"-data", "")); err != nil {
+		if err := write(name, file(RoleLocation, SplitPorts[i+1], l.Slug+"-data", fmt.Sprintf("hub = %q\n", origin(SplitPorts[0])))); err != nil {
 			return nil, err
 		}
 		names = append(names, name)

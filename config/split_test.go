@@ -42,14 +42,14 @@ func TestDemoSplit(t *testing.T) {
 		if c.Split.Secret != "1:"+strings.Repeat("05", 32) {
 			t.Fatalf("%s: secret %q", name, c.Split.Secret)
 		}
-		role := RoleLocation
+		role, hubOrigin := RoleLocation, "http://127.0.0.1:8090"
 		if i == 0 {
-			role = RoleHub
+			role, hubOrigin = RoleHub, ""
 			if len(c.Split.Locations) != 3 || c.Split.Locations[1].Origin != "http://127.0.0.1:8092" {
 				t.Fatalf("hub locations = %+v", c.Split.Locations)
 			}
 		}
-		if c.Split.Role != role || c.Split.Addr == "" || stores[c.Store.DataDir] {
+		if c.Split.Role != role || c.Split.Addr == "" || stores[c.Store.DataDir] || c.Split.Hub != hubOrigin {
 			t.Fatalf("%s: role %q addr %q store %q", name, c.Split.Role, c.Split.Addr, c.Store.DataDir)
 		}
 		stores[c.Store.DataDir] = true
@@ -71,6 +71,9 @@ func TestSplitValidation(t *testing.T) {
 	}{
 		{"hub", hub + airport, ""},
 		{"location", "\n[split]\nrole = \"location\"\nsecret_file = \"/etc/relay\"\n", ""},
+		{"location with its hub", "\n[split]\nrole = \"location\"\nsecret_file = \"/etc/relay\"\nhub = \"http://127.0.0.1:8090\"\n", ""},
+		{"hub origin with a path", "\n[split]\nrole = \"location\"\nsecret_file = \"/etc/relay\"\nhub = \"http://127.0.0.1:8090/x\"\n", "split.hub"},
+		{"a hub naming a hub", strings.Replace(hub, "[split]\n", "[split]\nhub = \"http://127.0.0.1:8090\"\n", 1) + airport, "split.hub"},
 		{"unknown role", "\n[split]\nrole = \"proxy\"\n", "split.role"},
 		{"secret without role", "\n[split]\nsecret_env = \"RELAY\"\n", "split.role"},
 		{"no secret", "\n[split]\nrole = \"location\"\n", "split.secret_env"},
@@ -102,6 +105,9 @@ func TestOnly(t *testing.T) {
 	c := Demo()
 	if err := c.Only("oldtown"); err != nil || len(c.Locations) != 1 || c.Locations[0].Slug != "oldtown" {
 		t.Fatalf("Only(oldtown) = %v, %+v", err, c.Locations)
+	}
+	if strings.Join(c.Split.Others, ",") != "riverside,airport" {
+		t.Fatalf("the others of oldtown = %q", c.Split.Others)
 	}
 	if len(Demo().Locations) != 3 {
 		t.Fatal("Only changed the demo's locations")

@@ -87,6 +87,7 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 	admitting := s.admitDeadline(ctx)
 	defer admitting.stop()
 	var answer *reservation.CancelResult
+	var hub *Admitted // the hub's admission, in a split deployment
 	full := false
 	err = store.Retrier{Attempts: maxCASAttempts + 1}.Run(ctx, func() error {
 		version, open, ok := s.openCancellation(ctx, now, ref)
@@ -94,7 +95,16 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 			answer = s.cancelStartAnswer(open, l)
 			return nil
 		}
+		if hub == nil && s.control != nil {
+			// The group's budget is the hub's, charged once and first.
+			var err error
+			if hub, err = s.admitCancelAtHub(ctx); err != nil {
+				full = true // no acknowledged allowance: no code
+				return store.Final(err)
+			}
+		}
 		charges, a := s.chargeWrites(now, s.cancelGroupBudget(set), s.cancelReferenceBudget(ref))
+		a.hub = hub
 		_, err := s.st.Apply(admitting.context(), append([]store.Write{
 			{Op: store.OpCreate, Record: record(kindCancel, id, cn, 0, now)},
 			upsert(kindCancelOpen, ref, id, version, now),
@@ -106,6 +116,11 @@ func (s *Service) Cancel(ctx context.Context, c reservation.Caller, req CancelRe
 		adm = a
 		return err // another first step or send came first: read again
 	})
+	if answer != nil || full || err != nil || admitting.passed() {
+		// No code is sent under the hub's admission: it is known unused.
+		s.refundAtHub(ctx, hub)
+		adm.hub = nil
+	}
 	switch {
 	case answer != nil:
 		return answer, nil

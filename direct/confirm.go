@@ -214,6 +214,17 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 			return nil, because(refuse(CodeCannotCheck, rt), err)
 		}
 	}
+	// In a split deployment the mailbox's marker at the hub serializes its
+	// confirmations across the group, and brings its stays elsewhere;
+	// this call's work ends before the marker lapses.
+	m, err := s.markAtHub(ctx, in.Contact.Email)
+	if err != nil {
+		return nil, because(refuse(CodePausedCall, rt), err)
+	}
+	var made *booked
+	defer func() { s.settle(ctx, m, made) }()
+	ctx, cancelMarked := markerDeadline(ctx, m, s.clock.Now())
+	defer cancelMarked()
 	// The proved intent is never stored as such: it becomes its receipt
 	// in the same transaction as the reservation.
 	proved := in
@@ -231,6 +242,9 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	// The contact rows and the two pending ceilings (the group's before
 	// the location's) are read at once and judged in that order.
 	r := newBooked(proved, d.token, l, now)
+	if m.unread != nil {
+		r.chat.UncheckedProperties = m.unread // named for staff
+	}
 	_, checkout, _ := r.Stay()
 	until := pendingUntil(l, checkout)
 	rows, rowsErr := s.contactRows(contactCtx, keys, in.Data, s.today(l, now))
@@ -238,6 +252,7 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	if rowsErr != nil {
 		return nil, because(refuse(CodeCannotCheck, rt), rowsErr)
 	}
+	rows = append(rows, m.elsewhere(l.Slug)...)
 	if reuse, refused := s.contactVerdict(rows, l, in.Data, s.today(l, now)); reuse != nil {
 		// The same proved email already holds this stay: report it.
 		_, err := s.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: record(kindIntent, in.ID, receipt(proved, reuse.Reference, now), version, now)}})
@@ -255,6 +270,14 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 		return nil, refuse(CodeContact, rt)
 	}
 
+	// In a split deployment the group's place is the hub's, claimed
+	// first; the reservation gives it back when it stops awaiting staff.
+	if s.claimAtHub(ctx, r.Reference, until) {
+		if err := s.endAt(ctx, in, version); err != nil {
+			return nil, err
+		}
+		return nil, refuse(CodePausedForStaff, rt)
+	}
 	// The pending ceilings are claimed in the reservation's transaction,
 	// the group's before the location's, so a full group answers first.
 	groupKey, groupClaim := reservation.Claim(scopeGroup, set.Group.Pending, until, now)
@@ -274,6 +297,13 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 			reservation.Records(errNoticeTaken, queue...),
 		},
 	})
+	switch reservation.ErrorCode(err) {
+	case "":
+		made = &r
+	case reservation.CodeCeiling, reservation.CodeUnitTaken, reservation.CodeInternal, reservation.CodeConflict:
+		// Nothing was written: the hub's place goes back.
+		s.releaseAtHub(ctx, r.Reference)
+	}
 	switch reservation.ErrorCode(err) {
 	case "":
 	case reservation.CodeCeiling:

@@ -38,6 +38,11 @@ func RecordKinds() []forget.Kind {
 		{Name: kindSweep, Keeps: "the sweep's cursors", Forget: forget.Nothing},
 		{Name: kindSettings, Keeps: "the settings staff edited", Forget: forget.Nothing},
 		{Name: kindSettingsAudit, Keeps: "who edited which setting, and when", Forget: forget.Nothing},
+		// The hub's control data: pseudonymous, keyed with the shared
+		// secret the guest's own records are not keyed with.
+		{Name: kindControlClaim, Keeps: "the hub's group pending place of a reference, until the stay ends", Forget: forget.ByReference},
+		{Name: kindControlMarker, Keeps: "the hub's 30-second contact marker of a keyed mailbox", Forget: forget.Nothing},
+		{Name: kindControlStays, Keeps: "the hub's stays of a keyed mailbox: location and nights, dropped after departure", Forget: forget.Nothing},
 	}
 }
 

@@ -69,6 +69,7 @@ func (e *errBudget) Error() string { return "budget full: " + e.b.key }
 type admission struct {
 	at      time.Time
 	budgets []budget
+	hub     *Admitted // the hub's charge too, in a split deployment
 }
 
 // admit charges one send to every budget in one transaction, in order,
@@ -146,6 +147,7 @@ func (s *Service) refund(ctx context.Context, a admission, now time.Time) {
 		// Keeping a charge is the safe side of a failed refund.
 		s.log.WarnContext(ctx, "refund admission", "err", err)
 	}
+	s.refundAtHub(ctx, a.hub)
 }
 
 // admitted counts the sends a budget's widest window counts now.

@@ -37,10 +37,18 @@ func (s *Service) resend(ctx context.Context, now time.Time, id string) (*StartR
 	if err != nil {
 		return nil, because(refuse(CodeCannotCheck, rt), err)
 	}
+	var hub *Admitted
+	if in.Contact != nil {
+		if hub, err = s.admitAtHub(ctx, in.Contact.Email); err != nil {
+			return nil, s.admissionRefusal(err, rt)
+		}
+	}
 	adm, err := s.admit(ctx, now, s.groupBookingBudget(set), s.mailboxBudget(in.Mailbox), s.locationBudget(set, l.Slug))
 	if refusal := s.admissionRefusal(err, rt); refusal != nil {
+		s.refundAtHub(ctx, hub) // no code is sent under it
 		return nil, refusal
 	}
+	adm.hub = hub
 	code, salt, err := s.codeAndSalt()
 	if err != nil {
 		s.refund(ctx, adm, now)

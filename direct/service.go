@@ -79,6 +79,11 @@ type Service struct {
 	// settings are the settings in force last built, with the version of
 	// the edited settings record they were built from.
 	settings atomic.Pointer[versionedSettings]
+
+	// control is the hub's control data in a split deployment, nil in one
+	// process; others are the group's other locations (UseControl).
+	control Control
+	others  []string
 }
 
 // Options are a Service's collaborators. Rand is crypto/rand.Reader in

@@ -173,7 +173,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	}
 	if pendingErr != nil {
 		return nil, because(refuse(CodeCannotCheck, rt), pendingErr)
-	} else if pending.full(set, l.Slug) {
+	} else if pending.full(set, l.Slug) || s.groupFull(ctx, set) {
 		return nil, refuse(CodePausedForStaff, rt)
 	}
 
@@ -191,6 +191,7 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 	var in intent
 	var code string
 	var adm admission
+	var hub *Admitted // the hub's admission, in a split deployment
 	admitting := s.admitDeadline(ctx)
 	defer admitting.stop()
 	var answer *StartResult
@@ -212,7 +213,17 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 			answer = res
 			return nil
 		}
+		if hub == nil && s.control != nil {
+			// The hub's budgets are charged once, before the location's,
+			// so a full group answers first.
+			var hubErr error
+			if hub, hubErr = s.admitAtHub(ctx, req.contact.Email); hubErr != nil {
+				refusal = s.admissionRefusal(hubErr, rt)
+				return store.Final(refusal)
+			}
+		}
 		charges, a := s.chargeWrites(now, s.groupBookingBudget(set), s.mailboxBudget(mailbox), s.locationBudget(set, l.Slug))
+		a.hub = hub
 		id, err := s.newBookingID(l)
 		if err != nil {
 			refusal = because(refuse(CodeCannotCheck, rt), err)
@@ -242,6 +253,11 @@ func (s *Service) startNew(ctx context.Context, now time.Time, req startRequest,
 		}
 		return err // an identical start or another charge came first: read again
 	})
+	if answer != nil || refusal != nil || err != nil || admitting.passed() {
+		// No code is sent under the hub's admission: it is known unused.
+		s.refundAtHub(ctx, hub)
+		adm.hub = nil
+	}
 	switch {
 	case answer != nil:
 		return answer, nil

@@ -4,6 +4,8 @@
 // bounds it by the worksheet's relay deadlines; the location's server
 // checks the MAC, the replay window, its own deployment context,
 // published status and custom hostname before it runs the operation.
+// In the other direction each location calls the hub's control
+// operations (control.go) the same way, signed with the same secret.
 //
 // It is an adapter: it imports business, hub, location, pricing,
 // reservation, direct and its chat door, and internal helpers; only

@@ -23,7 +23,11 @@ type SplitOptions struct {
 	// Secret is the shared secret's versions, as ParseKeys reads them.
 	Secret string
 	// Origins are the hub's: each location's process, by slug.
-	Origins    map[string]string
+	Origins map[string]string
+	// Hub is a location's: the hub's origin, where the group's control
+	// data is kept; Others are the group's other locations.
+	Hub        string
+	Others     []string
 	Portfolio  business.Portfolio
 	Deployment business.Deployment
 	Locations  *location.Service // this process's reads
@@ -37,7 +41,7 @@ type SplitOptions struct {
 // endpoint, or the hub's relayed reads, booking door and the proxy of
 // the pages that name a property.
 type Split struct {
-	Server  *Server  // a location's
+	Server  *Server  // a location's, and the hub's control operations
 	Backend *Backend // the hub's
 	Door    *Door    // the hub's
 }
@@ -56,13 +60,22 @@ func Open(o SplitOptions) (*Split, error) {
 		s := NewServer(ServerOptions{Keys: keys, Clock: o.Clock, Deployment: o.Deployment, Phone: PhoneOf(o.Portfolio), Log: o.Log})
 		ServeReads(s, o.Locations)
 		ServeBookings(s, o.Bookings)
+		if o.Hub != "" {
+			c, err := newControl(o, keys)
+			if err != nil {
+				return nil, err
+			}
+			o.Bookings.UseControl(c, o.Others)
+		}
 		return &Split{Server: s}, nil
 	case RoleHub:
 		client, err := NewClient(ClientOptions{Origins: o.Origins, Keys: keys, Clock: o.Clock, Rand: o.Rand})
 		if err != nil {
 			return nil, err
 		}
-		return &Split{Backend: NewBackend(client), Door: NewDoor(client, o.Bookings)}, nil
+		s := NewServer(ServerOptions{Keys: keys, Clock: o.Clock, Deployment: o.Deployment, Phone: PhoneOf(o.Portfolio), Log: o.Log})
+		ServeControl(s, direct.NewControlStore(o.Bookings))
+		return &Split{Server: s, Backend: NewBackend(client), Door: NewDoor(client, o.Bookings)}, nil
 	}
 	return nil, fmt.Errorf("split role %q is neither %q nor %q", o.Role, RoleHub, RoleLocation)
 }

@@ -56,6 +56,13 @@ func loopbackPort(t *testing.T) string {
 // the locations' environment alone.
 func startSplit(t *testing.T, engine string, locationEnv ...string) *splitDeployment {
 	t.Helper()
+	return startSplitEdited(t, engine, func(text string) string { return text }, locationEnv...)
+}
+
+// startSplitEdited is startSplit with every file's text changed by edit
+// first.
+func startSplitEdited(t *testing.T, engine string, edit func(string) string, locationEnv ...string) *splitDeployment {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +88,7 @@ func startSplit(t *testing.T, engine string, locationEnv ...string) *splitDeploy
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := string(b)
+		text := edit(string(b))
 		for from, to := range ports {
 			text = strings.ReplaceAll(text, from, to)
 		}
