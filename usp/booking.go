@@ -682,6 +682,8 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 			// §5.1.1: a booking waiting for its payment is confirmed by
 			// the payment, never by hand.
 			res.Messages = append(res.Messages, *invalidTransition("requires_action", "confirmed"))
+		case d.checkoutLapsed():
+			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		case d.mode() == business.ConfirmAuto:
 			// §5.3.4: confirm from pending is the business's decision
 			// only in manual mode (flow vector 105).

@@ -86,6 +86,14 @@ type payDetail struct {
 // payPending reports whether d's booking waits for its payment.
 func (d detail) payPending() bool { return d.Pay != nil && d.Pay.Status == "pending" }
 
+// payLapsed is the payment status of a UCP checkout whose places went
+// back unpaid while the checkout stays open (§7.5, flow vector 101).
+const payLapsed = "lapsed"
+
+// checkoutLapsed reports whether d's booking is such a checkout: it
+// holds nothing, and a new hold of its slot lets it be completed.
+func (d detail) checkoutLapsed() bool { return d.Pay != nil && d.Pay.Status == payLapsed }
+
 // Action is a task the buyer completes before the booking is confirmed
 // (booking.json Action); this business's only one is the payment.
 type Action struct {
@@ -169,7 +177,7 @@ func (b *Business) payView(s Service, r reservation.Reservation, d detail) (*Pay
 	switch {
 	case p.Status == "pending" && r.State == reservation.Reserved:
 		out.AmountDue = p.Due
-	case p.Status == "expired":
+	case p.Status == "expired", p.Status == payLapsed:
 		out.Status = "pending"
 	}
 	if c := d.Cancellation; c != nil && p.Paid > 0 {
@@ -413,7 +421,7 @@ func (b *Business) status(r reservation.Reservation, d detail) string {
 // checkout, and the answer states the amount.
 func (b *Business) cancellation(r reservation.Reservation, d detail, reason string, now time.Time) *Cancellation {
 	at := now.UTC().Format(time.RFC3339)
-	if d.payPending() && r.State == reservation.Reserved {
+	if d.payPending() && r.State == reservation.Reserved || d.checkoutLapsed() {
 		if reason == "" {
 			reason = "The checkout was abandoned before the payment was made."
 		}
@@ -469,13 +477,22 @@ func (b *Business) SettlePayments(ctx context.Context) error {
 var errAwaitsPayment = &reservation.Error{Code: reservation.CodeIllegalTransition,
 	Message: "The booking waits for its payment; it is confirmed when the payment arrives, not by hand."}
 
+// errCheckoutLapsed refuses accepting by hand a UCP checkout whose
+// places went back unpaid: only its completion books it.
+var errCheckoutLapsed = &reservation.Error{Code: reservation.CodeIllegalTransition,
+	Message: "The checkout's hold lapsed unpaid; it is booked only when the platform completes it."}
+
 // DecisionGuard refuses the staff decisions the core must not take on
 // this door's reservations, whichever page or command asks: confirming a
 // booking still waiting for its payment. The core calls it
 // (reservation.Core.GuardDecisions).
 func (b *Business) DecisionGuard(r reservation.Reservation, to reservation.State) error {
-	if d, ok := detailOf(r); ok && to == reservation.Confirmed && d.payPending() {
+	d, ok := detailOf(r)
+	switch {
+	case ok && to == reservation.Confirmed && d.payPending():
 		return errAwaitsPayment
+	case ok && to.HoldsUnits() && d.checkoutLapsed():
+		return errCheckoutLapsed
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/reservation"
+	"frontdesk/store"
 )
 
 // The UCP checkout with the paid-bookings extension (§7.4, §7.5): in
@@ -19,10 +20,13 @@ import (
 // checkout is how it is paid. Completing the checkout with the payment
 // the platform's checkout system reports (the payment handler below)
 // pays and confirms that booking in one write, so the booking is
-// confirmed exactly when the checkout is completed; a checkout never
-// completed is expired by the sweep, which releases its places, and a
-// canceled one ends its booking with checkout_abandoned. The checkout
-// id names the booking: there is no second record to fall out of step.
+// confirmed exactly when the checkout is completed. A checkout not
+// completed by its expires_at gives its places back (the sweep) but
+// stays open, reading incomplete, until its slot starts: the platform
+// may hold the slot again and complete the same checkout (flow vector
+// 101). A canceled one ends its booking with checkout_abandoned. The
+// checkout id names the booking: there is no second record to fall out
+// of step.
 
 // UCPPath is the base path of the UCP shopping binding (the checkout
 // sessions).
@@ -339,6 +343,8 @@ func (b *Business) CompleteCheckout(ctx context.Context, call Call, id string, i
 			return nil, d, nil, fail(CodeBookingNotFound, "%q names no checkout of this platform.", id)
 		case !d.payPending() && d.Pay.TransactionID == pr.TransactionID:
 			return nil, d, nil, nil // completed already by this payment
+		case d.checkoutLapsed() && r.State == reservation.Requested:
+			return b.retake(ctx, p, r, d, pr, now)
 		case !d.payPending():
 			return nil, d, b.lapsed(ctx, r, d), nil
 		case r.State != reservation.Reserved:
@@ -357,6 +363,62 @@ func (b *Business) CompleteCheckout(ctx context.Context, call Call, id string, i
 	return b.checkoutView(res), nil
 }
 
+// retake completes a checkout whose places went back unpaid (flow
+// vector 101's retry): the platform held the slot again, and the
+// checkout's booking takes that hold's places, is paid and confirmed in
+// one write, using the hold up. Without a live hold of the slot nothing
+// is recorded, and the answer says whether the slot can be held again.
+func (b *Business) retake(ctx context.Context, p Principal, r reservation.Reservation, d detail, pr *PaymentResult, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
+	s, _ := b.catalog.get(d.ServiceID)
+	w, ok := b.resolveSlot(s, d.SlotID)
+	if !ok || !now.Before(w.start) {
+		return nil, d, outcomeMsg("slot_unavailable", "The checkout's slot has started; choose another slot.", "recoverable"), nil
+	}
+	hr, hd, found, err := b.liveHold(ctx, p, s, w, r.Guests, now)
+	switch {
+	case err != nil:
+		return nil, d, nil, err
+	case !found:
+		return nil, d, b.lapsed(ctx, r, d), nil
+	case pr.amount() != d.Pay.Due || !strings.EqualFold(pr.Currency, d.Pay.Currency):
+		return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be the checkout total, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
+	}
+	nd := b.paidDetail(d, paidBy{taker: takerPlatform, amount: d.Pay.Due, provider: pr.Provider, txn: pr.TransactionID, order: orderPrefix + r.Reference})
+	to := reservation.Reserved
+	if nd.mode() == business.ConfirmAuto {
+		to = reservation.Confirmed
+	}
+	hd.HoldEnd = HoldConverted
+	return func(a reservation.Addition) (reservation.Reservation, error) {
+		return b.desk().TakeHold(ctx, reservation.Change{Read: r, By: "usp:" + p.Platform, Note: "paid", At: now,
+			Unit: reservation.Unit{Location: s.loc.Slug, Type: s.unit.Type, Capacity: s.unit.Count}, Units: max(r.Guests, 1),
+			Also: []reservation.Addition{a}, Edit: func(m *reservation.Reservation) { m.Detail = nd.raw() }},
+			hr, func(m *reservation.Reservation) { m.Detail = hd.raw() }, to)
+	}, nd, nil, nil
+}
+
+// liveHold finds the platform's live hold of w for at least spots
+// places, to complete a lapsed checkout with.
+func (b *Business) liveHold(ctx context.Context, p Principal, s Service, w wantSlot, spots int, now time.Time) (reservation.Reservation, detail, bool, error) {
+	f := store.ReservationFilter{Location: s.loc.Slug, From: w.core[0], States: []string{string(reservation.OnHold)}, Source: string(reservation.USP(p.Platform)), Limit: 500}
+	for {
+		rows, err := reservation.List(ctx, b.st, f)
+		if err != nil {
+			return reservation.Reservation{}, detail{}, false, fmt.Errorf("read holds: %w", err)
+		}
+		for _, r := range rows {
+			if d, ok := detailOf(r); ok && d.Kind == "hold" && d.ServiceID == s.ID && d.SlotID == w.id && d.Spots >= spots && now.Before(r.HoldExpires) {
+				return r, d, true, nil
+			}
+		}
+		if len(rows) < f.Limit {
+			return reservation.Reservation{}, detail{}, false, nil
+		}
+		last := rows[len(rows)-1]
+		f.After = store.ReservationCursor{FirstSlot: last.FirstSlot(), Reference: last.Reference}
+	}
+}
+
 // lapsed is the outcome of completing a checkout that can no longer be
 // completed: completed by another payment, or ended. A checkout whose
 // places went back answers hold_expired while its slot still has room
@@ -368,6 +430,9 @@ func (b *Business) lapsed(ctx context.Context, r reservation.Reservation, d deta
 	s, _ := b.catalog.get(d.ServiceID)
 	if w, ok := b.resolveSlot(s, d.SlotID); ok {
 		if n, err := b.remaining(ctx, s, w); err == nil && n >= r.Guests {
+			if d.checkoutLapsed() {
+				return outcomeMsg("hold_expired", "The checkout's hold lapsed and its slot was released; the slot is still free: hold it again and complete this checkout.", "recoverable")
+			}
 			return outcomeMsg("hold_expired", "The checkout expired and its slot was released; the slot is still free: hold it and check out again.", "recoverable")
 		}
 	}
@@ -389,7 +454,7 @@ func (b *Business) CancelCheckout(ctx context.Context, call Call, id string) (*C
 			return nil, d, nil, fail(CodeBookingNotFound, "%q names no checkout of this platform.", id)
 		case d.Pay.TransactionID != "":
 			return nil, d, outcomeMsg("invalid_transition", "A completed checkout cannot be canceled; cancel its booking instead.", ""), nil
-		case !d.payPending() || r.State != reservation.Reserved:
+		case !d.checkoutLapsed() && (!d.payPending() || r.State != reservation.Reserved):
 			return nil, d, nil, nil // ended already
 		}
 		d.Cancellation = b.cancellation(r, d, "The checkout was canceled before it was completed.", now)
@@ -447,6 +512,10 @@ func (b *Business) checkoutView(res *BookingResult) *Checkout {
 		}
 	case bk.Status == "requires_action":
 		out.Status, out.ExpiresAt, ctxt.BookingStatus = "ready_for_complete", bk.ExpiresAt, "pending"
+	case bk.Status == "pending":
+		// Its places went back unpaid: a new hold of the slot completes
+		// it (flow vector 101).
+		out.Status, ctxt.BookingStatus = "incomplete", "pending"
 	default:
 		out.Status, ctxt.BookingStatus = "canceled", "canceled"
 	}

@@ -220,11 +220,11 @@ func TestUCPCheckoutPaysAndConfirmsOnce(t *testing.T) {
 }
 
 // An abandoned checkout holds its slot only until it expires: the sweep
-// ends its booking and frees the slot, the checkout reads canceled, and
-// a late completion records nothing and answers hold_expired while the
-// slot is still free, slot_unavailable once it is taken (§7.5 A1). A canceled checkout ends its booking at
-// once with checkout_abandoned and frees its slot, and reads the same
-// from then on.
+// frees the slot, the checkout reads incomplete (flow vector 101), and
+// a late completion without a new hold records nothing and answers
+// hold_expired while the slot is still free, slot_unavailable once it is
+// taken (§7.5 A1). A canceled checkout ends its booking at once with
+// checkout_abandoned and frees its slot, and reads the same from then on.
 func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
 	onUCPEngines(t, func(t *testing.T, w *payWorld) {
 		ctx := context.Background()
@@ -237,14 +237,14 @@ func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
 			t.Fatal("the abandoned checkout's slot is not free again")
 		}
 		read, err := w.GetCheckout(ctx, w.call, c.ID)
-		if err != nil || read.Status != "canceled" || read.Booking.BookingStatus != "canceled" {
+		if err != nil || read.Status != "incomplete" || read.Booking.BookingStatus != "pending" {
 			t.Fatalf("expired checkout = %+v, %v", read, err)
 		}
 		late, err := w.CompleteCheckout(ctx, w.call, c.ID, reported("pi_late", "2500"))
-		if err != nil || outcome(t, late.Messages) != "hold_expired" || late.Status != "canceled" {
+		if err != nil || outcome(t, late.Messages) != "hold_expired" || late.Status != "incomplete" {
 			t.Fatalf("late completion = %+v, %v", late, err)
 		}
-		if b := w.get(t, c.Booking.BookingID); b.Status != "canceled" || b.Payment.TransactionID != "" {
+		if b := w.get(t, c.Booking.BookingID); b.Status != "pending" || b.Payment.TransactionID != "" {
 			t.Fatalf("booking after a late completion = %s %+v", b.Status, b.Payment)
 		}
 
