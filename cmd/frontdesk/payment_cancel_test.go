@@ -33,9 +33,20 @@ func paidStay(t *testing.T, pol business.Policy) (*Main, string, string, payment
 // paidRequest is paidStay before staff answer the request.
 func paidRequest(t *testing.T, pol business.Policy) (*Main, string, string, payment.Payment) {
 	t.Helper()
+	return paidRequestVia(t, pol, nil)
+}
+
+// paidRequestVia is paidRequest with the Stripe provider wrapped by
+// wrap, when given, as serve would use it.
+func paidRequestVia(t *testing.T, pol business.Policy, wrap func(payment.Provider) payment.Provider) (*Main, string, string, payment.Payment) {
+	t.Helper()
+	var provider payment.Provider
 	provider, err := stripe.New(stripe.Options{Key: payment.NewSecret("sk_test_serve"), WebhookSecret: payment.NewSecret(testWebhookSecret), API: stripemock.Start(t)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if wrap != nil {
+		provider = wrap(provider)
 	}
 	c := config.Demo()
 	for j, u := range c.Locations[0].Units {

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"frontdesk/business"
 	"frontdesk/internal/clock"
 	"frontdesk/payment"
+	"frontdesk/reservation"
 	"frontdesk/staff"
 )
 
@@ -211,5 +214,75 @@ func TestNoShowAppliesTheRule(t *testing.T) {
 				t.Fatalf("kept from no-shows = %q", shown)
 			}
 		})
+	}
+}
+
+// silentRefunds is a payment provider whose refunds time out while down
+// is set, as a provider that does not answer does; sent counts the
+// refunds the provider made.
+type silentRefunds struct {
+	payment.Provider
+	down atomic.Bool
+	sent atomic.Int32
+}
+
+func (s *silentRefunds) Refund(ctx context.Context, in payment.RefundRequest) (payment.Refund, error) {
+	if s.down.Load() {
+		return payment.Refund{}, fmt.Errorf("refund: %w", context.DeadlineExceeded)
+	}
+	r, err := s.Provider.Refund(ctx, in)
+	if err == nil {
+		s.sent.Add(1)
+	}
+	return r, err
+}
+
+// TestStaffRefundTheProviderDoesNotAnswer: an owner's refund the
+// provider does not answer is recorded pending, and the page says so;
+// the same form sent again while the provider is silent records nothing
+// more, and once it answers, sending it again (or the sweep) sends that
+// one refund, once.
+func TestStaffRefundTheProviderDoesNotAnswer(t *testing.T) {
+	silent := &silentRefunds{}
+	m, ref, _, p := paidRequestVia(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 48, LateCancelFee: "50.00"},
+		func(pr payment.Provider) payment.Provider { silent.Provider = pr; return silent })
+	if _, _, err := m.office.Decide(context.Background(), reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "olga"}); err != nil {
+		t.Fatal(err)
+	}
+	addStaff(t, m)
+	page := "/staff/reservations/" + ref
+	olga := signIn(t, m, "olga")
+	form := url.Values{"csrf": {olga.csrf}, "amount": {"10.00"}, "note": {"the heater was broken"}, "seen": {"0"}}
+
+	silent.down.Store(true)
+	for range 2 {
+		status, h, body := olga.do("POST", page+"/refund", form)
+		if status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=refund-pending") {
+			t.Fatalf("refund with the provider silent = %d %q: %s", status, h.Get("Location"), body)
+		}
+		got := reread(t, m, p)
+		if len(got.Refunds) != 1 || got.Refunds[0].State != payment.RefundPending || got.Refunds[0].Amount != 1000 || silent.sent.Load() != 0 {
+			t.Fatalf("refunds with the provider silent = %+v, %d sent", got.Refunds, silent.sent.Load())
+		}
+	}
+	_, _, body := olga.do("GET", page+"?done=refund-pending", nil)
+	for _, want := range []string{"Refund recorded with your name and reason; the payment provider did not answer, so it is sent again until it does.",
+		"$10.00, manual refund, pending: will be sent again, by olga: the heater was broken"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the page after a silent refund lacks %q: %s", want, body)
+		}
+	}
+
+	silent.down.Store(false)
+	status, h, _ := olga.do("POST", page+"/refund", form)
+	if status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=refunded") {
+		t.Fatalf("the same form once the provider answers = %d %q", status, h.Get("Location"))
+	}
+	if _, err := m.payments.Resume(context.Background(), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := reread(t, m, p)
+	if len(got.Refunds) != 1 || got.Refunds[0].State != payment.RefundDone || silent.sent.Load() != 1 {
+		t.Fatalf("refunds once the provider answers = %+v, %d sent", got.Refunds, silent.sent.Load())
 	}
 }
