@@ -651,7 +651,11 @@ func (b *Business) cancel(ctx context.Context, call Call, id string, in CancelRe
 		if !r.State.CanMove(reservation.Cancelled) {
 			return nil, d, invalidTransition(Status(r.State), "cancelled"), nil
 		}
-		d.Cancellation = b.cancellation(r, d, in.Reason, now)
+		c, err := b.cancellation(ctx, r, d, in.Reason, now)
+		if err != nil {
+			return nil, d, nil, err
+		}
+		d.Cancellation = c
 		return func(a reservation.Addition) (reservation.Reservation, error) {
 			// Its credentials end with it: the door's end hook deletes them.
 			return b.desk().Cancel(ctx, reservation.Change{Read: r, By: "platform", Note: "cancelled by the platform", At: now,

@@ -418,28 +418,36 @@ func (b *Business) status(r reservation.Reservation, d detail) string {
 // window. Money this business's provider took is refunded by the
 // payment ledger's cancellation consumer at the same instant and by the
 // same terms; money a platform's checkout took is refunded by that
-// checkout, and the answer states the amount.
-func (b *Business) cancellation(r reservation.Reservation, d detail, reason string, now time.Time) *Cancellation {
+// checkout, and the answer states the amount. A fee staff waived in
+// advance on the ledger's payment is not taken.
+func (b *Business) cancellation(ctx context.Context, r reservation.Reservation, d detail, reason string, now time.Time) (*Cancellation, error) {
 	at := now.UTC().Format(time.RFC3339)
 	if d.payPending() && r.State == reservation.Reserved || d.checkoutLapsed() {
 		if reason == "" {
 			reason = "The checkout was abandoned before the payment was made."
 		}
-		return &Cancellation{Reason: reason, ReasonCode: "checkout_abandoned", CanceledBy: "system", CanceledAt: at}
+		return &Cancellation{Reason: reason, ReasonCode: "checkout_abandoned", CanceledBy: "system", CanceledAt: at}, nil
 	}
 	c := &Cancellation{Reason: reason, CanceledBy: "buyer", CanceledAt: at}
 	s, ok := b.catalog.get(d.ServiceID)
 	w, found := b.resolveSlot(s, d.SlotID)
 	if !ok || !found {
-		return c
+		return c, nil
 	}
 	var paid int64
 	if d.Pay != nil {
 		paid = d.Pay.Paid
 	}
-	c.Fee = s.terms.CancelFee(w.start, now)
-	c.RefundAmount = s.terms.CancelRefund(paid, w.start, now)
-	return c
+	var p payment.Payment
+	if b.payments != nil && paid > 0 && d.Pay.Taker == takerBusiness {
+		var err error
+		if _, p, err = b.payments.Paid(ctx, r.Reference); err != nil {
+			return nil, fmt.Errorf("read payment: %w", err)
+		}
+	}
+	st := payment.SettlePayment(s.terms, p, paid, w.start, now)
+	c.Fee, c.RefundAmount = payment.CancelFee(s.terms, p, w.start, now), st.Refund
+	return c, nil
 }
 
 // settleLookback is how far back the sweep looks for payments the

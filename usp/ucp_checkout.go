@@ -457,7 +457,11 @@ func (b *Business) CancelCheckout(ctx context.Context, call Call, id string) (*C
 		case !d.checkoutLapsed() && (!d.payPending() || r.State != reservation.Reserved):
 			return nil, d, nil, nil // ended already
 		}
-		d.Cancellation = b.cancellation(r, d, "The checkout was canceled before it was completed.", now)
+		c, err := b.cancellation(ctx, r, d, "The checkout was canceled before it was completed.", now)
+		if err != nil {
+			return nil, d, nil, err
+		}
+		d.Cancellation = c
 		return func(a reservation.Addition) (reservation.Reservation, error) {
 			return b.desk().Cancel(ctx, reservation.Change{Read: r, By: "platform", Note: "checkout canceled", At: now,
 				Also: []reservation.Addition{a}, Edit: func(m *reservation.Reservation) { m.Detail = d.raw() }})

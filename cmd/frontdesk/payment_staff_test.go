@@ -121,13 +121,6 @@ func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
 	olga := signIn(t, m, "olga")
 	dashboard := "/staff/?pay_from=2026-11-01&pay_to=2026-11-30"
 
-	_, _, body := olga.do("GET", page, nil)
-	if strings.Contains(body, `id="waive-form"`) {
-		t.Fatal("a fee waiver is offered before any fee")
-	}
-	if status, _, body := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}}); status != http.StatusUnprocessableEntity {
-		t.Fatalf("waiving before a fee = %d: %s", status, body)
-	}
 	if status, _, _ := olga.do("POST", page, url.Values{"csrf": {olga.csrf}, "to": {"cancelled"}}); status != http.StatusSeeOther {
 		t.Fatalf("cancel = %d", status)
 	}
@@ -135,7 +128,7 @@ func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
 	if p.Settled == nil || p.Settled.Why != payment.SettledCancellation || p.Settled.Kept != 2000 || p.Settled.Owed != 6000 || len(p.Refunds) != 0 {
 		t.Fatalf("after a late cancellation: %+v %+v", p.Settled, p.Refunds)
 	}
-	_, _, body = olga.do("GET", dashboard, nil)
+	_, _, body := olga.do("GET", dashboard, nil)
 	for id, want := range map[string]string{"money-taken": "$20.00", "money-refunded": "$0.00", "money-kept": "$20.00", "money-fees": "$20.00", "money-owed": "$60.00"} {
 		if got := dd(body, id); got != want {
 			t.Fatalf("%s = %q, want %q: %s", id, got, want, body)
@@ -177,6 +170,65 @@ func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
 	carl := signIn(t, m, "carl")
 	if _, _, body = carl.do("GET", dashboard, nil); strings.Contains(body, `id="money"`) {
 		t.Fatal("a clerk sees the money totals")
+	}
+}
+
+// TestAdvanceWaiverAcrossDoors: an owner waives a stay's late fee
+// before any cancellation, with a reason kept with their name (a
+// clerk may not, and a second waiver changes nothing); the guest's page
+// then shows that a late cancellation refunds all the deposit, and a
+// late cancellation, from the guest's page or by staff, refunds all of
+// it and keeps no fee. USP's door is TestCancellationAfterAnAdvanceWaiverTakesNoFee.
+func TestAdvanceWaiverAcrossDoors(t *testing.T) {
+	pol := business.Policy{Payment: business.PayDeposit, Deposit: "20.00", FreeCancelHours: 1000, LateCancelFee: "80.00"}
+	for _, door := range []string{"guest page", "staff"} {
+		t.Run(door, func(t *testing.T) {
+			m, ref, link, p := paidStay(t, pol)
+			addStaff(t, m)
+			page := "/staff/reservations/" + ref
+			olga, carl := signIn(t, m, "olga"), signIn(t, m, "carl")
+			_, _, body := get(t, m.URL+link, "", nil)
+			if dd(body, "cancel-refund") != "$0.00" {
+				t.Fatalf("before the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
+			}
+			_, _, body = olga.do("GET", page, nil)
+			if !strings.Contains(body, `id="waive-form"`) {
+				t.Fatalf("no waiver offered in advance: %s", body)
+			}
+			if status, _, _ := carl.do("POST", page+"/waive", url.Values{"csrf": {carl.csrf}, "note": {"regular guest"}}); status != http.StatusForbidden {
+				t.Fatalf("a clerk's waiver = %d", status)
+			}
+			for i := range 2 {
+				status, h, _ := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}})
+				if i == 0 && (status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=waived")) {
+					t.Fatalf("waive in advance = %d %q", status, h.Get("Location"))
+				}
+			}
+			p = reread(t, m, p)
+			if !p.FeeWaivedInAdvance() || p.Waiver.By != "olga" || p.Waiver.Note != "regular guest" || len(p.Refunds) != 0 {
+				t.Fatalf("after the advance waiver: %+v %+v", p.Waiver, p.Refunds)
+			}
+			_, _, body = olga.do("GET", page, nil)
+			if strings.Contains(body, `id="waive-form"`) || !strings.Contains(dd(body, "pay-waiver"), "by olga: regular guest; in advance: a cancellation takes no late fee") {
+				t.Fatalf("the waived page: %s", body)
+			}
+			_, _, body = get(t, m.URL+link, "", nil)
+			if dd(body, "cancel-refund") != "$20.00" {
+				t.Fatalf("after the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
+			}
+			if door == "guest page" {
+				body = guestCancels(t, m, link)
+				if dd(body, "kept") != "$0.00" || !strings.Contains(body, "Nothing is owed.") {
+					t.Fatalf("the cancelled page: %s", body)
+				}
+			} else if status, _, _ := olga.do("POST", page, url.Values{"csrf": {olga.csrf}, "to": {"cancelled"}}); status != http.StatusSeeOther {
+				t.Fatalf("staff cancel = %d", status)
+			}
+			p = cancelled(t, m, p)
+			if got := cancelRefund(t, p); got != 2000 || p.Settled == nil || p.Settled.Kept != 0 || p.Owed() != 0 {
+				t.Fatalf("after a late cancellation: refunded %d, %+v", got, p.Settled)
+			}
+		})
 	}
 }
 
