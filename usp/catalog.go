@@ -170,7 +170,7 @@ func stayNights(u business.Unit) int {
 	return n
 }
 
-func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
+func buildCatalog(cfg Config, pricer *pricing.Pricer, checkout bool) (catalog, error) {
 	c := catalog{byID: map[string]int{}, slots: newSlotCache()}
 	biz := businessID(cfg.Business.Name)
 	currency := cfg.Business.Currency
@@ -233,10 +233,11 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 			if err != nil {
 				return catalog{}, fmt.Errorf("usp catalog: %s policy: %w", s.ID, err)
 			}
-			if !cfg.standalone() && terms.Timing == business.PayDeposit && s.Pricing.Amount > 0 {
-				// §7.6.1 fails closed: in UCP-Native Mode a deposit needs
-				// UCP's payment terms extension, which this business does
-				// not declare, so the service is not advertised at all.
+			if !cfg.standalone() && terms.Timing == business.PayDeposit && s.Pricing.Amount > 0 && !checkout {
+				// §7.6.1 fails closed: in UCP-Native Mode a deposit is
+				// booked only through the UCP checkout with the payment
+				// terms extension; without the checkout, the service is
+				// not advertised at all.
 				continue
 			}
 			s.applyTerms(terms)

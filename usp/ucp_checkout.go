@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"frontdesk/business"
+	"frontdesk/internal/money"
 	"frontdesk/reservation"
 	"frontdesk/store"
 )
@@ -49,6 +50,7 @@ const (
 const (
 	CapabilityUCPCheckout  Capability = "dev.ucp.shopping.checkout"
 	CapabilityPaidBookings Capability = "dev.usp-protocol.services.paid_bookings"
+	CapabilityPaymentTerms Capability = "dev.ucp.common.payment.terms"
 )
 
 // checkoutPrefix and orderPrefix start a checkout id and an order id;
@@ -80,12 +82,24 @@ func UCPMethods() []Method {
 	}
 }
 
-// checkoutPays reports whether a UCP checkout books s: a service paid in
-// full when booking, in UCP-Native Mode. A deposit needs UCP's payment
-// terms extension (§7.6.1), which this business does not declare, so a
-// deposit service is not booked in this mode at all.
+// checkoutPays reports whether a UCP checkout books s: in UCP-Native
+// Mode, a service paid in full when booking, or one that takes a deposit
+// then, whose checkout offers UCP payment terms (§7.6.1: the deposit
+// now, the balance at the slot's start).
 func (b *Business) checkoutPays(s Service) bool {
-	return !b.cfg.standalone() && s.terms.Timing == business.PayAtBooking && s.terms.TakesMoney() && s.Pricing.Amount > 0
+	timing := s.terms.Timing == business.PayAtBooking || s.terms.Timing == business.PayDeposit
+	return !b.cfg.standalone() && timing && s.terms.TakesMoney() && s.Pricing.Amount > 0
+}
+
+// takesDeposits reports whether a checkout books a deposit service, so
+// the profile declares UCP's payment terms extension (§7.2, §7.6.1).
+func (b *Business) takesDeposits() bool {
+	for _, s := range b.catalog.services {
+		if b.checkoutPays(s) && s.terms.Timing == business.PayDeposit {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckoutServed reports whether this business serves the UCP checkout:
@@ -121,14 +135,23 @@ func (b *Business) paymentHandlers() map[string][]PaymentHandler {
 }
 
 // checkoutEntries are the profile's checkout capability and its
-// paid-bookings extension (§7.2).
-func checkoutEntries() map[Capability][]CapabilityEntry {
-	return map[Capability][]CapabilityEntry{
+// paid-bookings extension (§7.2), with UCP's payment terms extension
+// when a deposit is booked through the checkout (§7.6.1).
+func (b *Business) checkoutEntries() map[Capability][]CapabilityEntry {
+	out := map[Capability][]CapabilityEntry{
 		CapabilityUCPCheckout: {{Version: UCPVersion, Spec: "https://ucp.dev/latest/specification/shopping/checkout/",
 			Schema: "https://ucp.dev/latest/schemas/shopping/checkout.json"}},
 		CapabilityPaidBookings: {{Version: Version, Spec: "https://usp-protocol.dev/specification#7-ucp-native-mode",
 			Schema: "https://usp-protocol.dev/schemas/services/paid_bookings.json", Extends: CapabilityUCPCheckout}},
 	}
+	if b.takesDeposits() {
+		// This business has no order capability, so the extension
+		// extends the checkout alone; the accepted term rides on the
+		// completed checkout's order.
+		out[CapabilityPaymentTerms] = []CapabilityEntry{{Version: UCPVersion, Spec: "https://ucp.dev/latest/specification/payment/extensions/terms/",
+			Schema: "https://ucp.dev/" + UCPVersion + "/schemas/common/payment_terms.json", Extends: CapabilityUCPCheckout}}
+	}
+	return out
 }
 
 // shoppingBinding is the profile's dev.ucp.shopping service binding.
@@ -180,9 +203,46 @@ type CheckoutTotal struct {
 	Amount int64  `json:"amount"`
 }
 
-// Order is a completed checkout's order.
+// Order is a completed checkout's order; Payment carries the accepted
+// payment term of a deposit (§7.6.1).
 type Order struct {
-	ID string `json:"id"`
+	ID      string        `json:"id"`
+	Payment *OrderPayment `json:"payment,omitempty"`
+}
+
+// OrderPayment is an order's accepted payment term.
+type OrderPayment struct {
+	AcceptedTerm PaymentTerm `json:"accepted_term"`
+}
+
+// CheckoutPayment is a checkout's payment terms (UCP's payment terms
+// extension): one term, selected.
+type CheckoutPayment struct {
+	SelectedTermID string        `json:"selected_term_id"`
+	Terms          []PaymentTerm `json:"terms"`
+}
+
+// PaymentTerm is a set of schedules whose amounts sum to the checkout
+// total.
+type PaymentTerm struct {
+	ID        string     `json:"id"`
+	Title     string     `json:"title"`
+	Schedules []Schedule `json:"schedules"`
+}
+
+// Schedule is one payment of a term: immediate is charged when the
+// checkout completes; at_service falls due at DueAt, the slot's start.
+type Schedule struct {
+	ID          string    `json:"id"`
+	Type        string    `json:"type"`
+	Description PlainText `json:"description"`
+	DueAt       string    `json:"due_at,omitempty"`
+	Amount      int64     `json:"amount"`
+}
+
+// PlainText is a buyer-facing text.
+type PlainText struct {
+	Plain string `json:"plain"`
 }
 
 // CheckoutMeta is a checkout's ucp object.
@@ -203,6 +263,7 @@ type Checkout struct {
 	Buyer     *Buyer             `json:"buyer,omitempty"`
 	Booking   *BookingContext    `json:"booking,omitempty"`
 	Totals    []CheckoutTotal    `json:"totals,omitempty"`
+	Payment   *CheckoutPayment   `json:"payment,omitempty"`
 	ExpiresAt string             `json:"expires_at,omitempty"`
 	Order     *Order             `json:"order,omitempty"`
 	Messages  []Message          `json:"messages"`
@@ -254,8 +315,8 @@ func (in CompleteCheckoutRequest) result() (*PaymentResult, error) {
 	if err := pr.check(); err != nil {
 		return nil, err
 	}
-	if pr.Status != "paid" {
-		return nil, fail(CodeValidation, "credential.status must be paid: a checkout takes the whole price.")
+	if pr.Status != "paid" && pr.Status != "deposit_paid" {
+		return nil, fail(CodeValidation, "credential.status must be paid, or deposit_paid for a deposit: the amount is the checkout's immediate schedule.")
 	}
 	return &pr, nil
 }
@@ -350,7 +411,7 @@ func (b *Business) CompleteCheckout(ctx context.Context, call Call, id string, i
 		case r.State != reservation.Reserved:
 			return nil, d, outcomeMsg("slot_unavailable", "The checkout's booking ended; choose a slot again.", "recoverable"), nil
 		case pr.amount() != d.Pay.Due || !strings.EqualFold(pr.Currency, d.Pay.Currency):
-			return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be the checkout total, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
+			return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be what the checkout takes now, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
 		}
 		nd := b.paidDetail(d, paidBy{taker: takerPlatform, amount: d.Pay.Due, provider: pr.Provider, txn: pr.TransactionID, order: orderPrefix + r.Reference})
 		return func(a reservation.Addition) (reservation.Reservation, error) {
@@ -381,7 +442,7 @@ func (b *Business) retake(ctx context.Context, p Principal, r reservation.Reserv
 	case !found:
 		return nil, d, b.lapsed(ctx, r, d), nil
 	case pr.amount() != d.Pay.Due || !strings.EqualFold(pr.Currency, d.Pay.Currency):
-		return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be the checkout total, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
+		return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be what the checkout takes now, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
 	}
 	nd := b.paidDetail(d, paidBy{taker: takerPlatform, amount: d.Pay.Due, provider: pr.Provider, txn: pr.TransactionID, order: orderPrefix + r.Reference})
 	to := reservation.Reserved
@@ -477,7 +538,7 @@ func (b *Business) CancelCheckout(ctx context.Context, call Call, id string) (*C
 }
 
 func (b *Business) checkoutMeta() CheckoutMeta {
-	return CheckoutMeta{Version: UCPVersion, Capabilities: checkoutEntries(), PaymentHandlers: b.paymentHandlers()}
+	return CheckoutMeta{Version: UCPVersion, Capabilities: b.checkoutEntries(), PaymentHandlers: b.paymentHandlers()}
 }
 
 // checkoutView is the checkout of a booking result. Its status follows
@@ -507,9 +568,16 @@ func (b *Business) checkoutView(res *BookingResult) *Checkout {
 	}
 	out.LineItems = []CheckoutLineItem{{ID: "li_1", Item: CheckoutItem{ID: s.ID, Title: s.Name, Price: s.Pricing.Amount}, Quantity: 1}}
 	out.Totals = []CheckoutTotal{{Type: "subtotal", Amount: total}, {Type: "total", Amount: total}}
+	term := b.depositTerm(bk, total)
+	if term != nil {
+		out.Payment = &CheckoutPayment{SelectedTermID: term.ID, Terms: []PaymentTerm{*term}}
+	}
 	switch p := bk.Payment; {
 	case p != nil && p.TransactionID != "":
 		out.Status, out.Order = "completed", &Order{ID: p.OrderReference}
+		if term != nil {
+			out.Order.Payment = &OrderPayment{AcceptedTerm: *term}
+		}
 		ctxt.BookingStatus = "pending"
 		if bk.ConfirmationMode == business.ConfirmAuto {
 			ctxt.BookingStatus = "confirmed"
@@ -525,6 +593,27 @@ func (b *Business) checkoutView(res *BookingResult) *Checkout {
 	}
 	out.Booking = ctxt
 	return out
+}
+
+// depositTerm is the payment term of a deposit booking's checkout
+// (§7.6.1): the deposit now, the balance at the slot's start; nil for a
+// booking paid in full when booking.
+func (b *Business) depositTerm(bk *Booking, total int64) *PaymentTerm {
+	p := bk.Payment
+	if p == nil || p.Timing != business.PayDeposit || p.DepositAmount <= 0 || p.DepositAmount >= total {
+		return nil
+	}
+	cur, balance := p.Currency, total-p.DepositAmount
+	id := "pt_fixed_deposit"
+	if s, _ := b.catalog.get(bk.ServiceID); s.Pricing.Deposit != nil && s.Pricing.Deposit.Type == "percentage" {
+		id = "pt_percent_deposit"
+	}
+	return &PaymentTerm{ID: id, Title: "Deposit now, balance at the appointment", Schedules: []Schedule{
+		{ID: "sched_deposit", Type: "immediate", Amount: p.DepositAmount,
+			Description: PlainText{Plain: money.Display(p.DepositAmount, cur) + " due now to hold the booking."}},
+		{ID: "sched_balance", Type: "at_service", Amount: balance, DueAt: bk.Slot.Start,
+			Description: PlainText{Plain: money.Display(balance, cur) + " due at the start of the booking, " + bk.Slot.Start + "."}},
+	}}
 }
 
 // refused reports whether a checkout answer refused the call.

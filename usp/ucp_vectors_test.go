@@ -2,6 +2,7 @@ package usp_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -155,6 +156,76 @@ func TestFlowVector105UCPCancelCheckout(t *testing.T) {
 		w.Clock.Advance(4 * time.Minute)
 		if second := w.get(t, first.ID); second.Cancellation.CanceledAt != cn.CanceledAt {
 			t.Fatalf("canceled_at moved: %s, then %s", cn.CanceledAt, second.Cancellation.CanceledAt)
+		}
+	})
+}
+
+// Flow vectors 106 and 107 through the UCP checkout (§7.6.1): the
+// profile declares UCP's payment terms extension; a deposit service's
+// checkout totals the whole price and offers one selected term, the
+// business's deposit now (the fixed amount, or the percentage of the
+// price) and the balance at the slot's start; complete_checkout takes
+// only the immediate amount (the whole total is refused and records
+// nothing), and the order carries the accepted term.
+func TestFlowVectors106And107UCPCheckout(t *testing.T) {
+	onUCPEngines(t, func(t *testing.T, w *payWorld) {
+		ctx := context.Background()
+		if caps := w.UCPProfile().UCP.Capabilities; len(caps[usp.CapabilityPaymentTerms]) != 1 {
+			t.Fatalf("the profile does not declare payment terms: %v", caps)
+		}
+		for _, c := range []struct{ vector, service, day string }{
+			{"106-ucp-native-fixed-deposit", "svc_airport_install", "2026-03-03"},
+			{"107-ucp-native-percentage-deposit", "svc_airport_consult", "2026-03-04"},
+		} {
+			t.Run(c.vector, func(t *testing.T) {
+				v := vector(t, c.vector)
+				then := v["then"].(map[string]any)
+				want := v["checkout"].(map[string]any)["payment"].(map[string]any)["terms"].([]any)[0].(map[string]any)["schedules"].([]any)
+				s := w.slot(t, c.service, c.day)
+				total := int64(then["checkout_total"].(float64))
+				in := shuttleCheckout(s, total)
+				in.LineItems[0].Item.ID = c.service
+				status, co := w.ucpREST(t, http.MethodPost, "/checkout-sessions", "", in)
+				if status != http.StatusCreated || co.Status != "ready_for_complete" || co.Payment == nil || len(co.Payment.Terms) != 1 ||
+					co.Payment.SelectedTermID != then["accepted_term_id"] || co.Payment.Terms[0].ID != then["accepted_term_id"] {
+					t.Fatalf("create_checkout = %d %+v", status, co)
+				}
+				if co.Totals[len(co.Totals)-1].Amount != total {
+					t.Fatalf("checkout total = %+v, want %d", co.Totals, total)
+				}
+				got := co.Payment.Terms[0].Schedules
+				var sum int64
+				if len(got) != len(want) {
+					t.Fatalf("schedules = %+v, want %v", got, want)
+				}
+				for i, sc := range got {
+					sum += sc.Amount
+					ws := want[i].(map[string]any)
+					if sc.Type != ws["type"] || float64(sc.Amount) != ws["amount"] {
+						t.Fatalf("schedule %d = %+v, want %v", i, sc, ws)
+					}
+				}
+				if sum != total || got[0].DueAt != "" || got[1].DueAt != s.Start {
+					t.Fatalf("schedules = %+v, want %v summing to %d, the balance due at %s", got, want, total, s.Start)
+				}
+				// The whole total is the wrong answer: nothing is recorded.
+				whole, err := w.CompleteCheckout(ctx, w.call, co.ID, reported("pi_whole", fmt.Sprint(total)))
+				if err != nil || outcome(t, whole.Messages) != "payment_amount_mismatch" || whole.Order != nil {
+					t.Fatalf("completing with the whole total = %+v, %v", whole, err)
+				}
+				now := fmt.Sprint(then["collected_now"])
+				pay := reported("pi_"+c.service, now)
+				pay.Payment.Instruments[0].Credential.Status = "deposit_paid"
+				status, done := w.ucpREST(t, http.MethodPost, "/checkout-sessions/"+co.ID+"/complete", "", pay)
+				if status != http.StatusOK || done.Status != "completed" || done.Order == nil || done.Order.Payment == nil ||
+					done.Order.Payment.AcceptedTerm.ID != then["accepted_term_id"] || len(done.Order.Payment.AcceptedTerm.Schedules) != len(want) {
+					t.Fatalf("complete_checkout = %d %+v", status, done)
+				}
+				b := w.get(t, co.Booking.BookingID)
+				if fmt.Sprint(b.Payment.DepositAmount) != now || b.Payment.Status != "deposit_paid" || b.Payment.Amount != total {
+					t.Fatalf("booking payment = %+v, want %s of %d taken", b.Payment, now, total)
+				}
+			})
 		}
 	})
 }
