@@ -12,6 +12,7 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
 	"frontdesk/payment"
 	"frontdesk/reservation"
 	"frontdesk/staff"
@@ -178,57 +179,68 @@ func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
 // clerk may not, and a second waiver changes nothing); the guest's page
 // then shows that a late cancellation refunds all the deposit, and a
 // late cancellation, from the guest's page or by staff, refunds all of
-// it and keeps no fee. USP's door is TestCancellationAfterAnAdvanceWaiverTakesNoFee.
+// it and keeps no fee, on both engines. USP's door is
+// TestCancellationAfterAnAdvanceWaiverTakesNoFee.
 func TestAdvanceWaiverAcrossDoors(t *testing.T) {
 	pol := business.Policy{Payment: business.PayDeposit, Deposit: "20.00", FreeCancelHours: 1000, LateCancelFee: "80.00"}
 	for _, door := range []string{"guest page", "staff"} {
-		t.Run(door, func(t *testing.T) {
-			m, ref, link, p := paidStay(t, pol)
-			addStaff(t, m)
-			page := "/staff/reservations/" + ref
-			olga, carl := signIn(t, m, "olga"), signIn(t, m, "carl")
-			_, _, body := get(t, m.URL+link, "", nil)
-			if dd(body, "cancel-refund") != "$0.00" {
-				t.Fatalf("before the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
-			}
-			_, _, body = olga.do("GET", page, nil)
-			if !strings.Contains(body, `id="waive-form"`) {
-				t.Fatalf("no waiver offered in advance: %s", body)
-			}
-			if status, _, _ := carl.do("POST", page+"/waive", url.Values{"csrf": {carl.csrf}, "note": {"regular guest"}}); status != http.StatusForbidden {
-				t.Fatalf("a clerk's waiver = %d", status)
-			}
-			for i := range 2 {
-				status, h, _ := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}})
-				if i == 0 && (status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=waived")) {
-					t.Fatalf("waive in advance = %d %q", status, h.Get("Location"))
+		for _, engine := range []string{"sqlite", "postgres"} {
+			t.Run(door+"/"+engine, func(t *testing.T) {
+				database := ""
+				if engine == "postgres" {
+					database = pgtest.Schema(t)
 				}
-			}
-			p = reread(t, m, p)
-			if !p.FeeWaivedInAdvance() || p.Waiver.By != "olga" || p.Waiver.Note != "regular guest" || len(p.Refunds) != 0 {
-				t.Fatalf("after the advance waiver: %+v %+v", p.Waiver, p.Refunds)
-			}
-			_, _, body = olga.do("GET", page, nil)
-			if strings.Contains(body, `id="waive-form"`) || !strings.Contains(dd(body, "pay-waiver"), "by olga: regular guest; in advance: a cancellation takes no late fee") {
-				t.Fatalf("the waived page: %s", body)
-			}
-			_, _, body = get(t, m.URL+link, "", nil)
-			if dd(body, "cancel-refund") != "$20.00" {
-				t.Fatalf("after the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
-			}
-			if door == "guest page" {
-				body = guestCancels(t, m, link)
-				if dd(body, "kept") != "$0.00" || !strings.Contains(body, "Nothing is owed.") {
-					t.Fatalf("the cancelled page: %s", body)
-				}
-			} else if status, _, _ := olga.do("POST", page, url.Values{"csrf": {olga.csrf}, "to": {"cancelled"}}); status != http.StatusSeeOther {
-				t.Fatalf("staff cancel = %d", status)
-			}
-			p = cancelled(t, m, p)
-			if got := cancelRefund(t, p); got != 2000 || p.Settled == nil || p.Settled.Kept != 0 || p.Owed() != 0 {
-				t.Fatalf("after a late cancellation: refunded %d, %+v", got, p.Settled)
-			}
-		})
+				checkAdvanceWaiver(t, pol, door, database)
+			})
+		}
+	}
+}
+
+func checkAdvanceWaiver(t *testing.T, pol business.Policy, door, database string) {
+	m, ref, link, p := paidStayOn(t, pol, database)
+	addStaff(t, m)
+	page := "/staff/reservations/" + ref
+	olga, carl := signIn(t, m, "olga"), signIn(t, m, "carl")
+	_, _, body := get(t, m.URL+link, "", nil)
+	if dd(body, "cancel-refund") != "$0.00" {
+		t.Fatalf("before the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
+	}
+	_, _, body = olga.do("GET", page, nil)
+	if !strings.Contains(body, `id="waive-form"`) {
+		t.Fatalf("no waiver offered in advance: %s", body)
+	}
+	if status, _, _ := carl.do("POST", page+"/waive", url.Values{"csrf": {carl.csrf}, "note": {"regular guest"}}); status != http.StatusForbidden {
+		t.Fatalf("a clerk's waiver = %d", status)
+	}
+	for i := range 2 {
+		status, h, _ := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}})
+		if i == 0 && (status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=waived")) {
+			t.Fatalf("waive in advance = %d %q", status, h.Get("Location"))
+		}
+	}
+	p = reread(t, m, p)
+	if !p.FeeWaivedInAdvance() || p.Waiver.By != "olga" || p.Waiver.Note != "regular guest" || len(p.Refunds) != 0 {
+		t.Fatalf("after the advance waiver: %+v %+v", p.Waiver, p.Refunds)
+	}
+	_, _, body = olga.do("GET", page, nil)
+	if strings.Contains(body, `id="waive-form"`) || !strings.Contains(dd(body, "pay-waiver"), "by olga: regular guest; in advance: a cancellation takes no late fee") {
+		t.Fatalf("the waived page: %s", body)
+	}
+	_, _, body = get(t, m.URL+link, "", nil)
+	if dd(body, "cancel-refund") != "$20.00" {
+		t.Fatalf("after the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
+	}
+	if door == "guest page" {
+		body = guestCancels(t, m, link)
+		if dd(body, "kept") != "$0.00" || !strings.Contains(body, "Nothing is owed.") {
+			t.Fatalf("the cancelled page: %s", body)
+		}
+	} else if status, _, _ := olga.do("POST", page, url.Values{"csrf": {olga.csrf}, "to": {"cancelled"}}); status != http.StatusSeeOther {
+		t.Fatalf("staff cancel = %d", status)
+	}
+	p = cancelled(t, m, p)
+	if got := cancelRefund(t, p); got != 2000 || p.Settled == nil || p.Settled.Kept != 0 || p.Owed() != 0 {
+		t.Fatalf("after a late cancellation: refunded %d, %+v", got, p.Settled)
 	}
 }
 
@@ -295,8 +307,13 @@ func (s *silentRefunds) Refund(ctx context.Context, in payment.RefundRequest) (p
 // more, and once it answers, sending it again (or the sweep) sends that
 // one refund, once.
 func TestStaffRefundTheProviderDoesNotAnswer(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { checkSilentRefund(t, "") })
+	t.Run("postgres", func(t *testing.T) { checkSilentRefund(t, pgtest.Schema(t)) })
+}
+
+func checkSilentRefund(t *testing.T, database string) {
 	silent := &silentRefunds{}
-	m, ref, _, p := paidRequestVia(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 48, LateCancelFee: "50.00"},
+	m, ref, _, p := paidRequestVia(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 48, LateCancelFee: "50.00"}, database,
 		func(pr payment.Provider) payment.Provider { silent.Provider = pr; return silent })
 	if _, _, err := m.office.Decide(context.Background(), reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "olga"}); err != nil {
 		t.Fatal(err)

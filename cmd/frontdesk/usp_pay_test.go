@@ -24,13 +24,18 @@ import (
 // continue_url hands the buyer to the provider's hosted page; the
 // provider's signed event to POST /payments/stripe confirms the booking
 // over USP, and the return sends the buyer back to the platform. The
-// profile declares the checkout systems.
+// profile declares the checkout systems. On both engines.
 func TestUSPRedirectPaymentEndToEnd(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { checkUSPRedirectPayment(t, "") })
+	t.Run("postgres", func(t *testing.T) { checkUSPRedirectPayment(t, pgtest.Schema(t)) })
+}
+
+func checkUSPRedirectPayment(t *testing.T, database string) {
 	provider, err := stripe.New(stripe.Options{Key: payment.NewSecret("sk_test_serve"), WebhookSecret: payment.NewSecret(testWebhookSecret), API: stripemock.Start(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, platform := startUSPDemo(t, "", func(m *Main) {
+	m, platform := startUSPDemo(t, database, func(m *Main) {
 		m.Payment = provider
 		for i := range m.Config.Locations {
 			for j := range m.Config.Locations[i].Units {
