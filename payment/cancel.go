@@ -32,6 +32,25 @@ func Settle(t business.Terms, paid int64, start, now time.Time) CancelSettlement
 	return CancelSettlement{Paid: paid, Refund: refund, Kept: paid - refund, Owed: max(t.CancelFee(start, now)-paid, 0)}
 }
 
+// SettlePayment is Settle for the payment p of the booking: a fee staff
+// waived in advance is not taken, so all that was paid goes back. Every
+// door that states or makes a cancellation's refund reads it here.
+func SettlePayment(t business.Terms, p Payment, paid int64, start, now time.Time) CancelSettlement {
+	if p.FeeWaivedInAdvance() {
+		return CancelSettlement{Paid: paid, Refund: paid}
+	}
+	return Settle(t, paid, start, now)
+}
+
+// CancelFee is the late fee cancelling at now takes of the booking paid
+// by p: none once staff waived it in advance.
+func CancelFee(t business.Terms, p Payment, start, now time.Time) int64 {
+	if p.FeeWaivedInAdvance() {
+		return 0
+	}
+	return t.CancelFee(start, now)
+}
+
 // Paid is what the provider took for reference and kept so far: the
 // latest payment when it is paid, less what was refunded of it, and the
 // payment itself; a zero Payment when nothing was paid.
@@ -85,7 +104,7 @@ func (l *Ledger) refundCancellation(ctx context.Context, e reservation.StoredEve
 		// guest, ended it; so is a withdrawn one, which held nothing, and
 		// a booking that lapsed because no one at the business decided
 		// on it in time.
-		if s, err = cancelSettlement(e, paid, policies, currency); err != nil {
+		if s, err = cancelSettlement(e, p, paid, policies, currency); err != nil {
 			return err
 		}
 		why = SettledCancellation
@@ -118,7 +137,7 @@ func refundedFor(p Payment, reason string) int64 {
 }
 
 // cancelSettlement reads the unit's terms and the stay's start for e.
-func cancelSettlement(e reservation.StoredEvent, paid int64, policies Policies, currency string) (CancelSettlement, error) {
+func cancelSettlement(e reservation.StoredEvent, p Payment, paid int64, policies Policies, currency string) (CancelSettlement, error) {
 	loc, unit, ok := policies(e.Location, e.Unit)
 	if !ok || len(e.Slots) == 0 {
 		return CancelSettlement{}, fmt.Errorf("payment: cancellation of %s: unit %s/%s not found", e.Reference, e.Location, e.Unit)
@@ -131,5 +150,5 @@ func cancelSettlement(e reservation.StoredEvent, paid int64, policies Policies, 
 	if err != nil {
 		return CancelSettlement{}, fmt.Errorf("payment: cancellation of %s: %w", e.Reference, err)
 	}
-	return Settle(t, paid, start, e.At), nil
+	return SettlePayment(t, p, paid, start, e.At), nil
 }

@@ -36,13 +36,16 @@ type Settlement struct {
 }
 
 // Waiver is a late-cancellation fee staff waived: Refund of what was
-// kept went back, and Owed is no longer owed.
+// kept went back, and Owed is no longer owed. A waiver made in Advance,
+// before the reservation ended, makes a later cancellation take no fee
+// whichever door cancels it.
 type Waiver struct {
-	By     string    `json:"by"`
-	Note   string    `json:"note"`
-	At     time.Time `json:"at"`
-	Refund int64     `json:"refund"`
-	Owed   int64     `json:"owed,omitempty"`
+	By      string    `json:"by"`
+	Note    string    `json:"note"`
+	At      time.Time `json:"at"`
+	Refund  int64     `json:"refund"`
+	Owed    int64     `json:"owed,omitempty"`
+	Advance bool      `json:"advance,omitempty"`
 }
 
 // settle records s on payment id unless a settlement is recorded

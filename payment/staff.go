@@ -63,8 +63,21 @@ func (p Payment) Waivable() bool {
 	return p.Waiver == nil && p.Settled != nil && p.Settled.Why == SettledCancellation && (p.FeeKept() > 0 || p.Settled.Owed > 0)
 }
 
-// WaiveFee waives a cancelled reservation's late fee: what the fee kept
-// of the payment is refunded, recorded in the same write as the waiver,
+// WaivableInAdvance reports whether a late fee can still be waived
+// before it is taken: p is paid, its reservation has not ended, and no
+// fee was waived.
+func (p Payment) WaivableInAdvance() bool {
+	return p.Waiver == nil && p.Settled == nil && p.State == StatePaid
+}
+
+// FeeWaivedInAdvance reports whether staff waived the late fee before
+// the reservation ended.
+func (p Payment) FeeWaivedInAdvance() bool { return p.Waiver != nil && p.Waiver.Advance }
+
+// WaiveFee waives a reservation's late fee. Before the reservation
+// ends, the waiver is recorded, and a later cancellation, through any
+// door, takes no fee. After a late cancellation, what the fee kept of
+// the payment is refunded, recorded in the same write as the waiver,
 // and what it left owed is no longer owed. A payment with no fee to
 // waive, or one already waived, is refused and changes nothing.
 func (l *Ledger) WaiveFee(ctx context.Context, w Waive) (Payment, error) {
@@ -75,6 +88,16 @@ func (l *Ledger) WaiveFee(ctx context.Context, w Waive) (Payment, error) {
 	p, err := l.Get(ctx, w.Payment)
 	if err != nil {
 		return Payment{}, err
+	}
+	if p.WaivableInAdvance() {
+		waiver := Waiver{By: w.By, Note: note, At: l.clock.Now().UTC(), Advance: true}
+		return l.update(ctx, p.ID, func(q *Payment) (bool, error) {
+			if !q.WaivableInAdvance() {
+				return false, fail(CodeState, "This payment has no late-cancellation fee left to waive.")
+			}
+			q.Waiver = &waiver
+			return true, nil
+		})
 	}
 	if !p.Waivable() {
 		return Payment{}, fail(CodeState, "This payment has no late-cancellation fee left to waive.")

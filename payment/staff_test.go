@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"frontdesk/business"
 	"frontdesk/payment"
 	"frontdesk/payment/stripe/stripemock"
 	"frontdesk/store"
@@ -71,10 +72,36 @@ func TestManualRefund(t *testing.T) {
 		if _, err := w.ledger.ManualRefund(ctx, m); payment.ErrorCode(err) != payment.CodeInvalid {
 			t.Fatalf("a refund past the whole = %v, want invalid", err)
 		}
-		if _, err := w.ledger.WaiveFee(ctx, payment.Waive{Payment: p.ID, Note: "regular guest", By: "olga"}); payment.ErrorCode(err) != payment.CodeState {
-			t.Fatalf("waiving without a fee = %v, want state", err)
+		// Before the reservation ends, the fee is waived in advance, once,
+		// with the owner's name and reason, and refunds nothing now.
+		waived, err := w.ledger.WaiveFee(ctx, payment.Waive{Payment: p.ID, Note: "regular guest", By: "olga"})
+		if err != nil || !waived.FeeWaivedInAdvance() || waived.Waiver.By != "olga" || waived.Waiver.Note != "regular guest" || waived.Refunded() != 4000 {
+			t.Fatalf("waiving in advance = %+v, %v", waived.Waiver, err)
+		}
+		if _, err := w.ledger.WaiveFee(ctx, payment.Waive{Payment: p.ID, Note: "again", By: "olga"}); payment.ErrorCode(err) != payment.CodeState {
+			t.Fatalf("waiving twice = %v, want state", err)
 		}
 	})
+}
+
+// TestSettleAfterAnAdvanceWaiver: a late cancellation of a booking
+// whose fee was waived in advance takes no fee and returns all that was
+// paid; without the waiver it keeps the fee.
+func TestSettleAfterAnAdvanceWaiver(t *testing.T) {
+	terms, err := business.Policy{Payment: business.PayDeposit, Deposit: "20.00", FreeCancelHours: 48, LateCancelFee: "80.00"}.Terms("USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 12, 30, 15, 0, 0, 0, time.UTC)
+	late := start.Add(-time.Hour)
+	p := payment.Payment{State: payment.StatePaid, Amount: 2000}
+	if got := payment.SettlePayment(terms, p, 2000, start, late); got.Kept != 2000 || got.Owed != 6000 || payment.CancelFee(terms, p, start, late) != 8000 {
+		t.Fatalf("late cancellation without a waiver = %+v", got)
+	}
+	p.Waiver = &payment.Waiver{By: "olga", Note: "regular guest", Advance: true}
+	if got := payment.SettlePayment(terms, p, 2000, start, late); got != (payment.CancelSettlement{Paid: 2000, Refund: 2000}) || payment.CancelFee(terms, p, start, late) != 0 {
+		t.Fatalf("late cancellation after an advance waiver = %+v", got)
+	}
 }
 
 // TestFeeFigures: what a settlement keeps as a fee, what it leaves owed,

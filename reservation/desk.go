@@ -231,6 +231,9 @@ func (d *Desk) Decide(ctx context.Context, c Change, to State) (Reservation, err
 	if c.Read.State == OnHold {
 		return c.Read, illegal(c.Read, to, "A hold is not a booking yet: only the party holding it can book or release it.")
 	}
+	if to == Requested {
+		return c.Read, illegal(c.Read, to, "No decision makes a booking a request again.")
+	}
 	return d.transition(ctx, c, to, ChangeState)
 }
 
@@ -282,6 +285,43 @@ func (d *Desk) Expire(ctx context.Context, c Change) (Reservation, error) {
 	}
 	c.lapsed = true
 	return d.transition(ctx, c, Cancelled, ChangeState)
+}
+
+// Lapse gives back the units of a booking whose payer let its time pass
+// while it can still be paid (a UCP checkout whose hold lapsed, §7.5): it
+// waits again as asked for, holding nothing, until TakeHold gives it
+// the units of a new hold or it ends.
+func (d *Desk) Lapse(ctx context.Context, c Change) (Reservation, error) {
+	if c.Read.State != Reserved {
+		return c.Read, illegal(c.Read, Requested, "Only a booking awaiting its payment lapses.")
+	}
+	return d.transition(ctx, c, Requested, ChangeState)
+}
+
+// TakeHold gives a reservation that holds nothing yet (asked for, or
+// lapsed) the units of a live hold on its own slots, using the hold up
+// in the same transaction: c.Read becomes to (Reserved or Confirmed) and
+// the hold ends, or nothing changes. c.Unit is the unit held.
+func (d *Desk) TakeHold(ctx context.Context, c Change, hold Reservation, holdEdit func(*Reservation), to State) (Reservation, error) {
+	r := c.Read
+	if r.State != Requested || to != Reserved && to != Confirmed {
+		return r, illegal(r, to, "Only a reservation that holds nothing takes a hold's units.")
+	}
+	if hold.State != OnHold || !c.At.Before(hold.HoldExpires) || !slices.Equal(hold.Slots, r.Slots) || hold.Unit != r.Unit || hold.Location != r.Location {
+		return r, illegal(hold, Cancelled, "The hold ended or holds other units.")
+	}
+	var p plan
+	hc := Change{Read: hold, By: c.By, Note: "hold used by " + r.Reference, At: c.At, Edit: holdEdit}
+	if err := d.plan(ctx, &p, hc, Cancelled, ChangeState); err != nil {
+		return r, err
+	}
+	if err := d.plan(ctx, &p, c, to, ChangeState); err != nil {
+		return r, err
+	}
+	if err := d.commit(ctx, p); err != nil {
+		return r, err
+	}
+	return p.stored, nil
 }
 
 // Complete marks a stay or appointment as taken place.

@@ -169,6 +169,36 @@ func TestDeskOperations(t *testing.T) {
 			f.must(KindBooking)
 			return f.desk.Decide(ctx, change(f.must(KindRequest)), Reserved)
 		}, CodeUnitTaken, Requested, 2, 0},
+		{"a lapsed booking gives its units back and holds nothing", func(f *fixture) (Reservation, error) {
+			return f.desk.Lapse(ctx, change(f.must(KindBooking)))
+		}, "", Requested, 0, 0},
+		{"staff make a booking a request again is refused", func(f *fixture) (Reservation, error) {
+			return f.desk.Decide(ctx, change(f.must(KindBooking)), Requested)
+		}, CodeIllegalTransition, Reserved, 1, 0},
+		{"a lapsed booking takes a new hold's units and uses the hold up", func(f *fixture) (Reservation, error) {
+			r, err := f.desk.Lapse(ctx, change(f.must(KindBooking)))
+			if err != nil {
+				return r, err
+			}
+			h := f.must(KindHold)
+			r, err = f.desk.TakeHold(ctx, change(r), h, nil, Confirmed)
+			if got := f.get(h.Reference); err == nil && (got.State != Cancelled || got.Held) {
+				return r, fmt.Errorf("hold after use = %s held %v", got.State, got.Held)
+			}
+			return r, err
+		}, "", Confirmed, 1, 1}, // the hold's end
+		{"a lapsed booking takes no expired hold", func(f *fixture) (Reservation, error) {
+			r, err := f.desk.Lapse(ctx, change(f.must(KindBooking)))
+			if err != nil {
+				return r, err
+			}
+			c := change(r)
+			c.At = later
+			return f.desk.TakeHold(ctx, c, f.must(KindHold), nil, Confirmed)
+		}, CodeIllegalTransition, Requested, 1, 0},
+		{"a booking that holds its units takes no hold", func(f *fixture) (Reservation, error) {
+			return f.desk.TakeHold(ctx, change(f.must(KindBooking)), f.must(KindHold), nil, Confirmed)
+		}, CodeIllegalTransition, Reserved, 2, 0},
 		{"staff mark a booking moved releases", func(f *fixture) (Reservation, error) {
 			return f.desk.Decide(ctx, change(f.must(KindConfirmed)), Moved)
 		}, "", Moved, 0, 1},

@@ -66,7 +66,7 @@ const (
 var next = map[State][]State{
 	Requested: {Reserved, Confirmed, Declined, Cancelled},
 	OnHold:    {Reserved, Confirmed, Cancelled},
-	Reserved:  {Confirmed, Declined, Cancelled, Completed, Moved},
+	Reserved:  {Confirmed, Declined, Cancelled, Completed, Moved, Requested},
 	Confirmed: {Cancelled, Completed, Moved, NoShow},
 }
 

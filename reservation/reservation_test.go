@@ -19,7 +19,7 @@ func TestTransitions(t *testing.T) {
 	allowed := map[[2]State]bool{
 		{Requested, Reserved}: true, {Requested, Confirmed}: true, {Requested, Declined}: true, {Requested, Cancelled}: true,
 		{OnHold, Reserved}: true, {OnHold, Confirmed}: true, {OnHold, Cancelled}: true,
-		{Reserved, Confirmed}: true, {Reserved, Declined}: true, {Reserved, Cancelled}: true, {Reserved, Completed}: true, {Reserved, Moved}: true,
+		{Reserved, Confirmed}: true, {Reserved, Declined}: true, {Reserved, Cancelled}: true, {Reserved, Completed}: true, {Reserved, Moved}: true, {Reserved, Requested}: true,
 		{Confirmed, Cancelled}: true, {Confirmed, Completed}: true, {Confirmed, Moved}: true, {Confirmed, NoShow}: true,
 	}
 	for _, from := range States() {

@@ -651,7 +651,11 @@ func (b *Business) cancel(ctx context.Context, call Call, id string, in CancelRe
 		if !r.State.CanMove(reservation.Cancelled) {
 			return nil, d, invalidTransition(Status(r.State), "cancelled"), nil
 		}
-		d.Cancellation = b.cancellation(r, d, in.Reason, now)
+		c, err := b.cancellation(ctx, r, d, in.Reason, now)
+		if err != nil {
+			return nil, d, nil, err
+		}
+		d.Cancellation = c
 		return func(a reservation.Addition) (reservation.Reservation, error) {
 			// Its credentials end with it: the door's end hook deletes them.
 			return b.desk().Cancel(ctx, reservation.Change{Read: r, By: "platform", Note: "cancelled by the platform", At: now,
@@ -682,6 +686,8 @@ func (b *Business) ConfirmBooking(ctx context.Context, call Call, id string) (*B
 			// §5.1.1: a booking waiting for its payment is confirmed by
 			// the payment, never by hand.
 			res.Messages = append(res.Messages, *invalidTransition("requires_action", "confirmed"))
+		case d.checkoutLapsed():
+			res.Messages = append(res.Messages, *invalidTransition(Status(r.State), "confirmed"))
 		case d.mode() == business.ConfirmAuto:
 			// §5.3.4: confirm from pending is the business's decision
 			// only in manual mode (flow vector 105).

@@ -40,8 +40,17 @@ type bench struct {
 
 func newBench(t *testing.T) *bench {
 	t.Helper()
+	return newBenchIn(t, "")
+}
+
+// newBenchIn is newBench in the USP mode mode ("" is the default,
+// Standalone).
+func newBenchIn(t *testing.T, mode string) *bench {
+	t.Helper()
 	plat := usptest.NewPlatforms(t, map[string]string{"/full.json": fullProfile, "/other.json": fullProfile})
-	b := usptest.NewBusiness(t, usptest.WithPlatform(usptest.Manual(usptest.Unpaid(config.Demo()))), usptest.Now, plat, nil)
+	cfg := usptest.WithPlatform(usptest.Manual(usptest.Unpaid(config.Demo())))
+	cfg.USP.Mode = mode
+	b := usptest.NewBusiness(t, cfg, usptest.Now, plat, nil)
 	return &bench{Business: b, plat: plat, call: platformCall(plat)}
 }
 

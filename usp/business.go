@@ -130,7 +130,10 @@ func New(opts Options) (*Business, error) {
 		}
 		opts.Profiles = p
 	}
-	cat, err := buildCatalog(opts.Config, opts.Pricer)
+	// A deposit is booked through the UCP checkout in UCP-Native Mode,
+	// served only to authenticated platforms with the booking core.
+	checkout := opts.Authenticator != nil && opts.Store != nil && opts.Bookings != nil
+	cat, err := buildCatalog(opts.Config, opts.Pricer, checkout)
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func stayNights(u business.Unit) int {
 	return n
 }
 
-func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
+func buildCatalog(cfg Config, pricer *pricing.Pricer, checkout bool) (catalog, error) {
 	n := 0
 	for _, loc := range cfg.Locations {
 		n += len(loc.Units)
@@ -239,10 +239,11 @@ func buildCatalog(cfg Config, pricer *pricing.Pricer) (catalog, error) {
 			if err != nil {
 				return catalog{}, fmt.Errorf("usp catalog: %s policy: %w", s.ID, err)
 			}
-			if !cfg.standalone() && terms.Timing == business.PayDeposit && s.Pricing.Amount > 0 {
-				// §7.6.1 fails closed: in UCP-Native Mode a deposit needs
-				// UCP's payment terms extension, which this business does
-				// not declare, so the service is not advertised at all.
+			if !cfg.standalone() && terms.Timing == business.PayDeposit && s.Pricing.Amount > 0 && !checkout {
+				// §7.6.1 fails closed: in UCP-Native Mode a deposit is
+				// booked only through the UCP checkout with the payment
+				// terms extension; without the checkout, the service is
+				// not advertised at all.
 				continue
 			}
 			s.applyTerms(terms)

@@ -481,12 +481,36 @@ func (b *Business) settle(ctx context.Context, r reservation.Reservation, d deta
 			d, _ = detailOf(fresh)
 		}
 		first = false
-		if !r.State.HoldsUnits() {
+		lapsedCheckout := r.State == reservation.Requested && d.checkoutLapsed()
+		if !r.State.HoldsUnits() && !lapsedCheckout {
 			return nil
 		}
 		var moved reservation.Reservation
 		var err error
 		switch {
+		case lapsedCheckout && now.Before(d.Expires):
+			return nil
+		case lapsedCheckout:
+			// The checkout was never completed before its slot started.
+			pay := *d.Pay
+			pay.Status = "expired"
+			d.Pay = &pay
+			d.Cancellation = &Cancellation{Reason: "The checkout was not completed before the slot started.", ReasonCode: "payment_expired", CanceledBy: "system", CanceledAt: now.UTC().Format(time.RFC3339)}
+			moved, err = b.end(ctx, b.desk().Expire, r, d, "sweep", "lapsed checkout expired", now)
+		case d.Kind == "booking" && r.State == reservation.Reserved && !d.Expires.IsZero() && !now.Before(d.Expires) && d.payPending() && d.Pay.Via == viaCheckout:
+			// §7.5, flow vector 101: the checkout's places go back, but the
+			// checkout stays open until its slot starts, to be completed
+			// with a new hold.
+			pay := *d.Pay
+			pay.Status = payLapsed
+			d.Pay = &pay
+			s, _ := b.catalog.get(d.ServiceID)
+			w, ok := b.resolveSlot(s, d.SlotID)
+			if !ok || !now.Before(w.start) {
+				w.start = now
+			}
+			d.Expires = w.start
+			moved, err = b.end(ctx, b.desk().Lapse, r, d, "sweep", "checkout hold lapsed", now)
 		case r.State == reservation.OnHold && !now.Before(r.HoldExpires):
 			d.HoldEnd = HoldExpired
 			moved, err = b.end(ctx, b.desk().ExpireHold, r, d, "sweep", "hold expired", now)
@@ -542,7 +566,7 @@ func (b *Business) Expire(ctx context.Context) (int, error) {
 	if b.st == nil {
 		return 0, nil
 	}
-	n, err := b.expire(ctx, b.clock.Now(), store.ReservationFilter{States: []string{string(reservation.OnHold), string(reservation.Reserved)}})
+	n, err := b.expire(ctx, b.clock.Now(), store.ReservationFilter{States: []string{string(reservation.OnHold), string(reservation.Reserved), string(reservation.Requested)}})
 	if err == nil {
 		// Places freed by any door, and offers past their time, go to
 		// the waitlists.

@@ -426,6 +426,42 @@ func TestCancellationStatesFeeAndRefund(t *testing.T) {
 	})
 }
 
+// A late fee staff waived in advance is not taken when the platform
+// cancels late: the answer and the booking.canceled webhook state no fee
+// and all of the payment refunded, and the ledger returns all of it.
+func TestCancellationAfterAnAdvanceWaiverTakesNoFee(t *testing.T) {
+	onEngines(t, func(t *testing.T, w *payWorld) {
+		ctx := context.Background()
+		b := w.book(t, "svc_airport_shuttle", "2026-03-02", nil)
+		w.open(t, continuePath(t, b))
+		w.pay(t, w.ledger, "evt_waived", b.ID)
+		p, err := w.ledger.Latest(ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.ledger.WaiveFee(ctx, payment.Waive{Payment: p.ID, Note: "regular guest", By: "olga"}); err != nil {
+			t.Fatal(err)
+		}
+		w.Clock.Advance(2 * time.Hour) // inside the late window, as above
+		res, err := w.CancelBooking(ctx, w.call, b.ID, usp.CancelRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Booking.Cancellation; c == nil || c.Fee != 0 || c.RefundAmount != 2500 || res.Booking.Payment.Status != "refunded" {
+			t.Fatalf("late cancellation after a waiver = %+v, payment %+v", c, res.Booking.Payment)
+		}
+		if got := w.webhook(t, b.ID, "booking.canceled"); got.Cancellation == nil || got.Cancellation.Fee != 0 || got.Cancellation.RefundAmount != 2500 {
+			t.Fatalf("booking.canceled data = %+v", got.Cancellation)
+		}
+		if err := w.Bookings.Core().Desk().Relay(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if p, err = w.ledger.Latest(ctx, b.ID); err != nil || p.Refunded() != 2500 || p.Settled == nil || p.Settled.Kept != 0 || p.Owed() != 0 {
+			t.Fatalf("ledger after the waived cancellation = %+v %+v (%v)", p.Settled, p.Refunds, err)
+		}
+	})
+}
+
 // Without a payment provider a paid booking still waits for a platform's
 // checkout (embedded, ACP), the profile offers no redirect, and the
 // payment page says which setting is missing. A booking waiting for its

@@ -86,6 +86,14 @@ type payDetail struct {
 // payPending reports whether d's booking waits for its payment.
 func (d detail) payPending() bool { return d.Pay != nil && d.Pay.Status == "pending" }
 
+// payLapsed is the payment status of a UCP checkout whose places went
+// back unpaid while the checkout stays open (§7.5, flow vector 101).
+const payLapsed = "lapsed"
+
+// checkoutLapsed reports whether d's booking is such a checkout: it
+// holds nothing, and a new hold of its slot lets it be completed.
+func (d detail) checkoutLapsed() bool { return d.Pay != nil && d.Pay.Status == payLapsed }
+
 // Action is a task the buyer completes before the booking is confirmed
 // (booking.json Action); this business's only one is the payment.
 type Action struct {
@@ -171,7 +179,7 @@ func (b *Business) payView(s Service, r reservation.Reservation, d detail) (*Pay
 	switch {
 	case p.Status == "pending" && r.State == reservation.Reserved:
 		out.AmountDue = p.Due
-	case p.Status == "expired":
+	case p.Status == "expired", p.Status == payLapsed:
 		out.Status = "pending"
 	}
 	if c := d.Cancellation; c != nil && p.Paid > 0 {
@@ -412,28 +420,36 @@ func (b *Business) status(r reservation.Reservation, d detail) string {
 // window. Money this business's provider took is refunded by the
 // payment ledger's cancellation consumer at the same instant and by the
 // same terms; money a platform's checkout took is refunded by that
-// checkout, and the answer states the amount.
-func (b *Business) cancellation(r reservation.Reservation, d detail, reason string, now time.Time) *Cancellation {
+// checkout, and the answer states the amount. A fee staff waived in
+// advance on the ledger's payment is not taken.
+func (b *Business) cancellation(ctx context.Context, r reservation.Reservation, d detail, reason string, now time.Time) (*Cancellation, error) {
 	at := now.UTC().Format(time.RFC3339)
-	if d.payPending() && r.State == reservation.Reserved {
+	if d.payPending() && r.State == reservation.Reserved || d.checkoutLapsed() {
 		if reason == "" {
 			reason = "The checkout was abandoned before the payment was made."
 		}
-		return &Cancellation{Reason: reason, ReasonCode: "checkout_abandoned", CanceledBy: "system", CanceledAt: at}
+		return &Cancellation{Reason: reason, ReasonCode: "checkout_abandoned", CanceledBy: "system", CanceledAt: at}, nil
 	}
 	c := &Cancellation{Reason: reason, CanceledBy: "buyer", CanceledAt: at}
 	s, ok := b.catalog.get(d.ServiceID)
 	w, found := b.resolveSlot(s, d.SlotID)
 	if !ok || !found {
-		return c
+		return c, nil
 	}
 	var paid int64
 	if d.Pay != nil {
 		paid = d.Pay.Paid
 	}
-	c.Fee = s.terms.CancelFee(w.start, now)
-	c.RefundAmount = s.terms.CancelRefund(paid, w.start, now)
-	return c
+	var p payment.Payment
+	if b.payments != nil && paid > 0 && d.Pay.Taker == takerBusiness {
+		var err error
+		if _, p, err = b.payments.Paid(ctx, r.Reference); err != nil {
+			return nil, fmt.Errorf("read payment: %w", err)
+		}
+	}
+	st := payment.SettlePayment(s.terms, p, paid, w.start, now)
+	c.Fee, c.RefundAmount = payment.CancelFee(s.terms, p, w.start, now), st.Refund
+	return c, nil
 }
 
 // settleLookback is how far back the sweep looks for payments the
@@ -471,13 +487,22 @@ func (b *Business) SettlePayments(ctx context.Context) error {
 var errAwaitsPayment = &reservation.Error{Code: reservation.CodeIllegalTransition,
 	Message: "The booking waits for its payment; it is confirmed when the payment arrives, not by hand."}
 
+// errCheckoutLapsed refuses accepting by hand a UCP checkout whose
+// places went back unpaid: only its completion books it.
+var errCheckoutLapsed = &reservation.Error{Code: reservation.CodeIllegalTransition,
+	Message: "The checkout's hold lapsed unpaid; it is booked only when the platform completes it."}
+
 // DecisionGuard refuses the staff decisions the core must not take on
 // this door's reservations, whichever page or command asks: confirming a
 // booking still waiting for its payment. The core calls it
 // (reservation.Core.GuardDecisions).
 func (b *Business) DecisionGuard(r reservation.Reservation, to reservation.State) error {
-	if d, ok := detailOf(r); ok && to == reservation.Confirmed && d.payPending() {
+	d, ok := detailOf(r)
+	switch {
+	case ok && to == reservation.Confirmed && d.payPending():
 		return errAwaitsPayment
+	case ok && to.HoldsUnits() && d.checkoutLapsed():
+		return errCheckoutLapsed
 	}
 	return nil
 }

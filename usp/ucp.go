@@ -81,7 +81,7 @@ func (b *Business) UCPProfile() UCPProfile {
 	if b.CheckoutServed() {
 		services["dev.ucp.shopping"] = []ServiceBinding{b.shoppingBinding()}
 		caps := maps.Clone(p.USP.Capabilities)
-		maps.Copy(caps, checkoutEntries())
+		maps.Copy(caps, b.checkoutEntries())
 		meta.Capabilities, meta.PaymentHandlers = caps, b.paymentHandlers()
 	}
 	return UCPProfile{UCP: meta, Keys: p.Keys}
@@ -99,8 +99,7 @@ func (b *Business) UCPProfileJSON() []byte {
 // checkoutRequired refuses, in UCP-Native Mode, a direct booking of a
 // service that takes money when booking: such a booking is made by a
 // UCP checkout with the paid-bookings extension (§7.5), never by
-// create_booking (via is viaCheckout when the checkout books it). A
-// deposit service has no checkout here (checkoutPays).
+// create_booking (via is viaCheckout when the checkout books it).
 func (b *Business) checkoutRequired(s Service, via string) error {
 	if b.cfg.standalone() || !s.terms.TakesMoney() || s.Pricing.Amount == 0 || via == viaCheckout {
 		return nil

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"frontdesk/business"
+	"frontdesk/internal/money"
 	"frontdesk/reservation"
+	"frontdesk/store"
 )
 
 // The UCP checkout with the paid-bookings extension (§7.4, §7.5): in
@@ -19,10 +21,13 @@ import (
 // checkout is how it is paid. Completing the checkout with the payment
 // the platform's checkout system reports (the payment handler below)
 // pays and confirms that booking in one write, so the booking is
-// confirmed exactly when the checkout is completed; a checkout never
-// completed is expired by the sweep, which releases its places, and a
-// canceled one ends its booking with checkout_abandoned. The checkout
-// id names the booking: there is no second record to fall out of step.
+// confirmed exactly when the checkout is completed. A checkout not
+// completed by its expires_at gives its places back (the sweep) but
+// stays open, reading incomplete, until its slot starts: the platform
+// may hold the slot again and complete the same checkout (flow vector
+// 101). A canceled one ends its booking with checkout_abandoned. The
+// checkout id names the booking: there is no second record to fall out
+// of step.
 
 // UCPPath is the base path of the UCP shopping binding (the checkout
 // sessions).
@@ -45,6 +50,7 @@ const (
 const (
 	CapabilityUCPCheckout  Capability = "dev.ucp.shopping.checkout"
 	CapabilityPaidBookings Capability = "dev.usp-protocol.services.paid_bookings"
+	CapabilityPaymentTerms Capability = "dev.ucp.common.payment.terms"
 )
 
 // checkoutPrefix and orderPrefix start a checkout id and an order id;
@@ -76,12 +82,24 @@ func UCPMethods() []Method {
 	}
 }
 
-// checkoutPays reports whether a UCP checkout books s: a service paid in
-// full when booking, in UCP-Native Mode. A deposit needs UCP's payment
-// terms extension (§7.6.1), which this business does not declare, so a
-// deposit service is not booked in this mode at all.
+// checkoutPays reports whether a UCP checkout books s: in UCP-Native
+// Mode, a service paid in full when booking, or one that takes a deposit
+// then, whose checkout offers UCP payment terms (§7.6.1: the deposit
+// now, the balance at the slot's start).
 func (b *Business) checkoutPays(s Service) bool {
-	return !b.cfg.standalone() && s.terms.Timing == business.PayAtBooking && s.terms.TakesMoney() && s.Pricing.Amount > 0
+	timing := s.terms.Timing == business.PayAtBooking || s.terms.Timing == business.PayDeposit
+	return !b.cfg.standalone() && timing && s.terms.TakesMoney() && s.Pricing.Amount > 0
+}
+
+// takesDeposits reports whether a checkout books a deposit service, so
+// the profile declares UCP's payment terms extension (§7.2, §7.6.1).
+func (b *Business) takesDeposits() bool {
+	for _, s := range b.catalog.services {
+		if b.checkoutPays(s) && s.terms.Timing == business.PayDeposit {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckoutServed reports whether this business serves the UCP checkout:
@@ -117,14 +135,23 @@ func (b *Business) paymentHandlers() map[string][]PaymentHandler {
 }
 
 // checkoutEntries are the profile's checkout capability and its
-// paid-bookings extension (§7.2).
-func checkoutEntries() map[Capability][]CapabilityEntry {
-	return map[Capability][]CapabilityEntry{
+// paid-bookings extension (§7.2), with UCP's payment terms extension
+// when a deposit is booked through the checkout (§7.6.1).
+func (b *Business) checkoutEntries() map[Capability][]CapabilityEntry {
+	out := map[Capability][]CapabilityEntry{
 		CapabilityUCPCheckout: {{Version: UCPVersion, Spec: "https://ucp.dev/latest/specification/shopping/checkout/",
 			Schema: "https://ucp.dev/latest/schemas/shopping/checkout.json"}},
 		CapabilityPaidBookings: {{Version: Version, Spec: "https://usp-protocol.dev/specification#7-ucp-native-mode",
 			Schema: "https://usp-protocol.dev/schemas/services/paid_bookings.json", Extends: CapabilityUCPCheckout}},
 	}
+	if b.takesDeposits() {
+		// This business has no order capability, so the extension
+		// extends the checkout alone; the accepted term rides on the
+		// completed checkout's order.
+		out[CapabilityPaymentTerms] = []CapabilityEntry{{Version: UCPVersion, Spec: "https://ucp.dev/latest/specification/payment/extensions/terms/",
+			Schema: "https://ucp.dev/" + UCPVersion + "/schemas/common/payment_terms.json", Extends: CapabilityUCPCheckout}}
+	}
+	return out
 }
 
 // shoppingBinding is the profile's dev.ucp.shopping service binding.
@@ -176,9 +203,46 @@ type CheckoutTotal struct {
 	Amount int64  `json:"amount"`
 }
 
-// Order is a completed checkout's order.
+// Order is a completed checkout's order; Payment carries the accepted
+// payment term of a deposit (§7.6.1).
 type Order struct {
-	ID string `json:"id"`
+	ID      string        `json:"id"`
+	Payment *OrderPayment `json:"payment,omitempty"`
+}
+
+// OrderPayment is an order's accepted payment term.
+type OrderPayment struct {
+	AcceptedTerm PaymentTerm `json:"accepted_term"`
+}
+
+// CheckoutPayment is a checkout's payment terms (UCP's payment terms
+// extension): one term, selected.
+type CheckoutPayment struct {
+	SelectedTermID string        `json:"selected_term_id"`
+	Terms          []PaymentTerm `json:"terms"`
+}
+
+// PaymentTerm is a set of schedules whose amounts sum to the checkout
+// total.
+type PaymentTerm struct {
+	ID        string     `json:"id"`
+	Title     string     `json:"title"`
+	Schedules []Schedule `json:"schedules"`
+}
+
+// Schedule is one payment of a term: immediate is charged when the
+// checkout completes; at_service falls due at DueAt, the slot's start.
+type Schedule struct {
+	ID          string    `json:"id"`
+	Type        string    `json:"type"`
+	Description PlainText `json:"description"`
+	DueAt       string    `json:"due_at,omitempty"`
+	Amount      int64     `json:"amount"`
+}
+
+// PlainText is a buyer-facing text.
+type PlainText struct {
+	Plain string `json:"plain"`
 }
 
 // CheckoutMeta is a checkout's ucp object.
@@ -199,6 +263,7 @@ type Checkout struct {
 	Buyer     *Buyer             `json:"buyer,omitempty"`
 	Booking   *BookingContext    `json:"booking,omitempty"`
 	Totals    []CheckoutTotal    `json:"totals,omitempty"`
+	Payment   *CheckoutPayment   `json:"payment,omitempty"`
 	ExpiresAt string             `json:"expires_at,omitempty"`
 	Order     *Order             `json:"order,omitempty"`
 	Messages  []Message          `json:"messages"`
@@ -250,8 +315,8 @@ func (in CompleteCheckoutRequest) result() (*PaymentResult, error) {
 	if err := pr.check(); err != nil {
 		return nil, err
 	}
-	if pr.Status != "paid" {
-		return nil, fail(CodeValidation, "credential.status must be paid: a checkout takes the whole price.")
+	if pr.Status != "paid" && pr.Status != "deposit_paid" {
+		return nil, fail(CodeValidation, "credential.status must be paid, or deposit_paid for a deposit: the amount is the checkout's immediate schedule.")
 	}
 	return &pr, nil
 }
@@ -339,12 +404,14 @@ func (b *Business) CompleteCheckout(ctx context.Context, call Call, id string, i
 			return nil, d, nil, fail(CodeBookingNotFound, "%q names no checkout of this platform.", id)
 		case !d.payPending() && d.Pay.TransactionID == pr.TransactionID:
 			return nil, d, nil, nil // completed already by this payment
+		case d.checkoutLapsed() && r.State == reservation.Requested:
+			return b.retake(ctx, p, r, d, pr, now)
 		case !d.payPending():
 			return nil, d, b.lapsed(ctx, r, d), nil
 		case r.State != reservation.Reserved:
 			return nil, d, outcomeMsg("slot_unavailable", "The checkout's booking ended; choose a slot again.", "recoverable"), nil
 		case pr.amount() != d.Pay.Due || !strings.EqualFold(pr.Currency, d.Pay.Currency):
-			return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be the checkout total, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
+			return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be what the checkout takes now, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
 		}
 		nd := b.paidDetail(d, paidBy{taker: takerPlatform, amount: d.Pay.Due, provider: pr.Provider, txn: pr.TransactionID, order: orderPrefix + r.Reference})
 		return func(a reservation.Addition) (reservation.Reservation, error) {
@@ -355,6 +422,62 @@ func (b *Business) CompleteCheckout(ctx context.Context, call Call, id string, i
 		return nil, err
 	}
 	return b.checkoutView(res), nil
+}
+
+// retake completes a checkout whose places went back unpaid (flow
+// vector 101's retry): the platform held the slot again, and the
+// checkout's booking takes that hold's places, is paid and confirmed in
+// one write, using the hold up. Without a live hold of the slot nothing
+// is recorded, and the answer says whether the slot can be held again.
+func (b *Business) retake(ctx context.Context, p Principal, r reservation.Reservation, d detail, pr *PaymentResult, now time.Time) (func(reservation.Addition) (reservation.Reservation, error), detail, *Message, error) {
+	s, _ := b.catalog.get(d.ServiceID)
+	w, ok := b.resolveSlot(s, d.SlotID)
+	if !ok || !now.Before(w.start) {
+		return nil, d, outcomeMsg("slot_unavailable", "The checkout's slot has started; choose another slot.", "recoverable"), nil
+	}
+	hr, hd, found, err := b.liveHold(ctx, p, s, w, r.Guests, now)
+	switch {
+	case err != nil:
+		return nil, d, nil, err
+	case !found:
+		return nil, d, b.lapsed(ctx, r, d), nil
+	case pr.amount() != d.Pay.Due || !strings.EqualFold(pr.Currency, d.Pay.Currency):
+		return nil, d, outcomeMsg("payment_amount_mismatch", fmt.Sprintf("amount_paid must be what the checkout takes now, %d %s in minor units.", d.Pay.Due, d.Pay.Currency), "requires_buyer_input"), nil
+	}
+	nd := b.paidDetail(d, paidBy{taker: takerPlatform, amount: d.Pay.Due, provider: pr.Provider, txn: pr.TransactionID, order: orderPrefix + r.Reference})
+	to := reservation.Reserved
+	if nd.mode() == business.ConfirmAuto {
+		to = reservation.Confirmed
+	}
+	hd.HoldEnd = HoldConverted
+	return func(a reservation.Addition) (reservation.Reservation, error) {
+		return b.desk().TakeHold(ctx, reservation.Change{Read: r, By: "usp:" + p.Platform, Note: "paid", At: now,
+			Unit: reservation.Unit{Location: s.loc.Slug, Type: s.unit.Type, Capacity: s.unit.Count}, Units: max(r.Guests, 1),
+			Also: []reservation.Addition{a}, Edit: func(m *reservation.Reservation) { m.Detail = nd.raw() }},
+			hr, func(m *reservation.Reservation) { m.Detail = hd.raw() }, to)
+	}, nd, nil, nil
+}
+
+// liveHold finds the platform's live hold of w for at least spots
+// places, to complete a lapsed checkout with.
+func (b *Business) liveHold(ctx context.Context, p Principal, s Service, w wantSlot, spots int, now time.Time) (reservation.Reservation, detail, bool, error) {
+	f := store.ReservationFilter{Location: s.loc.Slug, From: w.core[0], States: []string{string(reservation.OnHold)}, Source: string(reservation.USP(p.Platform)), Limit: 500}
+	for {
+		rows, err := reservation.List(ctx, b.st, f)
+		if err != nil {
+			return reservation.Reservation{}, detail{}, false, fmt.Errorf("read holds: %w", err)
+		}
+		for _, r := range rows {
+			if d, ok := detailOf(r); ok && d.Kind == "hold" && d.ServiceID == s.ID && d.SlotID == w.id && d.Spots >= spots && now.Before(r.HoldExpires) {
+				return r, d, true, nil
+			}
+		}
+		if len(rows) < f.Limit {
+			return reservation.Reservation{}, detail{}, false, nil
+		}
+		last := rows[len(rows)-1]
+		f.After = store.ReservationCursor{FirstSlot: last.FirstSlot(), Reference: last.Reference}
+	}
 }
 
 // lapsed is the outcome of completing a checkout that can no longer be
@@ -368,6 +491,9 @@ func (b *Business) lapsed(ctx context.Context, r reservation.Reservation, d deta
 	s, _ := b.catalog.get(d.ServiceID)
 	if w, ok := b.resolveSlot(s, d.SlotID); ok {
 		if n, err := b.remaining(ctx, s, w); err == nil && n >= r.Guests {
+			if d.checkoutLapsed() {
+				return outcomeMsg("hold_expired", "The checkout's hold lapsed and its slot was released; the slot is still free: hold it again and complete this checkout.", "recoverable")
+			}
 			return outcomeMsg("hold_expired", "The checkout expired and its slot was released; the slot is still free: hold it and check out again.", "recoverable")
 		}
 	}
@@ -389,10 +515,14 @@ func (b *Business) CancelCheckout(ctx context.Context, call Call, id string) (*C
 			return nil, d, nil, fail(CodeBookingNotFound, "%q names no checkout of this platform.", id)
 		case d.Pay.TransactionID != "":
 			return nil, d, outcomeMsg("invalid_transition", "A completed checkout cannot be canceled; cancel its booking instead.", ""), nil
-		case !d.payPending() || r.State != reservation.Reserved:
+		case !d.checkoutLapsed() && (!d.payPending() || r.State != reservation.Reserved):
 			return nil, d, nil, nil // ended already
 		}
-		d.Cancellation = b.cancellation(r, d, "The checkout was canceled before it was completed.", now)
+		c, err := b.cancellation(ctx, r, d, "The checkout was canceled before it was completed.", now)
+		if err != nil {
+			return nil, d, nil, err
+		}
+		d.Cancellation = c
 		return func(a reservation.Addition) (reservation.Reservation, error) {
 			return b.desk().Cancel(ctx, reservation.Change{Read: r, By: "platform", Note: "checkout canceled", At: now,
 				Also: []reservation.Addition{a}, Edit: func(m *reservation.Reservation) { m.Detail = d.raw() }})
@@ -408,7 +538,7 @@ func (b *Business) CancelCheckout(ctx context.Context, call Call, id string) (*C
 }
 
 func (b *Business) checkoutMeta() CheckoutMeta {
-	return CheckoutMeta{Version: UCPVersion, Capabilities: checkoutEntries(), PaymentHandlers: b.paymentHandlers()}
+	return CheckoutMeta{Version: UCPVersion, Capabilities: b.checkoutEntries(), PaymentHandlers: b.paymentHandlers()}
 }
 
 // checkoutView is the checkout of a booking result. Its status follows
@@ -438,20 +568,52 @@ func (b *Business) checkoutView(res *BookingResult) *Checkout {
 	}
 	out.LineItems = []CheckoutLineItem{{ID: "li_1", Item: CheckoutItem{ID: s.ID, Title: s.Name, Price: s.Pricing.Amount}, Quantity: 1}}
 	out.Totals = []CheckoutTotal{{Type: "subtotal", Amount: total}, {Type: "total", Amount: total}}
+	term := b.depositTerm(bk, total)
+	if term != nil {
+		out.Payment = &CheckoutPayment{SelectedTermID: term.ID, Terms: []PaymentTerm{*term}}
+	}
 	switch p := bk.Payment; {
 	case p != nil && p.TransactionID != "":
 		out.Status, out.Order = "completed", &Order{ID: p.OrderReference}
+		if term != nil {
+			out.Order.Payment = &OrderPayment{AcceptedTerm: *term}
+		}
 		ctxt.BookingStatus = "pending"
 		if bk.ConfirmationMode == business.ConfirmAuto {
 			ctxt.BookingStatus = "confirmed"
 		}
 	case bk.Status == "requires_action":
 		out.Status, out.ExpiresAt, ctxt.BookingStatus = "ready_for_complete", bk.ExpiresAt, "pending"
+	case bk.Status == "pending":
+		// Its places went back unpaid: a new hold of the slot completes
+		// it (flow vector 101).
+		out.Status, ctxt.BookingStatus = "incomplete", "pending"
 	default:
 		out.Status, ctxt.BookingStatus = "canceled", "canceled"
 	}
 	out.Booking = ctxt
 	return out
+}
+
+// depositTerm is the payment term of a deposit booking's checkout
+// (§7.6.1): the deposit now, the balance at the slot's start; nil for a
+// booking paid in full when booking.
+func (b *Business) depositTerm(bk *Booking, total int64) *PaymentTerm {
+	p := bk.Payment
+	if p == nil || p.Timing != business.PayDeposit || p.DepositAmount <= 0 || p.DepositAmount >= total {
+		return nil
+	}
+	cur, balance := p.Currency, total-p.DepositAmount
+	id := "pt_fixed_deposit"
+	if s, _ := b.catalog.get(bk.ServiceID); s.Pricing.Deposit != nil && s.Pricing.Deposit.Type == "percentage" {
+		id = "pt_percent_deposit"
+	}
+	return &PaymentTerm{ID: id, Title: "Deposit now, balance at the appointment", Schedules: []Schedule{
+		{ID: "sched_deposit", Type: "immediate", Amount: p.DepositAmount,
+			Description: PlainText{Plain: money.Display(p.DepositAmount, cur) + " due now to hold the booking."}},
+		{ID: "sched_balance", Type: "at_service", Amount: balance, DueAt: bk.Slot.Start,
+			Description: PlainText{Plain: money.Display(balance, cur) + " due at the start of the booking, " + bk.Slot.Start + "."}},
+	}}
 }
 
 // refused reports whether a checkout answer refused the call.

@@ -220,11 +220,11 @@ func TestUCPCheckoutPaysAndConfirmsOnce(t *testing.T) {
 }
 
 // An abandoned checkout holds its slot only until it expires: the sweep
-// ends its booking and frees the slot, the checkout reads canceled, and
-// a late completion records nothing and answers hold_expired while the
-// slot is still free, slot_unavailable once it is taken (§7.5 A1). A canceled checkout ends its booking at
-// once with checkout_abandoned and frees its slot, and reads the same
-// from then on.
+// frees the slot, the checkout reads incomplete (flow vector 101), and
+// a late completion without a new hold records nothing and answers
+// hold_expired while the slot is still free, slot_unavailable once it is
+// taken (§7.5 A1). A canceled checkout ends its booking at once with
+// checkout_abandoned and frees its slot, and reads the same from then on.
 func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
 	onUCPEngines(t, func(t *testing.T, w *payWorld) {
 		ctx := context.Background()
@@ -237,14 +237,14 @@ func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
 			t.Fatal("the abandoned checkout's slot is not free again")
 		}
 		read, err := w.GetCheckout(ctx, w.call, c.ID)
-		if err != nil || read.Status != "canceled" || read.Booking.BookingStatus != "canceled" {
+		if err != nil || read.Status != "incomplete" || read.Booking.BookingStatus != "pending" {
 			t.Fatalf("expired checkout = %+v, %v", read, err)
 		}
 		late, err := w.CompleteCheckout(ctx, w.call, c.ID, reported("pi_late", "2500"))
-		if err != nil || outcome(t, late.Messages) != "hold_expired" || late.Status != "canceled" {
+		if err != nil || outcome(t, late.Messages) != "hold_expired" || late.Status != "incomplete" {
 			t.Fatalf("late completion = %+v, %v", late, err)
 		}
-		if b := w.get(t, c.Booking.BookingID); b.Status != "canceled" || b.Payment.TransactionID != "" {
+		if b := w.get(t, c.Booking.BookingID); b.Status != "pending" || b.Payment.TransactionID != "" {
 			t.Fatalf("booking after a late completion = %s %+v", b.Status, b.Payment)
 		}
 
@@ -275,9 +275,9 @@ func TestUCPCheckoutAbandonedReleasesTheSlot(t *testing.T) {
 }
 
 // Bad input is refused before anything is held: a price that is not the
-// catalog's (price_mismatch), a product line, a deposit service (not
-// advertised: no payment terms here), and a direct create_booking of the checkout's
-// service, which names the checkout.
+// catalog's (price_mismatch), a product line, and a direct
+// create_booking of a service the checkout books (paid in full or by a
+// deposit), which names the checkout.
 func TestUCPCheckoutRefusals(t *testing.T) {
 	onUCPEngines(t, func(t *testing.T, w *payWorld) {
 		ctx := context.Background()
@@ -291,20 +291,12 @@ func TestUCPCheckoutRefusals(t *testing.T) {
 		if _, err := w.CreateCheckout(ctx, w.call, two); code(t, err) != usp.CodeValidation {
 			t.Fatal("a product line was accepted")
 		}
-		// A deposit service is not in the catalog at all (§7.6.1 fails
-		// closed without UCP's payment terms), so it is neither offered
-		// nor checked out.
-		if res, err := w.QueryAvailability(ctx, usp.Call{}, usp.QueryRequest{ServiceID: "svc_airport_install", StartDate: "2026-03-02", EndDate: "2026-03-02"}); err == nil && len(res.Slots) > 0 {
-			t.Fatal("a deposit service is offered in UCP-native mode")
-		}
-		dep := shuttleCheckout(s, 10000)
-		dep.LineItems[0].Item.ID, dep.Booking.ServiceID = "svc_airport_install", "svc_airport_install"
-		if _, err := w.CreateCheckout(ctx, w.call, dep); code(t, err) != usp.CodeValidation {
-			t.Fatal("a deposit service was checked out")
-		}
-		_, err = w.CreateBooking(ctx, w.call, usp.CreateRequest{ServiceID: s.ServiceID, SlotID: s.ID, Buyer: ada})
-		if e, _ := usp.AsError(err); e == nil || e.Code != usp.CodeValidation || !strings.Contains(e.Message, usp.UCPPath+"/checkout-sessions") {
-			t.Fatalf("direct booking = %v, want validation_error naming the checkout", err)
+		for _, svc := range []string{s.ServiceID, "svc_airport_install"} {
+			slot := w.slot(t, svc, "2026-03-02")
+			_, err = w.CreateBooking(ctx, w.call, usp.CreateRequest{ServiceID: svc, SlotID: slot.ID, Buyer: ada})
+			if e, _ := usp.AsError(err); e == nil || e.Code != usp.CodeValidation || !strings.Contains(e.Message, usp.UCPPath+"/checkout-sessions") {
+				t.Fatalf("direct booking of %s = %v, want validation_error naming the checkout", svc, err)
+			}
 		}
 		if again := w.slot(t, "svc_airport_shuttle", "2026-03-02"); again.ID != s.ID {
 			t.Fatal("a refused checkout took the slot")

@@ -63,21 +63,22 @@ func (s *Site) payLines(ctx context.Context, g reservation.GuestStay, u business
 		p.Later = money.Display(total-due, cur)
 	}
 	var paid int64
+	var pay payment.Payment
 	if s.Payments != nil {
-		paid, _, _ = s.Payments.Paid(ctx, g.Reservation.Reference) // unreadable: shown as unpaid
+		paid, pay, _ = s.Payments.Paid(ctx, g.Reservation.Reference) // unreadable: shown as unpaid
 		p.Paid = paid > 0
 	}
 	state := g.Reservation.State
 	p.Payable = !p.Paid && state != reservation.Declined && state != reservation.Cancelled
 	if p.Paid && state != reservation.Declined {
-		p.Cancel = s.cancelLines(g, u, t, paid)
+		p.Cancel = s.cancelLines(g, u, t, pay, paid)
 	}
 	return p
 }
 
 // cancelLines is what cancelling g now, or when it was cancelled, does
 // with paid; nil when the stay's start cannot be read.
-func (s *Site) cancelLines(g reservation.GuestStay, u business.Unit, t business.Terms, paid int64) *cancelLines {
+func (s *Site) cancelLines(g reservation.GuestStay, u business.Unit, t business.Terms, pay payment.Payment, paid int64) *cancelLines {
 	start, err := g.Location.StartOf(u, g.Reservation.FirstSlot())
 	if err != nil {
 		return nil
@@ -87,7 +88,7 @@ func (s *Site) cancelLines(g reservation.GuestStay, u business.Unit, t business.
 	if done {
 		at, withdrawn = cancelledAt(g.Reservation)
 	}
-	st := payment.Settle(t, paid, start, at)
+	st := payment.SettlePayment(t, pay, paid, start, at)
 	if withdrawn || g.Reservation.State == reservation.Requested {
 		// A request withdrawn before staff answered held nothing; all
 		// of it goes back.

@@ -130,7 +130,9 @@ func (s *StaffScreen) staffPay(ctx context.Context, r reservation.Reservation, u
 	}
 	may := mayRefund(u) && d.NotReady == ""
 	d.CanRefund = may && p.State == payment.StatePaid && left > 0
-	d.CanWaive = may && p.Waivable()
+	// A fee is waived once it was taken, or in advance while the
+	// reservation still holds its room.
+	d.CanWaive = may && (p.Waivable() || p.WaivableInAdvance() && r.State.HoldsUnits())
 	d.MaxRefund = money.Format(left, cur)
 	return d, nil
 }

@@ -12,6 +12,7 @@ import (
 	"frontdesk/business"
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
 	"frontdesk/payment"
 	"frontdesk/payment/stripe"
 	"frontdesk/payment/stripe/stripemock"
@@ -23,7 +24,26 @@ import (
 // reference and page, and the payment.
 func paidStay(t *testing.T, pol business.Policy) (*Main, string, string, payment.Payment) {
 	t.Helper()
-	m, ref, link, p := paidRequest(t, pol)
+	return paidStayOn(t, pol, "")
+}
+
+// onPaidEngines runs f on SQLite ("") and on a PostgreSQL schema.
+func onPaidEngines(t *testing.T, f func(t *testing.T, database string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, "") })
+	t.Run("postgres", func(t *testing.T) { f(t, pgtest.Schema(t)) })
+}
+
+// paidStayIn is paidStayOn with the database first, as onPaidEngines
+// hands it.
+func paidStayIn(t *testing.T, database string, pol business.Policy) (*Main, string, string, payment.Payment) {
+	t.Helper()
+	return paidStayOn(t, pol, database)
+}
+
+// paidStayOn is paidStay on the database database ("" for SQLite).
+func paidStayOn(t *testing.T, pol business.Policy, database string) (*Main, string, string, payment.Payment) {
+	t.Helper()
+	m, ref, link, p := paidRequestVia(t, pol, database, nil)
 	if _, _, err := m.office.Decide(context.Background(), reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "olga"}); err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +53,21 @@ func paidStay(t *testing.T, pol business.Policy) (*Main, string, string, payment
 // paidRequest is paidStay before staff answer the request.
 func paidRequest(t *testing.T, pol business.Policy) (*Main, string, string, payment.Payment) {
 	t.Helper()
+	return paidRequestVia(t, pol, "", nil)
+}
+
+// paidRequestVia is paidRequest on the database database ("" for
+// SQLite), with the Stripe provider wrapped by wrap, when given, as
+// serve would use it.
+func paidRequestVia(t *testing.T, pol business.Policy, database string, wrap func(payment.Provider) payment.Provider) (*Main, string, string, payment.Payment) {
+	t.Helper()
+	var provider payment.Provider
 	provider, err := stripe.New(stripe.Options{Key: payment.NewSecret("sk_test_serve"), WebhookSecret: payment.NewSecret(testWebhookSecret), API: stripemock.Start(t)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if wrap != nil {
+		provider = wrap(provider)
 	}
 	c := config.Demo()
 	for j, u := range c.Locations[0].Units {
@@ -44,6 +76,7 @@ func paidRequest(t *testing.T, pol business.Policy) (*Main, string, string, paym
 		}
 	}
 	c.Store.DataDir = t.TempDir()
+	c.Store.Database = database
 	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Clock: clock.NewFixed(testNow), Out: io.Discard, ready: make(chan struct{}), Payment: provider}
 	runMain(t, m)
 	status, body := requestDouble(t, m)
@@ -148,50 +181,54 @@ func dd(page, id string) string {
 // refunds it through the provider once, however often the outbox is
 // relayed, and the page says so.
 func TestGuestCancelsInsideTheFreeWindow(t *testing.T) {
-	m, _, link, p := paidStay(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 48, LateCancelFee: "50.00"})
-	_, _, body := get(t, m.URL+link, "", nil)
-	deposit := dd(body, "due-now")
-	if want := strings.TrimSuffix(deposit, ", paid"); dd(body, "cancel-refund") != want || want == deposit {
-		t.Fatalf("refund if cancelled now = %q, deposit %q", dd(body, "cancel-refund"), deposit)
-	}
-	if strings.Contains(body, "free of charge") || !strings.Contains(body, "What is refunded is shown above") {
-		t.Fatal("the paid stay's page still says a cancellation is free of charge")
-	}
-	body = guestCancels(t, m, link)
-	p = cancelled(t, m, p)
-	if got := cancelRefund(t, p); got != p.Amount {
-		t.Fatalf("refunded %d of %d inside the free window", got, p.Amount)
-	}
-	if again := cancelled(t, m, p); len(again.Refunds) != 1 {
-		t.Fatalf("a second relay refunded again: %+v", again.Refunds)
-	}
-	if !strings.Contains(body, "is refunded to your card. Nothing is owed.") || dd(body, "kept") != "$0.00" {
-		t.Fatalf("the cancelled page: %s", body)
-	}
+	onPaidEngines(t, func(t *testing.T, database string) {
+		m, _, link, p := paidStayIn(t, database, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 48, LateCancelFee: "50.00"})
+		_, _, body := get(t, m.URL+link, "", nil)
+		deposit := dd(body, "due-now")
+		if want := strings.TrimSuffix(deposit, ", paid"); dd(body, "cancel-refund") != want || want == deposit {
+			t.Fatalf("refund if cancelled now = %q, deposit %q", dd(body, "cancel-refund"), deposit)
+		}
+		if strings.Contains(body, "free of charge") || !strings.Contains(body, "What is refunded is shown above") {
+			t.Fatal("the paid stay's page still says a cancellation is free of charge")
+		}
+		body = guestCancels(t, m, link)
+		p = cancelled(t, m, p)
+		if got := cancelRefund(t, p); got != p.Amount {
+			t.Fatalf("refunded %d of %d inside the free window", got, p.Amount)
+		}
+		if again := cancelled(t, m, p); len(again.Refunds) != 1 {
+			t.Fatalf("a second relay refunded again: %+v", again.Refunds)
+		}
+		if !strings.Contains(body, "is refunded to your card. Nothing is owed.") || dd(body, "kept") != "$0.00" {
+			t.Fatalf("the cancelled page: %s", body)
+		}
+	})
 }
 
 // TestGuestCancelsOutsideTheFreeWindow: a month before the stay is
 // inside the 1,000-hour window's fee: the deposit less the $50.00 fee
 // is refunded, and the page no longer says nothing is owed.
 func TestGuestCancelsOutsideTheFreeWindow(t *testing.T) {
-	m, _, link, p := paidStay(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 1000, LateCancelFee: "50.00"})
-	body := guestCancels(t, m, link)
-	p = cancelled(t, m, p)
-	if got := cancelRefund(t, p); got != p.Amount-5000 {
-		t.Fatalf("refunded %d of %d with a $50.00 late fee", got, p.Amount)
-	}
-	if strings.Contains(body, "Nothing is owed") || dd(body, "kept") != "$50.00" || !strings.Contains(body, "$50.00 of the ") {
-		t.Fatalf("the cancelled page: %s", body)
-	}
-	mail := ""
-	for _, msg := range devMessages(t, m.URL) {
-		if strings.HasPrefix(msg.Text, "Reservation ") && strings.Contains(msg.Text, " is cancelled.") {
-			mail = msg.Text
+	onPaidEngines(t, func(t *testing.T, database string) {
+		m, _, link, p := paidStayIn(t, database, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 1000, LateCancelFee: "50.00"})
+		body := guestCancels(t, m, link)
+		p = cancelled(t, m, p)
+		if got := cancelRefund(t, p); got != p.Amount-5000 {
+			t.Fatalf("refunded %d of %d with a $50.00 late fee", got, p.Amount)
 		}
-	}
-	if !strings.Contains(mail, "What was paid is refunded as the cancellation policy says") || strings.Contains(mail, "No payment was taken") {
-		t.Fatalf("the guest's cancellation mail: %q", mail)
-	}
+		if strings.Contains(body, "Nothing is owed") || dd(body, "kept") != "$50.00" || !strings.Contains(body, "$50.00 of the ") {
+			t.Fatalf("the cancelled page: %s", body)
+		}
+		mail := ""
+		for _, msg := range devMessages(t, m.URL) {
+			if strings.HasPrefix(msg.Text, "Reservation ") && strings.Contains(msg.Text, " is cancelled.") {
+				mail = msg.Text
+			}
+		}
+		if !strings.Contains(mail, "What was paid is refunded as the cancellation policy says") || strings.Contains(mail, "No payment was taken") {
+			t.Fatalf("the guest's cancellation mail: %q", mail)
+		}
+	})
 }
 
 // TestStaffDeclinesAPaidRequest: a request whose deposit was paid and
@@ -216,11 +253,12 @@ func TestStaffDeclinesAPaidRequest(t *testing.T) {
 
 // TestStaffCancelsAPaidStay: staff cancelling inside the free window
 // refund it all; outside it, a late fee larger than the deposit keeps
-// the deposit, refunds nothing and shows the rest owed, uncharged.
+// the deposit, refunds nothing and shows the rest owed, uncharged. The
+// first runs on PostgreSQL, the second on SQLite.
 func TestStaffCancelsAPaidStay(t *testing.T) {
 	ctx := context.Background()
 	t.Run("inside the window", func(t *testing.T) {
-		m, ref, _, p := paidStay(t, business.Policy{Payment: business.PayAtBooking, FreeCancelHours: 48, LateCancelFee: "50.00"})
+		m, ref, _, p := paidStayOn(t, business.Policy{Payment: business.PayAtBooking, FreeCancelHours: 48, LateCancelFee: "50.00"}, pgtest.Schema(t))
 		if _, _, err := m.office.Decide(ctx, reservation.Decision{Reference: ref, To: reservation.Cancelled, By: "olga"}); err != nil {
 			t.Fatal(err)
 		}

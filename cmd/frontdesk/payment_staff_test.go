@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"frontdesk/business"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/pgtest"
 	"frontdesk/payment"
+	"frontdesk/reservation"
 	"frontdesk/staff"
 )
 
@@ -118,13 +122,6 @@ func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
 	olga := signIn(t, m, "olga")
 	dashboard := "/staff/?pay_from=2026-11-01&pay_to=2026-11-30"
 
-	_, _, body := olga.do("GET", page, nil)
-	if strings.Contains(body, `id="waive-form"`) {
-		t.Fatal("a fee waiver is offered before any fee")
-	}
-	if status, _, body := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}}); status != http.StatusUnprocessableEntity {
-		t.Fatalf("waiving before a fee = %d: %s", status, body)
-	}
 	if status, _, _ := olga.do("POST", page, url.Values{"csrf": {olga.csrf}, "to": {"cancelled"}}); status != http.StatusSeeOther {
 		t.Fatalf("cancel = %d", status)
 	}
@@ -132,7 +129,7 @@ func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
 	if p.Settled == nil || p.Settled.Why != payment.SettledCancellation || p.Settled.Kept != 2000 || p.Settled.Owed != 6000 || len(p.Refunds) != 0 {
 		t.Fatalf("after a late cancellation: %+v %+v", p.Settled, p.Refunds)
 	}
-	_, _, body = olga.do("GET", dashboard, nil)
+	_, _, body := olga.do("GET", dashboard, nil)
 	for id, want := range map[string]string{"money-taken": "$20.00", "money-refunded": "$0.00", "money-kept": "$20.00", "money-fees": "$20.00", "money-owed": "$60.00"} {
 		if got := dd(body, id); got != want {
 			t.Fatalf("%s = %q, want %q: %s", id, got, want, body)
@@ -177,6 +174,76 @@ func TestStaffWaivesALateFeeAndOwnerSeesTotals(t *testing.T) {
 	}
 }
 
+// TestAdvanceWaiverAcrossDoors: an owner waives a stay's late fee
+// before any cancellation, with a reason kept with their name (a
+// clerk may not, and a second waiver changes nothing); the guest's page
+// then shows that a late cancellation refunds all the deposit, and a
+// late cancellation, from the guest's page or by staff, refunds all of
+// it and keeps no fee, on both engines. USP's door is
+// TestCancellationAfterAnAdvanceWaiverTakesNoFee.
+func TestAdvanceWaiverAcrossDoors(t *testing.T) {
+	pol := business.Policy{Payment: business.PayDeposit, Deposit: "20.00", FreeCancelHours: 1000, LateCancelFee: "80.00"}
+	for _, door := range []string{"guest page", "staff"} {
+		for _, engine := range []string{"sqlite", "postgres"} {
+			t.Run(door+"/"+engine, func(t *testing.T) {
+				database := ""
+				if engine == "postgres" {
+					database = pgtest.Schema(t)
+				}
+				checkAdvanceWaiver(t, pol, door, database)
+			})
+		}
+	}
+}
+
+func checkAdvanceWaiver(t *testing.T, pol business.Policy, door, database string) {
+	m, ref, link, p := paidStayOn(t, pol, database)
+	addStaff(t, m)
+	page := "/staff/reservations/" + ref
+	olga, carl := signIn(t, m, "olga"), signIn(t, m, "carl")
+	_, _, body := get(t, m.URL+link, "", nil)
+	if dd(body, "cancel-refund") != "$0.00" {
+		t.Fatalf("before the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
+	}
+	_, _, body = olga.do("GET", page, nil)
+	if !strings.Contains(body, `id="waive-form"`) {
+		t.Fatalf("no waiver offered in advance: %s", body)
+	}
+	if status, _, _ := carl.do("POST", page+"/waive", url.Values{"csrf": {carl.csrf}, "note": {"regular guest"}}); status != http.StatusForbidden {
+		t.Fatalf("a clerk's waiver = %d", status)
+	}
+	for i := range 2 {
+		status, h, _ := olga.do("POST", page+"/waive", url.Values{"csrf": {olga.csrf}, "note": {"regular guest"}})
+		if i == 0 && (status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=waived")) {
+			t.Fatalf("waive in advance = %d %q", status, h.Get("Location"))
+		}
+	}
+	p = reread(t, m, p)
+	if !p.FeeWaivedInAdvance() || p.Waiver.By != "olga" || p.Waiver.Note != "regular guest" || len(p.Refunds) != 0 {
+		t.Fatalf("after the advance waiver: %+v %+v", p.Waiver, p.Refunds)
+	}
+	_, _, body = olga.do("GET", page, nil)
+	if strings.Contains(body, `id="waive-form"`) || !strings.Contains(dd(body, "pay-waiver"), "by olga: regular guest; in advance: a cancellation takes no late fee") {
+		t.Fatalf("the waived page: %s", body)
+	}
+	_, _, body = get(t, m.URL+link, "", nil)
+	if dd(body, "cancel-refund") != "$20.00" {
+		t.Fatalf("after the waiver, a late cancellation refunds %q", dd(body, "cancel-refund"))
+	}
+	if door == "guest page" {
+		body = guestCancels(t, m, link)
+		if dd(body, "kept") != "$0.00" || !strings.Contains(body, "Nothing is owed.") {
+			t.Fatalf("the cancelled page: %s", body)
+		}
+	} else if status, _, _ := olga.do("POST", page, url.Values{"csrf": {olga.csrf}, "to": {"cancelled"}}); status != http.StatusSeeOther {
+		t.Fatalf("staff cancel = %d", status)
+	}
+	p = cancelled(t, m, p)
+	if got := cancelRefund(t, p); got != 2000 || p.Settled == nil || p.Settled.Kept != 0 || p.Owed() != 0 {
+		t.Fatalf("after a late cancellation: refunded %d, %+v", got, p.Settled)
+	}
+}
+
 // TestNoShowAppliesTheRule: marking a paid stay a no-show at the staff
 // screen keeps the deposit by default and returns it when the unit's
 // policy says so, once, however often the outbox is relayed.
@@ -211,5 +278,80 @@ func TestNoShowAppliesTheRule(t *testing.T) {
 				t.Fatalf("kept from no-shows = %q", shown)
 			}
 		})
+	}
+}
+
+// silentRefunds is a payment provider whose refunds time out while down
+// is set, as a provider that does not answer does; sent counts the
+// refunds the provider made.
+type silentRefunds struct {
+	payment.Provider
+	down atomic.Bool
+	sent atomic.Int32
+}
+
+func (s *silentRefunds) Refund(ctx context.Context, in payment.RefundRequest) (payment.Refund, error) {
+	if s.down.Load() {
+		return payment.Refund{}, fmt.Errorf("refund: %w", context.DeadlineExceeded)
+	}
+	r, err := s.Provider.Refund(ctx, in)
+	if err == nil {
+		s.sent.Add(1)
+	}
+	return r, err
+}
+
+// TestStaffRefundTheProviderDoesNotAnswer: an owner's refund the
+// provider does not answer is recorded pending, and the page says so;
+// the same form sent again while the provider is silent records nothing
+// more, and once it answers, sending it again (or the sweep) sends that
+// one refund, once.
+func TestStaffRefundTheProviderDoesNotAnswer(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { checkSilentRefund(t, "") })
+	t.Run("postgres", func(t *testing.T) { checkSilentRefund(t, pgtest.Schema(t)) })
+}
+
+func checkSilentRefund(t *testing.T, database string) {
+	silent := &silentRefunds{}
+	m, ref, _, p := paidRequestVia(t, business.Policy{Payment: business.PayDeposit, Deposit: "20%", FreeCancelHours: 48, LateCancelFee: "50.00"}, database,
+		func(pr payment.Provider) payment.Provider { silent.Provider = pr; return silent })
+	if _, _, err := m.office.Decide(context.Background(), reservation.Decision{Reference: ref, To: reservation.Confirmed, By: "olga"}); err != nil {
+		t.Fatal(err)
+	}
+	addStaff(t, m)
+	page := "/staff/reservations/" + ref
+	olga := signIn(t, m, "olga")
+	form := url.Values{"csrf": {olga.csrf}, "amount": {"10.00"}, "note": {"the heater was broken"}, "seen": {"0"}}
+
+	silent.down.Store(true)
+	for range 2 {
+		status, h, body := olga.do("POST", page+"/refund", form)
+		if status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=refund-pending") {
+			t.Fatalf("refund with the provider silent = %d %q: %s", status, h.Get("Location"), body)
+		}
+		got := reread(t, m, p)
+		if len(got.Refunds) != 1 || got.Refunds[0].State != payment.RefundPending || got.Refunds[0].Amount != 1000 || silent.sent.Load() != 0 {
+			t.Fatalf("refunds with the provider silent = %+v, %d sent", got.Refunds, silent.sent.Load())
+		}
+	}
+	_, _, body := olga.do("GET", page+"?done=refund-pending", nil)
+	for _, want := range []string{"Refund recorded with your name and reason; the payment provider did not answer, so it is sent again until it does.",
+		"$10.00, manual refund, pending: will be sent again, by olga: the heater was broken"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the page after a silent refund lacks %q: %s", want, body)
+		}
+	}
+
+	silent.down.Store(false)
+	status, h, _ := olga.do("POST", page+"/refund", form)
+	if status != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "?done=refunded") {
+		t.Fatalf("the same form once the provider answers = %d %q", status, h.Get("Location"))
+	}
+	if _, err := m.payments.Resume(context.Background(), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := reread(t, m, p)
+	if len(got.Refunds) != 1 || got.Refunds[0].State != payment.RefundDone || silent.sent.Load() != 1 {
+		t.Fatalf("refunds once the provider answers = %+v, %d sent", got.Refunds, silent.sent.Load())
 	}
 }

@@ -138,6 +138,9 @@ func (s *Office) countAwaiting(ctx context.Context, slug string, d *Dashboard) e
 	f := store.ReservationFilter{Location: slug, From: d.Today.String(),
 		States: []string{string(reservation.Reserved), string(reservation.Requested)}}
 	return s.eachReservation(ctx, f, func(r reservation.Reservation) error {
+		if _, platform := r.Source.Platform(); platform && r.State == reservation.Requested {
+			return nil // a platform's checkout whose hold lapsed waits for its platform, not staff
+		}
 		if r.State == reservation.Reserved {
 			d.Pending++
 		} else {

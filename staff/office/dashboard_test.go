@@ -57,3 +57,26 @@ func TestDashboardLeavesHoldsOut(t *testing.T) {
 		t.Fatalf("dashboard with a hold = occupancy %v, sources %v, pending %d, requests %d", d.Occupancy["riverside"], d.BySource, d.Pending, d.Requests)
 	}
 }
+
+// TestDashboardLeavesLapsedCheckoutsOut: a platform's booking whose
+// places lapsed unpaid (a UCP checkout that can still be completed)
+// holds nothing and waits for its platform: it is no request for staff.
+func TestDashboardLeavesLapsedCheckoutsOut(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	r, err := w.booker.Core().Book(ctx, reservation.BookRequest{Location: "riverside", Unit: "double", Slots: []string{"2026-12-30"},
+		Source: reservation.USP("acme"), Kind: reservation.KindBooking, By: "usp:acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.booker.Core().Desk().Lapse(ctx, reservation.Change{Read: r, By: "sweep", At: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := w.svc.Dashboard(ctx, []string{"riverside"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Pending != 0 || d.Requests != 0 {
+		t.Fatalf("dashboard with a lapsed checkout = pending %d, requests %d", d.Pending, d.Requests)
+	}
+}

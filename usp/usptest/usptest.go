@@ -139,7 +139,7 @@ func BookingConfig(cfg config.Config) direct.Config {
 // file cfg; profile fetches keep their defaults, as the test businesses
 // are handed their fetcher.
 func USPConfig(cfg config.Config) usp.Config {
-	out := usp.Config{Portfolio: cfg.Portfolio, AllowPrivate: cfg.AllowPrivate()}
+	out := usp.Config{Portfolio: cfg.Portfolio, AllowPrivate: cfg.AllowPrivate(), Mode: cfg.USP.Mode}
 	for _, p := range cfg.USP.Platforms {
 		out.Platforms = append(out.Platforms, usp.Platform(p))
 	}
