@@ -172,8 +172,11 @@ func TestLookupBurstsNeverAnswerOutage(t *testing.T) {
 				if right {
 					want = ""
 				}
-				if answers[want] != n || tc.takes.Load() > n/10 {
-					t.Fatalf("answers %v after %d claims written; want %d of %q after at most %d", answers, tc.takes.Load(), n, want, n/10)
+				// Without the shared claims every lookup writes one; with
+				// them a quiet machine writes about a tenth, and one busy
+				// with other tests' packages up to a sixth.
+				if answers[want] != n || tc.takes.Load() > n/5 {
+					t.Fatalf("answers %v after %d claims written; want %d of %q after at most %d", answers, tc.takes.Load(), n, want, n/5)
 				}
 			})
 		}
