@@ -104,7 +104,9 @@ func (p prepared) Exec(ctx context.Context, query string, args ...any) (int64, e
 }
 
 func (p prepared) QueryRow(ctx context.Context, query string, args []any, dest ...any) (found bool, err error) {
-	p.on.do(func() { found, err = p.queryRow(ctx, query, args, dest...) })
+	if waited := p.on.do(ctx, func() { found, err = p.queryRow(ctx, query, args, dest...) }); waited != nil {
+		return false, waited
+	}
 	return found, err
 }
 
@@ -122,7 +124,9 @@ func (p prepared) queryRow(ctx context.Context, query string, args []any, dest .
 }
 
 func (p prepared) Query(ctx context.Context, query string, args []any, each func(scan func(...any) error) error) (err error) {
-	p.on.do(func() { err = p.query(ctx, query, args, each) })
+	if waited := p.on.do(ctx, func() { err = p.query(ctx, query, args, each) }); waited != nil {
+		return waited
+	}
 	return err
 }
 

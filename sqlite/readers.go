@@ -1,6 +1,9 @@
 package sqlite
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // readers run the reads of the read pool on a few long-lived goroutines.
 // The driver is SQLite compiled to Go, whose calls need a deep stack: run
@@ -34,11 +37,13 @@ func newReaders(n int) *readers {
 }
 
 // do runs f on a reader and returns once it has run; after close, or on
-// no readers at all, on the caller's goroutine.
-func (r *readers) do(f func()) {
+// no readers at all, on the caller's goroutine. When ctx ends while every
+// reader is busy, f does not run and do returns ctx's error, as waiting
+// for a connection of the pool did.
+func (r *readers) do(ctx context.Context, f func()) error {
 	if r == nil {
 		f()
-		return
+		return nil
 	}
 	done := make(chan struct{})
 	var failed any
@@ -52,10 +57,13 @@ func (r *readers) do(f func()) {
 		<-done
 	case <-r.stop:
 		f()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	if failed != nil {
 		panic(failed) // on the caller's goroutine, as if it had run there
 	}
+	return nil
 }
 
 // close ends the readers once the reads they run have returned.
