@@ -74,6 +74,8 @@ type prepared struct {
 	// also spares the driver the goroutine it starts per statement to
 	// watch a context that can end.
 	whole bool
+	// on, when set, runs the statements outside a transaction (readers.go).
+	on *readers
 }
 
 func (p prepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
@@ -101,7 +103,14 @@ func (p prepared) Exec(ctx context.Context, query string, args ...any) (int64, e
 	return res.RowsAffected()
 }
 
-func (p prepared) QueryRow(ctx context.Context, query string, args []any, dest ...any) (bool, error) {
+func (p prepared) QueryRow(ctx context.Context, query string, args []any, dest ...any) (found bool, err error) {
+	if waited := p.on.do(ctx, func() { found, err = p.queryRow(ctx, query, args, dest...) }); waited != nil {
+		return false, waited
+	}
+	return found, err
+}
+
+func (p prepared) queryRow(ctx context.Context, query string, args []any, dest ...any) (bool, error) {
 	ctx = p.context(ctx)
 	st, err := p.stmt(ctx, query)
 	if err != nil {
@@ -114,7 +123,14 @@ func (p prepared) QueryRow(ctx context.Context, query string, args []any, dest .
 	return err == nil, err
 }
 
-func (p prepared) Query(ctx context.Context, query string, args []any, each func(scan func(...any) error) error) error {
+func (p prepared) Query(ctx context.Context, query string, args []any, each func(scan func(...any) error) error) (err error) {
+	if waited := p.on.do(ctx, func() { err = p.query(ctx, query, args, each) }); waited != nil {
+		return waited
+	}
+	return err
+}
+
+func (p prepared) query(ctx context.Context, query string, args []any, each func(scan func(...any) error) error) error {
 	ctx = p.context(ctx)
 	st, err := p.stmt(ctx, query)
 	if err != nil {

@@ -83,11 +83,12 @@ type DB struct {
 	// reads are prepared once on the read pool: availability is the
 	// hottest read, and parsing its SQL on every call cost as much as
 	// running it.
-	reads  *statements
-	group  *committer // runs every write transaction once Open is done
-	latest int        // the newest embedded migration, which Ready expects
-	unlock func()     // releases the lock that keeps a restore away
-	path   string     // the database file, whose disk Ready checks
+	reads   *statements
+	readers *readers   // run the reads of the pool (readers.go)
+	group   *committer // runs every write transaction once Open is done
+	latest  int        // the newest embedded migration, which Ready expects
+	unlock  func()     // releases the lock that keeps a restore away
+	path    string     // the database file, whose disk Ready checks
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -174,6 +175,7 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 	reader.SetMaxIdleConns(readers) // keep connections, and their prepared statements
 	db.reader = reader
 	db.reads = &statements{db: reader}
+	db.readers = newReaders(readers)
 	if err := reader.PingContext(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
@@ -183,7 +185,7 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 	db.group = newCommitter(writer, db.stmts)
 	db.Engine = sqlstore.Engine{
 		Dialect: dialect,
-		Read:    prepared{stmts: db.reads},
+		Read:    prepared{stmts: db.reads, on: db.readers},
 		Write:   single{db.group},
 		InTx:    db.group.run,
 	}
@@ -321,6 +323,7 @@ func (db *DB) Scrub(ctx context.Context) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
+	db.readers.close() // the reads under way end first
 	if db.group != nil {
 		db.group.close()
 	}
