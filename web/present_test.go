@@ -7,6 +7,7 @@ import (
 
 	"frontdesk/business"
 	"frontdesk/config"
+	"frontdesk/reservation"
 )
 
 // TestWordPrice: the pages word a price in pricing's lines: the nights,
@@ -43,5 +44,25 @@ func TestWordPrice(t *testing.T) {
 	}
 	if p := wordPrice(c.Portfolio, double, 2, 1, 12345); len(p.Lines) != 0 || len(p.Due) != 2 || p.Total != "$123.45" {
 		t.Errorf("a total the rates do not give = %s", fmt.Sprint(*p))
+	}
+}
+
+// TestStaffState: the staff lists word a platform's checkout whose hold
+// lapsed apart from a guest's request, which staff take or decline.
+func TestStaffState(t *testing.T) {
+	tests := []struct {
+		source reservation.Source
+		state  reservation.State
+		want   string
+	}{
+		{reservation.SourceForm, reservation.Requested, "requested"},
+		{reservation.USP("acme"), reservation.Requested, "checkout lapsed: holds nothing until the platform pays"},
+		{reservation.USP("acme"), reservation.Confirmed, "confirmed"},
+		{reservation.SourceChat, reservation.Reserved, "reserved"},
+	}
+	for _, tt := range tests {
+		if got := staffState(reservation.Reservation{Source: tt.source, State: tt.state}); got != tt.want {
+			t.Errorf("%s %s = %q, want %q", tt.source, tt.state, got, tt.want)
+		}
 	}
 }

@@ -39,6 +39,19 @@ type listRow struct {
 	When string
 	// Ref is the reference, which the screen keeps on one line.
 	Ref string
+	// StateText is the state in the screen's words (staffState).
+	StateText string
+}
+
+// staffState words a reservation's state for the staff lists. A
+// platform's booking that waits holding nothing is a checkout whose hold
+// lapsed unpaid: the platform may still pay for it, and it is no request
+// for staff to take.
+func staffState(r reservation.Reservation) string {
+	if _, platform := r.Source.Platform(); platform && r.State == reservation.Requested {
+		return "checkout lapsed: holds nothing until the platform pays"
+	}
+	return string(r.State)
 }
 
 type listData struct {
@@ -148,7 +161,7 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 			row.Checkin = res.FirstSlot()
 		}
 		l, _ := s.location(res.Location)
-		row.When, row.Ref = s.when(res, l), res.Reference
+		row.When, row.Ref, row.StateText = s.when(res, l), res.Reference, staffState(res)
 		d.Rows = append(d.Rows, row)
 	}
 	s.render(w, r, v, http.StatusOK, "staff_list.html", d)

@@ -126,7 +126,7 @@ func (s *StaffScreen) row(res reservation.Reservation, in, out civil.Date) listR
 	l, _ := s.location(res.Location)
 	return listRow{Reservation: res, LocationName: s.locationName(res.Location), SourceLabel: office.SourceLabel(res.Source),
 		Checkin: in.String(), Checkout: out.String(), Nights: len(res.Slots), Total: money.Display(res.Total, s.Config.Business.Currency),
-		When: s.when(res, l), Ref: res.Reference}
+		When: s.when(res, l), Ref: res.Reference, StateText: staffState(res)}
 }
 
 // maxDayRows bounds the reservations one day or calendar page reads.
