@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -344,16 +343,8 @@ func TestSplitStaffScreen(t *testing.T) {
 
 func testSplitStaffScreen(t *testing.T, engine string) {
 	d := startSplit(t, engine)
-	pw := filepath.Join(t.TempDir(), "password")
-	if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for slug, user := range map[string]string{"riverside": "olga", "oldtown": "otto"} {
-		add := append([]string{"staff", "add-user", "--username", user, "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, slug+".toml")}, d.stores[slug]...)
-		if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
-			t.Fatalf("staff add-user at %s: %v\n%s", slug, err, out)
-		}
-	}
+	d.addOwner(t, "riverside", "olga")
+	d.addOwner(t, "oldtown", "otto")
 	in := time.Now().AddDate(0, 0, 20).Format(time.DateOnly)
 	out := time.Now().AddDate(0, 0, 22).Format(time.DateOnly)
 	cs := connect(t, d.hub+"/mcp", "2025-11-25")

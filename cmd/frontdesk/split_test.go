@@ -443,25 +443,9 @@ func testSplitDeployment(t *testing.T, engine string) {
 	})
 
 	t.Run("the hub serves a listing's feed from its location", func(t *testing.T) {
-		pw := filepath.Join(t.TempDir(), "password")
-		if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		add := append([]string{"staff", "add-user", "--username", "olga", "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, "riverside.toml")}, d.stores["riverside"]...)
-		if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
-			t.Fatalf("staff add-user at riverside: %v\n%s", err, out)
-		}
-		olga := &staffClient{t: t, base: d.origins["riverside"]}
-		status, h, body := olga.do("POST", "/staff/signin", url.Values{"username": {"olga"}, "password": {staffPassword}})
-		for _, ck := range (&http.Response{Header: h}).Cookies() {
-			if ck.Name == "frontdesk_staff" {
-				olga.cookie = ck.Value
-			}
-		}
-		if status != http.StatusSeeOther || olga.cookie == "" {
-			t.Fatalf("sign-in at riverside = %d %s", status, body)
-		}
-		_, _, body = olga.do("GET", "/staff/channels", nil)
+		d.addOwner(t, "riverside", "olga")
+		olga := d.signInAt(t, "riverside", "olga")
+		_, _, body := olga.do("GET", "/staff/channels", nil)
 		feed := regexp.MustCompile(`/channels/RIV\.[a-z2-7]{32}\.ics`).FindString(body)
 		if feed == "" {
 			t.Fatalf("riverside's channels page names no feed of its own:\n%s", body)
@@ -564,4 +548,34 @@ func TestSplitPaymentEvents(t *testing.T) {
 	if status, _ := send(body, stripemock.Sign(body, "whsec_forged", time.Now())); status != http.StatusBadRequest {
 		t.Fatalf("a forged event through the hub = %d, want the location's 400", status)
 	}
+}
+
+// addOwner adds user as an owner at location slug, with staffPassword,
+// as its operator would: through the location's own config and store.
+func (d *splitDeployment) addOwner(t *testing.T, slug, user string) {
+	t.Helper()
+	pw := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	add := append([]string{"staff", "add-user", "--username", user, "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, slug+".toml")}, d.stores[slug]...)
+	if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
+		t.Fatalf("staff add-user at %s: %v\n%s", slug, err, out)
+	}
+}
+
+// signInAt signs user in at location slug's own origin.
+func (d *splitDeployment) signInAt(t *testing.T, slug, user string) *staffClient {
+	t.Helper()
+	c := &staffClient{t: t, base: d.origins[slug]}
+	status, h, body := c.do("POST", "/staff/signin", url.Values{"username": {user}, "password": {staffPassword}})
+	for _, ck := range (&http.Response{Header: h}).Cookies() {
+		if ck.Name == "frontdesk_staff" {
+			c.cookie = ck.Value
+		}
+	}
+	if status != http.StatusSeeOther || c.cookie == "" {
+		t.Fatalf("sign-in at %s = %d %s", slug, status, body)
+	}
+	return c
 }

@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -274,25 +271,9 @@ func testSplitControlOutage(t *testing.T, engine string) {
 		t.Fatalf("reserved with the hub's store down: %v (the bound is 3 per location)", reserved)
 	}
 	// The staff screen says which locations were not read.
-	pw := filepath.Join(t.TempDir(), "password")
-	if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	add := append([]string{"staff", "add-user", "--username", "olga", "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, "riverside.toml")}, d.stores["riverside"]...)
-	if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
-		t.Fatalf("staff add-user at riverside: %v\n%s", err, out)
-	}
-	olga := &staffClient{t: t, base: d.origins["riverside"]}
-	status, h, body := olga.do("POST", "/staff/signin", url.Values{"username": {"olga"}, "password": {staffPassword}})
-	for _, ck := range (&http.Response{Header: h}).Cookies() {
-		if ck.Name == "frontdesk_staff" {
-			olga.cookie = ck.Value
-		}
-	}
-	if status != http.StatusSeeOther || olga.cookie == "" {
-		t.Fatalf("sign-in at riverside = %d %s", status, body)
-	}
-	_, _, body = olga.do("GET", "/staff/reservations/"+refs["riverside"][0], nil)
+	d.addOwner(t, "riverside", "olga")
+	olga := d.signInAt(t, "riverside", "olga")
+	_, _, body := olga.do("GET", "/staff/reservations/"+refs["riverside"][0], nil)
 	if !regexp.MustCompile(`id="unread">The guest's reservations at (oldtown, airport|airport, oldtown) could not be read`).MatchString(body) {
 		t.Fatalf("the staff page of %s does not name the unread locations:\n%s", refs["riverside"][0], body)
 	}
