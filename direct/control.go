@@ -49,10 +49,10 @@ type Control interface {
 	// Settle records the stay a marked call made, if any, and ends the
 	// marker.
 	Settle(ctx context.Context, m Marker, made *ControlStay) error
-	// Restate records a staff decision on a stay the mailbox of email
-	// holds: gone when it no longer holds its room, else no longer
-	// pending.
-	Restate(ctx context.Context, email string, stay ControlStay, gone bool) error
+	// Restate records what became of a stay the mailbox of email holds:
+	// to is the stay now (no longer pending, or on other nights), nil
+	// when it no longer holds its room.
+	Restate(ctx context.Context, email string, stay ControlStay, to *ControlStay) error
 }
 
 // ControlFull is a full budget or ceiling at the hub: which one.
@@ -382,9 +382,9 @@ func (c *ControlStore) Settle(ctx context.Context, m Marker, made *ControlStay) 
 }
 
 // Restate finds stay among the stays of the mailbox, under any of its
-// keys, and removes it when gone or marks it no longer pending, with a
+// keys, and replaces it with to, or removes it when to is nil, with a
 // conditional write of each record that holds it.
-func (c *ControlStore) Restate(ctx context.Context, mailboxes []string, stay ControlStay, gone bool) error {
+func (c *ControlStore) Restate(ctx context.Context, mailboxes []string, stay ControlStay, to *ControlStay) error {
 	if len(mailboxes) == 0 || len(mailboxes) > 8 {
 		return fmt.Errorf("control: %d mailbox keys", len(mailboxes))
 	}
@@ -408,10 +408,10 @@ func (c *ControlStore) Restate(ctx context.Context, mailboxes []string, stay Con
 			if i < 0 {
 				continue
 			}
-			if gone {
+			if to == nil {
 				stays = slices.Delete(stays, i, i+1)
 			} else {
-				stays[i].Pending = false
+				stays[i] = *to
 			}
 			writes = append(writes, store.Write{Op: store.OpSwap, Record: record(kindControlStays, r.Key, stays, r.Version, c.svc.clock.Now())})
 		}

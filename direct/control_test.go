@@ -15,9 +15,11 @@ import (
 	"frontdesk/config"
 	"frontdesk/direct/chatdoor/catalogue"
 	"frontdesk/direct/directtest"
+	"frontdesk/internal/civil"
 	"frontdesk/internal/clock"
 	"frontdesk/internal/pgtest"
 	"frontdesk/internal/random"
+	"frontdesk/inventory"
 	"frontdesk/mail"
 	"frontdesk/postgres"
 	"frontdesk/pricing"
@@ -227,11 +229,11 @@ func (h *hubControl) AdmitCancel(ctx context.Context) (Admitted, error) {
 	return h.c.AdmitCancel(ctx)
 }
 
-func (h *hubControl) Restate(ctx context.Context, email string, stay ControlStay, gone bool) error {
+func (h *hubControl) Restate(ctx context.Context, email string, stay ControlStay, to *ControlStay) error {
 	if err := h.up(); err != nil {
 		return err
 	}
-	return h.c.Restate(ctx, []string{h.key(email)}, stay, gone)
+	return h.c.Restate(ctx, []string{h.key(email)}, stay, to)
 }
 
 func (h *hubControl) Refund(ctx context.Context, a Admitted) error {
@@ -800,4 +802,48 @@ func TestControlHubTimings(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSplitMovedStayMovesAtTheHub: a chat stay rescheduled to other
+// nights is held at the hub on its new nights once the outbox delivers
+// the move, so the same email's overlapping stay at another location is
+// refused there, and its old nights are free to book again.
+func TestSplitMovedStayMovesAtTheHub(t *testing.T) {
+	hub, locs := splitWorlds(t, moreCodes)
+	ctx := context.Background()
+	w := locs["riverside"]
+	ref := w.book(stayArgs())
+	r, _, err := w.svc.Booked(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := w.svc.LocationOf(ref)
+	unit, _ := l.Unit(r.Unit)
+	in, _ := civil.Parse("2027-03-01")
+	_, err = w.svc.Desk().Reschedule(ctx, reservation.Reschedule{Slots: inventory.Nights(in, 3),
+		Change: reservation.Change{Read: r, By: "owner", At: w.clock.Now(), Unit: reservation.UnitOf(l, unit)}})
+	if err == nil {
+		err = w.svc.Desk().Relay(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := hub.c.Mark(ctx, []string{hub.key("ada@example.com")})
+	if err == nil {
+		err = hub.c.Settle(ctx, m, nil)
+	}
+	want := ControlStay{Location: "riverside", Checkin: "2027-03-01", Checkout: "2027-03-04", Pending: true}
+	if err != nil || len(m.Stays) != 1 || m.Stays[0] != want {
+		t.Fatalf("the hub's stays after the move: %+v, %v", m.Stays, err)
+	}
+	air := locs["airport"]
+	res, err := air.start(ctx, web, stayArgs("property", "airport", "checkin", "2027-03-02", "checkout", "2027-03-05"))
+	if err != nil {
+		t.Fatal(refusalText(err))
+	}
+	_, err = air.confirm(ctx, web, args("booking_id", res.BookingID, "code", air.lastCode("ada@example.com")))
+	if !strings.HasPrefix(refusalText(err), "This stay cannot be booked in chat.") {
+		t.Fatalf("a stay overlapping the moved stay's new nights: %q", refusalText(err))
+	}
+	locs["oldtown"].book(stayArgs("property", "oldtown")) // the old nights
 }

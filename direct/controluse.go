@@ -28,7 +28,15 @@ func (s *Service) UseControl(c Control, others []string) {
 	// A reservation that stops awaiting staff gives its group place back,
 	// and the hub's list of its mailbox's stays learns the decision.
 	s.desk.Consume("control-pending", func(ctx context.Context, e reservation.StoredEvent) ([]store.Write, error) {
-		if e.Source != reservation.SourceChat || e.From == "" || e.From == e.To {
+		if e.Source != reservation.SourceChat {
+			return nil, nil
+		}
+		if e.Change == reservation.ChangeRescheduled {
+			// The stay moved: the hub holds it on its new nights, so the
+			// contact rules see it where it is now.
+			return nil, s.restate(ctx, c, e, e.Was, false)
+		}
+		if e.From == "" || e.From == e.To {
 			return nil, nil
 		}
 		if e.From.Pending() && !e.To.Pending() {
@@ -39,19 +47,36 @@ func (s *Service) UseControl(c Control, others []string) {
 		switch e.To {
 		case reservation.Confirmed:
 			if e.From.Pending() {
-				return nil, s.restate(ctx, c, e, false)
+				return nil, s.restate(ctx, c, e, e.Slots, false)
 			}
 		case reservation.Reserved, reservation.Completed:
 		default: // no longer a stay the contact rules count
-			return nil, s.restate(ctx, c, e, true)
+			return nil, s.restate(ctx, c, e, e.Slots, true)
 		}
 		return nil, nil
 	})
 }
 
-// restate tells the hub what became of a chat stay: confirmed, it still
-// holds its room; gone, it no longer counts for the contact rules.
-func (s *Service) restate(ctx context.Context, c Control, e reservation.StoredEvent, gone bool) error {
+// controlStay is the stay at location on slots as the hub keeps it; ok
+// is false when slots are not nights.
+func controlStay(location string, slots []string, pending bool) (st ControlStay, ok bool) {
+	in, out, err := reservation.Reservation{Slots: slots}.Stay()
+	if err != nil {
+		return ControlStay{}, false
+	}
+	return ControlStay{Location: location, Checkin: in.String(), Checkout: out.String(), Pending: pending}, true
+}
+
+// restate tells the hub what became of the chat stay of event e that
+// held the nights was: gone, it no longer counts for the contact rules;
+// else it holds e's nights, awaiting staff as e.To does. Nothing is told
+// of a stay that is not of nights or of a forgotten guest.
+func (s *Service) restate(ctx context.Context, c Control, e reservation.StoredEvent, was []string, gone bool) error {
+	stay, ok := controlStay(e.Location, was, true)
+	now, nowOK := controlStay(e.Location, e.Slots, e.To.Pending())
+	if !ok || !nowOK {
+		return nil
+	}
 	r, err := s.getBooked(ctx, e.Reference)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -60,11 +85,13 @@ func (s *Service) restate(ctx context.Context, c Control, e reservation.StoredEv
 		return err
 	}
 	email, ok := NormalizedEmail(r.Contact.Email)
-	if !ok || len(r.Slots) == 0 {
-		return nil // forgotten, or holding no nights
+	if !ok {
+		return nil // forgotten
 	}
-	stay := ControlStay{Location: r.Location, Checkin: r.Checkin(), Checkout: r.Checkout(), Pending: true}
-	return c.Restate(ctx, email, stay, gone)
+	if gone {
+		return c.Restate(ctx, email, stay, nil)
+	}
+	return c.Restate(ctx, email, stay, &now)
 }
 
 // groupFull asks the hub whether the group's pending ceiling is reached.

@@ -48,6 +48,7 @@ type controlArgs struct {
 	Admitted  *direct.Admitted    `json:"admitted,omitempty"`
 	Marker    *direct.Marker      `json:"marker,omitempty"`
 	Made      *direct.ControlStay `json:"made,omitempty"`
+	To        *direct.ControlStay `json:"to,omitempty"` // what a restated stay became
 }
 
 // ServeControl adds the hub's control operations on c to s.
@@ -88,7 +89,10 @@ func ServeControl(s *Server, c *direct.ControlStore) {
 		if a.Made == nil {
 			return nil, errors.New("restate: no stay")
 		}
-		return true, c.Restate(ctx, a.Mailboxes, *a.Made, a.Gone)
+		if a.Gone == (a.To != nil) {
+			return nil, errors.New("restate: a stay both gone and kept, or neither")
+		}
+		return true, c.Restate(ctx, a.Mailboxes, *a.Made, a.To)
 	})
 }
 
@@ -196,6 +200,6 @@ func (c *control) Settle(ctx context.Context, m direct.Marker, made *direct.Cont
 	return c.call(ctx, OpControlSettle, Mutation, controlArgs{Marker: &m, Made: made}, nil)
 }
 
-func (c *control) Restate(ctx context.Context, email string, stay direct.ControlStay, gone bool) error {
-	return c.call(ctx, OpControlRestate, Mutation, controlArgs{Mailboxes: c.mailboxes(email), Made: &stay, Gone: gone}, nil)
+func (c *control) Restate(ctx context.Context, email string, stay direct.ControlStay, to *direct.ControlStay) error {
+	return c.call(ctx, OpControlRestate, Mutation, controlArgs{Mailboxes: c.mailboxes(email), Made: &stay, Gone: to == nil, To: to}, nil)
 }

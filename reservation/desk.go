@@ -82,6 +82,9 @@ type Event struct {
 	// Lapsed says the reservation ended because no one decided on it in
 	// time (Expire): the business, not the guest, let it go.
 	Lapsed bool
+	// Was are the slots a rescheduled reservation held before its move,
+	// for those who keep a copy of where it was.
+	Was []string
 }
 
 // What an Event records.
@@ -406,7 +409,7 @@ func (d *Desk) move(ctx context.Context, rs Reschedule, what string, set func(*R
 	p.add(partRow, nil, Save(moved, rs.At))
 	stored := moved
 	stored.Version, stored.UpdatedAt = r.Version+1, rs.At
-	d.announce(&p, Event{Reservation: stored, From: r.State, Change: ChangeRescheduled, Version: stored.Version, At: rs.At})
+	d.announce(&p, Event{Reservation: stored, From: r.State, Change: ChangeRescheduled, Version: stored.Version, At: rs.At, Was: r.Slots})
 	p.also(stored, rs.Also)
 	if err := d.commit(ctx, p); err != nil {
 		return r, err

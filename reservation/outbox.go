@@ -69,13 +69,14 @@ type StoredEvent struct {
 	Slots     []string  `json:"slots"`
 	Source    Source    `json:"source"`
 	Lapsed    bool      `json:"lapsed,omitempty"` // Event.Lapsed
+	Was       []string  `json:"was,omitempty"`    // Event.Was
 }
 
 // Stored is e as the outbox keeps it.
 func (e Event) Stored() StoredEvent {
 	r := e.Reservation
 	return StoredEvent{Reference: r.Reference, Version: e.Version, From: e.From, To: r.State, Change: e.Change, At: e.At.UTC(),
-		Location: r.Location, Unit: r.Unit, Slots: r.Slots, Source: r.Source, Lapsed: e.Lapsed}
+		Location: r.Location, Unit: r.Unit, Slots: r.Slots, Source: r.Source, Lapsed: e.Lapsed, Was: e.Was}
 }
 
 // Consumer turns one stored event into writes committed with the
