@@ -272,12 +272,14 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 
 	// In a split deployment the group's place is the hub's, claimed
 	// first; the reservation gives it back when it stops awaiting staff.
-	if s.claimAtHub(ctx, r.Reference, until) {
+	full, unread := s.claimAtHub(ctx, r.Reference, until)
+	if full {
 		if err := s.endAt(ctx, in, version); err != nil {
 			return nil, err
 		}
 		return nil, refuse(CodePausedForStaff, rt)
 	}
+	r.chat.GroupPendingUnread = unread // named for staff
 	// The pending ceilings are claimed in the reservation's transaction,
 	// the group's before the location's, so a full group answers first.
 	groupKey, groupClaim := reservation.Claim(scopeGroup, set.Group.Pending, until, now)

@@ -199,6 +199,8 @@ func TestControlMarkerLapses(t *testing.T) {
 type hubControl struct {
 	c    *ControlStore
 	down atomic.Bool
+	// pendingDown fails the group's pending counter alone.
+	pendingDown atomic.Bool
 }
 
 var errHubDown = errors.New("hub: control store unreachable")
@@ -247,12 +249,18 @@ func (h *hubControl) Pending(ctx context.Context) (int, error) {
 	if err := h.up(); err != nil {
 		return 0, err
 	}
+	if h.pendingDown.Load() {
+		return 0, errHubDown
+	}
 	return h.c.Pending(ctx)
 }
 
 func (h *hubControl) Claim(ctx context.Context, ref string, until time.Time) error {
 	if err := h.up(); err != nil {
 		return err
+	}
+	if h.pendingDown.Load() {
+		return errHubDown
 	}
 	return h.c.Claim(ctx, ref, until)
 }
@@ -846,4 +854,25 @@ func TestSplitMovedStayMovesAtTheHub(t *testing.T) {
 		t.Fatalf("a stay overlapping the moved stay's new nights: %q", refusalText(err))
 	}
 	locs["oldtown"].book(stayArgs("property", "oldtown")) // the old nights
+}
+
+// TestSplitPendingCountDownFlagsStaff: with the hub's pending counter
+// failing while its contact markers work, a confirmation reserves under
+// the location's own ceiling and tells staff that the group's count was
+// not checked; the other locations' stays were read, so none is named.
+func TestSplitPendingCountDownFlagsStaff(t *testing.T) {
+	hub, locs := splitWorlds(t)
+	ctx := context.Background()
+	w := locs["oldtown"]
+	hub.pendingDown.Store(true)
+	ref := w.book(stayArgs("property", "oldtown"))
+	_, facts, err := w.svc.Booked(ctx, ref)
+	if err != nil || len(facts.Unread) != 0 || len(facts.Unchecked) != 1 || facts.Unchecked[0] != uncheckedGroupPending {
+		t.Fatalf("unread %q, unchecked %q, %v", facts.Unread, facts.Unchecked, err)
+	}
+	hub.pendingDown.Store(false)
+	ref = w.book(stayArgs("property", "oldtown", "email", "grace@example.com"))
+	if _, facts, err := w.svc.Booked(ctx, ref); err != nil || len(facts.Unchecked) != 0 {
+		t.Fatalf("with the counter back: unchecked %q, %v", facts.Unchecked, err)
+	}
 }

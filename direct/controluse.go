@@ -251,21 +251,22 @@ func (s *Service) settle(ctx context.Context, m marked, made *booked) {
 
 // claimAtHub takes the group's pending place for ref at the hub. A full
 // ceiling is reported; a hub that cannot answer leaves the location's
-// own ceiling in force.
-func (s *Service) claimAtHub(ctx context.Context, ref string, until time.Time) (full bool) {
+// own ceiling in force, and unread says so, for staff.
+func (s *Service) claimAtHub(ctx context.Context, ref string, until time.Time) (full, unread bool) {
 	if s.control == nil {
-		return false
+		return false, false
 	}
 	ctx, cancel := within(ctx, s.deadlines.Contact)
 	defer cancel()
 	err := s.control.Claim(ctx, ref, until)
 	if _, ok := errors.AsType[*ControlFull](err); ok {
-		return true
+		return true, false
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "group pending place not claimed; the location's own ceiling applies", "err", err)
+		return false, true
 	}
-	return false
+	return false, false
 }
 
 // releaseAtHub gives back ref's group place after a commit known not to

@@ -18,14 +18,18 @@ import (
 // chatDetail is what a chat reservation keeps beyond the channel-neutral
 // reservation, in its Detail.
 type chatDetail struct {
-	AgreementAtCheckin  bool      `json:"agreementAtCheckin"`
-	PhoneDigits         string    `json:"phone_digits"`
-	ChatPrice           int64     `json:"chatPrice"`
-	RateBasis           string    `json:"rateBasis"`
-	DeskNotes           string    `json:"deskNotes"`
-	UncheckedProperties []string  `json:"uncheckedProperties"`
-	IntentID            string    `json:"intent_id"`
-	CancelledAt         time.Time `json:"cancelled_at,omitzero"`
+	AgreementAtCheckin  bool     `json:"agreementAtCheckin"`
+	PhoneDigits         string   `json:"phone_digits"`
+	ChatPrice           int64    `json:"chatPrice"`
+	RateBasis           string   `json:"rateBasis"`
+	DeskNotes           string   `json:"deskNotes"`
+	UncheckedProperties []string `json:"uncheckedProperties"`
+	// GroupPendingUnread says the hub's count of the group's pending
+	// reservations could not be read, so only the location's own
+	// ceiling bounded this one.
+	GroupPendingUnread bool      `json:"groupPendingUnread,omitempty"`
+	IntentID           string    `json:"intent_id"`
+	CancelledAt        time.Time `json:"cancelled_at,omitzero"`
 }
 
 // booked is a reservation as direct booking reads it: the

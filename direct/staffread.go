@@ -29,10 +29,19 @@ func (s *Service) Booked(ctx context.Context, ref string) (reservation.Reservati
 	if err != nil {
 		return reservation.Reservation{}, reservation.ChatFacts{}, err
 	}
-	return r.Reservation, reservation.ChatFacts{Unread: r.chat.UncheckedProperties,
+	facts := reservation.ChatFacts{Unread: r.chat.UncheckedProperties,
 		AgreementAtCheckin: r.Source == reservation.SourceChat && r.chat.AgreementAtCheckin,
-		CancelledAt:        r.chat.CancelledAt}, nil
+		CancelledAt:        r.chat.CancelledAt}
+	if r.chat.GroupPendingUnread {
+		facts.Unchecked = append(facts.Unchecked, uncheckedGroupPending)
+	}
+	return r.Reservation, facts, nil
 }
+
+// uncheckedGroupPending tells staff that the group's pending ceiling was
+// not applied to a reservation (§10: the hub's pending count could not be
+// read, and the location's own ceiling bounded it alone).
+const uncheckedGroupPending = "The group's count of chat reservations awaiting staff could not be read when this booking was checked: only this location's own limit was applied. Check the group's reservations awaiting confirmation before confirming."
 
 // Store is the store the service reads, every request under its limit.
 func (s *Service) Store() store.Store { return s.st }

@@ -24,6 +24,9 @@ type ChatFacts struct {
 	// Unread lists locations whose histories could not be read when the
 	// chat reservation was checked.
 	Unread []string
+	// Unchecked words the group's checks that could not run when the
+	// chat reservation was checked, for staff to make before confirming.
+	Unchecked []string
 	// AgreementAtCheckin: a chat guest signs the agreement at check-in.
 	AgreementAtCheckin bool
 	// CancelledAt is when the guest cancelled in chat, zero if not.

@@ -122,6 +122,7 @@ func (s *Office) checks(ctx context.Context, r reservation.Reservation, chat res
 	if r.Attention != "" {
 		out = append(out, "Flagged for attention: "+r.Attention)
 	}
+	out = append(out, chat.Unchecked...)
 	inIndex, err := s.held(ctx, r.Reference)
 	if err != nil {
 		return nil, err
