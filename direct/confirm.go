@@ -160,8 +160,20 @@ func newBooked(in intent, token string, l business.Location, now time.Time) book
 var errAgain = fmt.Errorf("booking: read again: %w", store.ErrConflict)
 
 // draws are the random values of one confirmation, drawn once however
-// often it reads again, so the reference is allocated once.
-type draws struct{ ref, token string }
+// often it reads again, so the reference is allocated once, and how
+// often it waited for a contact marker another call held.
+type draws struct {
+	ref, token  string
+	markerWaits int
+}
+
+// A confirmation that finds its mailbox's marker held reads again up to
+// markerWaits times, markerPoll apart (the worksheet's bounded polling),
+// before it answers with contention.
+const (
+	markerWaits = 100
+	markerPoll  = 50 * time.Millisecond
+)
 
 // errNoticeTaken means a notice of a new reservation was already queued:
 // only a reference drawn twice collides there.
@@ -218,6 +230,17 @@ func (s *Service) commitProved(ctx context.Context, now time.Time, in intent, ve
 	// confirmations across the group, and brings its stays elsewhere;
 	// this call's work ends before the marker lapses.
 	m, err := s.markAtHub(ctx, in.Contact.Email)
+	if errors.Is(err, ErrControlBusy) && d.markerWaits < markerWaits {
+		// Another call holds the marker, maybe an identical confirmation:
+		// once it commits, this one reads its receipt and answers with
+		// its reservation, as in one process.
+		d.markerWaits++
+		select {
+		case <-ctx.Done():
+		case <-time.After(markerPoll):
+			return nil, errAgain
+		}
+	}
 	if err != nil {
 		return nil, because(refuse(CodePausedCall, rt), err)
 	}
