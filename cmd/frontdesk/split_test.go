@@ -63,14 +63,37 @@ func startSplit(t *testing.T, engine string, locationEnv ...string) *splitDeploy
 // first.
 func startSplitEdited(t *testing.T, engine string, edit func(string) string, locationEnv ...string) *splitDeployment {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	env := map[string][]string{}
+	for _, slug := range []string{"riverside", "oldtown", "airport"} {
+		env[slug] = locationEnv
 	}
-	d := &splitDeployment{dir: t.TempDir(), origins: map[string]string{}, procs: map[string]*exec.Cmd{}, stores: map[string][]string{}}
-	d.bin = filepath.Join(d.dir, "frontdesk") // TestMain runs main under this name
-	if err := os.Symlink(self, d.bin); err != nil {
-		t.Fatal(err)
+	return startSplitWith(t, engine, splitOptions{edit: edit, env: env})
+}
+
+// splitOptions change how startSplitWith starts the demo split.
+type splitOptions struct {
+	edit func(string) string // changes every file's text first; nil for none
+	bin  string              // the frontdesk binary to run; "" for this test binary
+	env  map[string][]string // added to the environment of the process so named
+}
+
+// startSplitWith starts the demo split on engine as o says.
+func startSplitWith(t *testing.T, engine string, o splitOptions) *splitDeployment {
+	t.Helper()
+	edit := o.edit
+	if edit == nil {
+		edit = func(text string) string { return text }
+	}
+	d := &splitDeployment{dir: t.TempDir(), origins: map[string]string{}, procs: map[string]*exec.Cmd{}, stores: map[string][]string{}, bin: o.bin}
+	if d.bin == "" {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.bin = filepath.Join(d.dir, "frontdesk") // TestMain runs main under this name
+		if err := os.Symlink(self, d.bin); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out, err := exec.Command(d.bin, "init", "--split", d.dir).CombinedOutput()
 	if err != nil {
@@ -112,13 +135,12 @@ func startSplitEdited(t *testing.T, engine string, edit func(string) string, loc
 		}
 		origin := "http://" + ports[fmt.Sprintf("127.0.0.1:%d", config.SplitPorts[i])]
 		args := []string{"location", "--slug", name, "--config", filepath.Join(d.dir, name+".toml")}
-		env := locationEnv
 		if name == "hub" {
-			d.hub, args, env = origin, []string{"hub", "--config", filepath.Join(d.dir, "hub.toml")}, nil
+			d.hub, args = origin, []string{"hub", "--config", filepath.Join(d.dir, "hub.toml")}
 		} else {
 			d.origins[name] = origin
 		}
-		d.start(t, name, append(args, d.stores[name]...), env)
+		d.start(t, name, append(args, d.stores[name]...), o.env[name])
 	}
 	for name, origin := range d.origins {
 		waitReady(t, name, origin)

@@ -10,8 +10,11 @@ import (
 
 // Env names a durable boundary at which serve kills itself with SIGKILL:
 // "after:BOUNDARY" dies once the write crossing it has committed,
-// "before:BOUNDARY" just before it is sent. Only serve's wiring reads it;
-// unset, or in a build without the tag, the store is left as it is.
+// "before:BOUNDARY" just before it is sent. Or it slows the store:
+// "slow:DURATION:FILE" makes every store request wait DURATION while
+// FILE exists (a slow store across processes, as the split's tests
+// need). Only serve's wiring reads it; unset, or in a build without the
+// tag, the store is left as it is.
 const Env = "FRONTDESK_FAILPOINT"
 
 // Failpoint is a parsed setting: it wraps the store, and for the click

@@ -71,6 +71,9 @@ func Parse(v string) (Failpoint, error) {
 	if v == "" {
 		return Failpoint{}, nil
 	}
+	if fp, ok, err := parseSlow(v); ok {
+		return fp, err
+	}
 	when, name, ok := strings.Cut(v, ":")
 	match := boundaries[name]
 	if !ok || match == nil || (when != "before" && when != "after") {

@@ -25,6 +25,12 @@ func TestFailpointOnlyInTheTaggedBuild(t *testing.T) {
 	if fp, err := Parse("before:click-batch"); err != nil || fp.JournalFile == nil {
 		t.Fatalf("tagged build: click-batch = %+v, %v; want the journal wrapped", fp, err)
 	}
+	if fp, err := Parse("slow:700ms:/armed"); err != nil || fp.Store == nil {
+		t.Fatalf("tagged build: a slow store = %+v, %v; want the store wrapped", fp, err)
+	}
+	if _, err := Parse("slow:soon:/armed"); err == nil {
+		t.Fatal("tagged build: a slow store of no duration was accepted")
+	}
 	if _, err := Parse("sideways:nowhere"); err == nil || !strings.Contains(err.Error(), "record-creation") {
 		t.Fatalf("tagged build: a malformed setting = %v, want a refusal naming the boundaries", err)
 	}
