@@ -30,11 +30,13 @@ type Split struct {
 	// Locations are the hub's: where each location's process serves.
 	// Only the config says where a call goes; no argument of a call can.
 	Locations []SplitLocation `toml:"locations"`
-	// ORPLocation is the hub's: the location whose process hosts the
-	// business's ORP host. The hub forwards every ORP door there (the
-	// discovery document, /orp…, /go/…, /terms, the approval, claim and
-	// owner pages), so partners meet one host, which attributes the
-	// bookings made at that location. Empty: the hub's own host.
+	// ORPLocation is the location whose process hosts the business's
+	// ORP host. The hub forwards every ORP door there (the discovery
+	// document, /orp…, /go/…, /terms, the approval, claim and owner
+	// pages), so partners meet one host, and the conversions that the
+	// other locations report through the hub. A location that is not
+	// it reports its attributed bookings there. Empty: the hub's own
+	// host, and each location attributes at its own.
 	ORPLocation string `toml:"orp_location"`
 	// Hub is a location's: the hub's origin, where the group's control
 	// data is kept (pending counts, code admissions, contact markers).
@@ -76,8 +78,8 @@ func (c Config) validateSplit(v *validator) {
 		if len(s.Locations) > 0 {
 			v.add("split.locations", "are the hub's; a location's file names none")
 		}
-		if s.ORPLocation != "" {
-			v.add("split.orp_location", "is the hub's; a location's file names none")
+		if s.ORPLocation != "" && !slices.ContainsFunc(c.Locations, func(l business.Location) bool { return l.Slug == s.ORPLocation }) {
+			v.add("split.orp_location", "%q is not the slug of a location in [[locations]]", s.ORPLocation)
 		}
 		if s.Hub != "" && !isOrigin(s.Hub) {
 			v.add("split.hub", "must be an http or https origin such as http://127.0.0.1:8090, got %q", s.Hub)
@@ -199,7 +201,8 @@ func DemoSplit(dir string, rand io.Reader, write func(name string, data []byte) 
 	}
 	for i, l := range demo.Locations {
 		name := filepath.Join(abs, l.Slug+".toml")
-		if err := write(name, file(RoleLocation, SplitPorts[i+1], l.Slug+"-data", fmt.Sprintf("hub = %q\n", origin(SplitPorts[0])))); err != nil {
+		extra := fmt.Sprintf("hub = %q\norp_location = %q\n", origin(SplitPorts[0]), demo.Locations[0].Slug)
+		if err := write(name, file(RoleLocation, SplitPorts[i+1], l.Slug+"-data", extra)); err != nil {
 			return nil, err
 		}
 		names = append(names, name)

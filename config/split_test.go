@@ -53,9 +53,9 @@ func TestDemoSplit(t *testing.T) {
 			t.Fatalf("%s: role %q addr %q store %q", name, c.Split.Role, c.Split.Addr, c.Store.DataDir)
 		}
 		stores[c.Store.DataDir] = true
-		// Every door is at the hub's address, and the hub names where ORP
-		// lives.
-		if c.Deployment.PublicURL != "http://127.0.0.1:8090" || (role == RoleHub) != (c.Split.ORPLocation == "riverside") {
+		// Every door is at the hub's address, and every file names where
+		// ORP lives.
+		if c.Deployment.PublicURL != "http://127.0.0.1:8090" || c.Split.ORPLocation != "riverside" {
 			t.Fatalf("%s: public_url %q, orp_location %q", name, c.Deployment.PublicURL, c.Split.ORPLocation)
 		}
 	}
@@ -86,7 +86,8 @@ func TestSplitValidation(t *testing.T) {
 		{"origin not http", hub + "[[split.locations]]\nslug = \"airport\"\norigin = \"ftp://127.0.0.1\"\n", "split.locations[2].origin"},
 		{"orp at a location", strings.Replace(hub, "secret_env = \"RELAY\"\n", "secret_env = \"RELAY\"\norp_location = \"oldtown\"\n", 1) + airport, ""},
 		{"orp at no location", strings.Replace(hub, "secret_env = \"RELAY\"\n", "secret_env = \"RELAY\"\norp_location = \"beach\"\n", 1) + airport, "split.orp_location"},
-		{"a location names orp", "\n[split]\nrole = \"location\"\nsecret_env = \"A\"\norp_location = \"oldtown\"\n", "split.orp_location"},
+		{"a location names orp", "\n[split]\nrole = \"location\"\nsecret_env = \"A\"\norp_location = \"oldtown\"\n", ""},
+		{"a location names orp at no location", "\n[split]\nrole = \"location\"\nsecret_env = \"A\"\norp_location = \"beach\"\n", "split.orp_location"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -100,14 +100,36 @@ func refundID(ref string) string { return "booking-refund." + ref }
 // nothing (unknown, a bot's click, outside the window, a revoked deal)
 // gives an empty Addition; only a failure to read the host is an error.
 func (l *Ledger) Addition(ctx context.Context, m Mark, ref string, total int64, door reservation.Source, at time.Time) (reservation.Addition, error) {
+	writes, err := l.attribution(ctx, Sale{Mark: m, Reference: ref, Total: total, Door: door, At: at})
+	if err != nil || len(writes) == 0 {
+		return reservation.Addition{}, err
+	}
+	return reservation.Records(ErrRaced, writes...), nil
+}
+
+// Sale is a new reservation a mark may attribute: what Addition takes,
+// as another location of a split deployment reports it to the one that
+// hosts ORP. Only the total crosses, never the guest.
+type Sale struct {
+	Mark      Mark               `json:"mark"`
+	Reference string             `json:"reference"`
+	Total     int64              `json:"total"`
+	Door      reservation.Source `json:"door"`
+	At        time.Time          `json:"at"`
+}
+
+// attribution is the writes that record sale's attribution, none when
+// its mark attributes nothing.
+func (l *Ledger) attribution(ctx context.Context, sale Sale) ([]store.Write, error) {
+	m := sale.Mark
 	if l == nil || m.Empty() {
-		return reservation.Addition{}, nil
+		return nil, nil
 	}
 	payer, err := l.payer(ctx)
 	if err != nil || payer == "" {
-		return reservation.Addition{}, err
+		return nil, err
 	}
-	c := orp.Conversion{Event: saleID(ref), Sale: saleID(ref), Amount: &orp.Money{AmountMinor: total, Currency: l.currency}}
+	c := orp.Conversion{Event: saleID(sale.Reference), Sale: saleID(sale.Reference), Amount: &orp.Money{AmountMinor: sale.Total, Currency: l.currency}}
 	if m.Click != "" {
 		c.Click = m.Click
 	} else {
@@ -116,19 +138,53 @@ func (l *Ledger) Addition(ctx context.Context, m Mark, ref string, total int64, 
 	res, writes, err := l.host.PayerConversionWrites(ctx, payer, c)
 	if _, refused := orp.Refusal(err); refused {
 		l.log.InfoContext(ctx, "referral not attributed", "reason", "unknown")
-		return reservation.Addition{}, nil
+		return nil, nil
 	}
 	if err != nil {
-		return reservation.Addition{}, fmt.Errorf("attribute booking: %w", err)
+		return nil, fmt.Errorf("attribute booking: %w", err)
 	}
 	if !res.Counted {
 		l.log.InfoContext(ctx, "referral not attributed", "reason", res.Reason)
-		return reservation.Addition{}, nil
+		return nil, nil
 	}
-	b := Booking{Deal: res.Deal, Obligation: res.Obligation, Door: string(door), Total: total, Currency: l.currency, State: StateCounted, At: at}
+	b := Booking{Deal: res.Deal, Obligation: res.Obligation, Door: string(sale.Door), Total: sale.Total, Currency: l.currency, State: StateCounted, At: sale.At}
 	v, _ := json.Marshal(b)
-	writes = append(writes, store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindBooking, Key: ref, Value: v, UpdatedAt: at}})
-	return reservation.Records(ErrRaced, writes...), nil
+	return append(writes, store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindBooking, Key: sale.Reference, Value: v, UpdatedAt: sale.At}}), nil
+}
+
+// Record attributes a sale another location reported, in a transaction
+// of its own. A sale recorded already (its report repeated) changes
+// nothing, so a location that reports again after a lost answer never
+// counts a conversion twice.
+func (l *Ledger) Record(ctx context.Context, sale Sale) error {
+	return store.Retry(ctx, func() error {
+		writes, err := l.attribution(ctx, sale)
+		if err != nil || len(writes) == 0 {
+			return store.Final(err)
+		}
+		_, err = l.st.Apply(ctx, writes)
+		if we, ok := errors.AsType[*store.WriteError](err); ok && we.Write.Record.Kind == kindBooking && errors.Is(we.Err, store.ErrExists) {
+			return nil // recorded by an earlier report
+		}
+		return err
+	})
+}
+
+// Ended settles a sale another location reported once its reservation
+// reached the end e there, as Attach does for this location's own; an
+// end told again changes nothing.
+func (l *Ledger) Ended(ctx context.Context, e reservation.StoredEvent) error {
+	if !e.To.Terminal() || e.From.Terminal() {
+		return nil
+	}
+	return store.Retry(ctx, func() error {
+		writes, err := l.end(ctx, l.st, e)
+		if err != nil || len(writes) == 0 {
+			return store.Final(err)
+		}
+		_, err = l.st.Apply(ctx, writes)
+		return err
+	})
 }
 
 // ErrRaced is what a refused attribution write wraps (within a
