@@ -119,13 +119,15 @@ type control struct {
 
 var _ direct.Control = (*control)(nil)
 
-// newControl returns the Control of the hub at origin.
-func newControl(o SplitOptions, keys []Key) (*control, error) {
+// hubClient is a location's client of the hub at o.Hub.
+func hubClient(o SplitOptions, keys []Key) (*Client, error) {
+	return NewClient(ClientOptions{Origins: map[string]string{hubSlug: o.Hub}, Keys: keys, Clock: o.Clock, Rand: o.Rand})
+}
+
+// newControl returns the Control of the hub that client reaches, keying
+// mailboxes with the secret's versions of o.
+func newControl(o SplitOptions, client *Client) (*control, error) {
 	vs, err := secretring.Parse(o.Secret)
-	if err != nil {
-		return nil, err
-	}
-	client, err := NewClient(ClientOptions{Origins: map[string]string{hubSlug: o.Hub}, Keys: keys, Clock: o.Clock, Rand: o.Rand})
 	if err != nil {
 		return nil, err
 	}

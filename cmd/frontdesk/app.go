@@ -293,7 +293,7 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	})
 	m.core.UseKeys(m.bookings)
 	if m.split, err = relay.Open(relay.SplitOptions{Role: m.Config.Split.Role, Secret: m.Config.Split.Secret, Origins: m.Config.Split.Origins(),
-		Hub: m.Config.Split.Hub, Others: m.Config.Split.Others, Portfolio: m.Config.Portfolio, Deployment: m.Config.Deployment.Deployment, Locations: locations, Bookings: m.bookings,
+		Hub: m.Config.Split.Hub, Others: m.Config.Split.Others, ORPLocation: m.Config.Split.ORPLocation, Portfolio: m.Config.Portfolio, Deployment: m.Config.Deployment.Deployment, Locations: locations, Bookings: m.bookings,
 		Clock: m.Clock, Rand: m.Rand, Log: m.Logger}); err != nil {
 		return err
 	} else if m.split != nil && m.split.Backend != nil {

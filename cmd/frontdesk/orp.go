@@ -282,12 +282,12 @@ func (m *Main) openReferrals(ctx context.Context, configured bool) error {
 	return nil
 }
 
-// useReferrals makes every door attribute bookings to partners on h and
-// every end of an attributed booking settle its conversion there.
+// useReferrals makes every door attribute bookings to partners on h, or
+// on the split's ORP location, and settle each end of one there too.
 func (m *Main) useReferrals(h *orp.Host) {
 	payer := func(ctx context.Context) (string, error) { return m.businessParty(ctx, h) }
 	m.referrals = referral.New(referral.Options{Host: h, Payer: payer, Currency: m.Config.Business.Currency, Store: m.store, Logger: m.Logger})
-	m.bookings.UseReferrals(m.referrals)
+	m.split.UseReferrals(m.bookings, m.referrals)
 }
 
 // businessParty is the business's party on the host, the payer of the
