@@ -205,6 +205,21 @@ type hubControl struct {
 
 var errHubDown = errors.New("hub: control store unreachable")
 
+// stays are the stays the hub holds for email, read under a marker that
+// is settled at once.
+func (h *hubControl) stays(t *testing.T, email string) []ControlStay {
+	t.Helper()
+	ctx := context.Background()
+	m, err := h.c.Mark(ctx, []string{h.key(email)})
+	if err == nil {
+		err = h.c.Settle(ctx, m, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Stays
+}
+
 func (h *hubControl) key(email string) string {
 	s := sha256.Sum256([]byte("control\x00" + email))
 	return hex.EncodeToString(s[:])
@@ -562,12 +577,7 @@ func TestSplitSameEmailAcrossLocations(t *testing.T) {
 			_, locs := splitWorldsSlow(t, slow, moreCodes)
 			ctx := context.Background()
 			locs["riverside"].book(stayArgs())
-			old := locs["oldtown"]
-			res, err := old.start(ctx, web, stayArgs("property", "oldtown", "checkin", "2027-01-01", "checkout", "2027-01-03"))
-			if err != nil {
-				t.Fatal(refusalText(err))
-			}
-			_, err = old.confirm(ctx, web, args("booking_id", res.BookingID, "code", old.lastCode("ada@example.com")))
+			_, err := locs["oldtown"].startConfirm(stayArgs("property", "oldtown", "checkin", "2027-01-01", "checkout", "2027-01-03"))
 			if !strings.HasPrefix(refusalText(err), "This stay cannot be booked in chat.") {
 				t.Fatalf("an overlapping stay at another location: %q", refusalText(err))
 			}
@@ -705,17 +715,7 @@ func TestSplitDecisionsReachTheHubsStays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stays := func() []ControlStay {
-		t.Helper()
-		m, err := hub.c.Mark(ctx, []string{hub.key("ada@example.com")})
-		if err == nil {
-			err = hub.c.Settle(ctx, m, nil)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.Stays
-	}
+	stays := func() []ControlStay { return hub.stays(t, "ada@example.com") }
 	if s := stays(); len(s) != 1 || !s[0].Pending {
 		t.Fatalf("after the booking: %+v", s)
 	}
@@ -830,20 +830,11 @@ func TestSplitMovedStayMovesAtTheHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := hub.c.Mark(ctx, []string{hub.key("ada@example.com")})
-	if err == nil {
-		err = hub.c.Settle(ctx, m, nil)
-	}
 	want := ControlStay{Location: "riverside", Checkin: "2027-03-01", Checkout: "2027-03-04", Pending: true}
-	if err != nil || len(m.Stays) != 1 || m.Stays[0] != want {
-		t.Fatalf("the hub's stays after the move: %+v, %v", m.Stays, err)
+	if s := hub.stays(t, "ada@example.com"); len(s) != 1 || s[0] != want {
+		t.Fatalf("the hub's stays after the move: %+v", s)
 	}
-	air := locs["airport"]
-	res, err := air.start(ctx, web, stayArgs("property", "airport", "checkin", "2027-03-02", "checkout", "2027-03-05"))
-	if err != nil {
-		t.Fatal(refusalText(err))
-	}
-	_, err = air.confirm(ctx, web, args("booking_id", res.BookingID, "code", air.lastCode("ada@example.com")))
+	_, err = locs["airport"].startConfirm(stayArgs("property", "airport", "checkin", "2027-03-02", "checkout", "2027-03-05"))
 	if !strings.HasPrefix(refusalText(err), "This stay cannot be booked in chat.") {
 		t.Fatalf("a stay overlapping the moved stay's new nights: %q", refusalText(err))
 	}

@@ -182,16 +182,23 @@ func mustJSON(v any) string {
 // reference.
 func (w *world) book(a Args) string {
 	w.t.Helper()
+	conf, err := w.startConfirm(a)
+	if err != nil {
+		w.t.Fatalf("confirm: %v", refusalText(err))
+	}
+	return conf.ReservationNumber
+}
+
+// startConfirm starts a booking with a and confirms it with the code
+// mailed for it; a refused start ends the test.
+func (w *world) startConfirm(a Args) (*ConfirmResult, error) {
+	w.t.Helper()
 	res, err := w.start(context.Background(), web, a)
 	if err != nil {
 		w.t.Fatalf("start: %v", refusalText(err))
 	}
 	email, _ := a["email"].(string)
-	conf, err := w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
-	if err != nil {
-		w.t.Fatalf("confirm: %v", refusalText(err))
-	}
-	return conf.ReservationNumber
+	return w.confirm(context.Background(), web, args("booking_id", res.BookingID, "code", w.lastCode(email)))
 }
 
 // text is a string argument, or "" when absent or not a string.
