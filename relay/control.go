@@ -89,10 +89,18 @@ func ServeControl(s *Server, c *direct.ControlStore) {
 		if a.Made == nil {
 			return nil, errors.New("restate: no stay")
 		}
-		if a.Gone == (a.To != nil) {
-			return nil, errors.New("restate: a stay both gone and kept, or neither")
+		to := a.To
+		switch {
+		case a.Gone && to != nil:
+			return nil, errors.New("restate: a stay both gone and kept")
+		case !a.Gone && to == nil:
+			// A location from before stays could move: its stay was
+			// confirmed.
+			kept := *a.Made
+			kept.Pending = false
+			to = &kept
 		}
-		return true, c.Restate(ctx, a.Mailboxes, *a.Made, a.To)
+		return true, c.Restate(ctx, a.Mailboxes, *a.Made, to)
 	})
 }
 
