@@ -1,0 +1,185 @@
+package hub
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"frontdesk/business"
+)
+
+// USP's MCP binding at a split hub: the hub keeps the platform's MCP
+// session and sends each tool call whose arguments name something a
+// location owns to that location's own USP MCP endpoint, as one
+// stateless request (MCP 2026-07-28) through the same proxy as REST. The
+// location authenticates the platform itself: the tool's name and
+// arguments travel byte for byte, so a proof over them (usp_m, usp_p)
+// verifies there, against its own replay cache, and the credential
+// headers the platform sent travel with them. The hub holds no platform
+// credential and checks none; where a call goes comes from the config's
+// origins, picked by the slug of an id, as for REST.
+
+// statelessRevision is the MCP revision a location answers without a
+// session (mcpfront.RevisionStateless).
+const statelessRevision = "2026-07-28"
+
+// maxUSPAnswer is the largest answer the hub reads from a location's USP
+// MCP endpoint: the largest page of a list is far smaller.
+const maxUSPAnswer = 4 << 20
+
+// forwardedMCPHeaders are the request headers that reach the location
+// with a tool call: the platform's credentials and its identity, and the
+// observability join. Nothing else of the platform's request (its
+// session, cookies, the hub's own front's headers) is sent.
+var forwardedMCPHeaders = []string{"Authorization", "DPoP", "USP-Agent", "USP-Correlation-Id", "User-Agent",
+	"Signature", "Signature-Input", "Content-Digest"}
+
+// USPOwner is the location whose id the arguments of a USP MCP tool call
+// name (namedOwner), as REST's path or body would: false when they name
+// none a proxied location owns, and the hub answers the call itself.
+func (px *Proxy) USPOwner(arguments json.RawMessage) (string, bool) {
+	var args map[string]json.RawMessage
+	if px == nil || json.Unmarshal(arguments, &args) != nil {
+		return "", false
+	}
+	return px.namedOwner(func(name string) string {
+		var v string
+		_ = json.Unmarshal(args[name], &v) // an id that is no string names nothing
+		return v
+	})
+}
+
+// USPLocations are the proxied locations, in config order: those a call
+// spanning every property asks.
+func (px *Proxy) USPLocations() []business.Location {
+	if px == nil {
+		return nil
+	}
+	out := make([]business.Location, 0, len(px.order))
+	for _, slug := range px.order {
+		out = append(out, px.locs[slug])
+	}
+	return out
+}
+
+// Unreachable is a location that did not answer a USP call. Its text
+// names the location and its phone, nothing of how the hub reaches it,
+// and is safe to show.
+type Unreachable struct{ Location business.Location }
+
+func (e *Unreachable) Error() string {
+	return e.Location.Name + " cannot be reached just now. Try again in a few minutes or call " + e.Location.Phone + "."
+}
+
+// USPRequest is one tool call of USP's MCP binding as the hub received
+// it: the Host and address it came from, its HTTP headers, and the
+// tool's name and arguments as the platform sent them.
+type USPRequest struct {
+	Host, RemoteAddr string
+	Header           http.Header
+	Name             string
+	Arguments        json.RawMessage
+}
+
+// USPCall sends one USP MCP tool call to location slug, with the
+// platform's credential headers and the Host it called the hub at, and
+// returns the JSON-RPC response the location wrote. A location that does
+// not answer, or answers no JSON-RPC response, is *Unreachable.
+func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (json.RawMessage, error) {
+	l, ok := px.locs[slug]
+	if !ok {
+		return nil, fmt.Errorf("usp call: %q is no proxied location", slug)
+	}
+	arguments := in.Arguments
+	if len(arguments) == 0 {
+		arguments = json.RawMessage(`{}`)
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": in.Name, "arguments": arguments,
+		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": statelessRevision, "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("usp call: %w", err)
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, uspCall{}, true), http.MethodPost, "/usp/mcp", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("usp call: %w", err)
+	}
+	req.Host, req.RemoteAddr = in.Host, in.RemoteAddr
+	for _, h := range forwardedMCPHeaders {
+		if v := in.Header.Values(h); len(v) > 0 {
+			req.Header[http.CanonicalHeaderKey(h)] = v
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", statelessRevision)
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", in.Name)
+	req.SetPathValue(slugValue, slug)
+	w := &answerBuffer{header: http.Header{}}
+	px.ServeHTTP(w, req)
+	if w.status == http.StatusServiceUnavailable && w.header.Get("Content-Type") == "application/problem+json" {
+		return nil, &Unreachable{Location: l}
+	}
+	msg, ok := rpcMessage(w.header.Get("Content-Type"), w.body.Bytes())
+	if !ok {
+		px.log.WarnContext(ctx, "location answered no usp mcp message", "location", slug, "status", w.status)
+		return nil, &Unreachable{Location: l}
+	}
+	return msg, nil
+}
+
+// rpcMessage is the JSON-RPC message of an MCP answer: its body as
+// JSON, or the data of the first message event of a stream.
+func rpcMessage(contentType string, body []byte) (json.RawMessage, bool) {
+	if strings.HasPrefix(contentType, "application/json") {
+		return body, json.Valid(body)
+	}
+	if !strings.HasPrefix(contentType, "text/event-stream") {
+		return nil, false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, maxUSPAnswer)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Valid([]byte(data)) {
+			return json.RawMessage(data), true
+		}
+	}
+	return nil, false
+}
+
+// answerBuffer keeps a location's answer for the hub to read, up to
+// maxUSPAnswer.
+type answerBuffer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (a *answerBuffer) Header() http.Header { return a.header }
+
+func (a *answerBuffer) WriteHeader(code int) {
+	if a.status == 0 {
+		a.status = code
+	}
+}
+
+func (a *answerBuffer) Write(b []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	if a.body.Len()+len(b) > maxUSPAnswer {
+		return 0, errors.New("usp answer too large")
+	}
+	return a.body.Write(b)
+}
+
+// SpanRead bounds each location's read of a hub's answer that spans
+// them: the worksheet's inventory read. The whole call keeps its own
+// deadline.
+const SpanRead = 3 * time.Second
