@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"frontdesk/business"
@@ -177,6 +179,40 @@ func (a *answerBuffer) Write(b []byte) (int, error) {
 		return 0, errors.New("usp answer too large")
 	}
 	return a.body.Write(b)
+}
+
+// USPProfiles are the business profiles (/.well-known/usp) the proxied
+// locations serve now, read in parallel within SpanRead each; a location
+// that does not answer is left out, and logged. The hub publishes their
+// signing keys beside its own, since each location signs the webhooks
+// of its own bookings with its own keys.
+func (px *Proxy) USPProfiles(ctx context.Context) [][]byte {
+	if px == nil {
+		return nil
+	}
+	out := make([][]byte, len(px.order))
+	var wg sync.WaitGroup
+	for i, slug := range px.order {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, SpanRead)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/.well-known/usp", nil)
+			if err != nil {
+				return
+			}
+			req.Host, req.RemoteAddr = px.targets[slug].Host, "127.0.0.1:0"
+			req.SetPathValue(slugValue, slug)
+			w := &answerBuffer{header: http.Header{}}
+			px.ServeHTTP(w, req)
+			if w.status != http.StatusOK {
+				px.log.WarnContext(ctx, "location profile unread", "location", slug, "status", w.status)
+				return
+			}
+			out[i] = w.body.Bytes()
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(out, func(b []byte) bool { return b == nil })
 }
 
 // SpanRead bounds each location's read of a hub's answer that spans
