@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -80,8 +81,8 @@ func (e *Unreachable) Error() string {
 }
 
 // USPRequest is one tool call of USP's MCP binding as the hub received
-// it: the Host and address it came from, its HTTP headers, and the
-// tool's name and arguments as the platform sent them.
+// it: the Host and the address (no port) it came from, its HTTP
+// headers, and the tool's name and arguments as the platform sent them.
 type USPRequest struct {
 	Host, RemoteAddr string
 	Header           http.Header
@@ -98,22 +99,18 @@ func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (json.
 	if !ok {
 		return nil, fmt.Errorf("usp call: %q is no proxied location", slug)
 	}
-	arguments := in.Arguments
-	if len(arguments) == 0 {
-		arguments = json.RawMessage(`{}`)
-	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
-		"name": in.Name, "arguments": arguments,
-		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": statelessRevision, "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
-	}})
+	body, err := toolCall(in.Name, in.Arguments)
 	if err != nil {
-		return nil, fmt.Errorf("usp call: %w", err)
+		return nil, err
 	}
 	req, err := http.NewRequestWithContext(context.WithValue(ctx, uspCall{}, true), http.MethodPost, "/usp/mcp", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("usp call: %w", err)
 	}
-	req.Host, req.RemoteAddr = in.Host, in.RemoteAddr
+	req.Host = in.Host
+	if in.RemoteAddr != "" {
+		req.RemoteAddr = net.JoinHostPort(in.RemoteAddr, "0") // the proxy forwards it as X-Forwarded-For
+	}
 	for _, h := range forwardedMCPHeaders {
 		if v := in.Header.Values(h); len(v) > 0 {
 			req.Header[http.CanonicalHeaderKey(h)] = v
@@ -136,6 +133,25 @@ func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (json.
 		return nil, &Unreachable{Location: l}
 	}
 	return msg, nil
+}
+
+// toolCall is the JSON-RPC request of a stateless tools/call with the
+// arguments as the platform sent them, byte for byte: the proof a
+// location checks digests them.
+func toolCall(name string, arguments json.RawMessage) ([]byte, error) {
+	if len(arguments) == 0 {
+		arguments = json.RawMessage(`{}`)
+	}
+	if !json.Valid(arguments) {
+		return nil, errors.New("usp call: the arguments are not JSON")
+	}
+	head, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": name,
+		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": statelessRevision, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}}})
+	if err != nil {
+		return nil, fmt.Errorf("usp call: %w", err)
+	}
+	// head ends with the two braces that close params and the request.
+	return slices.Concat(head[:len(head)-2], []byte(`,"arguments":`), arguments, []byte("}}")), nil
 }
 
 // rpcMessage is the JSON-RPC message of an MCP answer: its body as
