@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -103,7 +104,7 @@ func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (json.
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(context.WithValue(ctx, uspCall{}, true), http.MethodPost, "/usp/mcp", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/usp/mcp", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("usp call: %w", err)
 	}
@@ -121,18 +122,55 @@ func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (json.
 	req.Header.Set("Mcp-Protocol-Version", statelessRevision)
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", in.Name)
-	req.SetPathValue(slugValue, slug)
-	w := &answerBuffer{header: http.Header{}}
-	px.ServeHTTP(w, req)
-	if w.status == http.StatusServiceUnavailable && w.header.Get("Content-Type") == "application/problem+json" {
-		return nil, &Unreachable{Location: l}
+	w, err := px.send(slug, req)
+	if err != nil {
+		return nil, err
 	}
-	msg, ok := rpcMessage(w.header.Get("Content-Type"), w.body.Bytes())
+	msg, ok := rpcMessage(w.Header.Get("Content-Type"), w.Body)
 	if !ok {
-		px.log.WarnContext(ctx, "location answered no usp mcp message", "location", slug, "status", w.status)
+		px.log.WarnContext(ctx, "location answered no usp mcp message", "location", slug, "status", w.Status)
 		return nil, &Unreachable{Location: l}
 	}
 	return msg, nil
+}
+
+// USPAnswer is a location's answer to a call the hub sent it.
+type USPAnswer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// USPForward sends a USP REST call as the platform made it (its method,
+// path, Host, headers and body, which a signature or proof covers) to
+// location slug, and returns the location's answer: for a call that
+// spans the locations, asked of each. A location that does not answer
+// is *Unreachable.
+func (px *Proxy) USPForward(ctx context.Context, slug string, r *http.Request, body []byte) (USPAnswer, error) {
+	if _, ok := px.locs[slug]; !ok {
+		return USPAnswer{}, fmt.Errorf("usp forward: %q is no proxied location", slug)
+	}
+	req := r.Clone(ctx)
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	return px.send(slug, req)
+}
+
+// reach marks a request the hub sends on its own account: the proxy's
+// unreachable sets failed when the location did not answer.
+type reach struct{ failed bool }
+
+// send forwards req to location slug through the proxy and keeps the
+// answer, up to maxUSPAnswer.
+func (px *Proxy) send(slug string, req *http.Request) (USPAnswer, error) {
+	mark := &reach{}
+	req = req.WithContext(context.WithValue(req.Context(), uspCall{}, mark))
+	req.SetPathValue(slugValue, slug)
+	w := &answerBuffer{header: http.Header{}}
+	px.ServeHTTP(w, req)
+	if mark.failed {
+		return USPAnswer{}, &Unreachable{Location: px.locs[slug]}
+	}
+	return USPAnswer{Status: w.status, Header: w.header, Body: w.body.Bytes()}, nil
 }
 
 // toolCall is the JSON-RPC request of a stateless tools/call with the
@@ -217,14 +255,12 @@ func (px *Proxy) USPProfiles(ctx context.Context) [][]byte {
 				return
 			}
 			req.Host, req.RemoteAddr = px.targets[slug].Host, "127.0.0.1:0"
-			req.SetPathValue(slugValue, slug)
-			w := &answerBuffer{header: http.Header{}}
-			px.ServeHTTP(w, req)
-			if w.status != http.StatusOK {
-				px.log.WarnContext(ctx, "location profile unread", "location", slug, "status", w.status)
+			a, err := px.send(slug, req)
+			if err != nil || a.Status != http.StatusOK {
+				px.log.WarnContext(ctx, "location profile unread", "location", slug, "status", a.Status)
 				return
 			}
-			out[i] = w.body.Bytes()
+			out[i] = a.Body
 		})
 	}
 	wg.Wait()

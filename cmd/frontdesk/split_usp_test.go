@@ -32,12 +32,12 @@ import (
 // tool list and a refusal are byte for byte the single process's; a
 // hold, a booking, its lookup and its cancellation at Riverside Inn and
 // at Airport Suites land in that location's store; a waitlist list
-// naming no service lists the entries of both; a platform known by its
+// naming no service, over MCP or REST, lists the entries of both; a platform known by its
 // key proves each call over the hub, a replayed proof is refused, and
 // the webhook of its booking at Airport Suites verifies against the
 // keys the hub's profile publishes. With Airport Suites stopped its
-// calls are service_unavailable, the waitlist list marks it, and
-// Riverside Inn still answers.
+// calls are service_unavailable, both bindings' waitlist lists mark it,
+// and Riverside Inn still answers.
 func TestSplitUSPOverMCP(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) { testSplitUSPOverMCP(t, engine) })
@@ -125,6 +125,18 @@ func testSplitUSPOverMCP(t *testing.T, engine string) {
 	if services := entryServices(listed); services != "svc_airport_double svc_riverside_studio" {
 		t.Fatalf("waitlist list through the hub: %s\n%v", services, listed)
 	}
+	// REST's list is the same, from the same merge.
+	rest := map[string]string{"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-waitlist.json"`}
+	restList := func() map[string]any {
+		status, _, body := post(t, d.hub+"/usp/waitlist/list", rest, `{}`)
+		if status != http.StatusOK {
+			t.Fatalf("REST waitlist list through the hub = %d\n%s", status, body)
+		}
+		return decodeJSON(t, body)
+	}
+	if got := restList(); entryServices(got) != "svc_airport_double svc_riverside_studio" {
+		t.Fatalf("REST waitlist list through the hub: %v", got)
+	}
 
 	// A platform known by its key proves each call; the location checks
 	// the proof, which the hub passes on byte for byte, and refuses it
@@ -169,13 +181,14 @@ func testSplitUSPOverMCP(t *testing.T, engine string) {
 	if !strings.Contains(body, `"code":"service_unavailable"`) || !strings.Contains(body, "Airport Suites cannot be reached just now.") || !strings.Contains(body, `"retry_after":5`) {
 		t.Fatalf("a lookup at a stopped location:\n%s", body)
 	}
-	listed = mcpCall(t, d.hub, "usp_waitlist_list", withMeta(map[string]any{}, platform, ""))
-	raw, _ := json.Marshal(listed["messages"])
-	var marks []usp.Message
-	json.Unmarshal(raw, &marks)
-	if entryServices(listed) != "svc_riverside_studio" || len(marks) != 1 || marks[0].Type != "warning" || marks[0].Code != "service_unavailable" ||
-		!strings.HasPrefix(marks[0].Content, "Airport Suites cannot be reached just now. Try again in a few minutes or call +1 303 555 0133.") {
-		t.Fatalf("waitlist list with Airport Suites stopped: %v", listed)
+	for binding, listed := range map[string]map[string]any{"mcp": mcpCall(t, d.hub, "usp_waitlist_list", withMeta(map[string]any{}, platform, "")), "rest": restList()} {
+		raw, _ := json.Marshal(listed["messages"])
+		var marks []usp.Message
+		json.Unmarshal(raw, &marks)
+		if entryServices(listed) != "svc_riverside_studio" || len(marks) != 1 || marks[0].Type != "warning" || marks[0].Code != "service_unavailable" ||
+			!strings.HasPrefix(marks[0].Content, "Airport Suites cannot be reached just now. Try again in a few minutes or call +1 303 555 0133.") {
+			t.Fatalf("%s waitlist list with Airport Suites stopped: %v", binding, listed)
+		}
 	}
 	if got := mcpCall(t, d.hub, "usp_availability_query", query("svc_riverside_double")); firstSlot(t, got) == "" {
 		t.Fatalf("Riverside Inn's query with Airport Suites stopped: %v", got)

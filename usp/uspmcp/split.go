@@ -2,12 +2,9 @@ package uspmcp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -129,20 +126,16 @@ func decodeAnswer(msg json.RawMessage) (forwarded, error) {
 
 // part is one location's answer to a call that spans them.
 type part struct {
-	loc  business.Location
-	list *usp.WaitlistListResult
+	usp.WaitlistPart
 	meta mcp.Meta
-	err  error // the location could not be read
-	rpc  *jsonrpc.Error
+	rpc  *jsonrpc.Error // the location's protocol error
 }
 
 // listEveryWaitlist asks every location in parallel for the platform's
 // waitlist entries, with the arguments as sent, and merges the answers
-// (mergeWaitlists). A location that could not be read is named in
-// messages[] as a service_unavailable warning; when none could be, the
-// call is service_unavailable. A location's protocol error (the
-// platform's credentials, a bad cursor) is the answer, as every location
-// would give the same.
+// (usp.MergeWaitlists). A location that could not be read is named in
+// messages[]; a location's protocol error (the platform's credentials,
+// a bad cursor) is the answer, as every location would give the same.
 func listEveryWaitlist(ctx context.Context, locs Locations, in hub.USPRequest) (forwarded, error) {
 	all := locs.USPLocations()
 	parts := make([]part, len(all))
@@ -155,12 +148,18 @@ func listEveryWaitlist(ctx context.Context, locs Locations, in hub.USPRequest) (
 		})
 	}
 	wg.Wait()
+	var pages []usp.WaitlistPart
+	var meta mcp.Meta
 	for _, p := range parts {
 		if p.rpc != nil {
 			return forwarded{err: p.rpc}, nil
 		}
+		if meta == nil {
+			meta = p.meta
+		}
+		pages = append(pages, p.WaitlistPart)
 	}
-	res, meta, err := mergeWaitlists(parts)
+	res, err := usp.MergeWaitlists(pages)
 	if err != nil {
 		return forwarded{}, err
 	}
@@ -169,97 +168,25 @@ func listEveryWaitlist(ctx context.Context, locs Locations, in hub.USPRequest) (
 	return forwarded{res: out}, nil
 }
 
-// readWaitlist is one location's part of a waitlist list.
+// readWaitlist is one location's part of a waitlist list; one that did
+// not answer, or answered what does not decode, is unread.
 func readWaitlist(ctx context.Context, locs Locations, l business.Location, in hub.USPRequest) part {
-	p := part{loc: l}
+	unread := part{WaitlistPart: usp.WaitlistPart{Unread: (&hub.Unreachable{Location: l}).Error()}}
 	msg, err := locs.USPCall(ctx, l.Slug, in)
 	if err != nil {
-		p.err = err
-		return p
+		return unread
 	}
 	f, err := decodeAnswer(msg)
-	switch {
-	case err != nil:
-		p.err = err
-	case f.err != nil:
-		p.rpc = f.err
-	default:
-		p.meta = f.res.Meta
-		raw, _ := f.res.StructuredContent.(json.RawMessage)
-		if err := json.Unmarshal(raw, &p.list); err != nil || p.list == nil {
-			p.err = fmt.Errorf("decode %s's waitlist: %w", l.Slug, err)
-		}
+	if err != nil {
+		return unread
 	}
-	return p
-}
-
-// mergeWaitlists joins the locations' pages of one waitlist list. An
-// entry's key, which its id encodes, starts with its service's id, so
-// each location's entries sit together in the one order the pages
-// follow: the merged page takes them in that order, up to and including
-// the first location that has more, whose cursor resumes after its last
-// entry at every location. A page may so hold up to the limit from each
-// location. A location that could not be read is a warning naming it.
-func mergeWaitlists(parts []part) (*usp.WaitlistListResult, mcp.Meta, error) {
-	var res *usp.WaitlistListResult
-	var meta mcp.Meta
-	var read []part
-	var warnings []usp.Message
-	for _, p := range parts {
-		if p.err != nil {
-			warnings = append(warnings, usp.Message{Type: "warning", Code: string(usp.CodeServiceUnavailable), Content: unreadText(p)})
-			continue
-		}
-		read = append(read, p)
-		if res == nil {
-			res, meta = &usp.WaitlistListResult{USP: p.list.USP, Entries: []usp.WaitlistEntry{}, Messages: []usp.Message{}}, p.meta
-		}
+	if f.err != nil {
+		return part{rpc: f.err}
 	}
-	if res == nil {
-		return nil, nil, &usp.Error{Code: usp.CodeServiceUnavailable, RetryAfter: usp.RetryAfter, Err: parts[0].err,
-			Message: "No location could be read just now; try again in a few seconds."}
+	var list usp.WaitlistListResult
+	raw, _ := f.res.StructuredContent.(json.RawMessage)
+	if json.Unmarshal(raw, &list) != nil {
+		return unread
 	}
-	slices.SortFunc(read, func(a, b part) int { return strings.Compare(firstKey(a.list), firstKey(b.list)) })
-	total := 0
-	for _, p := range read {
-		res.Entries = append(res.Entries, p.list.Entries...)
-		res.Messages = append(res.Messages, p.list.Messages...)
-		if p.list.Pagination.NextCursor != "" {
-			res.Pagination.NextCursor = p.list.Pagination.NextCursor
-			break
-		}
-		if p.list.Pagination.Total != nil {
-			total += *p.list.Pagination.Total
-		}
-	}
-	if res.Pagination.NextCursor == "" && len(warnings) == 0 && len(read) == len(parts) && allTotals(read) {
-		res.Pagination.Total = &total
-	}
-	res.Messages = append(res.Messages, warnings...)
-	return res, meta, nil
-}
-
-// unreadText names a location that could not be read, and its phone.
-func unreadText(p part) string {
-	var down *hub.Unreachable
-	if errors.As(p.err, &down) {
-		return down.Error() + " Its waitlist entries are not in this answer."
-	}
-	return p.loc.Name + " could not be read just now; its waitlist entries are not in this answer. Try again in a few minutes or call " + p.loc.Phone + "."
-}
-
-// allTotals reports whether every page said how many entries its whole
-// list holds.
-func allTotals(parts []part) bool {
-	return !slices.ContainsFunc(parts, func(p part) bool { return p.list.Pagination.Total == nil })
-}
-
-// firstKey is the stored key of a page's first entry, "" for an empty
-// page: an entry's id is wl_ and the base64url of its key.
-func firstKey(l *usp.WaitlistListResult) string {
-	if len(l.Entries) == 0 {
-		return ""
-	}
-	key, _ := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(l.Entries[0].ID, "wl_"))
-	return string(key)
+	return part{WaitlistPart: usp.WaitlistPart{List: &list}, meta: f.res.Meta}
 }
