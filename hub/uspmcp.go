@@ -245,25 +245,19 @@ func (px *Proxy) USPProfiles(ctx context.Context) [][]byte {
 		return nil
 	}
 	out := make([][]byte, len(px.order))
-	var wg sync.WaitGroup
-	for i, slug := range px.order {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, SpanRead)
-			defer cancel()
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/.well-known/usp", nil)
-			if err != nil {
-				return
-			}
-			req.Host, req.RemoteAddr = px.targets[slug].Host, "127.0.0.1:0"
-			a, err := px.send(slug, req)
-			if err != nil || a.Status != http.StatusOK {
-				px.log.WarnContext(ctx, "location profile unread", "location", slug, "status", a.Status)
-				return
-			}
-			out[i] = a.Body
-		})
-	}
-	wg.Wait()
+	Span(ctx, px.USPLocations(), func(ctx context.Context, i int, l business.Location) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/.well-known/usp", nil)
+		if err != nil {
+			return
+		}
+		req.Host, req.RemoteAddr = px.targets[l.Slug].Host, "127.0.0.1:0"
+		a, err := px.send(l.Slug, req)
+		if err != nil || a.Status != http.StatusOK {
+			px.log.WarnContext(ctx, "location profile unread", "location", l.Slug, "status", a.Status)
+			return
+		}
+		out[i] = a.Body
+	})
 	return slices.DeleteFunc(out, func(b []byte) bool { return b == nil })
 }
 
@@ -271,3 +265,18 @@ func (px *Proxy) USPProfiles(ctx context.Context) [][]byte {
 // them: the worksheet's inventory read. The whole call keeps its own
 // deadline.
 const SpanRead = 3 * time.Second
+
+// Span runs read for each of locs in parallel, each within SpanRead of
+// ctx, and returns when all have: the reads of an answer that spans the
+// locations.
+func Span(ctx context.Context, locs []business.Location, read func(ctx context.Context, i int, l business.Location)) {
+	var wg sync.WaitGroup
+	for i, l := range locs {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, SpanRead)
+			defer cancel()
+			read(ctx, i, l)
+		})
+	}
+	wg.Wait()
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"sync"
 
 	"frontdesk/business"
 	"frontdesk/hub"
@@ -42,23 +41,16 @@ func (a relayed) write(w http.ResponseWriter) {
 	w.Write(a.Body) // the answer is decided; a client gone away is no fault here
 }
 
-// listEveryWaitlist asks every location in parallel, within
-// hub.SpanRead each, for the platform's waitlist entries, with its
+// listEveryWaitlist asks every location in parallel (hub.Span) for the platform's waitlist entries, with its
 // request as made, and merges the answers (usp.MergeWaitlists), as the
 // MCP binding does.
 func (h *Handler) listEveryWaitlist(ctx context.Context, r *http.Request, body []byte) (any, error) {
 	all := h.Locations.USPLocations()
 	answers := make([]hub.USPAnswer, len(all))
 	errs := make([]error, len(all))
-	var wg sync.WaitGroup
-	for i, l := range all {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, hub.SpanRead)
-			defer cancel()
-			answers[i], errs[i] = h.Locations.USPForward(ctx, l.Slug, r, body)
-		})
-	}
-	wg.Wait()
+	hub.Span(ctx, all, func(ctx context.Context, i int, l business.Location) {
+		answers[i], errs[i] = h.Locations.USPForward(ctx, l.Slug, r, body)
+	})
 	parts := make([]usp.WaitlistPart, len(all))
 	for i, a := range answers {
 		parts[i].Unread = (&hub.Unreachable{Location: all[i]}).Error()

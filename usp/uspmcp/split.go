@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -139,15 +138,7 @@ type part struct {
 func listEveryWaitlist(ctx context.Context, locs Locations, in hub.USPRequest) (forwarded, error) {
 	all := locs.USPLocations()
 	parts := make([]part, len(all))
-	var wg sync.WaitGroup
-	for i, l := range all {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, hub.SpanRead)
-			defer cancel()
-			parts[i] = readWaitlist(ctx, locs, l, in)
-		})
-	}
-	wg.Wait()
+	hub.Span(ctx, all, func(ctx context.Context, i int, l business.Location) { parts[i] = readWaitlist(ctx, locs, l, in) })
 	var pages []usp.WaitlistPart
 	var meta mcp.Meta
 	for _, p := range parts {
