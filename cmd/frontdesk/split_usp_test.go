@@ -29,7 +29,8 @@ import (
 // TestSplitUSPOverMCP: a platform uses USP's MCP binding at the hub of
 // the demo split (the hub and three locations as separate processes)
 // exactly as at one process. The catalog, a room's availability, the
-// tool list and a refusal are byte for byte the single process's; a
+// tool list and two refusals (an unknown booking, a wrong key) are byte
+// for byte the single process's; a
 // hold, a booking, its lookup and its cancellation at Riverside Inn and
 // at Airport Suites land in that location's store; a waitlist list
 // naming no service, over MCP or REST, lists the entries of both; a platform known by its
@@ -77,6 +78,9 @@ func testSplitUSPOverMCP(t *testing.T, engine string) {
 		{"tools/call", "usp_availability_query", query("svc_riverside_studio")},
 		{"tools/call", "usp_availability_query", query("svc_airport_double")},
 		{"tools/call", "usp_bookings_get", map[string]any{"booking_id": "APS-00112233AABBCCDD", "_meta": map[string]any{"usp": platform}}},
+		// A wrong key is refused by the location, as by one process.
+		{"tools/call", "usp_availability_hold", map[string]any{"service_id": "svc_riverside_double", "slot_id": "slot_riverside_double_20270101T2200Z",
+			"_meta": map[string]any{"usp": map[string]any{"profile": platform["profile"], "authorization": map[string]any{"mechanism": "api_key", "credential": "wrong-key"}}}}},
 	} {
 		status, got := mcpPost(t, d.hub, c.method, c.name, c.args)
 		wantStatus, want := mcpPost(t, one, c.method, c.name, c.args)
