@@ -195,6 +195,9 @@ func (px *Proxy) unreachable(w http.ResponseWriter, r *http.Request, err error) 
 		level = slog.LevelInfo // the client left; nothing is wrong at the location
 	}
 	px.log.Log(r.Context(), level, "location unreachable", "location", l.Slug, "err", err)
+	if mark, ok := r.Context().Value(uspCall{}).(*reach); ok {
+		mark.failed = true // the hub's own call: it says so in its own way
+	}
 	if r.Context().Value(uspCall{}) != nil {
 		uspUnreachable(w, r, l)
 		return

@@ -53,10 +53,8 @@ func (px *Proxy) USP(own http.Handler) http.Handler {
 				SlotID    string `json:"slot_id"`
 			}
 			if json.Unmarshal(body, &named) == nil {
-				slug, ok = px.idOwner(named.ServiceID, "svc_")
-				if !ok {
-					slug, ok = px.idOwner(named.SlotID, "slot_")
-				}
+				fields := map[string]string{"service_id": named.ServiceID, "slot_id": named.SlotID}
+				slug, ok = px.namedOwner(func(name string) string { return fields[name] })
 			}
 		}
 		if !ok {
@@ -85,7 +83,7 @@ const (
 // Retry-After, the location's name and phone, nothing of its address.
 func uspUnreachable(w http.ResponseWriter, r *http.Request, l business.Location) {
 	body, _ := json.Marshal(map[string]any{"type": uspUnavailable, "title": http.StatusText(http.StatusServiceUnavailable), "status": http.StatusServiceUnavailable,
-		"detail": l.Name + " cannot be reached just now. Try again in a few minutes or call " + l.Phone + ".", "instance": r.URL.Path})
+		"detail": (&Unreachable{Location: l}).Error(), "instance": r.URL.Path})
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Retry-After", uspRetryAfter)
@@ -97,28 +95,41 @@ func uspUnreachable(w http.ResponseWriter, r *http.Request, l business.Location)
 // hold's ("hold_" and its reservation's reference), a UCP checkout's
 // ("chk_" and the reference), a waitlist entry's service or a payment
 // page's located token.
-func (px *Proxy) uspOwner(r *http.Request) (string, bool) {
-	if ref := r.PathValue("booking_id"); ref != "" {
+func (px *Proxy) uspOwner(r *http.Request) (string, bool) { return px.namedOwner(r.PathValue) }
+
+// namedOwner is the location the ids a USP call names belong to, by the
+// names REST's paths and bodies and MCP's arguments share: a booking
+// (booking_id, its reference), a hold (hold_id, "hold_" and the
+// reference), a UCP checkout (checkout_id, "chk_" and the reference), a
+// payment page (token, located), a waitlist entry (entry_id, naming its
+// service), else a service (service_id) or a slot (slot_id). The first
+// id present decides; get gives "" for a name the call lacks.
+func (px *Proxy) namedOwner(get func(name string) string) (string, bool) {
+	if ref := get("booking_id"); ref != "" {
 		return px.owner(ref)
 	}
-	if hold, ok := strings.CutPrefix(r.PathValue("hold_id"), "hold_"); ok {
+	if hold, ok := strings.CutPrefix(get("hold_id"), "hold_"); ok {
 		return px.owner(hold)
 	}
-	if checkout, ok := strings.CutPrefix(r.PathValue("checkout_id"), "chk_"); ok {
+	if checkout, ok := strings.CutPrefix(get("checkout_id"), "chk_"); ok {
 		return px.owner(checkout)
 	}
-	if prefix, _, located := business.SplitToken(r.PathValue("token")); located {
+	if prefix, _, located := business.SplitToken(get("token")); located {
 		return px.ownerOf(prefix) // a payment page's token
 	}
 	// A waitlist entry's id is wl_ and the base64url of its stored key,
 	// which starts with its service's id and a bar (usp's entryID).
-	if entry, ok := strings.CutPrefix(r.PathValue("entry_id"), "wl_"); ok {
+	if entry, ok := strings.CutPrefix(get("entry_id"), "wl_"); ok {
 		if key, err := base64.RawURLEncoding.DecodeString(entry); err == nil {
 			service, _, _ := strings.Cut(string(key), "|")
 			return px.idOwner(service, "svc_")
 		}
+		return "", false
 	}
-	return "", false
+	if slug, ok := px.idOwner(get("service_id"), "svc_"); ok {
+		return slug, true
+	}
+	return px.idOwner(get("slot_id"), "slot_")
 }
 
 // idOwner is the proxied location a catalog id names: prefix, the slug
@@ -133,14 +144,4 @@ func (px *Proxy) idOwner(id, prefix string) (string, bool) {
 		return "", false
 	}
 	return slug, true
-}
-
-// Local is h outside a split hub, and at one a 404: a door whose calls
-// the hub cannot route, such as USP's MCP binding, whose sessions would
-// book into the hub's own store, which no location reads.
-func (px *Proxy) Local(h http.Handler) http.Handler {
-	if px == nil {
-		return h
-	}
-	return http.NotFoundHandler()
 }

@@ -31,11 +31,6 @@ type Options struct {
 	// Origin is the public origin the profile's endpoints are under, such
 	// as "https://book.example.com".
 	Origin string
-	// RESTOnly leaves the MCP binding out of the profile: a split
-	// deployment's hub forwards each REST call to the location it names,
-	// but could not route an MCP session's calls, so it serves no MCP
-	// binding.
-	RESTOnly bool
 	// Profiles fetches platform profiles; nil builds one from
 	// Config.Profiles.
 	Profiles *Profiles
@@ -90,7 +85,6 @@ type Business struct {
 	inv      *inventory.Inventory
 	clock    clock.Clock
 	origin   string
-	restOnly bool
 	profiles *Profiles
 	auth     Authenticator
 	keys     atomic.Pointer[[]SigningKey]
@@ -138,7 +132,7 @@ func New(opts Options) (*Business, error) {
 		return nil, err
 	}
 	b := &Business{
-		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin, restOnly: opts.RESTOnly,
+		cfg: opts.Config, inv: opts.Inventory, clock: opts.Clock, origin: opts.Origin,
 		profiles: opts.Profiles, auth: opts.Authenticator,
 		log: opts.Logger.With("component", "usp"), catalog: cat, count: opts.Count,
 		st: opts.Store, bindings: NewBindings(opts.Store), bookings: opts.Bookings, pricer: opts.Pricer,

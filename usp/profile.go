@@ -134,9 +134,6 @@ func (b *Business) Profile() BusinessProfile {
 		Keys:        *b.keys.Load(),
 		SigningKeys: *b.keys.Load(),
 	}
-	if b.restOnly {
-		p.USP.Services[serviceKey] = p.USP.Services[serviceKey][:1]
-	}
 	p.USP.CheckoutSystems = b.checkoutSystems()
 	for _, l := range b.cfg.Locations {
 		p.USP.Business.Locations = append(p.USP.Business.Locations, LocationInfo{ID: l.Slug, Name: l.Name})

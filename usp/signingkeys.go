@@ -23,3 +23,31 @@ func SigningKeysOf(pub []jwk.Public) ([]SigningKey, error) {
 	}
 	return out, nil
 }
+
+// WithProfileKeys is own and the signing keys the business profiles in
+// profiles publish, each key id once: a split hub publishes its
+// locations' keys beside its own, so that a platform verifies the
+// webhooks each location signs against the one profile it reads. A
+// profile that does not decode adds nothing.
+func WithProfileKeys(own []SigningKey, profiles [][]byte) []SigningKey {
+	seen := map[any]bool{}
+	out := make([]SigningKey, 0, len(own))
+	add := func(k SigningKey) {
+		if id := k["kid"]; !seen[id] {
+			seen[id] = true
+			out = append(out, k)
+		}
+	}
+	for _, k := range own {
+		add(k)
+	}
+	for _, doc := range profiles {
+		var p BusinessProfile
+		if json.Unmarshal(doc, &p) == nil {
+			for _, k := range p.SigningKeys {
+				add(k)
+			}
+		}
+	}
+	return out
+}

@@ -156,10 +156,10 @@ func (m *Main) routes() http.Handler {
 	// USP: the business profile and the REST binding, which platforms'
 	// servers call without a browser origin, and the MCP binding.
 	if m.usp != nil {
-		for _, r := range (&usphttp.Handler{Business: m.usp, Logger: m.Logger}).Routes() {
+		for _, r := range (&usphttp.Handler{Business: m.usp, Logger: m.Logger, Locations: m.proxy}).Routes() {
 			handle(r.Pattern, pages, false, m.proxy.USP(r.Handler))
 		}
-		handleMCP(usp.MCPPath, m.proxy.Local(uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.New(m.usp, opts), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))))
+		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.NewAtHub(m.usp, opts, m.proxy), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks})))
 	}
 	return m.front(mux)
 }

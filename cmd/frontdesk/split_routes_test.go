@@ -69,14 +69,10 @@ func testSplitUSP(t *testing.T, engine string) {
 	d := startSplit(t, engine, "SSL_CERT_FILE="+roots)
 	platform := map[string]string{"Authorization": "Bearer " + demoPlatformKey, "USP-Agent": `profile="` + plat.URL + `/demo-platform.json"`}
 
-	// The hub's profile names its REST binding alone: it could not route
-	// an MCP session's calls, whose bookings would land in its own store.
+	// The hub's profile names both bindings at its own address.
 	status, _, body := send(t, "GET", d.hub+"/.well-known/usp", nil, nil)
-	if status != http.StatusOK || !strings.Contains(body, `"`+d.hub+`/usp"`) || strings.Contains(body, "/usp/mcp") {
+	if status != http.StatusOK || !strings.Contains(body, `"`+d.hub+`/usp"`) || !strings.Contains(body, `"`+d.hub+`/usp/mcp"`) {
 		t.Fatalf("the hub's profile = %d\n%s", status, body)
-	}
-	if status, _, body = post(t, d.hub+"/usp/mcp", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); status != http.StatusNotFound {
-		t.Fatalf("POST /usp/mcp at the hub = %d\n%s", status, body)
 	}
 	if status, _, body = post(t, d.hub+"/usp/services/list", nil, `{}`); status != http.StatusOK ||
 		!strings.Contains(body, `"svc_riverside_double"`) || !strings.Contains(body, `"svc_airport_shuttle"`) {

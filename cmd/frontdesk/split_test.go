@@ -134,17 +134,19 @@ func startSplitWith(t *testing.T, engine string, o splitOptions) *splitDeploymen
 			d.stores[name] = []string{"--database", pgtest.Schema(t)}
 		}
 		origin := "http://" + ports[fmt.Sprintf("127.0.0.1:%d", config.SplitPorts[i])]
-		args := []string{"location", "--slug", name, "--config", filepath.Join(d.dir, name+".toml")}
 		if name == "hub" {
-			d.hub, args = origin, []string{"hub", "--config", filepath.Join(d.dir, "hub.toml")}
-		} else {
-			d.origins[name] = origin
+			d.hub = origin
+			continue
 		}
-		d.start(t, name, append(args, d.stores[name]...), o.env[name])
+		d.origins[name] = origin
+		d.start(t, name, append([]string{"location", "--slug", name, "--config", filepath.Join(d.dir, name+".toml")}, d.stores[name]...), o.env[name])
 	}
 	for name, origin := range d.origins {
 		waitReady(t, name, origin)
 	}
+	// The hub starts once its locations serve, as in production: it
+	// publishes their USP signing keys from the start.
+	d.start(t, "hub", append([]string{"hub", "--config", filepath.Join(d.dir, "hub.toml")}, d.stores["hub"]...), o.env["hub"])
 	waitReady(t, "hub", d.hub)
 	return d
 }

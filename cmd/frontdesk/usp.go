@@ -21,7 +21,7 @@ func (m *Main) openUSP(ctx context.Context, origin string) error {
 	}
 	opts := usp.Options{
 		Config: uspConfig(m.Config), Inventory: inventory.New(m.store), Pricer: pricing.New(m.Config.Portfolio, origin),
-		Clock: m.Clock, Origin: origin, RESTOnly: m.proxy != nil, Logger: m.Logger, Store: m.store, Bookings: m.core,
+		Clock: m.Clock, Origin: origin, Logger: m.Logger, Store: m.store, Bookings: m.core,
 		ProfileRootCAs: m.USPRootCAs, Count: m.metrics, Payments: m.payments, Rand: m.Rand,
 	}
 	if keys := usp.NewAPIKeys(opts.Config.Platforms); keys != nil {

@@ -29,8 +29,8 @@ func (m *Main) keySet() keyset.Set {
 	}
 }
 
-// publishKeys makes sure the business has a signing key and puts the keys
-// valid now into the business profile.
+// publishKeys makes sure the business has a signing key and publishes the
+// keys valid now, and at a split hub its locations' keys beside them.
 func (m *Main) publishKeys(ctx context.Context) error {
 	if m.usp == nil {
 		return nil
@@ -48,7 +48,7 @@ func (m *Main) publishKeys(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.usp.SetKeys(keys)
+	m.usp.SetKeys(usp.WithProfileKeys(keys, m.proxy.USPProfiles(ctx)))
 	return nil
 }
 

@@ -4,8 +4,8 @@
 // bounded JSON body), call usp.Business and render the result, or an RFC
 // 9457 problem for a protocol error. No protocol rule lives here.
 //
-// It is an adapter: it imports the usp domain package and the standard
-// library, never another adapter.
+// It is an adapter: it imports the usp and hub domain packages and the
+// standard library, never another adapter.
 package usphttp
 
 import (
@@ -30,6 +30,10 @@ const maxBody = 64 << 10
 type Handler struct {
 	Business *usp.Business
 	Logger   *slog.Logger
+	// Locations, at a split hub, are its locations: a platform's
+	// waitlist list naming no service is read from each. Nil, or none,
+	// in one process.
+	Locations Locations
 }
 
 // Route is one pattern of the binding and its handler.
@@ -124,6 +128,9 @@ func (h *Handler) Routes() []Route {
 			if err := decode(r, &in); err != nil {
 				return nil, err
 			}
+			if in.ServiceID == "" && h.spans() {
+				return h.listEveryWaitlist(ctx, r, call.Credentials.Body)
+			}
 			return h.Business.ListWaitlist(ctx, call, in)
 		},
 		"usp_waitlist_get": func(ctx context.Context, call usp.Call, r *http.Request) (any, error) {
@@ -214,6 +221,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, op func(context.
 	res, err := h.Business.Within(r.Context(), func(ctx context.Context) (any, error) { return op(ctx, call, r) })
 	if err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	if a, ok := res.(relayed); ok {
+		a.write(w)
 		return
 	}
 	body, err := json.Marshal(res)

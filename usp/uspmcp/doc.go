@@ -5,6 +5,10 @@
 // open streams. It parses, calls package usp and renders; the shared MCP
 // front (mcpfront) serves it over HTTP.
 //
-// It is an adapter: it imports usp, the front and helpers, never another
-// adapter.
+// At a split hub (NewAtHub) the calls that are a location's go to its
+// own endpoint through the hub's proxy, and a waitlist list naming no
+// service is merged from every location's.
+//
+// It is an adapter: it imports usp, hub, the front and helpers, never
+// another adapter.
 package uspmcp

@@ -88,7 +88,22 @@ type meta struct {
 // New returns the MCP server of the USP binding: one usp_* tool per
 // method the business serves. Protocol errors are JSON-RPC errors with
 // data.code; business outcomes are results with messages[].
-func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
+func New(b *usp.Business, opts mcpfront.Options) *mcp.Server { return newServer(b, opts, nil) }
+
+// NewAtHub is New at a split deployment's hub: the same tools, whose
+// calls naming something a location owns are that location's, sent to
+// its own USP MCP endpoint through locs, and whose calls spanning the
+// locations are asked of each and merged. The hub's business answers
+// the rest from its config, as New's does. Without locations (a nil
+// *hub.Proxy: one process) it is New.
+func NewAtHub(b *usp.Business, opts mcpfront.Options, locs Locations) *mcp.Server {
+	if locs == nil || len(locs.USPLocations()) == 0 {
+		return New(b, opts)
+	}
+	return newServer(b, opts, locs)
+}
+
+func newServer(b *usp.Business, opts mcpfront.Options, locs Locations) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "frontdesk-usp", Title: "USP business binding", Version: opts.Version}, nil)
 	log := opts.Log()
 	s.AddReceivingMiddleware(mcpfront.LogCalls(log, "usp"))
@@ -107,10 +122,24 @@ func New(b *usp.Business, opts mcpfront.Options) *mcp.Server {
 		name := m.Name
 		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			start := time.Now()
-			v, err := b.Within(withSession(ctx, req.Session), func(ctx context.Context) (any, error) { return callUSP(ctx, b, name, req) })
+			v, err := b.Within(withSession(ctx, req.Session), func(ctx context.Context) (any, error) {
+				if locs != nil {
+					if f, ok, err := route(ctx, locs, name, req); ok {
+						return f, err
+					}
+				}
+				return callUSP(ctx, b, name, req)
+			})
 			res, _ := v.(*mcp.CallToolResult)
 			outcome := "ok"
-			if err != nil {
+			if f, ok := v.(forwarded); ok && err == nil {
+				res = f.res
+				if f.err != nil {
+					outcome = "refused" // the location answered the protocol error, and logged it if it was its own fault
+					mcpfront.ReportOutcome(ctx, f.err.Message, false)
+					res, err = nil, f.err
+				}
+			} else if err != nil {
 				e, internal := usp.AsError(err)
 				outcome = "refused"
 				if internal {
