@@ -9,6 +9,7 @@ import (
 	"frontdesk/direct"
 	"frontdesk/internal/clock"
 	"frontdesk/location"
+	"frontdesk/staff/office"
 )
 
 // The roles of a split deployment's processes.
@@ -32,6 +33,7 @@ type SplitOptions struct {
 	Deployment business.Deployment
 	Locations  *location.Service // this process's reads
 	Bookings   *direct.Service   // this process's booking service
+	Office     *office.Office    // this process's staff screen's reads and decisions
 	Clock      clock.Clock
 	Rand       io.Reader
 	Log        *slog.Logger
@@ -60,6 +62,7 @@ func Open(o SplitOptions) (*Split, error) {
 		s := NewServer(ServerOptions{Keys: keys, Clock: o.Clock, Deployment: o.Deployment, Phone: PhoneOf(o.Portfolio), Log: o.Log})
 		ServeReads(s, o.Locations)
 		ServeBookings(s, o.Bookings)
+		ServeStaff(s, o.Office, o.Portfolio.Locations[0])
 		if o.Hub != "" {
 			c, err := newControl(o, keys)
 			if err != nil {
@@ -75,6 +78,7 @@ func Open(o SplitOptions) (*Split, error) {
 		}
 		s := NewServer(ServerOptions{Keys: keys, Clock: o.Clock, Deployment: o.Deployment, Phone: PhoneOf(o.Portfolio), Log: o.Log})
 		ServeControl(s, direct.NewControlStore(o.Bookings))
+		o.Office.UseRemote(&StaffRemote{c: client})
 		return &Split{Server: s, Backend: NewBackend(client), Door: NewDoor(client, o.Bookings)}, nil
 	}
 	return nil, fmt.Errorf("split role %q is neither %q nor %q", o.Role, RoleHub, RoleLocation)

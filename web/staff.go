@@ -206,7 +206,9 @@ func (s *StaffScreen) signedIn(h func(http.ResponseWriter, *http.Request, visit)
 				return
 			}
 		}
-		h(w, r, v)
+		// The login travels with the request: a read across locations at
+		// a split hub asks each location within its scope.
+		h(w, r.WithContext(staff.WithUser(r.Context(), v.User)), v)
 	})
 }
 

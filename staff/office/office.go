@@ -56,6 +56,8 @@ type Office struct {
 	clock    clock.Clock
 	pricer   *pricing.Pricer
 	log      *slog.Logger
+	// remote, at a split hub, reads and decides at the locations.
+	remote Remote
 }
 
 // Options are an Office's collaborators.
@@ -93,16 +95,28 @@ func (s *Office) location(slug string) (business.Location, bool) {
 // Decide applies a staff decision through direct booking, which mails
 // the guest.
 func (s *Office) Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error) {
+	if s.remote != nil {
+		l, u, err := s.owner(ctx, d.Reference)
+		if err != nil {
+			return reservation.Reservation{}, false, err
+		}
+		return s.remote.Decide(ctx, l.Slug, u, d)
+	}
 	return s.core.Decide(ctx, d)
 }
 
-// Reservations lists reservations matching f.
 // Refused is the doors' refusal of the decision to on r, or nil.
 func (s *Office) Refused(r reservation.Reservation, to reservation.State) error {
 	return s.core.Refused(r, to)
 }
 
+// Reservations lists reservations matching f; at a split hub, at each
+// location the signed-in login may see, naming in a *NotRead those not
+// read.
 func (s *Office) Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error) {
+	if s.remote != nil {
+		return s.remoteReservations(ctx, f)
+	}
 	return s.bookings.Reservations(ctx, f)
 }
 
@@ -111,6 +125,9 @@ func (s *Office) Reservations(ctx context.Context, f store.ReservationFilter) ([
 // ("" for every one), nearest to today first: stays to come and under way
 // by arrival, then past ones, latest first.
 func (s *Office) Search(ctx context.Context, q, location string, limit int) ([]reservation.Reservation, error) {
+	if s.remote != nil {
+		return s.remoteSearch(ctx, q, location, limit)
+	}
 	today := s.clock.Now().UTC().Format(time.DateOnly)
 	return reservation.Search(ctx, s.st, q, location, today, limit)
 }

@@ -1,0 +1,99 @@
+package office
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"frontdesk/business"
+	"frontdesk/reservation"
+	"frontdesk/staff"
+	"frontdesk/store"
+)
+
+// Remote is how a split deployment's hub reaches the locations' staff
+// reads and decisions: over the relay, each call carrying the signed-in
+// login, whose scope the location enforces itself. The hub's own store
+// holds no reservation.
+type Remote interface {
+	Reservations(ctx context.Context, slug string, by staff.User, f store.ReservationFilter) ([]reservation.Reservation, error)
+	Search(ctx context.Context, slug string, by staff.User, q string, limit int) ([]reservation.Reservation, error)
+	StaffView(ctx context.Context, slug string, by staff.User, ref string) (StaffView, error)
+	Decide(ctx context.Context, slug string, by staff.User, d reservation.Decision) (reservation.Reservation, bool, error)
+}
+
+// LocationReadLimit bounds one location's answer to a read that spans
+// locations: the worksheet's inventory read, 3 s.
+const LocationReadLimit = 3 * time.Second
+
+// UseRemote makes the office a split hub's: its staff reads and
+// decisions go to the locations through r.
+func (s *Office) UseRemote(r Remote) { s.remote = r }
+
+// errNoLogin is a remote read with no signed-in login in its context.
+var errNoLogin = errors.New("office: a read across locations without a signed-in login")
+
+// remoteScope is the login of ctx and the locations of only (every one
+// when "") it may see, in config order.
+func (s *Office) remoteScope(ctx context.Context, only string) (staff.User, []business.Location, error) {
+	u, ok := staff.UserOf(ctx)
+	if !ok {
+		return u, nil, errNoLogin
+	}
+	var locs []business.Location
+	for _, l := range s.cfg.Locations {
+		if u.CanSee(l.Slug) && (only == "" || only == l.Slug) {
+			locs = append(locs, l)
+		}
+	}
+	return u, locs, nil
+}
+
+// remoteReservations lists f at each location in scope, merged in the
+// order of a listing, up to f.Limit.
+func (s *Office) remoteReservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error) {
+	u, locs, err := s.remoteScope(ctx, f.Location)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := Gather(ctx, locs, LocationReadLimit, func(ctx context.Context, l business.Location) ([]reservation.Reservation, error) {
+		at := f
+		at.Location = l.Slug
+		return s.remote.Reservations(ctx, l.Slug, u, at)
+	}, ByArrival)
+	if f.Limit > 0 && len(rows) > f.Limit {
+		rows = rows[:f.Limit] // each location gave its first f.Limit after the cursor: the first f.Limit of all are among them
+	}
+	return rows, err
+}
+
+// remoteSearch searches each location in scope, nearest first.
+func (s *Office) remoteSearch(ctx context.Context, q, location string, limit int) ([]reservation.Reservation, error) {
+	if strings.TrimSpace(q) == "" {
+		return nil, reservation.ErrEmptySearch
+	}
+	u, locs, err := s.remoteScope(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	today := s.clock.Now().UTC().Format(time.DateOnly)
+	rows, err := Gather(ctx, locs, LocationReadLimit, func(ctx context.Context, l business.Location) ([]reservation.Reservation, error) {
+		return s.remote.Search(ctx, l.Slug, u, q, limit)
+	}, Nearest(today))
+	return rows[:min(len(rows), limit)], err
+}
+
+// owner is the location of reference ref and the signed-in login, when
+// the login may see it.
+func (s *Office) owner(ctx context.Context, ref string) (business.Location, staff.User, error) {
+	u, ok := staff.UserOf(ctx)
+	if !ok {
+		return business.Location{}, u, errNoLogin
+	}
+	l, found := s.core.LocationOf(strings.ToUpper(strings.TrimSpace(ref)))
+	if !found || !u.CanSee(l.Slug) {
+		return l, u, reservation.ErrNoReservation
+	}
+	return l, u, nil
+}
