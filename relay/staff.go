@@ -25,6 +25,10 @@ const (
 	OpStaffDecide = "staff_decide"
 )
 
+// maxStaffRows bounds the reservations one staff operation answers
+// with.
+const maxStaffRows = 500
+
 // staffArgs are the staff operations' arguments; a call with any other
 // field is refused.
 type staffArgs struct {
@@ -122,6 +126,9 @@ func ServeStaff(s *Server, o *office.Office, l business.Location) {
 			dec.DisallowUnknownFields()
 			if dec.Decode(&a) != nil || call.Slug != l.Slug {
 				return nil, s.worded(CodeUnknownOperation, s.phone(call.Slug))
+			}
+			if a.Limit < 1 || a.Limit > maxStaffRows {
+				a.Limit = maxStaffRows // a page of the staff screen reads at most this many
 			}
 			u := a.user()
 			if !u.CanSee(l.Slug) {

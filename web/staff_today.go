@@ -249,10 +249,10 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 	if s.Channels != nil {
 		// The blocks imported from the channels are holds of their own.
 		holds, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: d.From.String(), To: end.String(), States: []string{string(reservation.OnHold)}})
-		if len(d.Unread) == 0 {
-			d.Unread, err = unread(err)
+		if more, _ := unread(err); len(d.Unread) == 0 {
+			d.Unread = more
 		}
-		if err != nil {
+		if _, err = unread(err); err != nil {
 			s.fail(w, r, "read the calendar", err)
 			return
 		}
