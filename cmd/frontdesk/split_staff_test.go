@@ -50,11 +50,17 @@ func (d *splitDeployment) bookToday(t *testing.T, slug string) string {
 // signed with keys, and returns the status and the answer's body.
 func (d *splitDeployment) staffRelay(t *testing.T, slug, op, body string, keys []relay.Key) (int, string) {
 	t.Helper()
+	return d.staffRelayAt(t, slug, op, body, keys, time.Now(), fmt.Sprintf("%032x", time.Now().UnixNano()))
+}
+
+// staffRelayAt is staffRelay signed at the time and nonce given.
+func (d *splitDeployment) staffRelayAt(t *testing.T, slug, op, body string, keys []relay.Key, at time.Time, nonce string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, d.origins[slug]+relay.PathPrefix+op, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	relay.Sign(req, []byte(body), keys, time.Now(), fmt.Sprintf("%032x", time.Now().UnixNano()))
+	relay.Sign(req, []byte(body), keys, at, nonce)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +197,13 @@ func testSplitHubStaff(t *testing.T, engine string) {
 	if status, body := d.staffRelay(t, "airport", relay.OpStaffList, owner, forged); status != http.StatusUnauthorized || strings.Contains(body, refs["airport"]) {
 		t.Fatalf("a forged list at Airport Suites = %d %s", status, body)
 	}
-	if _, body := d.staffRelay(t, "airport", relay.OpStaffList, owner, d.keys); !strings.Contains(body, refs["airport"]) {
+	now, nonce := time.Now(), fmt.Sprintf("%032x", time.Now().UnixNano())
+	if _, body := d.staffRelayAt(t, "airport", relay.OpStaffList, owner, d.keys, now, nonce); !strings.Contains(body, refs["airport"]) {
 		t.Fatalf("a signed list at Airport Suites for an owner lacks %s: %s", refs["airport"], body)
+	}
+	for what, at := range map[string]time.Time{"replayed": now, "stale": now.Add(-time.Minute)} {
+		if status, body := d.staffRelayAt(t, "airport", relay.OpStaffList, owner, d.keys, at, nonce); status != http.StatusUnauthorized || strings.Contains(body, refs["airport"]) {
+			t.Fatalf("a %s list at Airport Suites = %d %s", what, status, body)
+		}
 	}
 }
