@@ -23,6 +23,7 @@ const (
 	OpStaffSearch = "staff_search"
 	OpStaffView   = "staff_view"
 	OpStaffDecide = "staff_decide"
+	OpStaffBook   = "staff_book"
 )
 
 // maxStaffRows bounds the reservations one staff operation answers
@@ -49,6 +50,8 @@ type staffArgs struct {
 	// The decision.
 	State string `json:"state,omitempty"`
 	Note  string `json:"note,omitempty"`
+	// The booking staff make for a guest.
+	Booking *office.Booking `json:"booking,omitempty"`
 }
 
 func scopeArgs(u staff.User) staffArgs {
@@ -116,6 +119,27 @@ func (s *StaffRemote) Decide(ctx context.Context, slug string, by staff.User, d 
 	return out.Reservation, out.Mailed, err
 }
 
+// booked is a staff booking's answer: the reservation, or the fields
+// to fix, which the hub's form shows as the location's would.
+type booked struct {
+	Reservation reservation.Reservation  `json:"reservation"`
+	Problems    reservation.FormProblems `json:"problems,omitempty"`
+}
+
+// Book relays a booking staff make for a guest at slug, a mutation.
+func (s *StaffRemote) Book(ctx context.Context, slug string, by staff.User, b office.Booking) (reservation.Reservation, error) {
+	a := scopeArgs(by)
+	a.Booking = &b
+	var out booked
+	if err := s.c.Call(ctx, slug, OpStaffBook, Mutation, a, &out); err != nil {
+		return reservation.Reservation{}, err
+	}
+	if len(out.Problems) > 0 {
+		return reservation.Reservation{}, out.Problems
+	}
+	return out.Reservation, nil
+}
+
 // ServeStaff adds the staff operations of o, the office of location l,
 // to s.
 func ServeStaff(s *Server, o *office.Office, l business.Location) {
@@ -162,6 +186,18 @@ func ServeStaff(s *Server, o *office.Office, l business.Location) {
 	run(OpStaffDecide, func(ctx context.Context, a staffArgs, u staff.User) (any, error) {
 		r, mailed, err := o.Decide(ctx, reservation.Decision{Reference: a.Ref, To: reservation.State(a.State), By: u.Username, Note: a.Note, Visible: mine(u)})
 		return decided{Reservation: listed(r), Mailed: mailed}, deskRefusal(err)
+	})
+	run(OpStaffBook, func(ctx context.Context, a staffArgs, u staff.User) (any, error) {
+		if a.Booking == nil {
+			return nil, s.worded(CodeUnknownOperation, s.phone(l.Slug))
+		}
+		b := *a.Booking
+		b.Location, b.By = l.Slug, u.Username // here, and under the hub login's name
+		r, err := o.Book(ctx, b)
+		if problems, ok := errors.AsType[reservation.FormProblems](err); ok {
+			return booked{Problems: problems}, nil
+		}
+		return booked{Reservation: listed(r)}, err
 	})
 }
 

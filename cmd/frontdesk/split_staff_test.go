@@ -171,6 +171,19 @@ func testSplitHubStaff(t *testing.T, engine string) {
 	if body := get(gina, "/staff/reservations/"+ref); !strings.Contains(body, "gina") {
 		t.Fatalf("the page of %s does not name gina as the one who cancelled:\n%s", ref, body)
 	}
+	// A booking for a guest on the phone, made at the hub, is the
+	// location's: the hub's store keeps none.
+	in := time.Now().AddDate(0, 0, 40).Format(time.DateOnly)
+	out := time.Now().AddDate(0, 0, 41).Format(time.DateOnly)
+	status, h, body = gina.do("POST", "/staff/reservations/new", url.Values{"csrf": {csrf[1]}, "location": {"airport"}, "roomtype": {"double"},
+		"checkin": {in}, "checkout": {out}, "name": {"Barbara Liskov"}, "email": {"barbara.liskov@example.com"}, "phone": {"+1 303 555 0104"}, "guests": {"1"}})
+	booked := regexp.MustCompile(`^/staff/reservations/(APS-[0-9A-Z]+)\?done=booked$`).FindStringSubmatch(h.Get("Location"))
+	if status != http.StatusSeeOther || booked == nil {
+		t.Fatalf("a booking at Airport Suites through the hub = %d %s\n%s", status, h.Get("Location"), body)
+	}
+	if !strings.Contains(d.staffList(t, "airport"), booked[1]) || strings.Contains(d.staffList(t, "hub"), booked[1]) {
+		t.Fatalf("%s booked through the hub is not Airport Suites' alone", booked[1])
+	}
 
 	// A clerk of Old Town Lodge sees it alone.
 	carl := d.signInAt(t, "hub", "carl")

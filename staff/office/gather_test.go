@@ -35,7 +35,9 @@ func TestGatherMerges(t *testing.T) {
 		"oldtown":   {stay("OTL-1", "2026-12-01", "2026-12-02"), stay("OTL-5", "2026-12-03")},
 		"airport":   {stay("APS-4", "2026-11-25")},
 	}
-	read := func(_ context.Context, l business.Location) ([]reservation.Reservation, error) { return rows[l.Slug], nil }
+	read := func(_ context.Context, l business.Location) ([]reservation.Reservation, error) {
+		return rows[l.Slug], nil
+	}
 	for _, tt := range []struct {
 		name string
 		less func(a, b reservation.Reservation) int

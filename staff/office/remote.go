@@ -21,6 +21,7 @@ type Remote interface {
 	Search(ctx context.Context, slug string, by staff.User, q string, limit int) ([]reservation.Reservation, error)
 	StaffView(ctx context.Context, slug string, by staff.User, ref string) (StaffView, error)
 	Decide(ctx context.Context, slug string, by staff.User, d reservation.Decision) (reservation.Reservation, bool, error)
+	Book(ctx context.Context, slug string, by staff.User, b Booking) (reservation.Reservation, error)
 }
 
 // LocationReadLimit bounds one location's answer to a read that spans
