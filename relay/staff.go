@@ -19,11 +19,12 @@ import (
 // for itself: a login that may not see the location is refused there,
 // whatever the hub asked.
 const (
-	OpStaffList   = "staff_reservations"
-	OpStaffSearch = "staff_search"
-	OpStaffView   = "staff_view"
-	OpStaffDecide = "staff_decide"
-	OpStaffBook   = "staff_book"
+	OpStaffList      = "staff_reservations"
+	OpStaffSearch    = "staff_search"
+	OpStaffView      = "staff_view"
+	OpStaffDecide    = "staff_decide"
+	OpStaffBook      = "staff_book"
+	OpStaffDashboard = "staff_dashboard"
 )
 
 // maxStaffRows bounds the reservations one staff operation answers
@@ -140,6 +141,22 @@ func (s *StaffRemote) Book(ctx context.Context, slug string, by staff.User, b of
 	return out.Reservation, nil
 }
 
+// dashboardWire is a location's dashboard without its dates, which the
+// hub sets.
+type dashboardWire struct {
+	Occupancy                                         map[string][]float64
+	BySource                                          map[string][]int
+	Pending, Requests, Arrivals, Flagged, Undelivered int
+}
+
+// Dashboard relays the reading of slug's dashboard, an inventory read.
+func (s *StaffRemote) Dashboard(ctx context.Context, slug string, by staff.User) (office.Dashboard, error) {
+	var w dashboardWire
+	err := s.c.Call(ctx, slug, OpStaffDashboard, Inventory, scopeArgs(by), &w)
+	return office.Dashboard{Occupancy: w.Occupancy, BySource: w.BySource, Pending: w.Pending, Requests: w.Requests,
+		Arrivals: w.Arrivals, Flagged: w.Flagged, Undelivered: w.Undelivered}, err
+}
+
 // ServeStaff adds the staff operations of o, the office of location l,
 // to s.
 func ServeStaff(s *Server, o *office.Office, l business.Location) {
@@ -186,6 +203,11 @@ func ServeStaff(s *Server, o *office.Office, l business.Location) {
 	run(OpStaffDecide, func(ctx context.Context, a staffArgs, u staff.User) (any, error) {
 		r, mailed, err := o.Decide(ctx, reservation.Decision{Reference: a.Ref, To: reservation.State(a.State), By: u.Username, Note: a.Note, Visible: mine(u)})
 		return decided{Reservation: listed(r), Mailed: mailed}, deskRefusal(err)
+	})
+	run(OpStaffDashboard, func(ctx context.Context, _ staffArgs, _ staff.User) (any, error) {
+		d, err := o.Dashboard(ctx, []string{l.Slug})
+		return dashboardWire{Occupancy: d.Occupancy, BySource: d.BySource, Pending: d.Pending, Requests: d.Requests,
+			Arrivals: d.Arrivals, Flagged: d.Flagged, Undelivered: d.Undelivered}, err
 	})
 	run(OpStaffBook, func(ctx context.Context, a staffArgs, u staff.User) (any, error) {
 		if a.Booking == nil {

@@ -54,30 +54,41 @@ const (
 func Gather(ctx context.Context, locs []business.Location, limit time.Duration,
 	read func(ctx context.Context, l business.Location) ([]reservation.Reservation, error),
 	less func(a, b reservation.Reservation) int) ([]reservation.Reservation, error) {
-	rows := make([][]reservation.Reservation, len(locs))
+	rows, err := readEach(ctx, locs, limit, read)
+	out := slices.Concat(rows...)
+	slices.SortStableFunc(out, less)
+	return out, err
+}
+
+// readEach reads each of locs with read, in parallel, each within limit
+// and all within ctx: the answers by index, the zero value for a
+// location not read, and a *NotRead naming those, in the order of locs.
+func readEach[T any](ctx context.Context, locs []business.Location, limit time.Duration,
+	read func(ctx context.Context, l business.Location) (T, error)) ([]T, error) {
+	out := make([]T, len(locs))
 	errs := make([]error, len(locs))
 	var wg sync.WaitGroup
 	for i, l := range locs {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()
-			rows[i], errs[i] = read(ctx, l)
-			if errs[i] == nil && ctx.Err() != nil {
-				errs[i] = ctx.Err() // an answer past the limit is not waited for, nor taken
+			got, err := read(ctx, l)
+			if err == nil && ctx.Err() != nil {
+				err = ctx.Err() // an answer past the limit is not waited for, nor taken
 			}
+			if err == nil {
+				out[i] = got
+			}
+			errs[i] = err
 		})
 	}
 	wg.Wait()
-	var out []reservation.Reservation
 	var missed NotRead
 	for i, l := range locs {
 		if errs[i] != nil {
 			missed.Locations = append(missed.Locations, Unread{Slug: l.Slug, Name: l.Name, Reason: reason(errs[i])})
-			continue
 		}
-		out = append(out, rows[i]...)
 	}
-	slices.SortStableFunc(out, less)
 	if len(missed.Locations) > 0 {
 		return out, &missed
 	}

@@ -3,6 +3,7 @@ package office
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,9 @@ type Remote interface {
 	StaffView(ctx context.Context, slug string, by staff.User, ref string) (StaffView, error)
 	Decide(ctx context.Context, slug string, by staff.User, d reservation.Decision) (reservation.Reservation, bool, error)
 	Book(ctx context.Context, slug string, by staff.User, b Booking) (reservation.Reservation, error)
+	// Dashboard is slug's charts and counts; its Today and Weeks are the
+	// hub's to set.
+	Dashboard(ctx context.Context, slug string, by staff.User) (Dashboard, error)
 }
 
 // LocationReadLimit bounds one location's answer to a read that spans
@@ -97,4 +101,52 @@ func (s *Office) owner(ctx context.Context, ref string) (business.Location, staf
 		return l, u, reservation.ErrNoReservation
 	}
 	return l, u, nil
+}
+
+// remoteDashboard adds up the dashboards of the locations in slugs the
+// signed-in login may see, read in parallel.
+func (s *Office) remoteDashboard(ctx context.Context, slugs []string) (Dashboard, error) {
+	u, locs, err := s.remoteScope(ctx, "")
+	if err != nil {
+		return Dashboard{}, err
+	}
+	locs = slices.DeleteFunc(locs, func(l business.Location) bool { return !slices.Contains(slugs, l.Slug) })
+	d := s.dashboardFrame(s.clock.Now())
+	each, err := readEach(ctx, locs, LocationReadLimit, func(ctx context.Context, l business.Location) (Dashboard, error) {
+		return s.remote.Dashboard(ctx, l.Slug, u)
+	})
+	if nr, partly := NotReadOf(err); partly {
+		d.Unread = nr.Locations
+	}
+	for i, l := range locs {
+		if slices.ContainsFunc(d.Unread, func(u Unread) bool { return u.Slug == l.Slug }) {
+			continue
+		}
+		d.add(l.Slug, each[i])
+	}
+	for src := range d.BySource {
+		d.Sources = append(d.Sources, src)
+	}
+	slices.Sort(d.Sources)
+	return d, nil
+}
+
+// add counts location slug's dashboard o into d.
+func (d *Dashboard) add(slug string, o Dashboard) {
+	if occ, ok := o.Occupancy[slug]; ok {
+		d.Occupancy[slug] = occ
+	}
+	for src, weeks := range o.BySource {
+		if d.BySource[src] == nil {
+			d.BySource[src] = make([]int, DashboardWeeks)
+		}
+		for w := range min(len(weeks), DashboardWeeks) {
+			d.BySource[src][w] += weeks[w]
+		}
+	}
+	d.Pending += o.Pending
+	d.Requests += o.Requests
+	d.Arrivals += o.Arrivals
+	d.Flagged += o.Flagged
+	d.Undelivered += o.Undelivered
 }
