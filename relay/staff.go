@@ -101,7 +101,7 @@ func (s *StaffRemote) StaffView(ctx context.Context, slug string, by staff.User,
 	a.Ref = ref
 	var out office.StaffView
 	err := s.c.Call(ctx, slug, OpStaffView, Lookup, a, &out)
-	return out, err
+	return out, absent(err)
 }
 
 // decided is a decision's answer.
@@ -117,7 +117,7 @@ func (s *StaffRemote) Decide(ctx context.Context, slug string, by staff.User, d 
 	a.Ref, a.State, a.Note = d.Reference, string(d.To), d.Note
 	var out decided
 	err := s.c.Call(ctx, slug, OpStaffDecide, Mutation, a, &out)
-	return out.Reservation, out.Mailed, err
+	return out.Reservation, out.Mailed, absent(err)
 }
 
 // booked is a staff booking's answer: the reservation, or the fields
@@ -231,17 +231,22 @@ func listedAll(rows []reservation.Reservation) []reservation.Reservation {
 	return out
 }
 
-// deskRefusal is err as the staff screen tells it apart over the wire:
-// the desk's refusals travel with their code, a missing reservation as
-// the desk's not-found.
+// deskRefusal is err as it travels: the desk's refusals go with their
+// code and words already, and a reservation absent or out of sight as
+// the desk's not-found, which absent turns back into what the staff
+// screen tells apart.
 func deskRefusal(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, reservation.ErrNoReservation):
+	if errors.Is(err, reservation.ErrNoReservation) {
 		return reservation.ErrNotFound
-	case reservation.ErrorCode(err) == reservation.CodeIllegalTransition:
-		return reservation.ErrNotAllowed
+	}
+	return err
+}
+
+// absent is err with the location's not-found as
+// reservation.ErrNoReservation, as the office gives it in one process.
+func absent(err error) error {
+	if reservation.ErrorCode(err) == reservation.CodeNotFound {
+		return reservation.ErrNoReservation
 	}
 	return err
 }

@@ -176,8 +176,16 @@ func testSplitHubStaff(t *testing.T, engine string) {
 	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/staff/reservations/"+ref+"?done=cancelled") {
 		t.Fatalf("cancel %s at the hub = %d %s\n%s", ref, status, h.Get("Location"), body)
 	}
-	if body := get(gina, "/staff/reservations/"+ref); !strings.Contains(body, "gina") {
-		t.Fatalf("the page of %s does not name gina as the one who cancelled:\n%s", ref, body)
+	if body := get(gina, "/staff/reservations/"+ref); !regexp.MustCompile(`<li>[^<]* gina: [^<]*\(asked by phone\)</li>`).MatchString(body) {
+		t.Fatalf("the audit of %s does not name gina as the one who cancelled:\n%s", ref, body)
+	}
+	// The location's own rules answer, as they would there.
+	if status, _, body := gina.do("GET", "/staff/reservations/APS-0000000000000000", nil); status != http.StatusNotFound {
+		t.Fatalf("a reference Airport Suites does not hold, at the hub = %d\n%s", status, body)
+	}
+	status, h, _ = gina.do("POST", "/staff/reservations/"+ref, url.Values{"csrf": {csrf[1]}, "to": {"confirmed"}})
+	if status != http.StatusSeeOther || h.Get("Location") != "/staff/reservations/"+ref+"?done=illegal" {
+		t.Fatalf("confirming the cancelled %s at the hub = %d %s", ref, status, h.Get("Location"))
 	}
 	// A booking for a guest on the phone, made at the hub, is the
 	// location's: the hub's store keeps none.
