@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -61,13 +60,7 @@ func (d *splitDeployment) staffRelayAt(t *testing.T, slug, op, body string, keys
 		t.Fatal(err)
 	}
 	relay.Sign(req, []byte(body), keys, at, nonce)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return roundTrip(t, req)
 }
 
 // TestSplitHubStaff: the hub and three locations as processes, on both

@@ -208,22 +208,29 @@ func (d *splitDeployment) relayCall(t *testing.T, slug string, body []byte, keys
 		t.Fatal(err)
 	}
 	relay.Sign(req, body, keys, at, nonce)
+	status, b := roundTrip(t, req)
+	var answer struct {
+		Refusal *struct{ Message string } `json:"refusal"`
+	}
+	if err := json.Unmarshal([]byte(b), &answer); err != nil {
+		t.Fatalf("relay answer %q: %v", b, err)
+	}
+	if answer.Refusal == nil {
+		return status, ""
+	}
+	return status, answer.Refusal.Message
+}
+
+// roundTrip sends req and returns the status and the body of the answer.
+func roundTrip(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var answer struct {
-		Refusal *struct{ Message string } `json:"refusal"`
-	}
 	b, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(b, &answer); err != nil {
-		t.Fatalf("relay answer %q: %v", b, err)
-	}
-	if answer.Refusal == nil {
-		return resp.StatusCode, ""
-	}
-	return resp.StatusCode, answer.Refusal.Message
+	return resp.StatusCode, string(b)
 }
 
 // TestSplitDeployment: the demo split into a hub and three location
@@ -532,13 +539,7 @@ func TestSplitPaymentEvents(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, d.hub+"/payments/stripe", bytes.NewReader(body))
 		req.Header.Set("Stripe-Signature", signature)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return roundTrip(t, req)
 	}
 	body, sig := stripemock.Event(t, secret, "evt_split", "checkout.session.completed", session, time.Now())
 	// Riverside's answer: the signature verifies, and the payment is none
