@@ -121,6 +121,13 @@ func (s *StaffScreen) Routes() []Route {
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c, ok := s.Core.(interface{ Remote() bool }); ok && c.Remote() {
+		// A split hub's screen reads the reservations at the locations; a
+		// payment, a partner's booking and the business's offers are kept
+		// at a location too, so the hub's empty ledgers show nothing
+		// rather than totals of zero.
+		s.Payments, s.Referrals, s.Partners = nil, nil, nil
+	}
 	return []Route{
 		{"GET /staff/signin", http.HandlerFunc(s.signInPage)},
 		{"POST /staff/signin", http.HandlerFunc(s.signIn)},

@@ -36,6 +36,10 @@ const LocationReadLimit = 3 * time.Second
 // decisions go to the locations through r.
 func (s *Office) UseRemote(r Remote) { s.remote = r }
 
+// Remote says whether the office is a split hub's, whose reservations,
+// payments and partners' bookings are the locations'.
+func (s *Office) Remote() bool { return s.remote != nil }
+
 // errNoLogin is a remote read with no signed-in login in its context.
 var errNoLogin = errors.New("office: a read across locations without a signed-in login")
 
