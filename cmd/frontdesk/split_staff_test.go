@@ -98,6 +98,10 @@ func testSplitHubStaff(t *testing.T, engine string) {
 		}
 		return body
 	}
+	signInPage := get(&staffClient{t: t, base: d.hub}, "/staff/signin")
+	if !strings.Contains(signInPage, `action="/staff/signin"`) || !strings.Contains(signInPage, `<a href="/staff/signin?location=oldtown">Old Town Lodge</a>`) {
+		t.Fatalf("the hub's sign-in page:\n%s", signInPage)
+	}
 	list := get(gina, "/staff/reservations")
 	for slug, ref := range refs {
 		if !strings.Contains(list, `href="/staff/reservations/`+ref+`"`) {
