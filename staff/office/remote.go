@@ -71,6 +71,7 @@ func (s *Office) remoteReservations(ctx context.Context, f store.ReservationFilt
 		at.Location = l.Slug
 		return s.remote.Reservations(ctx, l.Slug, u, at)
 	}, ByArrival)
+	s.logUnread(ctx, err)
 	if f.Limit > 0 && len(rows) > f.Limit {
 		rows = rows[:f.Limit] // each location gave its first f.Limit after the cursor: the first f.Limit of all are among them
 	}
@@ -90,6 +91,7 @@ func (s *Office) remoteSearch(ctx context.Context, q, location string, limit int
 	rows, err := Gather(ctx, locs, LocationReadLimit, func(ctx context.Context, l business.Location) ([]reservation.Reservation, error) {
 		return s.remote.Search(ctx, l.Slug, u, q, limit)
 	}, Nearest(today))
+	s.logUnread(ctx, err)
 	return rows[:min(len(rows), limit)], err
 }
 
@@ -119,6 +121,7 @@ func (s *Office) remoteDashboard(ctx context.Context, slugs []string) (Dashboard
 	each, err := readEach(ctx, locs, LocationReadLimit, func(ctx context.Context, l business.Location) (Dashboard, error) {
 		return s.remote.Dashboard(ctx, l.Slug, u)
 	})
+	s.logUnread(ctx, err)
 	if nr, partly := NotReadOf(err); partly {
 		d.Unread = nr.Locations
 	}
@@ -153,4 +156,14 @@ func (d *Dashboard) add(slug string, o Dashboard) {
 	d.Arrivals += o.Arrivals
 	d.Flagged += o.Flagged
 	d.Undelivered += o.Undelivered
+}
+
+// logUnread logs each location a read across locations could not read:
+// its slug and why, never what was asked.
+func (s *Office) logUnread(ctx context.Context, err error) {
+	if nr, partly := NotReadOf(err); partly {
+		for _, u := range nr.Locations {
+			s.log.WarnContext(ctx, "location not read for the staff screen", "location", u.Slug, "reason", u.Reason)
+		}
+	}
 }
