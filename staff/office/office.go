@@ -3,12 +3,15 @@
 // dashboard, the settings owners edit, the chat ceilings that are full
 // now, and the reservations staff make for guests on the phone or at
 // the desk. It assembles its views from the reservation core and from
-// what direct booking records; the records stay theirs.
+// what direct booking records; the records stay theirs. At a split
+// deployment's hub it reads and decides at each location instead,
+// through Remote (remote.go), and names a location it could not read
+// (gather.go).
 //
 // It is a domain package of the staff screen's door: it imports
-// reservation, config, store and internal helpers, never an adapter nor
-// another door. What it reads of direct booking comes through Direct,
-// which cmd/frontdesk wires.
+// reservation, staff, config, store and internal helpers, never an
+// adapter nor another door. What it reads of direct booking comes
+// through Direct, which cmd/frontdesk wires.
 package office
 
 import (
