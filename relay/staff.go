@@ -175,7 +175,7 @@ func ServeStaff(s *Server, o *office.Office, l business.Location) {
 			if !u.CanSee(l.Slug) {
 				return nil, s.worded(CodeOutOfScope, "")
 			}
-			return f(staff.WithUser(ctx, u), a, u)
+			return f(ctx, a, u)
 		}})
 	}
 	run(OpStaffList, func(ctx context.Context, a staffArgs, _ staff.User) (any, error) {
