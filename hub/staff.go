@@ -12,27 +12,36 @@ import (
 // location's session token names it (business.Location.Token).
 const staffCookie = "frontdesk_staff"
 
-// Staff forwards the staff screen to the location a request is for:
-// the one its ?location= names (a location's sign-in forms post there,
-// and its pages name it), else the one its session token names. Staff
-// sign in at each location, against its own logins, and work on its
-// reservations alone; the hub keeps no staff data. Any other staff
-// request gets the hub's sign-in chooser, which links to each
-// location's sign-in page, or a 403 for a form sent with no session. A
-// nil proxy gives own, the route's handler outside a split hub.
+// Staff serves the staff screen of a split hub. A location's login
+// works at its location: a request whose ?location= names one (a
+// location's sign-in forms post there, and its pages name it) or whose
+// session token names one is forwarded there. The group's logins sign
+// in at the hub itself (/staff/signin with no ?location=) and keep their
+// session there; own, the hub's screen, serves them, reading each
+// location they may see over the relay. Any other staff request gets
+// the sign-in chooser, which links to the hub's sign-in and each
+// location's, or a 403 for a form sent with no session. A nil proxy
+// gives own, the route's handler outside a split hub.
 func (px *Proxy) Staff(own http.Handler) http.Handler {
 	if px == nil {
 		return own
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		slug := r.URL.Query().Get("location")
-		_, ok := px.targets[slug]
-		if c, err := r.Cookie(staffCookie); err == nil && !ok {
-			if prefix, _, located := business.SplitToken(c.Value); located {
-				slug, ok = px.ownerOf(prefix)
-			}
+		_, named := px.targets[slug]
+		signIn := strings.HasPrefix(r.URL.Path, "/staff/signin")
+		token := ""
+		if c, err := r.Cookie(staffCookie); err == nil {
+			token = c.Value
+		}
+		prefix, _, located := business.SplitToken(token)
+		ok := named && (token == "" || located || signIn)
+		if !ok && located {
+			slug, ok = px.ownerOf(prefix)
 		}
 		switch {
+		case !ok && !located && (token != "" || signIn):
+			own.ServeHTTP(w, r) // the hub's own login, or its sign-in
 		case ok:
 			r = r.Clone(r.Context())
 			r.SetPathValue(slugValue, slug)
@@ -52,7 +61,7 @@ var chooserText = template.Must(template.New("chooser").Parse(`<!doctype html>
 <body>
 <main>
 <h1>Staff sign-in</h1>
-<p>Each property keeps its own logins and reservations. Sign in at yours:</p>
+<p>A login for the whole group signs in <a href="/staff/signin" id="group">here</a>. A property's own login signs in at its property:</p>
 <ul id="properties">{{range .}}
 <li><a href="/staff/signin?location={{.Slug}}">{{.Name}}</a></li>{{end}}
 </ul>

@@ -20,6 +20,9 @@ const (
 	CodeDeployDraft       Code = "relay_deploy_draft"
 	CodeDeployUnpublished Code = "relay_deploy_unpublished"
 	CodeDeployNotCustom   Code = "relay_deploy_not_custom"
+	// CodeOutOfScope: a staff operation for a login whose scope does not
+	// hold the location.
+	CodeOutOfScope Code = "relay_out_of_scope"
 )
 
 // The client's failures. None is a rollback: an uncertain call may have
@@ -36,7 +39,7 @@ const (
 )
 
 var codes = []Code{CodeForged, CodeStale, CodeReplayed, CodeTooLarge, CodeBusy, CodeUnknownOperation,
-	CodeDeployUnknown, CodeDeployDraft, CodeDeployUnpublished, CodeDeployNotCustom,
+	CodeDeployUnknown, CodeDeployDraft, CodeDeployUnpublished, CodeDeployNotCustom, CodeOutOfScope,
 	CodeUnreachable, CodeUncertain, CodeUnavailable}
 
 func mine(c Code) bool {

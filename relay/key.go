@@ -6,10 +6,12 @@
 // published status and custom hostname before it runs the operation.
 // In the other direction each location calls the hub's control
 // operations (control.go) the same way, signed with the same secret.
+// The hub's staff screen reads and decides at the locations through the
+// staff operations (staff.go), each carrying the login and its scope.
 //
 // It is an adapter: it imports business, hub, location, pricing,
-// reservation, direct and its chat door, and internal helpers; only
-// cmd/frontdesk wires it.
+// reservation, direct and its chat door, staff and its office, and
+// internal helpers; only cmd/frontdesk wires it.
 package relay
 
 import (

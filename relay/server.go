@@ -264,6 +264,8 @@ func (s *Server) worded(code Code, phone string, values ...any) *fault.Error {
 		e = refuse(CodeUnknownOperation, "Unknown assistant booking operation.")
 	case CodeTooLarge:
 		e = refuse(CodeTooLarge, "The relayed call is too large. Nothing was changed.")
+	case CodeOutOfScope:
+		e = refuse(CodeOutOfScope, "This login does not work at this property. Nothing was read or changed.")
 	default:
 		// Forged, stale, replayed and busy share one sentence: the answer
 		// tells a caller without the secret nothing about which check

@@ -11,6 +11,7 @@ import (
 	"frontdesk/internal/clock"
 	"frontdesk/location"
 	"frontdesk/referral"
+	"frontdesk/staff/office"
 )
 
 // The roles of a split deployment's processes.
@@ -37,6 +38,7 @@ type SplitOptions struct {
 	Deployment  business.Deployment
 	Locations   *location.Service // this process's reads
 	Bookings    *direct.Service   // this process's booking service
+	Office      *office.Office    // this process's staff screen's reads and decisions
 	Clock       clock.Clock
 	Rand        io.Reader
 	Log         *slog.Logger
@@ -84,6 +86,7 @@ func Open(o SplitOptions) (*Split, error) {
 		s := NewServer(ServerOptions{Keys: keys, Clock: o.Clock, Deployment: o.Deployment, Phone: PhoneOf(o.Portfolio), Log: o.Log})
 		ServeReads(s, o.Locations)
 		ServeBookings(s, o.Bookings)
+		ServeStaff(s, o.Office, o.Portfolio.Locations[0])
 		split := &Split{Server: s, orpHere: o.ORPLocation != "" && slices.ContainsFunc(o.Portfolio.Locations, func(l business.Location) bool { return l.Slug == o.ORPLocation })}
 		if o.Hub == "" {
 			return split, nil
@@ -111,6 +114,7 @@ func Open(o SplitOptions) (*Split, error) {
 		if o.ORPLocation != "" {
 			forwardORPReports(s, client, o.ORPLocation)
 		}
+		o.Office.UseRemote(&StaffRemote{c: client})
 		return &Split{Server: s, Backend: NewBackend(client), Door: NewDoor(client, o.Bookings)}, nil
 	}
 	return nil, fmt.Errorf("split role %q is neither %q nor %q", o.Role, RoleHub, RoleLocation)

@@ -121,6 +121,13 @@ func (s *StaffScreen) Routes() []Route {
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
 	}
+	if s.atSplitHub() {
+		// A split hub's screen reads the reservations at the locations; a
+		// payment, a partner's booking and the business's offers are kept
+		// at a location too, so the hub's empty ledgers show nothing
+		// rather than totals of zero.
+		s.Payments, s.Referrals, s.Partners = nil, nil, nil
+	}
 	return []Route{
 		{"GET /staff/signin", http.HandlerFunc(s.signInPage)},
 		{"POST /staff/signin", http.HandlerFunc(s.signIn)},
@@ -152,6 +159,13 @@ func (s *StaffScreen) Routes() []Route {
 		{"GET /staff/channels", s.signedIn(s.channels)},
 		{"POST /staff/channels", s.signedIn(s.channelAction)},
 	}
+}
+
+// atSplitHub says whether the screen is a split hub's, whose core reads
+// the reservations at the locations (office.Office.Remote).
+func (s *StaffScreen) atSplitHub() bool {
+	c, ok := s.Core.(interface{ Remote() bool })
+	return ok && c.Remote()
 }
 
 // visit is one signed-in request.
@@ -206,7 +220,9 @@ func (s *StaffScreen) signedIn(h func(http.ResponseWriter, *http.Request, visit)
 				return
 			}
 		}
-		h(w, r, v)
+		// The login travels with the request: a read across locations at
+		// a split hub asks each location within its scope.
+		h(w, r.WithContext(staff.WithUser(r.Context(), v.User)), v)
 	})
 }
 
@@ -267,6 +283,9 @@ func (s *StaffScreen) fail(w http.ResponseWriter, r *http.Request, op string, er
 func (s *StaffScreen) signInPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	d := signInData{Next: safeNext(r.URL.Query().Get("next")), At: s.SplitLocation}
+	if s.atSplitHub() {
+		d.Properties = s.Config.Locations
+	}
 	s.passkeyOptions(r, &d)
 	if s.Admin != nil {
 		has, err := s.Admin.HasUsers(r.Context())
@@ -289,6 +308,9 @@ type signInData struct {
 	// At is StaffScreen.SplitLocation: the sign-in forms post to
 	// ?location= it, which a split hub forwards there.
 	At string
+	// Properties, at a split hub, are the properties whose own logins
+	// sign in at their own sign-in pages.
+	Properties []business.Location
 }
 
 // signIn checks the password and opens a session in an HttpOnly,

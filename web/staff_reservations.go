@@ -63,6 +63,8 @@ type listData struct {
 	Rows      []listRow
 	Problem   string
 	Next      template.URL // the next page; empty on the last
+	// Unread are the locations a split hub could not read for the page.
+	Unread []office.Unread
 }
 
 // list shows reservations matching the filter, a page at a time, in
@@ -130,6 +132,7 @@ func (s *StaffScreen) list(w http.ResponseWriter, r *http.Request, v visit) {
 	} else {
 		rows, err = s.Core.Reservations(r.Context(), f)
 	}
+	d.Unread, err = unread(err)
 	if err != nil {
 		s.fail(w, r, "list reservations", err)
 		return

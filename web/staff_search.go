@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"frontdesk/reservation"
+	"frontdesk/staff/office"
 	"frontdesk/store"
 )
 
@@ -22,17 +23,18 @@ const (
 	searchShown = 50
 )
 
-// search returns the reservations of f that q finds, nearest first.
+// search returns the reservations of f that q finds, nearest first;
+// with the *office.NotRead of a split hub's read, the others' matches.
 func (s *StaffScreen) search(ctx context.Context, f store.ReservationFilter, q string) ([]reservation.Reservation, error) {
 	found, err := s.Core.Search(ctx, q, f.Location, searchFetched)
 	if errors.Is(err, reservation.ErrEmptySearch) {
 		return nil, nil
 	}
-	if err != nil {
+	if _, partly := office.NotReadOf(err); err != nil && !partly {
 		return nil, err
 	}
 	out := slices.DeleteFunc(found, func(r reservation.Reservation) bool { return !inFilter(r, f) })
-	return out[:min(len(out), searchShown)], nil
+	return out[:min(len(out), searchShown)], err
 }
 
 // inFilter reports whether r passes f's state, source and date filters,

@@ -39,6 +39,8 @@ type todayData struct {
 	Timed   []dayRow
 	Done    string
 	DoneRef string
+	// Unread names the location when a split hub could not read it.
+	Unread []office.Unread
 }
 
 // pickLocation reads the location a staff page is asked for: the
@@ -82,6 +84,7 @@ func (s *StaffScreen) deskDay(w http.ResponseWriter, r *http.Request, v visit) {
 	// the departures, without an action.
 	rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: today.AddDays(-1).String(), To: today.AddDays(1).String(),
 		States: append(holding, string(reservation.Completed))})
+	d.Unread, err = unread(err)
 	if err != nil {
 		s.fail(w, r, "list today", err)
 		return
@@ -133,12 +136,16 @@ func (s *StaffScreen) row(res reservation.Reservation, in, out civil.Date) listR
 const maxDayRows = 2000
 
 // allReservations reads every reservation of f, page by page, up to
-// maxDayRows.
+// maxDayRows. A page with a location unread ends the reading, with the
+// *office.NotRead that names it.
 func (s *StaffScreen) allReservations(r *http.Request, f store.ReservationFilter) ([]reservation.Reservation, error) {
 	f.Limit = 500
 	var out []reservation.Reservation
 	for len(out) < maxDayRows {
 		page, err := s.Core.Reservations(r.Context(), f)
+		if _, partly := office.NotReadOf(err); partly {
+			return append(out, page...), err
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -194,6 +201,9 @@ type calendarData struct {
 	Earlier   string
 	Later     string
 	Problem   string
+	// Unread names the location when a split hub could not read it: the
+	// calendar then claims no room free.
+	Unread []office.Unread
 }
 
 // calendar shows a property's room types by date over two to four
@@ -231,6 +241,7 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 	}
 	end := d.From.AddDays(d.Span)
 	rows, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: d.From.String(), To: end.String(), States: holding})
+	d.Unread, err = unread(err)
 	if err != nil {
 		s.fail(w, r, "read the calendar", err)
 		return
@@ -238,7 +249,10 @@ func (s *StaffScreen) calendar(w http.ResponseWriter, r *http.Request, v visit) 
 	if s.Channels != nil {
 		// The blocks imported from the channels are holds of their own.
 		holds, err := s.allReservations(r, store.ReservationFilter{Location: l.Slug, From: d.From.String(), To: end.String(), States: []string{string(reservation.OnHold)}})
-		if err != nil {
+		if more, _ := unread(err); len(d.Unread) == 0 {
+			d.Unread = more
+		}
+		if _, err = unread(err); err != nil {
 			s.fail(w, r, "read the calendar", err)
 			return
 		}
@@ -306,4 +320,13 @@ type dayListData struct {
 // dayList bundles a today list with what its forms post.
 func dayList(id string, rows []dayRow, csrf, location string) dayListData {
 	return dayListData{ID: id, Rows: rows, CSRF: csrf, Location: location}
+}
+
+// unread splits a read's error into the locations a split hub could not
+// read, which the page names, and a failure, which fails it.
+func unread(err error) ([]office.Unread, error) {
+	if nr, partly := office.NotReadOf(err); partly {
+		return nr.Locations, nil
+	}
+	return nil, err
 }

@@ -292,8 +292,9 @@ func (m *Main) open(ctx context.Context, listen string) error {
 		Core: m.core,
 	})
 	m.core.UseKeys(m.bookings)
+	m.office = office.New(office.Options{Bookings: m.bookings, Core: m.core, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	if m.split, err = relay.Open(relay.SplitOptions{Role: m.Config.Split.Role, Secret: m.Config.Split.Secret, Origins: m.Config.Split.Origins(),
-		Hub: m.Config.Split.Hub, Others: m.Config.Split.Others, ORPLocation: m.Config.Split.ORPLocation, Portfolio: m.Config.Portfolio, Deployment: m.Config.Deployment.Deployment, Locations: locations, Bookings: m.bookings,
+		Hub: m.Config.Split.Hub, Others: m.Config.Split.Others, ORPLocation: m.Config.Split.ORPLocation, Portfolio: m.Config.Portfolio, Deployment: m.Config.Deployment.Deployment, Locations: locations, Bookings: m.bookings, Office: m.office,
 		Clock: m.Clock, Rand: m.Rand, Log: m.Logger}); err != nil {
 		return err
 	} else if m.split != nil && m.split.Backend != nil {
@@ -306,7 +307,6 @@ func (m *Main) open(ctx context.Context, listen string) error {
 	m.payments.AttachCancellations(m.core.Desk(), m.Config.Portfolio.Unit, m.Config.Business.Currency)
 	m.payments.AttachNoShows(m.core.Desk(), m.Config.Portfolio.Unit, m.Config.Business.Currency)
 	m.payments.UseBookings(m.core.Find)
-	m.office = office.New(office.Options{Bookings: m.bookings, Core: m.core, Clock: m.Clock, Pricer: pricer, Logger: m.Logger})
 	m.openChannels()
 	if err := m.openUSP(ctx, m.Config.Deployment.PublicURL); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -231,22 +232,29 @@ func (d *splitDeployment) relayCall(t *testing.T, slug string, body []byte, keys
 		t.Fatal(err)
 	}
 	relay.Sign(req, body, keys, at, nonce)
+	status, b := roundTrip(t, req)
+	var answer struct {
+		Refusal *struct{ Message string } `json:"refusal"`
+	}
+	if err := json.Unmarshal([]byte(b), &answer); err != nil {
+		t.Fatalf("relay answer %q: %v", b, err)
+	}
+	if answer.Refusal == nil {
+		return status, ""
+	}
+	return status, answer.Refusal.Message
+}
+
+// roundTrip sends req and returns the status and the body of the answer.
+func roundTrip(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var answer struct {
-		Refusal *struct{ Message string } `json:"refusal"`
-	}
 	b, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(b, &answer); err != nil {
-		t.Fatalf("relay answer %q: %v", b, err)
-	}
-	if answer.Refusal == nil {
-		return resp.StatusCode, ""
-	}
-	return resp.StatusCode, answer.Refusal.Message
+	return resp.StatusCode, string(b)
 }
 
 // TestSplitDeployment: the demo split into a hub and three location
@@ -555,13 +563,7 @@ func TestSplitPaymentEvents(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, d.hub+"/payments/stripe", bytes.NewReader(body))
 		req.Header.Set("Stripe-Signature", signature)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return roundTrip(t, req)
 	}
 	body, sig := stripemock.Event(t, secret, "evt_split", "checkout.session.completed", session, time.Now())
 	// Riverside's answer: the signature verifies, and the payment is none
@@ -578,20 +580,28 @@ func TestSplitPaymentEvents(t *testing.T) {
 // as its operator would: through the location's own config and store.
 func (d *splitDeployment) addOwner(t *testing.T, slug, user string) {
 	t.Helper()
+	d.addUser(t, slug, user, "--role", "owner")
+}
+
+// addUser adds user at the process name (a location's slug, or "hub")
+// with staffPassword and the flags scope, through its config and store.
+func (d *splitDeployment) addUser(t *testing.T, name, user string, scope ...string) {
+	t.Helper()
 	pw := filepath.Join(t.TempDir(), "password")
 	if err := os.WriteFile(pw, []byte(staffPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	add := append([]string{"staff", "add-user", "--username", user, "--role", "owner", "--password-file", pw, "--config", filepath.Join(d.dir, slug+".toml")}, d.stores[slug]...)
+	add := append(append([]string{"staff", "add-user", "--username", user, "--password-file", pw, "--config", filepath.Join(d.dir, name+".toml")}, scope...), d.stores[name]...)
 	if out, err := exec.Command(d.bin, add...).CombinedOutput(); err != nil {
-		t.Fatalf("staff add-user at %s: %v\n%s", slug, err, out)
+		t.Fatalf("staff add-user at %s: %v\n%s", name, err, out)
 	}
 }
 
-// signInAt signs user in at location slug's own origin.
-func (d *splitDeployment) signInAt(t *testing.T, slug, user string) *staffClient {
+// signInAt signs user in at the process name's own origin: a
+// location's, or the hub's for "hub".
+func (d *splitDeployment) signInAt(t *testing.T, name, user string) *staffClient {
 	t.Helper()
-	c := &staffClient{t: t, base: d.origins[slug]}
+	c := &staffClient{t: t, base: cmp.Or(d.origins[name], d.hub)}
 	status, h, body := c.do("POST", "/staff/signin", url.Values{"username": {user}, "password": {staffPassword}})
 	for _, ck := range (&http.Response{Header: h}).Cookies() {
 		if ck.Name == "frontdesk_staff" {
@@ -599,7 +609,7 @@ func (d *splitDeployment) signInAt(t *testing.T, slug, user string) *staffClient
 		}
 	}
 	if status != http.StatusSeeOther || c.cookie == "" {
-		t.Fatalf("sign-in at %s = %d %s", slug, status, body)
+		t.Fatalf("sign-in at %s = %d %s", name, status, body)
 	}
 	return c
 }

@@ -17,7 +17,7 @@ func (m *Main) staffScreen() *web.StaffScreen {
 			List: func(ctx context.Context, bps int) error { return m.listReferral(ctx, h, bps) }}
 	}
 	opts, at := staff.Options{Clock: m.Clock, Random: m.Rand}, ""
-	if m.split != nil && m.split.Server != nil { // a split location: its sessions and sign-in forms name it, for the hub
+	if m.split != nil && m.split.Backend == nil { // a split location (the hub relays through its Backend): its sessions and sign-in forms name it, for the hub
 		opts.Location, at = &m.Config.Locations[0], m.Config.Locations[0].Slug
 	}
 	logins := staff.NewLazy(func() (*staff.Service, error) { return staff.New(m.store, m.Config.Portfolio, opts) })

@@ -13,6 +13,7 @@ import (
 	"frontdesk/inventory"
 	"frontdesk/pricing"
 	"frontdesk/reservation"
+	"frontdesk/staff"
 )
 
 // Booking is a reservation staff make themselves, for a guest on the
@@ -38,8 +39,16 @@ type Booking struct {
 // one the unit offers inside the booking window, as a USP platform's
 // booking must. Bad fields are reservation.FormProblems by field and store
 // nothing; a stay with no room left or a start with no place left is
-// reservation.ErrUnitTaken.
+// reservation.ErrUnitTaken. At a split hub the location books it, under
+// the signed-in login's name; the hub's store keeps none.
 func (s *Office) Book(ctx context.Context, b Booking) (reservation.Reservation, error) {
+	if s.remote != nil {
+		u, ok := staff.UserOf(ctx)
+		if !ok || !u.CanSee(b.Location) {
+			return reservation.Reservation{}, reservation.FormProblems{"location": "No such location."}
+		}
+		return s.remote.Book(ctx, b.Location, u, b)
+	}
 	now := s.clock.Now()
 	p := reservation.FormProblems{}
 	l, ok := s.location(b.Location)

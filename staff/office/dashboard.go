@@ -29,21 +29,38 @@ type Dashboard struct {
 	Arrivals    int // arrivals today
 	Flagged     int // reservations the core flagged for attention
 	Undelivered int // notices not delivered yet
+	// Unread are the locations a split hub could not read: none of the
+	// charts and counts above holds anything of theirs.
+	Unread []Unread
 }
 
 // DashboardWeeks is how many weeks ahead the dashboard charts.
 const DashboardWeeks = 8
 
-// Dashboard reads the charts and counts for the locations in slugs.
-func (s *Office) Dashboard(ctx context.Context, slugs []string) (Dashboard, error) {
-	now := s.clock.Now()
+// dashboardFrame is an empty dashboard of the weeks from today at now.
+func (s *Office) dashboardFrame(now time.Time) Dashboard {
 	d := Dashboard{Occupancy: map[string][]float64{}, BySource: map[string][]int{}}
 	if len(s.cfg.Locations) == 0 {
-		return d, nil
+		return d
 	}
 	d.Today = civil.Of(now, s.cfg.Locations[0].Zone())
 	for i := range DashboardWeeks {
 		d.Weeks = append(d.Weeks, d.Today.AddDays(7*i))
+	}
+	return d
+}
+
+// Dashboard reads the charts and counts for the locations in slugs; at
+// a split hub, from each location the signed-in login may see, naming
+// in Unread those not read.
+func (s *Office) Dashboard(ctx context.Context, slugs []string) (Dashboard, error) {
+	if s.remote != nil {
+		return s.remoteDashboard(ctx, slugs)
+	}
+	now := s.clock.Now()
+	d := s.dashboardFrame(now)
+	if len(d.Weeks) == 0 {
+		return d, nil
 	}
 	end := d.Today.AddDays(7 * DashboardWeeks)
 	for _, slug := range slugs {

@@ -3,12 +3,15 @@
 // dashboard, the settings owners edit, the chat ceilings that are full
 // now, and the reservations staff make for guests on the phone or at
 // the desk. It assembles its views from the reservation core and from
-// what direct booking records; the records stay theirs.
+// what direct booking records; the records stay theirs. At a split
+// deployment's hub it reads and decides at each location instead,
+// through Remote (remote.go), and names a location it could not read
+// (gather.go).
 //
 // It is a domain package of the staff screen's door: it imports
-// reservation, config, store and internal helpers, never an adapter nor
-// another door. What it reads of direct booking comes through Direct,
-// which cmd/frontdesk wires.
+// reservation, staff, config, store and internal helpers, never an
+// adapter nor another door. What it reads of direct booking comes
+// through Direct, which cmd/frontdesk wires.
 package office
 
 import (
@@ -56,6 +59,8 @@ type Office struct {
 	clock    clock.Clock
 	pricer   *pricing.Pricer
 	log      *slog.Logger
+	// remote, at a split hub, reads and decides at the locations.
+	remote Remote
 }
 
 // Options are an Office's collaborators.
@@ -93,16 +98,28 @@ func (s *Office) location(slug string) (business.Location, bool) {
 // Decide applies a staff decision through direct booking, which mails
 // the guest.
 func (s *Office) Decide(ctx context.Context, d reservation.Decision) (reservation.Reservation, bool, error) {
+	if s.remote != nil {
+		l, u, err := s.owner(ctx, d.Reference)
+		if err != nil {
+			return reservation.Reservation{}, false, err
+		}
+		return s.remote.Decide(ctx, l.Slug, u, d)
+	}
 	return s.core.Decide(ctx, d)
 }
 
-// Reservations lists reservations matching f.
 // Refused is the doors' refusal of the decision to on r, or nil.
 func (s *Office) Refused(r reservation.Reservation, to reservation.State) error {
 	return s.core.Refused(r, to)
 }
 
+// Reservations lists reservations matching f; at a split hub, at each
+// location the signed-in login may see, naming in a *NotRead those not
+// read.
 func (s *Office) Reservations(ctx context.Context, f store.ReservationFilter) ([]reservation.Reservation, error) {
+	if s.remote != nil {
+		return s.remoteReservations(ctx, f)
+	}
 	return s.bookings.Reservations(ctx, f)
 }
 
@@ -111,6 +128,9 @@ func (s *Office) Reservations(ctx context.Context, f store.ReservationFilter) ([
 // ("" for every one), nearest to today first: stays to come and under way
 // by arrival, then past ones, latest first.
 func (s *Office) Search(ctx context.Context, q, location string, limit int) ([]reservation.Reservation, error) {
+	if s.remote != nil {
+		return s.remoteSearch(ctx, q, location, limit)
+	}
 	today := s.clock.Now().UTC().Format(time.DateOnly)
 	return reservation.Search(ctx, s.st, q, location, today, limit)
 }

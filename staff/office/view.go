@@ -59,6 +59,13 @@ func SourceLabel(src reservation.Source) string {
 // reservation.ErrNoReservation, exactly as an absent one, so its existence is not
 // revealed.
 func (s *Office) StaffView(ctx context.Context, ref string, visible func(slug string) bool) (StaffView, error) {
+	if s.remote != nil {
+		l, u, err := s.owner(ctx, ref)
+		if err != nil {
+			return StaffView{}, err
+		}
+		return s.remote.StaffView(ctx, l.Slug, u, ref)
+	}
 	now := s.clock.Now()
 	r, chat, err := s.bookings.Booked(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) || err == nil && !visible(r.Location) {
