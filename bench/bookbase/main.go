@@ -86,14 +86,20 @@ func run(args []string) error {
 		return errors.New("the config names no smtp_port")
 	}
 	b := &booker{st: st, smtpAddr: "127.0.0.1:" + port[1], codes: map[string]string{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	s := mcp.NewServer(&mcp.Implementation{Name: "bookbase", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "start_booking", InputSchema: map[string]any{"type": "object"}}, b.start)
 	s.AddTool(&mcp.Tool{Name: "confirm_booking", InputSchema: map[string]any{"type": "object"}}, b.confirm)
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true}))
-	return http.ListenAndServe(*addr, mux)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true})
+	// Two paths, told apart by hand: bookload asks /readyz until it
+	// answers, then calls the tools at /mcp.
+	return http.ListenAndServe(*addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/readyz" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
 }
 
 // openStore opens the PostgreSQL database the config names, else SQLite
