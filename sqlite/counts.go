@@ -17,8 +17,9 @@ import (
 // writing the same file from another process. Every read asks it first,
 // so no count is served from before a commit. The version is read before
 // the counts, whose read then sees at least every commit the version
-// counted; a commit in between makes the entry older than its version
-// says, never newer, and the next read misses it.
+// counted; a commit in between makes the entry newer than its version
+// says, never older, and the next read, seeing another version, misses
+// it.
 type countsCache struct {
 	mu      sync.Mutex
 	check   *sql.Conn // held for the version alone
