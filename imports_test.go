@@ -44,7 +44,7 @@ var (
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "direct/directtest", "inventory/inventorytest", "payment/stripe/stripemock"}
 	// Commands wire everything; bench holds load scripts; the module root
 	// holds only this test.
-	wiring = []string{"cmd/frontdesk", "internal/testsummary", "bench", "bench/history", "bench/mcpreplay", "bench/orpbench", "bench/mcpecho", "bench/bookload", "bench/crash", "bench/soak", "."}
+	wiring = []string{"cmd/frontdesk", "internal/testsummary", "bench", "bench/history", "bench/mcpreplay", "bench/orpbench", "bench/mcpecho", "bench/bookload", "bench/bookbase", "bench/crash", "bench/soak", "."}
 )
 
 // Doors are the ways in, each facing its own callers: direct booking,

@@ -18,7 +18,8 @@
 # The server inherits GOGC, GOMAXPROCS and GOMEMLIMIT (serve picks GOGC=400
 # when GOGC is unset). Usage:
 #   FRONTDESK_TEST_POSTGRES=postgres://... bench/booking.sh [PAIRS] [SECONDS] [FLAT]
-#   (default 5 5 990; ENGINES="sqlite postgres" picks the engines)
+#   (default 5 5 990; ENGINES="sqlite postgres" picks the engines;
+#   SERVER=bookbase runs the same load against bench/bookbase)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-5}
@@ -27,7 +28,13 @@ flat=${3:-990}
 : "${FRONTDESK_TEST_POSTGRES:?set FRONTDESK_TEST_POSTGRES to a PostgreSQL URL}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/frontdesk" ./cmd/frontdesk
+# SERVER=bookbase measures the transport floor (bench/bookbase) instead
+# of frontdesk.
+case ${SERVER:-frontdesk} in
+  frontdesk) go build -o "$tmp/frontdesk" ./cmd/frontdesk ;;
+  bookbase) go build -o "$tmp/frontdesk" ./bench/bookbase ;;
+  *) echo "SERVER is frontdesk or bookbase" >&2; exit 2 ;;
+esac
 go build -o "$tmp/bookload" ./bench/bookload
 export FRONTDESK="$tmp/frontdesk"
 for engine in ${ENGINES:-sqlite postgres}; do

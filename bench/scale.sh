@@ -21,56 +21,15 @@ trap cleanup EXIT
 
 go build -o "$tmp/frontdesk" ./cmd/frontdesk
 "$tmp/frontdesk" init --demo >"$tmp/demo.toml"
-
-# generate N writes the demo's business, limits, mail and deployment with
-# N generated properties of three room types each, in four time zones.
-generate() {
-  awk -v n="$1" '
-    /^\[\[locations\]\]/ && !done { skipping = 1 }
-    /^\[limits\]/ && skipping && !done {
-      split("America/Denver America/New_York Europe/Paris Asia/Tokyo", zones, " ")
-      for (i = 1; i <= n; i++) {
-        k = i - 1
-        prefix = "P" sprintf("%c%c%c", 65 + int(k / 676) % 26, 65 + int(k / 26) % 26, 65 + k % 26)
-        printf "[[locations]]\nslug = \"p%04d\"\nname = \"Property %04d\"\nphone = \"+1 303 555 %04d\"\n", i, i, i % 10000
-        printf "time_zone = \"%s\"\nreference_prefix = \"%s\"\n\n", zones[1 + k % 4], prefix
-        printf "[[locations.units]]\ntype = \"single\"\ncount = 3\nnightly_rate = \"89.00\"\nweekly_rate = \"540.00\"\nmin_nights = 1\n\n"
-        printf "[[locations.units]]\ntype = \"double\"\ncount = 2\nnightly_rate = \"119.00\"\nmin_nights = 1\n\n"
-        printf "[[locations.units]]\ntype = \"studio\"\ncount = 1\nweekly_rate = \"560.00\"\nmin_nights = 7\n\n"
-      }
-      skipping = 0; done = 1
-    }
-    !skipping { print }
-  ' "$tmp/demo.toml"
-}
-generate "$n" >"$tmp/scale.toml"
+bench/scaleconfig.sh "$tmp/frontdesk" "$n" >"$tmp/scale.toml"
 "$tmp/frontdesk" check-config "$tmp/scale.toml" >/dev/null
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-
-# start_once CONFIG prints "startup_ms rss_kb" for one start.
-start_once() {
-  local port data t0 t1
-  port="$(free_port)"
-  data="$(mktemp -d "$tmp/data.XXXXXX")"
-  t0=$(date +%s%N)
-  "$tmp/frontdesk" serve --config "$1" --data "$data" --addr "127.0.0.1:$port" >/dev/null 2>&1 &
-  pid=$!
-  until curl -fs -o /dev/null "http://127.0.0.1:$port/readyz"; do
-    kill -0 "$pid" 2>/dev/null || { echo "server exited" >&2; exit 1; }
-    sleep 0.002
-  done
-  t1=$(date +%s%N)
-  sleep 2
-  echo "$(((t1 - t0) / 1000000)) $(awk '/^VmRSS/ { print $2 }' /proc/$pid/status)"
-  kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
-  rm -rf "$data"
-}
+source bench/startlib.sh
 
 : >"$tmp/starts"
 for _ in $(seq 1 "$runs"); do
-  echo "demo $(start_once "$tmp/demo.toml")" >>"$tmp/starts"
-  echo "scale $(start_once "$tmp/scale.toml")" >>"$tmp/starts"
+  echo "demo $(start_once "$tmp/frontdesk" "$tmp/demo.toml")" >>"$tmp/starts"
+  echo "scale $(start_once "$tmp/frontdesk" "$tmp/scale.toml")" >>"$tmp/starts"
 done
 
 FRONTDESK_SCALE_CONFIG="$tmp/scale.toml" go test ./cmd/frontdesk -run '^$' -bench '^BenchmarkScale$' -benchtime 200x -count "$runs" >"$tmp/bench"
@@ -82,7 +41,7 @@ awk -v n="$n" '
     for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
   }
-  FILENAME ~ /starts$/ { start[$1] = start[$1] " " $2; rss[$1] = rss[$1] " " $3; next }
+  FILENAME ~ /starts$/ { start[$1] = start[$1] " " $2; rss[$1] = rss[$1] " " $4; next }
   /^BenchmarkScale\// {
     split($1, p, "/"); biz = p[2]; call = p[3]; sub(/-[0-9]+$/, "", call)
     for (i = 2; i <= NF; i++) {

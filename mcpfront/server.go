@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"frontdesk/internal/requestid"
 )
 
 // NewServer is every MCP server of frontdesk: it declares only the tools
@@ -101,7 +103,7 @@ func truncate(s string) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // LogCalls writes one line per tool call: server, tool, outcome, code
-// and duration. The arguments and the answer stay out of the log: they
+// and duration; over HTTP, a routine call's line is its request's. The arguments and the answer stay out of the log: they
 // carry guest data. A business refusal is routine (info, outcome
 // "refused", the domain's code); an internal fault is an error (outcome
 // "error"; its cause is logged once where it happens); a call the
@@ -137,14 +139,20 @@ func LogCalls(logger *slog.Logger, server string) mcp.Middleware {
 			if !logger.Enabled(ctx, level) {
 				return res, err
 			}
+			attrs := []slog.Attr{slog.String("server", server), slog.String("tool", loggable(tool)), slog.String("outcome", outcome)}
+			if outcome != "ok" {
+				attrs = append(attrs, slog.String("code", loggable(code)))
+			}
+			// Over HTTP, a routine call is said on its request's line,
+			// whose duration covers it: one line per call instead of two.
+			if level == slog.LevelInfo && requestid.NoteCall(ctx, attrs...) {
+				return res, err
+			}
 			// The record is built here rather than by logger.Log, which
 			// looks up the caller's source position on every call (no
 			// handler of frontdesk prints it) and boxes each value.
 			rec := slog.NewRecord(time.Now(), level, "tool call", 0)
-			rec.AddAttrs(slog.String("server", server), slog.String("tool", loggable(tool)), slog.String("outcome", outcome))
-			if outcome != "ok" {
-				rec.AddAttrs(slog.String("code", loggable(code)))
-			}
+			rec.AddAttrs(attrs...)
 			rec.AddAttrs(slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
 			_ = logger.Handler().Handle(ctx, rec) // as logger.Log, which drops a handler's error
 			return res, err

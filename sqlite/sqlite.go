@@ -84,11 +84,12 @@ type DB struct {
 	// hottest read, and parsing its SQL on every call cost as much as
 	// running it.
 	reads   *statements
-	readers *readers   // run the reads of the pool (readers.go)
-	group   *committer // runs every write transaction once Open is done
-	latest  int        // the newest embedded migration, which Ready expects
-	unlock  func()     // releases the lock that keeps a restore away
-	path    string     // the database file, whose disk Ready checks
+	readers *readers     // run the reads of the pool (readers.go)
+	counts  *countsCache // availability counts while the file is unchanged (counts.go)
+	group   *committer   // runs every write transaction once Open is done
+	latest  int          // the newest embedded migration, which Ready expects
+	unlock  func()       // releases the lock that keeps a restore away
+	path    string       // the database file, whose disk Ready checks
 }
 
 // Open opens (creating if needed) the database file at path, applies any
@@ -171,8 +172,9 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), writer.Close())
 	}
 	readers := max(4, runtime.NumCPU())
-	reader.SetMaxOpenConns(readers)
-	reader.SetMaxIdleConns(readers) // keep connections, and their prepared statements
+	// One connection more than the readers: the counts cache holds one.
+	reader.SetMaxOpenConns(readers + 1)
+	reader.SetMaxIdleConns(readers + 1) // keep connections, and their prepared statements
 	db.reader = reader
 	db.reads = &statements{db: reader}
 	db.readers = newReaders(readers)
@@ -180,6 +182,9 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
 	if err := db.prepare(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
+	}
+	if db.counts, err = newCountsCache(ctx, reader, db.readers); err != nil {
 		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
 	db.group = newCommitter(writer, db.stmts)
@@ -331,6 +336,7 @@ func (db *DB) Close() error {
 	if db.reads != nil {
 		errs = append(errs, db.reads.close())
 	}
+	errs = append(errs, db.counts.close())
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())
 	}

@@ -1,10 +1,13 @@
 package usp
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"testing"
+	"time"
 
+	"frontdesk/config"
 	"frontdesk/internal/golden"
 	"frontdesk/internal/uspspec"
 )
@@ -187,6 +190,38 @@ func TestGetAndLookup(t *testing.T) {
 	}
 	if _, err := f.b.LookupServices(ctx, Call{}, LookupRequest{IDs: many[:50]}); err != nil {
 		t.Fatalf("50 ids must be accepted: %v", err)
+	}
+}
+
+func TestEveryServiceIsFoundByItsID(t *testing.T) {
+	cfg := config.Demo()
+	cfg.Locations[0].Units[0].Type = "family_suite" // a unit type may hold an underscore
+	f := newFixture(t, cfg, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), nil)
+	ctx := context.Background()
+	list, err := f.b.ListServices(ctx, Call{}, ListRequest{Pagination: pageOf(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "svc_" + cfg.Locations[0].Slug + "_family_suite"; list.Services[0].ID != want {
+		t.Fatalf("first service = %s, want %s", list.Services[0].ID, want)
+	}
+	for _, want := range list.Services {
+		got, err := f.b.GetService(ctx, Call{}, want.ID)
+		if err != nil {
+			t.Fatalf("get %s: %v", want.ID, err)
+		}
+		if !bytes.Equal(mustJSON(t, got.Service), mustJSON(t, want)) {
+			t.Errorf("get %s differs from its listing", want.ID)
+		}
+	}
+	for _, id := range []string{"", "svc_", "svc_oldtown", "svc_oldtown_", "oldtown_double", "xsvc_oldtown_double",
+		"svc_oldtown_Double", "svc_oldtown_double_", "svc_riverside_double_x", "svc_nowhere_double"} {
+		if _, err := f.b.GetService(ctx, Call{}, id); id != "" && protocolCode(t, err) != CodeServiceNotFound {
+			t.Errorf("get %q: %v, want service_not_found", id, err)
+		}
+		if _, ok := f.b.catalog.find(id); ok {
+			t.Errorf("find %q found a service", id)
+		}
 	}
 }
 

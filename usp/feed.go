@@ -56,7 +56,7 @@ func (b *Business) SyncCatalog(ctx context.Context) error {
 		}
 		var changes []catalogChange
 		seen := map[string]bool{}
-		for _, s := range b.catalog.services {
+		for s := range b.catalog.all() {
 			seen[s.ID] = true
 			body, err := json.Marshal(s)
 			if err != nil {
@@ -148,7 +148,7 @@ func (b *Business) Feed(ctx context.Context, call Call, in FeedRequest) (*FeedRe
 	}
 	now := b.clock.Now().UTC()
 	res := &FeedResult{USP: meta, Items: []FeedItem{}, Messages: []Message{},
-		FeedMeta: FeedMeta{GeneratedAt: now.Format(time.RFC3339), TotalServices: len(b.catalog.services), Status: "healthy"}}
+		FeedMeta: FeedMeta{GeneratedAt: now.Format(time.RFC3339), TotalServices: len(b.catalog.entries), Status: "healthy"}}
 	if outcome != nil {
 		res.Messages = append(res.Messages, *outcome)
 		return res, nil
@@ -189,9 +189,10 @@ func (b *Business) Feed(ctx context.Context, call Call, in FeedRequest) (*FeedRe
 	}
 	// A service of this config that no state records yet (no store, or
 	// SyncCatalog not run) is dated at the feed's generation.
-	for _, s := range b.catalog.services {
-		if _, ok := st.Services[s.ID]; !ok && (in.LocationID == "" || s.loc.Slug == in.LocationID) {
-			entries = append(entries, entry{feedPosition(now, s.ID), s.ID, feedEntry{Digest: "-", Location: s.loc.Slug, ModifiedAt: now}})
+	for _, e := range b.catalog.entries {
+		id := serviceID(e.loc.Slug, e.unit.Type)
+		if _, ok := st.Services[id]; !ok && (in.LocationID == "" || e.loc.Slug == in.LocationID) {
+			entries = append(entries, entry{feedPosition(now, id), id, feedEntry{Digest: "-", Location: e.loc.Slug, ModifiedAt: now}})
 		}
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.pos, b.pos) })

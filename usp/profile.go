@@ -162,17 +162,12 @@ func (b *Business) ProfileJSON() []byte {
 // payment provider configured, the business-hosted page at the action's
 // continue_url (redirect).
 func (b *Business) checkoutSystems() []string {
-	if !b.privileged() || !b.cfg.standalone() {
+	if !b.privileged() || !b.cfg.standalone() || !b.catalog.pays {
 		return nil
 	}
-	for _, s := range b.catalog.services {
-		if b.takesPayment(s) {
-			out := []string{"acp", "embedded"}
-			if b.payments != nil && b.payments.Ready() == nil {
-				out = append(out, "redirect")
-			}
-			return out
-		}
+	out := []string{"acp", "embedded"}
+	if b.payments != nil && b.payments.Ready() == nil {
+		out = append(out, "redirect")
 	}
-	return nil
+	return out
 }

@@ -82,40 +82,31 @@ func UCPMethods() []Method {
 	}
 }
 
-// checkoutPays reports whether a UCP checkout books s: in UCP-Native
-// Mode, a service paid in full when booking, or one that takes a deposit
-// then, whose checkout offers UCP payment terms (§7.6.1: the deposit
-// now, the balance at the slot's start).
+// checkoutPays reports whether a UCP checkout books s (checkoutBooks).
 func (b *Business) checkoutPays(s Service) bool {
-	timing := s.terms.Timing == business.PayAtBooking || s.terms.Timing == business.PayDeposit
-	return !b.cfg.standalone() && timing && s.terms.TakesMoney() && s.Pricing.Amount > 0
+	return checkoutBooks(b.cfg, s.terms, s.Pricing.Amount)
+}
+
+// checkoutBooks reports whether a UCP checkout books a service of terms
+// t and price amount: in UCP-Native Mode, a service paid in full when
+// booking, or one that takes a deposit then, whose checkout offers UCP
+// payment terms (§7.6.1: the deposit now, the balance at the slot's
+// start).
+func checkoutBooks(cfg Config, t business.Terms, amount int64) bool {
+	timing := t.Timing == business.PayAtBooking || t.Timing == business.PayDeposit
+	return !cfg.standalone() && timing && t.TakesMoney() && amount > 0
 }
 
 // takesDeposits reports whether a checkout books a deposit service, so
 // the profile declares UCP's payment terms extension (§7.2, §7.6.1).
-func (b *Business) takesDeposits() bool {
-	for _, s := range b.catalog.services {
-		if b.checkoutPays(s) && s.terms.Timing == business.PayDeposit {
-			return true
-		}
-	}
-	return false
-}
+func (b *Business) takesDeposits() bool { return b.catalog.deposits }
 
 // CheckoutServed reports whether this business serves the UCP checkout:
 // in UCP-Native Mode, for authenticated platforms, with a service a
 // checkout books. The profile declares the checkout and the
 // paid-bookings extension exactly when it is served.
 func (b *Business) CheckoutServed() bool {
-	if b.cfg.standalone() || !b.privileged() {
-		return false
-	}
-	for _, s := range b.catalog.services {
-		if b.checkoutPays(s) {
-			return true
-		}
-	}
-	return false
+	return !b.cfg.standalone() && b.privileged() && b.catalog.checkout
 }
 
 // PaymentHandler is one handler instance (§7.4).

@@ -201,8 +201,8 @@ func (b *syncBuffer) Reset() {
 
 // TestOneLogLinePerRequestAndToolCall: the operator sees each request
 // (method, route pattern, status, duration) and each tool call (server,
-// tool, outcome, the code of a refusal, duration), and never the guest's
-// data.
+// tool, outcome, the code of a refusal), a call over HTTP on its
+// request's line, and never the guest's data.
 func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
@@ -233,8 +233,11 @@ func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
 		switch rec["msg"] {
 		case "request":
 			requests = append(requests, rec)
+			if rec["tool"] != nil {
+				calls = append(calls, rec)
+			}
 		case "tool call":
-			calls = append(calls, rec)
+			t.Errorf("a routine tool call over HTTP has a line besides its request's: %v", rec)
 		}
 	}
 	want := map[string]string{"GET GET /book/{slug} 200 INFO": "", "GET GET /dev/mail 403 WARN": "", "POST /mcp 200 INFO": ""}
@@ -257,7 +260,7 @@ func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
 	}
 	for _, w := range []string{"INFO hub start_booking ok", "INFO hub quote_stay refused unknown_room_type"} {
 		if !got[w] {
-			t.Errorf("no tool call line %q in %v", w, calls)
+			t.Errorf("no request line of tool call %q in %v", w, calls)
 		}
 	}
 	// The phone as written and as digits; its last four alone would match

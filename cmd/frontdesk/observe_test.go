@@ -76,7 +76,7 @@ func TestBookingLogLinesAndMetrics(t *testing.T) {
 	var booked, request, start, chat map[string]any
 	for _, l := range jsonLines(t, logs.String()) {
 		switch {
-		case l["msg"] == "tool call" && l["tool"] == "confirm_booking":
+		case l["msg"] == "request" && l["tool"] == "confirm_booking":
 			chat = l
 		case l["msg"] == "usp booking created":
 			booked = l
@@ -199,10 +199,11 @@ func (namedRequests) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestToolCallLinesNameTheirOwnRequest: in an MCP session, each tool
-// call's line carries the id of the HTTP request that carried the call,
-// not the id of the session's first request, and the reference a
-// booking found stays with the request that found it: the request's own
-// line carries it, and a later call in the same session does not.
+// call is said on the line of the HTTP request that carried it, with
+// that request's id, not the id of the session's first request, and the
+// reference a booking found stays with the request that found it: the
+// request's line carries it, and a later call in the same session does
+// not.
 func TestToolCallLinesNameTheirOwnRequest(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
@@ -228,21 +229,17 @@ func TestToolCallLinesNameTheirOwnRequest(t *testing.T) {
 			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				lines = map[string]map[string]any{}
 				for _, l := range jsonLines(t, logs.String()) {
-					if l["msg"] == "tool call" {
+					if l["msg"] == "request" && l["tool"] != nil {
 						lines["tool "+fmt.Sprint(l["tool"])] = l
 					}
-					if l["msg"] == "request" && l["request_id"] == "req-confirm_booking" {
-						lines["request"] = l
-					}
 				}
-				if lines["request"] != nil && lines["tool find_rooms"] != nil {
+				if lines["tool confirm_booking"] != nil && lines["tool find_rooms"] != nil {
 					break
 				}
 			}
 			for _, c := range []struct{ line, id, ref string }{
 				{"tool start_booking", "req-start_booking", ""},
 				{"tool confirm_booking", "req-confirm_booking", ref},
-				{"request", "req-confirm_booking", ref},
 				{"tool find_rooms", "req-find_rooms", ""},
 			} {
 				l := lines[c.line]

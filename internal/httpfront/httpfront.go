@@ -150,10 +150,13 @@ func Front(o Options, next http.Handler) http.Handler {
 			level = slog.LevelDebug
 		}
 		// The route pattern, never the path or query: both can carry
-		// tokens and guest data.
+		// tokens and guest data. A tool call the request carried adds how
+		// it ended (requestid.NoteCall).
+		call := requestid.TakeCall(r.Context())
 		if logger.Enabled(r.Context(), level) {
-			logger.Log(r.Context(), level, "request", "method", loggableMethod(r.Method), "route", route,
-				"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			attrs := append([]slog.Attr{slog.String("method", loggableMethod(r.Method)), slog.String("route", route),
+				slog.Int("status", sw.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000)}, call...)
+			logger.LogAttrs(r.Context(), level, "request", attrs...)
 		}
 	})
 }

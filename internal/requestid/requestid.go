@@ -21,12 +21,15 @@ const Header = "X-Request-Id"
 type key struct{}
 
 // request is what one request's context carries. reference is set once
-// the request has made or found a reservation, after the context was
-// made, so it sits behind a lock.
+// the request has made or found a reservation, and call once a tool call
+// it carried ended, after the context was made, so both sit behind a
+// lock.
 type request struct {
 	id        string
 	mu        sync.Mutex
 	reference string
+	call      []slog.Attr
+	logged    bool // the request's own line is written: it takes no call
 }
 
 // With returns ctx carrying the request id.
@@ -72,6 +75,38 @@ func Reference(ctx context.Context) string {
 		return r.reference
 	}
 	return ""
+}
+
+// NoteCall offers attrs, how a tool call the request carried ended, to
+// the request's own line, so a request that carries one call is logged
+// in one line. It reports whether the line takes them: not outside a
+// request, not for a second call of the request (a batch), and not once
+// the line is written; the caller then logs its own.
+func NoteCall(ctx context.Context, attrs ...slog.Attr) bool {
+	r, ok := ctx.Value(key{}).(*request)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.logged || r.call != nil {
+		return false
+	}
+	r.call = attrs
+	return true
+}
+
+// TakeCall returns what NoteCall noted, or nil, for the request's own
+// line, which is being written: no call is noted after it.
+func TakeCall(ctx context.Context) []slog.Attr {
+	r, ok := ctx.Value(key{}).(*request)
+	if !ok {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logged = true
+	return r.call
 }
 
 // Valid reports whether id, sent by a proxy, may be used as it is: 1 to

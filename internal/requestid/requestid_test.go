@@ -81,3 +81,29 @@ func TestJoin(t *testing.T) {
 		t.Errorf("joined to no request: ID = %q, want first", got)
 	}
 }
+
+// TestNoteCallGoesOnceOnTheRequestLine: the request's line takes the
+// first call it carried; a second call of the same request, a call after
+// the line is written, and a call outside any request log their own.
+func TestNoteCallGoesOnceOnTheRequestLine(t *testing.T) {
+	first, second := slog.String("tool", "find_rooms"), slog.String("tool", "quote_stay")
+	if NoteCall(context.Background(), first) {
+		t.Fatal("a call outside any request was noted")
+	}
+	req := With(context.Background(), "req-1")
+	call := Join(context.Background(), req)
+	if !NoteCall(call, first) {
+		t.Fatal("the first call of a request was not noted")
+	}
+	if NoteCall(call, second) {
+		t.Fatal("a second call of the same request was noted")
+	}
+	if got := TakeCall(req); len(got) != 1 || !got[0].Equal(first) {
+		t.Fatalf("TakeCall = %v, want [%v]", got, first)
+	}
+	late := Join(context.Background(), With(context.Background(), "req-2"))
+	TakeCall(late)
+	if NoteCall(late, first) {
+		t.Fatal("a call was noted after its request's line was written")
+	}
+}
