@@ -255,7 +255,7 @@ func (s *StaffScreen) nav(u staff.User) []page.Link {
 		if s.Partners != nil {
 			links = append(links, page.Link{Href: "/staff/partners", Text: "Partner offers"})
 		}
-		if s.Channels != nil {
+		if s.Channels != nil && !s.atSplitHub() {
 			links = append(links, page.Link{Href: "/staff/channels", Text: "Channels"})
 		}
 	}

@@ -72,6 +72,9 @@ func (s *StaffScreen) channels(w http.ResponseWriter, r *http.Request, v visit) 
 }
 
 func (s *StaffScreen) renderChannels(w http.ResponseWriter, r *http.Request, v visit, status int, d channelsData) {
+	if s.channelsElsewhere(w) {
+		return
+	}
 	if v.User.Role != staff.Owner || s.Channels == nil {
 		http.Error(w, "Only owners manage the channel calendars.", http.StatusForbidden)
 		return
@@ -116,6 +119,9 @@ func (s *StaffScreen) renderChannels(w http.ResponseWriter, r *http.Request, v v
 
 // channelAction runs one of the page's forms, by its action field.
 func (s *StaffScreen) channelAction(w http.ResponseWriter, r *http.Request, v visit) {
+	if s.channelsElsewhere(w) {
+		return
+	}
 	if v.User.Role != staff.Owner || s.Channels == nil {
 		http.Error(w, "Only owners manage the channel calendars.", http.StatusForbidden)
 		return
@@ -179,4 +185,16 @@ func since(t time.Time) string {
 		return "never"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// channelsElsewhere answers the channels page of a split hub: each
+// location imports its listing sites' calendars into its own inventory,
+// so a feed added at the hub would block nothing. It says whether it
+// answered.
+func (s *StaffScreen) channelsElsewhere(w http.ResponseWriter) bool {
+	if !s.atSplitHub() {
+		return false
+	}
+	http.Error(w, "The listing sites' calendars are kept at each property: sign in at the property's own staff screen to manage them.", http.StatusNotFound)
+	return true
 }
