@@ -2,6 +2,10 @@
 // redirects with an outside load generator:
 //
 //	orpbench bare ADDR             serve the baseline: a bare net/http 302
+//	orpbench durable ADDR FILE     serve the durable baseline: the same 302
+//	                               once its click is written and synced to
+//	                               FILE, clicks arriving together sharing one
+//	                               write and one fdatasync
 //	orpbench setup URL             make an active deal on a running server
 //	                               and print its tracked link
 //	orpbench count DATA_DIR TOKEN  print how many clicks of the link are
@@ -53,11 +57,20 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: orpbench bare ADDR | setup URL | count DATA_DIR TOKEN | cpu PID")
+		return fmt.Errorf("usage: orpbench bare ADDR | durable ADDR FILE | setup URL | count DATA_DIR TOKEN | cpu PID")
 	}
 	switch args[0] {
 	case "bare":
 		return http.ListenAndServe(args[1], http.HandlerFunc(baseline.Redirect))
+	case "durable":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: orpbench durable ADDR FILE")
+		}
+		d, err := baseline.OpenDurable(args[2])
+		if err != nil {
+			return err
+		}
+		return http.ListenAndServe(args[1], d)
 	case "setup":
 		link, err := setup(strings.TrimSuffix(args[1], "/"))
 		if err != nil {
