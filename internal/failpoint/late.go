@@ -4,6 +4,7 @@ package failpoint
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"frontdesk/store"
@@ -12,7 +13,8 @@ import (
 // lateStore holds the commit that makes a reservation for delay while
 // file exists, then makes it with the caller's deadline and cancellation
 // dropped: a write already on the wire before the deadline, which lands
-// after it whatever the caller stopped waiting for. Every other request,
+// after it whatever the caller stopped waiting for. The commit is the
+// one that crosses the record-creation boundary. Every other request,
 // and the commit when file is absent, passes at once.
 type lateStore struct {
 	store.Store
@@ -21,20 +23,9 @@ type lateStore struct {
 }
 
 func (s *lateStore) Apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
-	if !commitsReservation(writes) || !armed(s.file) {
+	if !slices.ContainsFunc(writes, boundaries["record-creation"]) || !armed(s.file) {
 		return s.Store.Apply(ctx, writes)
 	}
 	time.Sleep(s.delay)
 	return s.Store.Apply(context.WithoutCancel(ctx), writes)
-}
-
-// commitsReservation reports whether writes make a reservation: only
-// the reservation desk builds that operation.
-func commitsReservation(writes []store.Write) bool {
-	for _, w := range writes {
-		if w.Op == store.OpCreateReservation {
-			return true
-		}
-	}
-	return false
 }
