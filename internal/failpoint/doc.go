@@ -13,7 +13,9 @@ import (
 // "before:BOUNDARY" just before it is sent. Or it slows the store:
 // "slow:DURATION:FILE" makes every store request wait DURATION while
 // FILE exists (a slow store across processes, as the split's tests
-// need). Only serve's wiring reads it; unset, or in a build without the
+// need); "late:DURATION:FILE" holds the reservation commit DURATION
+// while FILE exists and then makes it whatever the caller's deadline
+// says (a write sent before a deadline that lands after it). Only serve's wiring reads it; unset, or in a build without the
 // tag, the store is left as it is.
 const Env = "FRONTDESK_FAILPOINT"
 

@@ -71,7 +71,7 @@ func Parse(v string) (Failpoint, error) {
 	if v == "" {
 		return Failpoint{}, nil
 	}
-	if fp, ok, err := parseSlow(v); ok {
+	if fp, ok, err := parseDelay(v); ok {
 		return fp, err
 	}
 	when, name, ok := strings.Cut(v, ":")
@@ -82,7 +82,7 @@ func Parse(v string) (Failpoint, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return Failpoint{}, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s", Env, v, strings.Join(names, ", "))
+		return Failpoint{}, fmt.Errorf("%s=%q: want before:NAME or after:NAME, NAME one of %s, or slow:DURATION:FILE or late:DURATION:FILE", Env, v, strings.Join(names, ", "))
 	}
 	kill := &killer{setting: v}
 	fp := Failpoint{Store: func(st store.Store) store.Store {

@@ -31,6 +31,14 @@ func TestFailpointOnlyInTheTaggedBuild(t *testing.T) {
 	if _, err := Parse("slow:soon:/armed"); err == nil {
 		t.Fatal("tagged build: a slow store of no duration was accepted")
 	}
+	if fp, err := Parse("late:45s:/armed"); err != nil || fp.Store == nil {
+		t.Fatalf("tagged build: a late commit = %+v, %v; want the store wrapped", fp, err)
+	}
+	for _, bad := range []string{"late:soon:/armed", "late:45s:", "late:-1s:/armed", "late:45s"} {
+		if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), "want late:DURATION:FILE") {
+			t.Fatalf("tagged build: %q = %v, want a refusal saying late:DURATION:FILE", bad, err)
+		}
+	}
 	if _, err := Parse("sideways:nowhere"); err == nil || !strings.Contains(err.Error(), "record-creation") {
 		t.Fatalf("tagged build: a malformed setting = %v, want a refusal naming the boundaries", err)
 	}

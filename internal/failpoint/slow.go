@@ -12,26 +12,39 @@ import (
 	"frontdesk/store"
 )
 
-// slowPrefix starts a setting that slows the store rather than killing
-// the process: "slow:DURATION:FILE" makes every request of the store
-// wait DURATION before it is sent, while FILE exists, so a test starts
-// the process at full speed and slows it when it chooses.
-const slowPrefix = "slow:"
+// delays are the settings that delay the store rather than kill the
+// process, each "NAME:DURATION:FILE" and armed while FILE exists, so a
+// test starts the process at full speed and delays it when it chooses:
+// "slow" makes every request of the store wait DURATION before it is
+// sent; "late" holds the reservation commit alone (late.go).
+var delays = map[string]func(st store.Store, delay time.Duration, file string) store.Store{
+	"slow": func(st store.Store, delay time.Duration, file string) store.Store {
+		return &slowStore{Store: st, delay: delay, file: file}
+	},
+	"late": func(st store.Store, delay time.Duration, file string) store.Store {
+		return &lateStore{Store: st, delay: delay, file: file}
+	},
+}
 
-// parseSlow reads a slow setting; ok is false for any other setting.
-func parseSlow(v string) (fp Failpoint, ok bool, err error) {
-	rest, ok := strings.CutPrefix(v, slowPrefix)
-	if !ok {
+// parseDelay reads a setting of delays; ok is false for any other setting.
+func parseDelay(v string) (fp Failpoint, ok bool, err error) {
+	name, rest, _ := strings.Cut(v, ":")
+	wrap := delays[name]
+	if wrap == nil {
 		return Failpoint{}, false, nil
 	}
 	d, file, _ := strings.Cut(rest, ":")
 	delay, err := time.ParseDuration(d)
 	if err != nil || delay <= 0 || file == "" {
-		return Failpoint{}, true, fmt.Errorf("%s=%q: want slow:DURATION:FILE", Env, v)
+		return Failpoint{}, true, fmt.Errorf("%s=%q: want %s:DURATION:FILE", Env, v, name)
 	}
-	return Failpoint{Store: func(st store.Store) store.Store {
-		return &slowStore{Store: st, delay: delay, file: file}
-	}}, true, nil
+	return Failpoint{Store: func(st store.Store) store.Store { return wrap(st, delay, file) }}, true, nil
+}
+
+// armed reports whether the delay's file exists.
+func armed(file string) bool {
+	_, err := os.Stat(file)
+	return err == nil
 }
 
 // slowStore delays every request of the store by delay while file
@@ -46,7 +59,7 @@ type slowStore struct {
 
 // wait is the delay of one request, or the end of its context first.
 func (s *slowStore) wait(ctx context.Context) error {
-	if _, err := os.Stat(s.file); err != nil {
+	if !armed(s.file) {
 		return nil
 	}
 	t := time.NewTimer(s.delay)
