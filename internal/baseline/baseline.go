@@ -24,6 +24,12 @@ func Redirect(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "no click id", http.StatusInternalServerError)
 		return
 	}
+	found(w, id)
+}
+
+// found sends the 302 to Destination carrying click id, with a tracked
+// link's headers.
+func found(w http.ResponseWriter, id []byte) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Location", Destination+"?via="+base64.RawURLEncoding.EncodeToString(id))

@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/binary"
 	"io"
 	"net/http"
@@ -73,12 +72,7 @@ func (d *Durable) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "click not stored", http.StatusServiceUnavailable)
 		return
 	}
-	h := w.Header()
-	h.Set("Cache-Control", "no-store")
-	h.Set("Location", Destination+"?via="+base64.RawURLEncoding.EncodeToString(id))
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Robots-Tag", "noindex")
-	w.WriteHeader(http.StatusFound)
+	found(w, id)
 }
 
 // add appends the click's record to the group being gathered and waits
