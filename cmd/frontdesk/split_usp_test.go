@@ -48,17 +48,9 @@ func TestSplitUSPOverMCP(t *testing.T) {
 }
 
 func testSplitUSPOverMCP(t *testing.T, engine string) {
-	hooks := &hookReceiver{now: time.Now}
-	hookServer := httptest.NewServer(hooks)
-	t.Cleanup(hookServer.Close)
-	plat := usptest.NewPlatforms(t, map[string]string{"/demo-waitlist.json": e2eWaitlistProfile,
-		"/hook.json": strings.TrimSuffix(e2eProfile, "}") + `,"webhook_url":"` + hookServer.URL + `/hooks"}`})
-	roots := filepath.Join(t.TempDir(), "roots.pem")
-	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startSplit(t, engine, "SSL_CERT_FILE="+roots)
-	one := d.startSingle(t, engine, "SSL_CERT_FILE="+roots)
+	hooks, plat, trust := splitPlatforms(t)
+	d := startSplit(t, engine, trust)
+	one := d.startSingle(t, engine, trust)
 
 	// The hub's profile names its MCP binding.
 	if status, _, body := send(t, "GET", d.hub+"/.well-known/usp", nil, nil); status != http.StatusOK || !strings.Contains(body, `"`+d.hub+`/usp/mcp"`) {
@@ -199,6 +191,24 @@ func testSplitUSPOverMCP(t *testing.T, engine string) {
 	if got := mcpCall(t, d.hub, "usp_availability_query", query("svc_riverside_double")); firstSlot(t, got) == "" {
 		t.Fatalf("Riverside Inn's query with Airport Suites stopped: %v", got)
 	}
+}
+
+// splitPlatforms serves the platforms' profiles: one known by its API
+// key (/demo-waitlist.json), one by its key whose webhooks hooks
+// receives (/hook.json). trust is the environment that makes a process
+// trust their certificate.
+func splitPlatforms(t *testing.T) (hooks *hookReceiver, plat *usptest.Platforms, trust string) {
+	t.Helper()
+	hooks = &hookReceiver{now: time.Now}
+	hookServer := httptest.NewServer(hooks)
+	t.Cleanup(hookServer.Close)
+	plat = usptest.NewPlatforms(t, map[string]string{"/demo-waitlist.json": e2eWaitlistProfile,
+		"/hook.json": strings.TrimSuffix(e2eProfile, "}") + `,"webhook_url":"` + hookServer.URL + `/hooks"}`})
+	roots := filepath.Join(t.TempDir(), "roots.pem")
+	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return hooks, plat, "SSL_CERT_FILE=" + roots
 }
 
 // startSingle runs the hub's config as one process, without its split,
@@ -416,16 +426,14 @@ func (k *keyCaller) sign(t *testing.T, tool string, args map[string]any) map[str
 // session of another platform, which also called Airport Suites through
 // the hub, receives nothing of it.
 func TestSplitUSPWebhookNotification(t *testing.T) {
-	hooks := &hookReceiver{now: time.Now}
-	hookServer := httptest.NewServer(hooks)
-	t.Cleanup(hookServer.Close)
-	plat := usptest.NewPlatforms(t, map[string]string{"/demo-waitlist.json": e2eWaitlistProfile,
-		"/hook.json": strings.TrimSuffix(e2eProfile, "}") + `,"webhook_url":"` + hookServer.URL + `/hooks"}`})
-	roots := filepath.Join(t.TempDir(), "roots.pem")
-	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitUSPWebhookNotification(t, engine) })
 	}
-	d := startSplit(t, "sqlite", "SSL_CERT_FILE="+roots)
+}
+
+func testSplitUSPWebhookNotification(t *testing.T, engine string) {
+	_, plat, trust := splitPlatforms(t)
+	d := startSplit(t, engine, trust)
 	day := time.Now().AddDate(0, 0, 40).Format(time.DateOnly)
 	query := func(service string) map[string]any {
 		return map[string]any{"service_id": service, "start_date": day, "end_date": day}
@@ -545,32 +553,32 @@ func (s *rawSession) call(tool string, args map[string]any) string {
 // limit.
 func (s *rawSession) await(limit time.Duration, word string) string {
 	s.t.Helper()
-	deadline := time.After(limit)
-	for {
-		select {
-		case line := <-s.lines:
-			if strings.Contains(line, word) {
-				return line
-			}
-		case <-deadline:
-			s.t.Fatalf("no message naming %s within %v", word, limit)
-			return ""
-		}
+	line, ok := s.seek(limit, word)
+	if !ok {
+		s.t.Fatalf("no message naming %s within %v", word, limit)
 	}
+	return line
 }
 
 // none fails if a message naming word arrives on the stream within wait.
 func (s *rawSession) none(wait time.Duration, word string) {
 	s.t.Helper()
-	deadline := time.After(wait)
+	if line, ok := s.seek(wait, word); ok {
+		s.t.Fatalf("another session received %s", line)
+	}
+}
+
+// seek reads the stream for limit until a message names word.
+func (s *rawSession) seek(limit time.Duration, word string) (string, bool) {
+	deadline := time.After(limit)
 	for {
 		select {
 		case line := <-s.lines:
 			if strings.Contains(line, word) {
-				s.t.Fatalf("another session received %s", line)
+				return line, true
 			}
 		case <-deadline:
-			return
+			return "", false
 		}
 	}
 }
