@@ -424,7 +424,8 @@ func (k *keyCaller) sign(t *testing.T, tool string, args map[string]any) map[str
 // notification of its booking at Airport Suites (not the first
 // location), which the location offers the hub over the relay; the
 // session of another platform, which also called Airport Suites through
-// the hub, receives nothing of it.
+// the hub, receives nothing of it. The booking's event is its
+// cancellation: the platform's own creation sends no webhook.
 func TestSplitUSPWebhookNotification(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) { testSplitUSPWebhookNotification(t, engine) })
