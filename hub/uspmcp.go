@@ -35,6 +35,16 @@ const statelessRevision = "2026-07-28"
 var forwardedMCPHeaders = []string{"Authorization", "DPoP", "USP-Agent", "USP-Correlation-Id", "User-Agent",
 	"Signature", "Signature-Input", "Content-Digest"}
 
+// PlatformHeader carries, on a location's answer to a tool call the hub
+// sent, the platform the location authenticated for it (the hub holds no
+// credential to tell). The hub asks for it with the same header on the
+// call, and reads it only from its configured locations' answers; it
+// never passes it on.
+const PlatformHeader = "Frontdesk-USP-Platform"
+
+// askPlatform is PlatformHeader's value on a call: tell who this is.
+const askPlatform = "?"
+
 // USPOwner is the location whose id the arguments of a USP MCP tool call
 // name (namedOwner), as REST's path or body would: false when they name
 // none a proxied location owns, and the hub answers the call itself.
@@ -60,22 +70,29 @@ type USPRequest struct {
 	Arguments        json.RawMessage
 }
 
+// USPReply is a location's answer to one USP MCP tool call: its JSON-RPC
+// response, and the platform it authenticated for the call, if any.
+type USPReply struct {
+	Message  json.RawMessage
+	Platform string
+}
+
 // USPCall sends one USP MCP tool call to location slug, with the
 // platform's credential headers and the Host it called the hub at, and
 // returns the JSON-RPC response the location wrote. A location that does
 // not answer, or answers no JSON-RPC response, is *Unreachable.
-func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (json.RawMessage, error) {
+func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (USPReply, error) {
 	l, ok := px.locs[slug]
 	if !ok {
-		return nil, fmt.Errorf("usp call: %q is no proxied location", slug)
+		return USPReply{}, fmt.Errorf("usp call: %q is no proxied location", slug)
 	}
 	body, err := toolCall(in.Name, in.Arguments)
 	if err != nil {
-		return nil, err
+		return USPReply{}, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/usp/mcp", bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("usp call: %w", err)
+		return USPReply{}, fmt.Errorf("usp call: %w", err)
 	}
 	req.Host = in.Host
 	if in.RemoteAddr != "" {
@@ -91,16 +108,17 @@ func (px *Proxy) USPCall(ctx context.Context, slug string, in USPRequest) (json.
 	req.Header.Set("Mcp-Protocol-Version", statelessRevision)
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", in.Name)
+	req.Header.Set(PlatformHeader, askPlatform)
 	w, err := px.send(slug, req)
 	if err != nil {
-		return nil, err
+		return USPReply{}, err
 	}
 	msg, ok := rpcMessage(w.Header.Get("Content-Type"), w.Body)
 	if !ok {
 		px.log.WarnContext(ctx, "location answered no usp mcp message", "location", slug, "status", w.Status)
-		return nil, &Unreachable{Location: l}
+		return USPReply{}, &Unreachable{Location: l}
 	}
-	return msg, nil
+	return USPReply{Message: msg, Platform: w.Header.Get(PlatformHeader)}, nil
 }
 
 // toolCall is the JSON-RPC request of a stateless tools/call with the

@@ -58,6 +58,7 @@ func TestUSPCallKeepsTheProof(t *testing.T) {
 	location := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, body = r, must(io.ReadAll(r.Body))
 		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set(PlatformHeader, "plat_1")
 		io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n")
 	}))
 	t.Cleanup(location.Close)
@@ -69,9 +70,12 @@ func TestUSPCallKeepsTheProof(t *testing.T) {
 	header := http.Header{"Authorization": {"Bearer k"}, "Dpop": {"d"}, "Usp-Agent": {`profile="x"`}, "Cookie": {"s=1"},
 		"Mcp-Session-Id": {"abc"}, "X-Frontdesk-Request-Host": {"evil.example"}}
 	in := USPRequest{Host: "book.example.com", RemoteAddr: "203.0.113.9", Header: header, Name: "usp_bookings_get", Arguments: args}
-	msg, err := px.USPCall(context.Background(), "riverside", in)
-	if err != nil || string(msg) != `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}` {
-		t.Fatalf("USPCall = %s, %v", msg, err)
+	reply, err := px.USPCall(context.Background(), "riverside", in)
+	if err != nil || string(reply.Message) != `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}` || reply.Platform != "plat_1" {
+		t.Fatalf("USPCall = %s %q, %v", reply.Message, reply.Platform, err)
+	}
+	if got.Header.Get(PlatformHeader) != askPlatform {
+		t.Errorf("%s = %q: the location was not asked who the call was for", PlatformHeader, got.Header.Get(PlatformHeader))
 	}
 	if got.Host != "book.example.com" || got.URL.Path != "/usp/mcp" || got.Header.Get("Mcp-Protocol-Version") != "2026-07-28" || got.Header.Get("Mcp-Name") != "usp_bookings_get" {
 		t.Errorf("request = %s %s %v", got.Host, got.URL.Path, got.Header)

@@ -55,6 +55,8 @@ type Split struct {
 	// tells another location's of this one's attributed bookings.
 	orpHere bool
 	reports *reporter
+	hub     *Client // a location's client of the hub, when it has one
+	log     *slog.Logger
 }
 
 // UseReferrals makes bookings attribute to partners: on ledger's host,
@@ -87,7 +89,7 @@ func Open(o SplitOptions) (*Split, error) {
 		ServeReads(s, o.Locations)
 		ServeBookings(s, o.Bookings)
 		ServeStaff(s, o.Office, o.Portfolio.Locations[0])
-		split := &Split{Server: s, orpHere: o.ORPLocation != "" && slices.ContainsFunc(o.Portfolio.Locations, func(l business.Location) bool { return l.Slug == o.ORPLocation })}
+		split := &Split{Server: s, log: s.o.Log, orpHere: o.ORPLocation != "" && slices.ContainsFunc(o.Portfolio.Locations, func(l business.Location) bool { return l.Slug == o.ORPLocation })}
 		if o.Hub == "" {
 			return split, nil
 		}
@@ -99,6 +101,7 @@ func Open(o SplitOptions) (*Split, error) {
 		if err != nil {
 			return nil, err
 		}
+		split.hub = hub
 		o.Bookings.UseControl(c, o.Others)
 		if o.ORPLocation != "" && !split.orpHere {
 			split.reports = &reporter{hub: hub, st: o.Bookings.Store()}

@@ -283,3 +283,11 @@ func ConfiguredProfiles(u ProfileFetch, allowPrivate bool, clk clock.Clock, root
 		Pins:         pins,
 	}), nil
 }
+
+// Observe tells the Observe hook of a platform principal another process
+// authenticated for a call this one passed on (a split hub's location).
+func (b *Business) Observe(ctx context.Context, p Principal) {
+	if b.observe != nil && p.Platform != "" {
+		b.observe(ctx, p)
+	}
+}

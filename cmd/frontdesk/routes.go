@@ -159,7 +159,7 @@ func (m *Main) routes() http.Handler {
 		for _, r := range (&usphttp.Handler{Business: m.usp, Logger: m.Logger, Locations: m.proxy}).Routes() {
 			handle(r.Pattern, pages, false, m.proxy.USP(r.Handler))
 		}
-		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(mcpfront.Handler(uspmcp.NewAtHub(m.usp, opts, m.proxy), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks})))
+		handleMCP(usp.MCPPath, uspmcp.EchoCorrelation(uspmcp.TellPlatform(m.proxy == nil, mcpfront.Handler(uspmcp.NewAtHub(m.usp, opts, m.proxy), mcpfront.HTTPOptions{Hostnames: m.Config.Deployment.Hostnames, Logger: m.Logger, Streams: m.uspWebhooks}))))
 	}
 	return m.front(mux)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -13,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -46,17 +48,9 @@ func TestSplitUSPOverMCP(t *testing.T) {
 }
 
 func testSplitUSPOverMCP(t *testing.T, engine string) {
-	hooks := &hookReceiver{now: time.Now}
-	hookServer := httptest.NewServer(hooks)
-	t.Cleanup(hookServer.Close)
-	plat := usptest.NewPlatforms(t, map[string]string{"/demo-waitlist.json": e2eWaitlistProfile,
-		"/hook.json": strings.TrimSuffix(e2eProfile, "}") + `,"webhook_url":"` + hookServer.URL + `/hooks"}`})
-	roots := filepath.Join(t.TempDir(), "roots.pem")
-	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d := startSplit(t, engine, "SSL_CERT_FILE="+roots)
-	one := d.startSingle(t, engine, "SSL_CERT_FILE="+roots)
+	hooks, plat, trust := splitPlatforms(t)
+	d := startSplit(t, engine, trust)
+	one := d.startSingle(t, engine, trust)
 
 	// The hub's profile names its MCP binding.
 	if status, _, body := send(t, "GET", d.hub+"/.well-known/usp", nil, nil); status != http.StatusOK || !strings.Contains(body, `"`+d.hub+`/usp/mcp"`) {
@@ -197,6 +191,24 @@ func testSplitUSPOverMCP(t *testing.T, engine string) {
 	if got := mcpCall(t, d.hub, "usp_availability_query", query("svc_riverside_double")); firstSlot(t, got) == "" {
 		t.Fatalf("Riverside Inn's query with Airport Suites stopped: %v", got)
 	}
+}
+
+// splitPlatforms serves the platforms' profiles: one known by its API
+// key (/demo-waitlist.json), one by its key whose webhooks hooks
+// receives (/hook.json). trust is the environment that makes a process
+// trust their certificate.
+func splitPlatforms(t *testing.T) (hooks *hookReceiver, plat *usptest.Platforms, trust string) {
+	t.Helper()
+	hooks = &hookReceiver{now: time.Now}
+	hookServer := httptest.NewServer(hooks)
+	t.Cleanup(hookServer.Close)
+	plat = usptest.NewPlatforms(t, map[string]string{"/demo-waitlist.json": e2eWaitlistProfile,
+		"/hook.json": strings.TrimSuffix(e2eProfile, "}") + `,"webhook_url":"` + hookServer.URL + `/hooks"}`})
+	roots := filepath.Join(t.TempDir(), "roots.pem")
+	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: plat.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return hooks, plat, "SSL_CERT_FILE=" + roots
 }
 
 // startSingle runs the hub's config as one process, without its split,
@@ -405,4 +417,169 @@ func (k *keyCaller) sign(t *testing.T, tool string, args map[string]any) map[str
 	}
 	args["_meta"].(map[string]any)["usp"].(map[string]any)["authorization"] = map[string]any{"mechanism": usp.MechanismPoP, "proof": proof}
 	return args
+}
+
+// TestSplitUSPWebhookNotification: a platform's MCP session at the hub
+// of the demo split, with its stream open, receives the usp_webhook
+// notification of its booking at Airport Suites (not the first
+// location), which the location offers the hub over the relay; the
+// session of another platform, which also called Airport Suites through
+// the hub, receives nothing of it. The booking's event is its
+// cancellation: the platform's own creation sends no webhook.
+func TestSplitUSPWebhookNotification(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { testSplitUSPWebhookNotification(t, engine) })
+	}
+}
+
+func testSplitUSPWebhookNotification(t *testing.T, engine string) {
+	_, plat, trust := splitPlatforms(t)
+	d := startSplit(t, engine, trust)
+	day := time.Now().AddDate(0, 0, 40).Format(time.DateOnly)
+	query := func(service string) map[string]any {
+		return map[string]any{"service_id": service, "start_date": day, "end_date": day}
+	}
+
+	// Another platform's session calls Airport Suites too.
+	other := openRawSession(t, d.hub+"/usp/mcp")
+	apiKey := map[string]any{"profile": plat.URL + "/demo-waitlist.json", "authorization": map[string]any{"mechanism": "api_key", "credential": demoPlatformKey}}
+	slot := firstSlot(t, mcpCall(t, d.hub, "usp_availability_query", query("svc_airport_double")))
+	if got := other.call("usp_availability_hold", withMeta(map[string]any{"service_id": "svc_airport_double", "slot_id": slot}, apiKey, "other-hold")); !strings.Contains(got, `"hold"`) {
+		t.Fatalf("another platform's hold through the hub:\n%s", got)
+	}
+
+	mine := openRawSession(t, d.hub+"/usp/mcp")
+	key := newKeyCaller(t, d.hub, plat.URL+"/hook.json")
+	slot = firstSlot(t, mcpCall(t, d.hub, "usp_availability_query", query("svc_airport_studio")))
+	made := mine.call("usp_bookings_create", key.sign(t, "usp_bookings_create", map[string]any{"service_id": "svc_airport_studio", "slot_id": slot,
+		"buyer": map[string]any{"first_name": "Kim", "last_name": "Key", "email": "kim.key@example.com"}}))
+	ref := regexp.MustCompile(`APS-[0-9A-F]{16}`).FindString(made)
+	if ref == "" {
+		t.Fatalf("a booking at Airport Suites in a session at the hub:\n%s", made)
+	}
+	if got := mine.call("usp_bookings_cancel", key.sign(t, "usp_bookings_cancel", map[string]any{"booking_id": ref})); !strings.Contains(got, `"canceled"`) {
+		t.Fatalf("cancel of %s in a session at the hub:\n%s", ref, got)
+	}
+
+	notice := mine.await(20*time.Second, ref)
+	var msg struct {
+		ID     *json.RawMessage `json:"id"`
+		Method string           `json:"method"`
+		Params struct {
+			Event     string `json:"event"`
+			BookingID string `json:"booking_id"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(notice), &msg); err != nil || msg.ID != nil || msg.Method != "usp_webhook" || msg.Params.BookingID != ref || !strings.HasPrefix(msg.Params.Event, "booking.") {
+		t.Fatalf("notification on the session's stream = %s", notice)
+	}
+	other.none(time.Second, ref)
+}
+
+// rawSession is an MCP session over plain HTTP with its stream open, so
+// the test sees every message the server sends, notifications of
+// methods no SDK knows included.
+type rawSession struct {
+	t     *testing.T
+	url   string
+	id    string
+	lines chan string // the data of the stream's events
+}
+
+// openRawSession initializes a session at url and opens its stream.
+func openRawSession(t *testing.T, url string) *rawSession {
+	t.Helper()
+	s := &rawSession{t: t, url: url, lines: make(chan string, 64)}
+	resp, body := s.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if s.id = resp.Header.Get("Mcp-Session-Id"); s.id == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	s.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	get, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	s.headers(get)
+	get.Header.Set("Accept", "text/event-stream")
+	stream, err := http.DefaultClient.Do(get)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", err, stream)
+	}
+	go func() {
+		defer stream.Body.Close()
+		sc := bufio.NewScanner(stream.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				s.lines <- data
+			}
+		}
+	}()
+	return s
+}
+
+func (s *rawSession) headers(r *http.Request) {
+	if s.id != "" {
+		r.Header.Set("Mcp-Session-Id", s.id)
+		r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+}
+
+func (s *rawSession) post(body string) (*http.Response, string) {
+	s.t.Helper()
+	r, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	s.headers(r)
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp, string(raw)
+}
+
+// call calls tool in the session and returns the answer as sent.
+func (s *rawSession) call(tool string, args map[string]any) string {
+	s.t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	resp, answer := s.post(string(body))
+	if resp.StatusCode != http.StatusOK {
+		s.t.Fatalf("%s in a session = %d\n%s", tool, resp.StatusCode, answer)
+	}
+	return answer
+}
+
+// await is the first message on the stream naming word, failing after
+// limit.
+func (s *rawSession) await(limit time.Duration, word string) string {
+	s.t.Helper()
+	line, ok := s.seek(limit, word)
+	if !ok {
+		s.t.Fatalf("no message naming %s within %v", word, limit)
+	}
+	return line
+}
+
+// none fails if a message naming word arrives on the stream within wait.
+func (s *rawSession) none(wait time.Duration, word string) {
+	s.t.Helper()
+	if line, ok := s.seek(wait, word); ok {
+		s.t.Fatalf("another session received %s", line)
+	}
+}
+
+// seek reads the stream for limit until a message names word.
+func (s *rawSession) seek(limit time.Duration, word string) (string, bool) {
+	deadline := time.After(limit)
+	for {
+		select {
+		case line := <-s.lines:
+			if strings.Contains(line, word) {
+				return line, true
+			}
+		case <-deadline:
+			return "", false
+		}
+	}
 }

@@ -19,8 +19,9 @@ func (m *Main) uspAuth(ctx context.Context, opts *usp.Options) error {
 	}
 	m.uspCredentials = creds
 	// The MCP binding learns which platform each session acts for, to
-	// offer it its webhooks as notifications.
+	// offer it its webhooks as notifications, the locations' too at a hub.
 	m.uspWebhooks = uspmcp.NewWebhooks()
 	opts.Observe = m.uspWebhooks.Observe
+	m.split.ServeUSPNotify(m.uspWebhooks.Notify)
 	return nil
 }

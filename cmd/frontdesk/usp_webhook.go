@@ -26,10 +26,8 @@ func (m *Main) outbox() *webhook.Outbox {
 		Sign:     m.keySet(),
 		Endpoint: m.usp.WebhookURL,
 		Render:   m.usp.EventBody,
-		Notify: func(ctx context.Context, platform string, body []byte) {
-			m.uspWebhooks.Notify(ctx, platform, body)
-		},
-		Clock: m.Clock, Logger: m.Logger,
+		Notify:   m.split.USPNotify(m.uspWebhooks.Notify),
+		Clock:    m.Clock, Logger: m.Logger,
 	}
 }
 

@@ -21,10 +21,26 @@ import (
 type Locations interface {
 	USPOwner(arguments json.RawMessage) (string, bool)
 	USPLocations() []business.Location
-	USPCall(ctx context.Context, slug string, in hub.USPRequest) (json.RawMessage, error)
+	USPCall(ctx context.Context, slug string, in hub.USPRequest) (hub.USPReply, error)
 }
 
 var _ Locations = (*hub.Proxy)(nil)
+
+// observing is the hub's Locations, telling observe which platform a
+// location authenticated for each call it answered, so the hub's session
+// of that platform is offered its webhooks as in one process.
+type observing struct {
+	Locations
+	observe func(context.Context, usp.Principal)
+}
+
+func (o observing) USPCall(ctx context.Context, slug string, in hub.USPRequest) (hub.USPReply, error) {
+	reply, err := o.Locations.USPCall(ctx, slug, in)
+	if err == nil && reply.Platform != "" {
+		o.observe(ctx, usp.Principal{Platform: reply.Platform})
+	}
+	return reply, err
+}
 
 // forwarded is a tool call's answer as a location gave it: its result, or
 // its JSON-RPC error, both passed on as they are.
@@ -71,11 +87,11 @@ func namesService(arguments json.RawMessage) bool {
 // that did not answer is USP's service_unavailable, naming it and its
 // phone.
 func callLocation(ctx context.Context, locs Locations, slug string, in hub.USPRequest) (forwarded, error) {
-	msg, err := locs.USPCall(ctx, slug, in)
+	reply, err := locs.USPCall(ctx, slug, in)
 	if err != nil {
 		return forwarded{}, unavailable(err)
 	}
-	return decodeAnswer(msg)
+	return decodeAnswer(reply.Message)
 }
 
 // unavailable is the protocol error of a location that did not answer:
@@ -163,11 +179,11 @@ func listEveryWaitlist(ctx context.Context, locs Locations, in hub.USPRequest) (
 // not answer, or answered what does not decode, is unread.
 func readWaitlist(ctx context.Context, locs Locations, l business.Location, in hub.USPRequest) part {
 	unread := part{WaitlistPart: usp.WaitlistPart{Unread: (&hub.Unreachable{Location: l}).Error()}}
-	msg, err := locs.USPCall(ctx, l.Slug, in)
+	reply, err := locs.USPCall(ctx, l.Slug, in)
 	if err != nil {
 		return unread
 	}
-	f, err := decodeAnswer(msg)
+	f, err := decodeAnswer(reply.Message)
 	if err != nil {
 		return unread
 	}

@@ -100,7 +100,7 @@ func NewAtHub(b *usp.Business, opts mcpfront.Options, locs Locations) *mcp.Serve
 	if locs == nil || len(locs.USPLocations()) == 0 {
 		return New(b, opts)
 	}
-	return newServer(b, opts, locs)
+	return newServer(b, opts, observing{Locations: locs, observe: b.Observe})
 }
 
 func newServer(b *usp.Business, opts mcpfront.Options, locs Locations) *mcp.Server {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"frontdesk/hub"
 	"frontdesk/mcpfront"
 	"frontdesk/usp"
 )
@@ -55,6 +56,9 @@ func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
 // Observe records that the session of ctx acts for p's platform; it is
 // the usp.Options.Observe hook.
 func (w *Webhooks) Observe(ctx context.Context, p usp.Principal) {
+	if n, ok := ctx.Value(platformNoteKey{}).(*platformNote); ok {
+		n.set(p.Platform)
+	}
 	id, _ := ctx.Value(sessionKey{}).(string)
 	if w == nil || id == "" || p.Platform == "" {
 		return
@@ -66,6 +70,74 @@ func (w *Webhooks) Observe(ctx context.Context, p usp.Principal) {
 	}
 	w.platforms[id] = p.Platform
 }
+
+// TellPlatform answers a tool call that asks who it was for (the split
+// hub's, hub.PlatformHeader) with the platform Observe heard of while
+// serving it. on is false at the hub itself, whose answers go to the
+// platforms and never carry the header.
+func TellPlatform(on bool, next http.Handler) http.Handler {
+	if !on {
+		return next
+	}
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(hub.PlatformHeader) == "" {
+			next.ServeHTTP(rw, r)
+			return
+		}
+		r.Header.Del(hub.PlatformHeader)
+		n := &platformNote{}
+		next.ServeHTTP(&tellingWriter{ResponseWriter: rw, note: n}, r.WithContext(context.WithValue(r.Context(), platformNoteKey{}, n)))
+	})
+}
+
+type platformNoteKey struct{}
+
+// platformNote is the platform authenticated while serving one request.
+type platformNote struct {
+	mu       sync.Mutex
+	platform string
+}
+
+func (n *platformNote) set(platform string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.platform = platform
+}
+
+func (n *platformNote) get() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.platform
+}
+
+// tellingWriter adds the noted platform to the answer's header when the
+// answer starts, which is after the tool call ran.
+type tellingWriter struct {
+	http.ResponseWriter
+	note    *platformNote
+	started bool
+}
+
+func (t *tellingWriter) WriteHeader(status int) {
+	if !t.started {
+		t.started = true
+		if p := t.note.get(); p != "" {
+			t.Header().Set(hub.PlatformHeader, p)
+		}
+	}
+	t.ResponseWriter.WriteHeader(status)
+}
+
+func (t *tellingWriter) Write(b []byte) (int, error) {
+	if !t.started {
+		t.WriteHeader(http.StatusOK)
+	}
+	return t.ResponseWriter.Write(b)
+}
+
+func (t *tellingWriter) Flush() { _ = http.NewResponseController(t.ResponseWriter).Flush() }
+
+func (t *tellingWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // Notify sends body (a webhook payload) as the params of a usp_webhook
 // notification on every open stream of the platform's sessions, and
