@@ -145,13 +145,95 @@ func (d *Desk) Relay(ctx context.Context) error {
 	if err := d.number(ctx); err != nil {
 		return fmt.Errorf("number events: %w", err)
 	}
+	// Most events ask nothing of most consumers: those consumers' cursors
+	// move together, in one transaction. What is left (a consumer that
+	// writes, fails or lost a race, or a pass that could not share)
+	// goes one consumer at a time.
+	rest := d.consumers
+	if left, err := d.passTogether(ctx); err == nil {
+		rest = left
+	}
 	var errs []error
-	for _, c := range d.consumers {
+	for _, c := range rest {
 		if err := d.deliver(ctx, c.name, c.f); err != nil {
 			errs = append(errs, fmt.Errorf("deliver events to %s: %w", c.name, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// passTogether reads every consumer's cursor in one round trip and the
+// events after the slowest in another, offers each consumer its events,
+// and moves in one transaction the cursor of each past the events that
+// asked it for nothing. It returns the consumers left for deliver: one
+// with a failing event, one whose events ask for writes or fail (its
+// cursor moved as far as the events before), and all of them when a page
+// was full or the transaction was refused (another relay moved a cursor
+// first). An error leaves every consumer to deliver, which says what
+// failed.
+func (d *Desk) passTogether(ctx context.Context) ([]named[Consumer], error) {
+	if len(d.consumers) < 2 {
+		return d.consumers, nil
+	}
+	keys := make([]store.Key, 0, 2*len(d.consumers))
+	for _, c := range d.consumers {
+		keys = append(keys, store.Key{Kind: kindEventCursor, Key: c.name}, store.Key{Kind: kindOutboxFailing, Key: c.name})
+	}
+	recs, err := d.st.GetMany(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	curs := make([]mark, len(d.consumers))
+	from := int64(-1)
+	for i, c := range d.consumers {
+		if curs[i], _, err = markOf(c.name, recs[2*i], recs[2*i+1]); err != nil {
+			return nil, err
+		}
+		if from < 0 || curs[i].pos < from {
+			from = curs[i].pos
+		}
+	}
+	events, err := d.Events(ctx, from, eventPage)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == eventPage {
+		return d.consumers, nil // a long backlog: deliver takes it a page at a time
+	}
+	var left []named[Consumer]
+	var writes []store.Write
+	for i, c := range d.consumers {
+		if recs[2*i+1].Version > 0 {
+			left = append(left, c) // a failing event: deliver counts it
+			continue
+		}
+		passed, passedAt := curs[i].pos, curs[i].rec.UpdatedAt
+		done := true
+		for _, e := range events {
+			if e.Position <= curs[i].pos {
+				continue
+			}
+			ws, err := c.f(ctx, e)
+			if err != nil || len(ws) > 0 {
+				done = false
+				break
+			}
+			passed, passedAt = e.Position, e.At
+		}
+		if !done {
+			left = append(left, c)
+		}
+		if passed > curs[i].pos {
+			writes = append(writes, curs[i].advance(kindEventCursor, c.name, passed, passedAt))
+		}
+	}
+	if len(writes) == 0 {
+		return left, nil
+	}
+	if _, err := d.st.Apply(ctx, writes); err != nil {
+		return nil, err
+	}
+	return left, nil
 }
 
 // number gives the unsequenced events positions after the head, a page
@@ -188,6 +270,12 @@ func (d *Desk) number(ctx context.Context) error {
 				continue
 			}
 			return err
+		}
+		if len(pending) < eventPage {
+			// All there was is numbered. A transition committed since
+			// kicked the relay after its commit, so the next pass
+			// numbers it; another process's, the pass after the tick.
+			return nil
 		}
 	}
 	return nil
@@ -245,6 +333,9 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 				continue
 			}
 			if err == nil {
+				if wrote == nil && len(events) < eventPage {
+					return nil // every event there was is passed
+				}
 				continue
 			}
 			if wrote == nil {
