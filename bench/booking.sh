@@ -19,7 +19,10 @@
 # when GOGC is unset). Usage:
 #   FRONTDESK_TEST_POSTGRES=postgres://... bench/booking.sh [PAIRS] [SECONDS] [FLAT]
 #   (default 5 5 990; ENGINES="sqlite postgres" picks the engines;
-#   SERVER=bookbase runs the same load against bench/bookbase)
+#   SERVER=bookbase runs the same load against bench/bookbase, the
+#   transport's floor; SERVER=bookspec against bench/bookbase with
+#   BOOKBASE=spec, the floor of the steps direct-booking.md §8 puts
+#   before each answer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-5}
@@ -33,7 +36,8 @@ trap 'rm -rf "$tmp"' EXIT
 case ${SERVER:-frontdesk} in
   frontdesk) go build -o "$tmp/frontdesk" ./cmd/frontdesk ;;
   bookbase) go build -o "$tmp/frontdesk" ./bench/bookbase ;;
-  *) echo "SERVER is frontdesk or bookbase" >&2; exit 2 ;;
+  bookspec) go build -o "$tmp/frontdesk" ./bench/bookbase; export BOOKBASE=spec ;;
+  *) echo "SERVER is frontdesk, bookbase or bookspec" >&2; exit 2 ;;
 esac
 go build -o "$tmp/bookload" ./bench/bookload
 export FRONTDESK="$tmp/frontdesk"

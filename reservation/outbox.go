@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -142,16 +143,123 @@ func (d *Desk) Run(ctx context.Context, every time.Duration, failed func(error))
 // consumer that failed on an event (an *EventError) leaves the others
 // to go on; the errors are joined.
 func (d *Desk) Relay(ctx context.Context) error {
-	if err := d.number(ctx); err != nil {
-		return fmt.Errorf("number events: %w", err)
+	rest, err := d.relayTogether(ctx)
+	if err != nil {
+		// Whatever stopped the shared pass (a backlog, a race, an
+		// outage), numbering and delivering one consumer at a time
+		// takes it up and says what failed.
+		if err := d.number(ctx); err != nil {
+			return fmt.Errorf("number events: %w", err)
+		}
+		rest = d.consumers
 	}
 	var errs []error
-	for _, c := range d.consumers {
+	for _, c := range rest {
 		if err := d.deliver(ctx, c.name, c.f); err != nil {
 			errs = append(errs, fmt.Errorf("deliver events to %s: %w", c.name, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// errBacklog stops the shared pass at a full page: number and deliver
+// take a backlog a page at a time.
+var errBacklog = errors.New("more than a page of events")
+
+// relayTogether is the relay of the usual pass, where the events are
+// few and ask nothing of most consumers. It reads the head and every
+// consumer's cursor in one round trip, the unsequenced events in
+// another, and the numbered events after the slowest cursor, if any, in
+// a third. It numbers the unsequenced events and offers each consumer
+// its events, and in one transaction commits the numbering with the
+// cursor of each consumer moved past the events that asked it for
+// nothing. The head's and the cursors' swaps make a pass that raced
+// another relay commit nothing. A consumer may thus be offered an event
+// whose numbering does not commit; it is offered the event again, as
+// after any lost race.
+//
+// It returns the consumers left for deliver: one with a failing event,
+// and one an event asks writes of or fails in (its cursor moved as far
+// as the events before). An error (errBacklog, a refused swap, an
+// outage) commits nothing and leaves the whole pass to Relay's slower
+// path.
+func (d *Desk) relayTogether(ctx context.Context) ([]named[Consumer], error) {
+	keys := make([]store.Key, 0, 1+2*len(d.consumers))
+	keys = append(keys, store.Key{Kind: kindEventHead, Key: headKey})
+	for _, c := range d.consumers {
+		keys = append(keys, store.Key{Kind: kindEventCursor, Key: c.name}, store.Key{Kind: kindOutboxFailing, Key: c.name})
+	}
+	recs, err := d.st.GetMany(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	head, err := markAt(kindEventHead, headKey, recs[0])
+	if err != nil {
+		return nil, err
+	}
+	pending, err := d.st.List(ctx, kindEventPending, "", "", eventPage)
+	if err != nil {
+		return nil, err
+	}
+	if len(pending) == eventPage {
+		return nil, errBacklog
+	}
+	writes, numbered, err := numbering(head, pending)
+	if err != nil {
+		return nil, err
+	}
+	curs := make([]mark, len(d.consumers))
+	from := head.pos
+	for i, c := range d.consumers {
+		if curs[i], _, err = markOf(c.name, recs[1+2*i], recs[2+2*i]); err != nil {
+			return nil, err
+		}
+		from = min(from, curs[i].pos)
+	}
+	var events []StoredEvent
+	if from < head.pos {
+		if events, err = d.Events(ctx, from, eventPage); err != nil {
+			return nil, err
+		}
+		if len(events) == eventPage {
+			return nil, errBacklog
+		}
+		// Events past the head read were numbered by another relay
+		// since: this pass's swap of the head is refused.
+		events = slices.DeleteFunc(events, func(e StoredEvent) bool { return e.Position > head.pos })
+	}
+	events = append(events, numbered...)
+	var left []named[Consumer]
+	for i, c := range d.consumers {
+		if recs[2+2*i].Version > 0 {
+			left = append(left, c) // a failing event: deliver counts it
+			continue
+		}
+		passed, passedAt, done := curs[i].pos, curs[i].rec.UpdatedAt, true
+		for _, e := range events {
+			if e.Position <= curs[i].pos {
+				continue
+			}
+			ws, err := c.f(ctx, e)
+			if err != nil || len(ws) > 0 {
+				done = false
+				break
+			}
+			passed, passedAt = e.Position, e.At
+		}
+		if !done {
+			left = append(left, c)
+		}
+		if passed > curs[i].pos {
+			writes = append(writes, curs[i].advance(kindEventCursor, c.name, passed, passedAt))
+		}
+	}
+	if len(writes) > 0 {
+		if _, err := d.st.Apply(ctx, writes); err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
 }
 
 // number gives the unsequenced events positions after the head, a page
@@ -166,21 +274,9 @@ func (d *Desk) number(ctx context.Context) error {
 		if err != nil || len(pending) == 0 {
 			return err
 		}
-		last := pending[len(pending)-1].UpdatedAt
-		writes := []store.Write{head.advance(kindEventHead, headKey, head.pos+int64(len(pending)), last)}
-		for i, rec := range pending {
-			var e StoredEvent
-			if err := json.Unmarshal(rec.Value, &e); err != nil {
-				return fmt.Errorf("decode event %s: %w", rec.Key, err)
-			}
-			e.Position = head.pos + int64(i) + 1
-			v, err := json.Marshal(e)
-			if err != nil {
-				return err
-			}
-			writes = append(writes,
-				store.Write{Op: store.OpDelete, Record: rec},
-				store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindEvent, Key: positionKey(e.Position), Value: v, UpdatedAt: e.At}})
+		writes, _, err := numbering(head, pending)
+		if err != nil {
+			return err
 		}
 		if _, err := d.st.Apply(ctx, writes); err != nil {
 			if _, lost := errors.AsType[*store.WriteError](err); lost {
@@ -189,8 +285,42 @@ func (d *Desk) number(ctx context.Context) error {
 			}
 			return err
 		}
+		if len(pending) < eventPage {
+			// All there was is numbered. A transition committed since
+			// kicked the relay after its commit, so the next pass
+			// numbers it; another process's, the pass after the tick.
+			return nil
+		}
 	}
 	return nil
+}
+
+// numbering is the writes that give the unsequenced events pending
+// positions after head, in their key order, under a swap of the head,
+// and the events as numbered. No pending events, no writes.
+func numbering(head mark, pending []store.Record) ([]store.Write, []StoredEvent, error) {
+	if len(pending) == 0 {
+		return nil, nil, nil
+	}
+	last := pending[len(pending)-1].UpdatedAt
+	writes := []store.Write{head.advance(kindEventHead, headKey, head.pos+int64(len(pending)), last)}
+	events := make([]StoredEvent, 0, len(pending))
+	for i, rec := range pending {
+		var e StoredEvent
+		if err := json.Unmarshal(rec.Value, &e); err != nil {
+			return nil, nil, fmt.Errorf("decode event %s: %w", rec.Key, err)
+		}
+		e.Position = head.pos + int64(i) + 1
+		v, err := json.Marshal(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		writes = append(writes,
+			store.Write{Op: store.OpDelete, Record: rec},
+			store.Write{Op: store.OpCreate, Record: store.Record{Kind: kindEvent, Key: positionKey(e.Position), Value: v, UpdatedAt: e.At}})
+		events = append(events, e)
+	}
+	return writes, events, nil
 }
 
 // deliver hands consumer name the events after its cursor, a page per
@@ -245,6 +375,9 @@ func (d *Desk) deliver(ctx context.Context, name string, c Consumer) error {
 				continue
 			}
 			if err == nil {
+				if wrote == nil && len(events) < eventPage {
+					return nil // every event there was is passed
+				}
 				continue
 			}
 			if wrote == nil {
@@ -300,6 +433,15 @@ func (d *Desk) position(ctx context.Context, kind, key string) (mark, error) {
 	}
 	if err != nil {
 		return mark{}, err
+	}
+	return markAt(kind, key, rec)
+}
+
+// markAt is the position record rec as read; one never written (version
+// 0) is position 0.
+func markAt(kind, key string, rec store.Record) (mark, error) {
+	if rec.Version == 0 {
+		return mark{rec: store.Record{Kind: kind, Key: key}}, nil
 	}
 	pos, err := strconv.ParseInt(string(rec.Value), 10, 64)
 	if err != nil {

@@ -168,15 +168,21 @@ func (d *Desk) cursorOf(ctx context.Context, name string) (mark, failing, error)
 	if err != nil {
 		return mark{}, failing{}, err
 	}
-	cur := mark{rec: recs[0]}
-	if recs[0].Version > 0 {
-		if cur.pos, err = strconv.ParseInt(string(recs[0].Value), 10, 64); err != nil {
+	return markOf(name, recs[0], recs[1])
+}
+
+// markOf decodes consumer name's cursor and failing records as read.
+func markOf(name string, cursor, failingRec store.Record) (mark, failing, error) {
+	cur := mark{rec: cursor}
+	if cursor.Version > 0 {
+		var err error
+		if cur.pos, err = strconv.ParseInt(string(cursor.Value), 10, 64); err != nil {
 			return mark{}, failing{}, fmt.Errorf("decode %s %s: %w", kindEventCursor, name, err)
 		}
 	}
-	fl := failing{rec: recs[1]}
-	if recs[1].Version > 0 {
-		if err := json.Unmarshal(recs[1].Value, &fl.f); err != nil {
+	fl := failing{rec: failingRec}
+	if failingRec.Version > 0 {
+		if err := json.Unmarshal(failingRec.Value, &fl.f); err != nil {
 			return mark{}, failing{}, fmt.Errorf("decode %s %s: %w", kindOutboxFailing, name, err)
 		}
 	}

@@ -304,6 +304,16 @@ func TestConcurrentTransitionsAreDeliveredOnce(t *testing.T) {
 			st := open(t)
 			desk := NewDesk(st)
 			desk.Consume("audit", seen("seen"))
+			// A consumer that writes only for confirmations, and one that
+			// never writes: their cursors move in the shared pass, beside
+			// the audit's own.
+			desk.Consume("confirmations", func(ctx context.Context, e StoredEvent) ([]store.Write, error) {
+				if e.To != Confirmed {
+					return nil, nil
+				}
+				return seen("confirmed")(ctx, e)
+			})
+			desk.Consume("idle", func(context.Context, StoredEvent) ([]store.Write, error) { return nil, nil })
 			done := make(chan struct{})
 			var relayErr error
 			var mu sync.Mutex
@@ -358,6 +368,14 @@ func TestConcurrentTransitionsAreDeliveredOnce(t *testing.T) {
 			if len(got) != writers*each*2 {
 				t.Fatalf("consumer saw %d events, want %d", len(got), writers*each*2)
 			}
+			if confirmed := seenList(t, st, "confirmed"); len(confirmed) != writers*each {
+				t.Fatalf("confirmations consumer saw %d events, want %d", len(confirmed), writers*each)
+			}
+			for _, name := range []string{"audit", "confirmations", "idle"} {
+				if cur, err := desk.position(ctx, kindEventCursor, name); err != nil || cur.pos != int64(len(got)) {
+					t.Fatalf("cursor of %s at %d (%v), want %d", name, cur.pos, err, len(got))
+				}
+			}
 			positions := map[string]bool{}
 			for i := 0; i < len(got); i += 2 {
 				created, confirmed := got[i], got[i+1]
@@ -377,6 +395,79 @@ func TestConcurrentTransitionsAreDeliveredOnce(t *testing.T) {
 }
 
 func lessNumber(a, b string) bool { return len(a) < len(b) || len(a) == len(b) && a < b }
+
+// commitCount counts the store's transactions.
+type commitCount struct {
+	store.Store
+	mu      sync.Mutex
+	applies int
+}
+
+func (c *commitCount) Apply(ctx context.Context, writes []store.Write) ([]store.Record, error) {
+	c.mu.Lock()
+	c.applies++
+	c.mu.Unlock()
+	return c.Store.Apply(ctx, writes)
+}
+
+// TestConsumersThatAskNothingShareOneCommit: a transition that asks
+// nothing of three consumers costs the relay one transaction, its
+// numbering with the three cursors moved; one consumer that writes adds
+// its own. Numbered, then delivered one consumer at a time, it cost one
+// transaction more per consumer (four).
+func TestConsumersThatAskNothingShareOneCommit(t *testing.T) {
+	ctx := context.Background()
+	for engine, open := range engines(t) {
+		t.Run(engine, func(t *testing.T) {
+			st := &commitCount{Store: open(t)}
+			desk := NewDesk(st)
+			for _, name := range []string{"a", "b", "c"} {
+				desk.Consume(name, func(_ context.Context, e StoredEvent) ([]store.Write, error) {
+					if name == "c" && e.To == Confirmed {
+						return seen("seen-c")(ctx, e)
+					}
+					return nil, nil
+				})
+			}
+			r, err := desk.Create(ctx, New{Kind: KindBooking, Reference: "RIV-1", Unit: double, Slots: nights, Source: SourceChat, At: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			relay := func() int {
+				t.Helper()
+				st.mu.Lock()
+				before := st.applies
+				st.mu.Unlock()
+				if err := desk.Relay(ctx); err != nil {
+					t.Fatal(err)
+				}
+				st.mu.Lock()
+				defer st.mu.Unlock()
+				return st.applies - before
+			}
+			if n := relay(); n != 1 {
+				t.Fatalf("a transition no consumer acts on took %d transactions to relay, want 1", n)
+			}
+			if _, err := desk.Decide(ctx, Change{Read: r, By: "ann", At: now, Unit: double}, Confirmed); err != nil {
+				t.Fatal(err)
+			}
+			if n := relay(); n != 2 {
+				t.Fatalf("a transition one consumer writes for took %d transactions to relay, want 2", n)
+			}
+			if got := seenList(t, st, "seen-c"); len(got) != 1 || got[0] != "RIV-1/00000000000000000002@2" {
+				t.Fatalf("consumer c took in %v", got)
+			}
+			for _, name := range []string{"a", "b", "c"} {
+				if cur, err := desk.position(ctx, kindEventCursor, name); err != nil || cur.pos != 2 {
+					t.Fatalf("cursor of %s at %d (%v), want 2", name, cur.pos, err)
+				}
+			}
+			if n := relay(); n != 0 {
+				t.Fatalf("a relay with nothing to do took %d transactions", n)
+			}
+		})
+	}
+}
 
 // TestRunRelaysAfterEveryCommit: a running relay delivers a transition
 // promptly after its commit, with no timer due.

@@ -15,12 +15,25 @@
 // Its one-at-a-time bookings per second over (raw commits per second / 4)
 // is the floor no server could pass on this machine; serve sets GOGC=400
 // when GOGC is unset, as frontdesk serve does.
+//
+// With BOOKBASE=spec in its environment it is the spec's floor instead:
+// the durable steps and mails direct-booking.md §8 puts before each
+// answer, and nothing else. start_booking stores the intent with the
+// code's salted digest, mails the code and marks the intent open (two
+// commits, step 4); confirm_booking reads the intent and proves the
+// code, then in one commit holds the room, stores the reservation and
+// closes the intent (steps 5 and 8), and attempts the guest's and the
+// staff's notices before it answers (step 9). No limits, pricing, audit
+// or outbox: what is left of frontdesk's cost against it is frontdesk's
+// own.
 package main
 
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -85,7 +98,7 @@ func run(args []string) error {
 	if port == nil {
 		return errors.New("the config names no smtp_port")
 	}
-	b := &booker{st: st, smtpAddr: "127.0.0.1:" + port[1], codes: map[string]string{}}
+	b := &booker{st: st, smtpAddr: "127.0.0.1:" + port[1], codes: map[string]string{}, spec: os.Getenv("BOOKBASE") == "spec"}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bookbase", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "start_booking", InputSchema: map[string]any{"type": "object"}}, b.start)
 	s.AddTool(&mcp.Tool{Name: "confirm_booking", InputSchema: map[string]any{"type": "object"}}, b.confirm)
@@ -121,6 +134,7 @@ type booker struct {
 	codes    map[string]string
 	smtp     *smtp.Client
 	n        int
+	spec     bool // the spec's floor (BOOKBASE=spec), not the transport's
 }
 
 type startArgs struct {
@@ -148,20 +162,95 @@ func (b *booker) start(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	id := "bk_" + strconv.Itoa(b.n)
 	b.codes[id] = code
 	b.mu.Unlock()
+	if b.spec {
+		return b.startSpec(ctx, id, in.Email, code)
+	}
 	if _, err := b.st.Create(ctx, store.Record{Kind: "bench", Key: id, Value: []byte(code), UpdatedAt: time.Now()}); err != nil {
 		return nil, err
 	}
-	if err := b.mail(in.Email, code); err != nil {
+	if err := b.mail(in.Email, "Your booking code", "Your code is "+code+"."); err != nil {
 		return nil, err
 	}
 	return answer(fmt.Sprintf(startAnswer, id)), nil
 }
 
+// intent is the spec floor's stored intent: the mailbox, the code's
+// salted digest and whether the code left.
+type intent struct {
+	Email  string `json:"email"`
+	Salt   string `json:"salt"`
+	Digest string `json:"digest"`
+	State  string `json:"state"`
+}
+
+func digest(salt, code string) string {
+	sum := sha256.Sum256([]byte(salt + code))
+	return hex.EncodeToString(sum[:])
+}
+
+func (in intent) record(id string, version int64) store.Record {
+	v, _ := json.Marshal(in) // strings only: it always encodes
+	return store.Record{Kind: "bench-intent", Key: id, Value: v, Version: version, UpdatedAt: time.Now()}
+}
+
+// startSpec stores the intent, mails the code and marks the intent open.
+func (b *booker) startSpec(ctx context.Context, id, email, code string) (*mcp.CallToolResult, error) {
+	in := intent{Email: email, Salt: rand.Text(), State: "sending"}
+	in.Digest = digest(in.Salt, code)
+	if _, err := b.st.Apply(ctx, []store.Write{{Op: store.OpCreate, Record: in.record(id, 0)}}); err != nil {
+		return nil, err
+	}
+	if err := b.mail(email, "Your booking code", "Your code is "+code+"."); err != nil {
+		return nil, err
+	}
+	in.State = "open"
+	if _, err := b.st.Apply(ctx, []store.Write{{Op: store.OpSwap, Record: in.record(id, 1)}}); err != nil {
+		return nil, err
+	}
+	return answer(fmt.Sprintf(startAnswer, id)), nil
+}
+
+// confirmSpec proves the code against the stored intent, then holds the
+// room, stores the reservation and closes the intent in one commit, and
+// attempts both notices.
+func (b *booker) confirmSpec(ctx context.Context, id, code string) (*mcp.CallToolResult, error) {
+	rec, err := b.st.Get(ctx, "bench-intent", id)
+	if err != nil {
+		return nil, err
+	}
+	var in intent
+	if err := json.Unmarshal(rec.Value, &in); err != nil {
+		return nil, err
+	}
+	if in.State != "open" || digest(in.Salt, code) != in.Digest {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "wrong code"}}}, nil
+	}
+	in.State = "completed"
+	ref := "RIV-" + id
+	night := time.Now().AddDate(0, 0, 30).Format(time.DateOnly)
+	if _, err := b.st.Apply(ctx, []store.Write{
+		{Op: store.OpSwap, Record: in.record(id, rec.Version)},
+		{Op: store.OpHold, Hold: &store.Hold{ID: ref, Location: "riverside", Unit: "double", Slots: []string{night}, Units: 1, Capacity: 1 << 30, At: time.Now()}},
+		{Op: store.OpCreate, Record: store.Record{Kind: "bench-reservation", Key: ref, Value: []byte(`{"state":"reserved"}`), UpdatedAt: time.Now()}},
+	}); err != nil {
+		return nil, err
+	}
+	guest := b.mail(in.Email, "Your reservation", "Reservation "+ref+" is held for you.")
+	staff := b.mail("desk@example.com", "A booking from chat", "Reservation "+ref+" came from chat.")
+	if guest != nil || staff != nil {
+		return nil, errors.Join(guest, staff) // the load counts it as failed
+	}
+	return answer(fmt.Sprintf(confirmAnswer, id)), nil
+}
+
 // confirm checks the code.
-func (b *booker) confirm(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (b *booker) confirm(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in confirmArgs
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 		return nil, err
+	}
+	if b.spec {
+		return b.confirmSpec(ctx, in.BookingID, in.Code)
 	}
 	b.mu.Lock()
 	code, ok := b.codes[in.BookingID]
@@ -175,7 +264,7 @@ func (b *booker) confirm(_ context.Context, req *mcp.CallToolRequest) (*mcp.Call
 
 // mail sends the code on the kept SMTP session, opening it (with
 // STARTTLS) the first time and again after a failure.
-func (b *booker) mail(to, code string) error {
+func (b *booker) mail(to, subject, body string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.smtp == nil {
@@ -189,7 +278,7 @@ func (b *booker) mail(to, code string) error {
 		}
 		b.smtp = c
 	}
-	err := send(b.smtp, to, code)
+	err := send(b.smtp, to, subject, body)
 	if err != nil {
 		_ = b.smtp.Close() // a broken session is opened again
 		b.smtp = nil
@@ -197,7 +286,7 @@ func (b *booker) mail(to, code string) error {
 	return err
 }
 
-func send(c *smtp.Client, to, code string) error {
+func send(c *smtp.Client, to, subject, body string) error {
 	if err := c.Mail("desk@example.com"); err != nil {
 		return err
 	}
@@ -208,7 +297,7 @@ func send(c *smtp.Client, to, code string) error {
 	if err != nil {
 		return err
 	}
-	msg := "From: desk@example.com\r\nTo: " + to + "\r\nSubject: Your booking code\r\n\r\nYour code is " + code + ".\r\n"
+	msg := "From: desk@example.com\r\nTo: " + to + "\r\nSubject: " + subject + "\r\n\r\n" + body + "\r\n"
 	if _, err := w.Write([]byte(msg)); err != nil {
 		return err
 	}
