@@ -249,8 +249,7 @@ func install[In, Out any](s *mcp.Server, env Env, d definition, t Tool[In, Out])
 			res, outcome, code = call(ctx, env, t, d, req.Params.Arguments)
 		}
 		ReportOutcome(ctx, code, outcome == "error")
-		env.Metrics.ToolCalls.WithLabelValues(env.Server, t.Name, outcome).Inc()
-		env.Metrics.ToolSeconds.WithLabelValues(env.Server, t.Name).Observe(time.Since(start).Seconds())
+		env.Metrics.ToolCall(env.Server, t.Name, outcome, time.Since(start).Seconds())
 		return res, nil
 	})
 }
