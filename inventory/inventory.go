@@ -57,9 +57,15 @@ func (inv *Inventory) FreeNights(ctx context.Context, loc business.Location, che
 			busiest[c.Unit] = c.Held
 		}
 	}
-	var out []Free
+	units := loc.NightUnits()
+	if len(units) == 0 {
+		return nil, nil
+	}
+	// Sized first: a Free carries its unit, a few hundred bytes, and
+	// growing the slice copied every one of them again.
+	out := make([]Free, 0, len(units))
 	slots := Nights(checkin, nights)
-	for _, u := range loc.NightUnits() {
+	for _, u := range units {
 		out = append(out, Free{Unit: u, Free: max(0, u.Count-busiest[u.Type]), Slots: slots})
 	}
 	return out, nil
