@@ -199,17 +199,25 @@ func (p *Pricer) FormURL(loc business.Location, roomType, checkin, checkout stri
 	if roomType == "" && checkin == "" && checkout == "" {
 		return base
 	}
-	q := []string{}
-	for _, kv := range [][2]string{{"roomtype", roomType}, {"checkin", checkin}, {"checkout", checkout}} {
+	// Written into one builder: find_rooms asks for a link per room on
+	// every call.
+	var b strings.Builder
+	b.Grow(len(base) + len(roomType) + len(checkin) + len(checkout) + 32)
+	b.WriteString(base)
+	sep := byte('?')
+	if strings.Contains(base, "?") {
+		sep = '&'
+	}
+	for _, kv := range [...][2]string{{"roomtype", roomType}, {"checkin", checkin}, {"checkout", checkout}} {
 		if kv[1] != "" {
-			q = append(q, kv[0]+"="+queryEscape(kv[1]))
+			b.WriteByte(sep)
+			b.WriteString(kv[0])
+			b.WriteByte('=')
+			b.WriteString(queryEscape(kv[1]))
+			sep = '&'
 		}
 	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + strings.Join(q, "&")
+	return b.String()
 }
 
 // BareFormURL is the booking form without query values.
