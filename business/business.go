@@ -168,7 +168,18 @@ func (l Location) Unit(typ string) (Unit, bool) {
 
 // NightUnits returns the units sold by the night, in config order.
 func (l Location) NightUnits() []Unit {
-	var out []Unit
+	// Sized first: a unit is a few hundred bytes, and the hot reads call
+	// this on every request, where growing the slice copied them twice.
+	n := 0
+	for i := range l.Units {
+		if l.Units[i].Kind == KindNight {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Unit, 0, n)
 	for _, u := range l.Units {
 		if u.Kind == KindNight {
 			out = append(out, u)

@@ -57,10 +57,24 @@ func (inv *Inventory) FreeNights(ctx context.Context, loc business.Location, che
 			busiest[c.Unit] = c.Held
 		}
 	}
-	var out []Free
+	// The night units are read in place (not through NightUnits, a copy)
+	// and the answer sized first: a Free carries its unit, a few hundred
+	// bytes, and each copy of every unit cost a find_rooms call.
+	n := 0
+	for i := range loc.Units {
+		if loc.Units[i].Kind == business.KindNight {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]Free, 0, n)
 	slots := Nights(checkin, nights)
-	for _, u := range loc.NightUnits() {
-		out = append(out, Free{Unit: u, Free: max(0, u.Count-busiest[u.Type]), Slots: slots})
+	for i := range loc.Units {
+		if u := &loc.Units[i]; u.Kind == business.KindNight {
+			out = append(out, Free{Unit: *u, Free: max(0, u.Count-busiest[u.Type]), Slots: slots})
+		}
 	}
 	return out, nil
 }

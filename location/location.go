@@ -104,7 +104,7 @@ func (s *Service) FindRooms(ctx context.Context, slug, checkin, checkout string)
 	out := Rooms{Property: l.Slug, Name: l.Name, Phone: l.Phone, Rooms: []Room{}}
 	for _, f := range free {
 		r := Room{RoomType: f.Unit.Type, Free: f.Free, FormURL: s.pricer.FormURL(l, f.Unit.Type, checkin, checkout)}
-		q, err := s.pricer.ChatQuote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: checkin, Checkout: checkout}, today)
+		q, err := s.pricer.RoomQuote(pricing.Stay{Location: l, RoomType: f.Unit.Type, Checkin: checkin, Checkout: checkout}, today)
 		var refusal *pricing.Refusal
 		switch {
 		case errors.As(err, &refusal):

@@ -1,8 +1,11 @@
 package mcpfront
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -22,7 +25,8 @@ type quickCheck struct {
 
 type quickProp struct {
 	integer   bool // else a string
-	maxLength int  // -1 when unbounded
+	required  bool
+	maxLength int // -1 when unbounded
 	minimum   *float64
 }
 
@@ -47,9 +51,12 @@ func newQuickCheck(s *jsonschema.Schema) *quickCheck {
 		c.props[name] = q
 	}
 	for _, name := range s.Required {
-		if _, ok := c.props[name]; !ok {
+		p, ok := c.props[name]
+		if !ok {
 			return nil
 		}
+		p.required = true
+		c.props[name] = p
 	}
 	return c
 }
@@ -88,6 +95,74 @@ func isFalse(s *jsonschema.Schema) bool {
 	rest := *s
 	rest.Not = nil
 	return reflect.ValueOf(rest).IsZero()
+}
+
+// passesRaw is passes read from the object as written, without decoding
+// it into a map first: an ordinary call's arguments are then decoded
+// once, into the tool's input. It says no to whatever it cannot read
+// exactly as encoding/json would (a repeated key, an escape, text that
+// is not UTF-8); the caller then decodes the map and asks passes.
+func (c *quickCheck) passesRaw(raw json.RawMessage) bool {
+	if !json.Valid(raw) {
+		return false
+	}
+	i := skipSpace(raw, 0)
+	if raw[i] != '{' {
+		return false
+	}
+	var seen [16][]byte
+	n, required := 0, 0
+	if i = skipSpace(raw, i+1); raw[i] == '}' {
+		return len(c.required) == 0
+	}
+	for {
+		end := valueEnd(raw, i) // valid JSON: a key, a colon, a value
+		key := raw[i+1 : end-1]
+		p, ok := c.props[string(key)]
+		if !ok || bytes.IndexByte(key, '\\') >= 0 || n == len(seen) {
+			return false
+		}
+		for _, k := range seen[:n] {
+			if bytes.Equal(k, key) {
+				return false
+			}
+		}
+		seen[n], n = key, n+1
+		if p.required {
+			required++
+		}
+		start := skipSpace(raw, skipSpace(raw, end)+1)
+		end = valueEnd(raw, start)
+		if !p.passesRaw(raw[start:end]) {
+			return false
+		}
+		if i = skipSpace(raw, end); raw[i] == '}' {
+			return required == len(c.required)
+		}
+		i = skipSpace(raw, i+1)
+	}
+}
+
+// passesRaw reports whether v, a valid JSON value, certainly meets p.
+func (p quickProp) passesRaw(v []byte) bool {
+	if p.integer {
+		// A JSON number, parsed as encoding/json parses one.
+		if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+			return false
+		}
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return false
+		}
+		_, frac := math.Modf(f)
+		return frac == 0 && (p.minimum == nil || f >= *p.minimum)
+	}
+	if v[0] != '"' {
+		return false
+	}
+	text := v[1 : len(v)-1]
+	return bytes.IndexByte(text, '\\') < 0 && utf8.Valid(text) &&
+		(p.maxLength < 0 || utf8.RuneCount(text) <= p.maxLength)
 }
 
 // passes reports whether args, as encoding/json decodes an object into

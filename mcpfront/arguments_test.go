@@ -43,6 +43,7 @@ func TestQuickCheckNeverPassesWhatTheValidatorRefuses(t *testing.T) {
 		{`{"checkin":"2026-01-01","extra":1}`, false},
 		{`{"property":"x"}`, false},
 		{`{}`, false},
+		{` { "checkin" : "2026-01-01" , "page" : 3 } `, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -57,7 +58,20 @@ func TestQuickCheckNeverPassesWhatTheValidatorRefuses(t *testing.T) {
 			if got := quick.passes(args); got != valid {
 				t.Errorf("quick check passes = %v, want %v (the validator's answer)", got, valid)
 			}
+			if got := quick.passesRaw([]byte(tt.args)); got != valid {
+				t.Errorf("quick check passesRaw = %v, want %v (the validator's answer)", got, valid)
+			}
 		})
+	}
+	// What the bytes alone cannot settle as encoding/json would goes to
+	// the map and the validator.
+	for _, raw := range []string{
+		`{"checkin":"2026-01-01","page":1e400}`, `{"checkin":"2026-01-01","checkin":"2026-01-02"}`,
+		`{"checkin":"2026-01-\u0030"}`, "{\"checkin\":\"2026-01-\xff\"}", `{"checkin":"2026-01-01"`, `null`, ``, `[]`,
+	} {
+		if quick.passesRaw([]byte(raw)) {
+			t.Errorf("passesRaw(%s) = true, want false", raw)
+		}
 	}
 	for name, s := range map[string]*jsonschema.Schema{
 		"pattern":    Object([]string{"a"}, map[string]*jsonschema.Schema{"a": {Type: "string", Pattern: "^x$"}}),

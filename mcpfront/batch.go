@@ -72,7 +72,7 @@ func (g BatchGuard) Inspect(body []byte) (out []byte, isBatch bool, err error) {
 		if trimmed[0] != '{' {
 			return nil, false, errNotJSONRPC
 		}
-		if _, err := readEnvelope(trimmed); err != nil {
+		if err := checkEnvelope(trimmed); err != nil {
 			return nil, false, err
 		}
 		if !bytes.Contains(body, []byte(batchMarker)) {
@@ -141,6 +141,21 @@ func readEnvelope(m json.RawMessage) (envelope, error) {
 	return envelope{msg: msg, params: params}, nil
 }
 
+// checkEnvelope is readEnvelope for a single message, which is passed on
+// as sent: the same refusals, found without keeping the keys.
+func checkEnvelope(m json.RawMessage) error {
+	params, err := distinctKeys(m, "params")
+	if err != nil {
+		return err
+	}
+	meta, err := distinctKeys(params, "_meta")
+	if err != nil {
+		return err
+	}
+	_, err = distinctKeys(meta, "")
+	return err
+}
+
 // toolName returns the tool a tools/call message names, or "". Keys are
 // looked up exactly: encoding/json would match "METHOD" or "Name" to a
 // struct field, which the SDK does not.
@@ -160,56 +175,120 @@ func (e envelope) toolName() string {
 // part of a body json.Valid accepted, so one pass over its bytes finds
 // the members: a key is compared as its JSON string decodes.
 func objectKeys(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var out map[string]json.RawMessage
+	err := eachMember(raw, func(key []byte, v json.RawMessage) error {
+		if out == nil {
+			out = map[string]json.RawMessage{}
+		}
+		if _, seen := out[string(key)]; seen {
+			return errDuplicateKey
+		}
+		out[string(key)] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil && isObject(raw) {
+		out = map[string]json.RawMessage{}
+	}
+	return out, nil
+}
+
+// distinctKeys is objectKeys' check alone, for a message passed on as
+// sent, whose keys are not needed after: the same refusals, without a
+// map or a string per key. It returns the value of want, if raw has it.
+func distinctKeys(raw json.RawMessage, want string) (json.RawMessage, error) {
+	var seen [16][]byte
+	var many map[string]bool // past len(seen) keys
+	n := 0
+	var found json.RawMessage
+	err := eachMember(raw, func(key []byte, v json.RawMessage) error {
+		if string(key) == want {
+			found = v
+		}
+		if many == nil && n < len(seen) {
+			for _, k := range seen[:n] {
+				if bytes.Equal(k, key) {
+					return errDuplicateKey
+				}
+			}
+			seen[n], n = key, n+1
+			return nil
+		}
+		if many == nil {
+			many = map[string]bool{}
+			for _, k := range seen {
+				many[string(k)] = true
+			}
+		}
+		if many[string(key)] {
+			return errDuplicateKey
+		}
+		many[string(key)] = true
+		return nil
+	})
+	return found, err
+}
+
+func isObject(raw json.RawMessage) bool {
+	i := skipSpace(raw, 0)
+	return i < len(raw) && raw[i] == '{'
+}
+
+// eachMember calls f with each member of the JSON object raw, in order,
+// its key as its JSON string decodes, and stops at f's first error;
+// a value that is not an object has no members. raw is part of a body
+// json.Valid accepted.
+func eachMember(raw json.RawMessage, f func(key []byte, v json.RawMessage) error) error {
 	i := skipSpace(raw, 0)
 	if i == len(raw) || raw[i] != '{' {
-		return nil, nil
+		return nil
 	}
-	out := map[string]json.RawMessage{}
 	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
-		return out, nil
+		return nil
 	}
 	for {
 		end := valueEnd(raw, i)
 		if end < 0 || raw[i] != '"' {
-			return nil, errParse
+			return errParse
 		}
-		key, err := keyText(raw[i:end])
+		key, err := keyBytes(raw[i:end])
 		if err != nil {
-			return nil, errParse
+			return errParse
 		}
 		if i = skipSpace(raw, end); i == len(raw) || raw[i] != ':' {
-			return nil, errParse
+			return errParse
 		}
 		start := skipSpace(raw, i+1)
 		if end = valueEnd(raw, start); end <= start {
-			return nil, errParse
+			return errParse
 		}
-		if _, seen := out[key]; seen {
-			return nil, errDuplicateKey
+		if err := f(key, raw[start:end]); err != nil {
+			return err
 		}
-		out[key] = raw[start:end]
 		switch i = skipSpace(raw, end); {
 		case i == len(raw):
-			return nil, errParse
+			return errParse
 		case raw[i] == '}':
-			return out, nil
+			return nil
 		case raw[i] != ',':
-			return nil, errParse
+			return errParse
 		}
 		i = skipSpace(raw, i+1)
 	}
 }
 
-// keyText decodes a JSON string: as written when it has no escape and is
-// valid UTF-8, through encoding/json otherwise.
-func keyText(quoted []byte) (string, error) {
+// keyBytes is the text of a quoted JSON string: the bytes between the
+// quotes when nothing needs decoding, else as encoding/json decodes it.
+func keyBytes(quoted []byte) ([]byte, error) {
 	body := quoted[1 : len(quoted)-1]
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), nil
+		return body, nil
 	}
 	var s string
 	err := json.Unmarshal(quoted, &s)
-	return s, err
+	return []byte(s), err
 }
 
 func skipSpace(b []byte, i int) int {

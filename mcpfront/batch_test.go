@@ -476,3 +476,28 @@ func FuzzInspect(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckEnvelopeAgreesWithReadEnvelope: the single message's check
+// refuses exactly what reading its keys refuses, and for the same reason.
+func TestCheckEnvelopeAgreesWithReadEnvelope(t *testing.T) {
+	many := `"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"k18":18,"k19":19`
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1,"x":2}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"m\u0065thod":"a","method":"b"}`,
+		`{"jsonrpc":"2.0","id":1,"params":{"name":"a","name":"b"}}`,
+		`{"jsonrpc":"2.0","id":1,"params":{"_meta":{"a":1,"\u0061":2}}}`,
+		`{"jsonrpc":"2.0","id":1,"params":{"_meta":{"a":1},"_meta":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"params":{"_meta":{` + many + `}}}`,
+		`{"jsonrpc":"2.0","id":1,"params":{"_meta":{` + many + `,"k19":0}}}`,
+		`{"jsonrpc":"2.0","id":1,"params":{` + many + `,"k3":0}}`,
+		`{"jsonrpc":"2.0","id":1,"params":[1,2],"_meta":{"a":1,"a":1}}`,
+		`{"jsonrpc":"2.0","id":1,"params":{"_meta":"x"}}`,
+		`{}`, `{ }`, `{"params":{}}`,
+	} {
+		_, want := readEnvelope(json.RawMessage(m))
+		if got := checkEnvelope(json.RawMessage(m)); got != want {
+			t.Errorf("checkEnvelope(%s) = %v, readEnvelope says %v", m, got, want)
+		}
+	}
+}

@@ -249,8 +249,7 @@ func install[In, Out any](s *mcp.Server, env Env, d definition, t Tool[In, Out])
 			res, outcome, code = call(ctx, env, t, d, req.Params.Arguments)
 		}
 		ReportOutcome(ctx, code, outcome == "error")
-		env.Metrics.ToolCalls.WithLabelValues(env.Server, t.Name, outcome).Inc()
-		env.Metrics.ToolSeconds.WithLabelValues(env.Server, t.Name).Observe(time.Since(start).Seconds())
+		env.Metrics.ToolCall(env.Server, t.Name, outcome, time.Since(start).Seconds())
 		return res, nil
 	})
 }
@@ -267,17 +266,20 @@ func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], d definiti
 		dec.UseNumber()
 		_ = dec.Decode(&in)
 	} else {
-		var args map[string]any
-		if len(raw) == 0 || string(raw) == "null" {
-			args = map[string]any{}
-		} else if err := json.Unmarshal(raw, &args); err != nil {
-			return errorResult("Tool arguments must be a JSON object."), "refused", codeArguments
-		}
-		// The quick check spares most calls the validator's cost; what it
-		// cannot vouch for, the validator judges and words.
-		if d.quick == nil || !d.quick.passes(args) {
-			if err := d.resolved.Validate(args); err != nil {
-				return errorResult(argumentError(err)), "refused", codeArguments
+		// The quick check spares most calls the validator's cost, and read
+		// from the bytes, a map's decoding too; what it cannot vouch for,
+		// the validator judges and words.
+		if d.quick == nil || !d.quick.passesRaw(raw) {
+			var args map[string]any
+			if len(raw) == 0 || string(raw) == "null" {
+				args = map[string]any{}
+			} else if err := json.Unmarshal(raw, &args); err != nil {
+				return errorResult("Tool arguments must be a JSON object."), "refused", codeArguments
+			}
+			if d.quick == nil || !d.quick.passes(args) {
+				if err := d.resolved.Validate(args); err != nil {
+					return errorResult(argumentError(err)), "refused", codeArguments
+				}
 			}
 		}
 		if err := json.Unmarshal(raw, &in); err != nil && len(raw) > 0 && string(raw) != "null" {

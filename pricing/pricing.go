@@ -93,7 +93,11 @@ func (p *Pricer) Dates(loc business.Location, checkin, checkout string, today ci
 
 // Quote prices a stay at one location, or returns a *Refusal with the
 // inherited wording.
-func (p *Pricer) Quote(s Stay, today civil.Date) (Quote, error) {
+func (p *Pricer) Quote(s Stay, today civil.Date) (Quote, error) { return p.quote(s, today, true) }
+
+// quote is Quote; without words, a minimum-stay refusal carries its kind
+// alone.
+func (p *Pricer) quote(s Stay, today civil.Date, words bool) (Quote, error) {
 	unit, ok := s.Location.Unit(s.RoomType)
 	if !ok || unit.Kind != business.KindNight {
 		return Quote{}, p.unknownRoomType(s.Location, s.RoomType)
@@ -109,6 +113,9 @@ func (p *Pricer) Quote(s Stay, today civil.Date) (Quote, error) {
 			if nights < 7 {
 				return Quote{}, p.refuse(RefusalWeeklyOnly, "A "+unit.Type+" here is sold by the week only: it has no nightly rate, so there is no price for a stay of under a week in one.", nil)
 			}
+		}
+		if !words {
+			return Quote{}, &Refusal{Kind: RefusalMinimumStay}
 		}
 		return Quote{}, p.minimumStay(s.Location, unit)
 	}
@@ -141,11 +148,26 @@ func (p *Pricer) tax(base int64) int64 { return money.DivRound(base*p.taxBasisPo
 // booking form and the phone (RefusalFees) rather than quoted at a total
 // other than the site's. Every other stay is Quote's.
 func (p *Pricer) ChatQuote(s Stay, today civil.Date) (Quote, error) {
-	q, err := p.Quote(s, today)
+	return p.chatQuote(s, today, true)
+}
+
+// RoomQuote is ChatQuote for one room of a list (find_rooms), which
+// notes a refusal by its kind: a minimum-stay or fees refusal comes
+// without the words written for a guest asking about that one room,
+// which the list never shows and which cost more than the quote.
+func (p *Pricer) RoomQuote(s Stay, today civil.Date) (Quote, error) {
+	return p.chatQuote(s, today, false)
+}
+
+func (p *Pricer) chatQuote(s Stay, today civil.Date, words bool) (Quote, error) {
+	q, err := p.quote(s, today, words)
 	if err != nil {
 		return q, err
 	}
 	if u, _ := s.Location.Unit(s.RoomType); HasFees(u) {
+		if !words {
+			return Quote{}, &Refusal{Kind: RefusalFees}
+		}
 		return Quote{}, p.feesRefusal(s, u)
 	}
 	return q, nil
@@ -199,17 +221,25 @@ func (p *Pricer) FormURL(loc business.Location, roomType, checkin, checkout stri
 	if roomType == "" && checkin == "" && checkout == "" {
 		return base
 	}
-	q := []string{}
-	for _, kv := range [][2]string{{"roomtype", roomType}, {"checkin", checkin}, {"checkout", checkout}} {
+	// Written into one builder: find_rooms asks for a link per room on
+	// every call.
+	var b strings.Builder
+	b.Grow(len(base) + len(roomType) + len(checkin) + len(checkout) + 32)
+	b.WriteString(base)
+	sep := byte('?')
+	if strings.Contains(base, "?") {
+		sep = '&'
+	}
+	for _, kv := range [...][2]string{{"roomtype", roomType}, {"checkin", checkin}, {"checkout", checkout}} {
 		if kv[1] != "" {
-			q = append(q, kv[0]+"="+queryEscape(kv[1]))
+			b.WriteByte(sep)
+			b.WriteString(kv[0])
+			b.WriteByte('=')
+			b.WriteString(queryEscape(kv[1]))
+			sep = '&'
 		}
 	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + strings.Join(q, "&")
+	return b.String()
 }
 
 // BareFormURL is the booking form without query values.

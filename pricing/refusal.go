@@ -162,10 +162,13 @@ func (p *Pricer) minimumStay(loc business.Location, u business.Unit) *Refusal {
 // currency's minor unit.
 func dailyEquivalent(weekly int64) int64 { return money.DivRound(weekly, 7) }
 
+// nightlyTypes reads the units in place: a weekly-only room's refusal
+// asks for them on every quote, and copying the night units cost more
+// than the answer.
 func nightlyTypes(loc business.Location) []string {
 	var out []string
-	for _, u := range loc.NightUnits() {
-		if !u.WeeklyOnly() {
+	for i := range loc.Units {
+		if u := &loc.Units[i]; u.Kind == business.KindNight && !u.WeeklyOnly() {
 			out = append(out, u.Type)
 		}
 	}

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -21,9 +23,12 @@ import (
 // says, never older, and the next read, seeing another version, misses
 // it.
 type countsCache struct {
-	mu      sync.Mutex
-	check   *sql.Conn // held for the version alone
-	stmt    *sql.Stmt // PRAGMA data_version on check
+	mu    sync.Mutex
+	check *sql.Conn // held for the version alone
+	// stmt is PRAGMA data_version prepared on check's driver connection,
+	// used only inside check.Raw: asked through database/sql, the
+	// statement's rows, locks and conversions cost a third of the check.
+	stmt    driver.Stmt
 	on      *readers
 	version int64
 	entries map[countsKey][]store.Count
@@ -40,7 +45,15 @@ func newCountsCache(ctx context.Context, reader *sql.DB, on *readers) (*countsCa
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := check.PrepareContext(ctx, "PRAGMA data_version")
+	var stmt driver.Stmt
+	err = check.Raw(func(dc any) error {
+		p, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return errors.New("sqlite: the driver cannot prepare with a context")
+		}
+		stmt, err = p.PrepareContext(ctx, "PRAGMA data_version")
+		return err
+	})
 	if err != nil {
 		_ = check.Close()
 		return nil, err
@@ -55,7 +68,8 @@ func (c *countsCache) current(ctx context.Context) (int64, error) {
 	// The pragma reads a header and returns: no context to watch, which
 	// would cost the driver a goroutine.
 	whole := context.WithoutCancel(ctx)
-	if waited := c.on.do(ctx, func() { err = c.stmt.QueryRowContext(whole).Scan(&v) }); waited != nil {
+	read := func(any) (err error) { v, err = dataVersion(whole, c.stmt); return err }
+	if waited := c.on.do(ctx, func() { err = c.check.Raw(read) }); waited != nil {
 		return 0, waited
 	}
 	if err != nil {
@@ -66,6 +80,28 @@ func (c *countsCache) current(ctx context.Context) (int64, error) {
 	if v != c.version {
 		c.version = v
 		clear(c.entries)
+	}
+	return v, nil
+}
+
+// dataVersion runs stmt, PRAGMA data_version, on its driver connection.
+func dataVersion(ctx context.Context, stmt driver.Stmt) (v int64, err error) {
+	q, ok := stmt.(driver.StmtQueryContext)
+	if !ok {
+		return 0, errors.New("sqlite: the driver cannot query with a context")
+	}
+	rows, err := q.QueryContext(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { err = errors.Join(err, rows.Close()) }()
+	row := make([]driver.Value, 1)
+	if err := rows.Next(row); err != nil {
+		return 0, fmt.Errorf("PRAGMA data_version: %w", err)
+	}
+	v, ok = row[0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("PRAGMA data_version: %T, not an integer", row[0])
 	}
 	return v, nil
 }
@@ -99,7 +135,7 @@ func (c *countsCache) close() error {
 	if c == nil {
 		return nil
 	}
-	return errors.Join(c.stmt.Close(), c.check.Close())
+	return errors.Join(c.check.Raw(func(any) error { return c.stmt.Close() }), c.check.Close())
 }
 
 // Counts returns the non-zero held counts of location for slots in

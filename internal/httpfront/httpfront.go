@@ -111,6 +111,7 @@ type Options struct {
 // route pattern; it refuses credentials sent in the clear.
 func Front(o Options, next http.Handler) http.Handler {
 	logger := o.Logger.With("component", "http")
+	lines := logger.Handler()
 	proxies, hsts, headers, ids := o.Proxies, o.HSTS, o.Headers, o.IDs
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -152,11 +153,16 @@ func Front(o Options, next http.Handler) http.Handler {
 		// The route pattern, never the path or query: both can carry
 		// tokens and guest data. A tool call the request carried adds how
 		// it ended (requestid.NoteCall).
-		call := requestid.TakeCall(r.Context())
-		if logger.Enabled(r.Context(), level) {
-			attrs := append([]slog.Attr{slog.String("method", loggableMethod(r.Method)), slog.String("route", route),
-				slog.Int("status", sw.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000)}, call...)
-			logger.LogAttrs(r.Context(), level, "request", attrs...)
+		ctx := r.Context()
+		call := requestid.TakeCall(ctx)
+		if lines.Enabled(ctx, level) {
+			// The record goes to the handler itself: the logger would also
+			// look up the caller's program counter, which no line prints.
+			rec := slog.NewRecord(time.Now(), level, "request", 0)
+			rec.AddAttrs(slog.String("method", loggableMethod(r.Method)), slog.String("route", route),
+				slog.Int("status", sw.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+			rec.AddAttrs(call...)
+			_ = lines.Handle(ctx, rec)
 		}
 	})
 }

@@ -40,6 +40,7 @@ type Metrics struct {
 	OutboxSetAside *prometheus.CounterVec
 
 	responses sync.Map // responseKey → prometheus.Counter
+	tools     sync.Map // toolKey → toolSeries
 }
 
 type responseKey struct {
@@ -57,6 +58,30 @@ func (m *Metrics) Response(route string, code int) {
 		c, _ = m.responses.LoadOrStore(k, m.HTTPResponses.WithLabelValues(route, strconv.Itoa(code)))
 	}
 	c.(prometheus.Counter).Inc()
+}
+
+type toolKey struct{ server, tool, outcome string }
+
+type toolSeries struct {
+	calls   prometheus.Counter
+	seconds prometheus.Observer
+}
+
+// ToolCall counts one MCP tool call and its duration. Each series is
+// looked up by its labels once and kept, as Response does: hashing the
+// labels on every call cost the hot tools more than counting. A nil
+// Metrics counts nothing.
+func (m *Metrics) ToolCall(server, tool, outcome string, seconds float64) {
+	if m == nil {
+		return
+	}
+	k := toolKey{server, tool, outcome}
+	s, ok := m.tools.Load(k)
+	if !ok {
+		s, _ = m.tools.LoadOrStore(k, toolSeries{m.ToolCalls.WithLabelValues(server, tool, outcome), m.ToolSeconds.WithLabelValues(server, tool)})
+	}
+	s.(toolSeries).calls.Inc()
+	s.(toolSeries).seconds.Observe(seconds)
 }
 
 // Booked counts a reservation a door made. A nil Metrics counts nothing,

@@ -162,10 +162,14 @@ func (h handler) Enabled(ctx context.Context, l slog.Level) bool { return h.next
 
 func (h handler) Handle(ctx context.Context, rec slog.Record) error {
 	if r, ok := ctx.Value(key{}).(*request); ok {
+		r.mu.Lock()
+		ref := r.reference
+		r.mu.Unlock()
 		rec = rec.Clone()
-		rec.AddAttrs(slog.String("request_id", r.id))
-		if ref := Reference(ctx); ref != "" && !hasKey(rec, "reference") {
-			rec.AddAttrs(slog.String("reference", ref))
+		if ref != "" && !hasKey(rec, "reference") {
+			rec.AddAttrs(slog.String("request_id", r.id), slog.String("reference", ref))
+		} else {
+			rec.AddAttrs(slog.String("request_id", r.id))
 		}
 	}
 	return h.next.Handle(ctx, rec)

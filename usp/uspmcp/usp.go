@@ -149,10 +149,7 @@ func newServer(b *usp.Business, opts mcpfront.Options, locs Locations) *mcp.Serv
 				mcpfront.ReportOutcome(ctx, string(e.Code), internal)
 				err = rpcError(e, correlationOf(req))
 			}
-			if opts.Metrics != nil {
-				opts.Metrics.ToolCalls.WithLabelValues("usp", name, outcome).Inc()
-				opts.Metrics.ToolSeconds.WithLabelValues("usp", name).Observe(time.Since(start).Seconds())
-			}
+			opts.Metrics.ToolCall("usp", name, outcome, time.Since(start).Seconds())
 			return res, err
 		})
 	}
