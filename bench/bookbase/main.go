@@ -21,8 +21,8 @@
 // answer, and nothing else. start_booking stores the intent with the
 // code's salted digest, mails the code and marks the intent open (two
 // commits, step 4); confirm_booking reads the intent and proves the
-// code, then in one commit holds the room, stores the reservation and
-// closes the intent (steps 5 and 8), and attempts the guest's and the
+// code, then in one commit takes the room's night against its vacancy,
+// stores the reservation and closes the intent (steps 5 and 8), and attempts the guest's and the
 // staff's notices before it answers (step 9). No limits, pricing, audit
 // or outbox: what is left of frontdesk's cost against it is frontdesk's
 // own.
@@ -210,9 +210,11 @@ func (b *booker) startSpec(ctx context.Context, id, email, code string) (*mcp.Ca
 	return answer(fmt.Sprintf(startAnswer, id)), nil
 }
 
-// confirmSpec proves the code against the stored intent, then holds the
-// room, stores the reservation and closes the intent in one commit, and
-// attempts both notices.
+// confirmSpec proves the code against the stored intent, then takes the
+// room's night against its vacancy, stores the reservation and closes
+// the intent in one commit, and attempts both notices. (Holds and
+// reservations proper are the reservation desk's alone to write; a
+// vacancy counter is the same conditional write.)
 func (b *booker) confirmSpec(ctx context.Context, id, code string) (*mcp.CallToolResult, error) {
 	rec, err := b.st.Get(ctx, "bench-intent", id)
 	if err != nil {
@@ -230,7 +232,9 @@ func (b *booker) confirmSpec(ctx context.Context, id, code string) (*mcp.CallToo
 	night := time.Now().AddDate(0, 0, 30).Format(time.DateOnly)
 	if _, err := b.st.Apply(ctx, []store.Write{
 		{Op: store.OpSwap, Record: in.record(id, rec.Version)},
-		{Op: store.OpHold, Hold: &store.Hold{ID: ref, Location: "riverside", Unit: "double", Slots: []string{night}, Units: 1, Capacity: 1 << 30, At: time.Now()}},
+		// The room's night, counted against its vacancy: a conditional
+		// write of the night's inventory, as a hold is.
+		{Op: store.OpTake, Tally: &store.Tally{Name: "bench-room/riverside/double/" + night, Limit: 1 << 30}},
 		{Op: store.OpCreate, Record: store.Record{Kind: "bench-reservation", Key: ref, Value: []byte(`{"state":"reserved"}`), UpdatedAt: time.Now()}},
 	}); err != nil {
 		return nil, err
