@@ -22,15 +22,25 @@ import (
 // counted; a commit in between makes the entry newer than its version
 // says, never older, and the next read, seeing another version, misses
 // it.
+//
+// Before asking, a read looks at the WAL index's header (walindex.go):
+// while it is the one seen before the last answer, nothing has been
+// committed since, and that answer stands.
 type countsCache struct {
 	mu    sync.Mutex
-	check *sql.Conn // held for the version alone
+	index *walIndex
+	// seen is the index's header read just before version was asked;
+	// valid only when seenOK.
+	seen   walIndexHeader
+	seenOK bool
+	check  *sql.Conn // held for the version alone
 	// stmt is PRAGMA data_version prepared on check's driver connection,
 	// used only inside check.Raw: asked through database/sql, the
 	// statement's rows, locks and conversions cost a third of the check.
 	stmt    driver.Stmt
 	on      *readers
 	version int64
+	asked   int // how often SQLite was asked, which tests watch
 	entries map[countsKey][]store.Count
 }
 
@@ -40,7 +50,7 @@ type countsKey struct{ location, from, to string }
 // a few rows, and reads mostly ask for the weeks ahead.
 const maxCountsEntries = 4096
 
-func newCountsCache(ctx context.Context, reader *sql.DB, on *readers) (*countsCache, error) {
+func newCountsCache(ctx context.Context, path string, reader *sql.DB, on *readers) (*countsCache, error) {
 	check, err := reader.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -58,11 +68,26 @@ func newCountsCache(ctx context.Context, reader *sql.DB, on *readers) (*countsCa
 		_ = check.Close()
 		return nil, err
 	}
-	return &countsCache{check: check, stmt: stmt, on: on, version: -1, entries: map[countsKey][]store.Count{}}, nil
+	c := &countsCache{check: check, stmt: stmt, on: on, version: -1, entries: map[countsKey][]store.Count{}}
+	// The first question opens the WAL index, which is then opened here.
+	if _, err := c.current(ctx); err != nil {
+		return nil, errors.Join(err, c.close())
+	}
+	c.index = openWALIndex(path)
+	return c, nil
 }
 
 // current reads the file's version, dropping every entry of an older one.
 func (c *countsCache) current(ctx context.Context) (int64, error) {
+	h, ok := c.index.header()
+	if ok {
+		c.mu.Lock()
+		v, same := c.version, c.seenOK && h == c.seen
+		c.mu.Unlock()
+		if same {
+			return v, nil
+		}
+	}
 	var v int64
 	var err error
 	// The pragma reads a header and returns: no context to watch, which
@@ -81,6 +106,8 @@ func (c *countsCache) current(ctx context.Context) (int64, error) {
 		c.version = v
 		clear(c.entries)
 	}
+	c.seen, c.seenOK = h, ok
+	c.asked++
 	return v, nil
 }
 
@@ -135,7 +162,7 @@ func (c *countsCache) close() error {
 	if c == nil {
 		return nil
 	}
-	return errors.Join(c.check.Raw(func(any) error { return c.stmt.Close() }), c.check.Close())
+	return errors.Join(c.index.close(), c.check.Raw(func(any) error { return c.stmt.Close() }), c.check.Close())
 }
 
 // Counts returns the non-zero held counts of location for slots in

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -90,4 +91,90 @@ func heldOf(cs []store.Count) int {
 		n += c.Held
 	}
 	return n
+}
+
+// TestUnchangedFileIsNotAskedAgain: while nothing is committed, reads
+// take the WAL index's word for it and do not ask SQLite; a commit from
+// another handle makes the next read ask again.
+func TestUnchangedFileIsNotAskedAgain(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "frontdesk.db")
+	db, other := open(t, path), open(t, path)
+	asked := func() int {
+		db.counts.mu.Lock()
+		defer db.counts.mu.Unlock()
+		return db.counts.asked
+	}
+	read := func() {
+		t.Helper()
+		if _, err := db.Counts(ctx, "riverside", "2026-12-01", "2026-12-02"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	before := asked()
+	for range 5 {
+		read()
+	}
+	if got := asked(); got != before {
+		t.Fatalf("five reads of an unchanged file asked SQLite %d times, want 0", got-before)
+	}
+	if err := other.Hold(ctx, doubleHold("other-handle")); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if got := asked(); got != before+1 {
+		t.Fatalf("the read after a commit asked SQLite %d times, want 1", got-before)
+	}
+}
+
+// TestWALIndexHeaderTrustedOnlyWhole: a header is taken only when both
+// copies agree and the index is built; a commit writing them, or an
+// index not yet built, sends the read to SQLite.
+func TestWALIndexHeaderTrustedOnlyWhole(t *testing.T) {
+	whole := make([]byte, 96)
+	for i := range 48 {
+		whole[i] = byte(i + 1)
+	}
+	copy(whole[48:], whole[:48])
+	torn := bytes.Clone(whole)
+	torn[48+16]++ // the second copy has the next commit's frame count
+	unbuilt := bytes.Clone(whole)
+	unbuilt[12], unbuilt[48+12] = 0, 0
+	for _, c := range []struct {
+		name string
+		file []byte
+		ok   bool
+	}{
+		{"whole", whole, true},
+		{"torn", torn, false},
+		{"not built", unbuilt, false},
+		{"short", whole[:60], false},
+	} {
+		h, ok := (&walIndex{f: bytes.NewReader(c.file)}).header()
+		if ok != c.ok {
+			t.Errorf("%s: ok = %v, want %v", c.name, ok, c.ok)
+		}
+		if ok && !bytes.Equal(h[:], whole[:48]) {
+			t.Errorf("%s: header = %x, want the first copy", c.name, h)
+		}
+	}
+	if _, ok := (*walIndex)(nil).header(); ok {
+		t.Error("no index: ok = true, want false")
+	}
+}
+
+// BenchmarkCountsUnchanged is the hottest read as find_rooms makes it:
+// counts for a window of a file nothing has been committed to since.
+func BenchmarkCountsUnchanged(b *testing.B) {
+	db := open(b, filepath.Join(b.TempDir(), "frontdesk.db"))
+	if err := db.Hold(b.Context(), doubleHold("held")); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := db.Counts(b.Context(), "riverside", "2026-12-01", "2026-12-04"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

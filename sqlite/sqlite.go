@@ -184,7 +184,7 @@ func openLocked(ctx context.Context, path string, ms []sqlmigrate.Migration) (*D
 	if err := db.prepare(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
-	if db.counts, err = newCountsCache(ctx, reader, db.readers); err != nil {
+	if db.counts, err = newCountsCache(ctx, path, reader, db.readers); err != nil {
 		return nil, errors.Join(fmt.Errorf("open sqlite: %w", err), db.Close())
 	}
 	db.group = newCommitter(writer, db.stmts)

@@ -19,7 +19,7 @@ import (
 func at() time.Time { return time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC) }
 
 // open opens a store on a new file under t.TempDir.
-func open(t *testing.T, path string) *DB {
+func open(t testing.TB, path string) *DB {
 	t.Helper()
 	db, err := Open(t.Context(), path)
 	if err != nil {
