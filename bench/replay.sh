@@ -6,7 +6,10 @@
 # replay shows what the SDK and the transport cost for answers of these
 # sizes; frontdesk ÷ replay is what frontdesk's own work leaves of it.
 # Rounds alternate their order (ABBA); every server runs with the same
-# runtime settings (mcplib.sh). Usage:
+# runtime settings (mcplib.sh). With MCPREPLAY_LIVE_MB=N in the
+# environment the replay keeps N MB of live heap, as frontdesk's own
+# catalogue, templates and schemas are, so the collector costs it what it
+# costs frontdesk. Usage:
 #   bench/replay.sh [ROUNDS] [SECONDS]    (default 5 rounds of 5 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,6 +12,10 @@
 //
 // Each line of CALLS_FILE is NAME TOOL ARGUMENTS_JSON: the replay serves
 // a tool NAME answering what TOOL answered to those arguments.
+//
+// With MCPREPLAY_LIVE_MB set, the replay also keeps that many megabytes
+// reachable for its whole life (liveHeap), so it can be measured with a
+// live heap the size of frontdesk's.
 package main
 
 import (
@@ -21,6 +25,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,8 +43,41 @@ func main() {
 	}
 }
 
+// node is a small object pointing at others, as parse trees, compiled
+// schemas and catalogues are: the collector follows every pointer.
+type node struct {
+	next    *node
+	kids    [4]*node
+	payload [48]byte
+}
+
+// liveHeap returns about mb megabytes of nodes, each pointing at the
+// one before it and at four of the sixteen before that.
+func liveHeap(mb int) *node {
+	var head *node
+	var recent [16]*node
+	for i := range mb << 20 / 96 {
+		n := &node{next: head}
+		for k := range n.kids {
+			n.kids[k] = recent[(i+k*5)%len(recent)]
+		}
+		recent[i%len(recent)] = n
+		head = n
+	}
+	return head
+}
+
 func run(addr, frontdesk, callsFile string) error {
 	ctx := context.Background()
+	if v := os.Getenv("MCPREPLAY_LIVE_MB"); v != "" {
+		mb, err := strconv.Atoi(v)
+		if err != nil || mb < 0 {
+			return fmt.Errorf("MCPREPLAY_LIVE_MB=%q: not a number of megabytes", v)
+		}
+		heap := liveHeap(mb)
+		defer runtime.KeepAlive(heap) // reachable for as long as the replay serves
+		fmt.Fprintf(os.Stderr, "mcpreplay: keeping %d MB live\n", mb)
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpreplay", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: frontdesk}, nil)
 	if err != nil {
