@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -42,7 +43,27 @@ type countsCache struct {
 	version int64
 	asked   int // how often SQLite was asked, which tests watch
 	entries map[countsKey][]store.Count
+	// records are single records read by Get, such as the settings every
+	// property_info reads: small, and asked for far more often than they
+	// change.
+	records map[recordKey]recordEntry
 }
+
+type recordKey struct{ kind, key string }
+
+// recordEntry is what Get answered: the record, or the error saying
+// there was none.
+type recordEntry struct {
+	r   store.Record
+	err error
+}
+
+// Records larger than maxCachedRecord are read each time, so the cache
+// stays a few hundred kilobytes at most.
+const (
+	maxRecordEntries = 256
+	maxCachedRecord  = 2 << 10
+)
 
 type countsKey struct{ location, from, to string }
 
@@ -68,7 +89,7 @@ func newCountsCache(ctx context.Context, path string, reader *sql.DB, on *reader
 		_ = check.Close()
 		return nil, err
 	}
-	c := &countsCache{check: check, stmt: stmt, on: on, version: -1, entries: map[countsKey][]store.Count{}}
+	c := &countsCache{check: check, stmt: stmt, on: on, version: -1, entries: map[countsKey][]store.Count{}, records: map[recordKey]recordEntry{}}
 	// The first question opens the WAL index, which is then opened here.
 	if _, err := c.current(ctx); err != nil {
 		return nil, errors.Join(err, c.close())
@@ -105,6 +126,7 @@ func (c *countsCache) current(ctx context.Context) (int64, error) {
 	if v != c.version {
 		c.version = v
 		clear(c.entries)
+		clear(c.records)
 	}
 	c.seen, c.seenOK = h, ok
 	c.asked++
@@ -158,6 +180,36 @@ func (c *countsCache) put(v int64, k countsKey, cs []store.Count) {
 	c.entries[k] = slices.Clone(cs)
 }
 
+// record returns a copy of what Get answered for k at version v.
+func (c *countsCache) record(v int64, k recordKey) (recordEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.records[k]
+	if !ok || v != c.version {
+		return recordEntry{}, false
+	}
+	e.r.Value = bytes.Clone(e.r.Value)
+	return e, true
+}
+
+// putRecord keeps what Get answered for k after the version v was read,
+// unless the file has changed since or the record is large.
+func (c *countsCache) putRecord(v int64, k recordKey, e recordEntry) {
+	if len(e.r.Value) > maxCachedRecord {
+		return
+	}
+	e.r.Value = bytes.Clone(e.r.Value)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v != c.version {
+		return
+	}
+	if len(c.records) >= maxRecordEntries {
+		clear(c.records)
+	}
+	c.records[k] = e
+}
+
 func (c *countsCache) close() error {
 	if c == nil {
 		return nil
@@ -182,4 +234,22 @@ func (db *DB) Counts(ctx context.Context, location, from, to string) ([]store.Co
 		db.counts.put(v, k, cs)
 	}
 	return cs, err
+}
+
+// Get returns the current record, or store.ErrNotFound, from the cache
+// while the file is unchanged (countsCache).
+func (db *DB) Get(ctx context.Context, kind, key string) (store.Record, error) {
+	v, err := db.counts.current(ctx)
+	if err != nil {
+		return db.Engine.Get(ctx, kind, key) // the read says what failed
+	}
+	k := recordKey{kind, key}
+	if e, ok := db.counts.record(v, k); ok {
+		return e.r, e.err
+	}
+	r, err := db.Engine.Get(ctx, kind, key)
+	if err == nil || errors.Is(err, store.ErrNotFound) {
+		db.counts.putRecord(v, k, recordEntry{r: r, err: err})
+	}
+	return r, err
 }

@@ -178,3 +178,43 @@ func BenchmarkCountsUnchanged(b *testing.B) {
 		}
 	}
 }
+
+// TestRecordsSeeEveryCommit: single records are cached like the counts,
+// and a record created, changed or deleted by another handle on the file
+// shows in the next Get, as does an absent one created since it was
+// asked for. A copy handed out and changed does not change the cache.
+func TestRecordsSeeEveryCommit(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "frontdesk.db")
+	db, other := open(t, path), open(t, path)
+	get := func(want string) {
+		t.Helper()
+		for range 3 { // the second and third reads come from the cache
+			r, err := db.Get(ctx, "settings", "current")
+			switch {
+			case want == "" && !errors.Is(err, store.ErrNotFound):
+				t.Fatalf("Get = %q, %v; want store.ErrNotFound", r.Value, err)
+			case want != "" && (err != nil || string(r.Value) != want):
+				t.Fatalf("Get = %q, %v; want %s", r.Value, err, want)
+			}
+			if err == nil {
+				r.Value[0] = 'X' // the caller's copy
+			}
+		}
+	}
+	get("")
+	r, err := other.Create(ctx, store.Record{Kind: "settings", Key: "current", Value: []byte(`{"v":1}`), UpdatedAt: at()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(`{"v":1}`)
+	r.Value = []byte(`{"v":2}`)
+	if r, err = other.Swap(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	get(`{"v":2}`)
+	if err := other.Delete(ctx, "settings", "current", r.Version); err != nil {
+		t.Fatal(err)
+	}
+	get("")
+}
