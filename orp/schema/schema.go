@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -65,6 +66,7 @@ func New() (*Set, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	c.UseRegexpEngine(sharedPatterns())
 	root := FS()
 	var names []string
 	err := fs.WalkDir(root, ".", func(path string, d fs.DirEntry, err error) error {
@@ -94,6 +96,28 @@ func New() (*Set, error) {
 		s.compiled[n] = sch
 	}
 	return s, nil
+}
+
+// sharedPatterns compiles each distinct pattern once: many properties
+// share one (an identifier's, a slug's), and a compiled pattern with a
+// counted repetition such as {1,64} takes tens of kilobytes, which the
+// server would otherwise keep dozens of times over.
+func sharedPatterns() jsonschema.RegexpEngine {
+	var mu sync.Mutex
+	compiled := map[string]*regexp.Regexp{}
+	return func(pattern string) (jsonschema.Regexp, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if re, ok := compiled[pattern]; ok {
+			return re, nil
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, err
+		}
+		compiled[pattern] = re
+		return re, nil
+	}
 }
 
 // Problem is the first thing wrong with a document: a JSON Pointer to it
