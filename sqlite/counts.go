@@ -155,59 +155,31 @@ func dataVersion(ctx context.Context, stmt driver.Stmt) (v int64, err error) {
 	return v, nil
 }
 
-// get returns a copy of the counts kept at version v.
-func (c *countsCache) get(v int64, k countsKey) ([]store.Count, bool) {
+// kept returns m[k] if the file is still at version v. Callers copy
+// what they take, outside the lock.
+func kept[K comparable, V any](c *countsCache, m map[K]V, v int64, k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cs, ok := c.entries[k]
+	e, ok := m[k]
 	if !ok || v != c.version {
-		return nil, false
+		var none V
+		return none, false
 	}
-	return slices.Clone(cs), true
-}
-
-// put keeps counts read after the version v was read, unless the file
-// has changed since.
-func (c *countsCache) put(v int64, k countsKey, cs []store.Count) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v != c.version {
-		return
-	}
-	if len(c.entries) >= maxCountsEntries {
-		clear(c.entries)
-	}
-	c.entries[k] = slices.Clone(cs)
-}
-
-// record returns a copy of what Get answered for k at version v.
-func (c *countsCache) record(v int64, k recordKey) (recordEntry, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.records[k]
-	if !ok || v != c.version {
-		return recordEntry{}, false
-	}
-	e.r.Value = bytes.Clone(e.r.Value)
 	return e, true
 }
 
-// putRecord keeps what Get answered for k after the version v was read,
-// unless the file has changed since or the record is large.
-func (c *countsCache) putRecord(v int64, k recordKey, e recordEntry) {
-	if len(e.r.Value) > maxCachedRecord {
-		return
-	}
-	e.r.Value = bytes.Clone(e.r.Value)
+// keep sets m[k] to e, read after the version v was read, unless the
+// file has changed since; a full map starts over.
+func keep[K comparable, V any](c *countsCache, m map[K]V, v int64, k K, e V, most int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v != c.version {
 		return
 	}
-	if len(c.records) >= maxRecordEntries {
-		clear(c.records)
+	if len(m) >= most {
+		clear(m)
 	}
-	c.records[k] = e
+	m[k] = e
 }
 
 func (c *countsCache) close() error {
@@ -225,13 +197,14 @@ func (db *DB) Counts(ctx context.Context, location, from, to string) ([]store.Co
 	if err != nil {
 		return db.Engine.Counts(ctx, location, from, to) // the read says what failed
 	}
+	c := db.counts
 	k := countsKey{location, from, to}
-	if cs, ok := db.counts.get(v, k); ok {
-		return cs, nil
+	if cs, ok := kept(c, c.entries, v, k); ok {
+		return slices.Clone(cs), nil
 	}
 	cs, err := db.Engine.Counts(ctx, location, from, to)
 	if err == nil {
-		db.counts.put(v, k, cs)
+		keep(c, c.entries, v, k, slices.Clone(cs), maxCountsEntries)
 	}
 	return cs, err
 }
@@ -243,13 +216,18 @@ func (db *DB) Get(ctx context.Context, kind, key string) (store.Record, error) {
 	if err != nil {
 		return db.Engine.Get(ctx, kind, key) // the read says what failed
 	}
+	c := db.counts
 	k := recordKey{kind, key}
-	if e, ok := db.counts.record(v, k); ok {
+	if e, ok := kept(c, c.records, v, k); ok {
+		e.r.Value = bytes.Clone(e.r.Value)
 		return e.r, e.err
 	}
 	r, err := db.Engine.Get(ctx, kind, key)
-	if err == nil || errors.Is(err, store.ErrNotFound) {
-		db.counts.putRecord(v, k, recordEntry{r: r, err: err})
+	// A large record is read each time, so the cache stays small.
+	if (err == nil || errors.Is(err, store.ErrNotFound)) && len(r.Value) <= maxCachedRecord {
+		e := recordEntry{r: r, err: err}
+		e.r.Value = bytes.Clone(r.Value)
+		keep(c, c.records, v, k, e, maxRecordEntries)
 	}
 	return r, err
 }
