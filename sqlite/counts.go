@@ -13,16 +13,16 @@ import (
 	"frontdesk/store"
 )
 
-// countsCache keeps availability counts, the hottest read, for as long as
-// the file has not changed. SQLite's PRAGMA data_version, asked on a read
-// connection that never writes, changes whenever any other connection
-// commits: this process's writer, or `frontdesk mcp` or `frontdesk sweep`
-// writing the same file from another process. Every read asks it first,
-// so no count is served from before a commit. The version is read before
-// the counts, whose read then sees at least every commit the version
-// counted; a commit in between makes the entry newer than its version
-// says, never older, and the next read, seeing another version, misses
-// it.
+// countsCache keeps availability counts, the hottest read, and small
+// single records (Get) for as long as the file has not changed. SQLite's
+// PRAGMA data_version, asked on a read connection that never writes,
+// changes whenever any other connection commits: this process's writer,
+// or `frontdesk mcp` or `frontdesk sweep` writing the same file from
+// another process. Every read asks it first, so nothing is served from
+// before a commit. The version is read before the read it keeps, which
+// then sees at least every commit the version counted; a commit in
+// between makes the entry newer than its version says, never older, and
+// the next read, seeing another version, misses it.
 //
 // Before asking, a read looks at the WAL index's header (walindex.go):
 // while it is the one seen before the last answer, nothing has been
