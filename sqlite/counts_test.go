@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"frontdesk/store"
@@ -217,4 +219,67 @@ func TestRecordsSeeEveryCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	get("")
+}
+
+// TestCachedReadsNeverMissACommit races readers against commits from
+// another handle: a read that starts after a commit has returned must
+// see it, whether it comes from SQLite or from the cache.
+func TestCachedReadsNeverMissACommit(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "frontdesk.db")
+	db, other := open(t, path), open(t, path)
+	const commits = 40
+	var done atomic.Int64 // commits returned so far
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for done.Load() < commits {
+				before := done.Load()
+				cs, err := db.Counts(ctx, "riverside", "2026-12-01", "2026-12-02")
+				if err != nil {
+					errs <- err
+					return
+				}
+				r, err := db.Get(ctx, "settings", "current")
+				if err != nil && !errors.Is(err, store.ErrNotFound) {
+					errs <- err
+					return
+				}
+				if held := int64(heldOf(cs)); held < before {
+					errs <- fmt.Errorf("counts show %d held after %d commits returned", held, before)
+					return
+				}
+				if r.Version < before {
+					errs <- fmt.Errorf("record at version %d after %d commits returned", r.Version, before)
+					return
+				}
+			}
+		}()
+	}
+	var r store.Record
+	for i := range commits {
+		h := doubleHold(fmt.Sprint("hold-", i))
+		h.Capacity = commits
+		if err := other.Hold(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if i == 0 {
+			r, err = other.Create(ctx, store.Record{Kind: "settings", Key: "current", Value: []byte(`{}`), UpdatedAt: at()})
+		} else {
+			r, err = other.Swap(ctx, r)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		done.Add(1)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
