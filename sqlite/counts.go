@@ -90,7 +90,8 @@ func newCountsCache(ctx context.Context, path string, reader *sql.DB, on *reader
 		return nil, err
 	}
 	c := &countsCache{check: check, stmt: stmt, on: on, version: -1, entries: map[countsKey][]store.Count{}, records: map[recordKey]recordEntry{}}
-	// The first question opens the WAL index, which is then opened here.
+	// Asking once makes SQLite open the WAL index file; only then does
+	// the file exist for the shortcut to read.
 	if _, err := c.current(ctx); err != nil {
 		return nil, errors.Join(err, c.close())
 	}
