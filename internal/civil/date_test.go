@@ -33,3 +33,43 @@ func TestDaysAcrossDaylightSaving(t *testing.T) {
 		t.Fatalf("Of = %s, want 2026-12-01", got)
 	}
 }
+
+// TestParseAndStringMatchTime holds Parse and String to what time.Parse
+// and Format with time.DateOnly answer: every day of four centuries
+// round trips, and every one-byte change of a few dates (each position
+// set to each byte) is read, or refused, as time reads it.
+func TestParseAndStringMatchTime(t *testing.T) {
+	for day := time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() < 2300; day = day.AddDate(0, 0, 1) {
+		want := day.Format(time.DateOnly)
+		d, err := Parse(want)
+		if err != nil || d.String() != want || d.t != day {
+			t.Fatalf("Parse(%q) = %v (%v), %v", want, d, d.t, err)
+		}
+	}
+	for _, edge := range []string{"0000-01-01", "9999-12-31", "2028-02-29", "2026-12-31"} {
+		for i := range len(edge) {
+			for c := range 256 {
+				s := edge[:i] + string([]byte{byte(c)}) + edge[i+1:]
+				want, werr := time.Parse(time.DateOnly, s)
+				got, gerr := Parse(s)
+				if (werr == nil) != (gerr == nil) || (werr == nil && got.t != want) {
+					t.Fatalf("Parse(%q) = %v, %v; time.Parse: %v, %v", s, got.t, gerr, want, werr)
+				}
+			}
+		}
+	}
+	for _, d := range []Date{{}, Of(time.Date(-3, 5, 1, 0, 0, 0, 0, time.UTC), time.UTC), Of(time.Date(12345, 5, 1, 0, 0, 0, 0, time.UTC), time.UTC)} {
+		if got, want := d.String(), d.t.Format(time.DateOnly); got != want {
+			t.Errorf("String() = %q, want %q", got, want)
+		}
+	}
+}
+
+func BenchmarkParseAndString(b *testing.B) {
+	for b.Loop() {
+		d, err := Parse("2027-01-05")
+		if err != nil || d.AddDays(30).String() != "2027-02-04" {
+			b.Fatal(d, err)
+		}
+	}
+}
