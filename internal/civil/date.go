@@ -4,6 +4,7 @@ package civil
 
 import (
 	"errors"
+	"math"
 	"time"
 )
 
@@ -67,8 +68,19 @@ func (d Date) String() string {
 	return string(b[:])
 }
 
-// AddDays returns the date n days later (earlier for negative n).
-func (d Date) AddDays(n int) Date { return Date{d.t.AddDate(0, 0, n)} }
+// AddDays returns the date n days later (earlier for negative n). A
+// date is a UTC midnight and UTC days are all 24 hours long, so adding
+// hours gives what AddDate does without its calendar normalising; past
+// a Duration's range (292 years) AddDate answers.
+func (d Date) AddDays(n int) Date {
+	if n > -maxDays && n < maxDays {
+		return Date{d.t.Add(time.Duration(n) * 24 * time.Hour)}
+	}
+	return Date{d.t.AddDate(0, 0, n)}
+}
+
+// maxDays is the most days a time.Duration holds.
+const maxDays = int(math.MaxInt64 / int64(24*time.Hour))
 
 // DaysUntil returns how many days lie from d to e, negative if e is earlier.
 func (d Date) DaysUntil(e Date) int { return int(e.t.Sub(d.t).Hours() / 24) }

@@ -73,3 +73,14 @@ func BenchmarkParseAndString(b *testing.B) {
 		}
 	}
 }
+
+// TestAddDaysMatchesAddDate holds AddDays to AddDate on either side of
+// the span a Duration can hold and across leap days.
+func TestAddDaysMatchesAddDate(t *testing.T) {
+	base, _ := Parse("2028-02-28")
+	for _, n := range []int{0, 1, 2, -1, -365, 366, 30, 1461, maxDays - 1, maxDays, maxDays + 1, -maxDays + 1, -maxDays, -maxDays - 1, 1 << 40, -(1 << 40)} {
+		if got, want := base.AddDays(n), (Date{base.t.AddDate(0, 0, n)}); got != want { // == as Exact compares dates
+			t.Errorf("AddDays(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
