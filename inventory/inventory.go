@@ -28,9 +28,12 @@ func New(index store.Index) *Inventory { return &Inventory{index: index} }
 
 // Free is how many units of one type are free for a whole stay or slot.
 type Free struct {
-	Unit  business.Unit
-	Free  int
-	Slots []string // the slots checked: nights, or one timed start
+	Unit business.Unit
+	Free int
+	// Slots is the timed start checked (FreeSlots). FreeNights leaves it
+	// empty: its caller knows the stay, and a search pricing 30 nights in
+	// three places spent a sixth of its work listing them again.
+	Slots []string
 }
 
 // Nights lists the nights of a stay as slots: checkin up to the night
@@ -70,10 +73,9 @@ func (inv *Inventory) FreeNights(ctx context.Context, loc business.Location, che
 		return nil, nil
 	}
 	out := make([]Free, 0, n)
-	slots := Nights(checkin, nights)
 	for i := range loc.Units {
 		if u := &loc.Units[i]; u.Kind == business.KindNight {
-			out = append(out, Free{Unit: *u, Free: max(0, u.Count-busiest[u.Type]), Slots: slots})
+			out = append(out, Free{Unit: *u, Free: max(0, u.Count-busiest[u.Type])})
 		}
 	}
 	return out, nil
