@@ -157,3 +157,32 @@ func timeCalls(b *testing.B, cs *mcp.ClientSession, params *mcp.CallToolParams) 
 	slices.Sort(latencies)
 	return latencies, res
 }
+
+// BenchmarkFindRooms measures find_rooms' own work in process, without
+// the SDK or HTTP: the hub's search and the encoding of its answer, for
+// one property over 3 nights and for all three over 30. It is what
+// bench/replay.sh's heap ÷ frontdesk leaves of a call, and so the part
+// that civil's dates and FreeNights' slot lists showed up in.
+func BenchmarkFindRooms(b *testing.B) {
+	m := startMain(b, "")
+	in := testNow.AddDate(0, 0, 29).Format(time.DateOnly)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, property string
+		nights         int
+	}{{"one_property_3_nights", "riverside", 3}, {"all_properties_30_nights", "", 30}} {
+		out := testNow.AddDate(0, 0, 29+c.nights).Format(time.DateOnly)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := m.hub.FindRooms(ctx, c.property, in, out, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
