@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# The MCP read tools against two baselines over streamable HTTP, loaded
-# from outside with wrk: the bare go-sdk echo (bench/mcpecho) and the
-# same-bytes replay (bench/mcpreplay), a go-sdk server answering each tool
-# with the exact answer frontdesk gave it, doing no work of its own. The
-# replay shows what the SDK and the transport cost for answers of these
-# sizes; frontdesk ÷ replay is what frontdesk's own work leaves of it.
+# The MCP read tools against three baselines over streamable HTTP, loaded
+# from outside with wrk: the bare go-sdk echo (bench/mcpecho); the
+# same-bytes replay (bench/mcpreplay), a go-sdk server answering each
+# tool with the exact answer frontdesk gave it, doing no work of its own;
+# and that replay again holding a live heap like frontdesk's
+# (MCPREPLAY_LIVE_MB, REPLAY_HEAP_MB megabytes, 6 by default: about 7 MB
+# the collector scans, as frontdesk's catalogue, page templates and ORP
+# schemas are). The replay shows what the SDK and the transport cost for
+# answers of these sizes; frontdesk ÷ replay is what frontdesk's own work
+# leaves of it (issue 33's target). replay ÷ heap is what the live heap
+# alone costs the same code, and heap ÷ frontdesk what frontdesk's own
+# per-call work costs beyond the SDK, the transport and the heap.
 # Rounds alternate their order (ABBA); every server runs with the same
-# runtime settings (mcplib.sh). With MCPREPLAY_LIVE_MB=N in the
-# environment the replay keeps N MB of live heap, as frontdesk's own
-# catalogue, templates and schemas are, so the collector costs it what it
-# costs frontdesk. Usage:
+# runtime settings (mcplib.sh). Usage:
 #   bench/replay.sh [ROUNDS] [SECONDS]    (default 5 rounds of 5 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,10 +51,15 @@ declare -A args=(
 : >"$work/calls"
 for n in "${names[@]}"; do echo "$n ${tools[$n]} ${args[$n]}" >>"$work/calls"; done
 replay_port=$(free_port)
-"$work/mcpreplay" "127.0.0.1:$replay_port" "$fd_url" "$work/calls" &
+env -u MCPREPLAY_LIVE_MB "$work/mcpreplay" "127.0.0.1:$replay_port" "$fd_url" "$work/calls" &
 replay_pid=$!; pids+=("$replay_pid")
 wait_up "http://127.0.0.1:$replay_port/"
 replay_url="http://127.0.0.1:$replay_port/"
+heap_port=$(free_port)
+MCPREPLAY_LIVE_MB=${REPLAY_HEAP_MB:-6} "$work/mcpreplay" "127.0.0.1:$heap_port" "$fd_url" "$work/calls" &
+heap_pid=$!; pids+=("$heap_pid")
+wait_up "http://127.0.0.1:$heap_port/"
+heap_url="http://127.0.0.1:$heap_port/"
 
 results=""
 for conns in 1 16; do
@@ -63,15 +71,18 @@ for conns in 1 16; do
     check "$fd_url" "$sid" "$body"; lua "$sid" "$body" "$work/fd_$n$conns.lua"
     sid=$(session "$replay_url"); body=$(call_body "$n" "${args[$n]}")
     check "$replay_url" "$sid" "$body"; lua "$sid" "$body" "$work/replay_$n$conns.lua"
+    sid=$(session "$heap_url")
+    check "$heap_url" "$sid" "$body"; lua "$sid" "$body" "$work/heap_$n$conns.lua"
   done
   for r in $(seq "$rounds"); do
     for n in "${names[@]}"; do
-      order=(echo "replay_$n" "fd_$n")
-      ((r % 2 == 0)) && order=("fd_$n" "replay_$n" echo)
+      order=(echo "replay_$n" "heap_$n" "fd_$n")
+      ((r % 2 == 0)) && order=("fd_$n" "heap_$n" "replay_$n" echo)
       for m in "${order[@]}"; do
         case $m in
           echo) url=$echo_url pid=$echo_pid ;;
           replay_*) url=$replay_url pid=$replay_pid ;;
+          heap_*) url=$heap_url pid=$heap_pid ;;
           fd_*) url=$fd_url pid=$fd_pid ;;
         esac
         results+="$conns $r $n $(measure "$m" "$url" "$pid" "$work/$m$conns.lua" "$threads" "$conns" "$secs")"$'\n'
@@ -93,17 +104,19 @@ echo "$results" | awk '
     return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
-    printf "\n%-6s %-16s %10s %10s %10s %14s %14s %12s %12s %12s\n", "conns", "call", "fd req/s", "replay", "echo", "fd÷replay", "replay÷echo", "fd cpu-µs", "replay cpu", "cpu fd÷replay"
+    # CPU ratios are baseline ÷ frontdesk (or replay ÷ heap): the share of
+    # CPU a request of the heavier server that the lighter one needs.
+    printf "\n%-6s %-16s %9s %9s %9s %9s %11s %11s %11s %11s %11s %11s\n", "conns", "call", "fd req/s", "replay", "heap", "echo", "fd cpu-µs", "replay cpu", "heap cpu", "replay÷fd", "replay÷heap", "heap÷fd"
     for (c in conns) for (call in calls) {
-      fr = ""; re = ""; cr = ""; f = ""; p = ""; e = ""; fc = ""; pc = ""
+      f = ""; p = ""; h = ""; e = ""; fc = ""; pc = ""; hc = ""; rf = ""; rh = ""; hf = ""
       for (r = 1; r <= rounds; r++) {
-        fr = fr " " rate[c, r, call, "fd"] / rate[c, r, call, "replay"]
-        re = re " " rate[c, r, call, "replay"] / rate[c, r, call, "echo"]
-        cr = cr " " cpus[c, r, call, "replay"] / cpus[c, r, call, "fd"]
-        f = f " " rate[c, r, call, "fd"]; p = p " " rate[c, r, call, "replay"]; e = e " " rate[c, r, call, "echo"]
-        fc = fc " " cpus[c, r, call, "fd"]; pc = pc " " cpus[c, r, call, "replay"]
+        f = f " " rate[c, r, call, "fd"]; p = p " " rate[c, r, call, "replay"]; h = h " " rate[c, r, call, "heap"]; e = e " " rate[c, r, call, "echo"]
+        fc = fc " " cpus[c, r, call, "fd"]; pc = pc " " cpus[c, r, call, "replay"]; hc = hc " " cpus[c, r, call, "heap"]
+        rf = rf " " cpus[c, r, call, "replay"] / cpus[c, r, call, "fd"]
+        rh = rh " " cpus[c, r, call, "replay"] / cpus[c, r, call, "heap"]
+        hf = hf " " cpus[c, r, call, "heap"] / cpus[c, r, call, "fd"]
       }
-      printf "%-6d %-16s %10.0f %10.0f %10.0f %14.2f %14.2f %12.1f %12.1f %12.2f\n", c, call, median(f), median(p), median(e), median(fr), median(re), median(fc), median(pc), median(cr)
+      printf "%-6d %-16s %9.0f %9.0f %9.0f %9.0f %11.1f %11.1f %11.1f %11.2f %11.2f %11.2f\n", c, call, median(f), median(p), median(h), median(e), median(fc), median(pc), median(hc), median(rf), median(rh), median(hf)
     }
     if (bad > 0) { printf "FAIL: %d answers not 2xx or not a result\n", bad; exit 1 }
   }'
