@@ -29,6 +29,7 @@ import (
 	"frontdesk/internal/metrics"
 	"frontdesk/internal/random"
 	"frontdesk/internal/requestid"
+	"frontdesk/internal/serverlog"
 	"frontdesk/internal/tlsfront"
 	"frontdesk/inventory"
 	"frontdesk/location"
@@ -61,8 +62,11 @@ type Main struct {
 	door   directmcp.Door // the hub's booking door when split, else nil
 	proxy  *hub.Proxy     // a split hub's: what names a location, forwarded to it
 	Logger *slog.Logger
-	Clock  clock.Clock
-	Out    io.Writer // where serve prints its URLs
+	// logLines holds a server's log lines for a moment and writes them in
+	// batches; nil for the other commands, which log a few lines.
+	logLines *serverlog.Batch
+	Clock    clock.Clock
+	Out      io.Writer // where serve prints its URLs
 	// ConfigFile is the config file read, "" for the built-in demo.
 	ConfigFile string
 	// MCPSessionIdle closes MCP sessions idle this long; zero means the
@@ -205,7 +209,11 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 	if err != nil {
 		return nil, nil, fmt.Errorf("payment provider: %w", err)
 	}
-	m := &Main{Config: c, Logger: newLogger(stderr, level), Clock: clk, Out: stdout, ConfigFile: *configPath, Payment: provider}
+	var lines *serverlog.Batch
+	if cmd == "serve" || cmd == "hub" || cmd == "location" {
+		lines = serverlog.NewBatch(stderr, logFlushEvery, func(d time.Duration, f func()) { time.AfterFunc(d, f) })
+	}
+	m := &Main{Config: c, Logger: serverlog.New(stderr, lines, level), logLines: lines, Clock: clk, Out: stdout, ConfigFile: *configPath, Payment: provider}
 	for _, w := range c.Warnings() {
 		m.Logger.Warn("config", "warning", w)
 	}
@@ -221,17 +229,9 @@ func newMainWith(clk clock.Clock, cmd string, args []string, stdout, stderr io.W
 	return m, fs, nil
 }
 
-// newLogger writes JSON when w is not a terminal, text when it is, from
-// level up.
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: level}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return slog.New(slog.NewTextHandler(w, opts))
-		}
-	}
-	return slog.New(slog.NewJSONHandler(w, opts))
-}
+// logFlushEvery is how long a server's info and debug lines wait to be
+// written with the lines after them; warnings and errors go at once.
+const logFlushEvery = 50 * time.Millisecond
 
 // open connects the store and builds the services. listen is the address
 // served, from which the public URL derives unless the config sets one.

@@ -20,6 +20,7 @@ import (
 
 	"frontdesk/config"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/serverlog"
 )
 
 // get sends a GET with the given Host (none: the URL's) and headers.
@@ -208,7 +209,7 @@ func TestOneLogLinePerRequestAndToolCall(t *testing.T) {
 	var logs syncBuffer
 	c := config.Demo()
 	c.Store.DataDir = t.TempDir()
-	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: newLogger(&logs, slog.LevelInfo), Clock: clock.NewFixed(testNow), Out: io.Discard, ready: make(chan struct{})}
+	m := &Main{Config: c, Addr: "127.0.0.1:0", Logger: serverlog.New(&logs, nil, slog.LevelInfo), Clock: clock.NewFixed(testNow), Out: io.Discard, ready: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()

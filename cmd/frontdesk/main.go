@@ -146,7 +146,9 @@ func run(ctx context.Context, clk clock.Clock, args []string, stdin io.Reader, s
 				case <-ctx.Done():
 				}
 			}()
-			return m.Run(ctx)
+			err = m.Run(ctx)
+			_ = m.logLines.Flush() // nowhere left to say it failed
+			return err
 		case "mcp":
 			return m.RunStdio(ctx, stdin, stdout)
 		}

@@ -95,4 +95,5 @@ func (m *Main) logStart(listeners []net.Listener) {
 	m.Logger.Info("frontdesk started", "version", version, "revision", revision, "listen", addrs,
 		"public_url", m.Config.Deployment.PublicURL, "metrics_url", m.MetricsURL, "engine", engine,
 		"store", m.Config.Store.Banner(), "config", config)
+	_ = m.logLines.Flush() // the first line says the server is up: at once
 }
