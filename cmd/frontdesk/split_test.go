@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -43,15 +42,7 @@ type splitDeployment struct {
 }
 
 // loopbackPort is a loopback port nothing listened on a moment ago.
-func loopbackPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
-}
+func loopbackPort(t *testing.T) string { return fmt.Sprint(freePort(t)) }
 
 // startSplit starts the demo split on engine; locationEnv is added to
 // the locations' environment alone.
@@ -102,8 +93,9 @@ func startSplitWith(t *testing.T, engine string, o splitOptions) *splitDeploymen
 	}
 	// The fixed ports of the demo become free ones, in every file.
 	ports := map[string]string{}
-	for _, p := range config.SplitPorts {
-		ports[fmt.Sprintf("127.0.0.1:%d", p)] = "127.0.0.1:" + loopbackPort(t)
+	free := freePorts(t, len(config.SplitPorts))
+	for i, p := range config.SplitPorts {
+		ports[fmt.Sprintf("127.0.0.1:%d", p)] = fmt.Sprintf("127.0.0.1:%d", free[i])
 	}
 	names := []string{"hub", "riverside", "oldtown", "airport"}
 	for _, name := range names {

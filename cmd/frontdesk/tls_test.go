@@ -155,14 +155,22 @@ func TestTLSWithCertificateFiles(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t *testing.T) int { return freePorts(t, 1)[0] }
+
+// freePorts returns n different free ports of 127.0.0.1: each is held
+// open until all are chosen, or the kernel could hand out one twice.
+func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports := make([]int, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 // startProcess runs a test server binary until the test ends.
@@ -206,13 +214,14 @@ func TestTLSWithACME(t *testing.T) {
 	caFile := filepath.Join(dir, "ca.pem")
 	os.WriteFile(caFile, ca.pem, 0o600)
 
-	dns, wfe, mgmt, challenge := freePort(t), freePort(t), freePort(t), freePort(t)
+	ports := freePorts(t, 6)
+	dns, wfe, mgmt, challenge := ports[0], ports[1], ports[2], ports[3]
 	startProcess(t, nil, filepath.Join(bin, "pebble-challtestsrv"), "-defaultIPv4", "127.0.0.1", "-defaultIPv6", "",
 		"-dnsserver", fmt.Sprintf("127.0.0.1:%d", dns), "-http01", "", "-https01", "", "-tlsalpn01", "", "-doh", "",
-		"-management", fmt.Sprintf("127.0.0.1:%d", freePort(t)))
+		"-management", fmt.Sprintf("127.0.0.1:%d", ports[4]))
 	pebbleConfig, _ := json.Marshal(map[string]any{"pebble": map[string]any{
 		"listenAddress": fmt.Sprintf("127.0.0.1:%d", wfe), "managementListenAddress": fmt.Sprintf("127.0.0.1:%d", mgmt),
-		"certificate": wfeCert, "privateKey": wfeKey, "httpPort": challenge, "tlsPort": freePort(t),
+		"certificate": wfeCert, "privateKey": wfeKey, "httpPort": challenge, "tlsPort": ports[5],
 		"ocspResponderURL": "", "externalAccountBindingRequired": false,
 	}})
 	cfgFile := filepath.Join(dir, "pebble.json")
