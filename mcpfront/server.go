@@ -25,7 +25,7 @@ func NewServer(impl *mcp.Implementation, instructions, server string, opts Optio
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	s.AddReceivingMiddleware(recovered(opts.Log()), undeclared, capEchoes, LogCalls(opts.Log(), server))
+	s.AddReceivingMiddleware(grownStack, recovered(opts.Log()), undeclared, capEchoes, LogCalls(opts.Log(), server))
 	return s
 }
 
