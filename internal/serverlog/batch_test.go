@@ -180,3 +180,69 @@ func TestConcurrentLinesArriveWholeAndInOrder(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A destination that stops taking writes holds the writers once a batch
+// is full, as a write a line did before; memory does not grow with it.
+func TestAStuckDestinationHoldsWritersNotMemory(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got bytes.Buffer
+	var s scheduled
+	w := NewBatch(writerFunc(func(p []byte) (int, error) {
+		<-release
+		mu.Lock()
+		defer mu.Unlock()
+		return got.Write(p)
+	}), time.Hour, s.after)
+	line := []byte(strings.Repeat("z", 99) + "\n")
+	const lines = 10 * flushAt / 100
+	held := func() int {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.buf)
+	}
+	// A scheduled flush takes the first line and its write is stuck.
+	if _, err := w.Write(line); err != nil {
+		t.Fatal(err)
+	}
+	go s.run()
+	for held() != 0 {
+		time.Sleep(time.Millisecond)
+	}
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for range lines {
+			if _, err := w.Write(line); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	// The next batch fills and its writer waits behind the stuck write.
+	deadline := time.Now().Add(10 * time.Second)
+	for held() < flushAt {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes held after 10 s, want a second full batch", held())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // time to run on, if nothing held it
+	if n := held(); n > flushAt+len(line) {
+		t.Fatalf("%d bytes held while the destination is stuck, want at most %d", n, flushAt+len(line))
+	}
+	select {
+	case <-written:
+		t.Fatal("every line was taken while the destination was stuck")
+	default:
+	}
+	close(release)
+	<-written
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := (lines + 1) * len(line); got.Len() != want {
+		t.Fatalf("%d bytes arrived, want %d", got.Len(), want)
+	}
+}
