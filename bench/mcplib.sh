@@ -1,10 +1,7 @@
 # Shared by bench/mcp.sh and bench/usp-wrk.sh (sourced, not run): MCP
 # over streamable HTTP for wrk. They set $proto and $work first.
-# Both servers of a pair run with the same runtime settings: GOGC (400,
-# what serve picks for itself, unless set), and GOMAXPROCS and GOMEMLIMIT
-# when set.
-export GOGC=${GOGC:-400}
-echo "runtime: GOGC=$GOGC GOMAXPROCS=${GOMAXPROCS:-unset} GOMEMLIMIT=${GOMEMLIMIT:-unset}, for every server" >&2
+# Every server runs with the same runtime settings (bench/runtime.sh).
+. bench/runtime.sh
 
 accept='Accept: application/json, text/event-stream'
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -5,8 +5,7 @@
 # directory, clicks arriving together sharing one write and sync) and
 # `frontdesk serve` (SQLite, batched click writes), each in its own
 # process on loopback, with a browser's User-Agent and Referer. All run
-# with the same runtime settings: GOGC (400, what serve picks for
-# itself, unless set), and GOMAXPROCS and GOMEMLIMIT when set. Runs
+# with the same runtime settings (bench/runtime.sh). Runs
 # interleave in ABCCBA order, COUNT rounds. After the
 # last run the server stops cleanly and every redirect it answered must
 # have its click stored. Reported: requests/s and CPU microseconds per
@@ -27,8 +26,7 @@ work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-export GOGC=${GOGC:-400}
-echo "runtime: GOGC=$GOGC GOMAXPROCS=${GOMAXPROCS:-unset} GOMEMLIMIT=${GOMEMLIMIT:-unset}, for both servers"
+. bench/runtime.sh
 go build -o "$work/frontdesk" ./cmd/frontdesk
 go build -o "$work/orpbench" ./bench/orpbench
 

@@ -36,9 +36,10 @@ const (
 	memoryPerProperty = 4 << 10 // above one more property's share of the live heap
 )
 
-// memoryLimit is serve's soft memory limit for a business of n
-// properties.
-func memoryLimit(n int) int64 { return memoryBase + int64(n)*memoryPerProperty }
+// Limit is serve's soft memory limit for a business of n properties.
+// The load scripts give every server they compare with serve the same
+// (bench/runtime.sh).
+func Limit(n int) int64 { return memoryBase + int64(n)*memoryPerProperty }
 
 // Plan sets serve's garbage collection for a business of n
 // properties, leaving GOGC and GOMEMLIMIT to the environment when they
@@ -50,11 +51,11 @@ func Plan(n int, getenv func(string) string) string {
 	} else {
 		debug.SetGCPercent(serveGCPercent)
 	}
-	limit := fmt.Sprintf("soft limit %d MiB for %d properties", memoryLimit(n)>>20, n)
+	limit := fmt.Sprintf("soft limit %d MiB for %d properties", Limit(n)>>20, n)
 	if v := getenv("GOMEMLIMIT"); v != "" {
 		limit = "GOMEMLIMIT=" + v + " (from the environment)"
 	} else {
-		debug.SetMemoryLimit(memoryLimit(n))
+		debug.SetMemoryLimit(Limit(n))
 	}
 	return fmt.Sprintf("%s, %s; set GOGC or GOMEMLIMIT to change", gc, limit)
 }

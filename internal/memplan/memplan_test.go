@@ -18,7 +18,7 @@ func TestPlanMemory(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != serveGCPercent {
 		t.Errorf("GC percent without GOGC = %d, want %d", got, serveGCPercent)
 	}
-	if got, want := debug.SetMemoryLimit(-1), memoryLimit(3); got != want {
+	if got, want := debug.SetMemoryLimit(-1), Limit(3); got != want {
 		t.Errorf("memory limit = %d, want %d", got, want)
 	}
 	if want := "GOGC=400, soft limit 96 MiB for 3 properties; set GOGC or GOMEMLIMIT to change"; line != want {
@@ -28,7 +28,7 @@ func TestPlanMemory(t *testing.T) {
 	// holds about 45 MB besides Go's memory: the limit must leave the
 	// collector room above the one and the process under 200 MB with
 	// the other.
-	if got := memoryLimit(10000) >> 20; got < 110 || got > 145 {
+	if got := Limit(10000) >> 20; got < 110 || got > 145 {
 		t.Errorf("limit for 10,000 properties = %d MiB, want 110 to 145", got)
 	}
 	NoLimit()
