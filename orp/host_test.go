@@ -69,6 +69,9 @@ type env struct {
 	openJournal func(path string) (orp.JournalFile, error)
 	// attestation turns on 0.4 attest (§20.7).
 	attestation bool
+	// messagesPerMinute is each party's message limit; 0 is the host's
+	// default.
+	messagesPerMinute int
 }
 
 func openDB(t *testing.T, dir string) store.Store {
@@ -128,7 +131,7 @@ func (e *env) newHost(db store.Records) *orp.Host {
 		Sites: testSites, BlockedDomains: []string{"blocked.example"}, Signer: orp.NewSigner("host-test", hostKey),
 		ProviderSecrets: map[string]string{"stripe": testWebhookSecret}, ResolverToken: testResolverToken,
 		Fetcher: e.fetcher, Outbound: outbound.Rule{Loopback: !e.publicOnly}, Witnesses: e.witnesses, Claims: e.claims, FetchDial: e.dial,
-		Attestation: e.attestation})
+		Attestation: e.attestation, MessagesPerMinute: e.messagesPerMinute})
 	if err != nil {
 		e.t.Fatal(err)
 	}
