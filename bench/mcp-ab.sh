@@ -15,16 +15,13 @@ rounds=${4:-8}
 secs=${5:-3}
 tool=${6:-find_rooms}
 proto=2025-11-25
-command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
+. bench/mcplib.sh
+# The servers, and the worktree a build may leave behind, go at exit.
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   git worktree remove --force "$work/tree" 2>/dev/null || true
   rm -rf "$work"
 }
-trap cleanup EXIT
-. bench/mcplib.sh
 for i in 0 1; do
   git worktree add -q --detach "$work/tree" "${revs[$i]}"
   (cd "$work/tree" && go build -o "$work/frontdesk$i" ./cmd/frontdesk)

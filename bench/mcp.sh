@@ -17,11 +17,6 @@ cd "$(dirname "$0")/.."
 rounds=${1:-5}
 secs=${2:-5}
 proto=2025-11-25
-command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
 . bench/mcplib.sh
 go build -o "$work/frontdesk" ./cmd/frontdesk
 go build -o "$work/mcpecho" ./bench/mcpecho

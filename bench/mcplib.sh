@@ -1,6 +1,12 @@
-# Shared by bench/mcp.sh and bench/usp-wrk.sh (sourced, not run): MCP
-# over streamable HTTP for wrk. They set $proto and $work first.
+# Shared by the MCP load scripts (sourced, not run): MCP over streamable
+# HTTP for wrk. They set $proto first. Each gets a fresh directory, $work,
+# and a list of the servers it starts, $pids; both go when it exits.
 # Every server runs with the same runtime settings (bench/runtime.sh).
+command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
 . bench/runtime.sh
 
 accept='Accept: application/json, text/event-stream'

@@ -35,11 +35,6 @@ call=${4:-query}
 case $call in query | create) ;; *) echo "CALL must be query or create, not $call" >&2; exit 2 ;; esac
 threads=2
 proto=2025-11-25
-command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
 . bench/mcplib.sh
 go build -o "$work/frontdesk" ./cmd/frontdesk
 go build -o "$work/mcpecho" ./bench/mcpecho
