@@ -36,14 +36,11 @@ MCPREPLAY_LIVE_MB=${REPLAY_HEAP_MB:-6} GODEBUG=gctrace=1 "$work/mcpreplay" "127.
 heap_pid=$!; pids+=("$heap_pid")
 wait_up "http://127.0.0.1:$replay_port/"
 wait_up "http://127.0.0.1:$heap_port/"
+declare -A urls=([fd]=$fd_url [replay]="http://127.0.0.1:$replay_port/" [heap]="http://127.0.0.1:$heap_port/")
+declare -A server_pids=([fd]=$fd_pid [replay]=$replay_pid [heap]=$heap_pid)
 body=$(call_body find_rooms "$args")
 for who in fd replay heap; do
-  case $who in
-    fd) url=$fd_url ;;
-    replay) url="http://127.0.0.1:$replay_port/" ;;
-    heap) url="http://127.0.0.1:$heap_port/" ;;
-  esac
-  sid=$(session "$url"); check "$url" "$sid" "$body"; lua "$sid" "$body" "$work/$who.lua"
+  sid=$(session "${urls[$who]}"); check "${urls[$who]}" "$sid" "$body"; lua "$sid" "$body" "$work/$who.lua"
 done
 threads=$((conns < 2 ? 1 : 2))
 results=""
@@ -51,13 +48,8 @@ for r in $(seq "$rounds"); do
   order=(replay heap fd)
   ((r % 2 == 0)) && order=(fd heap replay)
   for who in "${order[@]}"; do
-    case $who in
-      fd) url=$fd_url pid=$fd_pid ;;
-      replay) url="http://127.0.0.1:$replay_port/" pid=$replay_pid ;;
-      heap) url="http://127.0.0.1:$heap_port/" pid=$heap_pid ;;
-    esac
     from=$(grep -c '^gc ' "$work/$who.gc" || true)
-    line=$(measure "$who" "$url" "$pid" "$work/$who.lua" "$threads" "$conns" "$secs")
+    line=$(measure "$who" "${urls[$who]}" "${server_pids[$who]}" "$work/$who.lua" "$threads" "$conns" "$secs")
     # The collections that began during the run; the one before the first
     # gives the live heap the first one's allocation is counted from.
     gc=$(grep '^gc ' "$work/$who.gc" | sed -n "$((from > 0 ? from : 1)),\$p" | awk -v skip=$((from > 0 ? 1 : 0)) '
