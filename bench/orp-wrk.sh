@@ -2,16 +2,18 @@
 # Tracked-link redirects measured from outside: wrk (Debian's package)
 # drives a bare net/http 302 handler, the durable baseline (the same 302
 # sent once its click is written and fdatasynced to a file in the same
-# directory, clicks arriving together sharing one write and sync) and
-# `frontdesk serve` (SQLite, batched click writes), each in its own
-# process on loopback, with a browser's User-Agent and Referer. All run
-# with the same runtime settings (bench/runtime.sh). Runs
-# interleave in ABCCBA order, COUNT rounds. After the
+# directory, clicks arriving together sharing one write and sync), the
+# fronted baseline (the durable one behind the front every answer of
+# serve passes: headers, request id, metric, route, deadlines, host
+# check) and `frontdesk serve` (SQLite, batched click writes), each in
+# its own process on loopback, with a browser's User-Agent and Referer.
+# All run with the same runtime settings (bench/runtime.sh). Runs
+# interleave in ABCDDCBA order, COUNT rounds. After the
 # last run the server stops cleanly and every redirect it answered must
 # have its click stored. Reported: requests/s and CPU microseconds per
 # request of each server (from /proc), and the medians and spread of the
 # pairs' ratios by both, frontdesk's against each baseline and the
-# durable baseline's against the bare one. Then a crash check: orpbench's own client
+# durable and fronted baselines' against the bare one. Then a crash check: orpbench's own client
 # (which, unlike wrk, reads each Location) loads the link, the server
 # gets SIGKILL under that load, restarts and stops cleanly, and every
 # 302 with a click id the client saw must have its click stored. Usage:
@@ -45,9 +47,13 @@ bare_pid=$!; pids+=("$bare_pid")
 durable_port=$(free_port)
 "$work/orpbench" durable "127.0.0.1:$durable_port" "$work/durable.clicks" &
 durable_pid=$!; pids+=("$durable_pid")
+fronted_port=$(free_port)
+"$work/orpbench" fronted "127.0.0.1:$fronted_port" "$work/fronted.clicks" &
+fronted_pid=$!; pids+=("$fronted_pid")
 wait_up "http://127.0.0.1:$fd_port/healthz"
 wait_up "http://127.0.0.1:$bare_port/"
 wait_up "http://127.0.0.1:$durable_port/"
+wait_up "http://127.0.0.1:$fronted_port/"
 link=$("$work/orpbench" setup "http://127.0.0.1:$fd_port")
 token=${link##*/}
 
@@ -66,8 +72,9 @@ results=""
 for i in $(seq "$count"); do
   bare_run() { results+="$i $(measure bare "http://127.0.0.1:$bare_port/go/x" "$bare_pid")"$'\n'; }
   durable_run() { results+="$i $(measure durable "http://127.0.0.1:$durable_port/go/x" "$durable_pid")"$'\n'; }
+  fronted_run() { results+="$i $(measure fronted "http://127.0.0.1:$fronted_port/go/x" "$fronted_pid")"$'\n'; }
   fd_run() { results+="$i $(measure frontdesk "$link" "$fd_pid")"$'\n'; }
-  if ((i % 2)); then bare_run; durable_run; fd_run; else fd_run; durable_run; bare_run; fi
+  if ((i % 2)); then bare_run; durable_run; fronted_run; fd_run; else fd_run; fronted_run; durable_run; bare_run; fi
 done
 kill -TERM "$fd_pid"; wait "$fd_pid" 2>/dev/null || true
 stored=$("$work/orpbench" count "$work/data" "$token")
@@ -93,15 +100,20 @@ echo "$results" | awk -v stored="$stored" '
       cpupairs = cpupairs " " sprintf("%.2f", c[i, "bare"] / c[i, "frontdesk"])
       durpairs = durpairs " " sprintf("%.2f", c[i, "bare"] / c[i, "durable"])
       fddurpairs = fddurpairs " " sprintf("%.2f", c[i, "durable"] / c[i, "frontdesk"])
+      frontpairs = frontpairs " " sprintf("%.2f", c[i, "bare"] / c[i, "fronted"])
+      fdfrontpairs = fdfrontpairs " " sprintf("%.2f", c[i, "fronted"] / c[i, "frontdesk"])
     }
     printf "\n%-10s %12s %16s\n", "server", "req/s", "cpu-µs/request"
     printf "%-10s %12.0f %16.1f\n", "bare", median(rate["bare"]), median(cpus["bare"])
     printf "%-10s %12.0f %16.1f\n", "durable", median(rate["durable"]), median(cpus["durable"])
+    printf "%-10s %12.0f %16.1f\n", "fronted", median(rate["fronted"]), median(cpus["fronted"])
     printf "%-10s %12.0f %16.1f\n", "frontdesk", median(rate["frontdesk"]), median(cpus["frontdesk"])
     m = median(pairs); printf "\nrequests/s, frontdesk / bare, median of the pairs: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, pairs
     m = median(cpupairs); printf "CPU per request, bare / frontdesk, median of the pairs: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, cpupairs
     m = median(durpairs); printf "CPU per request, bare / durable baseline, median: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, durpairs
     m = median(fddurpairs); printf "CPU per request, durable baseline / frontdesk, median: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, fddurpairs
+    m = median(frontpairs); printf "CPU per request, bare / fronted baseline, median: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, frontpairs
+    m = median(fdfrontpairs); printf "CPU per request, fronted baseline / frontdesk, median: %.2f (spread %.2f to %.2f; pairs:%s)\n", m, lo, hi, fdfrontpairs
     printf "redirects wrk counted from frontdesk: %d; clicks stored: %d (the rest were answered as wrk stopped); non-3xx answers: %d\n", sent, stored, bad
     if (stored < sent || bad > 0) { print "FAIL: not every redirect stored its click"; exit 1 }
   }'

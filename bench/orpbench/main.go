@@ -6,6 +6,10 @@
 //	                               once its click is written and synced to
 //	                               FILE, clicks arriving together sharing one
 //	                               write and one fdatasync
+//	orpbench fronted ADDR FILE     serve the durable baseline behind the front
+//	                               every answer of frontdesk passes: its
+//	                               security headers, request id, metric and
+//	                               log check, route, deadlines and host check
 //	orpbench setup URL             make an active deal on a running server
 //	                               and print its tracked link
 //	orpbench count DATA_DIR TOKEN  print how many clicks of the link are
@@ -32,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -42,8 +47,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"frontdesk/config"
 	"frontdesk/internal/baseline"
 	"frontdesk/internal/clock"
+	"frontdesk/internal/hostguard"
+	"frontdesk/internal/httpfront"
+	"frontdesk/internal/metrics"
+	"frontdesk/internal/page"
+	"frontdesk/internal/requestid"
 	"frontdesk/orp"
 	"frontdesk/sqlite"
 )
@@ -57,7 +68,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: orpbench bare ADDR | durable ADDR FILE | setup URL | count DATA_DIR TOKEN | cpu PID")
+		return fmt.Errorf("usage: orpbench bare ADDR | durable ADDR FILE | fronted ADDR FILE | setup URL | count DATA_DIR TOKEN | cpu PID")
 	}
 	switch args[0] {
 	case "bare":
@@ -71,6 +82,19 @@ func run(args []string) error {
 			return err
 		}
 		return http.ListenAndServe(args[1], d)
+	case "fronted":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: orpbench fronted ADDR FILE")
+		}
+		d, err := baseline.OpenDurable(args[2])
+		if err != nil {
+			return err
+		}
+		h, err := fronted(d)
+		if err != nil {
+			return err
+		}
+		return http.ListenAndServe(args[1], h)
 	case "setup":
 		link, err := setup(strings.TrimSuffix(args[1], "/"))
 		if err != nil {
@@ -97,6 +121,31 @@ func run(args []string) error {
 		return missing(args[1], args[2], args[3])
 	}
 	return fmt.Errorf("unknown subcommand %q", args[0])
+}
+
+// fronted serves h as serve mounts a tracked link: inside the route's
+// deadlines and host check, behind the front every answer shares, with
+// the demo business's headers and a logger at serve's default level.
+// Every request is taken as the link's route, whose successes the front
+// logs at debug level, without a router's matching.
+func fronted(h http.Handler) (http.Handler, error) {
+	ids, err := requestid.NewSource(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	demo := config.Demo()
+	route := httpfront.Deadlines(15*time.Second, 30*time.Second, 0,
+		httpfront.GuardHost(hostguard.New([]string{"127.0.0.1"}), false, h))
+	link := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Pattern = "GET /go/{token}"
+		route.ServeHTTP(w, r)
+	})
+	return httpfront.Front(httpfront.Options{
+		Logger:  slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Metrics: metrics.New(),
+		IDs:     ids,
+		Headers: httpfront.SecurityHeaders(page.Brand{Accent: demo.Business.AccentColor, Logo: demo.Business.Logo, Lang: demo.Business.Locale}),
+	}, link), nil
 }
 
 // setup lists an affiliate offer, accepts it from a second party and
