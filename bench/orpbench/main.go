@@ -73,22 +73,16 @@ func run(args []string) error {
 	switch args[0] {
 	case "bare":
 		return http.ListenAndServe(args[1], http.HandlerFunc(baseline.Redirect))
-	case "durable":
+	case "durable", "fronted":
 		if len(args) != 3 {
-			return fmt.Errorf("usage: orpbench durable ADDR FILE")
+			return fmt.Errorf("usage: orpbench %s ADDR FILE", args[0])
 		}
 		d, err := baseline.OpenDurable(args[2])
 		if err != nil {
 			return err
 		}
-		return http.ListenAndServe(args[1], d)
-	case "fronted":
-		if len(args) != 3 {
-			return fmt.Errorf("usage: orpbench fronted ADDR FILE")
-		}
-		d, err := baseline.OpenDurable(args[2])
-		if err != nil {
-			return err
+		if args[0] == "durable" {
+			return http.ListenAndServe(args[1], d)
 		}
 		h, err := fronted(d)
 		if err != nil {
