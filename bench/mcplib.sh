@@ -11,6 +11,13 @@ trap cleanup EXIT
 
 accept='Accept: application/json, text/event-stream'
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# demo_frontdesk: build frontdesk into $work, write the demo business to
+# $work/bench.toml and pick $fd_port for it to serve on.
+demo_frontdesk() {
+  go build -o "$work/frontdesk" ./cmd/frontdesk
+  "$work/frontdesk" init --demo > "$work/bench.toml"
+  fd_port=$(free_port)
+}
 wait_up() { for _ in $(seq 100); do curl -sk -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
 # session URL: initialize, read Mcp-Session-Id, send notifications/initialized.
 session() {

@@ -17,10 +17,8 @@ secs=${2:-5}
 conns=${3:-1}
 proto=2025-11-25
 . bench/mcplib.sh
-go build -o "$work/frontdesk" ./cmd/frontdesk
+demo_frontdesk
 go build -o "$work/mcpreplay" ./bench/mcpreplay
-"$work/frontdesk" init --demo > "$work/bench.toml"
-fd_port=$(free_port)
 GODEBUG=gctrace=1 "$work/frontdesk" serve --config "$work/bench.toml" --addr "127.0.0.1:$fd_port" --data "$work/data" >"$work/serve.log" 2>"$work/fd.gc" &
 fd_pid=$!; pids+=("$fd_pid")
 wait_up "http://127.0.0.1:$fd_port/healthz"

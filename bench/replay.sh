@@ -20,11 +20,9 @@ rounds=${1:-5}
 secs=${2:-5}
 proto=2025-11-25
 . bench/mcplib.sh
-go build -o "$work/frontdesk" ./cmd/frontdesk
+demo_frontdesk
 go build -o "$work/mcpecho" ./bench/mcpecho
 go build -o "$work/mcpreplay" ./bench/mcpreplay
-"$work/frontdesk" init --demo > "$work/bench.toml"
-fd_port=$(free_port)
 "$work/frontdesk" serve --config "$work/bench.toml" --addr "127.0.0.1:$fd_port" --data "$work/data" >"$work/serve.log" 2>&1 &
 fd_pid=$!; pids+=("$fd_pid")
 echo_port=$(free_port)
