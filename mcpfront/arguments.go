@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -21,6 +22,7 @@ import (
 type quickCheck struct {
 	props    map[string]quickProp
 	required []string
+	in       reflect.Type // the tool's input, once every property has its field in it (bind)
 }
 
 type quickProp struct {
@@ -28,6 +30,8 @@ type quickProp struct {
 	required  bool
 	maxLength int // -1 when unbounded
 	minimum   *float64
+	field     int  // the input struct's field it decodes into, once bound
+	pointer   bool // that field is an *int
 }
 
 // newQuickCheck returns the check for s, or nil when s uses a keyword
@@ -101,25 +105,37 @@ func isFalse(s *jsonschema.Schema) bool {
 // it into a map first: an ordinary call's arguments are then decoded
 // once, into the tool's input. It says no to whatever it cannot read
 // exactly as encoding/json would (a repeated key, an escape, text that
-// is not UTF-8); the caller then decodes the map and asks passes.
+// is not UTF-8, a value that is neither a string nor a number); the
+// caller then decodes the map and asks passes.
 func (c *quickCheck) passesRaw(raw json.RawMessage) bool {
-	if !json.Valid(raw) {
-		return false
-	}
+	return c.scan(raw, nil)
+}
+
+// scan reads raw as an object of the check's properties, each a plain
+// string (no escape, no control character) or a JSON number, with
+// nothing before or after it but white space, and reports whether it
+// certainly meets the schema. It checks the JSON grammar itself, and
+// only that narrow part of it: whatever else JSON allows it says no to.
+// each, when set, is given every property and its value's bytes in
+// order; the scan stops, saying no, when it returns false.
+func (c *quickCheck) scan(raw []byte, each func(p quickProp, v []byte) bool) bool {
 	i := skipSpace(raw, 0)
-	if raw[i] != '{' {
+	if i == len(raw) || raw[i] != '{' {
 		return false
 	}
 	var seen [16][]byte
 	n, required := 0, 0
-	if i = skipSpace(raw, i+1); raw[i] == '}' {
-		return len(c.required) == 0
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
+		return skipSpace(raw, i+1) == len(raw) && len(c.required) == 0
 	}
 	for {
-		end := valueEnd(raw, i) // valid JSON: a key, a colon, a value
+		end := plainStringEnd(raw, i)
+		if end < 0 {
+			return false
+		}
 		key := raw[i+1 : end-1]
 		p, ok := c.props[string(key)]
-		if !ok || bytes.IndexByte(key, '\\') >= 0 || n == len(seen) {
+		if !ok || n == len(seen) {
 			return false
 		}
 		for _, k := range seen[:n] {
@@ -131,19 +147,168 @@ func (c *quickCheck) passesRaw(raw json.RawMessage) bool {
 		if p.required {
 			required++
 		}
-		start := skipSpace(raw, skipSpace(raw, end)+1)
-		end = valueEnd(raw, start)
-		if !p.passesRaw(raw[start:end]) {
+		if i = skipSpace(raw, end); i == len(raw) || raw[i] != ':' {
 			return false
 		}
-		if i = skipSpace(raw, end); raw[i] == '}' {
-			return required == len(c.required)
+		start := skipSpace(raw, i+1)
+		if p.integer {
+			end = numberEnd(raw, start)
+		} else {
+			end = plainStringEnd(raw, start)
+		}
+		if end < 0 || !p.passesRaw(raw[start:end]) || each != nil && !each(p, raw[start:end]) {
+			return false
+		}
+		switch i = skipSpace(raw, end); {
+		case i == len(raw):
+			return false
+		case raw[i] == '}':
+			return skipSpace(raw, i+1) == len(raw) && required == len(c.required)
+		case raw[i] != ',':
+			return false
 		}
 		i = skipSpace(raw, i+1)
 	}
 }
 
-// passesRaw reports whether v, a valid JSON value, certainly meets p.
+// plainStringEnd returns the index just past the JSON string starting at
+// i, or -1 when there is none or it holds an escape or a control
+// character, which JSON forbids unescaped.
+func plainStringEnd(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\' || c < 0x20:
+			return -1
+		}
+	}
+	return -1
+}
+
+// numberEnd returns the index just past the JSON number starting at i,
+// or -1 when none does: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberEnd(b []byte, i int) int {
+	digits := func(i int) int {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i == len(b):
+		return -1
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i = digits(i)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if j := digits(i + 1); j > i+1 {
+			i = j
+		} else {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+// bind ties the check's properties to the fields of in, the tool's input
+// struct, that encoding/json decodes them into, so that decode can fill
+// them without it. It binds only a struct whose every field is exported
+// and named by a json tag of its own, holding a string, an int or an
+// *int, with every property of the schema on a field of its type; for
+// any other, decode always says no.
+func (c *quickCheck) bind(in reflect.Type) *quickCheck {
+	if c == nil || in.Kind() != reflect.Struct {
+		return c
+	}
+	fields := map[string]int{}
+	for i := range in.NumField() {
+		f := in.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || f.Anonymous || name == "" || name == "-" || strings.Contains(opts, "string") {
+			return c
+		}
+		if _, twice := fields[name]; twice {
+			return c
+		}
+		fields[name] = i
+	}
+	bound := &quickCheck{props: map[string]quickProp{}, required: c.required, in: in}
+	for name, p := range c.props {
+		i, ok := fields[name]
+		if !ok {
+			return c
+		}
+		t := in.Field(i).Type
+		p.field, p.pointer = i, t.Kind() == reflect.Pointer
+		if p.pointer {
+			t = t.Elem()
+		}
+		if p.integer && t.Kind() != reflect.Int || !p.integer && (t.Kind() != reflect.String || p.pointer) {
+			return c
+		}
+		bound.props[name] = p
+	}
+	return bound
+}
+
+// decode fills *dst, the zero value of the struct the check is bound to,
+// from raw exactly as encoding/json.Unmarshal would, and reports whether
+// it could: raw must pass the check, and every integer be written as
+// one (encoding/json refuses 2.0 for an int). When it says no, *dst may
+// hold part of raw and the caller starts again from the zero value.
+func (c *quickCheck) decode(raw []byte, dst any) bool {
+	if c == nil || c.in == nil {
+		return false
+	}
+	v := reflect.ValueOf(dst).Elem()
+	if v.Type() != c.in {
+		return false
+	}
+	return c.scan(raw, func(p quickProp, val []byte) bool {
+		f := v.Field(p.field)
+		if !p.integer {
+			f.SetString(string(val[1 : len(val)-1]))
+			return true
+		}
+		if bytes.ContainsAny(val, ".eE") {
+			return false
+		}
+		n, err := strconv.ParseInt(string(val), 10, 64)
+		if p.pointer {
+			f.Set(reflect.New(f.Type().Elem()))
+			f = f.Elem()
+		}
+		if err != nil || f.OverflowInt(n) {
+			return false
+		}
+		f.SetInt(n)
+		return true
+	})
+}
+
+// passesRaw reports whether v, a JSON string or number, certainly meets p.
 func (p quickProp) passesRaw(v []byte) bool {
 	if p.integer {
 		// A JSON number, parsed as encoding/json parses one.

@@ -182,7 +182,7 @@ func define[In, Out any](t Tool[In, Out]) definition {
 	if err != nil {
 		panic(fmt.Sprintf("mcpfront: input schema of %s: %v", t.Name, err))
 	}
-	return definition{resolved: resolved, quick: newQuickCheck(t.Input), tool: &mcp.Tool{
+	return definition{resolved: resolved, quick: newQuickCheck(t.Input).bind(reflect.TypeFor[In]()), tool: &mcp.Tool{
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description,
@@ -265,10 +265,11 @@ func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], d definiti
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		_ = dec.Decode(&in)
-	} else {
-		// The quick check spares most calls the validator's cost, and read
-		// from the bytes, a map's decoding too; what it cannot vouch for,
-		// the validator judges and words.
+	} else if !d.quick.decode(raw, &in) {
+		// The quick check spares most calls the validator's cost and
+		// decodes them itself (decode); what it cannot vouch for, the
+		// validator judges and words, and encoding/json decodes.
+		in = *new(In)
 		if d.quick == nil || !d.quick.passesRaw(raw) {
 			var args map[string]any
 			if len(raw) == 0 || string(raw) == "null" {
