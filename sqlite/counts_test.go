@@ -97,11 +97,15 @@ func heldOf(cs []store.Count) int {
 
 // TestUnchangedFileIsNotAskedAgain: while nothing is committed, reads
 // take the WAL index's word for it and do not ask SQLite; a commit from
-// another handle makes the next read ask again.
+// another handle makes the next read ask again. On Unix the word is read
+// from the index mapped into memory, without a system call.
 func TestUnchangedFileIsNotAskedAgain(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "frontdesk.db")
 	db, other := open(t, path), open(t, path)
+	if mapped := db.counts.index != nil && db.counts.index.mapped != nil; mapped != mapsHeader {
+		t.Fatalf("WAL index mapped = %v, want %v", mapped, mapsHeader)
+	}
 	asked := func() int {
 		db.counts.mu.Lock()
 		defer db.counts.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // walIndex reads the header of the file's WAL index, the "-shm" file
@@ -12,8 +13,13 @@ import (
 // (https://www.sqlite.org/walformat.html, "The WAL-Index Header"), so an
 // unchanged header proves that nothing was committed: one read of 96
 // bytes, where asking SQLite takes a read transaction and its locks.
+//
+// Where the system can, the header is read from the file mapped into
+// memory, as SQLite itself shares it (walindex_unix.go), without a system
+// call: every read tool call looks at it.
 type walIndex struct {
-	f io.ReaderAt
+	f      io.ReaderAt
+	mapped []byte // the file's first page, shared, or nil
 }
 
 // walIndexHeader is the 48 bytes a commit rewrites: its change counter,
@@ -28,7 +34,7 @@ func openWALIndex(path string) *walIndex {
 	if err != nil {
 		return nil
 	}
-	return &walIndex{f: f}
+	return &walIndex{f: f, mapped: mapHeader(f, 2*len(walIndexHeader{}))}
 }
 
 // header returns the header as the last commit left it. SQLite writes its
@@ -39,7 +45,11 @@ func (w *walIndex) header() (h walIndexHeader, ok bool) {
 		return h, false
 	}
 	var both [2 * len(h)]byte
-	if _, err := w.f.ReadAt(both[:], 0); err != nil {
+	if w.mapped != nil {
+		if !copyMapped(both[:], w.mapped) {
+			return h, false
+		}
+	} else if _, err := w.f.ReadAt(both[:], 0); err != nil {
 		return h, false
 	}
 	first, second := both[:len(h)], both[len(h):]
@@ -51,10 +61,26 @@ func (w *walIndex) header() (h walIndexHeader, ok bool) {
 	return h, true
 }
 
+// copyMapped copies the mapped header into dst. A file cut shorter under
+// the mapping (never by SQLite while a connection holds it, as this
+// store's does) faults instead of reading; that is a header not read,
+// and the caller asks SQLite.
+func copyMapped(dst, mapped []byte) (ok bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	copy(dst, mapped)
+	return true
+}
+
 func (w *walIndex) close() error {
 	if w == nil {
 		return nil
 	}
+	unmapHeader(w.mapped)
 	if c, ok := w.f.(io.Closer); ok {
 		return c.Close()
 	}
