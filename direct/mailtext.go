@@ -2,6 +2,7 @@ package direct
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ func NightsWord(n int) string {
 	if n == 1 {
 		return "1 night"
 	}
-	return fmt.Sprintf("%d nights", n)
+	return strconv.Itoa(n) + " nights"
 }
 
 func guestsWord(n int) string {

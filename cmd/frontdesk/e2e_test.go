@@ -171,6 +171,13 @@ func TestHubToolsOnEveryRevision(t *testing.T) {
 			if res.IsError || len(out["properties"].([]any)) != 3 {
 				t.Fatalf("find_rooms = %s %v", text(res), out)
 			}
+			if summary, _, _ := strings.Cut(text(res), "\n"); summary != "2026-12-30 to 2027-01-02, 3 nights: 13 rooms free across 3 properties; 5 room types bookable for these dates." {
+				t.Fatalf("find_rooms summary = %q", summary)
+			}
+			res, _ = callTool(t, cs, "find_rooms", map[string]any{"property": "riverside", "checkin": "2026-12-30", "checkout": "2027-01-02"})
+			if summary, _, _ := strings.Cut(text(res), "\n"); summary != "2026-12-30 to 2027-01-02, 3 nights: 6 rooms free at Riverside Inn; 2 room types bookable for these dates." {
+				t.Fatalf("one property's find_rooms summary = %q", summary)
+			}
 		})
 	}
 }
