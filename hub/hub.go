@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"frontdesk/business"
 	"frontdesk/internal/civil"
@@ -84,7 +85,7 @@ const minShortName = 3
 // domain exactly (case-insensitive), or a unique short name of at least
 // three characters that starts its slug, its domain or a word of its name.
 func (h *Hub) Resolve(property string) (business.Location, error) {
-	q := strings.Join(strings.Fields(strings.ToLower(property)), " ")
+	q := normalName(property)
 	if i, ok := h.exact[q]; ok && q != "" {
 		return h.cfg.Locations[i], nil
 	}
@@ -102,6 +103,20 @@ func (h *Hub) Resolve(property string) (business.Location, error) {
 	return business.Location{}, &ErrProperty{Text: fmt.Sprintf(
 		"property must identify one property by name, slug or domain. Available properties: %s. Call %s.",
 		h.LocationList(), h.cfg.Business.Phone)}
+}
+
+// normalName is a property as Resolve matches it: lowercased, its words
+// one space apart. Every read call names a property, most often by its
+// slug, which is returned as it is without building a copy.
+func normalName(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' ||
+			c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+		}
+	}
+	return s
 }
 
 func shortNameMatches(l business.Location, q string) bool {

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"frontdesk/config"
@@ -74,6 +75,21 @@ func TestPaginate(t *testing.T) {
 		if tt.refused != errors.As(err, &perr) || from != tt.from || to != tt.to || p != tt.want {
 			t.Errorf("paginate(%d, %d, %d) = %d, %d, %+v, %v; want %d, %d, %+v, refused %v",
 				tt.total, tt.page, tt.size, from, to, p, err, tt.from, tt.to, tt.want, tt.refused)
+		}
+	}
+}
+
+// TestNormalNameIsTheLongWay: the shortcut for names already in normal
+// form gives what lowercasing, splitting and joining give, for every
+// kind of input.
+func TestNormalNameIsTheLongWay(t *testing.T) {
+	for _, s := range []string{
+		"riverside", "old town lodge", "Riverside", "Old Town Lodge", " riverside", "riverside ", "old  town",
+		"old\ttown", "old\ntown", "río", "RÍO", "old\u00a0town", "old\u0085town", "", " ", "a", "a b", "a\vb", "a\fb",
+		"airport-suites.example", "x\rx",
+	} {
+		if got, want := normalName(s), strings.Join(strings.Fields(strings.ToLower(s)), " "); got != want {
+			t.Errorf("normalName(%q) = %q, want %q", s, got, want)
 		}
 	}
 }
