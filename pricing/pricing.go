@@ -24,12 +24,25 @@ const earliestArrival = -1
 type Pricer struct {
 	cfg    business.Portfolio
 	origin string // public origin of the hub, for links in refusals
+	// rates are the units' rates as written, in minor units: read once,
+	// since every quote prices its nights with them.
+	rates map[string]int64
 }
 
 // New returns a Pricer. origin is the hub's public origin, such as
 // "https://book.example.com"; relative config URLs are resolved against it.
 func New(p business.Portfolio, origin string) *Pricer {
-	return &Pricer{cfg: p, origin: strings.TrimSuffix(origin, "/")}
+	rates := map[string]int64{}
+	for _, l := range p.Locations {
+		for _, u := range l.Units {
+			for _, r := range []string{u.NightlyRate, u.WeeklyRate} {
+				if n, err := money.Parse(r, p.Business.Currency); err == nil {
+					rates[r] = n
+				}
+			}
+		}
+	}
+	return &Pricer{cfg: p, origin: strings.TrimSuffix(origin, "/"), rates: rates}
 }
 
 // Stay is what a caller asks to price.
@@ -197,6 +210,9 @@ func (p *Pricer) subtotal(u business.Unit, nights int) (int64, string) {
 func (p *Pricer) rate(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
+	}
+	if n, ok := p.rates[s]; ok {
+		return n, true
 	}
 	n, err := money.Parse(s, p.cfg.Business.Currency)
 	return n, err == nil // Validate refused unreadable rates already

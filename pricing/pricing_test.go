@@ -240,3 +240,16 @@ func TestPriceLines(t *testing.T) {
 		t.Fatalf("lines = %q, want %q", got, want)
 	}
 }
+
+// BenchmarkChatQuote is quote_stay's pricing: one room type, three
+// nights, the rate read from the config.
+func BenchmarkChatQuote(b *testing.B) {
+	p, c := demoPricer()
+	stay := Stay{Location: location(c, "riverside"), RoomType: "double", Checkin: "2026-12-28", Checkout: "2026-12-31"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.ChatQuote(stay, today); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
