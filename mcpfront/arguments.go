@@ -2,6 +2,7 @@ package mcpfront
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -236,8 +237,8 @@ func numberEnd(b []byte, i int) int {
 // struct, that encoding/json decodes them into, so that decode can fill
 // them without it. It binds only a struct whose every field is exported
 // and named by a json tag of its own, holding a string, an int or an
-// *int, with every property of the schema on a field of its type; for
-// any other, decode always says no.
+// *int that does not decode itself, with every property of the schema on
+// a field of its type; for any other, decode always says no.
 func (c *quickCheck) bind(in reflect.Type) *quickCheck {
 	if c == nil || in.Kind() != reflect.Struct {
 		return c
@@ -265,12 +266,19 @@ func (c *quickCheck) bind(in reflect.Type) *quickCheck {
 		if p.pointer {
 			t = t.Elem()
 		}
-		if p.integer && t.Kind() != reflect.Int || !p.integer && (t.Kind() != reflect.String || p.pointer) {
+		if p.integer && t.Kind() != reflect.Int || !p.integer && (t.Kind() != reflect.String || p.pointer) || decodesItself(t) {
 			return c
 		}
 		bound.props[name] = p
 	}
 	return bound
+}
+
+// decodesItself reports whether encoding/json would hand a value of t to
+// t's own method instead of setting it as a plain string or number.
+func decodesItself(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
 }
 
 // decode fills *dst, the zero value of the struct the check is bound to,

@@ -3,6 +3,7 @@ package mcpfront
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -201,6 +202,9 @@ func TestQuickDecodeIsEncodingJSONs(t *testing.T) {
 			A string `json:"a,string"`
 		}](),
 		"not a struct": reflect.TypeFor[map[string]any](),
+		"a field that decodes itself": reflect.TypeFor[struct {
+			A upper `json:"a"`
+		}](),
 	} {
 		if newQuickCheck(schema).bind(in).in != nil {
 			t.Errorf("bound to an input with %s", name)
@@ -230,6 +234,14 @@ func FuzzQuickDecode(f *testing.F) {
 		}
 		checkDecode(t, quick, resolved, raw)
 	})
+}
+
+// upper decodes itself, as encoding/json lets a type: into upper case.
+type upper string
+
+func (u *upper) UnmarshalText(b []byte) error {
+	*u = upper(strings.ToUpper(string(b)))
+	return nil
 }
 
 // BenchmarkArguments: a quote's arguments checked and decoded by the
