@@ -169,6 +169,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	jw := &jsonErrors{ResponseWriter: w}
 	defer jw.finish()
+	var sdk http.ResponseWriter = jw // what the SDK writes to
 	if refusal := f.hosts.Check(r); refusal != "" {
 		WriteError(jw, http.StatusForbidden, -32600, refusal)
 		return
@@ -194,9 +195,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(out))
 		r.ContentLength = int64(len(out))
+		if !isBatch {
+			sdk = &answerWriter{ResponseWriter: jw}
+		}
 	}
 	if version >= RevisionStateless {
-		f.stateless.ServeHTTP(jw, r)
+		f.stateless.ServeHTTP(sdk, r)
 		return
 	}
 	if id := r.Header.Get(SessionHeader); r.Method == http.MethodGet && id != "" && f.streams != nil {
@@ -204,10 +208,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id := r.Header.Get(SessionHeader); r.Method == http.MethodPost && id != "" && f.resume != nil {
-		f.serveResumable(jw, r, id)
+		f.serveResumable(sdk, r, id)
 		return
 	}
-	f.stateful.ServeHTTP(jw, r)
+	f.stateful.ServeHTTP(sdk, r)
 }
 
 // serveResumable serves a POST in a session: by the SDK when it holds the
