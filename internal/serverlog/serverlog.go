@@ -23,7 +23,7 @@ func New(w io.Writer, batch *Batch, level slog.Level) *slog.Logger {
 	if batch != nil {
 		out = batch
 	}
-	var h slog.Handler = slog.NewJSONHandler(out, opts)
+	var h slog.Handler = newLineHandler(out, opts)
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			h = slog.NewTextHandler(out, opts)
