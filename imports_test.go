@@ -38,7 +38,7 @@ var (
 	fronts = []string{"mcpfront"}
 	// Helpers under internal/ have one purpose each and stand alone:
 	// they import other helpers and the leaf contracts only.
-	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock", "internal/session", "internal/fault", "internal/tlsfront", "internal/httpfront", "internal/memplan", "internal/serverlog", "internal/deadline", "internal/schedule", "internal/buildinfo", "internal/random", "internal/secretring"}
+	helpers = []string{"internal/outbound", "internal/civil", "internal/clock", "internal/metrics", "internal/money", "internal/signature", "internal/page", "internal/hostguard", "internal/connlimit", "internal/httpsig", "internal/jwk", "internal/jsonlimit", "internal/jsonappend", "internal/clientip", "internal/baseline", "internal/sqlmigrate", "internal/requestid", "internal/filelock", "internal/session", "internal/fault", "internal/tlsfront", "internal/httpfront", "internal/memplan", "internal/serverlog", "internal/deadline", "internal/schedule", "internal/buildinfo", "internal/random", "internal/secretring"}
 	// Test-support packages may import what they test, and nothing imports
 	// them outside tests.
 	testSupport = []string{"storetest", "internal/golden", "internal/pgtest", "internal/citest", "internal/smtptest", "internal/browsertest", "internal/uspspec", "usp/usptest", "internal/signature/signaturetest", "direct/directtest", "inventory/inventorytest", "payment/stripe/stripemock"}

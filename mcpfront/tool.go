@@ -296,7 +296,7 @@ func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], d definiti
 		}
 		return errorResult(text), "refused", code
 	}
-	body, err := json.Marshal(out)
+	body, err := encode(out)
 	text := body
 	if err == nil && t.Text != nil {
 		text, err = json.Marshal(t.Text(out))
@@ -312,6 +312,20 @@ func call[In, Out any](ctx context.Context, env Env, t Tool[In, Out], d definiti
 		Content:           []mcp.Content{&mcp.TextContent{Text: summary}, &mcp.TextContent{Text: string(text)}},
 		StructuredContent: json.RawMessage(body),
 	}, "ok", ""
+}
+
+// appendsJSON is a result that writes its own JSON, exactly as
+// json.Marshal would: the read tools' answers, written on every call.
+type appendsJSON interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
+// encode is json.Marshal, by the value itself when it can.
+func encode(v any) ([]byte, error) {
+	if a, ok := v.(appendsJSON); ok {
+		return a.AppendJSON(make([]byte, 0, 1024))
+	}
+	return json.Marshal(v)
 }
 
 func errorResult(text string) *mcp.CallToolResult {

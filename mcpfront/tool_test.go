@@ -63,3 +63,18 @@ func connectInMemory(t *testing.T, s *mcp.Server) *mcp.ClientSession {
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
+
+type writesItself struct{ Field string }
+
+func (writesItself) AppendJSON(b []byte) ([]byte, error) { return append(b, `{"by":"itself"}`...), nil }
+
+// TestEncodeLetsAValueWriteItself: a result with AppendJSON is written
+// by it, not walked by encoding/json.
+func TestEncodeLetsAValueWriteItself(t *testing.T) {
+	if got, err := encode(writesItself{Field: "x"}); err != nil || string(got) != `{"by":"itself"}` {
+		t.Fatalf("encode = %s, %v; want the value's own JSON", got, err)
+	}
+	if got, err := encode(struct{ Field string }{"x"}); err != nil || string(got) != `{"Field":"x"}` {
+		t.Fatalf("encode of a plain struct = %s, %v", got, err)
+	}
+}

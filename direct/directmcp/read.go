@@ -17,6 +17,7 @@ import (
 	"frontdesk/direct"
 	"frontdesk/direct/chatdoor"
 	"frontdesk/hub"
+	"frontdesk/internal/jsonappend"
 	"frontdesk/location"
 	"frontdesk/mcpfront"
 	"frontdesk/pricing"
@@ -117,6 +118,45 @@ type quoteOut struct {
 	Currency  string      `json:"currency"`
 	RateBasis string      `json:"rate_basis" jsonschema:"nightly, weekly or weekly+nightly"`
 	Form      string      `json:"booking_form"`
+}
+
+// AppendJSON appends q as json.Marshal writes it: quote_stay answers with
+// one on every call (TestQuoteJSONIsEncodingJSONs).
+func (q quoteOut) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"property":`...)
+	b = jsonappend.String(b, q.Property)
+	b = append(b, `,"name":`...)
+	b = jsonappend.String(b, q.Name)
+	b = append(b, `,"roomtype":`...)
+	b = jsonappend.String(b, q.RoomType)
+	b = append(b, `,"checkin":`...)
+	b = jsonappend.String(b, q.Checkin)
+	b = append(b, `,"checkout":`...)
+	b = jsonappend.String(b, q.Checkout)
+	b = append(b, `,"nights":`...)
+	b = jsonappend.Int(b, q.Nights)
+	b = append(b, `,"subtotal":`...)
+	b, err := jsonappend.Number(b, q.Subtotal)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, `,"tax":`...)
+	if b, err = jsonappend.Number(b, q.Tax); err != nil {
+		return b, err
+	}
+	b = append(b, `,"tax_label":`...)
+	b = jsonappend.String(b, q.TaxLabel)
+	b = append(b, `,"total":`...)
+	if b, err = jsonappend.Number(b, q.Total); err != nil {
+		return b, err
+	}
+	b = append(b, `,"currency":`...)
+	b = jsonappend.String(b, q.Currency)
+	b = append(b, `,"rate_basis":`...)
+	b = jsonappend.String(b, q.RateBasis)
+	b = append(b, `,"booking_form":`...)
+	b = jsonappend.String(b, q.Form)
+	return append(b, '}'), nil
 }
 
 type infoIn struct {
