@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"frontdesk/internal/jsonappend"
 	"frontdesk/store"
 )
 
@@ -109,24 +110,24 @@ func (p *pages) add(token string, c StoredClick) {
 		p.order = append(p.order, link)
 	}
 	b = nextRow(b)
-	b = appendString(b, c.Class)
+	b = jsonappend.String(b, c.Class)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, at, 10)
 	b = append(b, ',')
-	b = appendString(b, c.Source)
+	b = jsonappend.String(b, c.Source)
 	b = append(b, ',')
-	b = appendString(b, c.ID)
+	b = jsonappend.String(b, c.ID)
 	p.byLink[link] = append(b, ']')
 
 	if c.ID == "" {
 		return
 	}
 	b = nextRow(p.byID[sec])
-	b = appendString(b, c.ID)
+	b = jsonappend.String(b, c.ID)
 	b = append(b, ',')
-	b = appendString(b, token)
+	b = jsonappend.String(b, token)
 	b = append(b, ',')
-	b = appendString(b, c.Class)
+	b = jsonappend.String(b, c.Class)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, at, 10)
 	p.byID[sec] = append(b, ']')
@@ -158,18 +159,6 @@ func nextRow(b []byte) []byte {
 		b = append(b, ',')
 	}
 	return append(b, '[')
-}
-
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // StoredClicks returns the stored clicks of the link with token whose
